@@ -1,0 +1,19 @@
+"""Entry point: ``assista`` opens the window; ``assista ask`` / ``assista export`` run headless."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    from desktop.cli.commands import run
+
+    return run(sys.argv[1:] if argv is None else argv)
+
+
+def gui_main() -> int:
+    return main(sys.argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

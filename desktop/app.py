@@ -1,0 +1,158 @@
+"""Composition root: builds storage, providers and tools for the window and the CLI.
+
+Nothing here is global: :class:`AppContext` is created once per process by the entry
+point and handed to whoever needs it. This module imports no Qt.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from desktop.core.errors import ConfigError
+from desktop.core.orchestrator import ConfirmContinue, Orchestrator
+from desktop.core.provider import Provider
+from desktop.core.settings import AppSettings, ProviderConfig
+from desktop.core.tooling import NoTools, ToolRunner
+from desktop.providers.factory import create_provider, providers_from_environment
+from desktop.providers.presets import PRESETS, get_preset
+from desktop.storage.database import Database
+from desktop.storage.logs import register_secret, setup_logging
+from desktop.storage.paths import DataPaths
+from desktop.storage.secrets import SecretStore
+from desktop.storage.sessions import SessionStore
+from desktop.storage.settings_store import SettingsStore
+from desktop.tools.builtins import builtin_registry
+from desktop.tools.executor import ToolExecutor
+from desktop.tools.registry import ToolRegistry
+from desktop.tools.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class AppContext:
+    paths: DataPaths
+    db: Database
+    sessions: SessionStore
+    settings_store: SettingsStore
+    secrets: SecretStore
+    registry: ToolRegistry
+    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    detected: list[ProviderConfig] = field(default_factory=list)
+
+    @classmethod
+    def open(
+        cls,
+        data_dir: str | Path | None = None,
+        *,
+        environ: Mapping[str, str] | None = None,
+        log_to_stderr: bool = True,
+    ) -> AppContext:
+        paths = DataPaths.resolve(data_dir)
+        setup_logging(paths, stderr=log_to_stderr)
+        db = Database.open(paths.db_path)
+        sessions = SessionStore(db)
+        interrupted = sessions.mark_interrupted()
+        if interrupted:
+            log.warning("marked %d unfinished message(s) from the last run as interrupted",
+                        interrupted)
+        return cls(
+            paths=paths,
+            db=db,
+            sessions=sessions,
+            settings_store=SettingsStore(db),
+            secrets=SecretStore(paths),
+            registry=builtin_registry(),
+            environ=dict(os.environ if environ is None else environ),
+        )
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- settings -------------------------------------------------------------------
+
+    def load_settings(self) -> AppSettings:
+        return self.settings_store.load()
+
+    def save_settings(self, settings: AppSettings) -> None:
+        self.settings_store.save(settings)
+
+    # -- providers ------------------------------------------------------------------
+
+    def all_providers(self) -> list[ProviderConfig]:
+        """User-configured providers, then ones from the environment, then detected ones."""
+        configured = self.settings_store.list_providers()
+        seen = {(p.base_url.rstrip("/"), p.kind) for p in configured}
+        extra: list[ProviderConfig] = []
+        for config in [*providers_from_environment(self.environ), *self.detected]:
+            key = (config.base_url.rstrip("/"), config.kind)
+            if key not in seen:
+                seen.add(key)
+                extra.append(config)
+        return [*configured, *extra]
+
+    def active_provider(self, settings: AppSettings | None = None) -> ProviderConfig | None:
+        settings = settings or self.load_settings()
+        providers = self.all_providers()
+        for config in providers:
+            if config.id == settings.active_provider_id:
+                return config
+        return providers[0] if providers else None
+
+    def find_provider(self, name: str) -> ProviderConfig | None:
+        wanted = name.strip().lower()
+        for config in self.all_providers():
+            if wanted in (config.id.lower(), config.name.lower()):
+                return config
+        return None
+
+    def api_key_for(self, config: ProviderConfig) -> str | None:
+        key: str | None = None
+        if config.source == "environment" and config.api_key_env:
+            key = self.environ.get(config.api_key_env) or None
+        elif config.source == "user":
+            key = self.secrets.get(config.id)
+        if key is None:
+            preset = get_preset(config.preset)
+            env_name = preset.api_key_env if preset is not None else None
+            if config.source != "user" and env_name:
+                key = self.environ.get(env_name) or None
+        if key:
+            register_secret(key)
+        return key
+
+    def build_provider(self, config: ProviderConfig) -> Provider:
+        return create_provider(config, self.api_key_for(config))
+
+    # -- tools ----------------------------------------------------------------------
+
+    def build_tools(
+        self, workspace: str | None, enabled: list[str] | None
+    ) -> ToolRunner:
+        if not enabled:
+            return NoTools()
+        unknown = [name for name in enabled if self.registry.get(name) is None]
+        if unknown:
+            raise ConfigError(
+                f"unknown tool(s): {', '.join(unknown)}; available: "
+                f"{', '.join(self.registry.names())}"
+            )
+        space = Workspace(Path(workspace)) if workspace else None
+        return ToolExecutor(self.registry, space, set(enabled))
+
+    def build_orchestrator(
+        self,
+        provider: Provider,
+        tools: ToolRunner,
+        settings: AppSettings,
+        confirm: ConfirmContinue | None = None,
+    ) -> Orchestrator:
+        return Orchestrator(provider, tools, settings.agent, confirm_continue=confirm)
+
+
+def preset_names() -> list[str]:
+    return list(PRESETS)

@@ -1,0 +1,68 @@
+"""Argument parsing and dispatch for ``assista``, ``assista ask`` and ``assista export``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from desktop import __version__
+
+
+def _add_common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data-dir", metavar="DIR", default=argparse.SUPPRESS,
+                        help="keep all data (database, settings, logs) in DIR (portable mode)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="assista", description="Assista Desktop")
+    parser.add_argument("--version", action="version", version=f"assista {__version__}")
+    parser.add_argument("--data-dir", metavar="DIR", default=None,
+                        help="keep all data (database, settings, logs) in DIR (portable mode)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="open the main window, load settings and data, then quit")
+    sub = parser.add_subparsers(dest="command")
+
+    ask = sub.add_parser("ask", help="ask a question from the command line")
+    _add_common(ask)
+    ask.add_argument("prompt", help="the question; '-' reads it from standard input")
+    ask.add_argument("--provider", metavar="NAME",
+                     help="a configured provider (name or id), or a preset/kind name")
+    ask.add_argument("--base-url", metavar="URL", help="API base URL (e.g. http://host/v1)")
+    ask.add_argument("--model", metavar="M", help="model id")
+    ask.add_argument("--workspace", metavar="DIR", help="folder the file tools may read")
+    ask.add_argument("--tools", metavar="a,b", help="comma-separated tools to enable ('' = none)")
+    ask.add_argument("--json", action="store_true",
+                     help="print one JSON object per event, then the final messages")
+    ask.add_argument("--system", metavar="TEXT", help="system prompt for this question")
+    ask.add_argument("--session", metavar="ID", help="continue an existing session")
+    ask.add_argument("--no-save", action="store_true", help="do not store the conversation")
+
+    export = sub.add_parser("export", help="export conversations")
+    _add_common(export)
+    export.add_argument("--session", metavar="ID", action="append",
+                        help="export only this session (repeatable); default: all")
+    export.add_argument("--format", choices=["json", "markdown"], required=True)
+    export.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
+    return parser
+
+
+def run(argv: list[str]) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "ask":
+        from desktop.cli.ask import ask_command
+
+        return ask_command(args)
+    if args.command == "export":
+        from desktop.cli.export import export_command
+
+        return export_command(args)
+    from desktop.ui.launch import launch_gui
+
+    return launch_gui(data_dir=args.data_dir, smoke=args.smoke)
+
+
+def fail(message: str, code: int = 1) -> int:
+    """Print one clear error line to stderr and return the exit status."""
+    print(f"assista: error: {message}", file=sys.stderr)
+    return code

@@ -1,0 +1,1 @@
+"""Core domain: messages, stream events, the orchestrator loop. No Qt here."""

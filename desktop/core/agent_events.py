@@ -1,0 +1,85 @@
+"""Events the orchestrator reports while it runs a turn (on top of stream events).
+
+Consumers (the Qt bridge, the CLI printer, the session recorder) receive every
+provider :mod:`~desktop.core.events` event as well as these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from desktop.core.events import StreamEvent
+from desktop.core.messages import Message, ToolCallPart, ToolResultPart, Usage
+
+RunStatus = Literal["complete", "stopped", "error", "limit"]
+
+
+@dataclass(slots=True)
+class AssistantStarted:
+    """A new assistant message begins (one per model request)."""
+
+    message_id: str
+    round: int
+    model: str | None
+    snapshot: Callable[[], Message] | None = field(default=None, repr=False, compare=False)
+    type: str = field(default="assistant_started", init=False)
+
+
+@dataclass(slots=True)
+class AssistantFinished:
+    """The assistant message is complete (or stopped / failed) and final."""
+
+    message: Message
+    type: str = field(default="assistant_finished", init=False)
+
+
+@dataclass(slots=True)
+class ToolRunStarted:
+    call: ToolCallPart
+    round: int
+    message_id: str
+    type: str = field(default="tool_run_started", init=False)
+
+
+@dataclass(slots=True)
+class ToolRunFinished:
+    result: ToolResultPart
+    round: int
+    type: str = field(default="tool_run_finished", init=False)
+
+
+@dataclass(slots=True)
+class ToolResultsMessage:
+    """The tool-role message holding one round's results, as appended to history."""
+
+    message: Message
+    type: str = field(default="tool_results", init=False)
+
+
+@dataclass(slots=True)
+class LimitReached:
+    rounds: int
+    will_ask: bool
+    type: str = field(default="limit_reached", init=False)
+
+
+@dataclass(slots=True)
+class RunFinished:
+    status: RunStatus
+    usage: Usage
+    error: str | None = None
+    type: str = field(default="run_finished", init=False)
+
+
+AgentEvent = (
+    StreamEvent
+    | AssistantStarted
+    | AssistantFinished
+    | ToolRunStarted
+    | ToolRunFinished
+    | ToolResultsMessage
+    | LimitReached
+    | RunFinished
+)

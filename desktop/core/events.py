@@ -1,0 +1,107 @@
+"""Normalized stream events every provider adapter yields.
+
+These sit on the per-token hot path, so they are slotted dataclasses rather than
+pydantic models. ``to_dict`` gives the JSON shape printed by ``assista ask --json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop.core.messages import Usage
+
+
+@dataclass(slots=True)
+class TextDelta:
+    text: str
+    type: str = field(default="text_delta", init=False)
+
+
+@dataclass(slots=True)
+class ReasoningDelta:
+    text: str
+    type: str = field(default="reasoning_delta", init=False)
+
+
+@dataclass(slots=True)
+class ReasoningComplete:
+    """A reasoning block finished; carries what must be sent back verbatim."""
+
+    text: str = ""
+    signature: str | None = None
+    redacted: bool = False
+    provider_data: dict[str, Any] = field(default_factory=dict)
+    type: str = field(default="reasoning_complete", init=False)
+
+
+@dataclass(slots=True)
+class ToolCallStarted:
+    index: int
+    id: str
+    name: str
+    type: str = field(default="tool_call_started", init=False)
+
+
+@dataclass(slots=True)
+class ToolCallComplete:
+    index: int
+    id: str
+    name: str
+    arguments: str
+    provider_data: dict[str, Any] = field(default_factory=dict)
+    type: str = field(default="tool_call_complete", init=False)
+
+
+@dataclass(slots=True)
+class UsageEvent:
+    usage: Usage
+    type: str = field(default="usage", init=False)
+
+
+@dataclass(slots=True)
+class ErrorEvent:
+    """An error reported by the provider inside or before the stream."""
+
+    message: str
+    code: str | None = None
+    status: int | None = None
+    provider: str | None = None
+    type: str = field(default="error", init=False)
+
+
+@dataclass(slots=True)
+class EndEvent:
+    """The stream finished; ``finish_reason`` is normalized (stop/length/tool_calls/...)."""
+
+    finish_reason: str = "stop"
+    provider_data: dict[str, Any] = field(default_factory=dict)
+    type: str = field(default="end", init=False)
+
+
+StreamEvent = (
+    TextDelta
+    | ReasoningDelta
+    | ReasoningComplete
+    | ToolCallStarted
+    | ToolCallComplete
+    | UsageEvent
+    | ErrorEvent
+    | EndEvent
+)
+
+
+def event_to_dict(event: Any) -> dict[str, Any]:
+    """JSON-ready dict of any dataclass event (pydantic fields dumped)."""
+    out: dict[str, Any] = {"type": event.type}
+    for f in dataclasses.fields(event):
+        if f.name == "type":
+            continue
+        value = getattr(event, f.name)
+        if callable(value):
+            continue
+        if hasattr(value, "model_dump"):
+            value = value.model_dump(mode="json")
+        out[f.name] = value
+    return out

@@ -1,0 +1,253 @@
+"""The agent loop: request, stream, accumulate, run tools, feed results back, repeat.
+
+The loop ends when the model answers without tool calls, when the user stops it,
+when the provider fails, or at the tool-round limit (Stop, or Confirm: ask the user
+whether to continue). ``max_iterations`` is a hard guard on model requests made
+since the user last confirmed; it protects against a loop that never converges.
+
+Events go to a synchronous ``sink`` callable; the caller decides what to do with them
+(emit Qt signals, print, persist). Cancelling the task that awaits :meth:`run`
+keeps the partial answer, marks it ``stopped`` and still reports
+:class:`AssistantFinished` and :class:`RunFinished` before the cancellation propagates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from desktop.core.accumulator import MessageBuilder
+from desktop.core.agent_events import (
+    AgentEvent,
+    AssistantFinished,
+    AssistantStarted,
+    LimitReached,
+    RunFinished,
+    RunStatus,
+    ToolResultsMessage,
+    ToolRunFinished,
+    ToolRunStarted,
+)
+from desktop.core.errors import ProviderError
+from desktop.core.events import EndEvent, ErrorEvent
+from desktop.core.messages import Message, ToolCallPart, ToolResultPart, Usage
+from desktop.core.provider import ChatRequest, Provider
+from desktop.core.settings import AgentSettings
+from desktop.core.tooling import ToolRunner
+
+log = logging.getLogger(__name__)
+
+Sink = Callable[[AgentEvent], None]
+ConfirmContinue = Callable[[int], Awaitable[bool]]
+
+
+@dataclass(slots=True)
+class RunResult:
+    status: RunStatus
+    new_messages: list[Message] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    error: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The text of the last assistant message (the final answer)."""
+        for message in reversed(self.new_messages):
+            if message.role == "assistant":
+                return message.text
+        return ""
+
+
+@dataclass(slots=True)
+class _Run:
+    """The state of one :meth:`Orchestrator.run` call."""
+
+    history: list[Message]
+    result: RunResult
+    emit: Sink
+    model: str
+    system: str | None
+    temperature: float | None
+
+
+class _StreamFailed(Exception):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class Orchestrator:
+    def __init__(
+        self,
+        provider: Provider,
+        tools: ToolRunner,
+        settings: AgentSettings | None = None,
+        *,
+        confirm_continue: ConfirmContinue | None = None,
+    ) -> None:
+        self.provider = provider
+        self.tools = tools
+        self.settings = settings or AgentSettings()
+        self.confirm_continue = confirm_continue
+
+    async def run(
+        self,
+        history: list[Message],
+        *,
+        model: str,
+        system: str | None = None,
+        sink: Sink | None = None,
+        temperature: float | None = None,
+    ) -> RunResult:
+        """Run the loop on ``history`` (ending with the new user message).
+
+        New assistant and tool messages are appended to ``history`` as they complete.
+        """
+        emit: Sink = sink or (lambda _event: None)
+        result = RunResult(status="complete")
+        run = _Run(history, result, emit, model, system, temperature)
+        rounds_since_confirm = 0
+        requests_since_confirm = 0
+        round_no = 0
+        try:
+            while True:
+                if requests_since_confirm >= self.settings.max_iterations:
+                    result.status = "error"
+                    result.error = (
+                        f"Stopped after {self.settings.max_iterations} model requests "
+                        "without a final answer (iteration limit)."
+                    )
+                    break
+                requests_since_confirm += 1
+                round_no += 1
+                message = await self._one_request(run, round_no)
+                if message.status != "complete" or not message.tool_calls:
+                    if message.status == "error":
+                        result.status = "error"
+                        result.error = message.error
+                    break
+                await self._run_tools(run, message, round_no)
+                rounds_since_confirm += 1
+                if rounds_since_confirm >= self.settings.tool_round_limit:
+                    if not await self._may_continue(rounds_since_confirm, emit):
+                        result.status = "limit"
+                        break
+                    rounds_since_confirm = 0
+                    requests_since_confirm = 0
+        except asyncio.CancelledError:
+            result.status = "stopped"
+            emit(RunFinished(status="stopped", usage=result.usage))
+            raise
+        emit(RunFinished(status=result.status, usage=result.usage, error=result.error))
+        return result
+
+    async def _may_continue(self, rounds: int, emit: Sink) -> bool:
+        ask = self.settings.limit_behavior == "confirm" and self.confirm_continue is not None
+        emit(LimitReached(rounds=rounds, will_ask=ask))
+        if not ask or self.confirm_continue is None:
+            return False
+        return await self.confirm_continue(rounds)
+
+    async def _one_request(self, run: _Run, round_no: int) -> Message:
+        builder = MessageBuilder(model=run.model, provider=self.provider.name)
+        run.emit(AssistantStarted(message_id=builder.id, round=round_no, model=run.model,
+                                  snapshot=builder.snapshot))
+        specs = self.tools.specs() if self.provider.supports_tools else []
+        request = ChatRequest(
+            model=run.model, messages=list(run.history), system=run.system, tools=specs,
+            temperature=run.temperature,
+        )
+        try:
+            finish_reason = await self._consume(request, builder, run.emit)
+        except asyncio.CancelledError:
+            self._close(run, builder, builder.finish("stopped", finish_reason="cancelled"))
+            raise
+        except _StreamFailed as failed:
+            return self._close(run, builder, builder.finish("error", error=failed.message))
+        return self._close(run, builder, builder.finish("complete", finish_reason=finish_reason))
+
+    @staticmethod
+    def _close(run: _Run, builder: MessageBuilder, message: Message) -> Message:
+        if builder.usage is not None:
+            run.result.usage = run.result.usage + builder.usage
+        if message.tool_calls and message.status != "complete":
+            # Unanswered calls would make the next request invalid: drop them.
+            message = message.model_copy(update={"parts": [
+                p for p in message.parts if not isinstance(p, ToolCallPart)]})
+        run.history.append(message)
+        run.result.new_messages.append(message)
+        run.emit(AssistantFinished(message=message))
+        return message
+
+    async def _consume(self, request: ChatRequest, builder: MessageBuilder, emit: Sink) -> str:
+        finish_reason = "stop"
+        try:
+            async for event in self.provider.stream(request):
+                if isinstance(event, ErrorEvent):
+                    emit(event)
+                    raise _StreamFailed(event.message)
+                if isinstance(event, EndEvent):
+                    finish_reason = event.finish_reason
+                    continue
+                builder.feed(event)
+                emit(event)
+        except ProviderError as err:
+            raise _StreamFailed(str(err)) from err
+        return finish_reason
+
+    async def _run_tools(self, run: _Run, message: Message, round_no: int) -> None:
+        emit = run.emit
+        calls = message.tool_calls
+        results: list[ToolResultPart | None] = [None] * len(calls)
+
+        async def run_one(i: int, call: ToolCallPart) -> None:
+            emit(ToolRunStarted(call=call, round=round_no, message_id=message.id))
+            started = time.monotonic()
+            try:
+                part = await self.tools.run(call)
+            except asyncio.CancelledError:
+                part = _cancelled(call, time.monotonic() - started)
+                results[i] = part
+                emit(ToolRunFinished(result=part, round=round_no))
+                raise
+            except Exception as exc:  # a runner bug must not kill the conversation
+                log.exception("tool runner failed for %s", call.name)
+                part = ToolResultPart(tool_call_id=call.id, name=call.name, is_error=True,
+                                      status="failed", content=f"Tool runner error: {exc}")
+            if part.duration_s is None:
+                part = part.model_copy(update={"duration_s": time.monotonic() - started})
+            results[i] = part
+            emit(ToolRunFinished(result=part, round=round_no))
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                for i, call in enumerate(calls):
+                    group.create_task(run_one(i, call))
+        except asyncio.CancelledError:
+            self._append_results(run, calls, results)
+            raise
+        self._append_results(run, calls, results)
+
+    @staticmethod
+    def _append_results(run: _Run, calls: list[ToolCallPart],
+                        results: list[ToolResultPart | None]) -> None:
+        parts = [r if r is not None else _cancelled(c, 0.0)
+                 for c, r in zip(calls, results, strict=True)]
+        tool_message = Message(role="tool", parts=list(parts))
+        run.history.append(tool_message)
+        run.result.new_messages.append(tool_message)
+        run.emit(ToolResultsMessage(message=tool_message))
+
+
+def _cancelled(call: ToolCallPart, duration: float) -> ToolResultPart:
+    return ToolResultPart(
+        tool_call_id=call.id,
+        name=call.name,
+        content='{"status": "error", "error": {"code": "cancelled", '
+        '"message": "The user stopped this tool call."}}',
+        is_error=True,
+        status="cancelled",
+        duration_s=duration,
+    )

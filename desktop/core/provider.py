@@ -1,0 +1,62 @@
+"""The small contract every provider adapter fulfils.
+
+An adapter turns a :class:`ChatRequest` (typed messages + tool specs) into its
+wire format, streams the response and yields normalized
+:mod:`desktop.core.events`. Capabilities are plain attributes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from desktop.core.events import StreamEvent
+from desktop.core.messages import Message
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool as the model sees it: a name, a description, a JSON Schema for input."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass(slots=True)
+class ChatRequest:
+    model: str
+    messages: list[Message]
+    system: str | None = None
+    tools: list[ToolSpec] = field(default_factory=list)
+    temperature: float | None = None
+    max_tokens: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInfo:
+    id: str
+    name: str | None = None
+    context_window: int | None = None
+    owned_by: str | None = None
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """What the orchestrator needs from an adapter."""
+
+    name: str
+    supports_tools: bool
+    supports_reasoning: bool
+
+    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        """Send the request and yield normalized events, ending with EndEvent or ErrorEvent."""
+        ...
+
+    async def list_models(self) -> list[ModelInfo]:
+        ...
+
+    async def aclose(self) -> None:
+        ...

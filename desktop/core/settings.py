@@ -1,0 +1,52 @@
+"""One typed source of defaults for the app and for provider configurations."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from desktop.core.messages import new_id
+
+LimitBehavior = Literal["stop", "confirm"]
+ProviderSource = Literal["user", "environment", "detected"]
+
+
+class ProviderConfig(BaseModel):
+    """A configured provider. The API key is never stored here (see storage.secrets)."""
+
+    id: str = Field(default_factory=lambda: new_id("prov_"))
+    name: str
+    kind: str = "openai"  # wire API: openai (Chat Completions), later anthropic, gemini, ...
+    preset: str = "custom"
+    base_url: str
+    model: str = ""
+    headers: dict[str, str] = Field(default_factory=dict)
+    source: ProviderSource = "user"
+    api_key_env: str | None = None  # for source="environment": the variable holding the key
+    timeout_s: float = 120.0
+
+
+class AgentSettings(BaseModel):
+    max_iterations: int = Field(default=8, ge=1, le=100)
+    tool_round_limit: int = Field(default=5, ge=1, le=100)
+    limit_behavior: LimitBehavior = "confirm"
+    tool_timeout_s: float = Field(default=60.0, gt=0)
+
+
+class AppSettings(BaseModel):
+    """User preferences stored as one JSON document in the settings table."""
+
+    agent: AgentSettings = Field(default_factory=AgentSettings)
+    active_provider_id: str | None = None
+    workspace: str | None = None
+    enabled_tools: list[str] = Field(
+        default_factory=lambda: ["read_file", "list_directory", "search_files"]
+    )
+    system_prompt: str = (
+        "You are Assista, a helpful assistant running in a desktop app. "
+        "Use the available tools when they help answer the user's question. "
+        "Format answers in Markdown."
+    )
+    theme: Literal["system", "light", "dark"] = "system"
+    show_sidebar: bool = True

@@ -1,0 +1,1 @@
+"""Provider adapters: one module per wire API. No Qt here."""

@@ -1,0 +1,111 @@
+"""Building providers from configurations, and finding ones that need no setup."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Mapping
+
+import httpx
+
+from desktop.core.errors import ConfigError
+from desktop.core.provider import Provider
+from desktop.core.settings import ProviderConfig
+from desktop.providers.openai_chat import OpenAIChatProvider, parse_models
+from desktop.providers.presets import PRESETS, config_from_preset
+from desktop.providers.retry import RetryPolicy
+
+__all__ = ["create_provider", "detect_lmstudio", "providers_from_environment"]
+
+log = logging.getLogger(__name__)
+
+LMSTUDIO_URL = "http://localhost:1234/v1"
+DETECT_TIMEOUT_S = 1.5
+
+
+def create_provider(
+    config: ProviderConfig,
+    api_key: str | None,
+    *,
+    client: httpx.AsyncClient | None = None,
+    retry: RetryPolicy | None = None,
+) -> Provider:
+    """The adapter for ``config.kind``; raises ConfigError for bad settings.
+
+    Headers come from the config (presets copy theirs in when the config is made).
+    A preset that needs a key (OpenAI, OpenRouter, ...) without one is a ConfigError.
+    """
+    url = config.base_url.strip()
+    if not url.startswith(("http://", "https://")):
+        raise ConfigError(
+            f"{config.name}: the base URL must start with http:// or https:// (got {url!r})"
+        )
+    preset = PRESETS.get(config.preset)
+    if preset is not None and preset.requires_key and not api_key:
+        where = f"set {preset.api_key_env} or " if preset.api_key_env else ""
+        raise ConfigError(f"{config.name} needs an API key: {where}add one in Settings")
+    if config.kind == "openai":
+        return OpenAIChatProvider(
+            url,
+            api_key,
+            name=config.name,
+            headers=config.headers,
+            timeout=config.timeout_s,
+            retry=retry,
+            client=client,
+        )
+    raise ConfigError(f"{config.name}: unsupported provider kind {config.kind!r}")
+
+
+def providers_from_environment(environ: Mapping[str, str] | None = None) -> list[ProviderConfig]:
+    """Configs for every preset whose key variable is set (OPENAI_API_KEY, ...).
+
+    ``OPENAI_BASE_URL`` overrides OpenAI's URL. Ids are stable (``env_<preset>``) so
+    a saved ``active_provider_id`` still matches on the next start.
+    """
+    env = os.environ if environ is None else environ
+    configs: list[ProviderConfig] = []
+    for preset in PRESETS.values():
+        if not preset.api_key_env or not env.get(preset.api_key_env, "").strip():
+            continue
+        base_url = None
+        if preset.id == "openai":
+            base_url = env.get("OPENAI_BASE_URL", "").strip() or None
+        configs.append(
+            config_from_preset(
+                preset.id,
+                base_url=base_url,
+                source="environment",
+                id=f"env_{preset.id}",
+                api_key_env=preset.api_key_env,
+            )
+        )
+    return configs
+
+
+async def detect_lmstudio(
+    client: httpx.AsyncClient, url: str = LMSTUDIO_URL, *, timeout: float = DETECT_TIMEOUT_S
+) -> ProviderConfig | None:
+    """A config for an LM Studio (or any OpenAI-compatible) server answering at ``url``.
+
+    ``None`` when nothing answers quickly or the answer is not a model list.
+    """
+    base = url.rstrip("/")
+    try:
+        response = await asyncio.wait_for(client.get(f"{base}/models", timeout=timeout), timeout)
+        if response.status_code != 200:
+            return None
+        models = parse_models(response.json(), "LM Studio")
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # nothing there, or not an OpenAI-compatible server
+        log.debug("no LM Studio at %s: %s", base, exc)
+        return None
+    return config_from_preset(
+        "lmstudio",
+        base_url=base,
+        model=models[0].id if models else "",
+        source="detected",
+        id="detected_lmstudio",
+    )

@@ -1,0 +1,403 @@
+"""The Chat Completions wire format: request bodies out, stream chunks in.
+
+No I/O here: :func:`build_chat_body` turns a :class:`ChatRequest` into JSON and
+:class:`ChatStreamParser` turns decoded ``chat.completion.chunk`` objects into
+normalized :mod:`desktop.core.events`. The HTTP side lives in ``openai_chat``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop.core.errors import ProviderError
+from desktop.core.events import (
+    EndEvent,
+    ErrorEvent,
+    ReasoningComplete,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolCallComplete,
+    ToolCallStarted,
+    UsageEvent,
+)
+from desktop.core.messages import (
+    ImagePart,
+    Message,
+    TextPart,
+    ToolResultPart,
+    Usage,
+    new_id,
+)
+from desktop.core.provider import ChatRequest
+from desktop.providers.sse import ServerSentEvent
+
+__all__ = [
+    "ChatStreamParser",
+    "build_chat_body",
+    "message_to_openai",
+    "normalize_finish_reason",
+    "usage_from_openai",
+]
+
+_FINISH = {
+    "stop": "stop",
+    "length": "length",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "content_filter": "content_filter",
+}
+
+
+def normalize_finish_reason(raw: str | None) -> str:
+    if not raw:
+        return "stop"
+    return _FINISH.get(raw, raw)
+
+
+# ---------------------------------------------------------------- request body
+
+
+def _tool_message(part: ToolResultPart) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": part.tool_call_id, "content": part.content}
+
+
+def message_to_openai(message: Message) -> list[dict[str, Any]]:
+    """The Chat Completions messages for one typed message (zero, one or several)."""
+    out: list[dict[str, Any]] = [_tool_message(p) for p in message.tool_results]
+    if message.role == "tool":
+        return out
+    if message.role == "assistant":
+        text = message.text
+        calls = [
+            {
+                "id": p.id,
+                "type": "function",
+                "function": {"name": p.name, "arguments": p.arguments or "{}"},
+            }
+            for p in message.tool_calls
+        ]
+        if calls:
+            out.append({"role": "assistant", "content": text or None, "tool_calls": calls})
+        elif text:
+            out.append({"role": "assistant", "content": text})
+        return out  # ReasoningPart has no Chat Completions field: never sent back
+    images = [p for p in message.parts if isinstance(p, ImagePart) and p.data]
+    if message.role == "user" and images:
+        content: list[dict[str, Any]] = []
+        for part in message.parts:
+            if isinstance(part, TextPart) and part.text:
+                content.append({"type": "text", "text": part.text})
+            elif isinstance(part, ImagePart) and part.data:
+                url = f"data:{part.media_type};base64,{part.data}"
+                content.append({"type": "image_url", "image_url": {"url": url}})
+        out.append({"role": "user", "content": content})
+    elif message.text or not out:
+        out.append({"role": message.role, "content": message.text})
+    return out
+
+
+def build_chat_body(request: ChatRequest) -> dict[str, Any]:
+    """The JSON body of a streaming ``POST /chat/completions``.
+
+    Keys of ``request.extra`` override the defaults; an extra key set to ``None``
+    removes it (e.g. ``{"stream_options": None}`` for servers that reject it).
+    """
+    messages: list[dict[str, Any]] = []
+    if request.system:
+        messages.append({"role": "system", "content": request.system})
+    for message in request.messages:
+        messages.extend(message_to_openai(message))
+    body: dict[str, Any] = {
+        "model": request.model,
+        "messages": messages,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    if request.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.parameters,
+                },
+            }
+            for t in request.tools
+        ]
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if request.max_tokens is not None:
+        body["max_tokens"] = request.max_tokens
+    for key, value in request.extra.items():
+        if value is None:
+            body.pop(key, None)
+        else:
+            body[key] = value
+    return body
+
+
+# ---------------------------------------------------------------- stream parsing
+
+
+def _int(value: Any) -> int:
+    return int(value) if isinstance(value, int | float) else 0
+
+
+def usage_from_openai(data: dict[str, Any]) -> Usage:
+    """Normalized usage; ``output_tokens`` includes reasoning tokens, as OpenAI counts them."""
+    completion_details = data.get("completion_tokens_details") or {}
+    prompt_details = data.get("prompt_tokens_details") or {}
+    cached = _int(prompt_details.get("cached_tokens")) if isinstance(prompt_details, dict) else 0
+    cost = data.get("cost")
+    return Usage(
+        input_tokens=_int(data.get("prompt_tokens")),
+        output_tokens=_int(data.get("completion_tokens")),
+        reasoning_tokens=(
+            _int(completion_details.get("reasoning_tokens"))
+            if isinstance(completion_details, dict)
+            else 0
+        ),
+        cached_tokens=cached or _int(data.get("prompt_cache_hit_tokens")),  # DeepSeek
+        cost=float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
+    )
+
+
+@dataclass(slots=True)
+class _ToolCall:
+    index: int
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+    started: bool = False
+
+
+class ChatStreamParser:
+    """Chat Completions chunks in, normalized events out (one instance per response).
+
+    ``feed_sse``/``feed_chunk`` return the events completed by one chunk;
+    ``finish()`` returns the terminal events once the byte stream has ended.
+    After a terminal event (``closed`` is true) the caller should stop reading.
+    """
+
+    __slots__ = (
+        "_calls",
+        "_had_calls",
+        "_last_index",
+        "_legacy_index",
+        "_reasoning",
+        "closed",
+        "done",
+        "finish_reason",
+        "provider",
+        "usage",
+    )
+
+    def __init__(self, provider: str = "provider") -> None:
+        self.provider = provider
+        self.done = False  # "data: [DONE]" seen
+        self.closed = False  # a terminal event (EndEvent/ErrorEvent) was produced
+        self.finish_reason: str | None = None
+        self.usage: Usage | None = None
+        self._calls: dict[int, _ToolCall] = {}
+        self._had_calls = False
+        self._last_index = -1
+        self._legacy_index: int | None = None
+        self._reasoning: list[str] = []
+
+    # -- entry points
+
+    def feed_sse(self, sse: ServerSentEvent) -> list[StreamEvent]:
+        data = sse.data
+        if data == "[DONE]" or data.startswith("[DONE]"):
+            self.done = True
+            return self.finish()
+        try:
+            chunk = json.loads(data)
+        except ValueError:
+            if sse.event == "error":
+                return self.error(data or "the provider reported an error")
+            return self.error(f"malformed stream data: {data[:120]!r}", code="malformed_stream")
+        if sse.event == "error":
+            return self.error_from_object(chunk)
+        return self.feed_chunk(chunk)
+
+    def feed_chunk(self, chunk: Any) -> list[StreamEvent]:
+        if not isinstance(chunk, dict) or self.closed:
+            return []
+        if chunk.get("error"):
+            return self.error_from_object(chunk)
+        events: list[StreamEvent] = []
+        choices = chunk.get("choices")
+        if choices and isinstance(choices, list):
+            choice = choices[0]
+            if isinstance(choice, dict) and not choice.get("index"):
+                self._feed_choice(choice, events)
+        usage = chunk.get("usage")
+        if not usage and isinstance(chunk.get("x_groq"), dict):
+            usage = chunk["x_groq"].get("usage")  # Groq's older placement
+        if usage and isinstance(usage, dict):
+            self.usage = usage_from_openai(usage)
+        return events
+
+    def feed_completion(self, completion: Any) -> list[StreamEvent]:
+        """A non-streaming ``chat.completion`` (a server that ignored ``stream``)."""
+        if not isinstance(completion, dict) or completion.get("error"):
+            return self.error_from_object(completion)
+        choices = completion.get("choices") or [{}]
+        choice = choices[0] if isinstance(choices[0], dict) else {}
+        message = dict(choice.get("message") or {})
+        calls = message.get("tool_calls")
+        if isinstance(calls, list):
+            message["tool_calls"] = [
+                {**c, "index": i} for i, c in enumerate(calls) if isinstance(c, dict)
+            ]
+        chunk = {
+            "choices": [
+                {"index": 0, "delta": message, "finish_reason": choice.get("finish_reason")}
+            ],
+            "usage": completion.get("usage"),
+        }
+        return self.feed_chunk(chunk) + self.finish()
+
+    def finish(self) -> list[StreamEvent]:
+        """The byte stream ended (or ``[DONE]`` arrived): the terminal events."""
+        if self.closed:
+            return []
+        self.closed = True
+        if not self.done and self.finish_reason is None:
+            events: list[StreamEvent] = []
+            if self.usage is not None:
+                events.append(UsageEvent(self.usage))
+            message = "the stream ended unexpectedly before the response was complete"
+            events.append(self._error_event(message, "stream_interrupted"))
+            return events
+        events = self._complete_all()
+        if self.usage is not None:
+            events.append(UsageEvent(self.usage))
+        raw = self.finish_reason
+        reason = normalize_finish_reason(raw)
+        if reason == "stop" and self._had_calls:
+            reason = "tool_calls"  # some local servers say "stop" after tool calls
+        events.append(EndEvent(reason, {"raw_finish_reason": raw} if raw != reason else {}))
+        return events
+
+    def error(self, message: str, code: str | None = None) -> list[StreamEvent]:
+        """A terminal error (also used by the HTTP layer for mid-stream failures)."""
+        if self.closed:
+            return []
+        self.closed = True
+        return [self._error_event(message, code)]
+
+    def error_from_object(self, data: Any) -> list[StreamEvent]:
+        error = data.get("error", data) if isinstance(data, dict) else data
+        message: Any = None
+        code: Any = None
+        if isinstance(error, dict):
+            message = error.get("message")
+            code = error.get("code") or error.get("type")
+        elif isinstance(error, str):
+            message = error
+        if not isinstance(message, str) or not message:
+            message = "the provider reported an error during streaming"
+        return self.error(message, code=str(code) if code not in (None, "") else None)
+
+    # -- internals
+
+    def _error_event(self, message: str, code: str | None) -> ErrorEvent:
+        text = str(ProviderError(message, provider=self.provider))
+        return ErrorEvent(text, code=code, provider=self.provider)
+
+    def _feed_choice(self, choice: dict[str, Any], events: list[StreamEvent]) -> None:
+        delta = choice.get("delta")
+        if isinstance(delta, dict) and delta:
+            self._feed_delta(delta, events)
+        reason = choice.get("finish_reason")
+        if reason and isinstance(reason, str):
+            self.finish_reason = reason
+            events.extend(self._complete_all())
+
+    def _feed_delta(self, delta: dict[str, Any], events: list[StreamEvent]) -> None:
+        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+        if reasoning and isinstance(reasoning, str):
+            self._reasoning.append(reasoning)
+            events.append(ReasoningDelta(reasoning))
+        content = delta.get("content")
+        if content and isinstance(content, str):
+            if self._reasoning:
+                self._close_reasoning(events)
+            events.append(TextDelta(content))
+        refusal = delta.get("refusal")
+        if refusal and isinstance(refusal, str):
+            events.append(TextDelta(refusal))
+        tool_calls = delta.get("tool_calls")
+        if tool_calls and isinstance(tool_calls, list):
+            if self._reasoning:
+                self._close_reasoning(events)
+            for fragment in tool_calls:
+                if isinstance(fragment, dict):
+                    self._tool_fragment(fragment, fragment.get("index"), events)
+        function_call = delta.get("function_call")
+        if function_call and isinstance(function_call, dict):  # legacy: one call, no id
+            if self._reasoning:
+                self._close_reasoning(events)
+            if self._legacy_index is None:
+                self._legacy_index = max(self._calls, default=-1) + 1
+            self._tool_fragment({"function": function_call}, self._legacy_index, events)
+
+    def _close_reasoning(self, events: list[StreamEvent]) -> None:
+        events.append(ReasoningComplete("".join(self._reasoning)))
+        self._reasoning = []
+
+    def _tool_fragment(
+        self, fragment: dict[str, Any], index: Any, events: list[StreamEvent]
+    ) -> None:
+        call_id = fragment.get("id")
+        if not isinstance(call_id, str):
+            call_id = ""
+        if not isinstance(index, int) or isinstance(index, bool):
+            current = self._calls.get(self._last_index)
+            if current is not None and (not call_id or call_id == current.id):
+                index = self._last_index
+            else:
+                index = max(self._calls, default=-1) + 1
+        call = self._calls.get(index)
+        if call is None:
+            call = self._calls[index] = _ToolCall(index)
+            self._had_calls = True
+        self._last_index = index
+        if call_id and not call.id:
+            call.id = call_id
+        function = fragment.get("function")
+        if isinstance(function, dict):
+            name = function.get("name")
+            if name and isinstance(name, str) and name != call.name:
+                call.name += name
+            arguments = function.get("arguments")
+            if arguments:
+                if not isinstance(arguments, str):
+                    arguments = json.dumps(arguments, ensure_ascii=False)
+                call.arguments.append(arguments)
+        if call.name and not call.started:
+            self._start(call, events)
+
+    def _start(self, call: _ToolCall, events: list[StreamEvent]) -> None:
+        call.started = True
+        if not call.id:
+            call.id = new_id("call_")
+        events.append(ToolCallStarted(call.index, call.id, call.name))
+
+    def _complete_all(self) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        if self._reasoning:
+            self._close_reasoning(events)
+        for index in sorted(self._calls):
+            call = self._calls.pop(index)
+            if not call.started:
+                self._start(call, events)
+            arguments = "".join(call.arguments) or "{}"
+            events.append(ToolCallComplete(call.index, call.id, call.name, arguments))
+        return events

@@ -1,0 +1,114 @@
+"""Known OpenAI-compatible services: default URL, key variable, headers, sample model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from desktop.core.errors import ConfigError
+from desktop.core.settings import ProviderConfig, ProviderSource
+
+__all__ = ["APP_TITLE", "APP_URL", "PRESETS", "ProviderPreset", "config_from_preset", "get_preset"]
+
+#: Sent to OpenRouter for app attribution (https://openrouter.ai/docs/api-reference/overview).
+APP_URL = "https://github.com/assista/assista-desktop"
+APP_TITLE = "Assista Desktop"
+
+
+def _headers(**values: str) -> MappingProxyType[str, str]:
+    return MappingProxyType(dict(values))
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderPreset:
+    id: str
+    name: str
+    kind: str = "openai"
+    base_url: str | None = None  # None: the user must enter one
+    api_key_env: str | None = None
+    requires_key: bool = True
+    headers: MappingProxyType[str, str] = field(default_factory=_headers)
+    default_model: str | None = None
+    keys_url: str | None = None  # where a user gets a key
+
+
+PRESETS: dict[str, ProviderPreset] = {
+    p.id: p
+    for p in (
+        ProviderPreset(
+            id="openai",
+            name="OpenAI",
+            base_url="https://api.openai.com/v1",
+            api_key_env="OPENAI_API_KEY",
+            default_model="gpt-4o-mini",
+            keys_url="https://platform.openai.com/api-keys",
+        ),
+        ProviderPreset(
+            id="openrouter",
+            name="OpenRouter",
+            base_url="https://openrouter.ai/api/v1",
+            api_key_env="OPENROUTER_API_KEY",
+            headers=_headers(**{"HTTP-Referer": APP_URL, "X-Title": APP_TITLE}),
+            default_model="openai/gpt-4o-mini",
+            keys_url="https://openrouter.ai/keys",
+        ),
+        ProviderPreset(
+            id="lmstudio",
+            name="LM Studio",
+            base_url="http://localhost:1234/v1",
+            requires_key=False,
+        ),
+        ProviderPreset(
+            id="groq",
+            name="Groq",
+            base_url="https://api.groq.com/openai/v1",
+            api_key_env="GROQ_API_KEY",
+            default_model="llama-3.3-70b-versatile",
+            keys_url="https://console.groq.com/keys",
+        ),
+        ProviderPreset(
+            id="together",
+            name="Together AI",
+            base_url="https://api.together.xyz/v1",
+            api_key_env="TOGETHER_API_KEY",
+            default_model="meta-llama/Llama-3.3-70B-Instruct-Turbo",
+            keys_url="https://api.together.ai/settings/api-keys",
+        ),
+        ProviderPreset(id="custom", name="Custom (OpenAI-compatible)", requires_key=False),
+    )
+}
+
+
+def get_preset(preset_id: str) -> ProviderPreset:
+    try:
+        return PRESETS[preset_id]
+    except KeyError:
+        known = ", ".join(PRESETS)
+        raise ConfigError(f"unknown provider preset {preset_id!r} (known: {known})") from None
+
+
+def config_from_preset(
+    preset_id: str,
+    *,
+    name: str | None = None,
+    base_url: str | None = None,
+    model: str | None = None,
+    source: ProviderSource = "user",
+    **fields: Any,
+) -> ProviderConfig:
+    """A :class:`ProviderConfig` filled from a preset; explicit arguments win."""
+    preset = get_preset(preset_id)
+    url = base_url or preset.base_url
+    if not url:
+        raise ConfigError(f"{preset.name} needs a base URL (for example http://localhost:8080/v1)")
+    return ProviderConfig(
+        name=name or preset.name,
+        kind=preset.kind,
+        preset=preset.id,
+        base_url=url,
+        model=model if model is not None else (preset.default_model or ""),
+        headers=dict(preset.headers),
+        source=source,
+        **fields,
+    )

@@ -1,0 +1,1 @@
+"""Local persistence: SQLite sessions and settings, secrets. No Qt here."""

@@ -1,0 +1,189 @@
+"""Logging to a rotating file (and warnings to stderr) with secrets redacted.
+
+:func:`setup_logging` configures the root logger, so library records (httpx
+request lines with ``?key=...``, for example) pass through the same
+:class:`RedactingFilter`. Redaction covers well-known key shapes, credential
+headers and query parameters, and every exact value given to
+:func:`register_secret` (the SecretStore registers each key it reads or writes).
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import re
+import sys
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from desktop.storage.paths import DataPaths
+
+REDACTED = "[REDACTED]"
+LOG_FILENAME = "assista.log"
+MAX_BYTES = 1_000_000
+BACKUP_COUNT = 5
+MIN_SECRET_LENGTH = 4
+
+_FILE_HANDLER_NAME = "assista-file"
+_STDERR_HANDLER_NAME = "assista-stderr"
+_FORMAT = "%(asctime)s %(levelname)-7s %(name)s [%(threadName)s] %(message)s"
+
+_CREDENTIAL_NAMES = (
+    r"(?:x-goog-|x-)?api[_-]?key|(?:proxy-)?authorization|access[_-]?token|"
+    r"refresh[_-]?token|client[_-]?secret|password|secret[_-]?key"
+)
+
+_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # Bearer tokens anywhere: keep the scheme, hide the credential.
+    (re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=:\-]{4,}", re.IGNORECASE), rf"\1 {REDACTED}"),
+    # Provider key shapes.
+    (re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{8,}"), REDACTED),
+    (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), REDACTED),
+    (re.compile(r"\bAIza[0-9A-Za-z_\-]{20,}"), REDACTED),
+    # Query parameters: ?key=..., &api_key=..., &access_token=...
+    (
+        re.compile(rf"([?&;](?:key|token|{_CREDENTIAL_NAMES})=)[^&\s'\"#<>]+", re.IGNORECASE),
+        rf"\1{REDACTED}",
+    ),
+)
+
+# Header or keyword values in reprs: 'x-api-key': 'v', b"authorization", b"v",
+# api_key='v', Authorization: v, {"apiKey": "v"}.
+_NAMED_VALUE = re.compile(
+    rf"(?P<pre>\b(?:{_CREDENTIAL_NAMES})(?:['\"]\s*[:=,]|\s*[:=])\s*(?:b(?=['\"]))?)"
+    r"(?:(?P<q>['\"])(?P<qv>.*?)(?P=q)"
+    r"|(?P<v>(?:(?:Bearer|Basic|Digest|Token)\s+)?[^\s,;&}\])'\"]+))",
+    re.IGNORECASE,
+)
+
+_secrets: set[str] = set()
+_secrets_re: re.Pattern[str] | None = None
+_secrets_lock = threading.Lock()
+_setup_lock = threading.Lock()
+
+
+def register_secret(value: str | None) -> None:
+    """Redact this exact value from every log record from now on."""
+    global _secrets_re
+    if not value or len(value.strip()) < MIN_SECRET_LENGTH:
+        return
+    value = value.strip()
+    with _secrets_lock:
+        if value in _secrets:
+            return
+        _secrets.add(value)
+        ordered = sorted(_secrets, key=len, reverse=True)
+        _secrets_re = re.compile("|".join(re.escape(s) for s in ordered))
+
+
+def clear_registered_secrets() -> None:
+    """Forget values given to :func:`register_secret` (tests)."""
+    global _secrets_re
+    with _secrets_lock:
+        _secrets.clear()
+        _secrets_re = None
+
+
+def redact(text: str) -> str:
+    """``text`` with known secrets replaced by ``[REDACTED]``."""
+    if not text:
+        return text
+    exact = _secrets_re
+    if exact is not None:
+        text = exact.sub(REDACTED, text)
+    for pattern, replacement in _PATTERNS:
+        text = pattern.sub(replacement, text)
+    return _NAMED_VALUE.sub(_replace_named_value, text)
+
+
+def _replace_named_value(match: re.Match[str]) -> str:
+    quote = match.group("q")
+    if quote:
+        return f"{match.group('pre')}{quote}{REDACTED}{quote}"
+    if "[REDACTED" in match.group("v"):
+        return match.group(0)  # already redacted by an earlier rule
+    return f"{match.group('pre')}{REDACTED}"
+
+
+class RedactingFilter(logging.Filter):
+    """Rewrites each record's message, exception and stack text with secrets redacted."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a bad format string: keep what we can, redacted
+            message = f"{record.msg!s} {record.args!r}"
+        record.msg = redact(message)
+        record.args = None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info)
+        return True
+
+
+class RedactingFormatter(logging.Formatter):
+    """Belt and braces: redacts the final line too (covers custom formatters' fields)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
+
+
+def setup_logging(
+    paths: DataPaths,
+    level: int | str = logging.INFO,
+    *,
+    stderr: bool = True,
+    stderr_level: int | str = logging.WARNING,
+) -> Path:
+    """Log to ``paths.logs_dir/assista.log`` (1 MB × 5) and, with ``stderr``, warnings
+    (``stderr_level`` and up) to stderr.
+
+    Safe to call again: the handlers are replaced, not duplicated. Returns the log file.
+    """
+    log_file = Path(paths.logs_dir) / LOG_FILENAME
+    with _setup_lock:
+        root = logging.getLogger()
+        _remove_handlers(root)
+        Path(paths.logs_dir).mkdir(parents=True, exist_ok=True)
+        formatter = RedactingFormatter(_FORMAT)
+        redactor = RedactingFilter()
+
+        file_handler = logging.handlers.RotatingFileHandler(
+            log_file, maxBytes=MAX_BYTES, backupCount=BACKUP_COUNT, encoding="utf-8", delay=True
+        )
+        file_handler.set_name(_FILE_HANDLER_NAME)
+        file_handler.setLevel(level)
+        file_handler.setFormatter(formatter)
+        file_handler.addFilter(redactor)
+
+        root.addHandler(file_handler)
+        root_level = file_handler.level
+        if stderr:
+            stderr_handler = logging.StreamHandler(sys.stderr)
+            stderr_handler.set_name(_STDERR_HANDLER_NAME)
+            stderr_handler.setLevel(stderr_level)
+            stderr_handler.setFormatter(formatter)
+            stderr_handler.addFilter(redactor)
+            root.addHandler(stderr_handler)
+            root_level = min(root_level, stderr_handler.level)
+        root.setLevel(root_level)
+        logging.captureWarnings(True)
+    return log_file
+
+
+def shutdown_logging() -> None:
+    """Remove and close the handlers :func:`setup_logging` added."""
+    with _setup_lock:
+        _remove_handlers(logging.getLogger())
+
+
+def _remove_handlers(root: logging.Logger) -> None:
+    for handler in list(root.handlers):
+        if handler.get_name() in (_FILE_HANDLER_NAME, _STDERR_HANDLER_NAME):
+            root.removeHandler(handler)
+            handler.close()

@@ -1,0 +1,148 @@
+"""Tool definitions and the registry that holds them.
+
+There is no global registry: build one (``desktop.tools.builtin_registry()``, or
+``ToolRegistry()`` plus :meth:`ToolRegistry.register`) and pass it to a
+:class:`~desktop.tools.executor.ToolExecutor`.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import threading
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from desktop.core.errors import ToolError
+from desktop.core.provider import ToolSpec
+from desktop.tools.validation import build_validator
+from desktop.tools.workspace import Workspace, no_workspace_error
+
+DEFAULT_RESULT_BUDGET = 100_000
+_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """What a handler may use besides its arguments.
+
+    ``cancel_event`` is set by the executor when the call times out or is
+    cancelled; blocking work running in a thread should poll
+    :meth:`raise_if_cancelled` so that it stops soon after. ``result_budget`` is
+    roughly how many characters of result the executor will keep; tools that can
+    return a lot should size their output to fit it.
+    """
+
+    workspace: Workspace | None = None
+    call_id: str = ""
+    result_budget: int = DEFAULT_RESULT_BUDGET
+    cancel_event: threading.Event = field(default_factory=threading.Event)
+
+    def require_workspace(self) -> Workspace:
+        """The workspace, or a ``no_workspace`` ToolError telling the model none is selected."""
+        if self.workspace is None:
+            raise no_workspace_error()
+        return self.workspace
+
+    @property
+    def cancelled(self) -> bool:
+        return self.cancel_event.is_set()
+
+    def raise_if_cancelled(self) -> None:
+        if self.cancel_event.is_set():
+            raise ToolError("The tool call was stopped.", code="cancelled")
+
+
+ToolHandler = Callable[[dict[str, Any], ToolContext], Awaitable[Any]]
+"""``async (args, ctx) -> JSON-able result``; raise ToolError for expected failures."""
+
+WritesPaths = Callable[[Mapping[str, Any]], Sequence[str]]
+"""Given validated arguments, the workspace-relative paths the call would write."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Tool:
+    """One tool: what the model sees (name, description, parameters) and its handler.
+
+    ``parameters`` is a JSON Schema (Draft 2020-12) for the arguments object; it
+    is checked on construction and its validator is built once and cached on the
+    tool. ``read_only`` tools change nothing; tools that write declare
+    ``writes_paths`` so that calls touching the same files can later be
+    serialized. Raises ``ValueError`` for an invalid name or schema.
+    """
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    handler: ToolHandler
+    read_only: bool = True
+    writes_paths: WritesPaths | None = None
+    validator: Draft202012Validator = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not _NAME_RE.match(self.name):
+            raise ValueError(
+                f"Invalid tool name {self.name!r}: use 1-64 letters, digits, '_' or '-'."
+            )
+        if self.parameters.get("type") != "object":
+            raise ValueError(f"Tool {self.name}: parameters must be a JSON Schema of type object.")
+        if self.read_only and self.writes_paths is not None:
+            raise ValueError(f"Tool {self.name}: a read-only tool cannot declare writes_paths.")
+        try:
+            validator = build_validator(self.parameters)
+        except SchemaError as exc:
+            raise ValueError(f"Tool {self.name}: invalid parameters schema: {exc.message}") from exc
+        object.__setattr__(self, "validator", validator)
+
+    def spec(self) -> ToolSpec:
+        """The tool as sent to the model (the schema is copied, so callers may alter it)."""
+        return ToolSpec(
+            name=self.name,
+            description=self.description,
+            parameters=copy.deepcopy(self.parameters),
+        )
+
+    def paths_written(self, args: Mapping[str, Any]) -> list[str]:
+        """The paths a call with ``args`` would write; empty for read-only tools."""
+        return [] if self.writes_paths is None else list(self.writes_paths(args))
+
+
+class ToolRegistry:
+    """An ordered set of tools, keyed by name."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: Tool) -> None:
+        """Add a tool; ``ValueError`` if one with the same name is already registered."""
+        if tool.name in self._tools:
+            raise ValueError(f"A tool named {tool.name!r} is already registered.")
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        """Tool names in registration order."""
+        return list(self._tools)
+
+    def specs(self, enabled: set[str] | None = None) -> list[ToolSpec]:
+        """Specs of the registered tools, restricted to ``enabled`` unless it is None."""
+        return [
+            tool.spec() for tool in self._tools.values() if enabled is None or tool.name in enabled
+        ]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(list(self._tools.values()))
+
+    def __len__(self) -> int:
+        return len(self._tools)

@@ -1,0 +1,1 @@
+"""Qt user interface: the only layer that imports PySide6."""

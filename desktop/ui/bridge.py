@@ -1,0 +1,70 @@
+"""Turns the orchestrator's event stream into Qt signals that widgets observe."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop.core.agent_events import (
+    AgentEvent,
+    AssistantFinished,
+    AssistantStarted,
+    LimitReached,
+    RunFinished,
+    ToolResultsMessage,
+    ToolRunFinished,
+    ToolRunStarted,
+)
+from desktop.core.events import (
+    ErrorEvent,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallStarted,
+    UsageEvent,
+)
+
+
+class AgentBridge(QObject):
+    """A sink for :class:`~desktop.core.orchestrator.Orchestrator` that emits signals.
+
+    Every signal carries plain Python objects from :mod:`desktop.core`; widgets read
+    them and never touch the loop.
+    """
+
+    assistantStarted = Signal(object)  # AssistantStarted
+    textDelta = Signal(str)
+    reasoningDelta = Signal(str)
+    toolCallStreaming = Signal(object)  # ToolCallStarted (model is still writing arguments)
+    toolRunStarted = Signal(object)  # ToolRunStarted
+    toolRunFinished = Signal(object)  # ToolRunFinished
+    toolResults = Signal(object)  # ToolResultsMessage
+    assistantFinished = Signal(object)  # AssistantFinished
+    usage = Signal(object)  # Usage
+    streamError = Signal(str)
+    limitReached = Signal(object)  # LimitReached
+    runFinished = Signal(object)  # RunFinished
+
+    def __call__(self, event: AgentEvent) -> None:  # noqa: C901 - a flat dispatch table
+        if isinstance(event, TextDelta):
+            self.textDelta.emit(event.text)
+        elif isinstance(event, ReasoningDelta):
+            self.reasoningDelta.emit(event.text)
+        elif isinstance(event, AssistantStarted):
+            self.assistantStarted.emit(event)
+        elif isinstance(event, ToolCallStarted):
+            self.toolCallStreaming.emit(event)
+        elif isinstance(event, ToolRunStarted):
+            self.toolRunStarted.emit(event)
+        elif isinstance(event, ToolRunFinished):
+            self.toolRunFinished.emit(event)
+        elif isinstance(event, ToolResultsMessage):
+            self.toolResults.emit(event)
+        elif isinstance(event, AssistantFinished):
+            self.assistantFinished.emit(event)
+        elif isinstance(event, UsageEvent):
+            self.usage.emit(event.usage)
+        elif isinstance(event, ErrorEvent):
+            self.streamError.emit(event.message)
+        elif isinstance(event, LimitReached):
+            self.limitReached.emit(event)
+        elif isinstance(event, RunFinished):
+            self.runFinished.emit(event)

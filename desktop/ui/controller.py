@@ -1,0 +1,202 @@
+"""Owns the running turn: builds the orchestrator, runs it as a task, reports via signals.
+
+Widgets call :meth:`ChatController.send` / :meth:`stop` and observe the signals of
+the controller and of its :class:`AgentBridge`; they never await the loop themselves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop.app import AppContext
+from desktop.core.agent_events import AgentEvent
+from desktop.core.conversation import auto_title, run_turn
+from desktop.core.errors import AssistaError
+from desktop.core.messages import Message
+from desktop.core.settings import AppSettings, ProviderConfig
+from desktop.ui.bridge import AgentBridge
+
+log = logging.getLogger(__name__)
+
+
+class ChatController(QObject):
+    sessionsChanged = Signal()
+    sessionOpened = Signal(str, list)  # session id, messages
+    userMessageAdded = Signal(object)  # Message
+    busyChanged = Signal(bool)
+    errorOccurred = Signal(str)
+    providerMissing = Signal()
+    confirmRequested = Signal(int)  # rounds so far; answer with answer_confirm()
+    selectionChanged = Signal()  # provider/model/workspace of the current chat
+
+    def __init__(self, ctx: AppContext, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.bridge = AgentBridge(self)
+        self.settings: AppSettings = ctx.load_settings()
+        self.session_id: str | None = None
+        self.history: list[Message] = []
+        self._task: asyncio.Task[None] | None = None
+        self._confirm: asyncio.Future[bool] | None = None
+        self.model_override: str | None = None
+
+    # -- state ----------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def provider(self) -> ProviderConfig | None:
+        return self.ctx.active_provider(self.settings)
+
+    def model(self) -> str:
+        if self.model_override:
+            return self.model_override
+        config = self.provider()
+        return config.model if config else ""
+
+    def workspace(self) -> str | None:
+        if self.session_id:
+            info = self.ctx.sessions.get_session(self.session_id)
+            if info is not None and info.workspace:
+                return info.workspace
+        return self.settings.workspace
+
+    def set_provider(self, provider_id: str) -> None:
+        self.settings = self.settings.model_copy(update={"active_provider_id": provider_id})
+        self.ctx.save_settings(self.settings)
+        self.model_override = None
+        self.selectionChanged.emit()
+
+    def set_model(self, model: str) -> None:
+        self.model_override = model.strip() or None
+        config = self.provider()
+        if config is not None and config.source == "user" and self.model_override:
+            self.ctx.settings_store.save_provider(config.model_copy(update={"model": model}))
+        self.selectionChanged.emit()
+
+    def set_workspace(self, folder: str | None) -> None:
+        self.settings = self.settings.model_copy(update={"workspace": folder})
+        self.ctx.save_settings(self.settings)
+        if self.session_id:
+            self.ctx.sessions.update_session(self.session_id, workspace=folder)
+        self.selectionChanged.emit()
+
+    def reload_settings(self) -> None:
+        self.settings = self.ctx.load_settings()
+        self.selectionChanged.emit()
+
+    # -- sessions -------------------------------------------------------------------
+
+    def new_session(self) -> None:
+        if self.busy:
+            self.stop()
+        self.session_id = None
+        self.history = []
+        self.sessionOpened.emit("", [])
+
+    def open_session(self, session_id: str) -> None:
+        if self.busy:
+            self.stop()
+        try:
+            self.history = self.ctx.sessions.load_messages(session_id)
+        except AssistaError as exc:
+            self.errorOccurred.emit(str(exc))
+            return
+        self.session_id = session_id
+        self.sessionOpened.emit(session_id, list(self.history))
+        self.selectionChanged.emit()
+
+    def rename_session(self, session_id: str, title: str) -> None:
+        self.ctx.sessions.rename_session(session_id, title.strip() or "New chat")
+        self.sessionsChanged.emit()
+
+    def delete_session(self, session_id: str) -> None:
+        if session_id == self.session_id:
+            self.new_session()
+        self.ctx.sessions.delete_session(session_id)
+        self.sessionsChanged.emit()
+
+    # -- running a turn -------------------------------------------------------------
+
+    def send(self, text: str) -> bool:
+        """Start a turn; returns False (and says why via a signal) if it cannot start."""
+        if not text.strip() or self.busy:
+            return False
+        config = self.provider()
+        if config is None:
+            self.providerMissing.emit()
+            return False
+        model = self.model()
+        if not model:
+            self.errorOccurred.emit(f"Choose a model for {config.name} first.")
+            return False
+        try:
+            provider = self.ctx.build_provider(config)
+            tools = self.ctx.build_tools(self.workspace(), self.settings.enabled_tools
+                                         if self.workspace() else [])
+        except AssistaError as exc:
+            self.errorOccurred.emit(str(exc))
+            return False
+        if self.session_id is None:
+            info = self.ctx.sessions.create_session(
+                title=auto_title(text), provider_id=config.id, model=model,
+                workspace=self.settings.workspace)
+            self.session_id = info.id
+            self.sessionsChanged.emit()
+        else:
+            self.ctx.sessions.update_session(self.session_id, provider_id=config.id, model=model)
+        orchestrator = self.ctx.build_orchestrator(provider, tools, self.settings,
+                                                   self._ask_continue)
+        message = Message.user(text)
+        self.userMessageAdded.emit(message)
+        session_id = self.session_id
+
+        async def turn() -> None:
+            try:
+                await run_turn(orchestrator, self.ctx.sessions, session_id, self.history,
+                               message, model=model, system=self.settings.system_prompt,
+                               sink=self._sink)
+            except asyncio.CancelledError:
+                log.info("turn stopped by the user")
+            except AssistaError as exc:
+                self.errorOccurred.emit(str(exc))
+            except Exception as exc:
+                log.exception("turn failed")
+                self.errorOccurred.emit(f"Unexpected error: {exc}")
+            finally:
+                await provider.aclose()
+                self.sessionsChanged.emit()
+
+        self._task = asyncio.ensure_future(turn())
+        self._task.add_done_callback(lambda _t: self.busyChanged.emit(False))
+        self.busyChanged.emit(True)
+        return True
+
+    def _sink(self, event: AgentEvent) -> None:
+        self.bridge(event)
+
+    def stop(self) -> None:
+        if self._confirm is not None and not self._confirm.done():
+            self._confirm.set_result(False)
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    async def _ask_continue(self, rounds: int) -> bool:
+        self._confirm = asyncio.get_running_loop().create_future()
+        self.confirmRequested.emit(rounds)
+        try:
+            return await self._confirm
+        finally:
+            self._confirm = None
+
+    def answer_confirm(self, proceed: bool) -> None:
+        if self._confirm is not None and not self._confirm.done():
+            self._confirm.set_result(proceed)
+
+    async def wait_idle(self) -> None:
+        if self._task is not None:
+            await asyncio.gather(self._task, return_exceptions=True)

@@ -1,0 +1,84 @@
+"""Starts the window: Qt application, qasync loop, app context, first-run flow."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+
+import httpx
+import qasync
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from desktop import APP_ID, APP_NAME, __version__
+from desktop.app import AppContext
+from desktop.core.errors import AssistaError
+from desktop.providers.factory import detect_lmstudio
+from desktop.resources import icon_path
+from desktop.ui.controller import ChatController
+from desktop.ui.main_window import MainWindow
+from desktop.ui.theme import apply_theme
+
+log = logging.getLogger(__name__)
+
+
+def make_application() -> QApplication:
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
+    app.setApplicationName(APP_NAME)
+    app.setApplicationVersion(__version__)
+    app.setOrganizationName(APP_NAME)
+    app.setDesktopFileName(APP_ID)
+    icon = icon_path()
+    if icon is not None:
+        app.setWindowIcon(QIcon(str(icon)))
+    return app
+
+
+async def first_run(window: MainWindow) -> None:
+    """With no provider at all, look for a local LM Studio, then open the dialog."""
+    ctx = window.controller.ctx
+    if ctx.all_providers():
+        return
+    async with httpx.AsyncClient() as client:
+        found = await detect_lmstudio(client)
+    if found is not None:
+        ctx.detected.append(found)
+        window.refresh_providers()
+        window.statusBar().showMessage("Found LM Studio running on this computer", 8000)
+    window.open_providers()
+
+
+def launch_gui(data_dir: str | None = None, *, smoke: bool = False) -> int:
+    app = make_application()
+    try:
+        ctx = AppContext.open(data_dir)
+    except AssistaError as exc:
+        QMessageBox.critical(None, APP_NAME, f"{APP_NAME} could not open its data:\n\n{exc}")
+        return 1
+    apply_theme(app, ctx.load_settings().theme)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    controller = ChatController(ctx)
+    window = MainWindow(controller)
+    window.show()
+    closed = asyncio.Event()
+    app.aboutToQuit.connect(closed.set)
+    app.lastWindowClosed.connect(app.quit)
+    if smoke:
+        def finish() -> None:
+            print(f"smoke ok: {APP_NAME} {__version__}, "
+                  f"{len(ctx.sessions.list_sessions())} session(s), data in {ctx.paths.root}")
+            app.quit()
+
+        QTimer.singleShot(300, finish)
+    else:
+        QTimer.singleShot(200, lambda: asyncio.ensure_future(first_run(window)))
+    try:
+        with loop:
+            loop.run_until_complete(closed.wait())
+    finally:
+        ctx.close()
+    return 0

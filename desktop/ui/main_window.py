@@ -1,0 +1,353 @@
+"""The main window: sessions | chat + composer | tool activity, with a top bar."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from PySide6.QtCore import Qt, QTimer, QUrl
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop import APP_NAME, __version__
+from desktop.core.agent_events import RunFinished
+from desktop.core.messages import Message, Usage
+from desktop.ui.chat_view import ChatView
+from desktop.ui.composer import Composer
+from desktop.ui.controller import ChatController
+from desktop.ui.session_list import SessionList
+from desktop.ui.sidebar import ToolSidebar
+
+log = logging.getLogger(__name__)
+
+
+def format_usage(usage: Usage) -> str:
+    def k(n: int) -> str:
+        return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+    text = f"tokens {k(usage.input_tokens)} in · {k(usage.output_tokens)} out"
+    if usage.cost:
+        text += f" · ${usage.cost:.4f}"
+    return text
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, controller: ChatController) -> None:
+        super().__init__()
+        self.controller = controller
+        self.setWindowTitle(APP_NAME)
+        self.resize(1280, 820)
+        self._model_task: asyncio.Task[None] | None = None
+        bridge = controller.bridge
+
+        self.sessions = SessionList()
+        self.chat = ChatView(bridge)
+        self.composer = Composer()
+        self.sidebar = ToolSidebar(bridge)
+        self.error_banner = QLabel()
+        self.error_banner.setObjectName("errorBanner")
+        self.error_banner.setWordWrap(True)
+        self.error_banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.error_banner.hide()
+
+        center = QWidget()
+        column = QVBoxLayout(center)
+        column.setContentsMargins(0, 0, 0, 12)
+        column.setSpacing(8)
+        column.addWidget(self.chat, 1)
+        for widget in (self.error_banner, self.composer):
+            row = QHBoxLayout()
+            row.setContentsMargins(24, 0, 24, 0)
+            row.addWidget(widget)
+            column.addLayout(row)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.sessions)
+        self.splitter.addWidget(center)
+        self.splitter.addWidget(self.sidebar)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([230, 760, 290])
+        self.splitter.setChildrenCollapsible(True)
+
+        root = QWidget()
+        outer = QVBoxLayout(root)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(0)
+        outer.addWidget(self._build_top_bar())
+        outer.addWidget(self.splitter, 1)
+        self.setCentralWidget(root)
+        self._build_menus()
+        self._connect()
+        self.refresh_sessions()
+        self.refresh_providers()
+        self._update_workspace()
+        self.statusBar().showMessage("Ready")
+        QTimer.singleShot(0, self.composer.input.setFocus)
+
+    # -- construction ---------------------------------------------------------------------
+
+    def _build_top_bar(self) -> QWidget:
+        bar = QWidget()
+        bar.setObjectName("topBar")
+        bar.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(14, 8, 14, 8)
+        title = QLabel(APP_NAME)
+        title.setObjectName("appTitle")
+        self.provider_combo = QComboBox()
+        self.provider_combo.setAccessibleName("Provider")
+        self.provider_combo.setMinimumWidth(200)
+        self.model_combo = QComboBox()
+        self.model_combo.setAccessibleName("Model")
+        self.model_combo.setEditable(True)
+        self.model_combo.setMinimumWidth(240)
+        self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.providers_button = QPushButton("Providers…")
+        self.providers_button.setToolTip("Add or edit providers (Ctrl+,)")
+        self.sidebar_button = QPushButton("Tool activity")
+        self.sidebar_button.setCheckable(True)
+        self.sidebar_button.setChecked(True)
+        self.usage_label = QLabel(format_usage(Usage()))
+        self.usage_label.setObjectName("usageLabel")
+        row.addWidget(title)
+        row.addSpacing(16)
+        row.addWidget(self.provider_combo)
+        row.addWidget(self.model_combo)
+        row.addWidget(self.providers_button)
+        row.addStretch(1)
+        row.addWidget(self.usage_label)
+        row.addSpacing(8)
+        row.addWidget(self.sidebar_button)
+        return bar
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self._action(file_menu, "&New chat", QKeySequence.StandardKey.New,
+                     self.controller.new_session)
+        self._action(file_menu, "Choose &workspace folder…", None, self.choose_workspace)
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
+        settings_menu = self.menuBar().addMenu("&Settings")
+        self._action(settings_menu, "&Providers…", QKeySequence("Ctrl+,"),
+                     self.open_providers)
+        view_menu = self.menuBar().addMenu("&View")
+        self._action(view_menu, "Toggle &tool activity", QKeySequence("Ctrl+B"),
+                     self.sidebar_button.toggle)
+        self._action(view_menu, "Focus &message box", QKeySequence("Ctrl+L"),
+                     self.composer.input.setFocus)
+        help_menu = self.menuBar().addMenu("&Help")
+        self._action(help_menu, "Open &log folder", None, self.open_log_folder)
+        self._action(help_menu, "&About", None, self.show_about)
+
+    def _action(self, menu: object, text: str, shortcut: object, slot: object) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(shortcut)  # type: ignore[arg-type]
+        action.triggered.connect(slot)
+        menu.addAction(action)  # type: ignore[attr-defined]
+        return action
+
+    def _connect(self) -> None:
+        c = self.controller
+        self.composer.sendRequested.connect(self.send)
+        self.composer.stopRequested.connect(c.stop)
+        self.composer.workspaceRequested.connect(self.choose_workspace)
+        self.sessions.newRequested.connect(c.new_session)
+        self.sessions.sessionSelected.connect(c.open_session)
+        self.sessions.renameRequested.connect(c.rename_session)
+        self.sessions.deleteRequested.connect(c.delete_session)
+        self.sidebar.messageClicked.connect(self.chat.scroll_to_message)
+        self.sidebar_button.toggled.connect(self.sidebar.setVisible)
+        self.providers_button.clicked.connect(self.open_providers)
+        self.provider_combo.activated.connect(self._provider_chosen)
+        self.model_combo.activated.connect(self._model_chosen)
+        self.model_combo.lineEdit().editingFinished.connect(self._model_edited)
+        c.sessionsChanged.connect(self.refresh_sessions)
+        c.sessionOpened.connect(self._session_opened)
+        c.userMessageAdded.connect(self._user_message)
+        c.busyChanged.connect(self.composer.set_busy)
+        c.errorOccurred.connect(self.show_error)
+        c.providerMissing.connect(self._provider_missing)
+        c.confirmRequested.connect(self._confirm_continue)
+        c.selectionChanged.connect(self._update_workspace)
+        c.bridge.runFinished.connect(self._run_finished)
+        c.bridge.streamError.connect(self.show_error)
+
+    # -- sessions ------------------------------------------------------------------------
+
+    def refresh_sessions(self) -> None:
+        self.sessions.set_sessions(self.controller.ctx.sessions.list_sessions(),
+                                   self.controller.session_id)
+
+    def _session_opened(self, session_id: str, messages: list[Message]) -> None:
+        self.error_banner.hide()
+        self.chat.show_messages(messages)
+        self.sidebar.show_history(messages)
+        self._show_usage(messages)
+        if not session_id:
+            self.sessions.list.clearSelection()
+        self.composer.input.setFocus()
+
+    def _user_message(self, message: Message) -> None:
+        self.error_banner.hide()
+        self.composer.clear()
+        self.chat.add_message(message)
+        self.chat.scroll_to_bottom()
+        self.sidebar.begin_turn()
+        self.refresh_sessions()
+
+    def send(self, text: str) -> None:
+        self.controller.send(text)
+
+    def _run_finished(self, event: RunFinished) -> None:
+        self._show_usage(self.controller.history)
+        if event.status == "limit":
+            self.statusBar().showMessage("Stopped at the tool-round limit", 8000)
+        elif event.status == "stopped":
+            self.statusBar().showMessage("Stopped", 5000)
+        else:
+            self.statusBar().showMessage("Ready")
+        self.composer.input.setFocus()
+
+    def _show_usage(self, messages: list[Message]) -> None:
+        total = Usage()
+        for message in messages:
+            if message.usage is not None:
+                total = total + message.usage
+        self.usage_label.setText(format_usage(total))
+
+    def show_error(self, text: str) -> None:
+        log.warning("shown to user: %s", text)
+        self.error_banner.setText(text)
+        self.error_banner.show()
+
+    # -- providers and models -------------------------------------------------------------
+
+    def refresh_providers(self) -> None:
+        ctx = self.controller.ctx
+        active = self.controller.provider()
+        self.provider_combo.clear()
+        for config in ctx.all_providers():
+            label = config.name + (" (environment)" if config.source == "environment" else "")
+            label += " (detected)" if config.source == "detected" else ""
+            self.provider_combo.addItem(label, config.id)
+        if active is not None:
+            self.provider_combo.setCurrentIndex(self.provider_combo.findData(active.id))
+        self.model_combo.clear()
+        model = self.controller.model()
+        if model:
+            self.model_combo.addItem(model)
+        self.model_combo.setEditText(model)
+        self._update_status()
+        if active is not None:
+            self._fetch_models()
+
+    def _update_status(self) -> None:
+        active = self.controller.provider()
+        name = active.name if active else "no provider"
+        self.statusBar().showMessage(f"{name} · {self.controller.model() or 'no model'}")
+
+    def _provider_chosen(self, index: int) -> None:
+        provider_id = self.provider_combo.itemData(index)
+        if provider_id:
+            self.controller.set_provider(provider_id)
+            self.refresh_providers()
+
+    def _model_chosen(self, index: int) -> None:
+        self.controller.set_model(self.model_combo.itemText(index))
+        self._update_status()
+
+    def _model_edited(self) -> None:
+        text = self.model_combo.currentText().strip()
+        if text and text != self.controller.model():
+            self.controller.set_model(text)
+            self._update_status()
+
+    def _fetch_models(self) -> None:
+        if self._model_task is not None and not self._model_task.done():
+            self._model_task.cancel()
+        config = self.controller.provider()
+        if config is None:
+            return
+
+        async def fetch() -> None:
+            provider = self.controller.ctx.build_provider(config)
+            try:
+                models = await provider.list_models()
+            except Exception as exc:
+                log.info("could not list models for %s: %s", config.name, exc)
+                return
+            finally:
+                await provider.aclose()
+            current = self.controller.model()
+            self.model_combo.clear()
+            self.model_combo.addItems([m.id for m in models])
+            self.model_combo.setEditText(current)
+            if not current and models:
+                self.controller.set_model(models[0].id)
+                self.model_combo.setEditText(models[0].id)
+                self._update_status()
+
+        try:
+            self._model_task = asyncio.ensure_future(fetch())
+        except RuntimeError:  # no running loop (some tests)
+            self._model_task = None
+
+    def open_providers(self) -> None:
+        from desktop.ui.provider_dialog import ProviderDialog
+
+        dialog = ProviderDialog(self.controller.ctx, self)
+        dialog.providersChanged.connect(self._providers_changed)
+        dialog.exec()
+
+    def _providers_changed(self) -> None:
+        self.controller.reload_settings()
+        self.refresh_providers()
+
+    def _provider_missing(self) -> None:
+        self.show_error("Add a provider to start chatting.")
+        self.open_providers()
+
+    # -- workspace, confirm, misc -----------------------------------------------------------
+
+    def choose_workspace(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Choose workspace folder",
+                                                  self.controller.workspace() or "")
+        if folder:
+            self.controller.set_workspace(folder)
+
+    def _update_workspace(self) -> None:
+        folder = self.controller.workspace()
+        tools = self.controller.settings.enabled_tools if folder else []
+        self.composer.set_workspace(folder, tools)
+        self._update_status()
+
+    def _confirm_continue(self, rounds: int) -> None:
+        answer = QMessageBox.question(
+            self, "Continue?",
+            f"The assistant has used tools for {rounds} rounds. Let it continue?")
+        self.controller.answer_confirm(answer == QMessageBox.StandardButton.Yes)
+
+    def open_log_folder(self) -> None:
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.controller.ctx.paths.logs_dir)))
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, f"About {APP_NAME}",
+                          f"<b>{APP_NAME}</b> {__version__}<br>A desktop chat client for "
+                          "large language models.<br>Data folder: "
+                          f"{self.controller.ctx.paths.root}")
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.controller.stop()
+        super().closeEvent(event)

@@ -1,0 +1,67 @@
+"""Markdown to the HTML subset Qt's rich-text engine understands.
+
+Raw HTML in model output is escaped (``html=False``), never interpreted. Fenced code
+is highlighted with Pygments using inline styles, since QTextDocument has no CSS
+classes for spans.
+"""
+
+from __future__ import annotations
+
+import html
+from functools import lru_cache
+
+from markdown_it import MarkdownIt
+from mdit_py_plugins.tasklists import tasklists_plugin
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name, guess_lexer
+from pygments.util import ClassNotFound
+
+
+def _make_parser(dark: bool) -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    md.use(tasklists_plugin)
+    style = "monokai" if dark else "friendly"
+    formatter = HtmlFormatter(noclasses=True, nowrap=True, style=style)
+
+    def fence(tokens, idx, options, env):  # type: ignore[no-untyped-def]
+        token = tokens[idx]
+        lang = (token.info or "").strip().split(" ")[0]
+        return code_block_html(token.content, lang, formatter, dark)
+
+    md.add_render_rule("fence", fence)
+    md.add_render_rule("code_block", fence)
+    return md
+
+
+def code_block_html(code: str, lang: str, formatter: HtmlFormatter, dark: bool) -> str:
+    try:
+        lexer = get_lexer_by_name(lang) if lang else None
+    except ClassNotFound:
+        lexer = None
+    if lexer is None and len(code) < 20000 and lang:
+        try:
+            lexer = guess_lexer(code)
+        except ClassNotFound:
+            lexer = None
+    body = highlight(code, lexer, formatter) if lexer is not None else html.escape(code)
+    bg = "#1f2227" if dark else "#f4f5f7"
+    label_color = "#9aa0a6" if dark else "#6b7280"
+    label = (f'<div style="color:{label_color}; font-size:small;">{html.escape(lang)}</div>'
+             if lang else "")
+    return (
+        f'<table width="100%" cellpadding="8" cellspacing="0" style="margin: 6px 0;" '
+        f'bgcolor="{bg}"><tr><td>{label}'
+        f'<pre style="margin:0; white-space: pre-wrap;">{body}</pre></td></tr></table>'
+    )
+
+
+@lru_cache(maxsize=2)
+def parser(dark: bool) -> MarkdownIt:
+    return _make_parser(dark)
+
+
+def render_markdown(text: str, *, dark: bool = False) -> str:
+    """HTML for ``text``; safe to feed to a QTextBrowser."""
+    return parser(dark).render(text)

@@ -1,0 +1,101 @@
+"""Light and dark looks: a Fusion palette plus one stylesheet with named colours."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication
+
+_DARK = False
+
+LIGHT = {
+    "window": "#f6f7f9", "base": "#ffffff", "text": "#1f2328", "muted": "#6b7280",
+    "border": "#e3e6ea", "accent": "#2563eb", "accent_text": "#ffffff",
+    "user_bg": "#eef3ff", "assistant_bg": "#ffffff", "sidebar": "#f0f2f5",
+    "error": "#b42318", "ok": "#067647", "warn": "#b54708", "hover": "#e8ecf2",
+}
+DARK = {
+    "window": "#1b1d21", "base": "#23262b", "text": "#e6e8eb", "muted": "#9aa0a6",
+    "border": "#33373d", "accent": "#5b8def", "accent_text": "#ffffff",
+    "user_bg": "#263043", "assistant_bg": "#23262b", "sidebar": "#1f2125",
+    "error": "#f97066", "ok": "#47cd89", "warn": "#fdb022", "hover": "#2c3036",
+}
+
+
+def is_dark() -> bool:
+    return _DARK
+
+
+def colors() -> dict[str, str]:
+    return DARK if _DARK else LIGHT
+
+
+def system_prefers_dark() -> bool:
+    hints = QGuiApplication.styleHints()
+    return hints.colorScheme() == Qt.ColorScheme.Dark
+
+
+def apply_theme(app: QApplication, mode: str = "system") -> None:
+    global _DARK
+    _DARK = system_prefers_dark() if mode == "system" else mode == "dark"
+    c = colors()
+    app.setStyle("Fusion")
+    palette = QPalette()
+    for role, key in [
+        (QPalette.ColorRole.Window, "window"), (QPalette.ColorRole.Base, "base"),
+        (QPalette.ColorRole.AlternateBase, "sidebar"), (QPalette.ColorRole.Text, "text"),
+        (QPalette.ColorRole.WindowText, "text"), (QPalette.ColorRole.Button, "base"),
+        (QPalette.ColorRole.ButtonText, "text"), (QPalette.ColorRole.Highlight, "accent"),
+        (QPalette.ColorRole.HighlightedText, "accent_text"),
+        (QPalette.ColorRole.ToolTipBase, "base"), (QPalette.ColorRole.ToolTipText, "text"),
+        (QPalette.ColorRole.PlaceholderText, "muted"), (QPalette.ColorRole.Link, "accent"),
+    ]:
+        palette.setColor(role, QColor(c[key]))
+    app.setPalette(palette)
+    app.setStyleSheet(stylesheet(c))
+
+
+def stylesheet(c: dict[str, str]) -> str:
+    return f"""
+QMainWindow, QDialog {{ background: {c['window']}; }}
+#sessionPanel, #toolSidebar {{ background: {c['sidebar']}; }}
+#sessionPanel {{ border-right: 1px solid {c['border']}; }}
+#toolSidebar {{ border-left: 1px solid {c['border']}; }}
+#panelTitle {{ font-weight: 600; color: {c['muted']}; padding: 4px 2px; }}
+#topBar {{ background: {c['base']}; border-bottom: 1px solid {c['border']}; }}
+#appTitle {{ font-weight: 700; font-size: 15px; }}
+#usageLabel, #messageHeader, #toolLine, #emptyHint {{ color: {c['muted']}; }}
+#chatContainer {{ background: {c['window']}; }}
+#userMessage {{ background: {c['user_bg']}; border: 1px solid {c['border']};
+    border-radius: 10px; }}
+#assistantMessage {{ background: {c['assistant_bg']}; border: 1px solid {c['border']};
+    border-radius: 10px; }}
+#reasoningToggle {{ border: none; color: {c['muted']}; padding: 0; text-align: left; }}
+#reasoningView {{ color: {c['muted']}; }}
+#messageStatus[kind="error"] {{ color: {c['error']}; }}
+#messageStatus[kind="stopped"], #messageStatus[kind="interrupted"] {{ color: {c['warn']}; }}
+#composerBox {{ background: {c['base']}; border: 1px solid {c['border']};
+    border-radius: 10px; }}
+#composerInput {{ border: none; background: transparent; }}
+QPushButton {{ padding: 5px 12px; border-radius: 6px; border: 1px solid {c['border']};
+    background: {c['base']}; }}
+QPushButton:hover {{ background: {c['hover']}; }}
+QPushButton#primaryButton {{ background: {c['accent']}; color: {c['accent_text']};
+    border: 1px solid {c['accent']}; }}
+QPushButton#primaryButton:disabled {{ background: {c['border']}; border-color: {c['border']};
+    color: {c['muted']}; }}
+QPushButton#stopButton {{ background: {c['error']}; color: {c['accent_text']};
+    border: 1px solid {c['error']}; }}
+QListWidget {{ border: none; background: transparent; }}
+QListWidget::item {{ padding: 6px 8px; border-radius: 6px; }}
+QListWidget::item:selected {{ background: {c['hover']}; color: {c['text']}; }}
+#toolCard {{ background: {c['base']}; border: 1px solid {c['border']}; border-radius: 8px; }}
+#toolCardName {{ font-weight: 600; }}
+#toolCardMeta, #turnHeader {{ color: {c['muted']}; }}
+#toolCardStatus[status="succeeded"] {{ color: {c['ok']}; }}
+#toolCardStatus[status="failed"], #toolCardStatus[status="denied"] {{ color: {c['error']}; }}
+#toolCardStatus[status="running"], #toolCardStatus[status="cancelled"] {{ color: {c['warn']}; }}
+#errorBanner {{ background: {c['error']}; color: {c['accent_text']}; padding: 6px 10px;
+    border-radius: 6px; }}
+QStatusBar {{ color: {c['muted']}; }}
+"""

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""One-command setup for a fresh machine: ``python3 packaging/dev.py run`` / ``test``.
+
+* ``run``  — create ``.venv``, install the app, start it (extra args go to ``assista``).
+* ``test`` — the same, plus test tools; then ruff, mypy and pytest (the CI command).
+
+On Debian/Ubuntu it installs, when missing and when it may (root, or sudo without a
+password), the system packages Qt needs to open a window and ``python3-venv``.
+Only the standard library is used here, so this works before anything is installed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+# Libraries the Qt xcb platform plugin and QtGui load at run time (Debian names).
+QT_SYSTEM_PACKAGES = [
+    "libegl1", "libgl1", "libfontconfig1", "libglib2.0-0", "libdbus-1-3",
+    "libxkbcommon0", "libxkbcommon-x11-0", "libxcb-cursor0", "libxcb-icccm4",
+    "libxcb-keysyms1", "libxcb-image0", "libxcb-render-util0", "libxcb-shape0",
+    "libxcb-randr0", "libxcb-xfixes0", "libxcb-xkb1", "libxcb-sync1", "libxcb-xinerama0",
+    "libx11-xcb1",
+]
+
+
+def say(text: str) -> None:
+    print(f"[assista setup] {text}", flush=True)
+
+
+def run(cmd: list[str], **kwargs: object) -> None:
+    say(" ".join(cmd))
+    subprocess.run(cmd, check=True, **kwargs)  # type: ignore[call-overload]
+
+
+def _apt_prefix() -> list[str] | None:
+    if shutil.which("apt-get") is None or shutil.which("dpkg-query") is None:
+        return None
+    if os.geteuid() == 0:
+        return []
+    if shutil.which("sudo") and subprocess.run(["sudo", "-n", "true"],
+                                               capture_output=True, check=False).returncode == 0:
+        return ["sudo", "-n"]
+    return None
+
+
+def _missing_debs(names: list[str]) -> list[str]:
+    missing = []
+    for name in names:
+        probe = subprocess.run(["dpkg-query", "-W", "-f=${Status}", name],
+                               capture_output=True, text=True, check=False)
+        if "install ok installed" not in probe.stdout:
+            missing.append(name)
+    return missing
+
+
+def ensure_system_packages(names: list[str]) -> None:
+    prefix = _apt_prefix()
+    if prefix is None:
+        return
+    missing = _missing_debs(names)
+    if not missing:
+        return
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    try:
+        run([*prefix, "apt-get", "update", "-q"], env=env, stdout=subprocess.DEVNULL)
+        run([*prefix, "apt-get", "install", "-y", "-q", "--no-install-recommends", *missing],
+            env=env, stdout=subprocess.DEVNULL)
+    except subprocess.CalledProcessError:
+        say("could not install " + " ".join(missing) + "; continuing (the app may not start)")
+
+
+def venv_python() -> Path:
+    return VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def ensure_venv() -> Path:
+    python = venv_python()
+    if python.exists():
+        return python
+    try:
+        run([sys.executable, "-m", "venv", str(VENV)])
+    except subprocess.CalledProcessError:
+        shutil.rmtree(VENV, ignore_errors=True)
+        version = f"python3.{sys.version_info.minor}-venv"
+        ensure_system_packages(["python3-venv", version])
+        run([sys.executable, "-m", "venv", str(VENV)])
+    run([str(python), "-m", "pip", "install", "-q", "--upgrade", "pip"])
+    return python
+
+
+def install(python: Path, extras: str) -> None:
+    target = f".{extras}" if extras else "."
+    run([str(python), "-m", "pip", "install", "-q", "-e", target], cwd=ROOT)
+
+
+def cmd_run(args: list[str]) -> int:
+    if sys.platform.startswith("linux"):
+        ensure_system_packages(QT_SYSTEM_PACKAGES)
+    python = ensure_venv()
+    install(python, "")
+    return subprocess.call([str(python), "-m", "desktop", *args], cwd=ROOT)
+
+
+def cmd_test(args: list[str]) -> int:
+    if sys.platform.startswith("linux"):
+        ensure_system_packages(QT_SYSTEM_PACKAGES)
+    python = ensure_venv()
+    install(python, "[test]")
+    env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    steps = [
+        [str(python), "-m", "ruff", "check", "desktop", "tests", "packaging"],
+        [str(python), "-m", "mypy"],
+        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+    ]
+    for step in steps:
+        say(" ".join(step[2:]))
+        code = subprocess.call(step, cwd=ROOT, env=env)
+        if code != 0:
+            say(f"FAILED: {' '.join(step[2:])} (exit {code})")
+            return code
+    say("all checks passed")
+    return 0
+
+
+def main() -> int:
+    if len(sys.argv) < 2 or sys.argv[1] not in ("run", "test"):
+        print(__doc__)
+        return 2
+    command, rest = sys.argv[1], sys.argv[2:]
+    return cmd_run(rest) if command == "run" else cmd_test(rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+from desktop.core.conversation import SessionRecorder, auto_title, run_turn
+from desktop.core.events import TextDelta
+from desktop.core.messages import Message
+from desktop.core.orchestrator import Orchestrator
+from tests.core.scripted import EchoTools, ScriptedProvider, text_reply, tool_reply
+
+
+class MemoryStore:
+    def __init__(self) -> None:
+        self.saved: list[tuple[str, Message]] = []
+
+    def save_message(self, session_id: str, message: Message) -> None:
+        self.saved.append((session_id, message.model_copy(deep=True)))
+
+    def latest(self) -> dict[str, Message]:
+        return {m.id: m for _, m in self.saved}
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_run_turn_saves_user_assistant_and_tool_messages() -> None:
+    store = MemoryStore()
+    provider = ScriptedProvider([tool_reply(("c1", "echo", "{}")), text_reply("Final")])
+    history: list[Message] = []
+    result = await run_turn(Orchestrator(provider, EchoTools()), store, "s1", history,
+                            Message.user("hello"), model="m")
+    latest = store.latest()
+    assert [m.role for m in history] == ["user", "assistant", "tool", "assistant"]
+    assert all(m.id in latest for m in history)
+    assert latest[history[-1].id].status == "complete"
+    assert latest[history[-1].id].text == "Final"
+    assert result.text == "Final"
+
+
+def test_recorder_saves_streaming_snapshots_at_most_once_per_interval() -> None:
+    from desktop.core.accumulator import MessageBuilder
+    from desktop.core.agent_events import AssistantFinished, AssistantStarted
+
+    store = MemoryStore()
+    clock = FakeClock()
+    recorder = SessionRecorder(store, "s1", save_interval=1.0, clock=clock)
+    builder = MessageBuilder(model="m", provider="p")
+    recorder(AssistantStarted(message_id=builder.id, round=1, model="m",
+                              snapshot=builder.snapshot))
+    assert len(store.saved) == 1 and store.saved[0][1].status == "streaming"
+    for i in range(10):
+        event = TextDelta(f"t{i} ")
+        builder.feed(event)
+        clock.now += 0.25
+        recorder(event)
+    # 2.5 s of streaming -> two interval saves after the initial one
+    assert len(store.saved) == 3
+    assert store.saved[-1][1].text.startswith("t0 t1 t2 t3")
+    recorder(AssistantFinished(message=builder.finish("complete")))
+    assert store.saved[-1][1].status == "complete"
+    assert store.saved[-1][1].text.count("t") == 10
+
+
+def test_recorder_keeps_going_when_a_save_fails() -> None:
+    class Broken:
+        def save_message(self, session_id: str, message: Message) -> None:
+            raise OSError("disk full")
+
+    seen: list[object] = []
+    recorder = SessionRecorder(Broken(), "s", seen.append)
+    from desktop.core.agent_events import ToolResultsMessage
+
+    recorder(ToolResultsMessage(message=Message(role="tool")))
+    assert recorder.save_errors == 1 and len(seen) == 1
+
+
+def test_auto_title() -> None:
+    title = auto_title("\n\n# Read notes.txt and summarise it\nmore")
+    assert title == "Read notes.txt and summarise it"
+    assert auto_title("x" * 100).endswith("…") and len(auto_title("x" * 100)) == 60
+    assert auto_title("   ") == "New chat"

@@ -1,0 +1,179 @@
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from desktop.core.agent_events import (
+    AssistantFinished,
+    LimitReached,
+    RunFinished,
+    ToolRunFinished,
+    ToolRunStarted,
+)
+from desktop.core.events import ErrorEvent, ReasoningDelta, TextDelta, UsageEvent
+from desktop.core.messages import Message, Usage
+from desktop.core.orchestrator import Orchestrator
+from desktop.core.settings import AgentSettings
+from tests.core.scripted import EchoTools, ScriptedProvider, text_reply, tool_reply
+
+
+def collect() -> tuple[list[object], object]:
+    events: list[object] = []
+    return events, events.append
+
+
+async def test_plain_answer_is_accumulated() -> None:
+    provider = ScriptedProvider([[ReasoningDelta("hmm "), ReasoningDelta("ok"),
+                                  *text_reply("Hello there"),
+                                  ]])
+    history = [Message.user("hi")]
+    events, sink = collect()
+    result = await Orchestrator(provider, EchoTools()).run(history, model="m", sink=sink)
+    assert result.status == "complete"
+    assert result.text == "Hello there"
+    assert history[-1].role == "assistant"
+    assert history[-1].reasoning == "hmm ok"
+    assert [p.type for p in history[-1].parts] == ["reasoning", "text"]
+    assert isinstance(events[-1], RunFinished)
+
+
+async def test_multi_round_tool_use_feeds_results_back() -> None:
+    provider = ScriptedProvider([
+        tool_reply(("c1", "echo", '{"a": 1}'), ("c2", "echo", '{"b": 2}'), text="Let me check."),
+        tool_reply(("c3", "echo", '{"c": 3}')),
+        text_reply("Done."),
+    ])
+    tools = EchoTools()
+    history = [Message.user("go")]
+    events, sink = collect()
+    result = await Orchestrator(provider, tools).run(history, model="m", sink=sink)
+    assert result.status == "complete"
+    assert [m.role for m in history] == ["user", "assistant", "tool", "assistant", "tool",
+                                         "assistant"]
+    # results keep the order the model asked for
+    assert [r.tool_call_id for r in history[2].tool_results] == ["c1", "c2"]
+    # the second request carried the first round's calls and results
+    second = provider.requests[1]
+    assert second.messages[1].tool_calls[0].id == "c1"
+    assert second.messages[2].tool_results[1].content == '{"b": 2}'
+    assert [t.name for t in second.tools] == ["echo", "block"]
+    assert sum(isinstance(e, ToolRunStarted) for e in events) == 3
+    assert sum(isinstance(e, ToolRunFinished) for e in events) == 3
+
+
+async def test_iteration_guard_stops_a_loop_that_never_converges() -> None:
+    provider = ScriptedProvider([tool_reply((f"c{i}", "echo", "{}")) for i in range(20)])
+    settings = AgentSettings(max_iterations=3, tool_round_limit=50)
+    history = [Message.user("loop")]
+    result = await Orchestrator(provider, EchoTools(), settings).run(history, model="m")
+    assert result.status == "error"
+    assert "iteration limit" in (result.error or "")
+    assert len(provider.requests) == 3
+    # history stays valid: every call has its result
+    assert history[-1].role == "tool"
+
+
+async def test_limit_stop_behaviour() -> None:
+    provider = ScriptedProvider([tool_reply((f"c{i}", "echo", "{}")) for i in range(10)])
+    settings = AgentSettings(tool_round_limit=2, limit_behavior="stop")
+    events, sink = collect()
+    asked: list[int] = []
+
+    async def confirm(rounds: int) -> bool:
+        asked.append(rounds)
+        return True
+
+    result = await Orchestrator(provider, EchoTools(), settings, confirm_continue=confirm).run(
+        [Message.user("x")], model="m", sink=sink)
+    assert result.status == "limit"
+    assert asked == []
+    assert len(provider.requests) == 2
+    assert any(isinstance(e, LimitReached) and not e.will_ask for e in events)
+
+
+async def test_limit_confirm_continue_then_decline() -> None:
+    provider = ScriptedProvider([tool_reply((f"c{i}", "echo", "{}")) for i in range(10)])
+    settings = AgentSettings(tool_round_limit=2, limit_behavior="confirm")
+    answers = [True, False]
+    asked: list[int] = []
+
+    async def confirm(rounds: int) -> bool:
+        asked.append(rounds)
+        return answers.pop(0)
+
+    result = await Orchestrator(provider, EchoTools(), settings, confirm_continue=confirm).run(
+        [Message.user("x")], model="m")
+    assert asked == [2, 2]
+    assert result.status == "limit"
+    assert len(provider.requests) == 4
+
+
+async def test_cancel_while_streaming_keeps_partial_answer() -> None:
+    provider = ScriptedProvider([[TextDelta("partial "), TextDelta("answer"), TextDelta("never")]],
+                                hang_after=2)
+    history = [Message.user("x")]
+    events, sink = collect()
+    task = asyncio.create_task(Orchestrator(provider, EchoTools()).run(history, model="m",
+                                                                        sink=sink))
+    await provider.streaming.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert history[-1].status == "stopped"
+    assert history[-1].text == "partial answer"
+    finished = [e for e in events if isinstance(e, AssistantFinished)]
+    assert finished and finished[0].message.status == "stopped"
+    assert isinstance(events[-1], RunFinished) and events[-1].status == "stopped"
+
+
+async def test_cancel_during_tool_keeps_history_valid() -> None:
+    provider = ScriptedProvider([tool_reply(("c1", "block", "{}"), ("c2", "echo", "{}"))])
+    tools = EchoTools()
+    history = [Message.user("x")]
+    task = asyncio.create_task(Orchestrator(provider, tools).run(history, model="m"))
+    await tools.blocking.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    results = history[-1].tool_results
+    assert [r.tool_call_id for r in results] == ["c1", "c2"]
+    assert results[0].status == "cancelled"
+
+
+async def test_provider_error_ends_turn_and_keeps_text() -> None:
+    provider = ScriptedProvider([[TextDelta("so far"), ErrorEvent("overloaded", status=529)]])
+    history = [Message.user("x")]
+    result = await Orchestrator(provider, EchoTools()).run(history, model="m")
+    assert result.status == "error"
+    assert result.error == "overloaded"
+    assert history[-1].status == "error"
+    assert history[-1].text == "so far"
+
+
+async def test_invalid_arguments_corrected_by_model() -> None:
+    provider = ScriptedProvider([
+        tool_reply(("c1", "echo", "{bad json")),
+        tool_reply(("c2", "echo", '{"fixed": true}')),
+        text_reply("ok"),
+    ])
+    history = [Message.user("x")]
+    result = await Orchestrator(provider, EchoTools()).run(history, model="m")
+    assert result.status == "complete"
+    assert history[2].tool_results[0].is_error
+    # the model saw the error result, then sent a corrected call
+    assert provider.requests[1].messages[-1].tool_results[0].is_error
+    assert json.loads(history[4].tool_results[0].content) == {"fixed": True}
+
+
+async def test_usage_is_summed_over_rounds() -> None:
+    provider = ScriptedProvider([
+        [*tool_reply(("c1", "echo", "{}"))[:-1], UsageEvent(Usage(input_tokens=10,
+                                                                  output_tokens=2)),
+         *tool_reply(("c1", "echo", "{}"))[-1:]],
+        [TextDelta("x"), UsageEvent(Usage(input_tokens=20, output_tokens=3))],
+    ])
+    result = await Orchestrator(provider, EchoTools()).run([Message.user("x")], model="m")
+    assert result.usage.input_tokens == 30
+    assert result.usage.output_tokens == 5

@@ -1,0 +1,212 @@
+"""Database opening, pragmas, migrations and transactions on real files."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from desktop.core.errors import StorageError
+from desktop.storage.database import Database
+from desktop.storage.migrations import LATEST_VERSION, MIGRATIONS, split_sql
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _tables(db: Database) -> set[str]:
+    rows = db.query("SELECT name FROM sqlite_master WHERE type = 'table'")
+    return {row[0] for row in rows}
+
+
+def test_migrates_empty_file(tmp_path: Path) -> None:
+    path = tmp_path / "a.sqlite3"
+    with Database.open(path) as db:
+        assert {"sessions", "messages", "settings", "providers", "schema_migrations"} <= _tables(db)
+        assert db.schema_version == LATEST_VERSION == db.latest_version
+        assert db.query_one("PRAGMA journal_mode")[0] == "wal"  # type: ignore[index]
+        assert db.query_one("PRAGMA foreign_keys")[0] == 1  # type: ignore[index]
+        assert db.query_one("PRAGMA synchronous")[0] == 1  # type: ignore[index]  # NORMAL
+        assert db.query_one("PRAGMA busy_timeout")[0] == 5000  # type: ignore[index]
+        versions = [r[0] for r in db.query("SELECT version FROM schema_migrations")]
+        assert versions == [m.version for m in MIGRATIONS]
+        assert db.integrity_check() == ["ok"]
+        indexes = {r[0] for r in db.query("SELECT name FROM sqlite_master WHERE type='index'")}
+        assert "messages_by_session_seq" in indexes
+
+
+def test_reopen_keeps_data_and_does_not_rerun(tmp_path: Path) -> None:
+    path = tmp_path / "a.sqlite3"
+    calls: list[int] = []
+
+    def v2(conn: sqlite3.Connection) -> None:
+        calls.append(2)
+        conn.execute("CREATE TABLE extra_things (x INTEGER)")
+
+    migrations = [*MIGRATIONS, (2, v2)]
+    with Database(path, migrations=migrations) as db:
+        db.execute("INSERT INTO settings (key, value) VALUES ('k', '1')")
+        applied = db.query("SELECT version, applied_at FROM schema_migrations ORDER BY version")
+    assert calls == [2]
+    with Database(path, migrations=migrations) as db:
+        assert db.query_one("SELECT value FROM settings WHERE key='k'")[0] == "1"  # type: ignore[index]
+        again = db.query("SELECT version, applied_at FROM schema_migrations ORDER BY version")
+        assert [tuple(r) for r in again] == [tuple(r) for r in applied]
+        assert db.schema_version == 2
+    assert calls == [2]
+
+
+def test_newer_database_is_refused_and_unaltered(tmp_path: Path) -> None:
+    path = tmp_path / "a.sqlite3"
+    future = [*MIGRATIONS, (LATEST_VERSION + 1, "CREATE TABLE future (x)")]
+    with Database(path, migrations=future) as db:
+        db.execute("INSERT INTO settings (key, value) VALUES ('k', '\"v\"')")
+    before = _digest(path)
+    siblings = sorted(p.name for p in tmp_path.iterdir())
+
+    with pytest.raises(StorageError, match=r"newer version of Assista.*not modified"):
+        Database(path)
+
+    assert _digest(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == siblings
+    with Database(path, migrations=future) as db:  # still readable by the newer app
+        assert db.schema_version == LATEST_VERSION + 1
+
+
+def test_newer_rollback_journal_database_keeps_its_journal_mode(tmp_path: Path) -> None:
+    path = tmp_path / "legacy.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL);"
+        "INSERT INTO schema_migrations VALUES (99, 0);"
+    )
+    conn.close()
+    before = _digest(path)
+    with pytest.raises(StorageError, match="schema 99"):
+        Database(path)
+    assert _digest(path) == before  # journal mode not switched to WAL
+
+
+def test_failed_migration_rolls_back_whole_step(tmp_path: Path) -> None:
+    path = tmp_path / "a.sqlite3"
+    with Database(path):
+        pass
+    bad = [*MIGRATIONS, (2, "CREATE TABLE half_done (x); INSERT INTO no_such_table VALUES (1);")]
+    with pytest.raises(StorageError, match="migration 2 failed"):
+        Database(path, migrations=bad)
+    with Database(path) as db:
+        assert "half_done" not in _tables(db)
+        assert db.schema_version == 1
+
+
+def test_failed_callable_migration_rolls_back(tmp_path: Path) -> None:
+    path = tmp_path / "a.sqlite3"
+
+    def v2(conn: sqlite3.Connection) -> None:
+        conn.execute("CREATE TABLE half_done (x)")
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        Database(path, migrations=[*MIGRATIONS, (2, v2)])
+    with Database(path) as db:
+        assert "half_done" not in _tables(db)
+        assert db.schema_version == 1
+
+
+def test_not_a_database(tmp_path: Path) -> None:
+    path = tmp_path / "junk.sqlite3"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StorageError, match="damaged or not an Assista database"):
+        Database(path)
+
+
+def test_bad_migration_list() -> None:
+    with pytest.raises(ValueError, match="increasing"):
+        Database(":memory:", migrations=[(2, "SELECT 1"), (1, "SELECT 1")])
+
+
+def test_split_sql_handles_strings_comments_and_triggers() -> None:
+    script = """
+    -- a comment; with a semicolon
+    CREATE TABLE t (x TEXT DEFAULT 'a;b');
+    CREATE TRIGGER tr AFTER INSERT ON t BEGIN
+        UPDATE t SET x = 'c;d' WHERE rowid = new.rowid;
+    END;
+    """
+    statements = split_sql(script)
+    assert len(statements) == 2
+    assert statements[1].startswith("CREATE TRIGGER") and statements[1].endswith("END;")
+    conn = sqlite3.connect(":memory:")
+    for statement in statements:
+        conn.execute(statement)
+    conn.execute("INSERT INTO t DEFAULT VALUES")
+    assert conn.execute("SELECT x FROM t").fetchone()[0] == "c;d"
+
+
+def test_transaction_rolls_back_and_nests(db: Database) -> None:
+    with pytest.raises(ZeroDivisionError), db.transaction() as conn:
+        conn.execute("INSERT INTO settings (key, value) VALUES ('a', '1')")
+        with db.transaction() as inner:
+            inner.execute("INSERT INTO settings (key, value) VALUES ('b', '2')")
+        _ = 1 / 0
+    assert db.query("SELECT key FROM settings") == []
+    with db.transaction() as conn:
+        conn.execute("INSERT INTO settings (key, value) VALUES ('a', '1')")
+        with db.transaction() as inner:
+            inner.execute("INSERT INTO settings (key, value) VALUES ('b', '2')")
+    assert sorted(r[0] for r in db.query("SELECT key FROM settings")) == ["a", "b"]
+
+
+def test_sqlite_errors_become_storage_errors(db: Database) -> None:
+    with pytest.raises(StorageError, match="write failed"):
+        db.execute("INSERT INTO nowhere VALUES (1)")
+    with pytest.raises(StorageError, match="read failed"):
+        db.query("SELECT * FROM nowhere")
+    db.close()
+    db.close()  # idempotent
+    assert db.closed
+    with pytest.raises(StorageError, match="closed"):
+        db.query("SELECT 1")
+
+
+def test_concurrent_writers_from_threads(db: Database) -> None:
+    errors: list[BaseException] = []
+
+    def worker(n: int) -> None:
+        try:
+            for i in range(100):
+                db.execute("INSERT INTO settings (key, value) VALUES (?, ?)", (f"{n}-{i}", str(i)))
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert db.query_one("SELECT COUNT(*) FROM settings")[0] == 400  # type: ignore[index]
+
+
+def test_second_connection_sees_committed_data(tmp_path: Path) -> None:
+    path = tmp_path / "a.sqlite3"
+    with Database(path) as first, Database(path) as second:
+        first.execute("INSERT INTO settings (key, value) VALUES ('k', '1')")
+        assert second.query_one("SELECT value FROM settings")[0] == "1"  # type: ignore[index]
+
+
+def test_upgrade_applies_only_missing_versions(tmp_path: Path) -> None:
+    path = tmp_path / "a.sqlite3"
+    with Database(path) as db:
+        db.execute("INSERT INTO settings (key, value) VALUES ('k', '\"kept\"')")
+    v2 = "ALTER TABLE sessions ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0"
+    with Database(path, migrations=[*MIGRATIONS, (2, v2)]) as db:
+        assert db.schema_version == 2
+        assert db.query_one("SELECT value FROM settings")[0] == '"kept"'  # type: ignore[index]
+        columns = {r[1] for r in db.query("PRAGMA table_info(sessions)")}
+        assert "pinned" in columns
+        assert [r[0] for r in db.query("SELECT version FROM schema_migrations")] == [1, 2]

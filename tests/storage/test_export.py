@@ -1,0 +1,148 @@
+"""JSON (lossless) and Markdown (readable) exports."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from desktop.core.errors import StorageError
+from desktop.core.messages import Message, ReasoningPart, TextPart, ToolCallPart, ToolResultPart
+from desktop.storage.export import EXPORT_FORMAT, export_sessions, parse_json_export
+from desktop.storage.sessions import SessionInfo, SessionStore
+
+from .conftest import full_message
+
+
+def _conversation(store: SessionStore) -> tuple[SessionInfo, list[Message]]:
+    s = store.create_session("Project notes", provider_id="prov_x", model="gpt-4o-mini")
+    messages = [
+        Message.user("Read the README please"),
+        full_message(),
+        Message(
+            role="tool",
+            parts=[ToolResultPart(tool_call_id="call_1", name="read_file", content="ok")],
+        ),
+        Message(
+            role="assistant",
+            status="stopped",
+            model="gpt-4o-mini",
+            parts=[TextPart(text="Partial answ")],
+        ),
+        Message(
+            role="assistant",
+            status="error",
+            error="provider (HTTP 500): upstream\nfailure",
+            parts=[],
+        ),
+        Message(role="assistant", status="interrupted", parts=[TextPart(text="cut")]),
+    ]
+    for m in messages:
+        store.save_message(s.id, m)
+    return store.get_session(s.id), messages  # type: ignore[return-value]
+
+
+def test_json_is_lossless(store: SessionStore) -> None:
+    info, messages = _conversation(store)
+    other = store.create_session("Other")
+    store.save_message(other.id, Message.user("second session"))
+
+    text = export_sessions(store, None, "json")
+    doc = json.loads(text)
+    assert doc["format"] == EXPORT_FORMAT == "assista-export"
+    assert doc["version"] == 1
+    assert isinstance(doc["exported_at"], float)
+    assert [s["title"] for s in doc["sessions"]] == ["Other", "Project notes"]
+
+    entry = doc["sessions"][1]
+    assert {k: entry[k] for k in ("id", "title", "provider_id", "model", "workspace")} == {
+        "id": info.id,
+        "title": "Project notes",
+        "provider_id": "prov_x",
+        "model": "gpt-4o-mini",
+        "workspace": None,
+    }
+    assert entry["created_at"] == info.created_at
+    assert [Message.model_validate(m) for m in entry["messages"]] == messages
+    parsed = parse_json_export(text)
+    assert parsed[1][1] == messages
+    assert parsed[1][0]["id"] == info.id
+
+
+def test_json_selected_sessions_in_given_order(store: SessionStore) -> None:
+    a = store.create_session("A")
+    b = store.create_session("B")
+    doc = json.loads(export_sessions(store, [a.id, b.id, a.id], "json"))
+    assert [s["title"] for s in doc["sessions"]] == ["A", "B"]
+    assert doc["sessions"][0]["messages"] == []
+    with pytest.raises(StorageError, match="does not exist"):
+        export_sessions(store, ["missing"], "json")
+    with pytest.raises(ValueError, match="unknown export format"):
+        export_sessions(store, None, "html")  # type: ignore[arg-type]
+
+
+def test_parse_rejects_other_files() -> None:
+    with pytest.raises(StorageError):
+        parse_json_export("{}")
+    with pytest.raises(StorageError):
+        parse_json_export("not json")
+    with pytest.raises(StorageError, match="version"):
+        parse_json_export('{"format": "assista-export", "version": 99}')
+
+
+def test_markdown(store: SessionStore) -> None:
+    _conversation(store)
+    second = store.create_session("Second")
+    store.save_message(second.id, Message.user("hello again"))
+    md = export_sessions(store, None, "markdown")
+
+    assert md.startswith("# Second\n")
+    assert "\n\n---\n\n# Project notes\n" in md
+    assert md.count("\n---\n") == 1
+    assert "Model: gpt-4o-mini" in md
+    assert "6 messages" in md
+    assert "## You\n\nRead the README please" in md
+    assert "## Assistant (gpt-4o-mini)" in md
+    assert "<details><summary>Reasoning</summary>\n\nLet me think… about `x`\n\n</details>" in md
+    assert "_(hidden by the provider)_" in md
+    assert "Hello 👋 — ünïcödé\nline two" in md
+    assert '> 🔧 `read_file({"path": "README.md"})`' in md
+    assert "> ✅ read_file succeeded" in md
+    assert "> # Readme" in md
+    assert "x" * 2000 not in md  # preview is truncated
+    assert "x" * 400 in md
+    assert "> ❌ write_file failed" in md
+    assert "> permission denied" in md
+    assert "_[Image: cat.jpg (image/jpeg)]_" in md
+    assert "## Tool results" in md
+    assert "Stopped by the user" in md
+    assert "**Error:** provider (HTTP 500): upstream failure" in md
+    assert "Interrupted: the app closed" in md
+    assert "aGVsbG8=" not in md  # image data is not dumped
+    assert "\ud800" not in md
+    md.encode("utf-8")  # writable as UTF-8
+
+
+def test_markdown_tool_call_edge_cases(store: SessionStore) -> None:
+    s = store.create_session("Edge")
+    store.save_message(
+        s.id,
+        Message(
+            role="assistant",
+            parts=[
+                ToolCallPart(id="1", name="list_directory"),
+                ToolCallPart(id="2", name="run", arguments="not json `x`\n{"),
+                ToolCallPart(id="3", name="big", arguments=json.dumps({"d": "y" * 500})),
+                ReasoningPart(text=""),
+                ToolResultPart(tool_call_id="3", name="big", content="```code```", status="denied"),
+            ],
+        ),
+    )
+    md = export_sessions(store, [s.id], "markdown")
+    assert "> 🔧 `list_directory()`" in md
+    assert "> 🔧 ``run(not json `x` {)``" in md
+    assert "y" * 500 not in md and "…" in md
+    assert "<details>" not in md  # empty reasoning is skipped
+    assert "> 🚫 big was denied" in md
+    assert "> ````\n> ```code```\n> ````" in md
+    assert "## Assistant\n" in md  # no model known

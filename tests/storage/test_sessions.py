@@ -1,0 +1,203 @@
+"""SessionStore: sessions and messages on a real SQLite file."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from desktop.core.errors import StorageError
+from desktop.core.messages import Message, TextPart, ToolCallPart
+from desktop.storage.database import Database
+from desktop.storage.sessions import SessionInfo, SessionStore
+
+from .conftest import full_message
+
+
+def test_create_get_list(store: SessionStore) -> None:
+    a = store.create_session()
+    b = store.create_session("  Second\n chat ", provider_id="p1", model="m1", workspace="/w")
+    assert a.title == "New chat"
+    assert b.title == "Second chat"
+    assert (b.provider_id, b.model, b.workspace, b.message_count) == ("p1", "m1", "/w", 0)
+    assert store.get_session(b.id) == b
+    assert store.get_session("nope") is None
+    assert [s.id for s in store.list_sessions()] == [b.id, a.id]
+
+
+def test_list_orders_by_last_update(store: SessionStore) -> None:
+    a = store.create_session("a")
+    b = store.create_session("b")
+    c = store.create_session("c")
+    store.save_message(a.id, Message.user("hi"))
+    assert [s.title for s in store.list_sessions()] == ["a", "c", "b"]
+    store.rename_session(b.id, "b2")
+    assert [s.title for s in store.list_sessions()] == ["b2", "a", "c"]
+    listed = {s.id: s for s in store.list_sessions()}
+    assert listed[a.id].message_count == 1
+    assert listed[c.id].message_count == 0
+
+
+def test_ordering_with_a_frozen_clock(db: Database) -> None:
+    store = SessionStore(db, clock=lambda: 1000.0)
+    ids = [store.create_session(str(i)).id for i in range(5)]
+    assert [s.id for s in store.list_sessions()] == ids[::-1]
+    store.save_message(ids[2], Message.user("x"))
+    assert store.list_sessions()[0].id == ids[2]
+
+
+def test_rename_update_delete(store: SessionStore) -> None:
+    s = store.create_session("t", provider_id="p", model="m", workspace="/w")
+    renamed = store.rename_session(s.id, "New title")
+    assert renamed.title == "New title"
+    assert renamed.updated_at > s.updated_at
+    assert store.rename_session(s.id, "   ").title == "New chat"
+
+    updated = store.update_session(s.id, model="m2")
+    assert (updated.provider_id, updated.model, updated.workspace) == ("p", "m2", "/w")
+    cleared = store.update_session(s.id, provider_id=None, workspace=None, extra={"pinned": True})
+    assert (cleared.provider_id, cleared.model, cleared.workspace) == (None, "m2", None)
+    assert cleared.extra == {"pinned": True}
+    assert store.get_session(s.id) == cleared
+
+    store.save_message(s.id, Message.user("hello"))
+    assert store.delete_session(s.id) is True
+    assert store.delete_session(s.id) is False
+    assert store.get_session(s.id) is None
+    assert store.load_messages(s.id) == []
+    count = store.db.query_one("SELECT COUNT(*) FROM messages")[0]  # type: ignore[index]
+    assert count == 0  # ON DELETE CASCADE
+    with pytest.raises(StorageError, match="does not exist"):
+        store.rename_session(s.id, "x")
+    with pytest.raises(StorageError, match="does not exist"):
+        store.update_session(s.id, model="x")
+
+
+def test_session_info_is_frozen(store: SessionStore) -> None:
+    s = store.create_session()
+    with pytest.raises(AttributeError):
+        s.title = "x"  # type: ignore[misc]
+    assert isinstance(s, SessionInfo)
+
+
+def test_upsert_keeps_original_position(store: SessionStore) -> None:
+    s = store.create_session()
+    first = Message.user("one")
+    reply = Message(role="assistant", status="streaming", parts=[TextPart(text="")])
+    store.save_message(s.id, first)
+    store.save_message(s.id, reply)
+    third = Message.user("three")
+    store.save_message(s.id, third)
+    for chunk in ("Hel", "lo", "!"):
+        reply.parts[0] = TextPart(text=reply.text + chunk)
+        store.save_message(s.id, reply)
+    reply.status = "complete"
+    reply.finish_reason = "stop"
+    store.save_message(s.id, reply)
+
+    loaded = store.load_messages(s.id)
+    assert [m.id for m in loaded] == [first.id, reply.id, third.id]
+    assert loaded[1] == reply
+    assert loaded[1].text == "Hello!"
+    seqs = [r[0] for r in store.db.query("SELECT seq FROM messages ORDER BY seq")]
+    assert seqs == [1, 2, 3]
+    assert store.get_session(s.id).message_count == 3  # type: ignore[union-attr]
+
+
+def test_every_part_type_round_trips(store: SessionStore) -> None:
+    s = store.create_session()
+    original = full_message()
+    store.save_message(s.id, original)
+    system = Message.system("sys")
+    tool = Message(role="tool", parts=[ToolCallPart(id="c", name="n", arguments="not json {")])
+    store.save_message(s.id, system)
+    store.save_message(s.id, tool)
+    loaded = store.load_messages(s.id)
+    assert loaded[0] == original
+    assert loaded[0].model_dump() == original.model_dump()
+    assert loaded[0].created_at == original.created_at  # REAL keeps the exact float
+    assert loaded[1:] == [system, tool]
+
+    # ...and through a fresh connection.
+    path = store.db.path
+    store.db.close()
+    with Database(path) as db2:
+        assert SessionStore(db2).load_messages(s.id)[0] == original
+
+
+def test_save_message_errors(store: SessionStore) -> None:
+    with pytest.raises(StorageError, match="does not exist"):
+        store.save_message("missing", Message.user("x"))
+    a = store.create_session()
+    b = store.create_session()
+    m = Message.user("x")
+    store.save_message(a.id, m)
+    with pytest.raises(StorageError, match="another chat"):
+        store.save_message(b.id, m)
+    assert [x.id for x in store.load_messages(a.id)] == [m.id]
+    assert store.load_messages(b.id) == []
+    assert store.get_session(b.id).message_count == 0  # type: ignore[union-attr]
+
+
+def test_delete_message(store: SessionStore) -> None:
+    s = store.create_session()
+    msgs = [Message.user(str(i)) for i in range(3)]
+    for m in msgs:
+        store.save_message(s.id, m)
+    before = store.get_session(s.id)
+    assert store.delete_message(msgs[1].id) is True
+    assert store.delete_message(msgs[1].id) is False
+    assert [m.id for m in store.load_messages(s.id)] == [msgs[0].id, msgs[2].id]
+    assert store.get_session(s.id).updated_at > before.updated_at  # type: ignore[union-attr]
+    # New messages still go to the end.
+    last = Message.user("last")
+    store.save_message(s.id, last)
+    assert store.load_messages(s.id)[-1].id == last.id
+
+
+def test_mark_interrupted(store: SessionStore) -> None:
+    s = store.create_session()
+    done = Message(role="assistant", parts=[TextPart(text="ok")])
+    partial = Message(role="assistant", status="streaming", parts=[TextPart(text="par")])
+    stopped = Message(role="assistant", status="stopped", parts=[TextPart(text="st")])
+    for m in (done, partial, stopped):
+        store.save_message(s.id, m)
+    assert store.mark_interrupted() == 1
+    assert [m.status for m in store.load_messages(s.id)] == ["complete", "interrupted", "stopped"]
+    assert store.load_messages(s.id)[1].text == "par"
+    assert store.mark_interrupted() == 0
+
+
+def test_unreadable_rows_are_skipped(store: SessionStore, caplog: pytest.LogCaptureFixture) -> None:
+    s = store.create_session()
+    good = Message.user("fine")
+    bad = Message.user("will be corrupted")
+    store.save_message(s.id, bad)
+    store.save_message(s.id, good)
+    store.db.execute(
+        'UPDATE messages SET parts = \'[{"type": "hologram"}]\' WHERE id = ?', (bad.id,)
+    )
+    with caplog.at_level("WARNING"):
+        assert [m.id for m in store.load_messages(s.id)] == [good.id]
+    assert "Skipping unreadable message" in caplog.text
+
+
+async def test_usable_from_event_loop_and_worker_threads(store: SessionStore) -> None:
+    s = store.create_session()
+    streaming = Message(role="assistant", status="streaming", parts=[TextPart(text="")])
+
+    async def stream() -> None:
+        for i in range(50):
+            streaming.parts[0] = TextPart(text=streaming.text + str(i % 10))
+            store.save_message(s.id, streaming)
+            await asyncio.sleep(0)
+
+    async def users() -> None:
+        for i in range(50):
+            await asyncio.to_thread(store.save_message, s.id, Message.user(f"u{i}"))
+
+    await asyncio.gather(stream(), users())
+    loaded = store.load_messages(s.id)
+    assert len(loaded) == 51
+    assert loaded[0].id == streaming.id
+    assert loaded[0].text == streaming.text

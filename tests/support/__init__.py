@@ -1,0 +1,1 @@
+"""Shared test helpers: a fake OpenAI-compatible server, SSE builders, fixtures."""
