@@ -14,6 +14,7 @@ keeps the partial answer, marks it ``stopped`` and still reports
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -184,15 +185,16 @@ class Orchestrator:
     async def _consume(self, request: ChatRequest, builder: MessageBuilder, emit: Sink) -> str:
         finish_reason = "stop"
         try:
-            async for event in self.provider.stream(request):
-                if isinstance(event, ErrorEvent):
+            async with contextlib.aclosing(self.provider.stream(request)) as stream:
+                async for event in stream:
+                    if isinstance(event, ErrorEvent):
+                        emit(event)
+                        raise _StreamFailed(event.message)
+                    if isinstance(event, EndEvent):
+                        finish_reason = event.finish_reason
+                        continue
+                    builder.feed(event)
                     emit(event)
-                    raise _StreamFailed(event.message)
-                if isinstance(event, EndEvent):
-                    finish_reason = event.finish_reason
-                    continue
-                builder.feed(event)
-                emit(event)
         except ProviderError as err:
             raise _StreamFailed(str(err)) from err
         return finish_reason

@@ -7,7 +7,7 @@ wire format, streams the response and yields normalized
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -51,7 +51,7 @@ class Provider(Protocol):
     supports_tools: bool
     supports_reasoning: bool
 
-    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+    def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         """Send the request and yield normalized events, ending with EndEvent or ErrorEvent."""
         ...
 

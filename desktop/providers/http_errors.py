@@ -141,7 +141,7 @@ def describe_transport_error(
         return f"request to {url} timed out ({detail})", "timeout"
     if isinstance(exc, httpx.ProxyError):
         return f"proxy error: {detail} (check HTTPS_PROXY / NO_PROXY)", "proxy_error"
-    if isinstance(exc, httpx.UnsupportedProtocol):
+    if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
         return f"invalid base URL {url!r}: {detail}", "invalid_url"
     if streaming:
         if isinstance(exc, httpx.RemoteProtocolError):

@@ -8,9 +8,11 @@ network, timeout, in-stream error, cut connection) becomes exactly one
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Mapping
+import re
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import httpx
@@ -19,6 +21,7 @@ from desktop.core.errors import ProviderError
 from desktop.core.events import ErrorEvent, StreamEvent
 from desktop.core.provider import ChatRequest, ModelInfo
 from desktop.providers.http_errors import (
+    describe_error_body,
     describe_status,
     describe_transport_error,
 )
@@ -39,6 +42,8 @@ log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 10.0
 ERROR_BODY_LIMIT = 65536
+DRAIN_TIMEOUT_S = 0.5  # after [DONE]: read the end of the body so the connection is reused
+_SECRET_HEADER = re.compile(r"(?i)auth|key|token|secret|password|cookie")
 
 
 class OpenAIChatProvider:
@@ -57,7 +62,11 @@ class OpenAIChatProvider:
         timeout: float = 120.0,
         retry: RetryPolicy | None = None,
         client: httpx.AsyncClient | None = None,
+        on_retry: Callable[[int, float, str], None] | None = None,
     ) -> None:
+        """``on_retry(attempt, delay_s, reason)`` is called before each retry wait
+        (e.g. to show "rate limited, retrying in 8 s"); ``client`` is not closed by
+        :meth:`aclose` when injected."""
         self.name = name
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
@@ -66,6 +75,11 @@ class OpenAIChatProvider:
         self._headers = dict(headers or {})
         self._client = client
         self._owns_client = client is None
+        self._on_retry = on_retry
+        self._secrets = (
+            self._api_key,
+            *(v for k, v in self._headers.items() if _SECRET_HEADER.search(k)),
+        )
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIChatProvider(name={self.name!r}, base_url={self.base_url!r})"
@@ -79,17 +93,20 @@ class OpenAIChatProvider:
             yield opened
             return
         response = opened
-        parser = ChatStreamParser(self.name)
+        parser = ChatStreamParser(self.name, secrets=self._secrets)
         events: list[StreamEvent]
         try:
             if not 200 <= response.status_code < 300:
                 events = [await self._status_error(response)]
             elif response.headers.get("content-type", "").startswith("application/json"):
                 events = await self._read_completion(response, parser)
+            elif "html" in response.headers.get("content-type", ""):
+                events = await self._html_instead_of_stream(response, parser)
             else:
                 decoder = SSEDecoder()
+                chunks = response.aiter_bytes()
                 try:
-                    async for chunk in response.aiter_bytes():
+                    async for chunk in chunks:
                         for sse in decoder.feed(chunk):
                             for event in parser.feed_sse(sse):
                                 yield event
@@ -98,6 +115,8 @@ class OpenAIChatProvider:
                     events = self._end_of_stream(decoder, parser)
                 except httpx.HTTPError as exc:  # mid-stream: never retried
                     events = parser.error(*self._describe(exc, streaming=True))
+                finally:
+                    await _drain(chunks, DRAIN_TIMEOUT_S if parser.done else 0.0)
         except Exception as exc:  # a bug or an unexpected failure: report, don't crash the UI
             log.exception("%s: stream failed", self.name)
             events = parser.error(self._redact(f"unexpected error: {exc}"), "internal_error")
@@ -110,8 +129,10 @@ class OpenAIChatProvider:
         """Models from ``GET {base_url}/models``, sorted by id; raises ProviderError."""
         try:
             request = self._build_request("GET", "/models", None)
-            response = await send_with_retry(self._get_client(), request, self.retry, stream=False)
-        except httpx.HTTPError as exc:
+            response = await send_with_retry(
+                self._get_client(), request, self.retry, stream=False, on_retry=self._on_retry
+            )
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
             message, code = self._describe(exc, streaming=False)
             raise ProviderError(message, provider=self.name, code=code, retryable=True) from None
         if not 200 <= response.status_code < 300:
@@ -150,8 +171,10 @@ class OpenAIChatProvider:
         try:
             body = build_chat_body(request)
             http_request = self._build_request("POST", "/chat/completions", body)
-            return await send_with_retry(self._get_client(), http_request, self.retry)
-        except httpx.HTTPError as exc:
+            return await send_with_retry(
+                self._get_client(), http_request, self.retry, on_retry=self._on_retry
+            )
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
             return self._transport_error(exc, streaming=False)
         except Exception as exc:
             log.exception("%s: request failed", self.name)
@@ -190,7 +213,7 @@ class OpenAIChatProvider:
         )
 
     def _redact(self, text: str) -> str:
-        return redact(text, (self._api_key, *self._headers.values()))
+        return redact(text, self._secrets)
 
     def _describe(self, exc: Exception, *, streaming: bool) -> tuple[str, str]:
         message, code = describe_transport_error(
@@ -213,22 +236,37 @@ class OpenAIChatProvider:
             location = response.headers.get("location", "?")
             return self._redact(f"unexpected redirect to {location}; check the base URL"), None
         content_type = response.headers.get("content-type", "")
-        secrets = (self._api_key, *self._headers.values())
-        return describe_status(status, body, content_type, secrets=secrets)
+        return describe_status(status, body, content_type, secrets=self._secrets)
 
     async def _status_error(self, response: httpx.Response) -> ErrorEvent:
+        message, code = self._status_message(response, await self._read_body(response))
+        status = response.status_code
+        text = str(ProviderError(message, provider=self.name, status=status))
+        return ErrorEvent(text, code=code, status=status, provider=self.name)
+
+    async def _read_body(self, response: httpx.Response) -> bytes:
         body = bytearray()
+        chunks = response.aiter_bytes()
         try:
-            async for chunk in response.aiter_bytes():
+            async for chunk in chunks:
                 body += chunk
                 if len(body) >= ERROR_BODY_LIMIT:
                     break
         except httpx.HTTPError:
             pass  # whatever arrived is enough for a message
-        message, code = self._status_message(response, bytes(body))
-        status = response.status_code
-        text = str(ProviderError(message, provider=self.name, status=status))
-        return ErrorEvent(text, code=code, status=status, provider=self.name)
+        finally:
+            await _drain(chunks, 0.0)
+        return bytes(body)
+
+    async def _html_instead_of_stream(
+        self, response: httpx.Response, parser: ChatStreamParser
+    ) -> list[StreamEvent]:
+        """A 200 HTML page (a captive portal, a web UI at the base URL, ...)."""
+        snippet, _ = describe_error_body(
+            await self._read_body(response), "text/html", secrets=self._secrets
+        )
+        message = f"expected an event stream but got a web page ({snippet}); check the base URL"
+        return parser.error(message, "unexpected_content")
 
     async def _read_completion(
         self, response: httpx.Response, parser: ChatStreamParser
@@ -240,6 +278,25 @@ class OpenAIChatProvider:
         except ValueError:
             return parser.error("the server sent invalid JSON", code="malformed_stream")
         return parser.feed_completion(payload)
+
+
+async def _drain(chunks: AsyncIterator[bytes], timeout: float) -> None:
+    """Finish an httpx byte iterator instead of leaving it suspended.
+
+    httpx/httpcore iterate through a chain of async generators; one abandoned
+    mid-way is finalized by the garbage collector, which fails noisily ("async
+    generator ignored GeneratorExit", "no running event loop") under event loops
+    without asyncgen hooks, such as qasync's. Reading to the end (within
+    ``timeout``; normally just the final zero-length chunk after ``[DONE]``, which
+    also lets the connection be reused) or cancelling the pending read makes every
+    generator in the chain finish while the loop is running.
+    """
+    try:
+        async with asyncio.timeout(timeout):
+            async for _ in chunks:
+                pass
+    except (TimeoutError, httpx.HTTPError):
+        pass
 
 
 def _is_complete(text: str) -> bool:

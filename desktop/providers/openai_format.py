@@ -8,6 +8,7 @@ normalized :mod:`desktop.core.events`. The HTTP side lives in ``openai_chat``.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,7 @@ from desktop.core.messages import (
     new_id,
 )
 from desktop.core.provider import ChatRequest
+from desktop.providers.retry import redact
 from desktop.providers.sse import ServerSentEvent
 
 __all__ = [
@@ -193,11 +195,13 @@ class ChatStreamParser:
         "done",
         "finish_reason",
         "provider",
+        "secrets",
         "usage",
     )
 
-    def __init__(self, provider: str = "provider") -> None:
+    def __init__(self, provider: str = "provider", *, secrets: Iterable[str | None] = ()) -> None:
         self.provider = provider
+        self.secrets = tuple(secrets)  # masked out of error messages
         self.done = False  # "data: [DONE]" seen
         self.closed = False  # a terminal event (EndEvent/ErrorEvent) was produced
         self.finish_reason: str | None = None
@@ -212,7 +216,7 @@ class ChatStreamParser:
 
     def feed_sse(self, sse: ServerSentEvent) -> list[StreamEvent]:
         data = sse.data
-        if data == "[DONE]" or data.startswith("[DONE]"):
+        if data.startswith("[DONE]"):
             self.done = True
             return self.finish()
         try:
@@ -308,7 +312,7 @@ class ChatStreamParser:
     # -- internals
 
     def _error_event(self, message: str, code: str | None) -> ErrorEvent:
-        text = str(ProviderError(message, provider=self.provider))
+        text = str(ProviderError(redact(message, self.secrets), provider=self.provider))
         return ErrorEvent(text, code=code, provider=self.provider)
 
     def _feed_choice(self, choice: dict[str, Any], events: list[StreamEvent]) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from desktop.core.agent_events import (
     AssistantFinished,
@@ -27,8 +27,15 @@ class ChatView(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         container = QWidget()
         container.setObjectName("chatContainer")
-        self._column = QVBoxLayout(container)
-        self._column.setContentsMargins(24, 16, 24, 16)
+        row = QHBoxLayout(container)
+        row.setContentsMargins(24, 16, 24, 16)
+        column_widget = QWidget()
+        column_widget.setMaximumWidth(MAX_WIDTH)
+        row.addStretch(0)
+        row.addWidget(column_widget, 1)
+        row.addStretch(0)
+        self._column = QVBoxLayout(column_widget)
+        self._column.setContentsMargins(0, 0, 0, 0)
         self._column.setSpacing(10)
         self._empty = QLabel("Ask anything. Press Enter to send, Shift+Enter for a new line.")
         self._empty.setObjectName("emptyHint")
@@ -37,6 +44,7 @@ class ChatView(QScrollArea):
         self._column.addStretch(1)
         self.setWidget(container)
         self._widgets: dict[str, MessageWidget] = {}
+        self._top_level: list[MessageWidget] = []
         self._current: MessageWidget | None = None
         self._tool_owner: dict[str, MessageWidget] = {}
         self._follow = True
@@ -54,10 +62,11 @@ class ChatView(QScrollArea):
     # -- content ------------------------------------------------------------------------
 
     def clear(self) -> None:
-        for widget in self._widgets.values():
+        for widget in self._top_level:
             widget.setParent(None)
             widget.deleteLater()
         self._widgets.clear()
+        self._top_level.clear()
         self._tool_owner.clear()
         self._current = None
         self._empty.show()
@@ -65,29 +74,35 @@ class ChatView(QScrollArea):
     def show_messages(self, messages: list[Message]) -> None:
         self.clear()
         results = {r.tool_call_id: r for m in messages for r in m.tool_results}
-        previous_role: str | None = None
         for message in messages:
             if message.role in {"tool", "system"}:
                 continue
-            widget = self.add_message(message, show_header=not (
-                message.role == "assistant" and previous_role == "assistant"))
+            widget = self.add_message(message)
             for call in message.tool_calls:
                 if call.id in results:
                     widget.add_tool_result(results[call.id])
-            previous_role = message.role
         self._follow = True
         QTimer.singleShot(0, self.scroll_to_bottom)
 
-    def add_message(self, message: Message, *, show_header: bool = True) -> MessageWidget:
+    def add_message(self, message: Message) -> MessageWidget:
+        """Append a message; an assistant message that continues a turn (after tool
+        results) joins the previous assistant block instead of starting a new one."""
         self._empty.hide()
-        widget = MessageWidget(message, show_header=show_header)
-        widget.setMaximumWidth(MAX_WIDTH)
-        self._column.insertWidget(self._column.count() - 1, widget, 0,
-                                  Qt.AlignmentFlag.AlignHCenter)
+        last = self._last_top_level()
+        if message.role == "assistant" and last is not None and last.role == "assistant":
+            widget = MessageWidget(message, show_header=False, continuation=True)
+            last.add_continuation(widget)
+        else:
+            widget = MessageWidget(message)
+            self._column.insertWidget(self._column.count() - 1, widget)
+            self._top_level.append(widget)
         self._widgets[message.id] = widget
         for call in message.tool_calls:
             self._tool_owner[call.id] = widget
         return widget
+
+    def _last_top_level(self) -> MessageWidget | None:
+        return self._top_level[-1] if self._top_level else None
 
     def widget_for(self, message_id: str) -> MessageWidget | None:
         return self._widgets.get(message_id)
@@ -101,11 +116,9 @@ class ChatView(QScrollArea):
     # -- streaming ----------------------------------------------------------------------
 
     def _on_assistant_started(self, event: AssistantStarted) -> None:
-        last = list(self._widgets.values())[-1] if self._widgets else None
-        continuing = last is not None and last.role == "assistant"
         message = Message(id=event.message_id, role="assistant", model=event.model,
                           status="streaming")
-        self._current = self.add_message(message, show_header=not continuing)
+        self._current = self.add_message(message)
 
     def _on_text(self, text: str) -> None:
         if self._current is not None:

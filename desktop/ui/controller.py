@@ -7,6 +7,7 @@ the controller and of its :class:`AgentBridge`; they never await the loop themse
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 from PySide6.QtCore import QObject, Signal
@@ -42,12 +43,13 @@ class ChatController(QObject):
         self._task: asyncio.Task[None] | None = None
         self._confirm: asyncio.Future[bool] | None = None
         self.model_override: str | None = None
+        self._running = False
 
     # -- state ----------------------------------------------------------------------
 
     @property
     def busy(self) -> bool:
-        return self._task is not None and not self._task.done()
+        return self._running
 
     def provider(self) -> ProviderConfig | None:
         return self.ctx.active_provider(self.settings)
@@ -168,11 +170,14 @@ class ChatController(QObject):
                 log.exception("turn failed")
                 self.errorOccurred.emit(f"Unexpected error: {exc}")
             finally:
-                await provider.aclose()
+                with contextlib.suppress(Exception):
+                    await provider.aclose()
+                self._running = False
                 self.sessionsChanged.emit()
+                self.busyChanged.emit(False)
 
+        self._running = True
         self._task = asyncio.ensure_future(turn())
-        self._task.add_done_callback(lambda _t: self.busyChanged.emit(False))
         self.busyChanged.emit(True)
         return True
 

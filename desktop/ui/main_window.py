@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
@@ -13,6 +14,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QPushButton,
     QSplitter,
@@ -92,7 +94,6 @@ class MainWindow(QMainWindow):
         self.refresh_sessions()
         self.refresh_providers()
         self._update_workspace()
-        self.statusBar().showMessage("Ready")
         QTimer.singleShot(0, self.composer.input.setFocus)
 
     # -- construction ---------------------------------------------------------------------
@@ -150,12 +151,14 @@ class MainWindow(QMainWindow):
         self._action(help_menu, "Open &log folder", None, self.open_log_folder)
         self._action(help_menu, "&About", None, self.show_about)
 
-    def _action(self, menu: object, text: str, shortcut: object, slot: object) -> QAction:
+    def _action(self, menu: QMenu, text: str,
+                shortcut: QKeySequence | QKeySequence.StandardKey | None,
+                slot: Callable[[], object]) -> QAction:
         action = QAction(text, self)
         if shortcut is not None:
-            action.setShortcut(shortcut)  # type: ignore[arg-type]
+            action.setShortcut(shortcut)
         action.triggered.connect(slot)
-        menu.addAction(action)  # type: ignore[attr-defined]
+        menu.addAction(action)
         return action
 
     def _connect(self) -> None:
@@ -172,7 +175,9 @@ class MainWindow(QMainWindow):
         self.providers_button.clicked.connect(self.open_providers)
         self.provider_combo.activated.connect(self._provider_chosen)
         self.model_combo.activated.connect(self._model_chosen)
-        self.model_combo.lineEdit().editingFinished.connect(self._model_edited)
+        model_edit = self.model_combo.lineEdit()
+        if model_edit is not None:
+            model_edit.editingFinished.connect(self._model_edited)
         c.sessionsChanged.connect(self.refresh_sessions)
         c.sessionOpened.connect(self._session_opened)
         c.userMessageAdded.connect(self._user_message)
@@ -217,7 +222,7 @@ class MainWindow(QMainWindow):
         elif event.status == "stopped":
             self.statusBar().showMessage("Stopped", 5000)
         else:
-            self.statusBar().showMessage("Ready")
+            self._update_status()
         self.composer.input.setFocus()
 
     def _show_usage(self, messages: list[Message]) -> None:

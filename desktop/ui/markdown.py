@@ -8,6 +8,7 @@ classes for spans.
 from __future__ import annotations
 
 import html
+import re
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
@@ -25,17 +26,31 @@ def _make_parser(dark: bool) -> MarkdownIt:
     style = "monokai" if dark else "friendly"
     formatter = HtmlFormatter(noclasses=True, nowrap=True, style=style)
 
-    def fence(tokens, idx, options, env):  # type: ignore[no-untyped-def]
+    def fence(_renderer, tokens, idx, _options, _env):  # type: ignore[no-untyped-def]
         token = tokens[idx]
         lang = (token.info or "").strip().split(" ")[0]
         return code_block_html(token.content, lang, formatter, dark)
 
     md.add_render_rule("fence", fence)
     md.add_render_rule("code_block", fence)
+    border = "#3a3f46" if dark else "#d0d5dc"
+
+    def table_open(_renderer, _tokens, _idx, _options, _env):  # type: ignore[no-untyped-def]
+        return (f'<table border="1" cellspacing="0" cellpadding="6" '
+                f'style="border-collapse: collapse; border-color: {border}; margin: 6px 0;">\n')
+
+    md.add_render_rule("table_open", table_open)
     return md
 
 
-def code_block_html(code: str, lang: str, formatter: HtmlFormatter, dark: bool) -> str:
+_CHECKBOX = re.compile(r'<input class="task-list-item-checkbox"( checked="checked")?[^>]*>')
+
+
+def _checkbox(match: re.Match[str]) -> str:
+    return "☑" if match.group(1) else "☐"
+
+
+def code_block_html(code: str, lang: str, formatter: HtmlFormatter[str], dark: bool) -> str:
     try:
         lexer = get_lexer_by_name(lang) if lang else None
     except ClassNotFound:
@@ -64,4 +79,7 @@ def parser(dark: bool) -> MarkdownIt:
 
 def render_markdown(text: str, *, dark: bool = False) -> str:
     """HTML for ``text``; safe to feed to a QTextBrowser."""
-    return parser(dark).render(text)
+    rendered = str(parser(dark).render(text))
+    if "task-list-item-checkbox" in rendered:
+        rendered = _CHECKBOX.sub(_checkbox, rendered)
+    return rendered

@@ -78,14 +78,21 @@ class MessageWidget(QFrame):
     heightChanged = Signal()
 
     def __init__(self, message: Message, *, show_header: bool = True,
-                 parent: QWidget | None = None) -> None:
+                 continuation: bool = False, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.message_id = message.id
         self.role = message.role
-        self.setObjectName("userMessage" if message.role == "user" else "assistantMessage")
+        if continuation:
+            self.setObjectName("assistantContinuation")
+        else:
+            self.setObjectName("userMessage" if message.role == "user" else "assistantMessage")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 10, 14, 10)
+        margin = 0 if continuation else 14
+        layout.setContentsMargins(margin, 0 if continuation else 10, margin,
+                                  0 if continuation else 10)
         layout.setSpacing(4)
+        self._layout = layout
         self.header = QLabel(self._header_text(message))
         self.header.setObjectName("messageHeader")
         self.header.setVisible(show_header)
@@ -135,6 +142,10 @@ class MessageWidget(QFrame):
             return f"You · {stamp}"
         model = f" · {message.model}" if message.model else ""
         return f"Assistant{model} · {stamp}"
+
+    def add_continuation(self, widget: MessageWidget) -> None:
+        """Show a later assistant message of the same turn inside this block."""
+        self._layout.addWidget(widget)
 
     # -- whole message ----------------------------------------------------------------
 

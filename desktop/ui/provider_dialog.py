@@ -9,7 +9,6 @@ loop (see :meth:`ProviderForm.start_check`).
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
@@ -34,18 +33,10 @@ from desktop.providers.factory import create_provider
 from desktop.providers.presets import PRESETS, get_preset
 from desktop.providers.retry import RetryPolicy, redact
 from desktop.ui import theme
-from desktop.ui.provider_form import (
-    ProviderForm,
-    WelcomePage,
-    item_text,
-    key_note,
-    source_text,
-)
+from desktop.ui.provider_form import ProviderForm, WelcomePage, item_text, key_note, source_text
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
-
-log = logging.getLogger(__name__)
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 CHECK_TIMEOUT_S = 20.0  # fetch/test should fail fast, not wait for a 120 s chat timeout
@@ -159,7 +150,9 @@ class ProviderDialog(QDialog):
         return self._current
 
     def reload(self, select_id: str | None = None) -> None:
-        """Re-read the providers and show ``select_id`` (default: keep the selection)."""
+        """Re-read the providers and show ``select_id`` (default: keep the selection).
+
+        Unsaved edits in the form are dropped (a new, unsaved provider is kept)."""
         configs = self.ctx.all_providers()
         if self._draft is not None:
             configs.append(self._draft)
@@ -291,17 +284,15 @@ class ProviderDialog(QDialog):
         """True when there are no unsaved edits or the user agrees to discard them."""
         if self._current is None or not self._dirty:
             return True
-        answer = QMessageBox.question(
-            self,
-            "Unsaved changes",
-            f"Discard your changes to “{self._current.name}”?",
-            QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Cancel,
-        )
-        if answer != QMessageBox.StandardButton.Discard:
+        text = f"Discard your changes to “{self._current.name}”?"
+        if not self._ask("Unsaved changes", text, QMessageBox.StandardButton.Discard):
             return False
         self._dirty = False
         return True
+
+    def _ask(self, title: str, text: str, button: QMessageBox.StandardButton) -> bool:
+        cancel = QMessageBox.StandardButton.Cancel
+        return QMessageBox.question(self, title, text, button | cancel, cancel) == button
 
     def _drop_draft(self, keep: str | None) -> None:
         if self._draft is None or self._draft.id == keep:
@@ -352,14 +343,8 @@ class ProviderDialog(QDialog):
             self._draft, self._dirty, self._current = None, False, None
             self.reload()
             return
-        answer = QMessageBox.question(
-            self,
-            "Remove provider",
-            f"Remove “{current.name}”? Its saved API key is deleted too.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Cancel,
-        )
-        if answer != QMessageBox.StandardButton.Yes:
+        text = f"Remove “{current.name}”? Its saved API key is deleted too."
+        if not self._ask("Remove provider", text, QMessageBox.StandardButton.Yes):
             return
         try:
             self.ctx.settings_store.delete_provider(current.id)
@@ -401,9 +386,7 @@ class ProviderDialog(QDialog):
                 config, key = self.form.to_config(current), self.form.api_key() or None
             else:
                 config, key = current, self.ctx.api_key_for(current)
-            config = config.model_copy(
-                update={"timeout_s": min(config.timeout_s, CHECK_TIMEOUT_S)}
-            )
+            config = config.model_copy(update={"timeout_s": min(config.timeout_s, CHECK_TIMEOUT_S)})
             provider = create_provider(config, key, retry=RetryPolicy.disabled())
         except AssistaError as exc:
             self.form.set_status(f"✗ {redact(str(exc), [key])}", "error")

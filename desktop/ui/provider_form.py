@@ -102,6 +102,13 @@ def format_headers(headers: dict[str, str]) -> str:
     return "\n".join(f"{name}: {value}" for name, value in headers.items())
 
 
+def _buddy_label(text: str, buddy: QWidget) -> QLabel:
+    """A form label whose mnemonic (``&``) focuses ``buddy``."""
+    label = QLabel(text)
+    label.setBuddy(buddy)
+    return label
+
+
 class ProviderForm(QWidget):
     """Name, preset, base URL, API key, model, extra headers, and a status line."""
 
@@ -163,13 +170,15 @@ class ProviderForm(QWidget):
         key_row.addWidget(self.key_edit, 1)
         key_row.addWidget(self.key_toggle)
         key_row.addWidget(self.key_link)
-        form.addRow("API &key", key_row)
-
         self.key_note = QLabel()
         self.key_note.setObjectName("emptyHint")
         self.key_note.setWordWrap(True)
         self.key_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        form.addRow("", self.key_note)
+        key_column = QVBoxLayout()
+        key_column.setSpacing(2)
+        key_column.addLayout(key_row)
+        key_column.addWidget(self.key_note)
+        form.addRow(_buddy_label("API &key", self.key_edit), key_column)
 
     def _build_model_rows(self, form: QFormLayout) -> None:
         self.model_combo = QComboBox()
@@ -186,7 +195,7 @@ class ProviderForm(QWidget):
         model_row = QHBoxLayout()
         model_row.addWidget(self.model_combo, 1)
         model_row.addWidget(self.fetch_button)
-        form.addRow("&Model", model_row)
+        form.addRow(_buddy_label("&Model", self.model_combo), model_row)
 
         self.headers_edit = QPlainTextEdit()
         self.headers_edit.setAccessibleName("Extra headers")
@@ -335,8 +344,13 @@ class ProviderForm(QWidget):
         """
         if self.busy:
             raise RuntimeError("a check is already running")
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not started under qasync: a task would never run
+            self.set_status("✗ Internal error: no asyncio event loop is running.", "error")
+            return
         self.set_busy(True, "Testing connection…" if test else "Fetching models…")
-        self._task = asyncio.ensure_future(self._check(provider, api_key, test=test))
+        self._task = loop.create_task(self._check(provider, api_key, test=test))
 
     def cancel_check(self) -> None:
         task, self._task = self._task, None

@@ -40,6 +40,8 @@ class SessionList(QWidget):
         layout.addWidget(title)
         self.list = QListWidget()
         self.list.setAccessibleName("Chats")
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._menu)
         self.list.itemActivated.connect(self._activated)
@@ -89,4 +91,4 @@ class SessionList(QWidget):
 
     def current_id(self) -> str | None:
         item = self.list.currentItem()
-        return item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+        return str(item.data(Qt.ItemDataRole.UserRole)) if item is not None else None

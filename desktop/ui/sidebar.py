@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QScrollArea,
+    QSizePolicy,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -55,6 +56,21 @@ def summarize_arguments(arguments: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def summarize_result(result: ToolResultPart, limit: int = 90) -> str:
+    """A one-line digest of a result: the error message, or the result's values."""
+    try:
+        data = json.loads(result.content)
+    except (json.JSONDecodeError, TypeError):
+        data = None
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, dict) and error.get("message"):
+            return summarize_arguments(json.dumps(str(error["message"])), limit)
+        if "result" in data:
+            return summarize_arguments(json.dumps(data["result"]), limit)
+    return summarize_arguments(json.dumps(result.content), limit)
+
+
 def pretty_json(text: str) -> str:
     try:
         return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
@@ -91,13 +107,12 @@ class ToolCallCard(QFrame):
         top.addWidget(self.status_label)
         layout.addLayout(top)
         self.args_label = QLabel(summarize_arguments(call.arguments))
-        self.args_label.setObjectName("toolCardMeta")
-        self.args_label.setWordWrap(True)
-        layout.addWidget(self.args_label)
         self.meta_label = QLabel()
-        self.meta_label.setObjectName("toolCardMeta")
-        self.meta_label.setWordWrap(True)
-        layout.addWidget(self.meta_label)
+        for label in (self.args_label, self.meta_label):
+            label.setObjectName("toolCardMeta")
+            label.setWordWrap(True)
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            layout.addWidget(label)
         self.details = QPlainTextEdit()
         self.details.setReadOnly(True)
         self.details.setMinimumHeight(160)
@@ -122,9 +137,7 @@ class ToolCallCard(QFrame):
         self._set_status(result.status)
         duration = result.duration_s if result.duration_s is not None else (
             time.monotonic() - self.started)
-        preview = " ".join(result.content.split())
-        preview = preview if len(preview) <= 140 else preview[:139] + "…"
-        self.meta_label.setText(f"{duration:.2f} s · {preview}")
+        self.meta_label.setText(f"{duration:.2f} s · {summarize_result(result)}")
         if self.details.isVisible():
             self._fill_details()
 
@@ -156,9 +169,10 @@ class ToolSidebar(QWidget):
         title = QLabel("Tool activity")
         title.setObjectName("panelTitle")
         outer.addWidget(title)
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         inner = QWidget()
         inner.setObjectName("toolSidebarInner")
         self.column = QVBoxLayout(inner)
@@ -169,8 +183,8 @@ class ToolSidebar(QWidget):
         self.empty.setWordWrap(True)
         self.column.addWidget(self.empty)
         self.column.addStretch(1)
-        self.scroll.setWidget(inner)
-        outer.addWidget(self.scroll, 1)
+        self.scroll_area.setWidget(inner)
+        outer.addWidget(self.scroll_area, 1)
         self.cards: dict[str, ToolCallCard] = {}
         self._turn = 0
         self._turn_of_message: dict[str, int] = {}
@@ -211,7 +225,7 @@ class ToolSidebar(QWidget):
         card.clicked.connect(self.messageClicked)
         self.column.insertWidget(self.column.count() - 1, card)
         self.cards[call.id] = card
-        QTimer.singleShot(0, lambda: self.scroll.ensureWidgetVisible(card))
+        QTimer.singleShot(0, lambda: self.scroll_area.ensureWidgetVisible(card))
         return card
 
     def show_history(self, messages: list[Message]) -> None:

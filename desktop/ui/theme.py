@@ -70,6 +70,7 @@ QMainWindow, QDialog {{ background: {c['window']}; }}
     border-radius: 10px; }}
 #assistantMessage {{ background: {c['assistant_bg']}; border: 1px solid {c['border']};
     border-radius: 10px; }}
+#assistantContinuation {{ background: transparent; border: none; }}
 #reasoningToggle {{ border: none; color: {c['muted']}; padding: 0; text-align: left; }}
 #reasoningView {{ color: {c['muted']}; }}
 #messageStatus[kind="error"] {{ color: {c['error']}; }}

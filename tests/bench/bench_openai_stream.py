@@ -42,11 +42,10 @@ from desktop.providers.sse import SSEDecoder  # noqa: E402
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse  # noqa: E402
 
 REQUEST = ChatRequest(model="gpt-4o-mini", messages=[Message.user("Write a lot.")])
-WORDS = (
-    "the of and to in is that for it as with was on be by this are from or an at which not "
-    "stream token model provider assistant function argument café naïve über résumé 東京 "
-    "データ 😀 — “quoted” code() {x: 1} path/to/file.py\n"
-).split(" ")
+_VOCABULARY = """the of and to in is that for it as with was on be by this are from or an at
+which not stream token model provider assistant function argument café naïve über résumé
+東京 データ 😀 — “quoted” code() {x: 1} path/to/file.py"""
+WORDS = [*_VOCABULARY.split(), "\n", "\n\n"]
 
 
 # ---------------------------------------------------------------- the recording

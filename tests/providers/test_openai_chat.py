@@ -482,15 +482,48 @@ async def test_openrouter_style_error_with_metadata(openai_server: FakeOpenAISer
 async def test_key_is_redacted_from_errors(openai_server: FakeOpenAIServer) -> None:
     openai_server.enqueue_error(401, f"Incorrect API key provided: {KEY}. Check your key.")
     other_secret = "tok-Zq8LmV3pXr7"
-    openai_server.enqueue_error(403, f"header X-Custom={other_secret} rejected")
-    provider = make(openai_server, headers={"X-Custom": other_secret})
+    openai_server.enqueue_error(403, f"header value {other_secret} rejected")
+    in_stream = {"error": {"message": f"key {KEY} is over quota", "code": "quota"}}
+    openai_server.enqueue(ScriptedResponse.sse([in_stream]))
+    provider = make(openai_server, headers={"X-Api-Key": other_secret, "X-Title": "Assista"})
     first = (await collect(provider)).last
     second = (await collect(provider)).last
+    third = (await collect(provider)).last
     await provider.aclose()
     assert isinstance(first, ErrorEvent) and isinstance(second, ErrorEvent)
+    assert isinstance(third, ErrorEvent)
     assert KEY not in first.message and "abcdefghijklmnop" not in first.message
     assert "***" in first.message
     assert other_secret not in second.message
+    assert third.message == "Fake: key *** is over quota"
+
+
+async def test_html_page_with_status_200(openai_server: FakeOpenAIServer) -> None:
+    page = "<html><head><title>Open WebUI</title></head><body>Sign in</body></html>"
+    openai_server.enqueue(ScriptedResponse.text(200, page))
+    async with make(openai_server) as provider:
+        event = (await collect(provider)).last
+    assert isinstance(event, ErrorEvent) and event.code == "unexpected_content"
+    assert "got a web page (Open WebUI: Sign in); check the base URL" in event.message
+
+
+async def test_invalid_base_url_is_an_error_event() -> None:
+    provider = OpenAIChatProvider("http://localhost:notaport/v1", name="Bad")
+    event = (await collect(provider)).last
+    assert isinstance(event, ErrorEvent) and event.code == "invalid_url"
+    assert event.message.startswith("Bad: invalid base URL")
+    await provider.aclose()
+
+
+async def test_on_retry_callback(openai_server: FakeOpenAIServer) -> None:
+    seen: list[tuple[int, float, str]] = []
+    openai_server.enqueue_error(429, "slow down", headers={"Retry-After": "3"})
+    openai_server.enqueue_text("ok")
+    retry = RetryPolicy(sleep=RecordingSleep())
+    provider = make(openai_server, retry=retry, on_retry=lambda *a: seen.append(a))
+    assert (await collect(provider)).text == "ok"
+    await provider.aclose()
+    assert seen == [(0, 3.0, "HTTP 429")]
 
 
 async def test_key_in_url_is_redacted_from_connection_errors() -> None:

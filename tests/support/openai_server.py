@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -217,6 +218,12 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, fake: FakeOpenAIServer, host: str) -> None:
         self.fake = fake
         super().__init__((host, 0), _Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that stops reading (Stop button, cancelled task) is normal here.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class FakeOpenAIServer:

@@ -36,7 +36,7 @@ SECRET = "sk-test-SECRET-0123456789abcdefXYZ"
 @pytest.fixture(autouse=True)
 def _no_real_keyring(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Nothing in these tests may reach the system keyring."""
-    monkeypatch.setattr(keyring, "get_keyring", lambda: fail.Keyring())
+    monkeypatch.setattr(keyring, "get_keyring", fail.Keyring)
     yield
     logs.shutdown_logging()
     logs.clear_registered_secrets()
@@ -44,16 +44,20 @@ def _no_real_keyring(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 @pytest.fixture
 def qt_loop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
-    """A qasync loop marked as running; Qt event processing (qtbot.wait*) drives it."""
-    loop = qasync.QEventLoop(qapp, already_running=True)
+    """A qasync loop that asyncio sees as running; Qt event processing (qtbot.wait*)
+    runs its callbacks, as in the app where qasync runs the Qt loop.
+
+    (``QEventLoop(already_running=True)`` is for a loop that is never stopped: its
+    ``stop()`` calls ``QApplication.exit()``, which breaks later tests.)
+    """
+    loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)
+    asyncio.events._set_running_loop(loop)
     yield loop
     for task in asyncio.all_tasks(loop):
         task.cancel()
     qapp.processEvents()
-    loop.stop()
     asyncio.events._set_running_loop(None)
-    qapp.aboutToQuit.disconnect(loop._after_run_forever)
     loop.close()
     asyncio.set_event_loop(None)
 
@@ -195,7 +199,9 @@ def test_add_provider_persists_config_and_key_outside_the_database(
 
 
 def test_save_is_disabled_while_the_form_is_invalid(
-    qtbot: Any, make_ctx: Callable[..., AppContext], open_dialog: Callable[[AppContext], ProviderDialog]
+    qtbot: Any,
+    make_ctx: Callable[..., AppContext],
+    open_dialog: Callable[[AppContext], ProviderDialog],
 ) -> None:
     dialog = open_dialog(make_ctx())
     dialog.open_for_new("custom")
@@ -220,7 +226,9 @@ def test_save_is_disabled_while_the_form_is_invalid(
 
 
 def test_key_field_show_hide_toggle(
-    qtbot: Any, make_ctx: Callable[..., AppContext], open_dialog: Callable[[AppContext], ProviderDialog]
+    qtbot: Any,
+    make_ctx: Callable[..., AppContext],
+    open_dialog: Callable[[AppContext], ProviderDialog],
 ) -> None:
     dialog = open_dialog(make_ctx())
     dialog.open_for_new("openrouter")
@@ -421,3 +429,27 @@ def test_detected_provider_can_be_added(
     assert dialog.current_provider() == saved
     assert not dialog.form.name_edit.isReadOnly()
     assert ctx.load_settings().active_provider_id == saved.id
+
+
+def test_closing_during_a_check_cancels_it(
+    qtbot: Any,
+    make_ctx: Callable[..., AppContext],
+    open_dialog: Callable[[AppContext], ProviderDialog],
+    server: FakeOpenAIServer,
+) -> None:
+    held = ScriptedResponse.json_body({"object": "list", "data": []})
+    held.hold_after = 0  # headers sent, body held until released
+    server.enqueue(held, path=MODELS_PATH)
+    dialog = open_dialog(make_ctx())
+    add_custom(qtbot, dialog, server.base_url)
+    qtbot.mouseClick(dialog.form.test_button, Qt.MouseButton.LeftButton)
+    task = dialog.form._task
+    assert task is not None
+    qtbot.waitUntil(held.holding.is_set, timeout=5000)
+
+    dialog.reject()  # unsaved draft, answered "Discard"
+    assert not dialog.isVisible()
+    assert not dialog.busy
+    qtbot.waitUntil(task.done, timeout=5000)
+    assert task.cancelled()
+    held.release()

@@ -1,0 +1,173 @@
+"""The main window chats with a real loopback server, shows tools, survives a restart."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import qasync
+from PySide6.QtCore import Qt
+
+from desktop.app import AppContext
+from desktop.core.settings import ProviderConfig
+from desktop.ui.controller import ChatController
+from desktop.ui.main_window import MainWindow
+from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse
+from tests.support.sse_builders import text_stream
+
+
+def make_window(qtbot: Any, ctx: AppContext) -> MainWindow:
+    window = MainWindow(ChatController(ctx))
+    qtbot.addWidget(window)
+    window.show()
+    return window
+
+
+def add_provider(ctx: AppContext, server: FakeOpenAIServer) -> ProviderConfig:
+    config = ProviderConfig(name="Loopback", preset="custom", base_url=server.base_url,
+                            model="gpt-test")
+    ctx.settings_store.save_provider(config)
+    ctx.secrets.set(config.id, "sk-loopback-key-123456")
+    settings = ctx.load_settings().model_copy(update={"active_provider_id": config.id})
+    ctx.save_settings(settings)
+    return config
+
+
+def send(qtbot: Any, window: MainWindow, text: str) -> None:
+    window.composer.input.setFocus()
+    qtbot.keyClicks(window.composer.input, text)
+    with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
+        qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
+
+
+def test_chat_with_tool_call_then_restart(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("Release on Friday.\nFix bug 412.\n")
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    window.controller.set_workspace(str(workspace))
+
+    fake_server.enqueue_tool_calls([("read_file", json.dumps({"files": [{"path": "notes.txt"}]}))])
+    fake_server.enqueue_text("The notes cover **two** items: the release and bug 412.")
+    send(qtbot, window, "Read notes.txt and summarise it")
+
+    # The sidebar shows the call, finished successfully
+    cards = list(window.sidebar.cards.values())
+    assert [c.call.name for c in cards] == ["read_file"]
+    assert cards[0].status == "succeeded"
+    assert "notes.txt" in cards[0].args_label.text()
+    # The model received the file's content as the tool result
+    second = fake_server.chat_requests[1].json
+    tool_messages = [m for m in second["messages"] if m["role"] == "tool"]
+    assert "Release on Friday." in tool_messages[0]["content"]
+    assert second["messages"][0]["role"] == "system"
+    # The chat shows the streamed markdown answer, rendered
+    history = window.controller.history
+    assert history[-1].text == "The notes cover **two** items: the release and bug 412."
+    widget = window.chat.widget_for(history[-1].id)
+    assert widget is not None
+    assert "two" in widget.body.toPlainText() and "**" not in widget.body.toPlainText()
+    # Usage and session list
+    assert window.sessions.list.count() == 1
+    assert window.sessions.list.item(0).text() == "Read notes.txt and summarise it"
+    session_id = window.controller.session_id
+    window.close()
+    ctx.close()
+
+    # Restart: the session and its messages are there
+    ctx2 = open_ctx()
+    window2 = make_window(qtbot, ctx2)
+    assert window2.sessions.list.count() == 1
+    item = window2.sessions.list.item(0)
+    window2.sessions.list.itemClicked.emit(item)
+    assert window2.controller.session_id == session_id
+    roles = [m.role for m in window2.controller.history]
+    assert roles == ["user", "assistant", "tool", "assistant"]
+    assert [c.status for c in window2.sidebar.cards.values()] == ["succeeded"]
+    last = window2.chat.widget_for(window2.controller.history[-1].id)
+    assert last is not None and "bug 412" in last.body.toPlainText()
+
+
+def test_provider_error_is_shown_and_session_stays_usable(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    fake_server.enqueue_error(400, "model 'gpt-test' does not exist")
+    send(qtbot, window, "hello")
+    assert window.error_banner.isVisible()
+    assert "does not exist" in window.error_banner.text()
+    assert window.controller.history[-1].status == "error"
+    fake_server.enqueue_text("Hi again")
+    send(qtbot, window, "try again")
+    assert window.controller.history[-1].text == "Hi again"
+    assert not window.error_banner.isVisible()
+
+
+def test_stop_keeps_partial_answer(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    response = ScriptedResponse(chunks=text_stream("partial answer that never ends", 4),
+                                hold_after=4)
+    fake_server.enqueue(response)
+    qtbot.keyClicks(window.composer.input, "go")
+    qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.controller.history[-1:] != [] and
+                    window.chat._current is not None and
+                    "partial" in "".join(window.chat._current._text_chunks), timeout=10000)
+    assert window.composer.send_button.text() == "Stop"
+    with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
+        qtbot.keyClick(window.composer.input, Qt.Key.Key_Escape)
+    response.release()
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
+    last = window.controller.history[-1]
+    assert last.status == "stopped"
+    assert last.text.startswith("partial")
+    assert window.composer.send_button.text() == "Send"
+    stored = ctx.sessions.load_messages(window.controller.session_id or "")
+    assert stored[-1].status == "stopped"
+
+
+def test_first_user_without_provider_is_asked_to_add_one(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+    monkeypatch: Any,
+) -> None:
+    ctx = open_ctx()
+    window = make_window(qtbot, ctx)
+    opened: list[bool] = []
+    monkeypatch.setattr(window, "open_providers", lambda: opened.append(True))
+    window.controller.providerMissing.disconnect()
+    window.controller.providerMissing.connect(window._provider_missing)
+    qtbot.keyClicks(window.composer.input, "hello")
+    qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+    assert opened == [True]
+    assert window.error_banner.isVisible()
+
+
+def test_environment_provider_is_listed_and_selected(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx({"OPENAI_API_KEY": "sk-env-key-000000000000", "OPENAI_BASE_URL":
+                    fake_server.base_url})
+    window = make_window(qtbot, ctx)
+    assert "environment" in window.provider_combo.currentText()
+    fake_server.enqueue_text("from env")
+    send(qtbot, window, "hi")
+    assert window.controller.history[-1].text == "from env"
+    auth = fake_server.chat_requests[0].headers.get("authorization")
+    assert auth == "Bearer sk-env-key-000000000000"
