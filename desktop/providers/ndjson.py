@@ -9,7 +9,7 @@ splits a character simply leaves it in the pending tail.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, Protocol
 
 __all__ = ["NDJSONDecoder", "NDJSONError", "aiter_ndjson"]
@@ -64,7 +64,7 @@ class _ByteStream(Protocol):
     def aiter_bytes(self) -> AsyncIterator[bytes]: ...
 
 
-async def aiter_ndjson(response: _ByteStream) -> AsyncIterator[Any]:
+async def aiter_ndjson(response: _ByteStream) -> AsyncGenerator[Any, None]:
     """JSON values of an ``httpx`` streaming response (anything with ``aiter_bytes()``)."""
     decoder = NDJSONDecoder()
     async for chunk in response.aiter_bytes():

@@ -12,7 +12,7 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from typing import Any
 
 import httpx
@@ -86,7 +86,7 @@ class OpenAIChatProvider:
 
     # -- public API
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         """Yield normalized events; the last one is an EndEvent or an ErrorEvent."""
         opened = await self._open(request)
         if isinstance(opened, ErrorEvent):

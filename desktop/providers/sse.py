@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import codecs
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -181,7 +181,7 @@ class _ByteStream(Protocol):
 
 async def aiter_sse(
     response: _ByteStream, *, dispatch_incomplete: bool = False
-) -> AsyncIterator[ServerSentEvent]:
+) -> AsyncGenerator[ServerSentEvent, None]:
     """Events of an ``httpx`` streaming response (anything with ``aiter_bytes()``)."""
     decoder = SSEDecoder()
     async for chunk in response.aiter_bytes():

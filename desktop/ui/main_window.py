@@ -231,6 +231,7 @@ class MainWindow(QMainWindow):
             if message.usage is not None:
                 total = total + message.usage
         self.usage_label.setText(format_usage(total))
+        self._update_status()
 
     def show_error(self, text: str) -> None:
         log.warning("shown to user: %s", text)
@@ -261,7 +262,8 @@ class MainWindow(QMainWindow):
     def _update_status(self) -> None:
         active = self.controller.provider()
         name = active.name if active else "no provider"
-        self.statusBar().showMessage(f"{name} · {self.controller.model() or 'no model'}")
+        self.statusBar().showMessage(f"{name} · {self.controller.model() or 'no model'} · "
+                                     f"{self.usage_label.text()}")
 
     def _provider_chosen(self, index: int) -> None:
         provider_id = self.provider_combo.itemData(index)

@@ -61,6 +61,7 @@ QMainWindow, QDialog {{ background: {c['window']}; }}
 #sessionPanel, #toolSidebar {{ background: {c['sidebar']}; }}
 #sessionPanel {{ border-right: 1px solid {c['border']}; }}
 #toolSidebar {{ border-left: 1px solid {c['border']}; }}
+#toolSidebar QScrollArea, #toolSidebarInner {{ background: transparent; }}
 #panelTitle {{ font-weight: 600; color: {c['muted']}; padding: 4px 2px; }}
 #topBar {{ background: {c['base']}; border-bottom: 1px solid {c['border']}; }}
 #appTitle {{ font-weight: 700; font-size: 15px; }}

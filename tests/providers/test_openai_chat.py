@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
+import gc
+import sys
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -690,3 +693,45 @@ async def test_injected_client_is_not_closed(openai_server: FakeOpenAIServer) ->
         assert (await collect(provider)).text == "ok"
         await provider.aclose()
         assert not client.is_closed
+
+
+# ---------------------------------------------------------------- connection hygiene
+
+
+async def test_connection_is_reused_after_done(openai_server: FakeOpenAIServer) -> None:
+    for _ in range(3):
+        openai_server.enqueue_text("Hello world", chunk_size=2)
+    async with make(openai_server) as provider:
+        for _ in range(3):
+            assert (await collect(provider)).text == "Hello world"
+    ports = {r.client_port for r in openai_server.chat_requests}
+    assert len(ports) == 1  # the body was read to its end, so the connection went back to the pool
+
+
+async def test_no_httpx_generator_left_suspended(openai_server: FakeOpenAIServer) -> None:
+    """Under a loop without asyncgen hooks (qasync), nothing is left for the GC to
+    finalize outside the loop: completed, failed and abandoned streams alike."""
+    openai_server.enqueue_text("Hello world", chunk_size=2)
+    openai_server.enqueue_error(400, "bad request")
+    openai_server.enqueue(ScriptedResponse.sse([{"error": {"message": "boom"}}, {"x": 1}]))
+    openai_server.enqueue(ScriptedResponse(chunks=text_stream("abcdef", 1), hold_after=3))
+    unraisable: list[Any] = []
+    old_hooks = sys.get_asyncgen_hooks()
+    old_unraisable = sys.unraisablehook
+    sys.set_asyncgen_hooks(firstiter=None, finalizer=None)
+    sys.unraisablehook = unraisable.append
+    try:
+        provider = make(openai_server)
+        for _ in range(3):
+            outcome = await collect(provider)
+            assert_terminal(outcome)
+        async with contextlib.aclosing(provider.stream(REQUEST)) as stream:
+            async for event in stream:
+                assert event == TextDelta("a")
+                break  # the consumer stops early (e.g. the Stop button)
+        await provider.aclose()
+        gc.collect()
+    finally:
+        sys.set_asyncgen_hooks(*old_hooks)
+        sys.unraisablehook = old_unraisable
+    assert unraisable == []

@@ -122,6 +122,7 @@ class RecordedRequest:
     path: str  # including any query string
     headers: dict[str, str]  # lower-cased names
     body: bytes
+    client_port: int = 0  # the client's TCP port: equal ports mean a reused connection
 
     @property
     def json(self) -> Any:
@@ -172,7 +173,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _handle(self) -> None:
         fake = self.server.fake
         headers = {k.lower(): v for k, v in self.headers.items()}
-        request = RecordedRequest(self.command, self.path, headers, self._read_body())
+        request = RecordedRequest(
+            self.command, self.path, headers, self._read_body(), self.client_address[1]
+        )
         fake._record(request)
         self._send(fake._response_for(request))
 
