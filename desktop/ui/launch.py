@@ -48,7 +48,8 @@ async def first_run(window: MainWindow) -> None:
         ctx.detected.append(found)
         window.refresh_providers()
         window.statusBar().showMessage("Found LM Studio running on this computer", 8000)
-    window.open_providers()
+    # Not from inside this task: a dialog must not run while a task step is executing.
+    QTimer.singleShot(0, window.open_providers)
 
 
 def launch_gui(data_dir: str | None = None, *, smoke: bool = False) -> int:

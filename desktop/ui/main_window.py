@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
+    QDialog,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -51,6 +52,8 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(APP_NAME)
         self.resize(1280, 820)
         self._model_task: asyncio.Task[None] | None = None
+        self._provider_dialog: QDialog | None = None
+        self._confirm_box: QMessageBox | None = None
         bridge = controller.bridge
 
         self.sessions = SessionList()
@@ -187,7 +190,6 @@ class MainWindow(QMainWindow):
         c.confirmRequested.connect(self._confirm_continue)
         c.selectionChanged.connect(self._update_workspace)
         c.bridge.runFinished.connect(self._run_finished)
-        c.bridge.streamError.connect(self.show_error)
 
     # -- sessions ------------------------------------------------------------------------
 
@@ -216,6 +218,9 @@ class MainWindow(QMainWindow):
         self.controller.send(text)
 
     def _run_finished(self, event: RunFinished) -> None:
+        if self._confirm_box is not None and self._confirm_box.isVisible():
+            self._confirm_box.reject()
+        self._confirm_box = None
         self._show_usage(self.controller.history)
         if event.status == "limit":
             self.statusBar().showMessage("Stopped at the tool-round limit", 8000)
@@ -312,11 +317,24 @@ class MainWindow(QMainWindow):
             self._model_task = None
 
     def open_providers(self) -> None:
+        """Show the Providers dialog (window-modal, without a nested event loop, so
+        asyncio tasks keep running while it is open)."""
         from desktop.ui.provider_dialog import ProviderDialog
 
+        if self._provider_dialog is not None and self._provider_dialog.isVisible():
+            self._provider_dialog.raise_()
+            self._provider_dialog.activateWindow()
+            return
         dialog = ProviderDialog(self.controller.ctx, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         dialog.providersChanged.connect(self._providers_changed)
-        dialog.exec()
+        dialog.finished.connect(self._provider_dialog_closed)
+        self._provider_dialog = dialog
+        dialog.open()
+
+    def _provider_dialog_closed(self) -> None:
+        self._provider_dialog = None
+        self._providers_changed()
 
     def _providers_changed(self) -> None:
         self.controller.reload_settings()
@@ -341,10 +359,22 @@ class MainWindow(QMainWindow):
         self._update_status()
 
     def _confirm_continue(self, rounds: int) -> None:
-        answer = QMessageBox.question(
-            self, "Continue?",
-            f"The assistant has used tools for {rounds} rounds. Let it continue?")
-        self.controller.answer_confirm(answer == QMessageBox.StandardButton.Yes)
+        # Emitted from inside the running turn: ask without a nested event loop.
+        box = QMessageBox(QMessageBox.Icon.Question, "Continue?",
+                          f"The assistant has used tools for {rounds} rounds. "
+                          "Let it continue?",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
+        box.setDefaultButton(QMessageBox.StandardButton.Yes)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        def answered(_result: int) -> None:
+            proceed = box.standardButton(box.clickedButton()) == QMessageBox.StandardButton.Yes
+            if self._confirm_box is box:
+                self._confirm_box = None
+            self.controller.answer_confirm(proceed)
+
+        box.finished.connect(answered)
+        self._confirm_box = box
+        box.open()
 
     def open_log_folder(self) -> None:
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.controller.ctx.paths.logs_dir)))

@@ -37,9 +37,21 @@ def _make_parser(dark: bool) -> MarkdownIt:
 
     def table_open(_renderer, _tokens, _idx, _options, _env):  # type: ignore[no-untyped-def]
         return (f'<table border="1" cellspacing="0" cellpadding="6" '
-                f'style="border-collapse: collapse; border-color: {border}; margin: 6px 0;">\n')
+                f'style="border-collapse: collapse; border: 1px solid {border}; '
+                f'margin: 6px 0;">\n')
 
     md.add_render_rule("table_open", table_open)
+
+    def cell_open(_renderer, tokens, idx, _options, _env):  # type: ignore[no-untyped-def]
+        token = tokens[idx]
+        tag = "th" if token.type == "th_open" else "td"
+        style = token.attrGet("style") or ""
+        align = style.replace("text-align:", "").strip()
+        align_attr = f' align="{align}"' if align else ""
+        return f'<{tag} style="border: 1px solid {border};"{align_attr}>'
+
+    md.add_render_rule("th_open", cell_open)
+    md.add_render_rule("td_open", cell_open)
     return md
 
 

@@ -185,7 +185,8 @@ class ToolSidebar(QWidget):
         self.column.addStretch(1)
         self.scroll_area.setWidget(inner)
         outer.addWidget(self.scroll_area, 1)
-        self.cards: dict[str, ToolCallCard] = {}
+        self.cards: dict[str, ToolCallCard] = {}  # latest card per call id
+        self.all_cards: list[ToolCallCard] = []
         self._turn = 0
         self._turn_of_message: dict[str, int] = {}
         self._timer = QTimer(self)
@@ -202,6 +203,7 @@ class ToolSidebar(QWidget):
             if widget is not None:
                 widget.deleteLater()
         self.cards.clear()
+        self.all_cards.clear()
         self._turn = 0
         self._turn_of_message.clear()
         self.empty.show()
@@ -225,6 +227,7 @@ class ToolSidebar(QWidget):
         card.clicked.connect(self.messageClicked)
         self.column.insertWidget(self.column.count() - 1, card)
         self.cards[call.id] = card
+        self.all_cards.append(card)
         QTimer.singleShot(0, lambda: self.scroll_area.ensureWidgetVisible(card))
         return card
 
@@ -257,7 +260,7 @@ class ToolSidebar(QWidget):
 
     def _tick(self) -> None:
         running = False
-        for card in self.cards.values():
+        for card in self.all_cards:
             card.tick()
             running = running or card.status == "running"
         if not running:

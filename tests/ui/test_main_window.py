@@ -105,13 +105,13 @@ def test_provider_error_is_shown_and_session_stays_usable(
     window = make_window(qtbot, ctx)
     fake_server.enqueue_error(400, "model 'gpt-test' does not exist")
     send(qtbot, window, "hello")
-    assert window.error_banner.isVisible()
-    assert "does not exist" in window.error_banner.text()
     assert window.controller.history[-1].status == "error"
+    failed = window.chat.widget_for(window.controller.history[-1].id)
+    assert failed is not None and failed.status_label.isVisible()
+    assert "does not exist" in failed.status_label.text()
     fake_server.enqueue_text("Hi again")
     send(qtbot, window, "try again")
     assert window.controller.history[-1].text == "Hi again"
-    assert not window.error_banner.isVisible()
 
 
 def test_stop_keeps_partial_answer(
@@ -171,3 +171,41 @@ def test_environment_provider_is_listed_and_selected(
     assert window.controller.history[-1].text == "from env"
     auth = fake_server.chat_requests[0].headers.get("authorization")
     assert auth == "Bearer sk-env-key-000000000000"
+
+
+def test_tool_round_limit_asks_to_continue(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    (tmp_path / "a.txt").write_text("a")
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    settings = ctx.load_settings()
+    agent = settings.agent.model_copy(update={"tool_round_limit": 1,
+                                              "limit_behavior": "confirm"})
+    ctx.save_settings(settings.model_copy(update={"agent": agent, "workspace": str(tmp_path)}))
+    window = make_window(qtbot, ctx)
+    args = json.dumps({"path": "."})
+    for _ in range(2):
+        fake_server.enqueue_tool_calls([("list_directory", args)])
+    qtbot.keyClicks(window.composer.input, "look around")
+    qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+    # First limit: continue
+    qtbot.waitUntil(lambda: window._confirm_box is not None and window._confirm_box.isVisible(),
+                    timeout=10000)
+    box = window._confirm_box
+    assert box is not None and "1 rounds" in box.text()
+    qtbot.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
+    # Second limit: stop
+    qtbot.waitUntil(lambda: window._confirm_box is not None and window._confirm_box is not box
+                    and window._confirm_box.isVisible(), timeout=10000)
+    second = window._confirm_box
+    assert second is not None
+    with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000) as blocker:
+        qtbot.mouseClick(second.button(QMessageBox.StandardButton.No),
+                         Qt.MouseButton.LeftButton)
+    assert blocker.args[0].status == "limit"
+    assert len(fake_server.chat_requests) == 2
+    assert [c.status for c in window.sidebar.all_cards] == ["succeeded", "succeeded"]
