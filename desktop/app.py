@@ -18,7 +18,7 @@ from desktop.core.provider import Provider
 from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.core.tooling import NoTools, ToolRunner
 from desktop.providers.factory import create_provider, providers_from_environment
-from desktop.providers.presets import PRESETS, get_preset
+from desktop.providers.presets import PRESETS
 from desktop.storage.database import Database
 from desktop.storage.logs import register_secret, setup_logging
 from desktop.storage.paths import DataPaths
@@ -116,11 +116,10 @@ class AppContext:
             key = self.environ.get(config.api_key_env) or None
         elif config.source == "user":
             key = self.secrets.get(config.id)
-        if key is None:
-            preset = get_preset(config.preset)
-            env_name = preset.api_key_env if preset is not None else None
-            if config.source != "user" and env_name:
-                key = self.environ.get(env_name) or None
+        if key is None and config.source != "user":
+            preset = PRESETS.get(config.preset)
+            found = preset.key_from_env(self.environ) if preset is not None else None
+            key = found[1] if found else None
         if key:
             register_secret(key)
         return key

@@ -23,7 +23,7 @@ from desktop.core.events import ErrorEvent, TextDelta, event_to_dict
 from desktop.core.messages import Message
 from desktop.core.orchestrator import RunResult
 from desktop.core.settings import AppSettings, ProviderConfig
-from desktop.providers.presets import get_preset
+from desktop.providers.presets import PRESETS
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ def resolve_provider(ctx: AppContext, args: argparse.Namespace,
     if args.provider:
         config = ctx.find_provider(args.provider)
         if config is None:
-            preset = get_preset(args.provider)
+            preset = PRESETS.get(args.provider.strip().lower())
             if preset is None:
                 raise ConfigError(
                     f"no provider or preset named {args.provider!r} "
@@ -48,10 +48,11 @@ def resolve_provider(ctx: AppContext, args: argparse.Namespace,
             base_url = args.base_url or preset.base_url
             if not base_url:
                 raise ConfigError(f"preset {preset.id!r} needs --base-url")
+            found = preset.key_from_env(ctx.environ)
             config = ProviderConfig(name=preset.name, kind=preset.kind, preset=preset.id,
                                     base_url=base_url, model=preset.default_model or "",
                                     headers=dict(preset.headers), source="environment",
-                                    api_key_env=preset.api_key_env)
+                                    api_key_env=found[0] if found else preset.api_key_env)
     elif args.base_url:
         config = ProviderConfig(name="OpenAI-compatible", kind="openai", preset="custom",
                                 base_url=args.base_url, source="environment",

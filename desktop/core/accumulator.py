@@ -12,6 +12,7 @@ from typing import Any
 from desktop.core.events import (
     ReasoningComplete,
     ReasoningDelta,
+    SourcesEvent,
     StreamEvent,
     TextDelta,
     ToolCallComplete,
@@ -22,6 +23,8 @@ from desktop.core.messages import (
     MessageStatus,
     Part,
     ReasoningPart,
+    Source,
+    SourcesPart,
     TextPart,
     ToolCallPart,
     Usage,
@@ -46,6 +49,7 @@ class MessageBuilder:
         self.message = Message(role="assistant", status="streaming", model=model, provider=provider)
         self._segments: list[_Segment] = []
         self._usage: Usage | None = None
+        self._sources: list[Source] = []
 
     @property
     def id(self) -> str:
@@ -85,6 +89,8 @@ class MessageBuilder:
             self._segments.append(_Segment("tool_call", part))
         elif isinstance(event, UsageEvent):
             self._usage = event.usage if self._usage is None else self._usage + event.usage
+        elif isinstance(event, SourcesEvent):
+            self._sources.extend(s for s in event.sources if s not in self._sources)
 
     def _complete_reasoning(self, event: ReasoningComplete) -> None:
         seg = self._segments[-1] if self._segments else None
@@ -129,6 +135,8 @@ class MessageBuilder:
                         text="".join(seg.chunks), duration_s=round(end - seg.started, 3)
                     )
                 )
+        if self._sources:
+            parts.append(SourcesPart(sources=list(self._sources)))
         return parts
 
     def snapshot(self) -> Message:

@@ -10,7 +10,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop.core.messages import Usage
+from desktop.core.messages import Source, Usage
 
 
 @dataclass(slots=True)
@@ -61,6 +61,14 @@ class UsageEvent:
 
 
 @dataclass(slots=True)
+class SourcesEvent:
+    """Grounding sources / citations for the answer (may arrive more than once)."""
+
+    sources: list[Source]
+    type: str = field(default="sources", init=False)
+
+
+@dataclass(slots=True)
 class ErrorEvent:
     """An error reported by the provider inside or before the stream."""
 
@@ -73,7 +81,11 @@ class ErrorEvent:
 
 @dataclass(slots=True)
 class EndEvent:
-    """The stream finished; ``finish_reason`` is normalized (stop/length/tool_calls/...)."""
+    """The stream finished; ``finish_reason`` is normalized (stop/length/tool_calls/...).
+
+    ``provider_data`` is stored on the assistant message (e.g. a Responses API
+    ``response_id`` used for ``previous_response_id`` chaining).
+    """
 
     finish_reason: str = "stop"
     provider_data: dict[str, Any] = field(default_factory=dict)
@@ -87,6 +99,7 @@ StreamEvent = (
     | ToolCallStarted
     | ToolCallComplete
     | UsageEvent
+    | SourcesEvent
     | ErrorEvent
     | EndEvent
 )
@@ -103,5 +116,8 @@ def event_to_dict(event: Any) -> dict[str, Any]:
             continue
         if hasattr(value, "model_dump"):
             value = value.model_dump(mode="json")
+        elif isinstance(value, list):
+            value = [v.model_dump(mode="json") if hasattr(v, "model_dump") else v
+                     for v in value]
         out[f.name] = value
     return out

@@ -64,6 +64,22 @@ class ToolResultPart(_Part):
     duration_s: float | None = None
 
 
+class Source(BaseModel):
+    """One grounding source or citation: a numbered link under the answer."""
+
+    title: str = ""
+    url: str | None = None
+    snippet: str | None = None
+
+
+class SourcesPart(_Part):
+    """Grounding / citations returned with an answer (Gemini groundingMetadata,
+    OpenAI url_citation annotations, Anthropic citations)."""
+
+    type: Literal["sources"] = "sources"
+    sources: list[Source] = Field(default_factory=list)
+
+
 class ImagePart(_Part):
     """Reserved for attachments: base64 data with its media type."""
 
@@ -74,7 +90,7 @@ class ImagePart(_Part):
 
 
 Part = Annotated[
-    TextPart | ReasoningPart | ToolCallPart | ToolResultPart | ImagePart,
+    TextPart | ReasoningPart | ToolCallPart | ToolResultPart | ImagePart | SourcesPart,
     Field(discriminator="type"),
 ]
 
@@ -116,6 +132,9 @@ class Message(BaseModel):
     usage: Usage | None = None
     error: str | None = None
     finish_reason: str | None = None
+    parent_id: str | None = None  # the message this one answers / follows (branches)
+    # Opaque per-provider data kept with the message, e.g. {"response_id": ...}
+    provider_data: dict[str, Any] = Field(default_factory=dict)
 
     @property
     def text(self) -> str:

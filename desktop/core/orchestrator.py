@@ -161,13 +161,14 @@ class Orchestrator:
             temperature=run.temperature,
         )
         try:
-            finish_reason = await self._consume(request, builder, run.emit)
+            end = await self._consume(request, builder, run.emit)
         except asyncio.CancelledError:
             self._close(run, builder, builder.finish("stopped", finish_reason="cancelled"))
             raise
         except _StreamFailed as failed:
             return self._close(run, builder, builder.finish("error", error=failed.message))
-        return self._close(run, builder, builder.finish("complete", finish_reason=finish_reason))
+        return self._close(run, builder, builder.finish(
+            "complete", finish_reason=end.finish_reason, provider_data=dict(end.provider_data)))
 
     @staticmethod
     def _close(run: _Run, builder: MessageBuilder, message: Message) -> Message:
@@ -182,8 +183,9 @@ class Orchestrator:
         run.emit(AssistantFinished(message=message))
         return message
 
-    async def _consume(self, request: ChatRequest, builder: MessageBuilder, emit: Sink) -> str:
-        finish_reason = "stop"
+    async def _consume(self, request: ChatRequest, builder: MessageBuilder,
+                       emit: Sink) -> EndEvent:
+        end = EndEvent("stop")
         try:
             async with contextlib.aclosing(self.provider.stream(request)) as stream:
                 async for event in stream:
@@ -191,13 +193,13 @@ class Orchestrator:
                         emit(event)
                         raise _StreamFailed(event.message)
                     if isinstance(event, EndEvent):
-                        finish_reason = event.finish_reason
+                        end = event
                         continue
                     builder.feed(event)
                     emit(event)
         except ProviderError as err:
             raise _StreamFailed(str(err)) from err
-        return finish_reason
+        return end
 
     async def _run_tools(self, run: _Run, message: Message, round_no: int) -> None:
         emit = run.emit

@@ -32,7 +32,23 @@ class ChatRequest:
     tools: list[ToolSpec] = field(default_factory=list)
     temperature: float | None = None
     max_tokens: int | None = None
+    # Reasoning / extended thinking: ``reasoning`` turns it on where a model needs a
+    # switch (Anthropic thinking, Gemini thinkingConfig, OpenAI reasoning.effort).
+    reasoning: bool = False
+    reasoning_budget: int | None = None  # tokens (Anthropic budget_tokens, Gemini budget)
+    reasoning_effort: str | None = None  # "low" | "medium" | "high" (OpenAI)
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCapabilities:
+    """What a model can do; ``None`` means unknown (the UI then lets the user decide)."""
+
+    tools: bool | None = None
+    vision: bool | None = None
+    reasoning: bool | None = None
+    max_output_tokens: int | None = None
+    context_window: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +57,7 @@ class ModelInfo:
     name: str | None = None
     context_window: int | None = None
     owned_by: str | None = None
+    capabilities: ModelCapabilities | None = None
 
 
 @runtime_checkable

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -25,6 +25,9 @@ class ProviderConfig(BaseModel):
     source: ProviderSource = "user"
     api_key_env: str | None = None  # for source="environment": the variable holding the key
     timeout_s: float = 120.0
+    # Per-provider switches, e.g. {"responses_mode": "chain" | "replay"} for the OpenAI
+    # Responses API, {"thinking": true, "thinking_budget": 4096} for Anthropic.
+    options: dict[str, Any] = Field(default_factory=dict)
 
 
 class AgentSettings(BaseModel):

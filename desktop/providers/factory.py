@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import os
 from collections.abc import Mapping
@@ -12,13 +13,26 @@ import httpx
 from desktop.core.errors import ConfigError
 from desktop.core.provider import Provider
 from desktop.core.settings import ProviderConfig
-from desktop.providers.openai_chat import OpenAIChatProvider, parse_models
+from desktop.providers.openai_chat import parse_models
 from desktop.providers.presets import PRESETS, config_from_preset
 from desktop.providers.retry import RetryPolicy
 
 __all__ = ["create_provider", "detect_lmstudio", "providers_from_environment"]
 
 log = logging.getLogger(__name__)
+
+#: Wire API ("kind") -> (module, class). Every adapter takes the same constructor:
+#: ``(base_url, api_key, *, name, headers, timeout, retry, client, options)``.
+ADAPTERS: dict[str, tuple[str, str]] = {
+    "openai": ("desktop.providers.openai_chat", "OpenAIChatProvider"),
+    "openai-responses": ("desktop.providers.openai_responses", "OpenAIResponsesProvider"),
+    "anthropic": ("desktop.providers.anthropic", "AnthropicProvider"),
+    "gemini": ("desktop.providers.gemini", "GeminiProvider"),
+    "ollama": ("desktop.providers.ollama", "OllamaProvider"),
+}
+
+#: Presets not listed from the environment: the same key already lists its main preset.
+ENV_SKIPPED_PRESETS = frozenset({"openai-responses"})
 
 LMSTUDIO_URL = "http://localhost:1234/v1"
 DETECT_TIMEOUT_S = 1.5
@@ -45,17 +59,22 @@ def create_provider(
     if preset is not None and preset.requires_key and not api_key:
         where = f"set {preset.api_key_env} or " if preset.api_key_env else ""
         raise ConfigError(f"{config.name} needs an API key: {where}add one in Settings")
-    if config.kind == "openai":
-        return OpenAIChatProvider(
-            url,
-            api_key,
-            name=config.name,
-            headers=config.headers,
-            timeout=config.timeout_s,
-            retry=retry,
-            client=client,
-        )
-    raise ConfigError(f"{config.name}: unsupported provider kind {config.kind!r}")
+    adapter = ADAPTERS.get(config.kind)
+    if adapter is None:
+        raise ConfigError(f"{config.name}: unsupported provider kind {config.kind!r}")
+    module_name, class_name = adapter
+    cls = getattr(importlib.import_module(module_name), class_name)
+    provider: Provider = cls(
+        url,
+        api_key,
+        name=config.name,
+        headers=config.headers,
+        timeout=config.timeout_s,
+        retry=retry,
+        client=client,
+        options=config.options,
+    )
+    return provider
 
 
 def providers_from_environment(environ: Mapping[str, str] | None = None) -> list[ProviderConfig]:
@@ -67,7 +86,8 @@ def providers_from_environment(environ: Mapping[str, str] | None = None) -> list
     env = os.environ if environ is None else environ
     configs: list[ProviderConfig] = []
     for preset in PRESETS.values():
-        if not preset.api_key_env or not env.get(preset.api_key_env, "").strip():
+        found = preset.key_from_env(env)
+        if found is None or preset.id in ENV_SKIPPED_PRESETS:
             continue
         base_url = None
         if preset.id == "openai":
@@ -78,7 +98,7 @@ def providers_from_environment(environ: Mapping[str, str] | None = None) -> list
                 base_url=base_url,
                 source="environment",
                 id=f"env_{preset.id}",
-                api_key_env=preset.api_key_env,
+                api_key_env=found[0],
             )
         )
     return configs

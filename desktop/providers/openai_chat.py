@@ -63,11 +63,15 @@ class OpenAIChatProvider:
         retry: RetryPolicy | None = None,
         client: httpx.AsyncClient | None = None,
         on_retry: Callable[[int, float, str], None] | None = None,
+        options: Mapping[str, Any] | None = None,
     ) -> None:
-        """``on_retry(attempt, delay_s, reason)`` is called before each retry wait
+        """``options`` are per-provider switches (none used by Chat Completions yet).
+
+        ``on_retry(attempt, delay_s, reason)`` is called before each retry wait
         (e.g. to show "rate limited, retrying in 8 s"); ``client`` is not closed by
         :meth:`aclose` when injected."""
         self.name = name
+        self.options = dict(options or {})
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self.retry = retry if retry is not None else RetryPolicy()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -31,6 +32,21 @@ class ProviderPreset:
     headers: MappingProxyType[str, str] = field(default_factory=_headers)
     default_model: str | None = None
     keys_url: str | None = None  # where a user gets a key
+    # Further variables that may hold the key, tried after api_key_env (GOOGLE_API_KEY).
+    other_key_envs: tuple[str, ...] = ()
+
+    @property
+    def key_envs(self) -> tuple[str, ...]:
+        first = (self.api_key_env,) if self.api_key_env else ()
+        return first + self.other_key_envs
+
+    def key_from_env(self, environ: Mapping[str, str]) -> tuple[str, str] | None:
+        """``(variable, key)`` for the first of :attr:`key_envs` that is set."""
+        for name in self.key_envs:
+            value = environ.get(name, "").strip()
+            if value:
+                return name, value
+        return None
 
 
 PRESETS: dict[str, ProviderPreset] = {
@@ -75,7 +91,70 @@ PRESETS: dict[str, ProviderPreset] = {
             default_model="meta-llama/Llama-3.3-70B-Instruct-Turbo",
             keys_url="https://api.together.ai/settings/api-keys",
         ),
+        ProviderPreset(
+            id="mistral",
+            name="Mistral",
+            base_url="https://api.mistral.ai/v1",
+            api_key_env="MISTRAL_API_KEY",
+            default_model="mistral-small-latest",
+            keys_url="https://console.mistral.ai/api-keys",
+        ),
+        ProviderPreset(
+            id="deepseek",
+            name="DeepSeek",
+            base_url="https://api.deepseek.com/v1",
+            api_key_env="DEEPSEEK_API_KEY",
+            default_model="deepseek-chat",
+            keys_url="https://platform.deepseek.com/api_keys",
+        ),
+        ProviderPreset(
+            id="llamacpp",
+            name="llama.cpp server",
+            base_url="http://localhost:8080/v1",
+            requires_key=False,
+        ),
+        ProviderPreset(
+            id="vllm",
+            name="vLLM",
+            base_url="http://localhost:8000/v1",
+            requires_key=False,
+        ),
         ProviderPreset(id="custom", name="Custom (OpenAI-compatible)", requires_key=False),
+        ProviderPreset(
+            id="openai-responses",
+            name="OpenAI (Responses API)",
+            kind="openai-responses",
+            base_url="https://api.openai.com/v1",
+            api_key_env="OPENAI_API_KEY",
+            default_model="gpt-4.1-mini",
+            keys_url="https://platform.openai.com/api-keys",
+        ),
+        ProviderPreset(
+            id="anthropic",
+            name="Anthropic",
+            kind="anthropic",
+            base_url="https://api.anthropic.com",
+            api_key_env="ANTHROPIC_API_KEY",
+            default_model="claude-sonnet-4-5",
+            keys_url="https://console.anthropic.com/settings/keys",
+        ),
+        ProviderPreset(
+            id="gemini",
+            name="Google Gemini",
+            kind="gemini",
+            base_url="https://generativelanguage.googleapis.com/v1beta",
+            api_key_env="GEMINI_API_KEY",
+            other_key_envs=("GOOGLE_API_KEY",),
+            default_model="gemini-2.5-flash",
+            keys_url="https://aistudio.google.com/apikey",
+        ),
+        ProviderPreset(
+            id="ollama",
+            name="Ollama",
+            kind="ollama",
+            base_url="http://localhost:11434",
+            requires_key=False,
+        ),
     )
 }
 

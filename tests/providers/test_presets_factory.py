@@ -13,7 +13,10 @@ from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, unus
 
 
 def test_presets_table() -> None:
-    assert set(PRESETS) == {"openai", "openrouter", "lmstudio", "groq", "together", "custom"}
+    assert set(PRESETS) == {
+        "openai", "openrouter", "lmstudio", "groq", "together", "mistral", "deepseek",
+        "llamacpp", "vllm", "custom", "openai-responses", "anthropic", "gemini", "ollama",
+    }
     expected = {
         "openai": ("https://api.openai.com/v1", "OPENAI_API_KEY", True),
         "openrouter": ("https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", True),
@@ -59,8 +62,8 @@ def test_create_provider() -> None:
 def test_create_provider_errors() -> None:
     with pytest.raises(ConfigError, match="needs an API key: set OPENAI_API_KEY"):
         create_provider(config_from_preset("openai"), None)
-    with pytest.raises(ConfigError, match="unsupported provider kind 'anthropic'"):
-        create_provider(ProviderConfig(name="X", kind="anthropic", base_url="https://x.test"), "k")
+    with pytest.raises(ConfigError, match="unsupported provider kind 'telepathy'"):
+        create_provider(ProviderConfig(name="X", kind="telepathy", base_url="https://x.test"), "k")
     with pytest.raises(ConfigError, match="must start with http"):
         create_provider(ProviderConfig(name="X", base_url="localhost:1234/v1"), None)
 
