@@ -6,6 +6,7 @@ point and handed to whoever needs it. This module imports no Qt.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 from collections.abc import Mapping
@@ -14,9 +15,10 @@ from pathlib import Path
 
 from desktop.core.errors import ConfigError
 from desktop.core.orchestrator import ConfirmContinue, Orchestrator
-from desktop.core.provider import Provider
+from desktop.core.provider import ModelCapabilities, ModelInfo, Provider
 from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.core.tooling import NoTools, ToolRunner
+from desktop.providers.capabilities import Capabilities, resolve_capabilities
 from desktop.providers.factory import create_provider, providers_from_environment
 from desktop.providers.presets import PRESETS
 from desktop.storage.database import Database
@@ -126,6 +128,45 @@ class AppContext:
 
     def build_provider(self, config: ProviderConfig) -> Provider:
         return create_provider(config, self.api_key_for(config))
+
+    # -- model lists and capabilities ---------------------------------------------------
+
+    def cached_models(self, config: ProviderConfig) -> list[ModelInfo]:
+        """The provider's model list as last fetched (empty if never fetched)."""
+        raw = self.settings_store.get_value(f"models:{config.id}", None)
+        if not isinstance(raw, list):
+            return []
+        models: list[ModelInfo] = []
+        for item in raw:
+            if isinstance(item, dict) and isinstance(item.get("id"), str):
+                caps = item.get("capabilities")
+                models.append(ModelInfo(
+                    id=item["id"], name=item.get("name"),
+                    context_window=item.get("context_window"),
+                    capabilities=ModelCapabilities(**caps) if isinstance(caps, dict) else None,
+                ))
+        return models
+
+    async def refresh_models(self, config: ProviderConfig) -> list[ModelInfo]:
+        """Fetch the model list from the provider and cache it; raises ProviderError."""
+        provider = self.build_provider(config)
+        try:
+            models = await provider.list_models()
+        finally:
+            await provider.aclose()
+        self.settings_store.set_value(f"models:{config.id}", [
+            {"id": m.id, "name": m.name, "context_window": m.context_window,
+             "capabilities": dataclasses.asdict(m.capabilities) if m.capabilities else None}
+            for m in models
+        ])
+        return models
+
+    def capabilities_for(self, config: ProviderConfig, model: str) -> Capabilities:
+        reported = next((m.capabilities for m in self.cached_models(config) if m.id == model),
+                        None)
+        overrides = config.options.get("capabilities")
+        return resolve_capabilities(model, reported,
+                                    overrides if isinstance(overrides, dict) else None)
 
     # -- tools ----------------------------------------------------------------------
 

@@ -136,10 +136,11 @@ class ChatController(QObject):
         if not model:
             self.errorOccurred.emit(f"Choose a model for {config.name} first.")
             return False
+        caps = self.ctx.capabilities_for(config, model)
+        enabled = self.settings.enabled_tools if self.workspace() and caps.tools else []
         try:
             provider = self.ctx.build_provider(config)
-            tools = self.ctx.build_tools(self.workspace(), self.settings.enabled_tools
-                                         if self.workspace() else [])
+            tools = self.ctx.build_tools(self.workspace(), enabled)
         except AssistaError as exc:
             self.errorOccurred.emit(str(exc))
             return False

@@ -293,28 +293,32 @@ class MainWindow(QMainWindow):
         if config is None:
             return
 
+        cached = self.controller.ctx.cached_models(config)
+        if cached:
+            self._fill_models([m.id for m in cached])
+
         async def fetch() -> None:
-            provider = self.controller.ctx.build_provider(config)
             try:
-                models = await provider.list_models()
+                models = await self.controller.ctx.refresh_models(config)
             except Exception as exc:
                 log.info("could not list models for %s: %s", config.name, exc)
                 return
-            finally:
-                await provider.aclose()
-            current = self.controller.model()
-            self.model_combo.clear()
-            self.model_combo.addItems([m.id for m in models])
-            self.model_combo.setEditText(current)
-            if not current and models:
-                self.controller.set_model(models[0].id)
-                self.model_combo.setEditText(models[0].id)
-                self._update_status()
+            self._fill_models([m.id for m in models])
 
         try:
             self._model_task = asyncio.ensure_future(fetch())
         except RuntimeError:  # no running loop (some tests)
             self._model_task = None
+
+    def _fill_models(self, ids: list[str]) -> None:
+        current = self.controller.model()
+        self.model_combo.clear()
+        self.model_combo.addItems(ids)
+        self.model_combo.setEditText(current)
+        if not current and ids:
+            self.controller.set_model(ids[0])
+            self.model_combo.setEditText(ids[0])
+            self._update_status()
 
     def open_providers(self) -> None:
         """Show the Providers dialog (window-modal, without a nested event loop, so
