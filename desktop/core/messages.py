@@ -142,6 +142,22 @@ class Message(BaseModel):
         return "".join(p.text for p in self.parts if isinstance(p, TextPart))
 
     @property
+    def body_text(self) -> str:
+        """Text the user typed or the model wrote, without inlined attachments."""
+        return "".join(p.text for p in self.parts
+                       if isinstance(p, TextPart) and "attachment" not in p.provider_data)
+
+    @property
+    def attachment_names(self) -> list[str]:
+        names: list[str] = []
+        for p in self.parts:
+            if isinstance(p, ImagePart):
+                names.append(p.name or "image")
+            elif isinstance(p, TextPart) and isinstance(p.provider_data.get("attachment"), str):
+                names.append(p.provider_data["attachment"])
+        return names
+
+    @property
     def reasoning(self) -> str:
         return "".join(p.text for p in self.parts if isinstance(p, ReasoningPart))
 

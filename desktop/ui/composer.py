@@ -10,9 +10,12 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
+
+from desktop.core.messages import ImagePart, Part
 
 
 class ComposerInput(QPlainTextEdit):
@@ -33,16 +36,41 @@ class ComposerInput(QPlainTextEdit):
         super().keyPressEvent(event)
 
 
+class AttachmentChip(QFrame):
+    removed = Signal(object)
+
+    def __init__(self, name: str, part: Part, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("attachmentChip")
+        self.part = part
+        row = QHBoxLayout(self)
+        row.setContentsMargins(8, 2, 2, 2)
+        label = QLabel(("🖼 " if isinstance(part, ImagePart) else "📄 ") + name)
+        remove = QToolButton()
+        remove.setText("✕")
+        remove.setAutoRaise(True)
+        remove.setAccessibleName(f"Remove {name}")
+        remove.clicked.connect(lambda: self.removed.emit(self))
+        row.addWidget(label)
+        row.addWidget(remove)
+
+
 class Composer(QFrame):
-    sendRequested = Signal(str)
+    sendRequested = Signal(str, list)  # text, attachment parts
     stopRequested = Signal()
     workspaceRequested = Signal()
+    attachRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("composerBox")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
+        self.chips_row = QHBoxLayout()
+        self.chips_row.setContentsMargins(0, 0, 0, 0)
+        self.chips_row.addStretch(1)
+        layout.addLayout(self.chips_row)
+        self.chips: list[AttachmentChip] = []
         self.input = ComposerInput()
         self.input.setObjectName("composerInput")
         self.input.setPlaceholderText("Message…  (Enter to send · Shift+Enter for a new line)")
@@ -51,6 +79,11 @@ class Composer(QFrame):
         self.input.setTabChangesFocus(True)
         layout.addWidget(self.input)
         row = QHBoxLayout()
+        self.attach_button = QPushButton("📎")
+        self.attach_button.setToolTip("Attach images or text files")
+        self.attach_button.setAccessibleName("Attach files")
+        self.attach_button.clicked.connect(self.attachRequested)
+        row.addWidget(self.attach_button)
         self.workspace_button = QPushButton("📁 No workspace")
         self.workspace_button.setToolTip("Choose the folder the file tools may read")
         self.workspace_button.clicked.connect(self.workspaceRequested)
@@ -72,7 +105,8 @@ class Composer(QFrame):
         self._update_enabled()
 
     def _update_enabled(self) -> None:
-        self.send_button.setEnabled(self._busy or bool(self.input.toPlainText().strip()))
+        self.send_button.setEnabled(
+            self._busy or bool(self.input.toPlainText().strip()) or bool(self.chips))
 
     def _on_button(self) -> None:
         if self._busy:
@@ -82,12 +116,28 @@ class Composer(QFrame):
 
     def _submit(self) -> None:
         text = self.input.toPlainText()
-        if self._busy or not text.strip():
+        if self._busy or not (text.strip() or self.chips):
             return
-        self.sendRequested.emit(text)
+        self.sendRequested.emit(text, [chip.part for chip in self.chips])
 
     def clear(self) -> None:
         self.input.clear()
+        for chip in list(self.chips):
+            self._remove_chip(chip)
+
+    def add_attachment(self, name: str, part: Part) -> None:
+        chip = AttachmentChip(name, part)
+        chip.removed.connect(self._remove_chip)
+        self.chips.append(chip)
+        self.chips_row.insertWidget(self.chips_row.count() - 1, chip)
+        self._update_enabled()
+
+    def _remove_chip(self, chip: AttachmentChip) -> None:
+        if chip in self.chips:
+            self.chips.remove(chip)
+        chip.setParent(None)
+        chip.deleteLater()
+        self._update_enabled()
 
     def set_busy(self, busy: bool) -> None:
         self._busy = busy

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Sequence
 
 from PySide6.QtCore import QObject, Signal
 
@@ -16,7 +17,7 @@ from desktop.app import AppContext
 from desktop.core.agent_events import AgentEvent
 from desktop.core.conversation import auto_title, run_turn
 from desktop.core.errors import AssistaError
-from desktop.core.messages import Message
+from desktop.core.messages import ImagePart, Message, Part, TextPart
 from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.ui.bridge import AgentBridge
 
@@ -124,9 +125,9 @@ class ChatController(QObject):
 
     # -- running a turn -------------------------------------------------------------
 
-    def send(self, text: str) -> bool:
+    def send(self, text: str, attachments: Sequence[Part] = ()) -> bool:
         """Start a turn; returns False (and says why via a signal) if it cannot start."""
-        if not text.strip() or self.busy:
+        if not (text.strip() or attachments) or self.busy:
             return False
         config = self.provider()
         if config is None:
@@ -137,6 +138,11 @@ class ChatController(QObject):
             self.errorOccurred.emit(f"Choose a model for {config.name} first.")
             return False
         caps = self.ctx.capabilities_for(config, model)
+        if any(isinstance(p, ImagePart) for p in attachments) and not caps.vision:
+            self.errorOccurred.emit(
+                f"{model} cannot see images. Pick a vision model, or turn on vision for "
+                f"it in Providers if you know it supports images.")
+            return False
         enabled = self.settings.enabled_tools if self.workspace() and caps.tools else []
         try:
             provider = self.ctx.build_provider(config)
@@ -145,16 +151,17 @@ class ChatController(QObject):
             self.errorOccurred.emit(str(exc))
             return False
         if self.session_id is None:
+            names = [getattr(p, "name", None) or "attachment" for p in attachments]
             info = self.ctx.sessions.create_session(
-                title=auto_title(text), provider_id=config.id, model=model,
-                workspace=self.settings.workspace)
+                title=auto_title(text or " ".join(names)), provider_id=config.id,
+                model=model, workspace=self.settings.workspace)
             self.session_id = info.id
             self.sessionsChanged.emit()
         else:
             self.ctx.sessions.update_session(self.session_id, provider_id=config.id, model=model)
         orchestrator = self.ctx.build_orchestrator(provider, tools, self.settings,
                                                    self._ask_continue)
-        message = Message.user(text)
+        message = Message(role="user", parts=[TextPart(text=text), *attachments])
         self.userMessageAdded.emit(message)
         session_id = self.session_id
 

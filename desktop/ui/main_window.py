@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
@@ -25,7 +26,9 @@ from PySide6.QtWidgets import (
 
 from desktop import APP_NAME, __version__
 from desktop.core.agent_events import RunFinished
-from desktop.core.messages import Message, Usage
+from desktop.core.attachments import load_attachment
+from desktop.core.errors import AssistaError
+from desktop.core.messages import Message, Part, Usage
 from desktop.ui.chat_view import ChatView
 from desktop.ui.composer import Composer
 from desktop.ui.controller import ChatController
@@ -169,6 +172,7 @@ class MainWindow(QMainWindow):
         self.composer.sendRequested.connect(self.send)
         self.composer.stopRequested.connect(c.stop)
         self.composer.workspaceRequested.connect(self.choose_workspace)
+        self.composer.attachRequested.connect(self.attach_files)
         self.sessions.newRequested.connect(c.new_session)
         self.sessions.sessionSelected.connect(c.open_session)
         self.sessions.renameRequested.connect(c.rename_session)
@@ -214,8 +218,26 @@ class MainWindow(QMainWindow):
         self.sidebar.begin_turn()
         self.refresh_sessions()
 
-    def send(self, text: str) -> None:
-        self.controller.send(text)
+    def send(self, text: str, attachments: list[Part] | None = None) -> None:
+        self.controller.send(text, attachments or [])
+
+    def attach_files(self) -> None:
+        paths, _filter = QFileDialog.getOpenFileNames(
+            self, "Attach files", "",
+            "Images and text (*.png *.jpg *.jpeg *.gif *.webp *.txt *.md *.py *.json *.csv "
+            "*.log *.yaml *.yml *.toml *.xml *.html *.js *.ts *.rs *.go *.java *.c *.h *.cpp);;"
+            "All files (*)")
+        for path in paths:
+            self.add_attachment(Path(path))
+
+    def add_attachment(self, path: Path) -> bool:
+        try:
+            part = load_attachment(path)
+        except AssistaError as exc:
+            self.show_error(str(exc))
+            return False
+        self.composer.add_attachment(path.name, part)
+        return True
 
     def _run_finished(self, event: RunFinished) -> None:
         if self._confirm_box is not None and self._confirm_box.isVisible():

@@ -209,3 +209,52 @@ def test_tool_round_limit_asks_to_continue(
     assert blocker.args[0].status == "limit"
     assert len(fake_server.chat_requests) == 2
     assert [c.status for c in window.sidebar.all_cards] == ["succeeded", "succeeded"]
+
+
+def test_attachments_are_sent_in_the_user_message(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    ctx = open_ctx()
+    config = add_provider(ctx, fake_server)
+    ctx.settings_store.save_provider(config.model_copy(update={"model": "gpt-4o"}))
+    window = make_window(qtbot, ctx)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("line one\n")
+    image = tmp_path / "dot.png"
+    image.write_bytes(bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+        "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"))
+    assert window.add_attachment(notes) and window.add_attachment(image)
+    assert not window.add_attachment(tmp_path / "missing.txt")
+    assert window.error_banner.isVisible()
+    assert len(window.composer.chips) == 2
+    fake_server.enqueue_text("I see a dot.")
+    send(qtbot, window, "What are these?")
+    body = fake_server.last_chat_body
+    content = body["messages"][-1]["content"]
+    kinds = [c["type"] for c in content]
+    assert kinds.count("image_url") == 1
+    assert any("line one" in c.get("text", "") for c in content)
+    assert window.composer.chips == []
+    stored = ctx.sessions.load_messages(window.controller.session_id or "")
+    assert stored[0].attachment_names == ["notes.txt", "dot.png"]
+    assert stored[0].body_text == "What are these?"
+
+
+def test_image_refused_for_a_model_without_vision(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    ctx = open_ctx()
+    config = add_provider(ctx, fake_server)
+    ctx.settings_store.save_provider(config.model_copy(update={"model": "gpt-3.5-turbo"}))
+    window = make_window(qtbot, ctx)
+    image = tmp_path / "dot.png"
+    image.write_bytes(b"\x89PNG\r\n\x1a\n")
+    assert window.add_attachment(image)
+    qtbot.keyClicks(window.composer.input, "look")
+    qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+    assert "cannot see images" in window.error_banner.text()
+    assert fake_server.chat_requests == []
+    assert len(window.composer.chips) == 1  # nothing lost
