@@ -190,8 +190,13 @@ class AppContext:
         tools: ToolRunner,
         settings: AppSettings,
         confirm: ConfirmContinue | None = None,
+        config: ProviderConfig | None = None,
     ) -> Orchestrator:
-        return Orchestrator(provider, tools, settings.agent, confirm_continue=confirm)
+        """``config.options`` may carry request defaults: ``reasoning`` (bool),
+        ``reasoning_budget`` (tokens), ``reasoning_effort``, ``max_tokens``, ``temperature``."""
+        options = config.options if config is not None else {}
+        return Orchestrator(provider, tools, settings.agent, confirm_continue=confirm,
+                            request_options=options)
 
 
 def preset_names() -> list[str]:

@@ -17,8 +17,9 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from desktop.core.accumulator import MessageBuilder
 from desktop.core.agent_events import (
@@ -42,6 +43,8 @@ from desktop.core.tooling import ToolRunner
 log = logging.getLogger(__name__)
 
 Sink = Callable[[AgentEvent], None]
+REQUEST_OPTION_KEYS = frozenset(
+    {"reasoning", "reasoning_budget", "reasoning_effort", "max_tokens", "temperature"})
 ConfirmContinue = Callable[[int], Awaitable[bool]]
 
 
@@ -87,11 +90,17 @@ class Orchestrator:
         settings: AgentSettings | None = None,
         *,
         confirm_continue: ConfirmContinue | None = None,
+        request_options: Mapping[str, Any] | None = None,
     ) -> None:
+        """``request_options`` set :class:`ChatRequest` fields on every request
+        (``reasoning``, ``reasoning_budget``, ``reasoning_effort``, ``max_tokens``,
+        ``temperature``); unknown keys are ignored."""
         self.provider = provider
         self.tools = tools
         self.settings = settings or AgentSettings()
         self.confirm_continue = confirm_continue
+        self.request_options = {k: v for k, v in (request_options or {}).items()
+                                if k in REQUEST_OPTION_KEYS and v is not None}
 
     async def run(
         self,
@@ -156,10 +165,12 @@ class Orchestrator:
         run.emit(AssistantStarted(message_id=builder.id, round=round_no, model=run.model,
                                   snapshot=builder.snapshot))
         specs = self.tools.specs() if self.provider.supports_tools else []
-        request = ChatRequest(
-            model=run.model, messages=list(run.history), system=run.system, tools=specs,
-            temperature=run.temperature,
-        )
+        request = ChatRequest(model=run.model, messages=list(run.history), system=run.system,
+                              tools=specs)
+        for key, value in self.request_options.items():
+            setattr(request, key, value)
+        if run.temperature is not None:
+            request.temperature = run.temperature
         try:
             end = await self._consume(request, builder, run.emit)
         except asyncio.CancelledError:

@@ -37,6 +37,7 @@ from desktop.providers.retry import redact
 from desktop.storage.secrets import SecretStore
 from desktop.storage.settings_store import SENSITIVE_HEADERS
 from desktop.ui import theme
+from desktop.ui.provider_options import ProviderOptionsBox
 
 log = logging.getLogger(__name__)
 
@@ -145,12 +146,15 @@ class ProviderForm(QWidget):
         form.addRow("Base &URL", self.base_url_edit)
         self._build_key_rows(form)
         self._build_model_rows(form)
+        self.options_box = ProviderOptionsBox()
+        layout.addWidget(self.options_box)
         layout.addLayout(self._build_test_row())
 
         for edit in (self.name_edit, self.base_url_edit, self.key_edit):
             edit.textEdited.connect(self._emit_changed)
         self.model_combo.editTextChanged.connect(self._emit_changed)
         self.headers_edit.textChanged.connect(self._emit_changed)
+        self.options_box.changed.connect(self._emit_changed)
 
     def _build_key_rows(self, form: QFormLayout) -> None:
         self.key_edit = QLineEdit()
@@ -232,6 +236,7 @@ class ProviderForm(QWidget):
             self.key_edit.setText(api_key or "")
             self.set_models([], current=config.model)
             self.headers_edit.setPlainText(format_headers(config.headers))
+            self.options_box.load(config, read_only=read_only)
             self._set_key_hints(config, preset)
             for edit in (self.name_edit, self.base_url_edit):
                 edit.setReadOnly(read_only)
@@ -274,6 +279,7 @@ class ProviderForm(QWidget):
                 "base_url": self.base_url_edit.text().strip(),
                 "model": self.model_combo.currentText().strip(),
                 "headers": headers,
+                "options": self.options_box.options(dict(base.options)),
             }
         )
 

@@ -177,3 +177,13 @@ async def test_usage_is_summed_over_rounds() -> None:
     result = await Orchestrator(provider, EchoTools()).run([Message.user("x")], model="m")
     assert result.usage.input_tokens == 30
     assert result.usage.output_tokens == 5
+
+
+async def test_request_options_reach_every_request() -> None:
+    provider = ScriptedProvider([tool_reply(("c1", "echo", "{}")), text_reply("ok")])
+    orchestrator = Orchestrator(provider, EchoTools(), request_options={
+        "reasoning": True, "reasoning_budget": 2048, "unknown": 1, "max_tokens": None})
+    await orchestrator.run([Message.user("x")], model="m", temperature=0.3)
+    for request in provider.requests:
+        assert request.reasoning is True and request.reasoning_budget == 2048
+        assert request.max_tokens is None and request.temperature == 0.3

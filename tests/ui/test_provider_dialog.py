@@ -453,3 +453,38 @@ def test_closing_during_a_check_cancels_it(
     qtbot.waitUntil(task.done, timeout=5000)
     assert task.cancelled()
     held.release()
+
+
+def test_options_box_round_trips_provider_options(qtbot: Any) -> None:
+    from PySide6.QtCore import Qt
+
+    from desktop.core.settings import ProviderConfig
+    from desktop.ui.provider_options import ProviderOptionsBox
+
+    box = ProviderOptionsBox()
+    qtbot.addWidget(box)
+    config = ProviderConfig(name="R", kind="openai-responses", preset="openai-responses",
+                            base_url="https://api.openai.com/v1",
+                            options={"reasoning": True, "reasoning_effort": "high",
+                                     "responses_mode": "replay",
+                                     "capabilities": {"vision": False,
+                                                      "models": {"m": {"tools": False}}}})
+    box.load(config)
+    assert box.thinking_check.isChecked()
+    assert box.effort_combo.currentText() == "high"
+    assert box.mode_combo.currentData() == "replay"
+    assert box.capability_checks["vision"].checkState() == Qt.CheckState.Unchecked
+    assert box.capability_checks["tools"].checkState() == Qt.CheckState.PartiallyChecked
+    box.capability_checks["tools"].setCheckState(Qt.CheckState.Checked)
+    box.mode_combo.setCurrentIndex(0)
+    options = box.options(dict(config.options))
+    assert options["responses_mode"] == "chain"
+    assert options["capabilities"] == {"tools": True, "vision": False,
+                                       "models": {"m": {"tools": False}}}
+    anthropic = ProviderConfig(name="A", kind="anthropic", preset="anthropic",
+                               base_url="https://api.anthropic.com")
+    box.load(anthropic)
+    assert not box.mode_combo.isVisibleTo(box) and box.budget_spin.isVisibleTo(box)
+    box.thinking_check.setChecked(True)
+    box.budget_spin.setValue(4096)
+    assert box.options({}) == {"reasoning": True, "reasoning_budget": 4096}

@@ -1,0 +1,154 @@
+"""Per-provider behaviour: thinking, Responses API mode, capability overrides.
+
+Reads and writes ``ProviderConfig.options``:
+``reasoning`` / ``reasoning_budget`` / ``reasoning_effort`` become request fields
+(see :class:`desktop.core.orchestrator.Orchestrator`), ``responses_mode`` is read
+by the Responses adapter, ``capabilities`` by
+:func:`desktop.providers.capabilities.resolve_capabilities`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QWidget,
+)
+
+from desktop.core.settings import ProviderConfig
+
+THINKING_KINDS = {"anthropic", "gemini", "ollama", "openai-responses"}
+BUDGET_KINDS = {"anthropic", "gemini"}
+EFFORTS = ["low", "medium", "high"]
+CAPABILITY_FLAGS = [("tools", "Tools"), ("vision", "Images"), ("reasoning", "Reasoning")]
+
+
+class ProviderOptionsBox(QGroupBox):
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Model behaviour", parent)
+        form = QFormLayout(self)
+        self.thinking_check = QCheckBox("Ask the model to think before answering")
+        self.thinking_check.setAccessibleName("Extended thinking")
+        self.budget_spin = QSpinBox()
+        self.budget_spin.setRange(1024, 128000)
+        self.budget_spin.setSingleStep(1024)
+        self.budget_spin.setSuffix(" tokens")
+        self.budget_spin.setAccessibleName("Thinking budget")
+        self.effort_combo = QComboBox()
+        self.effort_combo.addItems(EFFORTS)
+        self.effort_combo.setAccessibleName("Reasoning effort")
+        thinking_row = QHBoxLayout()
+        thinking_row.addWidget(self.thinking_check)
+        thinking_row.addWidget(self.budget_spin)
+        thinking_row.addWidget(self.effort_combo)
+        thinking_row.addStretch(1)
+        self.thinking_label = QLabel("Thinking")
+        form.addRow(self.thinking_label, thinking_row)
+
+        self.mode_combo = QComboBox()
+        self.mode_combo.addItem("Chain responses on the server (previous_response_id)", "chain")
+        self.mode_combo.addItem("Stateless replay (store: false)", "replay")
+        self.mode_combo.setAccessibleName("Responses API mode")
+        self.mode_label = QLabel("Conversation state")
+        form.addRow(self.mode_label, self.mode_combo)
+
+        caps_row = QHBoxLayout()
+        self.capability_checks: dict[str, QCheckBox] = {}
+        for key, label in CAPABILITY_FLAGS:
+            check = QCheckBox(label)
+            check.setTristate(True)
+            check.setToolTip("Checked: the model can · Unchecked: it cannot · "
+                             "Partly checked: decide from the model name")
+            check.setAccessibleName(f"{label} capability")
+            self.capability_checks[key] = check
+            caps_row.addWidget(check)
+            check.stateChanged.connect(self._emit)
+        caps_row.addStretch(1)
+        form.addRow("Capabilities", caps_row)
+
+        self.thinking_check.toggled.connect(self._sync_enabled)
+        self.thinking_check.toggled.connect(self._emit)
+        self.budget_spin.valueChanged.connect(self._emit)
+        self.effort_combo.currentIndexChanged.connect(self._emit)
+        self.mode_combo.currentIndexChanged.connect(self._emit)
+        self._loading = False
+        self._kind = "openai"
+
+    def _emit(self, *_args: object) -> None:
+        if not self._loading:
+            self.changed.emit()
+
+    def _sync_enabled(self) -> None:
+        on = self.thinking_check.isChecked()
+        self.budget_spin.setEnabled(on)
+        self.effort_combo.setEnabled(on)
+
+    def load(self, config: ProviderConfig, *, read_only: bool = False) -> None:
+        self._loading = True
+        try:
+            self._kind = config.kind
+            options = config.options
+            thinking = self._kind in THINKING_KINDS
+            self.thinking_label.setVisible(thinking)
+            self.thinking_check.setVisible(thinking)
+            self.budget_spin.setVisible(self._kind in BUDGET_KINDS)
+            self.effort_combo.setVisible(self._kind == "openai-responses")
+            self.thinking_check.setChecked(bool(options.get("reasoning", False)))
+            self.budget_spin.setValue(int(options.get("reasoning_budget") or 8192))
+            effort = str(options.get("reasoning_effort") or "medium")
+            self.effort_combo.setCurrentIndex(max(0, EFFORTS.index(effort)
+                                                  if effort in EFFORTS else 1))
+            responses = self._kind == "openai-responses"
+            self.mode_label.setVisible(responses)
+            self.mode_combo.setVisible(responses)
+            mode = options.get("responses_mode", "chain")
+            self.mode_combo.setCurrentIndex(max(0, self.mode_combo.findData(mode)))
+            caps = options.get("capabilities")
+            caps = caps if isinstance(caps, dict) else {}
+            for key, check in self.capability_checks.items():
+                value = caps.get(key)
+                check.setCheckState(Qt.CheckState.PartiallyChecked if value is None else
+                                    Qt.CheckState.Checked if value else
+                                    Qt.CheckState.Unchecked)
+            editable: list[QWidget] = [self.thinking_check, self.budget_spin,
+                                       self.effort_combo, self.mode_combo,
+                                       *self.capability_checks.values()]
+            for widget in editable:
+                widget.setEnabled(not read_only)
+            if not read_only:
+                self._sync_enabled()
+        finally:
+            self._loading = False
+
+    def options(self, base: dict[str, Any]) -> dict[str, Any]:
+        """``base`` options with this box's values applied."""
+        options = dict(base)
+        if self._kind in THINKING_KINDS:
+            options["reasoning"] = self.thinking_check.isChecked()
+            if self._kind in BUDGET_KINDS:
+                options["reasoning_budget"] = self.budget_spin.value()
+            if self._kind == "openai-responses":
+                options["reasoning_effort"] = self.effort_combo.currentText()
+                options["responses_mode"] = self.mode_combo.currentData()
+        caps = {key: check.checkState() == Qt.CheckState.Checked
+                for key, check in self.capability_checks.items()
+                if check.checkState() != Qt.CheckState.PartiallyChecked}
+        previous = options.get("capabilities")
+        models = previous.get("models") if isinstance(previous, dict) else None
+        if models:
+            caps["models"] = models
+        if caps:
+            options["capabilities"] = caps
+        else:
+            options.pop("capabilities", None)
+        return options
