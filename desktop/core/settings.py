@@ -37,6 +37,14 @@ class AgentSettings(BaseModel):
     tool_timeout_s: float = Field(default=60.0, gt=0)
 
 
+class ModelPrice(BaseModel):
+    """A user-entered price in US dollars per million tokens."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cached_input: float | None = Field(default=None, ge=0)
+
+
 class AppSettings(BaseModel):
     """User preferences stored as one JSON document in the settings table."""
 
@@ -52,4 +60,6 @@ class AppSettings(BaseModel):
         "Format answers in Markdown."
     )
     theme: Literal["system", "light", "dark"] = "system"
+    # Per-model prices (exact model id -> price) that win over the built-in table.
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
     show_sidebar: bool = True

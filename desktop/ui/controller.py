@@ -88,6 +88,14 @@ class ChatController(QObject):
             self.ctx.sessions.update_session(self.session_id, workspace=folder)
         self.selectionChanged.emit()
 
+    def update_settings(self, **changes: object) -> None:
+        """Change and save top-level settings fields (validated)."""
+        data = self.settings.model_dump()
+        data.update(changes)
+        self.settings = AppSettings.model_validate(data)
+        self.ctx.save_settings(self.settings)
+        self.selectionChanged.emit()
+
     def reload_settings(self) -> None:
         self.settings = self.ctx.load_settings()
         self.selectionChanged.emit()

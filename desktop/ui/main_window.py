@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, QUrl
@@ -29,6 +29,8 @@ from desktop.core.agent_events import RunFinished
 from desktop.core.attachments import load_attachment
 from desktop.core.errors import AssistaError
 from desktop.core.messages import Message, Part, Usage
+from desktop.core.settings import ModelPrice
+from desktop.providers.pricing import Price, cost_of
 from desktop.ui.chat_view import ChatView
 from desktop.ui.composer import Composer
 from desktop.ui.controller import ChatController
@@ -43,9 +45,25 @@ def format_usage(usage: Usage) -> str:
         return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
     text = f"tokens {k(usage.input_tokens)} in · {k(usage.output_tokens)} out"
-    if usage.cost:
-        text += f" · ${usage.cost:.4f}"
+    if usage.reasoning_tokens:
+        text += f" ({k(usage.reasoning_tokens)} thinking)"
+    if usage.cost is not None:
+        text += f" · ${usage.cost:.4f}" if usage.cost < 1 else f" · ${usage.cost:.2f}"
     return text
+
+
+def session_usage(messages: list[Message], prices: Mapping[str, Price]) -> Usage:
+    """Token totals of a conversation, with a cost where every priced answer has one."""
+    total = Usage()
+    cost: float | None = None
+    for message in messages:
+        if message.usage is None:
+            continue
+        total = total + message.usage.model_copy(update={"cost": None})
+        one = cost_of(message.model, message.usage, prices)
+        if one is not None:
+            cost = (cost or 0.0) + one
+    return total.model_copy(update={"cost": cost})
 
 
 class MainWindow(QMainWindow):
@@ -148,6 +166,7 @@ class MainWindow(QMainWindow):
         settings_menu = self.menuBar().addMenu("&Settings")
         self._action(settings_menu, "&Providers…", QKeySequence("Ctrl+,"),
                      self.open_providers)
+        self._action(settings_menu, "Model p&rices…", None, self.open_prices)
         view_menu = self.menuBar().addMenu("&View")
         self._action(view_menu, "Toggle &tool activity", QKeySequence("Ctrl+B"),
                      self.sidebar_button.toggle)
@@ -253,11 +272,15 @@ class MainWindow(QMainWindow):
         self.composer.input.setFocus()
 
     def _show_usage(self, messages: list[Message]) -> None:
-        total = Usage()
-        for message in messages:
-            if message.usage is not None:
-                total = total + message.usage
+        prices = {model: Price(p.input, p.output, p.cached_input)
+                  for model, p in self.controller.settings.prices.items()}
+        total = session_usage(messages, prices)
         self.usage_label.setText(format_usage(total))
+        self.usage_label.setToolTip(
+            f"This chat: {total.input_tokens} input tokens ({total.cached_tokens} cached), "
+            f"{total.output_tokens} output tokens ({total.reasoning_tokens} thinking)"
+            + (f", about ${total.cost:.4f}" if total.cost is not None else
+               ", no price known for this model"))
         self._update_status()
 
     def show_error(self, text: str) -> None:
@@ -361,6 +384,18 @@ class MainWindow(QMainWindow):
     def _provider_dialog_closed(self) -> None:
         self._provider_dialog = None
         self._providers_changed()
+
+    def open_prices(self) -> None:
+        from desktop.ui.prices_dialog import PricesDialog
+
+        dialog = PricesDialog(dict(self.controller.settings.prices), self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        dialog.pricesChanged.connect(self._prices_changed)
+        dialog.open()
+
+    def _prices_changed(self, prices: dict[str, ModelPrice]) -> None:
+        self.controller.update_settings(prices=prices)
+        self._show_usage(self.controller.history)
 
     def _providers_changed(self) -> None:
         self.controller.reload_settings()

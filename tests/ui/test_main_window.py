@@ -11,6 +11,7 @@ import qasync
 from PySide6.QtCore import Qt
 
 from desktop.app import AppContext
+from desktop.core.messages import Message
 from desktop.core.settings import ProviderConfig
 from desktop.ui.controller import ChatController
 from desktop.ui.main_window import MainWindow
@@ -258,3 +259,26 @@ def test_image_refused_for_a_model_without_vision(
     assert "cannot see images" in window.error_banner.text()
     assert fake_server.chat_requests == []
     assert len(window.composer.chips) == 1  # nothing lost
+
+
+def test_session_usage_and_cost() -> None:
+    from desktop.core.messages import Usage
+    from desktop.providers.pricing import Price
+    from desktop.ui.main_window import format_usage, session_usage
+
+    messages = [
+        Message.user("q"),
+        Message(role="assistant", model="gpt-4o",
+                usage=Usage(input_tokens=1000, output_tokens=500, reasoning_tokens=100)),
+        Message(role="assistant", model="mystery", usage=Usage(input_tokens=10,
+                                                               output_tokens=5, cost=0.01)),
+    ]
+    total = session_usage(messages, {})
+    assert total.input_tokens == 1010 and total.output_tokens == 505
+    assert total.cost is not None and abs(total.cost - (0.0025 + 0.005 + 0.01)) < 1e-9
+    text = format_usage(total)
+    assert "1.0k in" in text and "505 out" in text and "(100 thinking)" in text and "$" in text
+    mine = session_usage(messages[:2], {"gpt-4o": Price(0.0, 0.0)})
+    assert mine.cost == 0.0
+    assert session_usage([Message(role="assistant", model="mystery",
+                                  usage=Usage(input_tokens=1))], {}).cost is None

@@ -1,0 +1,106 @@
+"""Settings → Model prices: the user's own per-model prices (USD per million tokens)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.settings import ModelPrice
+
+COLUMNS = ["Model id", "Input $/M", "Output $/M", "Cached input $/M"]
+
+
+class PricesDialog(QDialog):
+    pricesChanged = Signal(dict)  # model id -> ModelPrice
+
+    def __init__(self, prices: dict[str, ModelPrice], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Model prices")
+        self.resize(640, 400)
+        layout = QVBoxLayout(self)
+        hint = QLabel("Costs use the provider's own figure when it reports one, then these "
+                      "prices, then a built-in table of common models. Prices are US dollars "
+                      "per million tokens; the model id must match exactly.")
+        hint.setWordWrap(True)
+        hint.setObjectName("emptyHint")
+        layout.addWidget(hint)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setAccessibleName("Model prices")
+        layout.addWidget(self.table, 1)
+        row = QHBoxLayout()
+        add = QPushButton("Add row")
+        remove = QPushButton("Remove row")
+        add.clicked.connect(lambda: self.add_row("", None))
+        remove.clicked.connect(lambda: self.table.removeRow(self.table.currentRow()))
+        row.addWidget(add)
+        row.addWidget(remove)
+        row.addStretch(1)
+        self.error = QLabel()
+        self.error.setObjectName("messageStatus")
+        self.error.setProperty("kind", "error")
+        row.addWidget(self.error)
+        layout.addLayout(row)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self._save)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+        for model, price in sorted(prices.items()):
+            self.add_row(model, price)
+
+    def add_row(self, model: str, price: ModelPrice | None) -> None:
+        row = self.table.rowCount()
+        self.table.insertRow(row)
+        values = [model, "", "", ""]
+        if price is not None:
+            values[1:] = [f"{price.input:g}", f"{price.output:g}",
+                          "" if price.cached_input is None else f"{price.cached_input:g}"]
+        for column, value in enumerate(values):
+            self.table.setItem(row, column, QTableWidgetItem(value))
+
+    def _cell(self, row: int, column: int) -> str:
+        item = self.table.item(row, column)
+        return item.text().strip() if item is not None else ""
+
+    def prices(self) -> dict[str, ModelPrice]:
+        """The table as prices; raises ValueError naming the first bad cell."""
+        result: dict[str, ModelPrice] = {}
+        for row in range(self.table.rowCount()):
+            cells = [self._cell(row, c) for c in range(len(COLUMNS))]
+            model = cells[0]
+            if not model and not any(cells[1:]):
+                continue
+            if not model:
+                raise ValueError(f"Row {row + 1}: enter a model id.")
+            try:
+                numbers = [float(c) if c else None for c in cells[1:]]
+            except ValueError:
+                raise ValueError(f"Row {row + 1}: prices must be numbers.") from None
+            if numbers[0] is None or numbers[1] is None:
+                raise ValueError(f"Row {row + 1}: enter input and output prices.")
+            if any(n is not None and n < 0 for n in numbers):
+                raise ValueError(f"Row {row + 1}: prices cannot be negative.")
+            result[model] = ModelPrice(input=numbers[0], output=numbers[1],
+                                       cached_input=numbers[2])
+        return result
+
+    def _save(self) -> None:
+        try:
+            prices = self.prices()
+        except ValueError as exc:
+            self.error.setText(str(exc))
+            return
+        self.pricesChanged.emit(prices)
+        self.accept()
