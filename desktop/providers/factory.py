@@ -17,7 +17,7 @@ from desktop.providers.openai_chat import parse_models
 from desktop.providers.presets import PRESETS, config_from_preset
 from desktop.providers.retry import RetryPolicy
 
-__all__ = ["create_provider", "detect_lmstudio", "providers_from_environment"]
+__all__ = ["create_provider", "detect_lmstudio", "detect_ollama", "providers_from_environment"]
 
 log = logging.getLogger(__name__)
 
@@ -128,4 +128,35 @@ async def detect_lmstudio(
         model=models[0].id if models else "",
         source="detected",
         id="detected_lmstudio",
+    )
+
+
+async def detect_ollama(
+    client: httpx.AsyncClient,
+    environ: Mapping[str, str] | None = None,
+    *,
+    timeout: float = DETECT_TIMEOUT_S,
+) -> ProviderConfig | None:
+    """A config for an Ollama answering at ``OLLAMA_HOST`` (else ``localhost:11434``).
+
+    ``OLLAMA_HOST`` is read as Ollama reads it (``host:port``, ``http://host:port``,
+    ``0.0.0.0`` meaning this machine). ``None`` when nothing answers ``GET /api/tags``
+    quickly with a model list. The model is the first that looks like a chat model.
+    """
+    from desktop.providers.ollama import ollama_host, preferred_model
+
+    env = os.environ if environ is None else environ
+    base = ollama_host(env.get("OLLAMA_HOST"))
+    try:
+        response = await asyncio.wait_for(client.get(f"{base}/api/tags", timeout=timeout), timeout)
+        if response.status_code != 200:
+            return None
+        model = preferred_model(response.json())
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # nothing there, or not an Ollama server
+        log.debug("no Ollama at %s: %s", base, exc)
+        return None
+    return config_from_preset(
+        "ollama", base_url=base, model=model, source="detected", id="detected_ollama"
     )

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from desktop import APP_ID, APP_NAME, __version__
 from desktop.app import AppContext
 from desktop.core.errors import AssistaError
-from desktop.providers.factory import detect_lmstudio
+from desktop.providers.factory import detect_lmstudio, detect_ollama
 from desktop.resources import icon_path
 from desktop.ui.controller import ChatController
 from desktop.ui.main_window import MainWindow
@@ -43,11 +43,13 @@ async def first_run(window: MainWindow) -> None:
     if ctx.all_providers():
         return
     async with httpx.AsyncClient() as client:
-        found = await detect_lmstudio(client)
-    if found is not None:
-        ctx.detected.append(found)
+        found = await asyncio.gather(detect_lmstudio(client), detect_ollama(client, ctx.environ))
+    detected = [config for config in found if config is not None]
+    if detected:
+        ctx.detected.extend(detected)
         window.refresh_providers()
-        window.statusBar().showMessage("Found LM Studio running on this computer", 8000)
+        names = " and ".join(config.name for config in detected)
+        window.statusBar().showMessage(f"Found {names} running on this computer", 8000)
     # Not from inside this task: a dialog must not run while a task step is executing.
     QTimer.singleShot(0, window.open_providers)
 
