@@ -1,0 +1,405 @@
+"""The Anthropic Messages API provider (``POST /v1/messages`` with ``stream: true``).
+
+``stream()`` never raises for provider failures: every failure (HTTP status,
+network, timeout, ``event: error`` in the stream, cut connection, cut tool input)
+becomes exactly one :class:`ErrorEvent` as the last event. A successful stream
+ends with exactly one :class:`EndEvent`. Only ``asyncio.CancelledError`` propagates.
+Requests are retried (429, 5xx, 529 overloaded, network errors) only before the
+first byte of the body; never mid-stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from desktop.core.errors import ProviderError
+from desktop.core.events import ErrorEvent, StreamEvent
+from desktop.core.provider import ChatRequest, ModelCapabilities, ModelInfo
+from desktop.providers.anthropic_format import ModelLimits, build_messages_body
+from desktop.providers.anthropic_stream import AnthropicStreamParser
+from desktop.providers.http_errors import (
+    describe_error_body,
+    describe_status,
+    describe_transport_error,
+)
+from desktop.providers.retry import (
+    USER_AGENT,
+    RetryPolicy,
+    is_retryable_status,
+    make_async_client,
+    redact,
+    send_with_retry,
+)
+from desktop.providers.sse import SSEDecoder
+
+__all__ = ["ANTHROPIC_VERSION", "AnthropicProvider", "ModelsPage", "parse_models_page"]
+
+log = logging.getLogger(__name__)
+
+ANTHROPIC_VERSION = "2023-06-01"
+CONNECT_TIMEOUT_S = 10.0
+ERROR_BODY_LIMIT = 65536
+DRAIN_TIMEOUT_S = 0.5  # after message_stop: read the end of the body so the connection is reused
+MODELS_PAGE_LIMIT = 1000
+MAX_MODEL_PAGES = 50
+_SECRET_HEADER = re.compile(r"(?i)auth|key|token|secret|password|cookie")
+
+
+class AnthropicProvider:
+    """A :class:`desktop.core.provider.Provider` for Anthropic's Messages API."""
+
+    supports_tools: bool = True
+    supports_reasoning: bool = True
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        *,
+        name: str = "Anthropic",
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 120.0,
+        retry: RetryPolicy | None = None,
+        client: httpx.AsyncClient | None = None,
+        on_retry: Callable[[int, float, str], None] | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> None:
+        """``base_url`` is like ``https://api.anthropic.com`` (a trailing ``/v1`` is fine).
+
+        ``options``: ``thinking`` (true, or ``"adaptive"``), ``thinking_budget`` (tokens),
+        ``max_tokens`` (default output cap). ``headers`` are added last, so they can set
+        ``anthropic-beta`` or override ``anthropic-version``. ``on_retry(attempt,
+        delay_s, reason)`` is called before each retry wait; an injected ``client`` is
+        not closed by :meth:`aclose`."""
+        self.name = name
+        self.options = dict(options or {})
+        url = base_url.strip().rstrip("/")
+        self.base_url = url[: -len("/v1")] if url.endswith("/v1") else url
+        self.timeout = timeout
+        self.retry = retry if retry is not None else RetryPolicy()
+        self._api_key = api_key or None
+        self._headers = dict(headers or {})
+        self._client = client
+        self._owns_client = client is None
+        self._on_retry = on_retry
+        self._limits: dict[str, ModelLimits] = {}  # learned from list_models()
+        self._secrets = (
+            self._api_key,
+            *(v for k, v in self._headers.items() if _SECRET_HEADER.search(k)),
+        )
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"AnthropicProvider(name={self.name!r}, base_url={self.base_url!r})"
+
+    # -- public API
+
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
+        """Yield normalized events; the last one is an EndEvent or an ErrorEvent."""
+        opened = await self._open(request)
+        if isinstance(opened, ErrorEvent):
+            yield opened
+            return
+        response = opened
+        parser = AnthropicStreamParser(self.name, secrets=self._secrets)
+        events: list[StreamEvent]
+        try:
+            content_type = response.headers.get("content-type", "")
+            if not 200 <= response.status_code < 300:
+                events = [await self._status_error(response)]
+            elif content_type.startswith("application/json"):
+                events = await self._read_message(response, parser)
+            elif "html" in content_type:
+                events = await self._html_instead_of_stream(response, parser)
+            else:
+                decoder = SSEDecoder()
+                chunks = response.aiter_bytes()
+                try:
+                    async for chunk in chunks:
+                        for sse in decoder.feed(chunk):
+                            for event in parser.feed_sse(sse):
+                                yield event
+                            if parser.closed:
+                                return
+                    events = self._end_of_stream(decoder, parser)
+                except httpx.HTTPError as exc:  # mid-stream: never retried
+                    events = parser.error(*self._describe(exc, streaming=True))
+                finally:
+                    await _drain(chunks, DRAIN_TIMEOUT_S if parser.done else 0.0)
+        except Exception as exc:  # a bug or an unexpected failure: report, don't crash the UI
+            log.exception("%s: stream failed", self.name)
+            events = parser.error(self._redact(f"unexpected error: {exc}"), "internal_error")
+        finally:
+            await response.aclose()
+        for event in events:
+            yield event
+
+    async def list_models(self) -> list[ModelInfo]:
+        """Models from ``GET /v1/models`` (every page, newest first); raises ProviderError."""
+        models: list[ModelInfo] = []
+        after: str | None = None
+        for _ in range(MAX_MODEL_PAGES):
+            params = {"limit": str(MODELS_PAGE_LIMIT)}
+            if after:
+                params["after_id"] = after
+            page = parse_models_page(await self._get_json("/models", params), self.name)
+            models.extend(page.models)
+            self._limits.update(page.limits)
+            if not page.has_more or not page.last_id or page.last_id == after:
+                break
+            after = page.last_id
+        return models
+
+    async def aclose(self) -> None:
+        if self._owns_client and self._client is not None:
+            client, self._client = self._client, None
+            await client.aclose()
+
+    async def __aenter__(self) -> AnthropicProvider:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    # -- internals
+
+    async def _open(self, request: ChatRequest) -> httpx.Response | ErrorEvent:
+        """Send the request (with retries); the response or a terminal ErrorEvent."""
+        try:
+            body = build_messages_body(
+                request,
+                options=self.options,
+                limits=self._limits.get(request.model),
+                provider=self.name,
+            )
+            http_request = self._build_request("POST", "/messages", body)
+            return await send_with_retry(
+                self._get_client(), http_request, self.retry, on_retry=self._on_retry
+            )
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            return self._transport_error(exc)
+        except Exception as exc:
+            log.exception("%s: request failed", self.name)
+            text = str(ProviderError(self._redact(f"unexpected error: {exc}"), provider=self.name))
+            return ErrorEvent(text, code="internal_error", provider=self.name)
+
+    async def _get_json(self, path: str, params: Mapping[str, str]) -> Any:
+        try:
+            request = self._build_request("GET", path, None, params)
+            response = await send_with_retry(
+                self._get_client(), request, self.retry, stream=False, on_retry=self._on_retry
+            )
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            message, code = self._describe(exc, streaming=False)
+            raise ProviderError(message, provider=self.name, code=code, retryable=True) from None
+        if not 200 <= response.status_code < 300:
+            message, status_code = self._status_message(response, response.content)
+            raise ProviderError(
+                message,
+                provider=self.name,
+                status=response.status_code,
+                code=status_code,
+                retryable=is_retryable_status(response.status_code),
+            )
+        try:
+            return response.json()
+        except ValueError:
+            raise ProviderError(
+                f"{self.base_url}/v1{path} did not return JSON; check the base URL",
+                provider=self.name,
+            ) from None
+
+    @staticmethod
+    def _end_of_stream(decoder: SSEDecoder, parser: AnthropicStreamParser) -> list[StreamEvent]:
+        """Events of a final unterminated event (lenient), then the terminal events."""
+        events: list[StreamEvent] = []
+        for sse in decoder.flush(dispatch_incomplete=True):
+            if _is_json(sse.data):  # skip a line cut mid-way
+                events += parser.feed_sse(sse)
+        return events + parser.finish()
+
+    def _get_client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = make_async_client(timeout=self.timeout)
+            self._owns_client = True
+        return self._client
+
+    def _build_request(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None,
+        params: Mapping[str, str] | None = None,
+    ) -> httpx.Request:
+        base = httpx.URL(self.base_url)  # keeps a query string, if any
+        url = base.copy_with(path=base.path.rstrip("/") + "/v1" + path)
+        if params:
+            url = url.copy_merge_params(params)
+        headers = {
+            "User-Agent": USER_AGENT,
+            "Accept": "application/json" if body is None else "text/event-stream",
+            "anthropic-version": ANTHROPIC_VERSION,
+        }
+        if self._api_key:
+            headers["x-api-key"] = self._api_key
+        content = None
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+            content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+        headers.update(self._headers)
+        timeout = httpx.Timeout(self.timeout, connect=min(CONNECT_TIMEOUT_S, self.timeout))
+        return self._get_client().build_request(
+            method, url, content=content, headers=headers, timeout=timeout
+        )
+
+    def _redact(self, text: str) -> str:
+        return redact(text, self._secrets)
+
+    def _describe(self, exc: Exception, *, streaming: bool) -> tuple[str, str]:
+        message, code = describe_transport_error(
+            exc, self.base_url, self.timeout, streaming=streaming
+        )
+        return self._redact(message), code
+
+    def _transport_error(self, exc: Exception) -> ErrorEvent:
+        message, code = self._describe(exc, streaming=False)
+        text = str(ProviderError(message, provider=self.name))
+        return ErrorEvent(text, code=code, provider=self.name)
+
+    def _status_message(self, response: httpx.Response, body: bytes) -> tuple[str, str | None]:
+        status = response.status_code
+        if 300 <= status < 400:
+            location = response.headers.get("location", "?")
+            return self._redact(f"unexpected redirect to {location}; check the base URL"), None
+        content_type = response.headers.get("content-type", "")
+        return describe_status(status, body, content_type, secrets=self._secrets)
+
+    async def _status_error(self, response: httpx.Response) -> ErrorEvent:
+        message, code = self._status_message(response, await self._read_body(response))
+        status = response.status_code
+        text = str(ProviderError(message, provider=self.name, status=status))
+        return ErrorEvent(text, code=code, status=status, provider=self.name)
+
+    async def _read_body(self, response: httpx.Response) -> bytes:
+        body = bytearray()
+        chunks = response.aiter_bytes()
+        try:
+            async for chunk in chunks:
+                body += chunk
+                if len(body) >= ERROR_BODY_LIMIT:
+                    break
+        except httpx.HTTPError:
+            pass  # whatever arrived is enough for a message
+        finally:
+            await _drain(chunks, 0.0)
+        return bytes(body)
+
+    async def _html_instead_of_stream(
+        self, response: httpx.Response, parser: AnthropicStreamParser
+    ) -> list[StreamEvent]:
+        """A 200 HTML page (a captive portal, a web UI at the base URL, ...)."""
+        snippet, _ = describe_error_body(
+            await self._read_body(response), "text/html", secrets=self._secrets
+        )
+        message = f"expected an event stream but got a web page ({snippet}); check the base URL"
+        return parser.error(message, "unexpected_content")
+
+    async def _read_message(
+        self, response: httpx.Response, parser: AnthropicStreamParser
+    ) -> list[StreamEvent]:
+        try:
+            payload = json.loads(await response.aread())
+        except httpx.HTTPError as exc:
+            return parser.error(*self._describe(exc, streaming=True))
+        except ValueError:
+            return parser.error("the server sent invalid JSON", code="malformed_stream")
+        return parser.feed_message(payload)
+
+
+async def _drain(chunks: AsyncIterator[bytes], timeout: float) -> None:
+    """Finish an httpx byte iterator instead of leaving it suspended (see
+    ``openai_chat._drain``: an abandoned httpcore generator is finalized noisily
+    under loops without asyncgen hooks, such as qasync's)."""
+    try:
+        async with asyncio.timeout(timeout):
+            async for _ in chunks:
+                pass
+    except (TimeoutError, httpx.HTTPError):
+        pass
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _supported(capabilities: Any, *path: str) -> bool | None:
+    node = capabilities
+    for key in path:
+        node = node.get(key) if isinstance(node, dict) else None
+    value = node.get("supported") if isinstance(node, dict) else None
+    return value if isinstance(value, bool) else None
+
+
+def _positive(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+@dataclass(slots=True)
+class ModelsPage:
+    """One page of ``GET /v1/models``; ``limits`` feed request building (max_tokens,
+    which thinking types the model accepts)."""
+
+    models: list[ModelInfo]
+    limits: dict[str, ModelLimits]
+    has_more: bool = False
+    last_id: str | None = None
+
+
+def parse_models_page(payload: Any, provider: str = "Anthropic") -> ModelsPage:
+    items = payload.get("data") if isinstance(payload, dict) else None
+    if not isinstance(payload, dict) or not isinstance(items, list):
+        raise ProviderError(
+            "unexpected response from /v1/models (no model list)", provider=provider
+        )
+    page = ModelsPage([], {}, payload.get("has_more") is True)
+    last_id = payload.get("last_id")
+    page.last_id = last_id if isinstance(last_id, str) and last_id else None
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str) or not item["id"]:
+            continue
+        model_id: str = item["id"]
+        caps = item.get("capabilities")
+        name = item.get("display_name")
+        context = _positive(item.get("max_input_tokens"))
+        max_tokens = _positive(item.get("max_tokens"))
+        page.models.append(
+            ModelInfo(
+                id=model_id,
+                name=name if isinstance(name, str) and name and name != model_id else None,
+                context_window=context,
+                capabilities=ModelCapabilities(
+                    tools=True,
+                    vision=_supported(caps, "image_input"),
+                    reasoning=_supported(caps, "thinking"),
+                    max_output_tokens=max_tokens,
+                    context_window=context,
+                ),
+            )
+        )
+        page.limits[model_id] = ModelLimits(
+            max_tokens=max_tokens,
+            thinking_enabled=_supported(caps, "thinking", "types", "enabled"),
+            thinking_adaptive=_supported(caps, "thinking", "types", "adaptive"),
+        )
+    return page
