@@ -62,7 +62,7 @@ class AppContext:
         if interrupted:
             log.warning("marked %d unfinished message(s) from the last run as interrupted",
                         interrupted)
-        return cls(
+        ctx = cls(
             paths=paths,
             db=db,
             sessions=sessions,
@@ -71,6 +71,8 @@ class AppContext:
             registry=builtin_registry(),
             environ=dict(os.environ if environ is None else environ),
         )
+        apply_proxy(ctx.load_settings(), ctx.environ)
+        return ctx
 
     def close(self) -> None:
         self.db.close()
@@ -82,6 +84,7 @@ class AppContext:
 
     def save_settings(self, settings: AppSettings) -> None:
         self.settings_store.save(settings)
+        apply_proxy(settings, self.environ)
 
     # -- providers ------------------------------------------------------------------
 
@@ -127,7 +130,9 @@ class AppContext:
         return key
 
     def build_provider(self, config: ProviderConfig) -> Provider:
-        return create_provider(config, self.api_key_for(config))
+        timeout = self.load_settings().request_timeout_s
+        return create_provider(config.model_copy(update={"timeout_s": timeout}),
+                               self.api_key_for(config))
 
     # -- model lists and capabilities ---------------------------------------------------
 
@@ -197,6 +202,32 @@ class AppContext:
         options = config.options if config is not None else {}
         return Orchestrator(provider, tools, settings.agent, confirm_continue=confirm,
                             request_options=options)
+
+
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
+                   "all_proxy")
+NO_PROXY_VARIABLES = ("NO_PROXY", "no_proxy")
+
+
+def apply_proxy(settings: AppSettings, environ: Mapping[str, str]) -> None:
+    """Route every HTTP client of this process through the proxy setting.
+
+    httpx (providers, model lists, fetch_url, MCP over HTTP) reads the standard proxy
+    variables, so the setting is applied there; with no proxy set, the variables the
+    app was started with (``environ``) are restored.
+    """
+    url = settings.proxy_url.strip()
+    for name in (*PROXY_VARIABLES, *NO_PROXY_VARIABLES):
+        if name in environ:
+            os.environ[name] = environ[name]
+        else:
+            os.environ.pop(name, None)
+    if url:
+        for name in PROXY_VARIABLES:
+            os.environ[name] = url
+        for name in NO_PROXY_VARIABLES:
+            os.environ[name] = settings.no_proxy
+        log.info("requests go through the proxy set in Settings")
 
 
 def preset_names() -> list[str]:

@@ -60,6 +60,11 @@ class AppSettings(BaseModel):
         "Format answers in Markdown."
     )
     theme: Literal["system", "light", "dark"] = "system"
+    # One proxy for every request the app makes (providers, model lists, fetch_url,
+    # MCP over HTTP): http://, https:// or socks5:// URL; empty = system settings.
+    proxy_url: str = ""
+    no_proxy: str = "localhost,127.0.0.1,::1"
+    request_timeout_s: float = Field(default=120.0, ge=5, le=3600)
     # Per-model prices (exact model id -> price) that win over the built-in table.
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     show_sidebar: bool = True
