@@ -27,12 +27,17 @@ from desktop.storage.paths import DataPaths
 from desktop.storage.secrets import SecretStore
 from desktop.storage.sessions import SessionStore
 from desktop.storage.settings_store import SettingsStore
+from desktop.tools.approval import Approver, ChatGrants, Policy, ProgressSink
 from desktop.tools.builtins import builtin_registry
 from desktop.tools.executor import ToolExecutor
+from desktop.tools.grants import JsonGrantStore
+from desktop.tools.mcp.config import McpServerConfig
 from desktop.tools.registry import ToolRegistry
 from desktop.tools.workspace import Workspace
 
 log = logging.getLogger(__name__)
+
+GRANTS_FILE = "tool_grants.json"
 
 
 @dataclass
@@ -45,6 +50,7 @@ class AppContext:
     registry: ToolRegistry
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     detected: list[ProviderConfig] = field(default_factory=list)
+    _grants: JsonGrantStore | None = None
 
     @classmethod
     def open(
@@ -176,18 +182,55 @@ class AppContext:
     # -- tools ----------------------------------------------------------------------
 
     def build_tools(
-        self, workspace: str | None, enabled: list[str] | None
+        self,
+        workspace: str | None,
+        enabled: list[str] | None,
+        *,
+        registry: ToolRegistry | None = None,
+        settings: AppSettings | None = None,
+        approver: Approver | None = None,
+        chat_grants: ChatGrants | None = None,
+        on_progress: ProgressSink | None = None,
+        extra_policies: Mapping[str, Policy] | None = None,
     ) -> ToolRunner:
+        """A tool executor for one turn: ``enabled`` names from ``registry`` (the
+        built-ins, plus MCP tools when given), approval policies from settings,
+        persisted "always" grants, and the caller's approver (none: Ask = denied)."""
         if not enabled:
             return NoTools()
-        unknown = [name for name in enabled if self.registry.get(name) is None]
+        registry = registry or self.registry
+        unknown = [name for name in enabled if registry.get(name) is None]
         if unknown:
             raise ConfigError(
                 f"unknown tool(s): {', '.join(unknown)}; available: "
-                f"{', '.join(self.registry.names())}"
+                f"{', '.join(registry.names())}"
             )
+        settings = settings or self.load_settings()
+        policies: dict[str, Policy] = dict(settings.tool_policies)
+        policies.update(extra_policies or {})
         space = Workspace(Path(workspace)) if workspace else None
-        return ToolExecutor(self.registry, space, set(enabled))
+        return ToolExecutor(
+            registry, space, set(enabled), timeout_s=settings.agent.tool_timeout_s,
+            policies=policies, approver=approver, grants=self.grants,
+            chat_grants=chat_grants, on_progress=on_progress,
+        )
+
+    @property
+    def grants(self) -> JsonGrantStore:
+        """The user's "always allow" grants (Settings lists and revokes them)."""
+        if self._grants is None:
+            self._grants = JsonGrantStore(self.paths.root / GRANTS_FILE)
+        return self._grants
+
+    def mcp_configs(self, settings: AppSettings | None = None) -> list[McpServerConfig]:
+        """The configured MCP servers; an invalid entry is logged and skipped."""
+        configs: list[McpServerConfig] = []
+        for raw in (settings or self.load_settings()).mcp_servers:
+            try:
+                configs.append(McpServerConfig.model_validate(raw))
+            except ValueError as exc:
+                log.warning("ignoring an invalid MCP server in settings: %s", exc)
+        return configs
 
     def build_orchestrator(
         self,

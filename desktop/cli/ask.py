@@ -3,6 +3,12 @@
 Plain mode writes the answer text to stdout exactly as streamed. ``--json`` writes
 one JSON object per event (and then the final messages), one per line. Errors go
 to stderr as one line and the exit status is non-zero.
+
+Tools follow the same approval policies as the window. A call that needs approval
+is asked about on the terminal when stdin is a TTY; otherwise it is denied (the
+model is told) unless ``--approve-all`` or ``--allow NAME`` is given.
+``--mcp-config FILE`` adds the MCP servers of a Claude-Desktop-style JSON file for
+this run (their tools are enabled), next to the configured ones.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ import asyncio
 import json
 import logging
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop.app import AppContext
 from desktop.cli.commands import fail
@@ -23,13 +29,23 @@ from desktop.core.events import ErrorEvent, TextDelta, event_to_dict
 from desktop.core.messages import Message
 from desktop.core.orchestrator import RunResult
 from desktop.core.settings import AppSettings, ProviderConfig
+from desktop.core.tooling import NoTools, ToolRunner
 from desktop.providers.presets import PRESETS
+from desktop.tools.approval import Approver, Policy, allow_all
+from desktop.tools.mcp.config import McpServerConfig, load_mcp_config
+from desktop.tools.terminal_approver import TerminalApprover
+
+if TYPE_CHECKING:
+    from desktop.tools.mcp.manager import McpManager
 
 log = logging.getLogger(__name__)
 
 EXIT_ERROR = 1
 EXIT_LIMIT = 3
 EXIT_INTERRUPTED = 130
+
+
+GRANTS_FILE = "tool_grants.json"
 
 
 def resolve_provider(ctx: AppContext, args: argparse.Namespace,
@@ -115,21 +131,93 @@ def _read_prompt(prompt: str) -> str:
     return prompt
 
 
+def _mcp_configs(ctx: AppContext, args: argparse.Namespace, settings: AppSettings) -> tuple[
+        list[McpServerConfig], set[str]]:
+    """Configured servers plus those of ``--mcp-config`` files (whose names are returned)."""
+    configured = ctx.mcp_configs(settings)
+    from_files: list[McpServerConfig] = []
+    for path in getattr(args, "mcp_config", None) or []:
+        from_files += load_mcp_config(path)
+    names = {c.name for c in from_files}
+    merged = [c for c in configured if c.name not in names] + from_files
+    return merged, names
+
+
+async def _start_mcp(configs: list[McpServerConfig], err: TextIO) -> McpManager | None:
+    if not configs:
+        return None
+    from desktop.tools.mcp.manager import McpManager  # the SDK takes ~0.5 s to import
+
+    manager = McpManager(configs)
+    for name, ok in (await manager.start_all()).items():
+        connection = manager.get(name)
+        if not ok and connection is not None:
+            await connection.stop()
+            reason = connection.last_error or connection.state
+            err.write(f"assista: warning: MCP server {name!r} is not available: {reason}\n")
+    return manager
+
+
+def _approver(args: argparse.Namespace) -> Approver | None:
+    if getattr(args, "approve_all", False):
+        return allow_all
+    if sys.stdin.isatty():
+        return TerminalApprover(sys.stderr)
+    return None  # nobody to ask: calls that need approval are denied
+
+
+def _build_tools(ctx: AppContext, args: argparse.Namespace, settings: AppSettings, *,
+                 workspace: str | None, mcp: McpManager | None,
+                 mcp_from_files: set[str]) -> ToolRunner:
+    """--tools (or the settings' built-ins when a workspace is set, plus the tools of the
+    configured MCP servers), plus every tool of --mcp-config servers, plus --allow names."""
+    registry = mcp.registry(ctx.registry) if mcp is not None else ctx.registry
+    allowed = [n.strip() for n in getattr(args, "allow", None) or [] if n.strip()]
+    if args.tools is not None:
+        enabled = [t.strip() for t in args.tools.split(",") if t.strip()]
+    else:
+        enabled = list(settings.enabled_tools) if workspace else []
+        enabled += [t.name for t in registry if t.source != "builtin"]
+    extra = [t.name for t in registry if t.source in mcp_from_files] + allowed
+    enabled += [name for name in extra if name not in enabled]
+    unknown = [name for name in enabled if registry.get(name) is None]
+    if unknown:
+        raise ConfigError(f"unknown tool(s): {', '.join(unknown)}; available: "
+                          f"{', '.join(registry.names())}")
+    if not enabled:
+        return NoTools()
+    policies: dict[str, Policy] = {name: "allow" for name in allowed}
+    return ctx.build_tools(workspace, enabled, registry=registry, settings=settings,
+                           approver=_approver(args), extra_policies=policies)
+
+
 async def _ask(ctx: AppContext, args: argparse.Namespace,
                printer: _Printer) -> tuple[Message, RunResult]:
     settings = ctx.load_settings()
     config = resolve_provider(ctx, args, settings)
     workspace = args.workspace or settings.workspace
-    if args.tools is not None:
-        enabled = [t.strip() for t in args.tools.split(",") if t.strip()]
-    else:
-        enabled = list(settings.enabled_tools) if workspace else []
-    tools = ctx.build_tools(workspace, enabled)
-    provider = ctx.build_provider(config)
-    orchestrator = ctx.build_orchestrator(provider, tools, settings, _confirm_on_tty)
     prompt = _read_prompt(args.prompt)
     if not prompt.strip():
         raise ConfigError("the prompt is empty")
+    mcp_configs, mcp_from_files = _mcp_configs(ctx, args, settings)
+    mcp = await _start_mcp(mcp_configs, printer.err)
+    try:
+        tools = _build_tools(ctx, args, settings, workspace=workspace, mcp=mcp,
+                             mcp_from_files=mcp_from_files)
+        return await _converse(ctx, args, printer, settings, config=config, tools=tools,
+                               prompt=prompt, workspace=workspace)
+    finally:
+        if mcp is not None:
+            await mcp.stop_all()
+
+
+async def _converse(ctx: AppContext, args: argparse.Namespace, printer: _Printer,
+                    settings: AppSettings, *, config: ProviderConfig, tools: ToolRunner,
+                    prompt: str, workspace: str | None) -> tuple[Message, RunResult]:
+    if not ctx.capabilities_for(config, config.model).tools:
+        tools = NoTools()  # this model cannot call tools (or the user said so)
+    provider = ctx.build_provider(config)
+    orchestrator = ctx.build_orchestrator(provider, tools, settings, _confirm_on_tty, config)
     system = args.system if args.system is not None else settings.system_prompt
     history: list[Message] = []
     user_message = Message.user(prompt)

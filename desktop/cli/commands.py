@@ -36,6 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--system", metavar="TEXT", help="system prompt for this question")
     ask.add_argument("--session", metavar="ID", help="continue an existing session")
     ask.add_argument("--no-save", action="store_true", help="do not store the conversation")
+    ask.add_argument("--approve-all", action="store_true",
+                     help="approve every tool call that would ask (Deny still denies)")
+    ask.add_argument("--allow", metavar="NAME", action="append", default=[],
+                     help="enable this tool and run it without asking (repeatable)")
+    ask.add_argument("--mcp-config", metavar="FILE", action="append", default=[],
+                     help="also use the MCP servers in this Claude-Desktop-style JSON file")
 
     export = sub.add_parser("export", help="export conversations")
     _add_common(export)
@@ -43,6 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="export only this session (repeatable); default: all")
     export.add_argument("--format", choices=["json", "markdown"], required=True)
     export.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
+
+    imp = sub.add_parser("import", help="import chats from an Assista or ChatGPT export")
+    _add_common(imp)
+    imp.add_argument("file", metavar="FILE",
+                     help="an Assista JSON export, or ChatGPT's conversations.json (or its .zip)")
     return parser
 
 
@@ -57,6 +68,10 @@ def run(argv: list[str]) -> int:
         from desktop.cli.export import export_command
 
         return export_command(args)
+    if args.command == "import":
+        from desktop.cli.import_cmd import import_command
+
+        return import_command(args)
     from desktop.ui.launch import launch_gui
 
     return launch_gui(data_dir=args.data_dir, smoke=args.smoke)

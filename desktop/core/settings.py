@@ -60,6 +60,10 @@ class AppSettings(BaseModel):
         "Format answers in Markdown."
     )
     theme: Literal["system", "light", "dark"] = "system"
+    # Approval policy per tool name ("allow" | "ask" | "deny"), over each tool's default.
+    tool_policies: dict[str, Literal["allow", "ask", "deny"]] = Field(default_factory=dict)
+    # MCP servers, as desktop.tools.mcp.config.McpServerConfig dictionaries.
+    mcp_servers: list[dict[str, Any]] = Field(default_factory=list)
     # One proxy for every request the app makes (providers, model lists, fetch_url,
     # MCP over HTTP): http://, https:// or socks5:// URL; empty = system settings.
     proxy_url: str = ""

@@ -1,27 +1,60 @@
-"""Tools the agent can call: registry, validation, execution, built-ins. No Qt here.
+"""Tools the agent can call: registry, validation, approvals, execution, built-ins. No Qt.
 
 Typical use::
 
-    registry = builtin_registry()
-    runner = ToolExecutor(registry, Workspace(folder), enabled={"read_file"}, timeout_s=60)
+    registry = builtin_registry()            # + McpManager(...).registry(registry) for MCP
+    runner = ToolExecutor(
+        registry, Workspace(folder), enabled={"read_file", "edit_file"}, timeout_s=60,
+        policies=settings_overrides,         # {"run_command": "deny", ...}
+        approver=ask_the_user,               # async (ApprovalRequest) -> ApprovalDecision
+        grants=JsonGrantStore(path),         # persisted "always allow"
+        chat_grants=chat.grants,             # "allow for this chat"
+        on_progress=sidebar.update,          # ToolProgress: status changes, live output
+    )
     specs = runner.specs()                   # sent to the model
     result = await runner.run(tool_call)     # a ToolResultPart, never raises for tool failures
+    runner.cancel(call_id)                   # cancel one call from the sidebar
 """
 
+from desktop.tools.approval import (
+    ApprovalDecision,
+    ApprovalPreview,
+    ApprovalRequest,
+    Approver,
+    ChatGrants,
+    Policy,
+    ToolProgress,
+)
 from desktop.tools.builtins import builtin_registry
 from desktop.tools.errors import ToolFailure
 from desktop.tools.executor import ToolExecutor
+from desktop.tools.grants import Grant, GrantStore, JsonGrantStore, MemoryGrantStore
+from desktop.tools.locks import PathLocks
 from desktop.tools.registry import Tool, ToolContext, ToolHandler, ToolRegistry
+from desktop.tools.results import ToolOutput
 from desktop.tools.validation import InvalidArguments, validate_arguments
 from desktop.tools.workspace import Workspace
 
 __all__ = [
+    "ApprovalDecision",
+    "ApprovalPreview",
+    "ApprovalRequest",
+    "Approver",
+    "ChatGrants",
+    "Grant",
+    "GrantStore",
     "InvalidArguments",
+    "JsonGrantStore",
+    "MemoryGrantStore",
+    "PathLocks",
+    "Policy",
     "Tool",
     "ToolContext",
     "ToolExecutor",
     "ToolFailure",
     "ToolHandler",
+    "ToolOutput",
+    "ToolProgress",
     "ToolRegistry",
     "Workspace",
     "builtin_registry",

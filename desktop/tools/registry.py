@@ -19,6 +19,7 @@ from jsonschema.exceptions import SchemaError
 
 from desktop.core.errors import ToolError
 from desktop.core.provider import ToolSpec
+from desktop.tools.approval import POLICIES, ApprovalPreview, Policy
 from desktop.tools.validation import build_validator
 from desktop.tools.workspace import Workspace, no_workspace_error
 
@@ -41,6 +42,8 @@ class ToolContext:
     call_id: str = ""
     result_budget: int = DEFAULT_RESULT_BUDGET
     cancel_event: threading.Event = field(default_factory=threading.Event)
+    default_timeout_s: float = 60.0
+    on_output: Callable[[str, str], None] | None = None
 
     def require_workspace(self) -> Workspace:
         """The workspace, or a ``no_workspace`` ToolError telling the model none is selected."""
@@ -56,12 +59,20 @@ class ToolContext:
         if self.cancel_event.is_set():
             raise ToolError("The tool call was stopped.", code="cancelled")
 
+    def output(self, text: str, stream: str = "stdout") -> None:
+        """Report live output (shown in the sidebar as it arrives); never raises."""
+        if self.on_output is not None and text:
+            self.on_output(text, stream)
+
 
 ToolHandler = Callable[[dict[str, Any], ToolContext], Awaitable[Any]]
 """``async (args, ctx) -> JSON-able result``; raise ToolError for expected failures."""
 
 WritesPaths = Callable[[Mapping[str, Any]], Sequence[str]]
 """Given validated arguments, the workspace-relative paths the call would write."""
+
+PreviewFn = Callable[[dict[str, Any], ToolContext], Awaitable[ApprovalPreview]]
+"""``async (args, ctx) -> preview`` shown when asking; must not change anything."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -71,8 +82,15 @@ class Tool:
     ``parameters`` is a JSON Schema (Draft 2020-12) for the arguments object; it
     is checked on construction and its validator is built once and cached on the
     tool. ``read_only`` tools change nothing; tools that write declare
-    ``writes_paths`` so that calls touching the same files can later be
-    serialized. Raises ``ValueError`` for an invalid name or schema.
+    ``writes_paths`` so that the executor serializes calls touching the same
+    files (a per-path lock held while the call runs).
+
+    ``default_policy`` is the approval policy when settings do not override it
+    (None: ``allow`` for read-only tools, ``ask`` otherwise). ``preview`` computes
+    what the user sees when asked (default: the arguments). ``timeout_s``
+    replaces the executor's timeout for this tool (for tools that enforce a
+    per-call limit of their own). ``source`` is ``"builtin"`` or the MCP server's
+    name. Raises ``ValueError`` for an invalid name, schema or policy.
     """
 
     name: str
@@ -81,9 +99,19 @@ class Tool:
     handler: ToolHandler
     read_only: bool = True
     writes_paths: WritesPaths | None = None
+    default_policy: Policy | None = None
+    preview: PreviewFn | None = None
+    timeout_s: float | None = None
+    source: str = "builtin"
     validator: Draft202012Validator = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if self.default_policy is None:
+            object.__setattr__(self, "default_policy", "allow" if self.read_only else "ask")
+        elif self.default_policy not in POLICIES:
+            raise ValueError(f"Tool {self.name}: unknown policy {self.default_policy!r}.")
+        if self.timeout_s is not None and self.timeout_s <= 0:
+            raise ValueError(f"Tool {self.name}: timeout_s must be positive.")
         if not _NAME_RE.match(self.name):
             raise ValueError(
                 f"Invalid tool name {self.name!r}: use 1-64 letters, digits, '_' or '-'."
@@ -110,6 +138,11 @@ class Tool:
         """The paths a call with ``args`` would write; empty for read-only tools."""
         return [] if self.writes_paths is None else list(self.writes_paths(args))
 
+    @property
+    def policy(self) -> Policy:
+        """The default approval policy (never None after construction)."""
+        return self.default_policy or ("allow" if self.read_only else "ask")
+
 
 class ToolRegistry:
     """An ordered set of tools, keyed by name."""
@@ -118,6 +151,14 @@ class ToolRegistry:
         self._tools: dict[str, Tool] = {}
         for tool in tools:
             self.register(tool)
+
+    def extend(self, tools: Iterable[Tool]) -> None:
+        for tool in tools:
+            self.register(tool)
+
+    def unregister(self, name: str) -> bool:
+        """Remove a tool; False if there was none by that name."""
+        return self._tools.pop(name, None) is not None
 
     def register(self, tool: Tool) -> None:
         """Add a tool; ``ValueError`` if one with the same name is already registered."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 DEFAULT_MAX_CHARS = 100_000
@@ -37,12 +38,33 @@ def _default(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
+@dataclass(slots=True)
+class ToolOutput:
+    """A handler result with data for the UI that the model does not get.
+
+    ``result`` is encoded as usual; ``provider_data`` is stored on the
+    ``ToolResultPart`` (e.g. ``{"images": [{"mime_type", "data"}]}`` with base64
+    data from an MCP tool, so that the sidebar can show the pictures).
+    """
+
+    result: Any
+    provider_data: dict[str, Any] = field(default_factory=dict)
+
+
 def success_content(result: Any, max_chars: int = DEFAULT_MAX_CHARS) -> str:
     return capped({"status": "success", "result": result}, max_chars)
 
 
 def error_content(error: dict[str, Any], max_chars: int = DEFAULT_MAX_CHARS) -> str:
     return capped({"status": "error", "error": error}, max_chars)
+
+
+def denied_content(reason: str | None, message: str, max_chars: int = DEFAULT_MAX_CHARS) -> str:
+    """``{"status":"denied","error":{"code":"denied","message":...,"reason":...}}``."""
+    error: dict[str, Any] = {"code": "denied", "message": message}
+    if reason:
+        error["reason"] = reason
+    return capped({"status": "denied", "error": error}, max_chars)
 
 
 def capped(payload: dict[str, Any], max_chars: int) -> str:

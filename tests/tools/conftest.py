@@ -11,6 +11,7 @@ import pytest
 
 from desktop.core.messages import ToolCallPart, ToolResultPart
 from desktop.tools import ToolExecutor, Workspace, builtin_registry
+from desktop.tools.approval import allow_all
 
 Call = Callable[..., Awaitable[dict[str, Any]]]
 
@@ -54,6 +55,26 @@ def call(run_tool: Callable[..., Awaitable[ToolResultPart]]) -> Call:
         payload: dict[str, Any] = json.loads(part.content)
         assert part.is_error == (payload["status"] == "error")
         assert part.status == ("failed" if part.is_error else "succeeded")
+        return payload
+
+    return go
+
+
+@pytest.fixture
+def approving(workspace: Workspace) -> ToolExecutor:
+    """An executor whose approver allows every call once (write tools run)."""
+    return ToolExecutor(builtin_registry(), workspace, approver=allow_all)
+
+
+@pytest.fixture
+def wcall(approving: ToolExecutor) -> Call:
+    """Like ``call``, through the approving executor."""
+
+    async def go(name: str, args: dict[str, Any] | str, call_id: str = "call_w") -> dict[str, Any]:
+        raw = args if isinstance(args, str) else json.dumps(args)
+        part = await approving.run(ToolCallPart(id=call_id, name=name, arguments=raw))
+        payload: dict[str, Any] = json.loads(part.content)
+        assert part.is_error == (payload["status"] != "success")
         return payload
 
     return go

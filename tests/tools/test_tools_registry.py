@@ -77,10 +77,30 @@ def test_bad_definitions_are_refused(kwargs: dict[str, Any], message: str) -> No
 def test_builtin_registry_is_fresh_each_time() -> None:
     first, second = builtin_registry(), builtin_registry()
     assert first is not second
-    assert first.names() == ["read_file", "list_directory", "search_files"]
+    assert first.names() == [
+        "read_file",
+        "list_directory",
+        "search_files",
+        "write_file",
+        "create_file",
+        "edit_file",
+        "run_command",
+        "fetch_url",
+    ]
     for spec in first.specs():
         assert spec.description
         assert spec.parameters["type"] == "object"
         assert spec.parameters["additionalProperties"] is False
     tool = first.get("read_file")
     assert tool is not None and tool.read_only
+    policies = {t.name: t.policy for t in first}
+    assert policies == {
+        "read_file": "allow",
+        "list_directory": "allow",
+        "search_files": "allow",
+        "write_file": "ask",
+        "create_file": "ask",
+        "edit_file": "ask",
+        "run_command": "ask",
+        "fetch_url": "ask",
+    }

@@ -6,6 +6,8 @@ import codecs
 import re
 from collections.abc import Iterable
 
+from desktop.core.errors import ToolError
+
 # Folders that are skipped when walking recursively: version control metadata,
 # dependency trees, virtual environments and caches. They can hold hundreds of
 # thousands of files the model almost never wants.
@@ -166,3 +168,23 @@ def _char_class(pattern: str, i: int) -> tuple[str, int]:
     elif body.startswith("^"):
         body = "\\" + body
     return "[" + body + "]", end
+
+
+def decode_text(data: bytes, path: str) -> tuple[str, bool]:
+    """UTF-8 text of a file for editing, and whether it had a BOM; binary files refused."""
+    bom = data.startswith(codecs.BOM_UTF8)
+    body = data[len(codecs.BOM_UTF8) :] if bom else data
+    if b"\x00" in body[:SNIFF_BYTES]:
+        raise ToolError(
+            f"'{path}' is a binary file; it cannot be edited as text.", code="is_binary"
+        )
+    try:
+        return body.decode("utf-8"), bom
+    except UnicodeDecodeError:
+        raise ToolError(
+            f"'{path}' is not UTF-8 text; it cannot be edited with this tool.", code="is_binary"
+        ) from None
+
+
+def encode_text(text: str, bom: bool) -> bytes:
+    return (codecs.BOM_UTF8 if bom else b"") + text.encode("utf-8")

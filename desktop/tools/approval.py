@@ -1,0 +1,147 @@
+"""Approval policies and the request/decision types exchanged with the user.
+
+Every tool has a :data:`Policy`: ``allow`` runs it at once, ``deny`` refuses it,
+``ask`` makes the executor await an injected :data:`Approver` with an
+:class:`ApprovalRequest` (tool, call id, full arguments and a preview computed
+without side effects) before anything runs. The user answers with an
+:class:`ApprovalDecision`: allow once, allow for this chat, always allow (a
+persisted grant, see :mod:`desktop.tools.grants`) or deny with an optional reason
+that is sent to the model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+Policy = Literal["allow", "ask", "deny"]
+POLICIES: tuple[Policy, ...] = get_args(Policy)
+
+DecisionKind = Literal["allow_once", "allow_chat", "allow_always", "deny"]
+PreviewKind = Literal["diff", "command", "url", "arguments"]
+ProgressKind = Literal["status", "output"]
+CallStatus = Literal["awaiting_approval", "running"]
+
+
+def parse_policy(value: str) -> Policy:
+    """``"Allow"``/``"ask"``/``" DENY "`` -> a :data:`Policy`; ``ValueError`` otherwise."""
+    cleaned = value.strip().lower()
+    for policy in POLICIES:
+        if cleaned == policy:
+            return policy
+    raise ValueError(f"unknown tool policy {value!r}: use allow, ask or deny")
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalPreview:
+    """What the user sees before deciding.
+
+    ``kind`` tells the UI how to render ``text``: a unified diff (edits and writes,
+    computed without writing), the command line (run_command), the URL
+    (fetch_url) or pretty-printed arguments (anything else). ``title`` is a short
+    summary line such as ``"Edit src/app.py"``; ``error`` is set when the preview
+    could not be computed (the request still goes to the user).
+    """
+
+    kind: PreviewKind
+    text: str
+    title: str = ""
+    error: str | None = None
+
+    @classmethod
+    def arguments(cls, args: Mapping[str, Any], title: str = "") -> ApprovalPreview:
+        return cls("arguments", json.dumps(dict(args), ensure_ascii=False, indent=2), title)
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """One call waiting for the user's decision."""
+
+    tool: str
+    call_id: str
+    arguments: dict[str, Any]
+    preview: ApprovalPreview
+    source: str = "builtin"  # "builtin", or the MCP server's name
+    description: str = ""
+    read_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalDecision:
+    kind: DecisionKind
+    reason: str | None = None
+
+    @property
+    def allowed(self) -> bool:
+        return self.kind != "deny"
+
+    @classmethod
+    def allow_once(cls) -> ApprovalDecision:
+        return cls("allow_once")
+
+    @classmethod
+    def allow_chat(cls) -> ApprovalDecision:
+        return cls("allow_chat")
+
+    @classmethod
+    def allow_always(cls) -> ApprovalDecision:
+        return cls("allow_always")
+
+    @classmethod
+    def deny(cls, reason: str | None = None) -> ApprovalDecision:
+        return cls("deny", reason)
+
+
+Approver = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
+"""``async approve(request) -> decision``; may wait as long as the user needs.
+
+Cancelling the call (Stop, or :meth:`ToolExecutor.cancel`) cancels the await, so
+an approver that shows UI should remove it in a ``finally``/``except CancelledError``.
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolProgress:
+    """Live news about one call, for the sidebar.
+
+    ``kind="status"``: ``text`` is a :data:`CallStatus` (``awaiting_approval`` when
+    the approver is being asked, ``running`` when the tool starts). ``kind="output"``:
+    ``text`` is a chunk of output (run_command's stdout/stderr, named by ``stream``).
+    """
+
+    call_id: str
+    name: str
+    kind: ProgressKind
+    text: str
+    stream: str | None = None
+
+
+ProgressSink = Callable[[ToolProgress], None]
+
+
+@dataclass(slots=True)
+class ChatGrants:
+    """Tools allowed "for this chat": keep one per chat and pass it to every executor."""
+
+    tools: set[str] = field(default_factory=set)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.tools
+
+    def add(self, name: str) -> None:
+        self.tools.add(name)
+
+    def clear(self) -> None:
+        self.tools.clear()
+
+
+async def deny_all(request: ApprovalRequest) -> ApprovalDecision:
+    """The approver used when nobody can be asked."""
+    return ApprovalDecision.deny("No one was available to approve this call.")
+
+
+async def allow_all(request: ApprovalRequest) -> ApprovalDecision:
+    """An approver that allows every call once (``assista ask --approve-all``)."""
+    return ApprovalDecision.allow_once()

@@ -1,0 +1,229 @@
+"""fetch_url: the readable text of a web page (http and https only), size capped.
+
+Proxies come from the environment (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``,
+``NO_PROXY``; SOCKS through httpx[socks]). At most :data:`MAX_DOWNLOAD_BYTES` are
+read; non-text content (images, PDFs, archives...) is refused without being
+downloaded. HTML is turned into plain text (see :mod:`._html`).
+"""
+
+from __future__ import annotations
+
+import codecs
+import copy
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from desktop import __version__
+from desktop.core.errors import ToolError
+from desktop.tools.approval import ApprovalPreview
+from desktop.tools.builtins._common import kib
+from desktop.tools.builtins._html import html_to_text
+from desktop.tools.errors import ToolFailure
+from desktop.tools.registry import Tool, ToolContext
+
+NAME = "fetch_url"
+MAX_DOWNLOAD_BYTES = 5 * 1024 * 1024
+DEFAULT_MAX_CHARS = 50_000
+MAX_CHARS = 200_000
+MAX_REDIRECTS = 5
+_TEXT_TYPES = frozenset(
+    {
+        "application/json",
+        "application/xml",
+        "application/javascript",
+        "application/ecmascript",
+        "application/x-javascript",
+        "application/x-yaml",
+        "application/yaml",
+        "application/toml",
+        "application/x-sh",
+        "application/sql",
+        "application/graphql",
+        "application/xhtml+xml",
+        "application/rss+xml",
+        "application/atom+xml",
+        "application/ld+json",
+    }
+)
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+
+DESCRIPTION = (
+    "Fetch a web page (http or https) and return its readable text: HTML is converted to "
+    "plain text with headings, lists and link targets; JSON, XML and other text is returned "
+    "as is. Images, PDFs and other binary content are refused. Output is capped at "
+    "max_chars (the result says truncated=true); set raw=true for the HTML source."
+)
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "url": {"type": "string", "minLength": 1, "description": "An http:// or https:// URL."},
+        "max_chars": {
+            "type": "integer",
+            "minimum": 500,
+            "maximum": MAX_CHARS,
+            "default": DEFAULT_MAX_CHARS,
+            "description": "Maximum characters of text to return.",
+        },
+        "raw": {
+            "type": "boolean",
+            "default": False,
+            "description": "Return HTML source instead of converting it to text.",
+        },
+    },
+    "required": ["url"],
+    "additionalProperties": False,
+}
+
+
+def fetch_url_tool() -> Tool:
+    return Tool(
+        name=NAME,
+        description=DESCRIPTION,
+        parameters=copy.deepcopy(PARAMETERS),
+        handler=_handle,
+        read_only=True,
+        default_policy="ask",  # it reaches the network, and a URL can carry data out
+        preview=_preview,
+    )
+
+
+def check_url(url: str) -> str:
+    """The URL stripped, if it is http(s) with a host; ToolError ``invalid_url`` otherwise."""
+    cleaned = url.strip()
+    try:
+        parts = urlsplit(cleaned)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ToolError(
+            f"'{url[:200]}' is not an http:// or https:// URL; only web pages can be fetched.",
+            code="invalid_url",
+        )
+    return cleaned
+
+
+async def _preview(args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
+    url = check_url(args["url"])
+    return ApprovalPreview("url", url, f"Fetch {urlsplit(url).hostname}")
+
+
+def is_text_type(media_type: str) -> bool:
+    return (
+        media_type.startswith("text/")
+        or media_type in _TEXT_TYPES
+        or media_type.endswith(("+json", "+xml"))
+    )
+
+
+def _charset(response: httpx.Response, head: bytes, is_html: bool) -> str:
+    candidates = [response.charset_encoding]
+    if is_html:
+        match = _META_CHARSET.search(head[:4096])
+        candidates.append(match.group(1).decode("ascii") if match else None)
+    for name in candidates:
+        if not name:
+            continue
+        try:
+            return codecs.lookup(name).name
+        except LookupError:
+            continue
+    return "utf-8"
+
+
+async def _handle(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+    url = check_url(args["url"])
+    max_chars = min(
+        int(args.get("max_chars", DEFAULT_MAX_CHARS)), max(ctx.result_budget - 2_000, 500)
+    )
+    headers = {
+        "User-Agent": f"AssistaDesktop/{__version__} (fetch_url)",
+        "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,"
+        "*/*;q=0.5",
+    }
+    try:
+        async with (
+            httpx.AsyncClient(
+                trust_env=True,
+                follow_redirects=True,
+                max_redirects=MAX_REDIRECTS,
+                timeout=httpx.Timeout(30.0, connect=15.0),
+                headers=headers,
+            ) as client,
+            client.stream("GET", url) as response,
+        ):
+            return await _read(response, url, max_chars, bool(args.get("raw", False)))
+    except httpx.TooManyRedirects:
+        raise ToolError(
+            f"{url} redirected more than {MAX_REDIRECTS} times.", code="http_error"
+        ) from None
+    except httpx.ProxyError as exc:
+        raise ToolError(
+            f"The proxy refused or failed the request: {exc}", code="network_error"
+        ) from None
+    except httpx.TimeoutException:
+        raise ToolError(f"{url} did not answer in time.", code="timeout") from None
+    except httpx.UnsupportedProtocol:
+        raise ToolError(
+            f"{url} redirected to a URL that is not http(s).", code="invalid_url"
+        ) from None
+    except httpx.HTTPError as exc:
+        raise ToolError(
+            f"Could not fetch {url}: {exc or type(exc).__name__}.", code="network_error"
+        ) from None
+
+
+async def _read(response: httpx.Response, url: str, max_chars: int, raw: bool) -> dict[str, Any]:
+    media_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media_type and not is_text_type(media_type):
+        raise ToolError(
+            f"{url} returned {media_type} content, which is not text; fetch_url only returns "
+            "text (HTML, plain text, JSON, XML).",
+            code="not_text",
+        )
+    data = bytearray()
+    truncated_bytes = False
+    async for chunk in response.aiter_bytes():
+        data += chunk
+        if len(data) > MAX_DOWNLOAD_BYTES:
+            del data[MAX_DOWNLOAD_BYTES:]
+            truncated_bytes = True
+            break
+    if not media_type and b"\x00" in data[:8192]:
+        raise ToolError(f"{url} returned binary content, not text.", code="not_text")
+    is_html = media_type in ("text/html", "application/xhtml+xml") or (
+        not media_type and data[:1024].lstrip().lower().startswith((b"<!doctype html", b"<html"))
+    )
+    body = bytes(data).decode(_charset(response, bytes(data), is_html), errors="replace")
+    title = ""
+    text = body
+    if is_html and not raw:
+        title, text = html_to_text(body, str(response.url))
+    result: dict[str, Any] = {
+        "url": url,
+        "final_url": str(response.url),
+        "status": response.status_code,
+        "content_type": media_type or None,
+    }
+    if title:
+        result["title"] = title
+    notes: list[str] = []
+    if truncated_bytes:
+        notes.append(f"Only the first {kib(MAX_DOWNLOAD_BYTES)} of the page were downloaded.")
+    if len(text) > max_chars:
+        notes.append(f"The text was cut at {max_chars} characters (of {len(text)}).")
+        text = text[:max_chars]
+    result["text"] = text
+    result["truncated"] = bool(notes)
+    if notes:
+        result["note"] = " ".join(notes)
+    if response.status_code >= 400:
+        raise ToolFailure(
+            f"{url} answered HTTP {response.status_code} {response.reason_phrase}.",
+            code="http_error",
+            extra={"status": response.status_code, "text": text[:2_000]},
+        )
+    return result

@@ -1,0 +1,104 @@
+"""The approval gate: decide from policies and grants, and ask the user when needed."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from desktop.core.errors import ToolError
+from desktop.core.messages import ToolCallPart
+from desktop.tools.approval import (
+    ApprovalDecision,
+    ApprovalPreview,
+    ApprovalRequest,
+    Approver,
+    ChatGrants,
+    Policy,
+)
+from desktop.tools.grants import GrantStore
+from desktop.tools.registry import Tool, ToolContext
+
+log = logging.getLogger(__name__)
+
+Verdict = Literal["allow", "deny", "ask"]
+
+
+class ApprovalGate:
+    """Policies (settings overrides, else the tool's default), grants and the approver.
+
+    ``approver=None`` means nobody can be asked: calls that need approval are
+    denied. Grants apply only to tools whose policy is ``ask``: ``deny`` always wins.
+    """
+
+    def __init__(
+        self,
+        *,
+        policies: Mapping[str, Policy] | None = None,
+        approver: Approver | None = None,
+        grants: GrantStore | None = None,
+        chat_grants: ChatGrants | None = None,
+    ) -> None:
+        self.policies: dict[str, Policy] = dict(policies or {})
+        self.approver = approver
+        self.grants = grants
+        self.chat_grants = chat_grants if chat_grants is not None else ChatGrants()
+
+    def policy_for(self, tool: Tool) -> Policy:
+        return self.policies.get(tool.name, tool.policy)
+
+    def verdict(self, tool: Tool) -> Verdict:
+        policy = self.policy_for(tool)
+        if policy != "ask":
+            return policy
+        if tool.name in self.chat_grants:
+            return "allow"
+        if self.grants is not None and self.grants.has(tool.name):
+            return "allow"
+        return "ask"
+
+    async def preview(
+        self, tool: Tool, args: dict[str, Any], ctx: ToolContext, timeout_s: float
+    ) -> ApprovalPreview:
+        """The preview for the user. A ToolError means the call cannot succeed: it is
+        reported to the model at once, without asking."""
+        if tool.preview is None:
+            return ApprovalPreview.arguments(args, title=tool.name)
+        try:
+            async with asyncio.timeout(timeout_s):
+                return await tool.preview(args, ctx)
+        except ToolError:
+            raise
+        except Exception as exc:  # a broken preview must not block the decision
+            log.warning("preview for %s failed: %s", tool.name, exc)
+            fallback = ApprovalPreview.arguments(args, title=tool.name)
+            return ApprovalPreview(
+                fallback.kind, fallback.text, fallback.title, error=f"No preview: {exc}"
+            )
+
+    async def ask(
+        self, tool: Tool, call: ToolCallPart, args: dict[str, Any], preview: ApprovalPreview
+    ) -> ApprovalDecision:
+        if self.approver is None:
+            return ApprovalDecision.deny(
+                "This tool needs approval and no one can be asked in this session."
+            )
+        request = ApprovalRequest(
+            tool=tool.name,
+            call_id=call.id,
+            arguments=args,
+            preview=preview,
+            source=tool.source,
+            description=tool.description,
+            read_only=tool.read_only,
+        )
+        decision = await self.approver(request)
+        if decision.kind == "allow_chat":
+            self.chat_grants.add(tool.name)
+        elif decision.kind == "allow_always":
+            if self.grants is None:
+                self.chat_grants.add(tool.name)  # nowhere to persist: remember for this chat
+            else:
+                self.grants.add(tool.name, source=tool.source)
+        return decision

@@ -1,0 +1,139 @@
+"""Persisted "always allow" grants: a small store interface and two implementations.
+
+A grant lets one tool (by the name the model sees, e.g. ``edit_file`` or
+``github__create_issue``) run without asking, in every chat, until it is
+revoked. :class:`GrantStore` is what the executor needs; :class:`MemoryGrantStore`
+is for tests and one-off runs, :class:`JsonGrantStore` keeps grants in a JSON file
+(written atomically). The settings database can implement the same protocol.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    tool: str
+    granted_at: float
+    source: str = "builtin"  # "builtin" or the MCP server's name, for display
+
+
+@runtime_checkable
+class GrantStore(Protocol):
+    def list(self) -> list[Grant]:
+        """Every grant, oldest first."""
+        ...
+
+    def add(self, tool: str, *, source: str = "builtin") -> Grant:
+        """Grant ``tool``; granting it again keeps the first grant."""
+        ...
+
+    def revoke(self, tool: str) -> bool:
+        """Remove the grant for ``tool``; False if there was none."""
+        ...
+
+    def has(self, tool: str) -> bool: ...
+
+
+class MemoryGrantStore:
+    """Grants kept in memory only."""
+
+    def __init__(self, grants: list[Grant] | None = None) -> None:
+        self._lock = threading.Lock()
+        self._grants: dict[str, Grant] = {g.tool: g for g in grants or []}
+
+    def list(self) -> list[Grant]:
+        with self._lock:
+            return sorted(self._grants.values(), key=lambda g: g.granted_at)
+
+    def add(self, tool: str, *, source: str = "builtin") -> Grant:
+        with self._lock:
+            existing = self._grants.get(tool)
+            if existing is not None:
+                return existing
+            grant = Grant(tool=tool, granted_at=time.time(), source=source)
+            self._grants[tool] = grant
+            self._changed()
+            return grant
+
+    def revoke(self, tool: str) -> bool:
+        with self._lock:
+            if self._grants.pop(tool, None) is None:
+                return False
+            self._changed()
+            return True
+
+    def has(self, tool: str) -> bool:
+        with self._lock:
+            return tool in self._grants
+
+    def _changed(self) -> None:
+        """Called with the lock held after every change (subclasses persist here)."""
+
+
+class JsonGrantStore(MemoryGrantStore):
+    """Grants in a JSON file: ``{"version": 1, "grants": [{tool, granted_at, source}]}``.
+
+    The file is read once on construction (a missing or unreadable file means no
+    grants; the problem is logged) and rewritten atomically after each change.
+    """
+
+    VERSION = 1
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        super().__init__(_load(self.path))
+
+    def _changed(self) -> None:
+        payload = {
+            "version": self.VERSION,
+            "grants": [
+                asdict(g) for g in sorted(self._grants.values(), key=lambda g: g.granted_at)
+            ],
+        }
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".grants-", suffix=".tmp", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(payload, handle, ensure_ascii=False, indent=2)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def _load(path: Path) -> list[Grant]:
+    try:
+        raw: Any = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as exc:
+        log.warning("ignoring unreadable tool grants file %s: %s", path, exc)
+        return []
+    grants: list[Grant] = []
+    items = raw.get("grants") if isinstance(raw, dict) else None
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict) or not isinstance(item.get("tool"), str):
+            continue
+        granted_at = item.get("granted_at")
+        grants.append(
+            Grant(
+                tool=item["tool"],
+                granted_at=float(granted_at) if isinstance(granted_at, int | float) else 0.0,
+                source=str(item.get("source") or "builtin"),
+            )
+        )
+    return grants

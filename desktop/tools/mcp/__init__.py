@@ -1,0 +1,57 @@
+"""MCP servers as tool sources, through the official ``mcp`` SDK (2.x).
+
+- :mod:`.config`: :class:`McpServerConfig` and Claude-Desktop ``mcpServers`` import
+- :mod:`.shellenv`: the login-shell PATH stdio servers are started with
+- :mod:`.connection`: one supervised connection (restart with backoff, stderr log)
+- :mod:`.convert`: tool names, schemas and results
+- :mod:`.manager`: all servers together, and their tools as :class:`Tool` objects
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from desktop.tools.mcp.config import (
+    McpServerConfig,
+    load_mcp_config,
+    parse_mcp_json,
+)
+from desktop.tools.mcp.shellenv import LoginPath, merge_paths, query_login_shell_path
+from desktop.tools.mcp.stderr import StderrLog
+
+if TYPE_CHECKING:
+    from desktop.tools.mcp.connection import McpConnection
+    from desktop.tools.mcp.convert import exposed_name
+    from desktop.tools.mcp.manager import McpManager, mcp_tool
+
+# The SDK takes about half a second to import: load it only when it is used.
+_LAZY = {
+    "McpConnection": "desktop.tools.mcp.connection",
+    "exposed_name": "desktop.tools.mcp.convert",
+    "McpManager": "desktop.tools.mcp.manager",
+    "mcp_tool": "desktop.tools.mcp.manager",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
+__all__ = [
+    "LoginPath",
+    "McpConnection",
+    "McpManager",
+    "McpServerConfig",
+    "StderrLog",
+    "exposed_name",
+    "load_mcp_config",
+    "mcp_tool",
+    "merge_paths",
+    "parse_mcp_json",
+    "query_login_shell_path",
+]

@@ -1,0 +1,373 @@
+"""One MCP server connection, kept alive by a supervisor task.
+
+:class:`McpConnection` starts the server (or connects to its URL) with the
+official SDK's :class:`mcp.Client`, lists its tools and serves calls. A
+supervisor task owns the SDK's context managers (they must be entered and left in
+the same task). When the connection drops - the process died, the stream ended,
+a call found the transport broken - the supervisor restarts it with exponential
+backoff (``backoff_s * 2**n``, at most ``max_backoff_s``), giving up after
+``max_failures`` consecutive failures. Every wait is bounded: startup by
+``startup_timeout_s``, calls by their timeout, shutdown by the SDK's own bounded
+termination (close stdin, SIGTERM, SIGKILL of the process group).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import os
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Literal
+
+import anyio
+import httpx2
+import mcp_types as mt
+from mcp import Client, StdioServerParameters, stdio_client
+from mcp.client.sse import sse_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from desktop import __version__
+from desktop.core.errors import ToolError
+from desktop.tools.mcp.config import McpServerConfig
+from desktop.tools.mcp.shellenv import find_command
+from desktop.tools.mcp.stderr import StderrLog
+
+log = logging.getLogger(__name__)
+
+State = Literal["stopped", "starting", "running", "restarting", "failed"]
+STABLE_AFTER_S = 60.0  # a connection up this long resets the failure count
+_MAX_PAGES = 50
+
+
+class _WatchedRead:
+    """A transport read stream that reports when it ends (the server went away)."""
+
+    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
+        self._inner = inner
+        self._on_end = on_end
+
+    def __getattr__(self, name: str) -> Any:  # e.g. last_context
+        return getattr(self._inner, name)
+
+    async def receive(self) -> Any:
+        try:
+            return await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            self._on_end()
+            raise
+
+    def __aiter__(self) -> _WatchedRead:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _WatchedRead:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class McpConnection:
+    def __init__(
+        self,
+        config: McpServerConfig,
+        *,
+        path: Callable[[], str] | None = None,
+        backoff_s: float = 0.5,
+        max_backoff_s: float = 30.0,
+        max_failures: int = 5,
+        stderr_lines: int = 500,
+    ) -> None:
+        self.config = config
+        self._path = path or (lambda: os.environ.get("PATH", ""))
+        self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self.max_failures = max_failures
+        self.stderr = StderrLog(stderr_lines)
+        self.state: State = "stopped"
+        self.last_error: str | None = None
+        self.tools: list[mt.Tool] = []
+        self.starts = 0  # successful connections (1 + restarts)
+        self.on_change: Callable[[McpConnection], None] | None = None
+        self._client: Client | None = None
+        self._task: asyncio.Task[None] | None = None
+        self.failures = 0  # consecutive failed attempts
+        self._stopping = False
+        self._wake = asyncio.Event()
+        self._changed = asyncio.Event()  # set (and replaced) on every state change
+        self._up_since = 0.0
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    async def start(self) -> bool:
+        """Start the supervisor and wait for the first attempt; True if it connected."""
+        if self._task is None or self._task.done():
+            self._stopping = False
+            self.failures = 0
+            self._set_state("starting")
+            self._task = asyncio.create_task(self._supervise(), name=f"mcp:{self.name}")
+        await self._wait_until(
+            lambda: self.state in ("running", "failed", "stopped") or self.failures > 0,
+            self.config.startup_timeout_s + 15.0,
+        )
+        return self.state == "running"
+
+    async def stop(self, timeout_s: float = 15.0) -> None:
+        """Disconnect (stop the server process) and end the supervisor."""
+        self._stopping = True
+        self._wake.set()
+        task, self._task = self._task, None
+        if task is None:
+            return
+        try:
+            async with asyncio.timeout(timeout_s):
+                await asyncio.shield(task)
+        except TimeoutError:
+            log.warning("MCP server %s did not stop in %gs; abandoning it", self.name, timeout_s)
+            task.cancel()
+        except Exception:
+            log.exception("MCP server %s failed while stopping", self.name)
+        self._set_state("stopped")
+
+    async def wait_ready(self, timeout_s: float) -> bool:
+        """Wait until the server is connected (e.g. after a restart)."""
+        await self._wait_until(lambda: self.state in ("running", "failed", "stopped"), timeout_s)
+        return self.state == "running"
+
+    async def wait_for_state(self, *states: State, timeout_s: float) -> bool:
+        """Wait until the connection is in one of ``states``."""
+        return await self._wait_until(lambda: self.state in states, timeout_s)
+
+    async def _wait_until(self, done: Callable[[], bool], timeout_s: float) -> bool:
+        try:
+            async with asyncio.timeout(timeout_s):
+                while not done():
+                    await self._changed.wait()
+        except TimeoutError:
+            return False
+        return True
+
+    def _set_state(self, state: State, error: str | None = None) -> None:
+        same = state == self.state and error is None
+        self.state = state
+        if error is not None:
+            self.last_error = error
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+        if self.on_change is not None and not same:
+            try:
+                self.on_change(self)
+            except Exception:
+                log.exception("MCP state callback failed")
+
+    def _connection_lost(self) -> None:
+        if self._client is not None and not self._stopping:
+            log.warning("MCP server %s: connection lost", self.name)
+            self._client = None
+            self._set_state("restarting")
+        self._wake.set()
+
+    async def _supervise(self) -> None:
+        while not self._stopping:
+            first = self.starts == 0 and self.failures == 0
+            self._set_state("starting" if first else "restarting")
+            try:
+                await self._session_once()
+            except Exception as exc:
+                message = _one_line(exc)
+                log.warning("MCP server %s: %s", self.name, message)
+                self.last_error = message
+            if self._stopping:
+                break
+            if self._up_since and time.monotonic() - self._up_since >= STABLE_AFTER_S:
+                self.failures = 0
+            self._up_since = 0.0
+            self.failures += 1
+            if self.failures > self.max_failures:
+                reason = self.last_error or "no reason"
+                self._set_state("failed", f"gave up after {self.failures} attempts: {reason}")
+                return
+            delay = min(self.backoff_s * 2 ** (self.failures - 1), self.max_backoff_s)
+            self._set_state("restarting")
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(delay):
+                    await self._wake.wait()
+        self._set_state("stopped")
+
+    async def _session_once(self) -> None:
+        self._wake.clear()
+        client_info = mt.Implementation(name="assista-desktop", version=__version__)
+        with anyio.CancelScope(
+            deadline=anyio.current_time() + self.config.startup_timeout_s
+        ) as scope:
+            async with Client(
+                self._transport(), mode=self.config.protocol, client_info=client_info, cache=None
+            ) as client:
+                tools = await _list_tools(client)
+                scope.deadline = math.inf
+                self.tools = tools
+                self._client = client
+                self._up_since = time.monotonic()
+                self.starts += 1
+                self.last_error = None
+                self._set_state("running")
+                try:
+                    if not self._stopping:
+                        await self._wake.wait()
+                finally:  # woken, or cancelled by the SDK because the transport failed
+                    self._client = None
+                    if not self._stopping and self.state == "running":
+                        self._set_state("restarting")
+        if scope.cancelled_caught:
+            raise TimeoutError(f"did not start within {self.config.startup_timeout_s:g} seconds")
+
+    @contextlib.asynccontextmanager
+    async def _transport(self) -> AsyncIterator[Any]:
+        config = self.config
+        if config.transport == "stdio":
+            async with self._stdio() as (read, write):
+                yield _WatchedRead(read, self._connection_lost), write
+            return
+        if config.transport == "http":
+            timeout = httpx2.Timeout(30.0, read=300.0)
+            async with (
+                httpx2.AsyncClient(headers=config.headers, timeout=timeout) as http,
+                streamable_http_client(config.url, http_client=http) as (read, write),
+            ):
+                yield _WatchedRead(read, self._connection_lost), write
+            return
+        async with sse_client(config.url, headers=config.headers) as (read, write):
+            yield _WatchedRead(read, self._connection_lost), write
+
+    @contextlib.asynccontextmanager
+    async def _stdio(self) -> AsyncIterator[Any]:
+        config = self.config
+        path = await asyncio.to_thread(self._path)
+        command = find_command(config.command, path)
+        if command is None:
+            raise FileNotFoundError(
+                f"command {config.command!r} was not found on the login-shell PATH ({path})"
+            )
+        env = {"PATH": path, **config.env}
+        params = StdioServerParameters(command=command, args=config.args, env=env, cwd=config.cwd)
+        read_fd, write_fd = os.pipe()
+        errlog = os.fdopen(write_fd, "w", encoding="utf-8", errors="replace")
+        self.stderr.append(f"--- starting {config.describe()} ---")
+        self.stderr.start_reader(read_fd)
+        try:
+            async with stdio_client(params, errlog=errlog) as streams:
+                errlog.close()  # the child holds its own copy now
+                yield streams
+        finally:
+            errlog.close()
+
+    # -- calls --------------------------------------------------------------------------
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], timeout_s: float
+    ) -> mt.CallToolResult:
+        """Call a tool; every failure is a ToolError the model can read."""
+        deadline = time.monotonic() + timeout_s
+        client = await self._acquire(deadline)
+        remaining = max(deadline - time.monotonic(), 0.1)
+        try:
+            async with asyncio.timeout(remaining):
+                return await client.call_tool(name, arguments, read_timeout_seconds=remaining)
+        except TimeoutError:
+            raise self._timeout(timeout_s) from None
+        except MCPError as exc:
+            if exc.code == mt.REQUEST_TIMEOUT:
+                raise self._timeout(timeout_s) from None
+            if exc.code == mt.CONNECTION_CLOSED:
+                self._connection_lost()
+                raise ToolError(
+                    f"The MCP server '{self.name}' stopped or disconnected during the call; "
+                    "it is being restarted. You may try again.",
+                    code="mcp_server_crashed",
+                ) from None
+            raise ToolError(
+                f"The MCP server '{self.name}' returned an error: {exc.message}",
+                code="mcp_error",
+            ) from None
+        except (
+            OSError,
+            httpx2.HTTPError,
+            anyio.BrokenResourceError,
+            anyio.ClosedResourceError,
+        ) as exc:
+            self._connection_lost()
+            raise ToolError(
+                f"The connection to MCP server '{self.name}' failed: {_one_line(exc)}",
+                code="mcp_server_crashed",
+            ) from None
+
+    async def _acquire(self, deadline: float) -> Client:
+        """The connected client, waiting for a (re)start; one retry after giving up."""
+        retried = False
+        while True:
+            client = self._client
+            if client is not None:
+                return client
+            remaining = deadline - time.monotonic()
+            if self._stopping or self.state == "stopped" or remaining <= 0:
+                break
+            if self.state == "failed":
+                if retried:
+                    break
+                retried = True
+                log.info("MCP server %s: trying again for a call", self.name)
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(remaining):
+                        await self.start()
+                continue
+            await self._wait_until(
+                lambda: self._client is not None or self.state in ("failed", "stopped"),
+                remaining,
+            )
+        detail = f": {self.last_error}" if self.last_error else ""
+        raise ToolError(
+            f"The MCP server '{self.name}' is not available ({self.state}{detail}).",
+            code="mcp_unavailable",
+        )
+
+    def _timeout(self, timeout_s: float) -> ToolError:
+        return ToolError(
+            f"The MCP server '{self.name}' did not answer within {timeout_s:g} seconds.",
+            code="timeout",
+        )
+
+
+async def _list_tools(client: Client) -> list[mt.Tool]:
+    tools: list[mt.Tool] = []
+    cursor: str | None = None
+    for _ in range(_MAX_PAGES):
+        page = await client.list_tools(cursor=cursor)
+        tools += page.tools
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return tools
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        return _one_line(exc.exceptions[0])
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text[:500]

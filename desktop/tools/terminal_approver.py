@@ -1,0 +1,83 @@
+"""Asking for tool approval on a terminal (``assista ask`` with stdin a TTY).
+
+The request (tool, where it comes from, and the preview: diff, command, URL or
+arguments) is written to stderr, never stdout (stdout carries the answer).
+Answers: ``y``/``yes`` allow once, ``a``/``always`` allow always (persisted),
+``c``/``chat`` allow for the rest of this run, ``n``/``no`` or an empty line deny;
+``n <reason>`` denies and sends the reason to the model. Prompts are serialized,
+so concurrent calls ask one after another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+from desktop.tools.approval import ApprovalDecision, ApprovalRequest
+
+MAX_PREVIEW_LINES = 200
+_TRIES = 3
+
+
+def render_request(request: ApprovalRequest, max_lines: int = MAX_PREVIEW_LINES) -> str:
+    """The request as terminal text."""
+    origin = "" if request.source == "builtin" else f" (MCP server {request.source})"
+    lines = [f"\n⚠ The agent wants to use {request.tool}{origin}"]
+    preview = request.preview
+    if preview.title:
+        lines.append(f"  {preview.title}")
+    body = preview.text.splitlines() or [""]
+    if preview.kind == "command":
+        body = [f"$ {line}" for line in body]
+    if len(body) > max_lines:
+        body = [*body[:max_lines], f"… ({len(body) - max_lines} more lines)"]
+    lines += [f"  {line}" for line in body]
+    if preview.error:
+        lines.append(f"  ({preview.error})")
+    return "\n".join(lines) + "\n"
+
+
+def parse_answer(answer: str) -> ApprovalDecision | None:
+    """The decision for a typed answer, or None if it is not understood."""
+    text = answer.strip()
+    word, _, rest = text.partition(" ")
+    word = word.lower()
+    if word in ("y", "yes"):
+        return ApprovalDecision.allow_once()
+    if word in ("a", "always"):
+        return ApprovalDecision.allow_always()
+    if word in ("c", "chat"):
+        return ApprovalDecision.allow_chat()
+    if word in ("", "n", "no"):
+        return ApprovalDecision.deny(rest.strip() or None)
+    return None
+
+
+class TerminalApprover:
+    """An :data:`~desktop.tools.approval.Approver` that asks on the terminal."""
+
+    def __init__(
+        self, err: TextIO | None = None, read_line: Callable[[], str] | None = None
+    ) -> None:
+        self.err = err or sys.stderr
+        self.read_line = read_line or sys.stdin.readline
+        self._lock = asyncio.Lock()
+
+    async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
+        async with self._lock:
+            self.err.write(render_request(request))
+            for _ in range(_TRIES):
+                self.err.write(
+                    f"Allow {request.tool}? [y]es once / [c]hat / [a]lways / [n]o (reason): "
+                )
+                self.err.flush()
+                line = await asyncio.to_thread(self.read_line)
+                if not line:  # end of input
+                    self.err.write("\n")
+                    return ApprovalDecision.deny("No answer from the terminal.")
+                decision = parse_answer(line)
+                if decision is not None:
+                    return decision
+            return ApprovalDecision.deny(None)

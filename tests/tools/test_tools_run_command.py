@@ -1,0 +1,177 @@
+"""run_command: real subprocesses; output streamed and capped; process groups killed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import select
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop.core.messages import ToolCallPart, ToolResultPart
+from desktop.tools import ToolExecutor, Workspace, builtin_registry
+from desktop.tools.approval import ToolProgress, allow_all
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell commands")
+
+
+class Progress:
+    """Collects progress events; lets a test wait for a piece of output."""
+
+    def __init__(self) -> None:
+        self.events: list[ToolProgress] = []
+        self.changed = asyncio.Event()
+
+    def __call__(self, event: ToolProgress) -> None:
+        self.events.append(event)
+        self.changed.set()
+
+    def output(self, stream: str | None = None) -> str:
+        return "".join(
+            e.text for e in self.events if e.kind == "output" and stream in (None, e.stream)
+        )
+
+    async def wait_for(self, text: str) -> str:
+        async with asyncio.timeout(20):
+            while text not in self.output():
+                self.changed.clear()
+                await self.changed.wait()
+        return self.output()
+
+
+def make_executor(root: Path, progress: Progress | None = None, **kwargs: Any) -> ToolExecutor:
+    return ToolExecutor(
+        builtin_registry(), Workspace(root), approver=allow_all, on_progress=progress, **kwargs
+    )
+
+
+def call(command: str, call_id: str = "cmd", **extra: Any) -> ToolCallPart:
+    return ToolCallPart(
+        id=call_id, name="run_command", arguments=json.dumps({"command": command, **extra})
+    )
+
+
+def payload(part: ToolResultPart) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(part.content)
+    return data
+
+
+def wait_dead(pid: int, timeout_s: float = 10.0) -> bool:
+    """Block until ``pid`` has exited (pidfd readiness, no polling sleeps)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        ready, _, _ = select.select([fd], [], [], timeout_s)
+        return bool(ready)
+    finally:
+        os.close(fd)
+
+
+async def test_output_exit_code_and_cwd(root: Path) -> None:
+    (root / "sub").mkdir()
+    progress = Progress()
+    executor = make_executor(root, progress)
+    part = await executor.run(call("printf 'out\\n'; printf 'err\\n' >&2; pwd; exit 3", cwd="sub"))
+    result = payload(part)["result"]
+    assert part.status == "succeeded"
+    assert result["exit_code"] == 3
+    assert result["stdout"] == f"out\n{(root / 'sub').resolve()}\n"
+    assert result["stderr"] == "err\n"
+    assert progress.output("stdout") == result["stdout"]
+    assert progress.output("stderr") == "err\n"
+    statuses = [e.text for e in progress.events if e.kind == "status"]
+    assert statuses == ["awaiting_approval", "running"]
+
+
+async def test_output_is_streamed_before_the_command_ends(root: Path) -> None:
+    fifo = root / "gate"
+    os.mkfifo(fifo)
+    progress = Progress()
+    executor = make_executor(root, progress)
+    task = asyncio.create_task(executor.run(call("echo first; read x < gate; echo second")))
+    await progress.wait_for("first\n")
+    assert not task.done()  # the command is still blocked on the FIFO
+    await asyncio.to_thread(fifo.write_text, "go\n")
+    result = payload(await task)["result"]
+    assert result["stdout"] == "first\nsecond\n"
+
+
+async def test_timeout_kills_the_process_group(root: Path) -> None:
+    executor = make_executor(root)
+    part = await executor.run(call("sleep 1000 & echo $!; wait", timeout_s=0.5))
+    error = payload(part)["error"]
+    assert part.status == "failed" and error["code"] == "timeout"
+    assert "0.5 seconds" in error["message"]
+    child = int(error["stdout"].strip())
+    assert wait_dead(child), "the background child survived the timeout"
+
+
+async def test_cancel_one_call_kills_its_group(root: Path) -> None:
+    progress = Progress()
+    executor = make_executor(root, progress)
+    task = asyncio.create_task(executor.run(call("sleep 1000 & echo $!; wait", "c1")))
+    child = int((await progress.wait_for("\n")).strip())
+    assert executor.in_flight() == ["c1"]
+    assert executor.cancel("c1") is True
+    part = await task
+    assert part.status == "cancelled" and payload(part)["error"]["code"] == "cancelled"
+    assert wait_dead(child)
+    assert executor.cancel("c1") is False
+
+
+async def test_stop_cancels_and_kills(root: Path) -> None:
+    progress = Progress()
+    executor = make_executor(root, progress)
+    task = asyncio.create_task(executor.run(call("sleep 1000 & echo $!; wait")))
+    child = int((await progress.wait_for("\n")).strip())
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert wait_dead(child)
+
+
+async def test_executor_timeout_also_kills(root: Path) -> None:
+    progress = Progress()
+    executor = make_executor(root, progress)
+    # the tool's own limit is the executor's default timeout
+    executor.timeout_s = 0.5
+    part = await executor.run(call("sleep 1000 & echo $!; wait"))
+    assert payload(part)["error"]["code"] == "timeout"
+    assert wait_dead(int(progress.output().strip()))
+
+
+async def test_huge_output_is_capped(root: Path) -> None:
+    executor = make_executor(root, max_result_chars=20_000)
+    part = await executor.run(call("yes 0123456789 | head -c 2000000; echo; echo END"))
+    result = payload(part)["result"]
+    assert len(part.content) <= 20_000
+    assert result["truncated"] is True
+    assert "characters omitted" in result["stdout"]
+    assert result["stdout"].rstrip().endswith("END")
+    assert result["stdout"].startswith("0123456789\n")
+
+
+async def test_binary_output_is_replaced_not_fatal(root: Path) -> None:
+    part = await make_executor(root).run(call("printf '\\377\\376ok\\n'"))
+    assert payload(part)["result"]["stdout"].endswith("ok\n")
+
+
+async def test_cwd_escape_is_refused(root: Path) -> None:
+    os.symlink(root.parent / "outside", root / "out")
+    executor = make_executor(root)
+    for cwd in ("..", "/", "out"):
+        part = await executor.run(call("pwd", cwd=cwd))
+        assert payload(part)["error"]["code"] == "path_outside_workspace", cwd
+
+
+async def test_without_approval_nothing_runs(root: Path) -> None:
+    executor = ToolExecutor(builtin_registry(), Workspace(root))  # nobody to ask
+    part = await executor.run(call("touch ran.txt"))
+    assert part.status == "denied"
+    assert not (root / "ran.txt").exists()
