@@ -51,8 +51,10 @@ class AppSettings(BaseModel):
     agent: AgentSettings = Field(default_factory=AgentSettings)
     active_provider_id: str | None = None
     workspace: str | None = None
+    # Built-in tools offered to the model (each still obeys its approval policy).
     enabled_tools: list[str] = Field(
-        default_factory=lambda: ["read_file", "list_directory", "search_files"]
+        default_factory=lambda: ["read_file", "list_directory", "search_files", "write_file",
+                                 "create_file", "edit_file", "run_command", "fetch_url"]
     )
     system_prompt: str = (
         "You are Assista, a helpful assistant running in a desktop app. "

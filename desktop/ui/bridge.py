@@ -42,6 +42,9 @@ class AgentBridge(QObject):
     streamError = Signal(str)
     limitReached = Signal(object)  # LimitReached
     runFinished = Signal(object)  # RunFinished
+    toolProgress = Signal(object)  # desktop.tools.approval.ToolProgress (status / live output)
+    approvalRequested = Signal(object)  # PendingApproval: show it, then call .resolve()
+    approvalClosed = Signal(str)  # call id: the request went away (Stop, cancel, answered)
 
     def __call__(self, event: AgentEvent) -> None:  # noqa: C901 - a flat dispatch table
         if isinstance(event, TextDelta):

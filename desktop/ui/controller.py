@@ -19,7 +19,10 @@ from desktop.core.conversation import auto_title, run_turn
 from desktop.core.errors import AssistaError
 from desktop.core.messages import ImagePart, Message, Part, TextPart
 from desktop.core.settings import AppSettings, ProviderConfig
+from desktop.core.tooling import ToolRunner
+from desktop.tools.approval import ApprovalDecision
 from desktop.ui.bridge import AgentBridge
+from desktop.ui.tool_session import ToolSession
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +36,7 @@ class ChatController(QObject):
     providerMissing = Signal()
     confirmRequested = Signal(int)  # rounds so far; answer with answer_confirm()
     selectionChanged = Signal()  # provider/model/workspace of the current chat
+    toolsChanged = Signal()  # MCP servers started/stopped, tools switched on/off
 
     def __init__(self, ctx: AppContext, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -43,8 +47,13 @@ class ChatController(QObject):
         self.history: list[Message] = []
         self._task: asyncio.Task[None] | None = None
         self._confirm: asyncio.Future[bool] | None = None
+        self._new_chat_disabled: list[str] = []
+        self._mcp_task: asyncio.Future[None] | None = None
         self.model_override: str | None = None
         self._running = False
+        self.tools = ToolSession(ctx, self.bridge)
+        self.tools.on_mcp_change = self.toolsChanged.emit
+        self._executor: ToolRunner | None = None
 
     # -- state ----------------------------------------------------------------------
 
@@ -107,6 +116,7 @@ class ChatController(QObject):
             self.stop()
         self.session_id = None
         self.history = []
+        self._new_chat_disabled = []
         self.sessionOpened.emit("", [])
 
     def open_session(self, session_id: str) -> None:
@@ -151,19 +161,29 @@ class ChatController(QObject):
                 f"{model} cannot see images. Pick a vision model, or turn on vision for "
                 f"it in Providers if you know it supports images.")
             return False
-        enabled = self.settings.enabled_tools if self.workspace() and caps.tools else []
+        enabled = self.enabled_tools() if caps.tools else []
         try:
             provider = self.ctx.build_provider(config)
-            tools = self.ctx.build_tools(self.workspace(), enabled)
+            tools = self.ctx.build_tools(
+                self.workspace(), enabled, registry=self.tools.registry(),
+                settings=self.settings, approver=self.tools.approve,
+                chat_grants=self.tools.chat_grants(self.session_id or "new"),
+                on_progress=self.tools.progress)
         except AssistaError as exc:
             self.errorOccurred.emit(str(exc))
             return False
+        self._executor = tools
         if self.session_id is None:
             names = [getattr(p, "name", None) or "attachment" for p in attachments]
             info = self.ctx.sessions.create_session(
                 title=auto_title(text or " ".join(names)), provider_id=config.id,
                 model=model, workspace=self.settings.workspace)
             self.session_id = info.id
+            self.tools.adopt_new_chat_grants(info.id)
+            if self._new_chat_disabled:
+                self.ctx.sessions.update_session(
+                    info.id, extra={"disabled_tools": self._new_chat_disabled})
+                self._new_chat_disabled = []
             self.sessionsChanged.emit()
         else:
             self.ctx.sessions.update_session(self.session_id, provider_id=config.id, model=model)
@@ -197,12 +217,61 @@ class ChatController(QObject):
         self.busyChanged.emit(True)
         return True
 
+    # -- tools ------------------------------------------------------------------------------
+
+    def disabled_tools(self) -> list[str]:
+        """Tools switched off for the current chat (kept with the session)."""
+        if self.session_id:
+            info = self.ctx.sessions.get_session(self.session_id)
+            raw = (info.extra or {}).get("disabled_tools") if info is not None else None
+            if isinstance(raw, list):
+                return [str(n) for n in raw]
+        return list(self._new_chat_disabled)
+
+    def set_tool_enabled(self, name: str, enabled: bool) -> None:
+        disabled = [n for n in self.disabled_tools() if n != name]
+        if not enabled:
+            disabled.append(name)
+        if self.session_id:
+            info = self.ctx.sessions.get_session(self.session_id)
+            extra = dict(info.extra or {}) if info is not None else {}
+            extra["disabled_tools"] = disabled
+            self.ctx.sessions.update_session(self.session_id, extra=extra)
+        else:
+            self._new_chat_disabled = disabled
+        self.toolsChanged.emit()
+
+    def available_tools(self) -> list[str]:
+        return self.tools.available(self.settings, self.workspace())
+
+    def enabled_tools(self) -> list[str]:
+        return self.tools.enabled_for(self.settings, self.workspace(), self.disabled_tools())
+
+    def cancel_tool(self, call_id: str) -> bool:
+        """Cancel one running call (its result tells the model it was cancelled)."""
+        cancel = getattr(self._executor, "cancel", None)
+        return bool(cancel(call_id)) if cancel is not None else False
+
+    def start_mcp(self) -> None:
+        """(Re)start the MCP servers from settings in the background."""
+        try:
+            self._mcp_task = asyncio.ensure_future(self.tools.start_mcp(self.settings))
+        except RuntimeError:
+            log.info("no event loop: MCP servers not started")
+
+    async def shutdown(self) -> None:
+        self.stop()
+        await self.wait_idle()
+        await self.tools.stop_mcp()
+
     def _sink(self, event: AgentEvent) -> None:
         self.bridge(event)
 
     def stop(self) -> None:
         if self._confirm is not None and not self._confirm.done():
             self._confirm.set_result(False)
+        for pending in list(self.tools.pending.values()):
+            pending.resolve(ApprovalDecision.deny("The user stopped the answer."))
         if self._task is not None and not self._task.done():
             self._task.cancel()
 
