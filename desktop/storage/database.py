@@ -6,6 +6,13 @@ thread and from worker threads alike. All writes are short transactions
 started with ``BEGIN IMMEDIATE``; a process killed in the middle of one loses
 only that transaction (WAL + ``synchronous=NORMAL`` keep committed data
 across an application crash; a power loss may drop the last few commits).
+
+Opening applies every missing migration in **one** transaction, after a backup
+of the file (see :mod:`desktop.storage.backup`): a process killed during an
+upgrade leaves the old schema intact, and a failed upgrade is rolled back and
+the backup restored. A file written by a newer app is refused, not altered. A
+damaged file raises :class:`DatabaseCorruptError` (see
+:func:`desktop.storage.recovery.open_database`, which moves it aside).
 """
 
 from __future__ import annotations
@@ -13,7 +20,6 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -21,13 +27,31 @@ from types import TracebackType
 from typing import Any
 
 from desktop.core.errors import StorageError
-from desktop.storage.migrations import MIGRATIONS, Migration, MigrationStep, split_sql
+from desktop.storage.backup import KEEP_BACKUPS
+from desktop.storage.migrations import MIGRATIONS, MigrationStep
+from desktop.storage.upgrade import apply_migrations, checked_migrations, recorded_version
 
 log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 5000
 
 Params = Sequence[Any] | dict[str, Any]
+
+_SQLITE_CORRUPT = 11
+_SQLITE_NOTADB = 26
+
+
+class DatabaseCorruptError(StorageError):
+    """The database file is damaged or is not a database at all."""
+
+
+def is_corruption(exc: BaseException) -> bool:
+    """Whether a sqlite3 error means a damaged file (not a busy or missing one)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
+    text = str(exc).lower()
+    return "malformed" in text or "not a database" in text
 
 
 class Database:
@@ -39,19 +63,27 @@ class Database:
         *,
         migrations: Sequence[tuple[int, MigrationStep]] = MIGRATIONS,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        verify: bool = False,
+        read_only: bool = False,
+        keep_backups: int = KEEP_BACKUPS,
     ) -> None:
+        """Open ``path``, creating and upgrading it as needed.
+
+        ``verify`` runs ``PRAGMA quick_check`` first (a damaged file raises
+        :class:`DatabaseCorruptError`). ``read_only`` opens without writing
+        anything (no upgrade, no journal-mode change); every write then raises
+        :class:`StorageError`.
+        """
         self.path = Path(path)
-        self._migrations = _checked_migrations(migrations)
+        self.read_only = read_only
+        self.backup_path: Path | None = None  # the backup made before an upgrade
+        self._migrations = checked_migrations(migrations)
+        self._keep_backups = keep_backups
         self._lock = threading.RLock()
         self._depth = 0
         self._closed = False
         try:
-            self._conn = sqlite3.connect(
-                self.path,
-                timeout=busy_timeout_ms / 1000,
-                isolation_level=None,  # we issue BEGIN/COMMIT ourselves
-                check_same_thread=False,
-            )
+            self._conn = _connect(self.path, busy_timeout_ms, read_only)
         except sqlite3.Error as exc:
             raise StorageError(f"Cannot open the database {self.path}: {exc}") from exc
         try:
@@ -60,18 +92,23 @@ class Database:
             self._conn.execute("PRAGMA foreign_keys = ON")
             # Check the version before anything can modify the file.
             self._check_not_newer()
-            self._set_journal_mode()
-            self._conn.execute("PRAGMA synchronous = NORMAL")
-            self._migrate()
-        except sqlite3.OperationalError as exc:
-            self._conn.close()
-            raise StorageError(f"Cannot open the database {self.path}: {exc}") from exc
+            if verify:
+                self._verify()
+            if read_only:
+                self._conn.execute("PRAGMA query_only = ON")
+                self._check_current()
+            else:
+                self._set_journal_mode()
+                self._conn.execute("PRAGMA synchronous = NORMAL")
+                self._migrate()
         except sqlite3.DatabaseError as exc:
             self._conn.close()
-            raise StorageError(
-                f"The database {self.path} cannot be used ({exc}). It may be damaged or "
-                "not an Assista database."
-            ) from exc
+            if is_corruption(exc):
+                raise DatabaseCorruptError(
+                    f"The database {self.path} cannot be used ({exc}). It may be damaged or "
+                    "not an Assista database."
+                ) from exc
+            raise StorageError(f"Cannot open the database {self.path}: {exc}") from exc
         except BaseException:
             self._conn.close()
             raise
@@ -83,9 +120,17 @@ class Database:
         *,
         migrations: Sequence[tuple[int, MigrationStep]] = MIGRATIONS,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        verify: bool = False,
+        read_only: bool = False,
     ) -> Database:
         """Same as the constructor: open (creating/migrating as needed) ``path``."""
-        return cls(path, migrations=migrations, busy_timeout_ms=busy_timeout_ms)
+        return cls(
+            path,
+            migrations=migrations,
+            busy_timeout_ms=busy_timeout_ms,
+            verify=verify,
+            read_only=read_only,
+        )
 
     # -- public API -----------------------------------------------------------------
 
@@ -98,7 +143,7 @@ class Database:
     def schema_version(self) -> int:
         """The newest migration recorded in the file."""
         with self._lock:
-            return _recorded_version(self._conn)
+            return recorded_version(self._conn)
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -109,6 +154,11 @@ class Database:
         """
         with self._lock:
             self._ensure_open()
+            if self.read_only:
+                raise StorageError(
+                    "The database is open read-only (Assista is already running in another "
+                    "window); this change was not saved."
+                )
             if self._depth:
                 self._depth += 1
                 try:
@@ -129,10 +179,40 @@ class Database:
                     if self._conn.in_transaction:
                         self._conn.execute("ROLLBACK")
                 if isinstance(exc, sqlite3.Error):
-                    raise StorageError(f"Database write failed: {exc}") from exc
+                    raise _wrap(exc, self.path, "Database write failed") from exc
                 raise
             finally:
                 self._depth = 0
+
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: every query inside sees the same committed state.
+
+        Works on a read-only database too; inside :meth:`transaction` it joins it.
+        """
+        with self._lock:
+            self._ensure_open()
+            if self._depth or self._conn.in_transaction:
+                self._depth += 1
+                try:
+                    yield self._conn
+                finally:
+                    self._depth -= 1
+                return
+            try:
+                self._conn.execute("BEGIN")
+            except sqlite3.Error as exc:
+                raise _wrap(exc, self.path, "Database read failed") from exc
+            self._depth = 1
+            try:
+                yield self._conn
+            except sqlite3.Error as exc:
+                raise _wrap(exc, self.path, "Database read failed") from exc
+            finally:
+                self._depth = 0
+                with suppress(sqlite3.Error):
+                    if self._conn.in_transaction:
+                        self._conn.execute("COMMIT")
 
     def query(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         """Run a read statement and return all rows."""
@@ -141,7 +221,7 @@ class Database:
             try:
                 return self._conn.execute(sql, params).fetchall()
             except sqlite3.Error as exc:
-                raise StorageError(f"Database read failed: {exc}") from exc
+                raise _wrap(exc, self.path, "Database read failed") from exc
 
     def query_one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
         rows = self.query(sql, params)
@@ -155,6 +235,11 @@ class Database:
     def integrity_check(self) -> list[str]:
         """``PRAGMA integrity_check`` results: ``["ok"]`` for a healthy file."""
         return [str(row[0]) for row in self.query("PRAGMA integrity_check")]
+
+    def quick_check(self) -> list[str]:
+        """``PRAGMA quick_check`` results: ``["ok"]`` for a healthy file (faster than
+        :meth:`integrity_check`: it skips matching indexes against tables)."""
+        return [str(row[0]) for row in self.query("PRAGMA quick_check")]
 
     def checkpoint(self) -> None:
         """Fold the WAL back into the main file (e.g. before a backup)."""
@@ -193,7 +278,7 @@ class Database:
             raise StorageError("The database is closed.")
 
     def _check_not_newer(self) -> None:
-        recorded = _recorded_version(self._conn)
+        recorded = recorded_version(self._conn)
         if recorded > self.latest_version:
             raise StorageError(
                 f"The database {self.path} was written by a newer version of Assista "
@@ -208,62 +293,49 @@ class Database:
         if mode != "wal" and str(self.path) != ":memory:":
             log.warning("SQLite WAL mode unavailable for %s (journal_mode=%s)", self.path, mode)
 
+    def _verify(self) -> None:
+        rows = [str(r[0]) for r in self._conn.execute("PRAGMA quick_check(20)")]
+        if rows != ["ok"]:
+            first = " ".join(rows[0].split()) if rows else "no result"
+            raise DatabaseCorruptError(
+                f"The database {self.path} is damaged ({first}"
+                f"{f' and {len(rows) - 1} more problems' if len(rows) > 1 else ''})."
+            )
+
+    def _check_current(self) -> None:
+        recorded = recorded_version(self._conn)
+        if recorded < self.latest_version:
+            raise StorageError(
+                f"The database {self.path} needs an upgrade (schema {recorded} to "
+                f"{self.latest_version}) and cannot be opened read-only."
+            )
+
     def _migrate(self) -> None:
-        conn = self._conn
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations ("
-            " version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
+        self.backup_path = apply_migrations(
+            self._conn, self.path, self._migrations, keep_backups=self._keep_backups
         )
-        applied = {int(r[0]) for r in conn.execute("SELECT version FROM schema_migrations")}
-        for migration in self._migrations:
-            if migration.version in applied:
-                continue
-            log.info("Applying database migration %d to %s", migration.version, self.path)
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                _run_step(conn, migration.step)
-                conn.execute(
-                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
-                    (migration.version, time.time()),
-                )
-                conn.execute("COMMIT")
-            except BaseException as exc:
-                with suppress(sqlite3.Error):
-                    if conn.in_transaction:
-                        conn.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.Error | StorageError):
-                    raise StorageError(
-                        f"Database migration {migration.version} failed for {self.path}: "
-                        f"{exc}. The database was left at version "
-                        f"{max(applied, default=0)}."
-                    ) from exc
-                raise
-            applied.add(migration.version)
 
 
-def _run_step(conn: sqlite3.Connection, step: MigrationStep) -> None:
-    if callable(step):
-        step(conn)
-        if not conn.in_transaction:
-            raise StorageError("a migration step ended the transaction it runs in")
-        return
-    for statement in split_sql(step):
-        conn.execute(statement)
+def _connect(path: Path, busy_timeout_ms: int, read_only: bool) -> sqlite3.Connection:
+    if read_only and str(path) != ":memory:":
+        return sqlite3.connect(
+            f"{path.absolute().as_uri()}?mode=ro",
+            uri=True,
+            timeout=busy_timeout_ms / 1000,
+            isolation_level=None,
+            check_same_thread=False,
+        )
+    return sqlite3.connect(
+        path,
+        timeout=busy_timeout_ms / 1000,
+        isolation_level=None,  # we issue BEGIN/COMMIT ourselves
+        check_same_thread=False,
+    )
 
 
-def _recorded_version(conn: sqlite3.Connection) -> int:
-    exists = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
-    ).fetchone()
-    if not exists:
-        return 0
-    row = conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
-    return int(row[0]) if row and row[0] is not None else 0
-
-
-def _checked_migrations(migrations: Sequence[tuple[int, MigrationStep]]) -> list[Migration]:
-    result = [Migration(int(version), step) for version, step in migrations]
-    versions = [m.version for m in result]
-    if any(v <= 0 for v in versions) or versions != sorted(set(versions)):
-        raise ValueError(f"migration versions must be positive and increasing: {versions}")
-    return result
+def _wrap(exc: sqlite3.Error, path: Path, what: str) -> StorageError:
+    if is_corruption(exc):
+        return DatabaseCorruptError(
+            f"The database {path} is damaged ({exc}). Restart Assista to recover it."
+        )
+    return StorageError(f"{what}: {exc}")

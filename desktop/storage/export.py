@@ -1,7 +1,15 @@
 """Export sessions as lossless JSON or as readable Markdown.
 
 The export reads only sessions and messages; settings, providers and keys are
-never part of it.
+never part of it. Chats in the trash are not exported.
+
+JSON (version 2) holds every session field (pinned, archived, system prompt,
+assistant, active leaf...) and every message of every branch in creation order,
+each with its ``parent_id``, usage, provider data and ``selected_at`` (which
+branch each fork shows): importing it gives back identical sessions (see
+:mod:`desktop.storage.importer`). Version 1 files (before branches) still import.
+Markdown shows the active branch, then each other branch after the message it
+branches from.
 """
 
 from __future__ import annotations
@@ -22,16 +30,16 @@ from desktop.core.messages import (
     ToolCallPart,
     ToolResultPart,
 )
-from desktop.storage.sessions import SessionInfo, SessionStore
+from desktop.storage.records import SessionRecord
+from desktop.storage.sessions import SessionStore
 
 ExportFormat = Literal["json", "markdown"]
 
 EXPORT_FORMAT = "assista-export"
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 PREVIEW_CHARS = 500
 ARGUMENTS_CHARS = 200
-
-_SESSION_FIELDS = ("id", "title", "created_at", "updated_at", "provider_id", "model", "workspace")
 
 
 def export_sessions(
@@ -52,57 +60,62 @@ def export_sessions(
     return _to_markdown(sessions)
 
 
-def parse_json_export(text: str) -> list[tuple[dict[str, Any], list[Message]]]:
-    """Read a JSON export back: ``(session fields, messages)`` per session."""
+def parse_json_export(text: str) -> list[SessionRecord]:
+    """Read a JSON export back: one record per session (raises :class:`StorageError`)."""
     try:
         doc = json.loads(text)
     except ValueError as exc:
         raise StorageError(f"Not an Assista export: {exc}") from exc
+    return parse_export_document(doc)
+
+
+def parse_export_document(doc: Any) -> list[SessionRecord]:
     if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT:
         raise StorageError("Not an Assista export file.")
-    if doc.get("version") != EXPORT_VERSION:
-        raise StorageError(f"Unsupported Assista export version {doc.get('version')!r}.")
-    result: list[tuple[dict[str, Any], list[Message]]] = []
+    version = doc.get("version")
+    if version not in READABLE_VERSIONS:
+        raise StorageError(
+            f"Unsupported Assista export version {version!r} (this version reads "
+            f"{', '.join(map(str, READABLE_VERSIONS))}); update Assista to import it."
+        )
+    result: list[SessionRecord] = []
     for entry in doc.get("sessions", []):
-        fields = {k: v for k, v in entry.items() if k != "messages"}
-        messages = [Message.model_validate(m) for m in entry.get("messages", [])]
-        result.append((fields, messages))
+        try:
+            result.append(SessionRecord.from_json(entry, chain_unlinked=version == 1))
+        except (ValueError, TypeError) as exc:  # pydantic's ValidationError is a ValueError
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            title = entry.get("title") if isinstance(entry, dict) else None
+            raise StorageError(
+                f"The chat {title!r} in the export is not readable: {first}"
+            ) from exc
     return result
 
 
 # -- collection ----------------------------------------------------------------------
 
 
-def _collect(
-    store: SessionStore, session_ids: Sequence[str] | None
-) -> list[tuple[SessionInfo, list[Message]]]:
+def _collect(store: SessionStore, session_ids: Sequence[str] | None) -> list[SessionRecord]:
     if session_ids is None:
-        infos = store.list_sessions()
+        ids = [info.id for info in store.list_sessions(archived=None)]
     else:
-        infos = []
+        ids = []
         for session_id in dict.fromkeys(session_ids):
-            info = store.get_session(session_id)
-            if info is None:
+            if store.get_session(session_id) is None:
                 raise StorageError(f"Cannot export chat {session_id}: it does not exist.")
-            infos.append(info)
-    return [(info, store.load_messages(info.id)) for info in infos]
+            ids.append(session_id)
+    return [store.export_record(session_id) for session_id in ids]
 
 
 # -- JSON ----------------------------------------------------------------------------
 
 
-def _to_json(sessions: list[tuple[SessionInfo, list[Message]]]) -> str:
+def _to_json(records: list[SessionRecord]) -> str:
     doc: dict[str, Any] = {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
         "exported_at": time.time(),
-        "sessions": [],
+        "sessions": [record.to_json() for record in records],
     }
-    for info, messages in sessions:
-        entry = {name: getattr(info, name) for name in _SESSION_FIELDS}
-        entry["extra"] = dict(info.extra)
-        entry["messages"] = [m.model_dump(mode="json") for m in messages]
-        doc["sessions"].append(entry)
     text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
     try:
         text.encode("utf-8")
@@ -114,14 +127,20 @@ def _to_json(sessions: list[tuple[SessionInfo, list[Message]]]) -> str:
 # -- Markdown ------------------------------------------------------------------------
 
 
-def _to_markdown(sessions: list[tuple[SessionInfo, list[Message]]]) -> str:
-    blocks = [_session_markdown(info, messages) for info, messages in sessions]
+def _to_markdown(records: list[SessionRecord]) -> str:
+    blocks = [_session_markdown(record) for record in records]
     text = "\n\n---\n\n".join(blocks).rstrip() + "\n"
     # Lone surrogates (broken streams) cannot be written as UTF-8: replace them.
     return text.encode("utf-8", "replace").decode("utf-8")
 
 
-def _session_markdown(info: SessionInfo, messages: list[Message]) -> str:
+def _session_markdown(record: SessionRecord) -> str:
+    info, messages = record.info, record.messages
+    by_id = {m.id: m for m in messages}
+    children: dict[str | None, list[Message]] = {}
+    for m in messages:
+        children.setdefault(m.parent_id, []).append(m)
+    active = _path(by_id, info.active_leaf_id)
     meta = [f"Created {_fmt_time(info.created_at)}"]
     model = info.model or next((m.model for m in reversed(messages) if m.model), None)
     if model:
@@ -129,14 +148,51 @@ def _session_markdown(info: SessionInfo, messages: list[Message]) -> str:
     if info.workspace:
         meta.append(f"Workspace: {info.workspace}")
     meta.append(f"{len(messages)} message{'s' if len(messages) != 1 else ''}")
+    leaves = [m for m in messages if m.id not in children]
+    if len(leaves) > 1:
+        meta.append(f"{len(leaves)} branches")
     out = [f"# {info.title}", "_" + " · ".join(meta) + "_"]
-    for message in messages:
-        out.append(_message_markdown(message, model))
+    if info.system_prompt:
+        out.append("> **System prompt:** " + " ".join(info.system_prompt.split()))
+    out.extend(_message_markdown(m, model, children) for m in active)
+    shown = {m.id for m in active}
+    for leaf in leaves:
+        rest = [m for m in _path(by_id, leaf.id) if m.id not in shown]
+        if not rest:
+            continue
+        parent = by_id.get(rest[0].parent_id) if rest[0].parent_id else None
+        where = f"after “{_excerpt(parent)}”" if parent is not None else "from the start"
+        out.append(f"### Other branch ({where})")
+        out.extend(_message_markdown(m, model, children) for m in rest)
+        shown.update(m.id for m in rest)
     return "\n\n".join(out)
 
 
-def _message_markdown(message: Message, session_model: str | None) -> str:
-    out = [_heading(message, session_model)]
+def _path(by_id: dict[str, Message], leaf_id: str | None) -> list[Message]:
+    path: list[Message] = []
+    seen: set[str] = set()
+    current = by_id.get(leaf_id) if leaf_id else None
+    while current is not None and current.id not in seen:
+        seen.add(current.id)
+        path.append(current)
+        current = by_id.get(current.parent_id) if current.parent_id else None
+    return path[::-1]
+
+
+def _excerpt(message: Message, limit: int = 60) -> str:
+    text = " ".join(message.text.split()) or _heading(message, None).lstrip("# ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _message_markdown(
+    message: Message, session_model: str | None, children: dict[str | None, list[Message]]
+) -> str:
+    heading = _heading(message, session_model)
+    siblings = children.get(message.parent_id, [])
+    if len(siblings) > 1:
+        index = next(i for i, m in enumerate(siblings) if m.id == message.id) + 1
+        heading += f" · branch {index} of {len(siblings)}"
+    out = [heading]
     for part in message.parts:
         rendered = _part_markdown(part)
         if rendered:

@@ -3,7 +3,8 @@
 Each migration is ``(version, step)`` where ``step`` is SQL text (one or more
 statements) or a callable receiving the open :class:`sqlite3.Connection`.
 :class:`desktop.storage.database.Database` applies every missing version in
-order, each in its own transaction together with its ``schema_migrations`` row.
+order, all in one transaction together with their ``schema_migrations`` rows,
+after a backup of the file (see :mod:`desktop.storage.upgrade`).
 
 Never edit a released migration: append a new one. JSON columns are declared
 ``TEXT`` on purpose: a declared type ``JSON`` would get NUMERIC affinity and
@@ -15,6 +16,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from typing import NamedTuple
+
+from desktop.storage.fts import create_search_index
 
 MigrationStep = str | Callable[[sqlite3.Connection], None]
 
@@ -66,7 +69,96 @@ CREATE TABLE providers (
 );
 """
 
-MIGRATIONS: tuple[Migration, ...] = (Migration(1, SCHEMA_V1),)
+# Version 2: conversations become trees, sessions gain chat-management fields, and
+# both tables get an INTEGER PRIMARY KEY (``num``) that the search index uses as its
+# row id (implicit rowids may change on VACUUM). Tables are rebuilt the SQLite way:
+# create new, copy, drop old, rename. Existing linear chats become chains (each
+# message's parent is the one before it) whose active leaf is the last message.
+SCHEMA_V2 = """
+CREATE TABLE sessions_v2 (
+    num            INTEGER PRIMARY KEY,
+    id             TEXT NOT NULL UNIQUE,
+    title          TEXT NOT NULL DEFAULT 'New chat',
+    created_at     REAL NOT NULL,
+    updated_at     REAL NOT NULL,
+    provider_id    TEXT,
+    model          TEXT,
+    workspace      TEXT,
+    extra          TEXT NOT NULL DEFAULT '{}',      -- JSON object
+    system_prompt  TEXT,                            -- NULL: the assistant's / the default
+    assistant_id   TEXT,
+    pinned         INTEGER NOT NULL DEFAULT 0,
+    archived       INTEGER NOT NULL DEFAULT 0,
+    deleted_at     REAL,                            -- soft delete (undo); purged later
+    active_leaf_id TEXT                             -- end of the active branch
+);
+INSERT INTO sessions_v2 (num, id, title, created_at, updated_at, provider_id, model,
+                         workspace, extra, active_leaf_id)
+    SELECT s.rowid, s.id, s.title, s.created_at, s.updated_at, s.provider_id, s.model,
+           s.workspace, s.extra,
+           (SELECT m.id FROM messages m WHERE m.session_id = s.id ORDER BY m.seq DESC LIMIT 1)
+    FROM sessions s;
+
+CREATE TABLE messages_v2 (
+    num           INTEGER PRIMARY KEY,
+    id            TEXT NOT NULL UNIQUE,
+    session_id    TEXT NOT NULL REFERENCES sessions_v2 (id) ON DELETE CASCADE,
+    seq           INTEGER NOT NULL,
+    parent_id     TEXT,                             -- the message this one follows
+    selected_at   REAL NOT NULL DEFAULT 0,          -- last created/chosen: the fork's pick
+    role          TEXT NOT NULL,
+    status        TEXT NOT NULL,
+    created_at    REAL NOT NULL,
+    model         TEXT,
+    provider      TEXT,
+    usage         TEXT,                             -- JSON object or NULL
+    error         TEXT,
+    finish_reason TEXT,
+    parts         TEXT NOT NULL DEFAULT '[]',       -- JSON array of parts
+    provider_data TEXT NOT NULL DEFAULT '{}'        -- JSON object
+);
+INSERT INTO messages_v2 (num, id, session_id, seq, parent_id, selected_at, role, status,
+                         created_at, model, provider, usage, error, finish_reason, parts)
+    SELECT rowid, id, session_id, seq,
+           LAG(id) OVER (PARTITION BY session_id ORDER BY seq), created_at,
+           role, status, created_at, model, provider, usage, error, finish_reason, parts
+    FROM messages;
+
+DROP TABLE messages;
+DROP TABLE sessions;
+ALTER TABLE sessions_v2 RENAME TO sessions;
+ALTER TABLE messages_v2 RENAME TO messages;
+
+CREATE INDEX sessions_by_updated ON sessions (updated_at DESC);
+CREATE UNIQUE INDEX messages_by_session_seq ON messages (session_id, seq);
+CREATE INDEX messages_streaming ON messages (status) WHERE status = 'streaming';
+CREATE INDEX messages_by_parent ON messages (session_id, parent_id, selected_at);
+"""
+
+# Version 3: assistants (named system prompts with default provider, model, etc.).
+SCHEMA_V3 = """
+CREATE TABLE assistants (
+    id            TEXT PRIMARY KEY,
+    position      INTEGER NOT NULL,
+    name          TEXT NOT NULL,
+    description   TEXT NOT NULL DEFAULT '',
+    system_prompt TEXT NOT NULL DEFAULT '',
+    provider_id   TEXT,
+    model         TEXT,
+    temperature   REAL,
+    enabled_tools TEXT,                             -- JSON array, NULL: the app's default
+    created_at    REAL NOT NULL,
+    updated_at    REAL NOT NULL,
+    extra         TEXT NOT NULL DEFAULT '{}'        -- JSON object
+);
+"""
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, SCHEMA_V1),
+    Migration(2, SCHEMA_V2),
+    Migration(3, SCHEMA_V3),
+    Migration(4, create_search_index),  # FTS5 tables + triggers (desktop.storage.fts)
+)
 
 LATEST_VERSION: int = MIGRATIONS[-1].version
 

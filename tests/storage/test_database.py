@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 
 from desktop.core.errors import StorageError
-from desktop.storage.database import Database
+from desktop.storage.backup import list_backups
+from desktop.storage.database import Database, DatabaseCorruptError
 from desktop.storage.migrations import LATEST_VERSION, MIGRATIONS, split_sql
+
+NEXT = LATEST_VERSION + 1
 
 
 def _digest(path: Path) -> str:
@@ -26,7 +29,16 @@ def _tables(db: Database) -> set[str]:
 def test_migrates_empty_file(tmp_path: Path) -> None:
     path = tmp_path / "a.sqlite3"
     with Database.open(path) as db:
-        assert {"sessions", "messages", "settings", "providers", "schema_migrations"} <= _tables(db)
+        assert {
+            "sessions",
+            "messages",
+            "settings",
+            "providers",
+            "schema_migrations",
+            "assistants",
+            "search_fts",
+            "search_cjk",
+        } <= _tables(db)
         assert db.schema_version == LATEST_VERSION == db.latest_version
         assert db.query_one("PRAGMA journal_mode")[0] == "wal"  # type: ignore[index]
         assert db.query_one("PRAGMA foreign_keys")[0] == 1  # type: ignore[index]
@@ -47,7 +59,7 @@ def test_reopen_keeps_data_and_does_not_rerun(tmp_path: Path) -> None:
         calls.append(2)
         conn.execute("CREATE TABLE extra_things (x INTEGER)")
 
-    migrations = [*MIGRATIONS, (2, v2)]
+    migrations = [*MIGRATIONS, (NEXT, v2)]
     with Database(path, migrations=migrations) as db:
         db.execute("INSERT INTO settings (key, value) VALUES ('k', '1')")
         applied = db.query("SELECT version, applied_at FROM schema_migrations ORDER BY version")
@@ -56,7 +68,7 @@ def test_reopen_keeps_data_and_does_not_rerun(tmp_path: Path) -> None:
         assert db.query_one("SELECT value FROM settings WHERE key='k'")[0] == "1"  # type: ignore[index]
         again = db.query("SELECT version, applied_at FROM schema_migrations ORDER BY version")
         assert [tuple(r) for r in again] == [tuple(r) for r in applied]
-        assert db.schema_version == 2
+        assert db.schema_version == NEXT
     assert calls == [2]
 
 
@@ -93,35 +105,160 @@ def test_newer_rollback_journal_database_keeps_its_journal_mode(tmp_path: Path) 
 
 def test_failed_migration_rolls_back_whole_step(tmp_path: Path) -> None:
     path = tmp_path / "a.sqlite3"
-    with Database(path):
-        pass
-    bad = [*MIGRATIONS, (2, "CREATE TABLE half_done (x); INSERT INTO no_such_table VALUES (1);")]
-    with pytest.raises(StorageError, match="migration 2 failed"):
+    with Database(path) as db:
+        db.execute("INSERT INTO settings (key, value) VALUES ('k', '1')")
+    bad = [*MIGRATIONS, (NEXT, "CREATE TABLE half_done (x); INSERT INTO no_such_table VALUES (1);")]
+    with pytest.raises(StorageError, match=rf"migration {NEXT}\) failed.*restored as it was"):
         Database(path, migrations=bad)
     with Database(path) as db:
         assert "half_done" not in _tables(db)
-        assert db.schema_version == 1
+        assert db.schema_version == LATEST_VERSION
+        assert db.query_one("SELECT value FROM settings")[0] == "1"  # type: ignore[index]
 
 
-def test_failed_callable_migration_rolls_back(tmp_path: Path) -> None:
+def test_failed_callable_migration_is_reported_and_rolled_back(tmp_path: Path) -> None:
     path = tmp_path / "a.sqlite3"
 
     def v2(conn: sqlite3.Connection) -> None:
         conn.execute("CREATE TABLE half_done (x)")
         raise RuntimeError("boom")
 
-    with pytest.raises(RuntimeError, match="boom"):
-        Database(path, migrations=[*MIGRATIONS, (2, v2)])
+    with pytest.raises(StorageError, match="boom"):
+        Database(path, migrations=[*MIGRATIONS, (NEXT, v2)])
     with Database(path) as db:
         assert "half_done" not in _tables(db)
-        assert db.schema_version == 1
+        assert db.schema_version == LATEST_VERSION
+
+
+def test_all_missing_migrations_run_in_one_transaction(tmp_path: Path) -> None:
+    path = tmp_path / "a.sqlite3"
+    with Database(path):
+        pass
+    steps = [
+        *MIGRATIONS,
+        (NEXT, "CREATE TABLE step_one (x)"),
+        (NEXT + 1, "INSERT INTO missing_table VALUES (1)"),
+    ]
+    with pytest.raises(StorageError, match=rf"migration {NEXT + 1}"):
+        Database(path, migrations=steps)
+    with Database(path) as db:  # the first new step was undone with the second
+        assert db.schema_version == LATEST_VERSION
+        assert "step_one" not in _tables(db)
+
+
+def test_a_step_that_commits_on_its_own_is_undone_from_the_backup(tmp_path: Path) -> None:
+    path = tmp_path / "a.sqlite3"
+    with Database(path) as db:
+        db.execute("INSERT INTO settings (key, value) VALUES ('k', '\"before\"')")
+
+    def rogue(conn: sqlite3.Connection) -> None:
+        conn.execute("UPDATE settings SET value = '\"after\"'")
+        conn.execute("COMMIT")  # escapes the migration transaction
+
+    with pytest.raises(StorageError, match=r"ended the transaction.*restored"):
+        Database(path, migrations=[*MIGRATIONS, (NEXT, rogue)])
+    with Database(path) as db:
+        assert db.query_one("SELECT value FROM settings")[0] == '"before"'  # type: ignore[index]
+        assert db.schema_version == LATEST_VERSION
+
+
+def test_backup_before_upgrade_is_kept_and_rotated(tmp_path: Path) -> None:
+    path = tmp_path / "a.sqlite3"
+    with Database(path) as db:
+        assert db.backup_path is None  # a new, empty database needs none
+        db.execute("INSERT INTO settings (key, value) VALUES ('k', '1')")
+    steps = list(MIGRATIONS)
+    made = []
+    for n in range(7):
+        steps.append((NEXT + n, f"CREATE TABLE t{n} (x)"))
+        with Database(path, migrations=steps) as db:
+            assert db.backup_path is not None
+            made.append(db.backup_path)
+        with Database(path, migrations=steps) as db:
+            assert db.backup_path is None  # nothing to upgrade: no backup
+    backups = list_backups(path)
+    assert backups == made[::-1][:5]
+    assert all(p.parent == tmp_path / "backups" for p in backups)
+    with sqlite3.connect(backups[0]) as conn:  # the state just before the last upgrade
+        assert conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()[0] == NEXT + 5
+        assert conn.execute("SELECT value FROM settings").fetchone()[0] == "1"
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    assert not list((tmp_path / "backups").glob("*.partial"))
+
+
+def test_upgrade_is_refused_when_no_backup_can_be_made(tmp_path: Path) -> None:
+    path = tmp_path / "a.sqlite3"
+    with Database(path):
+        pass
+    (tmp_path / "backups").write_text("not a folder")
+    with pytest.raises(StorageError, match=r"Cannot back up.*not modified"):
+        Database(path, migrations=[*MIGRATIONS, (NEXT, "CREATE TABLE t (x)")])
+    with Database(path) as db:
+        assert db.schema_version == LATEST_VERSION
 
 
 def test_not_a_database(tmp_path: Path) -> None:
     path = tmp_path / "junk.sqlite3"
     path.write_bytes(b"this is not sqlite" * 100)
-    with pytest.raises(StorageError, match="damaged or not an Assista database"):
+    with pytest.raises(DatabaseCorruptError, match="damaged or not an Assista database"):
         Database(path)
+
+
+def _damaged(tmp_path: Path) -> Path:
+    path = tmp_path / "damaged.sqlite3"
+    with Database(path) as db:
+        with db.transaction() as conn:
+            for i in range(400):
+                conn.execute(
+                    "INSERT INTO settings (key, value) VALUES (?, ?)",
+                    (f"k{i}", '"' + "v" * 300 + '"'),
+                )
+        db.checkpoint()
+    data = bytearray(path.read_bytes())
+    pages = len(data) // 4096
+    start = 4096 * (pages // 2)  # a settings page: not read when opening
+    data[start : start + 4096] = b"\xa5" * 4096
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_verify_detects_a_damaged_page(tmp_path: Path) -> None:
+    path = _damaged(tmp_path)
+    with Database(path):  # opening alone does not read that page
+        pass
+    with pytest.raises(DatabaseCorruptError, match="damaged"):
+        Database(path, verify=True)
+
+
+def test_read_only_reads_but_never_writes(tmp_path: Path) -> None:
+    path = tmp_path / "a.sqlite3"
+    with Database(path) as writer:
+        writer.execute("INSERT INTO settings (key, value) VALUES ('k', '1')")
+        with Database(path, read_only=True) as reader:
+            assert reader.read_only
+            assert reader.query_one("SELECT value FROM settings")[0] == "1"  # type: ignore[index]
+            with pytest.raises(StorageError, match=r"read-only.*not saved"):
+                reader.execute("INSERT INTO settings (key, value) VALUES ('x', '2')")
+            writer.execute("UPDATE settings SET value = '3'")
+            assert reader.query_one("SELECT value FROM settings")[0] == "3"  # type: ignore[index]
+    old = tmp_path / "old.sqlite3"
+    with Database(old, migrations=MIGRATIONS[:1]):
+        pass
+    with pytest.raises(StorageError, match="needs an upgrade"):
+        Database(old, read_only=True)
+    with sqlite3.connect(old) as conn:
+        assert conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()[0] == 1
+
+
+def test_snapshot_sees_one_state(tmp_path: Path) -> None:
+    path = tmp_path / "a.sqlite3"
+    with Database(path) as first, Database(path) as second:
+        first.execute("INSERT INTO settings (key, value) VALUES ('k', '1')")
+        with second.snapshot() as conn:
+            assert conn.execute("SELECT value FROM settings").fetchone()[0] == "1"
+            first.execute("UPDATE settings SET value = '2'")
+            assert conn.execute("SELECT value FROM settings").fetchone()[0] == "1"
+        assert second.query_one("SELECT value FROM settings")[0] == "2"  # type: ignore[index]
 
 
 def test_bad_migration_list() -> None:
@@ -203,10 +340,11 @@ def test_upgrade_applies_only_missing_versions(tmp_path: Path) -> None:
     path = tmp_path / "a.sqlite3"
     with Database(path) as db:
         db.execute("INSERT INTO settings (key, value) VALUES ('k', '\"kept\"')")
-    v2 = "ALTER TABLE sessions ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0"
-    with Database(path, migrations=[*MIGRATIONS, (2, v2)]) as db:
-        assert db.schema_version == 2
+    step = "ALTER TABLE settings ADD COLUMN note TEXT"
+    with Database(path, migrations=[*MIGRATIONS, (NEXT, step)]) as db:
+        assert db.schema_version == NEXT
         assert db.query_one("SELECT value FROM settings")[0] == '"kept"'  # type: ignore[index]
-        columns = {r[1] for r in db.query("PRAGMA table_info(sessions)")}
-        assert "pinned" in columns
-        assert [r[0] for r in db.query("SELECT version FROM schema_migrations")] == [1, 2]
+        columns = {r[1] for r in db.query("PRAGMA table_info(settings)")}
+        assert "note" in columns
+        versions = [r[0] for r in db.query("SELECT version FROM schema_migrations")]
+        assert versions == [*(m.version for m in MIGRATIONS), NEXT]

@@ -50,23 +50,46 @@ def test_json_is_lossless(store: SessionStore) -> None:
     text = export_sessions(store, None, "json")
     doc = json.loads(text)
     assert doc["format"] == EXPORT_FORMAT == "assista-export"
-    assert doc["version"] == 1
+    assert doc["version"] == 2
     assert isinstance(doc["exported_at"], float)
     assert [s["title"] for s in doc["sessions"]] == ["Other", "Project notes"]
 
     entry = doc["sessions"][1]
-    assert {k: entry[k] for k in ("id", "title", "provider_id", "model", "workspace")} == {
+    assert {
+        k: entry[k]
+        for k in (
+            "id",
+            "title",
+            "provider_id",
+            "model",
+            "workspace",
+            "pinned",
+            "archived",
+            "system_prompt",
+            "assistant_id",
+            "active_leaf_id",
+            "deleted_at",
+        )
+    } == {
         "id": info.id,
         "title": "Project notes",
         "provider_id": "prov_x",
         "model": "gpt-4o-mini",
         "workspace": None,
+        "pinned": False,
+        "archived": False,
+        "system_prompt": None,
+        "assistant_id": None,
+        "active_leaf_id": messages[-1].id,
+        "deleted_at": None,
     }
     assert entry["created_at"] == info.created_at
-    assert [Message.model_validate(m) for m in entry["messages"]] == messages
+    loaded = [{k: v for k, v in m.items() if k != "selected_at"} for m in entry["messages"]]
+    assert [Message.model_validate(m) for m in loaded] == messages
+    assert all(isinstance(m["selected_at"], float) for m in entry["messages"])
     parsed = parse_json_export(text)
-    assert parsed[1][1] == messages
-    assert parsed[1][0]["id"] == info.id
+    assert parsed[1].messages == messages
+    assert parsed[1].info == store.get_session(info.id)
 
 
 def test_json_selected_sessions_in_given_order(store: SessionStore) -> None:
@@ -81,6 +104,18 @@ def test_json_selected_sessions_in_given_order(store: SessionStore) -> None:
         export_sessions(store, None, "html")  # type: ignore[arg-type]
 
 
+def test_trash_is_not_exported_but_archived_chats_are(store: SessionStore) -> None:
+    kept = store.create_session("Archived")
+    store.set_archived(kept.id, True)
+    gone = store.create_session("Trashed")
+    store.delete_session(gone.id)
+    doc = json.loads(export_sessions(store, None, "json"))
+    assert [s["title"] for s in doc["sessions"]] == ["Archived"]
+    assert doc["sessions"][0]["archived"] is True
+    with pytest.raises(StorageError, match="does not exist"):
+        export_sessions(store, [gone.id], "json")
+
+
 def test_parse_rejects_other_files() -> None:
     with pytest.raises(StorageError):
         parse_json_export("{}")
@@ -88,6 +123,60 @@ def test_parse_rejects_other_files() -> None:
         parse_json_export("not json")
     with pytest.raises(StorageError, match="version"):
         parse_json_export('{"format": "assista-export", "version": 99}')
+    with pytest.raises(StorageError, match="not readable"):
+        parse_json_export(
+            '{"format": "assista-export", "version": 2, "sessions": '
+            '[{"id": "s", "title": "t", "created_at": 1, "updated_at": 1, '
+            '"messages": [{"role": "wizard"}]}]}'
+        )
+
+
+def test_version_1_exports_read_as_chains() -> None:
+    doc = {
+        "format": "assista-export",
+        "version": 1,
+        "exported_at": 1.0,
+        "sessions": [
+            {
+                "id": "ses_old",
+                "title": "Old",
+                "created_at": 1.0,
+                "updated_at": 2.0,
+                "provider_id": None,
+                "model": None,
+                "workspace": None,
+                "extra": {},
+                "messages": [
+                    Message.user("a").model_dump(mode="json"),
+                    Message(role="assistant", parts=[TextPart(text="b")]).model_dump(mode="json"),
+                ],
+            }
+        ],
+    }
+    [record] = parse_json_export(json.dumps(doc))
+    assert record.messages[1].parent_id == record.messages[0].id
+    assert record.info.active_leaf_id == record.messages[1].id
+
+
+def test_markdown_shows_every_branch(store: SessionStore) -> None:
+    s = store.create_session("Branches", system_prompt="Answer in French.")
+    question = Message.user("Capital of France?")
+    store.save_message(s.id, question)
+    first = Message(role="assistant", parts=[TextPart(text="Paris, first try")])
+    store.save_message(s.id, first)
+    store.start_branch(s.id, first.id)
+    store.save_message(s.id, Message(role="assistant", parts=[TextPart(text="Paris again")]))
+    store.start_branch(s.id, question.id)
+    store.save_message(s.id, Message.user("Capital of Italy?"))
+    md = export_sessions(store, [s.id], "markdown")
+    assert "3 branches" in md
+    assert "> **System prompt:** Answer in French." in md
+    active = md.index("Capital of Italy?")
+    assert md.index("## You · branch 2 of 2") < active
+    assert "### Other branch (from the start)" in md
+    assert "### Other branch (after “Capital of France?”)" in md
+    for text in ("Paris, first try", "Paris again", "Capital of France?"):
+        assert md.count(text) >= 1
 
 
 def test_markdown(store: SessionStore) -> None:

@@ -61,9 +61,18 @@ def test_rename_update_delete(store: SessionStore) -> None:
     assert store.get_session(s.id) == cleared
 
     store.save_message(s.id, Message.user("hello"))
-    assert store.delete_session(s.id) is True
+    assert store.delete_session(s.id) is True  # to the trash
     assert store.delete_session(s.id) is False
     assert store.get_session(s.id) is None
+    assert [x.id for x in store.list_deleted()] == [s.id]
+    assert s.id not in [x.id for x in store.list_sessions(archived=None)]
+    assert store.purge_deleted(older_than_s=3600) == 0  # too recent
+    assert store.restore_session(s.id) is True  # undo
+    assert store.restore_session(s.id) is False
+    assert store.get_session(s.id).message_count == 1  # type: ignore[union-attr]
+    store.delete_session(s.id)
+    assert store.purge_deleted() == 1
+    assert store.get_session(s.id, include_deleted=True) is None
     assert store.load_messages(s.id) == []
     count = store.db.query_one("SELECT COUNT(*) FROM messages")[0]  # type: ignore[index]
     assert count == 0  # ON DELETE CASCADE
@@ -71,6 +80,87 @@ def test_rename_update_delete(store: SessionStore) -> None:
         store.rename_session(s.id, "x")
     with pytest.raises(StorageError, match="does not exist"):
         store.update_session(s.id, model="x")
+
+
+def test_pin_archive_and_order(store: SessionStore) -> None:
+    a = store.create_session("a")
+    b = store.create_session("b")
+    c = store.create_session("c")
+    assert [x.title for x in store.list_sessions()] == ["c", "b", "a"]
+    pinned = store.set_pinned(a.id, True)
+    assert pinned.pinned and pinned.updated_at == a.updated_at  # not "recent" again
+    assert [x.title for x in store.list_sessions()] == ["a", "c", "b"]
+    archived = store.set_archived(c.id, True)
+    assert archived.archived and archived.updated_at == c.updated_at
+    assert [x.title for x in store.list_sessions()] == ["a", "b"]
+    assert [x.title for x in store.list_sessions(archived=True)] == ["c"]
+    assert [x.title for x in store.list_sessions(archived=None)] == ["a", "c", "b"]
+    store.save_message(b.id, Message.user("news"))
+    assert [x.title for x in store.list_sessions()] == ["a", "b"]
+    store.set_pinned(a.id, False)
+    store.set_archived(c.id, False)
+    assert [x.title for x in store.list_sessions()] == ["b", "c", "a"]
+
+
+def test_session_prompt_and_assistant_fields(store: SessionStore) -> None:
+    s = store.create_session("t", system_prompt="Be brief.", assistant_id="asst_1")
+    assert (s.system_prompt, s.assistant_id) == ("Be brief.", "asst_1")
+    assert store.get_session(s.id) == s
+    cleared = store.update_session(s.id, system_prompt=None, assistant_id=None)
+    assert (cleared.system_prompt, cleared.assistant_id) == (None, None)
+    assert store.update_session(s.id, system_prompt="").system_prompt == ""
+
+
+def test_a_chat_in_the_trash_still_receives_its_last_save(store: SessionStore) -> None:
+    s = store.create_session()
+    answer = Message(role="assistant", status="streaming", parts=[TextPart(text="par")])
+    store.save_message(s.id, answer)
+    store.delete_session(s.id)
+    answer.status = "stopped"
+    store.save_message(s.id, answer)  # the stop arrives after the delete: kept for undo
+    store.restore_session(s.id)
+    assert store.load_messages(s.id)[0].status == "stopped"
+
+
+def test_duplicate_copies_every_branch(store: SessionStore) -> None:
+    s = store.create_session("Plan", model="m", workspace="/w", system_prompt="sys")
+    question = Message.user("q")
+    first = Message(role="assistant", parts=[TextPart(text="one")])
+    store.save_message(s.id, question)
+    store.save_message(s.id, first)
+    store.start_branch(s.id, first.id)
+    second = Message(role="assistant", parts=[TextPart(text="two")])
+    store.save_message(s.id, second)
+    store.set_pinned(s.id, True)
+    copy = store.duplicate_session(s.id)
+    assert copy.id != s.id and copy.title == "Plan (copy)" and not copy.pinned
+    assert (copy.model, copy.workspace, copy.system_prompt) == ("m", "/w", "sys")
+    assert copy.message_count == 3
+    assert store.list_sessions()[1].id == copy.id  # after the pinned original
+    branch = store.load_active_branch(copy.id)
+    assert [m.text for m in branch.messages] == ["q", "two"]
+    assert {m.id for m in branch.messages}.isdisjoint({question.id, second.id})
+    assert branch.position(branch.messages[1].id).label == "2/2"  # type: ignore[union-attr]
+    assert [m.text for m in store.load_all_messages(copy.id)] == ["q", "one", "two"]
+    assert store.duplicate_session(s.id, title="Other").title == "Other"
+    with pytest.raises(StorageError, match="does not exist"):
+        store.duplicate_session("missing")
+
+
+def test_message_parent_and_provider_data_round_trip(store: SessionStore) -> None:
+    s = store.create_session()
+    user = Message.user("hi")
+    answer = Message(
+        role="assistant",
+        parts=[TextPart(text="yo")],
+        provider_data={"response_id": "resp_1", "n": [1, None]},
+    )
+    store.save_message(s.id, user)
+    store.save_message(s.id, answer)
+    assert (user.parent_id, answer.parent_id) == (None, user.id)  # filled in on save
+    loaded = store.load_messages(s.id)
+    assert loaded == [user, answer]
+    assert loaded[1].provider_data == {"response_id": "resp_1", "n": [1, None]}
 
 
 def test_session_info_is_frozen(store: SessionStore) -> None:
@@ -139,20 +229,25 @@ def test_save_message_errors(store: SessionStore) -> None:
     assert store.get_session(b.id).message_count == 0  # type: ignore[union-attr]
 
 
-def test_delete_message(store: SessionStore) -> None:
+def test_delete_message_removes_what_follows_it(store: SessionStore) -> None:
     s = store.create_session()
-    msgs = [Message.user(str(i)) for i in range(3)]
+    msgs = [Message.user(str(i)) for i in range(4)]
     for m in msgs:
         store.save_message(s.id, m)
     before = store.get_session(s.id)
-    assert store.delete_message(msgs[1].id) is True
-    assert store.delete_message(msgs[1].id) is False
-    assert [m.id for m in store.load_messages(s.id)] == [msgs[0].id, msgs[2].id]
+    assert store.delete_message(msgs[2].id) is True
+    assert store.delete_message(msgs[2].id) is False
+    assert store.delete_message(msgs[3].id) is False  # went with its parent
+    assert [m.id for m in store.load_messages(s.id)] == [msgs[0].id, msgs[1].id]
     assert store.get_session(s.id).updated_at > before.updated_at  # type: ignore[union-attr]
-    # New messages still go to the end.
+    # New messages go after the new end of the branch.
     last = Message.user("last")
     store.save_message(s.id, last)
     assert store.load_messages(s.id)[-1].id == last.id
+    assert last.parent_id == msgs[1].id
+    assert store.delete_message(msgs[0].id) is True
+    assert store.load_messages(s.id) == []
+    assert store.get_session(s.id).active_leaf_id is None  # type: ignore[union-attr]
 
 
 def test_mark_interrupted(store: SessionStore) -> None:

@@ -1,0 +1,31 @@
+"""``assista import FILE``: add chats from an Assista JSON export or a ChatGPT export."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from desktop.app import AppContext
+from desktop.cli.commands import fail
+from desktop.core.errors import AssistaError
+from desktop.storage.importer import import_document, read_import_file
+
+
+def import_command(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    try:
+        doc = read_import_file(path)  # read before opening the data folder
+    except AssistaError as exc:
+        return fail(str(exc))
+    try:
+        ctx = AppContext.open(getattr(args, "data_dir", None), log_to_stderr=False)
+    except AssistaError as exc:
+        return fail(str(exc))
+    try:
+        report = import_document(ctx.sessions, doc)
+    except AssistaError as exc:
+        return fail(str(exc))
+    finally:
+        ctx.close()
+    print(report.summary())
+    return 0

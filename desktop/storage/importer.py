@@ -1,0 +1,110 @@
+"""Importing chats: our JSON export (lossless) or a ChatGPT data export.
+
+Accepted files: an Assista JSON export (``assista export --format json``), a
+ChatGPT ``conversations.json`` (a list of conversations, or one), or the
+ChatGPT export ``.zip`` that contains it. A chat whose id is already in the
+database is skipped (importing the same file twice adds nothing); an Assista
+chat whose message ids are used by another chat is imported as a copy with
+new ids. Each chat is written in its own transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from desktop.core.errors import StorageError
+from desktop.storage.chatgpt import looks_like_chatgpt, parse_chatgpt
+from desktop.storage.export import EXPORT_FORMAT, parse_export_document
+from desktop.storage.records import SessionRecord, ids_taken, with_new_ids
+from desktop.storage.sessions import SessionStore
+
+Source = Literal["assista", "chatgpt"]
+
+
+@dataclass
+class ImportReport:
+    source: Source
+    imported: list[str] = field(default_factory=list)  # session ids, in file order
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (title, reason)
+    messages: int = 0
+
+    def summary(self) -> str:
+        what = "ChatGPT export" if self.source == "chatgpt" else "Assista export"
+        n = len(self.imported)
+        text = (
+            f"Imported {n} chat{'s' if n != 1 else ''} ({self.messages} messages) from the {what}."
+        )
+        if self.skipped:
+            text += f" Skipped {len(self.skipped)}: " + "; ".join(
+                f"{title} ({reason})" for title, reason in self.skipped[:5]
+            )
+            if len(self.skipped) > 5:
+                text += f"; and {len(self.skipped) - 5} more"
+            text += "."
+        return text
+
+
+def read_import_file(path: Path) -> Any:
+    """The JSON document in ``path`` (a ``.zip`` must contain ``conversations.json``)."""
+    try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                names = [
+                    n for n in archive.namelist() if n.rsplit("/", 1)[-1] == "conversations.json"
+                ]
+                if not names:
+                    raise StorageError(f"{path.name} has no conversations.json inside.")
+                raw = archive.read(names[0])
+        else:
+            raw = path.read_bytes()
+    except OSError as exc:
+        raise StorageError(f"Cannot read {path}: {exc.strerror or exc}") from exc
+    except zipfile.BadZipFile as exc:
+        raise StorageError(f"{path.name} is a damaged zip file: {exc}") from exc
+    try:
+        return json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise StorageError(f"{path.name} is not a JSON file: {exc}") from exc
+
+
+def parse_document(doc: Any) -> tuple[Source, list[SessionRecord]]:
+    if isinstance(doc, dict) and doc.get("format") == EXPORT_FORMAT:
+        return "assista", parse_export_document(doc)
+    if looks_like_chatgpt(doc):
+        try:
+            return "chatgpt", parse_chatgpt(doc)
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise StorageError(f"The ChatGPT export could not be read: {exc}") from exc
+    raise StorageError("This file is neither an Assista export nor a ChatGPT conversations.json.")
+
+
+def import_document(store: SessionStore, doc: Any) -> ImportReport:
+    source, records = parse_document(doc)
+    report = ImportReport(source)
+    for parsed in records:
+        title = parsed.info.title
+        record = parsed
+        if store.get_session(parsed.info.id, include_deleted=True) is not None:
+            report.skipped.append((title, "already imported"))
+            continue
+        with store.db.snapshot() as conn:
+            taken = ids_taken(conn, parsed)
+        if taken:  # the messages exist in another chat: import a copy with new ids
+            record = with_new_ids(parsed)
+        try:
+            info = store.import_record(record)
+        except StorageError as exc:
+            report.skipped.append((title, str(exc)))
+            continue
+        report.imported.append(info.id)
+        report.messages += len(record.messages)
+    return report
+
+
+def import_file(store: SessionStore, path: str | Path) -> ImportReport:
+    """Import every chat in ``path``; raises :class:`StorageError` for an unreadable file."""
+    return import_document(store, read_import_file(Path(path)))
