@@ -21,9 +21,12 @@ from desktop.core.tooling import NoTools, ToolRunner
 from desktop.providers.capabilities import Capabilities, resolve_capabilities
 from desktop.providers.factory import create_provider, providers_from_environment
 from desktop.providers.presets import PRESETS
+from desktop.storage.assistants import AssistantStore
 from desktop.storage.database import Database
+from desktop.storage.instance_lock import InstanceLock, acquire_instance_lock
 from desktop.storage.logs import register_secret, setup_logging
 from desktop.storage.paths import DataPaths
+from desktop.storage.recovery import open_database
 from desktop.storage.secrets import SecretStore
 from desktop.storage.sessions import SessionStore
 from desktop.storage.settings_store import SettingsStore
@@ -51,6 +54,9 @@ class AppContext:
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     detected: list[ProviderConfig] = field(default_factory=list)
     _grants: JsonGrantStore | None = None
+    lock: InstanceLock | None = None
+    notice: str | None = None  # shown once at start (e.g. a recovered damaged database)
+    assistants: AssistantStore = field(init=False)
 
     @classmethod
     def open(
@@ -60,14 +66,24 @@ class AppContext:
         environ: Mapping[str, str] | None = None,
         log_to_stderr: bool = True,
     ) -> AppContext:
+        """Open the data folder. The first process to open it holds the instance lock
+        and does the start-up repairs (damaged file recovery, interrupted answers,
+        emptying the trash); a second process (e.g. ``assista ask`` while the window
+        is open) shares the database without touching what the first one owns."""
         paths = DataPaths.resolve(data_dir)
         setup_logging(paths, stderr=log_to_stderr)
-        db = Database.open(paths.db_path)
+        lock = acquire_instance_lock(paths)
+        notice: str | None = None
+        if lock is not None:
+            try:
+                opened = open_database(paths, verify=True if lock.previous_unclean else None)
+            except BaseException:
+                lock.release()
+                raise
+            db, notice = opened.db, opened.notice
+        else:
+            db = Database.open(paths.db_path)
         sessions = SessionStore(db)
-        interrupted = sessions.mark_interrupted()
-        if interrupted:
-            log.warning("marked %d unfinished message(s) from the last run as interrupted",
-                        interrupted)
         ctx = cls(
             paths=paths,
             db=db,
@@ -77,11 +93,28 @@ class AppContext:
             registry=builtin_registry(),
             environ=dict(os.environ if environ is None else environ),
         )
-        apply_proxy(ctx.load_settings(), ctx.environ)
+        ctx.lock = lock
+        ctx.notice = notice
+        ctx.assistants = AssistantStore(db)
+        settings = ctx.load_settings()
+        if lock is not None:
+            interrupted = sessions.mark_interrupted()
+            if interrupted:
+                log.warning("marked %d unfinished message(s) from the last run as "
+                            "interrupted", interrupted)
+            sessions.purge_deleted(older_than_s=settings.trash_retention_days * 86400)
+        apply_proxy(settings, ctx.environ)
         return ctx
+
+    @property
+    def is_primary(self) -> bool:
+        """True in the process that holds the data folder's instance lock."""
+        return self.lock is not None
 
     def close(self) -> None:
         self.db.close()
+        if self.lock is not None:
+            self.lock.release()
 
     # -- settings -------------------------------------------------------------------
 

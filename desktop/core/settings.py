@@ -61,6 +61,12 @@ class AppSettings(BaseModel):
         "Use the available tools when they help answer the user's question. "
         "Format answers in Markdown."
     )
+    custom_instructions: str = ""  # added to every chat's system prompt
+    default_assistant_id: str | None = None
+    # When a chat outgrows the model's context window: drop the oldest turns, or
+    # replace them with a summary.
+    context_overflow: Literal["drop", "summarize"] = "drop"
+    trash_retention_days: int = Field(default=30, ge=0, le=3650)
     theme: Literal["system", "light", "dark"] = "system"
     # Approval policy per tool name ("allow" | "ask" | "deny"), over each tool's default.
     tool_policies: dict[str, Literal["allow", "ask", "deny"]] = Field(default_factory=dict)

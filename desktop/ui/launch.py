@@ -19,6 +19,7 @@ from desktop.providers.factory import detect_lmstudio, detect_ollama
 from desktop.resources import icon_path
 from desktop.ui.controller import ChatController
 from desktop.ui.main_window import MainWindow
+from desktop.ui.single_instance import InstanceServer, activate_running_instance
 from desktop.ui.theme import apply_theme
 
 log = logging.getLogger(__name__)
@@ -61,12 +62,25 @@ def launch_gui(data_dir: str | None = None, *, smoke: bool = False) -> int:
     except AssistaError as exc:
         QMessageBox.critical(None, APP_NAME, f"{APP_NAME} could not open its data:\n\n{exc}")
         return 1
+    if not ctx.is_primary and not smoke:
+        # Another window already has this data folder: bring it forward instead.
+        root = ctx.paths.root
+        ctx.close()
+        if activate_running_instance(root):
+            print(f"{APP_NAME} is already running; its window was brought forward.")
+            return 0
+        QMessageBox.warning(None, APP_NAME, f"{APP_NAME} is already running with the data "
+                            f"in {root}. Close it first, or start with --data-dir.")
+        return 1
     apply_theme(app, ctx.load_settings().theme)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     controller = ChatController(ctx)
     window = MainWindow(controller)
     window.show()
+    instance_server = InstanceServer(ctx.paths.root, window.bring_to_front)
+    if ctx.notice:
+        QTimer.singleShot(0, lambda: window.show_error(ctx.notice or ""))
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)
     app.lastWindowClosed.connect(app.quit)
@@ -82,6 +96,8 @@ def launch_gui(data_dir: str | None = None, *, smoke: bool = False) -> int:
     try:
         with loop:
             loop.run_until_complete(closed.wait())
+            loop.run_until_complete(controller.shutdown())
     finally:
+        instance_server.server.close()
         ctx.close()
     return 0

@@ -446,6 +446,14 @@ class MainWindow(QMainWindow):
                           "large language models.<br>Data folder: "
                           f"{self.controller.ctx.paths.root}")
 
+    def bring_to_front(self) -> None:
+        """Another start of the app asked this window to come forward."""
+        if self.isMinimized():
+            self.showNormal()
+        self.show()
+        self.raise_()
+        self.activateWindow()
+
     def closeEvent(self, event: QCloseEvent) -> None:
         self.controller.stop()
         super().closeEvent(event)
