@@ -271,13 +271,20 @@ class AppContext:
         tools: ToolRunner,
         settings: AppSettings,
         confirm: ConfirmContinue | None = None,
+        *,
         config: ProviderConfig | None = None,
+        model: str | None = None,
     ) -> Orchestrator:
         """``config.options`` may carry request defaults: ``reasoning`` (bool),
-        ``reasoning_budget`` (tokens), ``reasoning_effort``, ``max_tokens``, ``temperature``."""
+        ``reasoning_budget`` (tokens), ``reasoning_effort``, ``max_tokens``, ``temperature``.
+        The model's context window (when known) bounds what is sent."""
         options = config.options if config is not None else {}
+        window = None
+        if config is not None:
+            window = self.capabilities_for(config, model or config.model).context_window
         return Orchestrator(provider, tools, settings.agent, confirm_continue=confirm,
-                            request_options=options)
+                            request_options=options, context_window=window,
+                            overflow=settings.context_overflow)
 
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",

@@ -217,7 +217,8 @@ async def _converse(ctx: AppContext, args: argparse.Namespace, printer: _Printer
     if not ctx.capabilities_for(config, config.model).tools:
         tools = NoTools()  # this model cannot call tools (or the user said so)
     provider = ctx.build_provider(config)
-    orchestrator = ctx.build_orchestrator(provider, tools, settings, _confirm_on_tty, config)
+    orchestrator = ctx.build_orchestrator(provider, tools, settings, _confirm_on_tty,
+                                          config=config)
     system = args.system if args.system is not None else settings.system_prompt
     history: list[Message] = []
     user_message = Message.user(prompt)

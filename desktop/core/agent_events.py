@@ -66,6 +66,15 @@ class LimitReached:
 
 
 @dataclass(slots=True)
+class ContextTrimmed:
+    """Older turns were left out (or summarized) to fit the model's context window."""
+
+    dropped: int
+    notice: str
+    type: str = field(default="context_trimmed", init=False)
+
+
+@dataclass(slots=True)
 class RunFinished:
     status: RunStatus
     usage: Usage
@@ -81,5 +90,6 @@ AgentEvent = (
     | ToolRunFinished
     | ToolResultsMessage
     | LimitReached
+    | ContextTrimmed
     | RunFinished
 )

@@ -26,6 +26,7 @@ from desktop.core.agent_events import (
     AgentEvent,
     AssistantFinished,
     AssistantStarted,
+    ContextTrimmed,
     LimitReached,
     RunFinished,
     RunStatus,
@@ -33,8 +34,16 @@ from desktop.core.agent_events import (
     ToolRunFinished,
     ToolRunStarted,
 )
+from desktop.core.context_budget import (
+    SUMMARY_INSTRUCTION,
+    OverflowPolicy,
+    fit_to_window,
+    repair_tool_pairs,
+    summary_message,
+    summary_source,
+)
 from desktop.core.errors import ProviderError
-from desktop.core.events import EndEvent, ErrorEvent
+from desktop.core.events import EndEvent, ErrorEvent, TextDelta
 from desktop.core.messages import Message, ToolCallPart, ToolResultPart, Usage
 from desktop.core.provider import ChatRequest, Provider
 from desktop.core.settings import AgentSettings
@@ -74,6 +83,8 @@ class _Run:
     model: str
     system: str | None
     temperature: float | None
+    trim_notice: str | None = None
+    summary: tuple[int, str] | None = None  # (messages summarized, summary text)
 
 
 class _StreamFailed(Exception):
@@ -91,6 +102,8 @@ class Orchestrator:
         *,
         confirm_continue: ConfirmContinue | None = None,
         request_options: Mapping[str, Any] | None = None,
+        context_window: int | None = None,
+        overflow: OverflowPolicy = "drop",
     ) -> None:
         """``request_options`` set :class:`ChatRequest` fields on every request
         (``reasoning``, ``reasoning_budget``, ``reasoning_effort``, ``max_tokens``,
@@ -101,6 +114,8 @@ class Orchestrator:
         self.confirm_continue = confirm_continue
         self.request_options = {k: v for k, v in (request_options or {}).items()
                                 if k in REQUEST_OPTION_KEYS and v is not None}
+        self.context_window = context_window
+        self.overflow = overflow
 
     async def run(
         self,
@@ -165,8 +180,8 @@ class Orchestrator:
         run.emit(AssistantStarted(message_id=builder.id, round=round_no, model=run.model,
                                   snapshot=builder.snapshot))
         specs = self.tools.specs() if self.provider.supports_tools else []
-        request = ChatRequest(model=run.model, messages=list(run.history), system=run.system,
-                              tools=specs)
+        messages, system = await self._fit(run)
+        request = ChatRequest(model=run.model, messages=messages, system=system, tools=specs)
         for key, value in self.request_options.items():
             setattr(request, key, value)
         if run.temperature is not None:
@@ -180,6 +195,43 @@ class Orchestrator:
             return self._close(run, builder, builder.finish("error", error=failed.message))
         return self._close(run, builder, builder.finish(
             "complete", finish_reason=end.finish_reason, provider_data=dict(end.provider_data)))
+
+    async def _fit(self, run: _Run) -> tuple[list[Message], str | None]:
+        """The history to send: every tool call paired with a result, the oldest turns
+        left out (or summarized) when it would not fit the context window."""
+        history = repair_tool_pairs(run.history)
+        max_output = self.request_options.get("max_tokens")
+        fit = fit_to_window(history, context_window=self.context_window,
+                            max_output_tokens=max_output if isinstance(max_output, int) else None,
+                            system=run.system, policy=self.overflow)
+        system = run.system
+        if fit.trimmed and self.overflow == "summarize":
+            if run.summary is None or run.summary[0] != len(fit.dropped):
+                run.summary = (len(fit.dropped), await self._summarize(run, fit.dropped))
+            if run.summary[1]:
+                system = f"{system or ''}\n\n{summary_message(run.summary[1]).text}".strip()
+        notice = fit.notice()
+        if notice and notice != run.trim_notice:
+            run.trim_notice = notice
+            run.emit(ContextTrimmed(dropped=len(fit.dropped), notice=notice))
+        return fit.messages, system
+
+    async def _summarize(self, run: _Run, dropped: list[Message]) -> str:
+        request = ChatRequest(model=run.model, system=SUMMARY_INSTRUCTION,
+                              messages=[Message.user(summary_source(dropped))])
+        parts: list[str] = []
+        try:
+            async with contextlib.aclosing(self.provider.stream(request)) as stream:
+                async for event in stream:
+                    if isinstance(event, TextDelta):
+                        parts.append(event.text)
+                    elif isinstance(event, ErrorEvent):
+                        log.warning("summary failed: %s", event.message)
+                        return ""
+        except ProviderError as err:
+            log.warning("summary failed: %s", err)
+            return ""
+        return "".join(parts).strip()
 
     @staticmethod
     def _close(run: _Run, builder: MessageBuilder, message: Message) -> Message:

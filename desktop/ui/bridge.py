@@ -8,6 +8,7 @@ from desktop.core.agent_events import (
     AgentEvent,
     AssistantFinished,
     AssistantStarted,
+    ContextTrimmed,
     LimitReached,
     RunFinished,
     ToolResultsMessage,
@@ -44,6 +45,7 @@ class AgentBridge(QObject):
     runFinished = Signal(object)  # RunFinished
     toolProgress = Signal(object)  # desktop.tools.approval.ToolProgress (status / live output)
     approvalRequested = Signal(object)  # PendingApproval: show it, then call .resolve()
+    contextTrimmed = Signal(str)  # a sentence telling the user what was left out
     approvalClosed = Signal(str)  # call id: the request went away (Stop, cancel, answered)
 
     def __call__(self, event: AgentEvent) -> None:  # noqa: C901 - a flat dispatch table
@@ -71,3 +73,5 @@ class AgentBridge(QObject):
             self.limitReached.emit(event)
         elif isinstance(event, RunFinished):
             self.runFinished.emit(event)
+        elif isinstance(event, ContextTrimmed):
+            self.contextTrimmed.emit(event.notice)

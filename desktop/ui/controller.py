@@ -188,7 +188,8 @@ class ChatController(QObject):
         else:
             self.ctx.sessions.update_session(self.session_id, provider_id=config.id, model=model)
         orchestrator = self.ctx.build_orchestrator(provider, tools, self.settings,
-                                                   self._ask_continue, config)
+                                                   self._ask_continue, config=config,
+                                                   model=model)
         message = Message(role="user", parts=[TextPart(text=text), *attachments])
         self.userMessageAdded.emit(message)
         session_id = self.session_id

@@ -213,6 +213,7 @@ class MainWindow(QMainWindow):
         c.confirmRequested.connect(self._confirm_continue)
         c.selectionChanged.connect(self._update_workspace)
         c.bridge.runFinished.connect(self._run_finished)
+        c.bridge.contextTrimmed.connect(lambda text: self.statusBar().showMessage(text, 15000))
 
     # -- sessions ------------------------------------------------------------------------
 

@@ -187,3 +187,49 @@ async def test_request_options_reach_every_request() -> None:
     for request in provider.requests:
         assert request.reasoning is True and request.reasoning_budget == 2048
         assert request.max_tokens is None and request.temperature == 0.3
+
+
+async def test_old_turns_are_left_out_to_fit_the_context_window() -> None:
+    from desktop.core.agent_events import ContextTrimmed
+
+    long = "word " * 4000  # about 5k tokens
+    history = [Message.user(long), Message(role="assistant", parts=[]),
+               Message.user("and now?")]
+    history[1] = Message(role="assistant", parts=history[0].parts)
+    provider = ScriptedProvider([text_reply("fits")])
+    events, sink = collect()
+    orchestrator = Orchestrator(provider, EchoTools(), context_window=4000)
+    result = await orchestrator.run(history, model="m", system="sys", sink=sink)
+    assert result.status == "complete"
+    sent = provider.requests[0].messages
+    assert [m.text for m in sent] == ["and now?"]
+    trimmed = [e for e in events if isinstance(e, ContextTrimmed)]
+    assert trimmed and trimmed[0].dropped == 2 and "left out" in trimmed[0].notice
+
+
+async def test_summarize_policy_puts_a_summary_in_the_system_prompt() -> None:
+    long = "word " * 4000
+    history = [Message.user(long), Message(role="assistant", parts=Message.user(long).parts),
+               Message.user("and now?")]
+    provider = ScriptedProvider([text_reply("They talked about words."), text_reply("ok")])
+    orchestrator = Orchestrator(provider, EchoTools(), context_window=4000,
+                                overflow="summarize")
+    await orchestrator.run(history, model="m", system="sys")
+    summary_request, answer_request = provider.requests
+    assert "Summarize" in (summary_request.system or "")
+    assert answer_request.system is not None
+    assert "They talked about words." in answer_request.system
+    assert answer_request.system.startswith("sys")
+
+
+async def test_unanswered_tool_call_in_history_gets_a_result() -> None:
+    from desktop.core.messages import ToolCallPart
+
+    history = [Message.user("x"),
+               Message(role="assistant", parts=[ToolCallPart(id="c9", name="echo")]),
+               Message.user("y")]
+    provider = ScriptedProvider([text_reply("ok")])
+    await Orchestrator(provider, EchoTools()).run(history, model="m")
+    sent = provider.requests[0].messages
+    assert any(r.tool_call_id == "c9" for m in sent for r in m.tool_results)
+    assert not any(m.role == "tool" for m in history[:3])  # nothing stored
