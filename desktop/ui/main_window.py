@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop import APP_NAME, __version__
+from desktop import APP_NAME
 from desktop.core.agent_events import RunFinished
 from desktop.core.attachments import load_attachment
 from desktop.core.errors import AssistaError
@@ -442,10 +442,11 @@ class MainWindow(QMainWindow):
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.controller.ctx.paths.logs_dir)))
 
     def show_about(self) -> None:
-        QMessageBox.about(self, f"About {APP_NAME}",
-                          f"<b>{APP_NAME}</b> {__version__}<br>A desktop chat client for "
-                          "large language models.<br>Data folder: "
-                          f"{self.controller.ctx.paths.root}")
+        from desktop.ui.about_dialog import AboutDialog
+
+        dialog = AboutDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        dialog.open()
 
     def bring_to_front(self) -> None:
         """Another start of the app asked this window to come forward."""

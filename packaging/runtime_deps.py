@@ -1,0 +1,79 @@
+"""The app's runtime dependency closure, from the installed distribution metadata.
+
+The spec uses :func:`bundled_distributions` to give every bundled package its metadata
+and data files (ziamath's math font, say) without naming them; the build uses
+:func:`undeclared` to warn about packages the code imports but ``pyproject.toml`` does
+not declare. :func:`runtime_closure` follows ``Requires-Dist`` with environment markers
+evaluated for this machine and no extras except those the parent asked for.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import re
+from collections.abc import Iterable
+
+from packaging.requirements import Requirement
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def runtime_closure(root: str) -> list[md.Distribution]:
+    """``root`` and every distribution it needs at run time on this machine."""
+    found: dict[str, md.Distribution] = {}
+    visited: set[tuple[str, frozenset[str]]] = set()
+    queue: list[tuple[str, frozenset[str]]] = [(root, frozenset())]
+    while queue:
+        name, extras = queue.pop()
+        if (_canonical(name), extras) in visited:
+            continue
+        visited.add((_canonical(name), extras))
+        try:
+            dist = md.distribution(name)
+        except md.PackageNotFoundError:
+            continue  # e.g. a Windows-only dependency on Linux
+        found[_canonical(name)] = dist
+        envs = [{"extra": extra} for extra in sorted(extras)] or [{"extra": ""}]
+        for text in dist.requires or ():
+            req = Requirement(text)
+            if req.marker is None or any(req.marker.evaluate(env) for env in envs):
+                queue.append((req.name, frozenset(req.extras)))
+    return sorted(found.values(), key=lambda d: _canonical(d.metadata["Name"]))
+
+
+def top_level_packages(dist: md.Distribution) -> list[str]:
+    """Import names a distribution installs (``top_level.txt``, else its file list)."""
+    text = dist.read_text("top_level.txt")
+    if text:
+        return sorted({line.strip() for line in text.splitlines() if line.strip()})
+    names = set()
+    for file in dist.files or ():
+        parts = file.parts
+        if len(parts) > 1 and not parts[0].endswith((".dist-info", ".data")):
+            names.add(parts[0])
+        elif len(parts) == 1 and parts[0].endswith(".py"):
+            names.add(parts[0][:-3])
+    return sorted(n for n in names if n.isidentifier() and n != "__pycache__")
+
+
+def bundled_distributions(top_levels: Iterable[str], skip: Iterable[str] = ()
+                          ) -> dict[str, list[str]]:
+    """Distribution name -> its import names, for distributions providing ``top_levels``."""
+    skipped = {_canonical(s) for s in skip}
+    providers = md.packages_distributions()
+    found: dict[str, list[str]] = {}
+    for top in sorted(set(top_levels)):
+        for dist_name in providers.get(top, ()):
+            tops = found.setdefault(dist_name, []) if _canonical(dist_name) not in skipped else []
+            if top not in tops:
+                tops.append(top)
+    return found
+
+
+def undeclared(root: str, top_levels: Iterable[str]) -> list[str]:
+    """Bundled distributions that are not in ``root``'s runtime closure (pyproject)."""
+    declared = {_canonical(d.metadata["Name"]) for d in runtime_closure(root)}
+    return sorted(name for name in bundled_distributions(top_levels)
+                  if _canonical(name) not in declared)

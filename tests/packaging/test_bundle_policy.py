@@ -1,0 +1,71 @@
+"""What the bundle keeps: Qt plugins, modules, data, and Linux libraries left to the system."""
+
+from __future__ import annotations
+
+import bundle_policy as policy
+import pytest
+
+
+@pytest.mark.parametrize(
+    ("src", "dest", "kept"),
+    [
+        ("/x/libqxcb.so", "PySide6/Qt/plugins/platforms", True),
+        ("/x/libqwayland.so", "PySide6/Qt/plugins/platforms", True),
+        ("/x/libqoffscreen.so", "PySide6/Qt/plugins/platforms", True),
+        ("/x/libqeglfs.so", "PySide6/Qt/plugins/platforms", False),
+        ("/x/libqvnc.so", "PySide6/Qt/plugins/platforms", False),
+        ("/x/libqgtk3.so", "PySide6/Qt/plugins/platformthemes", False),
+        ("/x/libqxdgdesktopportal.so", "PySide6/Qt/plugins/platformthemes", True),
+        ("/x/libqsvg.so", "PySide6/Qt/plugins/imageformats", True),
+        ("/x/libqpdf.so", "PySide6/Qt/plugins/imageformats", False),
+        ("/x/libqsvgicon.so", "PySide6/Qt/plugins/iconengines", True),
+        ("/x/libqopensslbackend.so", "PySide6/Qt/plugins/tls", False),
+        ("/x/libqevdevmouseplugin.so", "PySide6/Qt/plugins/generic", False),
+        ("/x/libxdg-shell.so", "PySide6/Qt/plugins/wayland-shell-integration", True),
+        ("/x/libivi-shell.so", "PySide6/Qt/plugins/wayland-shell-integration", False),
+        ("C:/x/qwindows.dll", "PySide6\\plugins\\platforms", True),
+        ("C:/x/qdirect2d.dll", "PySide6\\plugins\\platforms", False),
+        ("C:/x/qmodernwindowsstyle.dll", "PySide6\\plugins\\styles", True),
+        ("/x/libqcocoa.dylib", "PySide6/Qt/plugins/platforms", True),
+        ("/x/libqmacstyle.dylib", "PySide6/Qt/plugins/styles", True),
+        ("/x/libQt6Core.so.6", "PySide6/Qt/lib", True),  # not a plugin
+    ],
+)
+def test_qt_plugin_rules(src: str, dest: str, kept: bool) -> None:
+    assert policy.keep_qt_plugin(src, dest) is kept
+
+
+def test_filter_keeps_order_and_non_plugins() -> None:
+    binaries = [("/a/libqxcb.so", "PySide6/Qt/plugins/platforms"),
+                ("/a/libqeglfs.so", "PySide6/Qt/plugins/platforms"),
+                ("/a/libQt6Gui.so.6", "PySide6/Qt/lib")]
+    assert policy.filter_qt_binaries(binaries) == [binaries[0], binaries[2]]
+
+
+@pytest.mark.parametrize(
+    ("name", "system"),
+    [
+        ("libfontconfig.so.1", True), ("libfreetype.so.6", True), ("libstdc++.so.6", True),
+        ("libgcc_s.so.1", True), ("libX11.so.6", True), ("libX11-xcb.so.1", True),
+        ("libxcb-render.so.0", True), ("libxcb-xkb.so.1", True), ("libdbus-1.so.3", True),
+        # carried: the xcb-util family (the classic "could not load the Qt platform plugin
+        # xcb" failure on systems without libxcb-cursor0), xkbcommon, Python's libraries
+        ("libxcb-cursor.so.0", False), ("libxcb-render-util.so.0", False),
+        ("libxcb-icccm.so.4", False), ("libxkbcommon.so.0", False), ("libssl.so.3", False),
+        ("libpython3.11.so.1.0", False), ("libglib-2.0.so.0", False),
+    ],
+)
+def test_linux_system_libraries(name: str, system: bool) -> None:
+    assert policy.is_linux_system_lib(name) is system
+
+
+def test_data_rules() -> None:
+    assert not policy.keep_data("PySide6/Qt/translations/qtbase_de.qm")
+    assert policy.keep_data("resources/icons/assista.svg")
+    assert policy.keep_data("certifi/cacert.pem")
+
+
+def test_excluded_modules_spare_what_the_app_needs() -> None:
+    needed = {"PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets", "PySide6.QtSvg",
+              "sqlite3", "ssl", "asyncio", "email", "json", "certifi"}
+    assert not needed & set(policy.EXCLUDED_MODULES)
