@@ -82,17 +82,22 @@ async def run_turn(
     store: MessageStore,
     session_id: str,
     history: list[Message],
-    user_message: Message,
+    user_message: Message | None,
     *,
     model: str,
     system: str | None = None,
     sink: Sink | None = None,
+    temperature: float | None = None,
 ) -> RunResult:
-    """Append and save ``user_message``, then run the agent loop with persistence."""
-    history.append(user_message)
-    store.save_message(session_id, user_message)
+    """Append and save ``user_message``, then run the agent loop with persistence.
+
+    ``user_message=None`` answers ``history`` as it is (regenerating an answer)."""
+    if user_message is not None:
+        history.append(user_message)
+        store.save_message(session_id, user_message)
     recorder = SessionRecorder(store, session_id, sink)
-    return await orchestrator.run(history, model=model, system=system, sink=recorder)
+    return await orchestrator.run(history, model=model, system=system, sink=recorder,
+                                  temperature=temperature)
 
 
 def auto_title(text: str, limit: int = 60) -> str:

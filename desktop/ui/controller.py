@@ -20,6 +20,7 @@ from desktop.core.errors import AssistaError
 from desktop.core.messages import ImagePart, Message, Part, TextPart
 from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.core.tooling import ToolRunner
+from desktop.storage.branches import ActiveBranch
 from desktop.tools.approval import ApprovalDecision
 from desktop.ui.bridge import AgentBridge
 from desktop.ui.tool_session import ToolSession
@@ -48,6 +49,7 @@ class ChatController(QObject):
         self._task: asyncio.Task[None] | None = None
         self._confirm: asyncio.Future[bool] | None = None
         self._new_chat_disabled: list[str] = []
+        self.branches: ActiveBranch | None = None
         self._mcp_task: asyncio.Future[None] | None = None
         self.model_override: str | None = None
         self._running = False
@@ -116,6 +118,7 @@ class ChatController(QObject):
             self.stop()
         self.session_id = None
         self.history = []
+        self.branches = None
         self._new_chat_disabled = []
         self.sessionOpened.emit("", [])
 
@@ -123,13 +126,19 @@ class ChatController(QObject):
         if self.busy:
             self.stop()
         try:
-            self.history = self.ctx.sessions.load_messages(session_id)
+            self.branches = self.ctx.sessions.load_active_branch(session_id)
         except AssistaError as exc:
             self.errorOccurred.emit(str(exc))
             return
+        self.history = list(self.branches.messages)
         self.session_id = session_id
         self.sessionOpened.emit(session_id, list(self.history))
         self.selectionChanged.emit()
+
+    def _refresh_branches(self) -> None:
+        if self.session_id is not None:
+            with contextlib.suppress(AssistaError):
+                self.branches = self.ctx.sessions.load_active_branch(self.session_id)
 
     def rename_session(self, session_id: str, title: str) -> None:
         self.ctx.sessions.rename_session(session_id, title.strip() or "New chat")
@@ -143,9 +152,40 @@ class ChatController(QObject):
 
     # -- running a turn -------------------------------------------------------------
 
-    def send(self, text: str, attachments: Sequence[Part] = ()) -> bool:
+    def edit_and_resend(self, message_id: str, text: str) -> bool:
+        """Send ``text`` as a new version of user message ``message_id``: a sibling
+        branch; the original and its answers stay, reachable with ‹ n/m ›."""
+        return self.send(text, branch_from=message_id)
+
+    def regenerate(self, message_id: str) -> bool:
+        """Answer again from before assistant message ``message_id`` (the first answer
+        of its turn): the new answer becomes a sibling branch of the old one."""
+        return self.send("", branch_from=message_id, regenerate=True)
+
+    def step_branch(self, message_id: str, step: int) -> None:
+        """Show the previous (-1) or next (+1) sibling of ``message_id``."""
+        if self.busy or self.session_id is None:
+            return
+        try:
+            branch = self.ctx.sessions.step_branch(self.session_id, message_id, step)
+        except AssistaError as exc:
+            self.errorOccurred.emit(str(exc))
+            return
+        self.history = list(branch.messages)
+        self.branches = branch
+        self.sessionOpened.emit(self.session_id, list(self.history))
+
+    def branch_label(self, message_id: str) -> str | None:
+        """"2/3" when the message has siblings in the shown conversation."""
+        position = self.branches.position(message_id) if self.branches is not None else None
+        return position.label if position is not None else None
+
+    def send(self, text: str, attachments: Sequence[Part] = (), *,
+             branch_from: str | None = None, regenerate: bool = False) -> bool:
         """Start a turn; returns False (and says why via a signal) if it cannot start."""
-        if not (text.strip() or attachments) or self.busy:
+        if not (text.strip() or attachments or regenerate) or self.busy:
+            return False
+        if branch_from is not None and self.session_id is None:
             return False
         config = self.provider()
         if config is None:
@@ -190,9 +230,19 @@ class ChatController(QObject):
         orchestrator = self.ctx.build_orchestrator(provider, tools, self.settings,
                                                    self._ask_continue, config=config,
                                                    model=model)
-        message = Message(role="user", parts=[TextPart(text=text), *attachments])
-        self.userMessageAdded.emit(message)
         session_id = self.session_id
+        if branch_from is not None:
+            try:
+                self.history = self.ctx.sessions.start_branch(session_id, branch_from)
+            except AssistaError as exc:
+                self.errorOccurred.emit(str(exc))
+                return False
+            self.branches = None
+            self.sessionOpened.emit(session_id, list(self.history))
+        message: Message | None = None
+        if not regenerate:
+            message = Message(role="user", parts=[TextPart(text=text), *attachments])
+            self.userMessageAdded.emit(message)
 
         async def turn() -> None:
             try:
@@ -209,6 +259,7 @@ class ChatController(QObject):
             finally:
                 with contextlib.suppress(Exception):
                     await provider.aclose()
+                self._refresh_branches()
                 self._running = False
                 self.sessionsChanged.emit()
                 self.busyChanged.emit(False)
