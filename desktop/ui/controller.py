@@ -18,6 +18,7 @@ from desktop.core.agent_events import AgentEvent
 from desktop.core.conversation import auto_title, run_turn
 from desktop.core.errors import AssistaError
 from desktop.core.messages import ImagePart, Message, Part, TextPart
+from desktop.core.provider import Provider
 from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.core.tooling import ToolRunner
 from desktop.storage.branches import ActiveBranch
@@ -187,50 +188,15 @@ class ChatController(QObject):
             return False
         if branch_from is not None and self.session_id is None:
             return False
-        config = self.provider()
-        if config is None:
-            self.providerMissing.emit()
+        prepared = self._prepare_turn(attachments)
+        if prepared is None:
             return False
-        model = self.model()
-        if not model:
-            self.errorOccurred.emit(f"Choose a model for {config.name} first.")
-            return False
-        caps = self.ctx.capabilities_for(config, model)
-        if any(isinstance(p, ImagePart) for p in attachments) and not caps.vision:
-            self.errorOccurred.emit(
-                f"{model} cannot see images. Pick a vision model, or turn on vision for "
-                f"it in Providers if you know it supports images.")
-            return False
-        enabled = self.enabled_tools() if caps.tools else []
-        try:
-            provider = self.ctx.build_provider(config)
-            tools = self.ctx.build_tools(
-                self.workspace(), enabled, registry=self.tools.registry(),
-                settings=self.settings, approver=self.tools.approve,
-                chat_grants=self.tools.chat_grants(self.session_id or "new"),
-                on_progress=self.tools.progress)
-        except AssistaError as exc:
-            self.errorOccurred.emit(str(exc))
-            return False
+        config, model, provider, tools = prepared
         self._executor = tools
-        if self.session_id is None:
-            names = [getattr(p, "name", None) or "attachment" for p in attachments]
-            info = self.ctx.sessions.create_session(
-                title=auto_title(text or " ".join(names)), provider_id=config.id,
-                model=model, workspace=self.settings.workspace)
-            self.session_id = info.id
-            self.tools.adopt_new_chat_grants(info.id)
-            if self._new_chat_disabled:
-                self.ctx.sessions.update_session(
-                    info.id, extra={"disabled_tools": self._new_chat_disabled})
-                self._new_chat_disabled = []
-            self.sessionsChanged.emit()
-        else:
-            self.ctx.sessions.update_session(self.session_id, provider_id=config.id, model=model)
+        session_id = self._ensure_session(text, attachments, config, model)
         orchestrator = self.ctx.build_orchestrator(provider, tools, self.settings,
                                                    self._ask_continue, config=config,
                                                    model=model)
-        session_id = self.session_id
         if branch_from is not None:
             try:
                 self.history = self.ctx.sessions.start_branch(session_id, branch_from)
@@ -268,6 +234,55 @@ class ChatController(QObject):
         self._task = asyncio.ensure_future(turn())
         self.busyChanged.emit(True)
         return True
+
+    def _prepare_turn(self, attachments: Sequence[Part]) -> tuple[
+            ProviderConfig, str, Provider, ToolRunner] | None:
+        """Provider, model and tools for a turn, or None after saying what is missing."""
+        config = self.provider()
+        if config is None:
+            self.providerMissing.emit()
+            return None
+        model = self.model()
+        if not model:
+            self.errorOccurred.emit(f"Choose a model for {config.name} first.")
+            return None
+        caps = self.ctx.capabilities_for(config, model)
+        if any(isinstance(p, ImagePart) for p in attachments) and not caps.vision:
+            self.errorOccurred.emit(
+                f"{model} cannot see images. Pick a vision model, or turn on vision for "
+                f"it in Providers if you know it supports images.")
+            return None
+        enabled = self.enabled_tools() if caps.tools else []
+        try:
+            provider = self.ctx.build_provider(config)
+            tools = self.ctx.build_tools(
+                self.workspace(), enabled, registry=self.tools.registry(),
+                settings=self.settings, approver=self.tools.approve,
+                chat_grants=self.tools.chat_grants(self.session_id or "new"),
+                on_progress=self.tools.progress)
+        except AssistaError as exc:
+            self.errorOccurred.emit(str(exc))
+            return None
+        return config, model, provider, tools
+
+    def _ensure_session(self, text: str, attachments: Sequence[Part],
+                        config: ProviderConfig, model: str) -> str:
+        """The current chat's id, creating (and titling) the chat on its first message."""
+        if self.session_id is not None:
+            self.ctx.sessions.update_session(self.session_id, provider_id=config.id, model=model)
+            return self.session_id
+        names = [getattr(p, "name", None) or "attachment" for p in attachments]
+        info = self.ctx.sessions.create_session(
+            title=auto_title(text or " ".join(names)), provider_id=config.id,
+            model=model, workspace=self.settings.workspace)
+        self.session_id = info.id
+        self.tools.adopt_new_chat_grants(info.id)
+        if self._new_chat_disabled:
+            self.ctx.sessions.update_session(
+                info.id, extra={"disabled_tools": self._new_chat_disabled})
+            self._new_chat_disabled = []
+        self.sessionsChanged.emit()
+        return info.id
 
     # -- tools ------------------------------------------------------------------------------
 
