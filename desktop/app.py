@@ -25,6 +25,10 @@ from desktop.storage.assistants import AssistantStore
 from desktop.storage.database import Database
 from desktop.storage.instance_lock import InstanceLock, acquire_instance_lock
 from desktop.storage.logs import register_secret, setup_logging
+from desktop.storage.mcp_secrets import (
+    resolve_mcp_secrets,
+    stash_mcp_secrets,
+)
 from desktop.storage.paths import DataPaths
 from desktop.storage.recovery import open_database
 from desktop.storage.secrets import SecretStore
@@ -122,6 +126,8 @@ class AppContext:
         return self.settings_store.load()
 
     def save_settings(self, settings: AppSettings) -> None:
+        servers = [stash_mcp_secrets(raw, self.secrets) for raw in settings.mcp_servers]
+        settings = settings.model_copy(update={"mcp_servers": servers})
         self.settings_store.save(settings)
         apply_proxy(settings, self.environ)
 
@@ -260,7 +266,8 @@ class AppContext:
         configs: list[McpServerConfig] = []
         for raw in (settings or self.load_settings()).mcp_servers:
             try:
-                configs.append(McpServerConfig.model_validate(raw))
+                resolved = resolve_mcp_secrets(raw, self.secrets)
+                configs.append(McpServerConfig.model_validate(resolved))
             except ValueError as exc:
                 log.warning("ignoring an invalid MCP server in settings: %s", exc)
         return configs
