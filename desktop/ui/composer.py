@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QAction, QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QToolButton,
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.messages import ImagePart, Part
+from desktop.ui import theme
 
 
 class ComposerInput(QPlainTextEdit):
@@ -34,6 +36,29 @@ class ComposerInput(QPlainTextEdit):
             self.cancelled.emit()
             return
         super().keyPressEvent(event)
+
+
+class StickyMenu(QMenu):
+    """A menu that stays open while checkable entries are switched (mouse or keyboard)."""
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        action = self.actionAt(event.position().toPoint())
+        if action is not None and action.isCheckable() and action.isEnabled():
+            action.trigger()
+            return
+        super().mouseReleaseEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        action = self.activeAction()
+        if (event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
+                and action is not None and action.isCheckable() and action.isEnabled()):
+            action.trigger()
+            return
+        super().keyPressEvent(event)
+
+
+def source_title(source: str) -> str:
+    return "Built-in" if source == "builtin" else f"MCP: {source}"
 
 
 class AttachmentChip(QFrame):
@@ -60,6 +85,9 @@ class Composer(QFrame):
     stopRequested = Signal()
     workspaceRequested = Signal()
     attachRequested = Signal()
+    toolToggled = Signal(str, bool)  # tool name, on for this chat
+    toolSettingsRequested = Signal()
+    mcpSettingsRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -87,10 +115,23 @@ class Composer(QFrame):
         self.workspace_button = QPushButton("📁 No workspace")
         self.workspace_button.setToolTip("Choose the folder the file tools may read")
         self.workspace_button.clicked.connect(self.workspaceRequested)
-        self.tools_label = QLabel()
-        self.tools_label.setObjectName("usageLabel")
+        self.tools_button = QToolButton()
+        self.tools_button.setObjectName("toolsButton")
+        self.tools_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.tools_button.setToolTip("Switch tools on or off for this chat")
+        self.tools_button.setAccessibleName("Tools for this chat")
+        self.tools_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        theme.notifier().changed.connect(self._restyle_tools_button)
+        self._restyle_tools_button()
+        self.tools_menu = StickyMenu(self.tools_button)
+        self.tools_button.setMenu(self.tools_menu)
+        self.tool_actions: dict[str, QAction] = {}
+        self._tool_entries: list[tuple[str, str]] = []
+        self._has_workspace = False
+        self.tools_note: str | None = None
+        self._menu_key: tuple[list[tuple[str, str]], str | None, bool] | None = None
+        row.addWidget(self.tools_button)
         row.addWidget(self.workspace_button)
-        row.addWidget(self.tools_label)
         row.addStretch(1)
         self.send_button = QPushButton("Send")
         self.send_button.setObjectName("primaryButton")
@@ -147,13 +188,79 @@ class Composer(QFrame):
         self.send_button.style().polish(self.send_button)
         self._update_enabled()
 
-    def set_workspace(self, folder: str | None, tool_names: list[str]) -> None:
+    def set_workspace(self, folder: str | None, tool_names: list[str] | None = None) -> None:
         if folder:
             name = folder.rstrip("/\\").split("/")[-1].split("\\")[-1] or folder
             self.workspace_button.setText(f"📁 {name}")
             self.workspace_button.setToolTip(folder)
-            self.tools_label.setText(f"tools: {', '.join(tool_names)}" if tool_names else "")
         else:
             self.workspace_button.setText("📁 Choose workspace…")
-            self.workspace_button.setToolTip("Choose the folder the file tools may read")
-            self.tools_label.setText("tools off (no workspace)")
+            self.workspace_button.setToolTip("Choose the folder the file tools may use")
+        self._has_workspace = bool(folder)
+        if tool_names is not None and not self._tool_entries:
+            self.set_tools([(n, "builtin") for n in tool_names], set(tool_names))
+
+    # -- the tools menu ---------------------------------------------------------------------
+
+    def set_tools(self, tools: list[tuple[str, str]], enabled: set[str],
+                  note: str | None = None) -> None:
+        """Offer ``tools`` ((name, source) pairs) in the menu, ``enabled`` ones checked.
+
+        With the menu open and the same tools, only the checks change (so that the
+        entry under the mouse stays put)."""
+        self.tools_note = note
+        on = sum(1 for name, _source in tools if name in enabled)
+        label = f"tools: {on} on" if tools else "tools: none"
+        self.tools_button.setText(label + " ▾")
+        self.tools_button.setToolTip(note or "Switch tools on or off for this chat")
+        key = (list(tools), note, self._has_workspace)
+        if key == self._menu_key and self.tool_actions:
+            for name, action in self.tool_actions.items():
+                action.blockSignals(True)
+                action.setChecked(name in enabled)
+                action.blockSignals(False)
+            return
+        self._menu_key = key
+        self._tool_entries = list(tools)
+        menu = self.tools_menu
+        menu.clear()
+        self.tool_actions.clear()
+        if note:
+            menu.addAction(note).setEnabled(False)
+            menu.addSeparator()
+        if not self._has_workspace:
+            menu.addAction("Choose a workspace folder to use the file tools").setEnabled(False)
+        current = None
+        for name, source in tools:
+            if source != current:
+                current = source
+                menu.addSection(source_title(source))
+            action = menu.addAction(name)
+            action.setCheckable(True)
+            action.setChecked(name in enabled)
+            action.toggled.connect(lambda checked, n=name: self.toolToggled.emit(n, checked))
+            self.tool_actions[name] = action
+        if not tools:
+            menu.addAction("No tools available").setEnabled(False)
+        menu.addSeparator()
+        all_on = menu.addAction("All on")
+        all_on.triggered.connect(lambda: self._switch_all(True))
+        all_off = menu.addAction("All off")
+        all_off.triggered.connect(lambda: self._switch_all(False))
+        for action in (all_on, all_off):
+            action.setEnabled(bool(tools))
+        menu.addSeparator()
+        menu.addAction("Tool settings…").triggered.connect(self.toolSettingsRequested)
+        menu.addAction("MCP servers…").triggered.connect(self.mcpSettingsRequested)
+
+    def _restyle_tools_button(self) -> None:
+        c = theme.colors()
+        self.tools_button.setStyleSheet(
+            f"QToolButton {{ padding: 5px 10px; border-radius: 6px; border: 1px solid "
+            f"{c['border']}; background: {c['base']}; }} QToolButton:hover {{ background: "
+            f"{c['hover']}; }} QToolButton::menu-indicator {{ image: none; width: 0; }}")
+
+    def _switch_all(self, on: bool) -> None:
+        for action in list(self.tool_actions.values()):
+            if action.isChecked() != on:
+                action.setChecked(on)

@@ -24,6 +24,7 @@ from desktop.core.tooling import ToolRunner
 from desktop.storage.branches import ActiveBranch
 from desktop.tools.approval import ApprovalDecision
 from desktop.ui.bridge import AgentBridge
+from desktop.ui.chat_profile import ChatProfile
 from desktop.ui.tool_session import ToolSession
 
 log = logging.getLogger(__name__)
@@ -55,6 +56,7 @@ class ChatController(QObject):
         self.model_override: str | None = None
         self._running = False
         self.tools = ToolSession(ctx, self.bridge)
+        self.profile = ChatProfile(self)  # the chat's assistant and own system prompt
         self.tools.on_mcp_change = self.toolsChanged.emit
         self._executor: ToolRunner | None = None
 
@@ -121,6 +123,7 @@ class ChatController(QObject):
         self.history = []
         self.branches = None
         self._new_chat_disabled = []
+        self.profile.reset()
         self.sessionOpened.emit("", [])
 
     def open_session(self, session_id: str) -> None:
@@ -194,6 +197,8 @@ class ChatController(QObject):
         config, model, provider, tools = prepared
         self._executor = tools
         session_id = self._ensure_session(text, attachments, config, model)
+        system = self.profile.system_prompt([s.name for s in tools.specs()])
+        temperature = self.profile.temperature()
         orchestrator = self.ctx.build_orchestrator(provider, tools, self.settings,
                                                    self._ask_continue, config=config,
                                                    model=model)
@@ -213,8 +218,8 @@ class ChatController(QObject):
         async def turn() -> None:
             try:
                 await run_turn(orchestrator, self.ctx.sessions, session_id, self.history,
-                               message, model=model, system=self.settings.system_prompt,
-                               sink=self._sink)
+                               message, model=model, system=system,
+                               sink=self._sink, temperature=temperature)
             except asyncio.CancelledError:
                 log.info("turn stopped by the user")
             except AssistaError as exc:
@@ -274,7 +279,9 @@ class ChatController(QObject):
         names = [getattr(p, "name", None) or "attachment" for p in attachments]
         info = self.ctx.sessions.create_session(
             title=auto_title(text or " ".join(names)), provider_id=config.id,
-            model=model, workspace=self.settings.workspace)
+            model=model, workspace=self.settings.workspace,
+            system_prompt=self.profile.new_chat_prompt,
+            assistant_id=self.profile.new_chat_assistant)
         self.session_id = info.id
         self.tools.adopt_new_chat_grants(info.id)
         if self._new_chat_disabled:
@@ -306,6 +313,11 @@ class ChatController(QObject):
             self.ctx.sessions.update_session(self.session_id, extra=extra)
         else:
             self._new_chat_disabled = disabled
+        self.toolsChanged.emit()
+
+    def reset_new_chat_tools(self) -> None:
+        """The chat not started yet gets every tool the app offers."""
+        self._new_chat_disabled = []
         self.toolsChanged.emit()
 
     def available_tools(self) -> list[str]:

@@ -31,9 +31,11 @@ from desktop.core.errors import AssistaError
 from desktop.core.messages import Message, Part, Usage
 from desktop.core.settings import ModelPrice
 from desktop.providers.pricing import Price, cost_of
+from desktop.ui.assistant_picker import AssistantPicker
 from desktop.ui.chat_view import ChatView
 from desktop.ui.composer import Composer
 from desktop.ui.controller import ChatController
+from desktop.ui.conversation_actions import ConversationActions
 from desktop.ui.session_list import SessionList
 from desktop.ui.sidebar import ToolSidebar
 
@@ -75,6 +77,8 @@ class MainWindow(QMainWindow):
         self._model_task: asyncio.Task[None] | None = None
         self._provider_dialog: QDialog | None = None
         self._confirm_box: QMessageBox | None = None
+        self.tools_dialog: QDialog | None = None
+        self.mcp_dialog: QDialog | None = None
         bridge = controller.bridge
 
         self.sessions = SessionList()
@@ -103,7 +107,7 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(center)
         self.splitter.addWidget(self.sidebar)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([230, 760, 290])
+        self.splitter.setSizes([230, 730, 330])
         self.splitter.setChildrenCollapsible(True)
 
         root = QWidget()
@@ -113,12 +117,14 @@ class MainWindow(QMainWindow):
         outer.addWidget(self._build_top_bar())
         outer.addWidget(self.splitter, 1)
         self.setCentralWidget(root)
+        self.conversations = ConversationActions(self)
         self._build_menus()
         self._connect()
         self.refresh_sessions()
         self.refresh_providers()
         self._update_workspace()
         QTimer.singleShot(0, self.composer.input.setFocus)
+        QTimer.singleShot(0, self._start_mcp)
 
     # -- construction ---------------------------------------------------------------------
 
@@ -138,6 +144,7 @@ class MainWindow(QMainWindow):
         self.model_combo.setEditable(True)
         self.model_combo.setMinimumWidth(240)
         self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.assistant_picker = AssistantPicker(self.controller)
         self.providers_button = QPushButton("Providers…")
         self.providers_button.setToolTip("Add or edit providers (Ctrl+,)")
         self.sidebar_button = QPushButton("Tool activity")
@@ -149,6 +156,7 @@ class MainWindow(QMainWindow):
         row.addSpacing(16)
         row.addWidget(self.provider_combo)
         row.addWidget(self.model_combo)
+        row.addWidget(self.assistant_picker)
         row.addWidget(self.providers_button)
         row.addStretch(1)
         row.addWidget(self.usage_label)
@@ -161,17 +169,24 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "&New chat", QKeySequence.StandardKey.New,
                      self.controller.new_session)
         self._action(file_menu, "Choose &workspace folder…", None, self.choose_workspace)
+        self.conversations.add_file_actions(file_menu)
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
+        self.conversations.add_chat_menu(self.menuBar())
         settings_menu = self.menuBar().addMenu("&Settings")
+        self.conversations.add_settings_actions(settings_menu)
         self._action(settings_menu, "&Providers…", QKeySequence("Ctrl+,"),
                      self.open_providers)
         self._action(settings_menu, "Model p&rices…", None, self.open_prices)
+        self._action(settings_menu, "&Tools…", None, self.open_tools_settings)
+        self._action(settings_menu, "&MCP servers…", None, self.open_mcp_settings)
         view_menu = self.menuBar().addMenu("&View")
         self._action(view_menu, "Toggle &tool activity", QKeySequence("Ctrl+B"),
                      self.sidebar_button.toggle)
         self._action(view_menu, "Focus &message box", QKeySequence("Ctrl+L"),
                      self.composer.input.setFocus)
+        self._action(view_menu, "Go to pending &approval", QKeySequence("Ctrl+Shift+A"),
+                     self._focus_approval)
         help_menu = self.menuBar().addMenu("&Help")
         self._action(help_menu, "Open &log folder", None, self.open_log_folder)
         self._action(help_menu, "&About", None, self.show_about)
@@ -192,11 +207,15 @@ class MainWindow(QMainWindow):
         self.composer.stopRequested.connect(c.stop)
         self.composer.workspaceRequested.connect(self.choose_workspace)
         self.composer.attachRequested.connect(self.attach_files)
-        self.sessions.newRequested.connect(c.new_session)
-        self.sessions.sessionSelected.connect(c.open_session)
-        self.sessions.renameRequested.connect(c.rename_session)
-        self.sessions.deleteRequested.connect(c.delete_session)
+        self.sessions.bind(c)
         self.sidebar.messageClicked.connect(self.chat.scroll_to_message)
+        self.sidebar.cancelRequested.connect(c.cancel_tool)
+        self.sidebar.approvalShown.connect(self._approval_shown)
+        self.composer.toolToggled.connect(c.set_tool_enabled)
+        self.composer.toolSettingsRequested.connect(self.open_tools_settings)
+        self.composer.mcpSettingsRequested.connect(self.open_mcp_settings)
+        c.toolsChanged.connect(self._refresh_tools)
+        c.sessionOpened.connect(lambda _id, _messages: self._refresh_tools())
         self.sidebar_button.toggled.connect(self.sidebar.setVisible)
         self.providers_button.clicked.connect(self.open_providers)
         self.provider_combo.activated.connect(self._provider_chosen)
@@ -218,8 +237,7 @@ class MainWindow(QMainWindow):
     # -- sessions ------------------------------------------------------------------------
 
     def refresh_sessions(self) -> None:
-        self.sessions.set_sessions(self.controller.ctx.sessions.list_sessions(),
-                                   self.controller.session_id)
+        self.sessions.refresh(self.controller.session_id)
 
     def _session_opened(self, session_id: str, messages: list[Message]) -> None:
         self.error_banner.hide()
@@ -415,10 +433,68 @@ class MainWindow(QMainWindow):
             self.controller.set_workspace(folder)
 
     def _update_workspace(self) -> None:
-        folder = self.controller.workspace()
-        tools = self.controller.settings.enabled_tools if folder else []
-        self.composer.set_workspace(folder, tools)
+        self.composer.set_workspace(self.controller.workspace())
+        self._refresh_tools()
         self._update_status()
+
+    # -- tools, approvals, MCP ----------------------------------------------------------------
+
+    def _refresh_tools(self) -> None:
+        c = self.controller
+        registry = c.tools.registry()
+        tools = [(name, tool.source if (tool := registry.get(name)) else "builtin")
+                 for name in c.available_tools()]
+        config, model = c.provider(), c.model()
+        note = None
+        if config is not None and model and not c.ctx.capabilities_for(config, model).tools:
+            note = f"{model} cannot use tools: none are sent to it"
+        self.composer.set_tools(tools, set(c.enabled_tools()), note)
+
+    def _approval_shown(self, _call_id: str) -> None:
+        """A call waits for approval: make sure the sidebar is visible."""
+        if not self.sidebar_button.isChecked():
+            self.sidebar_button.setChecked(True)
+        sizes = self.splitter.sizes()
+        if len(sizes) == 3 and sizes[2] < 200:
+            self.splitter.setSizes([sizes[0], max(sizes[1] + sizes[2] - 320, 300), 320])
+
+    def _focus_approval(self) -> None:
+        if self.sidebar.approval_cards:
+            self._approval_shown("")
+            self.sidebar.focus_approval()
+
+    def _start_mcp(self) -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if self.controller.settings.mcp_servers:
+            self.controller.start_mcp()
+
+    def open_tools_settings(self) -> None:
+        from desktop.ui.tools_dialog import ToolsDialog
+
+        if self.tools_dialog is not None and self.tools_dialog.isVisible():
+            self.tools_dialog.raise_()
+            return
+        dialog = ToolsDialog(self.controller, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        dialog.destroyed.connect(lambda: setattr(self, "tools_dialog", None))
+        self.tools_dialog = dialog
+        dialog.open()
+
+    def open_mcp_settings(self) -> None:
+        from desktop.ui.mcp_dialog import McpDialog
+
+        if self.mcp_dialog is not None and self.mcp_dialog.isVisible():
+            self.mcp_dialog.raise_()
+            return
+        dialog = McpDialog(self.controller, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        dialog.finished.connect(self._refresh_tools)
+        dialog.destroyed.connect(lambda: setattr(self, "mcp_dialog", None))
+        self.mcp_dialog = dialog
+        dialog.open()
 
     def _confirm_continue(self, rounds: int) -> None:
         # Emitted from inside the running turn: ask without a nested event loop.

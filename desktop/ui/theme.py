@@ -1,24 +1,52 @@
-"""Light and dark looks: a Fusion palette plus one stylesheet with named colours."""
+"""Light and dark looks: a Fusion palette plus one stylesheet with named colours; the
+chat's font zoom; a notifier widgets observe to restyle themselves.
+
+``apply_theme(app, "system")`` follows the OS colour scheme, also when it changes
+while the app runs; ``"light"`` / ``"dark"`` force one. ``set_zoom`` / ``zoom_by`` scale
+the chat text (Ctrl+= / Ctrl+- in the chat view).
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
 _DARK = False
+_MODE = "system"
+_ZOOM = 0  # steps of 10 %
+ZOOM_MIN, ZOOM_MAX = -4, 10
+
+
+class ThemeNotifier(QObject):
+    """Emits ``changed`` after the theme or the zoom changed."""
+
+    changed = Signal()
+
+
+_notifier: ThemeNotifier | None = None
+_following_os = False
+
+
+def notifier() -> ThemeNotifier:
+    global _notifier
+    if _notifier is None:
+        _notifier = ThemeNotifier()
+    return _notifier
 
 LIGHT = {
     "window": "#f6f7f9", "base": "#ffffff", "text": "#1f2328", "muted": "#6b7280",
     "border": "#e3e6ea", "accent": "#2563eb", "accent_text": "#ffffff",
     "user_bg": "#eef3ff", "assistant_bg": "#ffffff", "sidebar": "#f0f2f5",
     "error": "#b42318", "ok": "#067647", "warn": "#b54708", "hover": "#e8ecf2",
+    "code_bg": "#f6f7f9",
 }
 DARK = {
     "window": "#1b1d21", "base": "#23262b", "text": "#e6e8eb", "muted": "#9aa0a6",
     "border": "#33373d", "accent": "#5b8def", "accent_text": "#ffffff",
     "user_bg": "#263043", "assistant_bg": "#23262b", "sidebar": "#1f2125",
     "error": "#f97066", "ok": "#47cd89", "warn": "#fdb022", "hover": "#2c3036",
+    "code_bg": "#1c1e22",
 }
 
 
@@ -35,9 +63,56 @@ def system_prefers_dark() -> bool:
     return hints.colorScheme() == Qt.ColorScheme.Dark
 
 
+def mode() -> str:
+    return _MODE
+
+
+def zoom() -> int:
+    return _ZOOM
+
+
+def set_zoom(steps: int) -> None:
+    global _ZOOM
+    steps = max(ZOOM_MIN, min(ZOOM_MAX, steps))
+    if steps != _ZOOM:
+        _ZOOM = steps
+        notifier().changed.emit()
+
+
+def zoom_by(delta: int) -> None:
+    set_zoom(_ZOOM + delta)
+
+
+def chat_font(base: QFont | None = None) -> QFont:
+    """The font of message text: the application font, a little larger, zoomed."""
+    font = QFont(base if base is not None else QGuiApplication.font())
+    size = font.pointSizeF() if font.pointSizeF() > 0 else 10.0
+    font.setPointSizeF(round((size + 1.5) * (1 + 0.1 * _ZOOM), 1))
+    return font
+
+
+def code_font(base: QFont) -> QFont:
+    font = QFont(base)
+    font.setFamilies(["DejaVu Sans Mono", "Menlo", "Consolas", "monospace"])
+    font.setStyleHint(QFont.StyleHint.Monospace)
+    font.setPointSizeF(base.pointSizeF() * 0.92)
+    return font
+
+
+def _os_scheme_changed(_scheme: Qt.ColorScheme) -> None:
+    app = QApplication.instance()
+    if _MODE == "system" and isinstance(app, QApplication):
+        apply_theme(app, "system")
+
+
 def apply_theme(app: QApplication, mode: str = "system") -> None:
-    global _DARK
-    _DARK = system_prefers_dark() if mode == "system" else mode == "dark"
+    """Style ``app`` light, dark or like the OS (``"system"``), and tell the widgets."""
+    global _DARK, _MODE, _following_os
+    _MODE = mode if mode in ("light", "dark") else "system"
+    _DARK = system_prefers_dark() if _MODE == "system" else _MODE == "dark"
+    if not _following_os:
+        QGuiApplication.styleHints().colorSchemeChanged.connect(_os_scheme_changed)
+        _following_os = True
     c = colors()
     app.setStyle("Fusion")
     palette = QPalette()
@@ -53,6 +128,7 @@ def apply_theme(app: QApplication, mode: str = "system") -> None:
         palette.setColor(role, QColor(c[key]))
     app.setPalette(palette)
     app.setStyleSheet(stylesheet(c))
+    notifier().changed.emit()
 
 
 def stylesheet(c: dict[str, str]) -> str:
@@ -73,6 +149,14 @@ QMainWindow, QDialog {{ background: {c['window']}; }}
     border-radius: 10px; }}
 #assistantContinuation {{ background: transparent; border: none; }}
 #reasoningToggle {{ border: none; color: {c['muted']}; padding: 0; text-align: left; }}
+#reasoningToggle:focus, #messageAction:focus {{ color: {c['accent']}; }}
+#tokenCount {{ color: {c['muted']}; }}
+#messageAction {{ border: 1px solid transparent; border-radius: 5px; color: {c['muted']};
+    padding: 1px 6px; background: transparent; }}
+#messageAction:hover {{ border-color: {c['border']}; background: {c['hover']}; }}
+#jumpButton {{ background: {c['accent']}; color: {c['accent_text']}; border: none;
+    border-radius: 14px; padding: 6px 16px; font-weight: 600; }}
+#jumpButton:hover {{ background: {c['text']}; color: {c['base']}; }}
 #reasoningView {{ color: {c['muted']}; }}
 #messageStatus[kind="error"] {{ color: {c['error']}; }}
 #messageStatus[kind="stopped"], #messageStatus[kind="interrupted"] {{ color: {c['warn']}; }}

@@ -1,0 +1,211 @@
+"""Pieces of the chat list: day groups, the delegate that draws group titles, the list
+widget's keys (F2 / Del / Enter) and the undo bar shown after a delete."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Literal
+
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QPersistentModelIndex,
+    QRect,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QColor, QFont, QHelpEvent, QKeyEvent, QPainter
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QPushButton,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QToolTip,
+    QWidget,
+)
+
+from desktop.storage.sessions import SessionInfo
+from desktop.ui import theme
+
+View = Literal["chats", "archived", "trash"]
+ID_ROLE = Qt.ItemDataRole.UserRole
+HEADER_ROLE = Qt.ItemDataRole.UserRole + 1  # group title shown above the first chat of a group
+TITLE_ROLE = Qt.ItemDataRole.UserRole + 2  # the stored title (to notice a rename)
+PINNED_ROLE = Qt.ItemDataRole.UserRole + 3
+INFO_ROLE = Qt.ItemDataRole.UserRole + 4  # the SessionInfo (for the tooltip)
+UNDO_SECONDS = 10
+_ModelIndex = QModelIndex | QPersistentModelIndex
+
+
+def date_group(timestamp: float, now: datetime | None = None) -> str:
+    """"Today", "Yesterday", "Previous 7 days" or "Older" (local calendar days)."""
+    today = (now or datetime.now()).date()
+    days = (today - datetime.fromtimestamp(timestamp).date()).days
+    if days <= 0:
+        return "Today"
+    if days == 1:
+        return "Yesterday"
+    if days < 7:
+        return "Previous 7 days"
+    return "Older"
+
+
+def grouped(sessions: Sequence[SessionInfo], view: View,
+            now: datetime | None = None) -> list[tuple[str, SessionInfo]]:
+    """Each chat with its group: pinned ones first under "Pinned" (main view only),
+    then by recency (the trash by when each chat was deleted)."""
+    def when(info: SessionInfo) -> float:
+        return info.deleted_at if view == "trash" and info.deleted_at else info.updated_at
+
+    pinned = [s for s in sessions if s.pinned] if view == "chats" else []
+    pinned_ids = {s.id for s in pinned}
+    rest = sorted((s for s in sessions if s.id not in pinned_ids), key=when, reverse=True)
+    return [("Pinned", s) for s in pinned] + [(date_group(when(s), now), s) for s in rest]
+
+
+def tooltip_for(info: SessionInfo) -> str:
+    def fmt(ts: float) -> str:
+        return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
+
+    lines = [info.title, f"Last changed {fmt(info.updated_at)}"]
+    if info.message_count is not None:
+        lines.append(f"{info.message_count} messages")
+    if info.deleted_at is not None:
+        lines.append(f"Deleted {fmt(info.deleted_at)}")
+    return "\n".join(lines)
+
+
+class SectionDelegate(QStyledItemDelegate):
+    """Draws a group title above the first chat of each group (inside that row, so the
+    list holds only chats and keyboard movement never lands on a title)."""
+
+    def _header_height(self, option: QStyleOptionViewItem, index: _ModelIndex) -> int:
+        if not index.data(HEADER_ROLE):
+            return 0
+        gap = 10 if index.row() > 0 else 2
+        return option.fontMetrics.height() + 8 + gap
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._row_height: dict[str, int] = {}  # font -> height of a one-line row
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: _ModelIndex) -> QSize:
+        # Rows are one elided line: measure once per font (10,000 chats lay out fast).
+        key = option.font.key()
+        height = self._row_height.get(key)
+        if height is None:
+            height = super().sizeHint(option, index).height()
+            self._row_height[key] = height
+        return QSize(40, height + self._header_height(option, index))
+
+    def helpEvent(self, event: QHelpEvent, view: QAbstractItemView,
+                  option: QStyleOptionViewItem, index: _ModelIndex) -> bool:
+        """The tooltip, built when asked (not for every row of a long list)."""
+        info = index.data(INFO_ROLE)
+        if event.type() == QEvent.Type.ToolTip and isinstance(info, SessionInfo):
+            QToolTip.showText(event.globalPos(), tooltip_for(info), view)
+            return True
+        return super().helpEvent(event, view, option, index)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
+              index: _ModelIndex) -> None:
+        header = self._header_height(option, index)
+        if header:
+            painter.save()
+            font = QFont(option.font)
+            font.setBold(True)
+            font.setPointSizeF(max(7.0, font.pointSizeF() * 0.85))
+            painter.setFont(font)
+            painter.setPen(QColor(theme.colors()["muted"]))
+            rect = QRect(option.rect.left() + 8, option.rect.top(), option.rect.width() - 16,
+                         header - 2)
+            painter.drawText(rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom,
+                             str(index.data(HEADER_ROLE)).upper())
+            painter.restore()
+        inner = QStyleOptionViewItem(option)
+        inner.rect = option.rect.adjusted(0, header, 0, 0)
+        super().paint(painter, inner, index)
+
+    def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem,
+                             index: _ModelIndex) -> None:
+        editor.setGeometry(option.rect.adjusted(0, self._header_height(option, index), 0, 0))
+
+
+class ChatListWidget(QListWidget):
+    """The list of chats, with F2 / Del / Enter."""
+
+    renameKey = Signal()
+    deleteKey = Signal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        editing = self.state() == QAbstractItemView.State.EditingState
+        key = event.key()
+        if not editing and key == Qt.Key.Key_F2:
+            self.renameKey.emit()
+        elif not editing and (key == Qt.Key.Key_Delete
+                              or (key == Qt.Key.Key_Backspace and sys.platform == "darwin")):
+            self.deleteKey.emit()
+        elif not editing and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            item = self.currentItem()
+            if item is not None:
+                self.itemActivated.emit(item)
+        else:
+            super().keyPressEvent(event)
+
+
+class UndoBar(QFrame):
+    """"Moved “title” to the trash  [Undo]" for :data:`UNDO_SECONDS` seconds."""
+
+    undoRequested = Signal(list)  # the session ids to restore
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("undoBar")
+        self.ids: list[str] = []
+        row = QHBoxLayout(self)
+        row.setContentsMargins(8, 4, 4, 4)
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.undo_button = QPushButton("Undo")
+        self.undo_button.setToolTip("Bring the chat back from the trash")
+        self.undo_button.clicked.connect(self._undo)
+        row.addWidget(self.label, 1)
+        row.addWidget(self.undo_button)
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.timeout.connect(self.dismiss)
+        theme.notifier().changed.connect(self._restyle)
+        self._restyle()
+        self.hide()
+
+    def _restyle(self) -> None:
+        c = theme.colors()
+        self.setStyleSheet(f"#undoBar {{ background: {c['base']}; border: 1px solid "
+                           f"{c['border']}; border-radius: 6px; }}")
+
+    def offer(self, session_id: str, title: str) -> None:
+        self.ids.append(session_id)
+        n = len(self.ids)
+        self.label.setText(f"Moved “{title}” to the trash" if n == 1
+                           else f"Moved {n} chats to the trash")
+        self.show()
+        self.timer.start(UNDO_SECONDS * 1000)
+
+    def _undo(self) -> None:
+        ids = list(self.ids)
+        self.dismiss()
+        if ids:
+            self.undoRequested.emit(ids)
+
+    def dismiss(self) -> None:
+        self.timer.stop()
+        self.ids = []
+        self.hide()
