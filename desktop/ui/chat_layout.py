@@ -88,11 +88,15 @@ class VirtualColumn(QAbstractScrollArea):
                 self._add_continuation(index, first, number)
             self._apply_results(first, item)
             first.heightChanged.connect(partial(self._item_changed, index))
+            self._widget_created(first)
             item.widget = first
             item.measured_width = -1
             self._live.add(index)
             first.show()
         return item.widget
+
+    def _widget_created(self, widget: MessageWidget) -> None:
+        """Hook for subclasses: a message widget was just built."""
 
     def _add_continuation(self, index: int, first: MessageWidget, number: int) -> None:
         message = self._items[index].messages[number]

@@ -12,9 +12,10 @@ from __future__ import annotations
 import bisect
 import gc
 import threading
+from collections.abc import Callable
 from functools import partial
 
-from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
+from PySide6.QtCore import QPoint, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeyEvent, QKeySequence, QMouseEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -41,6 +42,10 @@ class ChatView(VirtualColumn):
     """The conversation: stored messages, the streaming answer, selection and copy,
     zoom and theme actions, keyboard navigation."""
 
+    editRequested = Signal(str, str)  # user message id, its text
+    regenerateRequested = Signal(str)  # first assistant message id of the turn
+    branchStepRequested = Signal(str, int)  # message id, -1 / +1
+
     def __init__(self, bridge: AgentBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("chatView")
@@ -52,6 +57,8 @@ class ChatView(VirtualColumn):
         self._by_message: dict[str, int] = {}
         self._tool_owner: dict[str, str] = {}  # call id -> message id
         self._current: MessageWidget | None = None
+        # "2/3" for a message with other versions (set by the window), else None
+        self.branch_label: Callable[[str], str | None] = lambda _message_id: None
         QTimer.singleShot(300, self._warm_up)
         self._build_actions()
 
@@ -62,6 +69,25 @@ class ChatView(VirtualColumn):
         bridge.toolRunStarted.connect(self._on_tool_started)
         bridge.toolRunFinished.connect(self._on_tool_finished)
         bridge.assistantFinished.connect(self._on_assistant_finished)
+
+    def _widget_created(self, widget: MessageWidget) -> None:
+        bar = widget.branch_bar
+        message_id = widget.message_id
+        bar.set_label(self.branch_label(message_id))
+        bar.stepRequested.connect(partial(self.branchStepRequested.emit, message_id))
+        if widget.role == "user":
+            bar.actionRequested.connect(
+                lambda: self.editRequested.emit(message_id, widget.message.body_text))
+        else:
+            bar.actionRequested.connect(partial(self.regenerateRequested.emit, message_id))
+
+    def refresh_branch_labels(self) -> None:
+        """Re-read the ‹ n/m › labels of the messages on screen (after a turn)."""
+        for widget in self._by_widget():
+            widget.branch_bar.set_label(self.branch_label(widget.message_id))
+
+    def _by_widget(self) -> list[MessageWidget]:
+        return [item.widget for item in self._items if item.widget is not None]
 
     def _build_actions(self) -> None:
         def action(text: str, keys: list[QKeySequence], slot: object) -> QAction:

@@ -90,13 +90,15 @@ class MainWindow(QMainWindow):
         self.error_banner.setWordWrap(True)
         self.error_banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_banner.hide()
+        self._editing: str | None = None  # the user message being edited, if any
+        self.edit_banner = self._build_edit_banner()
 
         center = QWidget()
         column = QVBoxLayout(center)
         column.setContentsMargins(0, 0, 0, 12)
         column.setSpacing(8)
         column.addWidget(self.chat, 1)
-        for widget in (self.error_banner, self.composer):
+        for widget in (self.error_banner, self.edit_banner, self.composer):
             row = QHBoxLayout()
             row.setContentsMargins(24, 0, 24, 0)
             row.addWidget(widget)
@@ -227,6 +229,11 @@ class MainWindow(QMainWindow):
         c.sessionOpened.connect(self._session_opened)
         c.userMessageAdded.connect(self._user_message)
         c.busyChanged.connect(self.composer.set_busy)
+        c.busyChanged.connect(self._busy_changed)
+        self.chat.branch_label = c.branch_label
+        self.chat.editRequested.connect(self.start_edit)
+        self.chat.regenerateRequested.connect(c.regenerate)
+        self.chat.branchStepRequested.connect(c.step_branch)
         c.errorOccurred.connect(self.show_error)
         c.providerMissing.connect(self._provider_missing)
         c.confirmRequested.connect(self._confirm_continue)
@@ -239,8 +246,44 @@ class MainWindow(QMainWindow):
     def refresh_sessions(self) -> None:
         self.sessions.refresh(self.controller.session_id)
 
+    def _build_edit_banner(self) -> QWidget:
+        banner = QWidget()
+        banner.setObjectName("editBanner")
+        row = QHBoxLayout(banner)
+        row.setContentsMargins(4, 0, 4, 0)
+        label = QLabel("Editing an earlier message — Enter sends it as a new version; "
+                       "the original and its answers are kept (‹ › switches).")
+        label.setObjectName("emptyHint")
+        label.setWordWrap(True)
+        cancel = QPushButton("Cancel edit")
+        cancel.clicked.connect(self.cancel_edit)
+        row.addWidget(label, 1)
+        row.addWidget(cancel)
+        banner.hide()
+        return banner
+
+    def start_edit(self, message_id: str, text: str) -> None:
+        if self.controller.busy:
+            return
+        self._editing = message_id
+        self.composer.input.setPlainText(text)
+        self.edit_banner.show()
+        self.composer.input.setFocus()
+
+    def cancel_edit(self) -> None:
+        if self._editing is not None:
+            self._editing = None
+            self.composer.clear()
+        self.edit_banner.hide()
+
+    def _busy_changed(self, busy: bool) -> None:
+        if not busy:
+            self.chat.refresh_branch_labels()
+
     def _session_opened(self, session_id: str, messages: list[Message]) -> None:
         self.error_banner.hide()
+        self._editing = None
+        self.edit_banner.hide()
         self.chat.show_messages(messages)
         self.sidebar.show_history(messages)
         self._show_usage(messages)
@@ -257,6 +300,12 @@ class MainWindow(QMainWindow):
         self.refresh_sessions()
 
     def send(self, text: str, attachments: list[Part] | None = None) -> None:
+        if self._editing is not None:
+            editing = self._editing
+            if self.controller.edit_and_resend(editing, text):
+                self._editing = None
+                self.edit_banner.hide()
+            return
         self.controller.send(text, attachments or [])
 
     def attach_files(self) -> None:

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.messages import ImagePart, Message, ToolCallPart, ToolResultPart, Usage
+from desktop.ui.branch_bar import BranchBar
 from desktop.ui.chat_selection import SelectionModel
 from desktop.ui.markdown_view import MarkdownView
 
@@ -147,8 +148,10 @@ class MessageWidget(QFrame):
         self.copy_menu = QMenu(self.copy_button)
         self.copy_menu.aboutToShow.connect(self._fill_copy_menu)
         self.copy_button.setMenu(self.copy_menu)
+        self.branch_bar = BranchBar(message.role)
         line.addWidget(self.header)
         line.addStretch(1)
+        line.addWidget(self.branch_bar)
         line.addWidget(self.tokens_label)
         line.addWidget(self.copy_button)
         row.setVisible(show)

@@ -64,3 +64,50 @@ def test_edit_regenerate_and_switch(
     again = ChatController(open_ctx())
     again.open_session(session_id)
     assert texts(again) == ["Question 1", "Answer A2"]
+
+
+def test_branch_bar_in_the_window(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    from PySide6.QtCore import Qt
+
+    from tests.ui.test_main_window import make_window, send
+
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    fake_server.enqueue_text("First answer")
+    send(qtbot, window, "Hello")
+    user, answer = window.controller.history
+    user_widget = window.chat.widget_for(user.id)
+    assert user_widget is not None and not user_widget.branch_bar.label.isVisibleTo(user_widget)
+
+    # Edit: the text comes back into the composer, Enter sends a new version
+    qtbot.mouseClick(user_widget.branch_bar.action, Qt.MouseButton.LeftButton)
+    assert window.edit_banner.isVisibleTo(window)
+    assert window.composer.input.toPlainText() == "Hello"
+    window.composer.input.setPlainText("Hello again")
+    fake_server.enqueue_text("Second answer")
+    with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
+        qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
+    assert [m.text for m in window.controller.history] == ["Hello again", "Second answer"]
+    edited = window.chat.widget_for(window.controller.history[0].id)
+    assert edited is not None and edited.branch_bar.label.text() == "2/2"
+    assert not window.edit_banner.isVisibleTo(window)
+
+    # ‹ goes back to the original, whose answer is still there
+    qtbot.mouseClick(edited.branch_bar.previous, Qt.MouseButton.LeftButton)
+    assert [m.text for m in window.controller.history] == ["Hello", "First answer"]
+
+    # Regenerate the original answer
+    first = window.chat.widget_for(answer.id)
+    assert first is not None
+    fake_server.enqueue_text("Another first answer")
+    with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
+        qtbot.mouseClick(first.branch_bar.action, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
+    latest = window.chat.widget_for(window.controller.history[-1].id)
+    assert latest is not None and latest.branch_bar.label.text() == "2/2"
+    assert window.controller.history[-1].text == "Another first answer"
