@@ -98,6 +98,6 @@ def launch_gui(data_dir: str | None = None, *, smoke: bool = False) -> int:
             loop.run_until_complete(closed.wait())
             loop.run_until_complete(controller.shutdown())
     finally:
-        instance_server.server.close()
+        instance_server.close()
         ctx.close()
     return 0

@@ -12,14 +12,25 @@ from desktop.ui.single_instance import InstanceServer, activate_running_instance
 
 def test_second_start_activates_the_first(qtbot: Any, qapp: QApplication,
                                           tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
     calls: list[bool] = []
     server = InstanceServer(tmp_path, lambda: calls.append(True))
     try:
-        assert activate_running_instance(tmp_path)
-        qtbot.waitUntil(lambda: calls == [True], timeout=5000)
-        assert not activate_running_instance(tmp_path / "other")
+        # the second start runs in another process and waits for the first to answer
+        code = ("import sys; from pathlib import Path; "
+                "from desktop.ui.single_instance import activate_running_instance as a; "
+                f"sys.exit(0 if a(Path({str(tmp_path)!r})) else 1)")
+        child = subprocess.Popen([sys.executable, "-c", code])
+        qtbot.waitUntil(lambda: calls == [True], timeout=10000)
+        assert child.wait(timeout=30) == 0
+        assert not (tmp_path / "activate.request").exists()
     finally:
-        server.server.close()
+        server.close()
+    # with no window listening, the request times out and is cleaned up
+    assert activate_running_instance(tmp_path, timeout_s=0.2) is False
+    assert not (tmp_path / "activate.request").exists()
 
 
 def test_two_processes_share_one_lock(tmp_path: Path) -> None:
