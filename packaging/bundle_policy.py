@@ -48,7 +48,8 @@ EXCLUDED_MODULES: tuple[str, ...] = (
     "unittest", "doctest", "pdb", "pydoc", "pydoc_data", "lib2to3", "test",
     "pytest", "_pytest", "pytestqt", "pytest_asyncio", "ruff",
     "mypy", "mypyc", "ast_serialize", "pydantic.mypy", "pydantic.v1.mypy",
-    "httpx._main", "click", "rich", "requests", "urllib3", "charset_normalizer",
+    # click stays: uvicorn (imported by the mcp SDK's client modules) needs it.
+    "httpx._main", "rich", "requests", "urllib3", "charset_normalizer",
     "setuptools", "pkg_resources", "pip", "IPython",
     "PySide6.QtNetwork", "PySide6.QtDBus", "PySide6.QtQml", "PySide6.QtQuick",
     "PySide6.QtQuickWidgets", "PySide6.QtOpenGL", "PySide6.QtOpenGLWidgets",
