@@ -143,6 +143,7 @@ QMainWindow, QDialog {{ background: {c['window']}; }}
 #appTitle {{ font-weight: 700; font-size: 15px; }}
 #usageLabel, #messageHeader, #toolLine, #emptyHint {{ color: {c['muted']}; }}
 #chatContainer {{ background: {c['window']}; }}
+QAbstractScrollArea#chatView {{ background: {c['window']}; border: none; }}
 #userMessage {{ background: {c['user_bg']}; border: 1px solid {c['border']};
     border-radius: 10px; }}
 #assistantMessage {{ background: {c['assistant_bg']}; border: 1px solid {c['border']};
