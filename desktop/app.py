@@ -12,10 +12,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from desktop.core.errors import ConfigError
-from desktop.core.orchestrator import ConfirmContinue, Orchestrator
-from desktop.core.provider import ModelCapabilities, ModelInfo, Provider
+from desktop.core.provider import ModelCapabilities, ModelInfo
 from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.core.tooling import NoTools, ToolRunner
 from desktop.providers.capabilities import Capabilities, resolve_capabilities
@@ -31,16 +31,20 @@ from desktop.storage.mcp_secrets import (
 )
 from desktop.storage.paths import DataPaths
 from desktop.storage.recovery import open_database
-from desktop.storage.secrets import SecretStore
 from desktop.storage.sessions import SessionStore
 from desktop.storage.settings_store import SettingsStore
-from desktop.tools.approval import Approver, ChatGrants, Policy, ProgressSink
 from desktop.tools.builtins import builtin_registry
-from desktop.tools.executor import ToolExecutor
-from desktop.tools.grants import JsonGrantStore
-from desktop.tools.mcp.config import McpServerConfig
 from desktop.tools.registry import ToolRegistry
-from desktop.tools.workspace import Workspace
+
+if TYPE_CHECKING:
+    # Imported where first used: the window shows sooner without them (keyring, the
+    # agent loop, the executor and the MCP config models are not needed to start).
+    from desktop.core.orchestrator import ConfirmContinue, Orchestrator
+    from desktop.core.provider import Provider
+    from desktop.storage.secrets import SecretStore
+    from desktop.tools.approval import Approver, ChatGrants, Policy, ProgressSink
+    from desktop.tools.grants import JsonGrantStore
+    from desktop.tools.mcp.config import McpServerConfig
 
 log = logging.getLogger(__name__)
 
@@ -53,11 +57,11 @@ class AppContext:
     db: Database
     sessions: SessionStore
     settings_store: SettingsStore
-    secrets: SecretStore
     registry: ToolRegistry
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     detected: list[ProviderConfig] = field(default_factory=list)
     _grants: JsonGrantStore | None = None
+    _secrets: SecretStore | None = None
     lock: InstanceLock | None = None
     notice: str | None = None  # shown once at start (e.g. a recovered damaged database)
     assistants: AssistantStore = field(init=False)
@@ -93,7 +97,6 @@ class AppContext:
             db=db,
             sessions=sessions,
             settings_store=SettingsStore(db),
-            secrets=SecretStore(paths),
             registry=builtin_registry(),
             environ=dict(os.environ if environ is None else environ),
         )
@@ -114,6 +117,20 @@ class AppContext:
     def is_primary(self) -> bool:
         """True in the process that holds the data folder's instance lock."""
         return self.lock is not None
+
+    @property
+    def secrets(self) -> SecretStore:
+        """API keys and MCP tokens: the keyring (or the 0600 file in portable mode),
+        opened on first use; assign to replace it (tests use a file store)."""
+        if self._secrets is None:
+            from desktop.storage.secrets import SecretStore
+
+            self._secrets = SecretStore(self.paths)
+        return self._secrets
+
+    @secrets.setter
+    def secrets(self, store: SecretStore) -> None:
+        self._secrets = store
 
     def close(self) -> None:
         self.db.close()
@@ -235,6 +252,9 @@ class AppContext:
         """A tool executor for one turn: ``enabled`` names from ``registry`` (the
         built-ins, plus MCP tools when given), approval policies from settings,
         persisted "always" grants, and the caller's approver (none: Ask = denied)."""
+        from desktop.tools.executor import ToolExecutor
+        from desktop.tools.workspace import Workspace
+
         if not enabled:
             return NoTools()
         registry = registry or self.registry
@@ -258,11 +278,15 @@ class AppContext:
     def grants(self) -> JsonGrantStore:
         """The user's "always allow" grants (Settings lists and revokes them)."""
         if self._grants is None:
+            from desktop.tools.grants import JsonGrantStore
+
             self._grants = JsonGrantStore(self.paths.root / GRANTS_FILE)
         return self._grants
 
     def mcp_configs(self, settings: AppSettings | None = None) -> list[McpServerConfig]:
         """The configured MCP servers; an invalid entry is logged and skipped."""
+        from desktop.tools.mcp.config import McpServerConfig
+
         configs: list[McpServerConfig] = []
         for raw in (settings or self.load_settings()).mcp_servers:
             try:
@@ -285,6 +309,8 @@ class AppContext:
         """``config.options`` may carry request defaults: ``reasoning`` (bool),
         ``reasoning_budget`` (tokens), ``reasoning_effort``, ``max_tokens``, ``temperature``.
         The model's context window (when known) bounds what is sent."""
+        from desktop.core.orchestrator import Orchestrator
+
         options = config.options if config is not None else {}
         window = None
         if config is not None:

@@ -7,15 +7,17 @@ import importlib
 import logging
 import os
 from collections.abc import Mapping
-
-import httpx
+from typing import TYPE_CHECKING
 
 from desktop.core.errors import ConfigError
-from desktop.core.provider import Provider
 from desktop.core.settings import ProviderConfig
-from desktop.providers.openai_chat import parse_models
 from desktop.providers.presets import PRESETS, config_from_preset
-from desktop.providers.retry import RetryPolicy
+
+if TYPE_CHECKING:  # httpx and the adapters load with the first provider (slow imports)
+    import httpx
+
+    from desktop.core.provider import Provider
+    from desktop.providers.retry import RetryPolicy
 
 __all__ = ["create_provider", "detect_lmstudio", "detect_ollama", "providers_from_environment"]
 
@@ -111,6 +113,8 @@ async def detect_lmstudio(
 
     ``None`` when nothing answers quickly or the answer is not a model list.
     """
+    from desktop.providers.openai_chat import parse_models
+
     base = url.rstrip("/")
     try:
         response = await asyncio.wait_for(client.get(f"{base}/models", timeout=timeout), timeout)

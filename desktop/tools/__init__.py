@@ -16,24 +16,56 @@ Typical use::
     runner.cancel(call_id)                   # cancel one call from the sidebar
 """
 
-from desktop.tools.approval import (
-    ApprovalDecision,
-    ApprovalPreview,
-    ApprovalRequest,
-    Approver,
-    ChatGrants,
-    Policy,
-    ToolProgress,
-)
-from desktop.tools.builtins import builtin_registry
-from desktop.tools.errors import ToolFailure
-from desktop.tools.executor import ToolExecutor
-from desktop.tools.grants import Grant, GrantStore, JsonGrantStore, MemoryGrantStore
-from desktop.tools.locks import PathLocks
-from desktop.tools.registry import Tool, ToolContext, ToolHandler, ToolRegistry
-from desktop.tools.results import ToolOutput
-from desktop.tools.validation import InvalidArguments, validate_arguments
-from desktop.tools.workspace import Workspace
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from desktop.tools.approval import (
+        ApprovalDecision,
+        ApprovalPreview,
+        ApprovalRequest,
+        Approver,
+        ChatGrants,
+        Policy,
+        ToolProgress,
+    )
+    from desktop.tools.builtins import builtin_registry
+    from desktop.tools.errors import ToolFailure
+    from desktop.tools.executor import ToolExecutor
+    from desktop.tools.grants import Grant, GrantStore, JsonGrantStore, MemoryGrantStore
+    from desktop.tools.locks import PathLocks
+    from desktop.tools.registry import Tool, ToolContext, ToolHandler, ToolRegistry
+    from desktop.tools.results import ToolOutput
+    from desktop.tools.validation import InvalidArguments, validate_arguments
+    from desktop.tools.workspace import Workspace
+
+#: Exported name -> the module defining it. Loaded on first use, so that importing one
+#: submodule (the window needs the registry and the built-ins) does not load the rest.
+_EXPORTS = {
+    **dict.fromkeys(["ApprovalDecision", "ApprovalPreview", "ApprovalRequest", "Approver",
+                     "ChatGrants", "Policy", "ToolProgress"], "desktop.tools.approval"),
+    "builtin_registry": "desktop.tools.builtins",
+    "ToolFailure": "desktop.tools.errors",
+    "ToolExecutor": "desktop.tools.executor",
+    **dict.fromkeys(["Grant", "GrantStore", "JsonGrantStore", "MemoryGrantStore"],
+                    "desktop.tools.grants"),
+    "PathLocks": "desktop.tools.locks",
+    **dict.fromkeys(["Tool", "ToolContext", "ToolHandler", "ToolRegistry"],
+                    "desktop.tools.registry"),
+    "ToolOutput": "desktop.tools.results",
+    **dict.fromkeys(["InvalidArguments", "validate_arguments"], "desktop.tools.validation"),
+    "Workspace": "desktop.tools.workspace",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ApprovalDecision",

@@ -7,15 +7,14 @@ There is no global registry: build one (``desktop.tools.builtin_registry()``, or
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import re
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
+from typing import TYPE_CHECKING, Any
 
 from desktop.core.errors import ToolError
 from desktop.core.provider import ToolSpec
@@ -23,8 +22,28 @@ from desktop.tools.approval import POLICIES, ApprovalPreview, Policy
 from desktop.tools.validation import build_validator
 from desktop.tools.workspace import Workspace, no_workspace_error
 
+if TYPE_CHECKING:  # jsonschema is slow to import: loaded when a validator is first built
+    from jsonschema import Draft202012Validator
+
 DEFAULT_RESULT_BUDGET = 100_000
 _NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_DEFER_SCHEMA_CHECK: ContextVar[bool] = ContextVar("defer_schema_check", default=False)
+
+
+@contextlib.contextmanager
+def deferred_schema_checks() -> Iterator[None]:
+    """Tools made inside this block check their schema and build their validator on
+    first use instead of on construction.
+
+    For the built-in tools, whose schemas are fixed in the source (tests check them):
+    the window then starts without importing jsonschema. Everything else (MCP tools,
+    tools made by callers) is still checked when made.
+    """
+    token = _DEFER_SCHEMA_CHECK.set(True)
+    try:
+        yield
+    finally:
+        _DEFER_SCHEMA_CHECK.reset(token)
 
 
 @dataclass(slots=True)
@@ -80,8 +99,9 @@ class Tool:
     """One tool: what the model sees (name, description, parameters) and its handler.
 
     ``parameters`` is a JSON Schema (Draft 2020-12) for the arguments object; it
-    is checked on construction and its validator is built once and cached on the
-    tool. ``read_only`` tools change nothing; tools that write declare
+    is checked on construction (on first use of :attr:`validator` for tools made
+    inside :func:`deferred_schema_checks`) and its validator is built once and
+    cached on the tool. ``read_only`` tools change nothing; tools that write declare
     ``writes_paths`` so that the executor serializes calls touching the same
     files (a per-path lock held while the call runs).
 
@@ -103,7 +123,7 @@ class Tool:
     preview: PreviewFn | None = None
     timeout_s: float | None = None
     source: str = "builtin"
-    validator: Draft202012Validator = field(init=False, repr=False)
+    _validator: Draft202012Validator | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.default_policy is None:
@@ -120,11 +140,24 @@ class Tool:
             raise ValueError(f"Tool {self.name}: parameters must be a JSON Schema of type object.")
         if self.read_only and self.writes_paths is not None:
             raise ValueError(f"Tool {self.name}: a read-only tool cannot declare writes_paths.")
+        if not _DEFER_SCHEMA_CHECK.get():
+            self._build_validator()
+
+    @property
+    def validator(self) -> Draft202012Validator:
+        """The arguments validator (built on first use for deferred tools)."""
+        validator = self._validator
+        return validator if validator is not None else self._build_validator()
+
+    def _build_validator(self) -> Draft202012Validator:
+        from jsonschema.exceptions import SchemaError
+
         try:
             validator = build_validator(self.parameters)
         except SchemaError as exc:
             raise ValueError(f"Tool {self.name}: invalid parameters schema: {exc.message}") from exc
-        object.__setattr__(self, "validator", validator)
+        object.__setattr__(self, "_validator", validator)
+        return validator
 
     def spec(self) -> ToolSpec:
         """The tool as sent to the model (the schema is copied, so callers may alter it)."""

@@ -18,12 +18,13 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from desktop.tools.errors import ToolFailure
+
+if TYPE_CHECKING:  # jsonschema is slow to import: loaded when a validator is first built
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 MAX_DETAILS = 20
 RECEIVED_LIMIT = 1_000
@@ -53,6 +54,8 @@ class InvalidArguments(ToolFailure):
 
 def build_validator(schema: Mapping[str, Any]) -> Draft202012Validator:
     """A Draft 2020-12 validator; raises ``jsonschema.SchemaError`` for a bad schema."""
+    from jsonschema import Draft202012Validator
+
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
 

@@ -6,7 +6,6 @@ import asyncio
 import logging
 import sys
 
-import httpx
 import qasync
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
@@ -15,7 +14,6 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from desktop import APP_ID, APP_NAME, __version__
 from desktop.app import AppContext
 from desktop.core.errors import AssistaError
-from desktop.providers.factory import detect_lmstudio, detect_ollama
 from desktop.resources import icon_path
 from desktop.ui.controller import ChatController
 from desktop.ui.main_window import MainWindow
@@ -43,6 +41,10 @@ async def first_run(window: MainWindow) -> None:
     ctx = window.controller.ctx
     if ctx.all_providers():
         return
+    import httpx  # slow to import: only on a first run
+
+    from desktop.providers.factory import detect_lmstudio, detect_ollama
+
     async with httpx.AsyncClient() as client:
         found = await asyncio.gather(detect_lmstudio(client), detect_ollama(client, ctx.environ))
     detected = [config for config in found if config is not None]

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, QUrl
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QPaintEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -75,6 +75,8 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(APP_NAME)
         self.resize(1280, 820)
         self._model_task: asyncio.Task[None] | None = None
+        # Work that waits for the first frame (None once it is on screen)
+        self._after_paint: list[Callable[[], None]] | None = []
         self._provider_dialog: QDialog | None = None
         self._confirm_box: QMessageBox | None = None
         self.tools_dialog: QDialog | None = None
@@ -126,7 +128,22 @@ class MainWindow(QMainWindow):
         self.refresh_providers()
         self._update_workspace()
         QTimer.singleShot(0, self.composer.input.setFocus)
-        QTimer.singleShot(0, self._start_mcp)
+        self._after_first_paint(self._start_mcp)
+
+    def _after_first_paint(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once the window's first frame is painted (at once after
+        that): slow start-up work (model list, MCP servers) must not delay it."""
+        if self._after_paint is None:
+            callback()
+        elif callback not in self._after_paint:
+            self._after_paint.append(callback)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if self._after_paint is not None:
+            callbacks, self._after_paint = self._after_paint, None
+            # The next turn of the event loop: after this frame is flushed to the screen.
+            QTimer.singleShot(0, lambda: [callback() for callback in callbacks])
 
     # -- construction ---------------------------------------------------------------------
 
@@ -409,6 +426,16 @@ class MainWindow(QMainWindow):
         cached = self.controller.ctx.cached_models(config)
         if cached:
             self._fill_models([m.id for m in cached])
+        # Asking the server loads httpx, the adapter and the keyring and builds a TLS
+        # context (~100 ms): at start-up that waits for the first frame.
+        self._after_first_paint(self._request_models)
+
+    def _request_models(self) -> None:
+        if self._model_task is not None and not self._model_task.done():
+            self._model_task.cancel()
+        config = self.controller.provider()
+        if config is None:
+            return
 
         async def fetch() -> None:
             try:

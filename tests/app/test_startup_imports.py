@@ -1,0 +1,103 @@
+"""What starting the app loads: slow libraries wait until they are first needed.
+
+Each check runs a fresh interpreter (``sys.modules`` of the test process already holds
+everything), so it sees exactly what an import of the app loads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop.app import AppContext
+from desktop.storage.secrets import SecretStore
+from desktop.tools import builtin_registry
+from desktop.tools.registry import Tool, ToolContext, deferred_schema_checks
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Loaded on first use, never by opening the data folder: jsonschema (first tool
+#: call), keyring (first key), the agent loop, the tool executor, the MCP config
+#: models and SDK, the provider adapters.
+LAZY = ["jsonschema", "keyring", "mcp", "desktop.core.orchestrator", "desktop.tools.executor",
+        "desktop.tools.mcp.config", "desktop.providers.openai_chat", "desktop.providers.retry",
+        "desktop.storage.secrets"]
+
+
+def loaded_after(code: str, names: list[str]) -> dict[str, bool]:
+    """Run ``code`` in a new interpreter; which of ``names`` are then in sys.modules."""
+    probe = (f"{code}\nimport json, sys\n"
+             f"print(json.dumps({{n: n in sys.modules for n in {names!r}}}))")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    result: dict[str, bool] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+def test_opening_the_data_folder_loads_no_slow_library(tmp_path: Path) -> None:
+    code = ("from desktop.app import AppContext\n"
+            f"ctx = AppContext.open({str(tmp_path / 'data')!r}, environ={{}}, "
+            "log_to_stderr=False)\n"
+            "ctx.all_providers(); ctx.registry.names(); ctx.close()")
+    loaded = loaded_after(code, LAZY)
+    assert not any(loaded.values()), [name for name, yes in loaded.items() if yes]
+
+
+def test_the_window_module_loads_no_slow_library() -> None:
+    # (The window's controller runs turns, so it does load the agent loop.)
+    lazy = [name for name in LAZY if name != "desktop.core.orchestrator"]
+    loaded = loaded_after("import desktop.ui.launch", lazy)
+    assert not any(loaded.values()), [name for name, yes in loaded.items() if yes]
+
+
+def test_a_key_opens_the_secret_store_on_first_use(tmp_path: Path) -> None:
+    ctx = AppContext.open(tmp_path / "data", environ={}, log_to_stderr=False)
+    try:
+        assert ctx._secrets is None
+        store = ctx.secrets
+        assert isinstance(store, SecretStore) and ctx.secrets is store
+        replacement = SecretStore(tmp_path / "keys.json", force_file=True)
+        ctx.secrets = replacement
+        replacement.set("p1", "sk-test-123456")
+        assert ctx.secrets.get("p1") == "sk-test-123456"
+    finally:
+        ctx.close()
+
+
+def test_every_builtin_schema_is_valid_and_its_validator_built_on_first_use() -> None:
+    registry = builtin_registry()
+    assert len(registry) == 8
+    for tool in registry:
+        assert tool._validator is None  # not built when the registry is made
+        validator = tool.validator  # checks the schema (raises ValueError if invalid)
+        assert tool.validator is validator
+        assert tool._validator is validator
+
+
+async def _handler(args: dict[str, Any], ctx: ToolContext) -> Any:
+    return args
+
+
+def test_a_deferred_tool_reports_a_bad_schema_when_first_used() -> None:
+    bad = {"type": "object", "properties": {"x": {"type": 5}}}
+    with deferred_schema_checks():
+        tool = Tool("late", "checked later", bad, _handler)
+    with pytest.raises(ValueError, match="invalid parameters schema"):
+        _ = tool.validator
+    # Outside the block, tools are checked when made, as before.
+    with pytest.raises(ValueError, match="invalid parameters schema"):
+        Tool("early", "checked now", bad, _handler)
+
+
+def test_deferred_validators_still_validate() -> None:
+    fetch_url = builtin_registry().get("fetch_url")
+    assert fetch_url is not None
+    assert list(fetch_url.validator.iter_errors({"url": "https://example.org"})) == []
+    assert list(fetch_url.validator.iter_errors({"url": 5}))
