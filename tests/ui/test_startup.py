@@ -126,8 +126,23 @@ def test_work_queued_before_the_first_frame_runs_once(
     assert calls == []
     window.show()
     qtbot.waitUntil(lambda: calls == ["early"], timeout=5000)
-    window.update()
-    qtbot.wait(50)
+    # another paint (synchronous) does not run the queued work again
+    painted: list[bool] = []
+    spy = _PaintSpy(painted)
+    window.installEventFilter(spy)
+    window.repaint()
+    assert painted
     assert calls == ["early"]
     window._after_first_paint(lambda: calls.append("late"))  # after the frame: at once
     assert calls == ["early", "late"]
+
+
+class _PaintSpy(QObject):
+    def __init__(self, seen: list[bool]) -> None:
+        super().__init__()
+        self.seen = seen
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.seen.append(True)
+        return False
