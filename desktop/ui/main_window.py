@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, QUrl
@@ -206,6 +207,11 @@ class MainWindow(ProviderControls, QMainWindow):
                      self.composer.input.setFocus)
         self._action(view_menu, "Go to pending &approval", QKeySequence("Ctrl+Shift+A"),
                      self._focus_approval)
+        view_menu.addSeparator()
+        for act in self.chat.view_actions():
+            view_menu.addAction(act)
+        for act, mode in zip(self.chat.theme_actions, ("system", "light", "dark"), strict=True):
+            act.triggered.connect(partial(self.controller.update_settings, theme=mode))
         help_menu = self.menuBar().addMenu("&Help")
         self._action(help_menu, "Open &log folder", None, self.open_log_folder)
         self._action(help_menu, "&About", None, self.show_about)

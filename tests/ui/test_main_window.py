@@ -282,3 +282,21 @@ def test_session_usage_and_cost() -> None:
     assert mine.cost == 0.0
     assert session_usage([Message(role="assistant", model="mystery",
                                   usage=Usage(input_tokens=1))], {}).cost is None
+
+
+def test_theme_from_the_view_menu_is_saved(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    from desktop.ui import theme
+
+    ctx = open_ctx()
+    window = make_window(qtbot, ctx)
+    try:
+        dark = window.chat.theme_actions[2]
+        menus = [a.menu() for a in window.menuBar().actions() if a.menu() is not None]
+        assert any(dark in menu.actions() for menu in menus)
+        dark.trigger()
+        assert theme.is_dark()
+        assert ctx.load_settings().theme == "dark"
+    finally:
+        window.chat.theme_actions[1].trigger()  # back to light for the other tests
