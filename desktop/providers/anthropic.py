@@ -10,11 +10,10 @@ first byte of the body; never mid-stream.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import re
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +29,7 @@ from desktop.providers.http_errors import (
     describe_status,
     describe_transport_error,
 )
+from desktop.providers.http_stream import DRAIN_TIMEOUT_S, drain, is_json
 from desktop.providers.retry import (
     USER_AGENT,
     RetryPolicy,
@@ -47,7 +47,6 @@ log = logging.getLogger(__name__)
 ANTHROPIC_VERSION = "2023-06-01"
 CONNECT_TIMEOUT_S = 10.0
 ERROR_BODY_LIMIT = 65536
-DRAIN_TIMEOUT_S = 0.5  # after message_stop: read the end of the body so the connection is reused
 MODELS_PAGE_LIMIT = 1000
 MAX_MODEL_PAGES = 50
 _SECRET_HEADER = re.compile(r"(?i)auth|key|token|secret|password|cookie")
@@ -132,7 +131,7 @@ class AnthropicProvider:
                 except httpx.HTTPError as exc:  # mid-stream: never retried
                     events = parser.error(*self._describe(exc, streaming=True))
                 finally:
-                    await _drain(chunks, DRAIN_TIMEOUT_S if parser.done else 0.0)
+                    await drain(chunks, DRAIN_TIMEOUT_S if parser.done else 0.0)
         except Exception as exc:  # a bug or an unexpected failure: report, don't crash the UI
             log.exception("%s: stream failed", self.name)
             events = parser.error(self._redact(f"unexpected error: {exc}"), "internal_error")
@@ -221,7 +220,7 @@ class AnthropicProvider:
         """Events of a final unterminated event (lenient), then the terminal events."""
         events: list[StreamEvent] = []
         for sse in decoder.flush(dispatch_incomplete=True):
-            if _is_json(sse.data):  # skip a line cut mid-way
+            if is_json(sse.data):  # skip a line cut mid-way
                 events += parser.feed_sse(sse)
         return events + parser.finish()
 
@@ -298,7 +297,7 @@ class AnthropicProvider:
         except httpx.HTTPError:
             pass  # whatever arrived is enough for a message
         finally:
-            await _drain(chunks, 0.0)
+            await drain(chunks, 0.0)
         return bytes(body)
 
     async def _html_instead_of_stream(
@@ -323,24 +322,6 @@ class AnthropicProvider:
         return parser.feed_message(payload)
 
 
-async def _drain(chunks: AsyncIterator[bytes], timeout: float) -> None:
-    """Finish an httpx byte iterator instead of leaving it suspended (see
-    ``openai_chat._drain``: an abandoned httpcore generator is finalized noisily
-    under loops without asyncgen hooks, such as qasync's)."""
-    try:
-        async with asyncio.timeout(timeout):
-            async for _ in chunks:
-                pass
-    except (TimeoutError, httpx.HTTPError):
-        pass
-
-
-def _is_json(text: str) -> bool:
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _supported(capabilities: Any, *path: str) -> bool | None:

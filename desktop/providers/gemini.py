@@ -36,7 +36,7 @@ from desktop.providers.http_errors import (
     describe_status,
     describe_transport_error,
 )
-from desktop.providers.openai_chat import _drain
+from desktop.providers.http_stream import drain
 from desktop.providers.retry import (
     USER_AGENT,
     RetryPolicy,
@@ -140,7 +140,7 @@ class GeminiProvider:
                 except httpx.HTTPError as exc:  # mid-stream: never retried
                     events = self._interrupted(exc, parser)
                 finally:
-                    await _drain(chunks, 0.0)
+                    await drain(chunks, 0.0)
         except Exception as exc:  # a bug or an unexpected failure: report, don't crash the UI
             log.exception("%s: stream failed", self.name)
             events = parser.error(self._redact(f"unexpected error: {exc}"), "internal_error")
@@ -283,7 +283,7 @@ class GeminiProvider:
         except httpx.HTTPError:
             pass  # whatever arrived is enough for a message
         finally:
-            await _drain(chunks, 0.0)
+            await drain(chunks, 0.0)
         return bytes(body)
 
     async def _not_an_event_stream(

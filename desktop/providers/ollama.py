@@ -28,9 +28,9 @@ from desktop.providers.http_errors import (
     describe_status,
     describe_transport_error,
 )
+from desktop.providers.http_stream import DRAIN_TIMEOUT_S, drain
 from desktop.providers.ndjson import NDJSONDecoder, NDJSONError
 from desktop.providers.ollama_format import OllamaStreamParser, build_chat_body, count_of
-from desktop.providers.openai_chat import _drain
 from desktop.providers.retry import (
     USER_AGENT,
     RetryPolicy,
@@ -51,7 +51,6 @@ SHOW_TIMEOUT_S = 10.0
 SHOW_CONCURRENCY = 4
 SHOW_MAX_MODELS = 64  # beyond this, capabilities stay unknown rather than 64+ requests
 ERROR_BODY_LIMIT = 65536
-DRAIN_TIMEOUT_S = 0.5
 _SUFFIX = re.compile(r"(?i)/(api|v1)$")
 _SECRET_HEADER = re.compile(r"(?i)auth|key|token|secret|password|cookie")
 
@@ -129,7 +128,7 @@ class OllamaProvider:
                 except httpx.HTTPError as exc:  # mid-stream: never retried
                     events = parser.error(*self._describe(exc, streaming=True))
                 finally:
-                    await _drain(chunks, DRAIN_TIMEOUT_S if parser.done else 0.0)
+                    await drain(chunks, DRAIN_TIMEOUT_S if parser.done else 0.0)
         except Exception as exc:  # a bug or an unexpected failure: report, don't crash the UI
             log.exception("%s: stream failed", self.name)
             events = parser.error(self._redact(f"unexpected error: {exc}"), "internal_error")
@@ -289,7 +288,7 @@ class OllamaProvider:
         except httpx.HTTPError:
             pass  # whatever arrived is enough for a message
         finally:
-            await _drain(chunks, 0.0)
+            await drain(chunks, 0.0)
         return bytes(body)
 
 

@@ -8,11 +8,10 @@ network, timeout, in-stream error, cut connection) becomes exactly one
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import re
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any
 
 import httpx
@@ -25,6 +24,7 @@ from desktop.providers.http_errors import (
     describe_status,
     describe_transport_error,
 )
+from desktop.providers.http_stream import DRAIN_TIMEOUT_S, drain, is_json
 from desktop.providers.openai_format import ChatStreamParser, build_chat_body
 from desktop.providers.retry import (
     USER_AGENT,
@@ -42,7 +42,6 @@ log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 10.0
 ERROR_BODY_LIMIT = 65536
-DRAIN_TIMEOUT_S = 0.5  # after [DONE]: read the end of the body so the connection is reused
 _SECRET_HEADER = re.compile(r"(?i)auth|key|token|secret|password|cookie")
 
 
@@ -120,7 +119,7 @@ class OpenAIChatProvider:
                 except httpx.HTTPError as exc:  # mid-stream: never retried
                     events = parser.error(*self._describe(exc, streaming=True))
                 finally:
-                    await _drain(chunks, DRAIN_TIMEOUT_S if parser.done else 0.0)
+                    await drain(chunks, DRAIN_TIMEOUT_S if parser.done else 0.0)
         except Exception as exc:  # a bug or an unexpected failure: report, don't crash the UI
             log.exception("%s: stream failed", self.name)
             events = parser.error(self._redact(f"unexpected error: {exc}"), "internal_error")
@@ -259,7 +258,7 @@ class OpenAIChatProvider:
         except httpx.HTTPError:
             pass  # whatever arrived is enough for a message
         finally:
-            await _drain(chunks, 0.0)
+            await drain(chunks, 0.0)
         return bytes(body)
 
     async def _html_instead_of_stream(
@@ -284,33 +283,8 @@ class OpenAIChatProvider:
         return parser.feed_completion(payload)
 
 
-async def _drain(chunks: AsyncIterator[bytes], timeout: float) -> None:
-    """Finish an httpx byte iterator instead of leaving it suspended.
-
-    httpx/httpcore iterate through a chain of async generators; one abandoned
-    mid-way is finalized by the garbage collector, which fails noisily ("async
-    generator ignored GeneratorExit", "no running event loop") under event loops
-    without asyncgen hooks, such as qasync's. Reading to the end (within
-    ``timeout``; normally just the final zero-length chunk after ``[DONE]``, which
-    also lets the connection be reused) or cancelling the pending read makes every
-    generator in the chain finish while the loop is running.
-    """
-    try:
-        async with asyncio.timeout(timeout):
-            async for _ in chunks:
-                pass
-    except (TimeoutError, httpx.HTTPError):
-        pass
-
-
 def _is_complete(text: str) -> bool:
-    if text.startswith("[DONE]"):
-        return True
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True
+    return text.startswith("[DONE]") or is_json(text)
 
 
 def _first_int(item: dict[str, Any], *keys: str) -> int | None:

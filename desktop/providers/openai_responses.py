@@ -32,7 +32,8 @@ from desktop.core.errors import ConfigError, ProviderError
 from desktop.core.events import ErrorEvent, StreamEvent
 from desktop.core.provider import ChatRequest
 from desktop.providers.http_errors import describe_error_body
-from desktop.providers.openai_chat import DRAIN_TIMEOUT_S, OpenAIChatProvider, _drain, _is_complete
+from desktop.providers.http_stream import DRAIN_TIMEOUT_S, drain
+from desktop.providers.openai_chat import OpenAIChatProvider, _is_complete
 from desktop.providers.responses_format import (
     build_responses_body,
     encrypted_reasoning_unsupported,
@@ -127,7 +128,7 @@ class OpenAIResponsesProvider(OpenAIChatProvider):
                 except httpx.HTTPError as exc:  # mid-stream: never retried
                     events = parser.error(*self._describe(exc, streaming=True))
                 finally:
-                    await _drain(chunks, DRAIN_TIMEOUT_S if parser.closed else 0.0)
+                    await drain(chunks, DRAIN_TIMEOUT_S if parser.closed else 0.0)
         except Exception as exc:  # a bug or an unexpected failure: report, don't crash the UI
             log.exception("%s: stream failed", self.name)
             events = parser.error(self._redact(f"unexpected error: {exc}"), "internal_error")
