@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,18 +23,15 @@ from desktop.core.events import ErrorEvent, StreamEvent
 from desktop.core.provider import ChatRequest, ModelCapabilities, ModelInfo
 from desktop.providers.anthropic_format import ModelLimits, build_messages_body
 from desktop.providers.anthropic_stream import AnthropicStreamParser
+from desktop.providers.http_base import HttpProvider
 from desktop.providers.http_errors import (
     describe_error_body,
-    describe_status,
-    describe_transport_error,
 )
 from desktop.providers.http_stream import DRAIN_TIMEOUT_S, drain, is_json
 from desktop.providers.retry import (
     USER_AGENT,
     RetryPolicy,
     is_retryable_status,
-    make_async_client,
-    redact,
     send_with_retry,
 )
 from desktop.providers.sse import SSEDecoder
@@ -45,14 +41,11 @@ __all__ = ["ANTHROPIC_VERSION", "AnthropicProvider", "ModelsPage", "parse_models
 log = logging.getLogger(__name__)
 
 ANTHROPIC_VERSION = "2023-06-01"
-CONNECT_TIMEOUT_S = 10.0
-ERROR_BODY_LIMIT = 65536
 MODELS_PAGE_LIMIT = 1000
 MAX_MODEL_PAGES = 50
-_SECRET_HEADER = re.compile(r"(?i)auth|key|token|secret|password|cookie")
 
 
-class AnthropicProvider:
+class AnthropicProvider(HttpProvider):
     """A :class:`desktop.core.provider.Provider` for Anthropic's Messages API."""
 
     supports_tools: bool = True
@@ -78,25 +71,11 @@ class AnthropicProvider:
         ``anthropic-beta`` or override ``anthropic-version``. ``on_retry(attempt,
         delay_s, reason)`` is called before each retry wait; an injected ``client`` is
         not closed by :meth:`aclose`."""
-        self.name = name
-        self.options = dict(options or {})
-        url = base_url.strip().rstrip("/")
-        self.base_url = url[: -len("/v1")] if url.endswith("/v1") else url
-        self.timeout = timeout
-        self.retry = retry if retry is not None else RetryPolicy()
-        self._api_key = api_key or None
-        self._headers = dict(headers or {})
-        self._client = client
-        self._owns_client = client is None
-        self._on_retry = on_retry
+        super().__init__(base_url, api_key, name=name, headers=headers, timeout=timeout,
+                         retry=retry, client=client, on_retry=on_retry, options=options)
+        if self.base_url.endswith("/v1"):
+            self.base_url = self.base_url[: -len("/v1")]
         self._limits: dict[str, ModelLimits] = {}  # learned from list_models()
-        self._secrets = (
-            self._api_key,
-            *(v for k, v in self._headers.items() if _SECRET_HEADER.search(k)),
-        )
-
-    def __repr__(self) -> str:  # never shows the key
-        return f"AnthropicProvider(name={self.name!r}, base_url={self.base_url!r})"
 
     # -- public API
 
@@ -156,17 +135,6 @@ class AnthropicProvider:
             after = page.last_id
         return models
 
-    async def aclose(self) -> None:
-        if self._owns_client and self._client is not None:
-            client, self._client = self._client, None
-            await client.aclose()
-
-    async def __aenter__(self) -> AnthropicProvider:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
     # -- internals
 
     async def _open(self, request: ChatRequest) -> httpx.Response | ErrorEvent:
@@ -224,12 +192,6 @@ class AnthropicProvider:
                 events += parser.feed_sse(sse)
         return events + parser.finish()
 
-    def _get_client(self) -> httpx.AsyncClient:
-        if self._client is None:
-            self._client = make_async_client(timeout=self.timeout)
-            self._owns_client = True
-        return self._client
-
     def _build_request(
         self,
         method: str,
@@ -253,52 +215,15 @@ class AnthropicProvider:
             headers["Content-Type"] = "application/json"
             content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
         headers.update(self._headers)
-        timeout = httpx.Timeout(self.timeout, connect=min(CONNECT_TIMEOUT_S, self.timeout))
+        timeout = self._timeout()
         return self._get_client().build_request(
             method, url, content=content, headers=headers, timeout=timeout
         )
-
-    def _redact(self, text: str) -> str:
-        return redact(text, self._secrets)
-
-    def _describe(self, exc: Exception, *, streaming: bool) -> tuple[str, str]:
-        message, code = describe_transport_error(
-            exc, self.base_url, self.timeout, streaming=streaming
-        )
-        return self._redact(message), code
 
     def _transport_error(self, exc: Exception) -> ErrorEvent:
         message, code = self._describe(exc, streaming=False)
         text = str(ProviderError(message, provider=self.name))
         return ErrorEvent(text, code=code, provider=self.name)
-
-    def _status_message(self, response: httpx.Response, body: bytes) -> tuple[str, str | None]:
-        status = response.status_code
-        if 300 <= status < 400:
-            location = response.headers.get("location", "?")
-            return self._redact(f"unexpected redirect to {location}; check the base URL"), None
-        content_type = response.headers.get("content-type", "")
-        return describe_status(status, body, content_type, secrets=self._secrets)
-
-    async def _status_error(self, response: httpx.Response) -> ErrorEvent:
-        message, code = self._status_message(response, await self._read_body(response))
-        status = response.status_code
-        text = str(ProviderError(message, provider=self.name, status=status))
-        return ErrorEvent(text, code=code, status=status, provider=self.name)
-
-    async def _read_body(self, response: httpx.Response) -> bytes:
-        body = bytearray()
-        chunks = response.aiter_bytes()
-        try:
-            async for chunk in chunks:
-                body += chunk
-                if len(body) >= ERROR_BODY_LIMIT:
-                    break
-        except httpx.HTTPError:
-            pass  # whatever arrived is enough for a message
-        finally:
-            await drain(chunks, 0.0)
-        return bytes(body)
 
     async def _html_instead_of_stream(
         self, response: httpx.Response, parser: AnthropicStreamParser

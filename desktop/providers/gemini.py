@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any
 from urllib.parse import quote
@@ -31,18 +30,16 @@ from desktop.core.events import ErrorEvent, StreamEvent
 from desktop.core.provider import ChatRequest, ModelCapabilities, ModelInfo
 from desktop.providers.gemini_format import build_gemini_body
 from desktop.providers.gemini_stream import GeminiStreamParser
+from desktop.providers.http_base import ERROR_BODY_LIMIT, HttpProvider
 from desktop.providers.http_errors import (
     describe_error_body,
     describe_status,
-    describe_transport_error,
 )
 from desktop.providers.http_stream import drain
 from desktop.providers.retry import (
     USER_AGENT,
     RetryPolicy,
     is_retryable_status,
-    make_async_client,
-    redact,
     send_with_retry,
 )
 from desktop.providers.sse import SSEDecoder
@@ -52,11 +49,8 @@ __all__ = ["DEFAULT_URL", "GeminiProvider", "model_path", "parse_models_page"]
 log = logging.getLogger(__name__)
 
 DEFAULT_URL = "https://generativelanguage.googleapis.com/v1beta"
-CONNECT_TIMEOUT_S = 10.0
-ERROR_BODY_LIMIT = 65536
 MODELS_PAGE_SIZE = 1000
 MAX_MODEL_PAGES = 20
-_SECRET_HEADER = re.compile(r"(?i)auth|key|token|secret|password|cookie")
 
 
 def model_path(model: str) -> str:
@@ -68,7 +62,7 @@ def model_path(model: str) -> str:
     return quote(model, safe="/-._~")
 
 
-class GeminiProvider:
+class GeminiProvider(HttpProvider):
     """A :class:`desktop.core.provider.Provider` for the Gemini API."""
 
     supports_tools: bool = True
@@ -93,23 +87,8 @@ class GeminiProvider:
 
         ``on_retry(attempt, delay_s, reason)`` is called before each retry wait;
         ``client`` is not closed by :meth:`aclose` when injected."""
-        self.name = name
-        self.options = dict(options or {})
-        self.base_url = base_url.rstrip("/")
-        self.timeout = timeout
-        self.retry = retry if retry is not None else RetryPolicy()
-        self._api_key = api_key or None
-        self._headers = dict(headers or {})
-        self._client = client
-        self._owns_client = client is None
-        self._on_retry = on_retry
-        self._secrets = (
-            self._api_key,
-            *(v for k, v in self._headers.items() if _SECRET_HEADER.search(k)),
-        )
-
-    def __repr__(self) -> str:  # never shows the key
-        return f"GeminiProvider(name={self.name!r}, base_url={self.base_url!r})"
+        super().__init__(base_url, api_key, name=name, headers=headers, timeout=timeout,
+                         retry=retry, client=client, on_retry=on_retry, options=options)
 
     # -- public API
 
@@ -165,17 +144,6 @@ class GeminiProvider:
             seen.add(token)
         return [models[key] for key in sorted(models)]
 
-    async def aclose(self) -> None:
-        if self._owns_client and self._client is not None:
-            client, self._client = self._client, None
-            await client.aclose()
-
-    async def __aenter__(self) -> GeminiProvider:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
     # -- internals
 
     async def _open(self, request: ChatRequest) -> httpx.Response | ErrorEvent:
@@ -222,12 +190,6 @@ class GeminiProvider:
                 provider=self.name,
             ) from None
 
-    def _get_client(self) -> httpx.AsyncClient:
-        if self._client is None:
-            self._client = make_async_client(timeout=self.timeout)
-            self._owns_client = True
-        return self._client
-
     def _build_request(
         self, method: str, path: str, body: dict[str, Any] | None, params: dict[str, str]
     ) -> httpx.Request:
@@ -240,20 +202,11 @@ class GeminiProvider:
         if self._api_key:
             headers["x-goog-api-key"] = self._api_key
         headers.update(self._headers)
-        timeout = httpx.Timeout(self.timeout, connect=min(CONNECT_TIMEOUT_S, self.timeout))
+        timeout = self._timeout()
         content = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
         return self._get_client().build_request(
             method, url, content=content, headers=headers, timeout=timeout
         )
-
-    def _redact(self, text: str) -> str:
-        return redact(text, self._secrets)
-
-    def _describe(self, exc: Exception, *, streaming: bool) -> tuple[str, str]:
-        message, code = describe_transport_error(
-            exc, self.base_url, self.timeout, streaming=streaming
-        )
-        return self._redact(message), code
 
     def _status_message(self, response: httpx.Response, body: bytes) -> tuple[str, str | None]:
         """The message of ``{"error": {"code", "message", "status"}}`` (or an HTML page);
@@ -271,20 +224,6 @@ class GeminiProvider:
         status = response.status_code
         text = str(ProviderError(message, provider=self.name, status=status))
         return ErrorEvent(text, code=code, status=status, provider=self.name)
-
-    async def _read_body(self, response: httpx.Response) -> bytes:
-        body = bytearray()
-        chunks = response.aiter_bytes()
-        try:
-            async for chunk in chunks:
-                body += chunk
-                if len(body) >= ERROR_BODY_LIMIT:
-                    break
-        except httpx.HTTPError:
-            pass  # whatever arrived is enough for a message
-        finally:
-            await drain(chunks, 0.0)
-        return bytes(body)
 
     async def _not_an_event_stream(
         self, response: httpx.Response, parser: GeminiStreamParser

@@ -23,6 +23,7 @@ import httpx
 from desktop.core.errors import ProviderError
 from desktop.core.events import ErrorEvent, StreamEvent
 from desktop.core.provider import ChatRequest, ModelCapabilities, ModelInfo
+from desktop.providers.http_base import HttpProvider
 from desktop.providers.http_errors import (
     describe_error_body,
     describe_status,
@@ -35,8 +36,6 @@ from desktop.providers.retry import (
     USER_AGENT,
     RetryPolicy,
     is_retryable_status,
-    make_async_client,
-    redact,
     send_with_retry,
 )
 
@@ -46,16 +45,13 @@ log = logging.getLogger(__name__)
 
 DEFAULT_URL = "http://localhost:11434"
 DEFAULT_PORT = 11434
-CONNECT_TIMEOUT_S = 10.0
 SHOW_TIMEOUT_S = 10.0
 SHOW_CONCURRENCY = 4
 SHOW_MAX_MODELS = 64  # beyond this, capabilities stay unknown rather than 64+ requests
-ERROR_BODY_LIMIT = 65536
 _SUFFIX = re.compile(r"(?i)/(api|v1)$")
-_SECRET_HEADER = re.compile(r"(?i)auth|key|token|secret|password|cookie")
 
 
-class OllamaProvider:
+class OllamaProvider(HttpProvider):
     """A :class:`desktop.core.provider.Provider` for Ollama (local, or ollama.com with a key).
 
     ``options``: ``think`` (bool or ``"low"|"medium"|"high"|"max"``), ``keep_alive``
@@ -79,21 +75,9 @@ class OllamaProvider:
         on_retry: Callable[[int, float, str], None] | None = None,
         options: Mapping[str, Any] | None = None,
     ) -> None:
-        self.name = name
-        self.options = dict(options or {})
-        self.base_url = _SUFFIX.sub("", base_url.strip().rstrip("/")).rstrip("/")
-        self.timeout = timeout  # also the longest silence tolerated mid-stream
-        self.retry = retry if retry is not None else RetryPolicy()
-        self._api_key = api_key or None
-        self._headers = dict(headers or {})
-        self._client = client
-        self._owns_client = client is None
-        self._on_retry = on_retry
-        secret_headers = (v for k, v in self._headers.items() if _SECRET_HEADER.search(k))
-        self._secrets = (self._api_key, *secret_headers)
-
-    def __repr__(self) -> str:  # never shows the key
-        return f"OllamaProvider(name={self.name!r}, base_url={self.base_url!r})"
+        super().__init__(base_url, api_key, name=name, headers=headers, timeout=timeout,
+                         retry=retry, client=client, on_retry=on_retry, options=options)
+        self.base_url = _SUFFIX.sub("", self.base_url).rstrip("/")
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         """Yield normalized events; the last one is an EndEvent or an ErrorEvent."""
@@ -106,7 +90,7 @@ class OllamaProvider:
         events: list[StreamEvent]
         try:
             if not 200 <= response.status_code < 300:
-                events = [await self._status_error(response, request.model)]
+                events = [await self._model_status_error(response, request.model)]
             elif "html" in response.headers.get("content-type", ""):
                 snippet, _ = describe_error_body(await self._read_body(response), "text/html")
                 message = f"expected a stream but got a web page ({snippet}); check the base URL"
@@ -151,17 +135,6 @@ class OllamaProvider:
             pairs = zip(models, shown, strict=True)
             models = [replace(m, capabilities=_capabilities(s)) for m, s in pairs if _can_chat(s)]
         return sorted(models, key=lambda m: m.id)
-
-    async def aclose(self) -> None:
-        if self._owns_client and self._client is not None:
-            client, self._client = self._client, None
-            await client.aclose()
-
-    async def __aenter__(self) -> OllamaProvider:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
 
     # -- internals
 
@@ -211,7 +184,7 @@ class OllamaProvider:
             raise ProviderError(message, provider=self.name, code=code, retryable=True) from None
         status = response.status_code
         if not 200 <= status < 300:
-            message, error_code = self._status_message(response, response.content)
+            message, error_code = self._model_status_message(response, response.content)
             raise ProviderError(message, provider=self.name, status=status, code=error_code,
                                 retryable=is_retryable_status(status))  # fmt: skip
         try:
@@ -219,12 +192,6 @@ class OllamaProvider:
         except ValueError:
             message = f"{self.base_url}{path} did not return JSON; check the base URL"
             raise ProviderError(message, provider=self.name) from None
-
-    def _get_client(self) -> httpx.AsyncClient:
-        if self._client is None:
-            self._client = make_async_client(timeout=self.timeout)
-            self._owns_client = True
-        return self._client
 
     def _build_request(
         self, path: str, body: dict[str, Any] | None, timeout: float | None = None
@@ -241,14 +208,10 @@ class OllamaProvider:
         if body is not None:
             content = json.dumps(body, ensure_ascii=False).encode("utf-8")
             headers["Content-Type"] = "application/json"
-        seconds = self.timeout if timeout is None else timeout
         return self._get_client().build_request(
             "GET" if body is None else "POST", url, content=content, headers=headers,
-            timeout=httpx.Timeout(seconds, connect=min(CONNECT_TIMEOUT_S, seconds)),
+            timeout=self._timeout(timeout),
         )  # fmt: skip
-
-    def _redact(self, text: str) -> str:
-        return redact(text, self._secrets)
 
     def _describe(self, exc: Exception, *, streaming: bool) -> tuple[str, str]:
         if not streaming and _refused(exc):
@@ -259,7 +222,7 @@ class OllamaProvider:
                                                  streaming=streaming)  # fmt: skip
         return self._redact(message), code
 
-    def _status_message(
+    def _model_status_message(
         self, response: httpx.Response, body: bytes, model: str | None = None
     ) -> tuple[str, str | None]:
         status = response.status_code
@@ -273,24 +236,9 @@ class OllamaProvider:
                 return self._redact(f"{message} (run `ollama pull {model}`)"), code
         return describe_status(status, body, content_type, secrets=self._secrets)
 
-    async def _status_error(self, response: httpx.Response, model: str) -> ErrorEvent:
-        message, code = self._status_message(response, await self._read_body(response), model)
+    async def _model_status_error(self, response: httpx.Response, model: str) -> ErrorEvent:
+        message, code = self._model_status_message(response, await self._read_body(response), model)
         return self._error_event(message, code, response.status_code)
-
-    async def _read_body(self, response: httpx.Response) -> bytes:
-        body = bytearray()
-        chunks = response.aiter_bytes()
-        try:
-            async for chunk in chunks:
-                body += chunk
-                if len(body) >= ERROR_BODY_LIMIT:
-                    break
-        except httpx.HTTPError:
-            pass  # whatever arrived is enough for a message
-        finally:
-            await drain(chunks, 0.0)
-        return bytes(body)
-
 
 def _refused(exc: BaseException | None) -> bool:
     """Whether a connect failure was "connection refused": nothing listens there."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any
 
@@ -19,10 +18,9 @@ import httpx
 from desktop.core.errors import ProviderError
 from desktop.core.events import ErrorEvent, StreamEvent
 from desktop.core.provider import ChatRequest, ModelInfo
+from desktop.providers.http_base import HttpProvider
 from desktop.providers.http_errors import (
     describe_error_body,
-    describe_status,
-    describe_transport_error,
 )
 from desktop.providers.http_stream import DRAIN_TIMEOUT_S, drain, is_json
 from desktop.providers.openai_format import ChatStreamParser, build_chat_body
@@ -30,8 +28,6 @@ from desktop.providers.retry import (
     USER_AGENT,
     RetryPolicy,
     is_retryable_status,
-    make_async_client,
-    redact,
     send_with_retry,
 )
 from desktop.providers.sse import SSEDecoder
@@ -40,12 +36,9 @@ __all__ = ["OpenAIChatProvider", "parse_models"]
 
 log = logging.getLogger(__name__)
 
-CONNECT_TIMEOUT_S = 10.0
-ERROR_BODY_LIMIT = 65536
-_SECRET_HEADER = re.compile(r"(?i)auth|key|token|secret|password|cookie")
 
 
-class OpenAIChatProvider:
+class OpenAIChatProvider(HttpProvider):
     """A :class:`desktop.core.provider.Provider` for ``POST {base_url}/chat/completions``."""
 
     supports_tools: bool = True
@@ -69,23 +62,8 @@ class OpenAIChatProvider:
         ``on_retry(attempt, delay_s, reason)`` is called before each retry wait
         (e.g. to show "rate limited, retrying in 8 s"); ``client`` is not closed by
         :meth:`aclose` when injected."""
-        self.name = name
-        self.options = dict(options or {})
-        self.base_url = base_url.rstrip("/")
-        self.timeout = timeout
-        self.retry = retry if retry is not None else RetryPolicy()
-        self._api_key = api_key or None
-        self._headers = dict(headers or {})
-        self._client = client
-        self._owns_client = client is None
-        self._on_retry = on_retry
-        self._secrets = (
-            self._api_key,
-            *(v for k, v in self._headers.items() if _SECRET_HEADER.search(k)),
-        )
-
-    def __repr__(self) -> str:  # never shows the key
-        return f"OpenAIChatProvider(name={self.name!r}, base_url={self.base_url!r})"
+        super().__init__(base_url, api_key, name=name, headers=headers, timeout=timeout,
+                         retry=retry, client=client, on_retry=on_retry, options=options)
 
     # -- public API
 
@@ -156,17 +134,6 @@ class OpenAIChatProvider:
             ) from None
         return parse_models(payload, self.name)
 
-    async def aclose(self) -> None:
-        if self._owns_client and self._client is not None:
-            client, self._client = self._client, None
-            await client.aclose()
-
-    async def __aenter__(self) -> OpenAIChatProvider:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
     # -- internals
 
     async def _open(self, request: ChatRequest) -> httpx.Response | ErrorEvent:
@@ -192,12 +159,6 @@ class OpenAIChatProvider:
                 events += parser.feed_sse(sse)
         return events + parser.finish()
 
-    def _get_client(self) -> httpx.AsyncClient:
-        if self._client is None:
-            self._client = make_async_client(timeout=self.timeout)
-            self._owns_client = True
-        return self._client
-
     def _build_request(self, method: str, path: str, body: dict[str, Any] | None) -> httpx.Request:
         base = httpx.URL(self.base_url)  # keeps a query string such as ?api-version=...
         url = base.copy_with(path=base.path.rstrip("/") + path)
@@ -207,22 +168,13 @@ class OpenAIChatProvider:
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
         headers.update(self._headers)
-        timeout = httpx.Timeout(self.timeout, connect=min(CONNECT_TIMEOUT_S, self.timeout))
+        timeout = self._timeout()
         content = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
         if content is not None:
             headers["Content-Type"] = "application/json"
         return self._get_client().build_request(
             method, url, content=content, headers=headers, timeout=timeout
         )
-
-    def _redact(self, text: str) -> str:
-        return redact(text, self._secrets)
-
-    def _describe(self, exc: Exception, *, streaming: bool) -> tuple[str, str]:
-        message, code = describe_transport_error(
-            exc, self.base_url, self.timeout, streaming=streaming
-        )
-        return self._redact(message), code
 
     def _transport_error(self, exc: Exception, *, streaming: bool) -> ErrorEvent:
         message, code = self._describe(exc, streaming=streaming)
@@ -232,34 +184,6 @@ class OpenAIChatProvider:
     def _unexpected(self, exc: Exception) -> ErrorEvent:
         text = str(ProviderError(self._redact(f"unexpected error: {exc}"), provider=self.name))
         return ErrorEvent(text, code="internal_error", provider=self.name)
-
-    def _status_message(self, response: httpx.Response, body: bytes) -> tuple[str, str | None]:
-        status = response.status_code
-        if 300 <= status < 400:
-            location = response.headers.get("location", "?")
-            return self._redact(f"unexpected redirect to {location}; check the base URL"), None
-        content_type = response.headers.get("content-type", "")
-        return describe_status(status, body, content_type, secrets=self._secrets)
-
-    async def _status_error(self, response: httpx.Response) -> ErrorEvent:
-        message, code = self._status_message(response, await self._read_body(response))
-        status = response.status_code
-        text = str(ProviderError(message, provider=self.name, status=status))
-        return ErrorEvent(text, code=code, status=status, provider=self.name)
-
-    async def _read_body(self, response: httpx.Response) -> bytes:
-        body = bytearray()
-        chunks = response.aiter_bytes()
-        try:
-            async for chunk in chunks:
-                body += chunk
-                if len(body) >= ERROR_BODY_LIMIT:
-                    break
-        except httpx.HTTPError:
-            pass  # whatever arrived is enough for a message
-        finally:
-            await drain(chunks, 0.0)
-        return bytes(body)
 
     async def _html_instead_of_stream(
         self, response: httpx.Response, parser: ChatStreamParser
