@@ -1,11 +1,21 @@
 """Assista Desktop: a native desktop chat client for large language models."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("assista-desktop")
-except PackageNotFoundError:  # running from a source tree without installing
-    __version__ = "0.0.0+source"
+from __future__ import annotations
 
 APP_NAME = "Assista"
 APP_ID = "assista-desktop"
+
+
+def __getattr__(name: str) -> str:
+    # ``__version__`` is read from the installed metadata on first use: importing
+    # importlib.metadata costs ~20 ms, which the window's start should not pay.
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            value = version("assista-desktop")
+        except PackageNotFoundError:  # running from a source tree without installing
+            value = "0.0.0+source"
+        globals()["__version__"] = value
+        return value
+    raise AttributeError(f"module 'desktop' has no attribute {name!r}")

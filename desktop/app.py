@@ -73,14 +73,19 @@ class AppContext:
         *,
         environ: Mapping[str, str] | None = None,
         log_to_stderr: bool = True,
+        lock: InstanceLock | None = None,
     ) -> AppContext:
         """Open the data folder. The first process to open it holds the instance lock
         and does the start-up repairs (damaged file recovery, interrupted answers,
         emptying the trash); a second process (e.g. ``assista ask`` while the window
-        is open) shares the database without touching what the first one owns."""
+        is open) shares the database without touching what the first one owns.
+
+        ``lock``: the data folder's lock when the caller took it already (the window
+        does, before it shows, to hand over to a running instance instead)."""
         paths = DataPaths.resolve(data_dir)
         setup_logging(paths, stderr=log_to_stderr)
-        lock = acquire_instance_lock(paths)
+        if lock is None:
+            lock = acquire_instance_lock(paths)
         notice: str | None = None
         if lock is not None:
             try:

@@ -4,8 +4,24 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
+from typing import Any
 
-from desktop import __version__
+
+class _VersionAction(argparse.Action):
+    """``--version``: the version is looked up only when asked for (it costs an
+    importlib.metadata import that the window's start should not pay)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        from desktop import __version__
+
+        print(f"assista {__version__}")
+        parser.exit()
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
@@ -15,7 +31,8 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="assista", description="Assista Desktop")
-    parser.add_argument("--version", action="version", version=f"assista {__version__}")
+    parser.add_argument("--version", action=_VersionAction,
+                        help="show the version and exit")
     parser.add_argument("--data-dir", metavar="DIR", default=None,
                         help="keep all data (database, settings, logs) in DIR (portable mode)")
     parser.add_argument("--smoke", action="store_true",
@@ -72,9 +89,10 @@ def run(argv: list[str]) -> int:
         from desktop.cli.import_cmd import import_command
 
         return import_command(args)
-    # The Qt-free part of the app first: once PySide6 is imported, its import hook
-    # reads the source of every module imported after it (~40 ms more here).
-    import desktop.app  # noqa: F401
+    # What the window needs before it shows, imported before Qt: once PySide6 is
+    # imported, its import hook reads the source of every module imported after it.
+    import desktop.storage.instance_lock
+    import desktop.storage.window_state  # noqa: F401
     from desktop.ui.launch import launch_gui
 
     return launch_gui(data_dir=args.data_dir, smoke=args.smoke)

@@ -1,14 +1,21 @@
-"""The main window: sessions | chat + composer | tool activity, with a top bar."""
+"""The main window: sessions | chat + composer | tool activity, with a top bar.
+
+Built in two steps so that it can be on screen before the app has loaded: the
+constructor makes the window itself (title, saved size, a skeleton of the layout);
+:meth:`MainWindow.attach` fills it in once there is a controller. This module imports
+only Qt classes at the top: the chat view, the models and the agent loop are imported
+by ``attach``, and so are asyncio, logging and Qt's ``Qt`` namespace (creating its
+enums alone takes ~13 ms), which the window does not need to show.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer, QUrl
+from PySide6.QtCore import QByteArray, QTimer, QUrl
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QPaintEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -26,58 +33,64 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import APP_NAME
-from desktop.core.agent_events import RunFinished
-from desktop.core.attachments import load_attachment
-from desktop.core.errors import AssistaError
-from desktop.core.messages import Message, Part, Usage
-from desktop.providers.pricing import Price, cost_of
-from desktop.ui.assistant_picker import AssistantPicker
-from desktop.ui.chat_view import ChatView
-from desktop.ui.composer import Composer
-from desktop.ui.controller import ChatController
-from desktop.ui.conversation_actions import ConversationActions
-from desktop.ui.session_list import SessionList
-from desktop.ui.sidebar import ToolSidebar
-from desktop.ui.window_providers import ProviderControls
+from desktop.storage.window_state import WINDOW_STATE_KEY, WindowState
+from desktop.ui import theme
+from desktop.ui.startup_skeleton import DEFAULT_SPLITTER, StartupSkeleton
+from desktop.ui.window_providers import ProviderControls, delete_on_close, window_log
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    import asyncio
 
+    from desktop.core.agent_events import RunFinished
+    from desktop.core.messages import Message, Part
+    from desktop.ui.chat_view import ChatView
+    from desktop.ui.composer import Composer
+    from desktop.ui.controller import ChatController
+    from desktop.ui.conversation_actions import ConversationActions
+    from desktop.ui.session_list import SessionList
+    from desktop.ui.sidebar import ToolSidebar
 
-def format_usage(usage: Usage) -> str:
-    def k(n: int) -> str:
-        return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
-
-    text = f"tokens {k(usage.input_tokens)} in · {k(usage.output_tokens)} out"
-    if usage.reasoning_tokens:
-        text += f" ({k(usage.reasoning_tokens)} thinking)"
-    if usage.cost is not None:
-        text += f" · ${usage.cost:.4f}" if usage.cost < 1 else f" · ${usage.cost:.2f}"
-    return text
-
-
-def session_usage(messages: list[Message], prices: Mapping[str, Price]) -> Usage:
-    """Token totals of a conversation, with a cost where every priced answer has one."""
-    total = Usage()
-    cost: float | None = None
-    for message in messages:
-        if message.usage is None:
-            continue
-        total = total + message.usage.model_copy(update={"cost": None})
-        one = cost_of(message.model, message.usage, prices)
-        if one is not None:
-            cost = (cost or 0.0) + one
-    return total.model_copy(update={"cost": cost})
+MENU_TITLES = ("&File", "&Chat", "&Settings", "&View", "&Help")
 
 
 class MainWindow(ProviderControls, QMainWindow):
-    def __init__(self, controller: ChatController) -> None:
+    sessions: SessionList
+    chat: ChatView
+    composer: Composer
+    sidebar: ToolSidebar
+    conversations: ConversationActions
+
+    def __init__(self, controller: ChatController | None = None,
+                 state: WindowState | None = None) -> None:
         super().__init__()
-        self.controller = controller
         self.setWindowTitle(APP_NAME)
         self.resize(1280, 820)
-        self._model_task: asyncio.Task[None] | None = None
+        self.state = state or WindowState()
+        if self.state.geometry:
+            self.restoreGeometry(QByteArray.fromBase64(self.state.geometry.encode("ascii")))
+        self.ready = False  # True once attach() has filled the window in
         # Work that waits for the first frame (None once it is on screen)
         self._after_paint: list[Callable[[], None]] | None = []
+        self.setCentralWidget(StartupSkeleton(APP_NAME, self.state.splitter,
+                                              self.state.sidebar_visible))
+        for title in MENU_TITLES:  # the real menus replace these in attach()
+            self.menuBar().addMenu(title).setEnabled(False)
+        self.statusBar().showMessage("Opening…")
+        if controller is not None:
+            self.attach(controller)
+
+    def attach(self, controller: ChatController) -> None:
+        """Build the real content for ``controller`` (replaces the skeleton)."""
+        from PySide6.QtCore import Qt
+
+        from desktop.ui.chat_view import ChatView
+        from desktop.ui.composer import Composer
+        from desktop.ui.conversation_actions import ConversationActions
+        from desktop.ui.session_list import SessionList
+        from desktop.ui.sidebar import ToolSidebar
+
+        self.controller = controller
+        self._model_task: asyncio.Task[None] | None = None
         self._provider_dialog: QDialog | None = None
         self._confirm_box: QMessageBox | None = None
         self.tools_dialog: QDialog | None = None
@@ -112,7 +125,7 @@ class MainWindow(ProviderControls, QMainWindow):
         self.splitter.addWidget(center)
         self.splitter.addWidget(self.sidebar)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([230, 730, 330])
+        self.splitter.setSizes(self.state.splitter or list(DEFAULT_SPLITTER))
         self.splitter.setChildrenCollapsible(True)
 
         root = QWidget()
@@ -123,13 +136,21 @@ class MainWindow(ProviderControls, QMainWindow):
         outer.addWidget(self.splitter, 1)
         self.setCentralWidget(root)
         self.conversations = ConversationActions(self)
+        self.menuBar().clear()
         self._build_menus()
         self._connect()
+        self.sidebar_button.setChecked(self.state.sidebar_visible)
         self.refresh_sessions()
         self.refresh_providers()
         self._update_workspace()
+        self._show_usage(controller.history)
         QTimer.singleShot(0, self.composer.input.setFocus)
         self._after_first_paint(self._start_mcp)
+        self.ready = True
+
+    def after_first_paint(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once the window's first frame is on screen."""
+        self._after_first_paint(callback)
 
     def _after_first_paint(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` once the window's first frame is painted (at once after
@@ -149,6 +170,8 @@ class MainWindow(ProviderControls, QMainWindow):
     # -- construction ---------------------------------------------------------------------
 
     def _build_top_bar(self) -> QWidget:
+        from PySide6.QtCore import Qt
+
         bar = QWidget()
         bar.setObjectName("topBar")
         bar.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
@@ -164,13 +187,15 @@ class MainWindow(ProviderControls, QMainWindow):
         self.model_combo.setEditable(True)
         self.model_combo.setMinimumWidth(240)
         self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        from desktop.ui.assistant_picker import AssistantPicker
+
         self.assistant_picker = AssistantPicker(self.controller)
         self.providers_button = QPushButton("Providers…")
         self.providers_button.setToolTip("Add or edit providers (Ctrl+,)")
         self.sidebar_button = QPushButton("Tool activity")
         self.sidebar_button.setCheckable(True)
         self.sidebar_button.setChecked(True)
-        self.usage_label = QLabel(format_usage(Usage()))
+        self.usage_label = QLabel("")
         self.usage_label.setObjectName("usageLabel")
         row.addWidget(title)
         row.addSpacing(16)
@@ -341,6 +366,9 @@ class MainWindow(ProviderControls, QMainWindow):
             self.add_attachment(Path(path))
 
     def add_attachment(self, path: Path) -> bool:
+        from desktop.core.attachments import load_attachment
+        from desktop.core.errors import AssistaError
+
         try:
             part = load_attachment(path)
         except AssistaError as exc:
@@ -363,19 +391,18 @@ class MainWindow(ProviderControls, QMainWindow):
         self.composer.input.setFocus()
 
     def _show_usage(self, messages: list[Message]) -> None:
+        from desktop.providers.pricing import Price
+        from desktop.ui.usage_text import format_usage, session_usage, usage_tooltip
+
         prices = {model: Price(p.input, p.output, p.cached_input)
                   for model, p in self.controller.settings.prices.items()}
         total = session_usage(messages, prices)
         self.usage_label.setText(format_usage(total))
-        self.usage_label.setToolTip(
-            f"This chat: {total.input_tokens} input tokens ({total.cached_tokens} cached), "
-            f"{total.output_tokens} output tokens ({total.reasoning_tokens} thinking)"
-            + (f", about ${total.cost:.4f}" if total.cost is not None else
-               ", no price known for this model"))
+        self.usage_label.setToolTip(usage_tooltip(total))
         self._update_status()
 
     def show_error(self, text: str) -> None:
-        log.warning("shown to user: %s", text)
+        window_log().warning("shown to user: %s", text)
         self.error_banner.setText(text)
         self.error_banner.show()
 
@@ -419,6 +446,8 @@ class MainWindow(ProviderControls, QMainWindow):
             self.sidebar.focus_approval()
 
     def _start_mcp(self) -> None:
+        import asyncio
+
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -433,7 +462,7 @@ class MainWindow(ProviderControls, QMainWindow):
             self.tools_dialog.raise_()
             return
         dialog = ToolsDialog(self.controller, self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        delete_on_close(dialog)
         dialog.destroyed.connect(lambda: setattr(self, "tools_dialog", None))
         self.tools_dialog = dialog
         dialog.open()
@@ -445,7 +474,7 @@ class MainWindow(ProviderControls, QMainWindow):
             self.mcp_dialog.raise_()
             return
         dialog = McpDialog(self.controller, self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        delete_on_close(dialog)
         dialog.finished.connect(self._refresh_tools)
         dialog.destroyed.connect(lambda: setattr(self, "mcp_dialog", None))
         self.mcp_dialog = dialog
@@ -458,7 +487,7 @@ class MainWindow(ProviderControls, QMainWindow):
                           "Let it continue?",
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
         box.setDefaultButton(QMessageBox.StandardButton.Yes)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        delete_on_close(box)
         def answered(_result: int) -> None:
             proceed = box.standardButton(box.clickedButton()) == QMessageBox.StandardButton.Yes
             if self._confirm_box is box:
@@ -476,7 +505,7 @@ class MainWindow(ProviderControls, QMainWindow):
         from desktop.ui.about_dialog import AboutDialog
 
         dialog = AboutDialog(self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        delete_on_close(dialog)
         dialog.open()
 
     def bring_to_front(self) -> None:
@@ -487,6 +516,29 @@ class MainWindow(ProviderControls, QMainWindow):
         self.raise_()
         self.activateWindow()
 
+    def window_state(self) -> WindowState:
+        """Size, place, pane widths and zoom, as they are now (saved on close)."""
+        sizes = self.splitter.sizes() if self.ready else []
+        return WindowState(
+            theme=self.state.theme,
+            geometry=bytes(self.saveGeometry().toBase64().data()).decode("ascii"),
+            splitter=sizes if len(sizes) == 3 and any(sizes) else self.state.splitter,
+            sidebar_visible=self.sidebar_button.isChecked() if self.ready
+            else self.state.sidebar_visible,
+            zoom=theme.zoom(),
+        )
+
+    def save_window_state(self) -> None:
+        if not self.ready:
+            return
+        try:
+            self.controller.ctx.settings_store.set_value(WINDOW_STATE_KEY,
+                                                         self.window_state().to_json())
+        except Exception:  # never lose the close over it
+            window_log().exception("could not save the window's size and layout")
+
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.controller.stop()
+        if self.ready:
+            self.save_window_state()
+            self.controller.stop()
         super().closeEvent(event)

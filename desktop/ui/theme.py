@@ -8,9 +8,14 @@ the chat text (Ctrl+= / Ctrl+- in the chat view).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, Signal
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import Qt
 
 _DARK = False
 _MODE = "system"
@@ -59,8 +64,15 @@ def colors() -> dict[str, str]:
 
 
 def system_prefers_dark() -> bool:
+    from PySide6.QtCore import Qt  # creating its enums takes ~13 ms: not before the window
+
     hints = QGuiApplication.styleHints()
     return hints.colorScheme() == Qt.ColorScheme.Dark
+
+
+def _platform_palette_is_dark() -> bool:
+    """A quick guess at the OS scheme: the platform's own palette (before ours is set)."""
+    return QGuiApplication.palette().color(QPalette.ColorRole.Window).lightness() < 128
 
 
 def mode() -> str:
@@ -105,11 +117,20 @@ def _os_scheme_changed(_scheme: Qt.ColorScheme) -> None:
         apply_theme(app, "system")
 
 
-def apply_theme(app: QApplication, mode: str = "system") -> None:
-    """Style ``app`` light, dark or like the OS (``"system"``), and tell the widgets."""
+def apply_theme(app: QApplication, mode: str = "system", *, quick: bool = False) -> None:
+    """Style ``app`` light, dark or like the OS (``"system"``), and tell the widgets.
+
+    ``quick`` (at start-up, before the window shows): for ``"system"``, guess the OS
+    scheme from the platform's palette instead of asking Qt for it; :func:`settle`
+    corrects the guess once the window is up."""
     global _DARK, _MODE, _following_os
     _MODE = mode if mode in ("light", "dark") else "system"
-    _DARK = system_prefers_dark() if _MODE == "system" else _MODE == "dark"
+    if _MODE != "system":
+        _DARK = _MODE == "dark"
+    elif quick and not _following_os:
+        _DARK = _platform_palette_is_dark()
+    else:
+        _DARK = system_prefers_dark()
     if not _following_os:
         QGuiApplication.styleHints().colorSchemeChanged.connect(_os_scheme_changed)
         _following_os = True
@@ -129,6 +150,14 @@ def apply_theme(app: QApplication, mode: str = "system") -> None:
     app.setPalette(palette)
     app.setStyleSheet(stylesheet(c))
     notifier().changed.emit()
+
+
+def settle(app: QApplication, mode: str) -> None:
+    """After start-up: apply ``mode`` (the saved setting) unless the quick start-up
+    theme already matches it and the OS."""
+    mode = mode if mode in ("light", "dark") else "system"
+    if mode != _MODE or (mode == "system" and system_prefers_dark() != _DARK):
+        apply_theme(app, mode)
 
 
 def stylesheet(c: dict[str, str]) -> str:

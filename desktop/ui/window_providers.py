@@ -5,19 +5,32 @@ A mixin of :class:`desktop.ui.main_window.MainWindow`, which owns the widgets.""
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QDialog, QLabel, QStatusBar, QWidget
 
-from desktop.core.messages import Message
-from desktop.core.settings import ModelPrice
-from desktop.ui.controller import ChatController
+if TYPE_CHECKING:
+    import asyncio
+    import logging
 
-log = logging.getLogger(__name__)
+    from desktop.core.messages import Message
+    from desktop.core.settings import ModelPrice
+    from desktop.ui.controller import ChatController
+
+
+
+def window_log() -> logging.Logger:
+    """The main window's logger (logging is imported once the window is on screen)."""
+    import logging
+
+    return logging.getLogger("desktop.ui.main_window")
+
+
+def delete_on_close(widget: QWidget) -> None:
+    from PySide6.QtCore import Qt
+
+    widget.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
 
 
 class ProviderControls:
@@ -101,9 +114,11 @@ class ProviderControls:
             try:
                 models = await self.controller.ctx.refresh_models(config)
             except Exception as exc:
-                log.info("could not list models for %s: %s", config.name, exc)
+                window_log().info("could not list models for %s: %s", config.name, exc)
                 return
             self._fill_models([m.id for m in models])
+
+        import asyncio
 
         try:
             self._model_task = asyncio.ensure_future(fetch())
@@ -130,7 +145,7 @@ class ProviderControls:
             self._provider_dialog.activateWindow()
             return
         dialog = ProviderDialog(self.controller.ctx, cast(QWidget, self))
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        delete_on_close(dialog)
         dialog.providersChanged.connect(self._providers_changed)
         dialog.finished.connect(self._provider_dialog_closed)
         self._provider_dialog = dialog
@@ -144,7 +159,7 @@ class ProviderControls:
         from desktop.ui.prices_dialog import PricesDialog
 
         dialog = PricesDialog(dict(self.controller.settings.prices), cast(QWidget, self))
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        delete_on_close(dialog)
         dialog.pricesChanged.connect(self._prices_changed)
         dialog.open()
 

@@ -264,7 +264,7 @@ def test_image_refused_for_a_model_without_vision(
 def test_session_usage_and_cost() -> None:
     from desktop.core.messages import Usage
     from desktop.providers.pricing import Price
-    from desktop.ui.main_window import format_usage, session_usage
+    from desktop.ui.usage_text import format_usage, session_usage
 
     messages = [
         Message.user("q"),

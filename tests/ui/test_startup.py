@@ -1,5 +1,5 @@
-"""Start-up: the window's first frame comes before slow work, and the real entry point
-loads the Qt-free part of the app before Qt (benchmark: tests/bench/bench_startup.py)."""
+"""Start-up: the window is on screen before the app has loaded, then filled in; its
+first frame comes before slow work (benchmark: tests/bench/bench_startup.py)."""
 
 from __future__ import annotations
 
@@ -16,15 +16,17 @@ from PySide6.QtCore import QEvent, QObject
 
 from desktop.app import AppContext
 from desktop.core.settings import ProviderConfig
+from desktop.storage.window_state import WINDOW_STATE_KEY, read_window_state
 from desktop.ui.controller import ChatController
-from desktop.ui.main_window import MainWindow
+from desktop.ui.main_window import MENU_TITLES, MainWindow
 from tests.support.openai_server import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Runs ``assista --smoke``; prints which modules were loaded when PySide6 was first
-# imported (PySide6's import hook reads the source of every module imported after it).
-SMOKE_WITH_IMPORT_ORDER = """
+# Runs ``assista --smoke`` and reports what was loaded when PySide6 was first imported
+# and when the window's first frame had been painted, and whether that same window
+# was filled in afterwards.
+SMOKE_WITH_LOAD_ORDER = """
 import json, sys
 
 class _FirstQt:
@@ -34,28 +36,131 @@ class _FirstQt:
             _FirstQt.seen = sorted(sys.modules)
         return None
 
+frame = {}
+
+class _WrapLaunch:
+    # Wraps desktop.ui.launch.show_first_frame when the entry point imports it.
+    def find_spec(self, name, path=None, target=None):
+        if name != "desktop.ui.launch":
+            return None
+        sys.meta_path.remove(self)
+        from importlib.machinery import PathFinder
+        spec = PathFinder.find_spec(name, path)
+        run_module = spec.loader.exec_module
+
+        def exec_module(module):
+            run_module(module)
+            real_show = module.show_first_frame
+
+            def show_first_frame(app, window):
+                real_show(app, window)
+                frame.update(modules=sorted(sys.modules), visible=window.isVisible(),
+                             ready=window.ready, window=window)
+
+            module.show_first_frame = show_first_frame
+
+        spec.loader.exec_module = exec_module
+        return spec
+
 sys.meta_path.insert(0, _FirstQt())
+sys.meta_path.insert(0, _WrapLaunch())
 from desktop.__main__ import main
 status = main(["--smoke", "--data-dir", sys.argv[1]])
-print(json.dumps(_FirstQt.seen))
+print(json.dumps({"before_qt": _FirstQt.seen, "at_frame": frame["modules"],
+                  "visible_at_frame": frame["visible"], "ready_at_frame": frame["ready"],
+                  "ready_after": frame["window"].ready}))
 sys.exit(status)
 """
 
+#: Not needed to show the window: loaded after its first frame.
+LOADED_AFTER_THE_FIRST_FRAME = [
+    "pydantic", "desktop.app", "desktop.core.messages", "desktop.storage.sessions",
+    "desktop.tools.builtins", "asyncio", "qasync", "markdown_it", "pygments", "httpx",
+    "desktop.ui.chat_view", "desktop.ui.controller", "importlib.metadata",
+]
 
-def test_gui_entry_loads_the_app_core_before_qt(tmp_path: Path) -> None:
+
+def run_smoke(data: Path) -> dict[str, Any]:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    proc = subprocess.run(
-        [sys.executable, "-c", SMOKE_WITH_IMPORT_ORDER, str(tmp_path / "data")],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+    proc = subprocess.run([sys.executable, "-c", SMOKE_WITH_LOAD_ORDER, str(data)], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "smoke ok" in proc.stdout
-    before_qt = set(json.loads(proc.stdout.strip().splitlines()[-1]))
-    for name in ("desktop.app", "desktop.core.messages", "pydantic", "asyncio", "sqlite3",
-                 "desktop.storage.sessions", "desktop.tools.builtins"):
-        assert name in before_qt, name
-    # desktop.ui.launch itself is being loaded when it imports Qt; no widget module yet
-    assert {n for n in before_qt if n.startswith("desktop.ui")} <= {"desktop.ui",
-                                                                     "desktop.ui.launch"}
+    report: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return report
+
+
+def test_the_window_shows_before_the_app_loads_and_is_then_filled_in(tmp_path: Path) -> None:
+    for data in ("first start", "second start"):  # without and with a database
+        report = run_smoke(tmp_path / "data")
+        at_frame = set(report["at_frame"])
+        assert report["visible_at_frame"] and not report["ready_at_frame"], data
+        assert report["ready_after"], data  # the same window, filled in
+        loaded = [name for name in LOADED_AFTER_THE_FIRST_FRAME if name in at_frame]
+        assert loaded == [], (data, loaded)
+        # What the window needs is imported before Qt (PySide6's import hook reads
+        # the source of every module imported after it).
+        before_qt = set(report["before_qt"])
+        assert {"desktop.storage.window_state", "desktop.storage.instance_lock",
+                "sqlite3"} <= before_qt, data
+        # (desktop.ui.launch is being loaded when it imports Qt; no widget module yet)
+        assert {n for n in before_qt if n.startswith("desktop.ui.")} <= {"desktop.ui.launch"}
+
+
+def test_window_state_is_saved_on_close_and_read_before_the_next_start(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    from desktop.ui import theme
+
+    ctx = open_ctx()
+    ctx.save_settings(ctx.load_settings().model_copy(update={"theme": "dark"}))
+    window = MainWindow(ChatController(ctx))
+    qtbot.addWidget(window)
+    window.resize(700, 500)
+    window.show()
+    qtbot.waitExposed(window)
+    window.splitter.setSizes([200, 500, 300])
+    window.sidebar_button.setChecked(False)
+    theme.set_zoom(2)
+    size = (window.width(), window.height())
+    try:
+        window.close()
+        state = read_window_state(ctx.paths.db_path)
+    finally:
+        theme.set_zoom(0)
+    assert state.theme == "dark"
+    assert state.zoom == 2 and state.sidebar_visible is False
+    assert state.splitter[0] == 200 and len(state.splitter) == 3
+    assert state.geometry
+    # The next window opens at that size, with those panes
+    again = MainWindow(state=state)
+    qtbot.addWidget(again)
+    # (the width may be narrowed to the small offscreen screen; the default is 820 high)
+    assert again.height() == size[1] == 500
+    assert [a.text() for a in again.menuBar().actions()] == list(MENU_TITLES)
+    assert not again.centralWidget().isEnabled()  # the skeleton
+    again.attach(ChatController(ctx))
+    assert again.ready and not again.sidebar_button.isChecked()
+    # The real menus took the skeleton's places, in the same order
+    menus = again.menuBar().actions()
+    assert [a.text() for a in menus] == list(MENU_TITLES)
+    assert all(a.isEnabled() and a.menu().actions() for a in menus)
+    assert abs(again.splitter.sizes()[0] - 200) <= 20  # (scaled to the unshown window)
+
+
+def test_a_damaged_window_state_gives_the_defaults(
+    open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    ctx = open_ctx()
+    ctx.settings_store.set_value(WINDOW_STATE_KEY, {"geometry": 5, "splitter": ["x", 1, 2],
+                                                    "zoom": 400, "sidebar_visible": "no"})
+    state = read_window_state(ctx.paths.db_path)
+    assert (state.geometry, state.splitter, state.zoom, state.sidebar_visible) == (
+        None, [], 0, True)
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_bytes(b"not a database at all" * 100)
+    assert read_window_state(junk).theme == "system"
+    assert read_window_state(tmp_path / "missing.sqlite3").splitter == []
 
 
 def add_provider(ctx: AppContext, server: FakeOpenAIServer) -> ProviderConfig:

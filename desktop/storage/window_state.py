@@ -1,0 +1,91 @@
+"""What the window needs before anything else is loaded: the theme, its size and
+place, the splitter and the chat's zoom.
+
+:func:`read_window_state` reads them straight from the database file with
+``sqlite3`` (read-only, no models, no migrations), so the window can be shown in the
+first tens of milliseconds; anything missing or unreadable gives the defaults (the
+real open that follows reports a damaged file). The window writes its state back
+through :meth:`SettingsStore.set_value` under :data:`WINDOW_STATE_KEY`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+WINDOW_STATE_KEY = "window"
+_APP_SETTINGS_KEY = "app"  # desktop.storage.settings_store.APP_SETTINGS_KEY
+THEMES = ("system", "light", "dark")
+
+
+class WindowState:
+    """(A plain class, not a dataclass: this module is imported before the window
+    shows, and ``dataclasses`` costs a few milliseconds to import.)"""
+
+    __slots__ = ("geometry", "sidebar_visible", "splitter", "theme", "zoom")
+
+    def __init__(self, theme: str = "system", geometry: str | None = None,
+                 splitter: list[int] | None = None, sidebar_visible: bool = True,
+                 zoom: int = 0) -> None:
+        self.theme = theme  #: "system", "light" or "dark" (from the app settings)
+        self.geometry = geometry  #: base64 of QWidget.saveGeometry()
+        self.splitter = splitter or []  #: sessions | chat | tool activity widths
+        self.sidebar_visible = sidebar_visible
+        self.zoom = zoom  #: chat text zoom, in steps of 10 %
+
+    def to_json(self) -> dict[str, Any]:
+        """The value stored under :data:`WINDOW_STATE_KEY` (the theme lives in the app
+        settings, not here)."""
+        return {"geometry": self.geometry, "splitter": self.splitter,
+                "sidebar_visible": self.sidebar_visible, "zoom": self.zoom}
+
+
+def read_window_state(db_path: Path) -> WindowState:
+    if not db_path.is_file():
+        return WindowState()
+    try:
+        con = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True, timeout=0.5)
+        try:
+            rows = dict(con.execute(
+                "SELECT key, value FROM settings WHERE key IN (?, ?)",
+                (_APP_SETTINGS_KEY, WINDOW_STATE_KEY)).fetchall())
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        import logging
+
+        logging.getLogger(__name__).info(
+            "window state not read before start (%s); using defaults", exc)
+        return WindowState()
+    return parse_window_state(rows.get(_APP_SETTINGS_KEY), rows.get(WINDOW_STATE_KEY))
+
+
+def parse_window_state(app_settings: object, window: object) -> WindowState:
+    """Lenient: every field that is missing or of the wrong type keeps its default."""
+    app, state = _json_object(app_settings), _json_object(window)
+    theme = app.get("theme")
+    geometry = state.get("geometry")
+    splitter = state.get("splitter")
+    sidebar = state.get("sidebar_visible")
+    zoom = state.get("zoom")
+    return WindowState(
+        theme=theme if theme in THEMES else "system",
+        geometry=geometry if isinstance(geometry, str) and geometry else None,
+        splitter=([int(n) for n in splitter] if isinstance(splitter, list) and len(splitter) == 3
+                  and all(isinstance(n, int) and 0 <= n <= 100_000 for n in splitter) else []),
+        sidebar_visible=sidebar if isinstance(sidebar, bool) else True,
+        zoom=zoom if isinstance(zoom, int) and not isinstance(zoom, bool) and -20 < zoom < 20
+        else 0,
+    )
+
+
+def _json_object(raw: object) -> dict[str, Any]:
+    if not isinstance(raw, str):
+        return {}
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
