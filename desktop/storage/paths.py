@@ -13,8 +13,8 @@ import contextlib
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import platformdirs
 
@@ -27,9 +27,11 @@ LOGS_DIRNAME = "logs"
 DATA_DIR_FLAG = "--data-dir"
 
 
-@dataclass(frozen=True, slots=True)
-class DataPaths:
-    """The files and folders of one data root. Build it with :meth:`resolve`."""
+class DataPaths(NamedTuple):
+    """The files and folders of one data root. Build it with :meth:`resolve`.
+
+    (A named tuple rather than a dataclass: it is made before the window shows, and
+    importing ``dataclasses`` costs a few milliseconds there.)"""
 
     root: Path
     portable: bool = False

@@ -57,6 +57,7 @@ LOAD_STEPS = (
     "desktop.ui.assistant_picker",
     "desktop.ui.usage_text",
     "desktop.ui.single_instance",
+    "httpx",  # the model list (or, on a first start, looking for local servers) needs it
 )
 
 

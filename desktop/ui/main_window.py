@@ -90,6 +90,10 @@ class MainWindow(ProviderControls, QMainWindow):
         from desktop.ui.sidebar import ToolSidebar
 
         self.controller = controller
+        if self._after_paint is None:
+            # The skeleton was on screen: slow start-up work (model list, MCP servers)
+            # waits for the first frame of the real content.
+            self._after_paint = []
         self._model_task: asyncio.Task[None] | None = None
         self._provider_dialog: QDialog | None = None
         self._confirm_box: QMessageBox | None = None
@@ -108,6 +112,25 @@ class MainWindow(ProviderControls, QMainWindow):
         self.error_banner.hide()
         self._editing: str | None = None  # the user message being edited, if any
         self.edit_banner = self._build_edit_banner()
+
+        self.setCentralWidget(self._build_layout())
+        self.conversations = ConversationActions(self)
+        self.menuBar().clear()
+        self._build_menus()
+        self._connect()
+        self.sidebar_button.setChecked(self.state.sidebar_visible)
+        self.refresh_sessions()
+        self.refresh_providers()
+        self._update_workspace()
+        self._show_usage(controller.history)
+        QTimer.singleShot(0, self.composer.input.setFocus)
+        self._after_first_paint(self._start_mcp)
+        self.ready = True
+        self.update()  # (when shown) a frame of the new content runs the queued work
+
+    def _build_layout(self) -> QWidget:
+        """Top bar over sessions | chat, banners and composer | tool activity."""
+        from PySide6.QtCore import Qt
 
         center = QWidget()
         column = QVBoxLayout(center)
@@ -134,19 +157,7 @@ class MainWindow(ProviderControls, QMainWindow):
         outer.setSpacing(0)
         outer.addWidget(self._build_top_bar())
         outer.addWidget(self.splitter, 1)
-        self.setCentralWidget(root)
-        self.conversations = ConversationActions(self)
-        self.menuBar().clear()
-        self._build_menus()
-        self._connect()
-        self.sidebar_button.setChecked(self.state.sidebar_visible)
-        self.refresh_sessions()
-        self.refresh_providers()
-        self._update_workspace()
-        self._show_usage(controller.history)
-        QTimer.singleShot(0, self.composer.input.setFocus)
-        self._after_first_paint(self._start_mcp)
-        self.ready = True
+        return root
 
     def after_first_paint(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` once the window's first frame is on screen."""

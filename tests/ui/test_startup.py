@@ -216,6 +216,29 @@ def test_model_list_and_mcp_wait_for_the_first_frame(
     window.removeEventFilter(first_paint)
 
 
+def test_a_skeleton_window_filled_in_later_waits_for_its_next_frame(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    """As the app starts: the skeleton is painted first, then the window is filled in;
+    the model list is asked for after a frame of the real content."""
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    painted: list[bool] = []
+    window.after_first_paint(lambda: painted.append(True))
+    window.show()
+    qtbot.waitUntil(lambda: painted == [True], timeout=5000)
+    assert window._after_paint is None and not window.ready
+    window.attach(ChatController(ctx))
+    assert window.ready
+    assert window._model_task is None  # queued for the next frame, not started in attach
+    assert window._after_paint == [window._request_models, window._start_mcp]
+    qtbot.waitUntil(lambda: window.model_combo.count() == 2, timeout=10000)
+    assert any(r.path.startswith("/v1/models") for r in fake_server.requests)
+
+
 def test_work_queued_before_the_first_frame_runs_once(
     qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
 ) -> None:
