@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -196,10 +196,11 @@ class AppContext:
             register_secret(key)
         return key
 
-    def build_provider(self, config: ProviderConfig) -> Provider:
+    def build_provider(self, config: ProviderConfig, *,
+                       on_retry: Callable[[int, float, str], None] | None = None) -> Provider:
         timeout = self.load_settings().request_timeout_s
         return create_provider(config.model_copy(update={"timeout_s": timeout}),
-                               self.api_key_for(config))
+                               self.api_key_for(config), on_retry=on_retry)
 
     # -- model lists and capabilities ---------------------------------------------------
 

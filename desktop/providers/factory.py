@@ -6,7 +6,7 @@ import asyncio
 import importlib
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from desktop.core.errors import ConfigError
@@ -46,11 +46,14 @@ def create_provider(
     *,
     client: httpx.AsyncClient | None = None,
     retry: RetryPolicy | None = None,
+    on_retry: Callable[[int, float, str], None] | None = None,
 ) -> Provider:
     """The adapter for ``config.kind``; raises ConfigError for bad settings.
 
     Headers come from the config (presets copy theirs in when the config is made).
     A preset that needs a key (OpenAI, OpenRouter, ...) without one is a ConfigError.
+    ``on_retry(attempt, delay_s, reason)`` is called before each retry wait (the
+    window says so in its status line).
     """
     url = config.base_url.strip()
     if not url.startswith(("http://", "https://")):
@@ -75,6 +78,7 @@ def create_provider(
         retry=retry,
         client=client,
         options=config.options,
+        on_retry=on_retry,
     )
     return provider
 

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Sequence
+from functools import partial
 
 from PySide6.QtCore import QObject, Signal
 
@@ -30,6 +31,18 @@ from desktop.ui.tool_session import ToolSession
 log = logging.getLogger(__name__)
 
 
+def retry_text(name: str, attempt: int, delay_s: float, reason: str) -> str:
+    """``attempt`` counts from 0 (the first retry); ``reason`` is ``HTTP 429`` or an
+    exception's name."""
+    why = {"HTTP 429": "is rate-limiting requests", "HTTP 529": "is overloaded",
+           "HTTP 503": "is unavailable", "HTTP 408": "timed out"}.get(reason)
+    if why is None:
+        why = (f"answered {reason}" if reason.startswith("HTTP ")
+               else f"could not be reached ({reason})")
+    wait = f"{delay_s:.0f} s" if delay_s >= 1 else "a moment"
+    return f"{name} {why}; trying again in {wait} (retry {attempt + 1})…"
+
+
 class ChatController(QObject):
     sessionsChanged = Signal()
     sessionOpened = Signal(str, list)  # session id, messages
@@ -40,6 +53,7 @@ class ChatController(QObject):
     confirmRequested = Signal(int)  # rounds so far; answer with answer_confirm()
     selectionChanged = Signal()  # provider/model/workspace of the current chat
     toolsChanged = Signal()  # MCP servers started/stopped, tools switched on/off
+    statusMessage = Signal(str, int)  # text, how long to show it (ms)
 
     def __init__(self, ctx: AppContext, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -259,7 +273,8 @@ class ChatController(QObject):
             return None
         enabled = self.enabled_tools() if caps.tools else []
         try:
-            provider = self.ctx.build_provider(config)
+            provider = self.ctx.build_provider(
+                config, on_retry=partial(self._provider_retrying, config.name))
             tools = self.ctx.build_tools(
                 self.workspace(), enabled, registry=self.tools.registry(),
                 settings=self.settings, approver=self.tools.approve,
@@ -269,6 +284,11 @@ class ChatController(QObject):
             self.errorOccurred.emit(str(exc))
             return None
         return config, model, provider, tools
+
+    def _provider_retrying(self, name: str, attempt: int, delay_s: float, reason: str) -> None:
+        """The provider refused or failed before answering and is asked again."""
+        self.statusMessage.emit(retry_text(name, attempt, delay_s, reason),
+                                int((delay_s + 15) * 1000))
 
     def _ensure_session(self, text: str, attachments: Sequence[Part],
                         config: ProviderConfig, model: str) -> str:

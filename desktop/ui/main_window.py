@@ -294,6 +294,7 @@ class MainWindow(ProviderControls, QMainWindow):
         self.chat.regenerateRequested.connect(c.regenerate)
         self.chat.branchStepRequested.connect(c.step_branch)
         c.errorOccurred.connect(self.show_error)
+        c.statusMessage.connect(self.statusBar().showMessage)
         c.providerMissing.connect(self._provider_missing)
         c.confirmRequested.connect(self._confirm_continue)
         c.selectionChanged.connect(self._update_workspace)

@@ -115,6 +115,38 @@ def test_provider_error_is_shown_and_session_stays_usable(
     assert window.controller.history[-1].text == "Hi again"
 
 
+def test_a_retried_request_is_said_in_the_status_line(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    shown: list[str] = []
+    # (connected after the window's own slot: sees what the status line shows)
+    window.controller.statusMessage.connect(
+        lambda _text, _ms: shown.append(window.statusBar().currentMessage()))
+    fake_server.enqueue_error(429, "slow down", headers={"Retry-After": "0"})
+    fake_server.enqueue_text("Answered after a retry")
+    send(qtbot, window, "hello")
+    assert shown == ["Loopback is rate-limiting requests; trying again in a moment (retry 1)…"]
+    assert window.controller.history[-1].text == "Answered after a retry"
+    assert len(fake_server.chat_requests) == 2
+
+
+def test_retry_text() -> None:
+    from desktop.ui.controller import retry_text
+
+    assert retry_text("OpenAI", 1, 4.2, "HTTP 503") == (
+        "OpenAI is unavailable; trying again in 4 s (retry 2)…")
+    assert retry_text("Claude", 0, 2, "HTTP 529") == (
+        "Claude is overloaded; trying again in 2 s (retry 1)…")
+    assert retry_text("Local", 0, 0.5, "ConnectError") == (
+        "Local could not be reached (ConnectError); trying again in a moment (retry 1)…")
+    assert retry_text("X", 2, 1, "HTTP 500") == (
+        "X answered HTTP 500; trying again in 1 s (retry 3)…")
+
+
 def test_stop_keeps_partial_answer(
     qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
     open_ctx: Callable[..., AppContext],
