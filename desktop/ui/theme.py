@@ -184,6 +184,10 @@ QAbstractScrollArea#chatView {{ background: {c['window']}; border: none; }}
 #messageAction {{ border: 1px solid transparent; border-radius: 5px; color: {c['muted']};
     padding: 1px 6px; background: transparent; }}
 #messageAction:hover {{ border-color: {c['border']}; background: {c['hover']}; }}
+#messageAction[popupMode="1"] {{ padding-right: 16px; }}
+#messageAction::menu-button {{ border: none; border-left: 1px solid transparent;
+    background: transparent; width: 14px; }}
+#messageAction::menu-button:hover {{ border-left-color: {c['border']}; }}
 #jumpButton {{ background: {c['accent']}; color: {c['accent_text']}; border: none;
     border-radius: 14px; padding: 6px 16px; font-weight: 600; }}
 #jumpButton:hover {{ background: {c['text']}; color: {c['base']}; }}
