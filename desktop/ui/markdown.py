@@ -36,6 +36,10 @@ class Block:
     html: str
     code: str = ""  # code blocks: the code; math blocks: the TeX
     lang: str = ""
+    # While a long code block streams it is shown as several pieces drawn as one box
+    # (see desktop.ui.streaming): this piece continues the one above / below it.
+    joins_prev: bool = False
+    joins_next: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +118,7 @@ class MarkdownRenderer:
         from desktop.ui.md_rules import math_bracket_inline, math_fence_block
 
         self.palette = palette
+        self._code_cache: OrderedDict[tuple[str, str], str] = OrderedDict()
         md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
         md.enable(["table", "strikethrough"])
         md.disable("reference")
@@ -177,10 +182,25 @@ class MarkdownRenderer:
 
     def _fence(self, tokens: Sequence[Token], idx: int, _o: Any, _e: Any) -> str:
         token = tokens[idx]
-        body = highlight_code(token.content, _lang(token), self.palette.pygments_style)
+        return self.code_html(token.content, _lang(token))
+
+    def code_html(self, code: str, lang: str) -> str:
+        """A code block's HTML: ``code`` highlighted as ``lang``. The last few are
+        remembered: a long block that just closed is rendered as the open tail, then
+        again as it is committed."""
+        key = (code, lang)
+        found = self._code_cache.get(key)
+        if found is not None:
+            return found
+        body = highlight_code(code, lang, self.palette.pygments_style)
         if body.endswith("\n"):
             body = body[:-1]
-        return f'<pre style="margin: 0; white-space: pre-wrap;">{body}</pre>\n'
+        found = f'<pre style="margin: 0; white-space: pre-wrap;">{body}</pre>\n'
+        if len(code) > 2000:  # (short blocks are cheap to highlight again)
+            self._code_cache[key] = found
+            if len(self._code_cache) > 4:
+                self._code_cache.popitem(last=False)
+        return found
 
     def _table_open(self, _t: Sequence[Token], _i: int, _o: Any, _e: Any) -> str:
         return (f'<table border="1" cellspacing="0" cellpadding="6" '

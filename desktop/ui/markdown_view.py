@@ -134,7 +134,17 @@ class MarkdownView(QWidget):
         return "\n\n".join(seg.plain_text() for seg in self._segments)
 
     def code_blocks(self) -> list[str]:
-        return [s.block.code for s in self._segments if s.block.kind == "code"]
+        return [self._code_of(i) for i, s in enumerate(self._segments)
+                if s.block.kind == "code" and not s.block.joins_prev]
+
+    def _code_of(self, index: int) -> str:
+        """The code of the block that segment ``index`` starts (all its pieces)."""
+        pieces = [self._segments[index].block.code]
+        for segment in self._segments[index + 1:]:
+            if not segment.block.joins_prev:
+                break
+            pieces.append(segment.block.code)
+        return "".join(pieces)
 
     def is_streaming(self) -> bool:
         return self._stream is not None
@@ -189,6 +199,8 @@ class MarkdownView(QWidget):
         tops: list[int] = []
         gap = round(GAP * self._style.font.pointSizeF() / 11)
         for segment in self._segments:
+            if segment.block.joins_prev and tops:
+                y -= gap  # the pieces of one code block touch
             segment.top = y
             tops.append(y)
             y += segment.layout(width) + gap
@@ -409,7 +421,12 @@ class MarkdownView(QWidget):
     # -- actions --------------------------------------------------------------------------
 
     def copy_code(self, index: int) -> None:
-        QGuiApplication.clipboard().setText(self._segments[index].plain_text())
+        while index > 0 and self._segments[index].block.joins_prev:
+            index -= 1
+        segment = self._segments[index]
+        code = self._code_of(index)
+        QGuiApplication.clipboard().setText(code.removesuffix("\n") if segment.block.kind ==
+                                            "code" else segment.plain_text())
         self._copied = index
         self.update()
         QTimer.singleShot(1500, self._reset_copied)

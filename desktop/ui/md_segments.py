@@ -130,7 +130,7 @@ class Segment:
     def content_origin(self) -> QPointF:
         kind = self.block.kind
         if kind == "code":
-            return QPointF(CODE_PAD, self.header_height())
+            return QPointF(CODE_PAD, 0 if self.block.joins_prev else self.header_height())
         if kind == "quote":
             return QPointF(QUOTE_INDENT, 0)
         return QPointF(0, 0)
@@ -141,12 +141,12 @@ class Segment:
             inner = width - origin.x() - (CODE_PAD if self.block.kind == "code" else 0)
             self.doc.setTextWidth(max(40.0, inner))
             self._width = width
-            extra = CODE_PAD if self.block.kind == "code" else 0
+            extra = CODE_PAD if self.block.kind == "code" and not self.block.joins_next else 0
             self.height = int(self.doc.size().height() + origin.y() + extra + 0.999)
         return self.height
 
     def copy_rect(self, width: float) -> QRectF | None:
-        if self.block.kind != "code":
+        if self.block.kind != "code" or self.block.joins_prev:
             return None
         fm = QFontMetricsF(self._small_font())
         w = fm.horizontalAdvance("Copy") + 16
@@ -208,7 +208,20 @@ class Segment:
         painter.save()
         painter.setPen(QPen(s.border, 1))
         painter.setBrush(s.code_bg)
-        painter.drawRect(QRectF(0, 0, width - 1, self.height - 1))
+        if self.block.joins_prev or self.block.joins_next:
+            # one piece of a box drawn across several segments: no edge where they meet
+            painter.fillRect(QRectF(0, 0, width, self.height), s.code_bg)
+            bottom = self.height - (0 if self.block.joins_next else 1)
+            painter.drawLine(QPointF(0.5, 0), QPointF(0.5, bottom))
+            painter.drawLine(QPointF(width - 0.5, 0), QPointF(width - 0.5, bottom))
+            if not self.block.joins_next:
+                painter.drawLine(QPointF(0, bottom - 0.5), QPointF(width, bottom - 0.5))
+            if self.block.joins_prev:
+                painter.restore()
+                return
+            painter.drawLine(QPointF(0, 0.5), QPointF(width, 0.5))
+        else:
+            painter.drawRect(QRectF(0, 0, width - 1, self.height - 1))
         header = self.header_height()
         painter.setPen(QPen(s.border, 1))
         painter.drawLine(QPointF(1, header - 4), QPointF(width - 1, header - 4))

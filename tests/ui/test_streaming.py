@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import itertools
 import random
 from typing import Any
 
@@ -174,3 +175,71 @@ def test_stream_renders_are_coalesced(qtbot: Any) -> None:
     assert view.render_count == 1
     view.flush()
     assert "Final para without newline" in view.toPlainText()
+
+
+# A long code block (a file written out), with prose before and after it, a string
+# that spans lines, and a tilde fence holding ``` lines.
+LONG_CODE = "\n".join(
+    f"    value_{n} = compute({n}, 'item {n}')  # line {n}" for n in range(230))
+LONG_DOC = (f"Here is the module:\n\n```python\ndef build():\n    doc = '''\n``\n'''\n"
+            f"{LONG_CODE}\n    return doc\n```\n\nAnd a tilde one:\n\n~~~\n"
+            + "```\n" * 5 + "x\n" * 120 + "~~~\n\nDone, **all** of it.")
+
+
+def test_a_long_open_code_block_streams_in_pieces_and_ends_exact() -> None:
+    expected = renderer(False).render(LONG_DOC)
+    for seed in range(12):
+        rng = random.Random(seed)
+        html, committed = stream(LONG_DOC, random_pieces(LONG_DOC, rng), rng)
+        assert html == expected, f"seed {seed}"
+        assert committed == renderer(False).blocks(LONG_DOC), f"seed {seed}"
+    for marks in (["```python"], ["```\n\nAnd"], ["~~~\n\nDone"], ["line 100"]):
+        html, _ = stream(LONG_DOC, split_at(LONG_DOC, marks), random.Random(0))
+        assert html == expected
+
+
+def test_pieces_of_an_open_code_block_are_highlighted_once() -> None:
+    inc = IncrementalMarkdown(renderer(False))
+    opened = LONG_DOC[:LONG_DOC.index("    return doc")]
+    inc.append(opened[:LONG_DOC.index("line 150")])
+    first = inc.update()
+    pieces = first.tail
+    assert len(pieces) > 3 and pieces[0].kind == "code"
+    assert [(b.joins_prev, b.joins_next) for b in (pieces[0], pieces[1], pieces[-1])] == [
+        (False, True), (True, True), (True, False)]
+    # the pieces hold the code so far, in order
+    code_so_far = opened[opened.index("```python\n") + 10:LONG_DOC.index("line 150")]
+    assert "".join(b.code for b in pieces) == code_so_far
+    inc.append(LONG_DOC[LONG_DOC.index("line 150"):LONG_DOC.index("line 151")])
+    second = inc.update()
+    # complete pieces are the very same objects: their HTML is not made again
+    assert all(a is b for a, b in zip(pieces[:-1], second.tail, strict=False))
+    assert second.tail[-1] is not pieces[-1]
+
+
+def test_view_shows_one_code_block_while_it_streams_in_pieces(qtbot: Any) -> None:
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.resize(700, 400)
+    upto = LONG_DOC.index("line 200")
+    view.append(LONG_DOC[:upto])
+    view._render_stream()
+    code_so_far = LONG_DOC[LONG_DOC.index("def build"):upto]
+    assert len(view._segments) > 3  # the paragraph, then the pieces
+    assert view.code_blocks() == [code_so_far]  # one block, all of it
+    # pieces touch (no gap) and only the first has the header with Copy
+    pieces = view._segments[1:]
+    for above, below in itertools.pairwise(pieces):
+        assert below.top == above.top + above.height
+    assert pieces[0].copy_rect(700) is not None
+    assert all(p.copy_rect(700) is None for p in pieces[1:])
+    view.copy_code(len(view._segments) - 1)  # from any piece: the whole block
+    from PySide6.QtGui import QGuiApplication
+    assert QGuiApplication.clipboard().text() == code_so_far.removesuffix("\n")
+    assert not view.grab().isNull()  # paints
+    view.append(LONG_DOC[upto:])
+    view.flush()
+    loaded = MarkdownView()
+    qtbot.addWidget(loaded)
+    loaded.set_markdown(LONG_DOC)
+    assert [s.block for s in view._segments] == [s.block for s in loaded._segments]
