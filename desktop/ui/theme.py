@@ -218,4 +218,13 @@ QListWidget::item:selected {{ background: {c['hover']}; color: {c['text']}; }}
 #errorBanner {{ background: {c['error']}; color: {c['accent_text']}; padding: 6px 10px;
     border-radius: 6px; }}
 QStatusBar {{ color: {c['muted']}; }}
+QScrollBar:vertical {{ background: transparent; width: 10px; margin: 0; border: none; }}
+QScrollBar:horizontal {{ background: transparent; height: 10px; margin: 0; border: none; }}
+QScrollBar::handle:vertical {{ background: {c['border']}; border-radius: 4px;
+    min-height: 28px; margin: 1px 2px; }}
+QScrollBar::handle:horizontal {{ background: {c['border']}; border-radius: 4px;
+    min-width: 28px; margin: 2px 1px; }}
+QScrollBar::handle:hover {{ background: {c['muted']}; }}
+QScrollBar::add-line, QScrollBar::sub-line {{ width: 0; height: 0; border: none; }}
+QScrollBar::add-page, QScrollBar::sub-page {{ background: transparent; }}
 """
