@@ -118,7 +118,7 @@ def claim_data_folder(data_dir: str | None, smoke: bool) -> tuple[DataPaths, Ins
     return paths, lock
 
 
-def show_first_frame(app: QApplication, window: MainWindow) -> None:
+def show_first_frame(window: MainWindow) -> None:
     """Show ``window`` and return once its first frame has been painted."""
     waiting = QEventLoop()
     window.after_first_paint(waiting.quit)
@@ -135,7 +135,7 @@ def load_modules(app: QApplication) -> None:
         app.processEvents()
 
 
-def open_context(app: QApplication, window: MainWindow, paths: DataPaths,
+def open_context(window: MainWindow, paths: DataPaths,
                  lock: InstanceLock | None) -> AppContext | None:
     from desktop.app import AppContext
     from desktop.core.errors import AssistaError
@@ -159,9 +159,9 @@ def launch_gui(data_dir: str | None = None, *, smoke: bool = False) -> int:
     theme.apply_theme(app, state.theme, quick=True)
     theme.set_zoom(state.zoom)
     window = MainWindow(state=state)
-    show_first_frame(app, window)
+    show_first_frame(window)
     load_modules(app)
-    ctx = open_context(app, window, paths, lock)
+    ctx = open_context(window, paths, lock)
     if ctx is None:
         return 1
     app.processEvents()  # keep the window responsive between the loading steps

@@ -36,7 +36,9 @@ from desktop import APP_NAME
 from desktop.storage.window_state import WINDOW_STATE_KEY, WindowState
 from desktop.ui import theme
 from desktop.ui.startup_skeleton import DEFAULT_SPLITTER, StartupSkeleton
-from desktop.ui.window_providers import ProviderControls, delete_on_close, window_log
+from desktop.ui.window_helpers import delete_on_close, window_log
+from desktop.ui.window_providers import ProviderControls
+from desktop.ui.window_tools import ToolControls
 
 if TYPE_CHECKING:
     import asyncio
@@ -53,7 +55,7 @@ if TYPE_CHECKING:
 MENU_TITLES = ("&File", "&Chat", "&Settings", "&View", "&Help")
 
 
-class MainWindow(ProviderControls, QMainWindow):
+class MainWindow(ProviderControls, ToolControls, QMainWindow):
     sessions: SessionList
     chat: ChatView
     composer: Composer
@@ -124,7 +126,7 @@ class MainWindow(ProviderControls, QMainWindow):
         self._update_workspace()
         self._show_usage(controller.history)
         QTimer.singleShot(0, self.composer.input.setFocus)
-        self._after_first_paint(self._start_mcp)
+        self.after_first_paint(self._start_mcp)
         self.ready = True
         self.update()  # (when shown) a frame of the new content runs the queued work
 
@@ -160,10 +162,6 @@ class MainWindow(ProviderControls, QMainWindow):
         return root
 
     def after_first_paint(self, callback: Callable[[], None]) -> None:
-        """Run ``callback`` once the window's first frame is on screen."""
-        self._after_first_paint(callback)
-
-    def _after_first_paint(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` once the window's first frame is painted (at once after
         that): slow start-up work (model list, MCP servers) must not delay it."""
         if self._after_paint is None:
@@ -430,85 +428,6 @@ class MainWindow(ProviderControls, QMainWindow):
         self.composer.set_workspace(self.controller.workspace())
         self._refresh_tools()
         self._update_status()
-
-    # -- tools, approvals, MCP ----------------------------------------------------------------
-
-    def _refresh_tools(self) -> None:
-        c = self.controller
-        registry = c.tools.registry()
-        tools = [(name, tool.source if (tool := registry.get(name)) else "builtin")
-                 for name in c.available_tools()]
-        config, model = c.provider(), c.model()
-        note = None
-        if config is not None and model and not c.ctx.capabilities_for(config, model).tools:
-            note = f"{model} cannot use tools: none are sent to it"
-        self.composer.set_tools(tools, set(c.enabled_tools()), note)
-
-    def _approval_shown(self, _call_id: str) -> None:
-        """A call waits for approval: make sure the sidebar is visible."""
-        if not self.sidebar_button.isChecked():
-            self.sidebar_button.setChecked(True)
-        sizes = self.splitter.sizes()
-        if len(sizes) == 3 and sizes[2] < 200:
-            self.splitter.setSizes([sizes[0], max(sizes[1] + sizes[2] - 320, 300), 320])
-
-    def _focus_approval(self) -> None:
-        if self.sidebar.approval_cards:
-            self._approval_shown("")
-            self.sidebar.focus_approval()
-
-    def _start_mcp(self) -> None:
-        import asyncio
-
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        if self.controller.settings.mcp_servers:
-            self.controller.start_mcp()
-
-    def open_tools_settings(self) -> None:
-        from desktop.ui.tools_dialog import ToolsDialog
-
-        if self.tools_dialog is not None and self.tools_dialog.isVisible():
-            self.tools_dialog.raise_()
-            return
-        dialog = ToolsDialog(self.controller, self)
-        delete_on_close(dialog)
-        dialog.destroyed.connect(lambda: setattr(self, "tools_dialog", None))
-        self.tools_dialog = dialog
-        dialog.open()
-
-    def open_mcp_settings(self) -> None:
-        from desktop.ui.mcp_dialog import McpDialog
-
-        if self.mcp_dialog is not None and self.mcp_dialog.isVisible():
-            self.mcp_dialog.raise_()
-            return
-        dialog = McpDialog(self.controller, self)
-        delete_on_close(dialog)
-        dialog.finished.connect(self._refresh_tools)
-        dialog.destroyed.connect(lambda: setattr(self, "mcp_dialog", None))
-        self.mcp_dialog = dialog
-        dialog.open()
-
-    def _confirm_continue(self, rounds: int) -> None:
-        # Emitted from inside the running turn: ask without a nested event loop.
-        box = QMessageBox(QMessageBox.Icon.Question, "Continue?",
-                          f"The assistant has used tools for {rounds} rounds. "
-                          "Let it continue?",
-                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
-        box.setDefaultButton(QMessageBox.StandardButton.Yes)
-        delete_on_close(box)
-        def answered(_result: int) -> None:
-            proceed = box.standardButton(box.clickedButton()) == QMessageBox.StandardButton.Yes
-            if self._confirm_box is box:
-                self._confirm_box = None
-            self.controller.answer_confirm(proceed)
-
-        box.finished.connect(answered)
-        self._confirm_box = box
-        box.open()
 
     def open_log_folder(self) -> None:
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.controller.ctx.paths.logs_dir)))

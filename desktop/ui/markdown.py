@@ -99,6 +99,11 @@ def highlight_code(code: str, lang: str, style: str) -> str:
     return str(highlight(code, lexer, _formatter(style)))
 
 
+def code_pre(body: str) -> str:
+    """A code block's HTML around its highlighted (or escaped) ``body``."""
+    return f'<pre style="margin: 0; white-space: pre-wrap;">{body.removesuffix(chr(10))}</pre>\n'
+
+
 def math_html(tex: str, display: bool) -> str:
     """An image reference for typesettable TeX, else the TeX as code text."""
     key = math_tex.register(tex, display)
@@ -192,10 +197,7 @@ class MarkdownRenderer:
         found = self._code_cache.get(key)
         if found is not None:
             return found
-        body = highlight_code(code, lang, self.palette.pygments_style)
-        if body.endswith("\n"):
-            body = body[:-1]
-        found = f'<pre style="margin: 0; white-space: pre-wrap;">{body}</pre>\n'
+        found = code_pre(highlight_code(code, lang, self.palette.pygments_style))
         if len(code) > 2000:  # (short blocks are cheap to highlight again)
             self._code_cache[key] = found
             if len(self._code_cache) > 4:

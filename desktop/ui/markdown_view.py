@@ -423,10 +423,7 @@ class MarkdownView(QWidget):
     def copy_code(self, index: int) -> None:
         while index > 0 and self._segments[index].block.joins_prev:
             index -= 1
-        segment = self._segments[index]
-        code = self._code_of(index)
-        QGuiApplication.clipboard().setText(code.removesuffix("\n") if segment.block.kind ==
-                                            "code" else segment.plain_text())
+        QGuiApplication.clipboard().setText(self._code_of(index).removesuffix("\n"))
         self._copied = index
         self.update()
         QTimer.singleShot(1500, self._reset_copied)

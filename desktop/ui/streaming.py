@@ -22,7 +22,13 @@ import html
 import re
 from dataclasses import dataclass, field
 
-from desktop.ui.markdown import Block, MarkdownRenderer, highlight_code, top_level_groups
+from desktop.ui.markdown import (
+    Block,
+    MarkdownRenderer,
+    code_pre,
+    highlight_code,
+    top_level_groups,
+)
 
 CODE_PIECE_LINES = 20
 # A fence opener at the start of the pending text (no indent: indented fences strip
@@ -135,8 +141,7 @@ class IncrementalMarkdown:
         if self._open_lines is None or self._open_lines[:2] != (complete, lang):
             body = highlight_code(complete, lang, self.renderer.palette.pygments_style)
             self._open_lines = (complete, lang, body)
-        body = (self._open_lines[2] + html.escape(partial, quote=False)).removesuffix("\n")
-        return f'<pre style="margin: 0; white-space: pre-wrap;">{body}</pre>\n'
+        return code_pre(self._open_lines[2] + html.escape(partial, quote=False))
 
     def _commit(self, blocks: list[Block], chars: int) -> None:
         self.committed.extend(blocks)

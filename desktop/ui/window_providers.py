@@ -10,27 +10,14 @@ from typing import TYPE_CHECKING, cast
 
 from PySide6.QtWidgets import QComboBox, QDialog, QLabel, QStatusBar, QWidget
 
+from desktop.ui.window_helpers import delete_on_close, window_log
+
 if TYPE_CHECKING:
     import asyncio
-    import logging
 
     from desktop.core.messages import Message
     from desktop.core.settings import ModelPrice
     from desktop.ui.controller import ChatController
-
-
-
-def window_log() -> logging.Logger:
-    """The main window's logger (logging is imported once the window is on screen)."""
-    import logging
-
-    return logging.getLogger("desktop.ui.main_window")
-
-
-def delete_on_close(widget: QWidget) -> None:
-    from PySide6.QtCore import Qt
-
-    widget.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
 
 
 class ProviderControls:
@@ -46,7 +33,7 @@ class ProviderControls:
         def statusBar(self) -> QStatusBar: ...
         def show_error(self, text: str) -> None: ...
         def _show_usage(self, messages: list[Message]) -> None: ...
-        def _after_first_paint(self, callback: Callable[[], None]) -> None: ...
+        def after_first_paint(self, callback: Callable[[], None]) -> None: ...
 
     def refresh_providers(self) -> None:
         ctx = self.controller.ctx
@@ -101,7 +88,7 @@ class ProviderControls:
             self._fill_models([m.id for m in cached])
         # Asking the server loads httpx, the adapter and the keyring and builds a TLS
         # context (~100 ms): at start-up that waits for the first frame.
-        self._after_first_paint(self._request_models)
+        self.after_first_paint(self._request_models)
 
     def _request_models(self) -> None:
         if self._model_task is not None and not self._model_task.done():

@@ -52,8 +52,8 @@ class _WrapLaunch:
             run_module(module)
             real_show = module.show_first_frame
 
-            def show_first_frame(app, window):
-                real_show(app, window)
+            def show_first_frame(window):
+                real_show(window)
                 frame.update(modules=sorted(sys.modules), visible=window.isVisible(),
                              ready=window.ready, window=window)
 
@@ -249,8 +249,8 @@ def test_work_queued_before_the_first_frame_runs_once(
     def early() -> None:
         calls.append("early")
 
-    window._after_first_paint(early)
-    window._after_first_paint(early)  # the same callback is queued once
+    window.after_first_paint(early)
+    window.after_first_paint(early)  # the same callback is queued once
     assert calls == []
     window.show()
     qtbot.waitUntil(lambda: calls == ["early"], timeout=5000)
@@ -261,7 +261,7 @@ def test_work_queued_before_the_first_frame_runs_once(
     window.repaint()
     assert painted
     assert calls == ["early"]
-    window._after_first_paint(lambda: calls.append("late"))  # after the frame: at once
+    window.after_first_paint(lambda: calls.append("late"))  # after the frame: at once
     assert calls == ["early", "late"]
 
 
