@@ -32,6 +32,7 @@ from desktop.storage.mcp_secrets import (
 from desktop.storage.paths import DataPaths
 from desktop.storage.recovery import open_database
 from desktop.storage.sessions import SessionStore
+from desktop.storage.settings_service import SettingsService
 from desktop.storage.settings_store import SettingsStore
 from desktop.tools.builtins import builtin_registry
 from desktop.tools.registry import ToolRegistry
@@ -65,6 +66,7 @@ class AppContext:
     lock: InstanceLock | None = None
     notice: str | None = None  # shown once at start (e.g. a recovered damaged database)
     assistants: AssistantStore = field(init=False)
+    settings: SettingsService = field(init=False)
 
     @classmethod
     def open(
@@ -108,7 +110,8 @@ class AppContext:
         ctx.lock = lock
         ctx.notice = notice
         ctx.assistants = AssistantStore(db)
-        settings = ctx.load_settings()
+        ctx.settings = SettingsService(ctx.settings_store, before_save=ctx._stash_secrets)
+        settings = ctx.settings.current
         if lock is not None:
             interrupted = sessions.mark_interrupted()
             if interrupted:
@@ -145,13 +148,16 @@ class AppContext:
     # -- settings -------------------------------------------------------------------
 
     def load_settings(self) -> AppSettings:
-        return self.settings_store.load()
+        return self.settings.reload()
 
     def save_settings(self, settings: AppSettings) -> None:
+        self.settings.replace(settings)
+        apply_proxy(self.settings.current, self.environ)
+
+    def _stash_secrets(self, settings: AppSettings) -> AppSettings:
+        """MCP tokens go to the keyring; settings keep a reference."""
         servers = [stash_mcp_secrets(raw, self.secrets) for raw in settings.mcp_servers]
-        settings = settings.model_copy(update={"mcp_servers": servers})
-        self.settings_store.save(settings)
-        apply_proxy(settings, self.environ)
+        return settings.model_copy(update={"mcp_servers": servers})
 
     # -- providers ------------------------------------------------------------------
 
