@@ -93,7 +93,7 @@ def run(argv: list[str]) -> int:
     # imported, its import hook reads the source of every module imported after it.
     import desktop.storage.instance_lock
     import desktop.storage.window_state  # noqa: F401
-    from desktop.ui.launch import launch_gui
+    from desktop.ui.window.launch import launch_gui
 
     return launch_gui(data_dir=args.data_dir, smoke=args.smoke)
 

@@ -53,7 +53,7 @@ def test_opening_the_data_folder_loads_no_slow_library(tmp_path: Path) -> None:
 def test_the_window_module_loads_no_slow_library() -> None:
     # (The window's controller runs turns, so it does load the agent loop.)
     lazy = [name for name in LAZY if name != "desktop.core.orchestrator"]
-    loaded = loaded_after("import desktop.ui.launch", lazy)
+    loaded = loaded_after("import desktop.ui.window.launch", lazy)
     assert not any(loaded.values()), [name for name, yes in loaded.items() if yes]
 
 

@@ -32,10 +32,10 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.messages import Message
-from desktop.ui.bridge import AgentBridge
-from desktop.ui.chat_view import ChatView
-from desktop.ui.markdown import render_markdown
+from desktop.ui.chat.chat_view import ChatView
+from desktop.ui.markdown.renderer import render_markdown
 from desktop.ui.theme import apply_theme
+from desktop.ui.window.bridge import AgentBridge
 from tests.bench.bench_chat_common import (
     Heartbeat,
     history,

@@ -19,9 +19,9 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.app import AppContext
 from desktop.core.settings import ProviderConfig
-from desktop.ui.controller import ChatController
-from desktop.ui.main_window import MainWindow
 from desktop.ui.theme import apply_theme
+from desktop.ui.window.controller import ChatController
+from desktop.ui.window.main_window import MainWindow
 from tests.bench.bench_chat_common import showcase_session
 
 

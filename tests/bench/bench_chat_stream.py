@@ -25,10 +25,10 @@ from PySide6.QtWidgets import QApplication, QFrame, QTextBrowser, QVBoxLayout, Q
 
 from desktop.core.agent_events import AssistantFinished, AssistantStarted
 from desktop.core.messages import Message, TextPart
-from desktop.ui.bridge import AgentBridge
-from desktop.ui.chat_view import ChatView
-from desktop.ui.markdown import render_markdown, renderer
+from desktop.ui.chat.chat_view import ChatView
+from desktop.ui.markdown.renderer import render_markdown, renderer
 from desktop.ui.theme import apply_theme
+from desktop.ui.window.bridge import AgentBridge
 from tests.bench.bench_chat_common import (
     Heartbeat,
     chunks,

@@ -15,7 +15,7 @@ app ships it; with ``PYTHONDONTWRITEBYTECODE`` every edited module would be comp
 again on each start), filled by one uncounted start of each.
 
 The window is shown before the app has loaded (a skeleton of its layout, filled in
-once the database, settings and chat view are loaded; see desktop/ui/launch.py), so
+once the database, settings and chat view are loaded; see desktop/ui/window/launch.py), so
 a second figure is printed too: the time until the window is filled in
 (``MainWindow.ready``: chats listed, message box usable). From the moment the window
 shows until half a second after it is filled in, the child keeps a 0 ms heartbeat
@@ -92,14 +92,14 @@ app.exec()
 
 # The app runs exactly as ``assista --data-dir DIR`` (same imports, in the same order:
 # nothing Qt is imported here first). The watcher is attached to the QApplication the
-# app makes, by wrapping desktop.ui.launch.make_application as that module is loaded.
+# app makes, by wrapping desktop.ui.window.launch.make_application as that module is loaded.
 APP = WAIT_SHOWN + """
 import sys
 from importlib.machinery import PathFinder
 
 class _WrapLaunch:
     def find_spec(self, name, path=None, target=None):
-        if name != "desktop.ui.launch":
+        if name != "desktop.ui.window.launch":
             return None
         sys.meta_path.remove(self)
         spec = PathFinder.find_spec(name, path)

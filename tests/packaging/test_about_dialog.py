@@ -9,8 +9,8 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from desktop import __version__
-from desktop.ui import about_dialog
-from desktop.ui.about_dialog import AboutDialog, bundled_components, licence_name
+from desktop.ui.dialogs import about_dialog
+from desktop.ui.dialogs.about_dialog import AboutDialog, bundled_components, licence_name
 
 
 def test_components_cover_the_runtime_dependencies() -> None:

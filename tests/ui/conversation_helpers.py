@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QApplication, QMenu
 from desktop.app import AppContext
 from desktop.core.messages import Message, TextPart
 from desktop.core.settings import ProviderConfig
-from desktop.ui.controller import ChatController
-from desktop.ui.main_window import MainWindow
+from desktop.ui.window.controller import ChatController
+from desktop.ui.window.main_window import MainWindow
 from tests.support.openai_server import FakeOpenAIServer
 
 DAY = 86400.0

@@ -1,0 +1,1 @@
+"""The conversation pane: the virtual message column, message widgets and the composer."""

@@ -1,0 +1,285 @@
+"""The chat's virtual column: only blocks near the viewport have widgets.
+
+Every block (:class:`~desktop.ui.chat.chat_items.ChatItem`) has a height, estimated until it
+is first laid out; widgets are created for what is visible (and, while idle, for what
+is near), positioned by hand in the viewport and destroyed again once far away. Scrolls
+blit the viewport and repaint only what comes into view. The view follows the bottom
+unless the user scrolled up, which shows a "Jump to latest" button.
+"""
+
+from __future__ import annotations
+
+import bisect
+from functools import partial
+
+from PySide6.QtCore import QRect, Qt, QTimer
+from PySide6.QtGui import QFontMetricsF, QResizeEvent
+from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QPushButton, QWidget
+
+from desktop.ui import theme
+from desktop.ui.chat.chat_items import ChatItem, Metrics, estimate_height, prefix_tops
+from desktop.ui.chat.chat_selection import SelectionModel
+from desktop.ui.chat.message_widget import MessageWidget
+
+MAX_CHARS = 92  # readable line length, in average characters
+MARGIN_X, MARGIN_Y, SPACING = 24, 16, 12
+OVERSCAN = 800  # px laid out (while idle) beyond the viewport
+KEEP = 1600  # px beyond the viewport before a block's widget is destroyed
+FOLLOW_SLACK = 24
+
+
+class VirtualColumn(QAbstractScrollArea):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.viewport().setObjectName("chatContainer")
+        self.viewport().setAutoFillBackground(True)
+        self.setFrameShape(QAbstractScrollArea.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.verticalScrollBar().setSingleStep(48)
+        self.selection = SelectionModel(self)
+        self._items: list[ChatItem] = []
+        self._tops: list[int] = [MARGIN_Y]
+        self._pinned: set[int] = set()  # items whose widget must stay (streaming)
+        self._follow = True
+        self._busy = False
+        self._applied = 0  # the scroll value widgets were last positioned for
+        self._live: set[int] = set()  # items that have a widget
+        self._prefetch_timer = QTimer(self)
+        self._prefetch_timer.setSingleShot(True)
+        self._prefetch_timer.setInterval(0)
+        self._prefetch_timer.timeout.connect(self._prefetch)
+        self._empty = QLabel("Ask anything. Press Enter to send, Shift+Enter for a new line.",
+                             self.viewport())
+        self._empty.setObjectName("emptyHint")
+        self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.jump_button = QPushButton("↓  Jump to latest", self)
+        self.jump_button.setObjectName("jumpButton")
+        self.jump_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.jump_button.clicked.connect(self.scroll_to_bottom)
+        self.jump_button.hide()
+        self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+        theme.notifier().changed.connect(self._restyle)
+
+    def scroll_to_bottom(self) -> None:
+        self._follow = True
+        self._relayout()
+
+    def is_following(self) -> bool:
+        return self._follow
+
+    def column_width(self) -> int:
+        available = self.viewport().width() - 2 * MARGIN_X
+        readable = int(self._metrics().char_width * MAX_CHARS) + 32
+        return max(200, min(available, readable))
+
+    def _metrics(self) -> Metrics:
+        fm = QFontMetricsF(theme.chat_font())
+        return Metrics(fm.averageCharWidth(), fm.lineSpacing() * 1.35, 60)
+
+    def _materialized(self) -> list[int]:
+        return sorted(self._live)
+
+    def _materialize(self, index: int) -> MessageWidget:
+        item = self._items[index]
+        if item.widget is None:
+            first = MessageWidget(item.messages[0], parent=self.viewport(),
+                                  selection=self.selection, key=(index, 0))
+            for number in range(1, len(item.messages)):
+                self._add_continuation(index, first, number)
+            self._apply_results(first, item)
+            first.heightChanged.connect(partial(self._item_changed, index))
+            self._widget_created(first)
+            item.widget = first
+            item.measured_width = -1
+            self._live.add(index)
+            first.show()
+        return item.widget
+
+    def _widget_created(self, widget: MessageWidget) -> None:
+        """Hook for subclasses: a message widget was just built."""
+
+    def _add_continuation(self, index: int, first: MessageWidget, number: int) -> None:
+        message = self._items[index].messages[number]
+        widget = MessageWidget(message, show_header=False, continuation=True,
+                               selection=self.selection, key=(index, 2 * number))
+        first.add_continuation(widget)
+
+    @staticmethod
+    def _apply_results(first: MessageWidget, item: ChatItem) -> None:
+        for widget in [first, *first.continuations]:
+            for call in widget.message.tool_calls:
+                if call.id in item.results:
+                    widget.add_tool_result(item.results[call.id])
+
+    def _release(self, index: int) -> None:
+        item = self._items[index]
+        self._live.discard(index)
+        if item.widget is not None:
+            widget, item.widget = item.widget, None
+            widget.hide()
+            widget.dispose()
+            widget.deleteLater()
+
+    def _item_changed(self, index: int) -> None:
+        if index < len(self._items):
+            self._items[index].measured_width = -1
+            if not self._busy:
+                self._relayout()
+
+    def _measure(self, index: int, width: int) -> bool:
+        """Lay out a widget at ``width``; True if its height changed."""
+        item = self._items[index]
+        if item.widget is None or item.measured_width == width:
+            return False
+        height = item.widget.heightForWidth(width)
+        item.measured_width = width
+        changed = height != item.height
+        item.height = height
+        return changed
+
+    def _relayout(self) -> None:
+        """Estimate, measure what is near the viewport, position widgets, follow."""
+        if self._busy:
+            return
+        self._busy = True
+        try:
+            self._do_relayout()
+        finally:
+            self._busy = False
+        self._update_overlays()
+
+    def _do_relayout(self) -> None:
+        width = self.column_width()
+        metrics = self._metrics()
+        for item in self._items:
+            if item.widget is None and item.measured_width not in (width, -2 - width):
+                item.height = estimate_height(item, width, metrics)
+                item.measured_width = -2 - width  # estimated for this width
+        anchor = self._anchor()
+        for _attempt in range(4):
+            self._tops = prefix_tops([i.height for i in self._items], MARGIN_Y, SPACING)
+            self._restore(anchor)
+            changed = False
+            visible = self._range(self._value(), self._value() + self.viewport().height())
+            for index in [*visible, *(i for i in self._pinned if i < len(self._items))]:
+                self._materialize(index)
+                changed |= self._measure(index, width)
+            if not changed:
+                break
+        self._tops = prefix_tops([i.height for i in self._items], MARGIN_Y, SPACING)
+        self._restore(anchor)
+        keep = set(self._range(self._value() - KEEP, self._value() + self.viewport().height()
+                               + KEEP)) | self._pinned
+        for index in self._materialized():
+            if index not in keep:
+                self._release(index)
+        self._place_widgets(width)
+
+    def _place_widgets(self, width: int) -> None:
+        x = max(MARGIN_X, (self.viewport().width() - width) // 2)
+        value = self._value()
+        if value != self._applied:  # blit what is on screen, repaint only what shows up
+            self.viewport().scroll(0, self._applied - value)
+            self._applied = value
+        for index in self._materialized():
+            item = self._items[index]
+            assert item.widget is not None
+            if item.measured_width != width:
+                self._measure(index, width)
+            target = QRect(x, self._tops[index] - value, width, item.height)
+            if item.widget.geometry() != target:
+                item.widget.setGeometry(target)
+        if self._next_prefetch() is not None:
+            self._prefetch_timer.start()
+
+    def _next_prefetch(self) -> int | None:
+        """The nearest block within the overscan that has no widget yet."""
+        top, page = self._value(), self.viewport().height()
+        below = self._range(top + page, top + page + OVERSCAN)
+        above = reversed(self._range(top - OVERSCAN, top))
+        candidates: list[int] = [*below, *above]
+        for index in candidates:
+            if self._items[index].widget is None:
+                return index
+        return None
+
+    def _prefetch(self) -> None:
+        """Lay out one block near the viewport while idle, so scrolling finds it ready."""
+        index = self._next_prefetch()
+        if index is not None and not self._busy:
+            self._materialize(index)
+            self._relayout()
+
+    def _range(self, top: int, bottom: int) -> range:
+        if not self._items:
+            return range(0)
+        first = max(0, bisect.bisect_right(self._tops, top) - 1)
+        last = min(len(self._items), bisect.bisect_left(self._tops, bottom))
+        return range(first, max(first, last))
+
+    def _anchor(self) -> tuple[int, int] | None:
+        """The first visible item and its offset from the top of the viewport."""
+        if self._follow or not self._items:
+            return None
+        value = self._value()
+        index = max(0, min(len(self._items) - 1, bisect.bisect_right(self._tops, value) - 1))
+        return index, self._tops[index] - value
+
+    def _restore(self, anchor: tuple[int, int] | None) -> None:
+        content = self._tops[-1] - SPACING + MARGIN_Y
+        page = self.viewport().height()
+        bar = self.verticalScrollBar()
+        bar.setRange(0, max(0, content - page))
+        bar.setPageStep(page)
+        if anchor is None:
+            self._set_value(bar.maximum() if self._follow else bar.value())
+        else:
+            self._set_value(self._tops[anchor[0]] - anchor[1])
+
+    def _value(self) -> int:
+        return self.verticalScrollBar().value()
+
+    def _set_value(self, value: int) -> None:
+        bar = self.verticalScrollBar()
+        bar.setValue(max(0, min(bar.maximum(), value)))
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        """Widgets are positioned by :meth:`_relayout` (run from ``_on_scrolled``)."""
+
+    def _on_scrolled(self, value: int) -> None:
+        if not self._busy:
+            self._follow = value >= self.verticalScrollBar().maximum() - FOLLOW_SLACK
+            self._relayout()
+
+    def _update_overlays(self) -> None:
+        self._empty.setGeometry(self.viewport().rect())
+        self._empty.setVisible(not self._items)
+        bar = self.verticalScrollBar()
+        below = bar.maximum() - bar.value() > FOLLOW_SLACK
+        self.jump_button.setVisible(not self._follow and below)
+        if self.jump_button.isVisible():
+            hint = self.jump_button.sizeHint()
+            area = self.viewport().geometry()
+            self.jump_button.setGeometry(area.center().x() - hint.width() // 2,
+                                         area.bottom() - hint.height() - 14,
+                                         hint.width(), hint.height())
+            self.jump_button.raise_()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._relayout()
+
+    def _restyle(self) -> None:
+        """Theme or zoom changed: rebuild what is on screen, re-estimate the rest."""
+        for index in self._materialized():
+            if index in self._pinned and self._items[index].widget is not None:
+                widget = self._items[index].widget
+                assert widget is not None
+                widget.restyle()
+            else:
+                self._release(index)
+            self._items[index].measured_width = -1
+        for item in self._items:
+            item.measured_width = -1
+        self._relayout()
+

@@ -1,0 +1,404 @@
+"""One message in the chat: header (who, model, time, tokens, copy), collapsible
+reasoning, tool line, markdown body, attachments, status; later assistant messages of
+the same turn continue inside the first one's block."""
+
+from __future__ import annotations
+
+import base64
+import time
+from datetime import datetime
+from functools import partial
+
+from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtGui import QAction, QGuiApplication, QImage, QPixmap, QResizeEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.messages import ImagePart, Message, ToolCallPart, ToolResultPart, Usage
+from desktop.ui.chat.branch_bar import BranchBar
+from desktop.ui.chat.chat_selection import SelectionModel
+from desktop.ui.markdown.view import MarkdownView
+
+ATTACHMENT_WIDTH = 360
+
+
+def _k(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+def usage_text(usage: Usage | None) -> str:
+    if usage is None or (usage.input_tokens == 0 and usage.output_tokens == 0):
+        return ""
+    text = f"{_k(usage.input_tokens)} in · {_k(usage.output_tokens)} out"
+    if usage.reasoning_tokens:
+        text += f" ({_k(usage.reasoning_tokens)} reasoning)"
+    return text
+
+
+def _tool_line(calls: list[ToolCallPart], results: dict[str, ToolResultPart]) -> str:
+    names = ", ".join(dict.fromkeys(c.name for c in calls))
+    done = [results[c.id] for c in calls if c.id in results]
+    if len(done) < len(calls):
+        mark = "⏳"
+    elif any(r.is_error for r in done):
+        mark = "✗" if all(r.is_error for r in done) else "⚠"
+    else:
+        mark = "✓"
+    noun = "tool call" if len(calls) == 1 else "tool calls"
+    return f"⚙ {len(calls)} {noun} ({names}) {mark}"
+
+
+def _copy(text: str) -> None:
+    QGuiApplication.clipboard().setText(text)
+
+
+def stamp(created_at: float) -> str:
+    when = datetime.fromtimestamp(created_at)
+    if when.date() == datetime.now().date():
+        return when.strftime("%H:%M")
+    return when.strftime("%d %b %Y, %H:%M")
+
+
+class MessageWidget(QFrame):
+    """Displays one user or assistant message; assistant text can stream in."""
+
+    heightChanged = Signal()
+
+    def __init__(self, message: Message, *, show_header: bool = True,
+                 continuation: bool = False, parent: QWidget | None = None,
+                 selection: SelectionModel | None = None,
+                 key: tuple[int, int] = (0, 0)) -> None:
+        super().__init__(parent)
+        self.message = message
+        self.message_id = message.id
+        self.role = message.role
+        self.continuations: list[MessageWidget] = []
+        self._selection = selection
+        self._key = key
+        if continuation:
+            self.setObjectName("assistantContinuation")
+        else:
+            self.setObjectName("userMessage" if message.role == "user" else "assistantMessage")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self.setAttribute(Qt.WidgetAttribute.WA_StaticContents, True)
+        layout = QVBoxLayout(self)
+        margin = 0 if continuation else 16
+        layout.setContentsMargins(margin, 0 if continuation else 10, margin,
+                                  0 if continuation else 12)
+        layout.setSpacing(6)
+        self._layout = layout
+        self._build_header(message, show_header)
+        self._toggle: QToolButton | None = None  # reasoning, created when there is some
+        self._reasoning: MarkdownView | None = None
+        self.tool_label = QLabel()
+        self.tool_label.setObjectName("toolLine")
+        self.tool_label.hide()
+        layout.addWidget(self.tool_label)
+        self.body = self._make_view(dim=False, index=1)
+        layout.addWidget(self.body)
+        self.attachments: QWidget | None = None
+        self.status_label = QLabel()
+        self.status_label.setObjectName("messageStatus")
+        self.status_label.setWordWrap(True)
+        self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status_label.hide()
+        layout.addWidget(self.status_label)
+
+        self._text_chunks: list[str] = []
+        self._reasoning_started: float | None = None
+        self._reasoning_label = "Reasoning"
+        self._calls: list[ToolCallPart] = []
+        self._results: dict[str, ToolResultPart] = {}
+        self.set_message(message)
+
+    def _make_view(self, *, dim: bool, index: int) -> MarkdownView:
+        view = MarkdownView(dim=dim, selection=self._selection,
+                            key=(self._key[0], self._key[1] + index))
+        view.contentChanged.connect(self._changed)
+        return view
+
+    def _build_header(self, message: Message, show: bool) -> None:
+        row = QWidget()
+        row.setObjectName("messageHeaderRow")
+        line = QHBoxLayout(row)
+        line.setContentsMargins(0, 0, 0, 0)
+        line.setSpacing(8)
+        self.header = QLabel(self._header_text(message))
+        self.header.setObjectName("messageHeader")
+        self.header.setToolTip(datetime.fromtimestamp(message.created_at).isoformat(" ",
+                                                                                    "seconds"))
+        self.tokens_label = QLabel()
+        self.tokens_label.setObjectName("tokenCount")
+        self.tokens_label.hide()
+        self.copy_button = QToolButton()
+        self.copy_button.setObjectName("messageAction")
+        self.copy_button.setText("Copy")
+        self.copy_button.setToolTip("Copy this message as Markdown (the arrow has more)")
+        self.copy_button.setAccessibleName("Copy message")
+        self.copy_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        self.copy_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.copy_button.clicked.connect(self.copy_markdown)
+        self.copy_menu = QMenu(self.copy_button)
+        self.copy_menu.aboutToShow.connect(self._fill_copy_menu)
+        self.copy_button.setMenu(self.copy_menu)
+        self.branch_bar = BranchBar(message.role)
+        line.addWidget(self.header)
+        line.addStretch(1)
+        line.addWidget(self.branch_bar)
+        line.addWidget(self.tokens_label)
+        line.addWidget(self.copy_button)
+        row.setVisible(show)
+        self.header_row = row
+        self._layout.addWidget(row)
+
+    @property
+    def reasoning_toggle(self) -> QToolButton:
+        self._ensure_reasoning()
+        assert self._toggle is not None
+        return self._toggle
+
+    @property
+    def reasoning_view(self) -> MarkdownView:
+        self._ensure_reasoning()
+        assert self._reasoning is not None
+        return self._reasoning
+
+    def _ensure_reasoning(self) -> None:
+        if self._toggle is not None:
+            return
+        toggle = QToolButton()
+        toggle.setObjectName("reasoningToggle")
+        toggle.setCheckable(True)
+        toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        toggle.setCursor(Qt.CursorShape.PointingHandCursor)
+        toggle.setAccessibleName("Show reasoning")
+        toggle.hide()
+        view = self._make_view(dim=True, index=0)
+        view.setObjectName("reasoningView")
+        view.hide()
+        self._toggle, self._reasoning = toggle, view
+        self._layout.insertWidget(1, toggle)
+        self._layout.insertWidget(2, view)
+        toggle.toggled.connect(self._toggle_reasoning)
+
+    @staticmethod
+    def _header_text(message: Message) -> str:
+        when = stamp(message.created_at)
+        if message.role == "user":
+            return f"You · {when}"
+        model = f" · {message.model}" if message.model else ""
+        return f"Assistant{model} · {when}"
+
+    def add_continuation(self, widget: MessageWidget) -> None:
+        """Show a later assistant message of the same turn inside this block."""
+        insert_at = self._layout.count()
+        self._layout.insertWidget(insert_at, widget)
+        self.continuations.append(widget)
+        widget.heightChanged.connect(self._changed)
+        self.update_usage()
+        self._changed()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        old, new = event.oldSize(), event.size()
+        if old.width() != new.width():
+            self.update()
+        elif new.height() != old.height():  # static contents: redraw the bottom edge
+            chrome = self._layout.contentsMargins().bottom() + 24
+            self.update(0, min(old.height(), new.height()) - chrome, new.width(),
+                        abs(new.height() - old.height()) + chrome)
+
+    def _changed(self) -> None:
+        """Something inside changed size: drop cached layout sizes, tell the chat."""
+        self._layout.invalidate()
+        self.updateGeometry()
+        self.heightChanged.emit()
+
+    # -- whole message ----------------------------------------------------------------
+
+    def set_message(self, message: Message) -> None:
+        self.message = message
+        self._text_chunks = [message.text]
+        self._calls = list(message.tool_calls)
+        self.body.set_markdown(message.text)
+        self.body.setVisible(bool(message.text))
+        if message.reasoning:
+            self.reasoning_view.set_markdown(message.reasoning)
+            durations = [p.duration_s for p in message.parts
+                         if p.type == "reasoning" and p.duration_s is not None]
+            self._show_reasoning_header(sum(durations) if durations else None, collapse=True)
+        self._show_attachments([p for p in message.parts if isinstance(p, ImagePart)])
+        self._update_tool_line()
+        self.set_status(message)
+
+    def set_status(self, message: Message) -> None:
+        texts = {"stopped": "■ Stopped", "interrupted": "⚠ Interrupted — the app closed while "
+                 "this answer was streaming", "error": "✗ "}
+        if message.status in texts:
+            extra = message.error or "" if message.status == "error" else ""
+            self.status_label.setText(texts[message.status] + extra)
+            self.status_label.setProperty("kind", message.status)
+            self.status_label.style().polish(self.status_label)
+            self.status_label.show()
+        else:
+            self.status_label.hide()
+        if message.id == self.message_id:
+            self.message = message
+        self.update_usage()
+        self._changed()
+
+    def update_usage(self) -> None:
+        total: Usage | None = None
+        for widget in [self, *self.continuations]:
+            usage = widget.message.usage
+            if usage is not None:
+                total = usage if total is None else total + usage
+        text = usage_text(total)
+        self.tokens_label.setText(text)
+        self.tokens_label.setToolTip("Tokens for this answer: prompt in, generated out")
+        self.tokens_label.setVisible(bool(text))
+
+    def _show_attachments(self, images: list[ImagePart]) -> None:
+        if self.attachments is not None:
+            self.attachments.deleteLater()
+            self.attachments = None
+        if not images:
+            return
+        self.attachments = QWidget()
+        box = QHBoxLayout(self.attachments)
+        box.setContentsMargins(0, 0, 0, 0)
+        self._layout.insertWidget(self._layout.indexOf(self.body) + 1, self.attachments)
+        for part in images:
+            image = QImage.fromData(QByteArray(base64.b64decode(part.data or "")))
+            if image.isNull():
+                continue
+            name = part.name or f"image{len(self.body.attachments) + 1}"
+            self.body.attachments[name] = image
+            label = QLabel()
+            label.setPixmap(QPixmap.fromImage(image).scaledToWidth(
+                min(ATTACHMENT_WIDTH, image.width()),
+                Qt.TransformationMode.SmoothTransformation))
+            label.setToolTip(name)
+            box.addWidget(label)
+        box.addStretch(1)
+
+    # -- streaming ----------------------------------------------------------------------
+
+    def append_text(self, text: str) -> None:
+        if self._reasoning_started is not None and self._reasoning is not None and \
+                self._reasoning.isVisibleTo(self):
+            self._reasoning.flush()
+            self._show_reasoning_header(time.monotonic() - self._reasoning_started,
+                                        collapse=True)
+        self._text_chunks.append(text)
+        if not self.body.isVisibleTo(self):
+            self.body.show()
+            self._changed()
+        self.body.append(text)
+
+    def append_reasoning(self, text: str) -> None:
+        if self._reasoning_started is None:
+            self._reasoning_started = time.monotonic()
+            self._reasoning_label = "Thinking…"
+            self.reasoning_toggle.show()
+            self.reasoning_toggle.setChecked(True)
+            self._toggle_reasoning(True)
+        self.reasoning_view.append(text)
+
+    def add_tool_call(self, call: ToolCallPart) -> None:
+        if all(c.id != call.id for c in self._calls):
+            self._calls.append(call)
+        self._update_tool_line()
+
+    def add_tool_result(self, result: ToolResultPart) -> None:
+        self._results[result.tool_call_id] = result
+        self._update_tool_line()
+
+    def flush(self) -> None:
+        self.body.flush()
+        if self._reasoning is not None:
+            self._reasoning.flush()
+
+    def _show_reasoning_header(self, seconds: float | None, *, collapse: bool) -> None:
+        if self._reasoning is None or not self._reasoning.markdown():
+            return
+        self._reasoning_label = (f"Thought for {seconds:.0f} s" if seconds is not None
+                                 else "Reasoning")
+        self.reasoning_toggle.show()
+        self.reasoning_toggle.setChecked(not collapse)
+        self._toggle_reasoning(not collapse)
+
+    def _toggle_reasoning(self, checked: bool) -> None:
+        self.reasoning_view.setVisible(checked)
+        self.reasoning_toggle.setText(("▾ " if checked else "▸ ") + self._reasoning_label)
+        self._changed()
+
+    def _update_tool_line(self) -> None:
+        if self._calls:
+            self.tool_label.setText(_tool_line(self._calls, self._results))
+            self.tool_label.show()
+            self._changed()
+
+    # -- copying --------------------------------------------------------------------------
+
+    def plain_text(self) -> str:
+        return "".join(self._text_chunks)
+
+    def views(self) -> list[MarkdownView]:
+        """Every markdown body of this block, top to bottom."""
+        out = [self.body] if self._reasoning is None else [self._reasoning, self.body]
+        for widget in self.continuations:
+            out.extend(widget.views())
+        return out
+
+    def markdown_text(self) -> str:
+        parts = [w.body.markdown() for w in [self, *self.continuations]]
+        return "\n\n".join(p for p in parts if p.strip())
+
+    def plain_body_text(self) -> str:
+        parts = [w.body.toPlainText() for w in [self, *self.continuations]]
+        return "\n\n".join(p for p in parts if p.strip())
+
+    def copy_markdown(self) -> None:
+        QGuiApplication.clipboard().setText(self.markdown_text())
+
+    def copy_plain(self) -> None:
+        QGuiApplication.clipboard().setText(self.plain_body_text())
+
+    def message_actions(self) -> list[QAction]:
+        owner = self._owner()
+        markdown = QAction("Copy message as Markdown", self)
+        markdown.triggered.connect(owner.copy_markdown)
+        plain = QAction("Copy message as plain text", self)
+        plain.triggered.connect(owner.copy_plain)
+        return [markdown, plain]
+
+    def _owner(self) -> MessageWidget:
+        parent = self.parentWidget()
+        return parent if isinstance(parent, MessageWidget) else self
+
+    def _fill_copy_menu(self) -> None:
+        menu = self.copy_menu
+        menu.clear()
+        menu.addAction("Copy as Markdown", self.copy_markdown)
+        menu.addAction("Copy as plain text", self.copy_plain)
+        codes = [code for w in [self, *self.continuations] for code in w.body.code_blocks()]
+        for number, code in enumerate(codes, 1):
+            first = code.strip().splitlines()[0][:40] if code.strip() else ""
+            menu.addAction(f"Copy code block {number}: {first}",
+                           partial(_copy, code.removesuffix("\n")))
+
+    def dispose(self) -> None:
+        for view in self.views():
+            view.dispose()
+
+    def restyle(self) -> None:
+        for view in self.views():
+            view.restyle()

@@ -1,0 +1,1 @@
+"""Saved chats: the chat list, search, import/export, assistants and per-chat prompts."""

@@ -1,0 +1,150 @@
+"""The window's commands for managing conversations: search (Ctrl+K), assistants,
+the chat's system prompt, preferences, import and export.
+
+:class:`ConversationActions` adds its menu entries to the main window's menus and
+opens every dialog with ``open()`` (no nested event loop), so a streaming answer
+keeps running underneath.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDialog, QMenu, QMenuBar
+
+from desktop.ui.conversations.chat_library import ChatLibrary
+from desktop.ui.conversations.import_export import ImportExport
+from desktop.ui.conversations.search_dialog import SearchDialog
+
+if TYPE_CHECKING:
+    from desktop.ui.window.main_window import MainWindow
+
+
+class ConversationActions(QObject):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.controller = window.controller
+        self.io = ImportExport(self.controller, window)
+        self.library = ChatLibrary(self.controller)
+        self.io.finished.connect(lambda text: window.statusBar().showMessage(text, 15000))
+        self.io.failed.connect(window.show_error)
+        self.search: SearchDialog | None = None
+        self.dialogs: dict[str, QDialog] = {}
+        picker = window.assistant_picker
+        picker.changed.connect(window.refresh_providers)
+        picker.manageRequested.connect(self.open_assistants)
+        window.sessions.searchRequested.connect(self.open_search)
+
+    # -- menus ------------------------------------------------------------------------------
+
+    def _action(self, menu: QMenu, text: str, slot: Callable[[], object],
+                shortcut: str | None = None) -> QAction:
+        action = QAction(text, self.window)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(lambda _checked=False: slot())
+        menu.addAction(action)
+        return action
+
+    def add_file_actions(self, menu: QMenu) -> None:
+        menu.addSeparator()
+        self._action(menu, "&Import chats…", self.io.import_file, "Ctrl+Shift+O")
+        self._action(menu, "&Export chat…", self.io.export_current, "Ctrl+Shift+E")
+        self._action(menu, "Export &all chats…", self.io.export_all)
+
+    def add_chat_menu(self, bar: QMenuBar) -> QMenu:
+        menu = bar.addMenu("&Chat")
+        self.search_action = self._action(menu, "&Search chats…", self.open_search, "Ctrl+K")
+        self.search_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        self._action(menu, "Edit system &prompt…", self.edit_session_prompt)
+        self._action(menu, "&Assistants…", self.open_assistants)
+        menu.addSeparator()
+        sessions = self.window.sessions
+        self._action(menu, "Show &chats", partial(sessions.set_view, "chats"))
+        self._action(menu, "Show a&rchived chats", partial(sessions.set_view, "archived"))
+        self._action(menu, "Show &trash", partial(sessions.set_view, "trash"))
+        return menu
+
+    def add_settings_actions(self, menu: QMenu) -> None:
+        self._action(menu, "P&references…", self.open_settings)
+        self._action(menu, "&Assistants…", self.open_assistants)
+
+    # -- dialogs ------------------------------------------------------------------------------
+
+    def _open(self, key: str, make: Callable[[], QDialog]) -> QDialog:
+        """One instance per kind: raise it if it is already open."""
+        existing = self.dialogs.get(key)
+        if existing is not None and existing.isVisible():
+            existing.raise_()
+            existing.activateWindow()
+            return existing
+        dialog = make()
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        dialog.finished.connect(lambda _r: self.dialogs.pop(key, None))
+        self.dialogs[key] = dialog
+        dialog.open()
+        return dialog
+
+    def open_search(self) -> SearchDialog:
+        if self.search is None:
+            self.search = SearchDialog(self.controller.ctx.sessions, self.window)
+            self.search.hitChosen.connect(self.open_hit)
+        self.search.start()
+        return self.search
+
+    def open_hit(self, session_id: str, message_id: str) -> None:
+        """Open the chat of a search hit on the hit's branch, scrolled to the message."""
+        if not self.library.open_at(session_id, message_id or None):
+            return
+        if message_id:
+            QTimer.singleShot(0, partial(self.scroll_to, message_id))
+
+    def scroll_to(self, message_id: str) -> None:
+        chat = self.window.chat
+        target = message_id
+        if chat.widget_for(target) is None:  # a tool result: shown inside its answer
+            history = self.controller.history
+            ids = [m.id for m in history]
+            if target in ids:
+                before = [m.id for m in history[: ids.index(target)]
+                          if chat.widget_for(m.id) is not None]
+                target = before[-1] if before else target
+        chat.scroll_to_message(target)
+
+    def open_assistants(self) -> QDialog:
+        from desktop.ui.conversations.assistants_dialog import AssistantsDialog
+
+        current = self.controller.profile.assistant()
+
+        def make() -> QDialog:
+            names = self.controller.tools.registry().names()
+            dialog = AssistantsDialog(self.controller.ctx, names, self.window,
+                                      select=current.id if current is not None else None)
+            dialog.assistantsChanged.connect(self.window.assistant_picker.refresh)
+            return dialog
+
+        return self._open("assistants", make)
+
+    def open_settings(self) -> QDialog:
+        from desktop.ui.dialogs.settings_dialog import SettingsDialog
+
+        def make() -> QDialog:
+            dialog = SettingsDialog(self.controller, self.window)
+            dialog.settingsSaved.connect(self._settings_saved)
+            return dialog
+
+        return self._open("settings", make)
+
+    def _settings_saved(self) -> None:
+        self.window.refresh_sessions()
+        self.window.statusBar().showMessage("Preferences saved", 5000)
+
+    def edit_session_prompt(self) -> QDialog:
+        from desktop.ui.conversations.session_prompt_dialog import SessionPromptDialog
+
+        return self._open("prompt", lambda: SessionPromptDialog(self.controller, self.window))

@@ -1,0 +1,1 @@
+"""Application dialogs: Preferences and About."""

@@ -1,0 +1,259 @@
+"""Settings → Preferences…: look, prompts, chats, network (proxy, timeout), data folder.
+
+Saved with :meth:`ChatController.update_settings`; the proxy is validated first
+(``http://``, ``https://``, ``socks5://`` or ``socks5h://`` with a host) and, once
+saved, applies to every request the app makes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from pydantic import ValidationError
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.ui import theme
+
+if TYPE_CHECKING:
+    from desktop.ui.window.controller import ChatController
+
+PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
+THEMES = [("system", "Follow the system"), ("light", "Light"), ("dark", "Dark")]
+OVERFLOW = [("drop", "Leave out the oldest turns"),
+            ("summarize", "Replace the oldest turns with a summary")]
+
+
+def validate_proxy_url(url: str) -> str | None:
+    """``None`` when ``url`` is empty or usable, else why not (one line)."""
+    text = url.strip()
+    if not text:
+        return None
+    example = "e.g. http://proxy.example.com:8080 or socks5://127.0.0.1:1080"
+    if any(ch.isspace() for ch in text):
+        return f"The proxy URL cannot contain spaces ({example})."
+    parts = urlsplit(text)
+    if parts.scheme.lower() not in PROXY_SCHEMES or "://" not in text:
+        return f"The proxy must start with http://, https:// or socks5:// ({example})."
+    if not parts.hostname:
+        return f"The proxy URL needs a host name ({example})."
+    try:
+        port = parts.port
+    except ValueError:
+        return "The proxy port must be a number from 1 to 65535."
+    if port == 0:
+        return "The proxy port must be a number from 1 to 65535."
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        return f"The proxy URL is only scheme://host:port ({example})."
+    return None
+
+
+def normalize_hosts(text: str) -> str:
+    """No-proxy hosts separated by commas, spaces or new lines → ``"a,b,c"``."""
+    hosts = [h for h in text.replace("\n", ",").replace(" ", ",").split(",") if h]
+    return ",".join(dict.fromkeys(hosts))
+
+
+class SettingsDialog(QDialog):
+    settingsSaved = Signal()
+
+    def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.setWindowTitle("Preferences")
+        self.resize(640, 520)
+        layout = QVBoxLayout(self)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._general_tab(), "General")
+        self.tabs.addTab(self._chats_tab(), "Chats")
+        self.tabs.addTab(self._network_tab(), "Network")
+        self.tabs.addTab(self._data_tab(), "Data")
+        layout.addWidget(self.tabs, 1)
+        bottom = QHBoxLayout()
+        self.error_label = QLabel()
+        self.error_label.setWordWrap(True)
+        self.error_label.setAccessibleName("Settings error")
+        self.error_label.setStyleSheet(f"color: {theme.colors()['error']};")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.save)
+        buttons.rejected.connect(self.reject)
+        self.save_button = buttons.button(QDialogButtonBox.StandardButton.Save)
+        bottom.addWidget(self.error_label, 1)
+        bottom.addWidget(buttons)
+        layout.addLayout(bottom)
+        self.load()
+
+    # -- tabs --------------------------------------------------------------------------
+
+    def _general_tab(self) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        self.theme_combo = QComboBox()
+        for value, label in THEMES:
+            self.theme_combo.addItem(label, value)
+        self.assistant_combo = QComboBox()
+        self.assistant_combo.setToolTip("The assistant new chats start with")
+        self.instructions_edit = QPlainTextEdit()
+        self.instructions_edit.setPlaceholderText(
+            "Added to every chat: who you are, how you like answers…")
+        self.instructions_edit.setAccessibleName("Custom instructions")
+        self.prompt_edit = QPlainTextEdit()
+        self.prompt_edit.setAccessibleName("Default system prompt")
+        form.addRow("Theme", self.theme_combo)
+        form.addRow("New chats use", self.assistant_combo)
+        form.addRow("Custom instructions", self.instructions_edit)
+        form.addRow("Default system prompt", self.prompt_edit)
+        hint = QLabel("A chat's own prompt (Chat → Edit system prompt…) or its assistant's "
+                      "replaces the default; custom instructions are always added.")
+        hint.setObjectName("emptyHint")
+        hint.setWordWrap(True)
+        form.addRow("", hint)
+        return page
+
+    def _chats_tab(self) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        self.overflow_combo = QComboBox()
+        for value, label in OVERFLOW:
+            self.overflow_combo.addItem(label, value)
+        self.overflow_combo.setToolTip("What happens when a chat no longer fits the model's "
+                                       "context window (you are told when it does)")
+        self.retention_spin = QSpinBox()
+        self.retention_spin.setRange(0, 3650)
+        self.retention_spin.setSuffix(" days")
+        self.retention_spin.setSpecialValueText("Erase at the next start")
+        form.addRow("When a chat is too long", self.overflow_combo)
+        form.addRow("Keep deleted chats in the trash", self.retention_spin)
+        return page
+
+    def _network_tab(self) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        self.proxy_edit = QLineEdit()
+        self.proxy_edit.setAccessibleName("Proxy URL")
+        self.proxy_edit.setPlaceholderText("Empty: the system's settings. "
+                                           "http://host:8080, socks5://host:1080")
+        self.proxy_edit.textChanged.connect(self._check_proxy)
+        self.no_proxy_edit = QLineEdit()
+        self.no_proxy_edit.setAccessibleName("No proxy for")
+        self.no_proxy_edit.setPlaceholderText("localhost,127.0.0.1,.internal.example")
+        self.timeout_spin = QSpinBox()
+        self.timeout_spin.setAccessibleName("Request timeout")
+        self.timeout_spin.setRange(5, 3600)
+        self.timeout_spin.setSuffix(" s")
+        form.addRow("Proxy", self.proxy_edit)
+        form.addRow("No proxy for", self.no_proxy_edit)
+        form.addRow("Request timeout", self.timeout_spin)
+        hint = QLabel("The proxy is used for every request the app makes: providers, model "
+                      "lists, fetch_url and MCP servers over HTTP. User and password may be "
+                      "part of the URL (http://user:pass@host:port).")
+        hint.setObjectName("emptyHint")
+        hint.setWordWrap(True)
+        form.addRow("", hint)
+        return page
+
+    def _data_tab(self) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        paths = self.controller.ctx.paths
+        row = QHBoxLayout()
+        self.folder_label = QLabel(str(paths.root))
+        self.folder_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.folder_label.setWordWrap(True)
+        self.open_folder_button = QPushButton("Open folder")
+        self.open_folder_button.clicked.connect(self.open_folder)
+        row.addWidget(self.folder_label, 1)
+        row.addWidget(self.open_folder_button)
+        form.addRow("Data folder", row)
+        note = ("Portable mode (--data-dir)." if paths.portable
+                else "Start with --data-dir FOLDER to keep the data elsewhere.")
+        hint = QLabel(f"Chats and settings are in {paths.db_path.name} there; logs in "
+                      f"{paths.logs_dir.name}/. {note} API keys are in the system keyring "
+                      "when there is one.")
+        hint.setObjectName("emptyHint")
+        hint.setWordWrap(True)
+        form.addRow("", hint)
+        return page
+
+    # -- values ----------------------------------------------------------------------------
+
+    def load(self) -> None:
+        s = self.controller.settings
+        self.theme_combo.setCurrentIndex(max(0, self.theme_combo.findData(s.theme)))
+        self.assistant_combo.clear()
+        self.assistant_combo.addItem("No assistant", None)
+        for assistant in self.controller.ctx.assistants.list_assistants():
+            self.assistant_combo.addItem(assistant.name, assistant.id)
+        self.assistant_combo.setCurrentIndex(
+            max(0, self.assistant_combo.findData(s.default_assistant_id)))
+        self.instructions_edit.setPlainText(s.custom_instructions)
+        self.prompt_edit.setPlainText(s.system_prompt)
+        self.overflow_combo.setCurrentIndex(max(0, self.overflow_combo.findData(
+            s.context_overflow)))
+        self.retention_spin.setValue(s.trash_retention_days)
+        self.proxy_edit.setText(s.proxy_url)
+        self.no_proxy_edit.setText(s.no_proxy)
+        self.timeout_spin.setValue(round(s.request_timeout_s))
+
+    def changes(self) -> dict[str, object]:
+        return {
+            "theme": self.theme_combo.currentData(),
+            "default_assistant_id": self.assistant_combo.currentData(),
+            "custom_instructions": self.instructions_edit.toPlainText().strip(),
+            "system_prompt": self.prompt_edit.toPlainText().strip(),
+            "context_overflow": self.overflow_combo.currentData(),
+            "trash_retention_days": self.retention_spin.value(),
+            "proxy_url": self.proxy_edit.text().strip(),
+            "no_proxy": normalize_hosts(self.no_proxy_edit.text()),
+            "request_timeout_s": float(self.timeout_spin.value()),
+        }
+
+    def _check_proxy(self) -> None:
+        problem = validate_proxy_url(self.proxy_edit.text())
+        self.error_label.setText(problem or "")
+        self.save_button.setEnabled(problem is None)
+
+    def save(self) -> bool:
+        """Validate and save; ``False`` (the reason shown, the dialog open) if invalid."""
+        problem = validate_proxy_url(self.proxy_edit.text())
+        if problem is not None:
+            self.error_label.setText(problem)
+            self.tabs.setCurrentIndex(2)
+            self.proxy_edit.setFocus()
+            return False
+        changes = self.changes()
+        old_theme = self.controller.settings.theme
+        try:
+            self.controller.update_settings(**changes)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            self.error_label.setText(f"{'.'.join(map(str, first['loc']))}: {first['msg']}")
+            return False
+        if changes["theme"] != old_theme or changes["theme"] != theme.mode():
+            app = QApplication.instance()
+            if isinstance(app, QApplication):
+                theme.apply_theme(app, str(changes["theme"]))
+        self.settingsSaved.emit()
+        self.accept()
+        return True
+
+    def open_folder(self) -> None:
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.controller.ctx.paths.root)))

@@ -1,0 +1,2 @@
+"""Markdown and math rendered for Qt: parsing, incremental streaming, segments and
+the message body view."""

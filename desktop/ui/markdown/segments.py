@@ -1,0 +1,283 @@
+"""One rendered markdown block as a small QTextDocument with its decoration: code blocks
+get a tinted box with a language label and a Copy button, quotes a bar on the left.
+
+A message body is a stack of segments; a segment is laid out and painted on its own,
+so a streaming answer only re-lays out its last segment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPointF, QRectF, Qt, QUrl
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QColor,
+    QFont,
+    QFontInfo,
+    QFontMetricsF,
+    QGuiApplication,
+    QImage,
+    QPainter,
+    QPalette,
+    QPen,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
+
+from desktop.ui import theme
+from desktop.ui.markdown import math_tex
+from desktop.ui.markdown.renderer import Block
+
+CSS = (
+    "p, ul, ol, h1, h2, h3, h4, h5, h6, pre, table { margin-top: 0px; margin-bottom: 0px; }"
+    "p, li { line-height: 135%; } li { margin-bottom: 2px; }"
+    "h1, h2, h3, h4 { margin-top: 4px; } hr { margin: 0px; }"
+)
+CODE_PAD = 10
+QUOTE_INDENT = 16
+
+
+@dataclass(frozen=True, slots=True)
+class DocStyle:
+    """Everything a segment's look depends on."""
+
+    font: QFont
+    text: QColor
+    link: QColor
+    muted: QColor
+    code_bg: QColor
+    border: QColor
+    accent: QColor
+    selection: QColor
+    selection_text: QColor
+    dark: bool
+    dpr: float
+
+    @classmethod
+    def current(cls, *, dim: bool = False) -> DocStyle:
+        c = theme.colors()
+        font = theme.chat_font()
+        if dim:
+            font.setPointSizeF(font.pointSizeF() * 0.93)
+        screen = QGuiApplication.primaryScreen()
+        dpr = screen.devicePixelRatio() if screen is not None else 1.0
+        return cls(font, QColor(c["muted" if dim else "text"]), QColor(c["accent"]),
+                   QColor(c["muted"]), QColor(c["code_bg"]), QColor(c["border"]),
+                   QColor(c["accent"]), QColor(c["accent"]), QColor(c["accent_text"]),
+                   theme.is_dark(), max(1.0, dpr))
+
+
+class SegmentDocument(QTextDocument):
+    """A text document that resolves ``math:`` and ``attachment:`` images locally and
+    never loads anything else (no network, no files)."""
+
+    def __init__(self, style: DocStyle, attachments: Mapping[str, QImage]) -> None:
+        super().__init__()
+        self.style = style
+        self.attachments = attachments
+        self.setDocumentMargin(0)
+        self.setUndoRedoEnabled(False)
+        self.setDefaultFont(style.font)
+        self.setDefaultStyleSheet(CSS)
+        self._font_px = float(QFontInfo(style.font).pixelSize()) * 1.12  # STIX runs small
+
+    def loadResource(self, kind: int, url: QUrl | str) -> object:
+        url = QUrl(url)
+        if url.scheme() == "math":
+            from desktop.ui.markdown.math_render import math_image  # QtSvg only when needed
+
+            return math_image(url.path(), self._font_px, self.style.text, self.style.dpr)
+        if url.scheme() == "attachment":
+            return self.attachments.get(url.path())
+        return None
+
+
+class Segment:
+    def __init__(self, block: Block, style: DocStyle,
+                 attachments: Mapping[str, QImage]) -> None:
+        self.block = block
+        self.style = style
+        self.doc = SegmentDocument(style, attachments)
+        self.doc.setHtml(self._content_html(block))
+        self.top = 0
+        self.height = 0
+        self._width = -1.0
+
+    @staticmethod
+    def _content_html(block: Block) -> str:
+        if block.kind == "quote":
+            inner = block.html.removeprefix("<blockquote>\n")
+            return inner.removesuffix("</blockquote>\n").rstrip()
+        return block.html.rstrip()  # a trailing newline would become a trailing space
+
+    def set_block(self, block: Block) -> bool:
+        """Show ``block`` instead; False when nothing visible changed."""
+        if block.html == self.block.html and block.kind == self.block.kind:
+            self.block = block
+            return False
+        self.block = block
+        self.doc.setHtml(self._content_html(block))
+        self._width = -1.0
+        return True
+
+    # -- geometry ---------------------------------------------------------------------
+
+    def header_height(self) -> float:
+        return QFontMetricsF(self.style.font).height() * 0.85 + 10
+
+    def content_origin(self) -> QPointF:
+        kind = self.block.kind
+        if kind == "code":
+            return QPointF(CODE_PAD, 0 if self.block.joins_prev else self.header_height())
+        if kind == "quote":
+            return QPointF(QUOTE_INDENT, 0)
+        return QPointF(0, 0)
+
+    def layout(self, width: float) -> int:
+        if width != self._width:
+            origin = self.content_origin()
+            inner = width - origin.x() - (CODE_PAD if self.block.kind == "code" else 0)
+            self.doc.setTextWidth(max(40.0, inner))
+            self._width = width
+            extra = CODE_PAD if self.block.kind == "code" and not self.block.joins_next else 0
+            self.height = int(self.doc.size().height() + origin.y() + extra + 0.999)
+        return self.height
+
+    def copy_rect(self, width: float) -> QRectF | None:
+        if self.block.kind != "code" or self.block.joins_prev:
+            return None
+        fm = QFontMetricsF(self._small_font())
+        w = fm.horizontalAdvance("Copy") + 16
+        return QRectF(width - w - 4, 3, w, self.header_height() - 6)
+
+    def _small_font(self) -> QFont:
+        font = QFont(self.style.font)
+        font.setPointSizeF(font.pointSizeF() * 0.85)
+        return font
+
+    # -- hit testing ------------------------------------------------------------------
+
+    def cursor_at(self, point: QPointF) -> int:
+        """The text position nearest ``point`` (segment coordinates)."""
+        local = point - self.content_origin()
+        pos = self.doc.documentLayout().hitTest(local, Qt.HitTestAccuracy.FuzzyHit)
+        return max(0, pos)
+
+    def anchor_at(self, point: QPointF) -> str:
+        return str(self.doc.documentLayout().anchorAt(point - self.content_origin()))
+
+    def end_position(self) -> int:
+        return max(0, self.doc.characterCount() - 1)
+
+    # -- painting ---------------------------------------------------------------------
+
+    def paint(self, painter: QPainter, width: float, selection: tuple[int, int] | None,
+              copy_hover: bool = False, copied: bool = False) -> None:
+        kind = self.block.kind
+        s = self.style
+        if kind == "code":
+            self._paint_code_box(painter, width, copy_hover, copied)
+        elif kind == "quote":
+            painter.fillRect(QRectF(2, 2, 3, max(0, self.height - 4)), s.border)
+        painter.save()
+        painter.translate(self.content_origin())
+        ctx = QAbstractTextDocumentLayout.PaintContext()
+        palette = QPalette(ctx.palette)
+        palette.setColor(QPalette.ColorRole.Text, s.muted if kind == "quote" else s.text)
+        palette.setColor(QPalette.ColorRole.Link, s.link)
+        ctx.palette = palette
+        if selection is not None and selection[0] != selection[1]:
+            chosen = QAbstractTextDocumentLayout.Selection()
+            cursor = QTextCursor(self.doc)
+            cursor.setPosition(selection[0])
+            cursor.setPosition(selection[1], QTextCursor.MoveMode.KeepAnchor)
+            chosen.cursor = cursor
+            fmt = QTextCharFormat()
+            fmt.setBackground(s.selection)
+            fmt.setForeground(s.selection_text)
+            chosen.format = fmt
+            ctx.selections = [chosen]
+        self.doc.documentLayout().draw(painter, ctx)
+        painter.restore()
+
+    def _paint_code_box(self, painter: QPainter, width: float, hover: bool,
+                        copied: bool) -> None:
+        s = self.style
+        painter.save()
+        painter.setPen(QPen(s.border, 1))
+        painter.setBrush(s.code_bg)
+        if self.block.joins_prev or self.block.joins_next:
+            # one piece of a box drawn across several segments: no edge where they meet
+            painter.fillRect(QRectF(0, 0, width, self.height), s.code_bg)
+            bottom = self.height - (0 if self.block.joins_next else 1)
+            painter.drawLine(QPointF(0.5, 0), QPointF(0.5, bottom))
+            painter.drawLine(QPointF(width - 0.5, 0), QPointF(width - 0.5, bottom))
+            if not self.block.joins_next:
+                painter.drawLine(QPointF(0, bottom - 0.5), QPointF(width, bottom - 0.5))
+            if self.block.joins_prev:
+                painter.restore()
+                return
+            painter.drawLine(QPointF(0, 0.5), QPointF(width, 0.5))
+        else:
+            painter.drawRect(QRectF(0, 0, width - 1, self.height - 1))
+        header = self.header_height()
+        painter.setPen(QPen(s.border, 1))
+        painter.drawLine(QPointF(1, header - 4), QPointF(width - 1, header - 4))
+        painter.setFont(self._small_font())
+        painter.setPen(s.muted)
+        painter.drawText(QRectF(CODE_PAD, 3, width / 2, header - 6),
+                         Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+                         self.block.lang or "code")
+        rect = self.copy_rect(width)
+        if rect is not None:
+            if hover:
+                painter.fillRect(rect, s.border)
+            painter.setPen(s.accent if hover else s.muted)
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, "Copied" if copied else "Copy")
+        painter.restore()
+
+    # -- text -------------------------------------------------------------------------
+
+    def plain_text(self, start: int = 0, end: int | None = None) -> str:
+        """The text between two positions; math images become their TeX."""
+        if self.block.kind == "math" and start == 0 and (end is None or
+                                                          end >= self.end_position()):
+            return f"$${self.block.code}$$"
+        if self.block.kind == "code" and start == 0 and (end is None or
+                                                          end >= self.end_position()):
+            return self.block.code.removesuffix("\n")
+        stop = self.end_position() if end is None else end
+        return _text_between(self.doc, start, stop)
+
+
+def _text_between(doc: QTextDocument, start: int, end: int) -> str:
+    lines: list[str] = []
+    block = doc.findBlock(start)
+    while block.isValid() and block.position() <= end:
+        parts: list[str] = []
+        it = block.begin()
+        while not it.atEnd():
+            frag = it.fragment()
+            first, last = frag.position(), frag.position() + frag.length()
+            lo, hi = max(first, start), min(last, end)
+            if lo < hi:
+                fmt = frag.charFormat()
+                if fmt.isImageFormat():
+                    parts.append(_image_text(fmt.toImageFormat().name()) * (hi - lo))
+                else:
+                    parts.append(frag.text()[lo - first:hi - first])
+            it += 1
+        lines.append("".join(parts))
+        block = block.next()
+    return "\n".join(lines).replace("\u2028", "\n").replace("\xa0", " ")
+
+
+def _image_text(name: str) -> str:
+    if name.startswith("math:"):
+        entry = math_tex.entry(name[5:])
+        if entry is not None:
+            return f"$${entry.tex}$$" if entry.display else f"${entry.tex}$"
+    return f"[{name.removeprefix('attachment:')}]"

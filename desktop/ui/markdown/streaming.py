@@ -1,0 +1,159 @@
+"""Incremental markdown: finished top-level blocks are rendered once, only the open tail
+is rendered again as text streams in.
+
+Why it is exact: with reference definitions off (see :mod:`desktop.ui.markdown.renderer`), a
+top-level block that is followed by another block which starts on a *complete* line
+can no longer change, whatever text comes next; so blocks before the last one that
+starts on a complete line are final. Parsing restarts at the first uncommitted line,
+which is always the start of a top-level block. The concatenated HTML of
+``committed + tail`` equals :meth:`MarkdownRenderer.render` of the whole text.
+
+A long code block that is still open (a file being written out) would cost a full
+parse and highlight of all of it on every frame. While its fence is open it is shown
+as pieces of :data:`CODE_PIECE_LINES` lines, each highlighted once when complete
+(drawn as one box, see :attr:`Block.joins_next`); only the last piece changes. The
+pieces are highlighted separately, so a string spanning two of them may be coloured
+wrongly until the block closes; then, and at the end, it is rendered whole.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+
+from desktop.ui.markdown.renderer import (
+    Block,
+    MarkdownRenderer,
+    code_pre,
+    highlight_code,
+    top_level_groups,
+)
+
+CODE_PIECE_LINES = 20
+# A fence opener at the start of the pending text (no indent: indented fences strip
+# their indent from the content, which the fast path does not do).
+_OPENER = re.compile(r"(`{3,}|~{3,})([^\n]*)\n")
+
+
+@dataclass(slots=True)
+class Update:
+    committed: list[Block] = field(default_factory=list)  # newly final blocks, in order
+    tail: list[Block] = field(default_factory=list)  # the open blocks after them
+
+
+class IncrementalMarkdown:
+    def __init__(self, renderer: MarkdownRenderer) -> None:
+        self.renderer = renderer
+        self.text = ""
+        self.committed: list[Block] = []
+        self.tail: list[Block] = []
+        self._offset = 0  # chars of ``text`` already committed
+        self._tail_source: str | None = None
+        self._checked = -1  # complete-line length of the pending text last checked
+        # Highlighted pieces of an open code block: (fence marker, language), pieces
+        self._pieces_key: tuple[str, str] | None = None
+        self._pieces: list[Block] = []
+        self._open_lines: tuple[str, str, str] | None = None  # complete lines, lang, html
+
+    def append(self, chunk: str) -> None:
+        self.text += chunk
+
+    def update(self, *, final: bool = False) -> Update:
+        """Render what changed since the last update. ``final`` commits everything."""
+        pending = self.text[self._offset:]
+        update = Update()
+        if final:
+            update.committed = self.renderer.blocks(pending) if pending else []
+            self._commit(update.committed, len(pending))
+            self.tail = []
+            self._tail_source = None
+            return update
+        if pending == self._tail_source:
+            update.tail = self.tail
+            return update
+        pieces = self._open_code_pieces(pending)
+        if pieces is None:  # (one open code block: nothing before it to commit)
+            pending = self._commit_final_blocks(pending, update)
+            if update.committed:
+                pieces = self._open_code_pieces(pending)
+        if pending != self._tail_source:
+            if pieces is not None:
+                self.tail = pieces
+            else:
+                self.tail = self.renderer.blocks(pending) if pending else []
+            self._tail_source = pending
+        update.tail = self.tail
+        return update
+
+    def _commit_final_blocks(self, pending: str, update: Update) -> str:
+        """Commit the blocks of ``pending`` that can no longer change (into
+        ``update.committed``); returns what is left pending."""
+        stable = pending.rfind("\n") + 1  # only complete lines decide what is final
+        if stable and stable != self._checked:
+            self._checked = stable
+            groups = top_level_groups(self.renderer.parse(pending[:stable]))
+            if len(groups) > 1:
+                last_start = groups[-1][0].map[0] if groups[-1][0].map else None
+                if last_start is not None and last_start > 0:
+                    cut = _line_offset(pending, last_start)
+                    update.committed = [self.renderer.render_group(g) for g in groups[:-1]]
+                    self._commit(update.committed, cut)
+                    pending = pending[cut:]
+                    self._checked = stable - cut
+        return pending
+
+    def _open_code_pieces(self, pending: str) -> list[Block] | None:
+        """``pending`` as pieces when it is one long code block whose fence is still
+        open; None otherwise (then it is rendered the usual way)."""
+        opener = _OPENER.match(pending)
+        if opener is None or "\r" in pending or "\0" in pending:
+            return None
+        marker, info = opener.group(1), opener.group(2)
+        if (marker[0] == "`" and "`" in info) or "\\" in info or "&" in info:
+            return None  # (markdown-it would unescape the info string)
+        code = pending[opener.end():]
+        closing = re.compile(rf"^ {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}[ \t]*$",
+                             re.MULTILINE)
+        if code.count("\n") < 2 * CODE_PIECE_LINES or closing.search(code):
+            return None  # short (cheap to render whole) or closed
+        lang = info.strip().split(" ")[0]
+        lines = code.splitlines(keepends=True)
+        done = (code.count("\n") // CODE_PIECE_LINES) * CODE_PIECE_LINES
+        if done == len(lines):  # keep the last complete piece open: it may still grow
+            done -= CODE_PIECE_LINES
+        key = (marker, lang)
+        if self._pieces_key != key:
+            self._pieces_key, self._pieces = key, []
+        for start in range(len(self._pieces) * CODE_PIECE_LINES, done, CODE_PIECE_LINES):
+            chunk = "".join(lines[start:start + CODE_PIECE_LINES])
+            self._pieces.append(Block("code", self.renderer.code_html(chunk, lang), chunk,
+                                      lang, joins_prev=bool(start), joins_next=True))
+        rest = "".join(lines[done:])
+        last = Block("code", self._open_piece_html(rest, lang), rest, lang, joins_prev=True)
+        return [*self._pieces[:done // CODE_PIECE_LINES], last]
+
+    def _open_piece_html(self, code: str, lang: str) -> str:
+        """The last piece: its complete lines highlighted (again only when a line is
+        added), the line being written as plain text until it is complete."""
+        cut = code.rfind("\n") + 1
+        complete, partial = code[:cut], code[cut:]
+        if self._open_lines is None or self._open_lines[:2] != (complete, lang):
+            body = highlight_code(complete, lang, self.renderer.palette.pygments_style)
+            self._open_lines = (complete, lang, body)
+        return code_pre(self._open_lines[2] + html.escape(partial, quote=False))
+
+    def _commit(self, blocks: list[Block], chars: int) -> None:
+        self.committed.extend(blocks)
+        self._offset += chars
+        self._pieces_key, self._pieces = None, []
+
+    def html(self) -> str:
+        return "".join(b.html for b in [*self.committed, *self.tail])
+
+
+def _line_offset(text: str, line: int) -> int:
+    pos = 0
+    for _ in range(line):
+        pos = text.index("\n", pos) + 1
+    return pos

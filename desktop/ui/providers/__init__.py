@@ -1,0 +1,1 @@
+"""Providers: the Providers dialog, its forms, model behaviour options and model prices."""

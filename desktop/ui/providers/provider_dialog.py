@@ -1,0 +1,410 @@
+"""The "Providers" dialog: add, edit, test and remove model providers.
+
+Left: every provider from :meth:`AppContext.all_providers` (user-configured ones are
+editable; ones from the environment are read-only; a detected LM Studio can be added).
+Right: a :class:`ProviderForm`. Keys go to ``ctx.secrets``, never to the settings.
+Network work (fetch models, test connection) runs as an asyncio task on the qasync
+loop (see :meth:`ProviderForm.start_check`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.errors import AssistaError
+from desktop.core.messages import new_id
+from desktop.core.settings import ProviderConfig
+from desktop.providers.factory import create_provider
+from desktop.providers.presets import PRESETS, get_preset
+from desktop.providers.retry import RetryPolicy, redact
+from desktop.ui import theme
+from desktop.ui.providers.provider_form import (
+    ProviderForm,
+    WelcomePage,
+    item_text,
+    key_note,
+    source_text,
+)
+
+if TYPE_CHECKING:
+    from desktop.app import AppContext
+
+ID_ROLE = Qt.ItemDataRole.UserRole
+CHECK_TIMEOUT_S = 20.0  # fetch/test should fail fast, not wait for a 120 s chat timeout
+
+
+class ProviderDialog(QDialog):
+    """Manage providers. Emits :attr:`providersChanged` after every save or removal."""
+
+    providersChanged = Signal()
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.setWindowTitle("Providers")
+        self.resize(820, 520)
+        self._configs: dict[str, ProviderConfig] = {}
+        self._draft: ProviderConfig | None = None  # a new provider not saved yet
+        self._current: ProviderConfig | None = None
+        self._dirty = False
+        self._build()
+        self.reload()
+
+    # -- construction ----------------------------------------------------------------
+
+    def _build(self) -> None:
+        root = QHBoxLayout(self)
+        left = QVBoxLayout()
+        title = QLabel("Providers")
+        title.setObjectName("panelTitle")
+        left.addWidget(title)
+        self.list = QListWidget()
+        self.list.setAccessibleName("Providers")
+        self.list.setFixedWidth(280)
+        self.list.setWordWrap(True)
+        self.list.currentItemChanged.connect(self._on_current_changed)
+        left.addWidget(self.list, 1)
+        row = QHBoxLayout()
+        self.add_button = QPushButton("Add provider")
+        self.add_button.setAccessibleName("Add provider")
+        menu = QMenu(self.add_button)
+        for preset in PRESETS.values():
+            action = menu.addAction(preset.name)
+            action.triggered.connect(lambda _=False, pid=preset.id: self.open_for_new(pid))
+        self.add_button.setMenu(menu)
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.setAccessibleName("Remove provider")
+        self.remove_button.clicked.connect(self._remove)
+        row.addWidget(self.add_button)
+        row.addWidget(self.remove_button)
+        row.addStretch(1)
+        left.addLayout(row)
+        root.addLayout(left)
+        root.addLayout(self._build_right(), 1)
+
+    def _build_right(self) -> QVBoxLayout:
+        right = QVBoxLayout()
+        self.stack = QStackedWidget()
+        self.welcome = WelcomePage()
+        self.welcome.presetChosen.connect(self.open_for_new)
+        self.editor = QWidget()
+        editor = QVBoxLayout(self.editor)
+        editor.setContentsMargins(8, 0, 0, 0)
+        self.title_label = QLabel()
+        self.title_label.setObjectName("appTitle")
+        editor.addWidget(self.title_label)
+        banner = QHBoxLayout()
+        self.source_label = QLabel()
+        self.source_label.setObjectName("emptyHint")
+        self.source_label.setWordWrap(True)
+        self.adopt_button = QPushButton("Add to my providers")
+        self.adopt_button.setAccessibleName("Add detected provider to my providers")
+        self.adopt_button.clicked.connect(self._adopt_detected)
+        banner.addWidget(self.source_label, 1)
+        banner.addWidget(self.adopt_button)
+        editor.addLayout(banner)
+        self.form = ProviderForm()
+        self.form.changed.connect(self._on_form_changed)
+        self.form.fetch_button.clicked.connect(lambda: self._start_check(test=False))
+        self.form.test_button.clicked.connect(lambda: self._start_check(test=True))
+        editor.addWidget(self.form)
+        editor.addStretch(1)
+        self.stack.addWidget(self.welcome)
+        self.stack.addWidget(self.editor)
+        right.addWidget(self.stack, 1)
+
+        bottom = QHBoxLayout()
+        self.validation_label = QLabel()
+        self.validation_label.setWordWrap(True)
+        self.validation_label.setStyleSheet(f"color: {theme.colors()['error']};")
+        self.save_button = QPushButton("Save")
+        self.save_button.setObjectName("primaryButton")
+        self.save_button.setDefault(True)
+        self.save_button.clicked.connect(self._save)
+        self.close_button = QPushButton("Close")
+        self.close_button.setAutoDefault(False)
+        self.close_button.clicked.connect(self.reject)
+        bottom.addWidget(self.validation_label, 1)
+        bottom.addWidget(self.save_button)
+        bottom.addWidget(self.close_button)
+        right.addLayout(bottom)
+        return right
+
+    # -- public API ------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        """True while a fetch or test is running."""
+        return self.form.busy
+
+    def current_provider(self) -> ProviderConfig | None:
+        return self._current
+
+    def reload(self, select_id: str | None = None) -> None:
+        """Re-read the providers and show ``select_id`` (default: keep the selection).
+
+        Unsaved edits in the form are dropped (a new, unsaved provider is kept)."""
+        configs = self.ctx.all_providers()
+        if self._draft is not None:
+            configs.append(self._draft)
+        self._configs = {config.id: config for config in configs}
+        self.list.blockSignals(True)
+        try:
+            self.list.clear()
+            for config in configs:
+                item = QListWidgetItem(item_text(config, draft=self._is_draft(config)))
+                item.setData(ID_ROLE, config.id)
+                item.setToolTip(config.base_url or "No base URL yet")
+                self.list.addItem(item)
+        finally:
+            self.list.blockSignals(False)
+        wanted = select_id or (self._current.id if self._current is not None else None)
+        if wanted not in self._configs:
+            wanted = configs[0].id if configs else None
+        self._show(wanted)
+
+    def select_provider(self, provider_id: str) -> bool:
+        """Select a provider by id; False if unknown or the user kept unsaved changes."""
+        if provider_id not in self._configs:
+            self.reload()
+        row = self._row_of(provider_id)
+        if row >= 0:
+            self.list.setCurrentRow(row)
+        return self._current is not None and self._current.id == provider_id
+
+    def open_for_new(self, preset_id: str) -> None:
+        """Start adding a provider of this preset (ConfigError for an unknown preset)."""
+        preset = get_preset(preset_id)
+        if not self._confirm_leave():
+            return
+        names = {config.name for config in self._configs.values()}
+        name, number = preset.name, 2
+        while name in names:
+            name, number = f"{preset.name} {number}", number + 1
+        self._draft = ProviderConfig(
+            name=name,
+            kind=preset.kind,
+            preset=preset.id,
+            base_url=preset.base_url or "",
+            model=preset.default_model or "",
+            headers=dict(preset.headers),
+        )
+        self.reload(select_id=self._draft.id)
+        if not preset.base_url:
+            self.form.base_url_edit.setFocus()
+        elif preset.requires_key:
+            self.form.key_edit.setFocus()
+        else:
+            self.form.name_edit.setFocus()
+
+    # -- showing a provider ------------------------------------------------------------
+
+    def _is_draft(self, config: ProviderConfig | None) -> bool:
+        return config is not None and self._draft is not None and config.id == self._draft.id
+
+    def _show(self, provider_id: str | None) -> None:
+        self.form.cancel_check()
+        config = self._configs.get(provider_id) if provider_id else None
+        self._current = config
+        self._dirty = False
+        self._set_list_row(provider_id)
+        if config is None:
+            self.stack.setCurrentWidget(self.welcome)
+            self._update_buttons()
+            return
+        self.stack.setCurrentWidget(self.editor)
+        self.title_label.setText(config.name)
+        key: str | None = None
+        key_error = ""
+        if config.source == "user" and not self._is_draft(config):
+            try:
+                key = self.ctx.secrets.get(config.id)
+            except AssistaError as exc:
+                key_error = str(exc)
+        self.form.load(config, key, read_only=config.source != "user")
+        self.form.set_key_note(key_note(config, self.ctx.secrets))
+        if key_error:
+            self.form.set_status(key_error, "error")
+        self.source_label.setText(source_text(config))
+        self.source_label.setVisible(config.source != "user")
+        self.adopt_button.setVisible(config.source == "detected")
+        self._update_buttons()
+
+    def _row_of(self, provider_id: str | None) -> int:
+        ids = [self.list.item(row).data(ID_ROLE) for row in range(self.list.count())]
+        return ids.index(provider_id) if provider_id in ids else -1
+
+    def _set_list_row(self, provider_id: str | None) -> None:
+        self.list.blockSignals(True)
+        try:
+            self.list.setCurrentRow(self._row_of(provider_id))
+        finally:
+            self.list.blockSignals(False)
+
+    def _update_buttons(self) -> None:
+        config = self._current
+        editable = config is not None and config.source == "user"
+        error = self.form.validation_error() if editable else None
+        pending = self._dirty or self._is_draft(config)
+        self.save_button.setEnabled(editable and error is None and pending)
+        self.save_button.setVisible(config is not None)
+        self.remove_button.setEnabled(editable)
+        self.validation_label.setText(error if error and pending else "")
+
+    # -- user actions ------------------------------------------------------------------
+
+    def _on_current_changed(
+        self, current: QListWidgetItem | None, _previous: QListWidgetItem | None
+    ) -> None:
+        target = current.data(ID_ROLE) if current is not None else None
+        if self._current is not None and target == self._current.id:
+            return
+        if not self._confirm_leave():
+            self._set_list_row(self._current.id if self._current is not None else None)
+            return
+        self._drop_draft(keep=target)
+        self._show(target)
+
+    def _on_form_changed(self) -> None:
+        self._dirty = True
+        if self._current is not None and self._is_draft(self._current):
+            self.title_label.setText(self.form.name_edit.text().strip() or "New provider")
+        self._update_buttons()
+
+    def _confirm_leave(self) -> bool:
+        """True when there are no unsaved edits or the user agrees to discard them."""
+        if self._current is None or not self._dirty:
+            return True
+        text = f"Discard your changes to “{self._current.name}”?"
+        if not self._ask("Unsaved changes", text, QMessageBox.StandardButton.Discard):
+            return False
+        self._dirty = False
+        return True
+
+    def _ask(self, title: str, text: str, button: QMessageBox.StandardButton) -> bool:
+        cancel = QMessageBox.StandardButton.Cancel
+        return QMessageBox.question(self, title, text, button | cancel, cancel) == button
+
+    def _drop_draft(self, keep: str | None) -> None:
+        if self._draft is None or self._draft.id == keep:
+            return
+        draft_id, self._draft = self._draft.id, None
+        self._configs.pop(draft_id, None)
+        row = self._row_of(draft_id)
+        if row >= 0:
+            self.list.blockSignals(True)
+            self.list.takeItem(row)
+            self.list.blockSignals(False)
+
+    def _save(self) -> None:
+        current = self._current
+        if current is None or current.source != "user" or self.form.validation_error():
+            return
+        config = self.form.to_config(current)
+        key = self.form.api_key()
+        try:
+            self.ctx.settings_store.save_provider(config)
+            if key:
+                self.ctx.secrets.set(config.id, key)
+            else:
+                self.ctx.secrets.delete(config.id)
+            self._activate_if_none(config.id)
+        except AssistaError as exc:
+            self.form.set_status(redact(str(exc), [key]), "error")
+            return
+        if self._is_draft(config):
+            self._draft = None
+        self._dirty = False
+        self.reload(select_id=config.id)
+        self.form.set_status("Saved.", "ok")
+        self.providersChanged.emit()
+
+    def _activate_if_none(self, provider_id: str) -> None:
+        settings = self.ctx.load_settings()
+        known = {config.id for config in self.ctx.all_providers()}
+        if settings.active_provider_id in known:
+            return
+        self.ctx.save_settings(settings.model_copy(update={"active_provider_id": provider_id}))
+
+    def _remove(self) -> None:
+        current = self._current
+        if current is None or current.source != "user":
+            return
+        if self._is_draft(current):
+            self._draft, self._dirty, self._current = None, False, None
+            self.reload()
+            return
+        text = f"Remove “{current.name}”? Its saved API key is deleted too."
+        if not self._ask("Remove provider", text, QMessageBox.StandardButton.Yes):
+            return
+        try:
+            self.ctx.settings_store.delete_provider(current.id)
+            self.ctx.secrets.delete(current.id)
+        except AssistaError as exc:
+            self.form.set_status(str(exc), "error")
+            return
+        self._dirty, self._current = False, None
+        self.reload()
+        self.providersChanged.emit()
+
+    def _adopt_detected(self) -> None:
+        current = self._current
+        if current is None or current.source != "detected":
+            return
+        config = current.model_copy(update={"id": new_id("prov_"), "source": "user"})
+        try:
+            self.ctx.settings_store.save_provider(config)
+            self._activate_if_none(config.id)
+        except AssistaError as exc:
+            self.form.set_status(str(exc), "error")
+            return
+        self.reload(select_id=config.id)
+        self.form.set_status("Added to your providers.", "ok")
+        self.providersChanged.emit()
+
+    # -- fetch models / test connection --------------------------------------------------
+
+    def _start_check(self, *, test: bool) -> None:
+        current = self._current
+        if current is None or self.form.busy:
+            return
+        key: str | None = None
+        try:
+            if current.source == "user":
+                error = self.form.validation_error()
+                if error:
+                    raise AssistaError(error)
+                config, key = self.form.to_config(current), self.form.api_key() or None
+            else:
+                config, key = current, self.ctx.api_key_for(current)
+            config = config.model_copy(update={"timeout_s": min(config.timeout_s, CHECK_TIMEOUT_S)})
+            provider = create_provider(config, key, retry=RetryPolicy.disabled())
+        except AssistaError as exc:
+            self.form.set_status(f"✗ {redact(str(exc), [key])}", "error")
+            return
+        self.form.start_check(provider, key, test=test)
+
+    # -- closing -----------------------------------------------------------------------
+
+    def reject(self) -> None:
+        if self._confirm_leave():
+            super().reject()
+
+    def done(self, result: int) -> None:
+        self.form.cancel_check()
+        super().done(result)

@@ -1,0 +1,401 @@
+"""Settings → MCP servers: the list with live status, a form per server (stdio command
+or Streamable HTTP / SSE URL), import from Claude-Desktop JSON (file or paste), per-server
+and per-tool switches and policies, Restart, and the server's stderr."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.errors import ConfigError
+from desktop.tools.mcp.config import McpServerConfig, load_mcp_config, parse_mcp_json
+from desktop.ui.tools.mcp_form import TRANSPORTS, McpServerForm
+
+if TYPE_CHECKING:
+    from desktop.tools.mcp.connection import McpConnection
+    from desktop.ui.window.controller import ChatController
+
+log = logging.getLogger(__name__)
+
+STATE_MARK = {"running": "●", "starting": "◌", "restarting": "◌", "failed": "✗",
+              "stopped": "○", "disabled": "○", "new": "+", "invalid": "⚠"}
+
+
+def validation_error(server: dict[str, Any]) -> str | None:
+    try:
+        McpServerConfig.model_validate(server)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        return str(first.get("msg", "invalid settings")).removeprefix("Value error, ")
+    return None
+
+
+def claude_desktop_config() -> Path | None:
+    """Where Claude Desktop keeps its MCP settings on this system, if the file exists."""
+    home = Path.home()
+    if sys.platform == "darwin":
+        path = home / "Library/Application Support/Claude/claude_desktop_config.json"
+    elif sys.platform == "win32":
+        path = Path(os.environ.get("APPDATA", home)) / "Claude/claude_desktop_config.json"
+    else:
+        path = home / ".config/Claude/claude_desktop_config.json"
+    return path if path.is_file() else None
+
+
+class PasteDialog(QDialog):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Paste MCP servers")
+        self.resize(560, 380)
+        layout = QVBoxLayout(self)
+        hint = QLabel('Paste a Claude-Desktop-style configuration, e.g. {"mcpServers": '
+                      '{"time": {"command": "uvx", "args": ["mcp-server-time"]}}}')
+        hint.setWordWrap(True)
+        self.text = QPlainTextEdit()
+        self.text.setAccessibleName("MCP configuration JSON")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        ok.setText("Import")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(hint)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(buttons)
+
+
+class McpDialog(QDialog):
+    def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.setWindowTitle("MCP servers")
+        self.resize(920, 640)
+        self.servers: list[dict[str, Any]] = [
+            self._normalized(dict(s)) for s in controller.settings.mcp_servers]
+        self.dirty = False
+        self._discard_armed = False
+        self._tasks: set[asyncio.Future[None]] = set()
+        self.paste_dialog: PasteDialog | None = None
+        self.file_dialog: QFileDialog | None = None
+
+        layout = QVBoxLayout(self)
+        splitter = QSplitter()
+        left = self._build_list()
+        splitter.addWidget(left)
+
+        self.stack = QStackedWidget()
+        empty = QLabel("No MCP servers yet. Add one (a command such as “npx -y "
+                       "@modelcontextprotocol/server-filesystem ~/notes”, or a URL), or "
+                       "import your Claude Desktop configuration.")
+        empty.setWordWrap(True)
+        empty.setObjectName("emptyHint")
+        self.form = McpServerForm(self._connection, self._tool_override)
+        self.form.changed.connect(self._form_changed)
+        self.form.restartRequested.connect(self.restart_current)
+        self.stack.addWidget(empty)
+        self.stack.addWidget(self.form)
+        splitter.addWidget(self.stack)
+        splitter.setSizes([280, 640])
+        layout.addWidget(splitter, 1)
+
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        layout.addWidget(self.message)
+        buttons = QDialogButtonBox()
+        self.save_button = buttons.addButton("Save and start",
+                                             QDialogButtonBox.ButtonRole.ApplyRole)
+        self.save_button.setObjectName("primaryButton")
+        self.save_button.setToolTip("Save the servers and (re)start them")
+        self.close_button = buttons.addButton(QDialogButtonBox.StandardButton.Close)
+        self.save_button.clicked.connect(self.save)
+        self.close_button.clicked.connect(self.reject)
+        layout.addWidget(buttons)
+
+        controller.toolsChanged.connect(self.refresh_status)
+        self._timer = QTimer(self)
+        self._timer.setInterval(500)
+        self._timer.timeout.connect(self.form.poll_stderr)
+        self._timer.start()
+        self._fill_list()
+        if self.servers:
+            self.server_list.setCurrentRow(0)
+        else:
+            self.stack.setCurrentIndex(0)
+
+    def _build_list(self) -> QWidget:
+        left = QWidget()
+        column = QVBoxLayout(left)
+        column.setContentsMargins(0, 0, 0, 0)
+        self.server_list = QListWidget()
+        self.server_list.setAccessibleName("MCP servers")
+        self.server_list.setWordWrap(True)
+        self.server_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.server_list.currentRowChanged.connect(self._row_changed)
+        column.addWidget(self.server_list, 1)
+        row = QHBoxLayout()
+        self.add_button = QPushButton("Add")
+        add_menu = QMenu(self.add_button)
+        for transport, label in TRANSPORTS:
+            add_menu.addAction(label).triggered.connect(
+                lambda _c=False, t=transport: self.add_server(t))
+        self.add_button.setMenu(add_menu)
+        self.import_button = QPushButton("Import")
+        import_menu = QMenu(self.import_button)
+        import_menu.addAction("From a file…").triggered.connect(self.choose_import_file)
+        import_menu.addAction("Paste JSON…").triggered.connect(self.open_paste)
+        self.import_button.setMenu(import_menu)
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.clicked.connect(self.remove_current)
+        for button in (self.add_button, self.import_button, self.remove_button):
+            row.addWidget(button)
+        column.addLayout(row)
+        return left
+
+    # -- the list -------------------------------------------------------------------------------
+
+    @staticmethod
+    def _normalized(server: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return McpServerConfig.model_validate(server).model_dump(mode="json")
+        except ValidationError:
+            return server
+
+    def _connection(self, name: str) -> McpConnection | None:
+        manager = self.controller.tools.mcp
+        return manager.get(name) if manager is not None else None
+
+    def _tool_override(self, exposed: str) -> str | None:
+        return self.controller.settings.tool_policies.get(exposed)
+
+    def status_of(self, server: dict[str, Any]) -> tuple[str, str]:
+        """(state key, one line) for a server in the working list."""
+        error = validation_error(server)
+        if error:
+            return "invalid", error
+        if not server.get("enabled", True):
+            return "disabled", "switched off"
+        connection = self._connection(str(server.get("name", "")))
+        if connection is None:
+            return "new", "not started — Save to start it"
+        state = connection.state
+        if state == "running":
+            n = len(connection.tools)
+            text = f"running · {n} tool{'s' if n != 1 else ''}"
+        elif state == "failed":
+            text = f"failed: {connection.last_error or 'no reason given'}"
+        elif state in ("starting", "restarting"):
+            text = f"{state}…" + (f" (last error: {connection.last_error})"
+                                  if state == "restarting" and connection.last_error else "")
+        else:
+            text = "stopped"
+        if connection.config.model_dump(mode="json") != self._normalized(dict(server)):
+            text += " · changes not applied yet (Save)"
+        return state, text
+
+    def _item_text(self, server: dict[str, Any]) -> str:
+        state, text = self.status_of(server)
+        text = text if len(text) <= 70 else text[:69] + "…"  # all of it in the tooltip
+        return f"{STATE_MARK.get(state, '•')} {server.get('name') or '(no name)'}\n    {text}"
+
+    def _fill_list(self) -> None:
+        current = self.server_list.currentRow()
+        self.server_list.blockSignals(True)
+        self.server_list.clear()
+        for server in self.servers:
+            item = QListWidgetItem(self._item_text(server))
+            item.setToolTip(self.status_of(server)[1])
+            self.server_list.addItem(item)
+        self.server_list.blockSignals(False)
+        if 0 <= current < len(self.servers):
+            self.server_list.setCurrentRow(current)
+        self.remove_button.setEnabled(bool(self.servers))
+
+    def refresh_status(self) -> None:
+        for row, server in enumerate(self.servers):
+            item = self.server_list.item(row)
+            if item is not None:
+                item.setText(self._item_text(server))
+                item.setToolTip(self.status_of(server)[1])
+        current = self.current_server()
+        if current is not None:
+            self.form.show_status(*self.status_of(current))
+
+    def current_server(self) -> dict[str, Any] | None:
+        row = self.server_list.currentRow()
+        return self.servers[row] if 0 <= row < len(self.servers) else None
+
+    def _row_changed(self, row: int) -> None:
+        if 0 <= row < len(self.servers):
+            self.stack.setCurrentIndex(1)
+            self.form.load(self.servers[row])
+            self.form.show_status(*self.status_of(self.servers[row]))
+        else:
+            self.stack.setCurrentIndex(0)
+
+    def _form_changed(self) -> None:
+        self.dirty = True
+        self._discard_armed = False
+        self.refresh_status()
+
+    def _unique_name(self, base: str) -> str:
+        taken = {str(s.get("name")) for s in self.servers}
+        name, n = base, 2
+        while name in taken:
+            name, n = f"{base}-{n}", n + 1
+        return name
+
+    def add_server(self, transport: str = "stdio") -> dict[str, Any]:
+        server: dict[str, Any] = {"name": self._unique_name("server"), "transport": transport,
+                                  "command": "", "args": [], "env": {}, "url": "",
+                                  "headers": {}, "enabled": True}
+        self.servers.append(server)
+        self.dirty = True
+        self._fill_list()
+        self.server_list.setCurrentRow(len(self.servers) - 1)
+        self.form.focus_first_field()
+        return server
+
+    def remove_current(self) -> None:
+        row = self.server_list.currentRow()
+        if 0 <= row < len(self.servers):
+            name = self.servers.pop(row).get("name")
+            self.dirty = True
+            self._fill_list()
+            self.server_list.setCurrentRow(min(row, len(self.servers) - 1))
+            self._row_changed(self.server_list.currentRow())
+            self.show_message(f"Removed {name}. Save to stop it.")
+
+    # -- import ---------------------------------------------------------------------------------
+
+    def choose_import_file(self) -> None:
+        found = claude_desktop_config()
+        dialog = QFileDialog(self, "Import MCP servers",
+                             str(found.parent) if found else str(Path.home()),
+                             "JSON files (*.json);;All files (*)")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        if found:
+            dialog.selectFile(str(found))
+        dialog.fileSelected.connect(self.import_file)
+        self.file_dialog = dialog
+        dialog.open()
+
+    def open_paste(self) -> PasteDialog:
+        dialog = PasteDialog(self)
+        dialog.accepted.connect(lambda: self.import_text(dialog.text.toPlainText()))
+        self.paste_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def import_file(self, path: str) -> bool:
+        try:
+            configs = load_mcp_config(path)
+        except ConfigError as exc:
+            self.show_message(str(exc), error=True)
+            return False
+        return self._add_configs(configs)
+
+    def import_text(self, text: str) -> bool:
+        try:
+            configs = parse_mcp_json(text)
+        except ConfigError as exc:
+            self.show_message(str(exc), error=True)
+            return False
+        return self._add_configs(configs)
+
+    def _add_configs(self, configs: list[McpServerConfig]) -> bool:
+        first = len(self.servers)
+        names = []
+        for config in configs:
+            name = self._unique_name(config.name)
+            self.servers.append(config.model_copy(update={"name": name}).model_dump(mode="json"))
+            names.append(name)
+        self.dirty = True
+        self._fill_list()
+        self.server_list.setCurrentRow(first)
+        self.show_message(f"Imported {len(names)} server{'s' if len(names) != 1 else ''}: "
+                          f"{', '.join(names)}. Save to start "
+                          f"{'them' if len(names) != 1 else 'it'}.")
+        return True
+
+    # -- saving, restarting, closing --------------------------------------------------------------
+
+    def save(self) -> bool:
+        configs: list[McpServerConfig] = []
+        names: set[str] = set()
+        for row, server in enumerate(self.servers):
+            error = validation_error(server)
+            name = str(server.get("name", ""))
+            if error is None and name in names:
+                error = f"There are two servers named {name!r}; rename one."
+            if error:
+                self.server_list.setCurrentRow(row)
+                self.show_message(error, error=True)
+                return False
+            names.add(name)
+            configs.append(McpServerConfig.model_validate(server))
+        self.servers = [c.model_dump(mode="json") for c in configs]
+        self.controller.update_settings(mcp_servers=list(self.servers))
+        self.dirty = False
+        self._discard_armed = False
+        self.controller.start_mcp()
+        self._fill_list()
+        self._row_changed(self.server_list.currentRow())
+        self.show_message("Saved. Starting the servers…" if configs else "Saved.")
+        return True
+
+    def restart_current(self) -> None:
+        server = self.current_server()
+        manager = self.controller.tools.mcp
+        name = str(server.get("name", "")) if server else ""
+        if manager is None or manager.get(name) is None:
+            self.show_message(f"{name or 'This server'} is not started: Save to start it.")
+            return
+
+        async def restart() -> None:
+            try:
+                await manager.restart(name)
+            except Exception as exc:
+                log.warning("restarting MCP server %s failed: %s", name, exc)
+
+        task = asyncio.ensure_future(restart())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        self.show_message(f"Restarting {name}…")
+
+    def show_message(self, text: str, *, error: bool = False) -> None:
+        self.message.setText(("⚠ " if error else "") + text)
+
+    def reject(self) -> None:
+        if self.dirty and not self._discard_armed:
+            self._discard_armed = True
+            self.show_message("You have unsaved changes: Save them, or press Close again to "
+                              "discard them.", error=True)
+            return
+        self._timer.stop()
+        with contextlib.suppress(RuntimeError, TypeError):
+            self.controller.toolsChanged.disconnect(self.refresh_status)
+        super().reject()

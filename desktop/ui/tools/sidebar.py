@@ -1,0 +1,363 @@
+"""Tool-activity sidebar: pending approvals pinned on top, then every call grouped by
+turn and updated live (status, spinner, duration, output), with a status filter."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.agent_events import RunFinished, ToolRunFinished, ToolRunStarted
+from desktop.core.messages import Message, ToolCallPart
+from desktop.tools.approval import ToolProgress
+from desktop.ui import theme
+from desktop.ui.tools.approval_card import ApprovalCard, approval_css
+from desktop.ui.tools.tool_card import (  # noqa: F401 - re-exported for callers and tests
+    STATUS_TEXT,
+    ToolCallCard,
+    summarize_arguments,
+    summarize_result,
+)
+from desktop.ui.window.bridge import AgentBridge
+from desktop.ui.window.tool_session import PendingApproval
+
+FILTERS: list[tuple[str, str]] = [
+    ("all", "All calls"), ("awaiting_approval", "Waiting"), ("running", "Running"),
+    ("succeeded", "Succeeded"), ("failed", "Failed"), ("denied", "Denied"),
+    ("cancelled", "Cancelled"),
+]
+
+
+def sidebar_css(c: dict[str, str]) -> str:
+    return approval_css(c) + f"""
+#toolCardStatus[status="awaiting_approval"] {{ color: {c['warn']}; font-weight: 600; }}
+#toolCardStatus[status="pending"] {{ color: {c['muted']}; }}
+#toolCardStatus[status="running"] {{ color: {c['accent']}; }}
+QToolButton#turnHeader {{ color: {c['muted']}; border: none; font-weight: 600;
+    padding: 6px 0 0 0; }}
+#toolOutput {{ background: {c['code_bg']}; border: 1px solid {c['border']};
+    border-radius: 6px; }}
+#approvalArea, #approvalInner {{ background: transparent; }}
+"""
+
+
+class _Turn:
+    def __init__(self, number: int, header: QToolButton) -> None:
+        self.number = number
+        self.header = header
+        self.cards: list[ToolCallCard] = []
+        self.collapsed = False
+
+    def label(self) -> str:
+        n = len(self.cards)
+        arrow = "▸" if self.collapsed else "▾"
+        return f"{arrow} Turn {self.number} · {n} call{'s' if n != 1 else ''}"
+
+
+class ToolSidebar(QWidget):
+    messageClicked = Signal(str)  # message id of the call's turn
+    cancelRequested = Signal(str)  # call id
+    approvalShown = Signal(str)  # call id: the window should make the sidebar visible
+
+    def __init__(self, bridge: AgentBridge, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("toolSidebar")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(10, 10, 10, 10)
+        outer.setSpacing(6)
+        top = QHBoxLayout()
+        title = QLabel("Tool activity")
+        title.setObjectName("panelTitle")
+        self.filter_combo = QComboBox()
+        self.filter_combo.setAccessibleName("Show calls")
+        self.filter_combo.setToolTip("Show only calls with this status")
+        for key, text in FILTERS:
+            self.filter_combo.addItem(text, key)
+        self.filter_combo.currentIndexChanged.connect(lambda _i: self._apply_filter())
+        top.addWidget(title, 1)
+        top.addWidget(self.filter_combo)
+        outer.addLayout(top)
+
+        self._build_areas(outer)
+        self.cards: dict[str, ToolCallCard] = {}  # latest card per call id
+        self.all_cards: list[ToolCallCard] = []
+        self.approval_cards: dict[str, ApprovalCard] = {}
+        self.turns: list[_Turn] = []
+        self._turn = 0
+        self._turn_started = False
+        self._timer = QTimer(self)
+        self._timer.setInterval(100)
+        self._timer.timeout.connect(self._tick)
+        bridge.toolRunStarted.connect(self._on_started)
+        bridge.toolRunFinished.connect(self._on_finished)
+        bridge.runFinished.connect(self._on_run_finished)
+        bridge.toolProgress.connect(self._on_progress)
+        bridge.approvalRequested.connect(self.show_approval)
+        bridge.approvalClosed.connect(self.close_approval)
+        theme.notifier().changed.connect(self._restyle)
+        self._restyle()
+
+    def _build_areas(self, outer: QVBoxLayout) -> None:
+        self.approvals_scroll = QScrollArea()
+        self.approvals_scroll.setObjectName("approvalArea")
+        self.approvals_scroll.setWidgetResizable(True)
+        self.approvals_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.approvals_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.approvals_inner = QWidget()
+        self.approvals_inner.setObjectName("approvalInner")
+        self.approvals_layout = QVBoxLayout(self.approvals_inner)
+        self.approvals_layout.setContentsMargins(0, 0, 0, 0)
+        self.approvals_layout.setSpacing(8)
+        self.approvals_scroll.setWidget(self.approvals_inner)
+        self.approvals_inner.installEventFilter(self)
+        self.approvals_scroll.hide()
+        outer.addWidget(self.approvals_scroll)
+
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        inner = QWidget()
+        inner.setObjectName("toolSidebarInner")
+        self.column = QVBoxLayout(inner)
+        self.column.setContentsMargins(0, 0, 0, 0)
+        self.column.setSpacing(6)
+        self.empty = QLabel("Tool calls the assistant makes appear here.")
+        self.empty.setObjectName("emptyHint")
+        self.empty.setWordWrap(True)
+        self.column.addWidget(self.empty)
+        self.column.addStretch(1)
+        self.scroll_area.setWidget(inner)
+        outer.addWidget(self.scroll_area, 1)
+
+
+    def _restyle(self) -> None:
+        self.setStyleSheet(sidebar_css(theme.colors()))
+
+    # -- the list of calls --------------------------------------------------------------------
+
+    def clear(self) -> None:
+        while self.column.count() > 2:
+            item = self.column.takeAt(1)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.hide()
+                widget.deleteLater()
+        self.cards.clear()
+        self.all_cards.clear()
+        self.turns.clear()
+        self._turn = 0
+        self._turn_started = False
+        self._update_counts()
+        self._apply_filter()
+
+    def begin_turn(self) -> None:
+        self._turn += 1
+        self._turn_started = False
+
+    def _current_turn(self) -> _Turn:
+        if not self._turn_started or not self.turns:
+            self._turn_started = True
+            header = QToolButton()
+            header.setObjectName("turnHeader")
+            header.setAutoRaise(True)
+            turn = _Turn(max(self._turn, 1), header)
+            header.clicked.connect(lambda: self._toggle_turn(turn))
+            header.setAccessibleName(f"Turn {turn.number}")
+            self.turns.append(turn)
+            self.column.insertWidget(self.column.count() - 1, header)
+        return self.turns[-1]
+
+    def _toggle_turn(self, turn: _Turn) -> None:
+        turn.collapsed = not turn.collapsed
+        self._apply_filter()
+
+    def add_call(self, call: ToolCallPart, message_id: str) -> ToolCallCard:
+        turn = self._current_turn()
+        card = ToolCallCard(call, message_id)
+        card.clicked.connect(self.messageClicked)
+        card.cancelRequested.connect(self.cancelRequested)
+        card.statusChanged.connect(lambda _s, c=card: self._status_changed(c))
+        self.column.insertWidget(self.column.count() - 1, card)
+        turn.cards.append(card)
+        self.cards[call.id] = card
+        self.all_cards.append(card)
+        self._status_changed(card)
+        QTimer.singleShot(0, lambda: self._reveal(card))
+        return card
+
+    def _reveal(self, card: ToolCallCard) -> None:
+        """Scroll the list so that ``card`` shows (if it still exists and is shown)."""
+        if card in self.all_cards and card.isVisibleTo(self):
+            self.scroll_area.ensureWidgetVisible(card, 0, 10)
+
+    def show_history(self, messages: list[Message]) -> None:
+        """Rebuild the list from a stored conversation."""
+        self.clear()
+        results = {r.tool_call_id: r for m in messages for r in m.tool_results}
+        for message in messages:
+            if message.role == "user":
+                self.begin_turn()
+            for call in message.tool_calls:
+                card = self.add_call(call, message.id)
+                if call.id in results:
+                    card.finish(results[call.id])
+                else:
+                    card.set_status("cancelled")
+
+    # -- filter ----------------------------------------------------------------------------
+
+    def filter_key(self) -> str:
+        return str(self.filter_combo.currentData() or "all")
+
+    def set_filter(self, key: str) -> None:
+        index = self.filter_combo.findData(key)
+        if index >= 0:
+            self.filter_combo.setCurrentIndex(index)
+
+    def _matches(self, card: ToolCallCard) -> bool:
+        key = self.filter_key()
+        if key in ("all", card.status):
+            return True
+        return key == "running" and card.status == "pending"
+
+    def _apply_filter(self) -> None:
+        shown = 0
+        for turn in self.turns:
+            matching = [c for c in turn.cards if self._matches(c)]
+            turn.header.setVisible(bool(matching))
+            turn.header.setText(turn.label())
+            for card in turn.cards:
+                card.setVisible(card in matching and not turn.collapsed)
+            shown += len(matching)
+        if not self.all_cards:
+            self.empty.setText("Tool calls the assistant makes appear here.")
+        else:
+            self.empty.setText(f"No {self.filter_combo.currentText().lower()} calls.")
+        self.empty.setVisible(shown == 0)
+
+    def _update_counts(self) -> None:
+        for index, (key, text) in enumerate(FILTERS):
+            n = len(self.all_cards) if key == "all" else sum(
+                1 for c in self.all_cards if c.status == key)
+            self.filter_combo.setItemText(index, f"{text} ({n})" if n else text)
+
+    def _status_changed(self, card: ToolCallCard) -> None:
+        self._update_counts()
+        self._apply_filter()
+        if card.active and not self._timer.isActive():
+            self._timer.start()
+
+    # -- approvals ---------------------------------------------------------------------------
+
+    def show_approval(self, pending: PendingApproval) -> ApprovalCard:
+        """Pin an approval card on top; it stays until :meth:`close_approval`."""
+        request = pending.request
+        old = self.approval_cards.pop(request.call_id, None)
+        if old is not None:
+            old.deleteLater()
+        card = ApprovalCard(pending)
+        # Keep the cards in the order the model asked for the calls
+        order = {c.call.id: i for i, c in enumerate(self.all_cards)}
+        self.approval_cards[request.call_id] = card
+        self.approval_cards = dict(sorted(self.approval_cards.items(),
+                                          key=lambda kv: order.get(kv[0], len(order))))
+        self.approvals_layout.insertWidget(list(self.approval_cards).index(request.call_id), card)
+        self.approvals_scroll.show()
+        call_card = self.cards.get(request.call_id)
+        if call_card is not None:
+            call_card.set_preview(request.preview)
+            if call_card.result is None and call_card.status != "awaiting_approval":
+                call_card.set_status("awaiting_approval")
+        self._update_shortcuts()
+        self._fit_approvals()
+        if call_card is not None:
+            QTimer.singleShot(0, lambda: self._reveal(call_card))
+        self.approvalShown.emit(request.call_id)
+        return card
+
+    def close_approval(self, call_id: str) -> None:
+        card = self.approval_cards.pop(call_id, None)
+        if card is None:
+            return
+        had_focus = card.isAncestorOf(self.focusWidget()) if self.focusWidget() else False
+        card.hide()
+        self.approvals_layout.removeWidget(card)
+        card.deleteLater()
+        self.approvals_scroll.setVisible(bool(self.approval_cards))
+        self._update_shortcuts()
+        self._fit_approvals()
+        if had_focus and self.approval_cards:
+            next(iter(self.approval_cards.values())).allow_once_button.setFocus()
+
+    def focus_approval(self) -> bool:
+        """Move the keyboard focus to the first pending approval (False if none)."""
+        for card in self.approval_cards.values():
+            card.allow_once_button.setFocus()
+            return True
+        return False
+
+    def _update_shortcuts(self) -> None:
+        for index, card in enumerate(self.approval_cards.values()):
+            card.set_shortcuts(index == 0)
+
+    def _fit_approvals(self) -> None:
+        if not self.approval_cards:
+            return
+        layout = self.approvals_layout
+        width = self.approvals_scroll.viewport().width()
+        needed = layout.heightForWidth(width) if layout.hasHeightForWidth() else -1
+        if needed <= 0:
+            needed = layout.sizeHint().height()
+        limit = max(180, int(self.height() * 0.7))
+        self.approvals_scroll.setFixedHeight(min(needed + 2, limit))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.approvals_inner and event.type() == QEvent.Type.LayoutRequest:
+            QTimer.singleShot(0, self._fit_approvals)
+        return super().eventFilter(watched, event)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_approvals()
+
+    # -- bridge signals ------------------------------------------------------------------------
+
+    def _on_started(self, event: ToolRunStarted) -> None:
+        self.add_call(event.call, event.message_id)
+
+    def _on_progress(self, progress: ToolProgress) -> None:
+        card = self.cards.get(progress.call_id)
+        if card is None or card.result is not None:
+            return
+        if progress.kind == "status":
+            card.set_status(progress.text)
+        else:
+            card.append_output(progress.text)
+
+    def _on_finished(self, event: ToolRunFinished) -> None:
+        card = self.cards.get(event.result.tool_call_id)
+        if card is not None:
+            card.finish(event.result)
+
+    def _on_run_finished(self, _event: RunFinished) -> None:
+        self._tick()
+
+    def _tick(self) -> None:
+        running = False
+        for card in self.all_cards:
+            if card.active:
+                card.tick()
+                running = True
+        if not running:
+            self._timer.stop()

@@ -1,0 +1,416 @@
+"""One tool call in the activity sidebar: status with a spinner, duration, live command
+output, Cancel, and on expanding the full arguments, the result (highlighted JSON, a
+diff view, command output) and any images the tool returned."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import time
+from typing import Any
+
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.messages import ToolCallPart, ToolResultPart
+from desktop.tools.approval import ApprovalPreview
+from desktop.ui import theme
+from desktop.ui.tools.approval_card import (
+    CodeView,
+    diff_html,
+    heading_html,
+    json_html,
+    monospace_font,
+    plain_html,
+    preview_html,
+)
+
+STATUS_TEXT = {
+    "pending": "… starting",
+    "awaiting_approval": "⏸ waiting for approval",
+    "running": "running",
+    "succeeded": "✓ succeeded",
+    "failed": "✗ failed",
+    "denied": "⊘ denied",
+    "cancelled": "■ cancelled",
+}
+ACTIVE = frozenset({"pending", "awaiting_approval", "running"})
+MAX_OUTPUT_CHARS = 200_000
+MAX_IMAGES = 8
+THUMB = 160
+
+
+def format_duration(seconds: float) -> str:
+    if seconds < 10:
+        return f"{seconds:.2f} s"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    return f"{int(seconds // 60)} min {int(seconds % 60)} s"
+
+
+def summarize_arguments(arguments: str, limit: int = 60) -> str:
+    """A one-line digest: the first string values of the argument object."""
+    try:
+        data = json.loads(arguments) if arguments.strip() else {}
+    except json.JSONDecodeError:
+        text = arguments
+    else:
+        values: list[str] = []
+
+        def walk(value: object) -> None:
+            if isinstance(value, dict):
+                for item in value.values():
+                    walk(item)
+            elif isinstance(value, list):
+                for item in value:
+                    walk(item)
+            elif value is not None:
+                values.append(str(value))
+
+        walk(data)
+        text = ", ".join(values)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def summarize_result(result: ToolResultPart, limit: int = 90) -> str:
+    """A one-line digest of a result: the error message, or the result's values."""
+    data = _parse(result.content)
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, dict) and error.get("message"):
+            return summarize_arguments(json.dumps(str(error["message"])), limit)
+        value = data.get("result")
+        if isinstance(value, dict):
+            special = _special_summary(value)
+            if special:
+                return summarize_arguments(json.dumps(special), limit)
+        if "result" in data:
+            texts = _strings(value)
+            return summarize_arguments(json.dumps(texts if texts else value), limit)
+    return summarize_arguments(json.dumps(result.content), limit)
+
+
+def _strings(value: Any) -> list[str]:
+    """The string values in a JSON value (numbers and flags make poor digests)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []
+
+
+def _special_summary(value: dict[str, Any]) -> str | None:
+    """Digests for command results (exit code, last output line) and edits (+/- lines)."""
+    if "exit_code" in value:
+        lines = [ln for ln in str(value.get("stdout") or value.get("stderr") or "").splitlines()
+                 if ln.strip()]
+        return f"exit {value['exit_code']}" + (f" · {lines[-1]}" if lines else "")
+    if "lines_added" in value and "lines_removed" in value:
+        return f"{value.get('path', '')} +{value['lines_added']} −{value['lines_removed']}"
+    return None
+
+
+def _parse(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        return None
+
+
+def result_html(result: ToolResultPart) -> str:
+    """The result for the details view: diff and output shown as such, the rest as JSON."""
+    data = _parse(result.content)
+    c = theme.colors()
+    if not isinstance(data, dict):
+        return json_html(result.content)
+    error = data.get("error")
+    if isinstance(error, dict):
+        out = plain_html(str(error.get("message", "")), c["error"])
+        rest = {k: v for k, v in error.items() if k not in ("message", "code")}
+        return out + (json_html(rest) if rest else "")
+    value = data.get("result", data)
+    if not isinstance(value, dict):
+        return json_html(value)
+    out = ""
+    rest = dict(value)
+    if isinstance(rest.get("diff"), str):
+        out += heading_html("Diff") + diff_html(rest.pop("diff"))
+    for stream in ("stdout", "stderr"):
+        if isinstance(rest.get(stream), str):
+            text = rest.pop(stream)
+            if text:
+                out += heading_html(stream) + plain_html(text)
+    if isinstance(rest.get("text"), str) and len(rest) == 1:
+        return out + plain_html(rest["text"])
+    return out + (json_html(rest) if rest or not out else "")
+
+
+def result_has_output(result: ToolResultPart) -> bool:
+    data = _parse(result.content)
+    value = data.get("result") if isinstance(data, dict) else None
+    return isinstance(value, dict) and ("stdout" in value or "stderr" in value)
+
+
+class Spinner(QWidget):
+    """A small rotating arc (advanced by the sidebar's timer)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFixedSize(14, 14)
+        self.angle = 0
+        self.setAccessibleName("Running")
+
+    def advance(self) -> None:
+        self.angle = (self.angle + 30) % 360
+        self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        pen = QPen(QColor(theme.colors()["accent"]), 2.0)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        painter.setPen(pen)
+        painter.drawArc(QRectF(2, 2, 10, 10), -self.angle * 16, 270 * 16)
+        painter.end()
+
+
+class ToolCallCard(QFrame):
+    clicked = Signal(str)  # message id of the turn
+    cancelRequested = Signal(str)  # call id
+    statusChanged = Signal(str)  # the new status
+
+    def __init__(self, call: ToolCallPart, message_id: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("toolCard")
+        self.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.call = call
+        self.message_id = message_id
+        self.started = time.monotonic()
+        self.status = "pending"
+        self.preview: ApprovalPreview | None = None
+        self.result: ToolResultPart | None = None
+        self.output_chars = 0
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 8)
+        layout.setSpacing(2)
+        top = QHBoxLayout()
+        top.setSpacing(4)
+        self.expand = QToolButton()
+        self.expand.setText("▸")
+        self.expand.setAutoRaise(True)
+        self.expand.setCheckable(True)
+        self.expand.setAccessibleName(f"Show details of {call.name}")
+        self.expand.toggled.connect(self._toggle)
+        self.spinner = Spinner()
+        self.name_label = QLabel(call.name)
+        self.name_label.setObjectName("toolCardName")
+        self.name_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.name_label.setToolTip(call.name)
+        self.status_label = QLabel()
+        self.status_label.setObjectName("toolCardStatus")
+        top.addWidget(self.expand)
+        top.addWidget(self.name_label, 1)
+        top.addWidget(self.spinner)
+        top.addWidget(self.status_label)
+        layout.addLayout(top)
+        self.args_label = QLabel(summarize_arguments(call.arguments))
+        self.meta_label = QLabel()
+        for label in (self.args_label, self.meta_label):
+            label.setObjectName("toolCardMeta")
+            label.setWordWrap(True)
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            layout.addWidget(label)
+        self._build_body(layout)
+        self.image_labels: list[QLabel] = []
+        self.set_status("pending")
+
+    def _build_body(self, layout: QVBoxLayout) -> None:
+        call = self.call
+        self.output_view = QPlainTextEdit()
+        self.output_view.setObjectName("toolOutput")
+        self.output_view.setReadOnly(True)
+        self.output_view.setAccessibleName(f"Output of {call.name}")
+        self.output_view.setFont(monospace_font())
+        self.output_view.setMaximumBlockCount(2_000)
+        self.output_view.setFixedHeight(130)
+        self.output_view.hide()
+        layout.addWidget(self.output_view)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop this call; the assistant is told it was cancelled")
+        self.cancel_button.setAccessibleName(f"Cancel {call.name}")
+        self.cancel_button.clicked.connect(self._cancel)
+        cancel_row = QHBoxLayout()
+        cancel_row.addStretch(1)
+        cancel_row.addWidget(self.cancel_button)
+        layout.addLayout(cancel_row)
+        self.details = CodeView(320)
+        self.details.setAccessibleName(f"Details of {call.name}")
+        self.details.hide()
+        layout.addWidget(self.details)
+        self.images = QWidget()
+        self.images_row = QHBoxLayout(self.images)
+        self.images_row.setContentsMargins(0, 4, 0, 0)
+        self.images_row.addStretch(1)
+        self.images.hide()
+        layout.addWidget(self.images)
+
+    # -- state ------------------------------------------------------------------------------
+
+    @property
+    def active(self) -> bool:
+        return self.status in ACTIVE
+
+    def set_status(self, status: str) -> None:
+        if status == "running" and self.status != "running":
+            self.started = time.monotonic()  # the duration is the run, not the wait
+        self.status = status
+        self.status_label.setText(STATUS_TEXT.get(status, status))
+        self.status_label.setProperty("status", status)
+        self.status_label.style().unpolish(self.status_label)
+        self.status_label.style().polish(self.status_label)
+        self.spinner.setVisible(status == "running")
+        self.cancel_button.setVisible(status in ("awaiting_approval", "running"))
+        self.setAccessibleName(f"{self.call.name}, {STATUS_TEXT.get(status, status)}")
+        self._update_output_visibility()
+        self.tick()
+        self.statusChanged.emit(status)
+
+    def set_preview(self, preview: ApprovalPreview) -> None:
+        self.preview = preview
+        if self.details.isVisible():
+            self._fill_details()
+
+    def tick(self) -> None:
+        if not self.active:
+            return
+        elapsed = format_duration(time.monotonic() - self.started)
+        if self.status == "awaiting_approval":
+            self.meta_label.setText(f"waiting {elapsed} · review it above")
+        else:
+            self.meta_label.setText(elapsed)
+        if self.status == "running":
+            self.spinner.advance()
+
+    def append_output(self, text: str) -> None:
+        """Live output (run_command's stdout/stderr), capped."""
+        if self.output_chars >= MAX_OUTPUT_CHARS or not text:
+            return
+        room = MAX_OUTPUT_CHARS - self.output_chars
+        chunk = text if len(text) <= room else text[:room] + "\n… [more output in the result]"
+        self.output_chars += len(text)
+        bar = self.output_view.verticalScrollBar()
+        at_end = bar.value() >= bar.maximum() - 4
+        cursor = self.output_view.textCursor()
+        cursor.movePosition(cursor.MoveOperation.End)
+        cursor.insertText(chunk)
+        if at_end:
+            bar.setValue(bar.maximum())
+        self._update_output_visibility()
+
+    def output_text(self) -> str:
+        return self.output_view.toPlainText()
+
+    def finish(self, result: ToolResultPart) -> None:
+        self.result = result
+        self.set_status(result.status)
+        duration = result.duration_s if result.duration_s is not None else (
+            time.monotonic() - self.started)
+        self.meta_label.setText(f"{format_duration(duration)} · {summarize_result(result)}")
+        self._show_images(result.provider_data.get("images"))
+        if self.details.isVisible():
+            self._fill_details()
+
+    # -- details -----------------------------------------------------------------------------
+
+    def details_html(self) -> str:
+        parts = [heading_html("Arguments"), json_html(self.call.arguments)]
+        has_diff = self.result is not None and '"diff"' in self.result.content
+        if self.preview is not None and not has_diff and (
+                self.preview.kind == "diff" or self.result is None):
+            parts += [heading_html("Preview"), preview_html(self.preview)]
+        if self.result is not None:
+            parts += [heading_html(f"Result · {self.result.status}"), result_html(self.result)]
+        return "".join(parts)
+
+    def _fill_details(self) -> None:
+        bar = self.details.verticalScrollBar()
+        position = bar.value()
+        self.details.setHtml(self.details_html())
+        bar.setValue(position)
+
+    def _toggle(self, checked: bool) -> None:
+        self.expand.setText("▾" if checked else "▸")
+        if checked:
+            self._fill_details()
+        self.details.setVisible(checked)
+        self.images.setVisible(checked and bool(self.image_labels))
+        self._update_output_visibility()
+
+    def _update_output_visibility(self) -> None:
+        has_output = self.output_chars > 0
+        in_result = self.result is not None and result_has_output(self.result)
+        self.output_view.setVisible(has_output and (
+            self.active or (self.expand.isChecked() and not in_result)))
+
+    def _show_images(self, images: object) -> None:
+        if not isinstance(images, list):
+            return
+        for image in images[:MAX_IMAGES]:
+            if not isinstance(image, dict) or not isinstance(image.get("data"), str):
+                continue
+            mime = str(image.get("mime_type") or image.get("mime") or "image")
+            pixmap = QPixmap()
+            try:
+                loaded = pixmap.loadFromData(base64.b64decode(image["data"], validate=False))
+            except (binascii.Error, ValueError):
+                loaded = False
+            label = QLabel()
+            label.setObjectName("toolImage")
+            label.setAccessibleName(f"Image returned by {self.call.name}")
+            if loaded:
+                label.setToolTip(f"{mime}, {pixmap.width()}×{pixmap.height()}")
+                label.setPixmap(pixmap.scaled(
+                    min(THUMB, max(pixmap.width(), 16)), min(THUMB, max(pixmap.height(), 16)),
+                    Qt.AspectRatioMode.KeepAspectRatio,
+                    Qt.TransformationMode.SmoothTransformation))
+            else:
+                label.setText(f"🖼 {mime} (cannot be shown)")
+                label.setObjectName("toolCardMeta")
+            self.images_row.insertWidget(self.images_row.count() - 1, label)
+            self.image_labels.append(label)
+        self.images.setVisible(self.expand.isChecked() and bool(self.image_labels))
+
+    # -- input -------------------------------------------------------------------------------
+
+    def _cancel(self) -> None:
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.setText("Cancelling…")
+        self.cancelRequested.emit(self.call.id)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.clicked.emit(self.message_id)
+        super().mousePressEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.clicked.emit(self.message_id)
+        elif event.key() == Qt.Key.Key_Space:
+            self.expand.toggle()
+        else:
+            super().keyPressEvent(event)

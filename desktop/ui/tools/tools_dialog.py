@@ -1,0 +1,201 @@
+"""Settings → Tools: each tool's approval policy (Allow / Ask / Deny, defaults shown),
+which built-ins are on, and the "always allow" grants, each revocable."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.tools.approval import POLICIES
+
+if TYPE_CHECKING:
+    from desktop.ui.window.controller import ChatController
+
+INTRO = (
+    "<b>Allow</b> runs a tool at once, <b>Ask</b> shows you each call (with its diff, "
+    "command or URL) before it runs, <b>Deny</b> never runs it and the tool is not offered. "
+    "Read-only tools default to Allow; writing files, running commands and fetching web "
+    "pages default to Ask."
+)
+
+
+def source_name(source: str) -> str:
+    return "built-in" if source == "builtin" else f"MCP: {source}"
+
+
+class ToolsDialog(QDialog):
+    def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.setWindowTitle("Tools")
+        self.resize(720, 600)
+        layout = QVBoxLayout(self)
+        intro = QLabel(INTRO)
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels(["Tool", "Source", "On", "Policy"])
+        self.table.setAccessibleName("Tools and their policies")
+        self.table.verticalHeader().hide()
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2, 3):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.policy_combos: dict[str, QComboBox] = {}
+        self.on_items: dict[str, QTableWidgetItem] = {}
+        self._fill_tools()
+        layout.addWidget(self.table, 3)
+
+        grants_title = QLabel("<b>Always allowed</b> — these tools run without asking, "
+                              "in every chat, until you revoke them.")
+        grants_title.setWordWrap(True)
+        layout.addWidget(grants_title)
+        self.grants_table = QTableWidget(0, 4)
+        self.grants_table.setHorizontalHeaderLabels(["Tool", "Source", "Since", ""])
+        self.grants_table.setAccessibleName("Always allowed tools")
+        self.grants_table.verticalHeader().hide()
+        self.grants_table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        grants_header = self.grants_table.horizontalHeader()
+        grants_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2, 3):
+            grants_header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.no_grants = QLabel("No tool is always allowed. Choose “Always allow” on an "
+                                "approval to add one.")
+        self.no_grants.setObjectName("emptyHint")
+        self.revoke_buttons: dict[str, QPushButton] = {}
+        layout.addWidget(self.grants_table, 2)
+        layout.addWidget(self.no_grants)
+
+        chat_row = QHBoxLayout()
+        self.chat_label = QLabel()
+        self.chat_label.setWordWrap(True)
+        self.forget_button = QPushButton("Forget")
+        self.forget_button.setToolTip("Ask again in this chat for these tools")
+        self.forget_button.clicked.connect(self.forget_chat_grants)
+        chat_row.addWidget(self.chat_label, 1)
+        chat_row.addWidget(self.forget_button)
+        layout.addLayout(chat_row)
+        self.message = QLabel()
+        self.message.setObjectName("emptyHint")
+        layout.addWidget(self.message)
+        self._fill_grants()
+
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        self.save_button = buttons.button(QDialogButtonBox.StandardButton.Save)
+        buttons.accepted.connect(self.save)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    # -- tools and policies -------------------------------------------------------------------
+
+    def _fill_tools(self) -> None:
+        settings = self.controller.settings
+        tools = list(self.controller.tools.registry())
+        self.table.setRowCount(len(tools))
+        for row, tool in enumerate(tools):
+            name = QTableWidgetItem(tool.name)
+            name.setToolTip(tool.description)
+            name.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            source = QTableWidgetItem(source_name(tool.source))
+            source.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            on = QTableWidgetItem()
+            if tool.source == "builtin":
+                on.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
+                on.setCheckState(Qt.CheckState.Checked if tool.name in settings.enabled_tools
+                                 else Qt.CheckState.Unchecked)
+                on.setToolTip("Offered to the assistant (each chat can still switch it off "
+                              "in the composer's tools menu)")
+                self.on_items[tool.name] = on
+            else:
+                on.setText("—")
+                on.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                on.setToolTip("Switch MCP tools on or off in Settings → MCP servers")
+            combo = QComboBox()
+            combo.setAccessibleName(f"Policy for {tool.name}")
+            combo.addItem(f"Default ({tool.policy.capitalize()})", None)
+            for policy in POLICIES:
+                combo.addItem(policy.capitalize(), policy)
+            current = settings.tool_policies.get(tool.name)
+            combo.setCurrentIndex(combo.findData(current) if current else 0)
+            self.policy_combos[tool.name] = combo
+            self.table.setItem(row, 0, name)
+            self.table.setItem(row, 1, source)
+            self.table.setItem(row, 2, on)
+            self.table.setCellWidget(row, 3, combo)
+
+    def set_policy(self, tool: str, policy: str | None) -> None:
+        combo = self.policy_combos[tool]
+        combo.setCurrentIndex(combo.findData(policy) if policy else 0)
+
+    def save(self) -> None:
+        settings = self.controller.settings
+        policies = dict(settings.tool_policies)
+        for name, combo in self.policy_combos.items():
+            value = combo.currentData()
+            if value:
+                policies[name] = value
+            else:
+                policies.pop(name, None)
+        shown = set(self.on_items)
+        enabled = [n for n, item in self.on_items.items()
+                   if item.checkState() == Qt.CheckState.Checked]
+        enabled += [n for n in settings.enabled_tools if n not in shown]
+        self.controller.update_settings(tool_policies=policies, enabled_tools=enabled)
+        self.controller.toolsChanged.emit()
+        self.accept()
+
+    # -- grants ------------------------------------------------------------------------------
+
+    def _fill_grants(self) -> None:
+        grants = self.controller.ctx.grants.list()
+        self.grants_table.setRowCount(len(grants))
+        self.revoke_buttons.clear()
+        for row, grant in enumerate(grants):
+            since = time.strftime("%Y-%m-%d %H:%M", time.localtime(grant.granted_at))
+            for column, text in enumerate((grant.tool, source_name(grant.source), since)):
+                item = QTableWidgetItem(text)
+                item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                self.grants_table.setItem(row, column, item)
+            button = QPushButton("Revoke")
+            button.setAccessibleName(f"Revoke {grant.tool}")
+            button.setToolTip(f"Ask again before {grant.tool} runs")
+            button.clicked.connect(lambda _c=False, t=grant.tool: self.revoke(t))
+            self.grants_table.setCellWidget(row, 3, button)
+            self.revoke_buttons[grant.tool] = button
+        self.grants_table.setVisible(bool(grants))
+        self.no_grants.setVisible(not grants)
+        chat = self.controller.tools.chat_grants(self.controller.session_id or "new")
+        names = sorted(chat.tools)
+        self.chat_label.setText("Allowed for this chat: " + ", ".join(names) if names else
+                                "No tool is allowed just for this chat.")
+        self.forget_button.setVisible(bool(names))
+
+    def revoke(self, tool: str) -> None:
+        """Remove an "always allow" grant at once (no Save needed)."""
+        if self.controller.ctx.grants.revoke(tool):
+            self.message.setText(f"Revoked: {tool} will ask again before it runs.")
+        self._fill_grants()
+
+    def forget_chat_grants(self) -> None:
+        self.controller.tools.chat_grants(self.controller.session_id or "new").clear()
+        self.message.setText("This chat will ask again.")
+        self._fill_grants()

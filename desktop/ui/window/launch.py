@@ -1,0 +1,210 @@
+"""Starts the window: Qt application, qasync loop, app context, first-run flow.
+
+The window is on screen before the app has loaded. In order:
+
+1. Qt, the data folder's lock and the little the window needs to look right (theme,
+   size, pane widths: :func:`read_window_state`), then the window is shown with a
+   skeleton of its layout and its first frame is painted;
+2. then the rest is imported and opened (the database with its checks, settings, the
+   agent loop, the chat view), and :meth:`MainWindow.attach` fills the window in;
+3. then the qasync loop runs the app.
+
+Only Qt and a few light modules are imported at the top of this module.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from desktop import APP_ID, APP_NAME
+from desktop.resources import icon_path
+from desktop.storage.instance_lock import InstanceLock, acquire_instance_lock
+from desktop.storage.paths import DataPaths
+from desktop.storage.window_state import read_window_state
+from desktop.ui import theme
+from desktop.ui.window.main_window import MainWindow
+
+if TYPE_CHECKING:
+    from desktop.app import AppContext
+
+FIRST_FRAME_TIMEOUT_MS = 1000  # never wait longer than this for the first paint
+
+#: Loaded one after the other once the window is on screen, with the window's events
+#: handled between them (each takes 20-90 ms here): it can be moved, resized and
+#: repainted while the app loads.
+LOAD_STEPS = (
+    "pydantic",
+    "pydantic._internal._generate_schema",  # what building the first model loads
+    "pydantic.plugin._loader",
+    "desktop.core.messages",
+    "desktop.core.settings",
+    "asyncio",
+    "desktop.tools.builtins",
+    "desktop.app",  # storage, providers
+    "qasync",
+    "desktop.ui.window.controller",  # the agent loop
+    "desktop.ui.markdown.renderer",
+    "desktop.ui.chat.chat_view",
+    "desktop.ui.conversations.session_list",
+    "desktop.ui.tools.sidebar",
+    "desktop.ui.conversations.conversation_actions",
+    "desktop.ui.chat.composer",
+    "desktop.ui.conversations.assistant_picker",
+    "desktop.ui.chat.usage_text",
+    "desktop.ui.window.single_instance",
+    "httpx",  # the model list (or, on a first start, looking for local servers) needs it
+)
+
+
+def make_application() -> QApplication:
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
+    app.setApplicationName(APP_NAME)
+    app.setOrganizationName(APP_NAME)
+    app.setDesktopFileName(APP_ID)
+    icon = icon_path()
+    if icon is not None:
+        app.setWindowIcon(QIcon(str(icon)))
+    return app
+
+
+async def first_run(window: MainWindow) -> None:
+    """With no provider at all, look for a local LM Studio, then open the dialog."""
+    import asyncio
+
+    ctx = window.controller.ctx
+    if ctx.all_providers():
+        return
+    import httpx  # slow to import: only on a first run
+
+    from desktop.providers.factory import detect_lmstudio, detect_ollama
+
+    async with httpx.AsyncClient() as client:
+        found = await asyncio.gather(detect_lmstudio(client), detect_ollama(client, ctx.environ))
+    detected = [config for config in found if config is not None]
+    if detected:
+        ctx.detected.extend(detected)
+        window.refresh_providers()
+        names = " and ".join(config.name for config in detected)
+        window.statusBar().showMessage(f"Found {names} running on this computer", 8000)
+    # Not from inside this task: a dialog must not run while a task step is executing.
+    QTimer.singleShot(0, window.open_providers)
+
+
+def claim_data_folder(data_dir: str | None, smoke: bool) -> tuple[DataPaths, InstanceLock | None]:
+    """The data folder and its lock; raises SystemExit(code) when another window has
+    it (that window is brought forward instead) or it cannot be used at all."""
+    try:
+        paths = DataPaths.resolve(data_dir)
+        lock = acquire_instance_lock(paths)
+    except Exception as exc:
+        QMessageBox.critical(None, APP_NAME, f"{APP_NAME} could not open its data folder:"
+                             f"\n\n{exc}")
+        raise SystemExit(1) from exc
+    if lock is None and not smoke:
+        from desktop.ui.window.single_instance import activate_running_instance
+
+        if activate_running_instance(paths.root):
+            print(f"{APP_NAME} is already running; its window was brought forward.")
+            raise SystemExit(0)
+        QMessageBox.warning(None, APP_NAME, f"{APP_NAME} is already running with the data "
+                            f"in {paths.root}. Close it first, or start with --data-dir.")
+        raise SystemExit(1)
+    return paths, lock
+
+
+def show_first_frame(window: MainWindow) -> None:
+    """Show ``window`` and return once its first frame has been painted."""
+    waiting = QEventLoop()
+    window.after_first_paint(waiting.quit)
+    QTimer.singleShot(FIRST_FRAME_TIMEOUT_MS, waiting.quit)
+    window.show()
+    waiting.exec()
+
+
+def load_modules(app: QApplication) -> None:
+    import importlib
+
+    for name in LOAD_STEPS:
+        importlib.import_module(name)
+        app.processEvents()
+
+
+def open_context(window: MainWindow, paths: DataPaths,
+                 lock: InstanceLock | None) -> AppContext | None:
+    from desktop.app import AppContext
+    from desktop.core.errors import AssistaError
+
+    try:
+        return AppContext.open(paths.root, lock=lock)
+    except AssistaError as exc:
+        if lock is not None:
+            lock.release()
+        QMessageBox.critical(window, APP_NAME, f"{APP_NAME} could not open its data:\n\n{exc}")
+        return None
+
+
+def launch_gui(data_dir: str | None = None, *, smoke: bool = False) -> int:
+    app = make_application()
+    try:
+        paths, lock = claim_data_folder(data_dir, smoke)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    state = read_window_state(paths.db_path)
+    theme.apply_theme(app, state.theme, quick=True)
+    theme.set_zoom(state.zoom)
+    window = MainWindow(state=state)
+    show_first_frame(window)
+    load_modules(app)
+    ctx = open_context(window, paths, lock)
+    if ctx is None:
+        return 1
+    app.processEvents()  # keep the window responsive between the loading steps
+    return run_window(app, window, ctx, smoke)
+
+
+def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bool) -> int:
+    import asyncio
+
+    import qasync
+
+    from desktop import __version__
+    from desktop.ui.window.controller import ChatController
+    from desktop.ui.window.single_instance import InstanceServer
+
+    app.setApplicationVersion(__version__)
+    theme.settle(app, ctx.load_settings().theme)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    controller = ChatController(ctx)
+    window.attach(controller)
+    instance_server = InstanceServer(ctx.paths.root, window.bring_to_front)
+    if ctx.notice:
+        QTimer.singleShot(0, lambda: window.show_error(ctx.notice or ""))
+    closed = asyncio.Event()
+    app.aboutToQuit.connect(closed.set)
+    app.lastWindowClosed.connect(app.quit)
+    if smoke:
+        def finish() -> None:
+            print(f"smoke ok: {APP_NAME} {__version__}, "
+                  f"{len(ctx.sessions.list_sessions())} session(s), data in {ctx.paths.root}")
+            app.quit()
+
+        QTimer.singleShot(300, finish)
+    else:
+        QTimer.singleShot(200, lambda: asyncio.ensure_future(first_run(window)))
+    if not window.isVisible():  # closed while it was loading
+        QTimer.singleShot(0, app.quit)
+    try:
+        with loop:
+            loop.run_until_complete(closed.wait())
+            loop.run_until_complete(controller.shutdown())
+    finally:
+        instance_server.close()
+        ctx.close()
+    return 0

@@ -1,0 +1,168 @@
+"""Ctrl+K search: type-ahead in a worker thread, non-Latin text, opening a hit on its
+branch and scrolled to it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import qasync
+from PySide6.QtCore import Qt
+
+from desktop.app import AppContext
+from desktop.ui.conversations.search_dialog import SearchDialog, snippet_html, when_text
+from desktop.ui.window.main_window import MainWindow
+from tests.ui.conversation_helpers import make_chat, make_window, text_message
+
+
+def search(qtbot: Any, dialog: SearchDialog, text: str) -> None:
+    with qtbot.waitSignal(dialog.searchFinished, timeout=5000):
+        dialog.query.setText(text)  # non-ASCII: QTest cannot type it key by key
+
+
+def test_snippet_html_and_dates() -> None:
+    assert snippet_html("a <b> 東京タワー", ((6, 8),), "#ff0") == (
+        'a &lt;b&gt; <b style="background-color:#ff0">東京</b>タワー')
+    now = datetime(2024, 5, 10, 12, 0)
+    assert when_text(datetime(2024, 5, 10, 9, 5).timestamp(), now) == "09:05"
+    assert when_text(datetime(2024, 3, 2, 9, 5).timestamp(), now) == "2 Mar"
+    assert when_text(datetime(2021, 3, 2, 9, 5).timestamp(), now) == "2021-03-02"
+
+
+def build(ctx: AppContext) -> dict[str, str]:
+    ids = {
+        "ru": make_chat(ctx, "Поездка", "Где купить билеты на поезд?",
+                        "Билеты продаются на вокзале и в приложении."),
+        "ja": make_chat(ctx, "Tokyo", "東京タワーの高さは？", "東京タワーは333メートルです。"),
+    }
+    # A chat with two answers to one question; the first one is the active branch
+    animals = make_chat(ctx, "Animals", "Name a striped animal")
+    first = text_message("assistant", "A tiger has stripes.")
+    ctx.sessions.save_message(animals, first)
+    ctx.sessions.start_branch(animals, first.id)
+    second = text_message("assistant", "A zebra has stripes too.")
+    ctx.sessions.save_message(animals, second)
+    ctx.sessions.switch_branch(animals, first.id)
+    ids.update(animals=animals, tiger=first.id, zebra=second.id)
+    # A long chat with the word in the middle
+    texts = [f"filler message number {i} " + "lorem ipsum dolor sit amet " * 8
+             for i in range(60)]
+    texts[21] = "the quokka is a small marsupial"
+    ids["long"] = make_chat(ctx, "Long chat", *texts)
+    return ids
+
+
+def open_dialog(qtbot: Any, window: MainWindow) -> SearchDialog:
+    action = window.conversations.search_action
+    assert action.shortcut().toString() == "Ctrl+K"
+    action.trigger()
+    dialog = window.conversations.search
+    assert dialog is not None
+    qtbot.waitUntil(dialog.isVisible)
+    return dialog
+
+
+def test_search_finds_cyrillic_and_cjk_and_opens_the_chat(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    ids = build(ctx)
+    window = make_window(qtbot, ctx)
+    dialog = open_dialog(qtbot, window)
+
+    search(qtbot, dialog, "билеты")
+    assert isinstance(dialog._task, asyncio.Future)  # ran on the loop, in a worker thread
+    hits = dialog.hits()
+    assert {h.session_id for h in hits} == {ids["ru"]}
+    assert {h.role for h in hits} == {"user", "assistant"}
+    for hit in hits:
+        (start, end), *_ = hit.highlights
+        assert hit.snippet[start:end].lower() == "билеты"
+    assert dialog.status.text().startswith("2 matches")
+
+    # Arrow keys move through the results from the search box
+    assert dialog.results.currentRow() == 0
+    qtbot.keyClick(dialog.query, Qt.Key.Key_Down)
+    assert dialog.results.currentRow() == 1
+    qtbot.keyClick(dialog.query, Qt.Key.Key_Up)
+    assert dialog.results.currentRow() == 0
+
+    # Two CJK characters (no word boundaries, shorter than a trigram)
+    search(qtbot, dialog, "東京")
+    assert {h.session_id for h in dialog.hits()} == {ids["ja"]}
+    search(qtbot, dialog, "タワー")
+    hit = dialog.hits()[0]
+    assert hit.session_id == ids["ja"]
+    start, end = hit.highlights[0]
+    assert hit.snippet[start:end] == "タワー"
+
+    # Enter opens the chat of the selected hit and closes the dialog
+    qtbot.keyClick(dialog.query, Qt.Key.Key_Return)
+    assert not dialog.isVisible()
+    assert window.controller.session_id == ids["ja"]
+    assert window.sessions.current_id() == ids["ja"]
+
+    # Nothing found
+    dialog = open_dialog(qtbot, window)
+    assert dialog.query.selectedText() == "タワー"  # the last query, ready to be replaced
+    search(qtbot, dialog, "nonexistentword")
+    assert dialog.hits() == [] and dialog.status.text() == "No matches."
+    search(qtbot, dialog, "")
+    assert dialog.hits() == []
+
+
+def test_hit_on_another_branch_opens_that_branch(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    ids = build(ctx)
+    window = make_window(qtbot, ctx)
+    window.resize(1100, 700)
+    dialog = open_dialog(qtbot, window)
+    search(qtbot, dialog, "zebra")
+    hits = dialog.hits()
+    assert [h.message_id for h in hits] == [ids["zebra"]]
+    dialog.results.itemDoubleClicked.emit(dialog.results.item(0))
+    assert window.controller.session_id == ids["animals"]
+    assert [m.text for m in window.controller.history] == [
+        "Name a striped animal", "A zebra has stripes too."]
+    assert window.chat.widget_for(ids["zebra"]) is not None
+    # The switch is remembered: reopening shows the same branch
+    assert [m.id for m in ctx.sessions.load_messages(ids["animals"])][-1] == ids["zebra"]
+
+
+def test_hit_in_a_long_chat_scrolls_to_the_message(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    ids = build(ctx)
+    window = make_window(qtbot, ctx)
+    window.resize(1100, 700)
+    dialog = open_dialog(qtbot, window)
+    search(qtbot, dialog, "quokka")
+    (hit,) = dialog.hits()
+    assert hit.session_id == ids["long"] and hit.role == "assistant"
+    qtbot.keyClick(dialog.query, Qt.Key.Key_Return)
+    assert window.controller.session_id == ids["long"]
+    bar = window.chat.verticalScrollBar()
+    qtbot.waitUntil(lambda: not window.chat.is_following())
+    assert 0 < bar.value() < bar.maximum()
+    widget = window.chat.widget_for(hit.message_id or "")
+    assert widget is not None and widget.isVisible()
+
+
+def test_enter_before_results_opens_the_first_hit(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    ids = build(ctx)
+    window = make_window(qtbot, ctx)
+    dialog = open_dialog(qtbot, window)
+    dialog.query.setText("вокзале")
+    assert dialog.timer.isActive()  # debounced
+    with qtbot.waitSignal(dialog.hitChosen, timeout=5000) as chosen:
+        qtbot.keyClick(dialog.query, Qt.Key.Key_Return)
+    assert chosen.args[0] == ids["ru"]
+    qtbot.waitUntil(lambda: window.controller.session_id == ids["ru"])

@@ -1,0 +1,122 @@
+"""Settings → Preferences…: saves proxy, timeout and the rest; refuses a bad proxy."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import qasync
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from desktop.app import AppContext, apply_proxy
+from desktop.core.settings import AppSettings
+from desktop.ui import theme
+from desktop.ui.dialogs.settings_dialog import SettingsDialog, normalize_hosts, validate_proxy_url
+from tests.ui.conversation_helpers import make_window
+
+
+@pytest.fixture(autouse=True)
+def _restore_proxy_and_theme(qapp: QApplication) -> Iterator[None]:
+    mode = theme.mode()
+    yield
+    apply_proxy(AppSettings(), {k: v for k, v in os.environ.items()
+                                if "proxy" not in k.lower()})
+    theme.apply_theme(qapp, mode)
+
+
+@pytest.mark.parametrize(("url", "ok"), [
+    ("", True), ("http://proxy.example.com:8080", True), ("https://p.example", True),
+    ("socks5://127.0.0.1:1080", True), ("socks5h://user:pw@host:1080", True),
+    ("ftp://proxy:21", False), ("proxy.example.com:8080", False), ("http://", False),
+    ("http://host:99999", False), ("http://host:port", False), ("http://host:0", False),
+    ("http://host:8080/path", False), ("http://ho st:80", False),
+])
+def test_validate_proxy_url(url: str, ok: bool) -> None:
+    problem = validate_proxy_url(url)
+    assert (problem is None) == ok, problem
+    if problem is not None:
+        assert "\n" not in problem
+
+
+def test_normalize_hosts() -> None:
+    assert normalize_hosts("localhost, 127.0.0.1\n.corp.example,,localhost") == \
+        "localhost,127.0.0.1,.corp.example"
+
+
+def open_settings(qtbot: Any, ctx: AppContext) -> tuple[Any, SettingsDialog]:
+    window = make_window(qtbot, ctx)
+    dialog = window.conversations.open_settings()
+    assert isinstance(dialog, SettingsDialog) and dialog.isVisible()
+    return window, dialog
+
+
+def test_saves_proxy_timeout_and_preferences(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    poet = ctx.assistants.create("Poet", "Answer in verse.")
+    window, dialog = open_settings(qtbot, ctx)
+    assert dialog.folder_label.text() == str(ctx.paths.root)
+    assert dialog.proxy_edit.text() == "" and dialog.timeout_spin.value() == 120
+
+    dialog.proxy_edit.setText("socks5://127.0.0.1:1080")
+    dialog.no_proxy_edit.setText("localhost, .corp.example")
+    dialog.timeout_spin.setValue(45)
+    dialog.overflow_combo.setCurrentIndex(dialog.overflow_combo.findData("summarize"))
+    dialog.retention_spin.setValue(7)
+    dialog.instructions_edit.setPlainText("I am a Rust developer.")
+    dialog.prompt_edit.setPlainText("You are concise.")
+    dialog.assistant_combo.setCurrentIndex(dialog.assistant_combo.findData(poet.id))
+    dialog.theme_combo.setCurrentIndex(dialog.theme_combo.findData("dark"))
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    assert not dialog.isVisible()
+
+    for settings in (window.controller.settings, ctx.load_settings()):
+        assert settings.proxy_url == "socks5://127.0.0.1:1080"
+        assert settings.no_proxy == "localhost,.corp.example"
+        assert settings.request_timeout_s == 45
+        assert settings.context_overflow == "summarize"
+        assert settings.trash_retention_days == 7
+        assert settings.custom_instructions == "I am a Rust developer."
+        assert settings.system_prompt == "You are concise."
+        assert settings.default_assistant_id == poet.id
+        assert settings.theme == "dark"
+    # The proxy applies to every HTTP client of the process (httpx reads these)
+    assert os.environ["HTTPS_PROXY"] == "socks5://127.0.0.1:1080"
+    assert os.environ["NO_PROXY"] == "localhost,.corp.example"
+    assert theme.mode() == "dark" and theme.is_dark()
+
+    # Reopened, it shows what was saved
+    dialog = window.conversations.open_settings()
+    assert isinstance(dialog, SettingsDialog)
+    assert dialog.proxy_edit.text() == "socks5://127.0.0.1:1080"
+    assert dialog.timeout_spin.value() == 45
+    assert dialog.overflow_combo.currentData() == "summarize"
+    dialog.proxy_edit.setText("")
+    assert dialog.save()
+    assert ctx.load_settings().proxy_url == ""
+    assert "HTTPS_PROXY" not in os.environ
+
+
+def test_bad_proxy_is_refused(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    window, dialog = open_settings(qtbot, ctx)
+    dialog.timeout_spin.setValue(30)
+    dialog.proxy_edit.setText("ftp://proxy.example.com:21")
+    assert "http://" in dialog.error_label.text()
+    assert not dialog.save_button.isEnabled()
+    assert dialog.save() is False
+    assert dialog.isVisible()
+    assert dialog.tabs.currentIndex() == 2  # the Network tab, where the problem is
+    assert ctx.load_settings().proxy_url == "" and ctx.load_settings().request_timeout_s == 120
+    dialog.proxy_edit.setText("http://proxy.example.com:3128")
+    assert dialog.error_label.text() == "" and dialog.save_button.isEnabled()
+    assert dialog.save()
+    assert ctx.load_settings().proxy_url == "http://proxy.example.com:3128"
+    assert ctx.load_settings().request_timeout_s == 30
+    assert window.controller.settings.request_timeout_s == 30

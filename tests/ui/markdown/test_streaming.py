@@ -1,0 +1,245 @@
+"""Incremental rendering ends exactly where a one-shot render of the whole text does."""
+
+from __future__ import annotations
+
+import codecs
+import itertools
+import random
+from typing import Any
+
+import pytest
+
+from desktop.ui.markdown.renderer import Block, renderer
+from desktop.ui.markdown.streaming import IncrementalMarkdown
+from desktop.ui.markdown.view import MarkdownView
+
+DOC = """# Streaming check
+
+A paragraph with **bold**, `code`, a [link](https://example.com), café and naïve,
+combining e\u0301 and a family 👩\u200d👩\u200d👧 with a flag 🇫🇷 and 日本語テキスト.
+
+| col a | col b | ✓ |
+|:------|------:|:-:|
+| 1 | 2 | é |
+| x | y | 👍🏽 |
+
+Math $E = mc^2$ inline and \\(a^2 + b^2\\).
+
+$$
+\\int_0^1 x\\,dx = \\frac{1}{2}
+$$
+
+```python
+def f(x):
+    return x * 2  # 日本語 👩\u200d👩\u200d👧
+```
+
+Setext heading
+--------------
+
+> quote line one
+continued lazily
+> - list in quote
+
+1. one
+2. two
+
+   nested para
+
+- [x] done
+- [ ] todo
+
+<script>alert(1)</script> <b>bold?</b>
+
+    indented code
+
+~~~
+tilde fence with ``` inside
+~~~
+
+***
+Final para without newline"""
+
+
+def stream(text: str, pieces: list[str], rng: random.Random) -> tuple[str, list[Block]]:
+    inc = IncrementalMarkdown(renderer(False))
+    committed: list[Block] = []
+    for piece in pieces:
+        inc.append(piece)
+        if rng.random() < 0.8:
+            committed.extend(inc.update().committed)
+    committed.extend(inc.update(final=True).committed)
+    return inc.html(), committed
+
+
+def random_pieces(text: str, rng: random.Random) -> list[str]:
+    pieces, i = [], 0
+    while i < len(text):
+        n = rng.choice([1, 1, 2, 3, 4, 5, 8, 13, 40])
+        pieces.append(text[i:i + n])
+        i += n
+    return pieces
+
+
+def test_random_chunkings_match_one_shot() -> None:
+    expected = renderer(False).render(DOC)
+    final_blocks = renderer(False).blocks(DOC)
+    for seed in range(250):
+        rng = random.Random(seed)
+        html, committed = stream(DOC, random_pieces(DOC, rng), rng)
+        assert html == expected, f"seed {seed}"
+        # what was committed on the way is exactly the final blocks, never revised
+        assert committed == final_blocks, f"seed {seed}"
+
+
+def split_at(text: str, marks: list[str]) -> list[str]:
+    """Pieces cut in the middle of each of ``marks``."""
+    cuts = []
+    for mark in marks:
+        at = text.index(mark) + max(1, len(mark) // 2)
+        cuts.append(at)
+    cuts = sorted(set(cuts))
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+
+
+@pytest.mark.parametrize("marks", [
+    ["```python"],  # a code fence opener split
+    ["    return x"],  # inside the fence
+    ["```\n\nSetext"],  # the closing fence split
+    ["| x | y |"],  # a table row split
+    ["|:------|------:|"],  # the table's delimiter row split
+    ["e\u0301"],  # a combining accent split from its letter
+    ["👩\u200d👩"],  # a ZWJ emoji sequence split
+    ["🇫🇷"],  # a flag's regional indicators split
+    ["$$\n\\int"],  # display math opener split
+    ["--------------"],  # the setext underline split
+])
+def test_chunks_split_inside_constructs(marks: list[str]) -> None:
+    pieces = split_at(DOC, marks)
+    html, _ = stream(DOC, pieces, random.Random(0))
+    assert html == renderer(False).render(DOC)
+
+
+def test_utf8_bytes_split_mid_character() -> None:
+    """Bytes cut inside multi-byte characters, decoded incrementally as a stream is."""
+    data = DOC.encode()
+    rng = random.Random(5)
+    for _ in range(30):
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        pieces, i = [], 0
+        while i < len(data):
+            n = rng.randint(1, 7)
+            pieces.append(decoder.decode(data[i:i + n]))
+            i += n
+        pieces.append(decoder.decode(b"", final=True))
+        html, _ = stream(DOC, pieces, rng)
+        assert html == renderer(False).render(DOC)
+
+
+def test_unclosed_constructs_render_like_one_shot() -> None:
+    for text in ["```python\nprint(1)\n", "$$\nx + y\n\nmore", "| a | b |\n|---|",
+                 "- item\n  - nested\n\n  para", "> quote\n>"]:
+        html, _ = stream(text, list(text), random.Random(1))
+        assert html == renderer(False).render(text)
+
+
+def test_view_streamed_equals_view_loaded_at_once(qtbot: Any) -> None:
+    streamed = MarkdownView()
+    loaded = MarkdownView()
+    for view in (streamed, loaded):
+        qtbot.addWidget(view)
+        view.resize(700, 400)
+    rng = random.Random(3)
+    for piece in random_pieces(DOC, rng):
+        streamed.append(piece)
+        if rng.random() < 0.3:
+            streamed._render_stream()
+    streamed.flush()
+    loaded.set_markdown(DOC)
+    assert streamed.markdown() == loaded.markdown() == DOC
+    assert len(streamed._segments) == len(loaded._segments)
+    for a, b in zip(streamed._segments, loaded._segments, strict=True):
+        assert a.block == b.block
+        assert a.doc.toHtml() == b.doc.toHtml()
+    assert streamed.toPlainText() == loaded.toPlainText()
+    assert streamed.heightForWidth(700) == loaded.heightForWidth(700)
+
+
+def test_stream_renders_are_coalesced(qtbot: Any) -> None:
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    for piece in random_pieces(DOC, random.Random(9)):
+        view.append(piece)  # hundreds of pieces in one go: at most one render queued
+    assert view.render_count == 0
+    qtbot.waitUntil(lambda: view.render_count >= 1, timeout=2000)
+    assert view.render_count == 1
+    view.flush()
+    assert "Final para without newline" in view.toPlainText()
+
+
+# A long code block (a file written out), with prose before and after it, a string
+# that spans lines, and a tilde fence holding ``` lines.
+LONG_CODE = "\n".join(
+    f"    value_{n} = compute({n}, 'item {n}')  # line {n}" for n in range(230))
+LONG_DOC = (f"Here is the module:\n\n```python\ndef build():\n    doc = '''\n``\n'''\n"
+            f"{LONG_CODE}\n    return doc\n```\n\nAnd a tilde one:\n\n~~~\n"
+            + "```\n" * 5 + "x\n" * 120 + "~~~\n\nDone, **all** of it.")
+
+
+def test_a_long_open_code_block_streams_in_pieces_and_ends_exact() -> None:
+    expected = renderer(False).render(LONG_DOC)
+    for seed in range(12):
+        rng = random.Random(seed)
+        html, committed = stream(LONG_DOC, random_pieces(LONG_DOC, rng), rng)
+        assert html == expected, f"seed {seed}"
+        assert committed == renderer(False).blocks(LONG_DOC), f"seed {seed}"
+    for marks in (["```python"], ["```\n\nAnd"], ["~~~\n\nDone"], ["line 100"]):
+        html, _ = stream(LONG_DOC, split_at(LONG_DOC, marks), random.Random(0))
+        assert html == expected
+
+
+def test_pieces_of_an_open_code_block_are_highlighted_once() -> None:
+    inc = IncrementalMarkdown(renderer(False))
+    opened = LONG_DOC[:LONG_DOC.index("    return doc")]
+    inc.append(opened[:LONG_DOC.index("line 150")])
+    first = inc.update()
+    pieces = first.tail
+    assert len(pieces) > 3 and pieces[0].kind == "code"
+    assert [(b.joins_prev, b.joins_next) for b in (pieces[0], pieces[1], pieces[-1])] == [
+        (False, True), (True, True), (True, False)]
+    # the pieces hold the code so far, in order
+    code_so_far = opened[opened.index("```python\n") + 10:LONG_DOC.index("line 150")]
+    assert "".join(b.code for b in pieces) == code_so_far
+    inc.append(LONG_DOC[LONG_DOC.index("line 150"):LONG_DOC.index("line 151")])
+    second = inc.update()
+    # complete pieces are the very same objects: their HTML is not made again
+    assert all(a is b for a, b in zip(pieces[:-1], second.tail, strict=False))
+    assert second.tail[-1] is not pieces[-1]
+
+
+def test_view_shows_one_code_block_while_it_streams_in_pieces(qtbot: Any) -> None:
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.resize(700, 400)
+    upto = LONG_DOC.index("line 200")
+    view.append(LONG_DOC[:upto])
+    view._render_stream()
+    code_so_far = LONG_DOC[LONG_DOC.index("def build"):upto]
+    assert len(view._segments) > 3  # the paragraph, then the pieces
+    assert view.code_blocks() == [code_so_far]  # one block, all of it
+    # pieces touch (no gap) and only the first has the header with Copy
+    pieces = view._segments[1:]
+    for above, below in itertools.pairwise(pieces):
+        assert below.top == above.top + above.height
+    assert pieces[0].copy_rect(700) is not None
+    assert all(p.copy_rect(700) is None for p in pieces[1:])
+    view.copy_code(len(view._segments) - 1)  # from any piece: the whole block
+    from PySide6.QtGui import QGuiApplication
+    assert QGuiApplication.clipboard().text() == code_so_far.removesuffix("\n")
+    assert not view.grab().isNull()  # paints
+    view.append(LONG_DOC[upto:])
+    view.flush()
+    loaded = MarkdownView()
+    qtbot.addWidget(loaded)
+    loaded.set_markdown(LONG_DOC)
+    assert [s.block for s in view._segments] == [s.block for s in loaded._segments]

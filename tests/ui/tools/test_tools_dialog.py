@@ -1,0 +1,152 @@
+"""Settings → Tools: policies with their defaults, built-ins on/off, grants and revoking."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import qasync
+from PySide6.QtCore import Qt
+
+from desktop.app import AppContext
+from desktop.ui.tools.tools_dialog import ToolsDialog
+from desktop.ui.window.main_window import MainWindow
+from tests.support.openai_server import FakeOpenAIServer
+from tests.ui.tools.test_approval_card import cell
+from tests.ui.window.test_main_window import add_provider, make_window, send
+
+
+def open_dialog(window: MainWindow) -> ToolsDialog:
+    window.open_tools_settings()
+    dialog = window.tools_dialog
+    assert isinstance(dialog, ToolsDialog) and dialog.isVisible()
+    return dialog
+
+
+def row_of(dialog: ToolsDialog, name: str) -> int:
+    for row in range(dialog.table.rowCount()):
+        if cell(dialog.table, row, 0).text() == name:
+            return row
+    raise AssertionError(name)
+
+
+def test_policies_defaults_and_switches_are_saved_and_used(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    window.controller.set_workspace(str(tmp_path))
+    dialog = open_dialog(window)
+    defaults = {name: combo.currentText() for name, combo in dialog.policy_combos.items()}
+    assert defaults == {
+        "read_file": "Default (Allow)", "list_directory": "Default (Allow)",
+        "search_files": "Default (Allow)", "write_file": "Default (Ask)",
+        "create_file": "Default (Ask)", "edit_file": "Default (Ask)",
+        "run_command": "Default (Ask)", "fetch_url": "Default (Ask)",
+    }
+    assert cell(dialog.table, row_of(dialog, "read_file"), 1).text() == "built-in"
+    assert dialog.no_grants.isVisibleTo(dialog)
+    dialog.set_policy("run_command", "deny")
+    dialog.set_policy("edit_file", "allow")
+    dialog.on_items["fetch_url"].setCheckState(Qt.CheckState.Unchecked)
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    assert not dialog.isVisible()
+    settings = ctx.load_settings()
+    assert settings.tool_policies == {"run_command": "deny", "edit_file": "allow"}
+    assert "fetch_url" not in settings.enabled_tools and "read_file" in settings.enabled_tools
+    assert "fetch_url" not in window.composer.tool_actions
+    assert "run_command" in window.composer.tool_actions
+
+    # Reopened, the dialog shows the saved choices; Deny keeps the tool from the model
+    dialog = open_dialog(window)
+    assert dialog.policy_combos["run_command"].currentText() == "Deny"
+    assert dialog.on_items["fetch_url"].checkState() == Qt.CheckState.Unchecked
+    dialog.reject()
+    fake_server.enqueue_text("hello")
+    send(qtbot, window, "hi")
+    offered = {t["function"]["name"] for t in fake_server.chat_requests[0].json["tools"]}
+    assert "run_command" not in offered and "fetch_url" not in offered
+    assert {"read_file", "edit_file"} <= offered
+
+    # Back to the default
+    dialog = open_dialog(window)
+    dialog.set_policy("run_command", None)
+    dialog.save()
+    assert ctx.load_settings().tool_policies == {"edit_file": "allow"}
+
+
+def test_grants_listed_revoked_and_chat_grants_forgotten(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    ctx.grants.add("run_command")
+    ctx.grants.add("github__create_issue", source="github")
+    window = make_window(qtbot, ctx)
+    window.controller.tools.chat_grants("new").add("write_file")
+    dialog = open_dialog(window)
+    assert dialog.grants_table.rowCount() == 2
+    assert cell(dialog.grants_table, 1, 1).text() == "MCP: github"
+    assert dialog.chat_label.text() == "Allowed for this chat: write_file"
+    qtbot.mouseClick(dialog.revoke_buttons["run_command"], Qt.MouseButton.LeftButton)
+    assert [g.tool for g in ctx.grants.list()] == ["github__create_issue"]
+    assert "run_command will ask again" in dialog.message.text()
+    assert dialog.grants_table.rowCount() == 1
+    qtbot.mouseClick(dialog.forget_button, Qt.MouseButton.LeftButton)
+    assert "write_file" not in window.controller.tools.chat_grants("new")
+    assert not dialog.forget_button.isVisibleTo(dialog)
+    # Revoking is immediate: Cancel does not bring the grant back
+    dialog.reject()
+    assert not ctx.grants.has("run_command")
+    assert json.loads(ctx.grants.path.read_text())["grants"][0]["tool"] == (
+        "github__create_issue")
+
+
+def test_composer_menu_switches_tools_for_this_chat(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    ctx = open_ctx()
+    config = add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    composer = window.composer
+    # Without a workspace only fetch_url is offered, and the menu says why
+    assert list(composer.tool_actions) == ["fetch_url"]
+    assert composer.tools_button.text() == "tools: 1 on ▾"
+    notes = [a.text() for a in composer.tools_menu.actions() if not a.isEnabled()]
+    assert "Choose a workspace folder to use the file tools" in notes
+    window.controller.set_workspace(str(tmp_path))
+    assert len(composer.tool_actions) == 8 and composer.tools_button.text() == "tools: 8 on ▾"
+    composer.tool_actions["run_command"].trigger()
+    composer.tool_actions["fetch_url"].trigger()
+    assert composer.tools_button.text() == "tools: 6 on ▾"
+    assert window.controller.disabled_tools() == ["run_command", "fetch_url"]
+    fake_server.enqueue_text("hello")
+    send(qtbot, window, "hi")
+    offered = {t["function"]["name"] for t in fake_server.chat_requests[0].json["tools"]}
+    assert "run_command" not in offered and "read_file" in offered
+    # The switches belong to the chat (kept with the session), not to new chats
+    session = window.controller.session_id or ""
+    assert window.controller.disabled_tools() == ["run_command", "fetch_url"]
+    window.controller.new_session()
+    assert composer.tools_button.text() == "tools: 8 on ▾"
+    window.controller.open_session(session)
+    assert not composer.tool_actions["run_command"].isChecked()
+    # "All on" / "All off"
+    off = next(a for a in composer.tools_menu.actions() if a.text() == "All off")
+    off.trigger()
+    assert composer.tools_button.text() == "tools: 0 on ▾"
+    on = next(a for a in composer.tools_menu.actions() if a.text() == "All on")
+    on.trigger()
+    assert window.controller.disabled_tools() == []
+    # A model without tool support: the menu says none are sent
+    options = {"capabilities": {"tools": False}}
+    ctx.settings_store.save_provider(config.model_copy(update={"options": options}))
+    window.controller.reload_settings()
+    assert "cannot use tools" in (composer.tools_note or "")
+    assert "cannot use tools" in composer.tools_button.toolTip()

@@ -1,0 +1,276 @@
+"""Start-up: the window is on screen before the app has loaded, then filled in; its
+first frame comes before slow work (benchmark: tests/bench/bench_startup.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import qasync
+from PySide6.QtCore import QEvent, QObject
+
+from desktop.app import AppContext
+from desktop.core.settings import ProviderConfig
+from desktop.storage.window_state import WINDOW_STATE_KEY, read_window_state
+from desktop.ui.window.controller import ChatController
+from desktop.ui.window.main_window import MENU_TITLES, MainWindow
+from tests.support.openai_server import FakeOpenAIServer
+
+ROOT = Path(__file__).resolve().parents[3]
+
+# Runs ``assista --smoke`` and reports what was loaded when PySide6 was first imported
+# and when the window's first frame had been painted, and whether that same window
+# was filled in afterwards.
+SMOKE_WITH_LOAD_ORDER = """
+import json, sys
+
+class _FirstQt:
+    seen = None
+    def find_spec(self, name, path=None, target=None):
+        if name == "PySide6" and _FirstQt.seen is None:
+            _FirstQt.seen = sorted(sys.modules)
+        return None
+
+frame = {}
+
+class _WrapLaunch:
+    # Wraps desktop.ui.window.launch.show_first_frame when the entry point imports it.
+    def find_spec(self, name, path=None, target=None):
+        if name != "desktop.ui.window.launch":
+            return None
+        sys.meta_path.remove(self)
+        from importlib.machinery import PathFinder
+        spec = PathFinder.find_spec(name, path)
+        run_module = spec.loader.exec_module
+
+        def exec_module(module):
+            run_module(module)
+            real_show = module.show_first_frame
+
+            def show_first_frame(window):
+                real_show(window)
+                frame.update(modules=sorted(sys.modules), visible=window.isVisible(),
+                             ready=window.ready, window=window)
+
+            module.show_first_frame = show_first_frame
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+sys.meta_path.insert(0, _FirstQt())
+sys.meta_path.insert(0, _WrapLaunch())
+from desktop.__main__ import main
+status = main(["--smoke", "--data-dir", sys.argv[1]])
+print(json.dumps({"before_qt": _FirstQt.seen, "at_frame": frame["modules"],
+                  "visible_at_frame": frame["visible"], "ready_at_frame": frame["ready"],
+                  "ready_after": frame["window"].ready}))
+sys.exit(status)
+"""
+
+#: Not needed to show the window: loaded after its first frame.
+LOADED_AFTER_THE_FIRST_FRAME = [
+    "pydantic", "desktop.app", "desktop.core.messages", "desktop.storage.sessions",
+    "desktop.tools.builtins", "asyncio", "qasync", "markdown_it", "pygments", "httpx",
+    "desktop.ui.chat.chat_view", "desktop.ui.window.controller", "importlib.metadata",
+]
+
+
+def run_smoke(data: Path) -> dict[str, Any]:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.run([sys.executable, "-c", SMOKE_WITH_LOAD_ORDER, str(data)], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "smoke ok" in proc.stdout
+    report: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return report
+
+
+def test_the_window_shows_before_the_app_loads_and_is_then_filled_in(tmp_path: Path) -> None:
+    for data in ("first start", "second start"):  # without and with a database
+        report = run_smoke(tmp_path / "data")
+        at_frame = set(report["at_frame"])
+        assert report["visible_at_frame"] and not report["ready_at_frame"], data
+        assert report["ready_after"], data  # the same window, filled in
+        loaded = [name for name in LOADED_AFTER_THE_FIRST_FRAME if name in at_frame]
+        assert loaded == [], (data, loaded)
+        # What the window needs is imported before Qt (PySide6's import hook reads
+        # the source of every module imported after it).
+        before_qt = set(report["before_qt"])
+        assert {"desktop.storage.window_state", "desktop.storage.instance_lock",
+                "sqlite3"} <= before_qt, data
+        # (desktop.ui.window.launch is being loaded when it imports Qt; no widget module yet)
+        assert {n for n in before_qt if n.startswith("desktop.ui.")} <= {"desktop.ui.window", "desktop.ui.window.launch"}
+
+
+def test_window_state_is_saved_on_close_and_read_before_the_next_start(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    from desktop.ui import theme
+
+    ctx = open_ctx()
+    ctx.save_settings(ctx.load_settings().model_copy(update={"theme": "dark"}))
+    window = MainWindow(ChatController(ctx))
+    qtbot.addWidget(window)
+    window.resize(700, 500)
+    window.show()
+    qtbot.waitExposed(window)
+    window.splitter.setSizes([200, 500, 300])
+    window.sidebar_button.setChecked(False)
+    theme.set_zoom(2)
+    size = (window.width(), window.height())
+    try:
+        window.close()
+        state = read_window_state(ctx.paths.db_path)
+    finally:
+        theme.set_zoom(0)
+    assert state.theme == "dark"
+    assert state.zoom == 2 and state.sidebar_visible is False
+    assert state.splitter[0] == 200 and len(state.splitter) == 3
+    assert state.geometry
+    # The next window opens at that size, with those panes
+    again = MainWindow(state=state)
+    qtbot.addWidget(again)
+    # (the width may be narrowed to the small offscreen screen; the default is 820 high)
+    assert again.height() == size[1] == 500
+    assert [a.text() for a in again.menuBar().actions()] == list(MENU_TITLES)
+    assert not again.centralWidget().isEnabled()  # the skeleton
+    again.attach(ChatController(ctx))
+    assert again.ready and not again.sidebar_button.isChecked()
+    # The real menus took the skeleton's places, in the same order
+    menus = again.menuBar().actions()
+    assert [a.text() for a in menus] == list(MENU_TITLES)
+    assert all(a.isEnabled() and a.menu().actions() for a in menus)
+    assert abs(again.splitter.sizes()[0] - 200) <= 20  # (scaled to the unshown window)
+
+
+def test_a_damaged_window_state_gives_the_defaults(
+    open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    ctx = open_ctx()
+    ctx.settings_store.set_value(WINDOW_STATE_KEY, {"geometry": 5, "splitter": ["x", 1, 2],
+                                                    "zoom": 400, "sidebar_visible": "no"})
+    state = read_window_state(ctx.paths.db_path)
+    assert (state.geometry, state.splitter, state.zoom, state.sidebar_visible) == (
+        None, [], 0, True)
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_bytes(b"not a database at all" * 100)
+    assert read_window_state(junk).theme == "system"
+    assert read_window_state(tmp_path / "missing.sqlite3").splitter == []
+
+
+def add_provider(ctx: AppContext, server: FakeOpenAIServer) -> ProviderConfig:
+    config = ProviderConfig(name="Loopback", preset="custom", base_url=server.base_url,
+                            model="gpt-test")
+    ctx.settings_store.save_provider(config)
+    ctx.secrets.set(config.id, "sk-loopback-key-123456")
+    ctx.save_settings(ctx.load_settings().model_copy(update={"active_provider_id": config.id}))
+    return config
+
+
+class _FirstPaint(QObject):
+    """Records what the window had started when its first frame was painted."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__()
+        self.window = window
+        self.model_task_at_paint: object = "not painted"
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and self.model_task_at_paint == "not painted":
+            self.model_task_at_paint = self.window._model_task
+        return False
+
+
+def test_model_list_and_mcp_wait_for_the_first_frame(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    ctx.settings_store.set_value("models:" + ctx.all_providers()[0].id,
+                                 [{"id": "gpt-cached"}])
+    window = MainWindow(ChatController(ctx))
+    qtbot.addWidget(window)
+    # Built, not yet shown: the cached list is there, nothing was asked of the server
+    assert [window.model_combo.itemText(i) for i in range(window.model_combo.count())] == [
+        "gpt-cached"]
+    assert window._model_task is None
+    assert window._after_paint == [window._request_models, window._start_mcp]
+    first_paint = _FirstPaint(window)
+    window.installEventFilter(first_paint)
+    window.show()
+    qtbot.waitUntil(lambda: window.model_combo.count() == 2, timeout=10000)
+    assert first_paint.model_task_at_paint is None  # the request started after the frame
+    assert {window.model_combo.itemText(i) for i in range(2)} == {"gpt-test", "gpt-other"}
+    assert any(r.path.startswith("/v1/models") for r in fake_server.requests)
+    # Once painted, a refresh asks the server at once
+    assert window._after_paint is None
+    done = window._model_task
+    window.refresh_providers()
+    assert window._model_task is not None and window._model_task is not done
+    window.removeEventFilter(first_paint)
+
+
+def test_a_skeleton_window_filled_in_later_waits_for_its_next_frame(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    """As the app starts: the skeleton is painted first, then the window is filled in;
+    the model list is asked for after a frame of the real content."""
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    painted: list[bool] = []
+    window.after_first_paint(lambda: painted.append(True))
+    window.show()
+    qtbot.waitUntil(lambda: painted == [True], timeout=5000)
+    assert window._after_paint is None and not window.ready
+    window.attach(ChatController(ctx))
+    assert window.ready
+    assert window._model_task is None  # queued for the next frame, not started in attach
+    assert window._after_paint == [window._request_models, window._start_mcp]
+    qtbot.waitUntil(lambda: window.model_combo.count() == 2, timeout=10000)
+    assert any(r.path.startswith("/v1/models") for r in fake_server.requests)
+
+
+def test_work_queued_before_the_first_frame_runs_once(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    window = MainWindow(ChatController(open_ctx()))
+    qtbot.addWidget(window)
+    calls: list[str] = []
+
+    def early() -> None:
+        calls.append("early")
+
+    window.after_first_paint(early)
+    window.after_first_paint(early)  # the same callback is queued once
+    assert calls == []
+    window.show()
+    qtbot.waitUntil(lambda: calls == ["early"], timeout=5000)
+    # another paint (synchronous) does not run the queued work again
+    painted: list[bool] = []
+    spy = _PaintSpy(painted)
+    window.installEventFilter(spy)
+    window.repaint()
+    assert painted
+    assert calls == ["early"]
+    window.after_first_paint(lambda: calls.append("late"))  # after the frame: at once
+    assert calls == ["early", "late"]
+
+
+class _PaintSpy(QObject):
+    def __init__(self, seen: list[bool]) -> None:
+        super().__init__()
+        self.seen = seen
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.seen.append(True)
+        return False
