@@ -18,25 +18,31 @@ import asyncio
 import json
 import logging
 import sys
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 from desktop.app import AppContext
+from desktop.chat.events import (
+    ChatEvent,
+    ConfirmRequested,
+    ProviderRetrying,
+    TurnEnded,
+    TurnFailed,
+    TurnQueued,
+)
+from desktop.chat.profile import ChatRef, NewChat
+from desktop.chat.service import ChatService
+from desktop.chat.turn_plan import TurnOverrides
 from desktop.cli.commands import fail
-from desktop.core.agent_events import AgentEvent, LimitReached, ToolRunFinished, ToolRunStarted
-from desktop.core.conversation import auto_title, run_turn
+from desktop.core.agent_events import LimitReached, ToolRunFinished, ToolRunStarted
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.events import ErrorEvent, TextDelta, event_to_dict
 from desktop.core.messages import Message
 from desktop.core.orchestrator import RunResult
-from desktop.core.settings import AppSettings, ProviderConfig
-from desktop.core.tooling import NoTools, ToolRunner
+from desktop.core.settings import ProviderConfig
 from desktop.providers.presets import PRESETS
-from desktop.tools.approval import Approver, Policy, allow_all
+from desktop.tools.approval import Approver, ToolProgress, allow_all
 from desktop.tools.mcp.config import McpServerConfig, load_mcp_config
 from desktop.tools.terminal_approver import TerminalApprover
-
-if TYPE_CHECKING:
-    from desktop.tools.mcp.manager import McpManager
 
 log = logging.getLogger(__name__)
 
@@ -45,12 +51,14 @@ EXIT_LIMIT = 3
 EXIT_INTERRUPTED = 130
 
 
-GRANTS_FILE = "tool_grants.json"
+NOT_PRINTED = (ToolProgress, ProviderRetrying, TurnQueued, ConfirmRequested, TurnFailed,
+               TurnEnded)
 
 
-def resolve_provider(ctx: AppContext, args: argparse.Namespace,
-                     settings: AppSettings) -> ProviderConfig:
-    """Pick the provider from --provider / --base-url / settings / the environment."""
+def resolve_provider(ctx: AppContext, args: argparse.Namespace, service: ChatService,
+                     chat: ChatRef) -> ProviderConfig:
+    """Pick the provider from --provider / --base-url, else the chat's own (a new
+    chat's: the one picked last in the app, or from the environment)."""
     config: ProviderConfig | None = None
     if args.provider:
         config = ctx.find_provider(args.provider)
@@ -74,12 +82,13 @@ def resolve_provider(ctx: AppContext, args: argparse.Namespace,
                                 base_url=args.base_url, source="environment",
                                 api_key_env="OPENAI_API_KEY")
     else:
-        config = ctx.active_provider(settings)
+        config = service.profiles.provider(chat)
         if config is None:
             raise ConfigError(
                 "no provider configured: add one in the app, or pass --base-url URL "
                 "(with OPENAI_API_KEY) or --provider NAME"
             )
+        config = config.model_copy(update={"model": service.profiles.model(chat)})
     updates: dict[str, Any] = {}
     if args.base_url:
         updates["base_url"] = args.base_url
@@ -98,7 +107,9 @@ class _Printer:
         self.as_json = as_json
         self.show_tools = not as_json and err.isatty()
 
-    def __call__(self, event: AgentEvent) -> None:
+    def __call__(self, event: ChatEvent) -> None:
+        if isinstance(event, NOT_PRINTED):
+            return  # the service's own news; the output is the agent loop's events
         if self.as_json:
             self.out.write(json.dumps(event_to_dict(event), ensure_ascii=False) + "\n")
             self.out.flush()
@@ -131,31 +142,25 @@ def _read_prompt(prompt: str) -> str:
     return prompt
 
 
-def _mcp_configs(ctx: AppContext, args: argparse.Namespace, settings: AppSettings) -> tuple[
-        list[McpServerConfig], set[str]]:
-    """Configured servers plus those of ``--mcp-config`` files (whose names are returned)."""
-    configured = ctx.mcp_configs(settings)
-    from_files: list[McpServerConfig] = []
+def _mcp_files(args: argparse.Namespace) -> list[McpServerConfig]:
+    configs: list[McpServerConfig] = []
     for path in getattr(args, "mcp_config", None) or []:
-        from_files += load_mcp_config(path)
-    names = {c.name for c in from_files}
-    merged = [c for c in configured if c.name not in names] + from_files
-    return merged, names
+        configs += load_mcp_config(path)
+    return configs
 
 
-async def _start_mcp(configs: list[McpServerConfig], err: TextIO) -> McpManager | None:
-    if not configs:
-        return None
-    from desktop.tools.mcp.manager import McpManager  # the SDK takes ~0.5 s to import
-
-    manager = McpManager(configs)
-    for name, ok in (await manager.start_all()).items():
-        connection = manager.get(name)
+async def _start_mcp(service: ChatService, extra: list[McpServerConfig], err: TextIO) -> None:
+    """The configured MCP servers plus those of --mcp-config files."""
+    if not extra and not service.ctx.settings.current.mcp_servers:
+        return
+    results = await service.tools.start_mcp(extra)
+    manager = service.tools.mcp
+    for name, ok in results.items():
+        connection = manager.get(name) if manager is not None else None
         if not ok and connection is not None:
             await connection.stop()
             reason = connection.last_error or connection.state
             err.write(f"assista: warning: MCP server {name!r} is not available: {reason}\n")
-    return manager
 
 
 def _approver(args: argparse.Namespace) -> Approver | None:
@@ -166,83 +171,46 @@ def _approver(args: argparse.Namespace) -> Approver | None:
     return None  # nobody to ask: calls that need approval are denied
 
 
-def _build_tools(ctx: AppContext, args: argparse.Namespace, settings: AppSettings, *,
-                 workspace: str | None, mcp: McpManager | None,
-                 mcp_from_files: set[str]) -> ToolRunner:
-    """--tools (or the settings' built-ins when a workspace is set, plus the tools of the
-    configured MCP servers), plus every tool of --mcp-config servers, plus --allow names."""
-    registry = mcp.registry(ctx.registry) if mcp is not None else ctx.registry
+def _overrides(args: argparse.Namespace, service: ChatService, config: ProviderConfig,
+               mcp_files: list[McpServerConfig]) -> TurnOverrides:
+    """What the command line sets for this turn; the chat's own prompt, assistant,
+    custom instructions, workspace and tool switches apply to everything else."""
     allowed = [n.strip() for n in getattr(args, "allow", None) or [] if n.strip()]
+    tools = None
     if args.tools is not None:
-        enabled = [t.strip() for t in args.tools.split(",") if t.strip()]
-    else:
-        enabled = list(settings.enabled_tools) if workspace else []
-        enabled += [t.name for t in registry if t.source != "builtin"]
-    extra = [t.name for t in registry if t.source in mcp_from_files] + allowed
-    enabled += [name for name in extra if name not in enabled]
-    unknown = [name for name in enabled if registry.get(name) is None]
-    if unknown:
-        raise ConfigError(f"unknown tool(s): {', '.join(unknown)}; available: "
-                          f"{', '.join(registry.names())}")
-    if not enabled:
-        return NoTools()
-    policies: dict[str, Policy] = {name: "allow" for name in allowed}
-    return ctx.build_tools(workspace, enabled, registry=registry, settings=settings,
-                           approver=_approver(args), extra_policies=policies)
+        tools = [t.strip() for t in args.tools.split(",") if t.strip()]
+    extra = service.tools.mcp_tools(c.name for c in mcp_files) + allowed
+    return TurnOverrides(config=config, model=config.model, system=args.system,
+                         tools=tools, extra_tools=extra, workspace=args.workspace,
+                         policies=dict.fromkeys(allowed, "allow"))
 
 
 async def _ask(ctx: AppContext, args: argparse.Namespace,
-               printer: _Printer) -> tuple[Message, RunResult]:
-    settings = ctx.load_settings()
-    config = resolve_provider(ctx, args, settings)
-    workspace = args.workspace or settings.workspace
+               printer: _Printer) -> tuple[Message, RunResult | None]:
     prompt = _read_prompt(args.prompt)
     if not prompt.strip():
         raise ConfigError("the prompt is empty")
-    mcp_configs, mcp_from_files = _mcp_configs(ctx, args, settings)
-    mcp = await _start_mcp(mcp_configs, printer.err)
+    service = ChatService(ctx)
+    chat: ChatRef = NewChat(workspace=args.workspace)
+    if args.session and not args.no_save:
+        if ctx.sessions.get_session(args.session) is None:
+            raise ConfigError(f"no session with id {args.session!r}")
+        chat = args.session
+    config = resolve_provider(ctx, args, service, chat)
+    mcp_files = _mcp_files(args)
+    await _start_mcp(service, mcp_files, printer.err)
     try:
-        tools = _build_tools(ctx, args, settings, workspace=workspace, mcp=mcp,
-                             mcp_from_files=mcp_from_files)
-        return await _converse(ctx, args, printer, settings, config=config, tools=tools,
-                               prompt=prompt, workspace=workspace)
+        turn = service.start(chat, prompt, overrides=_overrides(args, service, config, mcp_files),
+                             approver=_approver(args), confirm=_confirm_on_tty,
+                             save=not args.no_save)
+        service.observe(turn.session_id, printer)
+        assert turn.task is not None
+        await turn.task
+        if turn.failure is not None:
+            raise AssistaError(turn.failure)
+        return turn.base[-1], turn.result
     finally:
-        if mcp is not None:
-            await mcp.stop_all()
-
-
-async def _converse(ctx: AppContext, args: argparse.Namespace, printer: _Printer,
-                    settings: AppSettings, *, config: ProviderConfig, tools: ToolRunner,
-                    prompt: str, workspace: str | None) -> tuple[Message, RunResult]:
-    if not ctx.capabilities_for(config, config.model).tools:
-        tools = NoTools()  # this model cannot call tools (or the user said so)
-    provider = ctx.build_provider(config)
-    orchestrator = ctx.build_orchestrator(provider, tools, settings, _confirm_on_tty,
-                                          config=config)
-    system = args.system if args.system is not None else settings.system_prompt
-    history: list[Message] = []
-    user_message = Message.user(prompt)
-    try:
-        if args.no_save:
-            history.append(user_message)
-            return user_message, await orchestrator.run(history, model=config.model,
-                                                        system=system, sink=printer)
-        if args.session:
-            info = ctx.sessions.get_session(args.session)
-            if info is None:
-                raise ConfigError(f"no session with id {args.session!r}")
-            session_id = info.id
-            history = ctx.sessions.load_messages(session_id)
-        else:
-            session_id = ctx.sessions.create_session(
-                title=auto_title(prompt), provider_id=config.id, model=config.model,
-                workspace=workspace).id
-        result = await run_turn(orchestrator, ctx.sessions, session_id, history,
-                                user_message, model=config.model, system=system,
-                                sink=printer)
-        return user_message, result
-    finally:
-        await provider.aclose()
+        await service.shutdown()
 
 
 def ask_command(args: argparse.Namespace) -> int:
@@ -254,6 +222,8 @@ def ask_command(args: argparse.Namespace) -> int:
         return fail(str(exc))
     try:
         user_message, result = asyncio.run(_ask(ctx, args, printer))
+        if result is None:
+            raise KeyboardInterrupt
     except KeyboardInterrupt:
         return fail("interrupted", EXIT_INTERRUPTED)
     except AssistaError as exc:

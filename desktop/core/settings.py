@@ -77,6 +77,8 @@ class AppSettings(BaseModel):
     proxy_url: str = ""
     no_proxy: str = "localhost,127.0.0.1,::1"
     request_timeout_s: float = Field(default=120.0, ge=5, le=3600)
+    # Requests one provider streams at once (chats answering together); more wait.
+    max_concurrent_requests: int = Field(default=4, ge=1, le=32)
     # Per-model prices (exact model id -> price) that win over the built-in table.
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     show_sidebar: bool = True

@@ -1,0 +1,135 @@
+"""Changing a chat's own choices: model, assistant, prompt, workspace, tools.
+
+Each change applies to the chat it names (saved, or a :class:`NewChat` not saved
+yet). Choosing a provider, model or workspace also makes it the default of the next
+new chat, as a user who just picked a model expects.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from desktop.chat.chat_tools import ChatTools
+from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
+from desktop.core.prompt import PromptSources
+from desktop.tools.approval import ChatGrants
+
+if TYPE_CHECKING:
+    from desktop.core.settings import ProviderConfig
+    from desktop.storage.assistants import Assistant
+
+
+class ChatSettings:
+    def __init__(self, profiles: ChatProfiles, tools: ChatTools) -> None:
+        self.profiles = profiles
+        self.tools = tools
+        self.ctx = profiles.ctx
+
+    # -- reading -------------------------------------------------------------------------
+
+    def provider(self, chat: ChatRef) -> ProviderConfig | None:
+        return self.profiles.provider(chat)
+
+    def model(self, chat: ChatRef) -> str:
+        return self.profiles.model(chat)
+
+    def workspace(self, chat: ChatRef) -> str | None:
+        return self.profiles.workspace(chat)
+
+    def assistant(self, chat: ChatRef) -> Assistant | None:
+        return self.profiles.assistant(chat)
+
+    def own_prompt(self, chat: ChatRef) -> str | None:
+        return self.profiles.own_prompt(chat)
+
+    def prompt_sources(self, chat: ChatRef, tools: tuple[str, ...] = ()) -> PromptSources:
+        return self.profiles.prompt_sources(chat, tools)
+
+    def available_tools(self, chat: ChatRef) -> list[str]:
+        return self.tools.available(self.ctx.settings.current, self.workspace(chat))
+
+    def enabled_tools(self, chat: ChatRef) -> list[str]:
+        disabled = set(self.profiles.disabled_tools(chat))
+        return [n for n in self.available_tools(chat) if n not in disabled]
+
+    def disabled_tools(self, chat: ChatRef) -> list[str]:
+        return self.profiles.disabled_tools(chat)
+
+    def grants(self, chat: ChatRef) -> ChatGrants:
+        """The chat's "allow for this chat" grants (a new chat's move with it)."""
+        key = chat if isinstance(chat, str) else f"new-{id(chat)}"
+        return self.tools.chat_grants(key)
+
+    # -- changing ------------------------------------------------------------------------
+
+    def set_provider(self, chat: ChatRef, provider_id: str) -> None:
+        config = next((p for p in self.ctx.all_providers() if p.id == provider_id), None)
+        if config is None:
+            return
+        self.ctx.settings.update(active_provider_id=provider_id)
+        if isinstance(chat, NewChat):
+            chat.provider_id, chat.model = provider_id, None
+        else:
+            self.ctx.sessions.update_session(chat, provider_id=provider_id, model=config.model)
+
+    def set_model(self, chat: ChatRef, model: str) -> None:
+        model = model.strip()
+        config = self.provider(chat)
+        if config is None or not model:
+            return
+        if config.source == "user":  # the provider's default: the next new chat's model
+            self.ctx.settings_store.save_provider(config.model_copy(update={"model": model}))
+        if isinstance(chat, NewChat):
+            chat.provider_id, chat.model = config.id, model
+        else:
+            self.ctx.sessions.update_session(chat, provider_id=config.id, model=model)
+
+    def set_workspace(self, chat: ChatRef, folder: str | None) -> None:
+        self.ctx.settings.update(workspace=folder)
+        if isinstance(chat, NewChat):
+            chat.workspace = folder
+        else:
+            self.ctx.sessions.update_session(chat, workspace=folder)
+
+    def set_prompt(self, chat: ChatRef, prompt: str | None) -> None:
+        if isinstance(chat, NewChat):
+            chat.system_prompt = prompt
+        else:
+            self.ctx.sessions.update_session(chat, system_prompt=prompt)
+
+    def set_tool_enabled(self, chat: ChatRef, name: str, enabled: bool) -> None:
+        disabled = [n for n in self.profiles.disabled_tools(chat) if n != name]
+        if not enabled:
+            disabled.append(name)
+        self.profiles.set_disabled_tools(chat, disabled)
+
+    def set_assistant(self, chat: ChatRef, assistant_id: str | None) -> None:
+        """Use an assistant in the chat: its prompt, temperature and tools, and its
+        provider and model when it names them."""
+        assistant = self.ctx.assistants.get(assistant_id) if assistant_id else None
+        if isinstance(chat, NewChat):
+            chat.assistant_id = assistant.id if assistant else None
+            if assistant is None or assistant.enabled_tools is None:
+                chat.disabled_tools = []  # back to the app's tool settings
+        else:
+            self.ctx.sessions.update_session(
+                chat, assistant_id=assistant.id if assistant else None)
+        if assistant is None:
+            return
+        known = {p.id for p in self.ctx.all_providers()}
+        if assistant.provider_id in known:
+            self.set_provider(chat, str(assistant.provider_id))
+        if assistant.model:
+            self.set_model(chat, assistant.model)
+        if assistant.enabled_tools is not None:
+            wanted = set(assistant.enabled_tools)
+            self.profiles.set_disabled_tools(
+                chat, [n for n in self.available_tools(chat) if n not in wanted])
+
+    def new_chat(self) -> NewChat:
+        """A new chat's choices: the default assistant (Settings) if any."""
+        chat = NewChat()
+        default = self.ctx.settings.current.default_assistant_id
+        if default and self.ctx.assistants.get(default) is not None:
+            self.set_assistant(chat, default)
+        return chat

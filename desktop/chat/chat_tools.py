@@ -1,0 +1,125 @@
+"""Which tools a chat gets, and the MCP servers that add to them.
+
+One rule for the window and the CLI: the built-ins switched on in Settings (those
+that work in a folder only when the chat has a workspace), plus every tool of the
+running MCP servers, less the ones the chat switched off. The names a caller asks
+for explicitly (``assista ask --tools``) are checked here, once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
+
+from desktop.core.errors import ConfigError
+from desktop.core.tooling import NoTools, ToolRunner
+from desktop.tools.approval import ChatGrants
+from desktop.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from desktop.app import AppContext
+    from desktop.core.settings import AppSettings
+    from desktop.tools.approval import Approver, Policy, ProgressSink
+    from desktop.tools.mcp.config import McpServerConfig
+    from desktop.tools.mcp.manager import McpManager
+
+log = logging.getLogger(__name__)
+
+#: Built-in tools that only make sense with a workspace folder.
+WORKSPACE_TOOLS = frozenset({"read_file", "list_directory", "search_files", "write_file",
+                             "create_file", "edit_file", "run_command"})
+
+
+def check_known(names: Iterable[str], registry: ToolRegistry) -> None:
+    unknown = [name for name in names if registry.get(name) is None]
+    if unknown:
+        raise ConfigError(f"unknown tool(s): {', '.join(unknown)}; available: "
+                          f"{', '.join(registry.names())}")
+
+
+class ChatTools:
+    def __init__(self, ctx: AppContext) -> None:
+        self.ctx = ctx
+        self.mcp: McpManager | None = None
+        self._grants: dict[str, ChatGrants] = {}
+        self.on_change: list[Callable[[], None]] = []
+
+    # -- which tools ----------------------------------------------------------------
+
+    def registry(self) -> ToolRegistry:
+        return self.mcp.registry(self.ctx.registry) if self.mcp is not None else self.ctx.registry
+
+    def available(self, settings: AppSettings, workspace: str | None) -> list[str]:
+        """Every tool a chat could use with this workspace."""
+        registry = self.registry()
+        names = [n for n in settings.enabled_tools if workspace or n not in WORKSPACE_TOOLS]
+        names += [t.name for t in registry if t.source != "builtin"]
+        return [n for n in dict.fromkeys(names) if registry.get(n) is not None]
+
+    def mcp_tools(self, servers: Iterable[str]) -> list[str]:
+        wanted = set(servers)
+        return [t.name for t in self.registry() if t.source in wanted]
+
+    def chat_grants(self, session_id: str) -> ChatGrants:
+        """The chat's "allow for this chat" grants."""
+        return self._grants.setdefault(session_id, ChatGrants())
+
+    def move_grants(self, old_key: str, session_id: str) -> None:
+        grants = self._grants.pop(old_key, None)
+        if grants is not None:
+            self._grants[session_id] = grants
+
+    def runner(self, names: list[str], *, workspace: str | None, settings: AppSettings,
+               approver: Approver | None, grants: ChatGrants | None,
+               on_progress: ProgressSink | None,
+               extra_policies: Mapping[str, Policy] | None = None) -> ToolRunner:
+        """An executor for one turn (``NoTools`` when nothing is enabled)."""
+        if not names:
+            return NoTools()
+        registry = self.registry()
+        check_known(names, registry)
+        return self.ctx.build_tools(workspace, names, registry=registry, settings=settings,
+                                    approver=approver, chat_grants=grants,
+                                    on_progress=on_progress, extra_policies=extra_policies)
+
+    # -- MCP --------------------------------------------------------------------------
+
+    async def start_mcp(self, extra: Iterable[McpServerConfig] = ()) -> dict[str, bool]:
+        """(Re)start the configured MCP servers plus ``extra`` (same name: ``extra``
+        wins); returns which started. Failures are kept per server."""
+        await self.stop_mcp()
+        extra = list(extra)
+        names = {c.name for c in extra}
+        configs = [c for c in self.ctx.mcp_configs(self.ctx.settings.current)
+                   if c.name not in names] + extra
+        if not configs:
+            self._changed()
+            return {}
+        from desktop.tools.mcp.manager import McpManager  # the SDK is slow to import
+
+        manager = McpManager(configs)
+        for connection in manager.connections.values():
+            connection.on_change = lambda _c: self._changed()
+        self.mcp = manager
+        self._changed()
+        results = await manager.start_all()
+        for name, ok in results.items():
+            if not ok:
+                log.warning("MCP server %s did not start: %s", name,
+                            manager.connections[name].last_error)
+        self._changed()
+        return results
+
+    async def stop_mcp(self) -> None:
+        if self.mcp is not None:
+            manager, self.mcp = self.mcp, None
+            await manager.stop_all()
+            self._changed()
+
+    def _changed(self) -> None:
+        for callback in list(self.on_change):
+            try:
+                callback()
+            except Exception:
+                log.exception("a tools observer failed")

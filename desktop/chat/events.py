@@ -1,0 +1,82 @@
+"""What observers of a chat are told, beyond the agent loop's own events.
+
+An observer of a chat receives, in order: the agent loop's events
+(:mod:`desktop.core.agent_events`, :mod:`desktop.core.events`), tool progress
+(:class:`~desktop.tools.approval.ToolProgress`), and the events below, which belong
+to the chat service: retries, queueing, the tool-round question and the end of the
+turn. All are plain dataclasses with a ``type``, so they print as JSON too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from desktop.core.agent_events import AgentEvent
+from desktop.tools.approval import ToolProgress
+
+#: What the chat list shows for a chat: nothing (idle), waiting for a provider slot,
+#: answering, waiting for the user (an approval or "Continue?"), failed, or finished
+#: while nobody was looking.
+ChatState = Literal["idle", "queued", "answering", "approval", "failed", "unread"]
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderRetrying:
+    """The provider refused or failed before answering and is asked again."""
+
+    provider: str
+    attempt: int  # 0 for the first retry
+    delay_s: float
+    reason: str  # "HTTP 429", or an exception's name
+    type: str = field(default="provider_retrying", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnQueued:
+    """The request waits for one of its provider's slots (``waiting=False``: got one)."""
+
+    waiting: bool
+    type: str = field(default="turn_queued", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmRequested:
+    """The tool-round limit was reached: answer with ``ChatService.answer_confirm``."""
+
+    rounds: int
+    type: str = field(default="confirm_requested", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFailed:
+    """The turn could not run or ended with an error the loop did not report."""
+
+    message: str
+    type: str = field(default="turn_failed", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded:
+    """Last event of a turn: everything is saved."""
+
+    session_id: str
+    status: str  # a RunStatus, or "failed" when it could not run
+    type: str = field(default="turn_ended", init=False)
+
+
+ServiceEvent = ProviderRetrying | TurnQueued | ConfirmRequested | TurnFailed | TurnEnded
+ChatEvent = AgentEvent | ToolProgress | ServiceEvent
+ChatObserver = Callable[[ChatEvent], None]
+
+
+def retry_text(name: str, attempt: int, delay_s: float, reason: str) -> str:
+    """A sentence for a retry; ``attempt`` counts from 0 (the first retry)."""
+    why = {"HTTP 429": "is rate-limiting requests", "HTTP 529": "is overloaded",
+           "HTTP 503": "is unavailable", "HTTP 408": "timed out"}.get(reason)
+    if why is None:
+        why = (f"answered {reason}" if reason.startswith("HTTP ")
+               else f"could not be reached ({reason})")
+    wait = f"{delay_s:.0f} s" if delay_s >= 1 else "a moment"
+    return f"{name} {why}; trying again in {wait} (retry {attempt + 1})…"

@@ -1,0 +1,151 @@
+"""What a chat answers as: its provider and model, assistant, own system prompt,
+workspace and tool switches — and the system prompt its next turn is sent.
+
+A chat that is not saved yet (the window's "New chat", a CLI run without
+``--session``) keeps these in a :class:`NewChat`; once its first message is sent the
+chat is created with them. A saved chat keeps them in its session row. Both the
+window and ``assista ask`` read them through here, so the same chat gets the same
+request from either.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import TYPE_CHECKING
+
+from desktop.core.prompt import PromptSources, build_system_prompt
+
+if TYPE_CHECKING:
+    from desktop.app import AppContext
+    from desktop.core.settings import ProviderConfig
+    from desktop.storage.assistants import Assistant
+    from desktop.storage.session_rows import SessionInfo
+
+DISABLED_TOOLS_KEY = "disabled_tools"
+
+
+@dataclass
+class NewChat:
+    """The choices for a chat before its first message (``None``: the default)."""
+
+    assistant_id: str | None = None
+    system_prompt: str | None = None
+    disabled_tools: list[str] = field(default_factory=list)
+    provider_id: str | None = None
+    model: str | None = None
+    workspace: str | None = None
+
+
+#: A chat: a saved chat's id, or the choices of one not saved yet.
+ChatRef = str | NewChat
+
+
+class ChatProfiles:
+    """Reads and changes the per-chat choices of any chat."""
+
+    def __init__(self, ctx: AppContext) -> None:
+        self.ctx = ctx
+
+    def info(self, chat: ChatRef) -> SessionInfo | None:
+        return self.ctx.sessions.get_session(chat) if isinstance(chat, str) else None
+
+    # -- assistant and prompt ------------------------------------------------------------
+
+    def assistant(self, chat: ChatRef) -> Assistant | None:
+        if isinstance(chat, NewChat):
+            assistant_id = chat.assistant_id
+        else:
+            info = self.info(chat)
+            assistant_id = info.assistant_id if info is not None else None
+        return self.ctx.assistants.get(assistant_id) if assistant_id else None
+
+    def own_prompt(self, chat: ChatRef) -> str | None:
+        """The chat's own system prompt (``None``: its assistant's, else the default)."""
+        if isinstance(chat, NewChat):
+            return chat.system_prompt
+        info = self.info(chat)
+        return info.system_prompt if info is not None else None
+
+    def workspace(self, chat: ChatRef) -> str | None:
+        if isinstance(chat, NewChat):
+            return chat.workspace or self.ctx.settings.current.workspace
+        info = self.info(chat)
+        if info is not None and info.workspace:
+            return info.workspace
+        return self.ctx.settings.current.workspace
+
+    def prompt_sources(self, chat: ChatRef, tools: tuple[str, ...] = (), *,
+                       workspace: str | None = None) -> PromptSources:
+        settings = self.ctx.settings.current
+        assistant = self.assistant(chat)
+        return PromptSources(
+            default=settings.system_prompt,
+            assistant=assistant.system_prompt if assistant is not None else None,
+            session=self.own_prompt(chat), custom_instructions=settings.custom_instructions,
+            workspace=workspace if workspace is not None else self.workspace(chat),
+            tools=tools, today=date.today())
+
+    def system_prompt(self, chat: ChatRef, tools: tuple[str, ...] = (), *,
+                      workspace: str | None = None) -> str | None:
+        return build_system_prompt(self.prompt_sources(chat, tools, workspace=workspace))
+
+    def temperature(self, chat: ChatRef) -> float | None:
+        assistant = self.assistant(chat)
+        return assistant.temperature if assistant is not None else None
+
+    # -- provider and model --------------------------------------------------------------
+
+    def provider(self, chat: ChatRef) -> ProviderConfig | None:
+        """The chat's provider: its own when it still exists, else its assistant's,
+        else the one picked last (the top bar's default for new chats)."""
+        known = {p.id: p for p in self.ctx.all_providers()}
+        wanted: str | None
+        if isinstance(chat, NewChat):
+            wanted = chat.provider_id
+        else:
+            info = self.info(chat)
+            wanted = info.provider_id if info is not None else None
+        if wanted in known:
+            return known[str(wanted)]
+        assistant = self.assistant(chat)
+        if assistant is not None and assistant.provider_id in known:
+            return known[str(assistant.provider_id)]
+        return self.ctx.active_provider(self.ctx.settings.current)
+
+    def model(self, chat: ChatRef) -> str:
+        """The chat's model; for a chat on another provider than it was saved with,
+        that provider's model."""
+        config = self.provider(chat)
+        if config is None:
+            return ""
+        if isinstance(chat, NewChat):
+            if chat.model and chat.provider_id in (None, config.id):
+                return chat.model
+        else:
+            info = self.info(chat)
+            if info is not None and info.model and info.provider_id == config.id:
+                return info.model
+        assistant = self.assistant(chat)
+        if assistant is not None and assistant.model and \
+                assistant.provider_id in (None, config.id):
+            return assistant.model
+        return config.model
+
+    # -- tool switches -------------------------------------------------------------------
+
+    def disabled_tools(self, chat: ChatRef) -> list[str]:
+        if isinstance(chat, NewChat):
+            return list(chat.disabled_tools)
+        info = self.info(chat)
+        raw = (info.extra or {}).get(DISABLED_TOOLS_KEY) if info is not None else None
+        return [str(n) for n in raw] if isinstance(raw, list) else []
+
+    def set_disabled_tools(self, chat: ChatRef, names: list[str]) -> None:
+        if isinstance(chat, NewChat):
+            chat.disabled_tools = list(names)
+            return
+        info = self.info(chat)
+        extra = dict(info.extra or {}) if info is not None else {}
+        extra[DISABLED_TOOLS_KEY] = list(names)
+        self.ctx.sessions.update_session(chat, extra=extra)

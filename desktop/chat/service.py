@@ -1,0 +1,347 @@
+"""The chat service: runs the turns of any number of chats, each on its own.
+
+The window and ``assista ask`` both start turns here; a turn belongs to its chat,
+not to whoever started it, so switching chats, opening a new one or closing a view
+never stops an answer. Observers (:meth:`ChatService.observe`) watch one chat and
+may come and go while it runs; a chat nobody watches still streams, saves and
+finishes, and is then marked unread. Qt-free.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING
+
+from desktop.chat.approvals import ApprovalBoard, PendingApproval
+from desktop.chat.chat_settings import ChatSettings
+from desktop.chat.chat_tools import ChatTools
+from desktop.chat.events import (
+    ChatObserver,
+    ChatState,
+    ProviderRetrying,
+    TurnEnded,
+    TurnFailed,
+    TurnQueued,
+)
+from desktop.chat.limiter import ProviderLimiter
+from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
+from desktop.chat.running import RunningTurn
+from desktop.chat.turn_plan import TurnOverrides, TurnPlan, plan_turn
+from desktop.core.conversation import auto_title, run_turn
+from desktop.core.errors import AssistaError, ConfigError
+from desktop.core.messages import Message, Part, TextPart
+
+if TYPE_CHECKING:
+    from desktop.app import AppContext
+    from desktop.core.orchestrator import ConfirmContinue
+    from desktop.tools.approval import ApprovalDecision, ApprovalRequest, Approver
+
+log = logging.getLogger(__name__)
+
+#: "use the service's own": approvals on the board, "Continue?" asked of observers.
+BOARD = None
+StateObserver = Callable[[str, ChatState], None]
+
+
+class ChatService:
+    def __init__(self, ctx: AppContext) -> None:
+        self.ctx = ctx
+        self.profiles = ChatProfiles(ctx)
+        self.tools = ChatTools(ctx)
+        self.chats = ChatSettings(self.profiles, self.tools)
+        self.approvals = ApprovalBoard()
+        self.limiter = ProviderLimiter(self._slot_limit)
+        self._running: dict[str, RunningTurn] = {}
+        self._observers: dict[str, list[ChatObserver]] = {}
+        self._states: dict[str, ChatState] = {}
+        self.on_state: list[StateObserver] = []
+        self.on_sessions_changed: list[Callable[[], None]] = []
+        self.approvals.on_request.append(self._approval_opened)
+        self.approvals.on_close.append(self._approval_closed)
+
+    def _slot_limit(self) -> int:
+        return self.ctx.settings.current.max_concurrent_requests
+
+    # -- watching chats ------------------------------------------------------------
+
+    def observe(self, session_id: str, observer: ChatObserver) -> Callable[[], None]:
+        """Watch a chat: first everything its running turn streamed so far, then live.
+        Looking at a chat marks it read. Returns the function that stops watching."""
+        self._observers.setdefault(session_id, []).append(observer)
+        running = self._running.get(session_id)
+        if running is not None:
+            running.observers.append(observer)
+            running.replay(observer)
+        elif self._states.get(session_id) in ("unread", "failed"):
+            self._set_state(session_id, "idle")
+
+        def unobserve() -> None:
+            watchers = self._observers.get(session_id, [])
+            if observer in watchers:
+                watchers.remove(observer)
+            turn = self._running.get(session_id)
+            if turn is not None and observer in turn.observers:
+                turn.observers.remove(observer)
+
+        return unobserve
+
+    def state(self, session_id: str) -> ChatState:
+        return self._states.get(session_id, "idle")
+
+    def states(self) -> dict[str, ChatState]:
+        return dict(self._states)
+
+    def running(self, session_id: str | None) -> RunningTurn | None:
+        return self._running.get(session_id) if session_id else None
+
+    def running_ids(self) -> list[str]:
+        return list(self._running)
+
+    # -- turns -------------------------------------------------------------------------
+
+    def plan(self, chat: ChatRef, attachments: Sequence[Part] = (),
+             overrides: TurnOverrides | None = None) -> TurnPlan:
+        return plan_turn(self.profiles, self.tools, self.ctx.settings.current, chat,
+                         attachments, overrides=overrides)
+
+    def start(self, chat: ChatRef, text: str, attachments: Sequence[Part] = (), *,
+              branch_from: str | None = None, regenerate: bool = False,
+              overrides: TurnOverrides | None = None, approver: Approver | None = BOARD,
+              confirm: ConfirmContinue | None = BOARD, save: bool = True) -> RunningTurn:
+        """Start a turn of ``chat`` (a new chat is created first) and return it at
+        once; raises ConfigError (a sentence for the user) when it cannot start.
+
+        ``regenerate``: answer again from before assistant message ``branch_from``;
+        with ``branch_from`` alone, ``text`` is a new version of that user message.
+        ``approver``/``confirm``: the CLI's own; by default approvals go on
+        :attr:`approvals` and "Continue?" to the chat's observers.
+        ``save=False``: nothing is stored (``assista ask --no-save``)."""
+        if not (text.strip() or attachments or regenerate):
+            raise ConfigError("the message is empty")
+        plan = self.plan(chat, attachments, overrides)
+        user: Message | None = None
+        if not regenerate:
+            user = Message(role="user", parts=[TextPart(text=text), *attachments])
+        if not save:
+            session_id, history = f"unsaved-{id(user)}", []
+        else:
+            session_id = self._ensure_chat(chat, plan, text, attachments)
+            if session_id in self._running:
+                raise ConfigError("This chat is still answering; stop it first.")
+            history = (self.ctx.sessions.start_branch(session_id, branch_from)
+                       if branch_from is not None else
+                       list(self.ctx.sessions.load_active_branch(session_id).messages))
+        info = self.ctx.sessions.get_session(session_id) if save else None
+        turn = RunningTurn(session_id, info.title if info else "", [], history,
+                           model=plan.model)
+        turn.base = [*history, *([user] if user is not None else [])]
+        turn.observers = list(self._observers.get(session_id, []))
+        self._running[session_id] = turn
+        self._set_state(session_id, "answering")
+        try:
+            orchestrator = self._build(turn, plan, overrides, approver, confirm)
+        except BaseException:
+            self._running.pop(session_id, None)
+            self._set_state(session_id, "idle")
+            raise
+        turn.task = asyncio.ensure_future(self._run(turn, orchestrator, plan, user, save))
+        return turn
+
+    def _ensure_chat(self, chat: ChatRef, plan: TurnPlan, text: str,
+                     attachments: Sequence[Part]) -> str:
+        if isinstance(chat, str):
+            if self.ctx.sessions.get_session(chat) is None:
+                raise ConfigError(f"no chat with id {chat!r}")
+            self.ctx.sessions.update_session(chat, provider_id=plan.config.id,
+                                             model=plan.model)
+            return chat
+        names = [getattr(p, "name", None) or "attachment" for p in attachments]
+        info = self.ctx.sessions.create_session(
+            title=auto_title(text or " ".join(names)), provider_id=plan.config.id,
+            model=plan.model, workspace=plan.workspace, system_prompt=chat.system_prompt,
+            assistant_id=chat.assistant_id,
+            extra={"disabled_tools": list(chat.disabled_tools)} if chat.disabled_tools
+            else None)
+        self.tools.move_grants(_draft_key(chat), info.id)
+        self._sessions_changed()
+        return info.id
+
+    def _build(self, turn: RunningTurn, plan: TurnPlan, overrides: TurnOverrides | None,
+               approver: Approver | None, confirm: ConfirmContinue | None,
+               ) -> Orchestrator:
+        settings = self.ctx.settings.current
+        sid = turn.session_id
+        provider = self.limiter.wrap(
+            self.ctx.build_provider(plan.config, on_retry=partial(self._retrying, turn,
+                                                                    plan.config.name)),
+            plan.config.id, on_wait=partial(self._queued, turn))
+        turn.tools = self.tools.runner(
+            list(plan.tools), workspace=plan.workspace, settings=settings,
+            approver=approver if approver is not BOARD else partial(self._ask, turn),
+            grants=self.tools.chat_grants(sid), on_progress=turn.emit,
+            extra_policies=overrides.policies if overrides is not None else None)
+        return self.ctx.build_orchestrator(
+            provider, turn.tools, settings, confirm if confirm is not BOARD else
+            partial(self._confirm, turn), config=plan.config, model=plan.model)
+
+    async def _run(self, turn: RunningTurn, orchestrator: Orchestrator, plan: TurnPlan,
+                   user: Message | None, save: bool) -> None:
+        try:
+            if save:
+                turn.result = await run_turn(
+                    orchestrator, self.ctx.sessions, turn.session_id, turn.history, user,
+                    model=plan.model, system=plan.system, sink=turn.emit,
+                    temperature=plan.temperature)
+            else:
+                turn.history.extend([user] if user is not None else [])
+                turn.result = await orchestrator.run(
+                    turn.history, model=plan.model, system=plan.system, sink=turn.emit,
+                    temperature=plan.temperature)
+        except asyncio.CancelledError:
+            log.info("turn of %s stopped", turn.session_id)
+        except AssistaError as exc:
+            turn.failure = str(exc)
+            turn.emit(TurnFailed(str(exc)))
+        except Exception as exc:
+            log.exception("turn failed")
+            turn.failure = f"Unexpected error: {exc}"
+            turn.emit(TurnFailed(turn.failure))
+        finally:
+            with contextlib.suppress(Exception):
+                await orchestrator.provider.aclose()
+            self._finish(turn)
+
+    def _finish(self, turn: RunningTurn) -> None:
+        sid = turn.session_id
+        self._running.pop(sid, None)
+        status = "stopped" if turn.result is None and turn.failure is None else (
+            "failed" if turn.result is None else turn.result.status)
+        failed = turn.failure is not None or status == "error"
+        if sid.startswith("unsaved-"):
+            state: ChatState = "idle"
+        elif failed:
+            state = "failed" if not self._observers.get(sid) else "idle"
+        else:
+            state = "idle" if self._observers.get(sid) else "unread"
+        self._set_state(sid, state)
+        turn.emit(TurnEnded(sid, status))
+        self._sessions_changed()
+
+    # -- callbacks from a running turn -------------------------------------------------
+
+    def _retrying(self, turn: RunningTurn, name: str, attempt: int, delay_s: float,
+                  reason: str) -> None:
+        turn.emit(ProviderRetrying(name, attempt, delay_s, reason))
+
+    def _queued(self, turn: RunningTurn, waiting: bool) -> None:
+        self._set_state(turn.session_id, "queued" if waiting else "answering")
+        turn.emit(TurnQueued(waiting))
+
+    async def _ask(self, turn: RunningTurn, request: ApprovalRequest) -> ApprovalDecision:
+        return await self.approvals.ask(request, turn.session_id, turn.title)
+
+    async def _confirm(self, turn: RunningTurn, rounds: int) -> bool:
+        self._set_state(turn.session_id, "approval")
+        try:
+            return await turn.ask_confirm(rounds)
+        finally:
+            if turn.session_id in self._running:
+                self._set_state(turn.session_id, "answering")
+
+    def _approval_opened(self, pending: PendingApproval) -> None:
+        if pending.session_id in self._running:
+            self._set_state(pending.session_id, "approval")
+
+    def _approval_closed(self, _call_id: str) -> None:
+        for sid, turn in self._running.items():
+            if self._states.get(sid) == "approval" and not turn.confirm_pending and \
+                    not self.approvals.for_chat(sid):
+                self._set_state(sid, "answering")
+
+    # -- stopping ------------------------------------------------------------------------
+
+    def stop(self, session_id: str | None) -> None:
+        """Stop a chat's answer; what streamed is kept, marked stopped."""
+        turn = self._running.get(session_id) if session_id else None
+        if turn is None:
+            return
+        self.approvals.deny_chat(turn.session_id, "The user stopped the answer.")
+        turn.cancel()
+
+    def stop_all(self) -> None:
+        for session_id in list(self._running):
+            self.stop(session_id)
+
+    def answer_confirm(self, session_id: str, proceed: bool) -> None:
+        turn = self._running.get(session_id)
+        if turn is not None:
+            turn.answer_confirm(proceed)
+
+    def cancel_tool(self, session_id: str | None, call_id: str) -> bool:
+        turn = self.running(session_id)
+        cancel = getattr(turn.tools, "cancel", None) if turn is not None else None
+        return bool(cancel(call_id)) if cancel is not None else False
+
+    async def wait(self, session_id: str) -> None:
+        turn = self._running.get(session_id)
+        if turn is not None and turn.task is not None:
+            await asyncio.gather(turn.task, return_exceptions=True)
+
+    async def wait_idle(self) -> None:
+        while self._running:
+            tasks = [t.task for t in self._running.values() if t.task is not None]
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def shutdown(self) -> None:
+        """Stop every answer (saved as stopped), then the MCP servers."""
+        self.stop_all()
+        await self.wait_idle()
+        await self.tools.stop_mcp()
+
+    # -- chats -----------------------------------------------------------------------------
+
+    def delete_chat(self, session_id: str) -> None:
+        self.stop(session_id)
+        self.ctx.sessions.delete_session(session_id)
+        self._states.pop(session_id, None)
+        self._sessions_changed()
+
+    def rename_chat(self, session_id: str, title: str) -> None:
+        self.ctx.sessions.rename_session(session_id, title.strip() or "New chat")
+        turn = self._running.get(session_id)
+        if turn is not None:
+            turn.title = title.strip() or "New chat"
+        self._sessions_changed()
+
+    def _set_state(self, session_id: str, state: ChatState) -> None:
+        if self._states.get(session_id, "idle") == state:
+            return
+        if state == "idle":
+            self._states.pop(session_id, None)
+        else:
+            self._states[session_id] = state
+        for callback in list(self.on_state):
+            try:
+                callback(session_id, state)
+            except Exception:
+                log.exception("a chat-state observer failed")
+
+    def _sessions_changed(self) -> None:
+        for callback in list(self.on_sessions_changed):
+            try:
+                callback()
+            except Exception:
+                log.exception("a chat-list observer failed")
+
+
+def _draft_key(chat: NewChat) -> str:
+    """The key of a new chat's "allow for this chat" grants until it is saved."""
+    return f"new-{id(chat)}"
+
+
+if TYPE_CHECKING:
+    from desktop.core.orchestrator import Orchestrator

@@ -1,0 +1,83 @@
+"""What the next turn of a chat is sent: provider, model, system prompt, tools.
+
+The one place a request is put together, for the window and for ``assista ask``
+alike; the command line may only override what the user typed on it
+(:class:`TurnOverrides`), never leave out a part of the chat's own setup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from desktop.chat.chat_tools import ChatTools, check_known
+from desktop.chat.profile import ChatProfiles, ChatRef
+from desktop.core.errors import ConfigError
+from desktop.core.messages import ImagePart, Part
+
+if TYPE_CHECKING:
+    from desktop.core.settings import AppSettings, ProviderConfig
+    from desktop.tools.approval import Policy
+
+
+class ProviderMissing(ConfigError):
+    """No provider is configured: the window opens the Providers dialog."""
+
+
+@dataclass
+class TurnOverrides:
+    """Choices made for one turn from outside the chat (the command line)."""
+
+    config: ProviderConfig | None = None  # a provider given by --provider/--base-url
+    model: str | None = None
+    system: str | None = None  # replaces the assembled system prompt (--system)
+    tools: list[str] | None = None  # exactly these tools (--tools)
+    extra_tools: list[str] = field(default_factory=list)  # added (--mcp-config, --allow)
+    workspace: str | None = None
+    policies: dict[str, Policy] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TurnPlan:
+    config: ProviderConfig
+    model: str
+    system: str | None
+    temperature: float | None
+    tools: tuple[str, ...]
+    workspace: str | None
+
+
+def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
+              chat: ChatRef, attachments: Sequence[Part] = (), *,
+              overrides: TurnOverrides | None = None) -> TurnPlan:
+    """The request setup of ``chat``'s next turn; raises ConfigError (with a sentence
+    for the user) when it cannot be sent."""
+    o = overrides or TurnOverrides()
+    ctx = profiles.ctx
+    config = o.config or profiles.provider(chat)
+    if config is None:
+        raise ProviderMissing("Add a provider to start chatting.")
+    model = o.model or (o.config.model if o.config is not None else profiles.model(chat))
+    if not model:
+        raise ConfigError(f"Choose a model for {config.name} first.")
+    caps = ctx.capabilities_for(config, model)
+    if any(isinstance(p, ImagePart) for p in attachments) and not caps.vision:
+        raise ConfigError(
+            f"{model} cannot see images. Pick a vision model, or turn on vision for "
+            f"it in Providers if you know it supports images.")
+    workspace = o.workspace or profiles.workspace(chat)
+    if o.tools is not None:
+        names = list(o.tools)
+    else:
+        disabled = set(profiles.disabled_tools(chat))
+        names = [n for n in tools.available(settings, workspace) if n not in disabled]
+    names += [n for n in o.extra_tools if n not in names]
+    check_known(names, tools.registry())
+    if not caps.tools:
+        names = []  # this model cannot call tools (or the user said so)
+    system = o.system if o.system is not None else profiles.system_prompt(
+        chat, tuple(names), workspace=workspace)
+    return TurnPlan(config=config, model=model, system=system,
+                    temperature=profiles.temperature(chat), tools=tuple(names),
+                    workspace=workspace)
