@@ -148,7 +148,7 @@ async def test_a_chat_that_is_answering_refuses_a_second_turn(
     await until(first.holding.is_set)
     try:
         service.start(turn.session_id, "two")
-    except Exception as exc:  # noqa: BLE001 - the message is what the user sees
+    except Exception as exc:  # the message is what the user sees
         assert "still answering" in str(exc)
     else:
         raise AssertionError("a second turn started in a busy chat")

@@ -104,7 +104,8 @@ def test_the_window_shows_before_the_app_loads_and_is_then_filled_in(tmp_path: P
         assert {"desktop.storage.window_state", "desktop.storage.instance_lock",
                 "sqlite3"} <= before_qt, data
         # (desktop.ui.window.launch is being loaded when it imports Qt; no widget module yet)
-        assert {n for n in before_qt if n.startswith("desktop.ui.")} <= {"desktop.ui.window", "desktop.ui.window.launch"}
+        window_modules = {"desktop.ui.window", "desktop.ui.window.launch"}
+        assert {n for n in before_qt if n.startswith("desktop.ui.")} <= window_modules
 
 
 def test_window_state_is_saved_on_close_and_read_before_the_next_start(
