@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.chat.approvals import PendingApproval
 from desktop.tools.approval import ApprovalDecision, ApprovalPreview, ApprovalRequest
 from desktop.ui import theme
-from desktop.ui.window.tool_session import PendingApproval
 
 MAX_DIFF_LINES = 2_000
 MAX_RENDER_CHARS = 200_000

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.chat.approvals import PendingApproval
 from desktop.core.agent_events import RunFinished, ToolRunFinished, ToolRunStarted
 from desktop.core.messages import Message, ToolCallPart
 from desktop.tools.approval import ToolProgress
@@ -28,7 +29,6 @@ from desktop.ui.tools.tool_card import (  # noqa: F401 - re-exported for callers
     summarize_result,
 )
 from desktop.ui.window.bridge import AgentBridge
-from desktop.ui.window.tool_session import PendingApproval
 
 FILTERS: list[tuple[str, str]] = [
     ("all", "All calls"), ("awaiting_approval", "Waiting"), ("running", "Running"),

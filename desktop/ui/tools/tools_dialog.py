@@ -183,7 +183,7 @@ class ToolsDialog(QDialog):
             self.revoke_buttons[grant.tool] = button
         self.grants_table.setVisible(bool(grants))
         self.no_grants.setVisible(not grants)
-        chat = self.controller.tools.chat_grants(self.controller.session_id or "new")
+        chat = self.controller.chat_grants()
         names = sorted(chat.tools)
         self.chat_label.setText("Allowed for this chat: " + ", ".join(names) if names else
                                 "No tool is allowed just for this chat.")
@@ -196,6 +196,6 @@ class ToolsDialog(QDialog):
         self._fill_grants()
 
     def forget_chat_grants(self) -> None:
-        self.controller.tools.chat_grants(self.controller.session_id or "new").clear()
+        self.controller.chat_grants().clear()
         self.message.setText("This chat will ask again.")
         self._fill_grants()

@@ -319,8 +319,8 @@ def test_keyboard_shortcuts_reach_the_approval(
 
 
 def test_command_url_and_argument_previews(qtbot: Any, qt_loop: qasync.QEventLoop) -> None:
+    from desktop.chat.approvals import PendingApproval
     from desktop.tools.approval import ApprovalPreview, ApprovalRequest
-    from desktop.ui.window.tool_session import PendingApproval
 
     def card_for(request: ApprovalRequest) -> tuple[ApprovalCard, PendingApproval]:
         pending = PendingApproval(request, qt_loop.create_future())

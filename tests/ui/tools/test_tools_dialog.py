@@ -88,7 +88,7 @@ def test_grants_listed_revoked_and_chat_grants_forgotten(
     ctx.grants.add("run_command")
     ctx.grants.add("github__create_issue", source="github")
     window = make_window(qtbot, ctx)
-    window.controller.tools.chat_grants("new").add("write_file")
+    window.controller.chat_grants().add("write_file")
     dialog = open_dialog(window)
     assert dialog.grants_table.rowCount() == 2
     assert cell(dialog.grants_table, 1, 1).text() == "MCP: github"
@@ -98,7 +98,7 @@ def test_grants_listed_revoked_and_chat_grants_forgotten(
     assert "run_command will ask again" in dialog.message.text()
     assert dialog.grants_table.rowCount() == 1
     qtbot.mouseClick(dialog.forget_button, Qt.MouseButton.LeftButton)
-    assert "write_file" not in window.controller.tools.chat_grants("new")
+    assert "write_file" not in window.controller.chat_grants()
     assert not dialog.forget_button.isVisibleTo(dialog)
     # Revoking is immediate: Cancel does not bring the grant back
     dialog.reject()
