@@ -18,7 +18,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QColor, QFont, QHelpEvent, QKeyEvent, QPainter
+from PySide6.QtGui import QColor, QFont, QHelpEvent, QKeyEvent, QPainter, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -41,6 +41,13 @@ HEADER_ROLE = Qt.ItemDataRole.UserRole + 1  # group title shown above the first 
 TITLE_ROLE = Qt.ItemDataRole.UserRole + 2  # the stored title (to notice a rename)
 PINNED_ROLE = Qt.ItemDataRole.UserRole + 3
 INFO_ROLE = Qt.ItemDataRole.UserRole + 4  # the SessionInfo (for the tooltip)
+STATE_ROLE = Qt.ItemDataRole.UserRole + 5  # the chat's ChatState when not idle
+
+#: What each state says to a screen reader and in the tooltip.
+STATE_TEXT = {"queued": "waiting for the provider", "answering": "answering",
+              "approval": "waiting for your approval", "failed": "failed",
+              "unread": "new answer"}
+STATE_MARK = 14  # px kept free on the right of a row for the mark
 UNDO_SECONDS = 10
 _ModelIndex = QModelIndex | QPersistentModelIndex
 
@@ -96,6 +103,7 @@ class SectionDelegate(QStyledItemDelegate):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._row_height: dict[str, int] = {}  # font -> height of a one-line row
+        self.phase = 0  # the spinners' step (12 per turn)
 
     def sizeHint(self, option: QStyleOptionViewItem, index: _ModelIndex) -> QSize:
         # Rows are one elided line: measure once per font (10,000 chats lay out fast).
@@ -111,7 +119,10 @@ class SectionDelegate(QStyledItemDelegate):
         """The tooltip, built when asked (not for every row of a long list)."""
         info = index.data(INFO_ROLE)
         if event.type() == QEvent.Type.ToolTip and isinstance(info, SessionInfo):
-            QToolTip.showText(event.globalPos(), tooltip_for(info), view)
+            text = tooltip_for(info)
+            if index.data(STATE_ROLE):
+                text += f"\nNow: {STATE_TEXT.get(str(index.data(STATE_ROLE)), '')}"
+            QToolTip.showText(event.globalPos(), text, view)
             return True
         return super().helpEvent(event, view, option, index)
 
@@ -132,7 +143,46 @@ class SectionDelegate(QStyledItemDelegate):
             painter.restore()
         inner = QStyleOptionViewItem(option)
         inner.rect = option.rect.adjusted(0, header, 0, 0)
+        state = index.data(STATE_ROLE)
+        if state:
+            self.initStyleOption(inner, index)
+            inner.rect = inner.rect.adjusted(0, 0, -(STATE_MARK + 8), 0)
         super().paint(painter, inner, index)
+        if state:
+            mark = QRect(option.rect.right() - STATE_MARK - 6,
+                         inner.rect.center().y() - STATE_MARK // 2 + 1, STATE_MARK, STATE_MARK)
+            self.paint_state(painter, mark, str(state))
+
+    def paint_state(self, painter: QPainter, rect: QRect, state: str) -> None:
+        """A spinner while answering, a badge when the chat waits for the user, a dot
+        for a new answer, a ring for a failure (drawn, not emoji: no font needed)."""
+        c = theme.colors()
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        if state in ("answering", "queued"):
+            pen = QPen(QColor(c["accent"] if state == "answering" else c["muted"]), 2)
+            pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+            painter.setPen(pen)
+            # QPainter angles are 1/16 degree; the arc turns with the list's timer
+            painter.drawArc(rect.adjusted(2, 2, -2, -2), -self.phase * 16 * 30, 270 * 16)
+        elif state == "approval":
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(c["warn"]))
+            painter.drawEllipse(rect)
+            painter.setPen(QColor("#ffffff"))
+            font = QFont(painter.font())
+            font.setBold(True)
+            font.setPixelSize(rect.height() - 3)
+            painter.setFont(font)
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, "!")
+        elif state == "failed":
+            painter.setPen(QPen(QColor(c["error"]), 2))
+            painter.drawEllipse(rect.adjusted(3, 3, -3, -3))
+        elif state == "unread":
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(c["accent"]))
+            painter.drawEllipse(rect.adjusted(3, 3, -3, -3))
+        painter.restore()
 
     def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem,
                              index: _ModelIndex) -> None:

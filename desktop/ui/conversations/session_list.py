@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from desktop.storage.sessions import SessionInfo
 from desktop.ui import theme
 from desktop.ui.conversations.chat_library import ChatLibrary
+from desktop.ui.conversations.chat_states import ChatStateMarks
 from desktop.ui.conversations.session_items import (
     HEADER_ROLE,
     ID_ROLE,
@@ -37,7 +38,6 @@ from desktop.ui.conversations.session_items import (
     PINNED_ROLE,
     TITLE_ROLE,
     ChatListWidget,
-    SectionDelegate,
     UndoBar,
     View,
     grouped,
@@ -90,7 +90,7 @@ class SessionList(QWidget):
         self.trash_row.hide()
         self.list = ChatListWidget()
         self.list.setAccessibleName("Chats")
-        self.list.setItemDelegate(SectionDelegate(self.list))
+        self.marks = ChatStateMarks(self.list)  # answering, approval, failed, unread
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -161,6 +161,13 @@ class SessionList(QWidget):
         self.renameRequested.connect(controller.rename_session)
         self.deleteRequested.connect(self.library.delete_session)
         controller.sessionOpened.connect(lambda session_id, _messages: self.select(session_id))
+        controller.chatStateChanged.connect(self.set_chat_state)
+
+    def set_chat_state(self, session_id: str, state: str) -> None:
+        self.marks.set_state(session_id, state)
+
+    def state_of(self, session_id: str) -> str:
+        return self.marks.state_of(session_id)
 
     def refresh(self, current: str | None = None) -> None:
         """Reload the shown view from the controller's store."""
@@ -208,6 +215,7 @@ class SessionList(QWidget):
             item.setData(INFO_ROLE, info)
             if self.view != "trash":
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
+            self.marks.show(item, info.id)
             self.list.addItem(item)
             if info.id == current:
                 item.setSelected(True)
