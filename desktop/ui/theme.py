@@ -200,6 +200,9 @@ QAbstractScrollArea#chatView {{ background: {c['window']}; border: none; }}
 QPushButton {{ padding: 5px 12px; border-radius: 6px; border: 1px solid {c['border']};
     background: {c['base']}; }}
 QPushButton:hover {{ background: {c['hover']}; }}
+QPushButton#linkButton {{ border: none; background: transparent; color: {c['accent']};
+  padding: 0; text-align: left; }}
+QPushButton#linkButton:hover {{ text-decoration: underline; }}
 QPushButton#primaryButton {{ background: {c['accent']}; color: {c['accent_text']};
     border: 1px solid {c['accent']}; }}
 QPushButton#primaryButton:disabled {{ background: {c['border']}; border-color: {c['border']};

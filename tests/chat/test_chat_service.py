@@ -154,3 +154,28 @@ async def test_a_chat_that_is_answering_refuses_a_second_turn(
         raise AssertionError("a second turn started in a busy chat")
     first.release()
     await service.wait_idle()
+
+
+async def test_an_approval_from_a_chat_nobody_watches_waits_on_the_board(
+        service: ChatService, server: FakeOpenAIServer, ctx: AppContext) -> None:
+    from desktop.chat.approvals import PendingApproval
+    from desktop.tools.approval import ApprovalDecision
+    from tests.support.openai_server import tool_call_stream
+
+    server.enqueue(ScriptedResponse(chunks=tool_call_stream(
+        [("fetch_url", '{"url": "http://127.0.0.1:9/notes"}')])))
+    server.enqueue(ScriptedResponse(chunks=text_stream("I was not allowed to look.")))
+    asked: list[PendingApproval] = []
+    service.approvals.on_request.append(asked.append)
+    turn = service.start(NewChat(), "Read my notes page")
+    await until(lambda: bool(asked))
+    pending = asked[0]
+    assert pending.session_id == turn.session_id
+    assert pending.chat_title == "Read my notes page"
+    assert service.state(turn.session_id) == "approval"
+    pending.resolve(ApprovalDecision.deny("not now"))
+    await service.wait_idle()
+    assert service.state(turn.session_id) == "unread"
+    messages = ctx.sessions.load_messages(turn.session_id)
+    assert messages[-1].text == "I was not allowed to look."
+    assert not service.approvals.pending

@@ -169,6 +169,7 @@ class ApprovalCard(QFrame):
     """Asks the user about one call; the answer goes to ``pending.resolve``."""
 
     decided = Signal(str, object)  # call id, ApprovalDecision
+    chatRequested = Signal(str)  # session id: show the chat that asks
 
     def __init__(self, pending: PendingApproval, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -197,6 +198,16 @@ class ApprovalCard(QFrame):
         self.source_label = QLabel(source_text(request.source))
         self.source_label.setObjectName("toolCardMeta")
         layout.addWidget(self.source_label)
+        # Chats answer in the background: say which one asks (plain text: a title is
+        # the user's words), and take the user there on a click.
+        self.chat_button = QPushButton(f"Chat: {pending.chat_title or 'New chat'}")
+        self.chat_button.setObjectName("linkButton")
+        self.chat_button.setFlat(True)
+        self.chat_button.setToolTip("Show the chat that asks")
+        self.chat_button.setAccessibleName(f"Show chat {pending.chat_title}")
+        self.chat_button.setVisible(bool(pending.session_id))
+        self.chat_button.clicked.connect(lambda: self.chatRequested.emit(pending.session_id))
+        layout.addWidget(self.chat_button, 0, Qt.AlignmentFlag.AlignLeft)
         if request.preview.title:
             title = QLabel(request.preview.title)
             title.setWordWrap(True)

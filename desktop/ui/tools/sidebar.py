@@ -67,6 +67,7 @@ class ToolSidebar(QWidget):
     messageClicked = Signal(str)  # message id of the call's turn
     cancelRequested = Signal(str)  # call id
     approvalShown = Signal(str)  # call id: the window should make the sidebar visible
+    chatRequested = Signal(str)  # session id: an approval card asks to show its chat
 
     def __init__(self, bridge: AgentBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -267,6 +268,7 @@ class ToolSidebar(QWidget):
         if old is not None:
             old.deleteLater()
         card = ApprovalCard(pending)
+        card.chatRequested.connect(self.chatRequested)
         # Keep the cards in the order the model asked for the calls
         order = {c.call.id: i for i, c in enumerate(self.all_cards)}
         self.approval_cards[request.call_id] = card
