@@ -64,6 +64,10 @@ class ConversationActions(QObject):
         self._action(menu, "Edit system &prompt…", self.edit_session_prompt)
         self._action(menu, "&Assistants…", self.open_assistants)
         menu.addSeparator()
+        # Esc stops the chat on screen; chats answering in the background stop here.
+        self.stop_all_action = self._action(menu, "Stop &all answers",
+                                            self.window.controller.stop_all)
+        menu.addSeparator()
         sessions = self.window.sessions
         self._action(menu, "Show &chats", partial(sessions.set_view, "chats"))
         self._action(menu, "Show a&rchived chats", partial(sessions.set_view, "archived"))
