@@ -1,6 +1,6 @@
 """The Anthropic Messages request body: typed messages and options out as JSON.
 
-No I/O here: :func:`build_messages_body` turns a :class:`ChatRequest` into the JSON
+No I/O here: :func:`build_anthropic_body` turns a :class:`ChatRequest` into the JSON
 of a streaming ``POST /v1/messages`` (roles, merged turns, thinking blocks sent back
 verbatim, tool_use/tool_result pairs, images, ``max_tokens`` and ``thinking``).
 The stream side lives in ``anthropic_stream``, the HTTP side in ``anthropic``.
@@ -28,7 +28,7 @@ __all__ = [
     "DEFAULT_THINKING_BUDGET",
     "MIN_THINKING_BUDGET",
     "ModelLimits",
-    "build_messages_body",
+    "build_anthropic_body",
     "default_max_tokens",
     "messages_to_anthropic",
 ]
@@ -221,7 +221,7 @@ def _thinking(
     return {"type": "enabled", "budget_tokens": budget}, max(max_tokens, budget + 1)
 
 
-def build_messages_body(
+def build_anthropic_body(
     request: ChatRequest,
     *,
     options: Mapping[str, Any] | None = None,

@@ -13,10 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop.core.errors import ProviderError
 from desktop.core.events import (
     EndEvent,
-    ErrorEvent,
     ReasoningComplete,
     ReasoningDelta,
     SourcesEvent,
@@ -27,8 +25,8 @@ from desktop.core.events import (
     UsageEvent,
 )
 from desktop.core.messages import Source, Usage, new_id
-from desktop.providers.retry import redact
 from desktop.providers.sse import ServerSentEvent
+from desktop.providers.stream_parser import ParserBase
 
 __all__ = [
     "AnthropicStreamParser",
@@ -106,12 +104,12 @@ class _Block:
             self.sources.append(source)
 
 
-class AnthropicStreamParser:
+class AnthropicStreamParser(ParserBase):
     """Messages API stream events in, normalized events out (one instance per response).
 
-    ``feed_sse``/``feed_event`` return the events completed by one server-sent event;
-    ``finish()`` returns the terminal events once the byte stream has ended. After a
-    terminal event (``closed`` is true) the caller should stop reading.
+    ``feed``/``feed_event`` return the events completed by one server-sent event;
+    ``finish()`` returns the terminal events once the byte stream has ended.
+    ``done``: ``message_stop`` arrived.
     """
 
     __slots__ = (
@@ -119,20 +117,13 @@ class AnthropicStreamParser:
         "_broken_call",
         "_tool_count",
         "_usage",
-        "closed",
-        "done",
         "message_id",
-        "provider",
-        "secrets",
         "stop_reason",
         "stop_sequence",
     )
 
     def __init__(self, provider: str = "Anthropic", *, secrets: Iterable[str | None] = ()) -> None:
-        self.provider = provider
-        self.secrets = tuple(secrets)  # masked out of error messages
-        self.done = False  # message_stop seen
-        self.closed = False  # a terminal event (EndEvent/ErrorEvent) was produced
+        super().__init__(provider, secrets=secrets)
         self.stop_reason: str | None = None
         self.stop_sequence: str | None = None
         self.message_id = ""
@@ -143,7 +134,7 @@ class AnthropicStreamParser:
 
     # -- entry points
 
-    def feed_sse(self, sse: ServerSentEvent) -> list[StreamEvent]:
+    def feed(self, sse: ServerSentEvent) -> list[StreamEvent]:
         try:
             data = json.loads(sse.data)
         except ValueError:
@@ -184,7 +175,7 @@ class AnthropicStreamParser:
             return self.error_from_object(data)
         return []  # ping, and event types added after this was written
 
-    def feed_message(self, message: Any) -> list[StreamEvent]:
+    def feed_body(self, message: Any) -> list[StreamEvent]:
         """A whole non-streaming ``message`` (a server that ignored ``stream``)."""
         if not isinstance(message, dict) or message.get("type") == "error":
             return self.error_from_object(message)
@@ -235,8 +226,7 @@ class AnthropicStreamParser:
         if self.closed:
             return []
         self.closed = True
-        text = str(ProviderError(redact(message, self.secrets), provider=self.provider))
-        return [*self._usage_events(), ErrorEvent(text, code=code, provider=self.provider)]
+        return [*self._usage_events(), self._error_event(message, code)]
 
     def error_from_object(self, data: Any) -> list[StreamEvent]:
         """``{"type": "error", "error": {"type": "overloaded_error", "message": ...}}``."""

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # httpx and the adapters load with the first provider (slow i
     import httpx
 
     from desktop.core.provider import Provider
+    from desktop.core.proxy import Proxy
     from desktop.providers.retry import RetryPolicy
 
 __all__ = ["create_provider", "detect_lmstudio", "detect_ollama", "providers_from_environment"]
@@ -24,7 +25,8 @@ __all__ = ["create_provider", "detect_lmstudio", "detect_ollama", "providers_fro
 log = logging.getLogger(__name__)
 
 #: Wire API ("kind") -> (module, class). Every adapter takes the same constructor:
-#: ``(base_url, api_key, *, name, headers, timeout, retry, client, options)``.
+#: ``(base_url, api_key, *, name, headers, timeout, retry, client, on_retry, options,
+#: proxy)`` (see :class:`desktop.providers.http_base.HttpProvider`).
 ADAPTERS: dict[str, tuple[str, str]] = {
     "openai": ("desktop.providers.openai_chat", "OpenAIChatProvider"),
     "openai-responses": ("desktop.providers.openai_responses", "OpenAIResponsesProvider"),
@@ -47,13 +49,16 @@ def create_provider(
     client: httpx.AsyncClient | None = None,
     retry: RetryPolicy | None = None,
     on_retry: Callable[[int, float, str], None] | None = None,
+    proxy: Proxy | None = None,
 ) -> Provider:
     """The adapter for ``config.kind``; raises ConfigError for bad settings.
 
     Headers come from the config (presets copy theirs in when the config is made).
     A preset that needs a key (OpenAI, OpenRouter, ...) without one is a ConfigError.
     ``on_retry(attempt, delay_s, reason)`` is called before each retry wait (the
-    window says so in its status line).
+    window says so in its status line). ``proxy``: the provider's HTTP client goes
+    through it, whatever the process environment says (``None``: the environment's
+    proxy variables apply).
     """
     url = config.base_url.strip()
     if not url.startswith(("http://", "https://")):
@@ -79,6 +84,7 @@ def create_provider(
         client=client,
         options=config.options,
         on_retry=on_retry,
+        proxy=proxy,
     )
     return provider
 

@@ -15,10 +15,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from desktop.core.errors import ProviderError
 from desktop.core.events import (
     EndEvent,
-    ErrorEvent,
     ReasoningComplete,
     ReasoningDelta,
     SourcesEvent,
@@ -30,8 +28,8 @@ from desktop.core.events import (
 )
 from desktop.core.messages import Source, Usage, new_id
 from desktop.providers.gemini_format import SERVER_ID, SIGNATURE, SIGNED_TEXT
-from desktop.providers.retry import redact
 from desktop.providers.sse import ServerSentEvent
+from desktop.providers.stream_parser import ParserBase
 
 __all__ = ["GeminiStreamParser", "normalize_finish_reason", "usage_from_gemini"]
 
@@ -98,10 +96,10 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-class GeminiStreamParser:
+class GeminiStreamParser(ParserBase):
     """``GenerateContentResponse`` chunks in, events out (one instance per response).
 
-    ``feed_sse``/``feed_chunk`` return the events completed by one chunk;
+    ``feed``/``feed_chunk`` return the events completed by one chunk;
     ``finish()`` returns the terminal events once the byte stream has ended (Gemini
     sends no ``[DONE]``: the stream is complete when a ``finishReason`` was seen).
     After a terminal event (``closed`` is true) the caller should stop reading.
@@ -113,19 +111,14 @@ class GeminiStreamParser:
         "_reasoning",
         "_server_ids",
         "_sources",
-        "closed",
         "finish_message",
         "finish_reason",
-        "provider",
         "provider_data",
-        "secrets",
         "usage",
     )
 
     def __init__(self, provider: str = "Gemini", *, secrets: Iterable[str | None] = ()) -> None:
-        self.provider = provider
-        self.secrets = tuple(secrets)  # masked out of error messages
-        self.closed = False  # a terminal event (EndEvent/ErrorEvent) was produced
+        super().__init__(provider, secrets=secrets)
         self.finish_reason: str | None = None  # raw, e.g. "STOP"
         self.finish_message: str | None = None
         self.usage: Usage | None = None
@@ -140,12 +133,21 @@ class GeminiStreamParser:
 
     # -- entry points
 
-    def feed_sse(self, sse: ServerSentEvent) -> list[StreamEvent]:
+    def feed(self, sse: ServerSentEvent) -> list[StreamEvent]:
         try:
             chunk = json.loads(sse.data)
         except ValueError:
+            if sse.data.startswith("[DONE]"):  # an OpenAI-style terminator from a proxy
+                return []
+            if sse.event == "error":
+                return self.error(sse.data or "the provider reported an error")
             return self.error(f"malformed stream data: {sse.data[:120]!r}", "malformed_stream")
         return self.feed_chunk(chunk)
+
+    def feed_body(self, payload: Any) -> list[StreamEvent]:
+        """A JSON body instead of SSE: a proxy that dropped ``alt=sse`` sends the whole
+        stream as one array (or one response)."""
+        return self.feed_chunk(payload) + self.finish()
 
     def feed_chunk(self, chunk: Any) -> list[StreamEvent]:
         """One response chunk (a list of chunks, as the non-SSE stream sends, works too)."""
@@ -201,18 +203,13 @@ class GeminiStreamParser:
         events.append(EndEvent(reason, {"raw_finish_reason": raw, **self.provider_data}))
         return events
 
-    def error(self, message: str, code: str | None = None) -> list[StreamEvent]:
-        """A terminal error (also used by the HTTP layer for mid-stream failures)."""
+    def interrupted(self, message: str, code: str | None = None) -> list[StreamEvent]:
+        """The stream broke off: what arrived is completed, usage so far, then the error.
+        After a ``finishReason`` the answer was complete and only the close failed."""
         if self.closed:
             return []
-        self.closed = True
-        text = str(ProviderError(redact(message, self.secrets), provider=self.provider))
-        return [ErrorEvent(text, code=code, provider=self.provider)]
-
-    def interrupted(self, message: str, code: str | None) -> list[StreamEvent]:
-        """The stream broke off: what arrived is completed, usage so far, then the error."""
-        if self.closed:
-            return []
+        if self.finish_reason is not None:
+            return self.finish()
         return self._close_reasoning() + self._usage_events() + self.error(message, code)
 
     def error_from_object(self, data: Any) -> list[StreamEvent]:

@@ -1,22 +1,59 @@
-"""What every HTTP adapter shares: settings, the client, redaction, error replies.
+"""The streaming template every HTTP adapter fills in: open -> retry -> decode -> parse -> close.
 
-Each wire-API module (openai_chat, anthropic, gemini, ollama) subclasses
-:class:`HttpProvider` and adds its request building and stream parsing.
+An adapter (``openai_chat``, ``openai_responses``, ``anthropic``, ``gemini``,
+``ollama``) supplies only what differs between APIs:
+
+* connection and auth: ``path_prefix`` and :meth:`HttpProvider._auth_headers`;
+* the request: :meth:`~HttpProvider._stream_path`, ``stream_params`` and
+  :meth:`~HttpProvider._body` (built by its ``<api>_format`` module);
+* the wire format: ``wire`` (:data:`~desktop.providers.wire.SSE` or ``NDJSON``);
+* the parser: :meth:`~HttpProvider._parser`, a
+  :class:`~desktop.providers.stream_parser.StreamParser` from its ``<api>_stream``.
+
+:meth:`HttpProvider.stream` owns the rest and never raises for provider failures:
+every failure (HTTP status, network, timeout, in-stream error, cut connection)
+becomes exactly one :class:`ErrorEvent` as the last event; a successful stream ends
+with exactly one :class:`EndEvent`. Only ``asyncio.CancelledError`` propagates.
+Requests are retried (see :mod:`~desktop.providers.retry`) only before the first
+byte of the body, never mid-stream, so no text is ever duplicated.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import re
-from collections.abc import Callable, Mapping
-from typing import Any, Self
+from collections.abc import AsyncGenerator, Callable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import httpx
 
 from desktop.core.errors import ProviderError
-from desktop.core.events import ErrorEvent
-from desktop.providers.http_errors import describe_status, describe_transport_error
-from desktop.providers.http_stream import drain
-from desktop.providers.retry import RetryPolicy, make_async_client, redact
+from desktop.core.events import ErrorEvent, StreamEvent
+from desktop.core.provider import ChatRequest
+from desktop.providers.http_errors import (
+    describe_error_body,
+    describe_status,
+    describe_transport_error,
+)
+from desktop.providers.ndjson import NDJSONError
+from desktop.providers.retry import (
+    USER_AGENT,
+    RetryPolicy,
+    is_retryable_status,
+    make_async_client,
+    redact,
+    send_with_retry,
+)
+from desktop.providers.stream_parser import StreamParser
+from desktop.providers.wire import DRAIN_TIMEOUT_S, SSE, Wire, drain
+
+if TYPE_CHECKING:
+    from desktop.core.proxy import Proxy
+
+__all__ = ["CONNECT_TIMEOUT_S", "ERROR_BODY_LIMIT", "HttpProvider"]
+
+log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 10.0
 ERROR_BODY_LIMIT = 65536
@@ -26,27 +63,40 @@ SECRET_HEADER = re.compile(r"(?i)auth|key|token|secret|password|cookie")
 class HttpProvider:
     supports_tools: bool = True
     supports_reasoning: bool = True
+    #: How the response body streams.
+    wire: ClassVar[Wire] = SSE
+    #: Between the base URL and every path (Anthropic: ``/v1``).
+    path_prefix: ClassVar[str] = ""
+    #: Query parameters of the streaming request (Gemini: ``alt=sse``).
+    stream_params: ClassVar[Mapping[str, str] | None] = None
+    default_name: ClassVar[str] = "provider"
+    default_timeout: ClassVar[float] = 120.0
 
     def __init__(
         self,
         base_url: str,
         api_key: str | None = None,
         *,
-        name: str,
+        name: str | None = None,
         headers: Mapping[str, str] | None = None,
-        timeout: float = 120.0,
+        timeout: float | None = None,
         retry: RetryPolicy | None = None,
         client: httpx.AsyncClient | None = None,
         on_retry: Callable[[int, float, str], None] | None = None,
         options: Mapping[str, Any] | None = None,
+        proxy: Proxy | None = None,
     ) -> None:
-        """``on_retry(attempt, delay_s, reason)`` is called before each retry wait;
-        an injected ``client`` is not closed by :meth:`aclose`."""
-        self.name = name
+        """``timeout`` is also the longest silence tolerated mid-stream.
+        ``on_retry(attempt, delay_s, reason)`` is called before each retry wait;
+        an injected ``client`` is not closed by :meth:`aclose`. ``proxy``: the client
+        this provider makes goes through it and ignores the proxy variables of the
+        environment (``None``: the environment decides)."""
+        self.name = name or self.default_name
         self.options = dict(options or {})
         self.base_url = base_url.strip().rstrip("/")
-        self.timeout = timeout  # also the longest silence tolerated mid-stream
+        self.timeout = self.default_timeout if timeout is None else timeout
         self.retry = retry if retry is not None else RetryPolicy()
+        self.proxy = proxy
         self._api_key = api_key or None
         self._headers = dict(headers or {})
         self._client = client
@@ -54,6 +104,7 @@ class HttpProvider:
         self._on_retry = on_retry
         secret_headers = (v for k, v in self._headers.items() if SECRET_HEADER.search(k))
         self._secrets = (self._api_key, *secret_headers)
+        self._configure()
 
     def __repr__(self) -> str:  # never shows the key
         return f"{type(self).__name__}(name={self.name!r}, base_url={self.base_url!r})"
@@ -69,15 +120,186 @@ class HttpProvider:
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
+    # -- what an adapter supplies
+
+    def _configure(self) -> None:
+        """Adapter set-up after the common fields are set (URL clean-up, options)."""
+
+    def _auth_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+
+    def _stream_path(self, request: ChatRequest) -> str:
+        raise NotImplementedError
+
+    def _body(self, request: ChatRequest) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _parser(self, request: ChatRequest) -> StreamParser[Any]:
+        raise NotImplementedError
+
+    # -- the template
+
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
+        """Yield normalized events; the last one is an EndEvent or an ErrorEvent."""
+        opened = await self._open(request)
+        if isinstance(opened, ErrorEvent):
+            yield opened
+            return
+        response = opened
+        parser = self._parser(request)
+        events: list[StreamEvent] | None
+        try:
+            events = await self._not_a_stream(response, parser, request.model)
+            if events is None:
+                decoder = self.wire.decoder()
+                decode, feed = decoder.feed, parser.feed  # bound once: the per-token path
+                chunks = response.aiter_bytes()
+                try:
+                    async for chunk in chunks:
+                        for item in decode(chunk):
+                            for event in feed(item):
+                                yield event
+                            if parser.closed:
+                                return
+                    events = [e for item in self.wire.tail(decoder) for e in feed(item)]
+                    events += parser.finish()
+                except NDJSONError as exc:
+                    events = parser.error(f"malformed stream data: {exc.line[:120]!r}",
+                                          "malformed_stream")  # fmt: skip
+                except httpx.HTTPError as exc:  # mid-stream: never retried
+                    events = parser.interrupted(*self._describe(exc, streaming=True))
+                finally:
+                    await drain(chunks, DRAIN_TIMEOUT_S if parser.done else 0.0)
+        except Exception as exc:  # a bug or an unexpected failure: report, don't crash the UI
+            log.exception("%s: stream failed", self.name)
+            events = parser.error(self._redact(f"unexpected error: {exc}"), "internal_error")
+        finally:
+            await response.aclose()
+        for event in events or ():
+            yield event
+
+    async def _not_a_stream(
+        self, response: httpx.Response, parser: StreamParser[Any], model: str
+    ) -> list[StreamEvent] | None:
+        """The events of an error status, a whole JSON answer or a web page; None for
+        a stream."""
+        content_type = response.headers.get("content-type", "")
+        if not 200 <= response.status_code < 300:
+            return [await self._status_error(response, model)]
+        if self.wire.whole_json and content_type.startswith("application/json"):
+            return await self._whole_answer(response, parser)
+        if "html" in content_type:
+            return await self._web_page(response, parser)
+        return None
+
+    async def _open(self, request: ChatRequest) -> httpx.Response | ErrorEvent:
+        """Send the request (with retries); the response or a terminal ErrorEvent."""
+        try:
+            http_request = self._build_request(
+                "POST", self._stream_path(request), self._body(request), self.stream_params,
+                stream=True,
+            )  # fmt: skip
+            return await send_with_retry(
+                self._get_client(), http_request, self.retry, on_retry=self._on_retry
+            )
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            return self._error_event(*self._describe(exc, streaming=False))
+        except Exception as exc:
+            log.exception("%s: request failed", self.name)
+            return self._error_event(self._redact(f"unexpected error: {exc}"), "internal_error")
+
+    async def _whole_answer(
+        self, response: httpx.Response, parser: StreamParser[Any]
+    ) -> list[StreamEvent]:
+        """A server that ignored ``stream`` and sent the whole answer as JSON."""
+        try:
+            payload = json.loads(await response.aread())
+        except httpx.HTTPError as exc:
+            return parser.error(*self._describe(exc, streaming=True))
+        except ValueError:
+            return parser.error("the server sent invalid JSON", "malformed_stream")
+        return parser.feed_body(payload)
+
+    async def _web_page(
+        self, response: httpx.Response, parser: StreamParser[Any]
+    ) -> list[StreamEvent]:
+        """A 200 HTML page (a captive portal, a web UI at the base URL, ...)."""
+        snippet, _ = describe_error_body(
+            await self._read_body(response), "text/html", secrets=self._secrets
+        )
+        message = (f"expected {self.wire.expected} but got a web page ({snippet}); "
+                   "check the base URL")  # fmt: skip
+        return parser.error(message, "unexpected_content")
+
+    # -- requests
+
     def _get_client(self) -> httpx.AsyncClient:
         if self._client is None:
-            self._client = make_async_client(timeout=self.timeout)
+            self._client = make_async_client(timeout=self.timeout, proxy=self.proxy)
             self._owns_client = True
         return self._client
 
     def _timeout(self, seconds: float | None = None) -> httpx.Timeout:
         seconds = self.timeout if seconds is None else seconds
         return httpx.Timeout(seconds, connect=min(CONNECT_TIMEOUT_S, seconds))
+
+    def _build_request(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        params: Mapping[str, str] | None = None,
+        *,
+        stream: bool = False,
+        timeout: float | None = None,
+    ) -> httpx.Request:
+        base = httpx.URL(self.base_url)  # keeps a query string such as ?api-version=...
+        url = base.copy_with(path=base.path.rstrip("/") + self.path_prefix + path)
+        if params:
+            url = url.copy_merge_params(params)
+        headers = {"User-Agent": USER_AGENT, "Accept": self.wire.accept if stream else
+                   "application/json"}  # fmt: skip
+        headers.update(self._auth_headers())
+        content = None
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+            content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+        headers.update(self._headers)  # last: the user's headers win
+        return self._get_client().build_request(
+            method, url, content=content, headers=headers, timeout=self._timeout(timeout)
+        )
+
+    async def _get_json(
+        self,
+        path: str,
+        params: Mapping[str, str] | None = None,
+        body: dict[str, Any] | None = None,
+        *,
+        retry: RetryPolicy | None = None,
+        timeout: float | None = None,
+    ) -> Any:
+        """The decoded JSON answer of a small GET (a POST with ``body``); ProviderError."""
+        try:
+            request = self._build_request("GET" if body is None else "POST", path, body,
+                                          params, timeout=timeout)  # fmt: skip
+            response = await send_with_retry(self._get_client(), request, retry or self.retry,
+                                             stream=False, on_retry=self._on_retry)  # fmt: skip
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            message, code = self._describe(exc, streaming=False)
+            raise ProviderError(message, provider=self.name, code=code, retryable=True) from None
+        status = response.status_code
+        if not 200 <= status < 300:
+            message, error_code = self._status_message(response, response.content)
+            raise ProviderError(message, provider=self.name, status=status, code=error_code,
+                                retryable=is_retryable_status(status))  # fmt: skip
+        try:
+            return response.json()
+        except ValueError:
+            where = f"{self.base_url}{self.path_prefix}{path}"
+            raise ProviderError(f"{where} did not return JSON; check the base URL",
+                                provider=self.name) from None  # fmt: skip
+
+    # -- errors
 
     def _redact(self, text: str) -> str:
         return redact(text, self._secrets)
@@ -88,7 +310,14 @@ class HttpProvider:
         )
         return self._redact(message), code
 
-    def _status_message(self, response: httpx.Response, body: bytes) -> tuple[str, str | None]:
+    def _error_event(self, message: str, code: str | None, status: int | None = None) -> ErrorEvent:
+        text = str(ProviderError(message, provider=self.name, status=status))
+        return ErrorEvent(text, code=code, status=status, provider=self.name)
+
+    def _status_message(
+        self, response: httpx.Response, body: bytes, model: str | None = None
+    ) -> tuple[str, str | None]:
+        """``(message, code)`` for a non-2xx reply; ``model``: the one a request named."""
         status = response.status_code
         if 300 <= status < 400:
             location = response.headers.get("location", "?")
@@ -96,11 +325,9 @@ class HttpProvider:
         content_type = response.headers.get("content-type", "")
         return describe_status(status, body, content_type, secrets=self._secrets)
 
-    async def _status_error(self, response: httpx.Response) -> ErrorEvent:
-        message, code = self._status_message(response, await self._read_body(response))
-        status = response.status_code
-        text = str(ProviderError(message, provider=self.name, status=status))
-        return ErrorEvent(text, code=code, status=status, provider=self.name)
+    async def _status_error(self, response: httpx.Response, model: str | None = None) -> ErrorEvent:
+        message, code = self._status_message(response, await self._read_body(response), model)
+        return self._error_event(message, code, response.status_code)
 
     async def _read_body(self, response: httpx.Response) -> bytes:
         """The start of an error reply (enough for a message), then the rest dropped."""

@@ -1,10 +1,8 @@
 """The OpenAI Responses API provider (``POST {base_url}/responses``).
 
-Same guarantees as the Chat Completions adapter, whose HTTP plumbing it reuses
-(request building, retries before the first byte, error messages, ``list_models``):
-``stream()`` never raises for provider failures; it ends with exactly one
-:class:`EndEvent` or :class:`ErrorEvent`, and only ``asyncio.CancelledError``
-propagates.
+The streaming lifecycle is the template's (:mod:`desktop.providers.http_base`);
+authentication and ``list_models`` are the Chat Completions adapter's. Only opening
+the request differs, for the fallbacks below.
 
 The option ``responses_mode`` picks how a conversation is carried:
 
@@ -21,27 +19,24 @@ The option ``responses_mode`` picks how a conversation is carried:
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import AsyncGenerator, Callable, Mapping
-from typing import Any, Literal
+from typing import Literal
 
 import httpx
 
-from desktop.core.errors import ConfigError, ProviderError
-from desktop.core.events import ErrorEvent, StreamEvent
+from desktop.core.errors import ConfigError
+from desktop.core.events import ErrorEvent
 from desktop.core.provider import ChatRequest
-from desktop.providers.http_errors import describe_error_body
-from desktop.providers.http_stream import DRAIN_TIMEOUT_S, drain
-from desktop.providers.openai_chat import OpenAIChatProvider, _is_complete
-from desktop.providers.responses_format import (
-    build_responses_body,
+from desktop.providers.openai_chat import OpenAIChatProvider
+from desktop.providers.openai_responses_format import (
+    build_openai_responses_body,
     encrypted_reasoning_unsupported,
     previous_response_missing,
 )
-from desktop.providers.responses_stream import ResponsesStreamParser
-from desktop.providers.retry import RetryPolicy, send_with_retry
-from desktop.providers.sse import SSEDecoder
+from desktop.providers.openai_responses_stream import OpenAIResponsesStreamParser
+from desktop.providers.retry import send_with_retry
+from desktop.providers.sse import ServerSentEvent
+from desktop.providers.stream_parser import StreamParser
 
 __all__ = ["MODES", "OpenAIResponsesProvider"]
 
@@ -52,39 +47,19 @@ MODES: tuple[Mode, ...] = ("chain", "replay")
 
 
 class OpenAIResponsesProvider(OpenAIChatProvider):
-    """A :class:`desktop.core.provider.Provider` for the OpenAI Responses API."""
+    """A :class:`desktop.core.provider.Provider` for the OpenAI Responses API.
 
-    supports_tools: bool = True
-    supports_reasoning: bool = True
+    ``options["responses_mode"]``: ``"chain"`` (default) or ``"replay"``.
+    """
 
-    def __init__(
-        self,
-        base_url: str,
-        api_key: str | None = None,
-        *,
-        name: str = "OpenAI (Responses API)",
-        headers: Mapping[str, str] | None = None,
-        timeout: float = 120.0,
-        retry: RetryPolicy | None = None,
-        client: httpx.AsyncClient | None = None,
-        on_retry: Callable[[int, float, str], None] | None = None,
-        options: Mapping[str, Any] | None = None,
-    ) -> None:
-        """``options["responses_mode"]``: ``"chain"`` (default) or ``"replay"``."""
-        super().__init__(
-            base_url,
-            api_key,
-            name=name,
-            headers=headers,
-            timeout=timeout,
-            retry=retry,
-            client=client,
-            on_retry=on_retry,
-            options=options,
-        )
+    default_name = "OpenAI (Responses API)"
+
+    def _configure(self) -> None:
         mode = self.options.get("responses_mode") or "chain"
         if mode not in MODES:
-            raise ConfigError(f"{name}: responses_mode must be 'chain' or 'replay' (got {mode!r})")
+            raise ConfigError(
+                f"{self.name}: responses_mode must be 'chain' or 'replay' (got {mode!r})"
+            )
         self.mode: Mode = mode
         self._no_encrypted: set[str] = set()  # models that rejected encrypted reasoning
 
@@ -94,74 +69,35 @@ class OpenAIResponsesProvider(OpenAIChatProvider):
             f"mode={self.mode!r})"
         )
 
-    async def __aenter__(self) -> OpenAIResponsesProvider:
-        return self
+    def _stream_path(self, request: ChatRequest) -> str:
+        return "/responses"
 
-    # -- public API
+    def _parser(self, request: ChatRequest) -> StreamParser[ServerSentEvent]:
+        # Stored (chainable) unless replaying, or the request's extra says otherwise
+        # (an extra key set to None removes "store": the server default, stored).
+        stored = request.extra.get("store", self.mode != "replay") is not False
+        return OpenAIResponsesStreamParser(self.name, secrets=self._secrets, stored=stored)
 
-    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
-        """Yield normalized events; the last one is an EndEvent or an ErrorEvent."""
-        opened = await self._open_responses(request)
-        if isinstance(opened, ErrorEvent):
-            yield opened
-            return
-        response, stored = opened
-        parser = ResponsesStreamParser(self.name, secrets=self._secrets, stored=stored)
-        events: list[StreamEvent]
-        try:
-            content_type = response.headers.get("content-type", "")
-            if content_type.startswith("application/json"):
-                events = await self._read_whole_response(response, parser)
-            elif "html" in content_type:
-                events = await self._web_page_instead_of_stream(response, parser)
-            else:
-                decoder = SSEDecoder()
-                chunks = response.aiter_bytes()
-                try:
-                    async for chunk in chunks:
-                        for sse in decoder.feed(chunk):
-                            for event in parser.feed_sse(sse):
-                                yield event
-                            if parser.closed:
-                                return
-                    events = self._flush_events(decoder, parser)
-                except httpx.HTTPError as exc:  # mid-stream: never retried
-                    events = parser.error(*self._describe(exc, streaming=True))
-                finally:
-                    await drain(chunks, DRAIN_TIMEOUT_S if parser.closed else 0.0)
-        except Exception as exc:  # a bug or an unexpected failure: report, don't crash the UI
-            log.exception("%s: stream failed", self.name)
-            events = parser.error(self._redact(f"unexpected error: {exc}"), "internal_error")
-        finally:
-            await response.aclose()
-        for event in events:
-            yield event
-
-    # -- internals
-
-    async def _open_responses(
-        self, request: ChatRequest
-    ) -> tuple[httpx.Response, bool] | ErrorEvent:
+    async def _open(self, request: ChatRequest) -> httpx.Response | ErrorEvent:
         """Send the request (retries, then the chain/encryption fallbacks).
 
-        Returns a 2xx response with whether it is stored (chainable), or a terminal
-        ErrorEvent for everything else.
+        Returns a 2xx response, or a terminal ErrorEvent for everything else.
         """
         stateless = self.mode == "replay"
         chain = not stateless
         encrypted = stateless and request.model not in self._no_encrypted
         try:
             while True:  # at most three rounds: each fallback switches itself off
-                body = build_responses_body(
+                body = build_openai_responses_body(
                     request, chain=chain, store=not stateless, include_encrypted=encrypted
                 )
-                http_request = self._build_request("POST", "/responses", body)
+                http_request = self._build_request("POST", "/responses", body, stream=True)
                 response = await send_with_retry(
                     self._get_client(), http_request, self.retry, on_retry=self._on_retry
                 )
                 status = response.status_code
                 if 200 <= status < 300:
-                    return response, body.get("store") is not False
+                    return response
                 raw = await self._read_body(response)
                 await response.aclose()
                 if "previous_response_id" in body and previous_response_missing(status, raw):
@@ -173,44 +109,9 @@ class OpenAIResponsesProvider(OpenAIChatProvider):
                     self._no_encrypted.add(request.model)
                     encrypted = False
                     continue
-                message, code = self._status_message(response, raw)
-                text = str(ProviderError(message, provider=self.name, status=status))
-                return ErrorEvent(text, code=code, status=status, provider=self.name)
+                return self._error_event(*self._status_message(response, raw), status)
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
-            return self._transport_error(exc, streaming=False)
+            return self._error_event(*self._describe(exc, streaming=False))
         except Exception as exc:
             log.exception("%s: request failed", self.name)
-            return self._unexpected(exc)
-
-    @staticmethod
-    def _flush_events(decoder: SSEDecoder, parser: ResponsesStreamParser) -> list[StreamEvent]:
-        """Events of a final unterminated event (lenient), then the terminal events."""
-        events: list[StreamEvent] = []
-        for sse in decoder.flush(dispatch_incomplete=True):
-            if sse.event == "error" or _is_complete(sse.data):  # skip a line cut mid-way
-                events += parser.feed_sse(sse)
-        return events + parser.finish()
-
-    async def _web_page_instead_of_stream(
-        self, response: httpx.Response, parser: ResponsesStreamParser
-    ) -> list[StreamEvent]:
-        """A 200 HTML page (a captive portal, a web UI at the base URL, ...)."""
-        snippet, _ = describe_error_body(
-            await self._read_body(response), "text/html", secrets=self._secrets
-        )
-        message = f"expected an event stream but got a web page ({snippet}); check the base URL"
-        return parser.error(message, "unexpected_content")
-
-    async def _read_whole_response(
-        self, response: httpx.Response, parser: ResponsesStreamParser
-    ) -> list[StreamEvent]:
-        """A server that answered with one JSON ``response`` object despite ``stream``."""
-        try:
-            payload = await response.aread()
-        except httpx.HTTPError as exc:
-            return parser.error(*self._describe(exc, streaming=True))
-        try:
-            data = json.loads(payload)
-        except ValueError:
-            return parser.error("the server sent invalid JSON", code="malformed_stream")
-        return parser.feed_response(data)
+            return self._error_event(self._redact(f"unexpected error: {exc}"), "internal_error")

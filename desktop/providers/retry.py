@@ -16,8 +16,12 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import httpx
+
+if TYPE_CHECKING:
+    from desktop.core.proxy import Proxy
 
 __all__ = [
     "RETRYABLE_EXCEPTIONS",
@@ -150,20 +154,26 @@ def make_async_client(
     connect_timeout: float = 10.0,
     transport: httpx.AsyncBaseTransport | None = None,
     verify: bool = True,
+    proxy: Proxy | None = None,
 ) -> httpx.AsyncClient:
-    """An ``AsyncClient`` with sensible timeouts that honours HTTP(S)_PROXY / NO_PROXY.
+    """An ``AsyncClient`` with sensible timeouts.
 
     ``timeout`` bounds each read (the longest silence tolerated mid-stream), writes
-    and waiting for a pooled connection; connecting gets ``connect_timeout``.
+    and waiting for a pooled connection; connecting gets ``connect_timeout``. With a
+    ``proxy`` the client goes through it (or directly, for its bypassed hosts) and
+    ignores the process environment; without one it honours HTTP(S)_PROXY / NO_PROXY.
     """
+    routing: dict[str, Any] = {"trust_env": True}
+    if proxy is not None:
+        routing = proxy.client_kwargs()
     return httpx.AsyncClient(
         timeout=httpx.Timeout(timeout, connect=min(connect_timeout, timeout)),
         limits=httpx.Limits(max_connections=20, max_keepalive_connections=10),
         headers={"User-Agent": USER_AGENT},
-        trust_env=True,
         transport=transport,
         verify=verify,
         follow_redirects=False,
+        **routing,
     )
 
 

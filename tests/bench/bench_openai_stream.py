@@ -36,7 +36,7 @@ from desktop.core.events import TextDelta, ToolCallComplete  # noqa: E402
 from desktop.core.messages import Message  # noqa: E402
 from desktop.core.provider import ChatRequest  # noqa: E402
 from desktop.providers.openai_chat import OpenAIChatProvider  # noqa: E402
-from desktop.providers.openai_format import ChatStreamParser  # noqa: E402
+from desktop.providers.openai_chat_stream import OpenAIChatStreamParser  # noqa: E402
 from desktop.providers.retry import RetryPolicy  # noqa: E402
 from desktop.providers.sse import SSEDecoder  # noqa: E402
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse  # noqa: E402
@@ -135,12 +135,12 @@ async def ours_assemble(chunks: list[bytes]) -> tuple[str, list[str]]:
 
 def ours_core(chunks: list[bytes]) -> tuple[str, list[str]]:
     """Decoder + parser only (no HTTP stack)."""
-    decoder, parser = SSEDecoder(), ChatStreamParser("bench")
+    decoder, parser = SSEDecoder(), OpenAIChatStreamParser("bench")
     text: list[str] = []
     arguments: list[str] = []
     for chunk in chunks:
         for sse in decoder.feed(chunk):
-            for event in parser.feed_sse(sse):
+            for event in parser.feed(sse):
                 if isinstance(event, TextDelta):
                     text.append(event.text)
                 elif isinstance(event, ToolCallComplete):

@@ -22,7 +22,7 @@ from desktop.core.provider import ChatRequest, ToolSpec
 from desktop.providers.anthropic import AnthropicProvider
 from desktop.providers.anthropic_format import (
     ModelLimits,
-    build_messages_body,
+    build_anthropic_body,
     default_max_tokens,
     messages_to_anthropic,
 )
@@ -52,7 +52,7 @@ async def send(provider: AnthropicProvider, request: ChatRequest) -> None:
 
 
 def body(request: ChatRequest, **kwargs: Any) -> dict[str, Any]:
-    return build_messages_body(request, **kwargs)
+    return build_anthropic_body(request, **kwargs)
 
 
 # ---------------------------------------------------------------- the HTTP request

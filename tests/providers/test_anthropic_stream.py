@@ -203,17 +203,17 @@ def sse(data: str, event: str = "message") -> ServerSentEvent:
 
 def test_malformed_data_and_error_events() -> None:
     parser = AnthropicStreamParser("P", secrets=["sk-ant-secret-value"])
-    assert parser.feed_sse(sse('{"type": "ping"}', "ping")) == []
-    assert parser.feed_sse(sse("{not json")) == [
+    assert parser.feed(sse('{"type": "ping"}', "ping")) == []
+    assert parser.feed(sse("{not json")) == [
         ErrorEvent("P: malformed stream data: '{not json'", code="malformed_stream", provider="P")
     ]
-    assert parser.feed_sse(sse('{"type": "message_stop"}')) == []  # closed: nothing more
+    assert parser.feed(sse('{"type": "message_stop"}')) == []  # closed: nothing more
     plain = AnthropicStreamParser("P", secrets=["sk-ant-secret-value"])
-    assert plain.feed_sse(sse("upstream sk-ant-secret-value failed", "error")) == [
+    assert plain.feed(sse("upstream sk-ant-secret-value failed", "error")) == [
         ErrorEvent("P: upstream *** failed", provider="P")
     ]
     wrapped = AnthropicStreamParser("P")
-    events = wrapped.feed_sse(sse('{"error": {"type": "api_error", "message": "Boom"}}', "error"))
+    events = wrapped.feed(sse('{"error": {"type": "api_error", "message": "Boom"}}', "error"))
     assert events == [ErrorEvent("P: Boom", code="api_error", provider="P")]
 
 
@@ -222,17 +222,17 @@ def test_done_marker_from_a_proxy() -> None:
     for event in (START, message_delta("end_turn")):
         finished.feed_event(event)
     assert finished.feed_event(STOP)[-1] == EndEvent("stop", {"raw_finish_reason": "end_turn"})
-    assert finished.feed_sse(sse("[DONE]")) == []
+    assert finished.feed(sse("[DONE]")) == []
     early = AnthropicStreamParser("P")
     early.feed_event(START)
-    last = early.feed_sse(sse("[DONE]"))[-1]
+    last = early.feed(sse("[DONE]"))[-1]
     assert isinstance(last, ErrorEvent) and last.code == "stream_interrupted"
 
 
 def test_non_streaming_error_object() -> None:
     parser = AnthropicStreamParser("P")
     body = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
-    assert parser.feed_message(body) == [
+    assert parser.feed_body(body) == [
         ErrorEvent("P: Overloaded", code="overloaded_error", provider="P")
     ]
 

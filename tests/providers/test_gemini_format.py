@@ -430,7 +430,7 @@ def test_grounding_sources_are_new_only_and_include_retrieved_context() -> None:
 
 def test_malformed_data_and_stream_errors() -> None:
     parser = GeminiStreamParser("Gem", secrets=["sekrit-value"])
-    events = parser.feed_sse(ServerSentEvent(data="{not json"))
+    events = parser.feed(ServerSentEvent(data="{not json"))
     assert isinstance(events[0], ErrorEvent) and events[0].code == "malformed_stream"
     assert GeminiStreamParser("Gem").feed_chunk({"error": {"code": 429}}) == [
         ErrorEvent("Gem: the provider reported an error during streaming", code="429",

@@ -29,12 +29,8 @@ from desktop.core.messages import (
 )
 from desktop.core.provider import ChatRequest, ModelInfo, ToolSpec
 from desktop.providers.ollama import ollama_host, parse_tags, preferred_model
-from desktop.providers.ollama_format import (
-    SERVER_ID,
-    OllamaStreamParser,
-    build_chat_body,
-    normalize_done_reason,
-)
+from desktop.providers.ollama_format import SERVER_ID, build_ollama_body
+from desktop.providers.ollama_stream import OllamaStreamParser, normalize_done_reason
 from tests.support.ollama_server import chat_line, done_line, tag_entry
 
 # ---------------------------------------------------------------- request body
@@ -42,7 +38,7 @@ from tests.support.ollama_server import chat_line, done_line, tag_entry
 
 def body(*messages: Message, **kwargs: Any) -> dict[str, Any]:
     options = kwargs.pop("options", None)
-    return build_chat_body(ChatRequest(model="m", messages=list(messages), **kwargs), options)
+    return build_ollama_body(ChatRequest(model="m", messages=list(messages), **kwargs), options)
 
 
 def test_minimal_body() -> None:

@@ -37,7 +37,8 @@ from desktop.core.messages import (
 )
 from desktop.core.provider import ChatRequest, ToolSpec
 from desktop.providers.ollama import OllamaProvider
-from desktop.providers.ollama_format import build_chat_body, normalize_done_reason
+from desktop.providers.ollama_format import build_ollama_body
+from desktop.providers.ollama_stream import normalize_done_reason
 from tests.support.openai_server import split_bytes
 
 ollama = pytest.importorskip("ollama")
@@ -169,7 +170,7 @@ def test_request_body_matches_the_ollama_client() -> None:
     request = ChatRequest(model="qwen2.5vl:7b", messages=conversation, system="Be brief.",
                           tools=[ToolSpec("get_weather", "Current weather", SCHEMA)],
                           temperature=0.3, max_tokens=256, reasoning=True)  # fmt: skip
-    ours = build_chat_body(request, {"keep_alive": "10m"})
+    ours = build_ollama_body(request, {"keep_alive": "10m"})
 
     sent: list[Any] = []
 

@@ -18,7 +18,7 @@ from desktop.core.messages import Message, ToolCallPart, ToolResultPart
 from desktop.core.orchestrator import Orchestrator
 from desktop.core.provider import ChatRequest, ToolSpec
 from desktop.providers.ollama import OllamaProvider
-from desktop.providers.ollama_format import SERVER_ID, build_chat_body
+from desktop.providers.ollama_format import SERVER_ID, build_ollama_body
 from desktop.providers.retry import RetryPolicy
 from tests.support.ollama_server import FakeOllamaServer
 
@@ -122,4 +122,4 @@ async def test_server_ids_and_thinking_are_sent_back(ollama: FakeOllamaServer) -
     stored = [Message.model_validate_json(m.model_dump_json()) for m in history]
     request = ChatRequest(model="llama3.1:8b", messages=stored[:3], system="Be brief.",
                           tools=tools.specs())  # fmt: skip
-    assert build_chat_body(request)["messages"] == second["messages"]
+    assert build_ollama_body(request)["messages"] == second["messages"]

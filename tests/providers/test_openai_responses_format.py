@@ -31,14 +31,17 @@ from desktop.core.messages import (
     Usage,
 )
 from desktop.core.provider import ChatRequest
-from desktop.providers.responses_format import (
-    build_responses_body,
+from desktop.providers.openai_responses_format import (
+    build_openai_responses_body,
     encrypted_reasoning_unsupported,
     message_to_items,
     previous_response_missing,
     split_at_previous_response,
 )
-from desktop.providers.responses_stream import ResponsesStreamParser, usage_from_responses
+from desktop.providers.openai_responses_stream import (
+    OpenAIResponsesStreamParser,
+    usage_from_responses,
+)
 from desktop.providers.sse import ServerSentEvent
 
 # ---------------------------------------------------------------- request body
@@ -150,7 +153,7 @@ def test_split_at_previous_response() -> None:
 
 def test_chain_body_sends_only_new_items() -> None:
     request = ChatRequest(model="m", messages=[USER, ASSISTANT, TOOLS], system="Sys")
-    assert build_responses_body(request) == {
+    assert build_openai_responses_body(request) == {
         "model": "m",
         "instructions": "Sys",
         "previous_response_id": "resp_1",
@@ -161,7 +164,7 @@ def test_chain_body_sends_only_new_items() -> None:
 
 def test_replay_body_sends_everything_statelessly() -> None:
     request = ChatRequest(model="m", messages=[USER, ASSISTANT, TOOLS])
-    body = build_responses_body(request, chain=False, store=False, include_encrypted=True)
+    body = build_openai_responses_body(request, chain=False, store=False, include_encrypted=True)
     assert body["store"] is False and body["include"] == ["reasoning.encrypted_content"]
     assert "previous_response_id" not in body
     assert body["input"] == message_to_items(USER) + message_to_items(ASSISTANT) + OUTPUTS
@@ -178,7 +181,7 @@ def test_replay_body_sends_everything_statelessly() -> None:
 )
 def test_reasoning_options(reasoning: bool, effort: str | None, expected: Any) -> None:
     request = ChatRequest(model="m", messages=[USER], reasoning=reasoning, reasoning_effort=effort)
-    assert build_responses_body(request).get("reasoning") == expected
+    assert build_openai_responses_body(request).get("reasoning") == expected
 
 
 def test_extra_overrides_and_removes() -> None:
@@ -188,7 +191,7 @@ def test_extra_overrides_and_removes() -> None:
         max_tokens=5,
         extra={"stream": None, "truncation": "auto", "max_output_tokens": 9},
     )
-    body = build_responses_body(request)
+    body = build_openai_responses_body(request)
     assert "stream" not in body
     assert (body["truncation"], body["max_output_tokens"]) == ("auto", 9)
 
@@ -234,7 +237,7 @@ def test_error_classifiers(
 
 
 def feed(*events: dict[str, Any], stored: bool = True) -> list[StreamEvent]:
-    parser = ResponsesStreamParser("P", stored=stored)
+    parser = OpenAIResponsesStreamParser("P", stored=stored)
     out: list[StreamEvent] = []
     for event in events:
         out += parser.feed_event(event)
@@ -429,21 +432,21 @@ def test_error_shapes(event: dict[str, Any], message: str, code: str | None) -> 
 
 
 def test_sse_level_cases() -> None:
-    parser = ResponsesStreamParser("P")
-    assert parser.feed_sse(ServerSentEvent("error", "plain failure")) == [
+    parser = OpenAIResponsesStreamParser("P")
+    assert parser.feed(ServerSentEvent("error", "plain failure")) == [
         ErrorEvent("P: plain failure", provider="P")
     ]
-    parser = ResponsesStreamParser("P")
-    bad = parser.feed_sse(ServerSentEvent("message", "{not json"))
+    parser = OpenAIResponsesStreamParser("P")
+    bad = parser.feed(ServerSentEvent("message", "{not json"))
     assert isinstance(bad[0], ErrorEvent) and bad[0].code == "malformed_stream"
-    parser = ResponsesStreamParser("P")
+    parser = OpenAIResponsesStreamParser("P")
     parser.feed_event(CREATED)
     parser.feed_event(COMPLETED)
-    assert parser.closed and parser.feed_sse(ServerSentEvent("message", "[DONE]")) == []
+    assert parser.closed and parser.feed(ServerSentEvent("message", "[DONE]")) == []
     usage = {"type": "response.in_progress", "response": {"id": "r"}}
-    parser = ResponsesStreamParser("P")
+    parser = OpenAIResponsesStreamParser("P")
     parser.feed_event(usage)
-    assert parser.feed_sse(ServerSentEvent("message", "[DONE]"))[0].code == "stream_interrupted"  # type: ignore[union-attr]
+    assert parser.feed(ServerSentEvent("message", "[DONE]"))[0].code == "stream_interrupted"  # type: ignore[union-attr]
 
 
 def test_feed_response_failed_and_error_objects() -> None:
@@ -453,18 +456,18 @@ def test_feed_response_failed_and_error_objects() -> None:
         "error": {"code": "server_error", "message": "x"},
         "usage": {"input_tokens": 1, "output_tokens": 0},
     }
-    assert ResponsesStreamParser("P").feed_response(failed) == [
+    assert OpenAIResponsesStreamParser("P").feed_body(failed) == [
         UsageEvent(Usage(input_tokens=1)),
         ErrorEvent("P: x", code="server_error", provider="P"),
     ]
-    assert ResponsesStreamParser("P").feed_response({"error": {"message": "no"}}) == [
+    assert OpenAIResponsesStreamParser("P").feed_body({"error": {"message": "no"}}) == [
         ErrorEvent("P: no", provider="P")
     ]
-    assert ResponsesStreamParser("P").feed_response([1])[0].code == "malformed_stream"  # type: ignore[union-attr]
+    assert OpenAIResponsesStreamParser("P").feed_body([1])[0].code == "malformed_stream"  # type: ignore[union-attr]
 
 
 def test_secrets_are_redacted_and_nothing_after_close() -> None:
-    parser = ResponsesStreamParser("P", secrets=["tok-Zq8LmV3pXr7"])
+    parser = OpenAIResponsesStreamParser("P", secrets=["tok-Zq8LmV3pXr7"])
     events = parser.feed_event({"type": "error", "message": "bad tok-Zq8LmV3pXr7"})
     assert events == [ErrorEvent("P: bad ***", provider="P")]
     assert parser.feed_event({"type": "response.output_text.delta", "delta": "x"}) == []

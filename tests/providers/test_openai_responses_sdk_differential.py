@@ -29,7 +29,7 @@ from desktop.core.events import (
 from desktop.core.messages import Message
 from desktop.core.provider import ChatRequest
 from desktop.providers.openai_responses import OpenAIResponsesProvider
-from desktop.providers.responses_stream import SUMMARY_SEPARATOR
+from desktop.providers.openai_responses_stream import SUMMARY_SEPARATOR
 from tests.support.openai_server import split_bytes
 from tests.support.responses_server import function_call_response, text_response
 

@@ -27,7 +27,7 @@ from desktop.core.events import (
 from desktop.core.messages import Message
 from desktop.core.provider import ChatRequest
 from desktop.providers.openai_chat import OpenAIChatProvider
-from desktop.providers.openai_format import normalize_finish_reason
+from desktop.providers.openai_chat_stream import normalize_finish_reason
 from tests.support.sse_builders import split_bytes, text_stream, tool_call_stream
 
 openai = pytest.importorskip("openai")

@@ -1,8 +1,8 @@
-"""The Chat Completions wire format: request bodies out, stream chunks in.
+"""Chat Completions stream chunks in, normalized events out.
 
-No I/O here: :func:`build_chat_body` turns a :class:`ChatRequest` into JSON and
-:class:`ChatStreamParser` turns decoded ``chat.completion.chunk`` objects into
-normalized :mod:`desktop.core.events`. The HTTP side lives in ``openai_chat``.
+No I/O here: :class:`OpenAIChatStreamParser` turns decoded ``chat.completion.chunk``
+objects into :mod:`desktop.core.events`. Request bodies are built in
+``openai_chat_format``; the HTTP side lives in ``openai_chat``.
 """
 
 from __future__ import annotations
@@ -12,10 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop.core.errors import ProviderError
 from desktop.core.events import (
     EndEvent,
-    ErrorEvent,
     ReasoningComplete,
     ReasoningDelta,
     StreamEvent,
@@ -24,25 +22,11 @@ from desktop.core.events import (
     ToolCallStarted,
     UsageEvent,
 )
-from desktop.core.messages import (
-    ImagePart,
-    Message,
-    TextPart,
-    ToolResultPart,
-    Usage,
-    new_id,
-)
-from desktop.core.provider import ChatRequest
-from desktop.providers.retry import redact
+from desktop.core.messages import Usage, new_id
 from desktop.providers.sse import ServerSentEvent
+from desktop.providers.stream_parser import ParserBase
 
-__all__ = [
-    "ChatStreamParser",
-    "build_chat_body",
-    "message_to_openai",
-    "normalize_finish_reason",
-    "usage_from_openai",
-]
+__all__ = ["OpenAIChatStreamParser", "normalize_finish_reason", "usage_from_openai"]
 
 _FINISH = {
     "stop": "stop",
@@ -57,89 +41,6 @@ def normalize_finish_reason(raw: str | None) -> str:
     if not raw:
         return "stop"
     return _FINISH.get(raw, raw)
-
-
-# ---------------------------------------------------------------- request body
-
-
-def _tool_message(part: ToolResultPart) -> dict[str, Any]:
-    return {"role": "tool", "tool_call_id": part.tool_call_id, "content": part.content}
-
-
-def message_to_openai(message: Message) -> list[dict[str, Any]]:
-    """The Chat Completions messages for one typed message (zero, one or several)."""
-    out: list[dict[str, Any]] = [_tool_message(p) for p in message.tool_results]
-    if message.role == "tool":
-        return out
-    if message.role == "assistant":
-        text = message.text
-        calls = [
-            {
-                "id": p.id,
-                "type": "function",
-                "function": {"name": p.name, "arguments": p.arguments or "{}"},
-            }
-            for p in message.tool_calls
-        ]
-        if calls:
-            out.append({"role": "assistant", "content": text or None, "tool_calls": calls})
-        elif text:
-            out.append({"role": "assistant", "content": text})
-        return out  # ReasoningPart has no Chat Completions field: never sent back
-    images = [p for p in message.parts if isinstance(p, ImagePart) and p.data]
-    if message.role == "user" and images:
-        content: list[dict[str, Any]] = []
-        for part in message.parts:
-            if isinstance(part, TextPart) and part.text:
-                content.append({"type": "text", "text": part.text})
-            elif isinstance(part, ImagePart) and part.data:
-                url = f"data:{part.media_type};base64,{part.data}"
-                content.append({"type": "image_url", "image_url": {"url": url}})
-        out.append({"role": "user", "content": content})
-    elif message.text or not out:
-        out.append({"role": message.role, "content": message.text})
-    return out
-
-
-def build_chat_body(request: ChatRequest) -> dict[str, Any]:
-    """The JSON body of a streaming ``POST /chat/completions``.
-
-    Keys of ``request.extra`` override the defaults; an extra key set to ``None``
-    removes it (e.g. ``{"stream_options": None}`` for servers that reject it).
-    """
-    messages: list[dict[str, Any]] = []
-    if request.system:
-        messages.append({"role": "system", "content": request.system})
-    for message in request.messages:
-        messages.extend(message_to_openai(message))
-    body: dict[str, Any] = {
-        "model": request.model,
-        "messages": messages,
-        "stream": True,
-        "stream_options": {"include_usage": True},
-    }
-    if request.tools:
-        body["tools"] = [
-            {
-                "type": "function",
-                "function": {
-                    "name": t.name,
-                    "description": t.description,
-                    "parameters": t.parameters,
-                },
-            }
-            for t in request.tools
-        ]
-    if request.temperature is not None:
-        body["temperature"] = request.temperature
-    if request.max_tokens is not None:
-        body["max_tokens"] = request.max_tokens
-    for key, value in request.extra.items():
-        if value is None:
-            body.pop(key, None)
-        else:
-            body[key] = value
-    return body
 
 
 # ---------------------------------------------------------------- stream parsing
@@ -177,12 +78,12 @@ class _ToolCall:
     started: bool = False
 
 
-class ChatStreamParser:
+class OpenAIChatStreamParser(ParserBase):
     """Chat Completions chunks in, normalized events out (one instance per response).
 
-    ``feed_sse``/``feed_chunk`` return the events completed by one chunk;
-    ``finish()`` returns the terminal events once the byte stream has ended.
-    After a terminal event (``closed`` is true) the caller should stop reading.
+    ``feed``/``feed_chunk`` return the events completed by one chunk; ``finish()``
+    returns the terminal events once the byte stream has ended. ``done``: ``[DONE]``
+    arrived.
     """
 
     __slots__ = (
@@ -191,19 +92,12 @@ class ChatStreamParser:
         "_last_index",
         "_legacy_index",
         "_reasoning",
-        "closed",
-        "done",
         "finish_reason",
-        "provider",
-        "secrets",
         "usage",
     )
 
     def __init__(self, provider: str = "provider", *, secrets: Iterable[str | None] = ()) -> None:
-        self.provider = provider
-        self.secrets = tuple(secrets)  # masked out of error messages
-        self.done = False  # "data: [DONE]" seen
-        self.closed = False  # a terminal event (EndEvent/ErrorEvent) was produced
+        super().__init__(provider, secrets=secrets)
         self.finish_reason: str | None = None
         self.usage: Usage | None = None
         self._calls: dict[int, _ToolCall] = {}
@@ -214,7 +108,7 @@ class ChatStreamParser:
 
     # -- entry points
 
-    def feed_sse(self, sse: ServerSentEvent) -> list[StreamEvent]:
+    def feed(self, sse: ServerSentEvent) -> list[StreamEvent]:
         data = sse.data
         if data.startswith("[DONE]"):
             self.done = True
@@ -247,7 +141,7 @@ class ChatStreamParser:
             self.usage = usage_from_openai(usage)
         return events
 
-    def feed_completion(self, completion: Any) -> list[StreamEvent]:
+    def feed_body(self, completion: Any) -> list[StreamEvent]:
         """A non-streaming ``chat.completion`` (a server that ignored ``stream``)."""
         if not isinstance(completion, dict) or completion.get("error"):
             return self.error_from_object(completion)
@@ -289,13 +183,6 @@ class ChatStreamParser:
         events.append(EndEvent(reason, {"raw_finish_reason": raw} if raw != reason else {}))
         return events
 
-    def error(self, message: str, code: str | None = None) -> list[StreamEvent]:
-        """A terminal error (also used by the HTTP layer for mid-stream failures)."""
-        if self.closed:
-            return []
-        self.closed = True
-        return [self._error_event(message, code)]
-
     def error_from_object(self, data: Any) -> list[StreamEvent]:
         error = data.get("error", data) if isinstance(data, dict) else data
         message: Any = None
@@ -310,10 +197,6 @@ class ChatStreamParser:
         return self.error(message, code=str(code) if code not in (None, "") else None)
 
     # -- internals
-
-    def _error_event(self, message: str, code: str | None) -> ErrorEvent:
-        text = str(ProviderError(redact(message, self.secrets), provider=self.provider))
-        return ErrorEvent(text, code=code, provider=self.provider)
 
     def _feed_choice(self, choice: dict[str, Any], events: list[StreamEvent]) -> None:
         delta = choice.get("delta")

@@ -1,10 +1,10 @@
 """The OpenAI Responses API request side: typed messages to ``POST /responses`` JSON.
 
-No I/O here: :func:`build_responses_body` turns a :class:`ChatRequest` into the
-request body. Stream events are parsed in ``responses_stream``; the HTTP side lives
+No I/O here: :func:`build_openai_responses_body` turns a :class:`ChatRequest` into the
+request body. Stream events are parsed in ``openai_responses_stream``; the HTTP side lives
 in ``openai_responses``.
 
-Two ways to carry a conversation (see :func:`build_responses_body`): *chain* sends
+Two ways to carry a conversation (see :func:`build_openai_responses_body`): *chain* sends
 ``previous_response_id`` plus only the items added since that response; *replay*
 sends every item, statelessly (``store: false``), with the encrypted reasoning kept
 from earlier responses. Replayed items carry no server ids (``rs_``/``fc_``/``msg_``):
@@ -22,7 +22,7 @@ from desktop.core.provider import ChatRequest
 
 __all__ = [
     "ENCRYPTED_REASONING",
-    "build_responses_body",
+    "build_openai_responses_body",
     "encrypted_reasoning_unsupported",
     "message_to_items",
     "previous_response_missing",
@@ -112,7 +112,7 @@ def split_at_previous_response(messages: list[Message]) -> tuple[str | None, lis
     return None, messages
 
 
-def build_responses_body(
+def build_openai_responses_body(
     request: ChatRequest,
     *,
     chain: bool = True,

@@ -27,9 +27,9 @@ from desktop.core.messages import (
     Usage,
 )
 from desktop.core.provider import ChatRequest, ToolSpec
-from desktop.providers.openai_format import (
-    ChatStreamParser,
-    build_chat_body,
+from desktop.providers.openai_chat_format import build_openai_chat_body
+from desktop.providers.openai_chat_stream import (
+    OpenAIChatStreamParser,
     normalize_finish_reason,
     usage_from_openai,
 )
@@ -40,7 +40,7 @@ from tests.support.sse_builders import chat_chunk
 
 
 def test_minimal_body() -> None:
-    body = build_chat_body(ChatRequest(model="gpt-test", messages=[Message.user("Hi")]))
+    body = build_openai_chat_body(ChatRequest(model="gpt-test", messages=[Message.user("Hi")]))
     assert body == {
         "model": "gpt-test",
         "messages": [{"role": "user", "content": "Hi"}],
@@ -95,7 +95,7 @@ def test_full_conversation_body() -> None:
         max_tokens=512,
         extra={"top_p": 0.9, "stream_options": None},
     )
-    body = build_chat_body(request)
+    body = build_openai_chat_body(request)
     assert body["messages"] == [
         {"role": "system", "content": "You are Assista."},
         {"role": "system", "content": "Extra system note"},
@@ -163,7 +163,7 @@ def test_tool_results_inside_a_user_message_become_tool_messages() -> None:
             TextPart(text="and now?"),
         ],
     )
-    body = build_chat_body(ChatRequest(model="m", messages=[message]))
+    body = build_openai_chat_body(ChatRequest(model="m", messages=[message]))
     assert body["messages"] == [
         {"role": "tool", "tool_call_id": "c1", "content": "r"},
         {"role": "user", "content": "and now?"},
@@ -171,7 +171,7 @@ def test_tool_results_inside_a_user_message_become_tool_messages() -> None:
 
 
 def test_no_tools_key_without_tools_and_extra_overrides() -> None:
-    body = build_chat_body(
+    body = build_openai_chat_body(
         ChatRequest(model="m", messages=[Message.user("x")], extra={"model": "other"})
     )
     assert "tools" not in body and "temperature" not in body and "max_tokens" not in body
@@ -182,12 +182,12 @@ def test_no_tools_key_without_tools_and_extra_overrides() -> None:
 
 
 def run(chunks: list[Any], *, done: bool = True) -> list[StreamEvent]:
-    parser = ChatStreamParser("Test")
+    parser = OpenAIChatStreamParser("Test")
     events: list[StreamEvent] = []
     for chunk in chunks:
         events += parser.feed_chunk(chunk)
     if done:
-        events += parser.feed_sse(ServerSentEvent(data="[DONE]"))
+        events += parser.feed(ServerSentEvent(data="[DONE]"))
     events += parser.finish()
     return events
 
@@ -355,7 +355,7 @@ def test_usage_variants() -> None:
 
 
 def test_in_stream_error_object_ends_stream() -> None:
-    parser = ChatStreamParser("Test")
+    parser = OpenAIChatStreamParser("Test")
     events = parser.feed_chunk(delta({"content": "par"}))
     events += parser.feed_chunk({"error": {"message": "overloaded", "code": 529}})
     events += parser.feed_chunk(delta({"content": "ignored"}))
@@ -368,17 +368,17 @@ def test_in_stream_error_object_ends_stream() -> None:
 
 
 def test_event_error_with_json_and_text() -> None:
-    parser = ChatStreamParser("Test")
-    events = parser.feed_sse(ServerSentEvent("error", '{"message": "quota", "type": "billing"}'))
+    parser = OpenAIChatStreamParser("Test")
+    events = parser.feed(ServerSentEvent("error", '{"message": "quota", "type": "billing"}'))
     assert events == [ErrorEvent("Test: quota", code="billing", provider="Test")]
-    parser = ChatStreamParser("Test")
-    assert parser.feed_sse(ServerSentEvent("error", "plain failure")) == [
+    parser = OpenAIChatStreamParser("Test")
+    assert parser.feed(ServerSentEvent("error", "plain failure")) == [
         ErrorEvent("Test: plain failure", provider="Test")
     ]
 
 
 def test_malformed_data_is_an_error() -> None:
-    events = ChatStreamParser("Test").feed_sse(ServerSentEvent(data="{not json"))
+    events = OpenAIChatStreamParser("Test").feed(ServerSentEvent(data="{not json"))
     assert len(events) == 1 and isinstance(events[0], ErrorEvent)
     assert events[0].code == "malformed_stream"
 
@@ -400,9 +400,9 @@ def test_finish_reason_without_done_is_a_normal_end() -> None:
 
 
 def test_exactly_one_terminal_event() -> None:
-    parser = ChatStreamParser("Test")
+    parser = OpenAIChatStreamParser("Test")
     parser.feed_chunk(delta({"content": "x"}, "stop"))
-    first = parser.feed_sse(ServerSentEvent(data="[DONE]"))
+    first = parser.feed(ServerSentEvent(data="[DONE]"))
     assert first == [EndEvent("stop")]
     assert parser.finish() == [] and parser.error("late") == []
 
@@ -445,7 +445,7 @@ def test_non_streaming_completion_fallback() -> None:
         ],
         "usage": {"prompt_tokens": 1, "completion_tokens": 2},
     }
-    events = ChatStreamParser("Test").feed_completion(completion)
+    events = OpenAIChatStreamParser("Test").feed_body(completion)
     assert [type(e).__name__ for e in events] == [
         "ReasoningDelta", "ReasoningComplete", "TextDelta", "ToolCallStarted", "ToolCallStarted",
         "ToolCallComplete", "ToolCallComplete", "UsageEvent", "EndEvent",

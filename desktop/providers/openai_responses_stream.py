@@ -1,8 +1,8 @@
 """Parsing the OpenAI Responses API event stream into normalized events.
 
-No I/O here: :class:`ResponsesStreamParser` turns decoded ``response.*`` events
+No I/O here: :class:`OpenAIResponsesStreamParser` turns decoded ``response.*`` events
 (``response.output_text.delta``, ``response.output_item.done``, ...) into
-:mod:`desktop.core.events`. Request bodies are built in ``responses_format``.
+:mod:`desktop.core.events`. Request bodies are built in ``openai_responses_format``.
 """
 
 from __future__ import annotations
@@ -12,10 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop.core.errors import ProviderError
 from desktop.core.events import (
     EndEvent,
-    ErrorEvent,
     ReasoningComplete,
     ReasoningDelta,
     SourcesEvent,
@@ -26,10 +24,10 @@ from desktop.core.events import (
     UsageEvent,
 )
 from desktop.core.messages import Source, Usage
-from desktop.providers.retry import redact
 from desktop.providers.sse import ServerSentEvent
+from desktop.providers.stream_parser import ParserBase
 
-__all__ = ["SUMMARY_SEPARATOR", "ResponsesStreamParser", "usage_from_responses"]
+__all__ = ["SUMMARY_SEPARATOR", "OpenAIResponsesStreamParser", "usage_from_responses"]
 
 SUMMARY_SEPARATOR = "\n\n"  # between the parts of one reasoning summary
 _INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"}
@@ -73,14 +71,17 @@ class _Reasoning:
     streamed: bool = False
 
 
-class ResponsesStreamParser:
+class OpenAIResponsesStreamParser(ParserBase):
     """Responses stream events in, normalized events out (one instance per response).
 
-    ``feed_sse``/``feed_event`` return the events completed by one stream event;
-    ``finish()`` returns the terminal events once the byte stream has ended. After
-    a terminal event (``closed`` is true) the caller should stop reading. Items are
-    keyed by ``output_index``; events of unknown types are ignored.
+    ``feed``/``feed_event`` return the events completed by one stream event;
+    ``finish()`` returns the terminal events once the byte stream has ended. Items
+    are keyed by ``output_index``; events of unknown types are ignored. ``done``: a
+    ``response.completed``/``.incomplete``/``.failed`` event arrived.
     """
+
+    __slots__ = ("_call_count", "_calls", "_done", "_had_calls", "_reasoning", "_sources",
+                 "_streamed_text", "response_id", "stored", "usage")  # fmt: skip
 
     def __init__(
         self,
@@ -89,10 +90,8 @@ class ResponsesStreamParser:
         secrets: Iterable[str | None] = (),
         stored: bool = True,
     ) -> None:
-        self.provider = provider
-        self.secrets = tuple(secrets)  # masked out of error messages
+        super().__init__(provider, secrets=secrets)
         self.stored = stored  # the request had store != false: the id can be chained
-        self.closed = False  # a terminal event (EndEvent/ErrorEvent) was produced
         self.response_id: str | None = None
         self.usage: Usage | None = None
         self._calls: dict[Any, _Call] = {}
@@ -105,7 +104,7 @@ class ResponsesStreamParser:
 
     # -- entry points
 
-    def feed_sse(self, sse: ServerSentEvent) -> list[StreamEvent]:
+    def feed(self, sse: ServerSentEvent) -> list[StreamEvent]:
         data = sse.data
         if data.startswith("[DONE]"):  # not sent by OpenAI; some compatible servers do
             return self.finish()
@@ -130,7 +129,7 @@ class ResponsesStreamParser:
         handler(self, event, events)
         return events
 
-    def feed_response(self, response: Any) -> list[StreamEvent]:
+    def feed_body(self, response: Any) -> list[StreamEvent]:
         """A whole (non-streamed) ``response`` object: a server that ignored ``stream``."""
         if not isinstance(response, dict):
             return self.error("the server sent an unexpected response", "malformed_stream")
@@ -144,14 +143,6 @@ class ResponsesStreamParser:
         """The byte stream ended: an error unless a terminal event already arrived."""
         message = "the stream ended unexpectedly before the response was complete"
         return self.error(message, "stream_interrupted")
-
-    def error(self, message: str, code: str | None = None) -> list[StreamEvent]:
-        """A terminal error (also used by the HTTP layer for mid-stream failures)."""
-        if self.closed:
-            return []
-        self.closed = True
-        text = str(ProviderError(redact(message, self.secrets), provider=self.provider))
-        return [ErrorEvent(text, code=code, provider=self.provider)]
 
     def error_from_object(self, data: Any) -> list[StreamEvent]:
         """``{"message", "code"}``, or the same nested under ``"error"``."""
@@ -176,6 +167,7 @@ class ResponsesStreamParser:
 
     def _terminal(self, event: dict[str, Any], events: list[StreamEvent]) -> None:
         """``response.completed`` / ``.incomplete`` / ``.failed``."""
+        self.done = True
         response = _dict(event.get("response"))
         self._created(event, events)
         output = response.get("output")
@@ -357,28 +349,28 @@ class ResponsesStreamParser:
 
     # -- errors
 
-    def _error_event(self, event: dict[str, Any], events: list[StreamEvent]) -> None:
+    def _error_item(self, event: dict[str, Any], events: list[StreamEvent]) -> None:
         events.extend(self.error_from_object(event))
 
 
 _HANDLERS = {
-    "response.created": ResponsesStreamParser._created,
-    "response.in_progress": ResponsesStreamParser._created,
-    "response.queued": ResponsesStreamParser._created,
-    "response.completed": ResponsesStreamParser._terminal,
-    "response.incomplete": ResponsesStreamParser._terminal,
-    "response.failed": ResponsesStreamParser._terminal,
-    "response.output_item.added": ResponsesStreamParser._item_added,
-    "response.output_item.done": ResponsesStreamParser._item_event_done,
-    "response.output_text.delta": ResponsesStreamParser._text_delta,
-    "response.refusal.delta": ResponsesStreamParser._text_delta,
-    "response.output_text.done": ResponsesStreamParser._text_done,
-    "response.refusal.done": ResponsesStreamParser._text_done,
-    "response.output_text.annotation.added": ResponsesStreamParser._annotation,
-    "response.function_call_arguments.delta": ResponsesStreamParser._arguments_delta,
-    "response.function_call_arguments.done": ResponsesStreamParser._arguments_done,
-    "response.reasoning_summary_text.delta": ResponsesStreamParser._summary_delta,
-    "response.reasoning_summary_text.done": ResponsesStreamParser._summary_done,
-    "response.reasoning_text.delta": ResponsesStreamParser._reasoning_text_delta,
-    "error": ResponsesStreamParser._error_event,
+    "response.created": OpenAIResponsesStreamParser._created,
+    "response.in_progress": OpenAIResponsesStreamParser._created,
+    "response.queued": OpenAIResponsesStreamParser._created,
+    "response.completed": OpenAIResponsesStreamParser._terminal,
+    "response.incomplete": OpenAIResponsesStreamParser._terminal,
+    "response.failed": OpenAIResponsesStreamParser._terminal,
+    "response.output_item.added": OpenAIResponsesStreamParser._item_added,
+    "response.output_item.done": OpenAIResponsesStreamParser._item_event_done,
+    "response.output_text.delta": OpenAIResponsesStreamParser._text_delta,
+    "response.refusal.delta": OpenAIResponsesStreamParser._text_delta,
+    "response.output_text.done": OpenAIResponsesStreamParser._text_done,
+    "response.refusal.done": OpenAIResponsesStreamParser._text_done,
+    "response.output_text.annotation.added": OpenAIResponsesStreamParser._annotation,
+    "response.function_call_arguments.delta": OpenAIResponsesStreamParser._arguments_delta,
+    "response.function_call_arguments.done": OpenAIResponsesStreamParser._arguments_done,
+    "response.reasoning_summary_text.delta": OpenAIResponsesStreamParser._summary_delta,
+    "response.reasoning_summary_text.done": OpenAIResponsesStreamParser._summary_done,
+    "response.reasoning_text.delta": OpenAIResponsesStreamParser._reasoning_text_delta,
+    "error": OpenAIResponsesStreamParser._error_item,
 }
