@@ -32,7 +32,7 @@ from desktop.chat.events import (
 from desktop.chat.profile import ChatRef, NewChat
 from desktop.chat.service import ChatService
 from desktop.chat.turn_plan import TurnOverrides
-from desktop.cli.commands import fail
+from desktop.cli.failure import fail
 from desktop.core.agent_events import LimitReached, ToolRunFinished, ToolRunStarted
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.events import ErrorEvent, TextDelta, event_to_dict

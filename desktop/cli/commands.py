@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -96,9 +95,3 @@ def run(argv: list[str]) -> int:
     from desktop.ui.window.launch import launch_gui
 
     return launch_gui(data_dir=args.data_dir, smoke=args.smoke)
-
-
-def fail(message: str, code: int = 1) -> int:
-    """Print one clear error line to stderr and return the exit status."""
-    print(f"assista: error: {message}", file=sys.stderr)
-    return code

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from desktop.app import AppContext
-from desktop.cli.commands import fail
+from desktop.cli.failure import fail
 from desktop.core.errors import AssistaError
 from desktop.storage.export import export_sessions
 

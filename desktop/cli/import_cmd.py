@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from desktop.app import AppContext
-from desktop.cli.commands import fail
+from desktop.cli.failure import fail
 from desktop.core.errors import AssistaError
 from desktop.storage.importer import import_document, read_import_file
 

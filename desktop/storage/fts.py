@@ -142,13 +142,6 @@ def create_search_index(conn: sqlite3.Connection) -> None:
     _run_script(conn, FILL_SQL)
 
 
-def rebuild_search_index(conn: sqlite3.Connection) -> None:
-    """Empty and refill both tables from the messages and sessions (inside a transaction)."""
-    conn.execute("DELETE FROM search_fts")
-    conn.execute("DELETE FROM search_cjk")
-    _run_script(conn, FILL_SQL)
-
-
 def cjk_uses_trigram(conn: sqlite3.Connection) -> bool:
     row = conn.execute(
         "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'search_cjk'"
@@ -157,7 +150,7 @@ def cjk_uses_trigram(conn: sqlite3.Connection) -> bool:
 
 
 def _run_script(conn: sqlite3.Connection, script: str) -> None:
-    from desktop.storage.migrations import split_sql
+    from desktop.storage.sql_script import split_sql
 
     for statement in split_sql(script):
         conn.execute(statement)

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from desktop.core.errors import StorageError
 from desktop.storage.backup import KEEP_BACKUPS, make_backup, restore_backup
-from desktop.storage.migrations import Migration, MigrationStep, split_sql
+from desktop.storage.migrations import Migration, MigrationStep
+from desktop.storage.sql_script import split_sql
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,8 @@ import pytest
 from desktop.core.errors import StorageError
 from desktop.storage.backup import list_backups
 from desktop.storage.database import Database, DatabaseCorruptError
-from desktop.storage.migrations import LATEST_VERSION, MIGRATIONS, split_sql
+from desktop.storage.migrations import LATEST_VERSION, MIGRATIONS
+from desktop.storage.sql_script import split_sql
 
 NEXT = LATEST_VERSION + 1
 

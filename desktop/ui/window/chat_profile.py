@@ -5,18 +5,31 @@ pickers and dialogs; reads and changes go to the chat service
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from PySide6.QtCore import SignalInstance
+
+from desktop.chat.profile import ChatRef
+from desktop.chat.service import ChatService
 from desktop.core.errors import AssistaError
 from desktop.core.prompt import PromptSources, build_system_prompt
 from desktop.storage.assistants import Assistant
 
-if TYPE_CHECKING:
-    from desktop.ui.window.controller import ChatController
+
+class ChatOnScreen(Protocol):
+    """What the profile needs of its owner (the window's controller)."""
+
+    service: ChatService
+    toolsChanged: SignalInstance
+    selectionChanged: SignalInstance
+    errorOccurred: SignalInstance
+
+    @property
+    def chat(self) -> ChatRef: ...
 
 
 class ChatProfile:
-    def __init__(self, controller: ChatController) -> None:
+    def __init__(self, controller: ChatOnScreen) -> None:
         self.controller = controller
 
     def assistant(self) -> Assistant | None:
