@@ -67,7 +67,8 @@ class OllamaStreamParser(ParserBase):
         if not isinstance(line, dict):
             return self.error(f"malformed stream data: {str(line)[:120]!r}", "malformed_stream")
         if line.get("error"):  # {"error": "..."} (sometimes with "status")
-            text, code = describe_error_body(json.dumps(line).encode(), "application/json")
+            text, code = describe_error_body(json.dumps(line).encode(), "application/json",
+                                             secrets=self.secrets)
             text = text or "the server reported an error during streaming"
             return self.error(text, code, count_of(line.get("status")))
         events: list[StreamEvent] = []

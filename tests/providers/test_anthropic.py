@@ -1,12 +1,9 @@
-"""AnthropicProvider end to end against the loopback fake Messages API server."""
+"""AnthropicProvider end to end against the loopback fake Messages API server: what is
+particular to Anthropic (the streaming contract shared by every API: test_stream_contract)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import gc
 import re
-import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,12 +33,7 @@ from desktop.providers.retry import RetryPolicy
 from tests.support.anthropic_server import (
     FakeAnthropicServer,
     ScriptedResponse,
-    anthropic_error,
-    anthropic_event,
     anthropic_server,
-    split_bytes,
-    text_message,
-    unused_port,
 )
 from tests.support.fixtures import RecordingSleep
 
@@ -247,18 +239,16 @@ def check_expected(outcome: Outcome, name: str) -> None:
         assert outcome.last == expected["end"]
 
 
-@pytest.mark.parametrize("size", [1, 7, None], ids=["1-byte", "7-bytes", "whole"])
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 async def test_recorded_transcript_over_loopback(
-    anthropic_server: FakeAnthropicServer, name: str, size: int | None
+    anthropic_server: FakeAnthropicServer, name: str
 ) -> None:
+    """What each transcript means (any chunking gives the same: test_stream_contract)."""
     data = transcript(name)
-    chunks = split_bytes(data, size) if size else [data]
-    anthropic_server.enqueue(ScriptedResponse(chunks=chunks, cut=name == "anthropic_cut.sse"))
+    anthropic_server.enqueue(ScriptedResponse(chunks=[data], cut=name == "anthropic_cut.sse"))
     async with make(anthropic_server) as provider:
         outcome = await collect(provider)
     check_expected(outcome, name)
-    assert len(anthropic_server.messages_requests) == 1  # nothing is retried mid-stream
 
 
 def test_every_transcript_has_expectations() -> None:
@@ -279,23 +269,6 @@ def mock_client(chunks: list[bytes], status: int = 200) -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=httpx.MockTransport(handler))
 
 
-@pytest.mark.parametrize("size", [2, 3, 5, 13, 64])
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-async def test_recorded_transcript_exact_chunkings(name: str, size: int) -> None:
-    async with mock_client(split_bytes(transcript(name), size)) as client:
-        provider = AnthropicProvider("http://test", KEY, name="Fake", client=client)
-        check_expected(await collect(provider), name)
-
-
-@pytest.mark.parametrize("eol", [b"\r\n", b"\r"])
-async def test_other_line_endings(eol: bytes) -> None:
-    name = "anthropic_thinking_tool_use.sse"
-    data = transcript(name).replace(b"\n", eol)
-    async with mock_client(split_bytes(data, 5)) as client:
-        provider = AnthropicProvider("http://test", name="Fake", client=client)
-        check_expected(await collect(provider), name)
-
-
 async def test_event_order_of_a_thinking_tool_turn() -> None:
     async with mock_client([transcript("anthropic_thinking_tool_use.sse")]) as client:
         provider = AnthropicProvider("http://test", name="Fake", client=client)
@@ -313,20 +286,6 @@ async def test_event_order_of_a_thinking_tool_turn() -> None:
         "usage",
         "end",
     ]
-
-
-async def test_events_are_yielded_before_the_stream_ends(
-    anthropic_server: FakeAnthropicServer,
-) -> None:
-    scripted = ScriptedResponse(chunks=text_message("Hello world", 5), hold_after=3)
-    anthropic_server.enqueue(scripted)
-    async with make(anthropic_server) as provider:
-        stream = provider.stream(REQUEST)
-        first = await anext(stream)
-        assert first == TextDelta("Hello")
-        scripted.release()
-        rest = [e async for e in stream]
-    assert Outcome([first, *rest]).text == "Hello world"
 
 
 async def test_server_ignoring_stream_flag(anthropic_server: FakeAnthropicServer) -> None:
@@ -356,139 +315,8 @@ async def test_server_ignoring_stream_flag(anthropic_server: FakeAnthropicServer
     assert outcome.last == EndEvent("tool_calls", {"raw_finish_reason": "tool_use"})
 
 
-# ---------------------------------------------------------------- retries and errors
-
-
-async def test_529_overloaded_is_retried_then_succeeds(
-    anthropic_server: FakeAnthropicServer,
-) -> None:
-    sleep = RecordingSleep()
-    anthropic_server.enqueue_error(529, "Overloaded", type="overloaded_error")
-    anthropic_server.enqueue_error(
-        429, "Rate limited", type="rate_limit_error", headers={"retry-after": "3"}
-    )
-    anthropic_server.enqueue_text("recovered")
-    retry = RetryPolicy(sleep=sleep, random=lambda: 1.0)
-    seen: list[tuple[int, float, str]] = []
-    async with make(anthropic_server, retry=retry, on_retry=lambda *a: seen.append(a)) as provider:
-        outcome = await collect(provider)
-    assert outcome.text == "recovered" and outcome.last == EndEvent(
-        "stop", {"raw_finish_reason": "end_turn"}
-    )
-    assert len(anthropic_server.messages_requests) == 3
-    assert sleep.delays == [0.5, 3.0]  # backoff, then what the server asked for
-    assert seen == [(0, 0.5, "HTTP 529"), (1, 3.0, "HTTP 429")]
-
-
-async def test_retries_exhausted_reports_the_last_status(
-    anthropic_server: FakeAnthropicServer,
-) -> None:
-    for _ in range(3):
-        anthropic_server.enqueue_error(529, "Overloaded", type="overloaded_error")
-    retry = RetryPolicy(max_retries=2, sleep=RecordingSleep())
-    async with make(anthropic_server, retry=retry) as provider:
-        outcome = await collect(provider)
-    assert outcome.events == [
-        ErrorEvent(
-            "Fake (HTTP 529): Overloaded", code="overloaded_error", status=529, provider="Fake"
-        )
-    ]
-
-
-async def test_400_is_not_retried(anthropic_server: FakeAnthropicServer) -> None:
-    sleep = RecordingSleep()
-    anthropic_server.enqueue_error(
-        400, "max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens"
-    )
-    anthropic_server.enqueue_text("never")
-    async with make(anthropic_server, retry=RetryPolicy(sleep=sleep)) as provider:
-        outcome = await collect(provider)
-    assert len(anthropic_server.messages_requests) == 1 and sleep.delays == []
-    assert outcome.events == [
-        ErrorEvent(
-            "Fake (HTTP 400): max_tokens: 100000 > 64000, which is the maximum allowed number "
-            "of output tokens",
-            code="invalid_request_error",
-            status=400,
-            provider="Fake",
-        )
-    ]
-
-
-async def test_html_error_page_gives_a_short_message(
-    anthropic_server: FakeAnthropicServer,
-) -> None:
-    page = (
-        "<!DOCTYPE html><html><head><title>502 Bad Gateway</title><style>p{}</style></head>"
-        "<body><h1>502 Bad Gateway</h1><hr><p>cloudflare</p>"
-        + "<!-- pad -->" * 400
-        + "</body></html>"
-    )
-    anthropic_server.enqueue(ScriptedResponse.text(502, page))
-    async with make(anthropic_server, retry=RetryPolicy.disabled()) as provider:
-        event = (await collect(provider)).last
-    assert isinstance(event, ErrorEvent) and event.status == 502
-    assert event.message == "Fake (HTTP 502): 502 Bad Gateway cloudflare"
-
-
-async def test_html_page_with_status_200(anthropic_server: FakeAnthropicServer) -> None:
-    page = "<html><head><title>Corporate proxy</title></head><body>Please sign in</body></html>"
-    anthropic_server.enqueue(ScriptedResponse.text(200, page))
-    async with make(anthropic_server) as provider:
-        event = (await collect(provider)).last
-    assert isinstance(event, ErrorEvent) and event.code == "unexpected_content"
-    assert event.message == (
-        "Fake: expected an event stream but got a web page (Corporate "
-        "proxy: Please sign in); check the base URL"
-    )
-
-
-async def test_401_and_keys_are_redacted_everywhere(anthropic_server: FakeAnthropicServer) -> None:
-    anthropic_server.enqueue_error(401, f"invalid x-api-key: {KEY}", type="authentication_error")
-    in_stream = anthropic_event(
-        {"type": "error", "error": {"type": "api_error", "message": f"key {KEY} broke"}}
-    )
-    anthropic_server.enqueue(ScriptedResponse(chunks=[text_message("x")[0], in_stream]))
-    async with make(anthropic_server) as provider:
-        first = (await collect(provider)).last
-        second = (await collect(provider)).last
-    assert isinstance(first, ErrorEvent) and isinstance(second, ErrorEvent)
-    assert first.message == "Fake (HTTP 401): invalid x-api-key: *** (check the API key)"
-    assert first.code == "authentication_error"
-    assert second.message == "Fake: key *** broke" and second.code == "api_error"
-
-
-async def test_error_after_first_byte_is_not_retried(
-    anthropic_server: FakeAnthropicServer,
-) -> None:
-    sleep = RecordingSleep()
-    anthropic_server.enqueue(ScriptedResponse(chunks=text_message("abcdef", 2)[:4], cut=True))
-    anthropic_server.enqueue_text("must not be used")
-    async with make(anthropic_server, retry=RetryPolicy(sleep=sleep)) as provider:
-        outcome = await collect(provider)
-    assert outcome.text == "abcd"
-    assert isinstance(outcome.last, ErrorEvent) and outcome.last.code == "stream_interrupted"
-    assert len(anthropic_server.messages_requests) == 1 and sleep.delays == []
-    assert_terminal(outcome)
-
-
-async def test_stalled_stream_times_out(anthropic_server: FakeAnthropicServer) -> None:
-    anthropic_server.enqueue(ScriptedResponse(chunks=text_message("abc", 1), hold_after=3))
-    async with make(anthropic_server, timeout=0.2) as provider:
-        outcome = await collect(provider)
-    assert outcome.text == "a"
-    assert isinstance(outcome.last, ErrorEvent) and outcome.last.code == "timeout"
-    assert "stalled" in outcome.last.message
-
-
-async def test_connection_refused_is_one_error_event() -> None:
-    url = f"http://127.0.0.1:{unused_port()}"
-    retry = RetryPolicy(max_retries=1, sleep=RecordingSleep())
-    async with AnthropicProvider(url, KEY, name="Local", retry=retry) as provider:
-        outcome = await collect(provider)
-    assert len(outcome.events) == 1 and isinstance(outcome.last, ErrorEvent)
-    assert outcome.last.code == "connection_error"
-    assert outcome.last.message.startswith(f"Local: could not connect to {url}")
+# ---------------------------------------------------------------- set-up
+# (statuses, retries, cut streams, redaction, hygiene: test_stream_contract, for every API)
 
 
 def test_is_a_provider_and_hides_the_key() -> None:
@@ -497,71 +325,6 @@ def test_is_a_provider_and_hides_the_key() -> None:
     assert provider.name == "Anthropic" and provider.supports_tools and provider.supports_reasoning
     assert provider.base_url == "https://api.anthropic.com"
     assert KEY not in repr(provider)
-
-
-# ---------------------------------------------------------------- cancellation and hygiene
-
-
-async def test_cancellation_propagates(anthropic_server: FakeAnthropicServer) -> None:
-    scripted = ScriptedResponse(chunks=text_message("Hello world", 5), hold_after=3)
-    anthropic_server.enqueue(scripted)
-    provider = make(anthropic_server)
-    got_first = asyncio.Event()
-    seen: list[StreamEvent] = []
-
-    async def consume() -> None:
-        async for event in provider.stream(REQUEST):
-            seen.append(event)
-            got_first.set()
-
-    task = asyncio.create_task(consume())
-    await asyncio.wait_for(got_first.wait(), 5)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert seen == [TextDelta("Hello")]
-    scripted.release()
-    anthropic_server.enqueue_text("again")  # still usable afterwards
-    assert (await collect(provider)).text == "again"
-    await provider.aclose()
-
-
-async def test_connection_is_reused_after_message_stop(
-    anthropic_server: FakeAnthropicServer,
-) -> None:
-    for _ in range(3):
-        anthropic_server.enqueue_text("Hello world", 2)
-    async with make(anthropic_server) as provider:
-        for _ in range(3):
-            assert (await collect(provider)).text == "Hello world"
-    assert len({r.client_port for r in anthropic_server.messages_requests}) == 1
-
-
-async def test_no_httpx_generator_left_suspended(anthropic_server: FakeAnthropicServer) -> None:
-    """Under a loop without asyncgen hooks (qasync) nothing is left for the GC."""
-    anthropic_server.enqueue_text("Hello world", 2)
-    anthropic_server.enqueue(anthropic_error(400, "bad request"))
-    anthropic_server.enqueue(ScriptedResponse(chunks=[transcript("anthropic_error_event.sse")]))
-    anthropic_server.enqueue(ScriptedResponse(chunks=text_message("abcdef", 1), hold_after=4))
-    unraisable: list[Any] = []
-    old_hooks = sys.get_asyncgen_hooks()
-    old_unraisable = sys.unraisablehook
-    sys.set_asyncgen_hooks(firstiter=None, finalizer=None)
-    sys.unraisablehook = unraisable.append
-    try:
-        provider = make(anthropic_server)
-        for _ in range(3):
-            assert_terminal(await collect(provider))
-        async with contextlib.aclosing(provider.stream(REQUEST)) as stream:
-            async for event in stream:
-                assert event == TextDelta("a")
-                break
-        await provider.aclose()
-        gc.collect()
-    finally:
-        sys.set_asyncgen_hooks(*old_hooks)
-        sys.unraisablehook = old_unraisable
-    assert unraisable == []
 
 
 async def test_created_by_the_factory_from_the_preset(

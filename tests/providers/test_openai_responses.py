@@ -1,18 +1,15 @@
-"""OpenAIResponsesProvider end to end against the loopback fake Responses server."""
+"""OpenAIResponsesProvider end to end against the loopback fake Responses server: what
+is particular to the Responses API (the streaming contract shared by every API:
+test_stream_contract)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import gc
 import json
-import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from desktop.core.errors import ConfigError, ProviderError
@@ -35,8 +32,8 @@ from desktop.providers.factory import create_provider
 from desktop.providers.openai_responses import OpenAIResponsesProvider
 from desktop.providers.retry import RetryPolicy
 from tests.support.fixtures import RecordingSleep
-from tests.support.openai_server import ScriptedResponse, split_bytes, unused_port
-from tests.support.responses_server import FakeResponsesServer, text_response
+from tests.support.openai_server import ScriptedResponse
+from tests.support.responses_server import FakeResponsesServer
 
 DATA = Path(__file__).parent / "data" / "responses"
 KEY = "sk-test-abcdefghijklmnop0123456789"
@@ -222,14 +219,11 @@ def check_expected(name: str, outcome: Outcome) -> None:
         assert outcome.last == EndEvent(expected["end"], {"response_id": expected["response_id"]})
 
 
-@pytest.mark.parametrize("size", [1, 7, None], ids=["1-byte", "7-bytes", "whole"])
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-async def test_recorded_transcript_over_loopback(
-    server: FakeResponsesServer, name: str, size: int | None
-) -> None:
+async def test_recorded_transcript_over_loopback(server: FakeResponsesServer, name: str) -> None:
+    """What each transcript means (any chunking gives the same: test_stream_contract)."""
     data = fixture_bytes(name)
-    chunks = split_bytes(data, size) if size else [data]
-    server.enqueue(ScriptedResponse(chunks=chunks, cut=name == "cut.sse"))
+    server.enqueue(ScriptedResponse(chunks=[data], cut=name == "cut.sse"))
     async with make(server) as provider:
         outcome = await collect(provider)
     check_expected(name, outcome)
@@ -237,48 +231,6 @@ async def test_recorded_transcript_over_loopback(
 
 def test_every_transcript_is_checked() -> None:
     assert sorted(p.name for p in DATA.glob("*.sse")) == sorted(EXPECTED)
-
-
-def mock_client(chunks: list[bytes], content_type: str = "text/event-stream") -> httpx.AsyncClient:
-    async def body() -> AsyncIterator[bytes]:
-        for chunk in chunks:
-            yield chunk
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, headers={"content-type": content_type}, content=body())
-
-    return httpx.AsyncClient(transport=httpx.MockTransport(handler))
-
-
-@pytest.mark.parametrize("size", [2, 3, 5, 13, 64])
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-async def test_recorded_transcript_other_chunkings(name: str, size: int) -> None:
-    async with mock_client(split_bytes(fixture_bytes(name), size)) as client:
-        provider = OpenAIResponsesProvider("http://test/v1", KEY, name="Fake", client=client)
-        check_expected(name, await collect(provider))
-
-
-@pytest.mark.parametrize("eol", [b"\r\n", b"\r"])
-async def test_other_line_endings(eol: bytes) -> None:
-    data = fixture_bytes("reasoning_tool_call.sse").replace(b"\n", eol)
-    async with mock_client(split_bytes(data, 5)) as client:
-        provider = OpenAIResponsesProvider("http://test/v1", name="Fake", client=client)
-        check_expected("reasoning_tool_call.sse", await collect(provider))
-
-
-async def test_events_are_yielded_before_the_stream_ends(server: FakeResponsesServer) -> None:
-    scripted = ScriptedResponse(chunks=text_response("Hello world", 5), hold_after=4)
-    server.enqueue(scripted)
-    async with make(server) as provider:
-        stream = provider.stream(REQUEST)
-        first = await anext(stream)
-        assert first == TextDelta("Hello")
-        scripted.release()
-        rest = [e async for e in stream]
-    assert Outcome([first, *rest]).text == "Hello world"
-
-
-# ---------------------------------------------------------------- request shape
 
 
 async def test_request_headers_and_body(server: FakeResponsesServer) -> None:
@@ -525,169 +477,8 @@ async def test_replay_drops_include_for_models_without_encrypted_reasoning(
     ]
 
 
-# ---------------------------------------------------------------- errors and retries
-
-
-async def test_429_then_success(server: FakeResponsesServer) -> None:
-    sleep = RecordingSleep()
-    server.enqueue_error(429, "Rate limit reached", headers={"Retry-After": "2"})
-    server.enqueue_text("after wait")
-    async with make(server, retry=RetryPolicy(sleep=sleep)) as provider:
-        outcome = await collect(provider)
-    assert outcome.text == "after wait" and sleep.delays == [2.0]
-    assert len(server.responses_requests) == 2
-
-
-async def test_retries_exhausted_reports_last_status(server: FakeResponsesServer) -> None:
-    for _ in range(3):
-        server.enqueue_error(500, "The server had an error", type="server_error")
-    retry = RetryPolicy(max_retries=2, sleep=RecordingSleep())
-    async with make(server, retry=retry) as provider:
-        outcome = await collect(provider)
-    assert outcome.events == [
-        ErrorEvent(
-            "Fake (HTTP 500): The server had an error",
-            code="server_error",
-            status=500,
-            provider="Fake",
-        )
-    ]
-
-
-async def test_error_after_first_byte_is_not_retried(server: FakeResponsesServer) -> None:
-    sleep = RecordingSleep()
-    server.enqueue(ScriptedResponse(chunks=text_response("abcdef", 2)[:5], cut=True))
-    server.enqueue_text("must not be used")
-    async with make(server, retry=RetryPolicy(sleep=sleep)) as provider:
-        outcome = await collect(provider)
-    assert outcome.text == "abcd"
-    assert isinstance(outcome.last, ErrorEvent) and outcome.last.code == "stream_interrupted"
-    assert len(server.responses_requests) == 1 and sleep.delays == []
-    assert_terminal(outcome)
-
-
-async def test_html_error_page_and_html_with_status_200(server: FakeResponsesServer) -> None:
-    page = "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>"
-    server.enqueue(ScriptedResponse.text(502, page))
-    server.enqueue(
-        ScriptedResponse.text(200, "<html><head><title>Open WebUI</title></head>Sign in</html>")
-    )
-    async with make(server, retry=RetryPolicy.disabled()) as provider:
-        bad_gateway = (await collect(provider)).last
-        web_page = (await collect(provider)).last
-    assert isinstance(bad_gateway, ErrorEvent) and bad_gateway.status == 502
-    assert bad_gateway.message == "Fake (HTTP 502): 502 Bad Gateway: nginx"
-    assert isinstance(web_page, ErrorEvent) and web_page.code == "unexpected_content"
-    assert "got a web page (Open WebUI: Sign in); check the base URL" in web_page.message
-
-
-async def test_key_is_redacted_from_errors(server: FakeResponsesServer) -> None:
-    server.enqueue_error(401, f"Incorrect API key provided: {KEY}.")
-    in_stream = {"type": "error", "code": "quota", "message": f"key {KEY} is over quota"}
-    server.enqueue(
-        ScriptedResponse(chunks=[f"event: error\ndata: {json.dumps(in_stream)}\n\n".encode()])
-    )
-    async with make(server) as provider:
-        status = (await collect(provider)).last
-        streamed = (await collect(provider)).last
-    assert isinstance(status, ErrorEvent) and isinstance(streamed, ErrorEvent)
-    assert KEY not in status.message and "***" in status.message
-    assert streamed.message == "Fake: key *** is over quota" and streamed.code == "quota"
-
-
-async def test_connection_refused_retried_then_reported() -> None:
-    sleep = RecordingSleep()
-    url = f"http://127.0.0.1:{unused_port()}/v1"
-    provider = OpenAIResponsesProvider(
-        url, KEY, name="Local", retry=RetryPolicy(max_retries=2, sleep=sleep)
-    )
-    outcome = await collect(provider)
-    await provider.aclose()
-    assert len(sleep.delays) == 2 and len(outcome.events) == 1
-    assert isinstance(outcome.last, ErrorEvent) and outcome.last.code == "connection_error"
-    assert outcome.last.message.startswith(f"Local: could not connect to {url}")
-
-
-async def test_stalled_stream_times_out(server: FakeResponsesServer) -> None:
-    server.enqueue(ScriptedResponse(chunks=text_response("abc", 1), hold_after=4))
-    async with make(server, timeout=0.2) as provider:
-        outcome = await collect(provider)
-    assert outcome.text == "a"
-    assert isinstance(outcome.last, ErrorEvent) and outcome.last.code == "timeout"
-    assert "stalled" in outcome.last.message
-
-
-async def test_invalid_base_url_is_an_error_event() -> None:
-    provider = OpenAIResponsesProvider("http://localhost:notaport/v1", name="Bad")
-    event = (await collect(provider)).last
-    assert isinstance(event, ErrorEvent) and event.code == "invalid_url"
-    await provider.aclose()
-
-
-# ---------------------------------------------------------------- cancellation, hygiene
-
-
-async def test_cancellation_propagates_and_provider_stays_usable(
-    server: FakeResponsesServer,
-) -> None:
-    scripted = ScriptedResponse(chunks=text_response("Hello world", 5), hold_after=4)
-    server.enqueue(scripted)
-    provider = make(server)
-    got_first = asyncio.Event()
-    seen: list[StreamEvent] = []
-
-    async def consume() -> None:
-        async for event in provider.stream(REQUEST):
-            seen.append(event)
-            got_first.set()
-
-    task = asyncio.create_task(consume())
-    await asyncio.wait_for(got_first.wait(), 5)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert seen == [TextDelta("Hello")]
-    scripted.release()
-    server.enqueue_text("again")
-    assert (await collect(provider)).text == "again"
-    await provider.aclose()
-
-
-async def test_connection_is_reused_after_completed(server: FakeResponsesServer) -> None:
-    for _ in range(3):
-        server.enqueue_text("Hello world", 2)
-    async with make(server) as provider:
-        for _ in range(3):
-            assert (await collect(provider)).text == "Hello world"
-    assert len({r.client_port for r in server.responses_requests}) == 1
-
-
-async def test_no_httpx_generator_left_suspended(server: FakeResponsesServer) -> None:
-    server.enqueue_text("Hello world", 2)
-    server.enqueue_error(400, "bad request")
-    server.enqueue(ScriptedResponse(chunks=text_response("abcdef", 1), hold_after=5))
-    unraisable: list[Any] = []
-    old_hooks = sys.get_asyncgen_hooks()
-    old_unraisable = sys.unraisablehook
-    sys.set_asyncgen_hooks(firstiter=None, finalizer=None)
-    sys.unraisablehook = unraisable.append
-    try:
-        provider = make(server)
-        for _ in range(2):
-            assert_terminal(await collect(provider))
-        async with contextlib.aclosing(provider.stream(REQUEST)) as stream:
-            async for event in stream:
-                assert event == TextDelta("a")
-                break
-        await provider.aclose()
-        gc.collect()
-    finally:
-        sys.set_asyncgen_hooks(*old_hooks)
-        sys.unraisablehook = old_unraisable
-    assert unraisable == []
-
-
 # ---------------------------------------------------------------- list_models
+# (statuses, retries, cut streams, redaction: test_stream_contract, for every API)
 
 
 async def test_list_models(server: FakeResponsesServer) -> None:
