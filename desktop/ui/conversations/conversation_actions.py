@@ -1,9 +1,10 @@
 """The window's commands for managing conversations: search (Ctrl+K), assistants,
-the chat's system prompt, preferences, import and export.
+the chat's system prompt, import and export.
 
 :class:`ConversationActions` adds its menu entries to the main window's menus and
-opens every dialog with ``open()`` (no nested event loop), so a streaming answer
-keeps running underneath.
+opens its dialogs through the window's :class:`DialogLauncher` (one of each kind,
+``open()`` without a nested event loop, so a streaming answer keeps running
+underneath).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QMenu, QMenuBar
 
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
 
 
 class ConversationActions(QObject):
+    assistantsChanged = Signal()  # added, edited or removed in the Assistants dialog
+
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
@@ -34,11 +37,6 @@ class ConversationActions(QObject):
         self.io.finished.connect(lambda text: window.statusBar().showMessage(text, 15000))
         self.io.failed.connect(window.show_error)
         self.search: SearchDialog | None = None
-        self.dialogs: dict[str, QDialog] = {}
-        picker = window.assistant_picker
-        picker.changed.connect(window.refresh_providers)
-        picker.manageRequested.connect(self.open_assistants)
-        window.sessions.searchRequested.connect(self.open_search)
 
     # -- menus ------------------------------------------------------------------------------
 
@@ -75,24 +73,9 @@ class ConversationActions(QObject):
         return menu
 
     def add_settings_actions(self, menu: QMenu) -> None:
-        self._action(menu, "P&references…", self.open_settings)
         self._action(menu, "&Assistants…", self.open_assistants)
 
     # -- dialogs ------------------------------------------------------------------------------
-
-    def _open(self, key: str, make: Callable[[], QDialog]) -> QDialog:
-        """One instance per kind: raise it if it is already open."""
-        existing = self.dialogs.get(key)
-        if existing is not None and existing.isVisible():
-            existing.raise_()
-            existing.activateWindow()
-            return existing
-        dialog = make()
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
-        dialog.finished.connect(lambda _r: self.dialogs.pop(key, None))
-        self.dialogs[key] = dialog
-        dialog.open()
-        return dialog
 
     def open_search(self) -> SearchDialog:
         if self.search is None:
@@ -129,26 +112,13 @@ class ConversationActions(QObject):
             names = self.controller.tools.registry().names()
             dialog = AssistantsDialog(self.controller.ctx, names, self.window,
                                       select=current.id if current is not None else None)
-            dialog.assistantsChanged.connect(self.window.assistant_picker.refresh)
+            dialog.assistantsChanged.connect(self.assistantsChanged)
             return dialog
 
-        return self._open("assistants", make)
-
-    def open_settings(self) -> QDialog:
-        from desktop.ui.dialogs.settings_dialog import SettingsDialog
-
-        def make() -> QDialog:
-            dialog = SettingsDialog(self.controller, self.window)
-            dialog.settingsSaved.connect(self._settings_saved)
-            return dialog
-
-        return self._open("settings", make)
-
-    def _settings_saved(self) -> None:
-        self.window.refresh_sessions()
-        self.window.statusBar().showMessage("Preferences saved", 5000)
+        return self.window.dialogs.show_one("assistants", make)
 
     def edit_session_prompt(self) -> QDialog:
         from desktop.ui.conversations.session_prompt_dialog import SessionPromptDialog
 
-        return self._open("prompt", lambda: SessionPromptDialog(self.controller, self.window))
+        return self.window.dialogs.show_one(
+            "prompt", lambda: SessionPromptDialog(self.controller, self.window))

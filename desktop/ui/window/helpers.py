@@ -1,4 +1,4 @@
-"""Small helpers the main window and its mixins share (Qt only, cheap to import)."""
+"""Small helpers the main window and its parts share (Qt only, cheap to import)."""
 
 from __future__ import annotations
 

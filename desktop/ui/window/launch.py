@@ -54,7 +54,7 @@ LOAD_STEPS = (
     "desktop.ui.tools.sidebar",
     "desktop.ui.conversations.conversation_actions",
     "desktop.ui.chat.composer",
-    "desktop.ui.conversations.assistant_picker",
+    "desktop.ui.window.top_bar",  # with the assistant picker
     "desktop.ui.chat.usage_text",
     "desktop.ui.window.single_instance",
     "httpx",  # the model list (or, on a first start, looking for local servers) needs it
@@ -89,11 +89,11 @@ async def first_run(window: MainWindow) -> None:
     detected = [config for config in found if config is not None]
     if detected:
         ctx.detected.extend(detected)
-        window.refresh_providers()
+        window.top_bar.refresh_providers()
         names = " and ".join(config.name for config in detected)
         window.statusBar().showMessage(f"Found {names} running on this computer", 8000)
     # Not from inside this task: a dialog must not run while a task step is executing.
-    QTimer.singleShot(0, window.open_providers)
+    QTimer.singleShot(0, window.dialogs.open_providers)
 
 
 def claim_data_folder(data_dir: str | None, smoke: bool) -> tuple[DataPaths, InstanceLock | None]:

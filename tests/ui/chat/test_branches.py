@@ -85,7 +85,7 @@ def test_branch_bar_in_the_window(
 
     # Edit: the text comes back into the composer, Enter sends a new version
     qtbot.mouseClick(user_widget.branch_bar.action, Qt.MouseButton.LeftButton)
-    assert window.edit_banner.isVisibleTo(window)
+    assert window.chat_pane.edit_banner.isVisibleTo(window)
     assert window.composer.input.toPlainText() == "Hello"
     window.composer.input.setPlainText("Hello again")
     fake_server.enqueue_text("Second answer")
@@ -95,7 +95,7 @@ def test_branch_bar_in_the_window(
     assert [m.text for m in window.controller.history] == ["Hello again", "Second answer"]
     edited = window.chat.widget_for(window.controller.history[0].id)
     assert edited is not None and edited.branch_bar.label.text() == "2/2"
-    assert not window.edit_banner.isVisibleTo(window)
+    assert not window.chat_pane.edit_banner.isVisibleTo(window)
 
     # ‹ goes back to the original, whose answer is still there
     qtbot.mouseClick(edited.branch_bar.previous, Qt.MouseButton.LeftButton)

@@ -59,7 +59,7 @@ def test_dialog_creates_edits_duplicates_reorders_and_deletes(
                                      "gpt-other", 0.3, ("fetch_url",))
     assert names(dialog) == ["Reviewer"]
     # The top-bar picker follows
-    assert window.assistant_picker.findText("Reviewer") >= 0
+    assert window.top_bar.assistant_picker.findText("Reviewer") >= 0
 
     qtbot.mouseClick(dialog.new_button, Qt.MouseButton.LeftButton)
     dialog.name_edit.setText("Translator")
@@ -88,7 +88,7 @@ def test_dialog_creates_edits_duplicates_reorders_and_deletes(
     qtbot.waitUntil(lambda: names(dialog) == ["Reviewer", "Translator"])
     assert [a.name for a in ctx.assistants.list_assistants()] == ["Reviewer", "Translator"]
     dialog.close()
-    assert window.assistant_picker.findText("Translator 2") < 0
+    assert window.top_bar.assistant_picker.findText("Translator 2") < 0
 
 
 def test_chat_from_an_assistant_sends_its_prompt_model_temperature_and_tools(
@@ -102,11 +102,11 @@ def test_chat_from_an_assistant_sends_its_prompt_model_temperature_and_tools(
         temperature=0.3, enabled_tools=("fetch_url",))
     window = make_window(qtbot, ctx)
     window.controller.update_settings(custom_instructions="My name is Ada.")
-    picker = window.assistant_picker
+    picker = window.top_bar.assistant_picker
     assert picker.currentText() == "No assistant"
     pick(picker, "Reviewer")
     assert window.controller.profile.assistant() == reviewer
-    assert window.model_combo.currentText() == "gpt-other"
+    assert window.top_bar.model_combo.currentText() == "gpt-other"
     assert window.controller.enabled_tools() == ["fetch_url"]
 
     fake_server.enqueue_text("Looks fine.")
@@ -150,12 +150,12 @@ def test_default_assistant_from_settings_starts_new_chats(
     window = make_window(qtbot, ctx)
     window.controller.update_settings(default_assistant_id=poet.id)
     window.controller.new_session()
-    assert window.assistant_picker.currentText() == "Poet"
+    assert window.top_bar.assistant_picker.currentText() == "Poet"
     fake_server.enqueue_text("Roses.")
     send(qtbot, window, "Hello")
     assert system_text(fake_server.last_chat_body).startswith("Answer in verse.")
     # "Manage assistants…" opens the dialog and keeps the choice
-    picker = window.assistant_picker
+    picker = window.top_bar.assistant_picker
     picker.activated.emit(picker.count() - 1)
     assert picker.currentText() == "Poet"
-    assert "assistants" in window.conversations.dialogs
+    assert window.dialogs.current("assistants") is not None

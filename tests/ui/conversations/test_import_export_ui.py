@@ -143,4 +143,4 @@ def test_errors_are_one_line(
         io.start_import(bad)
     assert failed.args[0].startswith("Import of notes.json failed:")
     assert "\n" not in failed.args[0]
-    assert window.error_banner.isVisible()
+    assert window.chat_pane.error_banner.isVisible()

@@ -48,7 +48,7 @@ def test_normalize_hosts() -> None:
 
 def open_settings(qtbot: Any, ctx: AppContext) -> tuple[Any, SettingsDialog]:
     window = make_window(qtbot, ctx)
-    dialog = window.conversations.open_settings()
+    dialog = window.dialogs.open_preferences()
     assert isinstance(dialog, SettingsDialog) and dialog.isVisible()
     return window, dialog
 
@@ -90,7 +90,7 @@ def test_saves_proxy_timeout_and_preferences(
     assert theme.mode() == "dark" and theme.is_dark()
 
     # Reopened, it shows what was saved
-    dialog = window.conversations.open_settings()
+    dialog = window.dialogs.open_preferences()
     assert isinstance(dialog, SettingsDialog)
     assert dialog.proxy_edit.text() == "socks5://127.0.0.1:1080"
     assert dialog.timeout_spin.value() == 45

@@ -171,8 +171,7 @@ def test_always_allow_persists_and_revoking_asks_again(
     assert window.sidebar.cards["call_2"].status == "succeeded"
 
     # Settings → Tools lists the grant; Revoke makes it ask again
-    window.open_tools_settings()
-    dialog = window.tools_dialog
+    dialog = window.dialogs.open_tools()
     assert isinstance(dialog, ToolsDialog) and dialog.isVisible()
     assert dialog.grants_table.rowCount() == 1
     assert cell(dialog.grants_table, 0, 0).text() == "edit_file"
@@ -248,13 +247,13 @@ def test_the_sidebar_opens_itself_for_an_approval(
     open_ctx: Callable[..., AppContext], tmp_path: Path,
 ) -> None:
     window, _notes = setup(qtbot, open_ctx, fake_server, tmp_path)
-    window.sidebar_button.setChecked(False)
+    window.top_bar.sidebar_button.setChecked(False)
     assert not window.sidebar.isVisible()
     fake_server.enqueue_tool_calls([("edit_file", EDIT)])
     fake_server.enqueue_text("ok")
     start(qtbot, window, "Replace beta")
     card = wait_card(qtbot, window)
-    assert window.sidebar.isVisible() and window.sidebar_button.isChecked()
+    assert window.sidebar.isVisible() and window.top_bar.sidebar_button.isChecked()
     assert window.splitter.sizes()[2] >= 200
     assert card.isVisible()
     finish(qtbot, window, card.allow_once_button.click)

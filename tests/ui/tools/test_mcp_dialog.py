@@ -27,8 +27,7 @@ SERVER = str(Path(__file__).parents[2] / "tools" / "mcp_test_server.py")
 
 
 def open_dialog(window: MainWindow) -> McpDialog:
-    window.open_mcp_settings()
-    dialog = window.mcp_dialog
+    dialog = window.dialogs.open_mcp()
     assert isinstance(dialog, McpDialog) and dialog.isVisible()
     return dialog
 
@@ -132,11 +131,10 @@ def test_import_from_a_claude_desktop_file_and_from_pasted_text(
                     and window.controller._mcp_task.done(), timeout=10000)
     qtbot.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
     assert not dialog.isVisible()
-    qtbot.waitUntil(lambda: window.mcp_dialog is None, timeout=5000)  # deleted on close
+    qtbot.waitUntil(lambda: window.dialogs.current("mcp") is None, timeout=5000)  # deleted on close
     again = open_dialog(window)
     assert again.server_list.count() == 3 and not again.dirty
-    window.open_mcp_settings()
-    assert window.mcp_dialog is again  # one dialog at a time
+    assert window.dialogs.open_mcp() is again  # one dialog at a time
 
 
 def test_a_stdio_server_runs_shows_its_tools_and_stderr(

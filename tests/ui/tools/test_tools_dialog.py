@@ -19,8 +19,7 @@ from tests.ui.window.test_main_window import add_provider, make_window, send
 
 
 def open_dialog(window: MainWindow) -> ToolsDialog:
-    window.open_tools_settings()
-    dialog = window.tools_dialog
+    dialog = window.dialogs.open_tools()
     assert isinstance(dialog, ToolsDialog) and dialog.isVisible()
     return dialog
 

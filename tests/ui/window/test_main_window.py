@@ -182,13 +182,13 @@ def test_first_user_without_provider_is_asked_to_add_one(
     ctx = open_ctx()
     window = make_window(qtbot, ctx)
     opened: list[bool] = []
-    monkeypatch.setattr(window, "open_providers", lambda: opened.append(True))
+    monkeypatch.setattr(window.dialogs, "open_providers", lambda: opened.append(True))
     window.controller.providerMissing.disconnect()
     window.controller.providerMissing.connect(window._provider_missing)
     qtbot.keyClicks(window.composer.input, "hello")
     qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
     assert opened == [True]
-    assert window.error_banner.isVisible()
+    assert window.chat_pane.error_banner.isVisible()
 
 
 def test_environment_provider_is_listed_and_selected(
@@ -198,7 +198,7 @@ def test_environment_provider_is_listed_and_selected(
     ctx = open_ctx({"OPENAI_API_KEY": "sk-env-key-000000000000", "OPENAI_BASE_URL":
                     fake_server.base_url})
     window = make_window(qtbot, ctx)
-    assert "environment" in window.provider_combo.currentText()
+    assert "environment" in window.top_bar.provider_combo.currentText()
     fake_server.enqueue_text("from env")
     send(qtbot, window, "hi")
     assert window.controller.history[-1].text == "from env"
@@ -226,15 +226,16 @@ def test_tool_round_limit_asks_to_continue(
     qtbot.keyClicks(window.composer.input, "look around")
     qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
     # First limit: continue
-    qtbot.waitUntil(lambda: window._confirm_box is not None and window._confirm_box.isVisible(),
+    tools = window.tool_activity
+    qtbot.waitUntil(lambda: tools.confirm_box is not None and tools.confirm_box.isVisible(),
                     timeout=10000)
-    box = window._confirm_box
+    box = tools.confirm_box
     assert box is not None and "1 rounds" in box.text()
     qtbot.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
     # Second limit: stop
-    qtbot.waitUntil(lambda: window._confirm_box is not None and window._confirm_box is not box
-                    and window._confirm_box.isVisible(), timeout=10000)
-    second = window._confirm_box
+    qtbot.waitUntil(lambda: tools.confirm_box is not None and tools.confirm_box is not box
+                    and tools.confirm_box.isVisible(), timeout=10000)
+    second = tools.confirm_box
     assert second is not None
     with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000) as blocker:
         qtbot.mouseClick(second.button(QMessageBox.StandardButton.No),
@@ -258,9 +259,9 @@ def test_attachments_are_sent_in_the_user_message(
     image.write_bytes(bytes.fromhex(
         "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
         "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"))
-    assert window.add_attachment(notes) and window.add_attachment(image)
-    assert not window.add_attachment(tmp_path / "missing.txt")
-    assert window.error_banner.isVisible()
+    assert window.chat_pane.add_attachment(notes) and window.chat_pane.add_attachment(image)
+    assert not window.chat_pane.add_attachment(tmp_path / "missing.txt")
+    assert window.chat_pane.error_banner.isVisible()
     assert len(window.composer.chips) == 2
     fake_server.enqueue_text("I see a dot.")
     send(qtbot, window, "What are these?")
@@ -285,10 +286,10 @@ def test_image_refused_for_a_model_without_vision(
     window = make_window(qtbot, ctx)
     image = tmp_path / "dot.png"
     image.write_bytes(b"\x89PNG\r\n\x1a\n")
-    assert window.add_attachment(image)
+    assert window.chat_pane.add_attachment(image)
     qtbot.keyClicks(window.composer.input, "look")
     qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
-    assert "cannot see images" in window.error_banner.text()
+    assert "cannot see images" in window.chat_pane.error_banner.text()
     assert fake_server.chat_requests == []
     assert len(window.composer.chips) == 1  # nothing lost
 

@@ -121,7 +121,7 @@ def test_window_state_is_saved_on_close_and_read_before_the_next_start(
     window.show()
     qtbot.waitExposed(window)
     window.splitter.setSizes([200, 500, 300])
-    window.sidebar_button.setChecked(False)
+    window.top_bar.sidebar_button.setChecked(False)
     theme.set_zoom(2)
     size = (window.width(), window.height())
     try:
@@ -141,7 +141,7 @@ def test_window_state_is_saved_on_close_and_read_before_the_next_start(
     assert [a.text() for a in again.menuBar().actions()] == list(MENU_TITLES)
     assert not again.centralWidget().isEnabled()  # the skeleton
     again.attach(ChatController(ctx))
-    assert again.ready and not again.sidebar_button.isChecked()
+    assert again.ready and not again.top_bar.sidebar_button.isChecked()
     # The real menus took the skeleton's places, in the same order
     menus = again.menuBar().actions()
     assert [a.text() for a in menus] == list(MENU_TITLES)
@@ -183,7 +183,7 @@ class _FirstPaint(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Paint and self.model_task_at_paint == "not painted":
-            self.model_task_at_paint = self.window._model_task
+            self.model_task_at_paint = self.window.top_bar.model_task
         return False
 
 
@@ -198,22 +198,22 @@ def test_model_list_and_mcp_wait_for_the_first_frame(
     window = MainWindow(ChatController(ctx))
     qtbot.addWidget(window)
     # Built, not yet shown: the cached list is there, nothing was asked of the server
-    assert [window.model_combo.itemText(i) for i in range(window.model_combo.count())] == [
-        "gpt-cached"]
-    assert window._model_task is None
-    assert window._after_paint == [window._request_models, window._start_mcp]
+    models = window.top_bar.model_combo
+    assert [models.itemText(i) for i in range(models.count())] == ["gpt-cached"]
+    assert window.top_bar.model_task is None
+    assert window._after_paint == [window.top_bar.request_models, window.tool_activity.start_mcp]
     first_paint = _FirstPaint(window)
     window.installEventFilter(first_paint)
     window.show()
-    qtbot.waitUntil(lambda: window.model_combo.count() == 2, timeout=10000)
+    qtbot.waitUntil(lambda: window.top_bar.model_combo.count() == 2, timeout=10000)
     assert first_paint.model_task_at_paint is None  # the request started after the frame
-    assert {window.model_combo.itemText(i) for i in range(2)} == {"gpt-test", "gpt-other"}
+    assert {window.top_bar.model_combo.itemText(i) for i in range(2)} == {"gpt-test", "gpt-other"}
     assert any(r.path.startswith("/v1/models") for r in fake_server.requests)
     # Once painted, a refresh asks the server at once
     assert window._after_paint is None
-    done = window._model_task
-    window.refresh_providers()
-    assert window._model_task is not None and window._model_task is not done
+    done = window.top_bar.model_task
+    window.top_bar.refresh_providers()
+    assert window.top_bar.model_task is not None and window.top_bar.model_task is not done
     window.removeEventFilter(first_paint)
 
 
@@ -234,9 +234,9 @@ def test_a_skeleton_window_filled_in_later_waits_for_its_next_frame(
     assert window._after_paint is None and not window.ready
     window.attach(ChatController(ctx))
     assert window.ready
-    assert window._model_task is None  # queued for the next frame, not started in attach
-    assert window._after_paint == [window._request_models, window._start_mcp]
-    qtbot.waitUntil(lambda: window.model_combo.count() == 2, timeout=10000)
+    assert window.top_bar.model_task is None  # queued for the next frame, not started in attach
+    assert window._after_paint == [window.top_bar.request_models, window.tool_activity.start_mcp]
+    qtbot.waitUntil(lambda: window.top_bar.model_combo.count() == 2, timeout=10000)
     assert any(r.path.startswith("/v1/models") for r in fake_server.requests)
 
 

@@ -1,0 +1,119 @@
+"""Opens the window's dialogs: Providers, Model prices, Tools, MCP servers,
+Preferences and About (and, for :class:`ConversationActions`, any other kind).
+
+Every dialog is window-modal and opened with ``open()``, never ``exec()``: a nested
+event loop would hold up the asyncio tasks (a streaming answer, the model list, MCP
+servers) that run on Qt's loop. There is one dialog of each kind at a time; asking
+again brings it forward. What a dialog changed is announced by a signal, and the
+window decides who follows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QDialog, QWidget
+
+from desktop.ui.window.helpers import delete_on_close
+
+if TYPE_CHECKING:
+    from desktop.core.settings import ModelPrice
+    from desktop.ui.window.controller import ChatController
+
+
+class DialogLauncher(QObject):
+    providersChanged = Signal()  # saved in the Providers dialog, or it was closed
+    pricesChanged = Signal()  # saved (the usage shown may cost something else now)
+    mcpClosed = Signal()  # the MCP servers dialog closed: the tools may have changed
+    preferencesSaved = Signal()
+
+    def __init__(self, controller: ChatController, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.parent_widget = parent  # every dialog is modal to this window
+        self._dialogs: dict[str, QDialog] = {}
+
+    def current(self, kind: str) -> QDialog | None:
+        """The open dialog of ``kind`` ("providers", "mcp", …), if there is one."""
+        return self._dialogs.get(kind)
+
+    def show_one(self, kind: str, make: Callable[[], QDialog]) -> QDialog:
+        """Open the dialog ``make`` builds, or bring the open one of ``kind`` forward."""
+        existing = self._dialogs.get(kind)
+        if existing is not None and existing.isVisible():
+            existing.raise_()
+            existing.activateWindow()
+            return existing
+        dialog = make()
+        delete_on_close(dialog)
+
+        def closed(_result: int) -> None:
+            if self._dialogs.get(kind) is dialog:
+                del self._dialogs[kind]
+
+        dialog.finished.connect(closed)
+        self._dialogs[kind] = dialog
+        dialog.open()
+        return dialog
+
+    def open_providers(self) -> QDialog:
+        from desktop.ui.providers.provider_dialog import ProviderDialog
+
+        def make() -> QDialog:
+            dialog = ProviderDialog(self.controller.ctx, self.parent_widget)
+            dialog.providersChanged.connect(self._providers_changed)
+            # (closing re-reads them too: a provider may have been removed unsaved)
+            dialog.finished.connect(lambda _result: self._providers_changed())
+            return dialog
+
+        return self.show_one("providers", make)
+
+    def _providers_changed(self) -> None:
+        self.controller.reload_settings()
+        self.providersChanged.emit()
+
+    def open_prices(self) -> QDialog:
+        from desktop.ui.providers.prices_dialog import PricesDialog
+
+        def make() -> QDialog:
+            dialog = PricesDialog(dict(self.controller.settings.prices), self.parent_widget)
+            dialog.pricesChanged.connect(self._prices_changed)
+            return dialog
+
+        return self.show_one("prices", make)
+
+    def _prices_changed(self, prices: dict[str, ModelPrice]) -> None:
+        self.controller.update_settings(prices=prices)
+        self.pricesChanged.emit()
+
+    def open_tools(self) -> QDialog:
+        from desktop.ui.tools.tools_dialog import ToolsDialog
+
+        return self.show_one("tools", lambda: ToolsDialog(self.controller, self.parent_widget))
+
+    def open_mcp(self) -> QDialog:
+        from desktop.ui.tools.mcp_dialog import McpDialog
+
+        def make() -> QDialog:
+            dialog = McpDialog(self.controller, self.parent_widget)
+            dialog.finished.connect(lambda _result: self.mcpClosed.emit())
+            return dialog
+
+        return self.show_one("mcp", make)
+
+    def open_preferences(self) -> QDialog:
+        from desktop.ui.dialogs.settings_dialog import SettingsDialog
+
+        def make() -> QDialog:
+            dialog = SettingsDialog(self.controller, self.parent_widget)
+            dialog.settingsSaved.connect(self.preferencesSaved)
+            return dialog
+
+        return self.show_one("preferences", make)
+
+    def open_about(self) -> QDialog:
+        from desktop.ui.dialogs.about_dialog import AboutDialog
+
+        return self.show_one("about", lambda: AboutDialog(self.parent_widget))
