@@ -1,4 +1,5 @@
-"""Argument parsing and dispatch for ``assista``, ``assista ask`` and ``assista export``."""
+"""Argument parsing and dispatch for ``assista`` and its subcommands (ask, export, import,
+sync)."""
 
 from __future__ import annotations
 
@@ -70,6 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(imp)
     imp.add_argument("file", metavar="FILE",
                      help="an Assista JSON export, or ChatGPT's conversations.json (or its .zip)")
+
+    sync = sub.add_parser("sync", help="sync chats with your other devices (push and pull once)")
+    _add_common(sync)
+    sync.add_argument("--target", metavar="URL", required=True,
+                      help="file:///path, webdav(s)://user@host/path or s3://bucket/prefix")
     return parser
 
 
@@ -88,6 +94,10 @@ def run(argv: list[str]) -> int:
         from desktop.cli.import_cmd import import_command
 
         return import_command(args)
+    if args.command == "sync":
+        from desktop.cli.sync_cmd import sync_command
+
+        return sync_command(args)
     # What the window needs before it shows, imported before Qt: once PySide6 is
     # imported, its import hook reads the source of every module imported after it.
     import desktop.storage.instance_lock

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from desktop.storage.fts import create_search_index
+from desktop.storage.sync_tables import SYNC_TABLES
 
 MigrationStep = str | Callable[[sqlite3.Connection], None]
 
@@ -158,6 +159,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, SCHEMA_V2),
     Migration(3, SCHEMA_V3),
     Migration(4, create_search_index),  # FTS5 tables + triggers (desktop.storage.fts)
+    Migration(5, SYNC_TABLES),  # change log and merge state of sync (desktop.sync)
 )
 
 LATEST_VERSION: int = MIGRATIONS[-1].version

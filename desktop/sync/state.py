@@ -1,0 +1,49 @@
+"""This device's sync bookkeeping in ``sync_meta``: id, clock, next segment, last run."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from desktop.core.messages import new_id
+from desktop.sync.clock import HybridClock
+
+DEVICE_ID = "device_id"
+CLOCK = "clock"
+SEEDED = "seeded"  # the data from before sync was set up has been queued once
+NEXT_SEQ = "next_seq"
+LAST_SYNC_AT = "last_sync_at"
+LAST_ERROR = "last_error"
+
+
+def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM sync_meta WHERE key = ?", (key,)).fetchone()
+    return str(row[0]) if row is not None else None
+
+
+def set_meta(conn: sqlite3.Connection, key: str, value: str | None) -> None:
+    if value is None:
+        conn.execute("DELETE FROM sync_meta WHERE key = ?", (key,))
+        return
+    conn.execute(
+        "INSERT INTO sync_meta (key, value) VALUES (?, ?) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )
+
+
+def device_id(conn: sqlite3.Connection) -> str:
+    """This database's device id, made on first use (hex: safe in paths and stamps)."""
+    existing = get_meta(conn, DEVICE_ID)
+    if existing:
+        return existing
+    made = new_id()[:20]
+    set_meta(conn, DEVICE_ID, made)
+    return made
+
+
+def load_clock(conn: sqlite3.Connection) -> HybridClock:
+    return HybridClock(device_id(conn), int(get_meta(conn, CLOCK) or 0))
+
+
+def save_clock(conn: sqlite3.Connection, clock: HybridClock) -> None:
+    set_meta(conn, CLOCK, str(clock.value))

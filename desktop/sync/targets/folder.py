@@ -1,0 +1,87 @@
+"""A local folder target (one a sync tool already replicates: Syncthing, Dropbox, ...)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+from desktop.core.messages import new_id
+from desktop.sync.errors import SyncError
+
+
+class FolderTarget:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.description = str(root)
+
+    def _path(self, path: str) -> Path:
+        return self.root.joinpath(*path.split("/"))
+
+    def read(self, path: str) -> bytes | None:
+        try:
+            return self._path(path).read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise self._error(exc, f"reading {path}") from exc
+
+    def write(self, path: str, data: bytes) -> None:
+        # A temporary name no reader accepts, then an atomic rename.
+        final = self._path(path)
+        temp = final.with_name(f".part-{new_id()}")
+        try:
+            final.parent.mkdir(parents=True, exist_ok=True)
+            with open(temp, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, final)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                temp.unlink()
+            raise self._error(exc, f"writing {path}") from exc
+
+    def create(self, path: str, data: bytes) -> bool:
+        final = self._path(path)
+        temp = final.with_name(f".part-{new_id()}")
+        try:
+            final.parent.mkdir(parents=True, exist_ok=True)
+            temp.write_bytes(data)
+            try:
+                os.link(temp, final)  # fails if final exists: no race between devices
+            except FileExistsError:
+                return False
+            except OSError:  # no hard links here (FAT, some network drives)
+                if final.exists():
+                    return False
+                os.replace(temp, final)
+            finally:
+                temp.unlink(missing_ok=True)
+        except OSError as exc:
+            raise self._error(exc, f"writing {path}") from exc
+        return True
+
+    def list(self, directory: str) -> list[str]:
+        try:
+            return sorted(os.listdir(self._path(directory)))
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise self._error(exc, f"listing {directory}") from exc
+
+    def delete(self, path: str) -> None:
+        try:
+            self._path(path).unlink(missing_ok=True)
+        except OSError as exc:
+            raise self._error(exc, f"deleting {path}") from exc
+
+    def close(self) -> None:
+        pass
+
+    def _error(self, exc: OSError, action: str) -> SyncError:
+        reason = exc.strerror or str(exc)
+        return SyncError(
+            f"Sync folder {self.description} failed while {action} ({reason}). "
+            "Nothing was changed here."
+        )
