@@ -35,7 +35,7 @@ class Touched:
     kind: str
     id: str
     owner: str | None
-    at: float | None  # when it changed; None: unknown (data from before sync)
+    at: float  # when it changed; 0 for data from before sync was set up
 
 
 def queue_changes(conn: sqlite3.Connection) -> int:
@@ -86,7 +86,9 @@ def _logged(conn: sqlite3.Connection, last: int) -> list[Touched]:
 
 def _everything(conn: sqlite3.Connection) -> list[Touched]:
     return [
-        Touched(kind, entity_id, None, None)
+        # Stamped as old as can be: what a device had before joining loses to what the
+        # others already share (a fresh install's default settings must not win).
+        Touched(kind, entity_id, None, 0.0)
         for kind in (SESSION, ASSISTANT, SETTINGS)
         for entity_id in fields.all_ids(conn, kind)
     ]

@@ -99,6 +99,12 @@ class WebDavTarget:
         return True
 
     def _make_folders(self, folder: str) -> None:
+        if "" not in self._made:  # the sync folder itself, inside an existing one
+            request(
+                self._client, self.description, "MKCOL", self._base, "creating the sync folder",
+                ok=(201, 405, 301),
+            )
+            self._made.add("")
         done = ""
         for piece in [p for p in folder.split("/") if p]:
             done = f"{done}/{piece}" if done else piece
