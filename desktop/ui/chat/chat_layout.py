@@ -13,7 +13,7 @@ import bisect
 from functools import partial
 
 from PySide6.QtCore import QRect, Qt, QTimer
-from PySide6.QtGui import QFontMetricsF, QResizeEvent
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QPushButton, QWidget
 
 from desktop.ui import theme
@@ -32,7 +32,11 @@ class VirtualColumn(QAbstractScrollArea):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.viewport().setObjectName("chatContainer")
-        self.viewport().setAutoFillBackground(True)
+        # The column paints its own background and says so: Qt then scrolls it by
+        # moving pixels (a streamed answer scrolls it several times a second) and never
+        # repaints the splitter and window under it.
+        self.viewport().setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
+        self._background = QColor(theme.colors()["window"])
         self.setFrameShape(QAbstractScrollArea.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.verticalScrollBar().setSingleStep(48)
@@ -269,8 +273,14 @@ class VirtualColumn(QAbstractScrollArea):
         super().resizeEvent(event)
         self._relayout()
 
+    def paintEvent(self, event: QPaintEvent) -> None:  # the viewport's
+        with QPainter(self.viewport()) as painter:
+            painter.fillRect(event.rect(), self._background)
+
     def _restyle(self) -> None:
         """Theme or zoom changed: rebuild what is on screen, re-estimate the rest."""
+        self._background = QColor(theme.colors()["window"])
+        self.viewport().update()
         for index in self._materialized():
             if index in self._pinned and self._items[index].widget is not None:
                 widget = self._items[index].widget

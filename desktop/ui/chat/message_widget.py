@@ -10,7 +10,7 @@ from datetime import datetime
 from functools import partial
 
 from PySide6.QtCore import QByteArray, Qt, Signal
-from PySide6.QtGui import QAction, QGuiApplication, QImage, QPixmap, QResizeEvent
+from PySide6.QtGui import QAction, QColor, QGuiApplication, QImage, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.messages import ImagePart, Message, ToolCallPart, ToolResultPart, Usage
+from desktop.ui import theme
 from desktop.ui.chat.branch_bar import BranchBar
 from desktop.ui.chat.chat_selection import SelectionModel
 from desktop.ui.markdown.view import MarkdownView
@@ -121,8 +122,14 @@ class MessageWidget(QFrame):
     def _make_view(self, *, dim: bool, index: int) -> MarkdownView:
         view = MarkdownView(dim=dim, selection=self._selection,
                             key=(self._key[0], self._key[1] + index))
+        view.set_background(self._card_color())
         view.contentChanged.connect(self._changed)
         return view
+
+    def _card_color(self) -> QColor:
+        """The card's colour, which the bodies paint themselves (see
+        :meth:`MarkdownView.set_background`)."""
+        return QColor(theme.colors()["user_bg" if self.role == "user" else "assistant_bg"])
 
     def _build_header(self, message: Message, show: bool) -> None:
         row = QWidget()
@@ -401,4 +408,5 @@ class MessageWidget(QFrame):
 
     def restyle(self) -> None:
         for view in self.views():
+            view.set_background(self._card_color())
             view.restyle()

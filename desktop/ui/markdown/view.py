@@ -1,6 +1,6 @@
 """A message body: markdown rendered as a stack of segments, streamed incrementally.
 
-While text streams in, renders are coalesced (at most one per frame, ~60 per second,
+While text streams in, renders are coalesced (at most one per frame, ~30 per second,
 fewer when a render is expensive) and each render only touches the open tail block.
 Text is selectable with the mouse (across messages, through a shared
 :class:`SelectionModel`), links open in the system browser, code blocks have a Copy
@@ -14,6 +14,7 @@ import time
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
+    QColor,
     QContextMenuEvent,
     QDesktopServices,
     QGuiApplication,
@@ -33,7 +34,7 @@ from desktop.ui.markdown.renderer import is_safe_link, renderer
 from desktop.ui.markdown.segments import DocStyle, Segment
 from desktop.ui.markdown.streaming import IncrementalMarkdown, Update
 
-FRAME_MS = 16  # never more than ~60 renders a second
+FRAME_MS = 33  # at most ~30 renders a second: smooth to read, half the painting of 60
 MAX_DELAY_MS = 250
 GAP = 10
 
@@ -74,6 +75,7 @@ class MarkdownView(QWidget):
         self._dragging = False
         self._hover_copy = -1
         self._copied = -1
+        self._background: QColor | None = None
         if selection is None:
             selection = SelectionModel(self)
             selection.locate = self._locate_local
@@ -81,6 +83,14 @@ class MarkdownView(QWidget):
             selection.everything = self._everything
         self.selection = selection
         selection.changed.connect(self.update)
+
+    def set_background(self, color: QColor | None) -> None:
+        """Paint this colour under the text and tell Qt the view is opaque: a streamed
+        update then repaints only the view, not the card, chat column, splitter and
+        window under it (each painted its stylesheet background for every frame)."""
+        self._background = color
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, color is not None)
+        self.update()
 
     # -- content ----------------------------------------------------------------------
 
@@ -228,11 +238,16 @@ class MarkdownView(QWidget):
             self.update()  # static contents: only a width change repaints everything
 
     def paintEvent(self, event: QPaintEvent) -> None:
+        rect = event.rect()
+        if self._background is None and not self._segments:
+            return
+        painter = QPainter(self)
+        if self._background is not None:
+            painter.fillRect(rect, self._background)
         if not self._segments:
+            painter.end()
             return
         self._layout(self.width())
-        painter = QPainter(self)
-        rect = event.rect()
         first = max(0, bisect.bisect_right(self._tops, rect.top()) - 1)
         ranges = self._segment_ranges()
         for index in range(first, len(self._segments)):
