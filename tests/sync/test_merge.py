@@ -50,7 +50,8 @@ def test_both_answer_the_same_chat_apart_and_keep_both_as_siblings(devices: Make
         branch = device.sessions.load_messages(chat)
         assert branch[0].id == question.id and branch[-1].id in {answer_a.id, answer_b.id}
     # Both devices show the same branch (the active leaf is one synced field).
-    assert a.sessions.get_session(chat).active_leaf_id == b.sessions.get_session(chat).active_leaf_id  # type: ignore[union-attr]
+    leaves = {d.sessions.get_session(chat).active_leaf_id for d in (a, b)}  # type: ignore[union-attr]
+    assert len(leaves) == 1
 
 
 def test_rename_on_one_and_pin_on_the_other_both_survive(devices: MakeDevice) -> None:
