@@ -28,10 +28,13 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QSplitter, QVBoxL
 from desktop import APP_NAME
 from desktop.storage.window_state import WINDOW_STATE_KEY, WindowState
 from desktop.ui import theme
-from desktop.ui.window.helpers import window_log
+from desktop.ui.window.helpers import delete_on_close, window_log
 from desktop.ui.window.startup_skeleton import DEFAULT_SPLITTER, StartupSkeleton
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QMessageBox
+
+    from desktop.chat.approvals import PendingApproval
     from desktop.core.agent_events import RunFinished
     from desktop.core.messages import Message
     from desktop.ui.chat.chat_view import ChatView
@@ -68,6 +71,7 @@ class MainWindow(QMainWindow):
         from desktop.ui.conversations.session_list import SessionList
         from desktop.ui.tools.sidebar import ToolSidebar
         from desktop.ui.window.dialog_launcher import DialogLauncher
+        from desktop.ui.window.notifier import DesktopNotifier
         from desktop.ui.window.tool_activity import ToolActivity
         from desktop.ui.window.top_bar import TopBar
 
@@ -83,6 +87,9 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self._build_layout())
         self.dialogs = DialogLauncher(controller, self)
         self.tool_activity = ToolActivity(controller, self.composer, self.sidebar, self)
+        self.notifier = DesktopNotifier(self)
+        self.quit_box: QMessageBox | None = None
+        self._quitting = False
         self.conversations = ConversationActions(self)
         self.menuBar().clear()
         self._build_menus()
@@ -223,6 +230,8 @@ class MainWindow(QMainWindow):
 
         self.sidebar.messageClicked.connect(pane.chat.scroll_to_message)
         self.sidebar.cancelRequested.connect(c.cancel_tool)
+        self.sidebar.chatRequested.connect(c.open_session)
+        c.bridge.approvalRequested.connect(self._approval_requested)
         self.sidebar.approvalShown.connect(tools.approval_shown)
         tools.revealRequested.connect(self._reveal_sidebar)
         c.toolsChanged.connect(tools.refresh_tools)
@@ -324,8 +333,48 @@ class MainWindow(QMainWindow):
         except Exception:  # never lose the close over it
             window_log().exception("could not save the window's size and layout")
 
+    def _approval_requested(self, pending: PendingApproval) -> None:
+        """A chat (maybe one in the background) waits for the user: tell the desktop
+        when the window is not the one in front."""
+        title = pending.chat_title or "A chat"
+        self.notifier.notify("Approval needed", f"{title}: {pending.request.tool} waits for "
+                                                "your approval")
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.ready and not self._quitting:
+            running = self.controller.running_count()
+            if running:
+                event.ignore()
+                self._ask_before_quitting(running)
+                return
         if self.ready:
             self.save_window_state()
-            self.controller.stop()
+            self.controller.stop_all()  # what streamed is saved, marked stopped
         super().closeEvent(event)
+
+    def _ask_before_quitting(self, running: int) -> None:
+        """Chats are answering: ask (without a nested event loop, so they go on)."""
+        from PySide6.QtWidgets import QMessageBox
+
+        if self.quit_box is not None and self.quit_box.isVisible():
+            self.quit_box.raise_()
+            return
+        chats = "1 chat is" if running == 1 else f"{running} chats are"
+        box = QMessageBox(QMessageBox.Icon.Question, "Quit while answering?",
+                          f"{chats} still answering. Quit anyway? What they have written so "
+                          "far is kept, marked as stopped.",
+                          QMessageBox.StandardButton.NoButton, self)
+        quit_button = box.addButton("Quit", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        delete_on_close(box)
+
+        def answered(_result: int) -> None:
+            self.quit_box = None
+            if box.clickedButton() is quit_button:
+                self._quitting = True
+                self.close()
+
+        box.finished.connect(answered)
+        self.quit_box = box
+        box.open()

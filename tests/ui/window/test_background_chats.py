@@ -104,3 +104,91 @@ def test_returning_to_a_chat_mid_answer_shows_what_streamed_then_follows_live(
     qtbot.waitUntil(lambda: not controller.busy, timeout=10000)
     assert _shown_text(window, chat_a) == LONG
     assert window.sessions.state_of(chat_a) == "idle"  # watched: not unread
+
+
+def test_quitting_while_chats_answer_asks_first_and_keeps_what_streamed(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    controller = window.controller
+    answer = ScriptedResponse(chunks=text_stream(LONG, 7), hold_after=20)
+    fake_server.enqueue(answer)
+    qtbot.keyClicks(window.composer.input, "Write something long")
+    qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+    qtbot.waitUntil(answer.holding.is_set, timeout=10000)
+    chat = controller.session_id
+    assert chat is not None
+
+    window.close()  # the chat is answering: the window asks and stays
+    qtbot.waitUntil(lambda: window.quit_box is not None and window.quit_box.isVisible(),
+                    timeout=5000)
+    assert window.isVisible() and controller.busy
+    box = window.quit_box
+    assert box is not None and "1 chat is still answering" in box.text()
+    box.button(box.StandardButton.Cancel).click()
+    qtbot.waitUntil(lambda: window.quit_box is None, timeout=5000)
+    assert window.isVisible() and controller.busy  # Cancel: nothing stopped
+
+    window.close()
+    qtbot.waitUntil(lambda: window.quit_box is not None, timeout=5000)
+    box = window.quit_box
+    quit_button = next(b for b in box.buttons() if b.text() == "Quit")
+    quit_button.click()
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=5000)
+    qtbot.waitUntil(lambda: controller.service.running(chat) is None, timeout=10000)
+    answer.release()
+    stored = ctx.sessions.load_messages(chat)[-1]
+    assert stored.status == "stopped" and stored.text and LONG.startswith(stored.text)
+
+
+def test_an_approval_from_a_background_chat_names_it_and_leads_there(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    from tests.support.openai_server import tool_call_stream
+
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    controller = window.controller
+    fake_server.enqueue(ScriptedResponse(chunks=tool_call_stream(
+        [("fetch_url", '{"url": "http://127.0.0.1:9/page"}')])))
+    fake_server.enqueue(ScriptedResponse(chunks=text_stream("Could not look.")))
+    qtbot.keyClicks(window.composer.input, "Look at my page")
+    qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+    chat = controller.session_id
+    assert chat is not None
+    told: list[tuple[str, str]] = []
+    window.notifier.notify = lambda title, text: bool(told.append((title, text)))  # type: ignore[method-assign]
+    controller.new_session()  # the user moves on before the model asks
+    qtbot.waitUntil(lambda: bool(window.sidebar.approval_cards), timeout=10000)
+    card = next(iter(window.sidebar.approval_cards.values()))
+    assert card.chat_button.text() == "Chat: Look at my page"
+    qtbot.waitUntil(lambda: window.sessions.state_of(chat) == "approval", timeout=5000)
+    assert told == [("Approval needed", "Look at my page: fetch_url waits for your approval")]
+    card.chat_button.click()
+    assert controller.session_id == chat
+    card.deny_button.click()
+    qtbot.waitUntil(lambda: controller.service.running(chat) is None, timeout=10000)
+    assert ctx.sessions.load_messages(chat)[-1].text == "Could not look."
+
+
+def test_the_desktop_is_told_only_when_the_window_is_not_in_front(qtbot: Any) -> None:
+    from PySide6.QtWidgets import QWidget
+
+    from desktop.ui.window.notifier import DesktopNotifier
+
+    window = QWidget()
+    qtbot.addWidget(window)
+    notifier = DesktopNotifier(window)
+    assert not window.isActiveWindow()
+    assert notifier.notify("Approval needed", "A chat: run_command waits")
+    assert notifier.sent == [("Approval needed", "A chat: run_command waits")]
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    assert not notifier.notify("Approval needed", "again")
+    assert len(notifier.sent) == 1
