@@ -22,7 +22,14 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QTimer, QUrl
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QPaintEvent
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDesktopServices,
+    QKeySequence,
+    QPaintEvent,
+    QShowEvent,
+)
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QSplitter, QVBoxLayout, QWidget
 
 from desktop import APP_NAME
@@ -54,6 +61,7 @@ class MainWindow(QMainWindow):
         if self.state.geometry:
             self.restoreGeometry(QByteArray.fromBase64(self.state.geometry.encode("ascii")))
         self.ready = False  # True once attach() has filled the window in
+        self._activated = False
         # Work that waits for the first frame (None once it is on screen)
         self._after_paint: list[Callable[[], None]] | None = []
         self.setCentralWidget(StartupSkeleton(APP_NAME, self.state.splitter,
@@ -141,6 +149,15 @@ class MainWindow(QMainWindow):
             callback()
         elif callback not in self._after_paint:
             self._after_paint.append(callback)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._activated:
+            # Ask for the keyboard focus when first shown: without a window manager
+            # (a bare X server, a kiosk) nobody else activates the window, and Qt's
+            # window shortcuts (Ctrl+N, Ctrl+K, ...) only work in the active window.
+            self._activated = True
+            self.activateWindow()
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
