@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from desktop.core.errors import ConfigError
 from desktop.core.provider import ModelCapabilities, ModelInfo
+from desktop.core.proxy import Proxy
 from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.core.tooling import NoTools, ToolRunner
 from desktop.providers.capabilities import Capabilities, resolve_capabilities
@@ -24,7 +25,7 @@ from desktop.providers.presets import PRESETS
 from desktop.storage.assistants import AssistantStore
 from desktop.storage.database import Database
 from desktop.storage.instance_lock import InstanceLock, acquire_instance_lock
-from desktop.storage.logs import register_secret, setup_logging
+from desktop.storage.logs import SecretRedactor, setup_logging
 from desktop.storage.mcp_secrets import (
     resolve_mcp_secrets,
     stash_mcp_secrets,
@@ -67,6 +68,8 @@ class AppContext:
     notice: str | None = None  # shown once at start (e.g. a recovered damaged database)
     assistants: AssistantStore = field(init=False)
     settings: SettingsService = field(init=False)
+    # Keys and tokens this process has seen, hidden from its log (see open()).
+    redactor: SecretRedactor = field(default_factory=SecretRedactor)
 
     @classmethod
     def open(
@@ -85,7 +88,8 @@ class AppContext:
         ``lock``: the data folder's lock when the caller took it already (the window
         does, before it shows, to hand over to a running instance instead)."""
         paths = DataPaths.resolve(data_dir)
-        setup_logging(paths, stderr=log_to_stderr)
+        redactor = SecretRedactor()
+        setup_logging(paths, stderr=log_to_stderr, redactor=redactor)
         if lock is None:
             lock = acquire_instance_lock(paths)
         notice: str | None = None
@@ -106,6 +110,7 @@ class AppContext:
             settings_store=SettingsStore(db),
             registry=builtin_registry(),
             environ=dict(os.environ if environ is None else environ),
+            redactor=redactor,
         )
         ctx.lock = lock
         ctx.notice = notice
@@ -118,7 +123,6 @@ class AppContext:
                 log.warning("marked %d unfinished message(s) from the last run as "
                             "interrupted", interrupted)
             sessions.purge_deleted(older_than_s=settings.trash_retention_days * 86400)
-        apply_proxy(settings, ctx.environ)
         return ctx
 
     @property
@@ -129,15 +133,18 @@ class AppContext:
     @property
     def secrets(self) -> SecretStore:
         """API keys and MCP tokens: the keyring (or the 0600 file in portable mode),
-        opened on first use; assign to replace it (tests use a file store)."""
+        opened on first use; assign to replace it (tests use a file store). Every key
+        it reads or writes is added to :attr:`redactor`."""
         if self._secrets is None:
             from desktop.storage.secrets import SecretStore
 
-            self._secrets = SecretStore(self.paths)
+            self._secrets = SecretStore(self.paths, redactor=self.redactor)
         return self._secrets
 
     @secrets.setter
     def secrets(self, store: SecretStore) -> None:
+        if store.redactor is None:  # a store made elsewhere still keeps keys out of the log
+            store.redactor = self.redactor
         self._secrets = store
 
     def close(self) -> None:
@@ -147,12 +154,13 @@ class AppContext:
 
     # -- settings -------------------------------------------------------------------
 
-    def load_settings(self) -> AppSettings:
-        return self.settings.reload()
-
-    def save_settings(self, settings: AppSettings) -> None:
-        self.settings.replace(settings)
-        apply_proxy(self.settings.current, self.environ)
+    @property
+    def proxy(self) -> Proxy:
+        """The proxy every HTTP client of this context uses (Preferences, else the
+        proxy variables the app was started with); read per client, so a change in
+        Preferences applies to the next request without touching ``os.environ``."""
+        settings = self.settings.current
+        return Proxy.from_settings(settings.proxy_url, settings.no_proxy, self.environ)
 
     def _stash_secrets(self, settings: AppSettings) -> AppSettings:
         """MCP tokens go to the keyring; settings keep a reference."""
@@ -174,7 +182,7 @@ class AppContext:
         return [*configured, *extra]
 
     def active_provider(self, settings: AppSettings | None = None) -> ProviderConfig | None:
-        settings = settings or self.load_settings()
+        settings = settings or self.settings.current
         providers = self.all_providers()
         for config in providers:
             if config.id == settings.active_provider_id:
@@ -198,15 +206,14 @@ class AppContext:
             preset = PRESETS.get(config.preset)
             found = preset.key_from_env(self.environ) if preset is not None else None
             key = found[1] if found else None
-        if key:
-            register_secret(key)
+        self.redactor.add(key)
         return key
 
     def build_provider(self, config: ProviderConfig, *,
                        on_retry: Callable[[int, float, str], None] | None = None) -> Provider:
-        timeout = self.load_settings().request_timeout_s
+        timeout = self.settings.current.request_timeout_s
         return create_provider(config.model_copy(update={"timeout_s": timeout}),
-                               self.api_key_for(config), on_retry=on_retry)
+                               self.api_key_for(config), on_retry=on_retry, proxy=self.proxy)
 
     # -- model lists and capabilities ---------------------------------------------------
 
@@ -276,14 +283,14 @@ class AppContext:
                 f"unknown tool(s): {', '.join(unknown)}; available: "
                 f"{', '.join(registry.names())}"
             )
-        settings = settings or self.load_settings()
+        settings = settings or self.settings.current
         policies: dict[str, Policy] = dict(settings.tool_policies)
         policies.update(extra_policies or {})
         space = Workspace(Path(workspace)) if workspace else None
         return ToolExecutor(
             registry, space, set(enabled), timeout_s=settings.agent.tool_timeout_s,
             policies=policies, approver=approver, grants=self.grants,
-            chat_grants=chat_grants, on_progress=on_progress,
+            chat_grants=chat_grants, on_progress=on_progress, proxy=self.proxy,
         )
 
     @property
@@ -300,7 +307,7 @@ class AppContext:
         from desktop.tools.mcp.config import McpServerConfig
 
         configs: list[McpServerConfig] = []
-        for raw in (settings or self.load_settings()).mcp_servers:
+        for raw in (settings or self.settings.current).mcp_servers:
             try:
                 resolved = resolve_mcp_secrets(raw, self.secrets)
                 configs.append(McpServerConfig.model_validate(resolved))
@@ -331,32 +338,3 @@ class AppContext:
                             request_options=options, context_window=window,
                             overflow=settings.context_overflow)
 
-
-PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
-                   "all_proxy")
-NO_PROXY_VARIABLES = ("NO_PROXY", "no_proxy")
-
-
-def apply_proxy(settings: AppSettings, environ: Mapping[str, str]) -> None:
-    """Route every HTTP client of this process through the proxy setting.
-
-    httpx (providers, model lists, fetch_url, MCP over HTTP) reads the standard proxy
-    variables, so the setting is applied there; with no proxy set, the variables the
-    app was started with (``environ``) are restored.
-    """
-    url = settings.proxy_url.strip()
-    for name in (*PROXY_VARIABLES, *NO_PROXY_VARIABLES):
-        if name in environ:
-            os.environ[name] = environ[name]
-        else:
-            os.environ.pop(name, None)
-    if url:
-        for name in PROXY_VARIABLES:
-            os.environ[name] = url
-        for name in NO_PROXY_VARIABLES:
-            os.environ[name] = settings.no_proxy
-        log.info("requests go through the proxy set in Settings")
-
-
-def preset_names() -> list[str]:
-    return list(PRESETS)

@@ -23,11 +23,6 @@ class AttachmentError(AssistaError):
     """A file cannot be attached (too large, binary, unreadable)."""
 
 
-def is_image(path: Path) -> bool:
-    kind, _ = mimetypes.guess_type(path.name)
-    return kind in IMAGE_TYPES
-
-
 def load_attachment(path: Path) -> Part:
     """Read ``path`` into a message part; raises :class:`AttachmentError`."""
     try:

@@ -49,7 +49,3 @@ class ToolError(AssistaError):
     def __init__(self, message: str, *, code: str = "tool_error") -> None:
         super().__init__(message)
         self.code = code
-
-
-class CancelledByUser(AssistaError):
-    """The user pressed Stop."""

@@ -4,13 +4,15 @@ Clients get it explicitly (providers, model lists, ``fetch_url``, MCP over HTTP)
 instead of reading proxy variables from ``os.environ``: two chats, or a test and the
 app, can then use different settings in one process, and nothing global changes
 when the user edits Preferences. Qt-free and httpx-free (httpx is imported by
-:meth:`Proxy.mounts` only, where a client is built).
+:meth:`Proxy.mounts` only, where a client is built; the MCP SDK's fork ``httpx2``,
+which has the same API, can be passed instead).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 ENV_PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy",
@@ -46,10 +48,14 @@ class Proxy:
     def bypassed_hosts(self) -> list[str]:
         return [h.strip() for h in self.no_proxy.split(",") if h.strip()]
 
-    def mounts(self) -> dict[str, Any]:
+    def mounts(self, http: ModuleType | None = None) -> dict[str, Any]:
         """``httpx`` client ``mounts``: every request through the proxy except those to
-        the bypassed hosts (give the client ``trust_env=False``)."""
-        import httpx
+        the bypassed hosts (give the client ``trust_env=False``). ``http``: the
+        httpx-like module whose client these are for (default ``httpx``)."""
+        if http is None:
+            import httpx
+
+            http = httpx
 
         if not self.enabled:
             return {}
@@ -63,13 +69,13 @@ class Proxy:
             if ":" in pattern and not pattern.startswith("["):
                 pattern = f"[{pattern}]"  # an IPv6 address
             mounts[f"all://{pattern}"] = None
-        mounts["all://"] = httpx.AsyncHTTPTransport(proxy=self.url)
+        mounts["all://"] = http.AsyncHTTPTransport(proxy=self.url)
         return mounts
 
-    def client_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for ``httpx.AsyncClient``: the proxy, and never the
-        process environment."""
-        return {"mounts": self.mounts(), "trust_env": False}
+    def client_kwargs(self, http: ModuleType | None = None) -> dict[str, Any]:
+        """Keyword arguments for ``httpx.AsyncClient`` (or ``http.AsyncClient``): the
+        proxy, and never the process environment."""
+        return {"mounts": self.mounts(http), "trust_env": False}
 
     def __repr__(self) -> str:  # a proxy URL may carry a password
         return f"Proxy(enabled={self.enabled}, bypass={len(self.bypassed_hosts())})"

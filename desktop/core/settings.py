@@ -81,4 +81,3 @@ class AppSettings(BaseModel):
     max_concurrent_requests: int = Field(default=4, ge=1, le=32)
     # Per-model prices (exact model id -> price) that win over the built-in table.
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
-    show_sidebar: bool = True

@@ -2,9 +2,11 @@
 
 :func:`setup_logging` configures the root logger, so library records (httpx
 request lines with ``?key=...``, for example) pass through the same
-:class:`RedactingFilter`. Redaction covers well-known key shapes, credential
-headers and query parameters, and every exact value given to
-:func:`register_secret` (the SecretStore registers each key it reads or writes).
+:class:`SecretRedactor`. Redaction covers well-known key shapes, credential
+headers and query parameters, and every exact value added to the redactor (the
+app's :class:`SecretRedactor` is owned by its ``AppContext``; the SecretStore adds
+each key it reads or writes). No module state: two contexts in one process (tests)
+keep their own secrets.
 """
 
 from __future__ import annotations
@@ -58,41 +60,14 @@ _NAMED_VALUE = re.compile(
     re.IGNORECASE,
 )
 
-_secrets: set[str] = set()
-_secrets_re: re.Pattern[str] | None = None
-_secrets_lock = threading.Lock()
 _setup_lock = threading.Lock()
 
 
-def register_secret(value: str | None) -> None:
-    """Redact this exact value from every log record from now on."""
-    global _secrets_re
-    if not value or len(value.strip()) < MIN_SECRET_LENGTH:
-        return
-    value = value.strip()
-    with _secrets_lock:
-        if value in _secrets:
-            return
-        _secrets.add(value)
-        ordered = sorted(_secrets, key=len, reverse=True)
-        _secrets_re = re.compile("|".join(re.escape(s) for s in ordered))
-
-
-def clear_registered_secrets() -> None:
-    """Forget values given to :func:`register_secret` (tests)."""
-    global _secrets_re
-    with _secrets_lock:
-        _secrets.clear()
-        _secrets_re = None
-
-
 def redact(text: str) -> str:
-    """``text`` with known secrets replaced by ``[REDACTED]``."""
+    """``text`` with credential shapes (keys, bearer tokens, credential headers and
+    query parameters) replaced by ``[REDACTED]``."""
     if not text:
         return text
-    exact = _secrets_re
-    if exact is not None:
-        text = exact.sub(REDACTED, text)
     for pattern, replacement in _PATTERNS:
         text = pattern.sub(replacement, text)
     return _NAMED_VALUE.sub(_replace_named_value, text)
@@ -107,30 +82,66 @@ def _replace_named_value(match: re.Match[str]) -> str:
     return f"{match.group('pre')}{REDACTED}"
 
 
-class RedactingFilter(logging.Filter):
-    """Rewrites each record's message, exception and stack text with secrets redacted."""
+class SecretRedactor(logging.Filter):
+    """The exact secret values to hide, plus :func:`redact`'s shapes; as a logging
+    filter it rewrites each record's message, exception and stack text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._values: set[str] = set()
+        self._exact: re.Pattern[str] | None = None
+        self._lock = threading.Lock()
+
+    def add(self, value: str | None) -> None:
+        """Redact this exact value from now on (a value shorter than
+        :data:`MIN_SECRET_LENGTH` is ignored: hiding it would garble ordinary text)."""
+        if not value or len(value.strip()) < MIN_SECRET_LENGTH:
+            return
+        value = value.strip()
+        with self._lock:
+            if value in self._values:
+                return
+            self._values.add(value)
+            # Longest first, so a secret containing another is hidden whole.
+            ordered = sorted(self._values, key=len, reverse=True)
+            self._exact = re.compile("|".join(re.escape(v) for v in ordered))
+
+    def clear(self) -> None:
+        with self._lock:
+            self._values.clear()
+            self._exact = None
+
+    def redact(self, text: str) -> str:
+        exact = self._exact
+        if text and exact is not None:
+            text = exact.sub(REDACTED, text)
+        return redact(text)
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             message = record.getMessage()
         except Exception:  # a bad format string: keep what we can, redacted
             message = f"{record.msg!s} {record.args!r}"
-        record.msg = redact(message)
+        record.msg = self.redact(message)
         record.args = None
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
-            record.exc_text = redact(record.exc_text)
+            record.exc_text = self.redact(record.exc_text)
         if record.stack_info:
-            record.stack_info = redact(record.stack_info)
+            record.stack_info = self.redact(record.stack_info)
         return True
 
 
 class RedactingFormatter(logging.Formatter):
     """Belt and braces: redacts the final line too (covers custom formatters' fields)."""
 
+    def __init__(self, fmt: str, redactor: SecretRedactor) -> None:
+        super().__init__(fmt)
+        self._redactor = redactor
+
     def format(self, record: logging.LogRecord) -> str:
-        return redact(super().format(record))
+        return self._redactor.redact(super().format(record))
 
 
 def setup_logging(
@@ -139,9 +150,11 @@ def setup_logging(
     *,
     stderr: bool = True,
     stderr_level: int | str = logging.WARNING,
+    redactor: SecretRedactor | None = None,
 ) -> Path:
     """Log to ``paths.logs_dir/assista.log`` (1 MB × 5) and, with ``stderr``, warnings
-    (``stderr_level`` and up) to stderr.
+    (``stderr_level`` and up) to stderr, both through ``redactor`` (default: one that
+    knows only the credential shapes).
 
     Safe to call again: the handlers are replaced, not duplicated. Returns the log file.
     """
@@ -150,8 +163,8 @@ def setup_logging(
         root = logging.getLogger()
         _remove_handlers(root)
         Path(paths.logs_dir).mkdir(parents=True, exist_ok=True)
-        formatter = RedactingFormatter(_FORMAT)
-        redactor = RedactingFilter()
+        redactor = redactor or SecretRedactor()
+        formatter = RedactingFormatter(_FORMAT, redactor)
 
         file_handler = logging.handlers.RotatingFileHandler(
             log_file, maxBytes=MAX_BYTES, backupCount=BACKUP_COUNT, encoding="utf-8", delay=True

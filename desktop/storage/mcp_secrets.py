@@ -1,7 +1,8 @@
 """MCP server tokens (env values, auth headers) kept in the secret store.
 
 Settings keep :data:`SECRET_PLACEHOLDER` where a token was; the value lives in the
-keyring (or the 0600 key file) under ``mcp:<server>:<env|headers>:<name>``.
+keyring (or the 0600 key file) under ``mcp:<server>:<env|headers>:<name>``. The
+secret store tells its log redactor every value it reads or writes.
 """
 
 from __future__ import annotations
@@ -9,8 +10,6 @@ from __future__ import annotations
 import logging
 import re
 from typing import Any, Protocol
-
-from desktop.storage.logs import register_secret
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +42,6 @@ def stash_mcp_secrets(raw: dict[str, Any], secrets: Secrets) -> dict[str, Any]:
                       and SECRET_NAME.search(key))
             if secret:
                 secrets.set(_slot(name, field_name, key), value)
-                register_secret(value)
             kept[key] = SECRET_PLACEHOLDER if secret else value
         server[field_name] = kept
     return server
@@ -66,7 +64,6 @@ def resolve_mcp_secrets(raw: dict[str, Any], secrets: Secrets) -> dict[str, Any]
             if not stored:
                 log.warning("MCP server %s: the stored %s value %s is missing", name,
                             field_name, key)
-            register_secret(stored)
             resolved[key] = stored
         server[field_name] = resolved
     return server

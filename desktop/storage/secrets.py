@@ -6,8 +6,8 @@ chainer with nothing to chain, or a backend that raises), keys go to
 ``DataPaths.secrets_path``: a JSON file created with mode 0600 and replaced
 atomically. :attr:`SecretStore.is_secure` tells the UI which case applies.
 
-Every key read or written is registered with :func:`desktop.storage.logs.register_secret`
-so it is redacted from logs. Keys are never logged or written to the database.
+Every key read or written is added to the store's :attr:`SecretStore.redactor` (the
+app context's) so it is redacted from logs. Keys are never logged or written to the database.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import keyring.errors
 from keyring.backends import chainer, fail, null
 
 from desktop.core.errors import StorageError
-from desktop.storage.logs import register_secret
+from desktop.storage.logs import SecretRedactor
 from desktop.storage.paths import DataPaths
 
 log = logging.getLogger(__name__)
@@ -54,6 +54,7 @@ class SecretStore:
         backend: keyring.backend.KeyringBackend | None = None,
         force_file: bool | None = None,
         probe: bool = False,
+        redactor: SecretRedactor | None = None,
     ) -> None:
         """Use ``backend`` (default: keyring's own choice) unless it is unusable.
 
@@ -63,7 +64,9 @@ class SecretStore:
         portable data folder carries its keys with it.
         ``probe`` makes one harmless read now, so :attr:`is_secure` is accurate
         before the first real use (this may show an unlock prompt on some systems).
+        ``redactor`` is told every key read or written, to keep it out of the logs.
         """
+        self.redactor = redactor
         if isinstance(location, DataPaths):
             self._path = location.secrets_path
             if force_file is None:
@@ -122,8 +125,8 @@ class SecretStore:
                 value = self._read_file(tolerant=self._keyring is not None).get(provider_id)
                 if value is not None and self._keyring is not None:
                     self._migrate_to_keyring(provider_id, value)
-        if value:
-            register_secret(value)
+        if value and self.redactor is not None:
+            self.redactor.add(value)
         return value
 
     def set(self, provider_id: str, key: str) -> None:
@@ -133,7 +136,8 @@ class SecretStore:
         if not key:
             self.delete(provider_id)
             return
-        register_secret(key)
+        if self.redactor is not None:
+            self.redactor.add(key)
         with self._lock:
             if self._keyring_set(provider_id, key):
                 self._remove_from_file(provider_id)

@@ -137,11 +137,6 @@ class ChatGrants:
         self.tools.clear()
 
 
-async def deny_all(request: ApprovalRequest) -> ApprovalDecision:
-    """The approver used when nobody can be asked."""
-    return ApprovalDecision.deny("No one was available to approve this call.")
-
-
 async def allow_all(request: ApprovalRequest) -> ApprovalDecision:
     """An approver that allows every call once (``assista ask --approve-all``)."""
     return ApprovalDecision.allow_once()

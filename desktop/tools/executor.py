@@ -20,7 +20,7 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.core.errors import ToolError
 from desktop.core.messages import ToolCallPart, ToolResultPart
@@ -48,6 +48,9 @@ from desktop.tools.results import (
 from desktop.tools.validation import validate_arguments
 from desktop.tools.workspace import Workspace
 
+if TYPE_CHECKING:
+    from desktop.core.proxy import Proxy
+
 log = logging.getLogger(__name__)
 
 # Room left in the result budget for the envelope and per-item metadata.
@@ -71,6 +74,8 @@ class ToolExecutor:
     ``chat_grants`` the "allow for this chat" ones (pass the same object to
     every executor of a chat). ``on_progress`` receives status changes and live
     output. Tools whose policy is ``deny`` are not offered to the model.
+    ``proxy`` is handed to tools that make HTTP requests (``fetch_url``) through
+    their :class:`ToolContext`; None: they use httpx's defaults.
     """
 
     def __init__(
@@ -87,6 +92,7 @@ class ToolExecutor:
         chat_grants: ChatGrants | None = None,
         on_progress: ProgressSink | None = None,
         locks: PathLocks | None = None,
+        proxy: Proxy | None = None,
     ) -> None:
         if timeout_s <= 0:
             raise ValueError("timeout_s must be positive")
@@ -100,6 +106,7 @@ class ToolExecutor:
         )
         self.on_progress = on_progress
         self.locks = locks if locks is not None else SHARED_PATH_LOCKS
+        self.proxy = proxy
         self._running: dict[str, _Running] = {}
         if self.enabled is not None:
             unknown = sorted(self.enabled - set(registry.names()))
@@ -199,6 +206,7 @@ class ToolExecutor:
             call_id=call.id,
             result_budget=max(self.max_result_chars - _ENVELOPE_RESERVE, 1_000),
             default_timeout_s=self.timeout_s,
+            proxy=self.proxy,
             on_output=lambda text, stream: self._emit(
                 ToolProgress(call.id, call.name, "output", text, stream)
             ),

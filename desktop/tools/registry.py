@@ -25,6 +25,8 @@ from desktop.tools.workspace import Workspace, no_workspace_error
 if TYPE_CHECKING:  # jsonschema is slow to import: loaded when a validator is first built
     from jsonschema import Draft202012Validator
 
+    from desktop.core.proxy import Proxy
+
 DEFAULT_RESULT_BUDGET = 100_000
 _NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _DEFER_SCHEMA_CHECK: ContextVar[bool] = ContextVar("defer_schema_check", default=False)
@@ -54,7 +56,9 @@ class ToolContext:
     cancelled; blocking work running in a thread should poll
     :meth:`raise_if_cancelled` so that it stops soon after. ``result_budget`` is
     roughly how many characters of result the executor will keep; tools that can
-    return a lot should size their output to fit it.
+    return a lot should size their output to fit it. ``proxy``: the route for the
+    HTTP requests a tool makes (None: httpx's defaults, which read the proxy
+    variables of the environment).
     """
 
     workspace: Workspace | None = None
@@ -63,6 +67,7 @@ class ToolContext:
     cancel_event: threading.Event = field(default_factory=threading.Event)
     default_timeout_s: float = 60.0
     on_output: Callable[[str, str], None] | None = None
+    proxy: Proxy | None = None
 
     def require_workspace(self) -> Workspace:
         """The workspace, or a ``no_workspace`` ToolError telling the model none is selected."""

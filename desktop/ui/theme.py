@@ -103,14 +103,6 @@ def chat_font(base: QFont | None = None) -> QFont:
     return font
 
 
-def code_font(base: QFont) -> QFont:
-    font = QFont(base)
-    font.setFamilies(["DejaVu Sans Mono", "Menlo", "Consolas", "monospace"])
-    font.setStyleHint(QFont.StyleHint.Monospace)
-    font.setPointSizeF(base.pointSizeF() * 0.92)
-    return font
-
-
 def _os_scheme_changed(_scheme: Qt.ColorScheme) -> None:
     app = QApplication.instance()
     if _MODE == "system" and isinstance(app, QApplication):

@@ -18,8 +18,9 @@ def test_mcp_tokens_are_kept_out_of_settings(tmp_path: Path) -> None:
                   "env": {"GITHUB_TOKEN": "ghp_secretvalue123456", "LOG_LEVEL": "debug"}}
         web = {"name": "web", "transport": "http", "url": "https://mcp.example.com/mcp",
                "headers": {"Authorization": "Bearer tok_abcdef123456", "X-Team": "blue"}}
-        ctx.save_settings(ctx.load_settings().model_copy(update={"mcp_servers": [server, web]}))
-        stored = ctx.load_settings().mcp_servers
+        ctx.settings.update(mcp_servers=[server, web])
+        stored = ctx.settings_store.load().mcp_servers
+        assert ctx.settings.current.mcp_servers == stored
         assert stored[0]["env"] == {"GITHUB_TOKEN": SECRET_PLACEHOLDER, "LOG_LEVEL": "debug"}
         assert stored[1]["headers"]["Authorization"] == SECRET_PLACEHOLDER
         configs = {c.name: c for c in ctx.mcp_configs()}
@@ -27,7 +28,7 @@ def test_mcp_tokens_are_kept_out_of_settings(tmp_path: Path) -> None:
         assert configs["web"].headers == {"Authorization": "Bearer tok_abcdef123456",
                                           "X-Team": "blue"}
         # saving again (the dialog shows the placeholder) keeps the stored secret
-        ctx.save_settings(ctx.load_settings())
+        ctx.settings.replace(ctx.settings.current)
         assert ctx.mcp_configs()[0].env["GITHUB_TOKEN"] == "ghp_secretvalue123456"
         ctx.db.checkpoint()
         for path in tmp_path.glob("assista.sqlite3*"):

@@ -34,8 +34,7 @@ def main() -> int:
         config = ProviderConfig(name="OpenAI", preset="openai", base_url="http://127.0.0.1:9/v1",
                                 model="gpt-4.1")
         ctx.settings_store.save_provider(config)
-        ctx.save_settings(ctx.load_settings().model_copy(
-            update={"active_provider_id": config.id}))
+        ctx.settings.update(active_provider_id=config.id)
         for title in ("Trip to Lisbon: 3-day plan", "Regex for ISO dates",
                       "Explain the borrow checker"):
             ctx.sessions.create_session(title)

@@ -158,8 +158,7 @@ def seed_returning(data: Path) -> None:
         config = ProviderConfig(name="Local", preset="custom", base_url="http://127.0.0.1:9/v1",
                                 model="local-model")
         ctx.settings_store.save_provider(config)
-        ctx.save_settings(ctx.load_settings().model_copy(
-            update={"active_provider_id": config.id}))
+        ctx.settings.update(active_provider_id=config.id)
         for n in range(200):
             session = ctx.sessions.create_session(f"Chat number {n}")
             for turn in range(3):

@@ -67,7 +67,6 @@ def _no_real_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
 def _clean_logging() -> Iterator[None]:
     yield
     logs.shutdown_logging()
-    logs.clear_registered_secrets()
     logging.captureWarnings(False)
 
 

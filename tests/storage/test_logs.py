@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from desktop.storage import logs
-from desktop.storage.logs import REDACTED, redact, register_secret, setup_logging
+from desktop.storage.logs import REDACTED, SecretRedactor, redact, setup_logging
 from desktop.storage.paths import DataPaths
 
 OPENAI = "sk-proj-abcDEF0123456789ghiJKL"
@@ -63,15 +63,28 @@ def test_keeps_structure() -> None:
     assert redact(redact(f"Bearer {TOKEN}")) == f"Bearer {REDACTED}"
 
 
-def test_registered_exact_values() -> None:
+def test_added_exact_values() -> None:
     custom = "my-local-llm-password"
-    assert redact(f"x {custom} y") == f"x {custom} y"
-    register_secret(custom)
-    register_secret(custom)
-    register_secret("abc")  # too short to redact safely: ignored
-    register_secret(None)
-    assert redact(f"x {custom} y") == f"x {REDACTED} y"
-    assert redact("abc") == "abc"
+    redactor = SecretRedactor()
+    assert redactor.redact(f"x {custom} y") == f"x {custom} y"
+    redactor.add(custom)
+    redactor.add(custom)
+    redactor.add("abc")  # too short to redact safely: ignored
+    redactor.add(None)
+    assert redactor.redact(f"x {custom} y") == f"x {REDACTED} y"
+    assert redactor.redact("abc") == "abc"
+    assert redactor.redact(f"key {OPENAI}") == f"key {REDACTED}"  # the shapes too
+    assert SecretRedactor().redact(custom) == custom  # each redactor keeps its own
+    assert redact(custom) == custom  # nothing global was changed
+    redactor.clear()
+    assert redactor.redact(custom) == custom
+
+
+def test_a_longer_secret_containing_another_is_hidden_whole() -> None:
+    redactor = SecretRedactor()
+    redactor.add("token-1234")
+    redactor.add("token-1234-extended")
+    assert redactor.redact("a token-1234-extended b") == f"a {REDACTED} b"
 
 
 def _file_handlers() -> list[logging.Handler]:
@@ -81,14 +94,15 @@ def _file_handlers() -> list[logging.Handler]:
 def test_setup_is_idempotent_and_redacts_file(
     paths: DataPaths, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    log_file = setup_logging(paths, logging.DEBUG)
-    setup_logging(paths, "DEBUG")
+    redactor = SecretRedactor()
+    log_file = setup_logging(paths, logging.DEBUG, redactor=redactor)
+    setup_logging(paths, "DEBUG", redactor=redactor)
     assert log_file == paths.logs_dir / "assista.log"
     assert len(_file_handlers()) == 1
     names = [h.get_name() for h in logging.getLogger().handlers]
     assert names.count("assista-stderr") == 1
 
-    register_secret("runtime-secret-value")
+    redactor.add("runtime-secret-value")
     log = logging.getLogger("desktop.test")
     log.debug("request headers=%r", {"authorization": f"Bearer {TOKEN}", "accept": "json"})
     log.info("GET https://generativelanguage.googleapis.com/v1?key=%s", GOOGLE)

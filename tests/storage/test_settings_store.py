@@ -29,7 +29,6 @@ def test_save_and_load(settings_store: SettingsStore, db: Database) -> None:
         workspace="/home/me/project",
         enabled_tools=["read_file"],
         theme="dark",
-        show_sidebar=False,
     )
     settings_store.save(settings)
     assert settings_store.load() == settings
@@ -53,14 +52,14 @@ def test_invalid_fields_reset_others_kept(
 ) -> None:
     _set_raw(
         db,
-        '{"theme": "purple", "agent": {"max_iterations": 0}, "show_sidebar": false, '
+        '{"theme": "purple", "agent": {"max_iterations": 0}, "trash_retention_days": 3, '
         '"unknown_future_key": 1, "workspace": "/w"}',
     )
     with caplog.at_level("WARNING"):
         loaded = settings_store.load()
     assert loaded.theme == "system"
     assert loaded.agent == AgentSettings()
-    assert loaded.show_sidebar is False
+    assert loaded.trash_retention_days == 3
     assert loaded.workspace == "/w"
     assert "agent, theme" in caplog.text
 

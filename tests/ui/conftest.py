@@ -23,7 +23,6 @@ def _no_real_keyring(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(keyring, "get_keyring", fail.Keyring)
     yield
     logs.shutdown_logging()
-    logs.clear_registered_secrets()
 
 
 @pytest.fixture

@@ -31,8 +31,7 @@ def add_provider(ctx: AppContext, server: FakeOpenAIServer) -> ProviderConfig:
                             model="gpt-test")
     ctx.settings_store.save_provider(config)
     ctx.secrets.set(config.id, "sk-loopback-key-123456")
-    settings = ctx.load_settings().model_copy(update={"active_provider_id": config.id})
-    ctx.save_settings(settings)
+    ctx.settings.update(active_provider_id=config.id)
     return config
 
 

@@ -1,7 +1,8 @@
 """fetch_url: the readable text of a web page (http and https only), size capped.
 
-Proxies come from the environment (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``,
-``NO_PROXY``; SOCKS through httpx[socks]). At most :data:`MAX_DOWNLOAD_BYTES` are
+Requests go through the proxy the executor hands over in :class:`ToolContext`
+(the app's Preferences; SOCKS through httpx[socks]); without one, httpx reads the
+proxy variables of the environment. At most :data:`MAX_DOWNLOAD_BYTES` are
 read; non-text content (images, PDFs, archives...) is refused without being
 downloaded. HTML is turned into plain text (see :mod:`._html`).
 """
@@ -148,10 +149,13 @@ async def _handle(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,"
         "*/*;q=0.5",
     }
+    routing: dict[str, Any] = {"trust_env": True}
+    if ctx.proxy is not None:
+        routing = ctx.proxy.client_kwargs()
     try:
         async with (
             httpx.AsyncClient(
-                trust_env=True,
+                **routing,
                 follow_redirects=True,
                 max_redirects=MAX_REDIRECTS,
                 timeout=httpx.Timeout(30.0, connect=15.0),

@@ -9,6 +9,9 @@ backoff (``backoff_s * 2**n``, at most ``max_backoff_s``), giving up after
 ``max_failures`` consecutive failures. Every wait is bounded: startup by
 ``startup_timeout_s``, calls by their timeout, shutdown by the SDK's own bounded
 termination (close stdin, SIGTERM, SIGKILL of the process group).
+
+Servers over HTTP are reached through the ``proxy`` given (the app's Preferences),
+never through proxy variables read from the environment by the SDK's client.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from mcp.shared.exceptions import MCPError
 
 from desktop import __version__
 from desktop.core.errors import ToolError
+from desktop.core.proxy import Proxy
 from desktop.tools.mcp.config import McpServerConfig
 from desktop.tools.mcp.shellenv import find_command
 from desktop.tools.mcp.stderr import StderrLog
@@ -89,8 +93,12 @@ class McpConnection:
         max_backoff_s: float = 30.0,
         max_failures: int = 5,
         stderr_lines: int = 500,
+        proxy: Proxy | None = None,
     ) -> None:
+        """``proxy``: the route to a server over HTTP (None: httpx2's defaults, which
+        read the environment's proxy variables)."""
         self.config = config
+        self.proxy = proxy
         self._path = path or (lambda: os.environ.get("PATH", ""))
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
@@ -246,15 +254,26 @@ class McpConnection:
                 yield _WatchedRead(read, self._connection_lost), write
             return
         if config.transport == "http":
-            timeout = httpx2.Timeout(30.0, read=300.0)
             async with (
-                httpx2.AsyncClient(headers=config.headers, timeout=timeout) as http,
+                self._http_client(config.headers) as http,
                 streamable_http_client(config.url, http_client=http) as (read, write),
             ):
                 yield _WatchedRead(read, self._connection_lost), write
             return
-        async with sse_client(config.url, headers=config.headers) as (read, write):
+        async with sse_client(config.url, headers=config.headers,
+                              httpx_client_factory=self._http_client) as (read, write):
             yield _WatchedRead(read, self._connection_lost), write
+
+    def _http_client(self, headers: dict[str, str] | None = None,
+                     timeout: httpx2.Timeout | None = None,
+                     auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
+        """The SDK's client factory (its signature), routed through :attr:`proxy`."""
+        routing: dict[str, Any] = {}
+        if self.proxy is not None:
+            routing = self.proxy.client_kwargs(httpx2)
+        # The SDK's defaults: a server may hold a response stream open for minutes.
+        timeout = timeout or httpx2.Timeout(30.0, read=300.0)
+        return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, **routing)
 
     @contextlib.asynccontextmanager
     async def _stdio(self) -> AsyncIterator[Any]:

@@ -2,7 +2,7 @@
 
 Typical use (the composition root owns one manager per process)::
 
-    manager = McpManager(configs)
+    manager = McpManager(configs, proxy=ctx.proxy)   # options go to each McpConnection
     await manager.start_all()                 # concurrently, each bounded by its timeout
     registry = manager.registry(builtin_registry())
     ...

@@ -14,7 +14,6 @@ from pydantic import ValidationError
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
-    QApplication,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -239,18 +238,12 @@ class SettingsDialog(QDialog):
             self.tabs.setCurrentIndex(2)
             self.proxy_edit.setFocus()
             return False
-        changes = self.changes()
-        old_theme = self.controller.settings.theme
-        try:
-            self.controller.update_settings(**changes)
+        try:  # the window follows the saved theme and proxy (settings_signal.py)
+            self.controller.update_settings(**self.changes())
         except ValidationError as exc:
             first = exc.errors()[0]
             self.error_label.setText(f"{'.'.join(map(str, first['loc']))}: {first['msg']}")
             return False
-        if changes["theme"] != old_theme or changes["theme"] != theme.mode():
-            app = QApplication.instance()
-            if isinstance(app, QApplication):
-                theme.apply_theme(app, str(changes["theme"]))
         self.settingsSaved.emit()
         self.accept()
         return True

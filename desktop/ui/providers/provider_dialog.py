@@ -335,11 +335,9 @@ class ProviderDialog(QDialog):
         self.providersChanged.emit()
 
     def _activate_if_none(self, provider_id: str) -> None:
-        settings = self.ctx.load_settings()
         known = {config.id for config in self.ctx.all_providers()}
-        if settings.active_provider_id in known:
-            return
-        self.ctx.save_settings(settings.model_copy(update={"active_provider_id": provider_id}))
+        if self.ctx.settings.current.active_provider_id not in known:
+            self.ctx.settings.update(active_provider_id=provider_id)
 
     def _remove(self) -> None:
         current = self._current
@@ -393,7 +391,8 @@ class ProviderDialog(QDialog):
             else:
                 config, key = current, self.ctx.api_key_for(current)
             config = config.model_copy(update={"timeout_s": min(config.timeout_s, CHECK_TIMEOUT_S)})
-            provider = create_provider(config, key, retry=RetryPolicy.disabled())
+            provider = create_provider(config, key, retry=RetryPolicy.disabled(),
+                                       proxy=self.ctx.proxy)
         except AssistaError as exc:
             self.form.set_status(f"✗ {redact(str(exc), [key])}", "error")
             return

@@ -84,7 +84,7 @@ async def first_run(window: MainWindow) -> None:
 
     from desktop.providers.factory import detect_lmstudio, detect_ollama
 
-    async with httpx.AsyncClient() as client:
+    async with httpx.AsyncClient(**ctx.proxy.client_kwargs()) as client:
         found = await asyncio.gather(detect_lmstudio(client), detect_ollama(client, ctx.environ))
     detected = [config for config in found if config is not None]
     if detected:
@@ -175,13 +175,15 @@ def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bo
 
     from desktop import __version__
     from desktop.ui.window.controller import ChatController
+    from desktop.ui.window.settings_signal import follow_settings
     from desktop.ui.window.single_instance import InstanceServer
 
     app.setApplicationVersion(__version__)
-    theme.settle(app, ctx.load_settings().theme)
+    theme.settle(app, ctx.settings.current.theme)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     controller = ChatController(ctx)
+    settings_signal = follow_settings(app, controller)
     window.attach(controller)
     instance_server = InstanceServer(ctx.paths.root, window.bring_to_front)
     if ctx.notice:
@@ -205,6 +207,7 @@ def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bo
             loop.run_until_complete(closed.wait())
             loop.run_until_complete(controller.shutdown())
     finally:
+        settings_signal.close()
         instance_server.close()
         ctx.close()
     return 0

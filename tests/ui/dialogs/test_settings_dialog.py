@@ -11,19 +11,18 @@ import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from desktop.app import AppContext, apply_proxy
-from desktop.core.settings import AppSettings
+from desktop.app import AppContext
+from desktop.core.proxy import Proxy
 from desktop.ui import theme
 from desktop.ui.dialogs.settings_dialog import SettingsDialog, normalize_hosts, validate_proxy_url
+from desktop.ui.window.settings_signal import follow_settings
 from tests.ui.conversation_helpers import make_window
 
 
 @pytest.fixture(autouse=True)
-def _restore_proxy_and_theme(qapp: QApplication) -> Iterator[None]:
+def _restore_theme(qapp: QApplication) -> Iterator[None]:
     mode = theme.mode()
     yield
-    apply_proxy(AppSettings(), {k: v for k, v in os.environ.items()
-                                if "proxy" not in k.lower()})
     theme.apply_theme(qapp, mode)
 
 
@@ -48,6 +47,9 @@ def test_normalize_hosts() -> None:
 
 def open_settings(qtbot: Any, ctx: AppContext) -> tuple[Any, SettingsDialog]:
     window = make_window(qtbot, ctx)
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    follow_settings(app, window.controller)  # as launch.py wires the window
     dialog = window.dialogs.open_preferences()
     assert isinstance(dialog, SettingsDialog) and dialog.isVisible()
     return window, dialog
@@ -57,6 +59,7 @@ def test_saves_proxy_timeout_and_preferences(
     qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
 ) -> None:
     ctx = open_ctx()
+    environ = dict(os.environ)
     poet = ctx.assistants.create("Poet", "Answer in verse.")
     window, dialog = open_settings(qtbot, ctx)
     assert dialog.folder_label.text() == str(ctx.paths.root)
@@ -74,7 +77,7 @@ def test_saves_proxy_timeout_and_preferences(
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     assert not dialog.isVisible()
 
-    for settings in (window.controller.settings, ctx.load_settings()):
+    for settings in (window.controller.settings, ctx.settings_store.load()):
         assert settings.proxy_url == "socks5://127.0.0.1:1080"
         assert settings.no_proxy == "localhost,.corp.example"
         assert settings.request_timeout_s == 45
@@ -84,10 +87,10 @@ def test_saves_proxy_timeout_and_preferences(
         assert settings.system_prompt == "You are concise."
         assert settings.default_assistant_id == poet.id
         assert settings.theme == "dark"
-    # The proxy applies to every HTTP client of the process (httpx reads these)
-    assert os.environ["HTTPS_PROXY"] == "socks5://127.0.0.1:1080"
-    assert os.environ["NO_PROXY"] == "localhost,.corp.example"
-    assert theme.mode() == "dark" and theme.is_dark()
+    # Handed to the next client made; the process environment is left alone
+    assert ctx.proxy == Proxy("socks5://127.0.0.1:1080", "localhost,.corp.example")
+    assert dict(os.environ) == environ
+    assert theme.mode() == "dark" and theme.is_dark()  # the window followed the setting
 
     # Reopened, it shows what was saved
     dialog = window.dialogs.open_preferences()
@@ -97,8 +100,8 @@ def test_saves_proxy_timeout_and_preferences(
     assert dialog.overflow_combo.currentData() == "summarize"
     dialog.proxy_edit.setText("")
     assert dialog.save()
-    assert ctx.load_settings().proxy_url == ""
-    assert "HTTPS_PROXY" not in os.environ
+    assert ctx.settings_store.load().proxy_url == ""
+    assert not ctx.proxy.enabled and dict(os.environ) == environ
 
 
 def test_bad_proxy_is_refused(
@@ -113,10 +116,10 @@ def test_bad_proxy_is_refused(
     assert dialog.save() is False
     assert dialog.isVisible()
     assert dialog.tabs.currentIndex() == 2  # the Network tab, where the problem is
-    assert ctx.load_settings().proxy_url == "" and ctx.load_settings().request_timeout_s == 120
+    assert ctx.settings.current.proxy_url == "" and ctx.settings.current.request_timeout_s == 120
     dialog.proxy_edit.setText("http://proxy.example.com:3128")
     assert dialog.error_label.text() == "" and dialog.save_button.isEnabled()
     assert dialog.save()
-    assert ctx.load_settings().proxy_url == "http://proxy.example.com:3128"
-    assert ctx.load_settings().request_timeout_s == 30
+    assert ctx.settings_store.load().proxy_url == "http://proxy.example.com:3128"
+    assert ctx.settings_store.load().request_timeout_s == 30
     assert window.controller.settings.request_timeout_s == 30

@@ -39,7 +39,6 @@ def _no_real_keyring(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(keyring, "get_keyring", fail.Keyring)
     yield
     logs.shutdown_logging()
-    logs.clear_registered_secrets()
 
 
 @pytest.fixture
@@ -183,7 +182,7 @@ def test_add_provider_persists_config_and_key_outside_the_database(
     assert saved.model == "model-a"
     assert saved.headers == {"X-Team": "blue"}
     assert ctx.secrets.get(saved.id) == SECRET
-    assert ctx.load_settings().active_provider_id == saved.id
+    assert ctx.settings_store.load().active_provider_id == saved.id
     assert list_texts(dialog) == ["My server"]
     assert not dialog.save_button.isEnabled()  # nothing left to save
     db_files = list(ctx.paths.root.glob(ctx.paths.db_path.name + "*"))  # db, -wal, -shm
@@ -428,7 +427,7 @@ def test_detected_provider_can_be_added(
     assert list_texts(dialog) == ["LM Studio"]
     assert dialog.current_provider() == saved
     assert not dialog.form.name_edit.isReadOnly()
-    assert ctx.load_settings().active_provider_id == saved.id
+    assert ctx.settings_store.load().active_provider_id == saved.id
 
 
 def test_closing_during_a_check_cancels_it(

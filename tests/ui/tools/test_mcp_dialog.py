@@ -106,7 +106,7 @@ def test_import_from_a_claude_desktop_file_and_from_pasted_text(
     assert "needs an http(s) URL" in dialog.server_list.item(1).text()
     assert not dialog.save()
     assert "needs an http(s) URL" in dialog.message.text()
-    assert ctx.load_settings().mcp_servers == []
+    assert ctx.settings_store.load().mcp_servers == []
     form.url_edit.selectAll()
     qtbot.keyClicks(form.url_edit, "https://mcp.example.com/v2")
 
@@ -117,7 +117,7 @@ def test_import_from_a_claude_desktop_file_and_from_pasted_text(
     dialog.server_list.setCurrentRow(2)
     dialog.remove_current()
     assert dialog.save()
-    saved = ctx.load_settings().mcp_servers
+    saved = ctx.settings_store.load().mcp_servers
     assert [s["name"] for s in saved] == ["time", "remote", "time-2"]
     assert [s["enabled"] for s in saved] == [False, False, False]
     assert saved[1]["url"] == "https://mcp.example.com/v2"
@@ -156,7 +156,7 @@ def test_a_stdio_server_runs_shows_its_tools_and_stderr(
         qtbot.keyClicks(form.name_edit, "ghost")
         qtbot.keyClicks(form.command_edit, "no-such-mcp-command-xyz")
         qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
-        saved = ctx.load_settings().mcp_servers
+        saved = ctx.settings_store.load().mcp_servers
         assert [s["name"] for s in saved] == ["test", "ghost"]
         assert saved[0]["args"] == [SERVER, "stdio"] and saved[0]["env"] == {
             "MCP_TEST_FLAG": "1"}
@@ -190,7 +190,7 @@ def test_a_stdio_server_runs_shows_its_tools_and_stderr(
         add_combo.setCurrentIndex(add_combo.findData("deny"))
         before = connection(window, "test")
         assert dialog.save()
-        server = ctx.load_settings().mcp_servers[0]
+        server = ctx.settings_store.load().mcp_servers[0]
         assert server["disabled_tools"] == ["echo"] and server["tool_policies"] == {
             "add": "deny"}
         qtbot.waitUntil(lambda: connection(window, "test") is not before
@@ -223,9 +223,8 @@ def test_the_model_calls_an_mcp_tool_after_approval(
 ) -> None:
     ctx = open_ctx()
     add_provider(ctx, fake_server)
-    settings = ctx.load_settings()
-    ctx.save_settings(settings.model_copy(update={"mcp_servers": [
-        {"name": "test", "command": sys.executable, "args": [SERVER, "stdio"]}]}))
+    ctx.settings.update(mcp_servers=[
+        {"name": "test", "command": sys.executable, "args": [SERVER, "stdio"]}])
     window = make_window(qtbot, ctx)  # starts the configured servers by itself
     try:
         qtbot.waitUntil(lambda: running(window, "test")

@@ -54,7 +54,7 @@ def test_policies_defaults_and_switches_are_saved_and_used(
     dialog.on_items["fetch_url"].setCheckState(Qt.CheckState.Unchecked)
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     assert not dialog.isVisible()
-    settings = ctx.load_settings()
+    settings = ctx.settings_store.load()
     assert settings.tool_policies == {"run_command": "deny", "edit_file": "allow"}
     assert "fetch_url" not in settings.enabled_tools and "read_file" in settings.enabled_tools
     assert "fetch_url" not in window.composer.tool_actions
@@ -75,7 +75,7 @@ def test_policies_defaults_and_switches_are_saved_and_used(
     dialog = open_dialog(window)
     dialog.set_policy("run_command", None)
     dialog.save()
-    assert ctx.load_settings().tool_policies == {"edit_file": "allow"}
+    assert ctx.settings_store.load().tool_policies == {"edit_file": "allow"}
 
 
 def test_grants_listed_revoked_and_chat_grants_forgotten(

@@ -31,8 +31,7 @@ def add_provider(ctx: AppContext, server: FakeOpenAIServer) -> ProviderConfig:
                             model="gpt-test")
     ctx.settings_store.save_provider(config)
     ctx.secrets.set(config.id, "sk-loopback-key-123456")
-    settings = ctx.load_settings().model_copy(update={"active_provider_id": config.id})
-    ctx.save_settings(settings)
+    ctx.settings.update(active_provider_id=config.id)
     return config
 
 
@@ -215,10 +214,9 @@ def test_tool_round_limit_asks_to_continue(
     (tmp_path / "a.txt").write_text("a")
     ctx = open_ctx()
     add_provider(ctx, fake_server)
-    settings = ctx.load_settings()
-    agent = settings.agent.model_copy(update={"tool_round_limit": 1,
-                                              "limit_behavior": "confirm"})
-    ctx.save_settings(settings.model_copy(update={"agent": agent, "workspace": str(tmp_path)}))
+    agent = ctx.settings.current.agent.model_copy(update={"tool_round_limit": 1,
+                                                          "limit_behavior": "confirm"})
+    ctx.settings.update(agent=agent, workspace=str(tmp_path))
     window = make_window(qtbot, ctx)
     args = json.dumps({"path": "."})
     for _ in range(2):
@@ -330,6 +328,6 @@ def test_theme_from_the_view_menu_is_saved(
         assert any(dark in menu.actions() for menu in menus)
         dark.trigger()
         assert theme.is_dark()
-        assert ctx.load_settings().theme == "dark"
+        assert ctx.settings_store.load().theme == "dark"
     finally:
         window.chat.theme_actions[1].trigger()  # back to light for the other tests

@@ -114,7 +114,7 @@ def test_window_state_is_saved_on_close_and_read_before_the_next_start(
     from desktop.ui import theme
 
     ctx = open_ctx()
-    ctx.save_settings(ctx.load_settings().model_copy(update={"theme": "dark"}))
+    ctx.settings.update(theme="dark")
     window = MainWindow(ChatController(ctx))
     qtbot.addWidget(window)
     window.resize(700, 500)
@@ -169,7 +169,7 @@ def add_provider(ctx: AppContext, server: FakeOpenAIServer) -> ProviderConfig:
                             model="gpt-test")
     ctx.settings_store.save_provider(config)
     ctx.secrets.set(config.id, "sk-loopback-key-123456")
-    ctx.save_settings(ctx.load_settings().model_copy(update={"active_provider_id": config.id}))
+    ctx.settings.update(active_provider_id=config.id)
     return config
 
 
