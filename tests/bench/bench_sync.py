@@ -122,7 +122,7 @@ def run(base: Path, server: WebDavServer, environ: dict[str, str], chats: int,
     inc_b, _, report = measure("incremental: one new message, B (pull)", engine_b.run)
     assert report.merged.messages == 1
     print()
-    print(f"{'figure':<46}{'measured':>10}{'target':>12}{'baseline':>12}")
+    print(f"{'figure':<46}{'measured':>10}{'target':>10}  {'baseline':<14}")
     rows = [
         ("initial push (A)", push_wall, "-", f"{put_wall:.2f} s PUT"),
         ("initial pull + merge (B)", pull_wall, "-", f"{get_wall:.2f} s GET"),
@@ -130,7 +130,7 @@ def run(base: Path, server: WebDavServer, environ: dict[str, str], chats: int,
         ("incremental pull, one message (B)", inc_b, "< 1 s", f"{idle_wall:.2f} s idle"),
     ]
     for name, value, target, baseline in rows:
-        print(f"{name:<46}{value:>8.2f} s{target:>12}{baseline:>12}")
+        print(f"{name:<46}{value:>8.2f} s{target:>10}  {baseline:<14}")
     print(f"scale: {chats:,} chats / {messages:,} messages")
     target_a.close()
     target_b.close()
