@@ -1,9 +1,12 @@
-"""Light and dark looks: a Fusion palette plus one stylesheet with named colours; the
-chat's font zoom; a notifier widgets observe to restyle themselves.
+"""Light and dark looks: a palette plus one stylesheet with named colours; the whole
+window's zoom; a notifier widgets observe to restyle themselves.
 
 ``apply_theme(app, "system")`` follows the OS colour scheme, also when it changes
 while the app runs; ``"light"`` / ``"dark"`` force one. ``set_zoom`` / ``zoom_by`` scale
-the chat text (Ctrl+= / Ctrl+- in the chat view).
+the whole interface (Ctrl+= / Ctrl+- / Ctrl+0): the application font (every widget that
+does not set its own inherits it), the stylesheet's paddings and radii, and the icons
+(``ui_scale``). ``set_base_font_size`` is the Preferences' base size the zoom multiplies
+(None: the platform's default).
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ _DARK = False
 _MODE = "system"
 _ZOOM = 0  # steps of 10 %
 ZOOM_MIN, ZOOM_MAX = -4, 10
+_BASE_PT: float | None = None  # the Preferences' base font size; None: the platform's
+_PLATFORM_PT: float | None = None  # the app font before we first changed it
+_STYLED = False  # apply_theme ran: zooming restyles the app too
 
 
 class ThemeNotifier(QObject):
@@ -88,18 +94,66 @@ def set_zoom(steps: int) -> None:
     steps = max(ZOOM_MIN, min(ZOOM_MAX, steps))
     if steps != _ZOOM:
         _ZOOM = steps
-        notifier().changed.emit()
+        _rescale()
 
 
 def zoom_by(delta: int) -> None:
     set_zoom(_ZOOM + delta)
 
 
+def base_font_size() -> float | None:
+    return _BASE_PT
+
+
+def set_base_font_size(points: float | None) -> None:
+    """The unzoomed application font size in points (None: the platform's)."""
+    global _BASE_PT
+    points = None if not points or points <= 0 else float(points)
+    if points != _BASE_PT:
+        _BASE_PT = points
+        _rescale()
+
+
+def platform_font_size() -> float:
+    """The platform's application font size, remembered before we change it."""
+    global _PLATFORM_PT
+    if _PLATFORM_PT is None:
+        size = QGuiApplication.font().pointSizeF()
+        _PLATFORM_PT = size if size > 0 else 10.0
+    return _PLATFORM_PT
+
+
+def font_size() -> float:
+    """The application font size now: the base size, zoomed."""
+    return round((_BASE_PT or platform_font_size()) * (1 + 0.1 * _ZOOM), 1)
+
+
+def ui_scale() -> float:
+    """How much larger than at the platform's default the interface is drawn: paddings,
+    radii and icons multiply by this."""
+    return font_size() / platform_font_size()
+
+
+def scaled(px: float) -> int:
+    return max(1, round(px * ui_scale())) if px > 0 else 0
+
+
+def _rescale() -> None:
+    """Zoom or base size changed: a new application font, the stylesheet's sizes."""
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        font = QFont(app.font())
+        font.setPointSizeF(font_size())
+        app.setFont(font)
+        if _STYLED:
+            app.setStyleSheet(stylesheet(colors()))
+    notifier().changed.emit()
+
+
 def chat_font(base: QFont | None = None) -> QFont:
-    """The font of message text: the application font, a little larger, zoomed."""
+    """The font of message text: a little larger than the (zoomed) application font."""
     font = QFont(base if base is not None else QGuiApplication.font())
-    size = font.pointSizeF() if font.pointSizeF() > 0 else 10.0
-    font.setPointSizeF(round((size + 1.5) * (1 + 0.1 * _ZOOM), 1))
+    font.setPointSizeF(round(font_size() + 1.5 * ui_scale(), 1))
     return font
 
 
@@ -115,7 +169,8 @@ def apply_theme(app: QApplication, mode: str = "system", *, quick: bool = False)
     ``quick`` (at start-up, before the window shows): for ``"system"``, guess the OS
     scheme from the platform's palette instead of asking Qt for it; :func:`settle`
     corrects the guess once the window is up."""
-    global _DARK, _MODE, _following_os
+    global _DARK, _MODE, _following_os, _STYLED
+    platform_font_size()  # (remembered before the zoom changes the app font)
     _MODE = mode if mode in ("light", "dark") else "system"
     if _MODE != "system":
         _DARK = _MODE == "dark"
@@ -127,7 +182,7 @@ def apply_theme(app: QApplication, mode: str = "system", *, quick: bool = False)
         QGuiApplication.styleHints().colorSchemeChanged.connect(_os_scheme_changed)
         _following_os = True
     c = colors()
-    app.setStyle("Fusion")
+    app.setStyle(native_style_name())
     palette = QPalette()
     for role, key in [
         (QPalette.ColorRole.Window, "window"), (QPalette.ColorRole.Base, "base"),
@@ -140,8 +195,33 @@ def apply_theme(app: QApplication, mode: str = "system", *, quick: bool = False)
     ]:
         palette.setColor(role, QColor(c[key]))
     app.setPalette(palette)
+    _STYLED = True
+    if font_size() != app.font().pointSizeF():
+        font = QFont(app.font())
+        font.setPointSizeF(font_size())
+        app.setFont(font)
     app.setStyleSheet(stylesheet(c))
     notifier().changed.emit()
+
+
+def native_style_name() -> str:
+    """The platform's own widget style on macOS and Windows (people expect their native
+    controls there); Fusion elsewhere, where the native look varies by desktop and
+    several styles draw our dark palette badly."""
+    import sys
+
+    if sys.platform == "darwin":
+        return "macOS"
+    if sys.platform == "win32":
+        keys = _style_keys()
+        return next((key for key in ("windows11", "windowsvista") if key in keys), "Windows")
+    return "Fusion"
+
+
+def _style_keys() -> list[str]:
+    from PySide6.QtWidgets import QStyleFactory
+
+    return [key.lower() for key in QStyleFactory.keys()]  # noqa: SIM118 (a list)
 
 
 def settle(app: QApplication, mode: str) -> None:
@@ -153,45 +233,49 @@ def settle(app: QApplication, mode: str) -> None:
 
 
 def stylesheet(c: dict[str, str]) -> str:
+    """The app's stylesheet in colours ``c``, its sizes at the current zoom."""
+    px = scaled
     return f"""
 QMainWindow, QDialog {{ background: {c['window']}; }}
 #sessionPanel, #toolSidebar {{ background: {c['sidebar']}; }}
 #sessionPanel {{ border-right: 1px solid {c['border']}; }}
 #toolSidebar {{ border-left: 1px solid {c['border']}; }}
 #toolSidebar QScrollArea, #toolSidebarInner {{ background: transparent; }}
-#panelTitle {{ font-weight: 600; color: {c['muted']}; padding: 4px 2px; }}
+#panelTitle {{ font-weight: 600; color: {c['muted']}; padding: {px(4)}px {px(2)}px; }}
 #topBar {{ background: {c['base']}; border-bottom: 1px solid {c['border']}; }}
-#appTitle {{ font-weight: 700; font-size: 15px; }}
+#appTitle {{ font-weight: 700; font-size: {px(15)}px; }}
 #usageLabel, #messageHeader, #toolLine, #emptyHint {{ color: {c['muted']}; }}
 #chatContainer {{ background: {c['window']}; }}
 QAbstractScrollArea#chatView {{ background: {c['window']}; border: none; }}
 #userMessage {{ background: {c['user_bg']}; border: 1px solid {c['border']};
-    border-radius: 10px; }}
+    border-radius: {px(10)}px; }}
 #assistantMessage {{ background: {c['assistant_bg']}; border: 1px solid {c['border']};
-    border-radius: 10px; }}
+    border-radius: {px(10)}px; }}
 #assistantContinuation {{ background: transparent; border: none; }}
 #reasoningToggle {{ border: none; color: {c['muted']}; padding: 0; text-align: left; }}
 #reasoningToggle:focus, #messageAction:focus {{ color: {c['accent']}; }}
 #tokenCount {{ color: {c['muted']}; }}
-#messageAction {{ border: 1px solid transparent; border-radius: 5px; color: {c['muted']};
-    padding: 1px 6px; background: transparent; }}
+#messageAction {{ border: 1px solid transparent; border-radius: {px(5)}px;
+    color: {c['muted']}; padding: {px(1)}px {px(6)}px; background: transparent; }}
 #messageAction:hover {{ border-color: {c['border']}; background: {c['hover']}; }}
-#messageAction[popupMode="1"] {{ padding-right: 16px; }}
+#messageAction[popupMode="1"] {{ padding-right: {px(16)}px; }}
 #messageAction::menu-button {{ border: none; border-left: 1px solid transparent;
-    background: transparent; width: 14px; }}
+    background: transparent; width: {px(14)}px; }}
 #messageAction::menu-button:hover {{ border-left-color: {c['border']}; }}
 #jumpButton {{ background: {c['accent']}; color: {c['accent_text']}; border: none;
-    border-radius: 14px; padding: 6px 16px; font-weight: 600; }}
+    border-radius: {px(14)}px; padding: {px(6)}px {px(16)}px; font-weight: 600; }}
 #jumpButton:hover {{ background: {c['text']}; color: {c['base']}; }}
 #reasoningView {{ color: {c['muted']}; }}
 #messageStatus[kind="error"] {{ color: {c['error']}; }}
 #messageStatus[kind="stopped"], #messageStatus[kind="interrupted"] {{ color: {c['warn']}; }}
 #composerBox {{ background: {c['base']}; border: 1px solid {c['border']};
-    border-radius: 10px; }}
+    border-radius: {px(10)}px; }}
 #composerInput {{ border: none; background: transparent; }}
-QPushButton {{ padding: 5px 12px; border-radius: 6px; border: 1px solid {c['border']};
-    background: {c['base']}; }}
+QPushButton {{ padding: {px(5)}px {px(12)}px; border-radius: {px(6)}px;
+    border: 1px solid {c['border']}; background: {c['base']}; }}
 QPushButton:hover {{ background: {c['hover']}; }}
+QPushButton:disabled, QToolButton:disabled {{ color: {c['muted']}; background: {c['window']};
+    border-color: {c['window']}; }}
 QPushButton#linkButton {{ border: none; background: transparent; color: {c['accent']};
   padding: 0; text-align: left; }}
 QPushButton#linkButton:hover {{ text-decoration: underline; }}
@@ -202,24 +286,30 @@ QPushButton#primaryButton:disabled {{ background: {c['border']}; border-color: {
 QPushButton#stopButton {{ background: {c['error']}; color: {c['accent_text']};
     border: 1px solid {c['error']}; }}
 QListWidget {{ border: none; background: transparent; }}
-QListWidget::item {{ padding: 6px 8px; border-radius: 6px; }}
+QListWidget::item {{ padding: {px(6)}px {px(8)}px; border-radius: {px(6)}px; }}
 QListWidget::item:selected {{ background: {c['hover']}; color: {c['text']}; }}
-#toolCard {{ background: {c['base']}; border: 1px solid {c['border']}; border-radius: 8px; }}
+#toolCard {{ background: {c['base']}; border: 1px solid {c['border']};
+    border-radius: {px(8)}px; }}
 #toolCardName {{ font-weight: 600; }}
 #toolCardMeta, #turnHeader {{ color: {c['muted']}; }}
 #toolCardStatus[status="succeeded"] {{ color: {c['ok']}; }}
 #toolCardStatus[status="failed"], #toolCardStatus[status="denied"] {{ color: {c['error']}; }}
 #toolCardStatus[status="running"], #toolCardStatus[status="cancelled"] {{ color: {c['warn']}; }}
-#errorBanner {{ background: {c['error']}; color: {c['accent_text']}; padding: 6px 10px;
-    border-radius: 6px; }}
+#errorBanner {{ background: {c['error']}; color: {c['accent_text']};
+    padding: {px(6)}px {px(10)}px; border-radius: {px(6)}px; }}
 QStatusBar {{ color: {c['muted']}; }}
-QScrollBar:vertical {{ background: transparent; width: 10px; margin: 0; border: none; }}
-QScrollBar:horizontal {{ background: transparent; height: 10px; margin: 0; border: none; }}
-QScrollBar::handle:vertical {{ background: {c['border']}; border-radius: 4px;
-    min-height: 28px; margin: 1px 2px; }}
-QScrollBar::handle:horizontal {{ background: {c['border']}; border-radius: 4px;
-    min-width: 28px; margin: 2px 1px; }}
+QScrollBar:vertical {{ background: transparent; width: {px(10)}px; margin: 0; border: none; }}
+QScrollBar:horizontal {{ background: transparent; height: {px(10)}px; margin: 0; border: none; }}
+QScrollBar::handle:vertical {{ background: {c['border']}; border-radius: {px(4)}px;
+    min-height: {px(28)}px; margin: {px(1)}px {px(2)}px; }}
+QScrollBar::handle:horizontal {{ background: {c['border']}; border-radius: {px(4)}px;
+    min-width: {px(28)}px; margin: {px(2)}px {px(1)}px; }}
 QScrollBar::handle:hover {{ background: {c['muted']}; }}
 QScrollBar::add-line, QScrollBar::sub-line {{ width: 0; height: 0; border: none; }}
 QScrollBar::add-page, QScrollBar::sub-page {{ background: transparent; }}
+QToolButton#iconButton {{ border: {px(2)}px solid transparent; border-radius: {px(6)}px;
+    padding: {px(3)}px; background: transparent; qproperty-iconSize: {px(18)}px {px(18)}px; }}
+QToolButton#iconButton:hover {{ background: {c['hover']}; }}
+QToolButton#iconButton:checked {{ background: {c['hover']}; }}
+QPushButton, QToolButton {{ qproperty-iconSize: {px(16)}px {px(16)}px; }}
 """

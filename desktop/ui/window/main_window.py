@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
 
 MENU_TITLES = ("&File", "&Chat", "&Settings", "&View", "&Help")
+SIDE_PANEL_MIN = 150  # px: the chat list and Tool activity at their narrowest
 
 
 class MainWindow(QMainWindow):
@@ -130,6 +131,10 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.sessions)
         self.splitter.addWidget(self.chat_pane)
         self.splitter.addWidget(self.sidebar)
+        # The side panels' own minimums (from their buttons' text, growing with the zoom)
+        # must not push the splitter or widen the window: they shrink to these instead.
+        self.sessions.setMinimumWidth(SIDE_PANEL_MIN)
+        self.sidebar.setMinimumWidth(SIDE_PANEL_MIN)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes(self.state.splitter or list(DEFAULT_SPLITTER))
         self.splitter.setChildrenCollapsible(True)
