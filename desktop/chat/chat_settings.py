@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from desktop.chat.chat_tools import ChatTools
+from desktop.chat.drafts import ChatDrafts
 from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
 from desktop.core.prompt import PromptSources
 from desktop.tools.approval import ChatGrants
@@ -24,6 +25,7 @@ class ChatSettings:
         self.profiles = profiles
         self.tools = tools
         self.ctx = profiles.ctx
+        self.drafts = ChatDrafts(self.ctx.settings_store)
 
     # -- reading -------------------------------------------------------------------------
 
@@ -55,12 +57,19 @@ class ChatSettings:
     def disabled_tools(self, chat: ChatRef) -> list[str]:
         return self.profiles.disabled_tools(chat)
 
+    def draft(self, chat: ChatRef) -> str:
+        """What was typed in the chat and not sent (kept across restarts)."""
+        return self.drafts.get(chat)
+
     def grants(self, chat: ChatRef) -> ChatGrants:
         """The chat's "allow for this chat" grants (a new chat's move with it)."""
         key = chat if isinstance(chat, str) else f"new-{id(chat)}"
         return self.tools.chat_grants(key)
 
     # -- changing ------------------------------------------------------------------------
+
+    def set_draft(self, chat: ChatRef, text: str) -> None:
+        self.drafts.set(chat, text)
 
     def set_provider(self, chat: ChatRef, provider_id: str) -> None:
         config = next((p for p in self.ctx.all_providers() if p.id == provider_id), None)
@@ -128,7 +137,7 @@ class ChatSettings:
 
     def new_chat(self) -> NewChat:
         """A new chat's choices: the default assistant (Settings) if any."""
-        chat = NewChat()
+        chat = NewChat(draft=self.drafts.new_chat_draft())
         default = self.ctx.settings.current.default_assistant_id
         if default and self.ctx.assistants.get(default) is not None:
             self.set_assistant(chat, default)

@@ -30,6 +30,7 @@ class ProviderRetrying:
     attempt: int  # 0 for the first retry
     delay_s: float
     reason: str  # "HTTP 429", or an exception's name
+    max_retries: int = 0  # retries the provider makes at most (0: unknown)
     type: str = field(default="provider_retrying", init=False)
 
 

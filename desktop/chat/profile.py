@@ -35,6 +35,7 @@ class NewChat:
     provider_id: str | None = None
     model: str | None = None
     workspace: str | None = None
+    draft: str = ""  # typed, not sent yet (desktop.chat.drafts)
 
 
 #: A chat: a saved chat's id, or the choices of one not saved yet.

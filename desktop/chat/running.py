@@ -41,6 +41,7 @@ class RunningTurn:
     tools: ToolRunner | None = None
     task: asyncio.Task[None] | None = None
     state: ChatState = "answering"
+    retry_limit: int = 0  # how often the provider retries a refused request (0: unknown)
     result: RunResult | None = None
     failure: str | None = None
     observers: list[ChatObserver] = field(default_factory=list)

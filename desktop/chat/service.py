@@ -27,17 +27,20 @@ from desktop.chat.events import (
     TurnFailed,
     TurnQueued,
 )
+from desktop.chat.generation_stats import GenerationMeter
 from desktop.chat.limiter import ProviderLimiter
+from desktop.chat.message_edits import CONTINUATION_KEY, CONTINUE_PROMPT, MessageEdits
 from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
 from desktop.chat.running import RunningTurn
 from desktop.chat.turn_plan import TurnOverrides, TurnPlan, plan_turn
-from desktop.core.conversation import auto_title, run_turn
+from desktop.core.conversation import SessionRecorder, auto_title
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.messages import Message, Part, TextPart
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
     from desktop.core.orchestrator import ConfirmContinue
+    from desktop.storage.branches import ActiveBranch
     from desktop.tools.approval import ApprovalDecision, ApprovalRequest, Approver
 
 log = logging.getLogger(__name__)
@@ -54,6 +57,7 @@ class ChatService:
         self.tools = ChatTools(ctx)
         self.chats = ChatSettings(self.profiles, self.tools)
         self.approvals = ApprovalBoard()
+        self.edits = MessageEdits(ctx.sessions)
         self.limiter = ProviderLimiter(self._slot_limit)
         self._running: dict[str, RunningTurn] = {}
         self._observers: dict[str, list[ChatObserver]] = {}
@@ -111,7 +115,8 @@ class ChatService:
     def start(self, chat: ChatRef, text: str, attachments: Sequence[Part] = (), *,
               branch_from: str | None = None, regenerate: bool = False,
               overrides: TurnOverrides | None = None, approver: Approver | None = BOARD,
-              confirm: ConfirmContinue | None = BOARD, save: bool = True) -> RunningTurn:
+              confirm: ConfirmContinue | None = BOARD, save: bool = True,
+              continuation: bool = False) -> RunningTurn:
         """Start a turn of ``chat`` (a new chat is created first) and return it at
         once; raises ConfigError (a sentence for the user) when it cannot start.
 
@@ -119,13 +124,15 @@ class ChatService:
         with ``branch_from`` alone, ``text`` is a new version of that user message.
         ``approver``/``confirm``: the CLI's own; by default approvals go on
         :attr:`approvals` and "Continue?" to the chat's observers.
-        ``save=False``: nothing is stored (``assista ask --no-save``)."""
+        ``save=False``: nothing is stored (``assista ask --no-save``).
+        ``continuation``: ``text`` asks to continue the last answer (shown as such)."""
         if not (text.strip() or attachments or regenerate):
             raise ConfigError("the message is empty")
         plan = self.plan(chat, attachments, overrides)
         user: Message | None = None
         if not regenerate:
-            user = Message(role="user", parts=[TextPart(text=text), *attachments])
+            user = Message(role="user", parts=[TextPart(text=text), *attachments],
+                           provider_data={CONTINUATION_KEY: True} if continuation else {})
         if not save:
             session_id, history = f"unsaved-{id(user)}", []
         else:
@@ -149,6 +156,8 @@ class ChatService:
             self._set_state(session_id, "idle")
             raise
         turn.task = asyncio.ensure_future(self._run(turn, orchestrator, plan, user, save))
+        if save and branch_from is None and not (regenerate or continuation):
+            self.chats.set_draft(chat, "")  # the draft was this message
         return turn
 
     def _ensure_chat(self, chat: ChatRef, plan: TurnPlan, text: str,
@@ -175,10 +184,10 @@ class ChatService:
                ) -> Orchestrator:
         settings = self.ctx.settings.current
         sid = turn.session_id
-        provider = self.limiter.wrap(
-            self.ctx.build_provider(plan.config, on_retry=partial(self._retrying, turn,
-                                                                    plan.config.name)),
-            plan.config.id, on_wait=partial(self._queued, turn))
+        raw = self.ctx.build_provider(plan.config, on_retry=partial(self._retrying, turn,
+                                                                      plan.config.name))
+        turn.retry_limit = int(getattr(getattr(raw, "retry", None), "max_retries", 0))
+        provider = self.limiter.wrap(raw, plan.config.id, on_wait=partial(self._queued, turn))
         turn.tools = self.tools.runner(
             list(plan.tools), workspace=plan.workspace, settings=settings,
             approver=approver if approver is not BOARD else partial(self._ask, turn),
@@ -191,16 +200,18 @@ class ChatService:
     async def _run(self, turn: RunningTurn, orchestrator: Orchestrator, plan: TurnPlan,
                    user: Message | None, save: bool) -> None:
         try:
-            if save:
-                turn.result = await run_turn(
-                    orchestrator, self.ctx.sessions, turn.session_id, turn.history, user,
-                    model=plan.model, system=plan.system, sink=turn.emit,
-                    temperature=plan.temperature)
-            else:
-                turn.history.extend([user] if user is not None else [])
-                turn.result = await orchestrator.run(
-                    turn.history, model=plan.model, system=plan.system, sink=turn.emit,
-                    temperature=plan.temperature)
+            if user is not None:
+                turn.history.append(user)
+                if save:
+                    self.ctx.sessions.save_message(turn.session_id, user)
+            # The meter goes first: the recorder saves the answer with its stats.
+            meter = GenerationMeter(
+                SessionRecorder(self.ctx.sessions, turn.session_id, turn.emit) if save
+                else turn.emit, turn.history, plan.system)
+            turn.result = await orchestrator.run(
+                turn.history, model=plan.model, system=plan.system, sink=meter,
+                temperature=plan.temperature)
+            turn.result.new_messages = meter.patch(turn.result.new_messages)
         except asyncio.CancelledError:
             log.info("turn of %s stopped", turn.session_id)
         except AssistaError as exc:
@@ -235,7 +246,7 @@ class ChatService:
 
     def _retrying(self, turn: RunningTurn, name: str, attempt: int, delay_s: float,
                   reason: str) -> None:
-        turn.emit(ProviderRetrying(name, attempt, delay_s, reason))
+        turn.emit(ProviderRetrying(name, attempt, delay_s, reason, turn.retry_limit))
 
     def _queued(self, turn: RunningTurn, waiting: bool) -> None:
         self._set_state(turn.session_id, "queued" if waiting else "answering")
@@ -307,8 +318,27 @@ class ChatService:
     def delete_chat(self, session_id: str) -> None:
         self.stop(session_id)
         self.ctx.sessions.delete_session(session_id)
+        self.chats.drafts.forget(session_id)
         self._states.pop(session_id, None)
         self._sessions_changed()
+
+    def delete_message(self, session_id: str, message_id: str) -> ActiveBranch:
+        """Delete a message and what follows it (not while the chat answers)."""
+        if session_id in self._running:
+            raise ConfigError("This chat is still answering; stop it first.")
+        branch = self.edits.delete_from(session_id, message_id)
+        self._sessions_changed()
+        return branch
+
+    def fork_chat(self, session_id: str, up_to: str) -> str:
+        """A new chat with this chat's shown branch down to ``up_to``; its id."""
+        new_id = self.edits.fork(session_id, up_to)
+        self._sessions_changed()
+        return new_id
+
+    def continue_answer(self, session_id: str) -> RunningTurn:
+        """Ask the model to go on from where the chat's last answer stopped."""
+        return self.start(session_id, CONTINUE_PROMPT, continuation=True)
 
     def rename_chat(self, session_id: str, title: str) -> None:
         self.ctx.sessions.rename_session(session_id, title.strip() or "New chat")
