@@ -250,9 +250,7 @@ class AppContext:
     def capabilities_for(self, config: ProviderConfig, model: str) -> Capabilities:
         reported = next((m.capabilities for m in self.cached_models(config) if m.id == model),
                         None)
-        overrides = config.options.get("capabilities")
-        return resolve_capabilities(model, reported,
-                                    overrides if isinstance(overrides, dict) else None)
+        return resolve_capabilities(model, reported, config.options.capabilities)
 
     # -- tools ----------------------------------------------------------------------
 
@@ -325,12 +323,12 @@ class AppContext:
         config: ProviderConfig | None = None,
         model: str | None = None,
     ) -> Orchestrator:
-        """``config.options`` may carry request defaults: ``reasoning`` (bool),
-        ``reasoning_budget`` (tokens), ``reasoning_effort``, ``max_tokens``, ``temperature``.
-        The model's context window (when known) bounds what is sent."""
+        """The request defaults in ``config.options`` (thinking, its budget or effort,
+        max_tokens, temperature) go with every request. The model's context window
+        (when known) bounds what is sent."""
         from desktop.core.orchestrator import Orchestrator
 
-        options = config.options if config is not None else {}
+        options = config.options.request_options() if config is not None else None
         window = None
         if config is not None:
             window = self.capabilities_for(config, model or config.model).context_window

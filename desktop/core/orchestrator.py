@@ -17,9 +17,8 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from desktop.core.accumulator import MessageBuilder
 from desktop.core.agent_events import (
@@ -46,14 +45,13 @@ from desktop.core.errors import ProviderError
 from desktop.core.events import EndEvent, ErrorEvent, TextDelta
 from desktop.core.messages import Message, ToolCallPart, ToolResultPart, Usage
 from desktop.core.provider import ChatRequest, Provider
+from desktop.core.provider_options import RequestOptions
 from desktop.core.settings import AgentSettings
 from desktop.core.tooling import ToolRunner
 
 log = logging.getLogger(__name__)
 
 Sink = Callable[[AgentEvent], None]
-REQUEST_OPTION_KEYS = frozenset(
-    {"reasoning", "reasoning_budget", "reasoning_effort", "max_tokens", "temperature"})
 ConfirmContinue = Callable[[int], Awaitable[bool]]
 
 
@@ -101,19 +99,17 @@ class Orchestrator:
         settings: AgentSettings | None = None,
         *,
         confirm_continue: ConfirmContinue | None = None,
-        request_options: Mapping[str, Any] | None = None,
+        request_options: RequestOptions | None = None,
         context_window: int | None = None,
         overflow: OverflowPolicy = "drop",
     ) -> None:
-        """``request_options`` set :class:`ChatRequest` fields on every request
-        (``reasoning``, ``reasoning_budget``, ``reasoning_effort``, ``max_tokens``,
-        ``temperature``); unknown keys are ignored."""
+        """``request_options``: the provider's request defaults, applied to every
+        request (the one route by which they reach the adapter)."""
         self.provider = provider
         self.tools = tools
         self.settings = settings or AgentSettings()
         self.confirm_continue = confirm_continue
-        self.request_options = {k: v for k, v in (request_options or {}).items()
-                                if k in REQUEST_OPTION_KEYS and v is not None}
+        self.request_options = request_options or RequestOptions()
         self.context_window = context_window
         self.overflow = overflow
 
@@ -182,8 +178,7 @@ class Orchestrator:
         specs = self.tools.specs() if self.provider.supports_tools else []
         messages, system = await self._fit(run)
         request = ChatRequest(model=run.model, messages=messages, system=system, tools=specs)
-        for key, value in self.request_options.items():
-            setattr(request, key, value)
+        self.request_options.apply(request)
         if run.temperature is not None:
             request.temperature = run.temperature
         try:
@@ -200,9 +195,8 @@ class Orchestrator:
         """The history to send: every tool call paired with a result, the oldest turns
         left out (or summarized) when it would not fit the context window."""
         history = repair_tool_pairs(run.history)
-        max_output = self.request_options.get("max_tokens")
         fit = fit_to_window(history, context_window=self.context_window,
-                            max_output_tokens=max_output if isinstance(max_output, int) else None,
+                            max_output_tokens=self.request_options.max_tokens,
                             system=run.system, policy=self.overflow)
         system = run.system
         if fit.trimmed and self.overflow == "summarize":

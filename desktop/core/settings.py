@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from desktop.core.messages import new_id
+from desktop.core.provider_options import ProviderOptions, options_for
+
+log = logging.getLogger(__name__)
 
 LimitBehavior = Literal["stop", "confirm"]
 ProviderSource = Literal["user", "environment", "detected"]
@@ -25,9 +29,28 @@ class ProviderConfig(BaseModel):
     source: ProviderSource = "user"
     api_key_env: str | None = None  # for source="environment": the variable holding the key
     timeout_s: float = 120.0
-    # Per-provider switches, e.g. {"responses_mode": "chain" | "replay"} for the OpenAI
-    # Responses API, {"thinking": true, "thinking_budget": 4096} for Anthropic.
-    options: dict[str, Any] = Field(default_factory=dict)
+    # The options model of ``kind`` (desktop.core.provider_options): request defaults,
+    # the adapter's switches, capability overrides.
+    options: ProviderOptions = Field(default_factory=lambda: options_for("openai", {}))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _options_of_its_kind(cls, data: Any) -> Any:
+        """Options stored as a plain dict (older settings) or given for another kind
+        become this kind's model, leniently: a bad key is dropped, never fatal."""
+        if not isinstance(data, dict):
+            return data
+        kind = str(data.get("kind") or "openai")
+        raw = data.get("options")
+        if isinstance(raw, BaseModel):
+            if getattr(raw, "kind", None) == kind:
+                return data
+            raw = raw.model_dump(exclude_defaults=True)
+        owner = f"provider {data.get('name') or data.get('id') or '?'}"
+        if raw is not None and not isinstance(raw, dict):
+            log.warning("%s: ignoring options that are not a mapping", owner)
+            raw = None
+        return {**data, "options": options_for(kind, raw, owner=owner)}
 
 
 class AgentSettings(BaseModel):

@@ -13,6 +13,7 @@ from typing import Any
 
 from desktop.core.errors import ProviderError
 from desktop.core.provider import ChatRequest, ModelCapabilities, ModelInfo
+from desktop.core.provider_options import AnthropicOptions
 from desktop.providers.anthropic_format import ModelLimits, build_anthropic_body
 from desktop.providers.anthropic_stream import AnthropicStreamParser
 from desktop.providers.http_base import HttpProvider
@@ -28,13 +29,16 @@ class AnthropicProvider(HttpProvider):
     """A :class:`desktop.core.provider.Provider` for Anthropic's Messages API.
 
     ``base_url`` is like ``https://api.anthropic.com`` (a trailing ``/v1`` is fine).
-    ``options``: ``thinking`` (true, or ``"adaptive"``), ``thinking_budget`` (tokens).
+    ``options`` (:class:`AnthropicOptions`): ``thinking`` (true, or ``"adaptive"``),
+    ``thinking_budget`` (tokens).
     ``headers`` are added last, so they can set ``anthropic-beta`` or override
     ``anthropic-version``.
     """
 
     default_name = "Anthropic"
     path_prefix = "/v1"
+    options_model = AnthropicOptions
+    options: AnthropicOptions
 
     def _configure(self) -> None:
         self.base_url = self.base_url.removesuffix("/v1")

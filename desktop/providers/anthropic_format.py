@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,7 @@ from desktop.core.messages import (
     ToolResultPart,
 )
 from desktop.core.provider import ChatRequest
+from desktop.core.provider_options import AnthropicOptions
 
 __all__ = [
     "DEFAULT_THINKING_BUDGET",
@@ -199,10 +200,10 @@ def _positive_int(value: Any) -> int | None:
 
 
 def _thinking(
-    request: ChatRequest, options: Mapping[str, Any], limits: ModelLimits, max_tokens: int
+    request: ChatRequest, options: AnthropicOptions, limits: ModelLimits, max_tokens: int
 ) -> tuple[dict[str, Any] | None, int]:
     """The ``thinking`` parameter (or None) and the ``max_tokens`` that fits it."""
-    switch = options.get("thinking")
+    switch = options.thinking
     if not (request.reasoning or switch):
         return None, max_tokens
     adaptive = switch == "adaptive" or (
@@ -210,9 +211,7 @@ def _thinking(
     )
     if adaptive:
         return {"type": "adaptive"}, max_tokens
-    budget = _positive_int(request.reasoning_budget) or _positive_int(
-        options.get("thinking_budget")
-    )
+    budget = _positive_int(request.reasoning_budget) or options.thinking_budget
     if budget is None:
         budget = min(DEFAULT_THINKING_BUDGET, max_tokens // 2)
     # max_tokens caps thinking + answer: the budget shrinks to fit under it, and
@@ -224,24 +223,24 @@ def _thinking(
 def build_anthropic_body(
     request: ChatRequest,
     *,
-    options: Mapping[str, Any] | None = None,
+    options: AnthropicOptions | None = None,
     limits: ModelLimits | None = None,
     provider: str | None = None,
 ) -> dict[str, Any]:
     """The JSON body of a streaming ``POST /v1/messages``.
 
     ``options`` are the provider's switches (``thinking``: true or ``"adaptive"``,
-    ``thinking_budget``, ``max_tokens``). Keys of ``request.extra`` override the
-    result; an extra key set to ``None`` removes it.
+    ``thinking_budget``); ``max_tokens`` comes from the request (a provider default
+    reaches it through the agent loop), else from the model. Keys of
+    ``request.extra`` override the result; an extra key set to ``None`` removes it.
     """
-    options = options or {}
+    options = options or AnthropicOptions()
     limits = limits or ModelLimits()
     messages, system_texts = messages_to_anthropic(request.messages, provider=provider)
     if request.system and request.system.strip():
         system_texts.insert(0, request.system)
     max_tokens = (
         _positive_int(request.max_tokens)
-        or _positive_int(options.get("max_tokens"))
         or default_max_tokens(request.model, limits.max_tokens)
     )
     thinking, max_tokens = _thinking(request, options, limits, max_tokens)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from desktop.core.provider import ModelCapabilities
+from desktop.core.provider_options import CapabilityOverrides
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,13 +111,16 @@ def _from_mapping(data: Mapping[str, Any]) -> ModelCapabilities:
 def resolve_capabilities(
     model: str,
     reported: ModelCapabilities | None = None,
-    overrides: Mapping[str, Any] | None = None,
+    overrides: CapabilityOverrides | Mapping[str, Any] | None = None,
 ) -> Capabilities:
     """Capabilities of ``model``: known table < provider's report < user overrides.
 
-    ``overrides`` is a provider's ``options["capabilities"]``: either flags for every
-    model (``{"vision": true}``) or per model (``{"models": {"llava:13b": {...}}}``).
+    ``overrides`` is a provider's ``options.capabilities``: flags for every model
+    (``vision=True``) and per model (``models={"llava:13b": ...}``), or the same as
+    a plain mapping.
     """
+    if isinstance(overrides, CapabilityOverrides):
+        overrides = overrides.model_dump(exclude_none=True)
     merged = ModelCapabilities()
     merged = _merge(merged, known_capabilities(model))
     merged = _merge(merged, reported)

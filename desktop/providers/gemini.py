@@ -24,6 +24,7 @@ import httpx
 
 from desktop.core.errors import ProviderError
 from desktop.core.provider import ChatRequest, ModelCapabilities, ModelInfo
+from desktop.core.provider_options import GeminiOptions
 from desktop.providers.gemini_format import build_gemini_body
 from desktop.providers.gemini_stream import GeminiStreamParser
 from desktop.providers.http_base import ERROR_BODY_LIMIT, HttpProvider
@@ -47,11 +48,14 @@ def model_path(model: str) -> str:
 class GeminiProvider(HttpProvider):
     """A :class:`desktop.core.provider.Provider` for the Gemini API.
 
-    ``options``: ``thinking_level``, ``include_thoughts``, ``google_search`` (see
+    ``options`` (:class:`GeminiOptions`): ``thinking_level``, ``include_thoughts``,
+    ``google_search`` (see
     :func:`~desktop.providers.gemini_format.build_gemini_body`).
     """
 
     default_name = "Google Gemini"
+    options_model = GeminiOptions
+    options: GeminiOptions
     stream_params: ClassVar[Mapping[str, str]] = MappingProxyType({"alt": "sse"})
 
     def _auth_headers(self) -> dict[str, str]:

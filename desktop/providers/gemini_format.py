@@ -34,6 +34,7 @@ from desktop.core.messages import (
     ToolResultPart,
 )
 from desktop.core.provider import ChatRequest, ToolSpec
+from desktop.core.provider_options import GeminiOptions
 
 __all__ = [
     "EFFORT_BUDGETS",
@@ -218,16 +219,14 @@ def _declaration(spec: ToolSpec) -> dict[str, Any]:
     return declaration  # no parameters: Gemini wants the field left out
 
 
-def _thinking_config(request: ChatRequest, options: Mapping[str, Any]) -> dict[str, Any] | None:
-    wanted = bool(request.reasoning or options.get("reasoning"))
+def _thinking_config(request: ChatRequest, options: GeminiOptions) -> dict[str, Any] | None:
     budget = request.reasoning_budget
-    if budget is None and wanted and isinstance(options.get("reasoning_budget"), int):
-        budget = options["reasoning_budget"]
-    effort = request.reasoning_effort or (options.get("reasoning_effort") if wanted else None)
-    level = options.get("thinking_level")  # Gemini 3: "minimal" | "low" | "medium" | "high"
-    if not (wanted or budget is not None or effort or level):
+    effort = request.reasoning_effort
+    level = options.thinking_level  # Gemini 3: "minimal" | "low" | "medium" | "high"
+    if not (request.reasoning or budget is not None or effort or level):
         return None
-    config: dict[str, Any] = {"includeThoughts": bool(options.get("include_thoughts", budget != 0))}
+    include = options.include_thoughts
+    config: dict[str, Any] = {"includeThoughts": budget != 0 if include is None else include}
     if level:  # thinkingLevel and thinkingBudget may not be combined
         config["thinkingLevel"] = str(level)
     elif budget is not None:
@@ -237,16 +236,16 @@ def _thinking_config(request: ChatRequest, options: Mapping[str, Any]) -> dict[s
     return config
 
 
-def _tools(request: ChatRequest, options: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _tools(request: ChatRequest, options: GeminiOptions) -> list[dict[str, Any]]:
     tools: list[dict[str, Any]] = []
     if request.tools:
         tools.append({"functionDeclarations": [_declaration(t) for t in request.tools]})
-    if options.get("google_search"):
+    if options.google_search:
         tools.append({"googleSearch": {}})
     return tools
 
 
-def _generation_config(request: ChatRequest, options: Mapping[str, Any]) -> dict[str, Any]:
+def _generation_config(request: ChatRequest, options: GeminiOptions) -> dict[str, Any]:
     config: dict[str, Any] = {}
     if request.temperature is not None:
         config["temperature"] = request.temperature
@@ -258,18 +257,17 @@ def _generation_config(request: ChatRequest, options: Mapping[str, Any]) -> dict
     return config
 
 
-def build_gemini_body(
-    request: ChatRequest, options: Mapping[str, Any] | None = None
-) -> dict[str, Any]:
+def build_gemini_body(request: ChatRequest, options: GeminiOptions | None = None) -> dict[str, Any]:
     """The JSON body of ``streamGenerateContent``.
 
-    ``options`` (the provider's): ``reasoning``/``reasoning_budget``/``reasoning_effort``
-    as defaults for the request's fields, ``thinking_level`` (Gemini 3),
-    ``include_thoughts`` (default true), ``google_search`` (adds the Search tool).
+    Thinking follows the request (``reasoning``, ``reasoning_budget``,
+    ``reasoning_effort``); ``options`` (the provider's): ``thinking_level`` (Gemini 3),
+    ``include_thoughts`` (default: unless the budget is 0), ``google_search`` (adds the
+    Search tool).
     Keys of ``request.extra`` override the body (object values are merged one level
     deep, so ``{"generationConfig": {"topP": 0.9}}`` adds to it); ``None`` removes a key.
     """
-    opts = options or {}
+    opts = options or GeminiOptions()
     contents, system = contents_from_messages(request.messages)
     if request.system:
         system.insert(0, request.system)

@@ -27,10 +27,12 @@ from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import httpx
+from pydantic import BaseModel, ValidationError
 
-from desktop.core.errors import ProviderError
+from desktop.core.errors import ConfigError, ProviderError
 from desktop.core.events import ErrorEvent, StreamEvent
 from desktop.core.provider import ChatRequest
+from desktop.core.provider_options import CommonOptions, OpenAIChatOptions
 from desktop.providers.http_errors import (
     describe_error_body,
     describe_status,
@@ -70,6 +72,9 @@ class HttpProvider:
     #: Query parameters of the streaming request (Gemini: ``alt=sse``).
     stream_params: ClassVar[Mapping[str, str] | None] = None
     default_name: ClassVar[str] = "provider"
+    #: The adapter's options model (see desktop.core.provider_options).
+    options_model: ClassVar[type[CommonOptions]] = OpenAIChatOptions
+    options: CommonOptions
     default_timeout: ClassVar[float] = 120.0
 
     def __init__(
@@ -83,16 +88,18 @@ class HttpProvider:
         retry: RetryPolicy | None = None,
         client: httpx.AsyncClient | None = None,
         on_retry: Callable[[int, float, str], None] | None = None,
-        options: Mapping[str, Any] | None = None,
+        options: CommonOptions | Mapping[str, Any] | None = None,
         proxy: Proxy | None = None,
     ) -> None:
         """``timeout`` is also the longest silence tolerated mid-stream.
         ``on_retry(attempt, delay_s, reason)`` is called before each retry wait;
         an injected ``client`` is not closed by :meth:`aclose`. ``proxy``: the client
         this provider makes goes through it and ignores the proxy variables of the
-        environment (``None``: the environment decides)."""
+        environment (``None``: the environment decides). ``options``: the adapter's
+        switches (a mapping is validated strictly; ConfigError). Request defaults in
+        them are not read here: they reach each request through the agent loop."""
         self.name = name or self.default_name
-        self.options = dict(options or {})
+        self.options = self._typed_options(options)
         self.base_url = base_url.strip().rstrip("/")
         self.timeout = self.default_timeout if timeout is None else timeout
         self.retry = retry if retry is not None else RetryPolicy()
@@ -124,6 +131,20 @@ class HttpProvider:
 
     def _configure(self) -> None:
         """Adapter set-up after the common fields are set (URL clean-up, options)."""
+
+    def _typed_options(self, options: CommonOptions | Mapping[str, Any] | None) -> Any:
+        model = self.options_model
+        if isinstance(options, model):
+            return options
+        if isinstance(options, BaseModel):  # another kind's: keep the fields this one has
+            options = options.model_dump(exclude_defaults=True)
+        data = {k: v for k, v in (options or {}).items() if k != "kind"}
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(part) for part in error["loc"])
+            raise ConfigError(f"{self.name}: invalid option {where}: {error['msg']}") from None
 
     def _auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}

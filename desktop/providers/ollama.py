@@ -19,6 +19,7 @@ import httpx
 
 from desktop.core.errors import ProviderError
 from desktop.core.provider import ChatRequest, ModelCapabilities, ModelInfo
+from desktop.core.provider_options import OllamaOptions
 from desktop.providers.http_base import HttpProvider
 from desktop.providers.http_errors import (
     describe_error_body,
@@ -44,14 +45,17 @@ _SUFFIX = re.compile(r"(?i)/(api|v1)$")
 class OllamaProvider(HttpProvider):
     """A :class:`desktop.core.provider.Provider` for Ollama (local, or ollama.com with a key).
 
-    ``options``: ``think`` (bool or ``"low"|"medium"|"high"|"max"``), ``keep_alive``
-    (``"5m"``, seconds, ``-1``), ``num_ctx`` and ``model_options`` (any Modelfile
-    parameter, e.g. ``{"top_k": 20}``). ``api_key`` is sent as a Bearer token.
+    ``options`` (:class:`OllamaOptions`): ``think`` (bool or ``"low"|"medium"|"high"|
+    "max"``), ``keep_alive`` (``"5m"``, seconds, ``-1``), ``num_ctx`` and
+    ``model_options`` (any Modelfile parameter, e.g. ``{"top_k": 20}``). ``api_key`` is
+    sent as a Bearer token.
     """
 
     default_name = "Ollama"
     default_timeout = 300.0  # a local model may load for minutes before its first token
     wire = NDJSON
+    options_model = OllamaOptions
+    options: OllamaOptions
 
     def _configure(self) -> None:
         self.base_url = _SUFFIX.sub("", self.base_url).rstrip("/")

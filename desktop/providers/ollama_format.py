@@ -15,11 +15,11 @@ servers get exactly the documented shapes.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
 from desktop.core.messages import ImagePart, Message, ToolCallPart
 from desktop.core.provider import ChatRequest
+from desktop.core.provider_options import OllamaOptions
 
 __all__ = ["SERVER_ID", "build_ollama_body", "message_to_ollama"]
 
@@ -72,27 +72,25 @@ def message_to_ollama(message: Message, server_ids: set[str]) -> list[dict[str, 
     return out
 
 
-def _think(request: ChatRequest, options: Mapping[str, Any]) -> bool | str | None:
+def _think(request: ChatRequest, options: OllamaOptions) -> bool | str | None:
     """The provider's ``think`` option, switched on by ``request.reasoning`` (at the
     level of ``request.reasoning_effort`` when it names one); ``None``: server default."""
-    think = options.get("think")
+    think: bool | str | None = options.think
     if request.reasoning:
         if request.reasoning_effort in _THINK_LEVELS:
             think = request.reasoning_effort
         elif not isinstance(think, str):
             think = True
-    return think if isinstance(think, bool | str) else None
+    return think
 
 
-def build_ollama_body(
-    request: ChatRequest, options: Mapping[str, Any] | None = None
-) -> dict[str, Any]:
+def build_ollama_body(request: ChatRequest, options: OllamaOptions | None = None) -> dict[str, Any]:
     """The JSON body of a streaming ``POST /api/chat``.
 
     ``options`` are the provider's (see :class:`OllamaProvider`). Keys of
     ``request.extra`` override the result; an extra key set to ``None`` removes it.
     """
-    options = options or {}
+    options = options or OllamaOptions()
     server_ids = {p.id for m in request.messages for p in m.tool_calls
                   if p.provider_data.get(SERVER_ID)}  # fmt: skip
     messages = [{"role": "system", "content": request.system}] if request.system else []
@@ -108,15 +106,15 @@ def build_ollama_body(
     think = _think(request, options)
     if think is not None:
         body["think"] = think
-    model_options = dict(options.get("model_options") or {})
-    for key, value in (("num_ctx", options.get("num_ctx")), ("temperature", request.temperature),
+    model_options = dict(options.model_options)
+    for key, value in (("num_ctx", options.num_ctx), ("temperature", request.temperature),
                        ("num_predict", request.max_tokens)):  # fmt: skip
         if value is not None:
             model_options[key] = value
     if model_options:
         body["options"] = model_options
-    if options.get("keep_alive") is not None:
-        body["keep_alive"] = options["keep_alive"]
+    if options.keep_alive is not None:
+        body["keep_alive"] = options.keep_alive
     for key, extra in request.extra.items():
         if extra is None:
             body.pop(key, None)

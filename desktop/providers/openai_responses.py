@@ -1,8 +1,8 @@
 """The OpenAI Responses API provider (``POST {base_url}/responses``).
 
 The streaming lifecycle is the template's (:mod:`desktop.providers.http_base`);
-authentication and ``list_models`` are the Chat Completions adapter's. Only opening
-the request differs, for the fallbacks below.
+the model list is read as Chat Completions reads it. Only opening the request
+differs, for the fallbacks below.
 
 The option ``responses_mode`` picks how a conversation is carried:
 
@@ -24,10 +24,11 @@ from typing import Literal
 
 import httpx
 
-from desktop.core.errors import ConfigError
 from desktop.core.events import ErrorEvent
-from desktop.core.provider import ChatRequest
-from desktop.providers.openai_chat import OpenAIChatProvider
+from desktop.core.provider import ChatRequest, ModelInfo
+from desktop.core.provider_options import ResponsesOptions
+from desktop.providers.http_base import HttpProvider
+from desktop.providers.openai_chat import parse_models
 from desktop.providers.openai_responses_format import (
     build_openai_responses_body,
     encrypted_reasoning_unsupported,
@@ -38,29 +39,26 @@ from desktop.providers.retry import send_with_retry
 from desktop.providers.sse import ServerSentEvent
 from desktop.providers.stream_parser import StreamParser
 
-__all__ = ["MODES", "OpenAIResponsesProvider"]
+__all__ = ["OpenAIResponsesProvider"]
 
 log = logging.getLogger(__name__)
 
 Mode = Literal["chain", "replay"]
-MODES: tuple[Mode, ...] = ("chain", "replay")
 
 
-class OpenAIResponsesProvider(OpenAIChatProvider):
+class OpenAIResponsesProvider(HttpProvider):
     """A :class:`desktop.core.provider.Provider` for the OpenAI Responses API.
 
-    ``options["responses_mode"]``: ``"chain"`` (default) or ``"replay"``.
+    ``options.responses_mode`` (:class:`ResponsesOptions`): ``"chain"`` (default) or
+    ``"replay"``.
     """
 
     default_name = "OpenAI (Responses API)"
+    options_model = ResponsesOptions
+    options: ResponsesOptions
 
     def _configure(self) -> None:
-        mode = self.options.get("responses_mode") or "chain"
-        if mode not in MODES:
-            raise ConfigError(
-                f"{self.name}: responses_mode must be 'chain' or 'replay' (got {mode!r})"
-            )
-        self.mode: Mode = mode
+        self.mode: Mode = self.options.responses_mode
         self._no_encrypted: set[str] = set()  # models that rejected encrypted reasoning
 
     def __repr__(self) -> str:  # never shows the key
@@ -71,6 +69,10 @@ class OpenAIResponsesProvider(OpenAIChatProvider):
 
     def _stream_path(self, request: ChatRequest) -> str:
         return "/responses"
+
+    async def list_models(self) -> list[ModelInfo]:
+        """Models from ``GET {base_url}/models``, sorted by id; raises ProviderError."""
+        return parse_models(await self._get_json("/models"), self.name)
 
     def _parser(self, request: ChatRequest) -> StreamParser[ServerSentEvent]:
         # Stored (chainable) unless replaying, or the request's extra says otherwise

@@ -15,6 +15,7 @@ from desktop.core.agent_events import (
 from desktop.core.events import ErrorEvent, ReasoningDelta, TextDelta, UsageEvent
 from desktop.core.messages import Message, Usage
 from desktop.core.orchestrator import Orchestrator
+from desktop.core.provider_options import RequestOptions
 from desktop.core.settings import AgentSettings
 from tests.core.scripted import EchoTools, ScriptedProvider, text_reply, tool_reply
 
@@ -181,12 +182,26 @@ async def test_usage_is_summed_over_rounds() -> None:
 
 async def test_request_options_reach_every_request() -> None:
     provider = ScriptedProvider([tool_reply(("c1", "echo", "{}")), text_reply("ok")])
-    orchestrator = Orchestrator(provider, EchoTools(), request_options={
-        "reasoning": True, "reasoning_budget": 2048, "unknown": 1, "max_tokens": None})
+    options = RequestOptions(reasoning=True, reasoning_budget=2048, reasoning_effort="high",
+                             temperature=1.0)
+    orchestrator = Orchestrator(provider, EchoTools(), request_options=options)
     await orchestrator.run([Message.user("x")], model="m", temperature=0.3)
     for request in provider.requests:
         assert request.reasoning is True and request.reasoning_budget == 2048
-        assert request.max_tokens is None and request.temperature == 0.3
+        assert request.reasoning_effort == "high"
+        assert request.max_tokens is None and request.temperature == 0.3  # the run's wins
+
+
+async def test_thinking_parameters_only_go_with_thinking_on() -> None:
+    provider = ScriptedProvider([text_reply("ok")])
+    options = RequestOptions(reasoning=False, reasoning_budget=8192, reasoning_effort="medium",
+                             max_tokens=500)
+    await Orchestrator(provider, EchoTools(), request_options=options).run(
+        [Message.user("x")], model="m")
+    request = provider.requests[0]
+    assert (request.reasoning, request.reasoning_budget, request.reasoning_effort) == (
+        False, None, None)
+    assert request.max_tokens == 500
 
 
 async def test_old_turns_are_left_out_to_fit_the_context_window() -> None:

@@ -19,6 +19,7 @@ from desktop.core.messages import (
 )
 from desktop.core.orchestrator import Orchestrator
 from desktop.core.provider import ChatRequest, ToolSpec
+from desktop.core.provider_options import AnthropicOptions
 from desktop.providers.anthropic import AnthropicProvider
 from desktop.providers.anthropic_format import (
     ModelLimits,
@@ -134,7 +135,7 @@ def test_default_max_tokens(model: str, expected: int) -> None:
 
 
 def thinking_body(**kwargs: Any) -> dict[str, Any]:
-    options = kwargs.pop("options", None)
+    options = AnthropicOptions.model_validate(kwargs.pop("options", {}))
     limits = kwargs.pop("limits", None)
     request = ChatRequest(model="claude-opus-4-1", messages=[Message.user("Hi")], **kwargs)
     out = body(request, options=options, limits=limits)
@@ -153,8 +154,7 @@ def thinking_body(**kwargs: Any) -> dict[str, Any]:
         ({"reasoning": True, "max_tokens": 4096}, (4096, 2048, None)),
         ({"reasoning": True, "max_tokens": 4096, "reasoning_budget": 10000}, (4096, 4095, None)),
         ({"reasoning": True, "max_tokens": 500}, (1025, 1024, None)),
-        ({"max_tokens": 123, "options": {"max_tokens": 999}}, (123, None, None)),
-        ({"options": {"max_tokens": 999}}, (999, None, None)),
+        ({"max_tokens": 999}, (999, None, None)),  # a provider default arrives this way too
         ({"options": {"thinking": True, "thinking_budget": 4096}}, (32000, 4096, None)),
         ({"options": {"thinking": True, "thinking_budget": "5000"}}, (32000, 5000, None)),
         ({"reasoning": True, "options": {"thinking_budget": 3000}}, (32000, 3000, None)),

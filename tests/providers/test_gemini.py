@@ -50,6 +50,8 @@ from desktop.core.events import (
 from desktop.core.messages import Message, Source, ToolCallPart, ToolResultPart, Usage
 from desktop.core.orchestrator import Orchestrator
 from desktop.core.provider import ChatRequest, ModelCapabilities, ModelInfo, Provider, ToolSpec
+from desktop.core.settings import ProviderConfig
+from desktop.core.tooling import NoTools
 from desktop.providers.factory import ADAPTERS, create_provider
 from desktop.providers.gemini import GeminiProvider, model_path
 from desktop.providers.gemini_format import SERVER_ID, SIGNATURE, SIGNED_TEXT
@@ -398,11 +400,17 @@ def test_model_path(model: str, path: str) -> None:
     assert model_path(model) == path
 
 
-async def test_thinking_options_reach_the_body(server: FakeGeminiServer) -> None:
+async def test_thinking_defaults_and_search_reach_the_body(server: FakeGeminiServer) -> None:
+    """Thinking defaults go through the agent loop, the Search switch to the adapter."""
     server.enqueue_text("ok")
-    options = {"reasoning": True, "reasoning_budget": 2048, "google_search": True}
-    async with make(server, options=options) as provider:
-        await collect(provider)
+    config = ProviderConfig(name="G", kind="gemini", base_url=server.base_url,
+                            options={"reasoning": True, "reasoning_budget": 2048,
+                                     "google_search": True})  # fmt: skip
+    provider = create_provider(config, KEY)
+    orchestrator = Orchestrator(provider, NoTools(),
+                                request_options=config.options.request_options())
+    await orchestrator.run([Message.user("Hi")], model=MODEL)
+    await provider.aclose()
     body = server.last_body
     assert body["generationConfig"] == {
         "thinkingConfig": {"includeThoughts": True, "thinkingBudget": 2048}

@@ -30,6 +30,7 @@ from desktop.core.messages import (
     Usage,
 )
 from desktop.core.provider import ChatRequest, ToolSpec
+from desktop.core.provider_options import GeminiOptions, RequestOptions
 from desktop.providers.gemini_format import (
     SERVER_ID,
     SIGNATURE,
@@ -50,9 +51,14 @@ SIG = "CiQB0e2Kb4nQ+ZzY/sig=="
 
 
 def body(**kwargs: Any) -> dict[str, Any]:
-    options = kwargs.pop("options", None)
+    """The body for a request with ``kwargs``, under provider ``options``: their request
+    defaults reach the request as the agent loop applies them, the rest the builder."""
+    raw = dict(kwargs.pop("options", None) or {})
+    defaults = {key: raw.pop(key) for key in list(raw) if key in RequestOptions.model_fields}
     kwargs.setdefault("messages", [Message.user("Hi")])
-    return build_gemini_body(ChatRequest(model="gemini-test", **kwargs), options)
+    request = ChatRequest(model="gemini-test", **kwargs)
+    RequestOptions.model_validate(defaults).apply(request)
+    return build_gemini_body(request, GeminiOptions.model_validate(raw))
 
 
 def model_parts(*parts: Any) -> list[dict[str, Any]]:

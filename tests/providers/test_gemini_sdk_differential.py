@@ -39,6 +39,7 @@ from desktop.core.events import (
 )
 from desktop.core.messages import ImagePart, Message, TextPart, ToolResultPart, Usage
 from desktop.core.provider import ChatRequest, ToolSpec
+from desktop.core.provider_options import GeminiOptions
 from desktop.providers.gemini import GeminiProvider
 from desktop.providers.gemini_format import SERVER_ID, SIGNATURE, SIGNED_TEXT, build_gemini_body
 from desktop.providers.gemini_stream import GeminiStreamParser
@@ -389,7 +390,7 @@ async def test_request_matches_the_sdk_request() -> None:
 
 async def test_request_parts_validate_against_sdk_types() -> None:
     request, _ = await conversation()
-    body = build_gemini_body(request, {"google_search": True, "thinking_level": "low"})
+    body = build_gemini_body(request, GeminiOptions(google_search=True, thinking_level="low"))
     for content in body["contents"]:
         types.Content.model_validate(content)
     types.Content.model_validate(body["systemInstruction"])

@@ -36,6 +36,7 @@ from desktop.core.messages import (
     ToolResultPart,
 )
 from desktop.core.provider import ChatRequest, ToolSpec
+from desktop.core.provider_options import OllamaOptions
 from desktop.providers.ollama import OllamaProvider
 from desktop.providers.ollama_format import build_ollama_body
 from desktop.providers.ollama_stream import normalize_done_reason
@@ -170,7 +171,7 @@ def test_request_body_matches_the_ollama_client() -> None:
     request = ChatRequest(model="qwen2.5vl:7b", messages=conversation, system="Be brief.",
                           tools=[ToolSpec("get_weather", "Current weather", SCHEMA)],
                           temperature=0.3, max_tokens=256, reasoning=True)  # fmt: skip
-    ours = build_ollama_body(request, {"keep_alive": "10m"})
+    ours = build_ollama_body(request, OllamaOptions(keep_alive="10m"))
 
     sent: list[Any] = []
 

@@ -60,6 +60,28 @@ def _data(obj: dict[str, Any], event: str | None = None) -> bytes:
     return f"{head}data: {json.dumps(obj, separators=(',', ':'))}\n\n".encode()
 
 
+def _openai_stream_error(message: str) -> bytes:
+    return _data({"error": {"message": message, "code": "server_error"}})
+
+
+def _responses_stream_error(message: str) -> bytes:
+    error = {"type": "error", "code": "server_error", "message": message, "param": None,
+             "sequence_number": 9}
+    return _data(error, "error")
+
+
+def _anthropic_stream_error(message: str) -> bytes:
+    return anthropic_event({"type": "error", "error": {"type": "api_error", "message": message}})
+
+
+def _gemini_stream_error(message: str) -> bytes:
+    return _data({"error": {"code": 500, "message": message, "status": "INTERNAL"}})
+
+
+def _ollama_stream_error(message: str) -> bytes:
+    return ndjson_bytes([{"error": message}])
+
+
 def _ollama_text(text: str, size: int) -> list[bytes]:
     pieces = [text[i : i + size] for i in range(0, len(text), size)]
     return [ndjson_bytes([chat_line(p)]) for p in pieces] + [ndjson_bytes([done_line()])]
@@ -89,8 +111,8 @@ class ApiCase:
         return ChatRequest(model=self.model, messages=[Message.user("Hi")])
 
     def make(self, server: FakeOpenAIServer, **kwargs: Any) -> HttpProvider:
-        return self.adapter(self.base_url(server), kwargs.pop("api_key", KEY), name="Fake",
-                            **kwargs)  # fmt: skip
+        key = kwargs.pop("api_key", KEY)
+        return self.adapter(self.base_url(server), key, name="Fake", **kwargs)
 
     def offline(self, url: str = "http://test", **kwargs: Any) -> HttpProvider:
         """The adapter at ``url`` (a mock transport, or nothing listening)."""
@@ -102,8 +124,8 @@ class ApiCase:
 
     def response(self, chunks: list[bytes], **kwargs: Any) -> ScriptedResponse:
         """A 200 stream of ``chunks`` with this API's content type."""
-        return ScriptedResponse(headers={"Content-Type": self.content_type}, chunks=chunks,
-                                **kwargs)  # fmt: skip
+        headers = {"Content-Type": self.content_type}
+        return ScriptedResponse(headers=headers, chunks=chunks, **kwargs)
 
     def enqueue(self, server: FakeOpenAIServer, *responses: ScriptedResponse) -> None:
         server.enqueue(*responses, path=self.path)
@@ -123,14 +145,15 @@ def normalized(events: list[StreamEvent]) -> list[StreamEvent]:
     names: dict[str, str] = {}
     out: list[StreamEvent] = []
     for event in events:
-        if isinstance(event, ToolCallStarted | ToolCallComplete):
+        if isinstance(event, ToolCallStarted):
             alias = names.setdefault(event.id, f"id{len(names)}")
-            if isinstance(event, ToolCallStarted):
-                event = ToolCallStarted(event.index, alias, event.name)
-            else:
-                event = ToolCallComplete(event.index, alias, event.name, event.arguments,
-                                         event.provider_data)  # fmt: skip
-        out.append(event)
+            out.append(ToolCallStarted(event.index, alias, event.name))
+        elif isinstance(event, ToolCallComplete):
+            alias = names.setdefault(event.id, f"id{len(names)}")
+            out.append(ToolCallComplete(event.index, alias, event.name, event.arguments,
+                                        event.provider_data))
+        else:
+            out.append(event)
     return out
 
 
@@ -138,44 +161,44 @@ SSE_EOLS = (b"\n", b"\r\n", b"\r")
 
 CASES = [
     ApiCase(
-        "openai_chat", FakeOpenAIServer, OpenAIChatProvider, lambda s: s.base_url, CHAT_PATH,
-        "gpt-test", tuple(sorted(DATA.glob("*.sse"))), "parallel_tool_calls.sse",
-        lambda text, n: text_stream(text, n), _openai_error, "invalid_request_error",
-        lambda m: _data({"error": {"message": m, "code": "server_error"}}), "server_error",
-        b"data: {not json\n\n", SSE_EOLS,
+        id="openai_chat", server=FakeOpenAIServer, adapter=OpenAIChatProvider,
+        base_url=lambda s: s.base_url, path=CHAT_PATH, model="gpt-test",
+        transcripts=tuple(sorted(DATA.glob("*.sse"))), rich="parallel_tool_calls.sse",
+        text=text_stream, error_reply=_openai_error, error_code="invalid_request_error",
+        stream_error=_openai_stream_error, stream_error_code="server_error",
+        malformed=b"data: {not json\n\n", eols=SSE_EOLS,
     ),
     ApiCase(
-        "openai_responses", FakeResponsesServer, OpenAIResponsesProvider,
-        lambda s: s.base_url, RESPONSES_PATH, "gpt-test",
-        tuple(sorted((DATA / "responses").glob("*.sse"))), "reasoning_tool_call.sse",
-        lambda text, n: text_response(text, n), _openai_error, "invalid_request_error",
-        lambda m: _data({"type": "error", "code": "server_error", "message": m, "param": None,
-                         "sequence_number": 9}, "error"),  # fmt: skip
-        "server_error", b"data: {not json\n\n", SSE_EOLS,
+        id="openai_responses", server=FakeResponsesServer, adapter=OpenAIResponsesProvider,
+        base_url=lambda s: s.base_url, path=RESPONSES_PATH, model="gpt-test",
+        transcripts=tuple(sorted((DATA / "responses").glob("*.sse"))),
+        rich="reasoning_tool_call.sse", text=text_response, error_reply=_openai_error,
+        error_code="invalid_request_error", stream_error=_responses_stream_error,
+        stream_error_code="server_error", malformed=b"data: {not json\n\n", eols=SSE_EOLS,
     ),
     ApiCase(
-        "anthropic", FakeAnthropicServer, AnthropicProvider, lambda s: s.url, MESSAGES_PATH,
-        "claude-sonnet-4-5", tuple(sorted((DATA / "anthropic").glob("*.sse"))),
-        "anthropic_thinking_tool_use.sse", lambda text, n: text_message(text, n),
-        lambda status, m: anthropic_error(status, m), "invalid_request_error",
-        lambda m: anthropic_event({"type": "error", "error": {"type": "api_error",
-                                                              "message": m}}),  # fmt: skip
-        "api_error", b"event: content_block_delta\ndata: {not json\n\n", SSE_EOLS,
+        id="anthropic", server=FakeAnthropicServer, adapter=AnthropicProvider,
+        base_url=lambda s: s.url, path=MESSAGES_PATH, model="claude-sonnet-4-5",
+        transcripts=tuple(sorted((DATA / "anthropic").glob("*.sse"))),
+        rich="anthropic_thinking_tool_use.sse", text=text_message, error_reply=anthropic_error,
+        error_code="invalid_request_error", stream_error=_anthropic_stream_error,
+        stream_error_code="api_error",
+        malformed=b"event: content_block_delta\ndata: {not json\n\n", eols=SSE_EOLS,
     ),
     ApiCase(
-        "gemini", FakeGeminiServer, GeminiProvider, lambda s: s.base_url,
-        gemini_path("gemini-test"), "gemini-test",
-        tuple(sorted((DATA / "gemini").glob("*.sse"))), "gemini_call_signature.sse",
-        lambda text, n: gemini_text_stream(text, n), lambda status, m: gemini_error(status, m),
-        "INVALID_ARGUMENT",
-        lambda m: _data({"error": {"code": 500, "message": m, "status": "INTERNAL"}}),
-        "INTERNAL", b"data: {not json\r\n\r\n", SSE_EOLS,
+        id="gemini", server=FakeGeminiServer, adapter=GeminiProvider,
+        base_url=lambda s: s.base_url, path=gemini_path("gemini-test"), model="gemini-test",
+        transcripts=tuple(sorted((DATA / "gemini").glob("*.sse"))),
+        rich="gemini_call_signature.sse", text=gemini_text_stream, error_reply=gemini_error,
+        error_code="INVALID_ARGUMENT", stream_error=_gemini_stream_error,
+        stream_error_code="INTERNAL", malformed=b"data: {not json\r\n\r\n", eols=SSE_EOLS,
     ),
     ApiCase(
-        "ollama", FakeOllamaServer, OllamaProvider, lambda s: s.base_url, OLLAMA_PATH,
-        "llama3.2", tuple(sorted(DATA.glob("ollama_*.ndjson"))), "ollama_thinking.ndjson",
-        _ollama_text, lambda status, m: ollama_error(status, m), None,
-        lambda m: ndjson_bytes([{"error": m}]), None, b"{not json\n", (b"\n", b"\r\n"),
-        "application/x-ndjson",
+        id="ollama", server=FakeOllamaServer, adapter=OllamaProvider,
+        base_url=lambda s: s.base_url, path=OLLAMA_PATH, model="llama3.2",
+        transcripts=tuple(sorted(DATA.glob("ollama_*.ndjson"))), rich="ollama_thinking.ndjson",
+        text=_ollama_text, error_reply=ollama_error, error_code=None,
+        stream_error=_ollama_stream_error, stream_error_code=None, malformed=b"{not json\n",
+        eols=(b"\n", b"\r\n"), content_type="application/x-ndjson",
     ),
 ]

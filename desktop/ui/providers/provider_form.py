@@ -279,7 +279,7 @@ class ProviderForm(QWidget):
                 "base_url": self.base_url_edit.text().strip(),
                 "model": self.model_combo.currentText().strip(),
                 "headers": headers,
-                "options": self.options_box.options(dict(base.options)),
+                "options": self.options_box.options(base.options),
             }
         )
 

@@ -1,9 +1,9 @@
 """Per-provider behaviour: thinking, Responses API mode, capability overrides.
 
-Reads and writes ``ProviderConfig.options``:
-``reasoning`` / ``reasoning_budget`` / ``reasoning_effort`` become request fields
-(see :class:`desktop.core.orchestrator.Orchestrator`), ``responses_mode`` is read
-by the Responses adapter, ``capabilities`` by
+Reads and writes ``ProviderConfig.options`` (the kind's model in
+:mod:`desktop.core.provider_options`): ``reasoning`` / ``reasoning_budget`` /
+``reasoning_effort`` are request defaults (applied by the agent loop),
+``responses_mode`` is read by the Responses adapter, ``capabilities`` by
 :func:`desktop.providers.capabilities.resolve_capabilities`.
 """
 
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.provider_options import CapabilityOverrides, CommonOptions, ResponsesOptions
 from desktop.core.settings import ProviderConfig
 
 THINKING_KINDS = {"anthropic", "gemini", "ollama", "openai-responses"}
@@ -103,20 +104,19 @@ class ProviderOptionsBox(QGroupBox):
             self.thinking_check.setVisible(thinking)
             self.budget_spin.setVisible(self._kind in BUDGET_KINDS)
             self.effort_combo.setVisible(self._kind == "openai-responses")
-            self.thinking_check.setChecked(bool(options.get("reasoning", False)))
-            self.budget_spin.setValue(int(options.get("reasoning_budget") or 8192))
-            effort = str(options.get("reasoning_effort") or "medium")
+            self.thinking_check.setChecked(options.reasoning)
+            self.budget_spin.setValue(options.reasoning_budget or 8192)
+            effort = options.reasoning_effort or "medium"
             self.effort_combo.setCurrentIndex(max(0, EFFORTS.index(effort)
                                                   if effort in EFFORTS else 1))
             responses = self._kind == "openai-responses"
             self.mode_label.setVisible(responses)
             self.mode_combo.setVisible(responses)
-            mode = options.get("responses_mode", "chain")
+            mode = options.responses_mode if isinstance(options, ResponsesOptions) else "chain"
             self.mode_combo.setCurrentIndex(max(0, self.mode_combo.findData(mode)))
-            caps = options.get("capabilities")
-            caps = caps if isinstance(caps, dict) else {}
+            caps = options.capabilities or CapabilityOverrides()
             for key, check in self.capability_checks.items():
-                value = caps.get(key)
+                value = getattr(caps, key)
                 check.setCheckState(Qt.CheckState.PartiallyChecked if value is None else
                                     Qt.CheckState.Checked if value else
                                     Qt.CheckState.Unchecked)
@@ -130,9 +130,10 @@ class ProviderOptionsBox(QGroupBox):
         finally:
             self._loading = False
 
-    def options(self, base: dict[str, Any]) -> dict[str, Any]:
-        """``base`` options with this box's values applied."""
-        options = dict(base)
+    def options(self, base: CommonOptions) -> CommonOptions:
+        """``base`` options with this box's values applied (the box edits only some
+        fields: the others are kept as they are)."""
+        options: dict[str, Any] = base.model_dump()
         if self._kind in THINKING_KINDS:
             options["reasoning"] = self.thinking_check.isChecked()
             if self._kind in BUDGET_KINDS:
@@ -140,15 +141,12 @@ class ProviderOptionsBox(QGroupBox):
             if self._kind == "openai-responses":
                 options["reasoning_effort"] = self.effort_combo.currentText()
                 options["responses_mode"] = self.mode_combo.currentData()
-        caps = {key: check.checkState() == Qt.CheckState.Checked
-                for key, check in self.capability_checks.items()
-                if check.checkState() != Qt.CheckState.PartiallyChecked}
-        previous = options.get("capabilities")
-        models = previous.get("models") if isinstance(previous, dict) else None
-        if models:
-            caps["models"] = models
-        if caps:
-            options["capabilities"] = caps
-        else:
-            options.pop("capabilities", None)
-        return options
+        # Overrides the box does not show (limits, per-model flags) are kept.
+        previous = base.capabilities.model_dump() if base.capabilities is not None else {}
+        caps: dict[str, Any] = {key: value for key, value in previous.items()
+                                if key not in self.capability_checks and value}
+        caps.update((key, check.checkState() == Qt.CheckState.Checked)
+                    for key, check in self.capability_checks.items()
+                    if check.checkState() != Qt.CheckState.PartiallyChecked)
+        options["capabilities"] = caps or None
+        return type(base).model_validate(options)

@@ -457,6 +457,12 @@ def test_closing_during_a_check_cancels_it(
 def test_options_box_round_trips_provider_options(qtbot: Any) -> None:
     from PySide6.QtCore import Qt
 
+    from desktop.core.provider_options import (
+        AnthropicOptions,
+        CapabilityFlags,
+        CapabilityOverrides,
+        ResponsesOptions,
+    )
     from desktop.core.settings import ProviderConfig
     from desktop.ui.providers.provider_options import ProviderOptionsBox
 
@@ -476,14 +482,15 @@ def test_options_box_round_trips_provider_options(qtbot: Any) -> None:
     assert box.capability_checks["tools"].checkState() == Qt.CheckState.PartiallyChecked
     box.capability_checks["tools"].setCheckState(Qt.CheckState.Checked)
     box.mode_combo.setCurrentIndex(0)
-    options = box.options(dict(config.options))
-    assert options["responses_mode"] == "chain"
-    assert options["capabilities"] == {"tools": True, "vision": False,
-                                       "models": {"m": {"tools": False}}}
+    options = box.options(config.options)
+    assert isinstance(options, ResponsesOptions) and options.responses_mode == "chain"
+    assert options.capabilities == CapabilityOverrides(
+        tools=True, vision=False, models={"m": CapabilityFlags(tools=False)})
     anthropic = ProviderConfig(name="A", kind="anthropic", preset="anthropic",
                                base_url="https://api.anthropic.com")
     box.load(anthropic)
     assert not box.mode_combo.isVisibleTo(box) and box.budget_spin.isVisibleTo(box)
     box.thinking_check.setChecked(True)
     box.budget_spin.setValue(4096)
-    assert box.options({}) == {"reasoning": True, "reasoning_budget": 4096}
+    assert box.options(anthropic.options) == AnthropicOptions(reasoning=True,
+                                                              reasoning_budget=4096)

@@ -11,6 +11,7 @@ import qasync
 from PySide6.QtCore import Qt
 
 from desktop.app import AppContext
+from desktop.core.settings import ProviderConfig
 from desktop.ui.tools.tools_dialog import ToolsDialog
 from desktop.ui.window.main_window import MainWindow
 from tests.support.openai_server import FakeOpenAIServer
@@ -145,7 +146,8 @@ def test_composer_menu_switches_tools_for_this_chat(
     assert window.controller.disabled_tools() == []
     # A model without tool support: the menu says none are sent
     options = {"capabilities": {"tools": False}}
-    ctx.settings_store.save_provider(config.model_copy(update={"options": options}))
+    ctx.settings_store.save_provider(ProviderConfig.model_validate(
+        {**config.model_dump(), "options": options}))
     window.controller.reload_settings()
     assert "cannot use tools" in (composer.tools_note or "")
     assert "cannot use tools" in composer.tools_button.toolTip()
