@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from desktop.chat.chat_options import ChatOptions
 from desktop.chat.chat_tools import ChatTools
 from desktop.chat.drafts import ChatDrafts
 from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
@@ -16,6 +17,7 @@ from desktop.core.prompt import PromptSources
 from desktop.tools.approval import ChatGrants
 
 if TYPE_CHECKING:
+    from desktop.core.provider_options import RequestOptions
     from desktop.core.settings import ProviderConfig
     from desktop.storage.assistants import Assistant
 
@@ -43,6 +45,12 @@ class ChatSettings:
 
     def own_prompt(self, chat: ChatRef) -> str | None:
         return self.profiles.own_prompt(chat)
+
+    def options(self, chat: ChatRef) -> ChatOptions:
+        return self.profiles.options(chat)
+
+    def request_defaults(self, chat: ChatRef) -> RequestOptions | None:
+        return self.profiles.request_defaults(chat)
 
     def prompt_sources(self, chat: ChatRef, tools: tuple[str, ...] = ()) -> PromptSources:
         return self.profiles.prompt_sources(chat, tools)
@@ -93,6 +101,11 @@ class ChatSettings:
         else:
             self.ctx.sessions.update_session(chat, provider_id=config.id, model=model)
 
+    def set_options(self, chat: ChatRef, options: ChatOptions) -> None:
+        """The chat's own temperature, max tokens and reasoning effort (this chat only:
+        unlike the model, they do not become the next chat's)."""
+        self.profiles.set_options(chat, options)
+
     def set_workspace(self, chat: ChatRef, folder: str | None) -> None:
         self.ctx.settings.update(workspace=folder)
         if isinstance(chat, NewChat):
@@ -135,10 +148,15 @@ class ChatSettings:
             self.profiles.set_disabled_tools(
                 chat, [n for n in self.available_tools(chat) if n not in wanted])
 
-    def new_chat(self) -> NewChat:
-        """A new chat's choices: the default assistant (Settings) if any."""
+    def new_chat(self, like: ChatRef | None = None) -> NewChat:
+        """A new chat's choices: the assistant of ``like`` (the chat the user was in:
+        "New chat" goes on with the same assistant), else the default assistant
+        (Settings) if any."""
         chat = NewChat(draft=self.drafts.new_chat_draft())
+        current = self.assistant(like) if like is not None else None
         default = self.ctx.settings.current.default_assistant_id
-        if default and self.ctx.assistants.get(default) is not None:
+        if current is not None:
+            self.set_assistant(chat, current.id)
+        elif default and self.ctx.assistants.get(default) is not None:
             self.set_assistant(chat, default)
         return chat

@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
 
+from desktop.chat.chat_options import CHAT_OPTIONS_KEY, ChatOptions, layered
 from desktop.core.prompt import PromptSources, build_system_prompt
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
+    from desktop.core.provider_options import RequestOptions
     from desktop.core.settings import ProviderConfig
     from desktop.storage.assistants import Assistant
     from desktop.storage.session_rows import SessionInfo
@@ -36,6 +38,7 @@ class NewChat:
     model: str | None = None
     workspace: str | None = None
     draft: str = ""  # typed, not sent yet (desktop.chat.drafts)
+    options: ChatOptions = field(default_factory=ChatOptions)
 
 
 #: A chat: a saved chat's id, or the choices of one not saved yet.
@@ -91,7 +94,50 @@ class ChatProfiles:
                       workspace: str | None = None) -> str | None:
         return build_system_prompt(self.prompt_sources(chat, tools, workspace=workspace))
 
+    # -- request settings ----------------------------------------------------------------
+
+    def options(self, chat: ChatRef) -> ChatOptions:
+        """The chat's own temperature, max tokens and reasoning effort (unset: None)."""
+        if isinstance(chat, NewChat):
+            return chat.options
+        info = self.info(chat)
+        return ChatOptions.from_json((info.extra or {}).get(CHAT_OPTIONS_KEY)
+                                     if info is not None else None)
+
+    def set_options(self, chat: ChatRef, options: ChatOptions) -> None:
+        if isinstance(chat, NewChat):
+            chat.options = options
+            return
+        info = self.info(chat)
+        extra = dict(info.extra or {}) if info is not None else {}
+        if options.is_default():
+            extra.pop(CHAT_OPTIONS_KEY, None)
+        else:
+            extra[CHAT_OPTIONS_KEY] = options.to_json()
+        self.ctx.sessions.update_session(chat, extra=extra)
+
+    def request_defaults(self, chat: ChatRef) -> RequestOptions | None:
+        """What the chat would be sent with if it set nothing itself: the provider's
+        request defaults under its assistant's temperature (None: no provider)."""
+        config = self.provider(chat)
+        if config is None:
+            return None
+        assistant = self.assistant(chat)
+        return layered(config.options.request_options(),
+                       assistant.temperature if assistant is not None else None, ChatOptions())
+
+    def request_options(self, chat: ChatRef, config: ProviderConfig) -> RequestOptions:
+        """The options the chat's next turn on ``config`` is sent with."""
+        assistant = self.assistant(chat)
+        return layered(config.options.request_options(),
+                       assistant.temperature if assistant is not None else None,
+                       self.options(chat))
+
     def temperature(self, chat: ChatRef) -> float | None:
+        """The chat's own temperature, else its assistant's (None: the provider's)."""
+        own = self.options(chat).temperature
+        if own is not None:
+            return own
         assistant = self.assistant(chat)
         return assistant.temperature if assistant is not None else None
 

@@ -17,6 +17,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from desktop.chat.approvals import ApprovalBoard, PendingApproval
+from desktop.chat.chat_options import CHAT_OPTIONS_KEY
 from desktop.chat.chat_settings import ChatSettings
 from desktop.chat.chat_tools import ChatTools
 from desktop.chat.events import (
@@ -30,8 +31,9 @@ from desktop.chat.events import (
 from desktop.chat.generation_stats import GenerationMeter
 from desktop.chat.limiter import ProviderLimiter
 from desktop.chat.message_edits import CONTINUATION_KEY, CONTINUE_PROMPT, MessageEdits
-from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
+from desktop.chat.profile import DISABLED_TOOLS_KEY, ChatProfiles, ChatRef, NewChat
 from desktop.chat.running import RunningTurn
+from desktop.chat.titling import ChatTitler
 from desktop.chat.turn_plan import TurnOverrides, TurnPlan, plan_turn
 from desktop.core.conversation import SessionRecorder, auto_title
 from desktop.core.errors import AssistaError, ConfigError
@@ -51,8 +53,11 @@ StateObserver = Callable[[str, ChatState], None]
 
 
 class ChatService:
-    def __init__(self, ctx: AppContext) -> None:
+    def __init__(self, ctx: AppContext, *, write_titles: bool = False) -> None:
+        """``write_titles``: ask the model for each new chat's title (the window)."""
         self.ctx = ctx
+        self.titles = ChatTitler(ctx, lambda _sid, _title: self._sessions_changed(),
+                                 enabled=write_titles)
         self.profiles = ChatProfiles(ctx)
         self.tools = ChatTools(ctx)
         self.chats = ChatSettings(self.profiles, self.tools)
@@ -169,12 +174,17 @@ class ChatService:
                                              model=plan.model)
             return chat
         names = [getattr(p, "name", None) or "attachment" for p in attachments]
+        extra: dict[str, object] = {}
+        if chat.disabled_tools:
+            extra[DISABLED_TOOLS_KEY] = list(chat.disabled_tools)
+        if not chat.options.is_default():
+            extra[CHAT_OPTIONS_KEY] = chat.options.to_json()
         info = self.ctx.sessions.create_session(
             title=auto_title(text or " ".join(names)), provider_id=plan.config.id,
             model=plan.model, workspace=plan.workspace, system_prompt=chat.system_prompt,
-            assistant_id=chat.assistant_id,
-            extra={"disabled_tools": list(chat.disabled_tools)} if chat.disabled_tools
-            else None)
+            assistant_id=chat.assistant_id, extra=extra or None)
+        self.titles.chat_created(info.id, info.title, plan.config, plan.model,
+                                 text or " ".join(names))
         self.tools.move_grants(_draft_key(chat), info.id)
         self._sessions_changed()
         return info.id
@@ -193,9 +203,12 @@ class ChatService:
             approver=approver if approver is not BOARD else partial(self._ask, turn),
             grants=self.tools.chat_grants(sid), on_progress=turn.emit,
             extra_policies=overrides.policies if overrides is not None else None)
-        return self.ctx.build_orchestrator(
+        orchestrator = self.ctx.build_orchestrator(
             provider, turn.tools, settings, confirm if confirm is not BOARD else
             partial(self._confirm, turn), config=plan.config, model=plan.model)
+        # The chat's own options over the provider's defaults, by the loop's one route.
+        orchestrator.request_options = plan.request
+        return orchestrator
 
     async def _run(self, turn: RunningTurn, orchestrator: Orchestrator, plan: TurnPlan,
                    user: Message | None, save: bool) -> None:
@@ -241,6 +254,7 @@ class ChatService:
         self._set_state(sid, state)
         turn.emit(TurnEnded(sid, status))
         self._sessions_changed()
+        self.titles.turn_ended(sid, status, turn.history)
 
     # -- callbacks from a running turn -------------------------------------------------
 
@@ -309,6 +323,7 @@ class ChatService:
 
     async def shutdown(self) -> None:
         """Stop every answer (saved as stopped), then the MCP servers."""
+        self.titles.cancel()  # a title is not worth waiting for at exit
         self.stop_all()
         await self.wait_idle()
         await self.tools.stop_mcp()

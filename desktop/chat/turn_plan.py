@@ -1,4 +1,5 @@
-"""What the next turn of a chat is sent: provider, model, system prompt, tools.
+"""What the next turn of a chat is sent: provider, model, system prompt, tools, and
+request options (temperature, max tokens, reasoning).
 
 The one place a request is put together, for the window and for ``assista ask``
 alike; the command line may only override what the user typed on it
@@ -17,6 +18,7 @@ from desktop.core.errors import ConfigError
 from desktop.core.messages import ImagePart, Part
 
 if TYPE_CHECKING:
+    from desktop.core.provider_options import RequestOptions
     from desktop.core.settings import AppSettings, ProviderConfig
     from desktop.tools.approval import Policy
 
@@ -46,6 +48,9 @@ class TurnPlan:
     temperature: float | None
     tools: tuple[str, ...]
     workspace: str | None
+    # The provider's request defaults with the assistant's and the chat's own choices
+    # over them (temperature, max tokens, reasoning): what every request is sent with.
+    request: RequestOptions
 
 
 def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
@@ -78,6 +83,7 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
         names = []  # this model cannot call tools (or the user said so)
     system = o.system if o.system is not None else profiles.system_prompt(
         chat, tuple(names), workspace=workspace)
+    request = profiles.request_options(chat, config)
     return TurnPlan(config=config, model=model, system=system,
-                    temperature=profiles.temperature(chat), tools=tuple(names),
-                    workspace=workspace)
+                    temperature=request.temperature, tools=tuple(names),
+                    workspace=workspace, request=request)

@@ -102,5 +102,8 @@ class AppSettings(BaseModel):
     request_timeout_s: float = Field(default=120.0, ge=5, le=3600)
     # Requests one provider streams at once (chats answering together); more wait.
     max_concurrent_requests: int = Field(default=4, ge=1, le=32)
+    # After a new chat's first answer, ask its model for a short title (off: the first
+    # line of the first message stays the title).
+    model_titles: bool = True
     # Per-model prices (exact model id -> price) that win over the built-in table.
     prices: dict[str, ModelPrice] = Field(default_factory=dict)

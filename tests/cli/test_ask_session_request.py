@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.app import AppContext
+from desktop.chat.chat_options import ChatOptions
 from desktop.chat.profile import NewChat
 from desktop.chat.service import ChatService
 from desktop.storage.secrets import SecretStore
@@ -31,7 +32,8 @@ def _setup_chat(data: Path, server: FakeOpenAIServer, workspace: Path) -> str:
                                           temperature=0.3)
         service = ChatService(ctx)
         chat = NewChat(assistant_id=assistant.id, workspace=str(workspace),
-                       system_prompt="You answer in haiku. Sign with X.")
+                       system_prompt="You answer in haiku. Sign with X.",
+                       options=ChatOptions(max_tokens=321))
 
         async def first_turn() -> str:
             turn = service.start(chat, "first question")
@@ -47,7 +49,7 @@ def _setup_chat(data: Path, server: FakeOpenAIServer, workspace: Path) -> str:
 def _essentials(body: dict[str, Any]) -> dict[str, Any]:
     system = [m["content"] for m in body["messages"] if m["role"] == "system"]
     return {"model": body["model"], "system": system,
-            "temperature": body.get("temperature"),
+            "temperature": body.get("temperature"), "max_tokens": body.get("max_tokens"),
             "tools": sorted(t["function"]["name"] for t in body.get("tools", []))}
 
 
@@ -68,6 +70,7 @@ def test_the_cli_sends_a_chat_what_the_window_sends(tmp_path: Path) -> None:
     assert "The user is a botanist." in system  # custom instructions
     assert str(workspace) in system  # the workspace
     assert from_cli["temperature"] == 0.3  # the assistant's
+    assert from_cli["max_tokens"] == 321  # the chat's own
     assert "read_file" in _essentials(from_cli)["tools"]  # workspace tools offered
     # and the CLI continued the conversation itself
     assert [m["content"] for m in from_cli["messages"] if m["role"] != "system"] == [

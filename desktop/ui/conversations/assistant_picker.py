@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QWidget
+from PySide6.QtWidgets import QWidget
+
+from desktop.ui.window.elided import ElidingComboBox
 
 if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
@@ -14,20 +16,19 @@ if TYPE_CHECKING:
 MANAGE = "__manage__"
 
 
-class AssistantPicker(QComboBox):
-    """"Assistant ▾" in the top bar: the current chat's assistant (or none)."""
+class AssistantPicker(ElidingComboBox):
+    """"Assistant ▾" in the top bar: the current chat's assistant (or none); shrinks
+    with its name elided in a narrow window."""
 
     changed = Signal()  # an assistant was picked (provider/model may have changed)
     manageRequested = Signal()
 
     def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(parent, max_width=220)
         self.controller = controller
         self.setAccessibleName("Assistant")
         self.setToolTip("The assistant of this chat: its system prompt, model, temperature "
                         "and tools")
-        self.setMinimumWidth(170)
-        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.activated.connect(self._activated)
         controller.sessionOpened.connect(lambda *_: self.refresh())
         controller.selectionChanged.connect(self.refresh)

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -139,8 +140,14 @@ class SettingsDialog(QDialog):
         self.retention_spin.setRange(0, 3650)
         self.retention_spin.setSuffix(" days")
         self.retention_spin.setSpecialValueText("Erase at the next start")
+        self.model_titles_check = QCheckBox("Let the model title new chats")
+        self.model_titles_check.setToolTip(
+            "After a new chat's first answer, its model writes a short title (one small "
+            "request). Off: the first line of your first message stays the title. A title "
+            "you set is never replaced.")
         form.addRow("When a chat is too long", self.overflow_combo)
         form.addRow("Keep deleted chats in the trash", self.retention_spin)
+        form.addRow("Titles", self.model_titles_check)
         return page
 
     def _network_tab(self) -> QWidget:
@@ -208,6 +215,7 @@ class SettingsDialog(QDialog):
         self.overflow_combo.setCurrentIndex(max(0, self.overflow_combo.findData(
             s.context_overflow)))
         self.retention_spin.setValue(s.trash_retention_days)
+        self.model_titles_check.setChecked(s.model_titles)
         self.proxy_edit.setText(s.proxy_url)
         self.no_proxy_edit.setText(s.no_proxy)
         self.timeout_spin.setValue(round(s.request_timeout_s))
@@ -220,6 +228,7 @@ class SettingsDialog(QDialog):
             "system_prompt": self.prompt_edit.toPlainText().strip(),
             "context_overflow": self.overflow_combo.currentData(),
             "trash_retention_days": self.retention_spin.value(),
+            "model_titles": self.model_titles_check.isChecked(),
             "proxy_url": self.proxy_edit.text().strip(),
             "no_proxy": normalize_hosts(self.no_proxy_edit.text()),
             "request_timeout_s": float(self.timeout_spin.value()),

@@ -136,12 +136,14 @@ class ChatController(QObject):
     # -- opening chats --------------------------------------------------------------------
 
     def new_session(self) -> None:
-        """Show a new, empty chat; a chat that is answering goes on in the background."""
+        """Show a new, empty chat with the assistant of the chat on screen; a chat that
+        is answering goes on in the background."""
+        new_chat = self.service.chats.new_chat(like=self.chat)
         self._watch(None)
         self.session_id = None
         self._history = []
         self.branches = None
-        self.new_chat = self.service.chats.new_chat()
+        self.new_chat = new_chat
         self.sessionOpened.emit("", [])
         self.busyChanged.emit(False)
         self.selectionChanged.emit()

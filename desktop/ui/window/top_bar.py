@@ -1,5 +1,7 @@
-"""The window's top bar: which provider, model and assistant the open chat uses, the
-Providers… button, the chat's token usage and the Tool activity toggle.
+"""The window's top bar: which provider, model and assistant the open chat uses (the
+model picker and the chat-settings popover open from here), the Providers… button,
+the chat's token usage and the Tool activity toggle. Its controls shrink with their
+text elided; below :data:`COMPACT_WIDTH` buttons show icons only.
 
 It owns its widgets and what they show: it reads the controller and changes the
 provider or model through it, and says what the window should do through signals
@@ -12,17 +14,29 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtGui import QIcon, QResizeEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
 from desktop import APP_NAME
+from desktop.chat.model_catalog import ModelCatalog
 from desktop.ui.conversations.assistant_picker import AssistantPicker
+from desktop.ui.icons import icon, icon_button
+from desktop.ui.window.chat_settings_popover import ChatSettingsPopover
+from desktop.ui.window.elided import ElidedButton, ElidingComboBox
 from desktop.ui.window.helpers import window_log
+from desktop.ui.window.model_picker import ModelPicker
 
 if TYPE_CHECKING:
     import asyncio
 
     from desktop.core.messages import Message
     from desktop.ui.window.controller import ChatController
+
+
+#: Below these widths the bar drops the words on its buttons and the usage label,
+#: then the app's name (it is in the window's title).
+COMPACT_WIDTH = 900
+TITLE_WIDTH = 1000
 
 
 class TopBar(QWidget):
@@ -39,36 +53,46 @@ class TopBar(QWidget):
         # Asking a server for its models waits for the window's first frame.
         self._after_first_paint = after_first_paint
         self.model_task: asyncio.Task[None] | None = None  # the running model request
+        self.models: list[str] = []  # the open chat's provider's models, as last listed
         self.setObjectName("topBar")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
 
-        title = QLabel(APP_NAME)
-        title.setObjectName("appTitle")
-        self.provider_combo = QComboBox()
+        self.title_label = QLabel(APP_NAME)
+        self.title_label.setObjectName("appTitle")
+        self.provider_combo = ElidingComboBox(max_width=220)
         self.provider_combo.setAccessibleName("Provider")
-        self.provider_combo.setMinimumWidth(200)
-        self.model_combo = QComboBox()
-        self.model_combo.setAccessibleName("Model")
-        self.model_combo.setEditable(True)  # any model id, not only the listed ones
-        self.model_combo.setMinimumWidth(240)
-        self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.provider_combo.setToolTip("The provider of this chat")
+        self.model_button = ElidedButton(max_width=320)
+        self.model_button.setAccessibleName("Model")
+        self.model_button.setIcon(icon("chevron-down", "muted"))
+        # The arrow after the text, as on a combo box.
+        self.model_button.setLayoutDirection(Qt.LayoutDirection.RightToLeft)
+        self.settings_button = icon_button("sliders-horizontal",
+                                           "Chat settings: model, temperature, max tokens, "
+                                           "reasoning", "Chat settings")
         self.assistant_picker = AssistantPicker(controller)
         self.providers_button = QPushButton("Providers…")
-        self.providers_button.setToolTip("Add or edit providers (Ctrl+,)")
+        self.providers_button.setToolTip("Add or edit providers")
+        self.providers_button.setAccessibleName("Providers")
         self.usage_label = QLabel("")
         self.usage_label.setObjectName("usageLabel")
         self.sidebar_button = QPushButton("Tool activity")
+        self.sidebar_button.setAccessibleName("Tool activity")
+        self.sidebar_button.setToolTip("Show or hide the tool activity panel (Ctrl+B)")
         self.sidebar_button.setCheckable(True)
         self.sidebar_button.setChecked(True)
+        self.catalog = ModelCatalog(controller.ctx)
+        self.picker = ModelPicker(self.catalog, self)
+        self.chat_settings = ChatSettingsPopover(controller, self)
+        self.compact = False  # narrow: icons instead of words, no title or usage
 
         row = QHBoxLayout(self)
         row.setContentsMargins(14, 8, 14, 8)  # as the start-up skeleton's bar
-        row.addWidget(title)
+        row.addWidget(self.title_label)
         row.addSpacing(16)
-        row.addWidget(self.provider_combo)
-        row.addWidget(self.model_combo)
-        row.addWidget(self.assistant_picker)
-        row.addWidget(self.providers_button)
+        for widget in (self.provider_combo, self.model_button, self.settings_button,
+                       self.assistant_picker, self.providers_button):
+            row.addWidget(widget)
         row.addStretch(1)
         row.addWidget(self.usage_label)
         row.addSpacing(8)
@@ -77,13 +101,71 @@ class TopBar(QWidget):
         self.providers_button.clicked.connect(self.providersRequested)
         self.sidebar_button.toggled.connect(self.sidebarToggled)
         self.provider_combo.activated.connect(self._provider_chosen)
-        self.model_combo.activated.connect(self._model_chosen)
-        model_edit = self.model_combo.lineEdit()
-        if model_edit is not None:
-            model_edit.editingFinished.connect(self._model_edited)
+        self.model_button.clicked.connect(self.open_model_picker)
+        self.settings_button.clicked.connect(self.open_chat_settings)
+        self.picker.picked.connect(self._model_picked)
+        self.chat_settings.modelRequested.connect(self.open_model_picker)
         # An assistant brings its own provider and model.
         self.assistant_picker.changed.connect(self.refresh_providers)
         self.assistant_picker.manageRequested.connect(self.assistantsRequested)
+        controller.selectionChanged.connect(self._show_model)
+
+    # -- narrow windows ------------------------------------------------------------------------
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        width = event.size().width()
+        wide_title = width >= TITLE_WIDTH
+        if self.set_compact(width < COMPACT_WIDTH) or wide_title != self.title_label.isVisibleTo(
+                self):
+            self.title_label.setVisible(wide_title)
+            # The layout placed the controls with the old sizes before this handler ran:
+            # place them again now rather than one frame later.
+            layout = self.layout()
+            if layout is not None:
+                layout.invalidate()
+                layout.activate()
+
+    def set_compact(self, compact: bool) -> bool:
+        """Icon-only Providers and Tool activity, no usage label (the status line has
+        it): what a half-screen window needs to fit every control unclipped. True when
+        that changed."""
+        if compact == self.compact:
+            return False
+        self.compact = compact
+        for button, name, text in ((self.providers_button, "server", "Providers…"),
+                                   (self.sidebar_button, "panel-right", "Tool activity")):
+            button.setText("" if compact else text)
+            button.setIcon(icon(name) if compact else QIcon())
+        self.usage_label.setVisible(not compact)
+        return True
+
+    # -- the model -------------------------------------------------------------------------
+
+    def open_model_picker(self) -> None:
+        config = self.controller.provider()
+        self.picker.popup(self.model_button, config.id if config is not None else None)
+
+    def open_chat_settings(self) -> None:
+        self.chat_settings.popup(self.settings_button)
+
+    def _model_picked(self, provider_id: str, model: str) -> None:
+        config = self.controller.provider()
+        if config is None or config.id != provider_id:
+            self.controller.set_provider(provider_id)
+        self.controller.set_model(model)
+        self.refresh_providers()
+
+    def _show_model(self) -> None:
+        model = self.controller.model()
+        config = self.controller.provider()
+        own = self.controller.service.chats.options(self.controller.chat)
+        tip = f"{model} on {config.name}" if model and config else "Choose a model"
+        self.model_button.set_full_text(model or "Choose a model…",
+                                        tip + "\nClick to search and switch models")
+        self.settings_button.setToolTip(
+            "Chat settings: model, temperature, max tokens, reasoning"
+            + ("" if own.is_default() else " (this chat sets its own)"))
 
     # -- what the bar shows ------------------------------------------------------------------
 
@@ -132,11 +214,7 @@ class TopBar(QWidget):
             self.provider_combo.addItem(label, config.id)
         if active is not None:
             self.provider_combo.setCurrentIndex(self.provider_combo.findData(active.id))
-        self.model_combo.clear()
-        model = self.controller.model()
-        if model:
-            self.model_combo.addItem(model)
-        self.model_combo.setEditText(model)
+        self._show_model()
         self.statusChanged.emit()
         if active is not None:
             self._fetch_models()
@@ -146,16 +224,6 @@ class TopBar(QWidget):
         if provider_id:
             self.controller.set_provider(provider_id)
             self.refresh_providers()
-
-    def _model_chosen(self, index: int) -> None:
-        self.controller.set_model(self.model_combo.itemText(index))
-        self.statusChanged.emit()
-
-    def _model_edited(self) -> None:
-        text = self.model_combo.currentText().strip()
-        if text and text != self.controller.model():
-            self.controller.set_model(text)
-            self.statusChanged.emit()
 
     def _fetch_models(self) -> None:
         self._cancel_model_task()
@@ -197,11 +265,10 @@ class TopBar(QWidget):
             self.model_task.cancel()
 
     def _fill_models(self, ids: list[str]) -> None:
-        current = self.controller.model()
-        self.model_combo.clear()
-        self.model_combo.addItems(ids)
-        self.model_combo.setEditText(current)
-        if not current and ids:  # a provider without a default model: take the first
+        self.models = ids
+        if self.picker.isVisible():
+            self.picker.refresh()
+        if not self.controller.model() and ids:  # a provider without a default model
             self.controller.set_model(ids[0])
-            self.model_combo.setEditText(ids[0])
+            self._show_model()
             self.statusChanged.emit()

@@ -106,7 +106,7 @@ def test_chat_from_an_assistant_sends_its_prompt_model_temperature_and_tools(
     assert picker.currentText() == "No assistant"
     pick(picker, "Reviewer")
     assert window.controller.profile.assistant() == reviewer
-    assert window.top_bar.model_combo.currentText() == "gpt-other"
+    assert window.top_bar.model_button.full_text == "gpt-other"
     assert window.controller.enabled_tools() == ["fetch_url"]
 
     fake_server.enqueue_text("Looks fine.")
@@ -122,9 +122,12 @@ def test_chat_from_an_assistant_sends_its_prompt_model_temperature_and_tools(
     assert info is not None and info.assistant_id == reviewer.id
     assert picker.currentText() == "Reviewer"
 
-    # A new chat starts without it: the default prompt, no temperature
+    # New chat keeps the assistant; "No assistant" gives the default prompt and no
+    # temperature
     window.controller.new_session()
-    assert picker.currentText() == "No assistant"
+    assert picker.currentText() == "Reviewer"
+    assert window.controller.profile.assistant() == reviewer
+    pick(picker, "No assistant")
     fake_server.enqueue_text("Hi.")
     send(qtbot, window, "Hello")
     body = fake_server.last_chat_body
