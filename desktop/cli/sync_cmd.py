@@ -14,6 +14,8 @@ from desktop.cli.failure import fail
 from desktop.core.errors import AssistaError
 
 PASSPHRASE_VARIABLE = "ASSISTA_SYNC_PASSPHRASE"
+# The window may be syncing the same data folder: its runs take seconds, so wait.
+LOCK_WAIT_S = 60.0
 
 
 def sync_command(args: argparse.Namespace) -> int:
@@ -33,7 +35,7 @@ def sync_command(args: argparse.Namespace) -> int:
         target.close()
         return fail(str(exc))
     try:
-        report = SyncEngine(ctx.db, target, passphrase).run()
+        report = SyncEngine(ctx.db, target, passphrase, lock_wait_s=LOCK_WAIT_S).run()
     except AssistaError as exc:
         return fail(str(exc))
     finally:

@@ -43,7 +43,7 @@ class InstanceLock:
         with contextlib.suppress(OSError):
             self.marker.unlink()
         with contextlib.suppress(OSError):
-            _unlock(handle)
+            unlock(handle)
         handle.close()
 
     def __enter__(self) -> InstanceLock:
@@ -66,7 +66,7 @@ def acquire_instance_lock(paths: DataPaths) -> InstanceLock | None:
     paths.ensure()
     handle = open(paths.root / LOCK_FILENAME, "a+b")  # noqa: SIM115 - held while running
     try:
-        locked = _try_lock(handle)
+        locked = try_lock(handle)
     except BaseException:
         handle.close()
         raise
@@ -88,10 +88,11 @@ def running_pid(paths: DataPaths) -> int | None:
         return None
 
 
+# try_lock / unlock are shared with the sync run's lock (desktop/sync/guard.py).
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     import msvcrt
 
-    def _try_lock(handle: IO[bytes]) -> bool:
+    def try_lock(handle: IO[bytes]) -> bool:
         handle.seek(0)
         try:
             msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
@@ -99,19 +100,19 @@ if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
             return False
         return True
 
-    def _unlock(handle: IO[bytes]) -> None:
+    def unlock(handle: IO[bytes]) -> None:
         handle.seek(0)
         msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
 
 else:
     import fcntl
 
-    def _try_lock(handle: IO[bytes]) -> bool:
+    def try_lock(handle: IO[bytes]) -> bool:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return False
         return True
 
-    def _unlock(handle: IO[bytes]) -> None:
+    def unlock(handle: IO[bytes]) -> None:
         fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

@@ -18,6 +18,7 @@ from desktop.sync.changes import MESSAGES_PER_SEGMENT, queue_changes
 from desktop.sync.compaction import compact
 from desktop.sync.crypto import KEY_FILE, key_from_file, new_key_file, open_sealed, seal
 from desktop.sync.errors import SyncError
+from desktop.sync.guard import claim_device, device_home, run_lock
 from desktop.sync.merge import MergeCounts, Merger
 from desktop.sync.segments import (
     DEVICES_DIR,
@@ -36,7 +37,7 @@ log = logging.getLogger(__name__)
 
 COMPACT_AFTER = 100  # small segments of this device before it compacts them
 SMALL_SEGMENT_OPS = MESSAGES_PER_SEGMENT // 5
-SMALL_SEGMENTS = "small_segments"
+SMALL_SEGMENTS = state.SMALL_SEGMENTS
 
 
 @dataclass
@@ -70,19 +71,30 @@ class SyncEngine:
         passphrase: str,
         *,
         compact_after: int = COMPACT_AFTER,
+        lock_wait_s: float = 0.0,
     ) -> None:
+        """``lock_wait_s``: how long :meth:`run` waits while another run of this data
+        folder (the window, ``assista sync``) finishes, before raising
+        :class:`~desktop.sync.guard.SyncBusyError`."""
         self.db = db
         self.target = target
         self._passphrase = passphrase
         self._compact_after = compact_after
+        self._lock_wait_s = lock_wait_s
         self._key: bytes | None = None
 
     def run(self) -> SyncReport:
         """One full sync (push and pull). Raises :class:`SyncError`; the error is also
-        kept for the status line."""
+        kept for the status line (except :class:`SyncBusyError`: the run that holds the
+        lock reports its own outcome)."""
+        folder = self.db.path.parent
+        with run_lock(folder, self._lock_wait_s):
+            return self._run(device_home(folder))
+
+    def _run(self, home: str) -> SyncReport:
         started = time.perf_counter()
         with self.db.transaction() as conn:
-            report = SyncReport(device=state.device_id(conn))
+            report = SyncReport(device=claim_device(conn, home))
         try:
             key = self.unlock()
             with self.db.transaction() as conn:

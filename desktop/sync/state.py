@@ -13,6 +13,7 @@ SEEDED = "seeded"  # the data from before sync was set up has been queued once
 NEXT_SEQ = "next_seq"
 LAST_SYNC_AT = "last_sync_at"
 LAST_ERROR = "last_error"
+SMALL_SEGMENTS = "small_segments"  # small segments uploaded since the last compaction
 
 
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
