@@ -240,6 +240,8 @@ QMainWindow, QDialog {{ background: {c['window']}; }}
 #sessionPanel, #toolSidebar {{ background: {c['sidebar']}; }}
 #sessionPanel {{ border-right: 1px solid {c['border']}; }}
 #toolSidebar {{ border-left: 1px solid {c['border']}; }}
+#chatListDrawer, #toolsDrawer {{ background: {c['sidebar']}; }}
+#chatListToggle {{ background: {c['base']}; border: 1px solid {c['border']}; }}
 #toolSidebar QScrollArea, #toolSidebarInner {{ background: transparent; }}
 #panelTitle {{ font-weight: 600; color: {c['muted']}; padding: {px(4)}px {px(2)}px; }}
 #topBar {{ background: {c['base']}; border-bottom: 1px solid {c['border']}; }}

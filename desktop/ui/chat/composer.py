@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.messages import ImagePart, Part
-from desktop.ui import theme
+from desktop.ui import icons, theme
 
 
 class ComposerInput(QPlainTextEdit):
@@ -107,13 +107,14 @@ class Composer(QFrame):
         self.input.setTabChangesFocus(True)
         layout.addWidget(self.input)
         row = QHBoxLayout()
-        self.attach_button = QPushButton("📎")
-        self.attach_button.setToolTip("Attach images or text files")
-        self.attach_button.setAccessibleName("Attach files")
+        self.attach_button = QPushButton()
+        icons.set_icon(self.attach_button, "paperclip", "Attach images or text files",
+                       "Attach files")
         self.attach_button.clicked.connect(self.attachRequested)
         row.addWidget(self.attach_button)
-        self.workspace_button = QPushButton("📁 No workspace")
-        self.workspace_button.setToolTip("Choose the folder the file tools may read")
+        self.workspace_button = QPushButton("No workspace")
+        icons.set_icon(self.workspace_button, "folder",
+                       "Choose the folder the file tools may read", "Workspace folder")
         self.workspace_button.clicked.connect(self.workspaceRequested)
         self.tools_button = QToolButton()
         self.tools_button.setObjectName("toolsButton")
@@ -191,11 +192,14 @@ class Composer(QFrame):
     def set_workspace(self, folder: str | None, tool_names: list[str] | None = None) -> None:
         if folder:
             name = folder.rstrip("/\\").split("/")[-1].split("\\")[-1] or folder
-            self.workspace_button.setText(f"📁 {name}")
+            # (a long folder name must not widen the composer: elided)
+            self.workspace_button.setText(name if len(name) <= 24 else name[:23] + "…")
             self.workspace_button.setToolTip(folder)
+            self.workspace_button.setAccessibleName(f"Workspace folder: {name}")
         else:
-            self.workspace_button.setText("📁 Choose workspace…")
+            self.workspace_button.setText("Choose workspace…")
             self.workspace_button.setToolTip("Choose the folder the file tools may use")
+            self.workspace_button.setAccessibleName("Workspace folder: none")
         self._has_workspace = bool(folder)
         if tool_names is not None and not self._tool_entries:
             self.set_tools([(n, "builtin") for n in tool_names], set(tool_names))

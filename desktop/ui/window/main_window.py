@@ -30,7 +30,7 @@ from PySide6.QtGui import (
     QPaintEvent,
     QShowEvent,
 )
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QVBoxLayout, QWidget
 
 from desktop import APP_NAME
 from desktop.storage.window_state import WINDOW_STATE_KEY, WindowState
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
 
 MENU_TITLES = ("&File", "&Chat", "&Settings", "&View", "&Help")
-SIDE_PANEL_MIN = 150  # px: the chat list and Tool activity at their narrowest
+WINDOW_CONTENT_MIN = (360, 300)  # px: below the menu bar, above the status bar
 
 
 class MainWindow(QMainWindow):
@@ -124,27 +124,22 @@ class MainWindow(QMainWindow):
         return self.chat_pane.composer
 
     def _build_layout(self) -> QWidget:
-        """Top bar over sessions | chat pane | tool activity."""
-        from PySide6.QtCore import Qt
+        """Top bar over sessions | chat pane | tool activity (drawers when narrow)."""
+        from desktop.ui.window.panels import ResponsivePanels
 
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(self.sessions)
-        self.splitter.addWidget(self.chat_pane)
-        self.splitter.addWidget(self.sidebar)
-        # The side panels' own minimums (from their buttons' text, growing with the zoom)
-        # must not push the splitter or widen the window: they shrink to these instead.
-        self.sessions.setMinimumWidth(SIDE_PANEL_MIN)
-        self.sidebar.setMinimumWidth(SIDE_PANEL_MIN)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes(self.state.splitter or list(DEFAULT_SPLITTER))
-        self.splitter.setChildrenCollapsible(True)
+        self.panels = ResponsivePanels(self.sessions, self.chat_pane, self.sidebar,
+                                       self.state.splitter or list(DEFAULT_SPLITTER))
+        self.splitter = self.panels.splitter
 
         root = QWidget()
+        # A fixed minimum: the window never widens itself to fit a long model name, a
+        # message header or a button's text (they shrink, elide or move into drawers).
+        root.setMinimumSize(*WINDOW_CONTENT_MIN)
         outer = QVBoxLayout(root)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
         outer.addWidget(self.top_bar)
-        outer.addWidget(self.splitter, 1)
+        outer.addWidget(self.panels, 1)
         return root
 
     def after_first_paint(self, callback: Callable[[], None]) -> None:
@@ -193,6 +188,8 @@ class MainWindow(QMainWindow):
         view_menu = self.menuBar().addMenu("&View")
         self._action(view_menu, "Toggle &tool activity", QKeySequence("Ctrl+B"),
                      self.top_bar.toggle_sidebar)
+        self._action(view_menu, "Show &chat list", QKeySequence("Ctrl+Shift+L"),
+                     lambda: self.panels.show_chat_list(True))
         self._action(view_menu, "Focus &message box", QKeySequence("Ctrl+L"),
                      self.composer.input.setFocus)
         self._action(view_menu, "Go to pending &approval", QKeySequence("Ctrl+Shift+A"),
@@ -222,7 +219,7 @@ class MainWindow(QMainWindow):
         d, composer = self.dialogs, self.chat_pane.composer
         bar.providersRequested.connect(d.open_providers)
         bar.assistantsRequested.connect(self.conversations.open_assistants)
-        bar.sidebarToggled.connect(self.sidebar.setVisible)
+        bar.sidebarToggled.connect(self.panels.set_tools_visible)
         bar.statusChanged.connect(self._show_status)
         d.providersChanged.connect(bar.refresh_providers)
         d.pricesChanged.connect(lambda: bar.show_usage(c.history))
@@ -235,6 +232,7 @@ class MainWindow(QMainWindow):
         c.sessionsChanged.connect(self.refresh_sessions)
         c.sessionOpened.connect(lambda _id, _messages: tools.refresh_tools())
         c.sessionOpened.connect(self._session_opened)
+        c.sessionOpened.connect(lambda _id, _messages: self.panels.show_chat_list(False))
         c.userMessageAdded.connect(self._user_message)
         c.selectionChanged.connect(self._update_workspace)
         c.errorOccurred.connect(self.show_error)
@@ -306,9 +304,7 @@ class MainWindow(QMainWindow):
     def _reveal_sidebar(self) -> None:
         """Show Tool activity, wide enough to read an approval card."""
         self.top_bar.set_sidebar_visible(True)
-        sizes = self.splitter.sizes()
-        if len(sizes) == 3 and sizes[2] < 200:
-            self.splitter.setSizes([sizes[0], max(sizes[1] + sizes[2] - 320, 300), 320])
+        self.panels.make_room_for_tools()
 
     def choose_workspace(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Choose workspace folder",
@@ -336,7 +332,7 @@ class MainWindow(QMainWindow):
 
     def window_state(self) -> WindowState:
         """Size, place, pane widths and zoom, as they are now (saved on close)."""
-        sizes = self.splitter.sizes() if self.ready else []
+        sizes = self.panels.sizes_to_save() if self.ready else []
         return WindowState(
             theme=self.state.theme,
             geometry=bytes(self.saveGeometry().toBase64().data()).decode("ascii"),
