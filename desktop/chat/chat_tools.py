@@ -98,7 +98,7 @@ class ChatTools:
             return {}
         from desktop.tools.mcp.manager import McpManager  # the SDK is slow to import
 
-        manager = McpManager(configs)
+        manager = McpManager(configs, proxy=self.ctx.proxy)
         for connection in manager.connections.values():
             connection.on_change = lambda _c: self._changed()
         self.mcp = manager

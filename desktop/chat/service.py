@@ -10,6 +10,7 @@ finishes, and is then marked unread. Qt-free.
 from __future__ import annotations
 
 import asyncio
+import enum
 import contextlib
 import logging
 from collections.abc import Callable, Sequence
@@ -47,8 +48,15 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: "use the service's own": approvals on the board, "Continue?" asked of observers.
-BOARD = None
+class UseBoard(enum.Enum):
+    """The default of :meth:`ChatService.start`'s ``approver`` and ``confirm``: the
+    service's own (approvals on the board, "Continue?" asked of the chat's observers).
+    ``None`` means something else: nobody to ask (the call is denied, the loop stops)."""
+
+    BOARD = "board"
+
+
+BOARD = UseBoard.BOARD
 StateObserver = Callable[[str, ChatState], None]
 
 
@@ -119,8 +127,9 @@ class ChatService:
 
     def start(self, chat: ChatRef, text: str, attachments: Sequence[Part] = (), *,
               branch_from: str | None = None, regenerate: bool = False,
-              overrides: TurnOverrides | None = None, approver: Approver | None = BOARD,
-              confirm: ConfirmContinue | None = BOARD, save: bool = True,
+              overrides: TurnOverrides | None = None,
+              approver: Approver | None | UseBoard = BOARD,
+              confirm: ConfirmContinue | None | UseBoard = BOARD, save: bool = True,
               continuation: bool = False) -> RunningTurn:
         """Start a turn of ``chat`` (a new chat is created first) and return it at
         once; raises ConfigError (a sentence for the user) when it cannot start.
@@ -190,8 +199,8 @@ class ChatService:
         return info.id
 
     def _build(self, turn: RunningTurn, plan: TurnPlan, overrides: TurnOverrides | None,
-               approver: Approver | None, confirm: ConfirmContinue | None,
-               ) -> Orchestrator:
+               approver: Approver | None | UseBoard,
+               confirm: ConfirmContinue | None | UseBoard) -> Orchestrator:
         settings = self.ctx.settings.current
         sid = turn.session_id
         raw = self.ctx.build_provider(plan.config, on_retry=partial(self._retrying, turn,
@@ -200,12 +209,13 @@ class ChatService:
         provider = self.limiter.wrap(raw, plan.config.id, on_wait=partial(self._queued, turn))
         turn.tools = self.tools.runner(
             list(plan.tools), workspace=plan.workspace, settings=settings,
-            approver=approver if approver is not BOARD else partial(self._ask, turn),
+            approver=partial(self._ask, turn) if isinstance(approver, UseBoard) else approver,
             grants=self.tools.chat_grants(sid), on_progress=turn.emit,
             extra_policies=overrides.policies if overrides is not None else None)
         orchestrator = self.ctx.build_orchestrator(
-            provider, turn.tools, settings, confirm if confirm is not BOARD else
-            partial(self._confirm, turn), config=plan.config, model=plan.model)
+            provider, turn.tools, settings,
+            partial(self._confirm, turn) if isinstance(confirm, UseBoard) else confirm,
+            config=plan.config, model=plan.model)
         # The chat's own options over the provider's defaults, by the loop's one route.
         orchestrator.request_options = plan.request
         return orchestrator
