@@ -1,12 +1,21 @@
-"""The ‹ n/m › switcher and the Edit / Regenerate action of a message header."""
+"""The Edit / Regenerate action and the ‹ n/m › switcher at the right end of a header.
+
+The switcher has a fixed slot: it is the last thing in the header and its label has
+a fixed width, so stepping through versions leaves ‹ and › exactly where they were
+(before, a wider or narrower token count moved them, and the next click landed on
+Regenerate).
+"""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 
+from desktop.ui.icons import icon_size, set_icon
 
-def _button(text: str, tip: str) -> QToolButton:
+
+def message_button(text: str, tip: str) -> QToolButton:
     button = QToolButton()
     button.setObjectName("messageAction")
     button.setText(text)
@@ -14,6 +23,13 @@ def _button(text: str, tip: str) -> QToolButton:
     button.setAccessibleName(tip)
     button.setAutoRaise(True)
     button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+    return button
+
+
+def _step_button(icon_name: str, tip: str) -> QToolButton:
+    button = message_button("", tip)
+    set_icon(button, icon_name, tip, role="muted")
+    button.setIconSize(icon_size())
     return button
 
 
@@ -26,16 +42,18 @@ class BranchBar(QWidget):
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(2)
-        self.previous = _button("‹", "Previous version")
+        if role == "user":
+            self.action = message_button("Edit", "Edit this message and send it again "
+                                                 "(the original is kept)")
+        else:
+            self.action = message_button("Regenerate", "Answer again (this answer is kept)")
+        self.previous = _step_button("chevron-left", "Previous version")
         self.label = QLabel()
         self.label.setObjectName("tokenCount")
-        self.next = _button("›", "Next version")
-        if role == "user":
-            self.action = _button("Edit", "Edit this message and send it again "
-                                          "(the original is kept)")
-        else:
-            self.action = _button("Regenerate", "Answer again (this answer is kept)")
-        for widget in (self.previous, self.label, self.next, self.action):
+        self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.label.setFixedWidth(QFontMetrics(self.label.font()).horizontalAdvance("99/99") + 4)
+        self.next = _step_button("chevron-right", "Next version")
+        for widget in (self.action, self.previous, self.label, self.next):
             row.addWidget(widget)
         self.previous.clicked.connect(lambda: self.stepRequested.emit(-1))
         self.next.clicked.connect(lambda: self.stepRequested.emit(1))
@@ -54,3 +72,7 @@ class BranchBar(QWidget):
         self.previous.setEnabled(index != "1")
         self.next.setEnabled(index != count)
         self.label.setAccessibleName(f"Version {index} of {count}")
+
+    def set_compact(self, compact: bool) -> None:
+        """Narrow header: the action moves into the header's menu."""
+        self.action.setVisible(not compact)

@@ -48,6 +48,7 @@ class VirtualColumn(QAbstractScrollArea):
         self._busy = False
         self._applied = 0  # the scroll value widgets were last positioned for
         self._live: set[int] = set()  # items that have a widget
+        self._tail: QWidget | None = None  # shown after the last block (the turn's status)
         self._prefetch_timer = QTimer(self)
         self._prefetch_timer.setSingleShot(True)
         self._prefetch_timer.setInterval(0)
@@ -98,6 +99,18 @@ class VirtualColumn(QAbstractScrollArea):
             self._live.add(index)
             first.show()
         return item.widget
+
+    def set_tail(self, widget: QWidget) -> None:
+        """A widget placed after the last block, as wide as the column, when visible."""
+        widget.setParent(self.viewport())
+        self._tail = widget
+
+    def _tail_height(self, width: int) -> int:
+        tail = self._tail
+        if tail is None or tail.isHidden():
+            return 0
+        height = tail.heightForWidth(width) if tail.hasHeightForWidth() else -1
+        return (height if height > 0 else tail.sizeHint().height()) + SPACING
 
     def _widget_created(self, widget: MessageWidget) -> None:
         """Hook for subclasses: a message widget was just built."""
@@ -193,6 +206,10 @@ class VirtualColumn(QAbstractScrollArea):
             target = QRect(x, self._tops[index] - value, width, item.height)
             if item.widget.geometry() != target:
                 item.widget.setGeometry(target)
+        if self._tail is not None and not self._tail.isHidden():
+            target = QRect(x, self._tops[-1] - value, width, self._tail_height(width) - SPACING)
+            if self._tail.geometry() != target:
+                self._tail.setGeometry(target)
         if self._next_prefetch() is not None:
             self._prefetch_timer.start()
 
@@ -230,7 +247,7 @@ class VirtualColumn(QAbstractScrollArea):
         return index, self._tops[index] - value
 
     def _restore(self, anchor: tuple[int, int] | None) -> None:
-        content = self._tops[-1] - SPACING + MARGIN_Y
+        content = self._tops[-1] - SPACING + MARGIN_Y + self._tail_height(self.column_width())
         page = self.viewport().height()
         bar = self.verticalScrollBar()
         bar.setRange(0, max(0, content - page))

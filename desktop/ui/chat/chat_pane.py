@@ -2,24 +2,39 @@
 composer with its attachments.
 
 It owns what it shows: the messages of the open chat, the error on screen, the
-message being edited. Messages go to the controller from here (a new one, or a new
-version of an edited one); the window tells it what the controller did.
+message being edited, and the draft of each chat (what is in the composer is saved
+as the draft of the chat it was typed in, and switching chats swaps drafts). Messages
+go to the controller from here (a new one, a new version of an edited one, Continue,
+Delete, Fork); the window tells it what the controller did.
 """
 
 from __future__ import annotations
 
+import base64
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, QTimer
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QHideEvent, QImage, QResizeEvent
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QVBoxLayout,
+    QWidget,
+)
 
+from desktop.chat.message_edits import is_continuation
+from desktop.core.messages import ImagePart
 from desktop.ui.chat.chat_view import ChatView
-from desktop.ui.chat.composer import Composer
+from desktop.ui.chat.composer import Composer, local_files
 from desktop.ui.chat.edit_banner import EditBanner
 
 if TYPE_CHECKING:
+    from desktop.chat.approvals import PendingApproval
+    from desktop.chat.profile import ChatRef
     from desktop.core.messages import Message, Part
     from desktop.ui.window.controller import ChatController
 
@@ -27,6 +42,8 @@ ATTACH_FILTER = (
     "Images and text (*.png *.jpg *.jpeg *.gif *.webp *.txt *.md *.py *.json *.csv "
     "*.log *.yaml *.yml *.toml *.xml *.html *.js *.ts *.rs *.go *.java *.c *.h *.cpp);;"
     "All files (*)")
+COMPOSER_SHARE = 0.4  # the composer grows up to this share of the window's height
+DRAFT_SAVE_MS = 800  # a pause in typing saves the draft
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +60,11 @@ class ChatPane(QWidget):
         self.error_banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_banner.hide()
         self.edit_banner = EditBanner()
+        self.setAcceptDrops(True)
+        self._draft_chat: ChatRef = controller.chat  # whose draft the composer holds
+        self._stash: str | None = None  # the draft put aside while a message is edited
+        self._sending_edit = False
+        self._pasted = 0
 
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 12)
@@ -54,11 +76,27 @@ class ChatPane(QWidget):
             row.addWidget(widget)
             column.addLayout(row)
 
+        self._draft_timer = QTimer(self)
+        self._draft_timer.setSingleShot(True)
+        self._draft_timer.setInterval(DRAFT_SAVE_MS)
+        self._draft_timer.timeout.connect(self.save_draft)
+        composer_input = self.composer.input
+        composer_input.textChanged.connect(self._draft_timer.start)
+        composer_input.editLastRequested.connect(self.edit_last_message)
+        composer_input.filesPasted.connect(self.add_files)
+        composer_input.imagePasted.connect(self.add_image)
         self.composer.sendRequested.connect(self.send)
         self.composer.attachRequested.connect(self.attach_files)
-        self.edit_banner.cancelled.connect(self.composer.clear)
+        self.edit_banner.cancelled.connect(lambda: self._end_edit(restore=True))
         self.chat.branch_label = controller.branch_label
         self.chat.editRequested.connect(self.start_edit)
+        self.chat.deleteRequested.connect(self.delete_message)
+        self.chat.forkRequested.connect(controller.fork_chat)
+        self.chat.continueRequested.connect(controller.continue_answer)
+        self.chat.turn_status.cancelRequested.connect(controller.stop)
+        controller.bridge.approvalRequested.connect(self._approval_requested)
+        controller.bridge.approvalClosed.connect(self.chat.turn_status.approval_closed)
+        composer_input.setPlainText(controller.service.chats.draft(self._draft_chat))
 
     def show_error(self, text: str) -> None:
         log.warning("shown to user: %s", text)  # (the log is what a bug report has)
@@ -66,31 +104,73 @@ class ChatPane(QWidget):
         self.error_banner.show()
 
     def show_chat(self, messages: list[Message]) -> None:
-        """Another chat was opened (or a new one): its messages, nothing half done."""
+        """Another chat was opened (or a new one, or another version of this one): its
+        messages, nothing half done, its draft in the composer."""
         self.error_banner.hide()
-        self.edit_banner.finish()
+        chat = self.controller.chat
+        # (a saved chat is its id; two new chats are equal dataclasses, not the same chat)
+        switched = chat != self._draft_chat if isinstance(chat, str) or isinstance(
+            self._draft_chat, str) else chat is not self._draft_chat
+        self._end_edit(restore=not self._sending_edit)
+        if switched:
+            self.save_draft()
+            self._draft_chat = chat
+            self.composer.clear()
+            self.composer.input.setPlainText(self.controller.service.chats.draft(chat))
         self.chat.show_messages(messages)
+        for pending in self.controller.service.approvals.for_chat(self.controller.session_id
+                                                                  or ""):
+            self.chat.turn_status.show_approval(pending)
         self.composer.input.setFocus()
 
     def add_user_message(self, message: Message) -> None:
-        """The composer's message was taken: show it, empty the composer."""
+        """The composer's message was taken: show it, empty the composer (an edit gives
+        back the draft it put aside)."""
         self.error_banner.hide()
-        self.composer.clear()
+        if not is_continuation(message):
+            self.composer.clear()
+            self._draft_chat = self.controller.chat  # a new chat got its id
+            if self._stash is not None:
+                self.composer.input.setPlainText(self._stash)
+                self._stash = None
         self.chat.add_message(message)
+        self.chat.turn_status.show_thinking()
         self.chat.scroll_to_bottom()
 
     def set_busy(self, busy: bool) -> None:
         self.composer.set_busy(busy)
         if not busy:  # an answer may have added a version: ‹ n/m › changes
+            self.chat.turn_status.clear()
             self.chat.refresh_branch_labels()
+
+    # -- drafts ----------------------------------------------------------------------------
+
+    def save_draft(self) -> None:
+        """Keep what is in the composer as the draft of its chat (not an edit's text)."""
+        self._draft_timer.stop()
+        text = self._stash if self._stash is not None else self.composer.input.toPlainText()
+        self.controller.service.chats.set_draft(self._draft_chat, text)
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        super().hideEvent(event)
+        self.save_draft()  # the window closes: nothing typed is lost
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        window = self.window()
+        self.composer.set_max_input_height(int(window.height() * COMPOSER_SHARE) - 60)
 
     # -- sending and editing ----------------------------------------------------------------
 
     def send(self, text: str, attachments: list[Part] | None = None) -> None:
         editing = self.edit_banner.message_id
         if editing is not None:
-            if self.controller.edit_and_resend(editing, text):
-                self.edit_banner.finish()
+            self._sending_edit = True
+            try:
+                if self.controller.edit_and_resend(editing, text):
+                    self._end_edit(restore=False)
+            finally:
+                self._sending_edit = False
             return
         self.controller.send(text, attachments or [])
 
@@ -98,14 +178,52 @@ class ChatPane(QWidget):
         """Put an earlier user message into the composer; Enter sends a new version."""
         if self.controller.busy:
             return
+        if self.edit_banner.message_id is None:
+            self._stash = self.composer.input.toPlainText()
         self.edit_banner.start(message_id)
+        self.chat.set_editing(message_id)
         self.composer.input.setPlainText(text)
         self.composer.input.setFocus()
 
+    def _end_edit(self, *, restore: bool) -> None:
+        if self.edit_banner.message_id is None:
+            return
+        self.edit_banner.finish()
+        self.chat.set_editing(None)
+        if restore and self._stash is not None:
+            self.composer.input.setPlainText(self._stash)
+            self._stash = None
+
+    def edit_last_message(self) -> None:
+        """Up in an empty composer: edit the last thing the user wrote."""
+        last = next((m for m in reversed(self.controller.history)
+                     if m.role == "user" and not is_continuation(m)), None)
+        if last is not None:
+            self.start_edit(last.id, last.body_text)
+            self.chat.scroll_to_message(last.id)
+
+    def delete_message(self, message_id: str) -> None:
+        answer = QMessageBox.question(
+            self, "Delete messages", "Delete this message and everything after it? "
+            "Other versions below it are deleted too. This cannot be undone.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel)
+        if answer == QMessageBox.StandardButton.Yes:
+            self.controller.delete_message(message_id)
+
+    def _approval_requested(self, pending: PendingApproval) -> None:
+        if pending.session_id and pending.session_id == self.controller.session_id:
+            self.chat.turn_status.show_approval(pending)
+
+    # -- attachments ------------------------------------------------------------------------
+
     def attach_files(self) -> None:
         paths, _filter = QFileDialog.getOpenFileNames(self, "Attach files", "", ATTACH_FILTER)
+        self.add_files([Path(path) for path in paths])
+
+    def add_files(self, paths: list[Path]) -> None:
         for path in paths:
-            self.add_attachment(Path(path))
+            self.add_attachment(path)
 
     def add_attachment(self, path: Path) -> bool:
         """Attach a file to the next message; an unreadable one shows an error."""
@@ -119,3 +237,31 @@ class ChatPane(QWidget):
             return False
         self.composer.add_attachment(path.name, part)
         return True
+
+    def add_image(self, image: QImage) -> None:
+        """A pasted image (a screenshot): attached as a PNG."""
+        if image.isNull():
+            return
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        # PySide6 takes the format as str at run time; its stubs say bytes.
+        image.save(buffer, "PNG")  # type: ignore[call-overload]
+        self._pasted += 1
+        name = f"pasted-image-{self._pasted}.png"
+        self.composer.add_attachment(name, ImagePart(
+            media_type="image/png", name=name,
+            data=base64.b64encode(bytes(data.data())).decode("ascii")))
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if local_files(event.mimeData()) or event.mimeData().hasImage():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        mime = event.mimeData()
+        files = local_files(mime)
+        if files:
+            self.add_files(files)
+        elif mime.hasImage():
+            self.add_image(QImage(mime.imageData()))
+        event.acceptProposedAction()

@@ -19,6 +19,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeyEvent, QKeySequence, QMouseEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
+from desktop.chat.message_edits import can_continue
 from desktop.core.agent_events import (
     AssistantFinished,
     AssistantStarted,
@@ -32,6 +33,7 @@ from desktop.ui.chat.chat_items import ChatItem, group_messages
 from desktop.ui.chat.chat_layout import VirtualColumn
 from desktop.ui.chat.chat_selection import Endpoint
 from desktop.ui.chat.message_widget import MessageWidget
+from desktop.ui.chat.turn_status import TurnStatus
 from desktop.ui.markdown.renderer import renderer, warm_up_highlighters
 from desktop.ui.window.bridge import AgentBridge
 
@@ -45,6 +47,9 @@ class ChatView(VirtualColumn):
     editRequested = Signal(str, str)  # user message id, its text
     regenerateRequested = Signal(str)  # first assistant message id of the turn
     branchStepRequested = Signal(str, int)  # message id, -1 / +1
+    deleteRequested = Signal(str)  # message id: it and what follows
+    forkRequested = Signal(str)  # message id: a new chat down to it
+    continueRequested = Signal()  # the last answer was cut off: go on
 
     def __init__(self, bridge: AgentBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -57,6 +62,11 @@ class ChatView(VirtualColumn):
         self._by_message: dict[str, int] = {}
         self._tool_owner: dict[str, str] = {}  # call id -> message id
         self._current: MessageWidget | None = None
+        self._editing: str | None = None  # the user message in the composer, if any
+        self._step_anchor: tuple[int, int] | None = None  # (item, offset) kept by ‹ ›
+        self.turn_status = TurnStatus()
+        self.turn_status.changed.connect(self._relayout)
+        self.set_tail(self.turn_status)
         # "2/3" for a message with other versions (set by the window), else None
         self.branch_label: Callable[[str], str | None] = lambda _message_id: None
         QTimer.singleShot(300, self._warm_up)
@@ -69,17 +79,52 @@ class ChatView(VirtualColumn):
         bridge.toolRunStarted.connect(self._on_tool_started)
         bridge.toolRunFinished.connect(self._on_tool_finished)
         bridge.assistantFinished.connect(self._on_assistant_finished)
+        bridge.retrying.connect(self.turn_status.show_retry)
+        bridge.queued.connect(self.turn_status.show_queued)
 
     def _widget_created(self, widget: MessageWidget) -> None:
         bar = widget.branch_bar
         message_id = widget.message_id
         bar.set_label(self.branch_label(message_id))
-        bar.stepRequested.connect(partial(self.branchStepRequested.emit, message_id))
+        bar.stepRequested.connect(partial(self._step, widget))
+        header = widget.header_row
+        header.deleteRequested.connect(partial(self.deleteRequested.emit, message_id))
+        header.forkRequested.connect(partial(self._fork_from, message_id))
+        header.continueRequested.connect(self.continueRequested)
+        header.can_continue = partial(self._can_continue, message_id)
+        widget.set_editing(message_id == self._editing)
         if widget.role == "user":
             bar.actionRequested.connect(
                 lambda: self.editRequested.emit(message_id, widget.message.body_text))
         else:
             bar.actionRequested.connect(partial(self.regenerateRequested.emit, message_id))
+
+    def _can_continue(self, message_id: str) -> bool:
+        """Continue is offered on the last answer when it was cut off."""
+        index = self._by_message.get(message_id)
+        return (self._current is None and index is not None and index == len(self._items) - 1
+                and can_continue(self._items[index].messages[-1]))
+
+    def _fork_from(self, message_id: str) -> None:
+        """Fork down to the whole block (an answer's tool rounds come along)."""
+        index = self._by_message.get(message_id)
+        last = self._items[index].messages[-1].id if index is not None else message_id
+        self.forkRequested.emit(last)
+
+    def _step(self, widget: MessageWidget, step: int) -> None:
+        """‹ or ›: remember where the block is, so that the other version's switcher
+        comes up under the pointer again (see :meth:`show_messages`)."""
+        index = self._by_message.get(widget.message_id)
+        if index is not None:
+            self._step_anchor = (index, self._tops[index] - self._value())
+        self.branchStepRequested.emit(widget.message_id, step)
+        self._step_anchor = None
+
+    def set_editing(self, message_id: str | None) -> None:
+        """Highlight the user message being edited in the composer (None: none)."""
+        self._editing = message_id
+        for widget in self._by_widget():
+            widget.set_editing(widget.message_id == message_id)
 
     def refresh_branch_labels(self) -> None:
         """Re-read the ‹ n/m › labels of the messages on screen (after a turn)."""
@@ -136,16 +181,23 @@ class ChatView(VirtualColumn):
         self._pinned.clear()
         self._current = None
         self.selection.clear()
+        self.turn_status.clear()
         self._relayout()
 
     def show_messages(self, messages: list[Message]) -> None:
-        """Show a stored conversation, its last messages first."""
+        """Show a stored conversation, its last messages first (another version of a
+        block: that block where it was)."""
+        anchor = self._step_anchor
         self.clear()
         self._items = group_messages(messages)
         for index, item in enumerate(self._items):
             self._index_item(index, item)
-        self._follow = True
+        self._follow = anchor is None
         self._relayout()
+        if anchor is not None and anchor[0] < len(self._items):
+            for _attempt in range(3):  # estimates above it become measurements
+                self._set_value(self._tops[anchor[0]] - anchor[1])
+                self._relayout()
         # A long history is many long-lived objects: keep them out of the cyclic garbage
         # collector's full passes, which would otherwise stall scrolling for ~100 ms.
         gc.freeze()
@@ -212,16 +264,22 @@ class ChatView(VirtualColumn):
                           status="streaming")
         self._current = self.add_message(message)
         self._pinned.add(self._by_message[message.id])
+        self.turn_status.show_thinking()
 
     def _on_text(self, text: str) -> None:
+        if self.turn_status.kind:
+            self.turn_status.first_token()
         if self._current is not None:
             self._current.append_text(text)
 
     def _on_reasoning(self, text: str) -> None:
+        if self.turn_status.kind:
+            self.turn_status.first_token()
         if self._current is not None:
             self._current.append_reasoning(text)
 
     def _on_tool_streaming(self, event: ToolCallStarted) -> None:
+        self.turn_status.first_token()
         if self._current is not None:
             self._current.add_tool_call(ToolCallPart(id=event.id, name=event.name,
                                                      arguments=""))

@@ -1,9 +1,13 @@
-"""The message box: Enter sends, Shift+Enter adds a line, Esc or Stop cancels."""
+"""The message box: Enter sends, Shift+Enter adds a line, Esc or Stop cancels, Up in an
+empty box edits the last message; it grows with its text (up to a share of the
+window); pasted or dropped files and images become attachments."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QKeyEvent, QMouseEvent
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, Qt, Signal
+from PySide6.QtGui import QAction, QImage, QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -20,12 +24,52 @@ from desktop.core.messages import ImagePart, Part
 from desktop.ui import icons, theme
 
 
+def local_files(mime: QMimeData) -> list[Path]:
+    """The local files a paste or drop carries (none for text or web links)."""
+    if not mime.hasUrls():
+        return []
+    return [Path(url.toLocalFile()) for url in mime.urls() if url.isLocalFile()]
+
+
 class ComposerInput(QPlainTextEdit):
     submitted = Signal()
     cancelled = Signal()
+    editLastRequested = Signal()  # Up in an empty box
+    filesPasted = Signal(list)  # list[Path], pasted or dropped
+    imagePasted = Signal(QImage)  # an image from the clipboard (a screenshot)
+
+    MIN_LINES = 2
+
+    def fit_height(self, max_height: int) -> None:
+        """As tall as the text, from two lines up to ``max_height`` (then it scrolls)."""
+        lines = max(self.MIN_LINES, int(self.document().documentLayout().documentSize().height()))
+        margins = self.contentsMargins()
+        text = lines * self.fontMetrics().lineSpacing() + 2 * self.document().documentMargin()
+        height = int(text) + margins.top() + margins.bottom() + 2
+        floor = self.MIN_LINES * self.fontMetrics().lineSpacing() + 12
+        height = max(floor, min(height, max_height))
+        if height != self.height():
+            self.setFixedHeight(height)
+
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        return bool(local_files(source)) or source.hasImage() or \
+            super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        files = local_files(source)
+        if files:
+            self.filesPasted.emit(files)
+        elif source.hasImage():
+            self.imagePasted.emit(QImage(source.imageData()))
+        else:
+            super().insertFromMimeData(source)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         key = event.key()
+        if key == Qt.Key.Key_Up and not self.toPlainText() and \
+                not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+            self.editLastRequested.emit()
+            return
         if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
                 self.insertPlainText("\n")
@@ -103,7 +147,9 @@ class Composer(QFrame):
         self.input.setObjectName("composerInput")
         self.input.setPlaceholderText("Message…  (Enter to send · Shift+Enter for a new line)")
         self.input.setAccessibleName("Message")
-        self.input.setFixedHeight(72)
+        self.input.setFixedHeight(56)
+        self.input.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.max_input_height = 240  # the pane sets ~40 % of the window
         self.input.setTabChangesFocus(True)
         layout.addWidget(self.input)
         row = QHBoxLayout()
@@ -143,8 +189,16 @@ class Composer(QFrame):
         self.input.submitted.connect(self._submit)
         self.input.cancelled.connect(self.stopRequested)
         self.input.textChanged.connect(self._update_enabled)
+        self.input.textChanged.connect(self.fit_input)
         self._busy = False
         self._update_enabled()
+
+    def fit_input(self) -> None:
+        self.input.fit_height(self.max_input_height)
+
+    def set_max_input_height(self, height: int) -> None:
+        self.max_input_height = max(56, height)
+        self.fit_input()
 
     def _update_enabled(self) -> None:
         self.send_button.setEnabled(

@@ -1,59 +1,38 @@
-"""One message in the chat: header (who, model, time, tokens, copy), collapsible
-reasoning, tool line, markdown body, attachments, status; later assistant messages of
-the same turn continue inside the first one's block."""
+"""One message in the chat: header (:mod:`desktop.ui.chat.message_header`), collapsible
+reasoning, the tool calls (expandable inline), markdown body (a long user message
+folds), attachments, status; later assistant messages of the same turn continue inside
+the first one's block."""
 
 from __future__ import annotations
 
-import base64
 import time
 from datetime import datetime
 from functools import partial
 
-from PySide6.QtCore import QByteArray, Qt, Signal
-from PySide6.QtGui import QAction, QColor, QGuiApplication, QImage, QPixmap, QResizeEvent
-from PySide6.QtWidgets import (
-    QFrame,
-    QHBoxLayout,
-    QLabel,
-    QMenu,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QGuiApplication,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QResizeEvent,
 )
+from PySide6.QtWidgets import QFrame, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
 
-from desktop.core.messages import ImagePart, Message, ToolCallPart, ToolResultPart, Usage
+from desktop.chat.message_edits import is_continuation
+from desktop.core.messages import ImagePart, Message, ToolCallPart, ToolResultPart
 from desktop.ui import theme
-from desktop.ui.chat.branch_bar import BranchBar
 from desktop.ui.chat.chat_selection import SelectionModel
+from desktop.ui.chat.image_strip import image_strip
+from desktop.ui.chat.message_header import MessageHeader
+from desktop.ui.chat.tool_calls_inline import ToolCallsInline
+from desktop.ui.chat.usage_text import answer_figures
 from desktop.ui.markdown.view import MarkdownView
 
-ATTACHMENT_WIDTH = 360
-
-
-def _k(n: int) -> str:
-    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
-
-
-def usage_text(usage: Usage | None) -> str:
-    if usage is None or (usage.input_tokens == 0 and usage.output_tokens == 0):
-        return ""
-    text = f"{_k(usage.input_tokens)} in · {_k(usage.output_tokens)} out"
-    if usage.reasoning_tokens:
-        text += f" ({_k(usage.reasoning_tokens)} reasoning)"
-    return text
-
-
-def _tool_line(calls: list[ToolCallPart], results: dict[str, ToolResultPart]) -> str:
-    names = ", ".join(dict.fromkeys(c.name for c in calls))
-    done = [results[c.id] for c in calls if c.id in results]
-    if len(done) < len(calls):
-        mark = "⏳"
-    elif any(r.is_error for r in done):
-        mark = "✗" if all(r.is_error for r in done) else "⚠"
-    else:
-        mark = "✓"
-    noun = "tool call" if len(calls) == 1 else "tool calls"
-    return f"⚙ {len(calls)} {noun} ({names}) {mark}"
+FOLD_LINES = 14  # a user message longer than this folds behind "Show more"
+NO_LIMIT = 16777215  # Qt's QWIDGETSIZE_MAX
 
 
 def _copy(text: str) -> None:
@@ -98,12 +77,14 @@ class MessageWidget(QFrame):
         self._build_header(message, show_header)
         self._toggle: QToolButton | None = None  # reasoning, created when there is some
         self._reasoning: MarkdownView | None = None
-        self.tool_label = QLabel()
-        self.tool_label.setObjectName("toolLine")
-        self.tool_label.hide()
-        layout.addWidget(self.tool_label)
+        self.tool_calls = ToolCallsInline()
+        self.tool_calls.toggled.connect(self._changed)
+        layout.addWidget(self.tool_calls)
         self.body = self._make_view(dim=False, index=1)
         layout.addWidget(self.body)
+        self.fold_button: QToolButton | None = None  # "Show more" of a long user message
+        self.folded = False
+        self.editing = False
         self.attachments: QWidget | None = None
         self.status_label = QLabel()
         self.status_label.setObjectName("messageStatus")
@@ -132,35 +113,14 @@ class MessageWidget(QFrame):
         return QColor(theme.colors()["user_bg" if self.role == "user" else "assistant_bg"])
 
     def _build_header(self, message: Message, show: bool) -> None:
-        row = QWidget()
-        row.setObjectName("messageHeaderRow")
-        line = QHBoxLayout(row)
-        line.setContentsMargins(0, 0, 0, 0)
-        line.setSpacing(8)
-        self.header = QLabel(self._header_text(message))
-        self.header.setObjectName("messageHeader")
-        self.header.setToolTip(datetime.fromtimestamp(message.created_at).isoformat(" ",
-                                                                                    "seconds"))
-        self.tokens_label = QLabel()
-        self.tokens_label.setObjectName("tokenCount")
-        self.tokens_label.hide()
-        self.copy_button = QToolButton()
-        self.copy_button.setObjectName("messageAction")
-        self.copy_button.setText("Copy")
-        self.copy_button.setToolTip("Copy this message as Markdown (the arrow has more)")
-        self.copy_button.setAccessibleName("Copy message")
-        self.copy_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
-        self.copy_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
-        self.copy_button.clicked.connect(self.copy_markdown)
-        self.copy_menu = QMenu(self.copy_button)
-        self.copy_menu.aboutToShow.connect(self._fill_copy_menu)
-        self.copy_button.setMenu(self.copy_menu)
-        self.branch_bar = BranchBar(message.role)
-        line.addWidget(self.header)
-        line.addStretch(1)
-        line.addWidget(self.branch_bar)
-        line.addWidget(self.tokens_label)
-        line.addWidget(self.copy_button)
+        row = MessageHeader(message.role, self._header_text(message), self._fill_copy_menu)
+        row.title.setToolTip(datetime.fromtimestamp(message.created_at).isoformat(" ",
+                                                                                  "seconds"))
+        row.copy_button.clicked.connect(self.copy_markdown)
+        self.header = row.title
+        self.tokens_label = row.tokens_label
+        self.copy_button, self.copy_menu = row.copy_button, row.copy_menu
+        self.branch_bar = row.branch_bar
         row.setVisible(show)
         self.header_row = row
         self._layout.addWidget(row)
@@ -198,6 +158,8 @@ class MessageWidget(QFrame):
     @staticmethod
     def _header_text(message: Message) -> str:
         when = stamp(message.created_at)
+        if is_continuation(message):
+            return f"You asked to continue · {when}"
         if message.role == "user":
             return f"You · {when}"
         model = f" · {message.model}" if message.model else ""
@@ -235,7 +197,9 @@ class MessageWidget(QFrame):
         self._text_chunks = [message.text]
         self._calls = list(message.tool_calls)
         self.body.set_markdown(message.text)
-        self.body.setVisible(bool(message.text))
+        self.body.setVisible(bool(message.text) and not is_continuation(message))
+        if message.role == "user" and message.text.count("\n") >= FOLD_LINES:
+            self._fold(True)
         if message.reasoning:
             self.reasoning_view.set_markdown(message.reasoning)
             durations = [p.duration_s for p in message.parts
@@ -262,39 +226,46 @@ class MessageWidget(QFrame):
         self._changed()
 
     def update_usage(self) -> None:
-        total: Usage | None = None
-        for widget in [self, *self.continuations]:
-            usage = widget.message.usage
-            if usage is not None:
-                total = usage if total is None else total + usage
-        text = usage_text(total)
-        self.tokens_label.setText(text)
-        self.tokens_label.setToolTip("Tokens for this answer: prompt in, generated out")
-        self.tokens_label.setVisible(bool(text))
+        text, tip = answer_figures([w.message for w in [self, *self.continuations]])
+        self.header_row.set_figures(text, tip)
+
+    # -- folding and the edit highlight ---------------------------------------------------
+
+    def _fold(self, folded: bool) -> None:
+        """A long user message shows its first lines and "Show more"."""
+        if self.fold_button is None:
+            self.fold_button = QToolButton()
+            self.fold_button.setObjectName("messageAction")
+            self.fold_button.setCursor(Qt.CursorShape.PointingHandCursor)
+            self.fold_button.clicked.connect(lambda: self._fold(not self.folded))
+            self._layout.insertWidget(self._layout.indexOf(self.body) + 1, self.fold_button)
+        self.folded = folded
+        lines = FOLD_LINES * self.body.fontMetrics().lineSpacing() if folded else NO_LIMIT
+        self.body.setMaximumHeight(lines)
+        self.fold_button.setText("Show more" if folded else "Show less")
+        self.fold_button.setAccessibleName(self.fold_button.text())
+        self._changed()
+
+    def set_editing(self, editing: bool) -> None:
+        """Mark this message as the one being edited in the composer."""
+        if editing != self.editing:
+            self.editing = editing
+            self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if self.editing:  # drawn here, not in the theme: only one message is ever edited
+            with QPainter(self) as painter:
+                painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+                painter.setPen(QPen(QColor(theme.colors()["accent"]), 2))
+                painter.drawRoundedRect(QRectF(self.rect()).adjusted(1, 1, -1, -1), 10, 10)
 
     def _show_attachments(self, images: list[ImagePart]) -> None:
         if self.attachments is not None:
             self.attachments.deleteLater()
-            self.attachments = None
-        if not images:
-            return
-        self.attachments = QWidget()
-        box = QHBoxLayout(self.attachments)
-        box.setContentsMargins(0, 0, 0, 0)
-        self._layout.insertWidget(self._layout.indexOf(self.body) + 1, self.attachments)
-        for part in images:
-            image = QImage.fromData(QByteArray(base64.b64decode(part.data or "")))
-            if image.isNull():
-                continue
-            name = part.name or f"image{len(self.body.attachments) + 1}"
-            self.body.attachments[name] = image
-            label = QLabel()
-            label.setPixmap(QPixmap.fromImage(image).scaledToWidth(
-                min(ATTACHMENT_WIDTH, image.width()),
-                Qt.TransformationMode.SmoothTransformation))
-            label.setToolTip(name)
-            box.addWidget(label)
-        box.addStretch(1)
+        self.attachments = image_strip(images, self.body.attachments)
+        if self.attachments is not None:
+            self._layout.insertWidget(self._layout.indexOf(self.body) + 1, self.attachments)
 
     # -- streaming ----------------------------------------------------------------------
 
@@ -349,8 +320,7 @@ class MessageWidget(QFrame):
 
     def _update_tool_line(self) -> None:
         if self._calls:
-            self.tool_label.setText(_tool_line(self._calls, self._results))
-            self.tool_label.show()
+            self.tool_calls.show_calls(self._calls, self._results)
             self._changed()
 
     # -- copying --------------------------------------------------------------------------
@@ -391,8 +361,7 @@ class MessageWidget(QFrame):
         parent = self.parentWidget()
         return parent if isinstance(parent, MessageWidget) else self
 
-    def _fill_copy_menu(self) -> None:
-        menu = self.copy_menu
+    def _fill_copy_menu(self, menu: QMenu) -> None:
         menu.clear()
         menu.addAction("Copy as Markdown", self.copy_markdown)
         menu.addAction("Copy as plain text", self.copy_plain)

@@ -47,6 +47,8 @@ class AgentBridge(QObject):
     approvalRequested = Signal(object)  # PendingApproval: show it, then call .resolve()
     contextTrimmed = Signal(str)  # a sentence telling the user what was left out
     approvalClosed = Signal(str)  # call id: the request went away (Stop, cancel, answered)
+    retrying = Signal(object)  # desktop.chat.events.ProviderRetrying (the chat on screen)
+    queued = Signal(bool)  # the chat on screen waits for a provider slot (False: got one)
 
     def __call__(self, event: AgentEvent) -> None:  # noqa: C901 - a flat dispatch table
         if isinstance(event, TextDelta):

@@ -214,6 +214,43 @@ class ChatController(QObject):
         self.branches = branch
         self.sessionOpened.emit(self.session_id, list(self._history))
 
+    def delete_message(self, message_id: str) -> None:
+        """Delete a message of the chat on screen and everything after it."""
+        if self.session_id is None:
+            return
+        try:
+            branch = self.service.delete_message(self.session_id, message_id)
+        except AssistaError as exc:
+            self.errorOccurred.emit(str(exc))
+            return
+        self.branches, self._history = branch, list(branch.messages)
+        self.sessionOpened.emit(self.session_id, list(self._history))
+
+    def fork_chat(self, message_id: str) -> None:
+        """Open a new chat holding this one down to ``message_id``."""
+        if self.session_id is None:
+            return
+        try:
+            fork = self.service.fork_chat(self.session_id, message_id)
+        except AssistaError as exc:
+            self.errorOccurred.emit(str(exc))
+            return
+        self.open_session(fork)
+
+    def continue_answer(self) -> bool:
+        """Ask the model to go on where the last answer of the chat on screen stopped."""
+        if self.session_id is None or self.busy:
+            return False
+        try:
+            turn = self.service.continue_answer(self.session_id)
+        except AssistaError as exc:
+            self.errorOccurred.emit(str(exc))
+            return False
+        self._watch(turn.session_id)
+        self.userMessageAdded.emit(turn.base[-1])
+        self.busyChanged.emit(True)
+        return True
+
     def branch_label(self, message_id: str) -> str | None:
         """"2/3" when the message has siblings in the shown conversation."""
         position = self.branches.position(message_id) if self.branches is not None else None
@@ -257,7 +294,9 @@ class ChatController(QObject):
             self.statusMessage.emit(
                 retry_text(event.provider, event.attempt, event.delay_s, event.reason),
                 int((event.delay_s + 15) * 1000))
+            self.bridge.retrying.emit(event)
         elif isinstance(event, TurnQueued):
+            self.bridge.queued.emit(event.waiting)
             if event.waiting:
                 self.statusMessage.emit("Waiting for another answer from this provider to "
                                         "finish…", 0)

@@ -1,0 +1,138 @@
+"""The header of a message block: who and when, tokens and speed, Copy, a "more"
+menu (Continue, Fork, Delete) and, last, Edit/Regenerate with the ‹ n/m › switcher.
+
+Its actions never clip: the title elides, and when the row is too narrow for
+everything, Copy and Edit/Regenerate move into the "more" menu, then the token
+figures go (their text stays in the title's tooltip). The switcher always keeps its
+fixed slot at the right end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QPainter, QPaintEvent, QResizeEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSizePolicy, QToolButton, QWidget
+
+from desktop.ui.chat.branch_bar import BranchBar, message_button
+from desktop.ui.icons import icon_size, set_icon
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that ends in "…" when it does not fit (never clipped)."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        return QSize(self.fontMetrics().horizontalAdvance("Yo…") + 4, hint.height())
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        with QPainter(self) as painter:
+            painter.setPen(self.palette().color(self.foregroundRole()))
+            rect = self.contentsRect()
+            text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight,
+                                                 rect.width())
+            painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft
+                                       | Qt.AlignmentFlag.AlignVCenter), text)
+
+
+class MessageHeader(QWidget):
+    deleteRequested = Signal()
+    forkRequested = Signal()
+    continueRequested = Signal()
+
+    def __init__(self, role: str, title: str, fill_copy_menu: Callable[[QMenu], None],
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("messageHeaderRow")
+        self.role = role
+        self.can_continue: Callable[[], bool] = lambda: False  # set by the chat view
+        self._fill_copy_menu = fill_copy_menu
+        line = QHBoxLayout(self)
+        line.setContentsMargins(0, 0, 0, 0)
+        line.setSpacing(8)
+        self._spacing = 8
+        self.title = ElidedLabel(title)
+        self.title.setObjectName("messageHeader")
+        self.tokens_label = QLabel()
+        self.tokens_label.setObjectName("tokenCount")
+        self.tokens_label.hide()
+        self.copy_button = message_button("Copy", "Copy this message as Markdown "
+                                                  "(the arrow has more)")
+        self.copy_button.setAccessibleName("Copy message")
+        self.copy_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        self.copy_menu = QMenu(self.copy_button)
+        self.copy_menu.aboutToShow.connect(lambda: fill_copy_menu(self.copy_menu))
+        self.copy_button.setMenu(self.copy_menu)
+        self.more_button = message_button("", "More actions")
+        set_icon(self.more_button, "ellipsis", "More: continue, fork into a new chat, delete",
+                 "More actions", role="muted")
+        self.more_button.setIconSize(icon_size())
+        self.more_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.more_button.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0; }")
+        self.more_menu = QMenu(self.more_button)
+        self.more_menu.aboutToShow.connect(self._fill_more_menu)
+        self.more_button.setMenu(self.more_menu)
+        self.branch_bar = BranchBar(role)
+        line.addWidget(self.title, 1)
+        for widget in (self.tokens_label, self.copy_button, self.more_button,
+                       self.branch_bar):
+            line.addWidget(widget)
+        self.compact = False
+
+    def set_figures(self, text: str, tooltip: str) -> None:
+        self.tokens_label.setText(text)
+        self.tokens_label.setToolTip(tooltip)
+        self._fit(self.width())
+
+    # -- narrow rows ----------------------------------------------------------------------
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._fit(event.size().width())
+
+    def _fit(self, width: int) -> None:
+        """Show what fits next to a readable title; the rest goes into the menu."""
+        if width <= 0:
+            return
+        spacing = self._spacing
+        title = self.title.fontMetrics().horizontalAdvance(self.title.text()[:24]) + spacing
+        fixed = self.more_button.sizeHint().width() + self._switcher_width() + spacing * 2
+        tokens = (self.tokens_label.sizeHint().width() + spacing
+                  if self.tokens_label.text() else 0)
+        actions = (self.copy_button.sizeHint().width()
+                   + self.branch_bar.action.sizeHint().width() + spacing * 2)
+        self.compact = title + fixed + tokens + actions > width
+        self.copy_button.setVisible(not self.compact)
+        self.branch_bar.set_compact(self.compact)
+        self.tokens_label.setVisible(bool(self.tokens_label.text())
+                                     and title + fixed + tokens <= width)
+
+    def _switcher_width(self) -> int:
+        shown = self.branch_bar.label.isVisibleTo(self.branch_bar)
+        return (self.branch_bar.previous.sizeHint().width() * 2
+                + self.branch_bar.label.width() if shown else 0)
+
+    # -- the "more" menu ------------------------------------------------------------------
+
+    def _fill_more_menu(self) -> None:
+        menu = self.more_menu
+        menu.clear()
+        if self.compact:
+            action = self.branch_bar.action
+            menu.addAction(action.text(), action.click)
+            self._fill_copy_menu(menu.addMenu("Copy"))
+            menu.addSeparator()
+        if self.can_continue():
+            menu.addAction("Continue this answer", self.continueRequested.emit)
+        menu.addAction("Fork into a new chat from here", self.forkRequested.emit)
+        menu.addSeparator()
+        menu.addAction("Delete this and what follows…", self.deleteRequested.emit)
+        if self.tokens_label.text() and not self.tokens_label.isVisible():
+            menu.addSeparator()
+            menu.addAction(self.tokens_label.text()).setEnabled(False)

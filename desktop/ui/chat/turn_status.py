@@ -1,0 +1,161 @@
+"""What the chat on screen is waiting for, shown at the end of the conversation:
+"Thinking…" from Send to the first token, "Rate limited — retrying in 4 s (2/4)" with
+Cancel, "Waiting for a free slot…" with Cancel, and "Waiting for your approval" with
+the approval card's buttons.
+
+Cheap by design: the dots of "Thinking…" change three times a second and the retry
+countdown once a second, each repainting this one small widget; the stream itself
+only checks a flag (:attr:`TurnStatus.kind`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtGui import QFontMetrics, QHideEvent
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+
+from desktop.chat.approvals import PendingApproval
+from desktop.chat.events import ProviderRetrying
+from desktop.tools.approval import ApprovalDecision
+
+REASONS = {"HTTP 429": "Rate limited", "HTTP 529": "Overloaded",
+           "HTTP 503": "Service unavailable", "HTTP 408": "Timed out"}
+
+
+def retry_headline(event: ProviderRetrying, seconds_left: int) -> str:
+    why = REASONS.get(event.reason)
+    if why is None:
+        why = (f"Server error ({event.reason})" if event.reason.startswith("HTTP ")
+               else f"Could not connect ({event.reason})")
+    count = (f"{event.attempt + 1}/{event.max_retries}" if event.max_retries
+             else f"retry {event.attempt + 1}")
+    wait = f"retrying in {seconds_left} s" if seconds_left > 0 else "retrying now"
+    return f"{why} — {wait} ({count})"
+
+
+class TurnStatus(QFrame):
+    cancelRequested = Signal()  # stop the turn (a retry or a queue is not worth waiting)
+    changed = Signal()  # shown, hidden or resized: the column lays out again
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("turnStatus")
+        self.kind = ""  # "", "thinking", "retrying", "queued" or "approval"
+        self.pending: PendingApproval | None = None
+        self._retry: ProviderRetrying | None = None
+        self._deadline = 0.0
+        self._dots = 0
+        row = QHBoxLayout(self)
+        row.setContentsMargins(16, 6, 8, 6)
+        row.setSpacing(6)
+        self.label = QLabel()
+        self.label.setObjectName("emptyHint")
+        self.label.setAccessibleName("Answer status")
+        self.label.setMinimumWidth(QFontMetrics(self.label.font()).horizontalAdvance(
+            "Thinking…  "))
+        row.addWidget(self.label, 1)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop this answer")
+        self.cancel_button.clicked.connect(self.cancelRequested)
+        row.addWidget(self.cancel_button)
+        self.approval_buttons: dict[str, QPushButton] = {}
+        for kind, text, tip in (
+                ("allow_once", "Allow once", "Run this call now; ask again next time"),
+                ("allow_chat", "Allow for this chat", "Do not ask again in this chat"),
+                ("allow_always", "Always allow", "Never ask again, in any chat"),
+                ("deny", "Deny", "Do not run it; the assistant is told")):
+            button = QPushButton(text)
+            button.setToolTip(tip)
+            if kind == "allow_once":
+                button.setObjectName("primaryButton")
+            button.clicked.connect(lambda _c=False, k=kind: self.decide(k))
+            row.addWidget(button)
+            self.approval_buttons[kind] = button
+        self._ticker = QTimer(self)
+        self._ticker.timeout.connect(self._tick)
+        self._show("")
+
+    # -- what to show ----------------------------------------------------------------------
+
+    def show_thinking(self) -> None:
+        if self.kind != "approval":
+            self._retry = None
+            self._show("thinking")
+
+    def show_retry(self, event: ProviderRetrying) -> None:
+        self._retry = event
+        self._deadline = time.monotonic() + event.delay_s
+        if self.kind != "approval":
+            self._show("retrying")
+
+    def show_queued(self, waiting: bool) -> None:
+        if waiting and self.kind != "approval":
+            self._show("queued")
+        elif not waiting and self.kind == "queued":
+            self._show("thinking")
+
+    def show_approval(self, pending: PendingApproval) -> None:
+        self.pending = pending
+        self._show("approval")
+
+    def approval_closed(self, call_id: str) -> None:
+        if self.pending is not None and self.pending.request.call_id == call_id:
+            self.pending = None
+            self._show("")
+
+    def first_token(self) -> None:
+        """The answer started to stream: nothing is awaited any more."""
+        if self.kind in ("thinking", "retrying", "queued"):
+            self._retry = None
+            self._show("")
+
+    def clear(self) -> None:
+        self.pending = self._retry = None
+        self._show("")
+
+    def decide(self, kind: str) -> None:
+        pending = self.pending
+        if pending is None or pending.done:
+            return
+        decisions = {"allow_once": ApprovalDecision.allow_once(),
+                     "allow_chat": ApprovalDecision.allow_chat(),
+                     "allow_always": ApprovalDecision.allow_always(),
+                     "deny": ApprovalDecision.deny()}
+        pending.resolve(decisions[kind])
+        self.approval_closed(pending.request.call_id)
+
+    # -- drawing ---------------------------------------------------------------------------
+
+    def _show(self, kind: str) -> None:
+        was_visible = not self.isHidden()
+        self.kind = kind
+        self.cancel_button.setVisible(kind in ("retrying", "queued"))
+        for button in self.approval_buttons.values():
+            button.setVisible(kind == "approval")
+        if kind == "approval" and self.pending is not None:
+            self.label.setText(f"Waiting for your approval: {self.pending.request.tool}")
+        elif kind == "queued":
+            self.label.setText("Waiting for another answer from this provider to finish…")
+        self._tick()
+        if kind in ("thinking", "retrying"):
+            self._ticker.start(330 if kind == "thinking" else 1000)
+        else:
+            self._ticker.stop()
+        self.setVisible(bool(kind))
+        if was_visible or kind:
+            self.changed.emit()
+
+    def _tick(self) -> None:
+        if self.kind == "thinking":
+            self._dots = (self._dots + 1) % 4
+            self.label.setText("Thinking" + "." * self._dots)
+        elif self.kind == "retrying" and self._retry is not None:
+            left = max(0, math.ceil(self._deadline - time.monotonic()))
+            self.label.setText(retry_headline(self._retry, left))
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        super().hideEvent(event)
+        self._ticker.stop()

@@ -1,0 +1,138 @@
+"""What the conversation says while it waits: thinking before the first token, a
+retry with Cancel, an approval with the card's buttons; token counts and speed of
+stopped and finished answers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import qasync
+from PySide6.QtCore import Qt
+
+from desktop.app import AppContext
+from desktop.chat.events import ProviderRetrying
+from desktop.ui.chat.turn_status import retry_headline
+from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
+from tests.ui.window.test_main_window import add_provider, make_window
+
+
+def type_and_send(qtbot: Any, window: Any, text: str) -> None:
+    window.composer.input.setFocus()
+    qtbot.keyClicks(window.composer.input, text)
+    qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+
+
+def test_thinking_shows_from_send_to_the_first_token(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    status = window.chat.turn_status
+    # the server holds after the role chunk: no token yet
+    answer = ScriptedResponse(chunks=text_stream("Here it comes.", 4), hold_after=1)
+    fake_server.enqueue(answer)
+    type_and_send(qtbot, window, "hello")
+    assert status.kind == "thinking" and status.isVisibleTo(window)
+    qtbot.waitUntil(answer.holding.is_set, timeout=10000)
+    assert status.kind == "thinking" and status.label.text().startswith("Thinking")
+    user_widget = window.chat.widget_for(window.controller.history[0].id)
+    assert user_widget is not None  # the placeholder sits under the last block
+    assert status.geometry().top() >= user_widget.geometry().bottom()
+    with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
+        answer.release()
+    assert status.kind == "" and not status.isVisibleTo(window)
+
+
+def test_a_retry_shows_inline_with_a_cancel_that_stops_the_answer(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    status = window.chat.turn_status
+    fake_server.enqueue_error(429, "slow down", headers={"Retry-After": "30"})
+    type_and_send(qtbot, window, "hello")
+    qtbot.waitUntil(lambda: status.kind == "retrying", timeout=10000)
+    assert status.label.text().startswith("Rate limited — retrying in ")
+    assert status.label.text().endswith("(1/4)")
+    assert status.cancel_button.isVisibleTo(window)
+    with qtbot.waitSignal(window.controller.busyChanged, timeout=10000):
+        qtbot.mouseClick(status.cancel_button, Qt.MouseButton.LeftButton)
+    assert not window.controller.busy and status.kind == ""
+    assert len(fake_server.chat_requests) == 1  # the retry never went out
+
+
+def test_retry_headline() -> None:
+    assert retry_headline(ProviderRetrying("X", 1, 4, "HTTP 429", 4), 4) == (
+        "Rate limited — retrying in 4 s (2/4)")
+    assert retry_headline(ProviderRetrying("X", 0, 1, "ConnectError"), 0) == (
+        "Could not connect (ConnectError) — retrying now (retry 1)")
+
+
+def test_an_approval_waits_inline_with_the_cards_buttons(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("alpha\nbeta\n")
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    window.controller.set_workspace(str(workspace))
+    status = window.chat.turn_status
+    edit = json.dumps({"path": "notes.txt", "old_string": "beta", "new_string": "gamma"})
+    fake_server.enqueue_tool_calls([("edit_file", edit)])
+    fake_server.enqueue_text("Edited.")
+    type_and_send(qtbot, window, "change beta")
+    qtbot.waitUntil(lambda: status.kind == "approval", timeout=10000)
+    assert status.label.text() == "Waiting for your approval: edit_file"
+    assert [b.text() for b in status.approval_buttons.values() if b.isVisibleTo(window)] == [
+        "Allow once", "Allow for this chat", "Always allow", "Deny"]
+    assert len(window.sidebar.approval_cards) == 1  # the card shows it too
+    with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
+        qtbot.mouseClick(status.approval_buttons["allow_once"], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
+    assert (workspace / "notes.txt").read_text() == "alpha\ngamma\n"
+    assert window.sidebar.approval_cards == {} and status.kind == ""
+
+
+def test_a_stopped_answer_shows_estimated_counts_and_a_finished_one_its_speed(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    answer = ScriptedResponse(chunks=text_stream("Some words that stream in. " * 6, 5),
+                              hold_after=8)
+    fake_server.enqueue(answer)
+    type_and_send(qtbot, window, "talk")
+    qtbot.waitUntil(answer.holding.is_set, timeout=10000)
+    with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
+        qtbot.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)  # Stop
+    answer.release()
+    stopped = window.controller.history[-1]
+    assert stopped.status == "stopped"
+    widget = window.chat.widget_for(stopped.id)
+    assert widget is not None
+    text = widget.tokens_label.text()
+    assert text.startswith("≈") and " in · ≈" in text and "0 in" not in text.split("·")[0]
+    assert "estimated" in widget.tokens_label.toolTip()
+    assert "First token after" in widget.tokens_label.toolTip()
+
+    fake_server.enqueue(ScriptedResponse(chunks=text_stream("A complete answer here.", 3)))
+    with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
+        type_and_send(qtbot, window, "again")
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
+    done = window.chat.widget_for(window.controller.history[-1].id)
+    assert done is not None
+    assert done.tokens_label.text().startswith("10 in · 5 out")
+    assert "≈" not in done.tokens_label.text()
+    assert "First token after" in done.tokens_label.toolTip()
