@@ -186,8 +186,8 @@ class ChatPane(QWidget):
         self.composer.input.setFocus()
 
     def _end_edit(self, *, restore: bool) -> None:
-        if self.edit_banner.message_id is None:
-            return
+        """Editing is over; ``restore``: the draft put aside comes back (not when the
+        edit was sent: it comes back once the composer is emptied)."""
         self.edit_banner.finish()
         self.chat.set_editing(None)
         if restore and self._stash is not None:

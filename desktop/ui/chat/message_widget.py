@@ -31,7 +31,7 @@ from desktop.ui.chat.tool_calls_inline import ToolCallsInline
 from desktop.ui.chat.usage_text import answer_figures
 from desktop.ui.markdown.view import MarkdownView
 
-FOLD_LINES = 14  # a user message longer than this folds behind "Show more"
+FOLD_LINES = 14  # a user message taller than this many lines folds behind "Show more"
 NO_LIMIT = 16777215  # Qt's QWIDGETSIZE_MAX
 
 
@@ -179,6 +179,8 @@ class MessageWidget(QFrame):
         old, new = event.oldSize(), event.size()
         if old.width() != new.width():
             self.update()
+            if self.fold_button is not None:
+                self._fold(self.folded)
         elif new.height() != old.height():  # static contents: redraw the bottom edge
             chrome = self._layout.contentsMargins().bottom() + 24
             self.update(0, min(old.height(), new.height()) - chrome, new.width(),
@@ -198,8 +200,9 @@ class MessageWidget(QFrame):
         self._calls = list(message.tool_calls)
         self.body.set_markdown(message.text)
         self.body.setVisible(bool(message.text) and not is_continuation(message))
-        if message.role == "user" and message.text.count("\n") >= FOLD_LINES:
-            self._fold(True)
+        if message.role == "user" and (message.text.count("\n") >= FOLD_LINES
+                                       or len(message.text) > 40 * FOLD_LINES):
+            self._fold(True)  # (whether it is tall enough to fold depends on the width)
         if message.reasoning:
             self.reasoning_view.set_markdown(message.reasoning)
             durations = [p.duration_s for p in message.parts
@@ -240,11 +243,16 @@ class MessageWidget(QFrame):
             self.fold_button.clicked.connect(lambda: self._fold(not self.folded))
             self._layout.insertWidget(self._layout.indexOf(self.body) + 1, self.fold_button)
         self.folded = folded
-        lines = FOLD_LINES * self.body.fontMetrics().lineSpacing() if folded else NO_LIMIT
-        self.body.setMaximumHeight(lines)
+        limit = FOLD_LINES * self.body.fontMetrics().lineSpacing()
+        width = self.body.width() if self.width() > 0 else 0
+        tall = width <= 0 or self.body.heightForWidth(width) > limit * 5 // 4
+        height = limit if folded and tall else NO_LIMIT
+        self.fold_button.setVisible(tall)
         self.fold_button.setText("Show more" if folded else "Show less")
         self.fold_button.setAccessibleName(self.fold_button.text())
-        self._changed()
+        if height != self.body.maximumHeight():
+            self.body.setMaximumHeight(height)
+            self._changed()
 
     def set_editing(self, editing: bool) -> None:
         """Mark this message as the one being edited in the composer."""
