@@ -1,5 +1,5 @@
 """Opens the window's dialogs: Providers, Model prices, Tools, MCP servers,
-Preferences and About (and, for :class:`ConversationActions`, any other kind).
+Preferences, Keyboard shortcuts and About (and, for :class:`ConversationActions`, any other kind).
 
 Every dialog is window-modal and opened with ``open()``, never ``exec()``: a nested
 event loop would hold up the asyncio tasks (a streaming answer, the model list, MCP
@@ -14,13 +14,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QDialog, QWidget
+from PySide6.QtWidgets import QDialog, QMenuBar, QWidget
 
 from desktop.ui.window.helpers import delete_on_close
 
 if TYPE_CHECKING:
     from desktop.core.settings import ModelPrice
     from desktop.ui.window.controller import ChatController
+    from desktop.ui.window.sync_scheduler import SyncScheduler
 
 
 class DialogLauncher(QObject):
@@ -112,6 +113,19 @@ class DialogLauncher(QObject):
             return dialog
 
         return self.show_one("preferences", make)
+
+    def open_shortcuts(self, menu_bar: QMenuBar) -> QDialog:
+        """Help → Keyboard shortcuts: read from the menus' actions as they are now."""
+        from desktop.ui.dialogs.shortcuts_dialog import ShortcutsDialog
+
+        return self.show_one("shortcuts", lambda: ShortcutsDialog(menu_bar, self.parent_widget))
+
+    def open_sync(self, scheduler: SyncScheduler) -> QDialog:
+        """Settings → Sync: saving reconfigures ``scheduler``, the window's sync."""
+        from desktop.ui.dialogs.sync_dialog import SyncDialog
+
+        return self.show_one("sync", lambda: SyncDialog(self.controller.ctx, scheduler,
+                                                        self.parent_widget))
 
     def open_about(self) -> QDialog:
         from desktop.ui.dialogs.about_dialog import AboutDialog

@@ -130,10 +130,9 @@ class MainWindow(QMainWindow):
         self.panels = ResponsivePanels(self.sessions, self.chat_pane, self.sidebar,
                                        self.state.splitter or list(DEFAULT_SPLITTER))
         self.splitter = self.panels.splitter
-
+        self.panels.set_tab_order(self.sessions.list, self.chat, self.composer.input)
         root = QWidget()
-        # A fixed minimum: the window never widens itself to fit a long model name, a
-        # message header or a button's text (they shrink, elide or move into drawers).
+        # Fixed: the window never widens itself to fit its content (that shrinks instead)
         root.setMinimumSize(*WINDOW_CONTENT_MIN)
         outer = QVBoxLayout(root)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -179,12 +178,13 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
         self.conversations.add_chat_menu(self.menuBar())
         settings_menu = self.menuBar().addMenu("&Settings")
-        self._action(settings_menu, "P&references…", None, d.open_preferences)
+        self._action(settings_menu, "P&references…", QKeySequence("Ctrl+,"), d.open_preferences)
         self.conversations.add_settings_actions(settings_menu)
-        self._action(settings_menu, "&Providers…", QKeySequence("Ctrl+,"), d.open_providers)
+        self._action(settings_menu, "&Providers…", QKeySequence("Ctrl+Shift+P"), d.open_providers)
         self._action(settings_menu, "Model p&rices…", None, d.open_prices)
         self._action(settings_menu, "&Tools…", None, d.open_tools)
         self._action(settings_menu, "&MCP servers…", None, d.open_mcp)
+        self._action(settings_menu, "S&ync…", None, lambda: d.open_sync(self.sync))
         view_menu = self.menuBar().addMenu("&View")
         self._action(view_menu, "Toggle &tool activity", QKeySequence("Ctrl+B"),
                      self.top_bar.toggle_sidebar)
@@ -200,6 +200,8 @@ class MainWindow(QMainWindow):
         for act, mode in zip(self.chat.theme_actions, ("system", "light", "dark"), strict=True):
             act.triggered.connect(partial(self.controller.update_settings, theme=mode))
         help_menu = self.menuBar().addMenu("&Help")
+        self._action(help_menu, "&Keyboard shortcuts", QKeySequence("Ctrl+/"),
+                     lambda: d.open_shortcuts(self.menuBar()))
         self._action(help_menu, "Open &log folder", None, self.open_log_folder)
         self._action(help_menu, "&About", None, d.open_about)
 
@@ -259,6 +261,9 @@ class MainWindow(QMainWindow):
         c.bridge.runFinished.connect(tools.run_finished)
         c.bridge.runFinished.connect(self._run_finished)
         c.bridge.contextTrimmed.connect(lambda text: self.statusBar().showMessage(text, 15000))
+        from desktop.ui.window.sync_scheduler import install_sync
+
+        self.sync = install_sync(self)  # runs on chat and settings changes, and a timer
 
     # -- what the controller did ----------------------------------------------------------
 
@@ -301,8 +306,7 @@ class MainWindow(QMainWindow):
         self.refresh_sessions()
         self.statusBar().showMessage("Preferences saved", 5000)
 
-    def _reveal_sidebar(self) -> None:
-        """Show Tool activity, wide enough to read an approval card."""
+    def _reveal_sidebar(self) -> None:  # Tool activity, wide enough for an approval card
         self.top_bar.set_sidebar_visible(True)
         self.panels.make_room_for_tools()
 

@@ -87,6 +87,22 @@ class ResponsivePanels(QWidget):
         sidebar.installEventFilter(self)
         theme.notifier().changed.connect(self._relayout)
 
+    def set_tab_order(self, chat_list: QWidget, messages: QWidget, composer: QWidget) -> None:
+        """Tab goes chat list → messages → composer (its buttons) → Tool activity."""
+        messages.setFocusPolicy(messages.focusPolicy() | Qt.FocusPolicy.TabFocus)
+        QWidget.setTabOrder(chat_list, messages)
+        QWidget.setTabOrder(messages, composer)
+
+    def focus_chain(self) -> list[QWidget]:
+        """The window's widgets in Tab order (from the top of the window)."""
+        start = self.window()
+        chain: list[QWidget] = []
+        widget = start.nextInFocusChain()
+        while widget is not None and widget is not start and len(chain) < 10_000:
+            chain.append(widget)
+            widget = widget.nextInFocusChain()
+        return chain
+
     # -- what the user switches ------------------------------------------------------------
 
     def set_tools_visible(self, visible: bool) -> None:

@@ -1,0 +1,84 @@
+"""Help → Keyboard shortcuts (Ctrl+/): every shortcut of the window's menus, read from
+the QActions themselves so the list cannot go stale, plus the few keys widgets handle
+on their own (Enter in the composer, F2/Del in the chat list...)."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QMenu,
+    QMenuBar,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+#: Keys that belong to a widget, not to a menu action (so no QAction to read them from).
+WIDGET_KEYS = (
+    ("Message box", "Send", "Enter"),
+    ("Message box", "New line", "Shift+Enter"),
+    ("Message box", "Stop the answer", "Esc"),
+    ("Chat list", "Rename the chat", "F2"),
+    ("Chat list", "Move the chat to the trash", "Del"),
+    ("Chat list", "Open the chat", "Enter"),
+)
+
+
+def menu_shortcuts(menu_bar: QMenuBar) -> list[tuple[str, str, str]]:
+    """(menu, action, keys) for every enabled-or-not action with a shortcut."""
+    rows: list[tuple[str, str, str]] = []
+
+    def walk(menu: QMenu, path: str) -> None:
+        for action in menu.actions():
+            sub = action.menu()
+            if isinstance(sub, QMenu):
+                walk(sub, f"{path} → {action.text().replace('&', '')}")
+                continue
+            keys = [key.toString(QKeySequence.SequenceFormat.NativeText)
+                    for key in action.shortcuts() if not key.isEmpty()]
+            if keys:
+                rows.append((path, action.text().replace("&", "").rstrip("…"),
+                             ", ".join(keys)))
+
+    for top in menu_bar.actions():
+        menu = top.menu()
+        if isinstance(menu, QMenu):
+            walk(menu, top.text().replace("&", ""))
+    return rows
+
+
+class ShortcutsDialog(QDialog):
+    def __init__(self, menu_bar: QMenuBar, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Keyboard shortcuts")
+        rows = menu_shortcuts(menu_bar) + list(WIDGET_KEYS)
+        self.table = QTableWidget(len(rows), 3)
+        self.table.setHorizontalHeaderLabels(["Where", "What", "Keys"])
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setAccessibleName("Keyboard shortcuts")
+        for row, cells in enumerate(rows):
+            for column, text in enumerate(cells):
+                self.table.setItem(row, column, QTableWidgetItem(text))
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table)
+        layout.addWidget(buttons)
+        self.resize(560, 480)
+
+
+def shortcut_rows(dialog: ShortcutsDialog) -> list[tuple[str, str, str]]:
+    table = dialog.table
+    return [tuple(table.item(r, c).text() for c in range(3))  # type: ignore[misc]
+            for r in range(table.rowCount())]
+
+
