@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, QTimer
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QHideEvent, QImage, QResizeEvent
+from PySide6.QtGui import (
+    QDragEnterEvent,
+    QDropEvent,
+    QHideEvent,
+    QImage,
+    QResizeEvent,
+    QTextCursor,
+)
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -96,7 +103,12 @@ class ChatPane(QWidget):
         self.chat.turn_status.cancelRequested.connect(controller.stop)
         controller.bridge.approvalRequested.connect(self._approval_requested)
         controller.bridge.approvalClosed.connect(self.chat.turn_status.approval_closed)
-        composer_input.setPlainText(controller.service.chats.draft(self._draft_chat))
+        self._set_text(controller.service.chats.draft(self._draft_chat))
+
+    def _set_text(self, text: str) -> None:
+        """Fill the composer, the cursor at the end (where typing goes on)."""
+        self.composer.input.setPlainText(text)
+        self.composer.input.moveCursor(QTextCursor.MoveOperation.End)
 
     def show_error(self, text: str) -> None:
         log.warning("shown to user: %s", text)  # (the log is what a bug report has)
@@ -116,7 +128,7 @@ class ChatPane(QWidget):
             self.save_draft()
             self._draft_chat = chat
             self.composer.clear()
-            self.composer.input.setPlainText(self.controller.service.chats.draft(chat))
+            self._set_text(self.controller.service.chats.draft(chat))
         self.chat.show_messages(messages)
         for pending in self.controller.service.approvals.for_chat(self.controller.session_id
                                                                   or ""):
@@ -131,7 +143,7 @@ class ChatPane(QWidget):
             self.composer.clear()
             self._draft_chat = self.controller.chat  # a new chat got its id
             if self._stash is not None:
-                self.composer.input.setPlainText(self._stash)
+                self._set_text(self._stash)
                 self._stash = None
         self.chat.add_message(message)
         self.chat.turn_status.show_thinking()
@@ -182,7 +194,7 @@ class ChatPane(QWidget):
             self._stash = self.composer.input.toPlainText()
         self.edit_banner.start(message_id)
         self.chat.set_editing(message_id)
-        self.composer.input.setPlainText(text)
+        self._set_text(text)
         self.composer.input.setFocus()
 
     def _end_edit(self, *, restore: bool) -> None:
@@ -191,7 +203,7 @@ class ChatPane(QWidget):
         self.edit_banner.finish()
         self.chat.set_editing(None)
         if restore and self._stash is not None:
-            self.composer.input.setPlainText(self._stash)
+            self._set_text(self._stash)
             self._stash = None
 
     def edit_last_message(self) -> None:
