@@ -97,6 +97,10 @@ class ChatTitler:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    def pending(self) -> int:
+        """How many title requests are still running."""
+        return len(self._tasks)
+
     async def wait(self) -> None:
         """Until every title request has finished (tests, shutdown)."""
         while self._tasks:

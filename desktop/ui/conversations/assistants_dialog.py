@@ -36,6 +36,7 @@ from desktop.ui import theme
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
+    from desktop.ui.conversations.assistant_gallery import AssistantGallery
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 
@@ -54,6 +55,7 @@ class AssistantsDialog(QDialog):
         self.setWindowTitle("Assistants")
         self.resize(860, 600)
         self._current: Assistant | None = None
+        self.gallery: AssistantGallery | None = None
         self._dirty = False
         self._loading = False
         root = QHBoxLayout(self)
@@ -93,10 +95,15 @@ class AssistantsDialog(QDialog):
         self.down_button.clicked.connect(lambda: self.move_current(1))
         for button in (self.new_button, self.duplicate_button, self.delete_button):
             buttons.addWidget(button)
+        self.starters_button = QPushButton("Starter assistants…")
+        self.starters_button.setToolTip("Add ready-made assistants (translator, programmer, "
+                                        "editor…) to edit as your own")
+        self.starters_button.clicked.connect(self.open_starters)
         moves = QHBoxLayout()
         moves.addWidget(self.up_button)
         moves.addWidget(self.down_button)
         moves.addStretch(1)
+        moves.addWidget(self.starters_button)
         for widget in (title, self.list):
             left.addWidget(widget)
         left.addLayout(buttons)
@@ -240,6 +247,16 @@ class AssistantsDialog(QDialog):
         self.name_edit.setFocus()
         self.name_edit.selectAll()
         self.assistantsChanged.emit()
+
+    def open_starters(self) -> None:
+        """The gallery; an assistant added from it is selected here, to edit at once."""
+        from desktop.ui.conversations.assistant_gallery import AssistantGallery
+
+        if not self._dirty or self.save_current():
+            self.gallery = AssistantGallery(self.store, self)
+            self.gallery.added.connect(self.reload)
+            self.gallery.added.connect(self.assistantsChanged)
+            self.gallery.open()
 
     def duplicate_current(self) -> None:
         if self._current is None or (self._dirty and not self.save_current()):

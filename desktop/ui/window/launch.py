@@ -96,6 +96,16 @@ async def first_run(window: MainWindow) -> None:
     QTimer.singleShot(0, window.dialogs.open_providers)
 
 
+def reopen_last_chat(window: MainWindow) -> None:
+    """Open the chat the user was in when the app last closed (if it is still there)."""
+    from desktop.chat.last_chat import last_chat
+
+    session_id = last_chat(window.controller.ctx)
+    if session_id is not None:
+        window.controller.open_session(session_id)
+        window.refresh_sessions()
+
+
 def claim_data_folder(data_dir: str | None, smoke: bool) -> tuple[DataPaths, InstanceLock | None]:
     """The data folder and its lock; raises SystemExit(code) when another window has
     it (that window is brought forward instead) or it cannot be used at all."""
@@ -174,6 +184,7 @@ def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bo
     import qasync
 
     from desktop import __version__
+    from desktop.chat.service import ChatService
     from desktop.ui.window.controller import ChatController
     from desktop.ui.window.settings_signal import follow_settings
     from desktop.ui.window.single_instance import InstanceServer
@@ -182,9 +193,11 @@ def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bo
     theme.settle(app, ctx.settings.current.theme)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    controller = ChatController(ctx)
+    # The window's chat service has the model title new chats (Preferences can say no).
+    controller = ChatController(ctx, service=ChatService(ctx, write_titles=True))
     settings_signal = follow_settings(app, controller)
     window.attach(controller)
+    reopen_last_chat(window)
     instance_server = InstanceServer(ctx.paths.root, window.bring_to_front)
     if ctx.notice:
         QTimer.singleShot(0, lambda: window.show_error(ctx.notice or ""))

@@ -83,6 +83,7 @@ class MainWindow(QMainWindow):
         from desktop.ui.window.notifier import DesktopNotifier
         from desktop.ui.window.tool_activity import ToolActivity
         from desktop.ui.window.top_bar import TopBar
+        from desktop.ui.window.welcome_view import WelcomeGuide
 
         self.controller = controller
         if self._after_paint is None:
@@ -103,6 +104,7 @@ class MainWindow(QMainWindow):
         self.menuBar().clear()
         self._build_menus()
         self._connect()
+        self.welcome = WelcomeGuide(self)  # wires itself: first-run steps, the last chat
 
         self.top_bar.set_sidebar_visible(self.state.sidebar_visible)
         self.refresh_sessions()

@@ -1,0 +1,171 @@
+"""First run: a welcome in the empty chat area explaining the three steps (add a
+provider, pick a model, ask), and the last chat reopened at the next start.
+
+:class:`WelcomeView` lies over the chat view while there is nothing to show there —
+no provider yet, or no chat at all — and goes away with the first message. Each step
+says whether it is done and has the button that does it. :class:`WelcomeGuide` wires
+it to the window and remembers the chat on screen for the next start
+(:mod:`desktop.chat.last_chat`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.chat.last_chat import remember_last_chat
+from desktop.ui import theme
+from desktop.ui.icons import icon_px, render
+
+if TYPE_CHECKING:
+    from desktop.ui.window.main_window import MainWindow
+
+STEPS = (
+    ("Add a provider", "OpenAI, Anthropic, Gemini, OpenRouter, Ollama, LM Studio or any "
+     "OpenAI-compatible server. Keys stay in your system keyring.", "Add a provider…"),
+    ("Pick a model", "Type in the model picker to search every model your providers offer; "
+     "star the ones you use most.", "Choose a model…"),
+    ("Ask", "Write below and press Enter. Choose a workspace folder and the assistant can "
+     "read and edit its files — it asks before changing anything.", "Write a message"),
+)
+
+
+class WelcomeView(QWidget):
+    providersRequested = Signal()
+    modelRequested = Signal()
+    askRequested = Signal()
+    startersRequested = Signal()
+
+    def __init__(self, over: QWidget) -> None:
+        super().__init__(over)
+        self.setObjectName("welcomeView")
+        title = QLabel("Welcome to Assista")
+        title.setObjectName("panelTitle")
+        font = title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.5)
+        title.setFont(font)
+        intro = QLabel("Three steps to your first answer:")
+        intro.setObjectName("emptyHint")
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(12)
+        grid.setVerticalSpacing(14)
+        self.markers: list[QLabel] = []
+        self.buttons: list[QPushButton] = []
+        for row, (name, detail, action) in enumerate(STEPS):
+            marker = QLabel(str(row + 1))
+            marker.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            marker.setFixedWidth(icon_px() + 8)
+            heading = QLabel(f"<b>{name}</b>")
+            text = QLabel(detail)
+            text.setWordWrap(True)
+            text.setObjectName("emptyHint")
+            button = QPushButton(action)
+            grid.addWidget(marker, row * 2, 0, Qt.AlignmentFlag.AlignTop)
+            grid.addWidget(heading, row * 2, 1)
+            grid.addWidget(button, row * 2, 2, 2, 1, Qt.AlignmentFlag.AlignTop)
+            grid.addWidget(text, row * 2 + 1, 1)
+            self.markers.append(marker)
+            self.buttons.append(button)
+        grid.setColumnStretch(1, 1)
+        self.buttons[0].clicked.connect(self.providersRequested)
+        self.buttons[1].clicked.connect(self.modelRequested)
+        self.buttons[2].clicked.connect(self.askRequested)
+        self.starters_button = QPushButton("Or start from a ready-made assistant "
+                                           "(translator, programmer, editor…)")
+        self.starters_button.setObjectName("linkButton")
+        self.starters_button.clicked.connect(self.startersRequested)
+
+        column = QVBoxLayout(self)
+        column.setContentsMargins(32, 24, 32, 24)
+        column.addStretch(1)
+        box = QWidget()
+        box.setMaximumWidth(620)
+        inner = QVBoxLayout(box)
+        inner.setSpacing(10)
+        inner.addWidget(title)
+        inner.addWidget(intro)
+        inner.addLayout(grid)
+        inner.addSpacing(6)
+        inner.addWidget(self.starters_button)
+        column.addWidget(box, 0, Qt.AlignmentFlag.AlignHCenter)
+        column.addStretch(2)
+        over.installEventFilter(self)
+        self.setGeometry(over.rect())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # Cover the chat view whatever its size (it is not in a layout of ours).
+        if isinstance(watched, QWidget) and watched is self.parent() and \
+                event.type() == QEvent.Type.Resize:
+            self.setGeometry(watched.rect())
+        return False
+
+    def show_steps(self, has_provider: bool, has_model: bool) -> None:
+        """Mark the steps done so far; the next one's button is the default."""
+        done = [has_provider, has_provider and has_model, False]
+        for row, (marker, button) in enumerate(zip(self.markers, self.buttons, strict=True)):
+            if done[row]:
+                side = icon_px()
+                marker.setPixmap(render("circle-check", theme.colors()["ok"],
+                                        QSize(side, side), self.devicePixelRatioF()))
+                marker.setAccessibleName(f"Step {row + 1} done")
+            else:
+                marker.setText(str(row + 1))
+                marker.setAccessibleName(f"Step {row + 1}")
+            button.setEnabled(row == 0 or done[row - 1])
+            button.setObjectName("primaryButton" if row == done.index(False) else "")
+            button.style().unpolish(button)
+            button.style().polish(button)
+
+
+class WelcomeGuide(QObject):
+    """Shows the welcome while it helps, remembers the chat on screen."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        c = window.controller
+        self.view = WelcomeView(window.chat_pane.chat)
+        self.view.providersRequested.connect(window.dialogs.open_providers)
+        self.view.modelRequested.connect(window.top_bar.open_model_picker)
+        self.view.askRequested.connect(window.composer.input.setFocus)
+        self.view.startersRequested.connect(self.open_starters)
+        for signal in (c.sessionOpened, c.userMessageAdded, c.selectionChanged,
+                       c.sessionsChanged, window.dialogs.providersChanged):
+            signal.connect(self.refresh)
+        c.sessionOpened.connect(lambda session_id, _messages: remember_last_chat(
+            c.ctx, session_id))
+        c.userMessageAdded.connect(lambda _message: remember_last_chat(c.ctx, c.session_id))
+        self.refresh()
+
+    def wanted(self) -> bool:
+        """An empty new chat, and no provider yet or no chat at all."""
+        c = self.window.controller
+        if c.session_id is not None or c.history:
+            return False
+        return not c.ctx.all_providers() or not c.ctx.sessions.list_sessions()
+
+    def refresh(self, *_args: object) -> None:
+        c = self.window.controller
+        self.view.show_steps(bool(c.ctx.all_providers()), bool(c.model()))
+        self.view.setVisible(self.wanted())
+        if self.view.isVisible():
+            self.view.raise_()
+
+    def open_starters(self) -> None:
+        """The starter gallery; an assistant added here is used by the new chat."""
+        from desktop.ui.conversations.assistant_gallery import AssistantGallery
+
+        c = self.window.controller
+        gallery = AssistantGallery(c.ctx.assistants, self.window)
+        gallery.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        gallery.added.connect(c.profile.set_assistant)
+        gallery.open()
+        self.gallery = gallery
