@@ -14,7 +14,7 @@ The writes made here are removed from ``sync_log`` so they are not sent back.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from desktop.storage import tree
@@ -32,6 +32,12 @@ class MergeCounts:
     fields: int = 0  # fields changed
     deleted: int = 0  # chats, messages and assistants deleted
     settings_changed: bool = False
+    # Chats whose messages or fields changed: the window reopens the one on screen.
+    chats: set[str] = field(default_factory=set)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.messages or self.fields or self.deleted or self.settings_changed)
 
     def summary(self) -> str:
         return f"{self.messages} messages added, {self.fields} fields, {self.deleted} deletions"
@@ -86,6 +92,7 @@ class Merger:
             return
         if kind == SESSION:
             self._chats[entity_id] = True
+            self.counts.chats.add(entity_id)
         if kind == SETTINGS:
             self.counts.settings_changed = True
         now = fields.read_fields(self._conn, kind, [entity_id]).get(entity_id, {})
@@ -114,6 +121,7 @@ class Merger:
             return
         self._conn.execute(INSERT_MESSAGE, {**_message_defaults(), **row, "session_id": chat_id})
         self.counts.messages += 1
+        self.counts.chats.add(chat_id)
 
     def _exists(self, message_id: str) -> bool:
         found = self._conn.execute("SELECT 1 FROM messages WHERE id = ?", (message_id,))
@@ -145,6 +153,7 @@ class Merger:
         record_tombstone(self._conn, kind, entity_id, stamp)
         if kind == SESSION:
             self._chats[entity_id] = False
+            self.counts.chats.add(entity_id)
         self.counts.deleted += int(existed)
 
     def _delete_message(self, message_id: str, stamp: str) -> None:
@@ -158,6 +167,7 @@ class Merger:
                 "DELETE FROM messages WHERE id = ?", [(mid,) for mid in doomed]
             )
             self.counts.deleted += len(doomed)
+            self.counts.chats.add(str(row[0]))
         for mid in doomed:
             record_tombstone(self._conn, MESSAGE, mid, stamp)
 

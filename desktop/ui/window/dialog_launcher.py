@@ -21,6 +21,7 @@ from desktop.ui.window.helpers import delete_on_close
 if TYPE_CHECKING:
     from desktop.core.settings import ModelPrice
     from desktop.ui.window.controller import ChatController
+    from desktop.ui.window.sync_scheduler import SyncScheduler
 
 
 class DialogLauncher(QObject):
@@ -118,6 +119,13 @@ class DialogLauncher(QObject):
         from desktop.ui.dialogs.shortcuts_dialog import ShortcutsDialog
 
         return self.show_one("shortcuts", lambda: ShortcutsDialog(menu_bar, self.parent_widget))
+
+    def open_sync(self, scheduler: SyncScheduler) -> QDialog:
+        """Settings → Sync: saving reconfigures ``scheduler``, the window's sync."""
+        from desktop.ui.dialogs.sync_dialog import SyncDialog
+
+        return self.show_one("sync", lambda: SyncDialog(self.controller.ctx, scheduler,
+                                                        self.parent_widget))
 
     def open_about(self) -> QDialog:
         from desktop.ui.dialogs.about_dialog import AboutDialog

@@ -1,0 +1,130 @@
+"""The window's sync configuration: machine-local settings and secrets, and the engine
+they describe.
+
+The target, user name and on/off switch are stored with :meth:`SettingsStore.set_value`
+under ``sync`` — not in :class:`AppSettings`, which is itself synced: another machine
+has its own target path and credentials. The passphrase, the WebDAV password and the S3
+secret key go to the :class:`SecretStore` (keyring) and nowhere else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, urlsplit, urlunsplit
+
+from desktop.storage.settings_store import SettingsStore
+from desktop.sync.errors import SyncError
+
+if TYPE_CHECKING:
+    # Imported where used: the window reads the configuration at start-up and needs
+    # neither the engine nor the HTTP targets (and their crypto) until the first run.
+    from desktop.storage.database import Database
+    from desktop.storage.secrets import SecretStore
+    from desktop.sync.run import SyncEngine
+    from desktop.sync.targets.base import Target
+
+CONFIG_KEY = "sync"
+PASSPHRASE_ID = "sync:passphrase"
+PASSWORD_ID = "sync:password"  # WebDAV
+S3_SECRET_ID = "sync:s3-secret"
+
+
+@dataclass(frozen=True, slots=True)
+class SyncConfig:
+    url: str = ""
+    user: str = ""  # the WebDAV user name, or the S3 access key id
+    enabled: bool = False
+    endpoint: str = ""  # S3-compatible storage other than AWS (MinIO, R2, B2)
+    region: str = ""  # S3
+
+    @property
+    def kind(self) -> str:
+        """``file``, ``webdav``, ``s3`` or ``""`` (no or unknown URL)."""
+        scheme = urlsplit(self.url.strip()).scheme.lower()
+        return {"file": "file", "webdav": "webdav", "webdavs": "webdav", "s3": "s3"}.get(
+            scheme, "")
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.kind)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def load_config(store: SettingsStore) -> SyncConfig:
+    raw = store.get_value(CONFIG_KEY, None)
+    if not isinstance(raw, dict):
+        return SyncConfig()
+    return SyncConfig(
+        url=str(raw.get("url") or ""), user=str(raw.get("user") or ""),
+        enabled=bool(raw.get("enabled")), endpoint=str(raw.get("endpoint") or ""),
+        region=str(raw.get("region") or ""),
+    )
+
+
+def save_config(store: SettingsStore, config: SyncConfig) -> None:
+    store.set_value(CONFIG_KEY, config.to_json())
+
+
+def webdav_url(url: str, user: str) -> str:
+    """``url`` with ``user`` as its user name (the one given in the URL wins)."""
+    parts = urlsplit(url.strip())
+    if parts.username or not user.strip():
+        return url.strip()
+    return urlunsplit(parts._replace(netloc=f"{quote(user.strip(), safe='')}@{parts.netloc}"))
+
+
+def open_config_target(config: SyncConfig, secret: str | None) -> Target:
+    """The target of ``config``; ``secret`` is its WebDAV password or S3 secret key."""
+    from desktop.sync.targets.address import open_target
+
+    if config.kind == "webdav":
+        return open_target(webdav_url(config.url, config.user), {}, password=secret or None)
+    if config.kind == "s3":
+        environ = {"AWS_ACCESS_KEY_ID": config.user.strip(),
+                   "AWS_SECRET_ACCESS_KEY": secret or ""}
+        if config.region.strip():
+            environ["AWS_REGION"] = config.region.strip()
+        if config.endpoint.strip():
+            environ["AWS_ENDPOINT_URL"] = config.endpoint.strip()
+        return open_target(config.url, environ)
+    return open_target(config.url, {})
+
+
+def target_secret_id(config: SyncConfig) -> str | None:
+    return {"webdav": PASSWORD_ID, "s3": S3_SECRET_ID}.get(config.kind)
+
+
+def engine_from_config(db: Database, config: SyncConfig, secrets: SecretStore) -> SyncEngine:
+    """The engine for the stored configuration. Raises :class:`SyncError` when it is
+    incomplete (no passphrase, a bad URL, missing S3 keys)."""
+    from desktop.sync.run import SyncEngine
+
+    passphrase = secrets.get(PASSPHRASE_ID)
+    if not passphrase:
+        raise SyncError("Set the sync passphrase in Settings → Sync.")
+    secret_id = target_secret_id(config)
+    secret = secrets.get(secret_id) if secret_id else None
+    return SyncEngine(db, open_config_target(config, secret), passphrase)
+
+
+def check_connection(db: Database, config: SyncConfig, secret: str | None,
+                    passphrase: str) -> str:
+    """Open the target, check the passphrase against it (an empty target is set up with
+    it, as the first sync would) and list its devices: one line saying what was found.
+    Raises :class:`SyncError` with the reason. Nothing local changes."""
+    from desktop.sync.run import SyncEngine
+    from desktop.sync.segments import DEVICES_DIR
+
+    target = open_config_target(config, secret)
+    try:
+        SyncEngine(db, target, passphrase).unlock()
+        devices = [d for d in target.list(DEVICES_DIR) if not d.startswith(".")]
+    finally:
+        target.close()
+    if not devices:
+        return "Connected: the passphrase is set; no device has synced here yet."
+    count = f"{len(devices)} device{'s' if len(devices) != 1 else ''}"
+    return f"Connected: the passphrase opens the data of {count}."

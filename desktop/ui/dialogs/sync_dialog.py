@@ -1,0 +1,292 @@
+"""Settings → Sync…: where this machine syncs to, its credentials and passphrase, on/off.
+
+The target (a folder, WebDAV, S3) is machine-local configuration (``sync`` in the
+settings table, see :mod:`desktop.sync.config`); the passphrase, the WebDAV password
+and the S3 secret key go to the keyring only. *Test connection* and the key derivation
+behind it run in a worker thread: Argon2id is slow on purpose and a server may not
+answer. Open with ``open()``, never ``exec()`` (the window's asyncio tasks run on Qt's
+loop).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.sync.config import (
+    PASSPHRASE_ID,
+    SyncConfig,
+    check_connection,
+    load_config,
+    save_config,
+    target_secret_id,
+)
+from desktop.sync.targets.address import URL_FORMS
+from desktop.ui.icons import icon
+from desktop.ui.window.sync_scheduler import one_line
+
+if TYPE_CHECKING:
+    from desktop.app import AppContext
+    from desktop.sync.run import SyncReport
+    from desktop.ui.window.sync_scheduler import SyncScheduler
+
+SAVED = "saved in the keyring — type to replace"
+_SECRET_LABELS = {"webdav": "Password", "s3": "Secret access key"}
+_USER_LABELS = {"webdav": "User name", "s3": "Access key ID"}
+
+
+class SyncDialog(QDialog):
+    saved = Signal()
+    testFinished = Signal(str, bool)  # the result line, whether the connection works
+    _tested = Signal(str, bool)  # from the worker: the result line, whether it worked
+
+    def __init__(self, ctx: AppContext, scheduler: SyncScheduler,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Sync")
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+        self.ctx, self.scheduler = ctx, scheduler
+        self._testing = False
+        self.ok: bool | None = None
+        self._has_passphrase = bool(ctx.secrets.get(PASSPHRASE_ID))
+        intro = QLabel("Sync your chats, assistants and settings with your other computers "
+                       "through storage you own. Everything is encrypted here with your "
+                       "passphrase before it leaves; API keys never do.")
+        intro.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addLayout(self._build_form(load_config(ctx.settings_store)))
+        self.result_label = QLabel()
+        self.result_label.setObjectName("syncResult")
+        self.result_label.setWordWrap(True)
+        self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status_label = QLabel()
+        self.status_label.setObjectName("syncDialogStatus")
+        layout.addWidget(self.result_label)
+        layout.addWidget(self.status_label)
+        layout.addLayout(self._build_actions())
+        self.resize(560, self.sizeHint().height())
+
+        self.url_edit.textChanged.connect(self._kind_changed)
+        self.passphrase_edit.textChanged.connect(self._kind_changed)
+        self.folder_button.clicked.connect(self._choose_folder)
+        self._tested.connect(self._show_tested, Qt.ConnectionType.QueuedConnection)
+        scheduler.statusChanged.connect(self._show_status)
+        scheduler.finished.connect(self._synced)
+        self._kind_changed()
+        self._show_status()
+
+    def _build_form(self, config: SyncConfig) -> QFormLayout:
+        self.url_edit = QLineEdit(config.url)
+        self.url_edit.setPlaceholderText(URL_FORMS.replace(" or ", ", "))
+        self.url_edit.setToolTip(f"{URL_FORMS}")
+        self.folder_button = QPushButton(icon("folder"), "Folder…")
+        self.folder_button.setToolTip("Choose a folder another tool replicates (Syncthing, "
+                                      "Dropbox, iCloud Drive, OneDrive)")
+        url_row = QHBoxLayout()
+        url_row.setContentsMargins(0, 0, 0, 0)
+        url_row.addWidget(self.url_edit, 1)
+        url_row.addWidget(self.folder_button)
+        self.user_edit = QLineEdit(config.user)
+        self.secret_edit = QLineEdit()
+        self.secret_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.endpoint_edit = QLineEdit(config.endpoint)
+        self.endpoint_edit.setPlaceholderText("AWS when empty; e.g. https://minio.example:9000")
+        self.region_edit = QLineEdit(config.region)
+        self.region_edit.setPlaceholderText("us-east-1")
+        self.passphrase_edit = QLineEdit()
+        self.passphrase_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.repeat_edit = QLineEdit()
+        self.repeat_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.repeat_edit.setPlaceholderText("the same passphrase again")
+        if self._has_passphrase:
+            self.passphrase_edit.setPlaceholderText(SAVED)
+        else:
+            self.passphrase_edit.setPlaceholderText("the same on every computer; it cannot "
+                                                    "be recovered")
+        self.enabled_box = QCheckBox("Sync automatically (after changes and every 5 minutes)")
+        self.enabled_box.setChecked(config.enabled or not config.configured)
+
+        self.form = form = QFormLayout()
+        form.addRow("Target", url_row)
+        form.addRow("User name", self.user_edit)
+        form.addRow("Password", self.secret_edit)
+        form.addRow("S3 endpoint", self.endpoint_edit)
+        form.addRow("S3 region", self.region_edit)
+        form.addRow("Passphrase", self.passphrase_edit)
+        form.addRow("Repeat", self.repeat_edit)
+        form.addRow("", self.enabled_box)
+        return form
+
+    def _build_actions(self) -> QHBoxLayout:
+        self.test_button = QPushButton(icon("plug"), "Test connection")
+        self.sync_button = QPushButton(icon("refresh-cw"), "Sync now")
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
+                                        | QDialogButtonBox.StandardButton.Cancel)
+        self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
+        actions = QHBoxLayout()
+        actions.addWidget(self.test_button)
+        actions.addWidget(self.sync_button)
+        actions.addStretch(1)
+        actions.addWidget(self.buttons)
+        self.test_button.clicked.connect(self.test)
+        self.sync_button.clicked.connect(self.sync_now)
+        self.buttons.accepted.connect(self.save_and_close)
+        self.buttons.rejected.connect(self.reject)
+        return actions
+
+    # -- the form -------------------------------------------------------------------
+
+    def config(self) -> SyncConfig:
+        return SyncConfig(url=self.url_edit.text().strip(), user=self.user_edit.text().strip(),
+                          enabled=self.enabled_box.isChecked(),
+                          endpoint=self.endpoint_edit.text().strip(),
+                          region=self.region_edit.text().strip())
+
+    def _kind_changed(self) -> None:
+        kind = self.config().kind
+        remote = kind in ("webdav", "s3")
+        self.form.setRowVisible(self.user_edit, remote)
+        self.form.setRowVisible(self.secret_edit, remote)
+        self.form.setRowVisible(self.endpoint_edit, kind == "s3")
+        self.form.setRowVisible(self.region_edit, kind == "s3")
+        for edit, labels in ((self.user_edit, _USER_LABELS), (self.secret_edit, _SECRET_LABELS)):
+            label = self.form.labelForField(edit)
+            if isinstance(label, QLabel) and kind in labels:
+                label.setText(labels[kind])
+        secret_id = target_secret_id(self.config())
+        stored = bool(secret_id and self.ctx.secrets.get(secret_id))
+        self.secret_edit.setPlaceholderText(SAVED if stored else "")
+        # Twice when it is first set or replaced: a typo would lock every other device out.
+        self.form.setRowVisible(self.repeat_edit, not self._has_passphrase
+                                or bool(self.passphrase_edit.text()))
+
+    def _choose_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Choose the sync folder")
+        if folder:
+            self.url_edit.setText(QUrl.fromLocalFile(folder).toString())
+
+    def problem(self) -> str | None:
+        """Why the form cannot be saved or tested, in one sentence; None when it can."""
+        config = self.config()
+        if not config.url:
+            return f"Enter where to sync: {URL_FORMS}."
+        if not config.kind:
+            return f"Unknown target: use {URL_FORMS}."
+        if config.kind == "s3" and not config.user:
+            return "Enter the S3 access key ID."
+        if config.kind == "s3" and not self._secret():
+            return "Enter the S3 secret access key."
+        typed = self.passphrase_edit.text()
+        if not typed and not self._has_passphrase:
+            return "Choose a passphrase (the same on every computer)."
+        if typed and typed != self.repeat_edit.text():
+            return "The two passphrases differ."
+        return None
+
+    def _secret(self) -> str | None:
+        secret_id = target_secret_id(self.config())
+        typed = self.secret_edit.text()
+        if typed or secret_id is None:
+            return typed or None
+        return self.ctx.secrets.get(secret_id)
+
+    def _passphrase(self) -> str:
+        return self.passphrase_edit.text() or self.ctx.secrets.get(PASSPHRASE_ID) or ""
+
+    def _say(self, text: str, ok: bool | None = None) -> None:
+        self.ok = ok  # how the last action ended (None: under way)
+        self.result_label.setText(text)
+
+    # -- actions --------------------------------------------------------------------
+
+    def save(self) -> bool:
+        problem = self.problem()
+        if problem:
+            self._say(problem, False)
+            return False
+        config = self.config()
+        if self.passphrase_edit.text():
+            self.ctx.secrets.set(PASSPHRASE_ID, self.passphrase_edit.text())
+            self._has_passphrase = True
+            self.passphrase_edit.clear()
+            self.repeat_edit.clear()
+            self.passphrase_edit.setPlaceholderText(SAVED)
+        secret_id = target_secret_id(config)
+        if secret_id and self.secret_edit.text():
+            self.ctx.secrets.set(secret_id, self.secret_edit.text())
+            self.secret_edit.clear()
+        save_config(self.ctx.settings_store, config)
+        self._kind_changed()
+        self.scheduler.reconfigure()
+        self.saved.emit()
+        return True
+
+    def save_and_close(self) -> None:
+        if self.save():
+            self.accept()
+
+    def test(self) -> None:
+        problem = self.problem()
+        if problem:
+            self._say(problem, False)
+            return
+        if self._testing:
+            return
+        self._testing = True
+        self.test_button.setEnabled(False)
+        self._say("Testing the connection…")
+        args = (self.config(), self._secret(), self._passphrase())
+        threading.Thread(target=self._test_worker, args=args, name="assista-sync-test",
+                         daemon=True).start()
+
+    def _test_worker(self, config: SyncConfig, secret: str | None, passphrase: str) -> None:
+        from desktop.core.errors import AssistaError
+
+        try:
+            text, ok = check_connection(self.ctx.db, config, secret, passphrase), True
+        except AssistaError as exc:
+            text, ok = one_line(str(exc), 300), False
+        except Exception as exc:  # a bug must still end the test visibly
+            text, ok = f"{type(exc).__name__}: {one_line(str(exc), 200)}", False
+        with contextlib.suppress(RuntimeError):  # the dialog was closed meanwhile
+            self._tested.emit(text, ok)
+
+    def _show_tested(self, text: str, ok: bool) -> None:
+        self._testing = False
+        self.test_button.setEnabled(True)
+        self._say(text, ok)
+        self.testFinished.emit(text, ok)
+
+    def sync_now(self) -> None:
+        if self.save() and self.scheduler.sync_now():
+            self._say("Syncing…")
+
+    def _synced(self, report: SyncReport | None, error: str) -> None:
+        if report is not None:
+            self._say(report.summary(), True)
+        elif error:
+            self._say(f"Sync failed: {one_line(error, 300)}", False)
+
+    def _show_status(self) -> None:
+        configured = self.scheduler.config.configured
+        self.status_label.setVisible(configured)
+        if configured:
+            self.status_label.setText(f"Status: {self.scheduler.text()}")
+        self.sync_button.setEnabled(not self.scheduler.running)
