@@ -76,9 +76,9 @@ class ShortcutsDialog(QDialog):
         self.resize(560, 480)
 
 
-def shortcut_rows(dialog: ShortcutsDialog) -> list[tuple[str, str, str]]:
+def shortcut_rows(dialog: ShortcutsDialog) -> list[tuple[str, ...]]:
+    """The rows the dialog shows, as text."""
     table = dialog.table
-    return [tuple(table.item(r, c).text() for c in range(3))  # type: ignore[misc]
-            for r in range(table.rowCount())]
-
-
+    return [tuple(item.text() if (item := table.item(row, column)) else ""
+                  for column in range(table.columnCount()))
+            for row in range(table.rowCount())]

@@ -31,7 +31,7 @@ def _active(qtbot: Any, ctx: AppContext) -> MainWindow:
 
 
 def _press(qtbot: Any, widget: QWidget, keys: str) -> None:
-    combo = QKeySequence(keys)[0]
+    combo = QKeySequence(keys)[0]  # type: ignore[index]  # (missing from the stubs)
     qtbot.keyClick(widget, combo.key(), combo.keyboardModifiers())
 
 
