@@ -21,7 +21,7 @@ POLICIES: tuple[Policy, ...] = get_args(Policy)
 
 DecisionKind = Literal["allow_once", "allow_chat", "allow_always", "deny"]
 PreviewKind = Literal["diff", "command", "url", "arguments"]
-ProgressKind = Literal["status", "output"]
+ProgressKind = Literal["status", "output", "progress"]
 CallStatus = Literal["awaiting_approval", "running"]
 
 
@@ -109,6 +109,8 @@ class ToolProgress:
     ``kind="status"``: ``text`` is a :data:`CallStatus` (``awaiting_approval`` when
     the approver is being asked, ``running`` when the tool starts). ``kind="output"``:
     ``text`` is a chunk of output (run_command's stdout/stderr, named by ``stream``).
+    ``kind="progress"``: how far the call is (an MCP server's progress notifications):
+    ``done`` of ``total`` (None: unknown), ``text`` the server's message or "done/total".
     """
 
     call_id: str
@@ -116,6 +118,8 @@ class ToolProgress:
     kind: ProgressKind
     text: str
     stream: str | None = None
+    done: float | None = None
+    total: float | None = None
 
 
 ProgressSink = Callable[[ToolProgress], None]

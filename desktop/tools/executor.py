@@ -210,6 +210,10 @@ class ToolExecutor:
             on_output=lambda text, stream: self._emit(
                 ToolProgress(call.id, call.name, "output", text, stream)
             ),
+            on_progress=lambda done, total, message: self._emit(
+                ToolProgress(call.id, call.name, "progress", message or _fraction(done, total),
+                             done=done, total=total)
+            ),
         )
         try:
             verdict = self.gate.verdict(tool)
@@ -379,3 +383,7 @@ def _describe(exc: BaseException, default: str = "") -> str:
     text = str(exc) or default
     name = type(exc).__name__
     return f"{name}: {text}" if text else name
+
+
+def _fraction(done: float, total: float | None) -> str:
+    return f"{done:g}/{total:g}" if total is not None else f"{done:g}"

@@ -68,6 +68,7 @@ class ToolContext:
     default_timeout_s: float = 60.0
     on_output: Callable[[str, str], None] | None = None
     proxy: Proxy | None = None
+    on_progress: Callable[[float, float | None, str | None], None] | None = None
 
     def require_workspace(self) -> Workspace:
         """The workspace, or a ``no_workspace`` ToolError telling the model none is selected."""
@@ -82,6 +83,12 @@ class ToolContext:
     def raise_if_cancelled(self) -> None:
         if self.cancel_event.is_set():
             raise ToolError("The tool call was stopped.", code="cancelled")
+
+    def progress(self, done: float, total: float | None = None, message: str | None = None,
+                 ) -> None:
+        """Report how far the call is (shown on the running call); never raises."""
+        if self.on_progress is not None:
+            self.on_progress(done, total, message)
 
     def output(self, text: str, stream: str = "stdout") -> None:
         """Report live output (shown in the sidebar as it arrives); never raises."""

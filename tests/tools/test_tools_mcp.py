@@ -12,6 +12,7 @@ import select
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -199,11 +200,16 @@ async def test_a_silent_process_times_out_at_startup() -> None:
     await connection.stop()
 
 
-async def test_missing_command_is_explained() -> None:
+async def test_missing_command_fails_at_once() -> None:
     config = McpServerConfig(name="gone", command="assista-no-such-command-xyz")
-    connection = McpConnection(config, max_failures=0)
+    connection = McpConnection(config, path=lambda: "/nonexistent-bin")  # default retries
+    started = time.monotonic()
     assert await connection.start() is False
-    assert "was not found on the login-shell PATH" in (connection.last_error or "")
+    assert time.monotonic() - started < 5  # no backoff: retrying cannot make it exist
+    assert connection.state == "failed" and connection.starts == 0
+    assert (connection.last_error or "").startswith(
+        "command not found: assista-no-such-command-xyz")
+    assert "/nonexistent-bin" in (connection.last_error or "")
     await connection.stop()
 
 

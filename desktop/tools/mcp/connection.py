@@ -22,13 +22,13 @@ import logging
 import math
 import os
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Literal
 
 import anyio
 import httpx2
 import mcp_types as mt
-from mcp import Client, StdioServerParameters, stdio_client
+from mcp import Client
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -37,50 +37,23 @@ from desktop import __version__
 from desktop.core.errors import ToolError
 from desktop.core.proxy import Proxy
 from desktop.tools.mcp.config import McpServerConfig
-from desktop.tools.mcp.shellenv import find_command
+from desktop.tools.mcp.listing import ServerLists, list_everything
+from desktop.tools.mcp.live_lists import LiveLists, McpEvent, McpObserver
+from desktop.tools.mcp.server_requests import (
+    Elicitor,
+    Sampler,
+    elicitation_callback,
+    request_origin,
+    sampling_callback,
+)
 from desktop.tools.mcp.stderr import StderrLog
+from desktop.tools.mcp.streams import CommandNotFound, WatchedRead, one_line, stdio_streams
 
 log = logging.getLogger(__name__)
 
 State = Literal["stopped", "starting", "running", "restarting", "failed"]
 STABLE_AFTER_S = 60.0  # a connection up this long resets the failure count
-_MAX_PAGES = 50
-
-
-class _WatchedRead:
-    """A transport read stream that reports when it ends (the server went away)."""
-
-    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
-        self._inner = inner
-        self._on_end = on_end
-
-    def __getattr__(self, name: str) -> Any:  # e.g. last_context
-        return getattr(self._inner, name)
-
-    async def receive(self) -> Any:
-        try:
-            return await self._inner.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            self._on_end()
-            raise
-
-    def __aiter__(self) -> _WatchedRead:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _WatchedRead:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
+ProgressFn = Callable[[float, float | None, str | None], None]
 
 
 class McpConnection:
@@ -94,9 +67,12 @@ class McpConnection:
         max_failures: int = 5,
         stderr_lines: int = 500,
         proxy: Proxy | None = None,
+        elicitor: Elicitor | None = None,
+        sampler: Sampler | None = None,
     ) -> None:
         """``proxy``: the route to a server over HTTP (None: httpx2's defaults, which
-        read the environment's proxy variables)."""
+        read the environment's proxy variables). ``elicitor``/``sampler`` answer the
+        server's questions (None: declined, and not advertised)."""
         self.config = config
         self.proxy = proxy
         self._path = path or (lambda: os.environ.get("PATH", ""))
@@ -106,7 +82,12 @@ class McpConnection:
         self.stderr = StderrLog(stderr_lines)
         self.state: State = "stopped"
         self.last_error: str | None = None
-        self.tools: list[mt.Tool] = []
+        self.elicitor = elicitor
+        self.sampler = sampler
+        self.lists = ServerLists()
+        self.observers: list[McpObserver] = []  # told when a list or resource changes
+        self.live = LiveLists(config.name, self.lists, self._tell)
+        self._origins: list[str | None] = []  # the chats of the calls in flight
         self.starts = 0  # successful connections (1 + restarts)
         self.on_change: Callable[[McpConnection], None] | None = None
         self._client: Client | None = None
@@ -120,6 +101,22 @@ class McpConnection:
     @property
     def name(self) -> str:
         return self.config.name
+
+    @property
+    def tools(self) -> list[mt.Tool]:
+        return self.lists.tools
+
+    def _tell(self, event: McpEvent) -> None:
+        for observer in list(self.observers):
+            try:
+                observer(event)
+            except Exception:
+                log.exception("MCP observer failed")
+
+    def _origin(self) -> str | None:
+        """The chat a server request belongs to (see server_requests.request_origin)."""
+        origin = request_origin.get()
+        return origin if origin is not None or not self._origins else self._origins[-1]
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -197,8 +194,11 @@ class McpConnection:
             self._set_state("starting" if first else "restarting")
             try:
                 await self._session_once()
+            except CommandNotFound as exc:
+                self._set_state("failed", str(exc))
+                return
             except Exception as exc:
-                message = _one_line(exc)
+                message = one_line(exc)
                 log.warning("MCP server %s: %s", self.name, message)
                 self.last_error = message
             if self._stopping:
@@ -226,11 +226,14 @@ class McpConnection:
             deadline=anyio.current_time() + self.config.startup_timeout_s
         ) as scope:
             async with Client(
-                self._transport(), mode=self.config.protocol, client_info=client_info, cache=None
+                self._transport(), mode=self.config.protocol, client_info=client_info, cache=None,
+                message_handler=self.live.handle, **self._callbacks(),
             ) as client:
-                tools = await _list_tools(client)
+                lists = await list_everything(client)
                 scope.deadline = math.inf
-                self.tools = tools
+                self.lists.tools, self.lists.prompts = lists.tools, lists.prompts
+                self.lists.resources, self.lists.templates = lists.resources, lists.templates
+                live = asyncio.ensure_future(self.live.run(client))
                 self._client = client
                 self._up_since = time.monotonic()
                 self.starts += 1
@@ -240,29 +243,41 @@ class McpConnection:
                     if not self._stopping:
                         await self._wake.wait()
                 finally:  # woken, or cancelled by the SDK because the transport failed
+                    live.cancel()
                     self._client = None
                     if not self._stopping and self.state == "running":
                         self._set_state("restarting")
         if scope.cancelled_caught:
             raise TimeoutError(f"did not start within {self.config.startup_timeout_s:g} seconds")
 
+    def _callbacks(self) -> dict[str, Any]:
+        callbacks: dict[str, Any] = {}
+        if self.elicitor is not None:
+            callbacks["elicitation_callback"] = elicitation_callback(
+                self.name, self.elicitor, self._origin)
+        if self.sampler is not None:
+            callbacks["sampling_callback"] = sampling_callback(
+                self.name, self.sampler, self._origin)
+        return callbacks
+
     @contextlib.asynccontextmanager
     async def _transport(self) -> AsyncIterator[Any]:
         config = self.config
         if config.transport == "stdio":
-            async with self._stdio() as (read, write):
-                yield _WatchedRead(read, self._connection_lost), write
+            path = await asyncio.to_thread(self._path)
+            async with stdio_streams(config, path, self.stderr) as (read, write):
+                yield WatchedRead(read, self._connection_lost), write
             return
         if config.transport == "http":
             async with (
                 self._http_client(config.headers) as http,
                 streamable_http_client(config.url, http_client=http) as (read, write),
             ):
-                yield _WatchedRead(read, self._connection_lost), write
+                yield WatchedRead(read, self._connection_lost), write
             return
         async with sse_client(config.url, headers=config.headers,
                               httpx_client_factory=self._http_client) as (read, write):
-            yield _WatchedRead(read, self._connection_lost), write
+            yield WatchedRead(read, self._connection_lost), write
 
     def _http_client(self, headers: dict[str, str] | None = None,
                      timeout: httpx2.Timeout | None = None,
@@ -275,40 +290,37 @@ class McpConnection:
         timeout = timeout or httpx2.Timeout(30.0, read=300.0)
         return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, **routing)
 
-    @contextlib.asynccontextmanager
-    async def _stdio(self) -> AsyncIterator[Any]:
-        config = self.config
-        path = await asyncio.to_thread(self._path)
-        command = find_command(config.command, path)
-        if command is None:
-            raise FileNotFoundError(
-                f"command {config.command!r} was not found on the login-shell PATH ({path})"
-            )
-        env = {"PATH": path, **config.env}
-        params = StdioServerParameters(command=command, args=config.args, env=env, cwd=config.cwd)
-        read_fd, write_fd = os.pipe()
-        errlog = os.fdopen(write_fd, "w", encoding="utf-8", errors="replace")
-        self.stderr.append(f"--- starting {config.describe()} ---")
-        self.stderr.start_reader(read_fd)
-        try:
-            async with stdio_client(params, errlog=errlog) as streams:
-                errlog.close()  # the child holds its own copy now
-                yield streams
-        finally:
-            errlog.close()
-
     # -- calls --------------------------------------------------------------------------
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any], timeout_s: float
+        self, name: str, arguments: dict[str, Any], timeout_s: float,
+        progress: ProgressFn | None = None,
     ) -> mt.CallToolResult:
-        """Call a tool; every failure is a ToolError the model can read."""
+        """Call a tool; every failure is a ToolError the model can read. ``progress``
+        hears the server's progress notifications. Cancelling the awaiting task tells
+        the server (the SDK sends ``notifications/cancelled``)."""
+        origin = request_origin.get()
+        self._origins.append(origin)
+        try:
+            result: mt.CallToolResult = await self.request(
+                lambda client, remaining: client.call_tool(
+                    name, arguments, read_timeout_seconds=remaining,
+                    progress_callback=_AsyncProgress(progress) if progress else None),
+                timeout_s)
+            return result
+        finally:
+            self._origins.remove(origin)
+
+    async def request(self, send: Callable[[Client, float], Awaitable[Any]],
+                      timeout_s: float) -> Any:
+        """``await send(client, seconds left)`` on the connected client; every failure
+        is a ToolError (a sentence for the model or the user)."""
         deadline = time.monotonic() + timeout_s
         client = await self._acquire(deadline)
         remaining = max(deadline - time.monotonic(), 0.1)
         try:
             async with asyncio.timeout(remaining):
-                return await client.call_tool(name, arguments, read_timeout_seconds=remaining)
+                return await send(client, remaining)
         except TimeoutError:
             raise self._timeout(timeout_s) from None
         except MCPError as exc:
@@ -317,7 +329,7 @@ class McpConnection:
             if exc.code == mt.CONNECTION_CLOSED:
                 self._connection_lost()
                 raise ToolError(
-                    f"The MCP server '{self.name}' stopped or disconnected during the call; "
+                    f"The MCP server '{self.name}' stopped or disconnected during the request; "
                     "it is being restarted. You may try again.",
                     code="mcp_server_crashed",
                 ) from None
@@ -333,7 +345,7 @@ class McpConnection:
         ) as exc:
             self._connection_lost()
             raise ToolError(
-                f"The connection to MCP server '{self.name}' failed: {_one_line(exc)}",
+                f"The connection to MCP server '{self.name}' failed: {one_line(exc)}",
                 code="mcp_server_crashed",
             ) from None
 
@@ -373,20 +385,11 @@ class McpConnection:
         )
 
 
-async def _list_tools(client: Client) -> list[mt.Tool]:
-    tools: list[mt.Tool] = []
-    cursor: str | None = None
-    for _ in range(_MAX_PAGES):
-        page = await client.list_tools(cursor=cursor)
-        tools += page.tools
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    return tools
+class _AsyncProgress:
+    """The SDK's progress callback (awaited) around our plain one."""
 
+    def __init__(self, progress: ProgressFn) -> None:
+        self._progress = progress
 
-def _one_line(exc: BaseException) -> str:
-    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        return _one_line(exc.exceptions[0])
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text[:500]
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        self._progress(progress, total, message)

@@ -24,10 +24,13 @@ from typing import Any
 import mcp_types as mt
 
 from desktop.core.errors import ConfigError
+from desktop.core.messages import Part
 from desktop.tools.approval import ApprovalPreview
 from desktop.tools.mcp.config import McpServerConfig
 from desktop.tools.mcp.connection import McpConnection
+from desktop.tools.mcp.content import PromptTurn, prompt_turn, resource_parts
 from desktop.tools.mcp.convert import convert_result, exposed_name, input_schema
+from desktop.tools.mcp.live_lists import McpObserver
 from desktop.tools.mcp.shellenv import LoginPath
 from desktop.tools.registry import Tool, ToolContext, ToolRegistry
 from desktop.tools.results import ToolOutput
@@ -115,6 +118,59 @@ class McpManager:
         registry.extend(self.tools(taken=registry.names()))
         return registry
 
+    # -- prompts and resources ----------------------------------------------------------
+
+    def observe(self, observer: McpObserver) -> None:
+        """Tell ``observer`` when a server's list or a subscribed resource changes."""
+        for connection in self.connections.values():
+            connection.observers.append(observer)
+
+    def prompts(self) -> list[tuple[str, mt.Prompt]]:
+        return [(c.name, p) for c in self._live() for p in c.lists.prompts]
+
+    def resources(self) -> list[tuple[str, mt.Resource]]:
+        return [(c.name, r) for c in self._live() for r in c.lists.resources]
+
+    def templates(self) -> list[tuple[str, mt.ResourceTemplate]]:
+        return [(c.name, t) for c in self._live() for t in c.lists.templates]
+
+    async def get_prompt(self, server: str, name: str,
+                         arguments: dict[str, str] | None = None) -> PromptTurn:
+        """The prompt's messages as the user's turn; ``ToolError`` if the server fails."""
+        connection = self._server(server)
+        result: mt.GetPromptResult = await connection.request(
+            lambda client, _left: client.get_prompt(name, arguments or {}),
+            connection.config.call_timeout_s)
+        return prompt_turn(server, result)
+
+    async def read_resource(self, server: str, uri: str) -> list[Part]:
+        """The resource as attachment parts (read afresh, never from a cache)."""
+        connection = self._server(server)
+        result: mt.ReadResourceResult = await connection.request(
+            lambda client, _left: client.read_resource(uri, cache_mode="bypass"),
+            connection.config.call_timeout_s)
+        return resource_parts(server, list(result.contents))
+
+    def subscribe(self, server: str, uri: str) -> None:
+        """Hear about changes to ``uri`` (a :class:`ResourceChanged` to observers)."""
+        self._server(server).live.subscribe(uri)
+
+    def unsubscribe(self, server: str, uri: str) -> None:
+        self._server(server).live.unsubscribe(uri)
+
+    async def wait_subscribed(self, server: str, uri: str, timeout_s: float = 10.0) -> bool:
+        return await self._server(server).live.wait_active(uri, timeout_s)
+
+    def _live(self) -> list[McpConnection]:
+        return [c for c in self.connections.values() if c.config.enabled]
+
+    def _server(self, name: str) -> McpConnection:
+        connection = self.connections.get(name)
+        if connection is None:
+            known = ", ".join(self.connections) or "none"
+            raise ConfigError(f"no MCP server named {name!r} (configured: {known})")
+        return connection
+
 
 def mcp_tool(connection: McpConnection, remote: mt.Tool, name: str) -> Tool:
     """Our :class:`Tool` calling ``remote`` on ``connection``."""
@@ -125,7 +181,8 @@ def mcp_tool(connection: McpConnection, remote: mt.Tool, name: str) -> Tool:
     description = f"[MCP server {config.name}] {summary}"[:MAX_DESCRIPTION]
 
     async def handler(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        result = await connection.call_tool(remote.name, args, config.call_timeout_s)
+        result = await connection.call_tool(remote.name, args, config.call_timeout_s,
+                                            progress=ctx.progress)
         return convert_result(result)
 
     async def preview(args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
