@@ -186,6 +186,7 @@ class MainWindow(QMainWindow):
         self._action(settings_menu, "Model p&rices…", None, d.open_prices)
         self._action(settings_menu, "&Tools…", None, d.open_tools)
         self._action(settings_menu, "&MCP servers…", None, d.open_mcp)
+        self._action(settings_menu, "S&ync…", None, lambda: d.open_sync(self.sync))
         view_menu = self.menuBar().addMenu("&View")
         self._action(view_menu, "Toggle &tool activity", QKeySequence("Ctrl+B"),
                      self.top_bar.toggle_sidebar)
@@ -262,6 +263,9 @@ class MainWindow(QMainWindow):
         c.bridge.runFinished.connect(tools.run_finished)
         c.bridge.runFinished.connect(self._run_finished)
         c.bridge.contextTrimmed.connect(lambda text: self.statusBar().showMessage(text, 15000))
+        from desktop.ui.window.sync_scheduler import install_sync
+
+        self.sync = install_sync(self)  # runs on chat and settings changes, and a timer
 
     # -- what the controller did ----------------------------------------------------------
 
