@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtWidgets import (
@@ -78,10 +79,10 @@ class SyncDialog(QDialog):
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.status_label = QLabel()
         self.status_label.setObjectName("syncDialogStatus")
+        self.status_label.setWordWrap(True)  # a long error must not widen the dialog
         layout.addWidget(self.result_label)
         layout.addWidget(self.status_label)
         layout.addLayout(self._build_actions())
-        self.resize(560, self.sizeHint().height())
 
         self.url_edit.textChanged.connect(self._kind_changed)
         self.passphrase_edit.textChanged.connect(self._kind_changed)
@@ -90,7 +91,10 @@ class SyncDialog(QDialog):
         scheduler.statusChanged.connect(self._show_status)
         scheduler.finished.connect(self._synced)
         self._kind_changed()
+        self._say("")
         self._show_status()
+        # Sized for the rows this target shows (the hidden ones would leave a gap).
+        self.resize(560, self.sizeHint().height())
 
     def _build_form(self, config: SyncConfig) -> QFormLayout:
         self.url_edit = QLineEdit(config.url)
@@ -170,6 +174,8 @@ class SyncDialog(QDialog):
             label = self.form.labelForField(edit)
             if isinstance(label, QLabel) and kind in labels:
                 label.setText(labels[kind])
+        in_url = urlsplit(self.url_edit.text().strip()).username if kind == "webdav" else None
+        self.user_edit.setPlaceholderText(f"{unquote(in_url)} (from the URL)" if in_url else "")
         secret_id = target_secret_id(self.config())
         stored = bool(secret_id and self.ctx.secrets.get(secret_id))
         self.secret_edit.setPlaceholderText(SAVED if stored else "")
@@ -213,6 +219,7 @@ class SyncDialog(QDialog):
     def _say(self, text: str, ok: bool | None = None) -> None:
         self.ok = ok  # how the last action ended (None: under way)
         self.result_label.setText(text)
+        self.result_label.setVisible(bool(text))
 
     # -- actions --------------------------------------------------------------------
 
