@@ -45,7 +45,7 @@ class RunningTurn:
     result: RunResult | None = None
     failure: str | None = None
     observers: list[ChatObserver] = field(default_factory=list)
-    _log: list[ChatEvent] = field(default_factory=list)
+    _log: list[ChatEvent | _Run] = field(default_factory=list)
     _confirm: asyncio.Future[bool] | None = None
     _rounds: int = 0
 
@@ -65,22 +65,25 @@ class RunningTurn:
         """Give ``observer`` everything streamed so far, in order. News that is no
         longer true (a retry, a queue, a question already answered) is left out; a
         question still open is asked again."""
-        for event in list(self._log):
+        for entry in list(self._log):
+            event = entry.event() if isinstance(entry, _Run) else entry
             if not isinstance(event, PAST_NEWS):
                 observer(event)
         if self.confirm_pending:
             observer(ConfirmRequested(self._rounds))
 
+    def streamed_text(self) -> str:
+        """The answer text streamed so far in this turn (every round)."""
+        return "".join("".join(entry.pieces) for entry in self._log
+                       if isinstance(entry, _Run) and isinstance(entry.first, TextDelta))
+
     def _record(self, event: ChatEvent) -> None:
         last = self._log[-1] if self._log else None
-        if isinstance(event, TextDelta) and isinstance(last, TextDelta):
-            self._log[-1] = TextDelta(last.text + event.text)
-        elif isinstance(event, ReasoningDelta) and isinstance(last, ReasoningDelta):
-            self._log[-1] = ReasoningDelta(last.text + event.text)
-        elif isinstance(event, ToolProgress) and isinstance(last, ToolProgress) and \
-                event.kind == last.kind == "output" and \
-                (event.call_id, event.stream) == (last.call_id, last.stream):
-            self._log[-1] = replace(last, text=last.text + event.text)
+        if isinstance(last, _Run) and last.takes(event):
+            last.pieces.append(event.text)  # type: ignore[union-attr]
+        elif isinstance(event, TextDelta | ReasoningDelta) or (
+                isinstance(event, ToolProgress) and event.kind == "output"):
+            self._log.append(_Run(event))
         else:
             self._log.append(event)
 
@@ -108,3 +111,27 @@ class RunningTurn:
         self.answer_confirm(False)
         if self.task is not None and not self.task.done():
             self.task.cancel()
+
+
+class _Run:
+    """Consecutive text (or reasoning, or one call's output) deltas, kept as pieces
+    and joined once when replayed: joining on every token would copy the whole answer
+    each time."""
+
+    def __init__(self, first: TextDelta | ReasoningDelta | ToolProgress) -> None:
+        self.first = first
+        self.pieces = [first.text]
+
+    def takes(self, event: ChatEvent) -> bool:
+        first = self.first
+        if isinstance(first, ToolProgress):
+            return isinstance(event, ToolProgress) and event.kind == "output" and \
+                (event.call_id, event.stream) == (first.call_id, first.stream)
+        return type(event) is type(first)
+
+    def event(self) -> ChatEvent:
+        text = "".join(self.pieces)
+        self.pieces = [text]
+        if isinstance(self.first, ToolProgress):
+            return replace(self.first, text=text)
+        return type(self.first)(text)

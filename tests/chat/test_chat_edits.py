@@ -109,8 +109,7 @@ async def test_a_stopped_answer_has_estimated_counts_and_stats(
     server.enqueue(answer)
     turn = service.start(NewChat(), "Count to ten, four times")
     await until(answer.holding.is_set)
-    await until(lambda: len(turn.history) > 0 and any(
-        type(e).__name__ == "TextDelta" for e in turn._log))
+    await until(lambda: len(turn.history) > 0 and bool(turn.streamed_text()))
     service.stop(turn.session_id)
     await service.wait(turn.session_id)
     answer.release()

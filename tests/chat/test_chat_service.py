@@ -54,7 +54,7 @@ async def test_a_late_observer_sees_what_streamed_meanwhile_then_the_rest(
     server.enqueue(first)
     turn = service.start(NewChat(), "hello")
     await until(first.holding.is_set)
-    await until(lambda: any(isinstance(e, TextDelta) for e in turn._log))
+    await until(lambda: bool(turn.streamed_text()))
     seen: list[ChatEvent] = []
     service.observe(turn.session_id, seen.append)
     assert isinstance(seen[0], AssistantStarted)
@@ -128,7 +128,7 @@ async def test_stop_ends_one_chat_and_keeps_what_streamed(
     await until(first.holding.is_set)
     b = service.start(NewChat(), "two")
     await until(second.holding.is_set)
-    await until(lambda: bool(a.history) or any(isinstance(e, TextDelta) for e in a._log))
+    await until(lambda: bool(a.history) or bool(a.streamed_text()))
     service.stop(a.session_id)
     await service.wait(a.session_id)
     assert service.running(b.session_id) is b  # the other chat goes on

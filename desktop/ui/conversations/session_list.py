@@ -200,6 +200,7 @@ class SessionList(QWidget):
             self._pending_refresh = True  # do not pull the list away from under an edit
             return
         self._current = current
+        self.marks.set_current(current)
         scroll = self.list.verticalScrollBar().value()
         self.list.blockSignals(True)
         self.list.clear()
@@ -231,6 +232,7 @@ class SessionList(QWidget):
     def select(self, session_id: str) -> None:
         """Mark the open chat (none when it is not in this view)."""
         self._current = session_id or None
+        self.marks.set_current(self._current)
         item = self.item_for(session_id) if session_id else None
         self.list.blockSignals(True)
         if item is None:

@@ -105,6 +105,7 @@ class Segment:
         self.top = 0
         self.height = 0
         self._width = -1.0
+        self.changed_from = 0  # text position of the last change (see changed_top)
 
     @staticmethod
     def _content_html(block: Block) -> str:
@@ -118,10 +119,27 @@ class Segment:
         if block.html == self.block.html and block.kind == self.block.kind:
             self.block = block
             return False
+        before = self.doc.toPlainText()
         self.block = block
         self.doc.setHtml(self._content_html(block))
         self._width = -1.0
+        self.changed_from = common_prefix_length(before, self.doc.toPlainText())
         return True
+
+    def changed_top(self) -> int:
+        """Where the last :meth:`set_block` changed what is drawn (segment coordinates,
+        after :meth:`layout`): the top of the line holding the first changed character.
+        Lines above it cannot move (text flows down), except in tables, whose columns
+        widen for new content: there, the segment's top."""
+        if self.changed_from <= 0 or "<table" in self.block.html:
+            return 0
+        block = self.doc.findBlock(self.changed_from)
+        if not block.isValid():
+            return 0
+        rect = self.doc.documentLayout().blockBoundingRect(block)
+        line = block.layout().lineForTextPosition(self.changed_from - block.position())
+        top = rect.top() + (line.y() if line.isValid() else 0.0)
+        return max(0, int(top + self.content_origin().y()) - 1)
 
     # -- geometry ---------------------------------------------------------------------
 
@@ -174,8 +192,11 @@ class Segment:
 
     # -- painting ---------------------------------------------------------------------
 
-    def paint(self, painter: QPainter, width: float, selection: tuple[int, int] | None,
-              copy_hover: bool = False, copied: bool = False) -> None:
+    def paint(self, painter: QPainter, width: float, selection: tuple[int, int] | None, *,
+              copy_hover: bool = False, copied: bool = False,
+              clip: QRectF | None = None) -> None:
+        """``clip``: the part to draw, in segment coordinates (the text layout then
+        skips the lines outside it: a streamed frame repaints a line or two)."""
         kind = self.block.kind
         s = self.style
         if kind == "code":
@@ -183,8 +204,11 @@ class Segment:
         elif kind == "quote":
             painter.fillRect(QRectF(2, 2, 3, max(0, self.height - 4)), s.border)
         painter.save()
-        painter.translate(self.content_origin())
+        origin = self.content_origin()
+        painter.translate(origin)
         ctx = QAbstractTextDocumentLayout.PaintContext()
+        if clip is not None:
+            ctx.clip = clip.translated(-origin)
         palette = QPalette(ctx.palette)
         palette.setColor(QPalette.ColorRole.Text, s.muted if kind == "quote" else s.text)
         palette.setColor(QPalette.ColorRole.Link, s.link)
@@ -281,3 +305,16 @@ def _image_text(name: str) -> str:
         if entry is not None:
             return f"$${entry.tex}$$" if entry.display else f"${entry.tex}$"
     return f"[{name.removeprefix('attachment:')}]"
+
+
+def common_prefix_length(a: str, b: str) -> int:
+    """How many leading characters ``a`` and ``b`` share (slices compare in C: a
+    binary search is far faster than a loop over characters)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low

@@ -45,7 +45,9 @@ class Update:
 class IncrementalMarkdown:
     def __init__(self, renderer: MarkdownRenderer) -> None:
         self.renderer = renderer
-        self.text = ""
+        self._text = ""
+        self._chunks: list[str] = []  # appended since the last update (joined there:
+        # ``self.x += chunk`` on an attribute copies the whole text for every token)
         self.committed: list[Block] = []
         self.tail: list[Block] = []
         self._offset = 0  # chars of ``text`` already committed
@@ -57,11 +59,18 @@ class IncrementalMarkdown:
         self._open_lines: tuple[str, str, str] | None = None  # complete lines, lang, html
 
     def append(self, chunk: str) -> None:
-        self.text += chunk
+        self._chunks.append(chunk)
+
+    @property
+    def text(self) -> str:
+        if self._chunks:
+            self._text += "".join(self._chunks)
+            self._chunks.clear()
+        return self._text
 
     def update(self, *, final: bool = False) -> Update:
         """Render what changed since the last update. ``final`` commits everything."""
-        pending = self.text[self._offset:]
+        pending = self.text[self._offset:]  # (joins what was appended)
         update = Update()
         if final:
             update.committed = self.renderer.blocks(pending) if pending else []

@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import time
 
-from PySide6.QtCore import QEvent, QPoint, QPointF, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
@@ -58,6 +58,7 @@ class MarkdownView(QWidget):
         self.attachments: dict[str, QImage] = {}
         self._style = DocStyle.current(dim=dim)
         self._source = ""
+        self._appended: list[str] = []  # streamed pieces not yet joined to _source
         self._stream: IncrementalMarkdown | None = None
         self._segments: list[Segment] = []
         self._committed = 0
@@ -99,6 +100,7 @@ class MarkdownView(QWidget):
         self._timer.stop()
         self._stream = None
         self._source = text
+        self._appended = []
         blocks = renderer(self._style.dark).cached_blocks(text) if text else []
         self._segments = [Segment(b, self._style, self.attachments) for b in blocks]
         self._committed = len(self._segments)
@@ -108,10 +110,10 @@ class MarkdownView(QWidget):
         """Add streamed text; it is rendered on the next frame."""
         if self._stream is None:
             self._stream = IncrementalMarkdown(renderer(self._style.dark))
-            self._stream.append(self._source)
+            self._stream.append(self.markdown())
             self._committed = 0  # the first render matches the existing segments again
         self._stream.append(text)
-        self._source += text
+        self._appended.append(text)  # joined when read: see markdown()
         if not self._timer.isActive():
             elapsed = (time.perf_counter() - self._last_render) * 1000
             interval = min(MAX_DELAY_MS, max(FRAME_MS, self._render_cost * 4))
@@ -128,9 +130,12 @@ class MarkdownView(QWidget):
         """Re-render with the current theme and zoom."""
         self.flush()
         self._style = DocStyle.current(dim=self.dim)
-        self.set_markdown(self._source)
+        self.set_markdown(self.markdown())
 
     def markdown(self) -> str:
+        if self._appended:
+            self._source += "".join(self._appended)
+            self._appended.clear()
         return self._source
 
     def dispose(self) -> None:
@@ -174,30 +179,40 @@ class MarkdownView(QWidget):
         kept: list[Segment] = []
         dirty = len(open_segments) != len(blocks)
         first_dirty = self._committed + len(blocks)
+        in_place = False  # the first changed segment was updated, not added
         for i, block in enumerate(blocks):
             if i < len(open_segments):
-                if open_segments[i].set_block(block):
-                    first_dirty = min(first_dirty, self._committed + i)
+                if open_segments[i].set_block(block) and self._committed + i < first_dirty:
+                    first_dirty, in_place = self._committed + i, True
                     dirty = True
                 kept.append(open_segments[i])
             else:
                 kept.append(Segment(block, self._style, self.attachments))
-                first_dirty = min(first_dirty, self._committed + i)
+                if self._committed + i < first_dirty:
+                    first_dirty, in_place = self._committed + i, False
         self._segments[self._committed:] = kept
         self._committed += len(update.committed)
         if dirty:
-            self._content_changed(first_dirty)
+            self._content_changed(first_dirty, in_place=in_place)
 
     # -- geometry -----------------------------------------------------------------------
 
-    def _content_changed(self, first_dirty: int = 0) -> None:
-        """Re-lay out; repaint from the first changed segment down."""
+    def _content_changed(self, first_dirty: int = 0, *, in_place: bool = False) -> None:
+        """Re-lay out; repaint from the first changed line down (``in_place``: segment
+        ``first_dirty`` was updated, so only from its first changed line)."""
         old_height = self._height
-        self._width = -1
-        self._layout(self.width() if self.width() > 0 else 600)
-        top = self._segments[first_dirty].top if first_dirty < len(self._segments) else \
-            min(old_height, self._height)
-        self.update(0, max(0, top - GAP), self.width(), max(old_height, self._height) + 1)
+        width = self.width() if self.width() > 0 else 600
+        if width == self._width and 0 < first_dirty <= len(self._tops):
+            self._layout_tail(first_dirty)  # the segments above did not change
+        else:
+            self._width = -1
+            self._layout(width)
+        if first_dirty < len(self._segments):
+            segment = self._segments[first_dirty]
+            top = segment.top + (segment.changed_top() if in_place else -GAP)
+        else:
+            top = min(old_height, self._height) - GAP
+        self.update(0, max(0, top), self.width(), max(old_height, self._height) + 1 - top)
         if self._height != old_height:
             self.updateGeometry()
             self.contentChanged.emit()
@@ -217,6 +232,21 @@ class MarkdownView(QWidget):
         self._tops = tops
         self._height = max(0, y - gap)
         self._width = width
+
+    def _layout_tail(self, start: int) -> None:
+        """Lay out segments ``start``… again at the current width, below the others."""
+        gap = round(GAP * self._style.font.pointSizeF() / 11)
+        above = self._segments[start - 1]
+        y = above.top + above.height + gap
+        tops = self._tops[:start]
+        for segment in self._segments[start:]:
+            if segment.block.joins_prev:
+                y -= gap
+            segment.top = y
+            tops.append(y)
+            y += segment.layout(self._width) + gap
+        self._tops = tops
+        self._height = max(0, y - gap)
 
     def hasHeightForWidth(self) -> bool:
         return True
@@ -257,7 +287,8 @@ class MarkdownView(QWidget):
             painter.save()
             painter.translate(0, segment.top)
             segment.paint(painter, self.width(), ranges.get(index),
-                          copy_hover=index == self._hover_copy, copied=index == self._copied)
+                          copy_hover=index == self._hover_copy, copied=index == self._copied,
+                          clip=QRectF(rect).translated(0, -segment.top))
             painter.restore()
         painter.end()
 

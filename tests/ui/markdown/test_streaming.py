@@ -243,3 +243,50 @@ def test_view_shows_one_code_block_while_it_streams_in_pieces(qtbot: Any) -> Non
     qtbot.addWidget(loaded)
     loaded.set_markdown(LONG_DOC)
     assert [s.block for s in view._segments] == [s.block for s in loaded._segments]
+
+
+def test_laying_out_only_the_tail_matches_a_whole_layout(qtbot: Any) -> None:
+    """While streaming only the segments from the first changed one are laid out
+    again; the result must be what a whole layout gives, at every step."""
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.resize(640, 400)
+    rng = random.Random(5)
+    for piece in random_pieces(DOC + "\n\n" + LONG_DOC, rng):
+        view.append(piece)
+        if rng.random() < 0.4:
+            view._render_stream()
+            tops, height = list(view._tops), view._height
+            view._width = -1
+            view._layout(640)
+            assert (view._tops, view._height) == (tops, height)
+
+
+def test_a_streamed_frame_repaints_from_the_changed_line_only(qtbot: Any) -> None:
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.resize(400, 400)
+    words = " ".join(f"word{n}" for n in range(200))
+    view.append(words)
+    view._render_stream()
+    regions: list[tuple[int, int]] = []
+    view.update = lambda *a: regions.append((a[1], a[3])) if len(a) == 4 else None  # type: ignore[method-assign]
+    view.append(" more")
+    view._render_stream()
+    top, _height = regions[-1]
+    segment = view._segments[-1]
+    line_height = segment.doc.documentLayout().blockBoundingRect(
+        segment.doc.begin()).height() / segment.doc.begin().layout().lineCount()
+    # one long paragraph of many lines: only its last line or two are repainted
+    assert top > segment.top + segment.height - 3 * line_height
+    # a table widens its columns for new content: the whole segment is repainted
+    table = MarkdownView()
+    qtbot.addWidget(table)
+    table.resize(400, 400)
+    table.append("| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4")
+    table._render_stream()
+    table_regions: list[int] = []
+    table.update = lambda *a: table_regions.append(a[1]) if len(a) == 4 else None  # type: ignore[method-assign]
+    table.append("4444444444")
+    table._render_stream()
+    assert table_regions[-1] <= table._segments[-1].top

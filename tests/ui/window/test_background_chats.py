@@ -91,9 +91,10 @@ def test_returning_to_a_chat_mid_answer_shows_what_streamed_then_follows_live(
     chat_a = controller.session_id
     assert chat_a is not None
     controller.new_session()
-    streamed = "".join(e.text for e in controller.service.running(chat_a)._log
-                       if type(e).__name__ == "TextDelta")
-    qtbot.waitUntil(lambda: bool(streamed), timeout=5000)
+    turn = controller.service.running(chat_a)
+    assert turn is not None
+    qtbot.waitUntil(lambda: bool(turn.streamed_text()), timeout=5000)
+    streamed = turn.streamed_text()
 
     controller.open_session(chat_a)  # back while it is still answering
     assert controller.busy and window.composer.send_button.text() == "Stop"
