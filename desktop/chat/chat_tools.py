@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     from desktop.core.settings import AppSettings
     from desktop.tools.approval import Approver, Policy, ProgressSink
     from desktop.tools.mcp.config import McpServerConfig
+    from desktop.tools.mcp.live_lists import McpEvent
     from desktop.tools.mcp.manager import McpManager
+    from desktop.tools.mcp.server_requests import Elicitor, Sampler
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +46,12 @@ class ChatTools:
         self.mcp: McpManager | None = None
         self._grants: dict[str, ChatGrants] = {}
         self.on_change: list[Callable[[], None]] = []
+        # Told when a server's tools, prompts or resources change, or a subscribed
+        # resource does (after the list was fetched again).
+        self.on_mcp_event: list[Callable[[McpEvent], None]] = []
+        # Who answers servers that ask (None: declined); set before start_mcp.
+        self.elicitor: Elicitor | None = None
+        self.sampler: Sampler | None = None
 
     # -- which tools ----------------------------------------------------------------
 
@@ -98,9 +106,11 @@ class ChatTools:
             return {}
         from desktop.tools.mcp.manager import McpManager  # the SDK is slow to import
 
-        manager = McpManager(configs, proxy=self.ctx.proxy)
+        manager = McpManager(configs, proxy=self.ctx.proxy, elicitor=self.elicitor,
+                             sampler=self.sampler)
         for connection in manager.connections.values():
             connection.on_change = lambda _c: self._changed()
+        manager.observe(self._mcp_event)
         self.mcp = manager
         self._changed()
         results = await manager.start_all()
@@ -116,6 +126,14 @@ class ChatTools:
             manager, self.mcp = self.mcp, None
             await manager.stop_all()
             self._changed()
+
+    def _mcp_event(self, event: McpEvent) -> None:
+        for callback in list(self.on_mcp_event):
+            try:
+                callback(event)
+            except Exception:
+                log.exception("an MCP observer failed")
+        self._changed()  # a tool list may have changed: tool switches follow
 
     def _changed(self) -> None:
         for callback in list(self.on_change):

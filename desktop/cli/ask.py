@@ -33,6 +33,7 @@ from desktop.chat.profile import ChatRef, NewChat
 from desktop.chat.service import ChatService
 from desktop.chat.turn_plan import TurnOverrides
 from desktop.cli.failure import fail
+from desktop.cli.mcp_inputs import mcp_turn, wants_mcp_inputs
 from desktop.core.agent_events import LimitReached, ToolRunFinished, ToolRunStarted
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.events import ErrorEvent, TextDelta, event_to_dict
@@ -188,7 +189,7 @@ def _overrides(args: argparse.Namespace, service: ChatService, config: ProviderC
 async def _ask(ctx: AppContext, args: argparse.Namespace,
                printer: _Printer) -> tuple[Message, RunResult | None]:
     prompt = _read_prompt(args.prompt)
-    if not prompt.strip():
+    if not prompt.strip() and not wants_mcp_inputs(args):
         raise ConfigError("the prompt is empty")
     service = ChatService(ctx)
     chat: ChatRef = NewChat(workspace=args.workspace)
@@ -200,7 +201,9 @@ async def _ask(ctx: AppContext, args: argparse.Namespace,
     mcp_files = _mcp_files(args)
     await _start_mcp(service, mcp_files, printer.err)
     try:
-        turn = service.start(chat, prompt, overrides=_overrides(args, service, config, mcp_files),
+        prompt, attachments = await mcp_turn(service.tools, args, prompt)
+        turn = service.start(chat, prompt, attachments,
+                             overrides=_overrides(args, service, config, mcp_files),
                              approver=_approver(args), confirm=_confirm_on_tty,
                              save=not args.no_save)
         service.observe(turn.session_id, printer)

@@ -1,5 +1,5 @@
 """Argument parsing and dispatch for ``assista`` and its subcommands (ask, export, import,
-sync)."""
+mcp, sync)."""
 
 from __future__ import annotations
 
@@ -59,6 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="enable this tool and run it without asking (repeatable)")
     ask.add_argument("--mcp-config", metavar="FILE", action="append", default=[],
                      help="also use the MCP servers in this Claude-Desktop-style JSON file")
+    ask.add_argument("--prompt", dest="mcp_prompt", metavar="SERVER:NAME",
+                     help="start the question with this MCP prompt's messages")
+    ask.add_argument("--prompt-arg", metavar="KEY=VALUE", action="append", default=[],
+                     help="an argument of --prompt (repeatable)")
+    ask.add_argument("--resource", metavar="SERVER:URI", action="append", default=[],
+                     help="attach this MCP resource (repeatable)")
 
     export = sub.add_parser("export", help="export conversations")
     _add_common(export)
@@ -71,6 +77,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(imp)
     imp.add_argument("file", metavar="FILE",
                      help="an Assista JSON export, or ChatGPT's conversations.json (or its .zip)")
+
+    mcp = sub.add_parser("mcp", help="MCP servers: what they offer")
+    mcp_sub = mcp.add_subparsers(dest="mcp_command", required=True)
+    mcp_list = mcp_sub.add_parser("list", help="every server's tools, prompts and resources, "
+                                  "one per line: SERVER<TAB>tool|prompt|resource<TAB>NAME-or-URI")
+    _add_common(mcp_list)
+    mcp_list.add_argument("--mcp-config", metavar="FILE", action="append", default=[],
+                          help="also list the MCP servers in this Claude-Desktop-style JSON file")
+    mcp_list.add_argument("--json", action="store_true", help="print one JSON document")
 
     sync = sub.add_parser("sync", help="sync chats with your other devices (push and pull once)")
     _add_common(sync)
@@ -94,6 +109,10 @@ def run(argv: list[str]) -> int:
         from desktop.cli.import_cmd import import_command
 
         return import_command(args)
+    if args.command == "mcp":
+        from desktop.cli.mcp_cmd import mcp_command
+
+        return mcp_command(args)
     if args.command == "sync":
         from desktop.cli.sync_cmd import sync_command
 
