@@ -64,7 +64,8 @@ def format_tokens(count: int) -> str:
 def format_price(price: Price) -> str:
     """US dollars per million input / output tokens."""
     def dollars(value: float) -> str:
-        return f"${value:.2f}".rstrip("0").rstrip(".") if value < 10 else f"${value:.0f}"
+        text = f"${value:.2f}" if value < 10 else f"${value:.0f}"
+        return text.removesuffix(".00")
     return f"{dollars(price.input)}/{dollars(price.output)}"
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 #: Cards per row at the dialog's usual width (one column when it is narrow).
 COLUMNS = 2
+PREVIEW_CHARS = 110
 
 
 class StarterCard(QFrame):
@@ -39,10 +41,14 @@ class StarterCard(QFrame):
         name.setObjectName("toolCardName")
         description = QLabel(starter.description)
         description.setWordWrap(True)
-        prompt = QLabel(starter.system_prompt)
+        # The start of its prompt, whole lines only (a height cap cut lines in half).
+        preview = starter.system_prompt
+        if len(preview) > PREVIEW_CHARS:
+            preview = preview[:PREVIEW_CHARS].rsplit(" ", 1)[0] + "…"
+        prompt = QLabel(preview)
         prompt.setObjectName("toolCardMeta")
         prompt.setWordWrap(True)
-        prompt.setMaximumHeight(prompt.fontMetrics().lineSpacing() * 3 + 2)
+        prompt.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         prompt.setToolTip(starter.system_prompt)
         self.add_button = QPushButton("Add")
         self.add_button.setAccessibleName(f"Add {starter.name}")
@@ -86,6 +92,9 @@ class AssistantGallery(QDialog):
         scroll.setWidget(grid_host)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
+        close = buttons.button(QDialogButtonBox.StandardButton.Close)
+        if close is not None:
+            close.setIcon(QIcon())  # (some styles add a themed icon that clashes)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addWidget(scroll, 1)

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from desktop.core.errors import AssistaError
 from desktop.storage.assistants import Assistant
 from desktop.ui import theme
+from desktop.ui.icons import icon
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
@@ -82,10 +83,10 @@ class AssistantsDialog(QDialog):
         self.new_button = QPushButton("New")
         self.duplicate_button = QPushButton("Duplicate")
         self.delete_button = QPushButton("Delete")
-        self.up_button = QPushButton("↑")
+        self.up_button = QPushButton(icon("arrow-up"), "")
         self.up_button.setAccessibleName("Move up")
         self.up_button.setToolTip("Move up (drag to reorder)")
-        self.down_button = QPushButton("↓")
+        self.down_button = QPushButton(icon("arrow-down"), "")
         self.down_button.setAccessibleName("Move down")
         self.down_button.setToolTip("Move down (drag to reorder)")
         self.new_button.clicked.connect(self.new_assistant)

@@ -42,8 +42,9 @@ class ElidingComboBox(QComboBox):
         painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
         field = self.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
                                             QStyle.SubControl.SC_ComboBoxEditField, self)
+        text = option.currentText if self.currentIndex() >= 0 else self.placeholderText()
         option.currentText = self.fontMetrics().elidedText(
-            option.currentText, Qt.TextElideMode.ElideRight, max(0, field.width() - 4))
+            text, Qt.TextElideMode.ElideRight, max(0, field.width() - 4))
         painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
 
     def shown_text(self) -> str:

@@ -62,6 +62,7 @@ class TopBar(QWidget):
         self.provider_combo = ElidingComboBox(max_width=220)
         self.provider_combo.setAccessibleName("Provider")
         self.provider_combo.setToolTip("The provider of this chat")
+        self.provider_combo.setPlaceholderText("No provider")
         self.model_button = ElidedButton(max_width=320)
         self.model_button.setAccessibleName("Model")
         self.model_button.setIcon(icon("chevron-down", "muted"))
@@ -90,9 +91,11 @@ class TopBar(QWidget):
         row.setContentsMargins(14, 8, 14, 8)  # as the start-up skeleton's bar
         row.addWidget(self.title_label)
         row.addSpacing(16)
-        for widget in (self.provider_combo, self.model_button, self.settings_button,
-                       self.assistant_picker, self.providers_button):
-            row.addWidget(widget)
+        # When narrow, the model gets the larger share: its id is what tells models apart.
+        for widget, share in ((self.provider_combo, 2), (self.model_button, 3),
+                              (self.settings_button, 0), (self.assistant_picker, 2),
+                              (self.providers_button, 0)):
+            row.addWidget(widget, share)
         row.addStretch(1)
         row.addWidget(self.usage_label)
         row.addSpacing(8)

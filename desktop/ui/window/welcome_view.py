@@ -13,10 +13,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
-    QGridLayout,
+    QFrame,
+    QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -47,34 +50,21 @@ class WelcomeView(QWidget):
     def __init__(self, over: QWidget) -> None:
         super().__init__(over)
         self.setObjectName("welcomeView")
-        title = QLabel("Welcome to Assista")
-        title.setObjectName("panelTitle")
-        font = title.font()
-        font.setPointSizeF(font.pointSizeF() * 1.5)
-        title.setFont(font)
+        # A heading relative to the widget's font, so that it follows the zoom.
+        title = QLabel("<h2>Welcome to Assista</h2>")
+        title.setTextFormat(Qt.TextFormat.RichText)
         intro = QLabel("Three steps to your first answer:")
         intro.setObjectName("emptyHint")
-        grid = QGridLayout()
-        grid.setHorizontalSpacing(12)
-        grid.setVerticalSpacing(14)
         self.markers: list[QLabel] = []
         self.buttons: list[QPushButton] = []
-        for row, (name, detail, action) in enumerate(STEPS):
-            marker = QLabel(str(row + 1))
-            marker.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            marker.setFixedWidth(icon_px() + 8)
-            heading = QLabel(f"<b>{name}</b>")
-            text = QLabel(detail)
-            text.setWordWrap(True)
-            text.setObjectName("emptyHint")
-            button = QPushButton(action)
-            grid.addWidget(marker, row * 2, 0, Qt.AlignmentFlag.AlignTop)
-            grid.addWidget(heading, row * 2, 1)
-            grid.addWidget(button, row * 2, 2, 2, 1, Qt.AlignmentFlag.AlignTop)
-            grid.addWidget(text, row * 2 + 1, 1)
-            self.markers.append(marker)
-            self.buttons.append(button)
-        grid.setColumnStretch(1, 1)
+        box = QWidget()
+        box.setMaximumWidth(640)
+        inner = QVBoxLayout(box)
+        inner.setSpacing(14)
+        inner.addWidget(title)
+        inner.addWidget(intro)
+        for number, step in enumerate(STEPS, start=1):
+            inner.addLayout(self._step_row(number, *step))
         self.buttons[0].clicked.connect(self.providersRequested)
         self.buttons[1].clicked.connect(self.modelRequested)
         self.buttons[2].clicked.connect(self.askRequested)
@@ -82,23 +72,53 @@ class WelcomeView(QWidget):
                                            "(translator, programmer, editor…)")
         self.starters_button.setObjectName("linkButton")
         self.starters_button.clicked.connect(self.startersRequested)
-
-        column = QVBoxLayout(self)
-        column.setContentsMargins(32, 24, 32, 24)
-        column.addStretch(1)
-        box = QWidget()
-        box.setMaximumWidth(620)
-        inner = QVBoxLayout(box)
-        inner.setSpacing(10)
-        inner.addWidget(title)
-        inner.addWidget(intro)
-        inner.addLayout(grid)
-        inner.addSpacing(6)
+        inner.addSpacing(4)
         inner.addWidget(self.starters_button)
-        column.addWidget(box, 0, Qt.AlignmentFlag.AlignHCenter)
+
+        centred = QHBoxLayout()
+        centred.addStretch(1)
+        centred.addWidget(box, 20)
+        centred.addStretch(1)
+        content = QWidget()
+        column = QVBoxLayout(content)
+        column.setContentsMargins(24, 16, 24, 16)
+        column.addStretch(1)
+        column.addLayout(centred)
         column.addStretch(2)
+        # In a short window the steps scroll rather than squeeze their text.
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+        # Opaque: the chat view's own empty-chat hint must not show through.
+        for widget in (self, content):
+            widget.setAutoFillBackground(True)
+            widget.setBackgroundRole(QPalette.ColorRole.Window)
         over.installEventFilter(self)
         self.setGeometry(over.rect())
+
+    def _step_row(self, number: int, name: str, detail: str, action: str) -> QHBoxLayout:
+        marker = QLabel(str(number))
+        marker.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        marker.setFixedWidth(icon_px() + 8)
+        # One word-wrapped label for heading and text: it gets the height its width
+        # needs (two labels in a grid were cut off at narrow widths).
+        text = QLabel(f"<b>{name}</b><br>{detail}")
+        text.setWordWrap(True)
+        text.setTextFormat(Qt.TextFormat.RichText)
+        button = QPushButton(action)
+        row = QHBoxLayout()
+        row.setSpacing(12)
+        row.addWidget(marker, 0, Qt.AlignmentFlag.AlignTop)
+        row.addWidget(text, 1)
+        row.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
+        self.markers.append(marker)
+        self.buttons.append(button)
+        return row
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         # Cover the chat view whatever its size (it is not in a layout of ours).
