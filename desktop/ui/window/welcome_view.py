@@ -68,12 +68,15 @@ class WelcomeView(QWidget):
         self.buttons[0].clicked.connect(self.providersRequested)
         self.buttons[1].clicked.connect(self.modelRequested)
         self.buttons[2].clicked.connect(self.askRequested)
-        self.starters_button = QPushButton("Or start from a ready-made assistant "
-                                           "(translator, programmer, editor…)")
-        self.starters_button.setObjectName("linkButton")
-        self.starters_button.clicked.connect(self.startersRequested)
+        # A wrapping label, not a button: a button's text would set the least width.
+        self.starters_link = QLabel('Or start from a <a href="starters">ready-made '
+                                    "assistant</a>: translator, programmer, editor…")
+        self.starters_link.setWordWrap(True)
+        self.starters_link.setTextFormat(Qt.TextFormat.RichText)
+        self.starters_link.setAccessibleName("Starter assistants")
+        self.starters_link.linkActivated.connect(lambda _link: self.startersRequested.emit())
         inner.addSpacing(4)
-        inner.addWidget(self.starters_button)
+        inner.addWidget(self.starters_link)
 
         centred = QHBoxLayout()
         centred.addStretch(1)

@@ -141,7 +141,7 @@ def test_a_starter_picked_on_the_welcome_is_the_new_chats_assistant(
     ctx = open_ctx()
     add_provider(ctx, fake_server)
     window = make_window(qtbot, ctx)
-    qtbot.mouseClick(window.welcome.view.starters_button, Qt.MouseButton.LeftButton)
+    window.welcome.view.starters_link.linkActivated.emit("starters")
     gallery = window.welcome.gallery
     qtbot.mouseClick(gallery.card("Programmer").add_button, Qt.MouseButton.LeftButton)
     assistant = window.controller.profile.assistant()
