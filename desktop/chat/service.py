@@ -222,6 +222,10 @@ class ChatService:
 
     async def _run(self, turn: RunningTurn, orchestrator: Orchestrator, plan: TurnPlan,
                    user: Message | None, save: bool) -> None:
+        # MCP servers that ask (sampling, elicitation) during this turn ask for this chat.
+        from desktop.tools.mcp.origin import request_origin
+
+        request_origin.set(turn.session_id)
         try:
             if user is not None:
                 turn.history.append(user)

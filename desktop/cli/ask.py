@@ -34,6 +34,7 @@ from desktop.chat.service import ChatService
 from desktop.chat.turn_plan import TurnOverrides
 from desktop.cli.failure import fail
 from desktop.cli.mcp_inputs import mcp_turn, wants_mcp_inputs
+from desktop.cli.mcp_terminal import TerminalElicitor, TerminalSamplingApprover
 from desktop.core.agent_events import LimitReached, ToolRunFinished, ToolRunStarted
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.events import ErrorEvent, TextDelta, event_to_dict
@@ -199,6 +200,13 @@ async def _ask(ctx: AppContext, args: argparse.Namespace,
         chat = args.session
     config = resolve_provider(ctx, args, service, chat)
     mcp_files = _mcp_files(args)
+    # Servers that ask are answered on the terminal (declined without one); sampling
+    # runs on this run's provider and model.
+    from desktop.chat.sampling import ChatSampler
+
+    sampler = ChatSampler(service, TerminalSamplingApprover(sys.stderr))
+    service.tools.elicitor = TerminalElicitor(sys.stderr)
+    service.tools.sampler = sampler
     await _start_mcp(service, mcp_files, printer.err)
     try:
         prompt, attachments = await mcp_turn(service.tools, args, prompt)
@@ -206,6 +214,7 @@ async def _ask(ctx: AppContext, args: argparse.Namespace,
                              overrides=_overrides(args, service, config, mcp_files),
                              approver=_approver(args), confirm=_confirm_on_tty,
                              save=not args.no_save)
+        sampler.use_model(turn.session_id, config, config.model)
         service.observe(turn.session_id, printer)
         assert turn.task is not None
         await turn.task

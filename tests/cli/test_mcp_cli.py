@@ -141,3 +141,17 @@ def test_ask_with_an_unknown_server_is_one_error_line(
     done = ask(server, tmp_path, "--resource", "nope:memo://readme", "q")
     assert done.returncode == 1
     assert done.stderr == "assista: error: no MCP server named 'nope' (configured: features)\n"
+
+
+def test_ask_without_a_terminal_declines_elicitation_and_denies_sampling(
+        server: FakeOpenAIServer, tmp_path: Path) -> None:
+    server.enqueue_tool_calls([("features__register", "{}"),
+                               ("features__haiku", '{"topic": "rain"}')])
+    server.enqueue_text("done")
+    done = ask(server, tmp_path, "--approve-all", "--allow", "features__register",
+               "--allow", "features__haiku", "go")
+    assert done.returncode == 0, done.stderr
+    results = [m["content"] for m in server.last_chat_body["messages"] if m["role"] == "tool"]
+    assert "not registered: decline" in results[0]
+    assert "The user declined the sampling request." in results[1]
+    assert len(server.chat_requests) == 2  # no sampling request reached the model

@@ -39,11 +39,11 @@ from desktop.core.proxy import Proxy
 from desktop.tools.mcp.config import McpServerConfig
 from desktop.tools.mcp.listing import ServerLists, list_everything
 from desktop.tools.mcp.live_lists import LiveLists, McpEvent, McpObserver
+from desktop.tools.mcp.origin import request_origin
 from desktop.tools.mcp.server_requests import (
     Elicitor,
     Sampler,
     elicitation_callback,
-    request_origin,
     sampling_callback,
 )
 from desktop.tools.mcp.stderr import StderrLog

@@ -6,16 +6,16 @@ The app decides how to answer through two Protocols the caller provides: an
 chat's model). Without one, the request is declined and the capability is not
 advertised, so well-behaved servers do not ask at all.
 
-Which chat a request belongs to is :data:`request_origin`: the chat service sets
-it for the turn, and tool calls inherit it; the connection falls back to the chat
-of the newest call in flight when the SDK runs the callback outside the call.
+Which chat a request belongs to is :data:`desktop.tools.mcp.origin.request_origin`:
+the chat service sets it for the turn, and tool calls inherit it; the connection
+falls back to the chat of the newest call in flight when the SDK runs the callback
+outside the call.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -25,9 +25,6 @@ from mcp.client.session import ClientRequestContext
 from desktop.core.messages import ImagePart, Message, Part, TextPart
 
 log = logging.getLogger(__name__)
-
-#: The chat (session id) on whose behalf MCP calls are made in this context.
-request_origin: ContextVar[str | None] = ContextVar("mcp_request_origin", default=None)
 
 ElicitAction = Literal["accept", "decline", "cancel"]
 ElicitValue = str | int | float | bool | list[str] | None

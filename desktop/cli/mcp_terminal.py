@@ -1,0 +1,91 @@
+"""Servers that ask, answered on the terminal (``assista ask``).
+
+Elicitation: the server's message, then one question per field (its type and
+whether it is required); an empty answer to the first question declines. Sampling:
+the exact messages the server wants the model to answer, then "Allow? [y/N]".
+Both read stdin only when it is a TTY; without one, elicitation is declined and
+sampling denied (the server is told).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+from desktop.core.messages import ImagePart, TextPart
+from desktop.tools.mcp.server_requests import (
+    ElicitationAnswer,
+    ElicitationRequest,
+    SamplingRequest,
+    coerce_answer,
+)
+
+ReadLine = Callable[[str], str]
+
+
+class TerminalElicitor:
+    def __init__(self, err: TextIO, read: ReadLine | None = None,
+                 is_tty: Callable[[], bool] | None = None) -> None:
+        self.err = err
+        self._read = read or input
+        self._is_tty = is_tty or sys.stdin.isatty
+
+    async def __call__(self, request: ElicitationRequest) -> ElicitationAnswer:
+        if not self._is_tty():
+            return ElicitationAnswer.decline()
+        return await asyncio.to_thread(self._ask, request)
+
+    def _ask(self, request: ElicitationRequest) -> ElicitationAnswer:
+        self.err.write(f"\nMCP server {request.server!r} asks: {request.message}\n")
+        if request.url is not None:
+            self.err.write(f"It wants you to open {request.url}\n")
+            answer = self._read("Open it yourself, then confirm [y/N] ").strip().lower()
+            return ElicitationAnswer("accept" if answer in ("y", "yes") else "decline")
+        self.err.write("(an empty first answer declines)\n")
+        raw: dict[str, str] = {}
+        for index, (name, schema) in enumerate(request.fields.items()):
+            label = schema.get("title") or name
+            hint = schema.get("description") or schema.get("type", "text")
+            mark = "" if name in request.required else ", optional"
+            raw[name] = self._read(f"{label} ({hint}{mark}): ")
+            if index == 0 and not raw[name].strip():
+                return ElicitationAnswer.decline()
+        while True:
+            try:
+                return ElicitationAnswer("accept", coerce_answer(request, raw))
+            except ValueError as exc:
+                name = str(exc).split(" ", 1)[0]
+                self.err.write(f"{exc}\n")
+                raw[name] = self._read(f"{name}: ")
+
+
+class TerminalSamplingApprover:
+    def __init__(self, err: TextIO, read: ReadLine | None = None,
+                 is_tty: Callable[[], bool] | None = None) -> None:
+        self.err = err
+        self._read = read or input
+        self._is_tty = is_tty or sys.stdin.isatty
+
+    async def __call__(self, request: SamplingRequest) -> bool:
+        if not self._is_tty():
+            return False
+        self.err.write(describe_sampling(request))
+        answer = await asyncio.to_thread(self._read, "Allow? [y/N] ")
+        return answer.strip().lower() in ("y", "yes")
+
+
+def describe_sampling(request: SamplingRequest) -> str:
+    """The request exactly as the model would get it, for the user to approve."""
+    lines = [f"\nMCP server {request.server!r} asks the model to answer "
+             f"(at most {request.max_tokens} tokens):"]
+    if request.system_prompt:
+        lines.append(f"[system] {request.system_prompt}")
+    for message in request.messages:
+        for part in message.parts:
+            if isinstance(part, TextPart):
+                lines.append(f"[{message.role}] {part.text}")
+            elif isinstance(part, ImagePart):
+                lines.append(f"[{message.role}] (an image, {part.media_type})")
+    return "\n".join(lines) + "\n"
