@@ -179,6 +179,15 @@ class ChatProfiles:
             return assistant.model
         return config.model
 
+    def saved_extra(self, chat: NewChat) -> dict[str, object] | None:
+        """What a new chat keeps in its session row's ``extra`` when it is saved."""
+        extra: dict[str, object] = {}
+        if chat.disabled_tools:
+            extra[DISABLED_TOOLS_KEY] = list(chat.disabled_tools)
+        if not chat.options.is_default():
+            extra[CHAT_OPTIONS_KEY] = chat.options.to_json()
+        return extra or None
+
     # -- tool switches -------------------------------------------------------------------
 
     def disabled_tools(self, chat: ChatRef) -> list[str]:

@@ -18,7 +18,6 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from desktop.chat.approvals import ApprovalBoard, PendingApproval
-from desktop.chat.chat_options import CHAT_OPTIONS_KEY
 from desktop.chat.chat_settings import ChatSettings
 from desktop.chat.chat_tools import ChatTools
 from desktop.chat.events import (
@@ -32,7 +31,7 @@ from desktop.chat.events import (
 from desktop.chat.generation_stats import GenerationMeter
 from desktop.chat.limiter import ProviderLimiter
 from desktop.chat.message_edits import CONTINUATION_KEY, CONTINUE_PROMPT, MessageEdits
-from desktop.chat.profile import DISABLED_TOOLS_KEY, ChatProfiles, ChatRef, NewChat
+from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
 from desktop.chat.running import RunningTurn
 from desktop.chat.titling import ChatTitler
 from desktop.chat.turn_plan import TurnOverrides, TurnPlan, plan_turn
@@ -183,15 +182,10 @@ class ChatService:
                                              model=plan.model)
             return chat
         names = [getattr(p, "name", None) or "attachment" for p in attachments]
-        extra: dict[str, object] = {}
-        if chat.disabled_tools:
-            extra[DISABLED_TOOLS_KEY] = list(chat.disabled_tools)
-        if not chat.options.is_default():
-            extra[CHAT_OPTIONS_KEY] = chat.options.to_json()
         info = self.ctx.sessions.create_session(
             title=auto_title(text or " ".join(names)), provider_id=plan.config.id,
             model=plan.model, workspace=plan.workspace, system_prompt=chat.system_prompt,
-            assistant_id=chat.assistant_id, extra=extra or None)
+            assistant_id=chat.assistant_id, extra=self.profiles.saved_extra(chat))
         self.titles.chat_created(info.id, info.title, plan.config, plan.model,
                                  text or " ".join(names))
         self.tools.move_grants(_draft_key(chat), info.id)
