@@ -143,11 +143,30 @@ def _rescale() -> None:
     app = QApplication.instance()
     if isinstance(app, QApplication):
         font = QFont(app.font())
+        old_size = font.pointSizeF()
         font.setPointSizeF(font_size())
         app.setFont(font)
         if _STYLED:
             app.setStyleSheet(stylesheet(colors()))
+        # (after the stylesheet: repolishing puts back the fonts widgets had before)
+        _scale_own_fonts(app, font_size() / old_size if old_size > 0 else 1.0)
     notifier().changed.emit()
+
+
+def _scale_own_fonts(app: QApplication, ratio: float) -> None:
+    """Widgets that set a font of their own (a larger title, a monospace view) do not
+    inherit the application font: scale theirs by the same ratio, so the zoom reaches
+    every widget (one that recomputes its font on ``changed`` overrides this anyway)."""
+    from PySide6.QtCore import Qt
+
+    if abs(ratio - 1.0) < 1e-6:
+        return
+    for widget in app.allWidgets():
+        if widget.testAttribute(Qt.WidgetAttribute.WA_SetFont):
+            own = widget.font()
+            if own.pointSizeF() > 0:
+                own.setPointSizeF(max(1.0, own.pointSizeF() * ratio))
+                widget.setFont(own)
 
 
 def chat_font(base: QFont | None = None) -> QFont:

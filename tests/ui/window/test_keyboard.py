@@ -80,6 +80,9 @@ def test_the_shortcut_list_is_read_from_the_menus(
 def test_zoom_changes_every_widgets_font(
     qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
 ) -> None:
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    theme.apply_theme(app, "light")  # (as the app does at start: the stylesheet sizes icons)
     window = _active(qtbot, open_ctx())
     widgets = [w for w in window.findChildren(QWidget) if w.isVisibleTo(window)]
     before = {id(w): w.fontInfo().pointSizeF() for w in widgets}
