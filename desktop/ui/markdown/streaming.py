@@ -113,8 +113,9 @@ class IncrementalMarkdown:
         return pending
 
     def _open_code_pieces(self, pending: str) -> list[Block] | None:
-        """``pending`` as pieces when it is one long code block whose fence is still
-        open; None otherwise (then it is rendered the usual way)."""
+        """``pending`` as pieces when it is one code block whose fence is still open;
+        None otherwise (then it is rendered the usual way). Short blocks too: their
+        complete lines are highlighted once, not again on every frame."""
         opener = _OPENER.match(pending)
         if opener is None or "\r" in pending or "\0" in pending:
             return None
@@ -124,12 +125,12 @@ class IncrementalMarkdown:
         code = pending[opener.end():]
         closing = re.compile(rf"^ {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}[ \t]*$",
                              re.MULTILINE)
-        if code.count("\n") < 2 * CODE_PIECE_LINES or closing.search(code):
-            return None  # short (cheap to render whole) or closed
+        if closing.search(code):
+            return None  # closed: rendered whole, exactly
         lang = info.strip().split(" ")[0]
         lines = code.splitlines(keepends=True)
         done = (code.count("\n") // CODE_PIECE_LINES) * CODE_PIECE_LINES
-        if done == len(lines):  # keep the last complete piece open: it may still grow
+        if done and done == len(lines):  # keep the last complete piece open: it may grow
             done -= CODE_PIECE_LINES
         key = (marker, lang)
         if self._pieces_key != key:
@@ -139,7 +140,8 @@ class IncrementalMarkdown:
             self._pieces.append(Block("code", self.renderer.code_html(chunk, lang), chunk,
                                       lang, joins_prev=bool(start), joins_next=True))
         rest = "".join(lines[done:])
-        last = Block("code", self._open_piece_html(rest, lang), rest, lang, joins_prev=True)
+        last = Block("code", self._open_piece_html(rest, lang), rest, lang,
+                     joins_prev=done > 0)
         return [*self._pieces[:done // CODE_PIECE_LINES], last]
 
     def _open_piece_html(self, code: str, lang: str) -> str:
