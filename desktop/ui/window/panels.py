@@ -106,15 +106,20 @@ class ResponsivePanels(QWidget):
     # -- what the user switches ------------------------------------------------------------
 
     def set_tools_visible(self, visible: bool) -> None:
-        """The Tool activity switch: inline, or as a drawer when narrow."""
-        self.tools_wanted = visible
+        """The Tool activity switch: inline it shows or hides the panel (and is remembered);
+        when narrow any press opens or closes the drawer, which starts closed — a drawer
+        open by default would cover half a small window."""
         if self._tools_inline:
+            self.tools_wanted = visible
             self.sidebar.setVisible(visible)
         else:
-            self.tools_drawer.setVisible(visible)
-            if visible:
-                self._place_drawers()
-                self.tools_drawer.raise_()
+            self.show_tools_drawer(not self.tools_drawer.isVisible())
+
+    def show_tools_drawer(self, shown: bool) -> None:
+        self.tools_drawer.setVisible(shown)
+        if shown:
+            self._place_drawers()
+            self.tools_drawer.raise_()
 
     def tools_inline(self) -> bool:
         return self._tools_inline
@@ -143,6 +148,9 @@ class ResponsivePanels(QWidget):
 
     def make_room_for_tools(self, width: int = 320) -> None:
         """An approval waits: Tool activity wide enough to read its card."""
+        if not self._tools_inline:
+            self.show_tools_drawer(True)
+            return
         self.set_tools_visible(True)
         sizes = self.splitter.sizes()
         if self._tools_inline and len(sizes) == 3 and sizes[2] < 200:
@@ -169,13 +177,18 @@ class ResponsivePanels(QWidget):
         self._relayout()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if (event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent)
-                and event.key() == Qt.Key.Key_Escape and watched is self.sessions
-                and self.chats_drawer.isVisible()):
+        """Esc in a drawer closes it and gives the focus back to the chat."""
+        if not (event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent)
+                and event.key() == Qt.Key.Key_Escape):
+            return False
+        if watched is self.sessions and self.chats_drawer.isVisible():
             self.show_chat_list(False)
-            self.chat.setFocus()
-            return True
-        return False
+        elif watched is self.sidebar and self.tools_drawer.isVisible():
+            self.show_tools_drawer(False)
+        else:
+            return False
+        self.chat.setFocus()
+        return True
 
     def _relayout(self) -> None:
         scale = theme.ui_scale()
@@ -191,8 +204,8 @@ class ResponsivePanels(QWidget):
         if tools != self._tools_inline:
             self._tools_inline = tools
             self._move(self.sidebar, self.tools_drawer, 2, inline=tools)
-            self.sidebar.setVisible(self.tools_wanted)
-            self.tools_drawer.setVisible(not tools and self.tools_wanted)
+            self.sidebar.setVisible(self.tools_wanted or not tools)
+            self.tools_drawer.hide()
         if chats != self._chats_inline:
             self._chats_inline = chats
             self._move(self.sessions, self.chats_drawer, 0, inline=chats)

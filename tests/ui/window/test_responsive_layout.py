@@ -95,8 +95,16 @@ def test_narrow_windows_show_the_side_panels_as_drawers(
     window.resize(900, 700)
     qtbot.waitUntil(lambda: not panels.tools_inline())
     assert panels.chats_inline() and window.splitter.indexOf(window.sidebar) == -1
-    assert panels.tools_drawer.isVisible()  # Tool activity was on: over the chat
-    window.top_bar.sidebar_button.setChecked(False)
+    # Tool activity was on: now a drawer, closed until asked for (it would cover the chat)
+    assert not panels.tools_drawer.isVisible()
+    window.top_bar.toggle_sidebar()
+    assert panels.tools_drawer.isVisible()
+    assert panels.tools_drawer.geometry().right() == panels.rect().right()
+    qtbot.keyClick(window.sidebar, Qt.Key.Key_Escape)
+    assert not panels.tools_drawer.isVisible()
+    window.top_bar.toggle_sidebar()
+    assert panels.tools_drawer.isVisible()
+    window.top_bar.toggle_sidebar()
     assert not panels.tools_drawer.isVisible()
 
     window.resize(640, 480)
@@ -126,5 +134,5 @@ def test_no_control_overlaps_or_is_clipped_at_640x480(
     send(qtbot, window, "hello")
     assert layout_problems(window.panels, window) == []
     window.panels.show_chat_list(True)
-    window.top_bar.set_sidebar_visible(True)
+    window.panels.show_tools_drawer(True)
     assert layout_problems(window.panels, window) == []
