@@ -25,11 +25,13 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QResizeEvent,
-    QTextCursor,
 )
-from PySide6.QtWidgets import QApplication, QMenu, QSizePolicy, QWidget
+from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
 
 from desktop.ui.chat.chat_selection import BodyKey, BodyRange, Endpoint, SelectionModel
+from desktop.ui.markdown import segment_text
+from desktop.ui.markdown.body_menu import build_body_menu
+from desktop.ui.markdown.body_pointer import BodyPointer
 from desktop.ui.markdown.renderer import is_safe_link, renderer
 from desktop.ui.markdown.segments import DocStyle, Segment
 from desktop.ui.markdown.streaming import IncrementalMarkdown, Update
@@ -71,10 +73,7 @@ class MarkdownView(QWidget):
         self._last_render = 0.0
         self._render_cost = 0.0
         self.render_count = 0
-        self._press: QPointF | None = None
-        self._press_anchor = ""
-        self._dragging = False
-        self._hover_copy = -1
+        self.pointer = BodyPointer(self)  # selection, links and Copy buttons by mouse
         self._copied = -1
         self._background: QColor | None = None
         if selection is None:
@@ -153,13 +152,7 @@ class MarkdownView(QWidget):
                 if s.block.kind == "code" and not s.block.joins_prev]
 
     def _code_of(self, index: int) -> str:
-        """The code of the block that segment ``index`` starts (all its pieces)."""
-        pieces = [self._segments[index].block.code]
-        for segment in self._segments[index + 1:]:
-            if not segment.block.joins_prev:
-                break
-            pieces.append(segment.block.code)
-        return "".join(pieces)
+        return segment_text.code_of(self._segments, index)
 
     def is_streaming(self) -> bool:
         return self._stream is not None
@@ -287,66 +280,33 @@ class MarkdownView(QWidget):
             painter.save()
             painter.translate(0, segment.top)
             segment.paint(painter, self.width(), ranges.get(index),
-                          copy_hover=index == self._hover_copy, copied=index == self._copied,
+                          copy_hover=index == self.pointer.hover_copy, copied=index == self._copied,
                           clip=QRectF(rect).translated(0, -segment.top))
             painter.restore()
         painter.end()
 
     def _segment_ranges(self) -> dict[int, tuple[int, int]]:
-        span = self.selection.range_for(self.key)
-        if span is None:
-            return {}
-        seg_a, pos_a, seg_b, pos_b = span
-        if seg_b < 0:
-            seg_b, pos_b = len(self._segments) - 1, -1
-        out: dict[int, tuple[int, int]] = {}
-        for index in range(max(0, seg_a), min(seg_b, len(self._segments) - 1) + 1):
-            segment = self._segments[index]
-            start = pos_a if index == seg_a else 0
-            end = pos_b if index == seg_b and pos_b >= 0 else segment.end_position()
-            out[index] = (start, end)
-        return out
+        return segment_text.segment_ranges(self._segments, self.selection.range_for(self.key))
 
     # -- positions and text -------------------------------------------------------------
 
     def segment_at(self, y: float) -> int:
-        if not self._segments:
-            return -1
-        return max(0, bisect.bisect_right(self._tops, y) - 1)
+        return segment_text.segment_at(self._tops, y) if self._segments else -1
 
     def endpoint_at(self, point: QPointF) -> Endpoint:
-        index = self.segment_at(point.y())
-        if index < 0:
-            return (self.key, 0, 0)
-        segment = self._segments[index]
-        if point.y() > segment.top + segment.height:
-            return (self.key, index, segment.end_position())
-        return (self.key, index, segment.cursor_at(point - QPointF(0, segment.top)))
+        return segment_text.endpoint_at(self._segments, self._tops, self.key, point)
 
     def start_endpoint(self) -> Endpoint:
         return (self.key, 0, 0)
 
     def end_endpoint(self) -> Endpoint:
-        if not self._segments:
-            return (self.key, 0, 0)
-        return (self.key, len(self._segments) - 1, self._segments[-1].end_position())
+        return segment_text.end_endpoint(self._segments, self.key)
 
     def text_range(self, span: BodyRange) -> str:
-        seg_a, pos_a, seg_b, pos_b = span
-        if seg_b < 0:
-            seg_b, pos_b = len(self._segments) - 1, -1
-        parts = []
-        for index in range(max(0, seg_a), min(seg_b, len(self._segments) - 1) + 1):
-            segment = self._segments[index]
-            start = pos_a if index == seg_a else 0
-            end = pos_b if index == seg_b and pos_b >= 0 else None
-            parts.append(segment.plain_text(start, end))
-        return "\n\n".join(parts)
+        return segment_text.text_range(self._segments, span)
 
     def text_in(self, key: BodyKey, start: Endpoint, end: Endpoint) -> str:
-        first = (start[1], start[2]) if start[0] == key else (0, 0)
-        last = (end[1], end[2]) if end[0] == key else (-1, -1)
-        return self.text_range((*first, *last))
+        return segment_text.text_in(self._segments, key, start, end)
 
     def _locate_local(self, global_point: QPoint) -> Endpoint:
         return self.endpoint_at(QPointF(self.mapFromGlobal(global_point)))
@@ -356,78 +316,34 @@ class MarkdownView(QWidget):
 
     # -- mouse and keys -----------------------------------------------------------------
 
-    def _copy_hit(self, point: QPointF) -> int:
-        index = self.segment_at(point.y())
-        if index < 0:
-            return -1
-        rect = self._segments[index].copy_rect(self.width())
-        local = point - QPointF(0, self._segments[index].top)
-        return index if rect is not None and rect.contains(local) else -1
+    def segment_kind(self, index: int) -> str:
+        return self._segments[index].block.kind
 
-    def _anchor_at(self, point: QPointF) -> str:
+    def anchor_at(self, point: QPointF) -> str:
         index = self.segment_at(point.y())
         if index < 0:
             return ""
         segment = self._segments[index]
         return segment.anchor_at(point - QPointF(0, segment.top))
 
+    def segment(self, index: int) -> Segment:
+        return self._segments[index]
+
     def mousePressEvent(self, event: QMouseEvent) -> None:
-        if event.button() != Qt.MouseButton.LeftButton:
+        if not self.pointer.press(event):
             super().mousePressEvent(event)
-            return
-        point = event.position()
-        hit = self._copy_hit(point)
-        if hit >= 0:
-            self.copy_code(hit)
-            return
-        self._press = point
-        self._press_anchor = self._anchor_at(point)
-        self._dragging = False
-        shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
-        self.selection.start(self.endpoint_at(point), extend=shift)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        point = event.position()
-        if self._press is not None and event.buttons() & Qt.MouseButton.LeftButton:
-            distance = (point - self._press).manhattanLength()
-            if distance >= QApplication.startDragDistance():
-                self._dragging = True
-            if self._dragging:
-                self.selection.extend_to(event.globalPosition().toPoint())
-            return
-        hover = self._copy_hit(point)
-        if hover != self._hover_copy:
-            self._hover_copy = hover
-            self.update()
-        anchor = self._anchor_at(point)
-        pointing = hover >= 0 or bool(anchor)
-        self.setCursor(Qt.CursorShape.PointingHandCursor if pointing
-                       else Qt.CursorShape.IBeamCursor)
-        self.setToolTip(anchor)
+        self.pointer.move(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
-        clicked = self._press is not None and not self._dragging and bool(self._press_anchor)
-        if clicked and self._anchor_at(event.position()) == self._press_anchor:
-            self.selection.clear()
-            self.open_link(self._press_anchor)
-        self._press = None
-        self._dragging = False
+        self.pointer.release(event)
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
-        index = self.segment_at(event.position().y())
-        if index < 0:
-            return
-        segment = self._segments[index]
-        cursor = QTextCursor(segment.doc)
-        cursor.setPosition(segment.cursor_at(event.position() - QPointF(0, segment.top)))
-        cursor.select(QTextCursor.SelectionType.WordUnderCursor)
-        self.selection.set_range((self.key, index, cursor.selectionStart()),
-                                 (self.key, index, cursor.selectionEnd()))
+        self.pointer.double_click(event)
 
     def leaveEvent(self, event: QEvent) -> None:
-        if self._hover_copy >= 0:
-            self._hover_copy = -1
-            self.update()
+        self.pointer.leave()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.matches(QKeySequence.StandardKey.Copy):
@@ -443,26 +359,7 @@ class MarkdownView(QWidget):
         menu.popup(event.globalPos())
 
     def build_menu(self, point: QPointF) -> QMenu:
-        menu = QMenu(self)
-        copy = menu.addAction("Copy", self.selection.copy)
-        copy.setShortcut(QKeySequence.StandardKey.Copy)
-        copy.setEnabled(self.selection.has_selection())
-        index = self.segment_at(point.y())
-        if index >= 0 and self._segments[index].block.kind == "code":
-            menu.addAction("Copy code block", lambda: self.copy_code(index))
-        anchor = self._anchor_at(point)
-        if anchor:
-            menu.addAction("Copy link address",
-                           lambda: QGuiApplication.clipboard().setText(anchor))
-        menu.addAction("Select all", self.selection.select_all)
-        owner = self.parentWidget()
-        while owner is not None and not hasattr(owner, "message_actions"):
-            owner = owner.parentWidget()
-        if owner is not None:
-            menu.addSeparator()
-            for action in owner.message_actions():
-                menu.addAction(action)
-        return menu
+        return build_body_menu(self, point)
 
     # -- actions --------------------------------------------------------------------------
 
