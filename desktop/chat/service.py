@@ -10,8 +10,8 @@ finishes, and is then marked unread. Qt-free.
 from __future__ import annotations
 
 import asyncio
-import enum
 import contextlib
+import enum
 import logging
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -127,8 +127,8 @@ class ChatService:
     def start(self, chat: ChatRef, text: str, attachments: Sequence[Part] = (), *,
               branch_from: str | None = None, regenerate: bool = False,
               overrides: TurnOverrides | None = None,
-              approver: Approver | None | UseBoard = BOARD,
-              confirm: ConfirmContinue | None | UseBoard = BOARD, save: bool = True,
+              approver: Approver | UseBoard | None = BOARD,
+              confirm: ConfirmContinue | UseBoard | None = BOARD, save: bool = True,
               continuation: bool = False) -> RunningTurn:
         """Start a turn of ``chat`` (a new chat is created first) and return it at
         once; raises ConfigError (a sentence for the user) when it cannot start.
@@ -193,8 +193,8 @@ class ChatService:
         return info.id
 
     def _build(self, turn: RunningTurn, plan: TurnPlan, overrides: TurnOverrides | None,
-               approver: Approver | None | UseBoard,
-               confirm: ConfirmContinue | None | UseBoard) -> Orchestrator:
+               approver: Approver | UseBoard | None,
+               confirm: ConfirmContinue | UseBoard | None) -> Orchestrator:
         settings = self.ctx.settings.current
         sid = turn.session_id
         raw = self.ctx.build_provider(plan.config, on_retry=partial(self._retrying, turn,
