@@ -164,11 +164,12 @@ def test_a_stdio_server_runs_shows_its_tools_and_stderr(
         qtbot.waitUntil(lambda: running(window, "test"), timeout=30000)
         qtbot.waitUntil(lambda: "running · 9 tools" in dialog.server_list.item(0).text(),
                         timeout=5000)
-        # The missing command shows as an error (it keeps retrying with backoff)
-        qtbot.waitUntil(lambda: "was not found" in dialog.server_list.item(1).toolTip(),
+        # The missing command fails at once, saying so (issue 19: no retries)
+        qtbot.waitUntil(lambda: "command not found" in dialog.server_list.item(1).toolTip(),
                         timeout=30000)
         dialog.server_list.setCurrentRow(1)
-        assert "was not found on the login-shell PATH" in form.status_label.text()
+        assert "command not found:" in form.status_label.text()
+        assert "not on the login-shell PATH" in form.status_label.text()
         assert not form.tools_table.isVisibleTo(form)
         dialog.server_list.setCurrentRow(0)
         tools = [cell(form.tools_table, r, 0).text() for r in range(form.tools_table.rowCount())]
