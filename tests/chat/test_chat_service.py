@@ -163,7 +163,7 @@ async def test_an_approval_from_a_chat_nobody_watches_waits_on_the_board(
     from tests.support.openai_server import tool_call_stream
 
     server.enqueue(ScriptedResponse(chunks=tool_call_stream(
-        [("fetch_url", '{"url": "http://127.0.0.1:9/notes"}')])))
+        [("fetch_url", '{"url": "https://example.com/notes"}')])))
     server.enqueue(ScriptedResponse(chunks=text_stream("I was not allowed to look.")))
     asked: list[PendingApproval] = []
     service.approvals.on_request.append(asked.append)

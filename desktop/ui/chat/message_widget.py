@@ -113,7 +113,10 @@ class MessageWidget(QFrame):
         return QColor(theme.colors()["user_bg" if self.role == "user" else "assistant_bg"])
 
     def _build_header(self, message: Message, show: bool) -> None:
-        row = MessageHeader(message.role, self._header_text(message), self._fill_copy_menu)
+        # (parented at once: a parentless widget made visible is a window of its own,
+        # which would take the focus from the main window and with it its shortcuts)
+        row = MessageHeader(message.role, self._header_text(message), self._fill_copy_menu,
+                            self)
         row.title.setToolTip(datetime.fromtimestamp(message.created_at).isoformat(" ",
                                                                                   "seconds"))
         row.copy_button.clicked.connect(self.copy_markdown)

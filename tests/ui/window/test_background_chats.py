@@ -8,7 +8,7 @@ from typing import Any
 
 import qasync
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop.app import AppContext
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
@@ -156,7 +156,7 @@ def test_an_approval_from_a_background_chat_names_it_and_leads_there(
     window = make_window(qtbot, ctx)
     controller = window.controller
     fake_server.enqueue(ScriptedResponse(chunks=tool_call_stream(
-        [("fetch_url", '{"url": "http://127.0.0.1:9/page"}')])))
+        [("fetch_url", '{"url": "https://example.com/page"}')])))
     fake_server.enqueue(ScriptedResponse(chunks=text_stream("Could not look.")))
     qtbot.keyClicks(window.composer.input, "Look at my page")
     qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
@@ -193,3 +193,39 @@ def test_the_desktop_is_told_only_when_the_window_is_not_in_front(qtbot: Any) ->
     qtbot.waitUntil(window.isActiveWindow, timeout=5000)
     assert not notifier.notify("Approval needed", "again")
     assert len(notifier.sent) == 1
+
+
+def test_an_answer_opens_no_window_of_its_own(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    """A widget made visible before it has a parent becomes a window of its own, which
+    takes the focus (and so every shortcut) from the main window."""
+    from PySide6.QtCore import QEvent, QObject
+
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    shown: list[str] = []
+
+    class Watch(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.Show and isinstance(watched, QWidget) and \
+                    watched.isWindow() and watched is not window and \
+                    watched.windowType() not in (Qt.WindowType.Popup, Qt.WindowType.ToolTip):
+                shown.append(type(watched).__name__)
+            return False
+
+    watch = Watch()
+    app = QApplication.instance()
+    assert app is not None
+    app.installEventFilter(watch)
+    try:
+        fake_server.enqueue(ScriptedResponse(chunks=text_stream("An answer. " * 20)))
+        with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
+            qtbot.keyClicks(window.composer.input, "hello")
+            qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
+    finally:
+        app.removeEventFilter(watch)
+    assert shown == []
