@@ -270,6 +270,7 @@ class AppContext:
         built-ins, plus MCP tools when given), approval policies from settings,
         persisted "always" grants, and the caller's approver (none: Ask = denied)."""
         from desktop.tools.executor import ToolExecutor
+        from desktop.tools.trust import ToolTrust
         from desktop.tools.workspace import Workspace
 
         if not enabled:
@@ -289,6 +290,7 @@ class AppContext:
             registry, space, set(enabled), timeout_s=settings.agent.tool_timeout_s,
             policies=policies, approver=approver, grants=self.grants,
             chat_grants=chat_grants, on_progress=on_progress, proxy=self.proxy,
+            trust=ToolTrust.from_settings(settings),
         )
 
     @property

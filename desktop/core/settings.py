@@ -93,6 +93,13 @@ class AppSettings(BaseModel):
     theme: Literal["system", "light", "dark"] = "system"
     # Approval policy per tool name ("allow" | "ask" | "deny"), over each tool's default.
     tool_policies: dict[str, Literal["allow", "ask", "deny"]] = Field(default_factory=dict)
+    # Hosts, addresses or networks (127.0.0.1, .corp.example, 10.0.0.0/8) fetch_url may
+    # reach although they are local or private (refused by default: a page could make
+    # the model fetch the router or a cloud metadata service).
+    fetch_allow_hosts: list[str] = Field(default_factory=list)
+    # Environment variables run_command passes on besides its scrubbed base set (names;
+    # keys and tokens stay out unless named here).
+    command_env: list[str] = Field(default_factory=list)
     # MCP servers, as desktop.tools.mcp.config.McpServerConfig dictionaries.
     mcp_servers: list[dict[str, Any]] = Field(default_factory=list)
     # One proxy for every request the app makes (providers, model lists, fetch_url,

@@ -45,6 +45,7 @@ from desktop.tools.results import (
     error_content,
     success_content,
 )
+from desktop.tools.trust import ToolTrust
 from desktop.tools.validation import validate_arguments
 from desktop.tools.workspace import Workspace
 
@@ -93,6 +94,7 @@ class ToolExecutor:
         on_progress: ProgressSink | None = None,
         locks: PathLocks | None = None,
         proxy: Proxy | None = None,
+        trust: ToolTrust | None = None,
     ) -> None:
         if timeout_s <= 0:
             raise ValueError("timeout_s must be positive")
@@ -107,6 +109,7 @@ class ToolExecutor:
         self.on_progress = on_progress
         self.locks = locks if locks is not None else SHARED_PATH_LOCKS
         self.proxy = proxy
+        self.trust = trust or ToolTrust()
         self._running: dict[str, _Running] = {}
         if self.enabled is not None:
             unknown = sorted(self.enabled - set(registry.names()))
@@ -207,6 +210,7 @@ class ToolExecutor:
             result_budget=max(self.max_result_chars - _ENVELOPE_RESERVE, 1_000),
             default_timeout_s=self.timeout_s,
             proxy=self.proxy,
+            trust=self.trust,
             on_output=lambda text, stream: self._emit(
                 ToolProgress(call.id, call.name, "output", text, stream)
             ),

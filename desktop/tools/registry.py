@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from desktop.core.errors import ToolError
 from desktop.core.provider import ToolSpec
 from desktop.tools.approval import POLICIES, ApprovalPreview, Policy
+from desktop.tools.trust import ToolTrust
 from desktop.tools.validation import build_validator
 from desktop.tools.workspace import Workspace, no_workspace_error
 
@@ -58,7 +59,8 @@ class ToolContext:
     roughly how many characters of result the executor will keep; tools that can
     return a lot should size their output to fit it. ``proxy``: the route for the
     HTTP requests a tool makes (None: httpx's defaults, which read the proxy
-    variables of the environment).
+    variables of the environment). ``trust``: what the user lets tools reach beyond
+    their safe defaults (fetch allow-list, environment variables for commands).
     """
 
     workspace: Workspace | None = None
@@ -69,6 +71,7 @@ class ToolContext:
     on_output: Callable[[str, str], None] | None = None
     proxy: Proxy | None = None
     on_progress: Callable[[float, float | None, str | None], None] | None = None
+    trust: ToolTrust = field(default_factory=ToolTrust)
 
     def require_workspace(self) -> Workspace:
         """The workspace, or a ``no_workspace`` ToolError telling the model none is selected."""

@@ -129,6 +129,8 @@ async def fetch(ctx: AppContext, url: str) -> dict[str, Any]:
 async def test_fetch_url_follows_the_setting(ctx: AppContext, proxy: StreamingProxy) -> None:
     with FakeOpenAIServer(models=["m1"]) as server:
         page = f"{server.base_url}/models"
+        assert (await fetch(ctx, page))["error"]["code"] == "blocked_address"
+        ctx.settings.update(fetch_allow_hosts=["127.0.0.1"])  # the user's allow-list
         assert "m1" in (await fetch(ctx, page))["result"]["text"]
         assert proxy.seen == []
         use_proxy(ctx, proxy)

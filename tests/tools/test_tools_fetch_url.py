@@ -15,6 +15,7 @@ from desktop.tools import ToolContext, ToolExecutor, builtin_registry
 from desktop.tools.approval import allow_all
 from desktop.tools.builtins import fetch_url as fetch_module
 from desktop.tools.builtins.fetch_url import fetch_url_tool
+from desktop.tools.trust import ToolTrust
 
 PAGE = (
     "<!doctype html><html><head><title>Test page</title><style>p{color:red}</style>"
@@ -90,8 +91,11 @@ def site(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         server.server_close()
 
 
-async def fetch(url: str, **extra: Any) -> dict[str, Any]:
-    executor = ToolExecutor(builtin_registry(), None, approver=allow_all)
+LOOPBACK_ALLOWED = ToolTrust(fetch_allow_hosts=("127.0.0.1",))
+
+
+async def fetch(url: str, *, trust: ToolTrust = LOOPBACK_ALLOWED, **extra: Any) -> dict[str, Any]:
+    executor = ToolExecutor(builtin_registry(), None, approver=allow_all, trust=trust)
     part = await executor.run(
         ToolCallPart(id="f", name="fetch_url", arguments=json.dumps({"url": url, **extra}))
     )

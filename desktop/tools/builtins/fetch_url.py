@@ -4,21 +4,31 @@ Requests go through the proxy the executor hands over in :class:`ToolContext`
 (the app's Preferences; SOCKS through httpx[socks]); without one, httpx reads the
 proxy variables of the environment. At most :data:`MAX_DOWNLOAD_BYTES` are
 read; non-text content (images, PDFs, archives...) is refused without being
-downloaded. HTML is turned into plain text (see :mod:`._html`).
+downloaded. HTML is turned into plain text (see :mod:`._html`). Local, private and
+other non-public addresses are refused unless the user allows the host (see
+:mod:`._netguard`); redirects are followed on the approved host only.
 """
 
 from __future__ import annotations
 
 import codecs
 import copy
+import os
 import re
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from desktop.core.errors import ToolError
+from desktop.core.proxy import Proxy
 from desktop.tools.approval import ApprovalPreview
 from desktop.tools.builtins._common import kib
 from desktop.tools.builtins._html import html_to_text
+from desktop.tools.builtins._netguard import (
+    AllowList,
+    BlockedAddress,
+    guarded_transport,
+    literal_refusal,
+)
 from desktop.tools.errors import ToolFailure
 from desktop.tools.registry import Tool, ToolContext
 
@@ -109,6 +119,9 @@ def check_url(url: str) -> str:
 
 async def _preview(args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
     url = check_url(args["url"])
+    refusal = literal_refusal(urlsplit(url).hostname or "", AllowList(ctx.trust.fetch_allow_hosts))
+    if refusal is not None:  # refused anyway: the model is told without asking the user
+        raise ToolError(str(refusal), code="blocked_address")
     return ApprovalPreview("url", url, f"Fetch {urlsplit(url).hostname}")
 
 
@@ -149,39 +162,66 @@ async def _handle(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,"
         "*/*;q=0.5",
     }
-    routing: dict[str, Any] = {"trust_env": True}
-    if ctx.proxy is not None:
-        routing = ctx.proxy.client_kwargs()
+    allow = AllowList(ctx.trust.fetch_allow_hosts)
+    # With a transport of our own httpx ignores the proxy variables: read them here.
+    proxy = ctx.proxy or Proxy.from_settings("", "", os.environ)
     try:
-        async with (
-            httpx.AsyncClient(
-                **routing,
-                follow_redirects=True,
-                max_redirects=MAX_REDIRECTS,
-                timeout=httpx.Timeout(30.0, connect=15.0),
-                headers=headers,
-            ) as client,
-            client.stream("GET", url) as response,
-        ):
-            return await _read(response, url, max_chars, bool(args.get("raw", False)))
-    except httpx.TooManyRedirects:
-        raise ToolError(
-            f"{url} redirected more than {MAX_REDIRECTS} times.", code="http_error"
-        ) from None
+        async with httpx.AsyncClient(
+            **proxy.client_kwargs(),
+            transport=guarded_transport(allow),  # direct connections: checked address
+            follow_redirects=False,  # each hop is checked and must stay on the approved host
+            timeout=httpx.Timeout(30.0, connect=15.0),
+            headers=headers,
+        ) as client:
+            return await _follow(client, url, allow, max_chars, bool(args.get("raw", False)))
+    except BlockedAddress as exc:
+        raise ToolError(str(exc), code="blocked_address") from None
     except httpx.ProxyError as exc:
         raise ToolError(
             f"The proxy refused or failed the request: {exc}", code="network_error"
         ) from None
     except httpx.TimeoutException:
         raise ToolError(f"{url} did not answer in time.", code="timeout") from None
-    except httpx.UnsupportedProtocol:
-        raise ToolError(
-            f"{url} redirected to a URL that is not http(s).", code="invalid_url"
-        ) from None
     except httpx.HTTPError as exc:
         raise ToolError(
             f"Could not fetch {url}: {exc or type(exc).__name__}.", code="network_error"
         ) from None
+    except OSError as exc:  # the name did not resolve
+        raise ToolError(f"Could not fetch {url}: {exc}.", code="network_error") from None
+
+
+async def _follow(client: httpx.AsyncClient, url: str, allow: AllowList, max_chars: int,
+                  raw: bool) -> dict[str, Any]:
+    """GET ``url``, following redirects on the approved host only, every hop checked.
+
+    The user approved a URL, not wherever its server sends the request: a redirect to
+    another host is reported to the model (which may call fetch_url again, asking the
+    user again) instead of being followed."""
+    approved_host = urlsplit(url).hostname or ""
+    current = url
+    for _hop in range(MAX_REDIRECTS + 1):
+        refusal = literal_refusal(urlsplit(current).hostname or "", allow)
+        if refusal is not None:  # the only check possible when a proxy resolves names
+            raise refusal
+        async with client.stream("GET", current) as response:
+            location = response.headers.get("location")
+            if not (response.is_redirect and location):
+                return await _read(response, url, max_chars, raw)
+        target = urljoin(current, location)
+        parts = urlsplit(target)
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+            raise ToolError(f"{current} redirected to a URL that is not http(s).",
+                            code="invalid_url")
+        if parts.hostname.lower().rstrip(".") != approved_host.lower().rstrip("."):
+            raise ToolFailure(
+                f"{current} redirects to another host: {target}. It was not followed, "
+                "since the user approved only the first host; call fetch_url with that URL "
+                "if it is needed.",
+                code="redirect_to_other_host",
+                extra={"redirect_to": target},
+            )
+        current = target
+    raise ToolError(f"{url} redirected more than {MAX_REDIRECTS} times.", code="http_error")
 
 
 async def _read(response: httpx.Response, url: str, max_chars: int, raw: bool) -> dict[str, Any]:
