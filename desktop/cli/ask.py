@@ -38,7 +38,7 @@ from desktop.cli.mcp_terminal import TerminalElicitor, TerminalSamplingApprover
 from desktop.core.agent_events import LimitReached, ToolRunFinished, ToolRunStarted
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.events import ErrorEvent, TextDelta, event_to_dict
-from desktop.core.messages import Message
+from desktop.core.messages import Message, Part
 from desktop.core.orchestrator import RunResult
 from desktop.core.settings import ProviderConfig
 from desktop.providers.presets import PRESETS
@@ -187,10 +187,27 @@ def _overrides(args: argparse.Namespace, service: ChatService, config: ProviderC
                          policies=dict.fromkeys(allowed, "allow"))
 
 
+def _attached_files(ctx: AppContext, args: argparse.Namespace, config: ProviderConfig,
+                    err: TextIO) -> list[Part]:
+    """The --attach files as message parts, cut to the model's budget (said on stderr)."""
+    from pathlib import Path
+
+    from desktop.core.attachments import attachment_budget, attachment_note, load_attachment
+
+    budget = attachment_budget(ctx.capabilities_for(config, config.model).context_window)
+    parts = []
+    for name in args.attach:
+        part = load_attachment(Path(name).expanduser(), max_chars=budget)
+        if (note := attachment_note(part)) is not None:
+            err.write(f"assista: note: {note}\n")
+        parts.append(part)
+    return parts
+
+
 async def _ask(ctx: AppContext, args: argparse.Namespace,
                printer: _Printer) -> tuple[Message, RunResult | None]:
     prompt = _read_prompt(args.prompt)
-    if not prompt.strip() and not wants_mcp_inputs(args):
+    if not prompt.strip() and not wants_mcp_inputs(args) and not args.attach:
         raise ConfigError("the prompt is empty")
     service = ChatService(ctx)
     chat: ChatRef = NewChat(workspace=args.workspace)
@@ -210,6 +227,7 @@ async def _ask(ctx: AppContext, args: argparse.Namespace,
     await _start_mcp(service, mcp_files, printer.err)
     try:
         prompt, attachments = await mcp_turn(service.tools, args, prompt)
+        attachments = [*attachments, *_attached_files(ctx, args, config, printer.err)]
         turn = service.start(chat, prompt, attachments,
                              overrides=_overrides(args, service, config, mcp_files),
                              approver=_approver(args), confirm=_confirm_on_tty,

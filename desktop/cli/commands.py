@@ -65,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="an argument of --prompt (repeatable)")
     ask.add_argument("--resource", metavar="SERVER:URI", action="append", default=[],
                      help="attach this MCP resource (repeatable)")
+    ask.add_argument("--attach", metavar="FILE", action="append", default=[],
+                     help="attach a file: image, PDF, DOCX, XLSX, CSV, PPTX, HTML, EPUB, "
+                          "Markdown or source code (repeatable)")
 
     export = sub.add_parser("export", help="export conversations")
     _add_common(export)

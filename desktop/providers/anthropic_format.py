@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from desktop.core.attachments import native_document
 from desktop.core.messages import (
     ImagePart,
     Message,
@@ -141,6 +142,10 @@ def _user_blocks(message: Message) -> list[dict[str, Any]]:
                 result["content"] = content
             result["is_error"] = part.is_error
             blocks.append(result)
+        elif (document := native_document(part)) is not None:
+            name, media_type, data = document  # Claude reads the PDF itself (pages as images)
+            source = {"type": "base64", "media_type": media_type, "data": data}
+            blocks.append({"type": "document", "source": source, "title": name})
         elif isinstance(part, TextPart):
             if part.text.strip():
                 blocks.append({"type": "text", "text": part.text})

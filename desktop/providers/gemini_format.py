@@ -25,6 +25,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from desktop.core.attachments import native_document
 from desktop.core.messages import (
     ImagePart,
     Message,
@@ -123,7 +124,10 @@ def _model_parts(message: Message, calls: dict[str, ToolCallPart]) -> list[dict[
 def _user_parts(message: Message) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for part in message.parts:
-        if isinstance(part, TextPart) and part.text:
+        if (document := native_document(part)) is not None:
+            _name, media_type, data = document  # Gemini reads the PDF itself
+            out.append({"inlineData": {"mimeType": media_type, "data": data}})
+        elif isinstance(part, TextPart) and part.text:
             out.append({"text": part.text})
         elif isinstance(part, ImagePart) and part.data:
             out.append({"inlineData": {"mimeType": part.media_type, "data": part.data}})

@@ -17,6 +17,7 @@ import json
 import re
 from typing import Any
 
+from desktop.core.attachments import native_document
 from desktop.core.messages import ImagePart, Message, ReasoningPart, TextPart, ToolCallPart
 from desktop.core.provider import ChatRequest
 
@@ -83,7 +84,11 @@ def message_to_items(message: Message) -> list[dict[str, Any]]:
         return items + _assistant_items(message)
     content: list[dict[str, Any]] = []
     for part in message.parts:
-        if isinstance(part, TextPart) and part.text:
+        if (document := native_document(part)) is not None:
+            name, media_type, data = document  # OpenAI's file input: the PDF itself
+            content.append({"type": "input_file", "filename": name,
+                            "file_data": f"data:{media_type};base64,{data}"})
+        elif isinstance(part, TextPart) and part.text:
             content.append({"type": "input_text", "text": part.text})
         elif isinstance(part, ImagePart) and part.data:
             url = f"data:{part.media_type};base64,{part.data}"
