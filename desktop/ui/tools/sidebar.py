@@ -22,12 +22,11 @@ from desktop.core.messages import Message, ToolCallPart
 from desktop.tools.approval import ToolProgress
 from desktop.ui import theme
 from desktop.ui.tools.approval_card import ApprovalCard, approval_css
-from desktop.ui.tools.tool_card import (  # noqa: F401 - re-exported for callers and tests
-    STATUS_TEXT,
-    ToolCallCard,
+from desktop.ui.tools.tool_call_text import (  # noqa: F401 - re-exported for callers and tests
     summarize_arguments,
     summarize_result,
 )
+from desktop.ui.tools.tool_card import STATUS_TEXT, ToolCallCard  # noqa: F401 - as above
 from desktop.ui.window.bridge import AgentBridge
 
 FILTERS: list[tuple[str, str]] = [
