@@ -1,24 +1,21 @@
 """The "Providers" dialog: add, edit, test and remove model providers.
 
-Left: every provider from :meth:`AppContext.all_providers` (user-configured ones are
-editable; ones from the environment are read-only; a detected LM Studio can be added).
-Right: a :class:`ProviderForm`. Keys go to ``ctx.secrets``, never to the settings.
-Network work (fetch models, test connection) runs as an asyncio task on the qasync
-loop (see :meth:`ProviderForm.start_check`).
+Left: a :class:`ProviderList` of every provider from :meth:`AppContext.all_providers`
+(user-configured ones are editable; ones from the environment are read-only; a detected
+LM Studio can be added). Right: a :class:`ProviderForm`. Keys go to ``ctx.secrets``,
+never to the settings. Network work (fetch models, test connection) runs as an asyncio
+task on the qasync loop (see :meth:`ProviderForm.start_check`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
-    QMenu,
     QMessageBox,
     QPushButton,
     QStackedWidget,
@@ -30,21 +27,17 @@ from desktop.core.errors import AssistaError
 from desktop.core.messages import new_id
 from desktop.core.settings import ProviderConfig
 from desktop.providers.factory import create_provider
-from desktop.providers.presets import PRESETS, get_preset
+from desktop.providers.presets import get_preset
 from desktop.providers.retry import RetryPolicy, redact
 from desktop.ui import theme
-from desktop.ui.providers.provider_form import (
-    ProviderForm,
-    WelcomePage,
-    item_text,
-    key_note,
-    source_text,
-)
+from desktop.ui.providers.provider_form import ProviderForm
+from desktop.ui.providers.provider_list import ProviderList
+from desktop.ui.providers.provider_text import key_note, source_text
+from desktop.ui.providers.welcome_page import WelcomePage
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
 
-ID_ROLE = Qt.ItemDataRole.UserRole
 CHECK_TIMEOUT_S = 20.0  # fetch/test should fail fast, not wait for a 120 s chat timeout
 
 
@@ -69,32 +62,15 @@ class ProviderDialog(QDialog):
 
     def _build(self) -> None:
         root = QHBoxLayout(self)
-        left = QVBoxLayout()
-        title = QLabel("Providers")
-        title.setObjectName("panelTitle")
-        left.addWidget(title)
-        self.list = QListWidget()
-        self.list.setAccessibleName("Providers")
-        self.list.setFixedWidth(280)
-        self.list.setWordWrap(True)
-        self.list.currentItemChanged.connect(self._on_current_changed)
-        left.addWidget(self.list, 1)
-        row = QHBoxLayout()
-        self.add_button = QPushButton("Add provider")
-        self.add_button.setAccessibleName("Add provider")
-        menu = QMenu(self.add_button)
-        for preset in PRESETS.values():
-            action = menu.addAction(preset.name)
-            action.triggered.connect(lambda _=False, pid=preset.id: self.open_for_new(pid))
-        self.add_button.setMenu(menu)
-        self.remove_button = QPushButton("Remove")
-        self.remove_button.setAccessibleName("Remove provider")
-        self.remove_button.clicked.connect(self._remove)
-        row.addWidget(self.add_button)
-        row.addWidget(self.remove_button)
-        row.addStretch(1)
-        left.addLayout(row)
-        root.addLayout(left)
+        self.provider_list = ProviderList()
+        self.provider_list.currentChanged.connect(self._on_current_changed)
+        self.provider_list.presetChosen.connect(self.open_for_new)
+        self.provider_list.remove_button.clicked.connect(self._remove)
+        # The dialog's own names for the list's parts: callers and tests reach them here.
+        self.list = self.provider_list.list
+        self.add_button = self.provider_list.add_button
+        self.remove_button = self.provider_list.remove_button
+        root.addWidget(self.provider_list)
         root.addLayout(self._build_right(), 1)
 
     def _build_right(self) -> QVBoxLayout:
@@ -163,16 +139,7 @@ class ProviderDialog(QDialog):
         if self._draft is not None:
             configs.append(self._draft)
         self._configs = {config.id: config for config in configs}
-        self.list.blockSignals(True)
-        try:
-            self.list.clear()
-            for config in configs:
-                item = QListWidgetItem(item_text(config, draft=self._is_draft(config)))
-                item.setData(ID_ROLE, config.id)
-                item.setToolTip(config.base_url or "No base URL yet")
-                self.list.addItem(item)
-        finally:
-            self.list.blockSignals(False)
+        self.provider_list.fill(configs, self._draft.id if self._draft is not None else None)
         wanted = select_id or (self._current.id if self._current is not None else None)
         if wanted not in self._configs:
             wanted = configs[0].id if configs else None
@@ -182,9 +149,7 @@ class ProviderDialog(QDialog):
         """Select a provider by id; False if unknown or the user kept unsaved changes."""
         if provider_id not in self._configs:
             self.reload()
-        row = self._row_of(provider_id)
-        if row >= 0:
-            self.list.setCurrentRow(row)
+        self.provider_list.choose(provider_id)
         return self._current is not None and self._current.id == provider_id
 
     def open_for_new(self, preset_id: str) -> None:
@@ -222,7 +187,7 @@ class ProviderDialog(QDialog):
         config = self._configs.get(provider_id) if provider_id else None
         self._current = config
         self._dirty = False
-        self._set_list_row(provider_id)
+        self.provider_list.show_current_quietly(provider_id)
         if config is None:
             self.stack.setCurrentWidget(self.welcome)
             self._update_buttons()
@@ -245,17 +210,6 @@ class ProviderDialog(QDialog):
         self.adopt_button.setVisible(config.source == "detected")
         self._update_buttons()
 
-    def _row_of(self, provider_id: str | None) -> int:
-        ids = [self.list.item(row).data(ID_ROLE) for row in range(self.list.count())]
-        return ids.index(provider_id) if provider_id in ids else -1
-
-    def _set_list_row(self, provider_id: str | None) -> None:
-        self.list.blockSignals(True)
-        try:
-            self.list.setCurrentRow(self._row_of(provider_id))
-        finally:
-            self.list.blockSignals(False)
-
     def _update_buttons(self) -> None:
         config = self._current
         editable = config is not None and config.source == "user"
@@ -268,14 +222,12 @@ class ProviderDialog(QDialog):
 
     # -- user actions ------------------------------------------------------------------
 
-    def _on_current_changed(
-        self, current: QListWidgetItem | None, _previous: QListWidgetItem | None
-    ) -> None:
-        target = current.data(ID_ROLE) if current is not None else None
+    def _on_current_changed(self, target: str | None) -> None:
         if self._current is not None and target == self._current.id:
             return
         if not self._confirm_leave():
-            self._set_list_row(self._current.id if self._current is not None else None)
+            self.provider_list.show_current_quietly(
+                self._current.id if self._current is not None else None)
             return
         self._drop_draft(keep=target)
         self._show(target)
@@ -305,11 +257,7 @@ class ProviderDialog(QDialog):
             return
         draft_id, self._draft = self._draft.id, None
         self._configs.pop(draft_id, None)
-        row = self._row_of(draft_id)
-        if row >= 0:
-            self.list.blockSignals(True)
-            self.list.takeItem(row)
-            self.list.blockSignals(False)
+        self.provider_list.drop_quietly(draft_id)
 
     def _save(self) -> None:
         current = self._current

@@ -1,4 +1,4 @@
-"""Widgets of the provider dialog: the editing form and the first-run welcome page.
+"""The provider dialog's editing form.
 
 The form knows nothing about storage: :class:`ProviderDialog` loads a
 :class:`ProviderConfig` into it, reads the edited config back with :meth:`to_config`,
@@ -18,7 +18,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -32,75 +31,17 @@ from PySide6.QtWidgets import (
 from desktop.core.errors import AssistaError, ProviderError
 from desktop.core.provider import ModelInfo, Provider
 from desktop.core.settings import ProviderConfig
-from desktop.providers.presets import PRESETS, ProviderPreset
+from desktop.providers.presets import ProviderPreset
 from desktop.providers.retry import redact
-from desktop.storage.secrets import SecretStore
 from desktop.storage.settings_store import SENSITIVE_HEADERS
 from desktop.ui import theme
+from desktop.ui.providers.header_lines import format_headers, parse_headers
 from desktop.ui.providers.provider_options import ProviderOptionsBox
+from desktop.ui.providers.provider_text import preset_of
 
 log = logging.getLogger(__name__)
 
 STATUS_COLORS = {"ok": "ok", "error": "error", "busy": "muted", "info": "muted"}
-
-
-def preset_of(config: ProviderConfig) -> ProviderPreset:
-    """The config's preset; the "custom" one for unknown ids."""
-    return PRESETS.get(config.preset) or PRESETS["custom"]
-
-
-def item_text(config: ProviderConfig, *, draft: bool = False) -> str:
-    """The provider's line in the dialog's list, with its origin."""
-    if draft:
-        return f"{config.name} — not saved"
-    if config.source == "environment":
-        return f"{config.name} — from environment ({config.api_key_env or 'no key'})"
-    if config.source == "detected":
-        return f"{config.name} — detected"
-    return config.name
-
-
-def source_text(config: ProviderConfig) -> str:
-    """Why a provider is read-only ("" for the user's own)."""
-    if config.source == "environment":
-        return (
-            f"From the environment ({config.api_key_env}). Read-only here: its key stays "
-            "in the environment and is never copied into Assista."
-        )
-    if config.source == "detected":
-        return f"{preset_of(config).name} is running on this computer. Add it to edit it."
-    return ""
-
-
-def key_note(config: ProviderConfig, secrets: SecretStore) -> str:
-    """Where the key of ``config`` is kept."""
-    if config.source == "environment":
-        return f"The key is read from {config.api_key_env} each time Assista starts."
-    if not secrets.is_secure:
-        return (
-            "No system keyring found: keys are stored in a file readable only by you "
-            f"({secrets.path})"
-        )
-    return f"Keys are stored in the system keyring ({secrets.backend_name})"
-
-
-def parse_headers(text: str) -> dict[str, str]:
-    """``Name: value`` lines to a dict; raises ValueError naming the bad line."""
-    headers: dict[str, str] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line:
-            continue
-        name, sep, value = line.partition(":")
-        name = name.strip()
-        if not sep or not name or any(ch.isspace() for ch in name):
-            raise ValueError(f"Header line {number} should look like “Name: value”")
-        headers[name] = value.strip()
-    return headers
-
-
-def format_headers(headers: dict[str, str]) -> str:
-    return "\n".join(f"{name}: {value}" for name, value in headers.items())
 
 
 def _buddy_label(text: str, buddy: QWidget) -> QLabel:
@@ -403,32 +344,3 @@ class ProviderForm(QWidget):
     def _emit_changed(self, *_args: object) -> None:
         if not self._loading:
             self.changed.emit()
-
-
-class WelcomePage(QWidget):
-    """Shown when no provider exists yet: one button per preset."""
-
-    presetChosen = Signal(str)  # preset id
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        layout = QVBoxLayout(self)
-        heading = QLabel("Connect a model provider")
-        heading.setObjectName("appTitle")
-        hint = QLabel(
-            "Assista talks to OpenAI-compatible services: a cloud provider with your API "
-            "key, or a local server such as LM Studio. Pick one to start:"
-        )
-        hint.setObjectName("emptyHint")
-        hint.setWordWrap(True)
-        grid = QGridLayout()
-        for index, preset in enumerate(PRESETS.values()):
-            button = QPushButton(preset.name)
-            button.setAutoDefault(False)
-            button.setAccessibleName(f"Add {preset.name}")
-            button.clicked.connect(lambda _=False, pid=preset.id: self.presetChosen.emit(pid))
-            grid.addWidget(button, index // 2, index % 2)
-        layout.addWidget(heading)
-        layout.addWidget(hint)
-        layout.addLayout(grid)
-        layout.addStretch(1)

@@ -1,0 +1,37 @@
+"""The providers dialog's first-run page, shown while no provider exists yet."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from desktop.providers.presets import PRESETS
+
+
+class WelcomePage(QWidget):
+    """Shown when no provider exists yet: one button per preset."""
+
+    presetChosen = Signal(str)  # preset id
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        heading = QLabel("Connect a model provider")
+        heading.setObjectName("appTitle")
+        hint = QLabel(
+            "Assista talks to OpenAI-compatible services: a cloud provider with your API "
+            "key, or a local server such as LM Studio. Pick one to start:"
+        )
+        hint.setObjectName("emptyHint")
+        hint.setWordWrap(True)
+        grid = QGridLayout()
+        for index, preset in enumerate(PRESETS.values()):
+            button = QPushButton(preset.name)
+            button.setAutoDefault(False)
+            button.setAccessibleName(f"Add {preset.name}")
+            button.clicked.connect(lambda _=False, pid=preset.id: self.presetChosen.emit(pid))
+            grid.addWidget(button, index // 2, index % 2)
+        layout.addWidget(heading)
+        layout.addWidget(hint)
+        layout.addLayout(grid)
+        layout.addStretch(1)
