@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from desktop.chat.approvals import ApprovalBoard, PendingApproval
 from desktop.chat.chat_settings import ChatSettings
+from desktop.chat.chat_states import ChatStates, StateObserver
 from desktop.chat.chat_tools import ChatTools
 from desktop.chat.events import (
     ChatObserver,
@@ -42,6 +43,7 @@ from desktop.core.messages import Message, Part, TextPart
 if TYPE_CHECKING:
     from desktop.app import AppContext
     from desktop.core.orchestrator import ConfirmContinue
+    from desktop.core.settings import AppSettings
     from desktop.storage.branches import ActiveBranch
     from desktop.tools.approval import ApprovalDecision, ApprovalRequest, Approver
 
@@ -56,7 +58,6 @@ class UseBoard(enum.Enum):
 
 
 BOARD = UseBoard.BOARD
-StateObserver = Callable[[str, ChatState], None]
 
 
 class ChatService:
@@ -73,11 +74,16 @@ class ChatService:
         self.limiter = ProviderLimiter(self._slot_limit)
         self._running: dict[str, RunningTurn] = {}
         self._observers: dict[str, list[ChatObserver]] = {}
-        self._states: dict[str, ChatState] = {}
-        self.on_state: list[StateObserver] = []
+        self.chat_states = ChatStates()
+        self.on_state: list[StateObserver] = self.chat_states.observers
         self.on_sessions_changed: list[Callable[[], None]] = []
         self.approvals.on_request.append(self._approval_opened)
+        ctx.settings.subscribe(self._settings_changed)
         self.approvals.on_close.append(self._approval_closed)
+
+    def _settings_changed(self, old: AppSettings, new: AppSettings) -> None:
+        if old.max_concurrent_requests != new.max_concurrent_requests:
+            self.limiter.reset()  # new slots with the new limit for the next requests
 
     def _slot_limit(self) -> int:
         return self.ctx.settings.current.max_concurrent_requests
@@ -92,8 +98,8 @@ class ChatService:
         if running is not None:
             running.observers.append(observer)
             running.replay(observer)
-        elif self._states.get(session_id) in ("unread", "failed"):
-            self._set_state(session_id, "idle")
+        elif self.chat_states.get(session_id) in ("unread", "failed"):
+            self.chat_states.set(session_id, "idle")
 
         def unobserve() -> None:
             watchers = self._observers.get(session_id, [])
@@ -106,10 +112,10 @@ class ChatService:
         return unobserve
 
     def state(self, session_id: str) -> ChatState:
-        return self._states.get(session_id, "idle")
+        return self.chat_states.get(session_id)
 
     def states(self) -> dict[str, ChatState]:
-        return dict(self._states)
+        return self.chat_states.all()
 
     def running(self, session_id: str | None) -> RunningTurn | None:
         return self._running.get(session_id) if session_id else None
@@ -161,12 +167,12 @@ class ChatService:
         turn.base = [*history, *([user] if user is not None else [])]
         turn.observers = list(self._observers.get(session_id, []))
         self._running[session_id] = turn
-        self._set_state(session_id, "answering")
+        self.chat_states.set(session_id, "answering")
         try:
             orchestrator = self._build(turn, plan, overrides, approver, confirm)
         except BaseException:
             self._running.pop(session_id, None)
-            self._set_state(session_id, "idle")
+            self.chat_states.set(session_id, "idle")
             raise
         turn.task = asyncio.ensure_future(self._run(turn, orchestrator, plan, user, save))
         if save and branch_from is None and not (regenerate or continuation):
@@ -259,7 +265,7 @@ class ChatService:
             state = "failed" if not self._observers.get(sid) else "idle"
         else:
             state = "idle" if self._observers.get(sid) else "unread"
-        self._set_state(sid, state)
+        self.chat_states.set(sid, state)
         turn.emit(TurnEnded(sid, status))
         self._sessions_changed()
         self.titles.turn_ended(sid, status, turn.history)
@@ -271,29 +277,29 @@ class ChatService:
         turn.emit(ProviderRetrying(name, attempt, delay_s, reason, turn.retry_limit))
 
     def _queued(self, turn: RunningTurn, waiting: bool) -> None:
-        self._set_state(turn.session_id, "queued" if waiting else "answering")
+        self.chat_states.set(turn.session_id, "queued" if waiting else "answering")
         turn.emit(TurnQueued(waiting))
 
     async def _ask(self, turn: RunningTurn, request: ApprovalRequest) -> ApprovalDecision:
         return await self.approvals.ask(request, turn.session_id, turn.title)
 
     async def _confirm(self, turn: RunningTurn, rounds: int) -> bool:
-        self._set_state(turn.session_id, "approval")
+        self.chat_states.set(turn.session_id, "approval")
         try:
             return await turn.ask_confirm(rounds)
         finally:
             if turn.session_id in self._running:
-                self._set_state(turn.session_id, "answering")
+                self.chat_states.set(turn.session_id, "answering")
 
     def _approval_opened(self, pending: PendingApproval) -> None:
         if pending.session_id in self._running:
-            self._set_state(pending.session_id, "approval")
+            self.chat_states.set(pending.session_id, "approval")
 
     def _approval_closed(self, _call_id: str) -> None:
         for sid, turn in self._running.items():
-            if self._states.get(sid) == "approval" and not turn.confirm_pending and \
+            if self.chat_states.get(sid) == "approval" and not turn.confirm_pending and \
                     not self.approvals.for_chat(sid):
-                self._set_state(sid, "answering")
+                self.chat_states.set(sid, "answering")
 
     # -- stopping ------------------------------------------------------------------------
 
@@ -342,7 +348,7 @@ class ChatService:
         self.stop(session_id)
         self.ctx.sessions.delete_session(session_id)
         self.chats.drafts.forget(session_id)
-        self._states.pop(session_id, None)
+        self.chat_states.forget(session_id)
         self._sessions_changed()
 
     def delete_message(self, session_id: str, message_id: str) -> ActiveBranch:
@@ -369,19 +375,6 @@ class ChatService:
         if turn is not None:
             turn.title = title.strip() or "New chat"
         self._sessions_changed()
-
-    def _set_state(self, session_id: str, state: ChatState) -> None:
-        if self._states.get(session_id, "idle") == state:
-            return
-        if state == "idle":
-            self._states.pop(session_id, None)
-        else:
-            self._states[session_id] = state
-        for callback in list(self.on_state):
-            try:
-                callback(session_id, state)
-            except Exception:
-                log.exception("a chat-state observer failed")
 
     def _sessions_changed(self) -> None:
         for callback in list(self.on_sessions_changed):

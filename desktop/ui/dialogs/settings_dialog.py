@@ -168,6 +168,14 @@ class SettingsDialog(QDialog):
         form.addRow("Proxy", self.proxy_edit)
         form.addRow("No proxy for", self.no_proxy_edit)
         form.addRow("Request timeout", self.timeout_spin)
+        # Chats answer in the background; this many requests per provider run at once,
+        # the rest wait their turn (local servers often serve one at a time).
+        self.concurrent_spin = QSpinBox()
+        self.concurrent_spin.setAccessibleName("Answers at once per provider")
+        self.concurrent_spin.setRange(1, 32)
+        self.concurrent_spin.setToolTip("More chats than this asking one provider at once "
+                                        "wait their turn")
+        form.addRow("Answers at once per provider", self.concurrent_spin)
         hint = QLabel("The proxy is used for every request the app makes: providers, model "
                       "lists, fetch_url and MCP servers over HTTP. User and password may be "
                       "part of the URL (http://user:pass@host:port).")
@@ -219,6 +227,7 @@ class SettingsDialog(QDialog):
         self.proxy_edit.setText(s.proxy_url)
         self.no_proxy_edit.setText(s.no_proxy)
         self.timeout_spin.setValue(round(s.request_timeout_s))
+        self.concurrent_spin.setValue(s.max_concurrent_requests)
 
     def changes(self) -> dict[str, object]:
         return {
@@ -232,6 +241,7 @@ class SettingsDialog(QDialog):
             "proxy_url": self.proxy_edit.text().strip(),
             "no_proxy": normalize_hosts(self.no_proxy_edit.text()),
             "request_timeout_s": float(self.timeout_spin.value()),
+            "max_concurrent_requests": self.concurrent_spin.value(),
         }
 
     def _check_proxy(self) -> None:

@@ -68,6 +68,8 @@ def test_saves_proxy_timeout_and_preferences(
     dialog.proxy_edit.setText("socks5://127.0.0.1:1080")
     dialog.no_proxy_edit.setText("localhost, .corp.example")
     dialog.timeout_spin.setValue(45)
+    assert dialog.concurrent_spin.value() == 4
+    dialog.concurrent_spin.setValue(2)
     dialog.overflow_combo.setCurrentIndex(dialog.overflow_combo.findData("summarize"))
     dialog.retention_spin.setValue(7)
     dialog.instructions_edit.setPlainText("I am a Rust developer.")
@@ -81,6 +83,7 @@ def test_saves_proxy_timeout_and_preferences(
         assert settings.proxy_url == "socks5://127.0.0.1:1080"
         assert settings.no_proxy == "localhost,.corp.example"
         assert settings.request_timeout_s == 45
+        assert settings.max_concurrent_requests == 2
         assert settings.context_overflow == "summarize"
         assert settings.trash_retention_days == 7
         assert settings.custom_instructions == "I am a Rust developer."

@@ -122,6 +122,9 @@ def test_quitting_while_chats_answer_asks_first_and_keeps_what_streamed(
     qtbot.waitUntil(answer.holding.is_set, timeout=10000)
     chat = controller.session_id
     assert chat is not None
+    turn = controller.service.running(chat)
+    assert turn is not None
+    qtbot.waitUntil(lambda: bool(turn.streamed_text()), timeout=5000)
 
     window.close()  # the chat is answering: the window asks and stays
     qtbot.waitUntil(lambda: window.quit_box is not None and window.quit_box.isVisible(),
