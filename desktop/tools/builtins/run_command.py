@@ -2,8 +2,10 @@
 
 The command runs through the platform shell (``/bin/sh -c`` on POSIX) with the
 workspace as its working folder, no standard input, and in a new process group
-(session). Its stdout and stderr are streamed to the executor's progress sink as
-they arrive (the sidebar shows them live) and kept, capped, for the result. On
+(session), with a scrubbed environment: no API keys, tokens or passwords, only the
+variables a shell needs and those the user names (see :mod:`._cmdenv`). Its stdout
+and stderr are streamed to the executor's progress sink as they arrive (the sidebar
+shows them live) and kept, capped, for the result. On
 timeout, on cancellation (Stop, or cancelling the call) and on any error, the
 whole process group is terminated (SIGTERM, then SIGKILL after a short grace).
 """
@@ -22,6 +24,7 @@ from typing import Any
 
 from desktop.core.errors import ToolError
 from desktop.tools.approval import ApprovalPreview
+from desktop.tools.builtins._cmdenv import command_environment
 from desktop.tools.errors import ToolFailure
 from desktop.tools.registry import Tool, ToolContext
 
@@ -121,7 +124,7 @@ async def _pump(
     ctx.output(tail, name)
 
 
-async def _spawn(command: str, cwd: str) -> asyncio.subprocess.Process:
+async def _spawn(command: str, cwd: str, env: dict[str, str]) -> asyncio.subprocess.Process:
     kwargs: dict[str, Any] = {}
     if sys.platform == "win32":  # pragma: no cover - not exercised on POSIX CI
         kwargs["creationflags"] = 0x00000200  # CREATE_NEW_PROCESS_GROUP
@@ -131,6 +134,7 @@ async def _spawn(command: str, cwd: str) -> asyncio.subprocess.Process:
         return await asyncio.create_subprocess_shell(
             command,
             cwd=cwd,
+            env=env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -172,7 +176,8 @@ async def _handle(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     cap = max(ctx.result_budget // 2 - 500, 2_000)
     out, err = _Capture(cap), _Capture(cap)
     started = time.monotonic()
-    spawning = asyncio.ensure_future(_spawn(args["command"], cwd))
+    env = command_environment(os.environ, ctx.trust.command_env)
+    spawning = asyncio.ensure_future(_spawn(args["command"], cwd, env))
     try:
         process = await asyncio.shield(spawning)
     except asyncio.CancelledError:  # stopped while starting: let it start, then kill it
