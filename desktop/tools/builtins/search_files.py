@@ -13,6 +13,7 @@ from typing import Any
 
 from desktop.core.errors import ToolError
 from desktop.tools.builtins._common import SKIP_DIRS, SNIFF_BYTES, GlobSet, kib
+from desktop.tools.builtins._linear_regex import Match, Pattern, compile_linear
 from desktop.tools.registry import Tool, ToolContext
 from desktop.tools.workspace import Workspace
 
@@ -26,12 +27,13 @@ _CONTEXT_BEFORE = 100
 
 DESCRIPTION = (
     "Search the text of files in the workspace folder, line by line. By default the query "
-    "is plain text matched case-insensitively; set regex=true for a Python regular "
-    "expression and case_sensitive=true to match case. include/exclude are glob patterns "
-    "(e.g. '*.py', 'src/**/*.ts', '*.{js,jsx}', or several separated by commas); a pattern "
-    "without '/' matches file names at any depth. Returns matches with path, line (1-based), "
-    "column and the line text (long lines are shortened around the match). Skips .git, "
-    "node_modules, .venv and similar folders, symbolic links, binary files and files over "
+    "is plain text matched case-insensitively; set regex=true for a regular expression "
+    "(RE2 syntax: no backreferences or lookaround) and case_sensitive=true to match case. "
+    "include/exclude are glob patterns (e.g. '*.py', 'src/**/*.ts', '*.{js,jsx}', or "
+    "several separated by commas); a pattern without '/' matches file names at any depth. "
+    "Returns matches with path, line (1-based), column and the line text (long lines are "
+    "shortened around the match). Skips .git, node_modules, .venv and similar folders, "
+    "symbolic links, binary files and files over "
     f"{kib(MAX_FILE_BYTES)}. Stops at max_results and then says truncated=true."
 )
 
@@ -42,7 +44,7 @@ PARAMETERS: dict[str, Any] = {
         "regex": {
             "type": "boolean",
             "default": False,
-            "description": "Treat query as a Python regular expression.",
+            "description": "Treat query as a regular expression (RE2 syntax).",
         },
         "case_sensitive": {"type": "boolean", "default": False},
         "include": {
@@ -79,7 +81,7 @@ def search_files_tool() -> Tool:
 @dataclass(slots=True)
 class _Search:
     workspace: Workspace
-    pattern: re.Pattern[str]
+    pattern: Pattern
     include: GlobSet
     exclude: GlobSet
     base: str  # the searched folder, relative to the root ("" for the root)
@@ -99,17 +101,10 @@ async def _handle(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     workspace = ctx.require_workspace()
     query: str = args["query"]
     flags = 0 if args.get("case_sensitive", False) else re.IGNORECASE
-    if args.get("regex", False):
-        try:
-            pattern = re.compile(query, flags)
-        except re.error as exc:
-            where = f" at position {exc.pos}" if exc.pos is not None else ""
-            raise ToolError(
-                f"Invalid regular expression: {exc.msg}{where}. Fix the pattern, or set "
-                "regex=false to search for the text literally.",
-                code="invalid_regex",
-            ) from None
-    else:
+    pattern: Pattern
+    if args.get("regex", False):  # RE2: the model's pattern cannot run for minutes
+        pattern = compile_linear(query, case_sensitive=bool(args.get("case_sensitive", False)))
+    else:  # escaped text: Python's re matches it in linear time
         pattern = re.compile(re.escape(query), flags)
     try:
         include = GlobSet(args.get("include"))
@@ -236,7 +231,7 @@ def _search_file(search: _Search, rel: str, size: int) -> None:
         )
 
 
-def _excerpt(line: str, match: re.Match[str]) -> str:
+def _excerpt(line: str, match: Match) -> str:
     line = line.rstrip()
     if len(line) <= LINE_CHARS:
         return line
