@@ -7,8 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +21,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMenu,
-    QPlainTextEdit,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -34,6 +31,7 @@ from PySide6.QtWidgets import (
 from desktop.core.errors import ConfigError
 from desktop.tools.mcp.config import McpServerConfig, load_mcp_config, parse_mcp_json
 from desktop.ui.tools.mcp_form import TRANSPORTS, McpServerForm
+from desktop.ui.tools.mcp_import import PasteDialog, claude_desktop_config
 
 if TYPE_CHECKING:
     from desktop.tools.mcp.connection import McpConnection
@@ -52,40 +50,6 @@ def validation_error(server: dict[str, Any]) -> str | None:
         first = exc.errors()[0]
         return str(first.get("msg", "invalid settings")).removeprefix("Value error, ")
     return None
-
-
-def claude_desktop_config() -> Path | None:
-    """Where Claude Desktop keeps its MCP settings on this system, if the file exists."""
-    home = Path.home()
-    if sys.platform == "darwin":
-        path = home / "Library/Application Support/Claude/claude_desktop_config.json"
-    elif sys.platform == "win32":
-        path = Path(os.environ.get("APPDATA", home)) / "Claude/claude_desktop_config.json"
-    else:
-        path = home / ".config/Claude/claude_desktop_config.json"
-    return path if path.is_file() else None
-
-
-class PasteDialog(QDialog):
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("Paste MCP servers")
-        self.resize(560, 380)
-        layout = QVBoxLayout(self)
-        hint = QLabel('Paste a Claude-Desktop-style configuration, e.g. {"mcpServers": '
-                      '{"time": {"command": "uvx", "args": ["mcp-server-time"]}}}')
-        hint.setWordWrap(True)
-        self.text = QPlainTextEdit()
-        self.text.setAccessibleName("MCP configuration JSON")
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
-        ok.setText("Import")
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout.addWidget(hint)
-        layout.addWidget(self.text, 1)
-        layout.addWidget(buttons)
 
 
 class McpDialog(QDialog):

@@ -35,12 +35,10 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QVBoxLayout, QWid
 from desktop import APP_NAME
 from desktop.storage.window_state import WINDOW_STATE_KEY, WindowState
 from desktop.ui import theme
-from desktop.ui.window.helpers import delete_on_close, window_log
+from desktop.ui.window.helpers import window_log
 from desktop.ui.window.startup_skeleton import DEFAULT_SPLITTER, StartupSkeleton
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QMessageBox
-
     from desktop.chat.approvals import PendingApproval
     from desktop.core.agent_events import RunFinished
     from desktop.core.messages import Message
@@ -81,6 +79,7 @@ class MainWindow(QMainWindow):
         from desktop.ui.tools.sidebar import ToolSidebar
         from desktop.ui.window.dialog_launcher import DialogLauncher
         from desktop.ui.window.notifier import DesktopNotifier
+        from desktop.ui.window.quit_guard import QuitGuard
         from desktop.ui.window.tool_activity import ToolActivity
         from desktop.ui.window.top_bar import TopBar
         from desktop.ui.window.welcome_view import WelcomeGuide
@@ -98,8 +97,7 @@ class MainWindow(QMainWindow):
         self.dialogs = DialogLauncher(controller, self)
         self.tool_activity = ToolActivity(controller, self.composer, self.sidebar, self)
         self.notifier = DesktopNotifier(self)
-        self.quit_box: QMessageBox | None = None
-        self._quitting = False
+        self.quit_guard = QuitGuard(self, controller)
         self.conversations = ConversationActions(self)
         self.menuBar().clear()
         self._build_menus()
@@ -365,40 +363,10 @@ class MainWindow(QMainWindow):
                                                 "your approval")
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.ready and not self._quitting:
-            running = self.controller.running_count()
-            if running:
-                event.ignore()
-                self._ask_before_quitting(running)
-                return
+        if self.ready and not self.quit_guard.may_close():
+            event.ignore()  # chats are answering: the user is asked first
+            return
         if self.ready:
             self.save_window_state()
             self.controller.stop_all()  # what streamed is saved, marked stopped
         super().closeEvent(event)
-
-    def _ask_before_quitting(self, running: int) -> None:
-        """Chats are answering: ask (without a nested event loop, so they go on)."""
-        from PySide6.QtWidgets import QMessageBox
-
-        if self.quit_box is not None and self.quit_box.isVisible():
-            self.quit_box.raise_()
-            return
-        chats = "1 chat is" if running == 1 else f"{running} chats are"
-        box = QMessageBox(QMessageBox.Icon.Question, "Quit while answering?",
-                          f"{chats} still answering. Quit anyway? What they have written so "
-                          "far is kept, marked as stopped.",
-                          QMessageBox.StandardButton.NoButton, self)
-        quit_button = box.addButton("Quit", QMessageBox.ButtonRole.AcceptRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        delete_on_close(box)
-
-        def answered(_result: int) -> None:
-            self.quit_box = None
-            if box.clickedButton() is quit_button:
-                self._quitting = True
-                self.close()
-
-        box.finished.connect(answered)
-        self.quit_box = box
-        box.open()

@@ -127,18 +127,18 @@ def test_quitting_while_chats_answer_asks_first_and_keeps_what_streamed(
     qtbot.waitUntil(lambda: bool(turn.streamed_text()), timeout=5000)
 
     window.close()  # the chat is answering: the window asks and stays
-    qtbot.waitUntil(lambda: window.quit_box is not None and window.quit_box.isVisible(),
+    qtbot.waitUntil(lambda: window.quit_guard.box is not None and window.quit_guard.box.isVisible(),
                     timeout=5000)
     assert window.isVisible() and controller.busy
-    box = window.quit_box
+    box = window.quit_guard.box
     assert box is not None and "1 chat is still answering" in box.text()
     box.button(box.StandardButton.Cancel).click()
-    qtbot.waitUntil(lambda: window.quit_box is None, timeout=5000)
+    qtbot.waitUntil(lambda: window.quit_guard.box is None, timeout=5000)
     assert window.isVisible() and controller.busy  # Cancel: nothing stopped
 
     window.close()
-    qtbot.waitUntil(lambda: window.quit_box is not None, timeout=5000)
-    box = window.quit_box
+    qtbot.waitUntil(lambda: window.quit_guard.box is not None, timeout=5000)
+    box = window.quit_guard.box
     quit_button = next(b for b in box.buttons() if b.text() == "Quit")
     quit_button.click()
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=5000)
