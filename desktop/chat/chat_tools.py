@@ -9,7 +9,7 @@ for explicitly (``assista ask --tools``) are checked here, once.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from desktop.core.errors import ConfigError
@@ -31,6 +31,10 @@ log = logging.getLogger(__name__)
 #: Built-in tools that only make sense with a workspace folder.
 WORKSPACE_TOOLS = frozenset({"read_file", "list_directory", "search_files", "write_file",
                              "create_file", "edit_file", "run_command"})
+
+
+#: Added to a turn whose chat (or assistant) has knowledge bases; bound to them.
+KNOWLEDGE_TOOL = "search_knowledge"
 
 
 def check_known(names: Iterable[str], registry: ToolRegistry) -> None:
@@ -81,11 +85,18 @@ class ChatTools:
     def runner(self, names: list[str], *, workspace: str | None, settings: AppSettings,
                approver: Approver | None, grants: ChatGrants | None,
                on_progress: ProgressSink | None,
-               extra_policies: Mapping[str, Policy] | None = None) -> ToolRunner:
-        """An executor for one turn (``NoTools`` when nothing is enabled)."""
+               extra_policies: Mapping[str, Policy] | None = None,
+               knowledge: Sequence[str] = ()) -> ToolRunner:
+        """An executor for one turn (``NoTools`` when nothing is enabled).
+        ``knowledge``: the chat's knowledge bases, searched by ``search_knowledge``."""
         if not names:
             return NoTools()
         registry = self.registry()
+        if knowledge:
+            from desktop.knowledge.tool import search_knowledge_tool
+
+            registry = ToolRegistry([t for t in registry if t.name != KNOWLEDGE_TOOL])
+            registry.register(search_knowledge_tool(self.ctx.db, knowledge))
         check_known(names, registry)
         return self.ctx.build_tools(workspace, names, registry=registry, settings=settings,
                                     approver=approver, chat_grants=grants,

@@ -211,7 +211,8 @@ class ChatService:
             list(plan.tools), workspace=plan.workspace, settings=settings,
             approver=partial(self._ask, turn) if isinstance(approver, UseBoard) else approver,
             grants=self.tools.chat_grants(sid), on_progress=turn.emit,
-            extra_policies=overrides.policies if overrides is not None else None)
+            extra_policies=overrides.policies if overrides is not None else None,
+            knowledge=plan.knowledge)
         orchestrator = self.ctx.build_orchestrator(
             provider, turn.tools, settings,
             partial(self._confirm, turn) if isinstance(confirm, UseBoard) else confirm,

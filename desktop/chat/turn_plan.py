@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from desktop.chat.chat_tools import ChatTools, check_known
+from desktop.chat.chat_tools import KNOWLEDGE_TOOL, ChatTools, check_known
 from desktop.chat.profile import ChatProfiles, ChatRef
 from desktop.core.errors import ConfigError
 from desktop.core.messages import ImagePart, Part
@@ -38,6 +38,7 @@ class TurnOverrides:
     extra_tools: list[str] = field(default_factory=list)  # added (--mcp-config, --allow)
     workspace: str | None = None
     policies: dict[str, Policy] = field(default_factory=dict)
+    knowledge: list[str] = field(default_factory=list)  # knowledge bases (--knowledge)
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,8 @@ class TurnPlan:
     # The provider's request defaults with the assistant's and the chat's own choices
     # over them (temperature, max tokens, reasoning): what every request is sent with.
     request: RequestOptions
+    # Knowledge bases searched by the search_knowledge tool (the chat's, its assistant's).
+    knowledge: tuple[str, ...] = ()
 
 
 def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
@@ -79,6 +82,11 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
         names = [n for n in tools.available(settings, workspace) if n not in disabled]
     names += [n for n in o.extra_tools if n not in names]
     check_known(names, tools.registry())
+    from desktop.knowledge.chat_link import chat_knowledge
+
+    knowledge = tuple(dict.fromkeys([*o.knowledge, *chat_knowledge(profiles, chat)]))
+    if knowledge and KNOWLEDGE_TOOL not in names:
+        names.append(KNOWLEDGE_TOOL)  # made for this turn, bound to these bases
     if not caps.tools:
         names = []  # this model cannot call tools (or the user said so)
     system = o.system if o.system is not None else profiles.system_prompt(
@@ -86,4 +94,4 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
     request = profiles.request_options(chat, config)
     return TurnPlan(config=config, model=model, system=system,
                     temperature=request.temperature, tools=tuple(names),
-                    workspace=workspace, request=request)
+                    workspace=workspace, request=request, knowledge=knowledge)

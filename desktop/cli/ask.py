@@ -41,6 +41,7 @@ from desktop.core.events import ErrorEvent, TextDelta, event_to_dict
 from desktop.core.messages import Message, Part
 from desktop.core.orchestrator import RunResult
 from desktop.core.settings import ProviderConfig
+from desktop.knowledge.store import KnowledgeBase
 from desktop.providers.presets import PRESETS
 from desktop.tools.approval import Approver, ToolProgress, allow_all
 from desktop.tools.mcp.config import McpServerConfig, load_mcp_config
@@ -182,9 +183,24 @@ def _overrides(args: argparse.Namespace, service: ChatService, config: ProviderC
     if args.tools is not None:
         tools = [t.strip() for t in args.tools.split(",") if t.strip()]
     extra = service.tools.mcp_tools(c.name for c in mcp_files) + allowed
+    knowledge = [base.name for base in _knowledge_bases(service, args)]
     return TurnOverrides(config=config, model=config.model, system=args.system,
                          tools=tools, extra_tools=extra, workspace=args.workspace,
-                         policies=dict.fromkeys(allowed, "allow"))
+                         policies=dict.fromkeys(allowed, "allow"), knowledge=knowledge)
+
+
+def _knowledge_bases(service: ChatService, args: argparse.Namespace) -> list[KnowledgeBase]:
+    """The --knowledge bases (each must exist), re-indexed where files changed."""
+    if not args.knowledge:
+        return []
+    from desktop.cli.knowledge_cmd import index_base
+    from desktop.knowledge.store import KnowledgeStore
+
+    store = KnowledgeStore(service.ctx.db)
+    bases = [store.get(name) for name in args.knowledge]
+    for base in bases:
+        index_base(store, base, quiet=True)
+    return bases
 
 
 def _attached_files(ctx: AppContext, args: argparse.Namespace, config: ProviderConfig,

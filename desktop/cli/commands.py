@@ -68,6 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--attach", metavar="FILE", action="append", default=[],
                      help="attach a file: image, PDF, DOCX, XLSX, CSV, PPTX, HTML, EPUB, "
                           "Markdown or source code (repeatable)")
+    ask.add_argument("--knowledge", metavar="NAME", action="append", default=[],
+                     help="let the model search this knowledge base (repeatable)")
+
+    from desktop.cli.knowledge_args import add_knowledge_parser
+
+    add_knowledge_parser(sub, _add_common)
 
     export = sub.add_parser("export", help="export conversations")
     _add_common(export)
@@ -116,6 +122,10 @@ def run(argv: list[str]) -> int:
         from desktop.cli.mcp_cmd import mcp_command
 
         return mcp_command(args)
+    if args.command == "knowledge":
+        from desktop.cli.knowledge_cmd import knowledge_command
+
+        return knowledge_command(args)
     if args.command == "sync":
         from desktop.cli.sync_cmd import sync_command
 

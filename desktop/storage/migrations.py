@@ -17,6 +17,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import NamedTuple
 
+from desktop.knowledge.schema import KNOWLEDGE_TABLES
 from desktop.storage.fts import create_search_index
 from desktop.storage.sync_tables import SYNC_TABLES
 
@@ -160,6 +161,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, SCHEMA_V3),
     Migration(4, create_search_index),  # FTS5 tables + triggers (desktop.storage.fts)
     Migration(5, SYNC_TABLES),  # change log and merge state of sync (desktop.sync)
+    Migration(6, KNOWLEDGE_TABLES),  # knowledge bases, files, chunks (desktop.knowledge)
 )
 
 LATEST_VERSION: int = MIGRATIONS[-1].version

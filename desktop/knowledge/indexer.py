@@ -1,0 +1,189 @@
+"""(Re)index a knowledge base: walk its folders, convert new and changed files,
+store their chunks; files gone from disk lose theirs.
+
+Incremental: a file whose size and mtime are unchanged is not read; one whose content
+hash is unchanged (touched, copied back) is not converted again. Work is committed in
+batches so that a large first index does not hold one huge transaction (and readers
+see progress).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from desktop.documents import DocumentError, Section, document_kind, extract_sections
+from desktop.documents.extract import MAX_DOCUMENT_BYTES, decode_text
+from desktop.knowledge.chunking import chunk_sections
+from desktop.knowledge.store import KnowledgeBase, KnowledgeStore
+
+#: Folders never indexed (tools, caches, version control).
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv",
+                       ".mypy_cache", ".ruff_cache", ".pytest_cache", ".tox", "dist", "build",
+                       ".idea", ".vscode", ".cache"})
+#: Suffixes of files read as text (documents are added by desktop.documents' kinds).
+TEXT_SUFFIXES = frozenset({
+    ".txt", ".md", ".markdown", ".rst", ".org", ".adoc", ".tex", ".log", ".json", ".yaml", ".yml",
+    ".toml", ".ini", ".cfg", ".xml", ".py", ".pyi", ".js", ".jsx", ".ts", ".tsx", ".java", ".kt",
+    ".go", ".rs", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".rb", ".php", ".swift", ".scala",
+    ".sh", ".bash", ".zsh", ".ps1", ".sql", ".r", ".lua", ".pl", ".m", ".css", ".scss", ".vue",
+    ".svelte", ".dart", ".ex", ".exs", ".erl", ".hs", ".ml", ".clj", ".el", ".vim", ".proto",
+    ".graphql", ".tf", ".dockerfile", ".mk", ".cmake",
+})
+BATCH_FILES = 200
+
+ProgressFn = Callable[[int, int, str], None]
+"""``(done, total, path)`` after each file."""
+
+
+@dataclass
+class IndexReport:
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    failed: dict[str, str] = field(default_factory=dict)  # path -> reason
+    seconds: float = 0.0
+
+
+def indexable(path: Path) -> bool:
+    suffix = path.suffix.lower()
+    return suffix in TEXT_SUFFIXES or document_kind(path) != "text"
+
+
+def walk(paths: tuple[str, ...]) -> Iterator[Path]:
+    """Every indexable file under ``paths`` (files named directly are always taken)."""
+    for root in paths:
+        top = Path(root)
+        if top.is_file():
+            yield top
+            continue
+        for folder, dirs, files in os.walk(top):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+            for name in sorted(files):
+                path = Path(folder, name)
+                if not name.startswith(".") and indexable(path):
+                    yield path
+
+
+def _sections(path: Path, data: bytes | None) -> list[Section]:
+    if data is not None:  # plain text: already read for the hash
+        return [Section(decode_text(path.name, data))]
+    return extract_sections(path)
+
+
+def _read_and_hash(path: Path, size: int) -> tuple[str, bytes | None]:
+    """The content hash, and the bytes themselves for a text file (read once)."""
+    digest = hashlib.blake2b(digest_size=16)
+    if document_kind(path) == "text":
+        data = path.read_bytes()
+        digest.update(data)
+        return digest.hexdigest(), data
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest(), None
+
+
+class Indexer:
+    """Indexes one base; ``cancel`` stops it between files (what is done stays)."""
+
+    def __init__(self, store: KnowledgeStore, base: KnowledgeBase,
+                 progress: ProgressFn | None = None) -> None:
+        self.store = store
+        self.base = base
+        self.progress = progress
+        self.cancel = threading.Event()
+
+    def run(self) -> IndexReport:
+        report = IndexReport()
+        started = time.perf_counter()
+        known = {row["path"]: (row["id"], row["mtime"], row["size"], row["hash"])
+                 for row in self.store.db.query(
+                     "SELECT id, path, mtime, size, hash FROM knowledge_files WHERE base_id = ?",
+                     (self.base.id,))}
+        files = list(walk(self.base.paths))
+        seen: set[str] = set()
+        pending: list[tuple[Path, os.stat_result, str, list[Section] | None, str | None]] = []
+        for done, path in enumerate(files, start=1):
+            if self.cancel.is_set():
+                break
+            key = str(path)
+            seen.add(key)
+            self._visit(path, known.get(key), pending, report)
+            if len(pending) >= BATCH_FILES:
+                self._write(pending, known)
+            if self.progress is not None:
+                self.progress(done, len(files), key)
+        self._write(pending, known)
+        if not self.cancel.is_set():
+            gone = [file_id for path, (file_id, *_rest) in known.items() if path not in seen]
+            report.removed = len(gone)
+            with self.store.db.transaction() as conn:
+                conn.executemany("DELETE FROM knowledge_files WHERE id = ?",
+                                 [(i,) for i in gone])
+                conn.execute("UPDATE knowledge_bases SET indexed_at = ? WHERE id = ?",
+                             (time.time(), self.base.id))
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _visit(self, path: Path, old: tuple[int, float, int, str] | None,
+               pending: list[tuple[Path, os.stat_result, str, list[Section] | None,
+                                   str | None]], report: IndexReport) -> None:
+        try:
+            stat = path.stat()
+        except OSError as exc:
+            report.failed[str(path)] = f"cannot read {path.name}: {exc.strerror or exc}"
+            return  # vanished while walking: left out like a deleted file
+        try:
+            if old is not None and old[1] == stat.st_mtime and old[2] == stat.st_size:
+                report.unchanged += 1
+                return
+            if stat.st_size > MAX_DOCUMENT_BYTES:
+                raise DocumentError(f"{path.name} is too large to index")
+            digest, data = _read_and_hash(path, stat.st_size)
+            if old is not None and old[3] == digest:
+                report.unchanged += 1
+                pending.append((path, stat, digest, None, None))  # only the mtime moves
+                return
+            sections = _sections(path, data) if stat.st_size else []
+            error = None
+        except (DocumentError, OSError) as exc:
+            sections, error, digest = [], str(exc), ""
+            report.failed[str(path)] = error
+        if old is None:
+            report.added += 1
+        else:
+            report.updated += 1
+        pending.append((path, stat, digest, sections, error))
+
+    def _write(self, pending: list[tuple[Path, os.stat_result, str, list[Section] | None,
+                                         str | None]],
+               known: dict[str, tuple[int, float, int, str]]) -> None:
+        if not pending:
+            return
+        with self.store.db.transaction() as conn:
+            for path, stat, digest, sections, error in pending:
+                key = str(path)
+                old = known.get(key)
+                if sections is None and old is not None:  # same content, new mtime
+                    conn.execute("UPDATE knowledge_files SET mtime = ?, size = ? WHERE id = ?",
+                                 (stat.st_mtime, stat.st_size, old[0]))
+                    continue
+                if old is not None:
+                    conn.execute("DELETE FROM knowledge_files WHERE id = ?", (old[0],))
+                file_id = conn.execute(
+                    "INSERT INTO knowledge_files (base_id, path, mtime, size, hash, error) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (self.base.id, key, stat.st_mtime, stat.st_size, digest, error)).lastrowid
+                conn.executemany(
+                    "INSERT INTO knowledge_chunks (base_id, file_id, page, line_start, "
+                    "line_end, text) VALUES (?, ?, ?, ?, ?, ?)",
+                    [(self.base.id, file_id, c.page, c.line_start, c.line_end, c.text)
+                     for c in chunk_sections(sections or []) if c.text.strip()])
+        pending.clear()

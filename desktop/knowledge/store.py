@@ -1,0 +1,106 @@
+"""Knowledge bases in the database: create, list, find, and their embedding choice."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop.core.errors import ConfigError
+from desktop.storage.database import Database
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingConfig:
+    """Which embedding model a base uses: ``kind`` is ``openai`` (any
+    OpenAI-compatible ``/embeddings``), ``ollama`` or ``gemini``."""
+
+    kind: str
+    base_url: str
+    model: str
+    api_key_env: str | None = None
+
+    def to_json(self) -> str:
+        return json.dumps({"kind": self.kind, "base_url": self.base_url, "model": self.model,
+                           "api_key_env": self.api_key_env})
+
+    @classmethod
+    def from_json(cls, text: str | None) -> EmbeddingConfig | None:
+        if not text:
+            return None
+        data = json.loads(text)
+        return cls(kind=data["kind"], base_url=data["base_url"], model=data["model"],
+                   api_key_env=data.get("api_key_env"))
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeBase:
+    id: int
+    name: str
+    paths: tuple[str, ...]
+    embedding: EmbeddingConfig | None
+    indexed_at: float | None
+    files: int = 0
+    chunks: int = 0
+
+
+class KnowledgeStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def add(self, name: str, paths: list[Path],
+            embedding: EmbeddingConfig | None = None) -> KnowledgeBase:
+        """Create ``name`` or add ``paths`` to it (absolute, each once)."""
+        name = name.strip()
+        if not name:
+            raise ConfigError("a knowledge base needs a name")
+        wanted = [str(p.expanduser().resolve()) for p in paths]
+        missing = [p for p in wanted if not Path(p).exists()]
+        if missing:
+            raise ConfigError(f"no such file or folder: {', '.join(missing)}")
+        existing = self.find(name)
+        with self.db.transaction() as conn:
+            if existing is None:
+                conn.execute("INSERT INTO knowledge_bases (name, paths, embedding, created_at)"
+                             " VALUES (?, ?, ?, ?)",
+                             (name, json.dumps(list(dict.fromkeys(wanted))),
+                              embedding.to_json() if embedding else None, time.time()))
+            else:
+                merged = list(dict.fromkeys([*existing.paths, *wanted]))
+                conn.execute("UPDATE knowledge_bases SET paths = ? WHERE id = ?",
+                             (json.dumps(merged), existing.id))
+                if embedding is not None:
+                    conn.execute("UPDATE knowledge_bases SET embedding = ? WHERE id = ?",
+                                 (embedding.to_json(), existing.id))
+        found = self.find(name)
+        assert found is not None
+        return found
+
+    def list(self) -> list[KnowledgeBase]:
+        rows = self.db.query(
+            "SELECT b.*, (SELECT COUNT(*) FROM knowledge_files f WHERE f.base_id = b.id) AS "
+            "files, (SELECT COUNT(*) FROM knowledge_chunks c WHERE c.base_id = b.id) AS chunks"
+            " FROM knowledge_bases b ORDER BY b.name COLLATE NOCASE")
+        return [KnowledgeBase(id=r["id"], name=r["name"], paths=tuple(json.loads(r["paths"])),
+                              embedding=EmbeddingConfig.from_json(r["embedding"]),
+                              indexed_at=r["indexed_at"], files=r["files"], chunks=r["chunks"])
+                for r in rows]
+
+    def find(self, name: str) -> KnowledgeBase | None:
+        wanted = name.strip().casefold()
+        return next((b for b in self.list() if b.name.casefold() == wanted), None)
+
+    def get(self, name: str) -> KnowledgeBase:
+        """The base called ``name``; ConfigError naming the ones there are."""
+        base = self.find(name)
+        if base is None:
+            names = ", ".join(b.name for b in self.list()) or "none yet"
+            raise ConfigError(f"no knowledge base named {name!r} (there are: {names}); "
+                              "create it with: assista knowledge add NAME PATH...")
+        return base
+
+    def remove(self, name: str) -> None:
+        base = self.get(name)
+        with self.db.transaction() as conn:
+            conn.execute("DELETE FROM knowledge_bases WHERE id = ?", (base.id,))
