@@ -38,6 +38,7 @@ from desktop.providers.http_errors import (
     describe_status,
     describe_transport_error,
 )
+from desktop.providers.limits import MAX_JSON_REPLY, ReplyTooLarge, read_limited
 from desktop.providers.ndjson import NDJSONError
 from desktop.providers.retry import (
     USER_AGENT,
@@ -184,6 +185,8 @@ class HttpProvider:
                                 return
                     events = [e for item in self.wire.tail(decoder) for e in feed(item)]
                     events += parser.finish()
+                except ReplyTooLarge as exc:
+                    events = parser.error(str(exc), "reply_too_large")
                 except NDJSONError as exc:
                     events = parser.error(f"malformed stream data: {exc.line[:120]!r}",
                                           "malformed_stream")  # fmt: skip
@@ -234,9 +237,11 @@ class HttpProvider:
     ) -> list[StreamEvent]:
         """A server that ignored ``stream`` and sent the whole answer as JSON."""
         try:
-            payload = json.loads(await response.aread())
+            payload = json.loads(await read_limited(response, MAX_JSON_REPLY, "answer"))
         except httpx.HTTPError as exc:
             return parser.error(*self._describe(exc, streaming=True))
+        except ReplyTooLarge as exc:
+            return parser.error(str(exc), "reply_too_large")
         except ValueError:
             return parser.error("the server sent invalid JSON", "malformed_stream")
         return parser.feed_body(payload)
@@ -304,17 +309,24 @@ class HttpProvider:
             request = self._build_request("GET" if body is None else "POST", path, body,
                                           params, timeout=timeout)  # fmt: skip
             response = await send_with_retry(self._get_client(), request, retry or self.retry,
-                                             stream=False, on_retry=self._on_retry)  # fmt: skip
+                                             on_retry=self._on_retry)  # fmt: skip
+            try:  # read by hand: a reply of any size must not be held whole
+                status = response.status_code
+                if not 200 <= status < 300:
+                    raw = await self._read_body(response)
+                    message, error_code = self._status_message(response, raw)
+                    raise ProviderError(message, provider=self.name, status=status,
+                                        code=error_code, retryable=is_retryable_status(status))
+                raw = await read_limited(response, MAX_JSON_REPLY)
+            finally:
+                await response.aclose()
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
             message, code = self._describe(exc, streaming=False)
             raise ProviderError(message, provider=self.name, code=code, retryable=True) from None
-        status = response.status_code
-        if not 200 <= status < 300:
-            message, error_code = self._status_message(response, response.content)
-            raise ProviderError(message, provider=self.name, status=status, code=error_code,
-                                retryable=is_retryable_status(status))  # fmt: skip
+        except ReplyTooLarge as exc:
+            raise ProviderError(str(exc), provider=self.name, code="reply_too_large") from None
         try:
-            return response.json()
+            return json.loads(raw)
         except ValueError:
             where = f"{self.base_url}{self.path_prefix}{path}"
             raise ProviderError(f"{where} did not return JSON; check the base URL",

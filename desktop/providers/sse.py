@@ -20,6 +20,10 @@ Spec rules implemented:
   accepted only when it is all ASCII digits;
 * at end of stream an unfinished event is discarded (``flush`` can be asked to
   dispatch it instead, for lenient clients).
+
+Beyond the spec: one event (its unfinished line plus its data lines) may hold at most
+``max_size`` characters; past that :class:`~desktop.providers.limits.ReplyTooLarge`
+is raised, so a line that never ends cannot fill the memory.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from desktop.providers.limits import MAX_EVENT_SIZE, event_too_large
 
 __all__ = ["SSEDecoder", "ServerSentEvent", "aiter_sse"]
 
@@ -51,16 +57,22 @@ class SSEDecoder:
 
     __slots__ = (
         "_data",
+        "_data_size",
         "_decoder",
         "_event",
         "_last_id",
+        "_max_size",
         "_partial",
+        "_partial_size",
         "_skip_lf",
         "_started",
         "retry",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, max_size: int = MAX_EVENT_SIZE) -> None:
+        self._max_size = max_size
+        self._partial_size = 0  # characters of the unfinished line
+        self._data_size = 0  # characters of the unfinished event's data lines
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._partial: list[str] = []  # pieces of the current, unterminated line
         self._skip_lf = False  # the previous chunk ended with CR: drop a leading LF
@@ -95,6 +107,7 @@ class SSEDecoder:
                 events.append(event)
         self._partial = []
         self._data = []
+        self._partial_size = self._data_size = 0
         self._event = ""
         return events
 
@@ -120,6 +133,8 @@ class SSEDecoder:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         if "\n" not in text:
             self._partial.append(text)
+            self._partial_size += len(text)
+            self._check_size()
             return []
         lines = text.split("\n")
         if self._partial:
@@ -127,21 +142,34 @@ class SSEDecoder:
             lines[0] = "".join(self._partial)
         tail = lines.pop()
         self._partial = [tail] if tail else []
-        return self._process_lines(lines)
+        self._partial_size = len(tail)
+        events = self._process_lines(lines)
+        self._check_size()
+        return events
+
+    def _check_size(self) -> None:
+        if self._partial_size + self._data_size > self._max_size:
+            self._partial, self._data = [], []
+            self._partial_size = self._data_size = 0
+            raise event_too_large(self._max_size)
 
     def _process_lines(self, lines: list[str]) -> list[ServerSentEvent]:
         events: list[ServerSentEvent] = []
         data = self._data
+        size = self._data_size
         for line in lines:
             if not line:
                 event = self._dispatch()
                 if event is not None:
                     events.append(event)
                 data = self._data
+                size = 0
             elif line.startswith("data:"):  # the hot path
                 data.append(line[6:] if line.startswith(" ", 5) else line[5:])
+                size += len(line)
             elif line[0] != ":":
                 self._process_line(line)
+        self._data_size = size
         return events
 
     def _process_line(self, line: str) -> None:

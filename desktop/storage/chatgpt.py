@@ -63,12 +63,17 @@ def _conversation(conv: dict[str, Any]) -> SessionRecord:
     order = _topological(nodes)
     kept: dict[str, Message] = {}
     messages: list[Message] = []
+    used: set[str] = set()
     for nid in order:
         node = nodes[nid]
         if node.message is None:
             continue
         parent = _kept_ancestor(nodes, node.parent, kept)
-        message = node.message.model_copy(update={"parent_id": parent})
+        update: dict[str, Any] = {"parent_id": parent}
+        if node.message.id in used:  # two nodes reuse one message id (a damaged export)
+            update["id"] = f"{MESSAGE_PREFIX}{_safe(nid)}_{len(used)}"
+        message = node.message.model_copy(update=update)
+        used.add(message.id)
         if message.role == "tool":
             message = _pair_result(message, nodes, node.parent, kept)
         kept[nid] = message
@@ -78,8 +83,10 @@ def _conversation(conv: dict[str, Any]) -> SessionRecord:
     bump = max([updated, *selected.values()], default=updated) + 1.0
     by_id = {m.id: m for m in messages}
     current = by_id.get(leaf) if leaf else None
+    walked: set[str] = set()
     depth = 0
-    while current is not None:  # the current branch is what each fork shows
+    while current is not None and current.id not in walked:  # the branch each fork shows
+        walked.add(current.id)
         selected[current.id] = bump + depth * 1e-3
         depth += 1
         current = by_id.get(current.parent_id) if current.parent_id else None

@@ -23,6 +23,9 @@ from desktop.storage.records import SessionRecord, ids_taken, with_new_ids
 from desktop.storage.sessions import SessionStore
 
 Source = Literal["assista", "chatgpt"]
+#: The most JSON read from one import file (unzipped). The largest ChatGPT exports seen
+#: are a few hundred MB; parsing takes several times the size in memory again.
+MAX_IMPORT_BYTES = 512 * 1024 * 1024
 
 
 @dataclass
@@ -49,25 +52,43 @@ class ImportReport:
 
 
 def read_import_file(path: Path) -> Any:
-    """The JSON document in ``path`` (a ``.zip`` must contain ``conversations.json``)."""
+    """The JSON document in ``path`` (a ``.zip`` must contain ``conversations.json``).
+
+    At most :data:`MAX_IMPORT_BYTES` are read (after unzipping): a file, or a zip entry
+    that inflates a thousandfold, must not take all the memory; parsed JSON takes
+    several times its size again."""
+    limit = MAX_IMPORT_BYTES
+    too_large = StorageError(
+        f"{path.name} holds more than {limit // (1024 * 1024)} MB of chats, more than "
+        "Assista imports at once; split the export or import the chats in parts."
+    )
     try:
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as archive:
-                names = [
-                    n for n in archive.namelist() if n.rsplit("/", 1)[-1] == "conversations.json"
+                infos = [
+                    i for i in archive.infolist()
+                    if i.filename.rsplit("/", 1)[-1] == "conversations.json"
                 ]
-                if not names:
+                if not infos:
                     raise StorageError(f"{path.name} has no conversations.json inside.")
-                raw = archive.read(names[0])
+                if infos[0].file_size > limit:
+                    raise too_large
+                with archive.open(infos[0]) as entry:  # the declared size may lie
+                    raw = entry.read(limit + 1)
         else:
-            raw = path.read_bytes()
+            if path.stat().st_size > limit:
+                raise too_large
+            with path.open("rb") as handle:
+                raw = handle.read(limit + 1)
     except OSError as exc:
         raise StorageError(f"Cannot read {path}: {exc.strerror or exc}") from exc
-    except zipfile.BadZipFile as exc:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError) as exc:
         raise StorageError(f"{path.name} is a damaged zip file: {exc}") from exc
+    if len(raw) > limit:
+        raise too_large
     try:
         return json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise StorageError(f"{path.name} is not a JSON file: {exc}") from exc
 
 
