@@ -7,7 +7,7 @@ screen, reported by the child. The app starts through its real entry point
 app; the median of each is compared. Two data folders:
 
 - ``fresh``: after the first start (database created, no provider yet);
-- ``returning``: 200 saved chats and a configured provider whose server is down (the
+- ``returning``: 1,000 saved chats (``--chats``) and a provider whose server is down (the
   model list is fetched in the background after the window shows, and fails).
 
 Compiled bytecode is kept in a temporary ``PYTHONPYCACHEPREFIX`` for both (an installed
@@ -147,8 +147,8 @@ def run(code: str, *args: str, pycache: Path) -> Run:
                float(values.get("GAP", "nan")))
 
 
-def seed_returning(data: Path) -> None:
-    """200 chats of 6 messages, and a provider at a closed loopback port."""
+def seed_returning(data: Path, chats: int) -> None:
+    """``chats`` chats of 6 messages, and a provider at a closed loopback port."""
     from desktop.app import AppContext
     from desktop.core.messages import Message, TextPart
     from desktop.core.settings import ProviderConfig
@@ -159,7 +159,7 @@ def seed_returning(data: Path) -> None:
                                 model="local-model")
         ctx.settings_store.save_provider(config)
         ctx.settings.update(active_provider_id=config.id)
-        for n in range(200):
+        for n in range(chats):
             session = ctx.sessions.create_session(f"Chat number {n}")
             for turn in range(3):
                 ctx.sessions.save_message(session.id, Message(
@@ -174,13 +174,17 @@ def ms(values: list[float]) -> str:
     return ", ".join(f"{x * 1000:.0f}" for x in values)
 
 
-def bench(scenario: str, runs: int) -> float:
+FILLED_TARGET = 2.0  # issue 13: window filled in within 2x a bare window's time
+STALL_TARGET_MS = 50.0
+
+
+def bench(scenario: str, runs: int, chats: int) -> float:
     bare: list[Run] = []
     app: list[Run] = []
     with tempfile.TemporaryDirectory() as tmp:
         data, pycache = Path(tmp) / "data", Path(tmp) / "pycache"
         if scenario == "returning":
-            seed_returning(data)
+            seed_returning(data, chats)
         # Not counted: compiles the bytecode; the app's first start creates the database.
         run(BARE, pycache=pycache)
         run(APP, str(data), pycache=pycache)
@@ -192,7 +196,7 @@ def bench(scenario: str, runs: int) -> float:
     gap = statistics.median(r.gap_s for r in app)
     ready = statistics.median(r.ready_s for r in app)
     ratio = a / b
-    print(f"[{scenario}]")
+    print(f"[{scenario}{f', {chats} chats' if scenario == 'returning' else ''}]")
     print(f"bare PySide6 window   median {b * 1000:6.0f} ms  (runs: "
           f"{ms([r.shown_s for r in bare])})")
     print(f"Assista main window   median {a * 1000:6.0f} ms  (runs: "
@@ -200,10 +204,13 @@ def bench(scenario: str, runs: int) -> float:
     print(f"ratio                 {ratio:6.2f}x   (target <= {TARGET}x)   "
           f"{'PASS' if ratio <= TARGET else 'MISS'}")
     print(f"Assista window filled in (chats listed, message box usable): median "
-          f"{ready * 1000:.0f} ms = {ready / b:.2f}x the bare window (runs: "
-          f"{ms([r.ready_s for r in app])}) - not a target, reported for honesty")
+          f"{ready * 1000:.0f} ms = {ready / b:.2f}x the bare window   (target <= "
+          f"{FILLED_TARGET}x)   {'PASS' if ready / b <= FILLED_TARGET else 'MISS'}  (runs: "
+          f"{ms([r.ready_s for r in app])})")
     print(f"longest event-loop stall from shown until {SETTLE_S:.1f} s after filled in: "
-          f"median {gap * 1000:.0f} ms (runs: {ms([r.gap_s for r in app])})")
+          f"median {gap * 1000:.0f} ms   (target < {STALL_TARGET_MS:.0f} ms)   "
+          f"{'PASS' if gap * 1000 < STALL_TARGET_MS else 'MISS'}  (runs: "
+          f"{ms([r.gap_s for r in app])})")
     return ratio
 
 
@@ -211,10 +218,11 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--scenario", choices=["fresh", "returning", "both"], default="both")
+    parser.add_argument("--chats", type=int, default=1000, help="saved chats when returning")
     args = parser.parse_args()
     scenarios = ["fresh", "returning"] if args.scenario == "both" else [args.scenario]
     for scenario in scenarios:
-        bench(scenario, args.runs)
+        bench(scenario, args.runs, args.chats)
     return 0
 
 
