@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMenu,
+    QMessageBox,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -62,6 +63,8 @@ class McpDialog(QDialog):
             self._normalized(dict(s)) for s in controller.settings.mcp_servers]
         self.dirty = False
         self._discard_armed = False
+        # Servers just added and not edited yet: not called invalid before the user typed
+        self._untouched: set[int] = set()
         self._tasks: set[asyncio.Future[None]] = set()
         self.paste_dialog: PasteDialog | None = None
         self.file_dialog: QFileDialog | None = None
@@ -133,7 +136,7 @@ class McpDialog(QDialog):
         import_menu.addAction("Paste JSON…").triggered.connect(self.open_paste)
         self.import_button.setMenu(import_menu)
         self.remove_button = QPushButton("Remove")
-        self.remove_button.clicked.connect(self.remove_current)
+        self.remove_button.clicked.connect(self._confirm_remove)
         for button in (self.add_button, self.import_button, self.remove_button):
             row.addWidget(button)
         column.addLayout(row)
@@ -158,6 +161,8 @@ class McpDialog(QDialog):
     def status_of(self, server: dict[str, Any]) -> tuple[str, str]:
         """(state key, one line) for a server in the working list."""
         error = validation_error(server)
+        if error and id(server) in self._untouched:
+            return "new", "new — say how to reach it, then Save"
         if error:
             return "invalid", error
         if not server.get("enabled", True):
@@ -221,6 +226,9 @@ class McpDialog(QDialog):
             self.stack.setCurrentIndex(0)
 
     def _form_changed(self) -> None:
+        current = self.current_server()
+        if current is not None:
+            self._untouched.discard(id(current))
         self.dirty = True
         self._discard_armed = False
         self.refresh_status()
@@ -237,11 +245,28 @@ class McpDialog(QDialog):
                                   "command": "", "args": [], "env": {}, "url": "",
                                   "headers": {}, "enabled": True}
         self.servers.append(server)
+        self._untouched.add(id(server))
         self.dirty = True
         self._fill_list()
         self.server_list.setCurrentRow(len(self.servers) - 1)
         self.form.focus_first_field()
         return server
+
+    def _confirm_remove(self) -> None:
+        """Removing is undone by Cancel until Save, but a click should not do it alone."""
+        current = self.current_server()
+        if current is None:
+            return
+        box = QMessageBox(QMessageBox.Icon.Question, "Remove MCP server",
+                          f"Remove {current.get('name')}? Its tools leave every chat when "
+                          "you Save.", QMessageBox.StandardButton.Yes
+                          | QMessageBox.StandardButton.Cancel, self)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        box.finished.connect(lambda result: self.remove_current()
+                             if result == QMessageBox.StandardButton.Yes else None)
+        self.remove_box = box
+        box.open()
 
     def remove_current(self) -> None:
         row = self.server_list.currentRow()

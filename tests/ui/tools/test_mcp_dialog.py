@@ -251,3 +251,29 @@ def test_the_model_calls_an_mcp_tool_after_approval(
         assert "echo: hi" in tools[1]
     finally:
         stop_servers(qtbot, window)
+
+
+def test_a_new_server_is_not_called_invalid_before_typing_and_remove_asks(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    window = make_window(qtbot, ctx)
+    dialog = open_dialog(window)
+    dialog.add_server()
+    text = dialog.server_list.item(0).text()
+    assert "invalid" not in text and "new" in text  # nothing typed yet: no error
+    qtbot.keyClicks(dialog.form.command_edit, "x")
+    dialog.form.command_edit.clear()  # typed, then emptied: now it is an error
+    qtbot.waitUntil(lambda: "new —" not in dialog.server_list.item(0).text(), timeout=2000)
+
+    qtbot.mouseClick(dialog.remove_button, Qt.MouseButton.LeftButton)
+    box = dialog.remove_box
+    qtbot.waitUntil(box.isVisible, timeout=2000)
+    assert dialog.server_list.count() == 1  # asked, not removed yet
+    box.button(box.StandardButton.Cancel).click()
+    assert dialog.server_list.count() == 1
+    qtbot.mouseClick(dialog.remove_button, Qt.MouseButton.LeftButton)
+    box = dialog.remove_box
+    qtbot.waitUntil(box.isVisible, timeout=2000)
+    box.button(box.StandardButton.Yes).click()
+    qtbot.waitUntil(lambda: dialog.server_list.count() == 0, timeout=2000)
