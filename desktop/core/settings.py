@@ -91,6 +91,8 @@ class AppSettings(BaseModel):
     context_overflow: Literal["drop", "summarize"] = "drop"
     trash_retention_days: int = Field(default=30, ge=0, le=3650)
     theme: Literal["system", "light", "dark"] = "system"
+    # The interface's base font size in points, before the zoom (0: the platform's).
+    base_font_pt: float = Field(default=0.0, ge=0, le=40)
     # Approval policy per tool name ("allow" | "ask" | "deny"), over each tool's default.
     tool_policies: dict[str, Literal["allow", "ask", "deny"]] = Field(default_factory=dict)
     # Hosts, addresses or networks (127.0.0.1, .corp.example, 10.0.0.0/8) fetch_url may

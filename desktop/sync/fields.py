@@ -27,7 +27,8 @@ ASSISTANT_FIELDS = (
     "position", "name", "description", "system_prompt", "model", "temperature",
     "enabled_tools", "created_at", "updated_at", "extra",
 )
-LOCAL_SETTINGS = frozenset({"workspace", "active_provider_id", "mcp_servers"})
+# (the base font size suits one machine's screen)
+LOCAL_SETTINGS = frozenset({"workspace", "active_provider_id", "mcp_servers", "base_font_pt"})
 
 # The most recent value wins for these whatever the stamps say: "last active" order.
 MAX_FIELDS = frozenset({"updated_at"})

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QDoubleSpinBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -118,6 +119,15 @@ class SettingsDialog(QDialog):
         self.prompt_edit = QPlainTextEdit()
         self.prompt_edit.setAccessibleName("Default system prompt")
         form.addRow("Theme", self.theme_combo)
+        # The base size the zoom (Ctrl+= / Ctrl+-) multiplies; "Default": the platform's.
+        self.font_spin = QDoubleSpinBox()
+        self.font_spin.setAccessibleName("Base font size")
+        self.font_spin.setRange(0, 40)
+        self.font_spin.setDecimals(1)
+        self.font_spin.setSingleStep(0.5)
+        self.font_spin.setSuffix(" pt")
+        self.font_spin.setSpecialValueText("Default")
+        form.addRow("Base font size", self.font_spin)
         form.addRow("New chats use", self.assistant_combo)
         form.addRow("Custom instructions", self.instructions_edit)
         form.addRow("Default system prompt", self.prompt_edit)
@@ -228,6 +238,7 @@ class SettingsDialog(QDialog):
         self.no_proxy_edit.setText(s.no_proxy)
         self.timeout_spin.setValue(round(s.request_timeout_s))
         self.concurrent_spin.setValue(s.max_concurrent_requests)
+        self.font_spin.setValue(s.base_font_pt if s.base_font_pt >= 6 else 0)
 
     def changes(self) -> dict[str, object]:
         return {
@@ -242,6 +253,8 @@ class SettingsDialog(QDialog):
             "no_proxy": normalize_hosts(self.no_proxy_edit.text()),
             "request_timeout_s": float(self.timeout_spin.value()),
             "max_concurrent_requests": self.concurrent_spin.value(),
+            # below 6 pt nothing is readable: such a value means "the default"
+            "base_font_pt": self.font_spin.value() if self.font_spin.value() >= 6 else 0.0,
         }
 
     def _check_proxy(self) -> None:

@@ -191,6 +191,7 @@ def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bo
 
     app.setApplicationVersion(__version__)
     theme.settle(app, ctx.settings.current.theme)
+    theme.set_base_font_size(ctx.settings.current.base_font_pt or None)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     # The window's chat service has the model title new chats (Preferences can say no).

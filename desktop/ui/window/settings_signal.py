@@ -54,6 +54,8 @@ def follow_settings(app: QApplication, controller: ChatController) -> SettingsSi
     def changed(old: AppSettings, new: AppSettings) -> None:
         if new.theme != old.theme and new.theme != theme.mode():
             theme.apply_theme(app, new.theme)
+        if new.base_font_pt != old.base_font_pt:
+            theme.set_base_font_size(new.base_font_pt or None)
         manager = controller.tools.mcp
         if proxy_changed(old, new) and manager is not None and any(
                 c.config.transport != "stdio" for c in manager.connections.values()):

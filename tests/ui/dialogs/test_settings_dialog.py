@@ -70,6 +70,8 @@ def test_saves_proxy_timeout_and_preferences(
     dialog.timeout_spin.setValue(45)
     assert dialog.concurrent_spin.value() == 4
     dialog.concurrent_spin.setValue(2)
+    assert dialog.font_spin.text() == "Default"
+    dialog.font_spin.setValue(13)
     dialog.overflow_combo.setCurrentIndex(dialog.overflow_combo.findData("summarize"))
     dialog.retention_spin.setValue(7)
     dialog.instructions_edit.setPlainText("I am a Rust developer.")
@@ -84,6 +86,7 @@ def test_saves_proxy_timeout_and_preferences(
         assert settings.no_proxy == "localhost,.corp.example"
         assert settings.request_timeout_s == 45
         assert settings.max_concurrent_requests == 2
+        assert settings.base_font_pt == 13
         assert settings.context_overflow == "summarize"
         assert settings.trash_retention_days == 7
         assert settings.custom_instructions == "I am a Rust developer."
@@ -94,6 +97,8 @@ def test_saves_proxy_timeout_and_preferences(
     assert ctx.proxy == Proxy("socks5://127.0.0.1:1080", "localhost,.corp.example")
     assert dict(os.environ) == environ
     assert theme.mode() == "dark" and theme.is_dark()  # the window followed the setting
+    assert theme.base_font_size() == 13  # and the base font size
+    theme.set_base_font_size(None)  # (the app's theme back as other tests expect it)
 
     # Reopened, it shows what was saved
     dialog = window.dialogs.open_preferences()
