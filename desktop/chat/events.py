@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from desktop.core.agent_events import AgentEvent
+from desktop.core.messages import Message
 from desktop.tools.approval import ToolProgress
 
 #: What the chat list shows for a chat: nothing (idle), waiting for a provider slot,
@@ -67,7 +68,21 @@ class TurnEnded:
     type: str = field(default="turn_ended", init=False)
 
 
-ServiceEvent = ProviderRetrying | TurnQueued | ConfirmRequested | TurnFailed | TurnEnded
+@dataclass(frozen=True, slots=True)
+class SaveFailed:
+    """Messages of the turn could not be stored after retries (before TurnEnded).
+
+    ``messages`` are whole (as shown); the window can offer to save them again
+    (``SessionStore.save_message`` for each, in order)."""
+
+    session_id: str
+    message: str
+    messages: list[Message] = field(default_factory=list)
+    type: str = field(default="save_failed", init=False)
+
+
+ServiceEvent = (ProviderRetrying | TurnQueued | ConfirmRequested | TurnFailed | SaveFailed
+                | TurnEnded)
 ChatEvent = AgentEvent | ToolProgress | ServiceEvent
 ChatObserver = Callable[[ChatEvent], None]
 

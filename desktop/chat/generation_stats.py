@@ -98,6 +98,12 @@ class GenerationMeter:
         self._prompt_chars = 0
         self.finished: dict[str, Message] = {}  # message id -> the message with its stats
 
+    async def settled(self) -> None:
+        """Wait for the saves of the sink behind (see Orchestrator._run_tools)."""
+        settled = getattr(self.downstream, "settled", None)
+        if settled is not None:
+            await settled()
+
     def __call__(self, event: AgentEvent) -> None:
         if isinstance(event, AssistantStarted):
             self._started, self._first, self._chars = self.clock(), None, 0

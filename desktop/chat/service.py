@@ -36,6 +36,7 @@ from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
 from desktop.chat.running import RunningTurn
 from desktop.chat.titling import ChatTitler
 from desktop.chat.turn_plan import TurnOverrides, TurnPlan, plan_turn
+from desktop.chat.turn_saving import finish_saving
 from desktop.core.conversation import SessionRecorder, auto_title
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.messages import Message, Part, TextPart
@@ -227,15 +228,15 @@ class ChatService:
         from desktop.tools.mcp.origin import request_origin
 
         request_origin.set(turn.session_id)
+        recorder = SessionRecorder(self.ctx.sessions, turn.session_id, turn.emit) if save \
+            else None
         try:
             if user is not None:
                 turn.history.append(user)
-                if save:
-                    self.ctx.sessions.save_message(turn.session_id, user)
+                if recorder is not None:  # saved off the loop, before the answer
+                    recorder.queue.put(user)
             # The meter goes first: the recorder saves the answer with its stats.
-            meter = GenerationMeter(
-                SessionRecorder(self.ctx.sessions, turn.session_id, turn.emit) if save
-                else turn.emit, turn.history, plan.system)
+            meter = GenerationMeter(recorder or turn.emit, turn.history, plan.system)
             turn.result = await orchestrator.run(
                 turn.history, model=plan.model, system=plan.system, sink=meter,
                 temperature=plan.temperature)
@@ -250,6 +251,8 @@ class ChatService:
             turn.failure = f"Unexpected error: {exc}"
             turn.emit(TurnFailed(turn.failure))
         finally:
+            if recorder is not None:
+                await finish_saving(turn, recorder)
             with contextlib.suppress(Exception):
                 await orchestrator.provider.aclose()
             self._finish(turn)

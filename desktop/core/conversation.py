@@ -3,7 +3,9 @@
 Used by both the window and ``assista ask``: the user message is saved first, each
 assistant message is saved when it starts, at most every ``save_interval`` seconds
 while it streams (so a crash loses at most about a second), and when it completes;
-each round of tool results is saved as soon as it is complete.
+each round of tool results is saved as soon as it is complete. Saves run off the
+event loop and are retried (see :mod:`desktop.core.save_queue`); a save that finally
+fails is reported when the turn ends, never forgotten.
 """
 
 from __future__ import annotations
@@ -11,27 +13,28 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Protocol
 
 from desktop.core.agent_events import (
     AgentEvent,
     AssistantFinished,
     AssistantStarted,
+    RunFinished,
     ToolResultsMessage,
 )
 from desktop.core.events import ReasoningDelta, TextDelta, ToolCallComplete
 from desktop.core.messages import Message
 from desktop.core.orchestrator import Orchestrator, RunResult, Sink
+from desktop.core.save_queue import MessageStore, SaveQueue
 
 log = logging.getLogger(__name__)
 
 
-class MessageStore(Protocol):
-    def save_message(self, session_id: str, message: Message) -> None: ...
-
-
 class SessionRecorder:
-    """A sink that persists a running turn; wraps the caller's own sink."""
+    """A sink that persists a running turn; wraps the caller's own sink.
+
+    Saves run off the event loop, in order, retried (:class:`SaveQueue`); await
+    :meth:`close` when the turn ends: it raises :class:`SaveError` when something
+    could not be stored, while the messages are still whole in memory."""
 
     def __init__(
         self,
@@ -41,6 +44,7 @@ class SessionRecorder:
         *,
         save_interval: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
+        queue: SaveQueue | None = None,
     ) -> None:
         self.store = store
         self.session_id = session_id
@@ -49,14 +53,30 @@ class SessionRecorder:
         self._clock = clock
         self._snapshot: Callable[[], Message] | None = None
         self._last_save = 0.0
-        self.save_errors = 0
+        self.queue = queue or SaveQueue(store, session_id)
+        self._held: list[AgentEvent] = []
+
+    @property
+    def save_errors(self) -> int:
+        return self.queue.failures
 
     def _save(self, message: Message) -> None:
+        self.queue.put(message)
+
+    async def settled(self) -> None:
+        """Wait until what was asked so far is stored or its retries are used up."""
+        await self.queue.settled()
+
+    async def close(self) -> None:
+        """Wait for every save, then pass on the run's end; SaveError when a save
+        finally failed."""
         try:
-            self.store.save_message(self.session_id, message)
-        except Exception:  # keep streaming; the next save will try again
-            self.save_errors += 1
-            log.exception("could not save message %s", message.id)
+            await self.queue.close()
+        finally:
+            held, self._held = self._held, []
+            if self.downstream is not None:
+                for event in held:
+                    self.downstream(event)
 
     def __call__(self, event: AgentEvent) -> None:
         if isinstance(event, TextDelta | ReasoningDelta | ToolCallComplete):
@@ -73,9 +93,11 @@ class SessionRecorder:
             self._save(event.message)
         elif isinstance(event, ToolResultsMessage):
             self._save(event.message)
+        elif isinstance(event, RunFinished):  # told after the saves: "finished" = stored
+            self._held.append(event)
+            return
         if self.downstream is not None:
             self.downstream(event)
-
 
 async def run_turn(
     orchestrator: Orchestrator,
@@ -96,8 +118,11 @@ async def run_turn(
         history.append(user_message)
         store.save_message(session_id, user_message)
     recorder = SessionRecorder(store, session_id, sink)
-    return await orchestrator.run(history, model=model, system=system, sink=recorder,
-                                  temperature=temperature)
+    try:
+        return await orchestrator.run(history, model=model, system=system, sink=recorder,
+                                      temperature=temperature)
+    finally:
+        await recorder.close()  # SaveError: the answer is whole in memory, not stored
 
 
 def auto_title(text: str, limit: int = 60) -> str:

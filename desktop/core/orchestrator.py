@@ -260,6 +260,11 @@ class Orchestrator:
 
     async def _run_tools(self, run: _Run, message: Message, round_no: int) -> None:
         emit = run.emit
+        # A sink that saves (SessionRecorder) stores the calls before they run: a crash
+        # while a tool runs must not leave side effects with no record of the call.
+        settled = getattr(emit, "settled", None)
+        if settled is not None:
+            await settled()
         calls = message.tool_calls
         results: list[ToolResultPart | None] = [None] * len(calls)
 

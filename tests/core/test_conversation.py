@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+import pytest
+
 from desktop.core.conversation import SessionRecorder, auto_title, run_turn
 from desktop.core.events import TextDelta
 from desktop.core.messages import Message
 from desktop.core.orchestrator import Orchestrator
+from desktop.core.save_queue import SaveError, SaveQueue
 from tests.core.scripted import EchoTools, ScriptedProvider, text_reply, tool_reply
 
 
@@ -40,41 +43,64 @@ async def test_run_turn_saves_user_assistant_and_tool_messages() -> None:
     assert result.text == "Final"
 
 
-def test_recorder_saves_streaming_snapshots_at_most_once_per_interval() -> None:
+class CountingQueue(SaveQueue):
+    """Records what the recorder asks to save (the saves themselves run in a thread)."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        super().__init__(store, "s1")
+        self.asked: list[Message] = []
+
+    def put(self, message: Message) -> None:
+        self.asked.append(message)
+        super().put(message)
+
+
+async def test_recorder_saves_streaming_snapshots_at_most_once_per_interval() -> None:
     from desktop.core.accumulator import MessageBuilder
     from desktop.core.agent_events import AssistantFinished, AssistantStarted
 
     store = MemoryStore()
     clock = FakeClock()
-    recorder = SessionRecorder(store, "s1", save_interval=1.0, clock=clock)
+    queue = CountingQueue(store)
+    recorder = SessionRecorder(store, "s1", save_interval=1.0, clock=clock, queue=queue)
     builder = MessageBuilder(model="m", provider="p")
     recorder(AssistantStarted(message_id=builder.id, round=1, model="m",
                               snapshot=builder.snapshot))
-    assert len(store.saved) == 1 and store.saved[0][1].status == "streaming"
+    assert len(queue.asked) == 1 and queue.asked[0].status == "streaming"
     for i in range(10):
         event = TextDelta(f"t{i} ")
         builder.feed(event)
         clock.now += 0.25
         recorder(event)
     # 2.5 s of streaming -> two interval saves after the initial one
-    assert len(store.saved) == 3
-    assert store.saved[-1][1].text.startswith("t0 t1 t2 t3")
+    assert len(queue.asked) == 3
+    assert queue.asked[-1].text.startswith("t0 t1 t2 t3")
     recorder(AssistantFinished(message=builder.finish("complete")))
+    await recorder.close()
     assert store.saved[-1][1].status == "complete"
     assert store.saved[-1][1].text.count("t") == 10
+    assert queue.pending == []
 
 
-def test_recorder_keeps_going_when_a_save_fails() -> None:
+async def test_recorder_keeps_going_when_a_save_fails_and_says_so_at_the_end() -> None:
     class Broken:
         def save_message(self, session_id: str, message: Message) -> None:
             raise OSError("disk full")
 
     seen: list[object] = []
-    recorder = SessionRecorder(Broken(), "s", seen.append)
+    broken = Broken()
+    recorder = SessionRecorder(broken, "s", seen.append,
+                               queue=SaveQueue(broken, "s", stream_delays=(),
+                                               final_delays=(0.0,)))
     from desktop.core.agent_events import ToolResultsMessage
 
-    recorder(ToolResultsMessage(message=Message(role="tool")))
-    assert recorder.save_errors == 1 and len(seen) == 1
+    message = Message(role="tool")
+    recorder(ToolResultsMessage(message=message))
+    assert len(seen) == 1  # the event went on at once
+    with pytest.raises(SaveError, match="could not be saved: disk full") as caught:
+        await recorder.close()
+    assert caught.value.messages == [message]  # whole, in memory
+    assert recorder.save_errors == 3  # once while streaming, twice at the end
 
 
 def test_auto_title() -> None:

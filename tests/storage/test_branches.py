@@ -160,7 +160,9 @@ async def test_orchestrator_regeneration_with_tools_is_a_branch(store: SessionSt
     assert _texts(first) == ["question", "plain answer"]
 
     history = store.start_branch(s.id, first[1].id)
-    await orchestrator.run(history, model="m", sink=SessionRecorder(store, s.id))
+    recorder = SessionRecorder(store, s.id)
+    await orchestrator.run(history, model="m", sink=recorder)
+    await recorder.close()  # saves run in a worker thread
     branch = store.load_active_branch(s.id)
     roles = [m.role for m in branch.messages]
     assert roles == ["user", "assistant", "tool", "assistant"]

@@ -23,6 +23,7 @@ from desktop.chat.events import (
     ChatEvent,
     ConfirmRequested,
     ProviderRetrying,
+    SaveFailed,
     TurnEnded,
     TurnFailed,
     TurnQueued,
@@ -302,7 +303,7 @@ class ChatController(QObject):
                                         "finish…", 0)
         elif isinstance(event, ConfirmRequested):
             self.confirmRequested.emit(event.rounds)
-        elif isinstance(event, TurnFailed):
+        elif isinstance(event, TurnFailed | SaveFailed):  # SaveFailed: a banner with Retry later
             self.errorOccurred.emit(event.message)
         elif isinstance(event, TurnEnded):
             self._turn_ended(event)
