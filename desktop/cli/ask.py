@@ -140,9 +140,15 @@ async def _confirm_on_tty(rounds: int) -> bool:
 
 
 def _read_prompt(prompt: str) -> str:
-    if prompt == "-":
-        return sys.stdin.read()
-    return prompt
+    """The prompt as text; bytes that are not UTF-8 (argv keeps them as surrogates,
+    stdin as they came) become U+FFFD, with a warning, instead of failing later."""
+    raw = (sys.stdin.buffer.read() if prompt == "-"
+           else prompt.encode("utf-8", "surrogateescape"))
+    text = raw.decode("utf-8", "replace")
+    if "\ufffd" in text and "\ufffd".encode() not in raw:
+        print("assista: warning: the prompt is not valid UTF-8; the invalid bytes were "
+              "replaced with \ufffd", file=sys.stderr)
+    return text
 
 
 def _mcp_files(args: argparse.Namespace) -> list[McpServerConfig]:

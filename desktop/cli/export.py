@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from pathlib import Path
 
@@ -28,13 +30,35 @@ def export_command(args: argparse.Namespace) -> int:
         return fail(str(exc))
     finally:
         ctx.close()
+    if not text.endswith("\n"):
+        text += "\n"
     if args.output:
         try:
-            Path(args.output).write_text(text, encoding="utf-8")
+            write_whole(Path(args.output), text)
         except OSError as exc:
-            return fail(f"cannot write {args.output}: {exc.strerror}")
+            return fail(f"cannot write {args.output}: {exc.strerror or exc}")
     else:
-        sys.stdout.write(text)
-        if not text.endswith("\n"):
-            sys.stdout.write("\n")
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except OSError as exc:  # a full disk, a closed pipe
+            with contextlib.suppress(OSError):  # nothing more can reach stdout
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return fail(f"cannot write the export: {exc.strerror or exc}")
     return 0
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Write ``path`` completely or not at all: a full disk leaves the old file as it
+    was, not a cut export (a temporary file next to it, then renamed over it)."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with temp.open("w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise

@@ -129,7 +129,9 @@ async def send_with_retry(
         try:
             response = await client.send(request, stream=stream)
         except RETRYABLE_EXCEPTIONS as exc:
-            if attempt >= policy.max_retries:
+            # A server that took the request and said nothing for the whole timeout is
+            # not asked again: four more waits would keep the user ~10 minutes.
+            if attempt >= policy.max_retries or isinstance(exc, httpx.ReadTimeout):
                 raise
             reason = type(exc).__name__
             delay = policy.delay(attempt)
