@@ -55,6 +55,7 @@ class SessionRecorder:
         self._last_save = 0.0
         self.queue = queue or SaveQueue(store, session_id)
         self._held: list[AgentEvent] = []
+        self._streaming_id = ""
 
     @property
     def save_errors(self) -> int:
@@ -81,10 +82,12 @@ class SessionRecorder:
     def __call__(self, event: AgentEvent) -> None:
         if isinstance(event, TextDelta | ReasoningDelta | ToolCallComplete):
             if self._snapshot is not None and self._clock() - self._last_save >= self.save_interval:
-                self._save(self._snapshot())
+                # The snapshot is made when the save runs, not for every token.
+                self.queue.put_latest(self._streaming_id, self._snapshot)
                 self._last_save = self._clock()
         elif isinstance(event, AssistantStarted):
             self._snapshot = event.snapshot
+            self._streaming_id = event.message_id
             if event.snapshot is not None:
                 self._save(event.snapshot())
             self._last_save = self._clock()

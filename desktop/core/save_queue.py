@@ -54,16 +54,25 @@ class SaveQueue:
         self.on_error = on_error
         self.failures = 0  # attempts that failed
         self.last_error: Exception | None = None
-        self._pending: dict[str, Message] = {}  # by id, in the order first asked for
+        # By id, in the order first asked for: (version, the message or a function that
+        # makes its latest snapshot -- built only when it is saved, not per token).
+        self._pending: dict[str, tuple[int, Message | Callable[[], Message]]] = {}
+        self._version = 0
         self._writer: asyncio.Task[bool] | None = None
 
     @property
     def pending(self) -> list[Message]:
-        return list(self._pending.values())
+        return [_made(item) for _, item in self._pending.values()]
 
     def put(self, message: Message) -> None:
         """Store ``message`` soon (a waiting older version of it is replaced)."""
-        self._pending[message.id] = message
+        self.put_latest(message.id, message)
+
+    def put_latest(self, message_id: str, item: Message | Callable[[], Message]) -> None:
+        """Store message ``message_id`` soon; ``item`` may be a function returning its
+        latest snapshot, called when the save happens."""
+        self._version += 1
+        self._pending[message_id] = (self._version, item)
         if self._writer is None or self._writer.done():
             self._writer = asyncio.get_running_loop().create_task(
                 self._drain(self.stream_delays))
@@ -88,7 +97,8 @@ class SaveQueue:
         """Save every waiting message in order; False when one keeps failing."""
         attempt = 0
         while self._pending:
-            message_id, message = next(iter(self._pending.items()))
+            message_id, (version, item) = next(iter(self._pending.items()))
+            message = _made(item)
             try:
                 await asyncio.to_thread(self.store.save_message, self.session_id, message)
             except Exception as exc:  # any failure: retried, then reported at the end
@@ -104,9 +114,13 @@ class SaveQueue:
                 attempt += 1
                 continue
             attempt = 0
-            if self._pending.get(message_id) is message:  # not replaced meanwhile
+            if self._pending[message_id][0] == version:  # not asked again meanwhile
                 del self._pending[message_id]
         return True
+
+
+def _made(item: Message | Callable[[], Message]) -> Message:
+    return item if isinstance(item, Message) else item()
 
 
 def _describe(error: Exception | None) -> str:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from desktop.core.conversation import SessionRecorder, auto_title, run_turn
@@ -50,9 +52,9 @@ class CountingQueue(SaveQueue):
         super().__init__(store, "s1")
         self.asked: list[Message] = []
 
-    def put(self, message: Message) -> None:
-        self.asked.append(message)
-        super().put(message)
+    def put_latest(self, message_id: str, item: Message | Callable[[], Message]) -> None:
+        self.asked.append(item if isinstance(item, Message) else item())
+        super().put_latest(message_id, item)
 
 
 async def test_recorder_saves_streaming_snapshots_at_most_once_per_interval() -> None:
