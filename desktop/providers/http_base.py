@@ -114,8 +114,8 @@ class HttpProvider:
         self._secrets = (self._api_key, *secret_headers)
         self._configure()
 
-    def __repr__(self) -> str:  # never shows the key
-        return f"{type(self).__name__}(name={self.name!r}, base_url={self.base_url!r})"
+    def __repr__(self) -> str:  # never shows the key, nor a password in the URL
+        return f"{type(self).__name__}(name={self.name!r}, base_url={redact(self.base_url)!r})"
 
     async def aclose(self) -> None:
         if self._owns_client and self._client is not None:

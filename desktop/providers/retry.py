@@ -180,6 +180,8 @@ def make_async_client(
 
 
 _REDACTIONS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # A password in a URL (https://user:secret@host/...): the user name stays.
+    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@'\"]*:)[^/\s@'\"]+@"), r"\1***@"),
     (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}"), r"\1 ***"),
     (
         re.compile(r"(?i)([?&;](?:api[_-]?key|key|token|access[_-]?token|auth|sig)=)[^&#\s\"']+"),

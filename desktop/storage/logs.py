@@ -38,6 +38,9 @@ _CREDENTIAL_NAMES = (
 )
 
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # A password in a URL (https://user:secret@host/...): the user name stays.
+    (re.compile(r"\b([a-z][a-z0-9+.-]*://[^/\s:@'\"]*:)[^/\s@'\"]+@", re.IGNORECASE),
+     rf"\1{REDACTED}@"),
     # Bearer tokens anywhere: keep the scheme, hide the credential.
     (re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=:\-]{4,}", re.IGNORECASE), rf"\1 {REDACTED}"),
     # Provider key shapes.
