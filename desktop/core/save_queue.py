@@ -16,10 +16,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 from desktop.core.errors import StorageError
 from desktop.core.messages import Message
+
+#: One plain Python thread for every save, for the life of the process. Not the event
+#: loop's default executor: under qasync that is a pool of QThreads belonging to one
+#: loop, and a save still running when that loop goes away (a window closed, a test
+#: ended) can take the process down; one thread also keeps saves in order.
+_SAVER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assista-save")
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +107,8 @@ class SaveQueue:
             message_id, (version, item) = next(iter(self._pending.items()))
             message = _made(item)
             try:
-                await asyncio.to_thread(self.store.save_message, self.session_id, message)
+                await asyncio.wrap_future(
+                    _SAVER.submit(self.store.save_message, self.session_id, message))
             except Exception as exc:  # any failure: retried, then reported at the end
                 self.failures += 1
                 self.last_error = exc
