@@ -114,7 +114,12 @@ class AttachmentChip(QFrame):
         self.part = part
         row = QHBoxLayout(self)
         row.setContentsMargins(8, 2, 2, 2)
-        label = QLabel(("🖼 " if isinstance(part, ImagePart) else "📄 ") + name)
+        # (a drawn icon, not an emoji: without an emoji font those are empty boxes)
+        kind = QLabel()
+        kind.setPixmap(icons.icon("image" if isinstance(part, ImagePart) else "file-text",
+                                  "muted").pixmap(14, 14))
+        row.addWidget(kind)
+        label = QLabel(name)
         remove = QToolButton()
         remove.setText("✕")
         remove.setAutoRaise(True)

@@ -262,8 +262,8 @@ class MarkdownRenderer:
         if src.startswith("attachment:"):
             return f'<img src="{html.escape(src)}" alt="{alt}" />'
         if src.startswith(_SAFE_SCHEMES):
-            return f'<a href="{html.escape(src)}">🖼 {alt}</a>'
-        return f"🖼 {alt}"
+            return f'<a href="{html.escape(src)}">[image: {alt}]</a>'
+        return f"[image: {alt}]"
 
 
 def _unbound(rule: Callable[..., str]) -> Callable[..., str]:

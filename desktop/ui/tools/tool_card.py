@@ -42,7 +42,7 @@ from desktop.ui.tools.tool_call_text import (
 
 STATUS_TEXT = {
     "pending": "… starting",
-    "awaiting_approval": "⏸ waiting for approval",
+    "awaiting_approval": "waiting for approval",
     "running": "running",
     "succeeded": "✓ succeeded",
     "failed": "✗ failed",
@@ -278,7 +278,7 @@ class ToolCallCard(QFrame):
                     Qt.AspectRatioMode.KeepAspectRatio,
                     Qt.TransformationMode.SmoothTransformation))
             else:
-                label.setText(f"🖼 {mime} (cannot be shown)")
+                label.setText(f"[image: {mime}] (cannot be shown)")
                 label.setObjectName("toolCardMeta")
             self.images_row.insertWidget(self.images_row.count() - 1, label)
             self.image_labels.append(label)
