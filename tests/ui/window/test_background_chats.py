@@ -17,6 +17,20 @@ from tests.ui.window.test_main_window import add_provider, make_window
 LONG = "".join(f"Paragraph {i}: the answer goes on and on.\n\n" for i in range(40))
 
 
+def ask_long(qtbot: Any, window: Any, server: FakeOpenAIServer,
+             hold_after: int = 20) -> tuple[ScriptedResponse, str]:
+    """Ask for the long answer and wait until the server holds it part-way: the chat
+    is answering. Returns the held response and the chat's id."""
+    answer = ScriptedResponse(chunks=text_stream(LONG, 7), hold_after=hold_after)
+    server.enqueue(answer)
+    qtbot.keyClicks(window.composer.input, "Write something long")
+    qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+    qtbot.waitUntil(answer.holding.is_set, timeout=10000)
+    chat = window.controller.session_id
+    assert chat is not None
+    return answer, chat
+
+
 def _shown_text(window: Any, session_id: str) -> str:
     """The text of the chat's last assistant message as the chat view shows it."""
     messages = window.controller.history
@@ -34,15 +48,9 @@ def test_a_long_answer_keeps_streaming_through_ctrl_n_and_another_question(
     add_provider(ctx, fake_server)
     window = make_window(qtbot, ctx)
     controller = window.controller
-    long_answer = ScriptedResponse(chunks=text_stream(LONG, 7), hold_after=20)
-    fake_server.enqueue(long_answer)
+    long_answer, chat_a = ask_long(qtbot, window, fake_server)
     fake_server.enqueue(ScriptedResponse(chunks=text_stream("Short answer in chat B.")))
-
-    qtbot.keyClicks(window.composer.input, "Write something long")
-    qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
-    qtbot.waitUntil(long_answer.holding.is_set, timeout=10000)
-    chat_a = controller.session_id
-    assert chat_a is not None and controller.busy
+    assert controller.busy
 
     # Ctrl+N with the focus in the message box, as a user presses it
     window.activateWindow()
@@ -83,13 +91,7 @@ def test_returning_to_a_chat_mid_answer_shows_what_streamed_then_follows_live(
     add_provider(ctx, fake_server)
     window = make_window(qtbot, ctx)
     controller = window.controller
-    answer = ScriptedResponse(chunks=text_stream(LONG, 7), hold_after=30)
-    fake_server.enqueue(answer)
-    qtbot.keyClicks(window.composer.input, "Write something long")
-    qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
-    qtbot.waitUntil(answer.holding.is_set, timeout=10000)
-    chat_a = controller.session_id
-    assert chat_a is not None
+    answer, chat_a = ask_long(qtbot, window, fake_server, hold_after=30)
     controller.new_session()
     turn = controller.service.running(chat_a)
     assert turn is not None
@@ -115,13 +117,7 @@ def test_quitting_while_chats_answer_asks_first_and_keeps_what_streamed(
     add_provider(ctx, fake_server)
     window = make_window(qtbot, ctx)
     controller = window.controller
-    answer = ScriptedResponse(chunks=text_stream(LONG, 7), hold_after=20)
-    fake_server.enqueue(answer)
-    qtbot.keyClicks(window.composer.input, "Write something long")
-    qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
-    qtbot.waitUntil(answer.holding.is_set, timeout=10000)
-    chat = controller.session_id
-    assert chat is not None
+    answer, chat = ask_long(qtbot, window, fake_server)
     turn = controller.service.running(chat)
     assert turn is not None
     qtbot.waitUntil(lambda: bool(turn.streamed_text()), timeout=5000)

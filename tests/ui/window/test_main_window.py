@@ -12,35 +12,11 @@ from PySide6.QtCore import Qt
 
 from desktop.app import AppContext
 from desktop.core.messages import Message
-from desktop.core.settings import ProviderConfig
-from desktop.ui.window.controller import ChatController
-from desktop.ui.window.main_window import MainWindow
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse
 from tests.support.sse_builders import text_stream
+from tests.ui.conversation_helpers import add_provider, make_window, send
 
-
-def make_window(qtbot: Any, ctx: AppContext) -> MainWindow:
-    window = MainWindow(ChatController(ctx))
-    qtbot.addWidget(window)
-    window.show()
-    return window
-
-
-def add_provider(ctx: AppContext, server: FakeOpenAIServer) -> ProviderConfig:
-    config = ProviderConfig(name="Loopback", preset="custom", base_url=server.base_url,
-                            model="gpt-test")
-    ctx.settings_store.save_provider(config)
-    ctx.secrets.set(config.id, "sk-loopback-key-123456")
-    ctx.settings.update(active_provider_id=config.id)
-    return config
-
-
-def send(qtbot: Any, window: MainWindow, text: str) -> None:
-    window.composer.input.setFocus()
-    qtbot.keyClicks(window.composer.input, text)
-    with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
-        qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
+# make_window, add_provider and send are shared with the other window tests (one copy)
 
 
 def test_chat_with_tool_call_then_restart(
