@@ -34,6 +34,7 @@ from desktop.chat.running import RunningTurn
 from desktop.chat.service import ChatService
 from desktop.chat.turn_plan import ProviderMissing
 from desktop.core.errors import AssistaError
+from desktop.core.events import TextDelta
 from desktop.core.messages import Message, Part
 from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.storage.branches import ActiveBranch
@@ -289,7 +290,9 @@ class ChatController(QObject):
 
     def _on_event(self, event: ChatEvent) -> None:
         """An event of the chat on screen (live, or replayed when it was opened)."""
-        if isinstance(event, ToolProgress):
+        if type(event) is TextDelta:  # nearly every event: straight to the view
+            self.bridge.textDelta.emit(event.text)
+        elif isinstance(event, ToolProgress):
             self.bridge.toolProgress.emit(event)
         elif isinstance(event, ProviderRetrying):
             self.statusMessage.emit(
