@@ -25,6 +25,8 @@ from PySide6.QtGui import (
     QTextCursor,
 )
 from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -133,7 +135,10 @@ class ChatPane(QWidget):
         for pending in self.controller.service.approvals.for_chat(self.controller.session_id
                                                                   or ""):
             self.chat.turn_status.show_approval(pending)
-        self.composer.input.setFocus()
+        # A chat opened from a list keeps the focus there (Del, F2 and arrows go on
+        # working on the list); typing is handed to the composer by the window.
+        if not isinstance(QApplication.focusWidget(), QAbstractItemView):
+            self.composer.input.setFocus()
 
     def add_user_message(self, message: Message) -> None:
         """The composer's message was taken: show it, empty the composer (an edit gives

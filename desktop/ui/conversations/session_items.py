@@ -194,6 +194,9 @@ class ChatListWidget(QListWidget):
 
     renameKey = Signal()
     deleteKey = Signal()
+    # Printable text typed while the list has the focus (after a click on a chat):
+    # the window hands it to the composer, so clicking a chat never swallows typing.
+    typed = Signal(str)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         editing = self.state() == QAbstractItemView.State.EditingState
@@ -207,8 +210,18 @@ class ChatListWidget(QListWidget):
             item = self.currentItem()
             if item is not None:
                 self.itemActivated.emit(item)
+        elif not editing and _is_typing(event):
+            self.typed.emit(event.text())
         else:
             super().keyPressEvent(event)
+
+
+def _is_typing(event: QKeyEvent) -> bool:
+    """Plain printable text (Shift allowed), not a shortcut or a navigation key."""
+    text = event.text()
+    mods = event.modifiers() & ~Qt.KeyboardModifier.ShiftModifier
+    return (bool(text) and text.isprintable() and not text.isspace()
+            and mods in (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier))
 
 
 class UndoBar(QFrame):

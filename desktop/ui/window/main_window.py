@@ -231,6 +231,7 @@ class MainWindow(QMainWindow):
 
         self.sessions.bind(c)
         self.sessions.searchRequested.connect(self.conversations.open_search)
+        self.sessions.list.typed.connect(self._type_into_composer)
         c.sessionsChanged.connect(self.refresh_sessions)
         c.sessionOpened.connect(lambda _id, _messages: tools.refresh_tools())
         c.sessionOpened.connect(self._session_opened)
@@ -291,6 +292,11 @@ class MainWindow(QMainWindow):
         else:
             self._show_status()
         self.composer.input.setFocus()
+
+    def _type_into_composer(self, text: str) -> None:
+        """Text typed in the chat list goes on in the composer."""
+        self.composer.input.setFocus()
+        self.composer.input.insertPlainText(text)
 
     def _show_status(self) -> None:
         self.statusBar().showMessage(self.top_bar.status_text())

@@ -19,7 +19,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, Signal
 from PySide6.QtGui import QColor, QKeyEvent
-from PySide6.QtWidgets import QFrame, QGraphicsDropShadowEffect, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QGraphicsDropShadowEffect,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from desktop.ui import icons, theme
 
@@ -138,11 +145,15 @@ class ResponsivePanels(QWidget):
             return
         if shown == self.chats_drawer.isVisible():
             return
+        focus = QApplication.focusWidget()
+        had_focus = focus is not None and self.chats_drawer.isAncestorOf(focus)
         self.chats_drawer.setVisible(shown)
         if shown:
             self._place_drawers()
             self.chats_drawer.raise_()
             self.sessions.setFocus()
+        elif had_focus:  # the drawer closed over a chosen chat: write in it
+            self.chat.setFocus()
         self.chats_button.setChecked(shown)
         self.chatListShown.emit(shown)
 

@@ -212,3 +212,34 @@ def test_keyboard_rename_and_open(
     qtbot.keyClick(lst, Qt.Key.Key_Return)
     assert window.controller.session_id == chat
     assert [m.text for m in window.controller.history] == ["hi", "hello"]
+
+
+def test_a_clicked_chat_keeps_the_focus_for_del_and_hands_typing_to_the_composer(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    make_chat(ctx, "First", "one")
+    second = make_chat(ctx, "Second", "two")
+    window = make_window(qtbot, ctx)
+    window.resize(1400, 900)
+    window.activateWindow()  # focus is only tracked in the active window
+    qtbot.waitUntil(window.isActiveWindow)
+    sessions = window.sessions
+    item = row(window, second)
+    sessions.list.setFocus()
+    rect = sessions.list.visualItemRect(item)
+    qtbot.mouseClick(sessions.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.waitUntil(lambda: window.controller.session_id == second)
+    assert sessions.list.hasFocus()
+
+    # Typing a letter writes in the composer instead of searching the list
+    qtbot.keyClicks(sessions.list, "H")
+    assert window.composer.input.toPlainText() == "H"
+    assert window.composer.input.hasFocus()
+
+    # Back in the list, Del moves the clicked chat to the trash
+    window.composer.input.clear()
+    sessions.list.setFocus()
+    qtbot.keyClick(sessions.list, Qt.Key.Key_Delete)
+    assert titles(window) == ["First"]
+    assert [s.id for s in ctx.sessions.list_deleted()] == [second]
