@@ -70,6 +70,10 @@ class Source(BaseModel):
     title: str = ""
     url: str | None = None
     snippet: str | None = None
+    # A file source (a knowledge-base hit): its path and where in it.
+    path: str | None = None
+    page: int | None = None
+    line: int | None = None
 
 
 class SourcesPart(_Part):

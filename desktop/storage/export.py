@@ -26,10 +26,12 @@ from desktop.core.messages import (
     ImagePart,
     Message,
     ReasoningPart,
+    Source,
     TextPart,
     ToolCallPart,
     ToolResultPart,
 )
+from desktop.core.sources import answer_sources
 from desktop.storage.records import SessionRecord
 from desktop.storage.sessions import SessionStore
 
@@ -154,7 +156,7 @@ def _session_markdown(record: SessionRecord) -> str:
     out = [f"# {info.title}", "_" + " · ".join(meta) + "_"]
     if info.system_prompt:
         out.append("> **System prompt:** " + " ".join(info.system_prompt.split()))
-    out.extend(_message_markdown(m, model, children) for m in active)
+    out.extend(_turns_markdown(active, model, children))
     shown = {m.id for m in active}
     for leaf in leaves:
         rest = [m for m in _path(by_id, leaf.id) if m.id not in shown]
@@ -163,7 +165,7 @@ def _session_markdown(record: SessionRecord) -> str:
         parent = by_id.get(rest[0].parent_id) if rest[0].parent_id else None
         where = f"after “{_excerpt(parent)}”" if parent is not None else "from the start"
         out.append(f"### Other branch ({where})")
-        out.extend(_message_markdown(m, model, children) for m in rest)
+        out.extend(_turns_markdown(rest, model, children))
         shown.update(m.id for m in rest)
     return "\n\n".join(out)
 
@@ -182,6 +184,39 @@ def _path(by_id: dict[str, Message], leaf_id: str | None) -> list[Message]:
 def _excerpt(message: Message, limit: int = 60) -> str:
     text = " ".join(message.text.split()) or _heading(message, None).lstrip("# ")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _turns_markdown(messages: list[Message], session_model: str | None,
+                    children: dict[str | None, list[Message]]) -> list[str]:
+    """Each message, and after the last message of each answer the numbered sources
+    it cited or retrieved."""
+    out: list[str] = []
+    answer: list[Message] = []
+    for number, message in enumerate(messages):
+        out.append(_message_markdown(message, session_model, children))
+        if message.role != "user":
+            answer.append(message)
+        ends = number + 1 == len(messages) or messages[number + 1].role == "user"
+        if ends and answer:
+            sources = answer_sources(answer)
+            if sources:
+                out.append(_sources_markdown(sources))
+            answer = []
+    return out
+
+
+def _sources_markdown(sources: list[Source]) -> str:
+    lines = ["**Sources**", ""]
+    for number, source in enumerate(sources, 1):
+        title = re.sub(r"([\\\[\]])", r"\\\1", " ".join(source.title.split()))
+        if source.path is not None:
+            lines.append(f"{number}. {title}: {_code_span(source.path)}")
+        elif source.url:
+            url = source.url.replace(" ", "%20").replace(")", "%29").replace("(", "%28")
+            lines.append(f"{number}. [{title or url}]({url})")
+        else:
+            lines.append(f"{number}. {title}")
+    return "\n".join(lines)
 
 
 def _message_markdown(
@@ -224,7 +259,7 @@ def _part_markdown(part: object) -> str:
             return ""
         return f"<details><summary>Reasoning</summary>\n\n{body}\n\n</details>"
     if isinstance(part, ToolCallPart):
-        return f"> 🔧 {_code_span(f'{part.name}({_compact_arguments(part.arguments)})')}"
+        return f"> Tool call: {_code_span(f'{part.name}({_compact_arguments(part.arguments)})')}"
     if isinstance(part, ToolResultPart):
         return _tool_result_markdown(part)
     if isinstance(part, ImagePart):
@@ -234,10 +269,10 @@ def _part_markdown(part: object) -> str:
 
 
 _RESULT_LABELS = {
-    "succeeded": "✅ {name} succeeded",
-    "failed": "❌ {name} failed",
-    "denied": "🚫 {name} was denied",
-    "cancelled": "⏹ {name} was cancelled",
+    "succeeded": "Result: {name} succeeded",
+    "failed": "Result: {name} failed",
+    "denied": "Result: {name} was denied",
+    "cancelled": "Result: {name} was cancelled",
 }
 
 
@@ -257,7 +292,7 @@ def _tool_result_markdown(part: ToolResultPart) -> str:
 def _status_notes(message: Message) -> list[str]:
     notes: list[str] = []
     if message.error:
-        notes.append(f"> ⚠️ **Error:** {' '.join(message.error.split())}")
+        notes.append(f"> **Error:** {' '.join(message.error.split())}")
     if message.status == "stopped":
         notes.append("_Stopped by the user before the answer was complete._")
     elif message.status == "interrupted":
@@ -265,7 +300,7 @@ def _status_notes(message: Message) -> list[str]:
     elif message.status == "streaming":
         notes.append("_Still being written when this export was made._")
     elif message.status == "error" and not message.error:
-        notes.append("> ⚠️ **Error:** the response failed.")
+        notes.append("> **Error:** the response failed.")
     return notes
 
 

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from desktop.core.errors import StorageError
-from desktop.core.messages import Message, ReasoningPart, TextPart, ToolCallPart, ToolResultPart
+from desktop.core.messages import (
+    Message,
+    ReasoningPart,
+    Source,
+    SourcesPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
 from desktop.storage.export import EXPORT_FORMAT, export_sessions, parse_json_export
 from desktop.storage.sessions import SessionInfo, SessionStore
 
@@ -195,12 +204,12 @@ def test_markdown(store: SessionStore) -> None:
     assert "<details><summary>Reasoning</summary>\n\nLet me think… about `x`\n\n</details>" in md
     assert "_(hidden by the provider)_" in md
     assert "Hello 👋 — ünïcödé\nline two" in md
-    assert '> 🔧 `read_file({"path": "README.md"})`' in md
-    assert "> ✅ read_file succeeded" in md
+    assert '> Tool call: `read_file({"path": "README.md"})`' in md
+    assert "> Result: read_file succeeded" in md
     assert "> # Readme" in md
     assert "x" * 2000 not in md  # preview is truncated
     assert "x" * 400 in md
-    assert "> ❌ write_file failed" in md
+    assert "> Result: write_file failed" in md
     assert "> permission denied" in md
     assert "_[Image: cat.jpg (image/jpeg)]_" in md
     assert "## Tool results" in md
@@ -210,6 +219,9 @@ def test_markdown(store: SessionStore) -> None:
     assert "aGVsbG8=" not in md  # image data is not dumped
     assert "\ud800" not in md
     md.encode("utf-8")  # writable as UTF-8
+    # No emoji of the app's own (the user's "👋" above is their text).
+    own = md.replace("Hello 👋", "")
+    assert not re.search("[\U0001F300-\U0001FAFF\u2600-\u27BF\u23E9-\u23FF]", own)
 
 
 def test_markdown_tool_call_edge_cases(store: SessionStore) -> None:
@@ -228,10 +240,35 @@ def test_markdown_tool_call_edge_cases(store: SessionStore) -> None:
         ),
     )
     md = export_sessions(store, [s.id], "markdown")
-    assert "> 🔧 `list_directory()`" in md
-    assert "> 🔧 ``run(not json `x` {)``" in md
+    assert "> Tool call: `list_directory()`" in md
+    assert "> Tool call: ``run(not json `x` {)``" in md
     assert "y" * 500 not in md and "…" in md
     assert "<details>" not in md  # empty reasoning is skipped
-    assert "> 🚫 big was denied" in md
+    assert "> Result: big was denied" in md
     assert "> ````\n> ```code```\n> ````" in md
     assert "## Assistant\n" in md  # no model known
+
+
+def test_markdown_lists_the_sources_of_each_answer(store: SessionStore) -> None:
+    s = store.create_session("Cited")
+    store.save_message(s.id, Message.user("What is new?"))
+    hits = {"status": "success", "result": {"query": "new", "results": [
+        {"n": 1, "path": "/docs/notes [v2].md", "location": "lines 3-9", "page": None,
+         "line_start": 3, "line_end": 9, "text": "the news"}]}}
+    store.save_message(s.id, Message(role="assistant", parts=[
+        ToolCallPart(id="k", name="search_knowledge", arguments='{"query": "new"}')]))
+    store.save_message(s.id, Message(role="tool", parts=[
+        ToolResultPart(tool_call_id="k", name="search_knowledge", content=json.dumps(hits))]))
+    store.save_message(s.id, Message(role="assistant", parts=[
+        TextPart(text="Two things [1][2]."),
+        SourcesPart(sources=[Source(title="Example (news)", url="https://example.com/a b"),
+                             Source(title="Example (news)", url="https://example.com/a b")])]))
+    store.save_message(s.id, Message.user("Thanks"))
+    store.save_message(s.id, Message(role="assistant", parts=[TextPart(text="You're welcome.")]))
+    md = export_sessions(store, [s.id], "markdown")
+    block = md[md.index("**Sources**"):]
+    assert block.startswith("**Sources**\n\n1. notes \\[v2\\].md (lines 3-9): "
+                            "`/docs/notes [v2].md`\n2. [Example (news)]"
+                            "(https://example.com/a%20b)\n")
+    assert md.count("**Sources**") == 1  # the second answer cites nothing
+    assert md.index("Two things") < md.index("**Sources**") < md.index("Thanks")

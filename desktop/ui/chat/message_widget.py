@@ -27,6 +27,7 @@ from desktop.ui import theme
 from desktop.ui.chat.chat_selection import SelectionModel
 from desktop.ui.chat.image_strip import image_strip
 from desktop.ui.chat.message_header import MessageHeader
+from desktop.ui.chat.sources_view import SourcesView, block_sources
 from desktop.ui.chat.tool_calls_inline import ToolCallsInline
 from desktop.ui.chat.usage_text import answer_figures
 from desktop.ui.markdown.view import MarkdownView
@@ -92,7 +93,8 @@ class MessageWidget(QFrame):
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.status_label.hide()
         layout.addWidget(self.status_label)
-
+        self.sources = SourcesView(self)  # the whole answer's, on its first widget
+        layout.addWidget(self.sources)
         self._text_chunks: list[str] = []
         self._reasoning_started: float | None = None
         self._reasoning_label = "Reasoning"
@@ -170,8 +172,7 @@ class MessageWidget(QFrame):
 
     def add_continuation(self, widget: MessageWidget) -> None:
         """Show a later assistant message of the same turn inside this block."""
-        insert_at = self._layout.count()
-        self._layout.insertWidget(insert_at, widget)
+        self._layout.insertWidget(self._layout.indexOf(self.sources), widget)
         self.continuations.append(widget)
         widget.heightChanged.connect(self._changed)
         self.update_usage()
@@ -229,6 +230,12 @@ class MessageWidget(QFrame):
         if message.id == self.message_id:
             self.message = message
         self.update_usage()
+        self.refresh_sources()
+
+    def refresh_sources(self) -> None:
+        owner = self._owner()
+        block = [owner, *owner.continuations]
+        owner.sources.show_sources(block_sources([(w.message, w._results) for w in block]))
         self._changed()
 
     def update_usage(self) -> None:
@@ -332,7 +339,7 @@ class MessageWidget(QFrame):
     def _update_tool_line(self) -> None:
         if self._calls:
             self.tool_calls.show_calls(self._calls, self._results)
-            self._changed()
+            self.refresh_sources()
 
     # -- copying --------------------------------------------------------------------------
 

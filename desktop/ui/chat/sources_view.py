@@ -1,0 +1,129 @@
+"""The numbered sources under an answer: one row per source, its title as plain text
+and its address elided; clicking a web source opens the browser, a file source opens
+the file with the desktop's application for it.
+
+Only http and https addresses are opened (a model or a server chose them); a file
+source opens its local path. Page and line are shown, and are in the tooltip: the
+desktop's "open" request has no portable way to say where in a file to start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from PySide6.QtCore import QCoreApplication, Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
+
+from desktop.core.messages import Message, Source, ToolResultPart
+from desktop.core.sources import part_sources, unique_sources
+
+ADDRESS_CHARS = 60  # a longer address is elided in the middle
+TITLE_CHARS = 90
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("SourcesView", text)
+
+
+def elide(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    half = (limit - 1) // 2
+    return f"{text[:half]}…{text[len(text) - (limit - 1 - half):]}"
+
+
+def _address(source: Source) -> str:
+    if source.path is not None:
+        return source.path
+    return source.url or ""
+
+
+def source_target(source: Source) -> QUrl | None:
+    """What clicking ``source`` opens (None: nothing that can be opened safely)."""
+    if source.path is not None:
+        return QUrl.fromLocalFile(source.path)
+    if source.url and urlsplit(source.url).scheme.lower() in ("http", "https"):
+        return QUrl(source.url)
+    return None
+
+
+def block_sources(block: Sequence[tuple[Message, Mapping[str, ToolResultPart]]]) -> list[Source]:
+    """The sources of an answer shown as one block: each message's own (citations)
+    and those of the results of its tool calls, in order."""
+    return unique_sources(s for message, results in block
+                          for s in part_sources([*message.parts, *results.values()]))
+
+
+def _location(source: Source) -> str:
+    if source.page is not None and source.line is not None:
+        return _tr("page %1, line %2").replace("%1", str(source.page)).replace(
+            "%2", str(source.line))
+    if source.page is not None:
+        return _tr("page %1").replace("%1", str(source.page))
+    if source.line is not None:
+        return _tr("line %1").replace("%1", str(source.line))
+    return ""
+
+
+class SourcesView(QWidget):
+    """Numbered, clickable sources; hidden while there are none."""
+
+    opened = Signal(QUrl)  # after a source was handed to the desktop
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sourcesView")
+        self.sources: list[Source] = []
+        self.rows: list[QPushButton] = []
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 4, 0, 0)
+        layout.setSpacing(0)
+        self.heading = QLabel(self.tr("Sources"))
+        self.heading.setObjectName("sourcesHeading")
+        layout.addWidget(self.heading)
+        self._layout = layout
+        self.hide()
+
+    def show_sources(self, sources: list[Source]) -> None:
+        if sources == self.sources:
+            return
+        self.sources = list(sources)
+        for row in self.rows:
+            row.deleteLater()
+        self.rows = [self._row(number, source) for number, source in enumerate(sources, 1)]
+        for row in self.rows:
+            self._layout.addWidget(row)
+        self.setVisible(bool(self.rows))
+
+    def _row(self, number: int, source: Source) -> QPushButton:
+        address = _address(source)
+        title = source.title.strip() or (Path(address).name if source.path else address)
+        text = f"{number}. {elide(title, TITLE_CHARS)}"
+        if address and address != title:
+            text += f"  ·  {elide(address, ADDRESS_CHARS)}"
+        row = QPushButton(text)  # a button's text is never rich text
+        row.setObjectName("sourceLink")
+        row.setFlat(True)
+        row.setCursor(Qt.CursorShape.PointingHandCursor)
+        target = source_target(source)
+        where = _location(source)
+        tip = "\n".join(t for t in (title, address, where, (source.snippet or "")[:200]) if t)
+        row.setToolTip(tip)
+        row.setAccessibleName(self.tr("Source %1: %2").replace("%1", str(number))
+                              .replace("%2", title))
+        row.setEnabled(target is not None)
+        row.clicked.connect(lambda _checked=False, s=source: self.open_source(s))
+        return row
+
+    def open_source(self, source: Source) -> bool:
+        target = source_target(source)
+        if target is None:
+            return False
+        opened = QDesktopServices.openUrl(target)
+        if opened:
+            self.opened.emit(target)
+        return bool(opened)
