@@ -52,6 +52,9 @@ QPushButton {{ padding: {px(5)}px {px(12)}px; border-radius: {px(6)}px;
 QPushButton:hover {{ background: {c['hover']}; }}
 QPushButton:disabled, QToolButton:disabled {{ color: {c['muted']}; background: {c['window']};
     border-color: {c['window']}; }}
+QLineEdit:disabled, QPlainTextEdit:disabled, QTextEdit:disabled, QComboBox:disabled,
+QAbstractSpinBox:disabled, QCheckBox:disabled, QRadioButton:disabled, QLabel:disabled {{
+    color: {c['muted']}; }}
 QPushButton#linkButton {{ border: none; background: transparent; color: {c['accent']};
   padding: 0; text-align: left; }}
 QPushButton#linkButton:hover {{ text-decoration: underline; }}

@@ -5,26 +5,18 @@ tools. :class:`AssistantsDialog` creates, edits, duplicates, deletes and reorder
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QCheckBox,
-    QComboBox,
     QDialog,
-    QDoubleSpinBox,
-    QFormLayout,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QMessageBox,
-    QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -33,6 +25,7 @@ from PySide6.QtWidgets import (
 from desktop.core.errors import AssistaError
 from desktop.storage.assistants import Assistant
 from desktop.ui import theme
+from desktop.ui.conversations.assistant_form import AssistantForm
 from desktop.ui.icons import icon
 
 if TYPE_CHECKING:
@@ -59,6 +52,9 @@ class AssistantsDialog(QDialog):
         self.gallery: AssistantGallery | None = None
         self._dirty = False
         self._loading = False
+        # With no assistant yet, the form edits a new one that Save creates (typing
+        # straight into an empty dialog must not be lost or ignored).
+        self._draft = False
         root = QHBoxLayout(self)
         root.addLayout(self._build_left())
         right = QVBoxLayout()
@@ -105,71 +101,22 @@ class AssistantsDialog(QDialog):
         moves.addWidget(self.down_button)
         moves.addStretch(1)
         moves.addWidget(self.starters_button)
-        for widget in (title, self.list):
+        self.empty_hint = QLabel(self.tr(
+            "No assistants yet. Fill in the form and press Save, or add ready-made ones "
+            "with Starter assistants."))
+        self.empty_hint.setObjectName("emptyHint")
+        self.empty_hint.setWordWrap(True)
+        self.empty_hint.setFixedWidth(240)
+        for widget in (title, self.list, self.empty_hint):
             left.addWidget(widget)
         left.addLayout(buttons)
         left.addLayout(moves)
         return left
 
     def _build_form(self) -> QWidget:
-        self.form_box = QWidget()
-        form = QFormLayout(self.form_box)
-        self.name_edit = QLineEdit()
-        self.name_edit.setPlaceholderText("e.g. Code reviewer")
-        self.description_edit = QLineEdit()
-        self.description_edit.setPlaceholderText("Optional: what it is for")
-        self.prompt_edit = QPlainTextEdit()
-        self.prompt_edit.setPlaceholderText("The system prompt of chats started from it "
-                                            "(empty: the default system prompt)")
-        self.provider_combo = QComboBox()
-        self.provider_combo.setAccessibleName("Default provider")
-        self.model_combo = QComboBox()
-        self.model_combo.setEditable(True)
-        self.model_combo.setAccessibleName("Default model")
-        model_edit = self.model_combo.lineEdit()
-        if model_edit is not None:
-            model_edit.setPlaceholderText("The provider's default model")
-        self.temperature_check = QCheckBox("Set")
-        self.temperature_spin = QDoubleSpinBox()
-        self.temperature_spin.setRange(0.0, 2.0)
-        self.temperature_spin.setSingleStep(0.1)
-        self.temperature_spin.setDecimals(2)
-        self.temperature_spin.setValue(0.7)
-        temperature = QHBoxLayout()
-        temperature.addWidget(self.temperature_check)
-        temperature.addWidget(self.temperature_spin)
-        temperature.addStretch(1)
-        self.tools_check = QCheckBox("Only these tools (otherwise the app's tool settings)")
-        self.tools_box = QWidget()
-        self.tools_box.setAccessibleName("Enabled tools")
-        grid = QGridLayout(self.tools_box)
-        grid.setContentsMargins(0, 0, 0, 0)
-        self.tool_checks: dict[str, QCheckBox] = {}
-        for i, name in enumerate(self.tool_names):
-            box = QCheckBox(name)
-            box.setChecked(True)
-            box.toggled.connect(self._changed)
-            grid.addWidget(box, i // 3, i % 3)
-            self.tool_checks[name] = box
-        form.addRow("Name", self.name_edit)
-        form.addRow("Description", self.description_edit)
-        form.addRow("System prompt", self.prompt_edit)
-        form.addRow("Provider", self.provider_combo)
-        form.addRow("Model", self.model_combo)
-        form.addRow("Temperature", temperature)
-        form.addRow("Tools", self.tools_check)
-        form.addRow("", self.tools_box)
-        for edit in (self.name_edit, self.description_edit):
-            edit.textEdited.connect(self._changed)
-        self.prompt_edit.textChanged.connect(self._changed)
-        self.provider_combo.currentIndexChanged.connect(self._provider_changed)
-        self.model_combo.currentTextChanged.connect(self._changed)
-        self.temperature_check.toggled.connect(self._changed)
-        self.temperature_check.toggled.connect(self.temperature_spin.setEnabled)
-        self.temperature_spin.valueChanged.connect(self._changed)
-        self.tools_check.toggled.connect(self._changed)
-        self.tools_check.toggled.connect(self.tools_box.setEnabled)
-        return self.form_box
+        self.form = AssistantForm(self.ctx, self.tool_names)
+        self.form.changed.connect(self._changed)
+        return self.form
 
     def _build_bottom(self) -> QHBoxLayout:
         bottom = QHBoxLayout()
@@ -200,6 +147,7 @@ class AssistantsDialog(QDialog):
         self._loading = False
         row = next((i for i in range(self.list.count())
                     if self.list.item(i).data(ID_ROLE) == select), 0)
+        self.empty_hint.setVisible(self.list.count() == 0)
         if self.list.count():
             self.list.setCurrentRow(row)
         else:
@@ -245,8 +193,8 @@ class AssistantsDialog(QDialog):
             name = f"New assistant {n}"
         created = self.store.create(name)
         self.reload(created.id)
-        self.name_edit.setFocus()
-        self.name_edit.selectAll()
+        self.form.name_edit.setFocus()
+        self.form.name_edit.selectAll()
         self.assistantsChanged.emit()
 
     def open_starters(self) -> None:
@@ -260,14 +208,14 @@ class AssistantsDialog(QDialog):
             self.gallery.open()
 
     def duplicate_current(self) -> None:
-        if self._current is None or (self._dirty and not self.save_current()):
+        if self._current is None or self._draft or (self._dirty and not self.save_current()):
             return
         copy = self.store.duplicate(self._current.id)
         self.reload(copy.id)
         self.assistantsChanged.emit()
 
     def _confirm_delete(self) -> None:
-        if self._current is None:
+        if self._current is None or self._draft:
             return
         box = QMessageBox(QMessageBox.Icon.Question, "Delete assistant",
                           f"Delete the assistant “{self._current.name}”? Chats started from "
@@ -279,7 +227,7 @@ class AssistantsDialog(QDialog):
         box.open()
 
     def delete_current(self) -> None:
-        if self._current is None:
+        if self._current is None or self._draft:
             return
         row = self.list.currentRow()
         self.store.delete(self._current.id)
@@ -292,52 +240,17 @@ class AssistantsDialog(QDialog):
 
     def _show(self, assistant: Assistant | None) -> None:
         self._loading = True
-        self._current = assistant
-        self.form_box.setEnabled(assistant is not None)
+        self._draft = assistant is None
+        a = assistant or Assistant(name="")
+        self._current = a
         for button in (self.duplicate_button, self.delete_button, self.up_button,
                        self.down_button):
             button.setEnabled(assistant is not None)
-        a = assistant or Assistant(name="")
-        self.name_edit.setText(a.name)
-        self.description_edit.setText(a.description)
-        self.prompt_edit.setPlainText(a.system_prompt)
-        self.provider_combo.clear()
-        self.provider_combo.addItem("The provider chosen in the window", None)
-        for config in self.ctx.all_providers():
-            self.provider_combo.addItem(config.name, config.id)
-        index = self.provider_combo.findData(a.provider_id) if a.provider_id else 0
-        if index < 0:  # a provider that was removed
-            self.provider_combo.addItem(f"(removed provider {a.provider_id})", a.provider_id)
-            index = self.provider_combo.count() - 1
-        self.provider_combo.setCurrentIndex(index)
-        self._fill_models(a.model or "")
-        self.temperature_check.setChecked(a.temperature is not None)
-        self.temperature_spin.setEnabled(a.temperature is not None)
-        if a.temperature is not None:
-            self.temperature_spin.setValue(a.temperature)
-        self.tools_check.setChecked(a.enabled_tools is not None)
-        self.tools_box.setEnabled(a.enabled_tools is not None)
-        for name, box in self.tool_checks.items():
-            box.setChecked(a.enabled_tools is None or name in a.enabled_tools)
+        self.form.show_assistant(a)
         self.error_label.clear()
         self._dirty = False
         self.save_button.setEnabled(False)
         self._loading = False
-
-    def _fill_models(self, model: str) -> None:
-        self.model_combo.blockSignals(True)
-        self.model_combo.clear()
-        provider_id = self.provider_combo.currentData()
-        config = next((p for p in self.ctx.all_providers() if p.id == provider_id), None)
-        if config is not None:
-            self.model_combo.addItems([m.id for m in self.ctx.cached_models(config)])
-        self.model_combo.setEditText(model)
-        self.model_combo.blockSignals(False)
-
-    def _provider_changed(self) -> None:
-        if not self._loading:
-            self._fill_models(self.model_combo.currentText())
-            self._changed()
 
     def _changed(self) -> None:
         if not self._loading and self._current is not None:
@@ -346,22 +259,7 @@ class AssistantsDialog(QDialog):
 
     def form_value(self) -> Assistant | None:
         """The assistant as the form shows it (``None`` when nothing is selected)."""
-        if self._current is None:
-            return None
-        tools: tuple[str, ...] | None = None
-        if self.tools_check.isChecked():
-            tools = tuple(name for name, box in self.tool_checks.items() if box.isChecked())
-        return dataclasses.replace(
-            self._current,
-            name=self.name_edit.text(),
-            description=self.description_edit.text().strip(),
-            system_prompt=self.prompt_edit.toPlainText().strip(),
-            provider_id=self.provider_combo.currentData(),
-            model=self.model_combo.currentText().strip() or None,
-            temperature=(round(self.temperature_spin.value(), 2)
-                         if self.temperature_check.isChecked() else None),
-            enabled_tools=tools,
-        )
+        return None if self._current is None else self.form.value(self._current)
 
     def save_current(self) -> bool:
         """Save the form; ``False`` (with the reason shown) when it is not valid."""
@@ -377,19 +275,28 @@ class AssistantsDialog(QDialog):
         self._dirty = False
         self.save_button.setEnabled(False)
         self.error_label.clear()
+        if self._draft:  # the first assistant: now it is in the list
+            self.reload(saved.id)
         item = self.list.currentItem()
         if item is not None and item.data(ID_ROLE) == saved.id:
             item.setText(saved.name)
         self.assistantsChanged.emit()
         return True
 
+    def _must_keep(self) -> bool:
+        """Unsaved edits that cannot be saved yet keep the dialog open (a new assistant
+        nobody named yet is simply dropped)."""
+        if self._draft and not self.form.name_edit.text().strip():
+            return False
+        return self._dirty and not self.save_current()
+
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self._dirty and not self.save_current():
+        if self._must_keep():
             event.ignore()
             return
         super().closeEvent(event)
 
     def reject(self) -> None:
-        if self._dirty and not self.save_current():
+        if self._must_keep():
             return
         super().reject()

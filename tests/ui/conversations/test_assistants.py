@@ -37,19 +37,20 @@ def test_dialog_creates_edits_duplicates_reorders_and_deletes(
     window = make_window(qtbot, ctx)
     dialog = window.conversations.open_assistants()
     assert isinstance(dialog, AssistantsDialog) and dialog.isVisible()
-    assert names(dialog) == [] and not dialog.form_box.isEnabled()
+    assert names(dialog) == [] and dialog.empty_hint.isVisibleTo(dialog)
+    assert not dialog.delete_button.isEnabled() and not dialog.duplicate_button.isEnabled()
 
     qtbot.mouseClick(dialog.new_button, Qt.MouseButton.LeftButton)
-    assert names(dialog) == ["New assistant"] and dialog.form_box.isEnabled()
-    dialog.name_edit.setText("Reviewer")
-    dialog.name_edit.textEdited.emit("Reviewer")
-    dialog.prompt_edit.setPlainText("You review code tersely.")
-    dialog.provider_combo.setCurrentIndex(dialog.provider_combo.findData(config.id))
-    dialog.model_combo.setEditText("gpt-other")
-    dialog.temperature_check.setChecked(True)
-    dialog.temperature_spin.setValue(0.3)
-    dialog.tools_check.setChecked(True)
-    for name, box in dialog.tool_checks.items():
+    assert names(dialog) == ["New assistant"] and not dialog.empty_hint.isVisibleTo(dialog)
+    dialog.form.name_edit.setText("Reviewer")
+    dialog.form.name_edit.textEdited.emit("Reviewer")
+    dialog.form.prompt_edit.setPlainText("You review code tersely.")
+    dialog.form.provider_combo.setCurrentIndex(dialog.form.provider_combo.findData(config.id))
+    dialog.form.model_combo.setEditText("gpt-other")
+    dialog.form.temperature_check.setChecked(True)
+    dialog.form.temperature_spin.setValue(0.3)
+    dialog.form.tools_check.setChecked(True)
+    for name, box in dialog.form.tool_checks.items():
         box.setChecked(name == "fetch_url")
     assert dialog.save_button.isEnabled()
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
@@ -62,8 +63,8 @@ def test_dialog_creates_edits_duplicates_reorders_and_deletes(
     assert window.top_bar.assistant_picker.findText("Reviewer") >= 0
 
     qtbot.mouseClick(dialog.new_button, Qt.MouseButton.LeftButton)
-    dialog.name_edit.setText("Translator")
-    dialog.name_edit.textEdited.emit("Translator")
+    dialog.form.name_edit.setText("Translator")
+    dialog.form.name_edit.textEdited.emit("Translator")
     qtbot.mouseClick(dialog.duplicate_button, Qt.MouseButton.LeftButton)  # saves first
     assert names(dialog) == ["Reviewer", "Translator", "Translator (copy)"]
     assert dialog.list.currentItem().text() == "Translator (copy)"
@@ -72,14 +73,14 @@ def test_dialog_creates_edits_duplicates_reorders_and_deletes(
     assert [a.name for a in ctx.assistants.list_assistants()] == names(dialog)
 
     # A name is required: the error shows and the selection stays
-    dialog.name_edit.setText("   ")
-    dialog.name_edit.textEdited.emit("   ")
+    dialog.form.name_edit.setText("   ")
+    dialog.form.name_edit.textEdited.emit("   ")
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     assert "needs a name" in dialog.error_label.text()
     dialog.list.setCurrentRow(0)
     assert dialog.list.currentRow() == 1
-    dialog.name_edit.setText("Translator 2")
-    dialog.name_edit.textEdited.emit("Translator 2")
+    dialog.form.name_edit.setText("Translator 2")
+    dialog.form.name_edit.textEdited.emit("Translator 2")
 
     # Delete asks first
     qtbot.mouseClick(dialog.delete_button, Qt.MouseButton.LeftButton)
@@ -162,3 +163,40 @@ def test_default_assistant_from_settings_starts_new_chats(
     picker.activated.emit(picker.count() - 1)
     assert picker.currentText() == "Poet"
     assert window.dialogs.current("assistants") is not None
+
+
+def test_typing_into_the_empty_dialog_creates_the_first_assistant_on_save(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    window = make_window(qtbot, ctx)
+    dialog = window.conversations.open_assistants()
+    assert isinstance(dialog, AssistantsDialog) and names(dialog) == []
+    assert not dialog.save_button.isEnabled()
+
+    qtbot.keyClicks(dialog.form.name_edit, "Translator")
+    qtbot.keyClicks(dialog.form.prompt_edit, "Translate into French.")
+    assert dialog.save_button.isEnabled()
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    (saved,) = ctx.assistants.list_assistants()
+    assert (saved.name, saved.system_prompt) == ("Translator", "Translate into French.")
+    assert names(dialog) == ["Translator"] and not dialog.empty_hint.isVisibleTo(dialog)
+    assert dialog.delete_button.isEnabled()
+
+
+def test_an_unnamed_new_assistant_is_dropped_on_close_and_a_named_one_is_kept(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    window = make_window(qtbot, ctx)
+    dialog = window.conversations.open_assistants()
+    assert isinstance(dialog, AssistantsDialog)
+    qtbot.keyClicks(dialog.form.description_edit, "half typed")
+    dialog.close()
+    assert not dialog.isVisible() and ctx.assistants.list_assistants() == []
+
+    dialog = window.conversations.open_assistants()
+    assert isinstance(dialog, AssistantsDialog)
+    qtbot.keyClicks(dialog.form.name_edit, "Editor")
+    dialog.close()  # edits are saved on close, as for an existing assistant
+    assert [a.name for a in ctx.assistants.list_assistants()] == ["Editor"]

@@ -126,10 +126,10 @@ def test_starter_assistants_are_added_only_on_request_and_then_editable(
     assert [a.name for a in ctx.assistants.list_assistants()] == ["Translator"]
     # selected in the dialog, its form ready to edit
     assert dialog.list.currentItem().text() == "Translator"
-    assert dialog.form_box.isEnabled()
-    assert "Translate" in dialog.prompt_edit.toPlainText()
-    dialog.name_edit.setText("My translator")
-    dialog.name_edit.textEdited.emit("My translator")
+    assert dialog.delete_button.isEnabled()
+    assert "Translate" in dialog.form.prompt_edit.toPlainText()
+    dialog.form.name_edit.setText("My translator")
+    dialog.form.name_edit.textEdited.emit("My translator")
     assert dialog.save_current()
     assert [a.name for a in ctx.assistants.list_assistants()] == ["My translator"]
 
