@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from desktop.core.provider import Provider
     from desktop.storage.secrets import SecretStore
     from desktop.tools.approval import Approver, ChatGrants, Policy, ProgressSink
+    from desktop.tools.checkpoints import CheckpointStore, TurnCheckpoint
     from desktop.tools.grants import JsonGrantStore
     from desktop.tools.mcp.config import McpServerConfig
 
@@ -265,6 +266,7 @@ class AppContext:
         chat_grants: ChatGrants | None = None,
         on_progress: ProgressSink | None = None,
         extra_policies: Mapping[str, Policy] | None = None,
+        checkpoint: TurnCheckpoint | None = None,
     ) -> ToolRunner:
         """A tool executor for one turn: ``enabled`` names from ``registry`` (the
         built-ins, plus MCP tools when given), approval policies from settings,
@@ -290,8 +292,15 @@ class AppContext:
             registry, space, set(enabled), timeout_s=settings.agent.tool_timeout_s,
             policies=policies, approver=approver, grants=self.grants,
             chat_grants=chat_grants, on_progress=on_progress, proxy=self.proxy,
-            trust=ToolTrust.from_settings(settings),
+            trust=ToolTrust.from_settings(settings), checkpoint=checkpoint,
         )
+
+    @property
+    def checkpoints(self) -> CheckpointStore:
+        """Copies of the files the agent wrote, per turn (``assista undo``)."""
+        from desktop.tools.checkpoints import CheckpointStore
+
+        return CheckpointStore(self.paths.root / "checkpoints")
 
     @property
     def grants(self) -> JsonGrantStore:

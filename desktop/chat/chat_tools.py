@@ -9,6 +9,7 @@ for explicitly (``assista ask --tools``) are checked here, once.
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -19,8 +20,10 @@ from desktop.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
+    from desktop.core.messages import Message
     from desktop.core.settings import AppSettings
     from desktop.tools.approval import Approver, Policy, ProgressSink
+    from desktop.tools.checkpoints import TurnCheckpoint
     from desktop.tools.mcp.config import McpServerConfig
     from desktop.tools.mcp.live_lists import McpEvent
     from desktop.tools.mcp.manager import McpManager
@@ -77,6 +80,15 @@ class ChatTools:
         """The chat's "allow for this chat" grants."""
         return self._grants.setdefault(session_id, ChatGrants())
 
+    def checkpoint(self, session_id: str, base: Sequence[Message]) -> TurnCheckpoint | None:
+        """Where a turn keeps the files it writes, for undo (none for unsaved chats);
+        the turn's id is its question's message id."""
+        if session_id.startswith("unsaved-"):
+            return None
+        last = base[-1] if base else None
+        turn_id = last.id if last is not None and last.role == "user" else uuid.uuid4().hex
+        return self.ctx.checkpoints.begin(session_id, turn_id)
+
     def move_grants(self, old_key: str, session_id: str) -> None:
         grants = self._grants.pop(old_key, None)
         if grants is not None:
@@ -86,7 +98,8 @@ class ChatTools:
                approver: Approver | None, grants: ChatGrants | None,
                on_progress: ProgressSink | None,
                extra_policies: Mapping[str, Policy] | None = None,
-               knowledge: Sequence[str] = ()) -> ToolRunner:
+               knowledge: Sequence[str] = (),
+               checkpoint: TurnCheckpoint | None = None) -> ToolRunner:
         """An executor for one turn (``NoTools`` when nothing is enabled).
         ``knowledge``: the chat's knowledge bases, searched by ``search_knowledge``."""
         if not names:
@@ -100,7 +113,8 @@ class ChatTools:
         check_known(names, registry)
         return self.ctx.build_tools(workspace, names, registry=registry, settings=settings,
                                     approver=approver, chat_grants=grants,
-                                    on_progress=on_progress, extra_policies=extra_policies)
+                                    on_progress=on_progress, extra_policies=extra_policies,
+                                    checkpoint=checkpoint)
 
     # -- MCP --------------------------------------------------------------------------
 

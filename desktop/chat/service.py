@@ -81,6 +81,8 @@ class ChatService:
         self.approvals.on_request.append(self._approval_opened)
         ctx.settings.subscribe(self._settings_changed)
         self.approvals.on_close.append(self._approval_closed)
+        from desktop.chat.compare import CompareRunner  # (which imports this module)
+        self.compare = CompareRunner(self)  # one question to several models at once
 
     def _settings_changed(self, old: AppSettings, new: AppSettings) -> None:
         if old.max_concurrent_requests != new.max_concurrent_requests:
@@ -213,7 +215,7 @@ class ChatService:
             approver=partial(self._ask, turn) if isinstance(approver, UseBoard) else approver,
             grants=self.tools.chat_grants(sid), on_progress=turn.emit,
             extra_policies=overrides.policies if overrides is not None else None,
-            knowledge=plan.knowledge)
+            knowledge=plan.knowledge, checkpoint=self.tools.checkpoint(sid, turn.base))
         orchestrator = self.ctx.build_orchestrator(
             provider, turn.tools, settings,
             partial(self._confirm, turn) if isinstance(confirm, UseBoard) else confirm,

@@ -96,6 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
                           help="also list the MCP servers in this Claude-Desktop-style JSON file")
     mcp_list.add_argument("--json", action="store_true", help="print one JSON document")
 
+    from desktop.cli.undo_cmd import add_undo_parser
+
+    add_undo_parser(sub, _add_common)
+
     sync = sub.add_parser("sync", help="sync chats with your other devices (push and pull once)")
     _add_common(sync)
     sync.add_argument("--target", metavar="URL", required=True,
@@ -126,6 +130,10 @@ def run(argv: list[str]) -> int:
         from desktop.cli.knowledge_cmd import knowledge_command
 
         return knowledge_command(args)
+    if args.command == "undo":
+        from desktop.cli.undo_cmd import undo_command
+
+        return undo_command(args)
     if args.command == "sync":
         from desktop.cli.sync_cmd import sync_command
 

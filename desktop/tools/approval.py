@@ -66,12 +66,16 @@ class ApprovalRequest:
     source: str = "builtin"  # "builtin", or the MCP server's name
     description: str = ""
     read_only: bool = False
+    # The scope "Always allow" can be narrowed to (a path pattern, a command prefix or a
+    # host: see desktop.tools.grant_scopes); "" when the tool has no scoped grants.
+    proposed_scope: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class ApprovalDecision:
     kind: DecisionKind
     reason: str | None = None
+    scope: str = ""  # allow_always within this scope only ("" is the whole tool)
 
     @property
     def allowed(self) -> bool:
@@ -86,8 +90,8 @@ class ApprovalDecision:
         return cls("allow_chat")
 
     @classmethod
-    def allow_always(cls) -> ApprovalDecision:
-        return cls("allow_always")
+    def allow_always(cls, scope: str = "") -> ApprovalDecision:
+        return cls("allow_always", scope=scope.strip())
 
     @classmethod
     def deny(cls, reason: str | None = None) -> ApprovalDecision:

@@ -33,6 +33,7 @@ from desktop.tools.approval import (
     ProgressSink,
     ToolProgress,
 )
+from desktop.tools.checkpoints import TurnCheckpoint, guard_writes
 from desktop.tools.errors import error_fields
 from desktop.tools.gate import ApprovalGate
 from desktop.tools.grants import GrantStore
@@ -95,6 +96,7 @@ class ToolExecutor:
         locks: PathLocks | None = None,
         proxy: Proxy | None = None,
         trust: ToolTrust | None = None,
+        checkpoint: TurnCheckpoint | None = None,  # files kept before writes, for undo
     ) -> None:
         if timeout_s <= 0:
             raise ValueError("timeout_s must be positive")
@@ -110,6 +112,7 @@ class ToolExecutor:
         self.locks = locks if locks is not None else SHARED_PATH_LOCKS
         self.proxy = proxy
         self.trust = trust or ToolTrust()
+        self.checkpoint = checkpoint
         self._running: dict[str, _Running] = {}
         if self.enabled is not None:
             unknown = sorted(self.enabled - set(registry.names()))
@@ -220,7 +223,7 @@ class ToolExecutor:
             ),
         )
         try:
-            verdict = self.gate.verdict(tool)
+            verdict = self.gate.verdict(tool, args)
             if verdict == "deny":
                 return self._denied(
                     call,
@@ -248,7 +251,7 @@ class ToolExecutor:
             except ToolError as exc:
                 return self._error(call, started, error_fields(exc))
             self._status(call, "running")
-            async with self.locks.hold(paths):
+            async with self.locks.hold(paths), guard_writes(self.checkpoint, call.id, paths):
                 result = await self._invoke(tool, args, ctx)
         except ToolError as exc:
             return self._error(call, started, error_fields(exc))

@@ -17,6 +17,7 @@ from desktop.tools.approval import (
     ChatGrants,
     Policy,
 )
+from desktop.tools.grant_scopes import check_scope, proposed_scope
 from desktop.tools.grants import GrantStore
 from desktop.tools.registry import Tool, ToolContext
 
@@ -48,13 +49,17 @@ class ApprovalGate:
     def policy_for(self, tool: Tool) -> Policy:
         return self.policies.get(tool.name, tool.policy)
 
-    def verdict(self, tool: Tool) -> Verdict:
+    def verdict(self, tool: Tool, args: Mapping[str, Any] | None = None) -> Verdict:
+        """``args``: the call's arguments, for grants scoped to a path, command or host
+        (without them only whole-tool grants count)."""
         policy = self.policy_for(tool)
         if policy != "ask":
             return policy
         if tool.name in self.chat_grants:
             return "allow"
-        if self.grants is not None and self.grants.has(tool.name):
+        if self.grants is not None and (
+                self.grants.has(tool.name)
+                or (args is not None and self.grants.allows(tool.name, args))):
             return "allow"
         return "ask"
 
@@ -92,10 +97,17 @@ class ApprovalGate:
             source=tool.source,
             description=tool.description,
             read_only=tool.read_only,
+            proposed_scope=proposed_scope(tool.name, args) if tool.source == "builtin" else "",
         )
         decision = await self.approver(request)
         if decision.kind == "allow_chat":
             self.chat_grants.add(tool.name)
+        elif decision.kind == "allow_always" and decision.scope:
+            problem = check_scope(tool.name, decision.scope)
+            if problem is not None:  # this call was allowed; nothing is remembered
+                log.warning("not keeping a grant for %s: %s", tool.name, problem)
+            elif self.grants is not None:
+                self.grants.add(tool.name, source=tool.source, scope=decision.scope)
         elif decision.kind == "allow_always":
             if self.grants is None:
                 self.chat_grants.add(tool.name)  # nowhere to persist: remember for this chat

@@ -2,7 +2,9 @@
 
 A grant lets one tool (by the name the model sees, e.g. ``edit_file`` or
 ``github__create_issue``) run without asking, in every chat, until it is
-revoked. :class:`GrantStore` is what the executor needs; :class:`MemoryGrantStore`
+revoked. A grant with a ``scope`` covers only the calls inside it (a path pattern,
+a command prefix or a host, see :mod:`desktop.tools.grant_scopes`).
+:class:`GrantStore` is what the executor needs; :class:`MemoryGrantStore`
 is for tests and one-off runs, :class:`JsonGrantStore` keeps grants in a JSON file
 (written atomically). The settings database can implement the same protocol.
 """
@@ -15,9 +17,12 @@ import os
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
+
+from desktop.tools.grant_scopes import scope_matches
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +32,11 @@ class Grant:
     tool: str
     granted_at: float
     source: str = "builtin"  # "builtin" or the MCP server's name, for display
+    scope: str = ""  # "" for the whole tool
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.tool, self.scope)
 
 
 @runtime_checkable
@@ -35,15 +45,21 @@ class GrantStore(Protocol):
         """Every grant, oldest first."""
         ...
 
-    def add(self, tool: str, *, source: str = "builtin") -> Grant:
-        """Grant ``tool``; granting it again keeps the first grant."""
+    def add(self, tool: str, *, source: str = "builtin", scope: str = "") -> Grant:
+        """Grant ``tool`` (within ``scope``); granting it again keeps the first grant."""
         ...
 
-    def revoke(self, tool: str) -> bool:
-        """Remove the grant for ``tool``; False if there was none."""
+    def revoke(self, tool: str, scope: str = "") -> bool:
+        """Remove the grant for ``tool`` (within ``scope``); False if there was none."""
         ...
 
-    def has(self, tool: str) -> bool: ...
+    def has(self, tool: str) -> bool:
+        """Whether the whole tool is granted."""
+        ...
+
+    def allows(self, tool: str, args: Mapping[str, Any]) -> bool:
+        """Whether the whole tool, or a scope this call falls in, is granted."""
+        ...
 
 
 class MemoryGrantStore:
@@ -51,45 +67,52 @@ class MemoryGrantStore:
 
     def __init__(self, grants: list[Grant] | None = None) -> None:
         self._lock = threading.Lock()
-        self._grants: dict[str, Grant] = {g.tool: g for g in grants or []}
+        self._grants: dict[tuple[str, str], Grant] = {g.key: g for g in grants or []}
 
     def list(self) -> list[Grant]:
         with self._lock:
             return sorted(self._grants.values(), key=lambda g: g.granted_at)
 
-    def add(self, tool: str, *, source: str = "builtin") -> Grant:
+    def add(self, tool: str, *, source: str = "builtin", scope: str = "") -> Grant:
+        scope = scope.strip()
         with self._lock:
-            existing = self._grants.get(tool)
+            existing = self._grants.get((tool, scope))
             if existing is not None:
                 return existing
-            grant = Grant(tool=tool, granted_at=time.time(), source=source)
-            self._grants[tool] = grant
+            grant = Grant(tool=tool, granted_at=time.time(), source=source, scope=scope)
+            self._grants[grant.key] = grant
             self._changed()
             return grant
 
-    def revoke(self, tool: str) -> bool:
+    def revoke(self, tool: str, scope: str = "") -> bool:
         with self._lock:
-            if self._grants.pop(tool, None) is None:
+            if self._grants.pop((tool, scope), None) is None:
                 return False
             self._changed()
             return True
 
     def has(self, tool: str) -> bool:
         with self._lock:
-            return tool in self._grants
+            return (tool, "") in self._grants
+
+    def allows(self, tool: str, args: Mapping[str, Any]) -> bool:
+        with self._lock:
+            grants = [g for g in self._grants.values() if g.tool == tool]
+        return any(not g.scope or scope_matches(tool, g.scope, args) for g in grants)
 
     def _changed(self) -> None:
         """Called with the lock held after every change (subclasses persist here)."""
 
 
 class JsonGrantStore(MemoryGrantStore):
-    """Grants in a JSON file: ``{"version": 1, "grants": [{tool, granted_at, source}]}``.
+    """Grants in a JSON file: ``{"version": 2, "grants": [{tool, granted_at, source, scope}]}``
+    (version 1 files, without scopes, read as whole-tool grants).
 
     The file is read once on construction (a missing or unreadable file means no
     grants; the problem is logged) and rewritten atomically after each change.
     """
 
-    VERSION = 1
+    VERSION = 2
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
@@ -134,6 +157,7 @@ def _load(path: Path) -> list[Grant]:
                 tool=item["tool"],
                 granted_at=float(granted_at) if isinstance(granted_at, int | float) else 0.0,
                 source=str(item.get("source") or "builtin"),
+                scope=str(item.get("scope") or ""),
             )
         )
     return grants

@@ -1,0 +1,42 @@
+"""Undo the files a turn's tools wrote (the window's "Undo this turn's changes" and
+``assista undo``): find the turn's checkpoint, refuse when a file changed since,
+otherwise put every file back."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from desktop.core.errors import ConfigError
+from desktop.tools.checkpoints import TurnChanges, UndoRefused, UndoResult
+
+if TYPE_CHECKING:
+    from desktop.app import AppContext
+
+__all__ = ["UndoRefused", "find_turn", "undo_turn"]
+
+
+def find_turn(ctx: AppContext, session_id: str, turn: str | None = None) -> TurnChanges | None:
+    """The checkpoint of the chat's last turn that wrote files and was not undone; with
+    ``turn`` (a message id: the question, or an answer that made tool calls) that
+    turn's. ConfigError for an unknown chat or message."""
+    if ctx.sessions.get_session(session_id) is None:
+        raise ConfigError(f"no chat with id {session_id!r}")
+    calls: list[str] = []
+    if turn is not None:
+        messages = {m.id: m for m in ctx.sessions.load_all_messages(session_id)}
+        message = messages.get(turn)
+        if message is None:
+            raise ConfigError(f"no message with id {turn!r} in chat {session_id}")
+        calls = [c.id for c in message.tool_calls]
+    return ctx.checkpoints.find(session_id, turn, calls)
+
+
+def undo_turn(ctx: AppContext, session_id: str, turn: str | None = None) -> list[UndoResult]:
+    """Put back the files of that turn (see :func:`find_turn`). ConfigError when there
+    is nothing to undo; :class:`UndoRefused` (nothing touched) when it cannot be done."""
+    changes = find_turn(ctx, session_id, turn)
+    if changes is None:
+        which = f"turn {turn}" if turn else "this chat"
+        raise ConfigError(f"nothing to undo: no file written by the assistant in {which} "
+                          "is waiting to be undone")
+    return ctx.checkpoints.undo(changes)

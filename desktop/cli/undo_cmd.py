@@ -1,0 +1,42 @@
+"""``assista undo --session ID [--turn MESSAGE_ID]``: put back the files the agent
+wrote in a chat's last turn (or the given one), one line per file."""
+
+from __future__ import annotations
+
+import argparse
+
+from desktop.app import AppContext
+from desktop.cli.failure import fail
+from desktop.core.errors import AssistaError
+
+
+def add_undo_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
+                    add_common: object) -> None:
+    undo = sub.add_parser("undo", help="put back the files the assistant wrote in a chat's "
+                                       "last turn")
+    if callable(add_common):
+        add_common(undo)
+    undo.add_argument("--session", metavar="ID", required=True, help="the chat")
+    undo.add_argument("--turn", metavar="MESSAGE_ID",
+                      help="that turn instead of the last one: the id of its question or of "
+                           "an answer that made tool calls")
+
+
+def undo_command(args: argparse.Namespace) -> int:
+    from desktop.chat.turn_undo import UndoRefused, undo_turn
+
+    try:
+        ctx = AppContext.open(getattr(args, "data_dir", None), log_to_stderr=False)
+    except AssistaError as exc:
+        return fail(str(exc))
+    try:
+        results = undo_turn(ctx, args.session, args.turn)
+    except UndoRefused as exc:
+        return fail(f"cannot undo: files {exc}")
+    except (AssistaError, OSError) as exc:
+        return fail(str(exc))
+    finally:
+        ctx.close()
+    for result in results:
+        print(f"{result.action}\t{result.path}")
+    return 0

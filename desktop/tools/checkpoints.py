@@ -1,0 +1,280 @@
+"""Checkpoints of the files the agent writes, so a turn's changes can be undone.
+
+Before a tool writes a file (``write_file``, ``create_file``, ``edit_file``: every
+path a tool declares in ``paths_written``), the file as it was — or the fact that it
+did not exist — is kept; after the call, the file as the tool left it is noted by its
+hash. Undoing a turn puts every file back as it was before the turn's first write
+(a file the turn created is deleted), but only when none of them changed since the
+agent wrote it: then nothing is touched and the changed files are named.
+
+Kept in the data folder, not the chats database (no lock to wait for on the event
+loop, nothing to sync): ``checkpoints/<session id>/<run id>.json`` says what one
+turn wrote, ``checkpoints/blobs/<sha256>`` holds the old contents (shared by equal
+files). Files larger than :data:`MAX_FILE_BYTES` are noted as too large and cannot
+be undone (said so when asked). ``run_command`` can change files too; those changes
+are not seen here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from desktop.core.errors import ToolError
+
+MAX_FILE_BYTES = 64 * 1024 * 1024
+DIRNAME = "checkpoints"
+
+
+class UndoRefused(Exception):
+    """The turn cannot be undone as a whole; nothing was changed."""
+
+
+@dataclass(slots=True)
+class FileCheckpoint:
+    path: str  # absolute
+    existed: bool
+    blob: str | None = None  # sha256 of the content before the turn
+    after: str | None = None  # sha256 as the agent left it (None: absent)
+    too_large: bool = False
+
+
+@dataclass(slots=True)
+class TurnChanges:
+    run_id: str
+    session_id: str
+    turn_id: str
+    created_at: float
+    files: list[FileCheckpoint] = field(default_factory=list)
+    call_ids: list[str] = field(default_factory=list)
+    undone_at: float | None = None
+
+
+UndoAction = Literal["restored", "deleted", "unchanged"]
+
+
+@dataclass(frozen=True, slots=True)
+class UndoResult:
+    path: str
+    action: UndoAction
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _state(path: Path) -> tuple[bool, bytes | None, bool]:
+    """(exists, content or None when too large, too large)."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return False, None, False
+    if size > MAX_FILE_BYTES:
+        return True, None, True
+    return True, path.read_bytes(), False
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".assista-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class CheckpointStore:
+    """Every turn's checkpoints under ``root`` (``<data folder>/checkpoints``)."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+        self._lock = threading.Lock()
+
+    def begin(self, session_id: str, turn_id: str) -> TurnCheckpoint:
+        """A recorder for one turn (nothing is written until a file is)."""
+        return TurnCheckpoint(self, TurnChanges(uuid.uuid4().hex, session_id, turn_id,
+                                                time.time()))
+
+    # -- reading ------------------------------------------------------------------------
+
+    def turns(self, session_id: str) -> list[TurnChanges]:
+        """The session's turns that wrote files, oldest first."""
+        folder = self.root / _safe_name(session_id)
+        found: list[TurnChanges] = []
+        for manifest in folder.glob("*.json") if folder.is_dir() else ():
+            changes = _load(manifest)
+            if changes is not None and changes.files:
+                found.append(changes)
+        return sorted(found, key=lambda c: c.created_at)
+
+    def find(self, session_id: str, turn: str | None = None,
+             call_ids: Iterable[str] = ()) -> TurnChanges | None:
+        """The last turn not yet undone; with ``turn``, the last one whose turn id is
+        ``turn`` or that made one of ``call_ids`` (the calls of a message)."""
+        calls = set(call_ids)
+        for changes in reversed(self.turns(session_id)):
+            if changes.undone_at is not None:
+                continue
+            if turn is None or changes.turn_id == turn or calls & set(changes.call_ids):
+                return changes
+        return None
+
+    # -- undoing ------------------------------------------------------------------------
+
+    def changed_since(self, changes: TurnChanges) -> list[str]:
+        """The files that are no longer as the agent left them."""
+        changed = []
+        for file in changes.files:
+            exists, data, too_large = _state(Path(file.path))
+            now = None if not exists else ("too-large" if too_large else _sha(data or b""))
+            if now != file.after:
+                changed.append(file.path)
+        return changed
+
+    def undo(self, changes: TurnChanges) -> list[UndoResult]:
+        """Put the turn's files back; :class:`UndoRefused` (nothing touched) when one
+        changed since, was too large to keep, or its old content is missing."""
+        changed = self.changed_since(changes)
+        if changed:
+            raise UndoRefused("changed since the agent wrote them, so nothing was undone: "
+                              + ", ".join(changed))
+        large = [f.path for f in changes.files if f.too_large]
+        if large:
+            raise UndoRefused("too large to have been kept (over 64 MB), so nothing was "
+                              "undone: " + ", ".join(large))
+        missing = [f.path for f in changes.files
+                   if f.existed and (f.blob is None or not self._blob(f.blob).is_file())]
+        if missing:
+            raise UndoRefused("their earlier contents are missing from the checkpoint "
+                              "folder, so nothing was undone: " + ", ".join(missing))
+        results: list[UndoResult] = []
+        for file in changes.files:
+            path = Path(file.path)
+            if file.existed and file.blob is not None:
+                old = self._blob(file.blob).read_bytes()
+                if file.after == file.blob:
+                    results.append(UndoResult(file.path, "unchanged"))
+                    continue
+                _write_atomically(path, old)
+                results.append(UndoResult(file.path, "restored"))
+            elif file.after is None:
+                results.append(UndoResult(file.path, "unchanged"))
+            else:
+                path.unlink(missing_ok=True)
+                results.append(UndoResult(file.path, "deleted"))
+        changes.undone_at = time.time()
+        self._save(changes)
+        return results
+
+    # -- storage ------------------------------------------------------------------------
+
+    def _blob(self, digest: str) -> Path:
+        return self.root / "blobs" / digest
+
+    def _keep_blob(self, data: bytes) -> str:
+        digest = _sha(data)
+        blob = self._blob(digest)
+        if not blob.exists():
+            _write_atomically(blob, data)
+        return digest
+
+    def _save(self, changes: TurnChanges) -> None:
+        payload = {"version": 1, **asdict(changes)}
+        path = self.root / _safe_name(changes.session_id) / f"{changes.run_id}.json"
+        with self._lock:
+            _write_atomically(path, json.dumps(payload, ensure_ascii=False,
+                                               indent=1).encode("utf-8"))
+
+
+class TurnCheckpoint:
+    """Records one turn's writes (thread-safe: calls run side by side)."""
+
+    def __init__(self, store: CheckpointStore, changes: TurnChanges) -> None:
+        self.store = store
+        self.changes = changes
+        self._lock = threading.Lock()
+
+    def before_write(self, call_id: str, paths: Iterable[Path]) -> None:
+        """Keep each file as it is now, unless this turn kept it already."""
+        with self._lock:
+            known = {f.path for f in self.changes.files}
+            for path in paths:
+                key = str(path)
+                if key in known:
+                    continue
+                exists, data, too_large = _state(path)
+                blob = self.store._keep_blob(data) if data is not None else None
+                after = None if not exists else ("too-large" if too_large else blob)
+                self.changes.files.append(FileCheckpoint(key, exists, blob, after, too_large))
+                known.add(key)
+            if call_id not in self.changes.call_ids:
+                self.changes.call_ids.append(call_id)
+            self.store._save(self.changes)
+
+    def after_write(self, paths: Iterable[Path]) -> None:
+        """Note each file as the call left it (written, or not, or failed halfway)."""
+        with self._lock:
+            by_path = {f.path: f for f in self.changes.files}
+            for path in paths:
+                file = by_path.get(str(path))
+                if file is None:
+                    continue
+                exists, data, too_large = _state(path)
+                file.after = None if not exists else (
+                    "too-large" if too_large else _sha(data or b""))
+                file.too_large = file.too_large or too_large
+            self.store._save(self.changes)
+
+
+def _safe_name(session_id: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in session_id) or "_"
+
+
+def _load(path: Path) -> TurnChanges | None:
+    try:
+        raw: Any = json.loads(path.read_text(encoding="utf-8"))
+        files = [FileCheckpoint(**f) for f in raw.get("files") or []]
+        return TurnChanges(str(raw["run_id"]), str(raw["session_id"]), str(raw["turn_id"]),
+                           float(raw["created_at"]), files,
+                           [str(c) for c in raw.get("call_ids") or []], raw.get("undone_at"))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+@asynccontextmanager
+async def guard_writes(checkpoint: TurnCheckpoint | None, call_id: str,
+                       paths: Iterable[str]) -> AsyncIterator[None]:
+    """Around one call: keep its files before it runs and note them after. A file
+    that cannot be kept stops the call (nothing is written without a way back)."""
+    files = [Path(p) for p in paths]
+    if checkpoint is None or not files:
+        yield
+        return
+    try:
+        await asyncio.to_thread(checkpoint.before_write, call_id, files)
+    except OSError as exc:
+        raise ToolError(f"Assista could not keep a copy of the file before changing it "
+                        f"({exc.strerror or exc}), so it was not written.",
+                        code="io_error") from None
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            await asyncio.shield(asyncio.to_thread(checkpoint.after_write, files))
