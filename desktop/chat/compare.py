@@ -1,0 +1,310 @@
+"""Compare: one question to 2–4 models at once, each answer a sibling branch.
+
+``ChatService.compare`` starts and steers compare runs (:mod:`desktop.chat.compare_run`).
+Each column is a turn of its own, built exactly as a normal turn is (the chat's whole
+conversation, attachments, system prompt, tools, options; approvals on the board, the
+per-provider limiter), and streams concurrently with the others. The question is
+saved once; every column's answer is saved as a child of it, so the answers are
+‹ n/m › siblings. A column that fails (or cannot even start) is saved as a failed
+answer with its error and leaves the others alone. When the run ends the kept
+column (by default the first) is the active branch. Qt-free.
+
+The runner is the service's collaborator: it uses the service's own turn assembly
+(``_build``), running-turn table and end-of-turn bookkeeping (``_finish``) rather
+than copies of them, so a compare run behaves like any turn to everyone else
+(chat list state, Stop, shutdown, titles).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from desktop.chat.compare_run import (
+    MAX_MODELS,
+    MIN_MODELS,
+    ColumnStore,
+    CompareColumn,
+    CompareRun,
+    CompareTarget,
+)
+from desktop.chat.events import TurnEnded, TurnFailed
+from desktop.chat.generation_stats import GenerationMeter
+from desktop.chat.running import RunningTurn
+from desktop.chat.service import BOARD, ChatService, UseBoard
+from desktop.chat.turn_plan import TurnOverrides, TurnPlan
+from desktop.chat.turn_saving import finish_saving
+from desktop.core.conversation import SessionRecorder
+from desktop.core.errors import AssistaError, ConfigError
+from desktop.core.messages import ImagePart, Message, Part, TextPart
+from desktop.core.orchestrator import RunResult
+from desktop.core.save_queue import SaveQueue
+from desktop.tools.approval import ApprovalDecision
+
+if TYPE_CHECKING:
+    from desktop.chat.profile import ChatRef
+    from desktop.core.orchestrator import ConfirmContinue, Orchestrator
+    from desktop.storage.branches import ActiveBranch
+    from desktop.tools.approval import Approver
+
+log = logging.getLogger(__name__)
+
+#: What a column runs: its loop and plan, or why it could not start.
+_Job = tuple["Orchestrator", TurnPlan] | str
+
+
+class CompareRunner:
+    def __init__(self, service: ChatService) -> None:
+        self.service = service
+        self.runs: dict[str, CompareRun] = {}  # the last run of each chat
+
+    def run_of(self, session_id: str | None) -> CompareRun | None:
+        return self.runs.get(session_id) if session_id else None
+
+    # -- starting -------------------------------------------------------------------------
+
+    def start(self, chat: ChatRef, text: str, targets: Sequence[CompareTarget],
+              attachments: Sequence[Part] = (), *, overrides: TurnOverrides | None = None,
+              approver: Approver | UseBoard | None = BOARD,
+              confirm: ConfirmContinue | UseBoard | None = BOARD,
+              save: bool = True) -> CompareRun:
+        """Ask ``text`` (with ``attachments``) of every target at once, after the chat's
+        conversation; raises ConfigError (a sentence for the user) when it cannot start.
+        ``approver``/``confirm``/``save`` as in :meth:`ChatService.start`."""
+        _check_count(targets)
+        if not (text.strip() or attachments):
+            raise ConfigError("the message is empty")
+        question = Message(role="user", parts=[TextPart(text=text), *attachments])
+        jobs_chat = chat
+        if save:
+            session_id = self._chat_for(chat, targets, overrides, attachments, text)
+            history = list(self.service.ctx.sessions.load_active_branch(session_id).messages)
+            jobs_chat = session_id
+        else:
+            session_id, history = f"unsaved-{id(question)}", []
+        run = self._launch(jobs_chat, session_id, history, question, targets,
+                           overrides=overrides, approver=approver, confirm=confirm, save=save,
+                           new_question=True)
+        if save:
+            self.service.chats.set_draft(chat, "")  # the draft was this question
+        return run
+
+    def ask_others(self, session_id: str, message_id: str, targets: Sequence[CompareTarget],
+                   *, overrides: TurnOverrides | None = None) -> CompareRun:
+        """Answer an earlier question again with other models: ``message_id`` is the
+        question or one of its answers; the new answers become its siblings."""
+        _check_count(targets, minimum=1)
+        self._not_busy(session_id)
+        branch = self.service.ctx.sessions.switch_branch(session_id, message_id)
+        ids = [m.id for m in branch.messages]
+        if message_id not in ids:
+            raise ConfigError("That message is not in this chat.")
+        index = ids.index(message_id)
+        while index >= 0 and branch.messages[index].role != "user":
+            index -= 1
+        if index < 0:
+            raise ConfigError("There is no question before this message to ask again.")
+        history, question = branch.messages[:index], branch.messages[index]
+        return self._launch(session_id, session_id, history, question, targets,
+                            overrides=overrides, approver=BOARD, confirm=BOARD, save=True,
+                            new_question=False)
+
+    def _chat_for(self, chat: ChatRef, targets: Sequence[CompareTarget],
+                  overrides: TurnOverrides | None, attachments: Sequence[Part],
+                  text: str) -> str:
+        service = self.service
+        if isinstance(chat, str):
+            if service.ctx.sessions.get_session(chat) is None:
+                raise ConfigError(f"no chat with id {chat!r}")
+            self._not_busy(chat)
+            return chat
+        plan = service.plan(chat, attachments, _for_target(overrides, targets[0]))
+        return service._ensure_chat(chat, plan, text, attachments)
+
+    def _not_busy(self, session_id: str) -> None:
+        if session_id in self.service._running:
+            raise ConfigError("This chat is still answering; stop it first.")
+
+    def _launch(self, chat: ChatRef, session_id: str, history: list[Message],
+                question: Message, targets: Sequence[CompareTarget], *,
+                overrides: TurnOverrides | None, approver: Approver | UseBoard | None,
+                confirm: ConfirmContinue | UseBoard | None, save: bool,
+                new_question: bool) -> CompareRun:
+        service = self.service
+        info = service.ctx.sessions.get_session(session_id) if save else None
+        title = info.title if info is not None else ""
+        base = [*history, question]
+        group = RunningTurn(session_id, title, list(base), list(base), model=targets[0].model)
+        group.observers = list(service._observers.get(session_id, []))
+        images = [p for p in question.parts if isinstance(p, ImagePart)]
+        columns: list[CompareColumn] = []
+        jobs: list[_Job] = []
+        for index, target in enumerate(targets):
+            turn = RunningTurn(session_id, f"{title} · {target.name}" if title else target.name,
+                               list(base), list(base), model=target.model)
+            column = CompareColumn(index, target, turn)
+            column_overrides = _for_target(overrides, target)
+            job: _Job
+            try:
+                plan = service.plan(chat, images, column_overrides)
+                job = (service._build(turn, plan, column_overrides, approver, confirm), plan)
+            except AssistaError as exc:
+                job = str(exc)
+            columns.append(column)
+            jobs.append(job)
+        if all(isinstance(job, str) for job in jobs):
+            raise ConfigError(str(jobs[0]))
+        run = CompareRun(session_id, question, columns, group, saved=save)
+        self.runs[session_id] = run
+        service._running[session_id] = group
+        service.chat_states.set(session_id, "answering")
+        group.task = asyncio.ensure_future(self._run(run, jobs, new_question))
+        return run
+
+    # -- running --------------------------------------------------------------------------
+
+    async def _run(self, run: CompareRun, jobs: list[_Job], new_question: bool) -> None:
+        try:
+            if run.saved and new_question:  # once, before any answer refers to it
+                queue = SaveQueue(self.service.ctx.sessions, run.session_id)
+                queue.put(run.question)
+                await queue.close()
+            for column, job in zip(run.columns, jobs, strict=True):
+                column.turn.task = asyncio.ensure_future(self._run_column(run, column, job))
+            await asyncio.gather(*(c.turn.task for c in run.columns if c.turn.task),
+                                 return_exceptions=True)
+        except asyncio.CancelledError:
+            log.info("compare in %s stopped", run.session_id)
+            for column in run.columns:
+                column.turn.cancel()
+            await asyncio.gather(*(c.turn.task for c in run.columns if c.turn.task),
+                                 return_exceptions=True)
+        except AssistaError as exc:  # the question could not be saved: nothing ran
+            run.group.failure = str(exc)
+            run.group.emit(TurnFailed(str(exc)))
+        finally:
+            self._settle(run)
+
+    async def _run_column(self, run: CompareRun, column: CompareColumn, job: _Job) -> None:
+        from desktop.tools.mcp.origin import request_origin
+
+        request_origin.set(run.session_id)
+        turn = column.turn
+        recorder = None
+        if run.saved:
+            column.store = ColumnStore(self.service.ctx.sessions, run.question.id)
+            recorder = SessionRecorder(column.store, run.session_id, turn.emit)
+        orchestrator = None
+        try:
+            if isinstance(job, str):
+                turn.failure = job
+            else:
+                orchestrator, plan = job
+                meter = GenerationMeter(recorder or turn.emit, turn.history, plan.system)
+                turn.result = await orchestrator.run(
+                    turn.history, model=plan.model, system=plan.system, sink=meter,
+                    temperature=plan.temperature)
+                turn.result.new_messages = meter.patch(turn.result.new_messages)
+        except asyncio.CancelledError:
+            log.info("compare column %s stopped", column.target.name)
+        except AssistaError as exc:
+            turn.failure = str(exc)
+        except Exception as exc:
+            log.exception("compare column failed")
+            turn.failure = f"Unexpected error: {exc}"
+        finally:
+            if turn.failure is not None:
+                self._record_failure(column, turn.failure, recorder)
+            if recorder is not None:
+                await finish_saving(turn, recorder)
+            if orchestrator is not None:
+                with contextlib.suppress(Exception):
+                    await orchestrator.provider.aclose()
+            column.ended = True
+            turn.emit(TurnEnded(run.session_id, column.status))
+
+    @staticmethod
+    def _record_failure(column: CompareColumn, error: str,
+                        recorder: SessionRecorder | None) -> None:
+        """A column that failed without an answer on record gets one: failed, with
+        the error, so the sibling says what happened."""
+        column.turn.emit(TurnFailed(error))
+        if column.first_id is not None:
+            return
+        target = column.target
+        failed = Message(role="assistant", status="error", error=error, model=target.model,
+                         provider=target.config.name)
+        column.first_id = failed.id
+        column.turn.history.append(failed)
+        if recorder is not None:
+            recorder.queue.put(failed)
+
+    def _settle(self, run: CompareRun) -> None:
+        """The run is over: the kept (else the first answered) column is the active
+        branch; the chat service is told the group turn ended."""
+        group, columns = run.group, run.columns
+        statuses = [c.status for c in columns]
+        if run.saved:
+            order = [run.kept] if run.kept is not None else []
+            shown = next((columns[i] for i in [*order, *range(len(columns))]
+                          if columns[i].first_id is not None), None)
+            if shown is not None and shown.first_id is not None:
+                try:
+                    branch = self.service.ctx.sessions.switch_branch(run.session_id,
+                                                                     shown.first_id)
+                    group.history = list(branch.messages)
+                except AssistaError as exc:
+                    log.error("compare in %s: could not show the kept answer: %s",
+                              run.session_id, exc)
+        if group.failure is None:
+            if all(s == "failed" for s in statuses):
+                group.failure = "; ".join(f"{c.target.name}: {c.error}" for c in columns)
+            else:
+                status = "complete" if "complete" in statuses else next(
+                    s for s in statuses if s != "failed")
+                group.result = RunResult(status=status)  # type: ignore[arg-type]
+        self.service._finish(group)
+        for callback in list(run.on_end):
+            try:
+                callback(run)
+            except Exception:
+                log.exception("a compare observer failed")
+
+    # -- steering ---------------------------------------------------------------------------
+
+    def stop_column(self, run: CompareRun, index: int) -> None:
+        """Stop one model's answer; what it streamed is kept, marked stopped."""
+        column = run.columns[index]
+        for pending in self.service.approvals.for_chat(run.session_id):
+            if pending.request.call_id in column.call_ids:
+                pending.resolve(ApprovalDecision.deny("The user stopped this answer."))
+        column.turn.cancel()
+
+    def keep(self, run: CompareRun, index: int) -> ActiveBranch | None:
+        """Make column ``index``'s answer the chat's active branch (the others stay as
+        siblings). Columns still answering are stopped first; then it is applied when
+        the run ends (None is returned meanwhile)."""
+        run.kept = index
+        if not run.done:
+            for column in run.columns:
+                if column.index != index and not column.ended:
+                    self.stop_column(run, column.index)
+            return None
+        first = run.columns[index].first_id
+        if not run.saved or first is None:
+            return None
+        return self.service.ctx.sessions.switch_branch(run.session_id, first)
+
+
+def _check_count(targets: Sequence[CompareTarget], minimum: int = MIN_MODELS) -> None:
+    if not minimum <= len(targets) <= MAX_MODELS:
+        raise ConfigError(f"compare {minimum} to {MAX_MODELS} models at once "
+                          f"({len(targets)} given)")
+
+
+def _for_target(overrides: TurnOverrides | None, target: CompareTarget) -> TurnOverrides:
+    return replace(overrides or TurnOverrides(), config=target.config, model=target.model)

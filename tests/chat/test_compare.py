@@ -1,0 +1,192 @@
+"""Compare: one question to several models (each on its own loopback server) at once,
+each answer a sibling branch; a model that fails mid-stream leaves the others alone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop.app import AppContext
+from desktop.chat.compare_run import CompareTarget
+from desktop.chat.events import ChatEvent, TurnEnded
+from desktop.chat.profile import NewChat
+from desktop.chat.service import ChatService
+from desktop.core.errors import ConfigError
+from desktop.core.events import TextDelta
+from desktop.core.settings import ProviderConfig
+from desktop.storage.secrets import SecretStore
+from tests.chat.test_chat_service import until
+from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
+
+LONG = "alpha " * 40
+
+
+@pytest.fixture
+def servers() -> Iterator[list[FakeOpenAIServer]]:
+    with FakeOpenAIServer(models=["model-a"]) as a, FakeOpenAIServer(models=["model-b"]) as b, \
+            FakeOpenAIServer(models=["model-c"]) as c:
+        yield [a, b, c]
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> Iterator[AppContext]:
+    context = AppContext.open(tmp_path / "data", environ={}, log_to_stderr=False)
+    context.secrets = SecretStore(context.paths.secrets_path, force_file=True)
+    yield context
+    context.close()
+
+
+def providers(ctx: AppContext, servers: list[FakeOpenAIServer]) -> list[CompareTarget]:
+    targets = []
+    for letter, server in zip("abc", servers, strict=False):
+        config = ProviderConfig(name=f"Server {letter.upper()}", preset="custom",
+                                base_url=server.base_url, model=f"model-{letter}")
+        ctx.settings_store.save_provider(config)
+        ctx.secrets.set(config.id, f"sk-{letter}-key-123456")
+        targets.append(CompareTarget(config, f"model-{letter}"))
+    ctx.settings.update(active_provider_id=targets[0].config.id)
+    return targets
+
+
+def held(text: str, after: int = 3) -> ScriptedResponse:
+    return ScriptedResponse(chunks=text_stream(text, chunk_size=5), hold_after=after)
+
+
+async def test_three_models_answer_at_once_one_failing_mid_stream_leaves_the_others(
+        ctx: AppContext, servers: list[FakeOpenAIServer]) -> None:
+    targets = providers(ctx, servers)
+    service = ChatService(ctx)
+    first, second = held(LONG), held("Second model's answer.", after=2)
+    servers[0].enqueue(first)
+    servers[1].enqueue(second)
+    # The third streams a little, then its connection drops.
+    servers[2].enqueue(ScriptedResponse(chunks=text_stream("Half an ans", chunk_size=4)[:3],
+                                        cut=True))
+    run = service.compare.start(NewChat(), "Which is best?", targets)
+    seen: list[list[ChatEvent]] = [[], [], []]
+    for column in run.columns:
+        column.observe(seen[column.index].append)
+    await until(lambda: first.holding.is_set() and second.holding.is_set())
+    await until(lambda: run.columns[2].ended)
+    # the failure touched nothing else: both others still stream
+    assert [c.status for c in run.columns] == ["running", "running", "failed"]
+    assert service.state(run.session_id) == "answering"
+    first.release()
+    second.release()
+    await run.wait()
+
+    assert [c.status for c in run.columns] == ["complete", "complete", "failed"]
+    texts = ["".join(e.text for e in events if isinstance(e, TextDelta)) for events in seen]
+    assert texts[:2] == [LONG, "Second model's answer."]
+    assert all(isinstance(events[-1], TurnEnded) for events in seen)
+    # every request carried the question, each to its own model
+    for server, target in zip(servers, targets, strict=True):
+        body = server.chat_requests[0].json
+        assert body["model"] == target.model
+        assert body["messages"][-1]["content"] == "Which is best?"
+
+    stored = ctx.sessions.load_all_messages(run.session_id)
+    question = next(m for m in stored if m.role == "user")
+    answers = [m for m in stored if m.parent_id == question.id]
+    assert [a.model for a in answers] == ["model-a", "model-b", "model-c"]
+    assert [a.status for a in answers] == ["complete", "complete", "error"]
+    assert answers[0].text == LONG and answers[1].text == "Second model's answer."
+    assert answers[2].error and answers[2].text.startswith("Half")
+    # the first model's answer is the one shown; the others are ‹ n/m › siblings
+    branch = ctx.sessions.load_active_branch(run.session_id)
+    assert [m.id for m in branch.messages] == [question.id, answers[0].id]
+    position = branch.position(answers[0].id)
+    assert position is not None and position.label == "1/3"
+    assert service.state(run.session_id) != "answering"
+
+
+async def test_keep_makes_that_answer_the_active_branch(
+        ctx: AppContext, servers: list[FakeOpenAIServer]) -> None:
+    targets = providers(ctx, servers[:2])
+    service = ChatService(ctx)
+    servers[0].enqueue(ScriptedResponse(chunks=text_stream("From A.")))
+    servers[1].enqueue(ScriptedResponse(chunks=text_stream("From B.")))
+    run = service.compare.start(NewChat(), "Hello", targets)
+    await run.wait()
+    branch = service.compare.keep(run, 1)
+    assert branch is not None
+    assert [m.text for m in branch.messages] == ["Hello", "From B."]
+    assert [m.text for m in ctx.sessions.load_messages(run.session_id)] == ["Hello", "From B."]
+    # the next question follows the kept answer
+    servers[0].enqueue(ScriptedResponse(chunks=text_stream("Next.")))
+    turn = service.start(run.session_id, "And then?")
+    assert turn.task is not None
+    await turn.task
+    assert [m.text for m in ctx.sessions.load_messages(run.session_id)] == [
+        "Hello", "From B.", "And then?", "Next."]
+
+
+async def test_keep_while_others_stream_stops_them_and_is_applied_at_the_end(
+        ctx: AppContext, servers: list[FakeOpenAIServer]) -> None:
+    targets = providers(ctx, servers[:2])
+    service = ChatService(ctx)
+    slow = held(LONG)
+    servers[0].enqueue(slow)
+    servers[1].enqueue(ScriptedResponse(chunks=text_stream("Quick.")))
+    run = service.compare.start(NewChat(), "Race", targets)
+    await until(lambda: run.columns[1].ended and slow.holding.is_set())
+    assert service.compare.keep(run, 1) is None  # applied when the run ends
+    await run.wait()
+    assert run.columns[0].status == "stopped"
+    assert [m.text for m in ctx.sessions.load_messages(run.session_id)] == ["Race", "Quick."]
+    stopped = [m for m in ctx.sessions.load_all_messages(run.session_id)
+               if m.model == "model-a"]
+    assert [m.status for m in stopped] == ["stopped"]
+
+
+async def test_ask_other_models_adds_siblings_to_an_existing_answer(
+        ctx: AppContext, servers: list[FakeOpenAIServer]) -> None:
+    targets = providers(ctx, servers)
+    service = ChatService(ctx)
+    servers[0].enqueue(ScriptedResponse(chunks=text_stream("First try.")))
+    turn = service.start(NewChat(), "Question")
+    assert turn.task is not None
+    await turn.task
+    question, answer = ctx.sessions.load_messages(turn.session_id)
+    servers[1].enqueue(ScriptedResponse(chunks=text_stream("B's view.")))
+    servers[2].enqueue(ScriptedResponse(chunks=text_stream("C's view.")))
+    run = service.compare.ask_others(turn.session_id, answer.id, targets[1:])
+    assert run.question.id == question.id
+    await run.wait()
+    children = [m for m in ctx.sessions.load_all_messages(turn.session_id)
+                if m.parent_id == question.id]
+    assert [m.text for m in children] == ["First try.", "B's view.", "C's view."]
+    assert len([m for m in ctx.sessions.load_all_messages(turn.session_id)
+                if m.role == "user"]) == 1  # the question was not asked twice
+    # the question was sent without the earlier answer
+    sent = servers[1].chat_requests[0].json["messages"]
+    assert [m["role"] for m in sent if m["role"] != "system"] == ["user"]
+
+
+async def test_a_model_that_cannot_start_is_saved_failed_and_the_others_run(
+        ctx: AppContext, servers: list[FakeOpenAIServer]) -> None:
+    targets = providers(ctx, servers[:2])
+    service = ChatService(ctx)
+    servers[0].enqueue(ScriptedResponse(chunks=text_stream("Fine.")))
+    broken = CompareTarget(targets[1].config.model_copy(update={"base_url": "not a url"}),
+                           "model-b")
+    run = service.compare.start(NewChat(), "Hi", [targets[0], broken])
+    await run.wait()
+    assert [c.status for c in run.columns] == ["complete", "failed"]
+    answers = [m for m in ctx.sessions.load_all_messages(run.session_id)
+               if m.role == "assistant"]
+    assert [(m.model, m.status) for m in answers] == [("model-a", "complete"),
+                                                      ("model-b", "error")]
+    assert answers[1].error
+
+
+async def test_compare_needs_two_to_four_models(
+        ctx: AppContext, servers: list[FakeOpenAIServer]) -> None:
+    targets = providers(ctx, servers[:1])
+    service = ChatService(ctx)
+    with pytest.raises(ConfigError, match="2 to 4"):
+        service.compare.start(NewChat(), "Hi", targets)
+    with pytest.raises(ConfigError, match="2 to 4"):
+        service.compare.start(NewChat(), "Hi", targets * 5)
