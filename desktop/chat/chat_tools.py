@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from desktop.tools.mcp.config import McpServerConfig
     from desktop.tools.mcp.live_lists import McpEvent
     from desktop.tools.mcp.manager import McpManager
+    from desktop.tools.mcp.oauth import Browser
     from desktop.tools.mcp.server_requests import Elicitor, Sampler
 
 log = logging.getLogger(__name__)
@@ -59,6 +60,8 @@ class ChatTools:
         # Who answers servers that ask (None: declined); set before start_mcp.
         self.elicitor: Elicitor | None = None
         self.sampler: Sampler | None = None
+        # Opens a remote server's sign-in page for a person (None: nobody to ask).
+        self.browser: Browser | None = None
 
     # -- which tools ----------------------------------------------------------------
 
@@ -130,9 +133,11 @@ class ChatTools:
             self._changed()
             return {}
         from desktop.tools.mcp.manager import McpManager  # the SDK is slow to import
+        from desktop.tools.mcp.oauth import OAuthSetup
 
         manager = McpManager(configs, proxy=self.ctx.proxy, elicitor=self.elicitor,
-                             sampler=self.sampler)
+                             sampler=self.sampler,
+                             oauth=OAuthSetup(self.ctx.secrets, self.browser))
         for connection in manager.connections.values():
             connection.on_change = lambda _c: self._changed()
         manager.observe(self._mcp_event)

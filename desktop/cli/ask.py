@@ -34,6 +34,7 @@ from desktop.chat.service import ChatService
 from desktop.chat.turn_plan import TurnOverrides
 from desktop.cli.failure import fail
 from desktop.cli.mcp_inputs import mcp_turn, wants_mcp_inputs
+from desktop.cli.mcp_sign_in import TerminalBrowser, sign_in_needed_text, sign_in_where_needed
 from desktop.cli.mcp_terminal import TerminalElicitor, TerminalSamplingApprover
 from desktop.core.agent_events import LimitReached, ToolRunFinished, ToolRunStarted
 from desktop.core.errors import AssistaError, ConfigError
@@ -162,14 +163,18 @@ async def _start_mcp(service: ChatService, extra: list[McpServerConfig], err: Te
     """The configured MCP servers plus those of --mcp-config files."""
     if not extra and not service.ctx.settings.current.mcp_servers:
         return
+    service.tools.browser = TerminalBrowser(err)
     results = await service.tools.start_mcp(extra)
+    await sign_in_where_needed(service.tools, err)
     manager = service.tools.mcp
-    for name, ok in results.items():
+    for name in results:
         connection = manager.get(name) if manager is not None else None
-        if not ok and connection is not None:
+        if connection is not None and connection.state != "running":
             await connection.stop()
-            reason = connection.last_error or connection.state
-            err.write(f"assista: warning: MCP server {name!r} is not available: {reason}\n")
+            reason = (sign_in_needed_text(name) if connection.needs_sign_in else
+                      f"MCP server {name!r} is not available: "
+                      f"{connection.last_error or connection.state}")
+            err.write(f"assista: warning: {reason}\n")
 
 
 def _approver(args: argparse.Namespace) -> Approver | None:
@@ -192,7 +197,8 @@ def _overrides(args: argparse.Namespace, service: ChatService, config: ProviderC
     knowledge = [base.name for base in _knowledge_bases(service, args)]
     return TurnOverrides(config=config, model=config.model, system=args.system,
                          tools=tools, extra_tools=extra, workspace=args.workspace,
-                         policies=dict.fromkeys(allowed, "allow"), knowledge=knowledge)
+                         policies=dict.fromkeys(allowed, "allow"), knowledge=knowledge,
+                         web_search=bool(getattr(args, "web", False)))
 
 
 def _knowledge_bases(service: ChatService, args: argparse.Namespace) -> list[KnowledgeBase]:

@@ -95,6 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
     mcp_list.add_argument("--mcp-config", metavar="FILE", action="append", default=[],
                           help="also list the MCP servers in this Claude-Desktop-style JSON file")
     mcp_list.add_argument("--json", action="store_true", help="print one JSON document")
+    for verb, text in (("login", "sign in to a remote MCP server (prints the address to open)"),
+                       ("logout", "forget a remote MCP server's sign-in")):
+        sign = mcp_sub.add_parser(verb, help=text)
+        _add_common(sign)
+        sign.add_argument("name", metavar="SERVER")
+        sign.add_argument("--mcp-config", metavar="FILE", action="append", default=[],
+                          help="also look for the server in this Claude-Desktop-style JSON file")
 
     from desktop.cli.undo_cmd import add_undo_parser
 

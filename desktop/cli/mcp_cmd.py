@@ -18,6 +18,7 @@ from typing import Any, TextIO
 from desktop.app import AppContext
 from desktop.chat.chat_tools import ChatTools
 from desktop.cli.failure import fail
+from desktop.cli.mcp_sign_in import TerminalBrowser, sign_in_needed_text, sign_in_where_needed
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.tools.mcp.config import McpServerConfig, load_mcp_config
 from desktop.tools.mcp.connection import McpConnection
@@ -65,14 +66,18 @@ async def _list(ctx: AppContext, args: argparse.Namespace, out: TextIO, err: Tex
     if not extra and not ctx.mcp_configs():
         raise ConfigError("no MCP servers are configured (add one in Settings → MCP servers, "
                           "or pass --mcp-config FILE)")
+    tools.browser = TerminalBrowser(err)
     try:
         await tools.start_mcp(extra)
+        await sign_in_where_needed(tools, err)
         manager = tools.mcp
         connections = list(manager.connections.values()) if manager is not None else []
         failed = [c for c in connections if c.config.enabled and c.state != "running"]
         for connection in failed:
-            err.write(f"assista: warning: MCP server {connection.name!r} is not available: "
-                      f"{connection.last_error or connection.state}\n")
+            reason = (sign_in_needed_text(connection.name) if connection.needs_sign_in
+                      else f"MCP server {connection.name!r} is not available: "
+                           f"{connection.last_error or connection.state}")
+            err.write(f"assista: warning: {reason}\n")
         running = [c for c in connections if c.state == "running"]
         if args.json:
             document = {"servers": [server_document(c) for c in connections
@@ -88,6 +93,10 @@ async def _list(ctx: AppContext, args: argparse.Namespace, out: TextIO, err: Tex
 
 
 def mcp_command(args: argparse.Namespace) -> int:
+    if args.mcp_command in ("login", "logout"):
+        from desktop.cli.mcp_sign_in import login_command
+
+        return login_command(args)
     try:
         ctx = AppContext.open(getattr(args, "data_dir", None), log_to_stderr=False)
     except AssistaError as exc:

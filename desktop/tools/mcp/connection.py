@@ -29,8 +29,6 @@ import anyio
 import httpx2
 import mcp_types as mt
 from mcp import Client
-from mcp.client.sse import sse_client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from desktop import __version__
@@ -39,7 +37,9 @@ from desktop.core.proxy import Proxy
 from desktop.tools.mcp.config import McpServerConfig
 from desktop.tools.mcp.listing import ServerLists, list_everything
 from desktop.tools.mcp.live_lists import LiveLists, McpEvent, McpObserver
+from desktop.tools.mcp.oauth import OAuthSetup, find_sign_in_needed
 from desktop.tools.mcp.origin import request_origin
+from desktop.tools.mcp.progress import AsyncProgress, ProgressFn
 from desktop.tools.mcp.server_requests import (
     Elicitor,
     Sampler,
@@ -47,13 +47,13 @@ from desktop.tools.mcp.server_requests import (
     sampling_callback,
 )
 from desktop.tools.mcp.stderr import StderrLog
-from desktop.tools.mcp.streams import CommandNotFound, WatchedRead, one_line, stdio_streams
+from desktop.tools.mcp.streams import CommandNotFound, one_line
+from desktop.tools.mcp.transports import open_transport
 
 log = logging.getLogger(__name__)
 
 State = Literal["stopped", "starting", "running", "restarting", "failed"]
 STABLE_AFTER_S = 60.0  # a connection up this long resets the failure count
-ProgressFn = Callable[[float, float | None, str | None], None]
 
 
 class McpConnection:
@@ -69,10 +69,12 @@ class McpConnection:
         proxy: Proxy | None = None,
         elicitor: Elicitor | None = None,
         sampler: Sampler | None = None,
+        oauth: OAuthSetup | None = None,
     ) -> None:
         """``proxy``: the route to a server over HTTP (None: httpx2's defaults, which
         read the environment's proxy variables). ``elicitor``/``sampler`` answer the
-        server's questions (None: declined, and not advertised)."""
+        server's questions (None: declined, and not advertised). ``oauth``: where a
+        remote server's sign-in is kept and how a person signs in (None: no OAuth)."""
         self.config = config
         self.proxy = proxy
         self._path = path or (lambda: os.environ.get("PATH", ""))
@@ -84,6 +86,8 @@ class McpConnection:
         self.last_error: str | None = None
         self.elicitor = elicitor
         self.sampler = sampler
+        self.sign_in = oauth.for_server(config) if oauth and config.transport != "stdio" else None
+        self.needs_sign_in = False  # the server wants a sign-in nobody could do yet
         self.lists = ServerLists()
         self.observers: list[McpObserver] = []  # told when a list or resource changes
         self.live = LiveLists(config.name, self.lists, self._tell)
@@ -198,6 +202,10 @@ class McpConnection:
                 self._set_state("failed", str(exc))
                 return
             except Exception as exc:
+                if find_sign_in_needed(exc) is not None:  # retrying cannot help
+                    self.needs_sign_in = True
+                    self._set_state("failed", "needs sign-in")
+                    return
                 message = one_line(exc)
                 log.warning("MCP server %s: %s", self.name, message)
                 self.last_error = message
@@ -238,6 +246,7 @@ class McpConnection:
                 self._up_since = time.monotonic()
                 self.starts += 1
                 self.last_error = None
+                self.needs_sign_in = False
                 self._set_state("running")
                 try:
                     if not self._stopping:
@@ -262,33 +271,38 @@ class McpConnection:
 
     @contextlib.asynccontextmanager
     async def _transport(self) -> AsyncIterator[Any]:
-        config = self.config
-        if config.transport == "stdio":
-            path = await asyncio.to_thread(self._path)
-            async with stdio_streams(config, path, self.stderr) as (read, write):
-                yield WatchedRead(read, self._connection_lost), write
-            return
-        if config.transport == "http":
-            async with (
-                self._http_client(config.headers) as http,
-                streamable_http_client(config.url, http_client=http) as (read, write),
-            ):
-                yield WatchedRead(read, self._connection_lost), write
-            return
-        async with sse_client(config.url, headers=config.headers,
-                              httpx_client_factory=self._http_client) as (read, write):
-            yield WatchedRead(read, self._connection_lost), write
+        path = await asyncio.to_thread(self._path) if self.config.transport == "stdio" else ""
+        async with open_transport(self.config, path=path, stderr=self.stderr, proxy=self.proxy,
+                                  sign_in=self.sign_in, on_end=self._connection_lost) as streams:
+            yield streams
 
-    def _http_client(self, headers: dict[str, str] | None = None,
-                     timeout: httpx2.Timeout | None = None,
-                     auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
-        """The SDK's client factory (its signature), routed through :attr:`proxy`."""
-        routing: dict[str, Any] = {}
-        if self.proxy is not None:
-            routing = self.proxy.client_kwargs(httpx2)
-        # The SDK's defaults: a server may hold a response stream open for minutes.
-        timeout = timeout or httpx2.Timeout(30.0, read=300.0)
-        return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, **routing)
+    # -- sign-in ------------------------------------------------------------------------
+
+    async def sign_in_now(self) -> bool:
+        """Connect with a person at hand: the browser opens if the server wants a
+        sign-in (bounded by the sign-in timeout). True if connected."""
+        if self.sign_in is None:
+            return await self.start()
+        await self.stop()
+        self.sign_in.interactive = True
+        try:
+            return await self.start()
+        finally:
+            self.sign_in.interactive = False
+
+    async def sign_out(self) -> None:
+        """Forget this server's tokens and client, and reconnect (a server that needs
+        sign-in then waits for one)."""
+        if self.sign_in is None:
+            return
+        await self.stop()
+        await asyncio.to_thread(self.sign_in.storage.sign_out)
+        self.needs_sign_in = False
+        await self.start()
+
+    def signed_in(self) -> bool:
+        """Whether tokens are stored for this server (blocking: reads the keyring)."""
+        return self.sign_in is not None and self.sign_in.storage.signed_in()
 
     # -- calls --------------------------------------------------------------------------
 
@@ -305,7 +319,7 @@ class McpConnection:
             result: mt.CallToolResult = await self.request(
                 lambda client, remaining: client.call_tool(
                     name, arguments, read_timeout_seconds=remaining,
-                    progress_callback=_AsyncProgress(progress) if progress else None),
+                    progress_callback=AsyncProgress(progress) if progress else None),
                 timeout_s)
             return result
         finally:
@@ -383,13 +397,3 @@ class McpConnection:
             f"The MCP server '{self.name}' did not answer within {timeout_s:g} seconds.",
             code="timeout",
         )
-
-
-class _AsyncProgress:
-    """The SDK's progress callback (awaited) around our plain one."""
-
-    def __init__(self, progress: ProgressFn) -> None:
-        self._progress = progress
-
-    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
-        self._progress(progress, total, message)

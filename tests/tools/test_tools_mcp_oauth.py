@@ -1,0 +1,152 @@
+"""Signing in to a remote MCP server with OAuth 2.1 (the SDK's client auth), against
+a real SDK server with its own authorization server on loopback that approves at
+once; the test plays the browser with httpx."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from desktop.storage.secrets import SecretStore
+from desktop.tools.mcp import McpServerConfig
+from desktop.tools.mcp.manager import McpManager
+from desktop.tools.mcp.oauth import KeyringTokenStorage, OAuthSetup
+from tests.tools.mcp_servers import FEATURES, HERE, PLAIN_PATH, ServerProcess, feature_config
+
+GUARDED = str(HERE / "mcp_oauth_server.py")
+
+
+class Browser:
+    """Opens the authorization URL like a browser would, following the redirect to
+    the app's loopback listener."""
+
+    def __init__(self) -> None:
+        self.opened: list[str] = []
+        self.pages: list[str] = []
+
+    async def __call__(self, url: str) -> None:
+        self.opened.append(url)
+        async with httpx.AsyncClient(follow_redirects=True, trust_env=False) as client:
+            response = await client.get(url)
+        self.pages.append(response.text)
+
+
+@pytest.fixture
+def guarded() -> Iterator[ServerProcess]:
+    process = ServerProcess(GUARDED)
+    yield process
+    process.stop()
+
+
+@pytest.fixture
+def secrets(tmp_path: Path) -> SecretStore:
+    return SecretStore(tmp_path / "secrets.json", force_file=True)
+
+
+def manager(url: str, secrets: SecretStore, browser: Browser | None) -> McpManager:
+    config = McpServerConfig(name="guarded", transport="http", url=url, startup_timeout_s=30)
+    return McpManager([config], login_path=PLAIN_PATH, backoff_s=0.01,
+                      oauth=OAuthSetup(secrets, browser))
+
+
+async def call(mcp: McpManager, tool: str) -> str:
+    result = await mcp.connections["guarded"].call_tool(tool, {}, 30)
+    return str(result.content[0].text)  # type: ignore[union-attr]
+
+
+async def test_sign_in_refresh_and_sign_out(guarded: ServerProcess,
+                                            secrets: SecretStore) -> None:
+    browser = Browser()
+    mcp = manager(guarded.url(), secrets, browser)
+    connection = mcp.connections["guarded"]
+    try:
+        # A background start never opens a browser: the server waits for "Sign in".
+        assert await mcp.start_all() == {"guarded": False}
+        assert connection.needs_sign_in and connection.last_error == "needs sign-in"
+        assert browser.opened == [] and not connection.signed_in()
+
+        assert await connection.sign_in_now()
+        assert len(browser.opened) == 1
+        url = browser.opened[0]
+        for param in ("code_challenge_method=S256", "code_challenge=", "state=",
+                      "resource=", "redirect_uri=http%3A%2F%2F127.0.0.1%3A"):
+            assert param in url
+        assert "Signed in" in browser.pages[0]
+        assert connection.signed_in() and not connection.needs_sign_in
+        assert [t.name for t in connection.tools] == ["whoami", "auth_stats"]
+        assert await call(mcp, "whoami") == "a signed-in user"
+        assert await call(mcp, "auth_stats") == "register=1 authorize=1 code=1 refresh=0"
+    finally:
+        await mcp.stop_all()
+
+    # The next run uses the stored tokens without asking anyone.
+    stored = json.loads(secrets.get("mcp:guarded:oauth:tokens") or "{}")
+    assert stored["token"]["access_token"] and stored["expires_at"] > time.time()
+    quiet = manager(guarded.url(), secrets, None)
+    try:
+        assert await quiet.start_all() == {"guarded": True}
+        assert await call(quiet, "auth_stats") == "register=1 authorize=1 code=1 refresh=0"
+    finally:
+        await quiet.stop_all()
+
+    # An expired access token is refreshed silently (a refresh grant, no authorization).
+    stored["expires_at"] = time.time() - 60
+    secrets.set("mcp:guarded:oauth:tokens", json.dumps(stored))
+    later = manager(guarded.url(), secrets, None)
+    connection = later.connections["guarded"]
+    try:
+        assert await later.start_all() == {"guarded": True}
+        assert await call(later, "auth_stats") == "register=1 authorize=1 code=1 refresh=1"
+        renewed = json.loads(secrets.get("mcp:guarded:oauth:tokens") or "{}")
+        assert renewed["token"]["access_token"] != stored["token"]["access_token"]
+        assert renewed["expires_at"] > time.time()
+
+        # Sign out forgets tokens and client; the server waits for a sign-in again.
+        await connection.sign_out()
+        assert secrets.get("mcp:guarded:oauth:tokens") is None
+        assert secrets.get("mcp:guarded:oauth:client") is None
+        assert connection.needs_sign_in and connection.state == "failed"
+        assert not connection.signed_in()
+    finally:
+        await later.stop_all()
+
+
+async def test_sign_in_reuses_the_registered_port(guarded: ServerProcess,
+                                                  secrets: SecretStore) -> None:
+    browser = Browser()
+    mcp = manager(guarded.url(), secrets, browser)
+    try:
+        assert await mcp.connections["guarded"].sign_in_now()
+        await mcp.connections["guarded"].stop()
+        secrets.delete("mcp:guarded:oauth:tokens")  # e.g. revoked: sign in again
+        assert await mcp.connections["guarded"].sign_in_now()
+        # The loopback listener took the registered port again: no second registration.
+        assert await call(mcp, "auth_stats") == "register=1 authorize=2 code=2 refresh=0"
+    finally:
+        await mcp.stop_all()
+
+
+async def test_unreadable_stored_sign_in_asks_again(secrets: SecretStore) -> None:
+    secrets.set("mcp:x:oauth:tokens", "{not json")
+    storage = KeyringTokenStorage(secrets, "x")
+    assert await storage.get_tokens() is None
+    assert await storage.expires_at() is None
+
+
+async def test_servers_without_sign_in_keep_working(secrets: SecretStore) -> None:
+    process = ServerProcess(FEATURES, "http")
+    config = feature_config(transport="http", url=process.url(), command="")
+    mcp = McpManager([config], login_path=PLAIN_PATH, backoff_s=0.01,
+                     oauth=OAuthSetup(secrets, None))
+    try:
+        assert await mcp.start_all() == {"features": True}
+        assert not mcp.connections["features"].needs_sign_in
+        assert secrets.get("mcp:features:oauth:tokens") is None
+    finally:
+        await mcp.stop_all()
+        process.stop()
