@@ -61,6 +61,9 @@ class ConversationActions(QObject):
         self.search_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
         self._action(menu, "Edit system &prompt…", self.edit_session_prompt)
         self._action(menu, "&Assistants…", self.open_assistants)
+        # The model picker from the keyboard (it is a popup under the top bar's model).
+        self._action(menu, self.tr("Choose &model…"),
+                     self.window.top_bar.open_model_picker, "Ctrl+Shift+M")
         menu.addSeparator()
         # Esc stops the chat on screen; chats answering in the background stop here.
         self.stop_all_action = self._action(menu, "Stop &all answers",

@@ -159,3 +159,21 @@ def test_the_top_bar_fits_without_overlap_or_clipping(
     assert bar.compact == (width < 900)
     if width == 640:
         assert bar.providers_button.text() == "" and not bar.providers_button.icon().isNull()
+
+
+def test_the_model_picker_opens_from_the_keyboard(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    window.composer.input.setFocus()
+    picker = window.top_bar.picker
+    assert not picker.isVisible()
+    qtbot.keyClick(window.composer.input, Qt.Key.Key_M,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(picker.isVisible)
+    assert picker.search.hasFocus()
