@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -14,8 +16,21 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.app import AppContext
 from desktop.storage import logs
+from desktop.ui import i18n
 from desktop.storage.secrets import SecretStore
 from tests.support.openai_server import FakeOpenAIServer
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _english_plurals(qapp: QApplication) -> None:
+    """The window tests read English as the app shows it: with the plural forms of
+    ``assista_en.qm`` ("1 chat"), compiled here if the .ts is newer."""
+    subprocess.run([sys.executable, str(ROOT / "packaging" / "translations.py"), "build"],
+                   check=True, stdout=subprocess.DEVNULL)
+    i18n.install_translations(qapp, "en")
 
 
 @pytest.fixture(autouse=True)

@@ -43,16 +43,18 @@ class BranchBar(QWidget):
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(2)
         if role == "user":
-            self.action = message_button("Edit", "Edit this message and send it again "
-                                                 "(the original is kept)")
+            self.action = message_button(self.tr("Edit"),
+                    self.tr("Edit this message and send it again "
+                                                 "(the original is kept)"))
         else:
-            self.action = message_button("Regenerate", "Answer again (this answer is kept)")
-        self.previous = _step_button("chevron-left", "Previous version")
+            self.action = message_button(self.tr("Regenerate"),
+                    self.tr("Answer again (this answer is kept)"))
+        self.previous = _step_button("chevron-left", self.tr("Previous version"))
         self.label = QLabel()
         self.label.setObjectName("tokenCount")
         self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.label.setFixedWidth(QFontMetrics(self.label.font()).horizontalAdvance("99/99") + 4)
-        self.next = _step_button("chevron-right", "Next version")
+        self.next = _step_button("chevron-right", self.tr("Next version"))
         for widget in (self.action, self.previous, self.label, self.next):
             row.addWidget(widget)
         self.previous.clicked.connect(lambda: self.stepRequested.emit(-1))
@@ -71,7 +73,8 @@ class BranchBar(QWidget):
         index, _, count = label.partition("/")
         self.previous.setEnabled(index != "1")
         self.next.setEnabled(index != count)
-        self.label.setAccessibleName(f"Version {index} of {count}")
+        self.label.setAccessibleName(
+            self.tr("Version {index} of {count}").format(index=index, count=count))
 
     def set_compact(self, compact: bool) -> None:
         """Narrow header: the action moves into the header's menu."""

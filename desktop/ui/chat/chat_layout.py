@@ -53,11 +53,12 @@ class VirtualColumn(QAbstractScrollArea):
         self._prefetch_timer.setSingleShot(True)
         self._prefetch_timer.setInterval(0)
         self._prefetch_timer.timeout.connect(self._prefetch)
-        self._empty = QLabel("Ask anything. Press Enter to send, Shift+Enter for a new line.",
+        self._empty = QLabel(
+                self.tr("Ask anything. Press Enter to send, Shift+Enter for a new line."),
                              self.viewport())
         self._empty.setObjectName("emptyHint")
         self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.jump_button = QPushButton("↓  Jump to latest", self)
+        self.jump_button = QPushButton(self.tr("↓  Jump to latest"), self)
         self.jump_button.setObjectName("jumpButton")
         self.jump_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.jump_button.clicked.connect(self.scroll_to_bottom)

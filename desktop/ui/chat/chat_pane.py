@@ -15,7 +15,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QBuffer, QByteArray, QIODevice, Qt, QTimer
 from PySide6.QtGui import (
     QDragEnterEvent,
     QDropEvent,
@@ -40,6 +40,7 @@ from desktop.core.messages import ImagePart
 from desktop.ui.chat.chat_view import ChatView
 from desktop.ui.chat.composer import Composer, local_files
 from desktop.ui.chat.edit_banner import EditBanner
+from desktop.ui.plain_text import make_plain
 
 if TYPE_CHECKING:
     from desktop.chat.approvals import PendingApproval
@@ -47,10 +48,12 @@ if TYPE_CHECKING:
     from desktop.core.messages import Message, Part
     from desktop.ui.window.controller import ChatController
 
-ATTACH_FILTER = (
+# (translated where the file dialog opens)
+ATTACH_FILTER = str(QT_TRANSLATE_NOOP(
+    "ChatPane",
     "Images and text (*.png *.jpg *.jpeg *.gif *.webp *.txt *.md *.py *.json *.csv "
     "*.log *.yaml *.yml *.toml *.xml *.html *.js *.ts *.rs *.go *.java *.c *.h *.cpp);;"
-    "All files (*)")
+    "All files (*)"))
 COMPOSER_SHARE = 0.4  # the composer grows up to this share of the window's height
 DRAFT_SAVE_MS = 800  # a pause in typing saves the draft
 
@@ -64,6 +67,7 @@ class ChatPane(QWidget):
         self.chat = ChatView(controller.bridge)
         self.composer = Composer()
         self.error_banner = QLabel()
+        make_plain(self.error_banner)  # errors quote servers and files: never markup
         self.error_banner.setObjectName("errorBanner")
         self.error_banner.setWordWrap(True)
         self.error_banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -221,8 +225,9 @@ class ChatPane(QWidget):
 
     def delete_message(self, message_id: str) -> None:
         answer = QMessageBox.question(
-            self, "Delete messages", "Delete this message and everything after it? "
-            "Other versions below it are deleted too. This cannot be undone.",
+            self, self.tr("Delete messages"),
+            self.tr("Delete this message and everything after it? "
+                    "Other versions below it are deleted too. This cannot be undone."),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel)
         if answer == QMessageBox.StandardButton.Yes:
@@ -235,7 +240,8 @@ class ChatPane(QWidget):
     # -- attachments ------------------------------------------------------------------------
 
     def attach_files(self) -> None:
-        paths, _filter = QFileDialog.getOpenFileNames(self, "Attach files", "", ATTACH_FILTER)
+        paths, _filter = QFileDialog.getOpenFileNames(self, self.tr("Attach files"), "",
+                                                      self.tr(ATTACH_FILTER))
         self.add_files([Path(path) for path in paths])
 
     def add_files(self, paths: list[Path]) -> None:

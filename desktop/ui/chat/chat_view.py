@@ -55,7 +55,7 @@ class ChatView(VirtualColumn):
         super().__init__(parent)
         self.setObjectName("chatView")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.setAccessibleName("Conversation")
+        self.setAccessibleName(self.tr("Conversation"))
         self.selection.locate = self._locate
         self.selection.collect = self._collect
         self.selection.everything = self._everything
@@ -143,16 +143,17 @@ class ChatView(VirtualColumn):
             self.addAction(act)
             return act
 
-        self.zoom_in_action = action("Zoom &in", [QKeySequence("Ctrl+="), QKeySequence(
+        self.zoom_in_action = action(self.tr("Zoom &in"), [QKeySequence("Ctrl+="), QKeySequence(
             QKeySequence.StandardKey.ZoomIn)], lambda: theme.zoom_by(1))
-        self.zoom_out_action = action("Zoom &out", [QKeySequence("Ctrl+-")],
+        self.zoom_out_action = action(self.tr("Zoom &out"), [QKeySequence("Ctrl+-")],
                                       lambda: theme.zoom_by(-1))
-        self.zoom_reset_action = action("&Actual size", [QKeySequence("Ctrl+0")],
+        self.zoom_reset_action = action(self.tr("&Actual size"), [QKeySequence("Ctrl+0")],
                                         lambda: theme.set_zoom(0))
         self.theme_group = QActionGroup(self)
         self.theme_actions: list[QAction] = []
-        for mode, label in [("system", "Theme: follow &system"), ("light", "Theme: &light"),
-                            ("dark", "Theme: &dark")]:
+        for mode, label in [("system", self.tr("Theme: follow &system")),
+                            ("light", self.tr("Theme: &light")),
+                            ("dark", self.tr("Theme: &dark"))]:
             act = QAction(label, self.theme_group)
             act.setCheckable(True)
             act.setChecked(theme.mode() == mode)

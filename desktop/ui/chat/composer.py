@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QMimeData, Qt, Signal
 from PySide6.QtGui import QAction, QImage, QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -102,7 +102,9 @@ class StickyMenu(QMenu):
 
 
 def source_title(source: str) -> str:
-    return "Built-in" if source == "builtin" else f"MCP: {source}"
+    if source == "builtin":
+        return QCoreApplication.translate("Composer", "Built-in")
+    return QCoreApplication.translate("Composer", "MCP: {server}").format(server=source)
 
 
 class AttachmentChip(QFrame):
@@ -123,7 +125,7 @@ class AttachmentChip(QFrame):
         remove = QToolButton()
         remove.setText("✕")
         remove.setAutoRaise(True)
-        remove.setAccessibleName(f"Remove {name}")
+        remove.setAccessibleName(self.tr("Remove {name}").format(name=name))
         remove.clicked.connect(lambda: self.removed.emit(self))
         row.addWidget(label)
         row.addWidget(remove)
@@ -150,8 +152,9 @@ class Composer(QFrame):
         self.chips: list[AttachmentChip] = []
         self.input = ComposerInput()
         self.input.setObjectName("composerInput")
-        self.input.setPlaceholderText("Message…  (Enter to send · Shift+Enter for a new line)")
-        self.input.setAccessibleName("Message")
+        self.input.setPlaceholderText(
+                self.tr("Message…  (Enter to send · Shift+Enter for a new line)"))
+        self.input.setAccessibleName(self.tr("Message"))
         self.input.setFixedHeight(56)
         self.input.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.max_input_height = 240  # the pane sets ~40 % of the window
@@ -159,19 +162,20 @@ class Composer(QFrame):
         layout.addWidget(self.input)
         row = QHBoxLayout()
         self.attach_button = QPushButton()
-        icons.set_icon(self.attach_button, "paperclip", "Attach images or text files",
-                       "Attach files")
+        icons.set_icon(self.attach_button, "paperclip", self.tr("Attach images or text files"),
+                       self.tr("Attach files"))
         self.attach_button.clicked.connect(self.attachRequested)
         row.addWidget(self.attach_button)
-        self.workspace_button = QPushButton("No workspace")
+        self.workspace_button = QPushButton(self.tr("No workspace"))
         icons.set_icon(self.workspace_button, "folder",
-                       "Choose the folder the file tools may read", "Workspace folder")
+                       self.tr("Choose the folder the file tools may read"),
+                               self.tr("Workspace folder"))
         self.workspace_button.clicked.connect(self.workspaceRequested)
         self.tools_button = QToolButton()
         self.tools_button.setObjectName("toolsButton")
         self.tools_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.tools_button.setToolTip("Switch tools on or off for this chat")
-        self.tools_button.setAccessibleName("Tools for this chat")
+        self.tools_button.setToolTip(self.tr("Switch tools on or off for this chat"))
+        self.tools_button.setAccessibleName(self.tr("Tools for this chat"))
         self.tools_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         theme.notifier().changed.connect(self._restyle_tools_button)
         self._restyle_tools_button()
@@ -185,7 +189,7 @@ class Composer(QFrame):
         row.addWidget(self.tools_button)
         row.addWidget(self.workspace_button)
         row.addStretch(1)
-        self.send_button = QPushButton("Send")
+        self.send_button = QPushButton(self.tr("Send"))
         self.send_button.setObjectName("primaryButton")
         self.send_button.setDefault(False)
         self.send_button.clicked.connect(self._on_button)
@@ -242,7 +246,7 @@ class Composer(QFrame):
 
     def set_busy(self, busy: bool) -> None:
         self._busy = busy
-        self.send_button.setText("Stop" if busy else "Send")
+        self.send_button.setText(self.tr("Stop") if busy else self.tr("Send"))
         self.send_button.setObjectName("stopButton" if busy else "primaryButton")
         self.send_button.style().unpolish(self.send_button)
         self.send_button.style().polish(self.send_button)
@@ -254,11 +258,12 @@ class Composer(QFrame):
             # (a long folder name must not widen the composer: elided)
             self.workspace_button.setText(name if len(name) <= 24 else name[:23] + "…")
             self.workspace_button.setToolTip(folder)
-            self.workspace_button.setAccessibleName(f"Workspace folder: {name}")
+            self.workspace_button.setAccessibleName(
+                self.tr("Workspace folder: {name}").format(name=name))
         else:
-            self.workspace_button.setText("Choose workspace…")
-            self.workspace_button.setToolTip("Choose the folder the file tools may use")
-            self.workspace_button.setAccessibleName("Workspace folder: none")
+            self.workspace_button.setText(self.tr("Choose workspace…"))
+            self.workspace_button.setToolTip(self.tr("Choose the folder the file tools may use"))
+            self.workspace_button.setAccessibleName(self.tr("Workspace folder: none"))
         self._has_workspace = bool(folder)
         if tool_names is not None and not self._tool_entries:
             self.set_tools([(n, "builtin") for n in tool_names], set(tool_names))
@@ -273,9 +278,9 @@ class Composer(QFrame):
         entry under the mouse stays put)."""
         self.tools_note = note
         on = sum(1 for name, _source in tools if name in enabled)
-        label = f"tools: {on} on" if tools else "tools: none"
+        label = self.tr("tools: %n on", "", on) if tools else self.tr("tools: none")
         self.tools_button.setText(label + " ▾")
-        self.tools_button.setToolTip(note or "Switch tools on or off for this chat")
+        self.tools_button.setToolTip(note or self.tr("Switch tools on or off for this chat"))
         key = (list(tools), note, self._has_workspace)
         if key == self._menu_key and self.tool_actions:
             for name, action in self.tool_actions.items():
@@ -292,7 +297,8 @@ class Composer(QFrame):
             menu.addAction(note).setEnabled(False)
             menu.addSeparator()
         if not self._has_workspace:
-            menu.addAction("Choose a workspace folder to use the file tools").setEnabled(False)
+            menu.addAction(
+                    self.tr("Choose a workspace folder to use the file tools")).setEnabled(False)
         current = None
         for name, source in tools:
             if source != current:
@@ -304,17 +310,17 @@ class Composer(QFrame):
             action.toggled.connect(lambda checked, n=name: self.toolToggled.emit(n, checked))
             self.tool_actions[name] = action
         if not tools:
-            menu.addAction("No tools available").setEnabled(False)
+            menu.addAction(self.tr("No tools available")).setEnabled(False)
         menu.addSeparator()
-        all_on = menu.addAction("All on")
+        all_on = menu.addAction(self.tr("All on"))
         all_on.triggered.connect(lambda: self._switch_all(True))
-        all_off = menu.addAction("All off")
+        all_off = menu.addAction(self.tr("All off"))
         all_off.triggered.connect(lambda: self._switch_all(False))
         for action in (all_on, all_off):
             action.setEnabled(bool(tools))
         menu.addSeparator()
-        menu.addAction("Tool settings…").triggered.connect(self.toolSettingsRequested)
-        menu.addAction("MCP servers…").triggered.connect(self.mcpSettingsRequested)
+        menu.addAction(self.tr("Tool settings…")).triggered.connect(self.toolSettingsRequested)
+        menu.addAction(self.tr("MCP servers…")).triggered.connect(self.mcpSettingsRequested)
 
     def _restyle_tools_button(self) -> None:
         c = theme.colors()

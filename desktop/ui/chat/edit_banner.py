@@ -16,11 +16,11 @@ class EditBanner(QWidget):
         self.message_id: str | None = None  # the user message being edited, if any
         row = QHBoxLayout(self)
         row.setContentsMargins(4, 0, 4, 0)
-        label = QLabel("Editing an earlier message — Enter sends it as a new version; "
-                       "the original and its answers are kept (‹ › switches).")
+        label = QLabel(self.tr("Editing an earlier message — Enter sends it as a new version; "
+                       "the original and its answers are kept (‹ › switches)."))
         label.setObjectName("emptyHint")
         label.setWordWrap(True)
-        cancel = QPushButton("Cancel edit")
+        cancel = QPushButton(self.tr("Cancel edit"))
         cancel.clicked.connect(self.cancel)
         row.addWidget(label, 1)
         row.addWidget(cancel)

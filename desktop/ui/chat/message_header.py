@@ -24,6 +24,7 @@ class ElidedLabel(QLabel):
 
     def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
         super().__init__(text, parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)  # model and provider names: never markup
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
 
     def minimumSizeHint(self) -> QSize:
@@ -61,16 +62,17 @@ class MessageHeader(QWidget):
         self.tokens_label = QLabel()
         self.tokens_label.setObjectName("tokenCount")
         self.tokens_label.hide()
-        self.copy_button = message_button("Copy", "Copy this message as Markdown "
-                                                  "(the arrow has more)")
-        self.copy_button.setAccessibleName("Copy message")
+        self.copy_button = message_button(
+            self.tr("Copy"), self.tr("Copy this message as Markdown (the arrow has more)"))
+        self.copy_button.setAccessibleName(self.tr("Copy message"))
         self.copy_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         self.copy_menu = QMenu(self.copy_button)
         self.copy_menu.aboutToShow.connect(lambda: fill_copy_menu(self.copy_menu))
         self.copy_button.setMenu(self.copy_menu)
-        self.more_button = message_button("", "More actions")
-        set_icon(self.more_button, "ellipsis", "More: continue, fork into a new chat, delete",
-                 "More actions", role="muted")
+        self.more_button = message_button("", self.tr("More actions"))
+        set_icon(self.more_button, "ellipsis",
+                 self.tr("More: continue, fork into a new chat, delete"),
+                 self.tr("More actions"), role="muted")
         self.more_button.setIconSize(icon_size())
         self.more_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.more_button.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0; }")
@@ -126,13 +128,13 @@ class MessageHeader(QWidget):
         if self.compact:
             action = self.branch_bar.action
             menu.addAction(action.text(), action.click)
-            self._fill_copy_menu(menu.addMenu("Copy"))
+            self._fill_copy_menu(menu.addMenu(self.tr("Copy")))
             menu.addSeparator()
         if self.can_continue():
-            menu.addAction("Continue this answer", self.continueRequested.emit)
-        menu.addAction("Fork into a new chat from here", self.forkRequested.emit)
+            menu.addAction(self.tr("Continue this answer"), self.continueRequested.emit)
+        menu.addAction(self.tr("Fork into a new chat from here"), self.forkRequested.emit)
         menu.addSeparator()
-        menu.addAction("Delete this and what follows…", self.deleteRequested.emit)
+        menu.addAction(self.tr("Delete this and what follows…"), self.deleteRequested.emit)
         if self.tokens_label.text() and not self.tokens_label.isVisible():
             menu.addSeparator()
             menu.addAction(self.tokens_label.text()).setEnabled(False)

@@ -9,7 +9,7 @@ import time
 from datetime import datetime
 from functools import partial
 
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QRectF, Qt, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QMenu, QToolButton, QVBoxLayout, Q
 
 from desktop.chat.message_edits import is_continuation
 from desktop.core.messages import ImagePart, Message, ToolCallPart, ToolResultPart
-from desktop.ui import theme
+from desktop.ui import locale_format, theme
 from desktop.ui.chat.chat_selection import SelectionModel
 from desktop.ui.chat.image_strip import image_strip
 from desktop.ui.chat.message_header import MessageHeader
@@ -31,6 +31,7 @@ from desktop.ui.chat.sources_view import SourcesView, block_sources
 from desktop.ui.chat.tool_calls_inline import ToolCallsInline
 from desktop.ui.chat.usage_text import answer_figures
 from desktop.ui.markdown.view import MarkdownView
+from desktop.ui.plain_text import plain_label
 
 FOLD_LINES = 14  # a user message taller than this many lines folds behind "Show more"
 NO_LIMIT = 16777215  # Qt's QWIDGETSIZE_MAX
@@ -41,10 +42,7 @@ def _copy(text: str) -> None:
 
 
 def stamp(created_at: float) -> str:
-    when = datetime.fromtimestamp(created_at)
-    if when.date() == datetime.now().date():
-        return when.strftime("%H:%M")
-    return when.strftime("%d %b %Y, %H:%M")
+    return locale_format.stamp(created_at)
 
 
 class MessageWidget(QFrame):
@@ -87,7 +85,7 @@ class MessageWidget(QFrame):
         self.folded = False
         self.editing = False
         self.attachments: QWidget | None = None
-        self.status_label = QLabel()
+        self.status_label = plain_label()  # a server's error text is not markup
         self.status_label.setObjectName("messageStatus")
         self.status_label.setWordWrap(True)
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -97,7 +95,7 @@ class MessageWidget(QFrame):
         layout.addWidget(self.sources)
         self._text_chunks: list[str] = []
         self._reasoning_started: float | None = None
-        self._reasoning_label = "Reasoning"
+        self._reasoning_label = self.tr("Reasoning")
         self._calls: list[ToolCallPart] = []
         self._results: dict[str, ToolResultPart] = {}
         self.set_message(message)
@@ -150,7 +148,7 @@ class MessageWidget(QFrame):
         toggle.setCheckable(True)
         toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         toggle.setCursor(Qt.CursorShape.PointingHandCursor)
-        toggle.setAccessibleName("Show reasoning")
+        toggle.setAccessibleName(self.tr("Show reasoning"))
         toggle.hide()
         view = self._make_view(dim=True, index=0)
         view.setObjectName("reasoningView")
@@ -164,11 +162,14 @@ class MessageWidget(QFrame):
     def _header_text(message: Message) -> str:
         when = stamp(message.created_at)
         if is_continuation(message):
-            return f"You asked to continue · {when}"
-        if message.role == "user":
-            return f"You · {when}"
-        model = f" · {message.model}" if message.model else ""
-        return f"Assistant{model} · {when}"
+            text = QCoreApplication.translate("MessageWidget", "You asked to continue · {time}")
+        elif message.role == "user":
+            text = QCoreApplication.translate("MessageWidget", "You · {time}")
+        elif message.model:
+            text = QCoreApplication.translate("MessageWidget", "Assistant · {model} · {time}")
+        else:
+            text = QCoreApplication.translate("MessageWidget", "Assistant · {time}")
+        return text.format(model=message.model, time=when)
 
     def add_continuation(self, widget: MessageWidget) -> None:
         """Show a later assistant message of the same turn inside this block."""
@@ -217,8 +218,9 @@ class MessageWidget(QFrame):
         self.set_status(message)
 
     def set_status(self, message: Message) -> None:
-        texts = {"stopped": "■ Stopped", "interrupted": "⚠ Interrupted — the app closed while "
-                 "this answer was streaming", "error": "✗ "}
+        texts = {"stopped": self.tr("■ Stopped"),
+                 "interrupted": self.tr("⚠ Interrupted — the app closed while "
+                                        "this answer was streaming"), "error": "✗ "}
         if message.status in texts:
             extra = message.error or "" if message.status == "error" else ""
             self.status_label.setText(texts[message.status] + extra)
@@ -258,7 +260,7 @@ class MessageWidget(QFrame):
         tall = width <= 0 or self.body.heightForWidth(width) > limit * 5 // 4
         height = limit if folded and tall else NO_LIMIT
         self.fold_button.setVisible(tall)
-        self.fold_button.setText("Show more" if folded else "Show less")
+        self.fold_button.setText(self.tr("Show more") if folded else self.tr("Show less"))
         self.fold_button.setAccessibleName(self.fold_button.text())
         if height != self.body.maximumHeight():
             self.body.setMaximumHeight(height)
@@ -302,7 +304,7 @@ class MessageWidget(QFrame):
     def append_reasoning(self, text: str) -> None:
         if self._reasoning_started is None:
             self._reasoning_started = time.monotonic()
-            self._reasoning_label = "Thinking…"
+            self._reasoning_label = self.tr("Thinking…")
             self.reasoning_toggle.show()
             self.reasoning_toggle.setChecked(True)
             self._toggle_reasoning(True)
@@ -325,8 +327,9 @@ class MessageWidget(QFrame):
     def _show_reasoning_header(self, seconds: float | None, *, collapse: bool) -> None:
         if self._reasoning is None or not self._reasoning.markdown():
             return
-        self._reasoning_label = (f"Thought for {seconds:.0f} s" if seconds is not None
-                                 else "Reasoning")
+        self._reasoning_label = (
+            self.tr("Thought for {seconds} s").format(seconds=locale_format.integer(round(seconds)))
+            if seconds is not None else self.tr("Reasoning"))
         self.reasoning_toggle.show()
         self.reasoning_toggle.setChecked(not collapse)
         self._toggle_reasoning(not collapse)
@@ -369,9 +372,9 @@ class MessageWidget(QFrame):
 
     def message_actions(self) -> list[QAction]:
         owner = self._owner()
-        markdown = QAction("Copy message as Markdown", self)
+        markdown = QAction(self.tr("Copy message as Markdown"), self)
         markdown.triggered.connect(owner.copy_markdown)
-        plain = QAction("Copy message as plain text", self)
+        plain = QAction(self.tr("Copy message as plain text"), self)
         plain.triggered.connect(owner.copy_plain)
         return [markdown, plain]
 
@@ -381,12 +384,13 @@ class MessageWidget(QFrame):
 
     def _fill_copy_menu(self, menu: QMenu) -> None:
         menu.clear()
-        menu.addAction("Copy as Markdown", self.copy_markdown)
-        menu.addAction("Copy as plain text", self.copy_plain)
+        menu.addAction(self.tr("Copy as Markdown"), self.copy_markdown)
+        menu.addAction(self.tr("Copy as plain text"), self.copy_plain)
         codes = [code for w in [self, *self.continuations] for code in w.body.code_blocks()]
         for number, code in enumerate(codes, 1):
             first = code.strip().splitlines()[0][:40] if code.strip() else ""
-            menu.addAction(f"Copy code block {number}: {first}",
+            menu.addAction(self.tr("Copy code block {number}: {start}").format(
+                               number=number, start=first),
                            partial(_copy, code.removesuffix("\n")))
 
     def dispose(self) -> None:

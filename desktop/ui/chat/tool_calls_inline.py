@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QLabel, QToolButton, QVBoxLayout, QWidget
 
 from desktop.core.messages import ToolCallPart, ToolResultPart
@@ -18,17 +18,20 @@ from desktop.ui.icons import icon_size, set_icon
 PREVIEW_CHARS = 600
 
 
-def summary(calls: list[ToolCallPart], results: dict[str, ToolResultPart]) -> str:
+def summary(calls_text: str, calls: list[ToolCallPart],
+            results: dict[str, ToolResultPart]) -> str:
+    """``calls_text``: "2 tool calls" (a plural form, which only tr() can give)."""
     names = ", ".join(dict.fromkeys(c.name for c in calls))
     done = [results[c.id] for c in calls if c.id in results]
     if len(done) < len(calls):
-        state = "running…"
+        state = QCoreApplication.translate("ToolCallsInline", "running…")
     elif any(r.is_error for r in done):
-        state = "failed" if all(r.is_error for r in done) else "some failed"
+        state = (QCoreApplication.translate("ToolCallsInline", "failed")
+                 if all(r.is_error for r in done)
+                 else QCoreApplication.translate("ToolCallsInline", "some failed"))
     else:
-        state = "done"
-    noun = "tool call" if len(calls) == 1 else "tool calls"
-    return f"{len(calls)} {noun} · {names} · {state}"
+        state = QCoreApplication.translate("ToolCallsInline", "done")
+    return f"{calls_text} · {names} · {state}"
 
 
 def _clip(text: str) -> str:
@@ -62,7 +65,7 @@ class ToolCallsInline(QWidget):
         self.toggle.setCheckable(True)
         self.toggle.setAutoRaise(True)
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        set_icon(self.toggle, "wrench", "Show the tool calls of this answer", role="muted")
+        set_icon(self.toggle, "wrench", self.tr("Show the tool calls of this answer"), role="muted")
         self.toggle.setIconSize(icon_size())
         self.toggle.setCursor(Qt.CursorShape.PointingHandCursor)
         self.toggle.toggled.connect(self._on_toggled)
@@ -77,7 +80,7 @@ class ToolCallsInline(QWidget):
         if not calls:
             return
         self.toggle.setText(("▾ " if self.toggle.isChecked() else "▸ ") +
-                            summary(calls, results))
+                            summary(self.tr("%n tool calls", "", len(calls)), calls, results))
         if self.details is not None and self.details.isVisible():
             self.details.setText(details_html(calls, results))
         self.show()

@@ -13,27 +13,40 @@ from __future__ import annotations
 import math
 import time
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer, Signal
 from PySide6.QtGui import QFontMetrics, QHideEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from desktop.chat.approvals import PendingApproval
 from desktop.chat.events import ProviderRetrying
 from desktop.tools.approval import ApprovalDecision
+from desktop.ui.plain_text import make_plain
 
-REASONS = {"HTTP 429": "Rate limited", "HTTP 529": "Overloaded",
-           "HTTP 503": "Service unavailable", "HTTP 408": "Timed out"}
+# (translated when shown)
+REASONS = {"HTTP 429": str(QT_TRANSLATE_NOOP("TurnStatus", "Rate limited")),
+           "HTTP 529": str(QT_TRANSLATE_NOOP("TurnStatus", "Overloaded")),
+           "HTTP 503": str(QT_TRANSLATE_NOOP("TurnStatus", "Service unavailable")),
+           "HTTP 408": str(QT_TRANSLATE_NOOP("TurnStatus", "Timed out"))}
 
 
 def retry_headline(event: ProviderRetrying, seconds_left: int) -> str:
-    why = REASONS.get(event.reason)
-    if why is None:
-        why = (f"Server error ({event.reason})" if event.reason.startswith("HTTP ")
-               else f"Could not connect ({event.reason})")
+    reason = REASONS.get(event.reason)
+    if reason is not None:
+        why = QCoreApplication.translate("TurnStatus", reason)
+    elif event.reason.startswith("HTTP "):
+        why = QCoreApplication.translate("TurnStatus", "Server error ({reason})").format(
+            reason=event.reason)
+    else:
+        why = QCoreApplication.translate("TurnStatus", "Could not connect ({reason})").format(
+            reason=event.reason)
     count = (f"{event.attempt + 1}/{event.max_retries}" if event.max_retries
-             else f"retry {event.attempt + 1}")
-    wait = f"retrying in {seconds_left} s" if seconds_left > 0 else "retrying now"
-    return f"{why} — {wait} ({count})"
+             else QCoreApplication.translate("TurnStatus", "retry {number}").format(
+                 number=event.attempt + 1))
+    wait = (QCoreApplication.translate("TurnStatus", "retrying in {seconds} s").format(
+                seconds=seconds_left)
+            if seconds_left > 0 else QCoreApplication.translate("TurnStatus", "retrying now"))
+    return QCoreApplication.translate("TurnStatus", "{reason} — {wait} ({count})").format(
+        reason=why, wait=wait, count=count)
 
 
 class TurnStatus(QFrame):
@@ -52,21 +65,24 @@ class TurnStatus(QFrame):
         row.setContentsMargins(16, 6, 8, 6)
         row.setSpacing(6)
         self.label = QLabel()
+        make_plain(self.label)  # a tool's name and a server's reason are not markup
         self.label.setObjectName("emptyHint")
-        self.label.setAccessibleName("Answer status")
+        self.label.setAccessibleName(self.tr("Answer status"))
         self.label.setMinimumWidth(QFontMetrics(self.label.font()).horizontalAdvance(
-            "Thinking…  "))
+            self.tr("Thinking…  ")))
         row.addWidget(self.label, 1)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setToolTip("Stop this answer")
+        self.cancel_button = QPushButton(self.tr("Cancel"))
+        self.cancel_button.setToolTip(self.tr("Stop this answer"))
         self.cancel_button.clicked.connect(self.cancelRequested)
         row.addWidget(self.cancel_button)
         self.approval_buttons: dict[str, QPushButton] = {}
         for kind, text, tip in (
-                ("allow_once", "Allow once", "Run this call now; ask again next time"),
-                ("allow_chat", "Allow for this chat", "Do not ask again in this chat"),
-                ("allow_always", "Always allow", "Never ask again, in any chat"),
-                ("deny", "Deny", "Do not run it; the assistant is told")):
+                ("allow_once", self.tr("Allow once"),
+                 self.tr("Run this call now; ask again next time")),
+                ("allow_chat", self.tr("Allow for this chat"),
+                 self.tr("Do not ask again in this chat")),
+                ("allow_always", self.tr("Always allow"), self.tr("Never ask again, in any chat")),
+                ("deny", self.tr("Deny"), self.tr("Do not run it; the assistant is told"))):
             button = QPushButton(text)
             button.setToolTip(tip)
             if kind == "allow_once":
@@ -136,9 +152,10 @@ class TurnStatus(QFrame):
         for button in self.approval_buttons.values():
             button.setVisible(kind == "approval")
         if kind == "approval" and self.pending is not None:
-            self.label.setText(f"Waiting for your approval: {self.pending.request.tool}")
+            self.label.setText(self.tr("Waiting for your approval: {tool}").format(
+                tool=self.pending.request.tool))
         elif kind == "queued":
-            self.label.setText("Waiting for another answer from this provider to finish…")
+            self.label.setText(self.tr("Waiting for another answer from this provider to finish…"))
         self._tick()
         if kind in ("thinking", "retrying"):
             self._ticker.start(330 if kind == "thinking" else 1000)
@@ -151,7 +168,7 @@ class TurnStatus(QFrame):
     def _tick(self) -> None:
         if self.kind == "thinking":
             self._dots = (self._dots + 1) % 4
-            self.label.setText("Thinking" + "." * self._dots)
+            self.label.setText(self.tr("Thinking") + "." * self._dots)
         elif self.kind == "retrying" and self._retry is not None:
             left = max(0, math.ceil(self._deadline - time.monotonic()))
             self.label.setText(retry_headline(self._retry, left))

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from PySide6.QtCore import QCoreApplication
+
 from desktop.chat.generation_stats import GenerationStats
 from desktop.core.messages import Message, Usage
 from desktop.providers.pricing import Price, cost_of
+from desktop.ui import locale_format
 
-
-def _k(n: int) -> str:
-    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+_k = locale_format.compact_count
 
 
 def usage_text(usage: Usage | None, estimated: bool = False) -> str:
@@ -18,9 +19,11 @@ def usage_text(usage: Usage | None, estimated: bool = False) -> str:
     if usage is None or (usage.input_tokens == 0 and usage.output_tokens == 0):
         return ""
     about = "≈" if estimated else ""
-    text = f"{about}{_k(usage.input_tokens)} in · {about}{_k(usage.output_tokens)} out"
+    text = QCoreApplication.translate("UsageText", "{input} in · {output} out").format(
+        input=about + _k(usage.input_tokens), output=about + _k(usage.output_tokens))
     if usage.reasoning_tokens:
-        text += f" ({_k(usage.reasoning_tokens)} reasoning)"
+        text += QCoreApplication.translate("UsageText", " ({count} reasoning)").format(
+            count=_k(usage.reasoning_tokens))
     return text
 
 
@@ -37,28 +40,32 @@ def answer_figures(messages: list[Message]) -> tuple[str, str]:
     text = usage_text(total, estimated)
     rates = [s.tokens_per_s for s in stats if s.tokens_per_s is not None]
     if rates and text:
-        text += f" · {rates[-1]:.0f} tok/s"
-    tip = ["Tokens for this answer: prompt in, generated out"]
+        text += QCoreApplication.translate("UsageText", " · {rate} tok/s").format(
+            rate=locale_format.decimal(rates[-1], 0))
+    tip = [QCoreApplication.translate("UsageText",
+                                      "Tokens for this answer: prompt in, generated out")]
     if estimated:
-        tip.append("≈: estimated from the text (the provider sent no counts: the answer "
-                   "was stopped or failed)")
+        tip.append(QCoreApplication.translate(
+            "UsageText", "≈: estimated from the text (the provider sent no counts: the answer "
+            "was stopped or failed)"))
     first = next((s.first_token_s for s in stats if s.first_token_s is not None), None)
     if first is not None:
-        tip.append(f"First token after {first:.2f} s")
+        tip.append(QCoreApplication.translate("UsageText", "First token after {seconds} s").format(
+            seconds=locale_format.decimal(first, 2)))
     if rates:
-        tip.append(f"{rates[-1]:.1f} tokens per second")
+        tip.append(QCoreApplication.translate("UsageText", "{rate} tokens per second").format(
+            rate=locale_format.decimal(rates[-1], 1)))
     return text, "\n".join(tip)
 
 
 def format_usage(usage: Usage) -> str:
-    def k(n: int) -> str:
-        return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
-
-    text = f"tokens {k(usage.input_tokens)} in · {k(usage.output_tokens)} out"
+    text = QCoreApplication.translate("UsageText", "tokens {input} in · {output} out").format(
+        input=_k(usage.input_tokens), output=_k(usage.output_tokens))
     if usage.reasoning_tokens:
-        text += f" ({k(usage.reasoning_tokens)} thinking)"
+        text += QCoreApplication.translate("UsageText", " ({count} thinking)").format(
+            count=_k(usage.reasoning_tokens))
     if usage.cost is not None:
-        text += f" · ${usage.cost:.4f}" if usage.cost < 1 else f" · ${usage.cost:.2f}"
+        text += " · " + locale_format.cost(usage.cost, 4 if usage.cost < 1 else 2)
     return text
 
 
@@ -77,7 +84,13 @@ def session_usage(messages: list[Message], prices: Mapping[str, Price]) -> Usage
 
 
 def usage_tooltip(total: Usage) -> str:
-    return (f"This chat: {total.input_tokens} input tokens ({total.cached_tokens} cached), "
-            f"{total.output_tokens} output tokens ({total.reasoning_tokens} thinking)"
-            + (f", about ${total.cost:.4f}" if total.cost is not None else
-               ", no price known for this model"))
+    n = locale_format.integer
+    text = QCoreApplication.translate(
+        "UsageText", "This chat: {input} input tokens ({cached} cached), "
+        "{output} output tokens ({thinking} thinking)").format(
+        input=n(total.input_tokens), cached=n(total.cached_tokens),
+        output=n(total.output_tokens), thinking=n(total.reasoning_tokens))
+    if total.cost is not None:
+        return text + QCoreApplication.translate("UsageText", ", about {cost}").format(
+            cost=locale_format.cost(total.cost, 4))
+    return text + QCoreApplication.translate("UsageText", ", no price known for this model")

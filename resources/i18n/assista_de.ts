@@ -1,0 +1,757 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="de_DE" sourcelanguage="en">
+<context>
+    <name>AppTray</name>
+    <message>
+        <source>{app} tray menu</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;New chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Quick ask…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Hide window</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Show window</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AssistantForm</name>
+    <message>
+        <source>e.g. Code reviewer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optional: what it is for</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The system prompt of chats started from it (empty: the default system prompt)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Default provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Default model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The provider&apos;s default model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Set</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only these tools (otherwise the app&apos;s tool settings)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Enabled tools</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tools</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The provider chosen in the window</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(removed provider {id})</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AssistantsDialog</name>
+    <message>
+        <source>No assistants yet. Fill in the form and press Save, or add ready-made ones with Starter assistants.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AttachmentChip</name>
+    <message>
+        <source>Remove {name}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>BranchBar</name>
+    <message>
+        <source>Edit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit this message and send it again (the original is kept)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answer again (this answer is kept)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Previous version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Next version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Version {index} of {count}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ChatPane</name>
+    <message>
+        <source>Images and text (*.png *.jpg *.jpeg *.gif *.webp *.txt *.md *.py *.json *.csv *.log *.yaml *.yml *.toml *.xml *.html *.js *.ts *.rs *.go *.java *.c *.h *.cpp);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete messages</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete this message and everything after it? Other versions below it are deleted too. This cannot be undone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attach files</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ChatView</name>
+    <message>
+        <source>Conversation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Zoom &amp;in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Zoom &amp;out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Actual size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Theme: follow &amp;system</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Theme: &amp;light</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Theme: &amp;dark</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Theme: &amp;high contrast</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>Composer</name>
+    <message>
+        <source>Built-in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MCP: {server}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Message…  (Enter to send · Shift+Enter for a new line)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attach images or text files</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attach files</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the folder the file tools may read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Workspace folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Switch tools on or off for this chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tools for this chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Workspace folder: {name}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose workspace…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the folder the file tools may use</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Workspace folder: none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>tools: %n on</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>tools: none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a workspace folder to use the file tools</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No tools available</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All on</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All off</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tool settings…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MCP servers…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>DesktopNotifier</name>
+    <message>
+        <source>Answer failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answer ready</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approval needed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{chat}: {tool} waits for your approval</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>EditBanner</name>
+    <message>
+        <source>Editing an earlier message — Enter sends it as a new version; the original and its answers are kept (‹ › switches).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel edit</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>Languages</name>
+    <message>
+        <source>System default</source>
+        <extracomment>Languages with a complete translation: setting value -&gt; name in that language.</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>LocaleFormat</name>
+    <message>
+        <source>{number}k</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>MessageAccessibility</name>
+    <message>
+        <source>Code block, {language}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>plain text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Equation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quote</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Table, {rows} rows, {columns} columns</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Being written</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>MessageHeader</name>
+    <message>
+        <source>Copy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy this message as Markdown (the arrow has more)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy message</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>More actions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>More: continue, fork into a new chat, delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Continue this answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fork into a new chat from here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete this and what follows…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>MessageWidget</name>
+    <message>
+        <source>Reasoning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show reasoning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>You asked to continue · {time}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>You · {time}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Assistant · {model} · {time}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Assistant · {time}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>■ Stopped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>⚠ Interrupted — the app closed while this answer was streaming</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show more</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show less</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Thinking…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Thought for {seconds} s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy message as Markdown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy message as plain text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy as Markdown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy as plain text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy code block {number}: {start}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Web search</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SourcesView</name>
+    <message>
+        <source>Sources</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Source %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ToolCallsInline</name>
+    <message>
+        <source>running…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>some failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show the tool calls of this answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tool calls</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>TurnStatus</name>
+    <message>
+        <source>Rate limited</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Overloaded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Service unavailable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Timed out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Server error ({reason})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not connect ({reason})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>retry {number}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>retrying in {seconds} s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>retrying now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{reason} — {wait} ({count})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answer status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Thinking…  </source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop this answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Allow once</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run this call now; ask again next time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Allow for this chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Do not ask again in this chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Always allow</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Never ask again, in any chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Do not run it; the assistant is told</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting for your approval: {tool}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting for another answer from this provider to finish…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Thinking</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>UsageText</name>
+    <message>
+        <source>{input} in · {output} out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> ({count} reasoning)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> · {rate} tok/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens for this answer: prompt in, generated out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>≈: estimated from the text (the provider sent no counts: the answer was stopped or failed)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>First token after {seconds} s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{rate} tokens per second</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tokens {input} in · {output} out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> ({count} thinking)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This chat: {input} input tokens ({cached} cached), {output} output tokens ({thinking} thinking)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, about {cost}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, no price known for this model</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>VirtualColumn</name>
+    <message>
+        <source>Ask anything. Press Enter to send, Shift+Enter for a new line.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>↓  Jump to latest</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>WebSearchSettings</name>
+    <message>
+        <source>Search service</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search service address</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search service API key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chats with &quot;Search the web&quot; on use the provider&apos;s own search where it has one (OpenAI Responses, Anthropic, Gemini, OpenRouter). Other providers get a web_search tool on the service chosen here. SearXNG must allow the json format (search: formats: [html, json] in its settings.yml).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Service</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>https://searx.example.org</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Default: the service&apos;s API</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SearXNG needs the address of an instance.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+</TS>
