@@ -29,6 +29,21 @@
     </message>
 </context>
 <context>
+    <name>ApprovalCard</name>
+    <message>
+        <source>Run {tool} without asking in this chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Never ask again for {tool}, in any chat (revoke it in Settings → Tools)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Always allowed within {scope}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>AssistantForm</name>
     <message>
         <source>e.g. Code reviewer</source>
@@ -104,9 +119,103 @@
     </message>
 </context>
 <context>
+    <name>AssistantGallery</name>
+    <message>
+        <source>Starter assistants</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ready-made assistants to start from. Add the ones you want: each becomes your own, to edit or delete in Assistants.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AssistantPicker</name>
+    <message>
+        <source>Assistant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The assistant of this chat: its system prompt, model, temperature and tools</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No assistant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Manage assistants…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>AssistantsDialog</name>
     <message>
+        <source>Assistants</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Duplicate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Move up</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Move up (drag to reorder)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Move down</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Move down (drag to reorder)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Starter assistants…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add ready-made assistants (translator, programmer, editor…) to edit as your own</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>No assistants yet. Fill in the form and press Save, or add ready-made ones with Starter assistants.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New assistant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New assistant {number}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete assistant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete the assistant “{name}”? Chats started from it keep their messages.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -149,6 +258,40 @@
     </message>
 </context>
 <context>
+    <name>ChatFiles</name>
+    <message>
+        <source>Assista JSON, lossless (*.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Markdown, readable (*.md)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chat exports (*.json *.zip);;Assista JSON export (*.json);;ChatGPT export (conversations.json *.zip);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ChatKnowledgeButton</name>
+    <message>
+        <source>Knowledge bases of this chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model can search the checked knowledge bases</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No knowledge bases yet (Knowledge…)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>ChatPane</name>
     <message>
         <source>Images and text (*.png *.jpg *.jpeg *.gif *.webp *.txt *.md *.py *.json *.csv *.log *.yaml *.yml *.toml *.xml *.html *.js *.ts *.rs *.go *.java *.c *.h *.cpp);;All files (*)</source>
@@ -164,6 +307,29 @@
     </message>
     <message>
         <source>Attach files</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ChatSettingsPopover</name>
+    <message>
+        <source>Search the web</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search the web in this chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Web</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Knowledge</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The provider&apos;s own search where it has one (OpenAI Responses, Anthropic, Gemini, OpenRouter), else the search service chosen in Preferences</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -309,6 +475,57 @@
     </message>
 </context>
 <context>
+    <name>ConversationActions</name>
+    <message>
+        <source>&amp;Import chats…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Export chat…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export &amp;all chats…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Search chats…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit system &amp;prompt…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Assistants…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose &amp;model…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop &amp;all answers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show &amp;chats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show a&amp;rchived chats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show &amp;trash</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>DesktopNotifier</name>
     <message>
         <source>Answer failed</source>
@@ -343,6 +560,79 @@
     </message>
 </context>
 <context>
+    <name>HitDelegate</name>
+    <message>
+        <source>You</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tool result</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Title</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>archived</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ImportExport</name>
+    <message>
+        <source>Open a chat to export it (or use Export all chats…).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export all chats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Import chats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all chats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n chats</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Export to {file} failed: {error}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exported {what} as {format} to {file} ({size} bytes).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Import of {file} failed: {error}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Import finished</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>Languages</name>
     <message>
         <source>System default</source>
@@ -354,6 +644,68 @@
     <name>LocaleFormat</name>
     <message>
         <source>{number}k</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>McpCatalogDialog</name>
+    <message>
+        <source>MCP server catalog</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search servers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Read the registry again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Servers in the catalog</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How to install</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Showing the saved copy; reading the registry…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reading the MCP registry…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Offline ({0}): showing the copy saved on {1}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n server(s)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Choose a server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This server has no package or address the app can install (for example a container image).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot add it: {0}</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -495,6 +847,376 @@
     </message>
 </context>
 <context>
+    <name>QuickAskWindow</name>
+    <message>
+        <source>Quick ask</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Question</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Enter sends, Shift+Enter adds a line, Escape closes the window</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ask anything… (Enter sends)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Insert &amp;selection</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Insert the text selected in another application (or the clipboard)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Open in the main window</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Continue this chat in the main window</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add a provider in the main window first (Settings → Providers).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{tool} waits for your approval: open this chat in the main window to answer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing is selected and the clipboard is empty.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ScopeRow</name>
+    <message>
+        <source>Calls inside this scope will run without asking, in every chat; others still ask. Revoke it in Settings → Tools.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Always allow these</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Always allow within this scope</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run this call, and never ask again for calls inside this scope</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SearchDialog</name>
+    <message>
+        <source>d MMM</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search chats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search every chat — words, &quot;exact phrases&quot;, any language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search results</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No matches.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n matches (the most recent shown) · Enter opens · ↑↓ move · Esc closes</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n matches · Enter opens · ↑↓ move · Esc closes</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Type to search every chat, every branch, tool calls and titles.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SectionDelegate</name>
+    <message numerus="yes">
+        <source>%n messages</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Now: {state}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SessionItems</name>
+    <message>
+        <source>waiting for the provider</source>
+        <extracomment>What each state says to a screen reader and in the tooltip (see :func:`state_text`).</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>answering</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>waiting for your approval</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>new answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Today</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Yesterday</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Previous 7 days</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Older</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pinned</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last changed {time}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Deleted {time}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SessionList</name>
+    <message>
+        <source>+  New chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start a new conversation (Ctrl+N)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search chats…   Ctrl+K</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Find a chat by a word in it (Ctrl+K)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Empty trash</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show chats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Archived</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show archived chats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Trash</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show the trash</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Chats here are erased after %n days.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Chats here are erased when the app next starts.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Archived chats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No chats yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Archived chats appear here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The trash is empty.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Restore</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete forever…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unpin</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pin</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Duplicate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unarchive</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Archive</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>this chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete “{title}” forever? This cannot be undone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete every chat in the trash forever? This cannot be undone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete forever</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SessionPromptDialog</name>
+    <message>
+        <source>System prompt of this chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the assistant “{name}”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the default system prompt (Settings → Preferences)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The new chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Use this chat&apos;s own system prompt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Otherwise the chat uses {origin}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Without it, this chat uses {origin}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Full system prompt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What the model is sent (with your custom instructions, the workspace and the date):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(no system prompt)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>SettingsDialog</name>
     <message>
         <source>Web search</source>
@@ -509,6 +1231,26 @@
     </message>
     <message>
         <source>Source %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>StarterCard</name>
+    <message>
+        <source>Add</source>
+        <extracomment>Cards per row at the dialog&apos;s usual width (one column when it is narrow).</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add {name}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Added</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Added as “{name}”; edit it in Assistants</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -646,6 +1388,74 @@
     </message>
 </context>
 <context>
+    <name>UndoBar</name>
+    <message>
+        <source>Undo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bring the chat back from the trash</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Moved “{title}” to the trash</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Moved %n chats to the trash</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>UpdateDialog</name>
+    <message>
+        <source>Update available</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Version {new} is available (you have {current}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No release notes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Release notes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Download: {file}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No installer for this system in this release: the release page lists what there is.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Download</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Release &amp;page</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>UpdateNotice</name>
+    <message>
+        <source>Version {version} is available</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>See what is new and download it</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>UsageText</name>
     <message>
         <source>{input} in · {output} out</source>
@@ -751,6 +1561,17 @@
     </message>
     <message>
         <source>SearXNG needs the address of an instance.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>parent</name>
+    <message>
+        <source>Browse</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Servers listed in the official MCP registry</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -50,8 +50,8 @@ class StarterCard(QFrame):
         prompt.setWordWrap(True)
         prompt.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         prompt.setToolTip(starter.system_prompt)
-        self.add_button = QPushButton("Add")
-        self.add_button.setAccessibleName(f"Add {starter.name}")
+        self.add_button = QPushButton(self.tr("Add"))
+        self.add_button.setAccessibleName(self.tr("Add {name}").format(name=starter.name))
         self.add_button.clicked.connect(lambda: self.addRequested.emit(self.starter))
         column = QVBoxLayout(self)
         column.addWidget(name)
@@ -60,9 +60,10 @@ class StarterCard(QFrame):
         column.addWidget(self.add_button, 0, Qt.AlignmentFlag.AlignRight)
 
     def mark_added(self, name: str) -> None:
-        self.add_button.setText("Added")
+        self.add_button.setText(self.tr("Added"))
         self.add_button.setEnabled(False)
-        self.add_button.setToolTip(f"Added as “{name}”; edit it in Assistants")
+        self.add_button.setToolTip(self.tr("Added as “{name}”; edit it in Assistants").format(
+            name=name))
 
 
 class AssistantGallery(QDialog):
@@ -73,10 +74,10 @@ class AssistantGallery(QDialog):
     def __init__(self, store: AssistantStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.store = store
-        self.setWindowTitle("Starter assistants")
+        self.setWindowTitle(self.tr("Starter assistants"))
         self.resize(720, 560)
-        intro = QLabel("Ready-made assistants to start from. Add the ones you want: each "
-                       "becomes your own, to edit or delete in Assistants.")
+        intro = QLabel(self.tr("Ready-made assistants to start from. Add the ones you want: each "
+                       "becomes your own, to edit or delete in Assistants."))
         intro.setWordWrap(True)
         grid_host = QWidget()
         grid = QGridLayout(grid_host)

@@ -26,9 +26,9 @@ class AssistantPicker(ElidingComboBox):
     def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
         super().__init__(parent, max_width=220)
         self.controller = controller
-        self.setAccessibleName("Assistant")
-        self.setToolTip("The assistant of this chat: its system prompt, model, temperature "
-                        "and tools")
+        self.setAccessibleName(self.tr("Assistant"))
+        self.setToolTip(self.tr("The assistant of this chat: its system prompt, model, temperature "
+                        "and tools"))
         self.activated.connect(self._activated)
         controller.sessionOpened.connect(lambda *_: self.refresh())
         controller.selectionChanged.connect(self.refresh)
@@ -38,11 +38,11 @@ class AssistantPicker(ElidingComboBox):
         current = self.controller.profile.assistant()
         self.blockSignals(True)
         self.clear()
-        self.addItem("No assistant", None)
+        self.addItem(self.tr("No assistant"), None)
         for assistant in self.controller.ctx.assistants.list_assistants():
             self.addItem(assistant.name, assistant.id)
         self.insertSeparator(self.count())
-        self.addItem("Manage assistants…", MANAGE)
+        self.addItem(self.tr("Manage assistants…"), MANAGE)
         index = self.findData(current.id) if current is not None else 0
         self.setCurrentIndex(max(index, 0))
         self.blockSignals(False)

@@ -46,7 +46,7 @@ class AssistantsDialog(QDialog):
         self.ctx = ctx
         self.store = ctx.assistants
         self.tool_names = tool_names
-        self.setWindowTitle("Assistants")
+        self.setWindowTitle(self.tr("Assistants"))
         self.resize(860, 600)
         self._current: Assistant | None = None
         self.gallery: AssistantGallery | None = None
@@ -67,24 +67,24 @@ class AssistantsDialog(QDialog):
 
     def _build_left(self) -> QVBoxLayout:
         left = QVBoxLayout()
-        title = QLabel("Assistants")
+        title = QLabel(self.tr("Assistants"))
         title.setObjectName("panelTitle")
         self.list = QListWidget()
-        self.list.setAccessibleName("Assistants")
+        self.list.setAccessibleName(self.tr("Assistants"))
         self.list.setFixedWidth(240)
         self.list.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
         self.list.model().rowsMoved.connect(self._rows_moved)
         self.list.currentItemChanged.connect(self._current_changed)
         buttons = QHBoxLayout()
-        self.new_button = QPushButton("New")
-        self.duplicate_button = QPushButton("Duplicate")
-        self.delete_button = QPushButton("Delete")
+        self.new_button = QPushButton(self.tr("New"))
+        self.duplicate_button = QPushButton(self.tr("Duplicate"))
+        self.delete_button = QPushButton(self.tr("Delete"))
         self.up_button = QPushButton(icon("arrow-up"), "")
-        self.up_button.setAccessibleName("Move up")
-        self.up_button.setToolTip("Move up (drag to reorder)")
+        self.up_button.setAccessibleName(self.tr("Move up"))
+        self.up_button.setToolTip(self.tr("Move up (drag to reorder)"))
         self.down_button = QPushButton(icon("arrow-down"), "")
-        self.down_button.setAccessibleName("Move down")
-        self.down_button.setToolTip("Move down (drag to reorder)")
+        self.down_button.setAccessibleName(self.tr("Move down"))
+        self.down_button.setToolTip(self.tr("Move down (drag to reorder)"))
         self.new_button.clicked.connect(self.new_assistant)
         self.duplicate_button.clicked.connect(self.duplicate_current)
         self.delete_button.clicked.connect(self._confirm_delete)
@@ -92,9 +92,9 @@ class AssistantsDialog(QDialog):
         self.down_button.clicked.connect(lambda: self.move_current(1))
         for button in (self.new_button, self.duplicate_button, self.delete_button):
             buttons.addWidget(button)
-        self.starters_button = QPushButton("Starter assistants…")
-        self.starters_button.setToolTip("Add ready-made assistants (translator, programmer, "
-                                        "editor…) to edit as your own")
+        self.starters_button = QPushButton(self.tr("Starter assistants…"))
+        self.starters_button.setToolTip(self.tr(
+            "Add ready-made assistants (translator, programmer, editor…) to edit as your own"))
         self.starters_button.clicked.connect(self.open_starters)
         moves = QHBoxLayout()
         moves.addWidget(self.up_button)
@@ -123,10 +123,10 @@ class AssistantsDialog(QDialog):
         self.error_label = QLabel()
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet(f"color: {theme.colors()['error']};")
-        self.save_button = QPushButton("Save")
+        self.save_button = QPushButton(self.tr("Save"))
         self.save_button.setObjectName("primaryButton")
         self.save_button.clicked.connect(self.save_current)
-        self.close_button = QPushButton("Close")
+        self.close_button = QPushButton(self.tr("Close"))
         self.close_button.setAutoDefault(False)
         self.close_button.clicked.connect(self.close)
         bottom.addWidget(self.error_label, 1)
@@ -187,10 +187,10 @@ class AssistantsDialog(QDialog):
         if self._dirty and not self.save_current():
             return
         taken = {self.list.item(i).text() for i in range(self.list.count())}
-        name, n = "New assistant", 1
+        name, n = self.tr("New assistant"), 1
         while name in taken:
             n += 1
-            name = f"New assistant {n}"
+            name = self.tr("New assistant {number}").format(number=n)
         created = self.store.create(name)
         self.reload(created.id)
         self.form.name_edit.setFocus()
@@ -217,9 +217,9 @@ class AssistantsDialog(QDialog):
     def _confirm_delete(self) -> None:
         if self._current is None or self._draft:
             return
-        box = QMessageBox(QMessageBox.Icon.Question, "Delete assistant",
-                          f"Delete the assistant “{self._current.name}”? Chats started from "
-                          "it keep their messages.",
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Delete assistant"),
+                          self.tr("Delete the assistant “{name}”? Chats started from "
+                                  "it keep their messages.").format(name=self._current.name),
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         box.finished.connect(lambda result: self.delete_current()

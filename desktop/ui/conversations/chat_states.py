@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QListWidget, QListWidgetItem
 from desktop.ui.conversations.session_items import (
     ID_ROLE,
     STATE_ROLE,
-    STATE_TEXT,
     TITLE_ROLE,
     SectionDelegate,
+    state_text,
 )
 
 SPINNING = ("answering", "queued")
@@ -72,7 +72,7 @@ class ChatStateMarks:
         item.setData(STATE_ROLE, state)
         title = str(item.data(TITLE_ROLE) or item.text())
         item.setData(Qt.ItemDataRole.AccessibleTextRole,
-                     f"{title}, {STATE_TEXT[state]}" if state else title)
+                     f"{title}, {state_text(state)}" if state else title)
 
     def _item(self, session_id: str) -> QListWidgetItem | None:
         for row in range(self.list.count()):

@@ -51,32 +51,33 @@ class ConversationActions(QObject):
 
     def add_file_actions(self, menu: QMenu) -> None:
         menu.addSeparator()
-        self._action(menu, "&Import chats…", self.io.import_file, "Ctrl+Shift+O")
-        self._action(menu, "&Export chat…", self.io.export_current, "Ctrl+Shift+E")
-        self._action(menu, "Export &all chats…", self.io.export_all)
+        self._action(menu, self.tr("&Import chats…"), self.io.import_file, "Ctrl+Shift+O")
+        self._action(menu, self.tr("&Export chat…"), self.io.export_current, "Ctrl+Shift+E")
+        self._action(menu, self.tr("Export &all chats…"), self.io.export_all)
 
     def add_chat_menu(self, bar: QMenuBar) -> QMenu:
-        menu = bar.addMenu("&Chat")
-        self.search_action = self._action(menu, "&Search chats…", self.open_search, "Ctrl+K")
+        menu = bar.addMenu(self.tr("&Chat"))
+        self.search_action = self._action(menu, self.tr("&Search chats…"), self.open_search,
+                                          "Ctrl+K")
         self.search_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
-        self._action(menu, "Edit system &prompt…", self.edit_session_prompt)
-        self._action(menu, "&Assistants…", self.open_assistants)
+        self._action(menu, self.tr("Edit system &prompt…"), self.edit_session_prompt)
+        self._action(menu, self.tr("&Assistants…"), self.open_assistants)
         # The model picker from the keyboard (it is a popup under the top bar's model).
         self._action(menu, self.tr("Choose &model…"),
                      self.window.top_bar.open_model_picker, "Ctrl+Shift+M")
         menu.addSeparator()
         # Esc stops the chat on screen; chats answering in the background stop here.
-        self.stop_all_action = self._action(menu, "Stop &all answers",
+        self.stop_all_action = self._action(menu, self.tr("Stop &all answers"),
                                             self.window.controller.stop_all)
         menu.addSeparator()
         sessions = self.window.sessions
-        self._action(menu, "Show &chats", partial(sessions.set_view, "chats"))
-        self._action(menu, "Show a&rchived chats", partial(sessions.set_view, "archived"))
-        self._action(menu, "Show &trash", partial(sessions.set_view, "trash"))
+        self._action(menu, self.tr("Show &chats"), partial(sessions.set_view, "chats"))
+        self._action(menu, self.tr("Show a&rchived chats"), partial(sessions.set_view, "archived"))
+        self._action(menu, self.tr("Show &trash"), partial(sessions.set_view, "trash"))
         return menu
 
     def add_settings_actions(self, menu: QMenu) -> None:
-        self._action(menu, "&Assistants…", self.open_assistants)
+        self._action(menu, self.tr("&Assistants…"), self.open_assistants)
 
     # -- dialogs ------------------------------------------------------------------------------
 

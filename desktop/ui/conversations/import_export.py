@@ -19,13 +19,14 @@ from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from desktop.core.errors import AssistaError
 from desktop.storage.export import ExportFormat, export_sessions
 from desktop.storage.importer import ImportReport
 from desktop.storage.importer import import_file as import_chats
+from desktop.ui import locale_format
 
 if TYPE_CHECKING:
     from desktop.storage.sessions import SessionStore
@@ -33,10 +34,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-JSON_FILTER = "Assista JSON, lossless (*.json)"
-MARKDOWN_FILTER = "Markdown, readable (*.md)"
-IMPORT_FILTER = ("Chat exports (*.json *.zip);;Assista JSON export (*.json);;"
-                 "ChatGPT export (conversations.json *.zip);;All files (*)")
+# (translated where the file dialogs open)
+JSON_FILTER = str(QT_TRANSLATE_NOOP("ChatFiles", "Assista JSON, lossless (*.json)"))
+MARKDOWN_FILTER = str(QT_TRANSLATE_NOOP("ChatFiles", "Markdown, readable (*.md)"))
+IMPORT_FILTER = str(QT_TRANSLATE_NOOP(
+    "ChatFiles", "Chat exports (*.json *.zip);;Assista JSON export (*.json);;"
+    "ChatGPT export (conversations.json *.zip);;All files (*)"))
 
 
 def format_for(path: str, name_filter: str = "") -> ExportFormat:
@@ -46,7 +49,8 @@ def format_for(path: str, name_filter: str = "") -> ExportFormat:
         return "markdown"
     if suffix == ".json":
         return "json"
-    return "markdown" if name_filter == MARKDOWN_FILTER else "json"
+    # (by its pattern: the filter's words are translated)
+    return "markdown" if "(*.md)" in name_filter else "json"
 
 
 def with_suffix(path: str, fmt: ExportFormat) -> Path:
@@ -98,27 +102,30 @@ class ImportExport(QObject):
         session_id = self.controller.session_id
         info = self.controller.ctx.sessions.get_session(session_id) if session_id else None
         if info is None:
-            self.failed.emit("Open a chat to export it (or use Export all chats…).")
+            self.failed.emit(self.tr("Open a chat to export it (or use Export all chats…)."))
             return
-        self._ask_save("Export chat", file_name_for(info.title), [info.id])
+        self._ask_save(self.tr("Export chat"), file_name_for(info.title), [info.id])
 
     def export_all(self) -> None:
-        self._ask_save("Export all chats", "assista-chats", None)
+        self._ask_save(self.tr("Export all chats"), "assista-chats", None)
 
     def import_file(self) -> None:
-        dialog = QFileDialog(self.window, "Import chats")
+        dialog = QFileDialog(self.window, self.tr("Import chats"))
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.setNameFilter(IMPORT_FILTER)
+        dialog.setNameFilter(QCoreApplication.translate("ChatFiles", IMPORT_FILTER))
         self._show(dialog, lambda path: self.start_import(Path(path)))
 
     def _ask_save(self, title: str, name: str, session_ids: list[str] | None) -> None:
         dialog = QFileDialog(self.window, title)
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setNameFilters([JSON_FILTER, MARKDOWN_FILTER])
+        markdown_filter = QCoreApplication.translate("ChatFiles", MARKDOWN_FILTER)
+        dialog.setNameFilters([QCoreApplication.translate("ChatFiles", JSON_FILTER),
+                               markdown_filter])
         dialog.selectFile(f"{name}.json")
         dialog.setDefaultSuffix("json")
         dialog.filterSelected.connect(
-            lambda chosen: dialog.setDefaultSuffix("md" if chosen == MARKDOWN_FILTER else "json"))
+            lambda chosen: dialog.setDefaultSuffix("md" if format_for("", chosen) == "markdown"
+                                                   else "json"))
 
         def chosen(path: str) -> None:
             fmt = format_for(path, dialog.selectedNameFilter())
@@ -138,17 +145,20 @@ class ImportExport(QObject):
     def start_export(self, session_ids: Sequence[str] | None, target: Path,
                      fmt: ExportFormat) -> asyncio.Future[None]:
         store = self.controller.ctx.sessions
-        what = "all chats" if session_ids is None else (
-            "1 chat" if len(session_ids) == 1 else f"{len(session_ids)} chats")
+        what = (self.tr("all chats") if session_ids is None
+                else self.tr("%n chats", "", len(session_ids)))
 
         async def run() -> None:
             try:
                 size = await asyncio.to_thread(write_export, store, session_ids, fmt, target)
             except (AssistaError, OSError, ValueError) as exc:
-                self._fail(f"Export to {target.name} failed: {exc}")
+                self._fail(self.tr("Export to {file} failed: {error}").format(
+                    file=target.name, error=exc))
                 return
             label = "Markdown" if fmt == "markdown" else "JSON"
-            self.finished.emit(f"Exported {what} as {label} to {target} ({size:,} bytes).")
+            self.finished.emit(self.tr("Exported {what} as {format} to {file} ({size} bytes).")
+                               .format(what=what, format=label, file=target,
+                                       size=locale_format.integer(size)))
 
         return self._run(run())
 
@@ -159,12 +169,13 @@ class ImportExport(QObject):
             try:
                 report: ImportReport = await asyncio.to_thread(import_chats, store, path)
             except (AssistaError, OSError, ValueError) as exc:
-                self._fail(f"Import of {path.name} failed: {exc}")
+                self._fail(self.tr("Import of {file} failed: {error}").format(
+                    file=path.name, error=exc))
                 return
             self.controller.sessionsChanged.emit()
             self.imported.emit(report)
             self.finished.emit(report.summary())
-            self._tell("Import finished", report.summary())
+            self._tell(self.tr("Import finished"), report.summary())
 
         return self._run(run())
 

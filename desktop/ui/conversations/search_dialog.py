@@ -15,7 +15,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QCoreApplication,
+    QDate,
     QEvent,
+    QLocale,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -42,7 +46,8 @@ from PySide6.QtWidgets import (
 
 from desktop.core.errors import AssistaError
 from desktop.storage.search import SearchHit
-from desktop.ui import theme
+from desktop.ui import locale_format, theme
+from desktop.ui.plain_text import plain_tooltip
 
 if TYPE_CHECKING:
     from desktop.storage.sessions import SessionStore
@@ -52,20 +57,26 @@ log = logging.getLogger(__name__)
 DEBOUNCE_MS = 150
 RESULT_LIMIT = 50
 HIT_ROLE = Qt.ItemDataRole.UserRole
-ROLE_NAMES = {"user": "You", "assistant": "Assistant", "tool": "Tool result",
-              "system": "System", None: "Title"}
+# (translated when shown)
+ROLE_NAMES = {"user": str(QT_TRANSLATE_NOOP("HitDelegate", "You")),
+              "assistant": str(QT_TRANSLATE_NOOP("HitDelegate", "Assistant")),
+              "tool": str(QT_TRANSLATE_NOOP("HitDelegate", "Tool result")),
+              "system": str(QT_TRANSLATE_NOOP("HitDelegate", "System")),
+              None: str(QT_TRANSLATE_NOOP("HitDelegate", "Title"))}
 _NAV_KEYS = (Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_PageUp, Qt.Key.Key_PageDown)
 
 
 def when_text(timestamp: float, now: datetime | None = None) -> str:
-    """"10:42" today, "12 Mar" this year, else "2023-03-12"."""
+    """"10:42" today, "12 Mar" this year, else "2023-03-12" (as the locale writes them)."""
     moment = datetime.fromtimestamp(timestamp)
     now = now or datetime.now()
     if moment.date() == now.date():
-        return moment.strftime("%H:%M")
+        return locale_format.clock_time(moment)
     if moment.year == now.year:
-        return f"{moment.day} {moment.strftime('%b')}"
-    return moment.strftime("%Y-%m-%d")
+        # (the pattern is the translators': "M月d日", "d. MMM", ...)
+        return QLocale().toString(QDate(moment.year, moment.month, moment.day),
+                                  QCoreApplication.translate("SearchDialog", "d MMM"))
+    return locale_format.short_date(moment)
 
 
 def snippet_html(snippet: str, highlights: tuple[tuple[int, int], ...], mark: str) -> str:
@@ -112,8 +123,9 @@ class HitDelegate(QStyledItemDelegate):
         rect = option.rect.adjusted(self.PAD + 2, self.PAD - 2, -self.PAD - 2, -self.PAD)
         line = QFontMetrics(option.font).lineSpacing()
         painter.save()
-        meta = " · ".join(filter(None, [ROLE_NAMES.get(hit.role, hit.role or ""),
-                                        "archived" if hit.archived else "",
+        role = ROLE_NAMES.get(hit.role)
+        meta = " · ".join(filter(None, [self.tr(role) if role else hit.role or "",
+                                        self.tr("archived") if hit.archived else "",
                                         when_text(hit.created_at)]))
         painter.setPen(QColor(c["muted"]))
         painter.setFont(option.font)
@@ -152,19 +164,20 @@ class SearchDialog(QDialog):
         super().__init__(parent)
         self.store = store
         self.limit = limit
-        self.setWindowTitle("Search chats")
+        self.setWindowTitle(self.tr("Search chats"))
         self.resize(720, 520)
         self._generation = 0
         self._task: asyncio.Future[None] | None = None
         self._open_when_shown = False
         layout = QVBoxLayout(self)
         self.query = QLineEdit()
-        self.query.setPlaceholderText("Search every chat — words, \"exact phrases\", any language")
-        self.query.setAccessibleName("Search chats")
+        self.query.setPlaceholderText(
+                self.tr("Search every chat — words, \"exact phrases\", any language"))
+        self.query.setAccessibleName(self.tr("Search chats"))
         self.query.setClearButtonEnabled(True)
         self.query.installEventFilter(self)
         self.results = QListWidget()
-        self.results.setAccessibleName("Search results")
+        self.results.setAccessibleName(self.tr("Search results"))
         self.results.setItemDelegate(HitDelegate(self.results))
         self.results.setUniformItemSizes(True)
         self.results.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -237,7 +250,7 @@ class SearchDialog(QDialog):
         for hit in hits:
             item = QListWidgetItem()
             item.setData(HIT_ROLE, hit)
-            item.setToolTip(f"{hit.session_title}\n{hit.snippet}")
+            item.setToolTip(plain_tooltip(f"{hit.session_title}\n{hit.snippet}"))
             self.results.addItem(item)
         if hits:
             self.results.setCurrentRow(0)
@@ -245,13 +258,19 @@ class SearchDialog(QDialog):
             self._open_when_shown = False
             QTimer.singleShot(0, self.open_current)
         n = len(hits)
-        more = " (the most recent shown)" if n >= self.limit else ""
-        self.status.setText(f"{n} match{'es' if n != 1 else ''}{more} · Enter opens · "
-                            "↑↓ move · Esc closes" if n else "No matches.")
+        if not n:
+            self.status.setText(self.tr("No matches."))
+        elif n >= self.limit:
+            self.status.setText(self.tr("%n matches (the most recent shown) · Enter opens · "
+                                        "↑↓ move · Esc closes", "", n))
+        else:
+            self.status.setText(self.tr("%n matches · Enter opens · ↑↓ move · Esc closes",
+                                        "", n))
         self.searchFinished.emit(n)
 
     def _show_hint(self) -> None:
-        self.status.setText("Type to search every chat, every branch, tool calls and titles.")
+        self.status.setText(
+                self.tr("Type to search every chat, every branch, tool calls and titles."))
 
     def hits(self) -> list[SearchHit]:
         return [self.results.item(i).data(HIT_ROLE) for i in range(self.results.count())]

@@ -9,6 +9,8 @@ from datetime import datetime
 from typing import Literal
 
 from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QCoreApplication,
     QEvent,
     QModelIndex,
     QPersistentModelIndex,
@@ -23,7 +25,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
     QHBoxLayout,
-    QLabel,
     QListWidget,
     QPushButton,
     QStyledItemDelegate,
@@ -33,7 +34,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.storage.sessions import SessionInfo
-from desktop.ui import theme
+from desktop.ui import locale_format, theme
+from desktop.ui.plain_text import plain_label
 
 View = Literal["chats", "archived", "trash"]
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -43,13 +45,21 @@ PINNED_ROLE = Qt.ItemDataRole.UserRole + 3
 INFO_ROLE = Qt.ItemDataRole.UserRole + 4  # the SessionInfo (for the tooltip)
 STATE_ROLE = Qt.ItemDataRole.UserRole + 5  # the chat's ChatState when not idle
 
-#: What each state says to a screen reader and in the tooltip.
-STATE_TEXT = {"queued": "waiting for the provider", "answering": "answering",
-              "approval": "waiting for your approval", "failed": "failed",
-              "unread": "new answer"}
+#: What each state says to a screen reader and in the tooltip (see :func:`state_text`).
+STATE_TEXT = {"queued": str(QT_TRANSLATE_NOOP("SessionItems", "waiting for the provider")),
+              "answering": str(QT_TRANSLATE_NOOP("SessionItems", "answering")),
+              "approval": str(QT_TRANSLATE_NOOP("SessionItems", "waiting for your approval")),
+              "failed": str(QT_TRANSLATE_NOOP("SessionItems", "failed")),
+              "unread": str(QT_TRANSLATE_NOOP("SessionItems", "new answer"))}
 STATE_MARK = 14  # px kept free on the right of a row for the mark
 UNDO_SECONDS = 10
 _ModelIndex = QModelIndex | QPersistentModelIndex
+
+
+def state_text(state: str) -> str:
+    """What a chat's state says, in the user's language ("" for none)."""
+    text = STATE_TEXT.get(state)
+    return QCoreApplication.translate("SessionItems", text) if text else ""
 
 
 def date_group(timestamp: float, now: datetime | None = None) -> str:
@@ -57,12 +67,12 @@ def date_group(timestamp: float, now: datetime | None = None) -> str:
     today = (now or datetime.now()).date()
     days = (today - datetime.fromtimestamp(timestamp).date()).days
     if days <= 0:
-        return "Today"
+        return QCoreApplication.translate("SessionItems", "Today")
     if days == 1:
-        return "Yesterday"
+        return QCoreApplication.translate("SessionItems", "Yesterday")
     if days < 7:
-        return "Previous 7 days"
-    return "Older"
+        return QCoreApplication.translate("SessionItems", "Previous 7 days")
+    return QCoreApplication.translate("SessionItems", "Older")
 
 
 def grouped(sessions: Sequence[SessionInfo], view: View,
@@ -75,18 +85,22 @@ def grouped(sessions: Sequence[SessionInfo], view: View,
     pinned = [s for s in sessions if s.pinned] if view == "chats" else []
     pinned_ids = {s.id for s in pinned}
     rest = sorted((s for s in sessions if s.id not in pinned_ids), key=when, reverse=True)
-    return [("Pinned", s) for s in pinned] + [(date_group(when(s), now), s) for s in rest]
+    pinned_title = QCoreApplication.translate("SessionItems", "Pinned")
+    return [(pinned_title, s) for s in pinned] + [(date_group(when(s), now), s) for s in rest]
 
 
-def tooltip_for(info: SessionInfo) -> str:
+def tooltip_for(info: SessionInfo, messages_text: str = "") -> str:
+    """``messages_text``: "12 messages" (a plural form, which only tr() gives)."""
     def fmt(ts: float) -> str:
-        return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
+        return locale_format.date_time(datetime.fromtimestamp(ts))
 
-    lines = [info.title, f"Last changed {fmt(info.updated_at)}"]
-    if info.message_count is not None:
-        lines.append(f"{info.message_count} messages")
+    lines = [info.title, QCoreApplication.translate("SessionItems", "Last changed {time}").format(
+        time=fmt(info.updated_at))]
+    if info.message_count is not None and messages_text:
+        lines.append(messages_text)
     if info.deleted_at is not None:
-        lines.append(f"Deleted {fmt(info.deleted_at)}")
+        lines.append(QCoreApplication.translate("SessionItems", "Deleted {time}").format(
+            time=fmt(info.deleted_at)))
     return "\n".join(lines)
 
 
@@ -119,9 +133,11 @@ class SectionDelegate(QStyledItemDelegate):
         """The tooltip, built when asked (not for every row of a long list)."""
         info = index.data(INFO_ROLE)
         if event.type() == QEvent.Type.ToolTip and isinstance(info, SessionInfo):
-            text = tooltip_for(info)
+            count = info.message_count or 0
+            text = tooltip_for(info, self.tr("%n messages", "", count))
             if index.data(STATE_ROLE):
-                text += f"\nNow: {STATE_TEXT.get(str(index.data(STATE_ROLE)), '')}"
+                text += "\n" + self.tr("Now: {state}").format(
+                    state=state_text(str(index.data(STATE_ROLE))))
             QToolTip.showText(event.globalPos(), text, view)
             return True
         return super().helpEvent(event, view, option, index)
@@ -235,10 +251,10 @@ class UndoBar(QFrame):
         self.ids: list[str] = []
         row = QHBoxLayout(self)
         row.setContentsMargins(8, 4, 4, 4)
-        self.label = QLabel()
+        self.label = plain_label()
         self.label.setWordWrap(True)
-        self.undo_button = QPushButton("Undo")
-        self.undo_button.setToolTip("Bring the chat back from the trash")
+        self.undo_button = QPushButton(self.tr("Undo"))
+        self.undo_button.setToolTip(self.tr("Bring the chat back from the trash"))
         self.undo_button.clicked.connect(self._undo)
         row.addWidget(self.label, 1)
         row.addWidget(self.undo_button)
@@ -257,8 +273,8 @@ class UndoBar(QFrame):
     def offer(self, session_id: str, title: str) -> None:
         self.ids.append(session_id)
         n = len(self.ids)
-        self.label.setText(f"Moved “{title}” to the trash" if n == 1
-                           else f"Moved {n} chats to the trash")
+        self.label.setText(self.tr("Moved “{title}” to the trash").format(title=title) if n == 1
+                           else self.tr("Moved %n chats to the trash", "", n))
         self.show()
         self.timer.start(UNDO_SECONDS * 1000)
 

@@ -66,16 +66,16 @@ class SessionList(QWidget):
         self._pending_refresh = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 10, 10, 10)
-        self.new_button = QPushButton("+  New chat")
+        self.new_button = QPushButton(self.tr("+  New chat"))
         self.new_button.setObjectName("primaryButton")
-        self.new_button.setToolTip("Start a new conversation (Ctrl+N)")
+        self.new_button.setToolTip(self.tr("Start a new conversation (Ctrl+N)"))
         self.new_button.clicked.connect(self.newRequested)
         layout.addWidget(self.new_button)
-        self.search_button = QPushButton("Search chats…   Ctrl+K")
-        self.search_button.setToolTip("Find a chat by a word in it (Ctrl+K)")
+        self.search_button = QPushButton(self.tr("Search chats…   Ctrl+K"))
+        self.search_button.setToolTip(self.tr("Find a chat by a word in it (Ctrl+K)"))
         self.search_button.clicked.connect(self.searchRequested)
         layout.addWidget(self.search_button)
-        self.title = QLabel("Chats")
+        self.title = QLabel(self.tr("Chats"))
         self.title.setObjectName("panelTitle")
         self.trash_row = QWidget()
         trash_row = QHBoxLayout(self.trash_row)
@@ -83,13 +83,13 @@ class SessionList(QWidget):
         self.trash_hint = QLabel()
         self.trash_hint.setObjectName("emptyHint")
         self.trash_hint.setWordWrap(True)
-        self.empty_trash_button = QPushButton("Empty trash")
+        self.empty_trash_button = QPushButton(self.tr("Empty trash"))
         self.empty_trash_button.clicked.connect(self._confirm_empty_trash)
         trash_row.addWidget(self.trash_hint, 1)
         trash_row.addWidget(self.empty_trash_button)
         self.trash_row.hide()
         self.list = ChatListWidget()
-        self.list.setAccessibleName("Chats")
+        self.list.setAccessibleName(self.tr("Chats"))
         self.marks = ChatStateMarks(self.list)  # answering, approval, failed, unread
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
@@ -124,14 +124,16 @@ class SessionList(QWidget):
         row.setSpacing(4)
         self.view_group = QButtonGroup(self)
         self.view_buttons: dict[View, QPushButton] = {}
-        views: list[tuple[View, str]] = [
-            ("chats", "Chats"), ("archived", "Archived"), ("trash", "Trash")]
-        for view, label in views:
+        views: list[tuple[View, str, str]] = [
+            ("chats", self.tr("Chats"), self.tr("Show chats")),
+            ("archived", self.tr("Archived"), self.tr("Show archived chats")),
+            ("trash", self.tr("Trash"), self.tr("Show the trash"))]
+        for view, label, accessible in views:
             button = QPushButton(label)
             button.setCheckable(True)
             button.setChecked(view == "chats")
             button.setFlat(True)
-            button.setAccessibleName(f"Show {label.lower()}")
+            button.setAccessibleName(accessible)
             button.clicked.connect(partial(self.set_view, view))
             self.view_group.addButton(button)
             self.view_buttons[view] = button
@@ -179,8 +181,8 @@ class SessionList(QWidget):
         if self.view == "trash":
             days = self.controller.settings.trash_retention_days
             self.trash_hint.setText(
-                f"Chats here are erased after {days} day{'s' if days != 1 else ''}."
-                if days else "Chats here are erased when the app next starts.")
+                self.tr("Chats here are erased after %n days.", "", days)
+                if days else self.tr("Chats here are erased when the app next starts."))
             sessions = store.list_deleted()
         else:
             sessions = store.list_sessions(archived=self.view == "archived")
@@ -189,8 +191,8 @@ class SessionList(QWidget):
     def set_view(self, view: View) -> None:
         self.view = view
         self.view_buttons[view].setChecked(True)
-        self.title.setText({"chats": "Chats", "archived": "Archived chats",
-                            "trash": "Trash"}[view])
+        self.title.setText({"chats": self.tr("Chats"), "archived": self.tr("Archived chats"),
+                            "trash": self.tr("Trash")}[view])
         self.trash_row.setVisible(view == "trash")
         self.refresh()
         self.viewChanged.emit(view)
@@ -223,9 +225,9 @@ class SessionList(QWidget):
                 self.list.setCurrentItem(item)
         self.list.blockSignals(False)
         self.list.verticalScrollBar().setValue(scroll)
-        self.empty_label.setText({"chats": "No chats yet.",
-                                  "archived": "Archived chats appear here.",
-                                  "trash": "The trash is empty."}[self.view])
+        self.empty_label.setText({"chats": self.tr("No chats yet."),
+                                  "archived": self.tr("Archived chats appear here."),
+                                  "trash": self.tr("The trash is empty.")}[self.view])
         self.empty_label.setVisible(not sessions)
         self.empty_trash_button.setEnabled(bool(sessions))
 
@@ -283,21 +285,21 @@ class SessionList(QWidget):
             action.triggered.connect(slot)
 
         if self.view == "trash":
-            add("Restore", partial(self.restore, session_id))
-            add("Delete forever…", partial(self._confirm_purge, session_id))
+            add(self.tr("Restore"), partial(self.restore, session_id))
+            add(self.tr("Delete forever…"), partial(self._confirm_purge, session_id))
         else:
             pinned = bool(item.data(PINNED_ROLE))
             archived = self.view == "archived"
-            add("Open", partial(self.sessionSelected.emit, session_id))
-            add("Rename", partial(self.start_rename, session_id), "F2")
+            add(self.tr("Open"), partial(self.sessionSelected.emit, session_id))
+            add(self.tr("Rename"), partial(self.start_rename, session_id), "F2")
             if not archived:
-                add("Unpin" if pinned else "Pin", partial(self._call, "set_pinned",
-                                                          session_id, not pinned))
-            add("Duplicate", partial(self._call, "duplicate_session", session_id))
-            add("Unarchive" if archived else "Archive",
+                add(self.tr("Unpin") if pinned else self.tr("Pin"),
+                    partial(self._call, "set_pinned", session_id, not pinned))
+            add(self.tr("Duplicate"), partial(self._call, "duplicate_session", session_id))
+            add(self.tr("Unarchive") if archived else self.tr("Archive"),
                 partial(self._call, "set_archived", session_id, not archived))
             menu.addSeparator()
-            add("Delete", partial(self.delete, session_id), "Del")
+            add(self.tr("Delete"), partial(self.delete, session_id), "Del")
         menu.popup(self.list.viewport().mapToGlobal(pos))
 
     def _call(self, method: str, *args: object) -> None:
@@ -336,7 +338,7 @@ class SessionList(QWidget):
     def delete(self, session_id: str) -> None:
         """Move the chat to the trash and offer Undo."""
         item = self.item_for(session_id)
-        title = str(item.data(TITLE_ROLE)) if item is not None else "the chat"
+        title = str(item.data(TITLE_ROLE)) if item is not None else self.tr("the chat")
         was_open = self.controller is not None and self.controller.session_id == session_id
         self.deleteRequested.emit(session_id)
         self.undo_bar.offer(session_id, title)
@@ -356,18 +358,19 @@ class SessionList(QWidget):
 
     def _confirm_purge(self, session_id: str) -> None:
         item = self.item_for(session_id)
-        title = str(item.data(TITLE_ROLE)) if item is not None else "this chat"
-        self._confirm(f"Delete “{title}” forever? This cannot be undone.",
+        title = str(item.data(TITLE_ROLE)) if item is not None else self.tr("this chat")
+        self._confirm(self.tr("Delete “{title}” forever? This cannot be undone.").format(
+                          title=title),
                       partial(self._call, "purge_session", session_id))
 
     def _confirm_empty_trash(self) -> None:
-        self._confirm("Delete every chat in the trash forever? This cannot be undone.",
+        self._confirm(self.tr("Delete every chat in the trash forever? This cannot be undone."),
                       partial(self._call, "empty_trash"))
 
     def _confirm(self, text: str, action: Callable[[], object]) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Delete forever", text,
+        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Delete forever"), text,
                           QMessageBox.StandardButton.Cancel, self)
-        delete = box.addButton("Delete forever", QMessageBox.ButtonRole.DestructiveRole)
+        delete = box.addButton(self.tr("Delete forever"), QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         box.finished.connect(lambda _r: action() if box.clickedButton() is delete else None)

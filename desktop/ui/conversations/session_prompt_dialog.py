@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.prompt import base_prompt, build_system_prompt
+from desktop.ui.plain_text import plain_label
 
 if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
@@ -32,35 +33,37 @@ class SessionPromptDialog(QDialog):
     def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controller = controller
-        self.setWindowTitle("System prompt of this chat")
+        self.setWindowTitle(self.tr("System prompt of this chat"))
         self.resize(640, 560)
         sources = controller.profile.prompt_sources(controller.enabled_tools())
         self._sources = sources
         assistant = controller.profile.assistant()
         self.inherited = base_prompt(sources.default, sources.assistant)
-        origin = (f"the assistant “{assistant.name}”"
+        origin = (self.tr("the assistant “{name}”").format(name=assistant.name)
                   if assistant is not None and (assistant.system_prompt or "").strip()
-                  else "the default system prompt (Settings → Preferences)")
+                  else self.tr("the default system prompt (Settings → Preferences)"))
         info = (controller.ctx.sessions.get_session(controller.session_id)
                 if controller.session_id else None)
         layout = QVBoxLayout(self)
-        heading = QLabel(f"“{info.title}”" if info is not None else "The new chat")
+        heading = plain_label(f"“{info.title}”" if info is not None else self.tr("The new chat"))
         heading.setObjectName("appTitle")
         layout.addWidget(heading)
-        self.own_check = QCheckBox("Use this chat's own system prompt")
-        self.own_check.setToolTip(f"Otherwise the chat uses {origin}.")
-        self.inherit_label = QLabel(f"Without it, this chat uses {origin}.")
+        self.own_check = QCheckBox(self.tr("Use this chat's own system prompt"))
+        self.own_check.setToolTip(self.tr("Otherwise the chat uses {origin}.").format(
+            origin=origin))
+        self.inherit_label = QLabel(self.tr("Without it, this chat uses {origin}.").format(
+            origin=origin))
         self.inherit_label.setObjectName("emptyHint")
         self.inherit_label.setWordWrap(True)
         self.editor = QPlainTextEdit()
-        self.editor.setAccessibleName("System prompt")
+        self.editor.setAccessibleName(self.tr("System prompt"))
         own = controller.profile.session_prompt()
         self.own_check.setChecked(own is not None)
         self.editor.setPlainText(own if own is not None else self.inherited)
         self.editor.setReadOnly(own is None)
         self.preview = QPlainTextEdit()
         self.preview.setReadOnly(True)
-        self.preview.setAccessibleName("Full system prompt")
+        self.preview.setAccessibleName(self.tr("Full system prompt"))
         self.preview.setMaximumHeight(160)
         self.preview.setObjectName("reasoningView")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
@@ -69,8 +72,9 @@ class SessionPromptDialog(QDialog):
         buttons.rejected.connect(self.reject)
         for widget in (self.own_check, self.inherit_label, self.editor):
             layout.addWidget(widget)
-        full = QLabel("What the model is sent (with your custom instructions, the workspace "
-                      "and the date):")
+        full = QLabel(
+                self.tr("What the model is sent (with your custom instructions, the workspace "
+                      "and the date):"))
         full.setWordWrap(True)
         layout.addWidget(full)
         layout.addWidget(self.preview)
@@ -94,7 +98,7 @@ class SessionPromptDialog(QDialog):
 
     def _update_preview(self) -> None:
         sources = dataclasses.replace(self._sources, session=self.value())
-        self.preview.setPlainText(build_system_prompt(sources) or "(no system prompt)")
+        self.preview.setPlainText(build_system_prompt(sources) or self.tr("(no system prompt)"))
 
     def save(self) -> None:
         self.controller.profile.set_session_prompt(self.value())

@@ -26,9 +26,10 @@ def test_snippet_html_and_dates() -> None:
     assert snippet_html("a <b> 東京タワー", ((6, 8),), "#ff0") == (
         'a &lt;b&gt; <b style="background-color:#ff0">東京</b>タワー')
     now = datetime(2024, 5, 10, 12, 0)
-    assert when_text(datetime(2024, 5, 10, 9, 5).timestamp(), now) == "09:05"
+    # (as the locale writes them: the tests run in English, en_US)
+    assert when_text(datetime(2024, 5, 10, 9, 5).timestamp(), now) == "9:05\u202fAM"
     assert when_text(datetime(2024, 3, 2, 9, 5).timestamp(), now) == "2 Mar"
-    assert when_text(datetime(2021, 3, 2, 9, 5).timestamp(), now) == "2021-03-02"
+    assert when_text(datetime(2021, 3, 2, 9, 5).timestamp(), now) == "3/2/21"
 
 
 def build(ctx: AppContext) -> dict[str, str]:
