@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDialog, QMenuBar, QWidget
 
 from desktop.ui.window.helpers import delete_on_close
@@ -22,6 +22,19 @@ if TYPE_CHECKING:
     from desktop.core.settings import ModelPrice
     from desktop.ui.window.controller import ChatController
     from desktop.ui.window.sync_scheduler import SyncScheduler
+
+
+def fit_to_screen(dialog: QWidget, parent: QWidget) -> None:
+    """Shrink a dialog that would not fit on the window's screen (its default size is
+    made for a large one): on a small screen every button must stay reachable."""
+    screen = parent.screen() if parent is not None else None
+    if screen is None:
+        return
+    room = screen.availableGeometry().size() * 0.95
+    wanted = (dialog.size() if dialog.testAttribute(Qt.WidgetAttribute.WA_Resized)
+              else dialog.sizeHint())
+    if wanted.width() > room.width() or wanted.height() > room.height():
+        dialog.resize(wanted.boundedTo(room))
 
 
 class DialogLauncher(QObject):
@@ -56,6 +69,7 @@ class DialogLauncher(QObject):
 
         dialog.finished.connect(closed)
         self._dialogs[kind] = dialog
+        fit_to_screen(dialog, self.parent_widget)
         dialog.open()
         return dialog
 
