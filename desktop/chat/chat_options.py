@@ -25,6 +25,7 @@ class ChatOptions:
     temperature: float | None = None
     max_tokens: int | None = None
     reasoning_effort: ReasoningEffort | None = None
+    web_search: bool | None = None  # "Search the web" in this chat
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -38,13 +39,15 @@ class ChatOptions:
         temperature = raw.get("temperature")
         max_tokens = raw.get("max_tokens")
         effort = raw.get("reasoning_effort")
+        web = raw.get("web_search")
         return cls(
             temperature=float(temperature) if isinstance(temperature, int | float)
             and not isinstance(temperature, bool) and 0 <= temperature <= 2 else None,
             max_tokens=max_tokens if isinstance(max_tokens, int)
             and not isinstance(max_tokens, bool) and 1 <= max_tokens <= MAX_TOKENS_LIMIT
             else None,
-            reasoning_effort=cast(ReasoningEffort, effort) if effort in EFFORTS else None)
+            reasoning_effort=cast(ReasoningEffort, effort) if effort in EFFORTS else None,
+            web_search=web if isinstance(web, bool) else None)
 
     def changed(self, **fields: Any) -> ChatOptions:
         return replace(self, **fields)
@@ -64,6 +67,8 @@ def layered(provider: RequestOptions, assistant_temperature: float | None,
         update["temperature"] = chat.temperature
     if chat.max_tokens is not None:
         update["max_tokens"] = chat.max_tokens
+    if chat.web_search is not None:
+        update["web_search"] = chat.web_search
     if chat.reasoning_effort == "off":
         update.update(reasoning=False, reasoning_effort=None, reasoning_budget=None)
     elif chat.reasoning_effort is not None:

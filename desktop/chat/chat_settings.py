@@ -65,6 +65,17 @@ class ChatSettings:
     def disabled_tools(self, chat: ChatRef) -> list[str]:
         return self.profiles.disabled_tools(chat)
 
+    def knowledge(self, chat: ChatRef) -> list[str]:
+        """The knowledge bases the chat itself searches (its assistant's come on top)."""
+        from desktop.knowledge.chat_link import own_knowledge
+
+        return own_knowledge(self.profiles, chat)
+
+    def set_knowledge(self, chat: ChatRef, names: list[str]) -> None:
+        from desktop.knowledge.chat_link import set_own_knowledge
+
+        set_own_knowledge(self.profiles, chat, names)
+
     def draft(self, chat: ChatRef) -> str:
         """What was typed in the chat and not sent (kept across restarts)."""
         return self.drafts.get(chat)

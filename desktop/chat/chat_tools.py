@@ -39,6 +39,8 @@ WORKSPACE_TOOLS = frozenset({"read_file", "list_directory", "search_files", "wri
 
 #: Added to a turn whose chat (or assistant) has knowledge bases; bound to them.
 KNOWLEDGE_TOOL = "search_knowledge"
+#: Added to a turn that searches the web on a provider without a search of its own.
+WEB_TOOL = "web_search"
 
 
 def check_known(names: Iterable[str], registry: ToolRegistry) -> None:
@@ -113,6 +115,14 @@ class ChatTools:
 
             registry = ToolRegistry([t for t in registry if t.name != KNOWLEDGE_TOOL])
             registry.register(search_knowledge_tool(self.ctx.db, knowledge))
+        if WEB_TOOL in names:
+            from desktop.chat.web_search import web_search_config
+            from desktop.tools.builtins.web_search import web_search_tool
+
+            config = web_search_config(self.ctx, settings)
+            if config is not None:
+                registry = ToolRegistry([t for t in registry if t.name != WEB_TOOL])
+                registry.register(web_search_tool(config))
         check_known(names, registry)
         return self.ctx.build_tools(workspace, names, registry=registry, settings=settings,
                                     approver=approver, chat_grants=grants,

@@ -39,6 +39,7 @@ class NewChat:
     workspace: str | None = None
     draft: str = ""  # typed, not sent yet (desktop.chat.drafts)
     options: ChatOptions = field(default_factory=ChatOptions)
+    knowledge: list[str] = field(default_factory=list)  # knowledge bases it searches
 
 
 #: A chat: a saved chat's id, or the choices of one not saved yet.
@@ -186,6 +187,8 @@ class ChatProfiles:
             extra[DISABLED_TOOLS_KEY] = list(chat.disabled_tools)
         if not chat.options.is_default():
             extra[CHAT_OPTIONS_KEY] = chat.options.to_json()
+        if chat.knowledge:
+            extra["knowledge"] = list(chat.knowledge)  # desktop.knowledge.chat_link
         return extra or None
 
     # -- tool switches -------------------------------------------------------------------

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from desktop.chat.chat_tools import KNOWLEDGE_TOOL, ChatTools, check_known
+from desktop.chat.chat_tools import KNOWLEDGE_TOOL, WEB_TOOL, ChatTools, check_known
 from desktop.chat.profile import ChatProfiles, ChatRef
 from desktop.core.errors import ConfigError
 from desktop.core.messages import ImagePart, Part
@@ -39,6 +39,7 @@ class TurnOverrides:
     workspace: str | None = None
     policies: dict[str, Policy] = field(default_factory=dict)
     knowledge: list[str] = field(default_factory=list)  # knowledge bases (--knowledge)
+    web_search: bool = False  # search the web this turn (--web)
 
 
 @dataclass(frozen=True)
@@ -87,11 +88,18 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
     knowledge = tuple(dict.fromkeys([*o.knowledge, *chat_knowledge(profiles, chat)]))
     if knowledge and KNOWLEDGE_TOOL not in names:
         names.append(KNOWLEDGE_TOOL)  # made for this turn, bound to these bases
+    request = profiles.request_options(chat, config)
+    if o.web_search:
+        request = request.model_copy(update={"web_search": True})
+    from desktop.chat.web_search import plan_web_search
+
+    request, web_tool = plan_web_search(ctx, settings, config, request, bool(caps.tools))
+    if web_tool and WEB_TOOL not in names:
+        names.append(WEB_TOOL)  # made for this turn, on the search service of Settings
     if not caps.tools:
         names = []  # this model cannot call tools (or the user said so)
     system = o.system if o.system is not None else profiles.system_prompt(
         chat, tuple(names), workspace=workspace)
-    request = profiles.request_options(chat, config)
     return TurnPlan(config=config, model=model, system=system,
                     temperature=request.temperature, tools=tuple(names),
                     workspace=workspace, request=request, knowledge=knowledge)

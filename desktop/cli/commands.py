@@ -70,6 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
                           "Markdown or source code (repeatable)")
     ask.add_argument("--knowledge", metavar="NAME", action="append", default=[],
                      help="let the model search this knowledge base (repeatable)")
+    ask.add_argument("--compare", metavar="MODEL,MODEL",
+                     help="ask 2-4 models at once (MODEL on --provider/--base-url, or "
+                          "PROVIDER:MODEL); their answers are saved as siblings")
+    ask.add_argument("--web", action="store_true",
+                     help="let the model search the web (the provider's own search, else "
+                          "the search service chosen in Settings)")
 
     from desktop.cli.knowledge_args import add_knowledge_parser
 
@@ -117,6 +123,10 @@ def build_parser() -> argparse.ArgumentParser:
 def run(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "ask" and args.compare:
+        from desktop.cli.ask_compare import compare_command
+
+        return compare_command(args)
     if args.command == "ask":
         from desktop.cli.ask import ask_command
 

@@ -37,6 +37,9 @@ class ChatRequest:
     reasoning: bool = False
     reasoning_budget: int | None = None  # tokens (Anthropic budget_tokens, Gemini budget)
     reasoning_effort: str | None = None  # "low" | "medium" | "high" (OpenAI)
+    # Let the model search the web with the provider's own search (Responses web_search,
+    # Anthropic's web search server tool, Gemini google_search, OpenRouter's web plugin).
+    web_search: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -60,6 +60,8 @@ class RequestOptions(_Options):
     reasoning_effort: Effort | None = None
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=None, ge=1, le=MAX_TOKENS_LIMIT)
+    # The provider's own web search (set per chat; see desktop.providers.web_search).
+    web_search: bool = False
 
     def apply(self, request: ChatRequest) -> None:
         """Set the request's fields; the budget and effort only with thinking on (they
@@ -74,6 +76,8 @@ class RequestOptions(_Options):
             request.temperature = self.temperature
         if self.max_tokens is not None:
             request.max_tokens = self.max_tokens
+        if self.web_search:
+            request.web_search = True
 
 
 class CapabilityFlags(_Options):

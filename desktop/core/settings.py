@@ -116,3 +116,9 @@ class AppSettings(BaseModel):
     model_titles: bool = True
     # Per-model prices (exact model id -> price) that win over the built-in table.
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    # The search service behind the web_search tool, for chats that search the web on a
+    # provider without a search of its own: "" (none), "searxng", "brave" or "tavily";
+    # SearXNG's address (for Brave and Tavily: their API unless set). The API key is in
+    # the key store (desktop.chat.web_search.SECRET_ID).
+    web_search_service: Literal["", "searxng", "brave", "tavily"] = ""
+    web_search_url: str = ""

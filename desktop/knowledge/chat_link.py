@@ -1,12 +1,15 @@
-"""Which knowledge bases a chat uses: its own (``extra["knowledge"]`` of the session)
-and its assistant's (``extra["knowledge"]`` of the assistant), each a list of names."""
+"""Which knowledge bases a chat uses: its own (``extra["knowledge"]`` of the session,
+or ``NewChat.knowledge`` before it is saved) and its assistant's (``extra["knowledge"]``
+of the assistant), each a list of names."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from desktop.chat.profile import ChatProfiles, ChatRef
+    from desktop.storage.assistants import AssistantStore
 
 KNOWLEDGE_KEY = "knowledge"
 
@@ -17,11 +20,44 @@ def _names(extra: dict[str, Any] | None) -> list[str]:
 
 
 def chat_knowledge(profiles: ChatProfiles, chat: ChatRef) -> list[str]:
-    names: list[str] = []
-    if isinstance(chat, str):
-        info = profiles.ctx.sessions.get_session(chat)
-        names += _names(info.extra if info is not None else None)
+    names = own_knowledge(profiles, chat)
     assistant = profiles.assistant(chat)
     if assistant is not None:
         names += _names(assistant.extra)
     return list(dict.fromkeys(names))
+
+
+def own_knowledge(profiles: ChatProfiles, chat: ChatRef) -> list[str]:
+    """The bases the chat itself chose (not its assistant's)."""
+    if not isinstance(chat, str):
+        return list(chat.knowledge)
+    info = profiles.ctx.sessions.get_session(chat)
+    return _names(info.extra if info is not None else None)
+
+
+def set_own_knowledge(profiles: ChatProfiles, chat: ChatRef, names: list[str]) -> None:
+    names = list(dict.fromkeys(n for n in names if n))
+    if not isinstance(chat, str):
+        chat.knowledge = names
+        return
+    info = profiles.ctx.sessions.get_session(chat)
+    extra = dict(info.extra or {}) if info is not None else {}
+    if names:
+        extra[KNOWLEDGE_KEY] = names
+    else:
+        extra.pop(KNOWLEDGE_KEY, None)
+    profiles.ctx.sessions.update_session(chat, extra=extra)
+
+
+def set_assistant_knowledge(assistants: AssistantStore, assistant_id: str,
+                            names: list[str]) -> None:
+    """The bases every chat with this assistant searches."""
+    assistant = assistants.get(assistant_id)
+    if assistant is None:
+        return
+    extra = dict(assistant.extra)
+    if names:
+        extra[KNOWLEDGE_KEY] = list(dict.fromkeys(names))
+    else:
+        extra.pop(KNOWLEDGE_KEY, None)
+    assistants.save(replace(assistant, extra=extra))

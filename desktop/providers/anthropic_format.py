@@ -25,6 +25,7 @@ from desktop.core.messages import (
 )
 from desktop.core.provider import ChatRequest
 from desktop.core.provider_options import AnthropicOptions
+from desktop.providers.web_search import anthropic_tool
 
 __all__ = [
     "DEFAULT_THINKING_BUDGET",
@@ -256,6 +257,8 @@ def build_anthropic_body(
     if request.tools:
         body["tools"] = [_tool_spec(t.name, t.description, t.parameters) for t in request.tools]
         body["tool_choice"] = {"type": "auto"}
+    if request.web_search:
+        body.setdefault("tools", []).append(anthropic_tool())
     if thinking is not None:
         body["thinking"] = thinking  # temperature must not be sent with thinking
     elif request.temperature is not None:

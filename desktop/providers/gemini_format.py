@@ -244,7 +244,7 @@ def _tools(request: ChatRequest, options: GeminiOptions) -> list[dict[str, Any]]
     tools: list[dict[str, Any]] = []
     if request.tools:
         tools.append({"functionDeclarations": [_declaration(t) for t in request.tools]})
-    if options.google_search:
+    if options.google_search or request.web_search:
         tools.append({"googleSearch": {}})
     return tools
 

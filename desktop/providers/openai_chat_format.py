@@ -11,6 +11,7 @@ from typing import Any
 
 from desktop.core.messages import ImagePart, Message, TextPart, ToolResultPart
 from desktop.core.provider import ChatRequest
+from desktop.providers.web_search import openrouter_plugins
 
 __all__ = ["build_openai_chat_body", "message_to_openai"]
 
@@ -87,6 +88,8 @@ def build_openai_chat_body(request: ChatRequest) -> dict[str, Any]:
         body["temperature"] = request.temperature
     if request.max_tokens is not None:
         body["max_tokens"] = request.max_tokens
+    if request.web_search:  # sent only to OpenRouter (see desktop.providers.web_search)
+        body["plugins"] = openrouter_plugins()
     for key, value in request.extra.items():
         if value is None:
             body.pop(key, None)

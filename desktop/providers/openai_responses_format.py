@@ -20,6 +20,7 @@ from typing import Any
 from desktop.core.attachments import native_document
 from desktop.core.messages import ImagePart, Message, ReasoningPart, TextPart, ToolCallPart
 from desktop.core.provider import ChatRequest
+from desktop.providers.web_search import responses_tool
 
 __all__ = [
     "ENCRYPTED_REASONING",
@@ -117,6 +118,17 @@ def split_at_previous_response(messages: list[Message]) -> tuple[str | None, lis
     return None, messages
 
 
+def _tools(request: ChatRequest) -> list[dict[str, Any]]:
+    tools: list[dict[str, Any]] = [
+        {"type": "function", "name": t.name, "description": t.description,
+         "parameters": t.parameters, "strict": False}
+        for t in request.tools
+    ]
+    if request.web_search:
+        tools.append(responses_tool())
+    return tools
+
+
 def build_openai_responses_body(
     request: ChatRequest,
     *,
@@ -146,17 +158,9 @@ def build_openai_responses_body(
         body["store"] = False
     if include_encrypted:
         body["include"] = [ENCRYPTED_REASONING]
-    if request.tools:
-        body["tools"] = [
-            {
-                "type": "function",
-                "name": t.name,
-                "description": t.description,
-                "parameters": t.parameters,
-                "strict": False,
-            }
-            for t in request.tools
-        ]
+    tools = _tools(request)
+    if tools:
+        body["tools"] = tools
     if request.reasoning or request.reasoning_effort:
         reasoning: dict[str, Any] = {"summary": "auto"}
         if request.reasoning_effort:

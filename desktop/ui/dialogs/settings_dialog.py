@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.ui import theme
+from desktop.ui.dialogs.web_search_settings import WebSearchSettings
 
 if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
@@ -86,6 +87,8 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._chats_tab(), "Chats")
         self.tabs.addTab(self._network_tab(), "Network")
         self.tabs.addTab(self._data_tab(), "Data")
+        self.web_search = WebSearchSettings()
+        self.tabs.addTab(self.web_search, self.tr("Web search"))
         layout.addWidget(self.tabs, 1)
         bottom = QHBoxLayout()
         self.error_label = QLabel()
@@ -239,6 +242,7 @@ class SettingsDialog(QDialog):
         self.timeout_spin.setValue(round(s.request_timeout_s))
         self.concurrent_spin.setValue(s.max_concurrent_requests)
         self.font_spin.setValue(s.base_font_pt if s.base_font_pt >= 6 else 0)
+        self.web_search.load(s, self.controller.ctx.secrets)
 
     def changes(self) -> dict[str, object]:
         return {
@@ -255,6 +259,7 @@ class SettingsDialog(QDialog):
             "max_concurrent_requests": self.concurrent_spin.value(),
             # below 6 pt nothing is readable: such a value means "the default"
             "base_font_pt": self.font_spin.value() if self.font_spin.value() >= 6 else 0.0,
+            **self.web_search.changes(),
         }
 
     def _check_proxy(self) -> None:
@@ -270,6 +275,12 @@ class SettingsDialog(QDialog):
             self.tabs.setCurrentIndex(2)
             self.proxy_edit.setFocus()
             return False
+        problem = self.web_search.problem()
+        if problem is not None:
+            self.error_label.setText(problem)
+            self.tabs.setCurrentWidget(self.web_search)
+            return False
+        self.web_search.save_key(self.controller.ctx.secrets)
         try:  # the window follows the saved theme and proxy (settings_signal.py)
             self.controller.update_settings(**self.changes())
         except ValidationError as exc:

@@ -26,6 +26,8 @@ from PySide6.QtWidgets import (
 
 from desktop.chat.chat_options import EFFORTS, ChatOptions
 from desktop.core.provider_options import MAX_TOKENS_LIMIT
+from desktop.knowledge.store import KnowledgeStore
+from desktop.ui.knowledge.chat_knowledge_button import ChatKnowledgeButton
 
 if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
@@ -69,6 +71,12 @@ class ChatSettingsPopover(QFrame):
         self.defaults_label = QLabel()
         self.defaults_label.setObjectName("emptyHint")
         self.defaults_label.setWordWrap(True)
+        self.web_check = QCheckBox(self.tr("Search the web"))
+        self.web_check.setAccessibleName(self.tr("Search the web in this chat"))
+        self.knowledge_button = ChatKnowledgeButton(
+            lambda: KnowledgeStore(controller.ctx.db).list(),
+            lambda: controller.service.chats.knowledge(controller.chat),
+            lambda names: controller.service.chats.set_knowledge(controller.chat, names))
         self.reset_button = QPushButton("Use the defaults")
         self.reset_button.clicked.connect(self.reset)
 
@@ -78,6 +86,8 @@ class ChatSettingsPopover(QFrame):
         form.addRow("Temperature", temperature_row)
         form.addRow("Max tokens", self.max_tokens_spin)
         form.addRow("Reasoning", self.effort_combo)
+        form.addRow(self.tr("Web"), self.web_check)
+        form.addRow(self.tr("Knowledge"), self.knowledge_button)
         form.addRow(self.defaults_label)
         form.addRow("", self.reset_button)
 
@@ -85,6 +95,7 @@ class ChatSettingsPopover(QFrame):
         self.temperature_spin.valueChanged.connect(self._apply)
         self.max_tokens_spin.valueChanged.connect(self._apply)
         self.effort_combo.activated.connect(self._apply)
+        self.web_check.toggled.connect(self._apply)
 
     def popup(self, below: QWidget) -> None:
         self.load()
@@ -134,6 +145,11 @@ class ChatSettingsPopover(QFrame):
             assistant.temperature is not None else "the provider"
         self.defaults_label.setText(
             f"Unset values come from {source}. These apply to this chat only.")
+        self.web_check.setChecked(bool(own.web_search))
+        self.web_check.setToolTip(self.tr(
+            "The provider's own search where it has one (OpenAI Responses, Anthropic, "
+            "Gemini, OpenRouter), else the search service chosen in Preferences"))
+        self.knowledge_button.refresh()
         self.reset_button.setEnabled(not own.is_default())
         self._loading = False
 
@@ -143,7 +159,8 @@ class ChatSettingsPopover(QFrame):
             temperature=round(self.temperature_spin.value(), 2)
             if self.temperature_check.isChecked() else None,
             max_tokens=self.max_tokens_spin.value() or None,
-            reasoning_effort=self.effort_combo.currentData())
+            reasoning_effort=self.effort_combo.currentData(),
+            web_search=True if self.web_check.isChecked() else None)
 
     def _apply(self) -> None:
         if self._loading:

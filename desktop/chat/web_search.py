@@ -1,0 +1,55 @@
+"""Web search for a chat: the provider's own search where it has one, else the
+``web_search`` tool on the search service chosen in Settings.
+
+:func:`plan_web_search` decides per turn (the window's "Search the web" switch and
+``assista ask --web`` alike); :func:`web_search_config` reads the service.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from desktop.core.errors import ConfigError
+from desktop.providers.web_search import has_native_web_search
+from desktop.tools.builtins.web_search import WebSearchConfig
+
+if TYPE_CHECKING:
+    from desktop.app import AppContext
+    from desktop.core.provider_options import RequestOptions
+    from desktop.core.settings import AppSettings, ProviderConfig
+
+#: The key store entry of the search service's API key.
+SECRET_ID = "web-search"
+
+
+def web_search_config(ctx: AppContext, settings: AppSettings) -> WebSearchConfig | None:
+    """The search service chosen in Settings (None: none chosen)."""
+    service = settings.web_search_service
+    if not service:
+        return None
+    key = ctx.secrets.get(SECRET_ID) if service in ("brave", "tavily") else None
+    return WebSearchConfig(service=service, url=settings.web_search_url, api_key=key)
+
+
+def plan_web_search(ctx: AppContext, settings: AppSettings, config: ProviderConfig,
+                    request: RequestOptions, can_call_tools: bool
+                    ) -> tuple[RequestOptions, bool]:
+    """The request options to send and whether the turn needs the ``web_search`` tool.
+
+    Raises ConfigError with what to do when the chat wants the web and cannot have it.
+    """
+    if not request.web_search or has_native_web_search(config.kind, config.base_url):
+        return request, False
+    request = request.model_copy(update={"web_search": False})
+    service = web_search_config(ctx, settings)
+    if service is None:
+        raise ConfigError(
+            f"{config.name} has no web search of its own: choose a search service "
+            "(SearXNG, Brave or Tavily) in Settings, or turn off Search the web.")
+    problem = service.problem()
+    if problem is not None:
+        raise ConfigError(problem)
+    if not can_call_tools:
+        raise ConfigError("This model cannot call tools, so it cannot search the web here; "
+                          "pick a model with tools or turn off Search the web.")
+    return request, True

@@ -1,0 +1,83 @@
+"""The "Web search" page of Preferences: the search service behind the ``web_search``
+tool (SearXNG, Brave Search, Tavily), its address and its API key.
+
+Used when a chat searches the web on a provider without a search of its own; the key
+goes to the key store (desktop.chat.web_search.SECRET_ID), never to the settings.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QLineEdit, QWidget
+
+from desktop.chat.web_search import SECRET_ID
+
+if TYPE_CHECKING:
+    from desktop.core.settings import AppSettings
+    from desktop.storage.secrets import SecretStore
+
+
+class WebSearchSettings(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.service_combo = QComboBox()
+        self.service_combo.setAccessibleName(self.tr("Search service"))
+        self.service_combo.addItem(self.tr("None"), "")
+        self.service_combo.addItem("SearXNG", "searxng")
+        self.service_combo.addItem("Brave Search", "brave")
+        self.service_combo.addItem("Tavily", "tavily")
+        self.url_edit = QLineEdit()
+        self.url_edit.setAccessibleName(self.tr("Search service address"))
+        self.key_edit = QLineEdit()
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key_edit.setAccessibleName(self.tr("Search service API key"))
+        hint = QLabel(self.tr(
+            "Chats with \"Search the web\" on use the provider's own search where it has "
+            "one (OpenAI Responses, Anthropic, Gemini, OpenRouter). Other providers get a "
+            "web_search tool on the service chosen here. SearXNG must allow the json "
+            "format (search: formats: [html, json] in its settings.yml)."))
+        hint.setObjectName("emptyHint")
+        hint.setWordWrap(True)
+        form = QFormLayout(self)
+        form.addRow(self.tr("Service"), self.service_combo)
+        form.addRow(self.tr("Address"), self.url_edit)
+        form.addRow(self.tr("API key"), self.key_edit)
+        form.addRow("", hint)
+        self._key_loaded = ""
+        self.service_combo.currentIndexChanged.connect(self._follow_service)
+
+    def _follow_service(self) -> None:
+        service = self.service_combo.currentData()
+        self.url_edit.setEnabled(bool(service))
+        self.key_edit.setEnabled(service in ("brave", "tavily"))
+        self.url_edit.setPlaceholderText(
+            self.tr("https://searx.example.org") if service == "searxng"
+            else self.tr("Default: the service's API") if service else "")
+
+    def load(self, settings: AppSettings, secrets: SecretStore) -> None:
+        self.service_combo.setCurrentIndex(
+            max(0, self.service_combo.findData(settings.web_search_service)))
+        self.url_edit.setText(settings.web_search_url)
+        self._key_loaded = secrets.get(SECRET_ID) or ""
+        self.key_edit.setText(self._key_loaded)
+        self._follow_service()
+
+    def problem(self) -> str | None:
+        if self.service_combo.currentData() == "searxng" and not self.url_edit.text().strip():
+            return self.tr("SearXNG needs the address of an instance.")
+        return None
+
+    def changes(self) -> dict[str, object]:
+        return {"web_search_service": self.service_combo.currentData(),
+                "web_search_url": self.url_edit.text().strip()}
+
+    def save_key(self, secrets: SecretStore) -> None:
+        key = self.key_edit.text().strip()
+        if key == self._key_loaded:
+            return
+        if key:
+            secrets.set(SECRET_ID, key)
+        else:
+            secrets.delete(SECRET_ID)
+        self._key_loaded = key
