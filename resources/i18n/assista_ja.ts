@@ -2,6 +2,54 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="ja_JP" sourcelanguage="en">
 <context>
+    <name>AboutDialog</name>
+    <message>
+        <source>No licence text is shipped with this component; its licence is named above.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>About {app}</source>
+        <extracomment>Native libraries a bundle may carry: (file name prefix, component, licence).</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A desktop chat client for large language models.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Licence: {licence}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{app} is built with these components:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bundled components</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Component</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Licence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Licence text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select a component to read its licence.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>AppTray</name>
     <message>
         <source>{app} tray menu</source>
@@ -30,6 +78,14 @@
 </context>
 <context>
     <name>ApprovalCard</name>
+    <message>
+        <source>Chat: {title}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation type="unfinished"></translation>
+    </message>
     <message>
         <source>Run {tool} without asking in this chat</source>
         <translation type="unfinished"></translation>
@@ -415,6 +471,18 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Compare</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ask 2 to 4 models at once and see their answers side by side (or type /compare)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compare models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Send</source>
         <translation type="unfinished"></translation>
     </message>
@@ -548,6 +616,61 @@
     </message>
 </context>
 <context>
+    <name>DesktopTab</name>
+    <message>
+        <source>Keep running in the tray when the window is closed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Closing the window hides it; the tray icon&apos;s menu brings it back, and its Quit quits</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This desktop shows no tray icons: closing the window quits, whatever this says</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tray</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quick ask from anywhere: bind the command “assista quick --selection” to a keyboard shortcut in your desktop&apos;s keyboard settings. It opens a small window over everything with the selected text in the question.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quick ask</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Look for a new version once a day</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Updates</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Release feed URL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A feed in GitHub&apos;s Releases API format; empty: the project&apos;s own releases</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Release feed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Portable mode (--data-dir): the app never looks for updates.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The release feed must be an https:// URL.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>EditBanner</name>
     <message>
         <source>Editing an earlier message — Enter sends it as a new version; the original and its answers are kept (‹ › switches).</source>
@@ -631,10 +754,49 @@
     </message>
 </context>
 <context>
+    <name>LanguageChoice</name>
+    <message>
+        <source>Language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A new language shows after the app is restarted.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>Languages</name>
     <message>
         <source>System default</source>
         <extracomment>Languages with a complete translation: setting value -&gt; name in that language.</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>Launch</name>
+    <message>
+        <source> and </source>
+        <extracomment>Loaded one after the other once the window is on screen, with the window&apos;s events handled between them (each takes 20-90 ms here): it can be moved, resized and repainted while the app loads.</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Found {servers} running on this computer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{app} could not open its data folder:
+
+{error}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{app} is already running with the data in {folder}. Close it first, or start with --data-dir.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{app} could not open its data:
+
+{error}</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -707,6 +869,45 @@
     </message>
 </context>
 <context>
+    <name>McpSignInRow</name>
+    <message>
+        <source>Sign-in status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sign in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sign in to this server in your browser</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sign out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forget this server&apos;s sign-in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting for you to finish signing in in the browser…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This server needs you to sign in.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Signed in.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No sign-in used.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>MessageAccessibility</name>
     <message>
         <source>Code block, {language}</source>
@@ -765,6 +966,10 @@
     </message>
     <message>
         <source>Fork into a new chat from here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ask other models…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1212,7 +1417,275 @@
 <context>
     <name>SettingsDialog</name>
     <message>
+        <source>Follow the system</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>High contrast</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Leave out the oldest turns</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Replace the oldest turns with a summary</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>e.g. http://proxy.example.com:8080 or socks5://127.0.0.1:1080</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The proxy URL cannot contain spaces ({example}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The proxy must start with http://, https:// or socks5:// ({example}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The proxy URL needs a host name ({example}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The proxy port must be a number from 1 to 65535.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The proxy URL is only scheme://host:port ({example}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Preferences</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>General</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Network</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Desktop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Web search</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Settings error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The assistant new chats start with</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Added to every chat: who you are, how you like answers…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Custom instructions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Default system prompt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Theme</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Base font size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> pt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New chats use</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A chat&apos;s own prompt (Chat → Edit system prompt…) or its assistant&apos;s replaces the default; custom instructions are always added.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What happens when a chat no longer fits the model&apos;s context window (you are told when it does)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> days</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Erase at the next start</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Let the model title new chats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>After a new chat&apos;s first answer, its model writes a short title (one small request). Off: the first line of your first message stays the title. A title you set is never replaced.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>When a chat is too long</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep deleted chats in the trash</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Titles</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Proxy URL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Empty: the system&apos;s settings. http://host:8080, socks5://host:1080</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No proxy for</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>localhost,127.0.0.1,.internal.example</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Request timeout</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Proxy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answers at once per provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>More chats than this asking one provider at once wait their turn</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The proxy is used for every request the app makes: providers, model lists, fetch_url and MCP servers over HTTP. User and password may be part of the URL (http://user:pass@host:port).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Data folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Portable mode (--data-dir).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start with --data-dir FOLDER to keep the data elsewhere.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chats and settings are in {database} there; logs in {logs}/. {note} API keys are in the system keyring when there is one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No assistant</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ShortcutsDialog</name>
+    <message>
+        <source>Message box</source>
+        <extracomment>Keys that belong to a widget, not to a menu action (so no QAction to read them from); the words are translated, the keys named, where the dialog shows them.</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New line</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop the answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chat list</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rename the chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Move the chat to the trash</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open the chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keys</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1244,6 +1717,141 @@
     </message>
     <message>
         <source>Added as “{name}”; edit it in Assistants</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SyncDialog</name>
+    <message>
+        <source>saved in the keyring — type to replace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Password</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Secret access key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>User name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Access key ID</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sync</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sync your chats, assistants and settings with your other computers through storage you own. Everything is encrypted here with your passphrase before it leaves; API keys never do.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a folder another tool replicates (Syncthing, Dropbox, iCloud Drive, OneDrive)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>AWS when empty; e.g. https://minio.example:9000</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>us-east-1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the same passphrase again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the same on every computer; it cannot be recovered</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sync automatically (after changes and every 5 minutes)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Target</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>S3 endpoint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>S3 region</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Passphrase</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Repeat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Test connection</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sync now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{user} (from the URL)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the sync folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Enter where to sync: {forms}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unknown target: use {forms}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Enter the S3 access key ID.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Enter the S3 secret access key.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a passphrase (the same on every computer).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The two passphrases differ.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Testing the connection…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Syncing…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sync failed: {error}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Status: {status}</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1367,8 +1975,30 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Continue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Let the assistant use tools for more rounds</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>End the answer with what it has so far</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Waiting for your approval: {tool}</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>The assistant has used tools for %n round(s). Let it continue?</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
     </message>
     <message>
         <source>Waiting for another answer from this provider to finish…</source>
@@ -1516,6 +2146,18 @@
     </message>
     <message>
         <source>None</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SearXNG</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Brave Search</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tavily</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import Qt, qVersion
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, qVersion
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -39,7 +39,8 @@ from desktop import APP_ID, APP_NAME, __version__
 from desktop.resources import icon_path
 
 _LICENCE_FILE = re.compile(r"(^|/)(LICEN[CS]E|COPYING|NOTICE|AUTHORS)[^/]*$", re.IGNORECASE)
-_NO_TEXT = "No licence text is shipped with this component; its licence is named above."
+_NO_TEXT = str(QT_TRANSLATE_NOOP(
+    "AboutDialog", "No licence text is shipped with this component; its licence is named above."))
 
 #: Native libraries a bundle may carry: (file name prefix, component, licence).
 NATIVE_LIBRARIES: tuple[tuple[str, str, str], ...] = (
@@ -193,7 +194,7 @@ class AboutDialog(QDialog):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(f"About {APP_NAME}")
+        self.setWindowTitle(self.tr("About {app}").format(app=APP_NAME))
         self.resize(720, 560)
         self.components = bundled_components()
         self._build()
@@ -208,8 +209,8 @@ class AboutDialog(QDialog):
             header.addWidget(picture, 0, Qt.AlignmentFlag.AlignTop)
         self.summary = QLabel(
             f"<h2>{APP_NAME} {__version__}</h2>"
-            "<p>A desktop chat client for large language models.</p>"
-            f"<p>Licence: {app_licence()}<br>"
+            + "<p>" + self.tr("A desktop chat client for large language models.") + "</p><p>"
+            + self.tr("Licence: {licence}").format(licence=app_licence()) + "<br>"
             f"Qt {qVersion()} · PySide6 {pyside_version} · Python "
             f"{platform.python_version()} · {platform.system()} {platform.machine()}</p>"
         )
@@ -217,11 +218,13 @@ class AboutDialog(QDialog):
         self.summary.setWordWrap(True)
         header.addWidget(self.summary, 1)
         root.addLayout(header)
-        root.addWidget(QLabel(f"{APP_NAME} is built with these components:"))
+        root.addWidget(QLabel(self.tr("{app} is built with these components:").format(
+            app=APP_NAME)))
 
         self.table = QTableWidget(len(self.components), 3)
-        self.table.setAccessibleName("Bundled components")
-        self.table.setHorizontalHeaderLabels(["Component", "Version", "Licence"])
+        self.table.setAccessibleName(self.tr("Bundled components"))
+        self.table.setHorizontalHeaderLabels(
+            [self.tr("Component"), self.tr("Version"), self.tr("Licence")])
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -238,8 +241,8 @@ class AboutDialog(QDialog):
 
         self.licence_text = QPlainTextEdit()
         self.licence_text.setReadOnly(True)
-        self.licence_text.setAccessibleName("Licence text")
-        self.licence_text.setPlaceholderText("Select a component to read its licence.")
+        self.licence_text.setAccessibleName(self.tr("Licence text"))
+        self.licence_text.setPlaceholderText(self.tr("Select a component to read its licence."))
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
         splitter.addWidget(self.licence_text)
@@ -259,5 +262,6 @@ class AboutDialog(QDialog):
         except OSError:
             text = None
         self.licence_text.setPlainText(
-            f"{component.name} {component.version}: {component.licence}\n\n{text or _NO_TEXT}"
+            f"{component.name} {component.version}: {component.licence}\n\n"
+            + (text or self.tr(_NO_TEXT))
         )

@@ -4,6 +4,7 @@ on their own (Enter in the composer, F2/Del in the chat list...)."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -17,14 +18,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-#: Keys that belong to a widget, not to a menu action (so no QAction to read them from).
+#: Keys that belong to a widget, not to a menu action (so no QAction to read them from);
+#: the words are translated, the keys named, where the dialog shows them.
 WIDGET_KEYS = (
-    ("Message box", "Send", "Enter"),
-    ("Message box", "New line", "Shift+Enter"),
-    ("Message box", "Stop the answer", "Esc"),
-    ("Chat list", "Rename the chat", "F2"),
-    ("Chat list", "Move the chat to the trash", "Del"),
-    ("Chat list", "Open the chat", "Enter"),
+    (str(QT_TRANSLATE_NOOP("ShortcutsDialog", "Message box")),
+     str(QT_TRANSLATE_NOOP("ShortcutsDialog", "Send")), "Enter"),
+    (str(QT_TRANSLATE_NOOP("ShortcutsDialog", "Message box")),
+     str(QT_TRANSLATE_NOOP("ShortcutsDialog", "New line")), "Shift+Enter"),
+    (str(QT_TRANSLATE_NOOP("ShortcutsDialog", "Message box")),
+     str(QT_TRANSLATE_NOOP("ShortcutsDialog", "Stop the answer")), "Esc"),
+    (str(QT_TRANSLATE_NOOP("ShortcutsDialog", "Chat list")),
+     str(QT_TRANSLATE_NOOP("ShortcutsDialog", "Rename the chat")), "F2"),
+    (str(QT_TRANSLATE_NOOP("ShortcutsDialog", "Chat list")),
+     str(QT_TRANSLATE_NOOP("ShortcutsDialog", "Move the chat to the trash")), "Del"),
+    (str(QT_TRANSLATE_NOOP("ShortcutsDialog", "Chat list")),
+     str(QT_TRANSLATE_NOOP("ShortcutsDialog", "Open the chat")), "Enter"),
 )
 
 
@@ -54,13 +62,16 @@ def menu_shortcuts(menu_bar: QMenuBar) -> list[tuple[str, str, str]]:
 class ShortcutsDialog(QDialog):
     def __init__(self, menu_bar: QMenuBar, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Keyboard shortcuts")
-        rows = menu_shortcuts(menu_bar) + list(WIDGET_KEYS)
+        self.setWindowTitle(self.tr("Keyboard shortcuts"))
+        native = QKeySequence.SequenceFormat.NativeText
+        rows = menu_shortcuts(menu_bar) + [
+            (self.tr(where), self.tr(what), QKeySequence(keys).toString(native))
+            for where, what, keys in WIDGET_KEYS]
         self.table = QTableWidget(len(rows), 3)
-        self.table.setHorizontalHeaderLabels(["Where", "What", "Keys"])
+        self.table.setHorizontalHeaderLabels([self.tr("Where"), self.tr("What"), self.tr("Keys")])
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setAccessibleName("Keyboard shortcuts")
+        self.table.setAccessibleName(self.tr("Keyboard shortcuts"))
         for row, cells in enumerate(rows):
             for column, text in enumerate(cells):
                 self.table.setItem(row, column, QTableWidgetItem(text))
