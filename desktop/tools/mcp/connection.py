@@ -301,7 +301,7 @@ class McpConnection:
         await self.start()
 
     def signed_in(self) -> bool:
-        """Whether tokens are stored for this server (blocking: reads the keyring)."""
+        """Whether tokens are stored for this server (the first call reads the keyring)."""
         return self.sign_in is not None and self.sign_in.storage.signed_in()
 
     # -- calls --------------------------------------------------------------------------

@@ -84,9 +84,11 @@ class KeyringTokenStorage:
     def __init__(self, secrets: SecretSlots, server: str) -> None:
         self.secrets = secrets
         self.server = server
+        self._known: bool | None = None  # whether tokens are stored, once read
 
     async def get_tokens(self) -> OAuthToken | None:
         raw = await self._load("tokens")
+        self._known = raw is not None
         if raw is None:
             return None
         try:
@@ -105,6 +107,7 @@ class KeyringTokenStorage:
     async def set_tokens(self, tokens: OAuthToken) -> None:
         expires = time.time() + float(tokens.expires_in) if tokens.expires_in else None
         self._redact(tokens.access_token, tokens.refresh_token)
+        self._known = True
         await self._save("tokens", {"token": tokens.model_dump(mode="json", exclude_none=True),
                                     "expires_at": expires})
 
@@ -125,11 +128,14 @@ class KeyringTokenStorage:
         await asyncio.to_thread(self.secrets.delete, _slot(self.server, "client"))
 
     def signed_in(self) -> bool:
-        """Whether tokens are stored (blocking: call it off the event loop)."""
-        return bool(self.secrets.get(_slot(self.server, "tokens")))
+        """Whether tokens are stored (reads the keyring the first time only)."""
+        if self._known is None:
+            self._known = bool(self.secrets.get(_slot(self.server, "tokens")))
+        return self._known
 
     def sign_out(self) -> None:
         """Forget the tokens and the registered client (blocking)."""
+        self._known = False
         for what in ("tokens", "client"):
             self.secrets.delete(_slot(self.server, what))
 

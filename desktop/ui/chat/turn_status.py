@@ -1,7 +1,8 @@
 """What the chat on screen is waiting for, shown at the end of the conversation:
 "Thinking…" from Send to the first token, "Rate limited — retrying in 4 s (2/4)" with
-Cancel, "Waiting for a free slot…" with Cancel, and "Waiting for your approval" with
-the approval card's buttons.
+Cancel, "Waiting for a free slot…" with Cancel, "Waiting for your approval" with
+the approval card's buttons, and the tool-round limit's question with Continue and
+Stop here (asked in the conversation, not in a box that would cover it).
 
 Cheap by design: the dots of "Thinking…" change three times a second and the retry
 countdown once a second, each repainting this one small widget; the stream itself
@@ -51,16 +52,18 @@ def retry_headline(event: ProviderRetrying, seconds_left: int) -> str:
 
 class TurnStatus(QFrame):
     cancelRequested = Signal()  # stop the turn (a retry or a queue is not worth waiting)
+    confirmAnswered = Signal(bool)  # the tool-round question: go on (True) or stop here
     changed = Signal()  # shown, hidden or resized: the column lays out again
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("turnStatus")
-        self.kind = ""  # "", "thinking", "retrying", "queued" or "approval"
+        self.kind = ""  # "", "thinking", "retrying", "queued", "approval" or "confirm"
         self.pending: PendingApproval | None = None
         self._retry: ProviderRetrying | None = None
         self._deadline = 0.0
         self._dots = 0
+        self._rounds = 0
         row = QHBoxLayout(self)
         row.setContentsMargins(16, 6, 8, 6)
         row.setSpacing(6)
@@ -68,6 +71,7 @@ class TurnStatus(QFrame):
         make_plain(self.label)  # a tool's name and a server's reason are not markup
         self.label.setObjectName("emptyHint")
         self.label.setAccessibleName(self.tr("Answer status"))
+        self.label.setWordWrap(True)  # a narrow window wraps it beside its buttons
         self.label.setMinimumWidth(QFontMetrics(self.label.font()).horizontalAdvance(
             self.tr("Thinking…  ")))
         row.addWidget(self.label, 1)
@@ -90,6 +94,15 @@ class TurnStatus(QFrame):
             button.clicked.connect(lambda _c=False, k=kind: self.decide(k))
             row.addWidget(button)
             self.approval_buttons[kind] = button
+        self.continue_button = QPushButton(self.tr("Continue"))
+        self.continue_button.setObjectName("primaryButton")
+        self.continue_button.setToolTip(self.tr("Let the assistant use tools for more rounds"))
+        self.continue_button.clicked.connect(lambda: self._answer_confirm(True))
+        self.stop_here_button = QPushButton(self.tr("Stop here"))
+        self.stop_here_button.setToolTip(self.tr("End the answer with what it has so far"))
+        self.stop_here_button.clicked.connect(lambda: self._answer_confirm(False))
+        row.addWidget(self.continue_button)
+        row.addWidget(self.stop_here_button)
         self._ticker = QTimer(self)
         self._ticker.timeout.connect(self._tick)
         self._show("")
@@ -116,6 +129,17 @@ class TurnStatus(QFrame):
     def show_approval(self, pending: PendingApproval) -> None:
         self.pending = pending
         self._show("approval")
+
+    def show_confirm(self, rounds: int) -> None:
+        """The tool-round limit was reached: ask whether the assistant may go on."""
+        self._rounds = rounds
+        self._show("confirm")
+        self.continue_button.setFocus()
+
+    def _answer_confirm(self, proceed: bool) -> None:
+        if self.kind == "confirm":
+            self._show("thinking" if proceed else "")
+            self.confirmAnswered.emit(proceed)
 
     def approval_closed(self, call_id: str) -> None:
         if self.pending is not None and self.pending.request.call_id == call_id:
@@ -151,9 +175,15 @@ class TurnStatus(QFrame):
         self.cancel_button.setVisible(kind in ("retrying", "queued"))
         for button in self.approval_buttons.values():
             button.setVisible(kind == "approval")
+        for button in (self.continue_button, self.stop_here_button):
+            button.setVisible(kind == "confirm")
         if kind == "approval" and self.pending is not None:
             self.label.setText(self.tr("Waiting for your approval: {tool}").format(
                 tool=self.pending.request.tool))
+        elif kind == "confirm":
+            self.label.setText(self.tr(
+                "The assistant has used tools for %n round(s). Let it continue?", "",
+                self._rounds))
         elif kind == "queued":
             self.label.setText(self.tr("Waiting for another answer from this provider to finish…"))
         self._tick()

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.errors import ConfigError
 from desktop.tools.mcp.config import McpServerConfig, load_mcp_config, parse_mcp_json
+from desktop.ui.tools.mcp_catalog_dialog import catalog_button
 from desktop.ui.tools.mcp_form import TRANSPORTS, McpServerForm
 from desktop.ui.tools.mcp_import import PasteDialog, claude_desktop_config
 
@@ -137,7 +138,9 @@ class McpDialog(QDialog):
         self.import_button.setMenu(import_menu)
         self.remove_button = QPushButton("Remove")
         self.remove_button.clicked.connect(self._confirm_remove)
-        for button in (self.add_button, self.import_button, self.remove_button):
+        self.browse_button = catalog_button(self, self.controller.ctx, self._add_configs)
+        for button in (self.add_button, self.browse_button, self.import_button,
+                       self.remove_button):
             row.addWidget(button)
         column.addLayout(row)
         return left

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from desktop.tools.approval import POLICIES
 from desktop.ui import theme
 from desktop.ui.tools.approval_card import monospace_font
+from desktop.ui.tools.mcp_sign_in import McpSignInRow
 
 if TYPE_CHECKING:
     from desktop.tools.mcp.connection import McpConnection
@@ -138,6 +139,8 @@ class McpServerForm(QWidget):
         status_row.addWidget(self.restart_button)
         status_row.addWidget(self.stderr_button)
         layout.addLayout(status_row)
+        self.sign_in_row = McpSignInRow()
+        layout.addWidget(self.sign_in_row)
 
     def _build_tools(self, layout: QVBoxLayout) -> None:
         self.tools_hint = QLabel()
@@ -247,6 +250,7 @@ class McpServerForm(QWidget):
         self.status_label.setStyleSheet(f"color: {color};")
         connection = self._connection(str(self.server.get("name", "")))
         self.restart_button.setEnabled(connection is not None)
+        self.sign_in_row.show_for(connection)
         self.refresh_tools()
 
     def refresh_tools(self) -> None:

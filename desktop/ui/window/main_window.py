@@ -4,7 +4,7 @@ Composed, not inherited: each piece owns its state — the top bar (provider, mo
 assistant, usage), the chat list, the chat pane (chat, banners, composer), the Tool
 activity sidebar — and two plain objects do what is not a widget: :class:`DialogLauncher`
 opens the settings dialogs, :class:`ToolActivity` deals with tools (approvals, MCP
-start-up, "Continue?"). The window builds them, lays them out, builds the menus and
+start-up). The window builds them, lays them out, builds the menus and
 connects them to the controller and to each other in :meth:`MainWindow._connect`.
 
 Built in two steps so that it can be on screen before the app has loaded: the
@@ -258,8 +258,8 @@ class MainWindow(QMainWindow):
         self.sidebar.approvalShown.connect(tools.approval_shown)
         tools.revealRequested.connect(self._reveal_sidebar)
         c.toolsChanged.connect(tools.refresh_tools)
-        c.confirmRequested.connect(tools.confirm_continue)
-        c.bridge.runFinished.connect(tools.run_finished)
+        c.confirmRequested.connect(self.chat.turn_status.show_confirm)
+        self.chat.turn_status.confirmAnswered.connect(c.answer_confirm)
         c.bridge.runFinished.connect(self._run_finished)
         c.bridge.contextTrimmed.connect(lambda text: self.statusBar().showMessage(text, 15000))
         from desktop.ui.window.sync_scheduler import install_sync

@@ -1,19 +1,18 @@
 """What the window does about tools, between the controller, the composer's tool
 switches and the Tool activity sidebar: which tools the open chat offers, showing
-the sidebar when a call waits for approval, starting the MCP servers, and the
-tool-round limit's "Continue?" question."""
+the sidebar when a call waits for approval, and starting the MCP servers. (The
+tool-round limit's question is asked in the conversation: :class:`TurnStatus`.)"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtWidgets import QWidget
 
-from desktop.ui.window.helpers import delete_on_close
+from desktop.ui.tools.mcp_sign_in import open_in_browser
 
 if TYPE_CHECKING:
-    from desktop.core.agent_events import RunFinished
     from desktop.ui.chat.composer import Composer
     from desktop.ui.tools.sidebar import ToolSidebar
     from desktop.ui.window.controller import ChatController
@@ -28,8 +27,7 @@ class ToolActivity(QObject):
         self.controller = controller
         self.composer = composer
         self.sidebar = sidebar
-        self.parent_widget = parent  # the "Continue?" box is modal to the window
-        self.confirm_box: QMessageBox | None = None  # while "Continue?" is asked
+        controller.tools.browser = open_in_browser  # remote MCP sign-in pages
 
     def refresh_tools(self) -> None:
         """The composer's tool switches: the open chat's tools and which are on."""
@@ -62,29 +60,3 @@ class ToolActivity(QObject):
             return
         if self.controller.settings.mcp_servers:
             self.controller.start_mcp()
-
-    def confirm_continue(self, rounds: int) -> None:
-        # Emitted from inside the running turn: ask without a nested event loop.
-        box = QMessageBox(QMessageBox.Icon.Question, "Continue?",
-                          f"The assistant has used tools for {rounds} rounds. "
-                          "Let it continue?",
-                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                          self.parent_widget)
-        box.setDefaultButton(QMessageBox.StandardButton.Yes)
-        delete_on_close(box)
-
-        def answered(_result: int) -> None:
-            proceed = box.standardButton(box.clickedButton()) == QMessageBox.StandardButton.Yes
-            if self.confirm_box is box:
-                self.confirm_box = None
-            self.controller.answer_confirm(proceed)
-
-        box.finished.connect(answered)
-        self.confirm_box = box
-        box.open()
-
-    def run_finished(self, _event: RunFinished) -> None:
-        """A turn ended (stopped, say) while "Continue?" was open: the answer is moot."""
-        if self.confirm_box is not None and self.confirm_box.isVisible():
-            self.confirm_box.reject()
-        self.confirm_box = None

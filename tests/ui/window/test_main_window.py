@@ -185,8 +185,6 @@ def test_tool_round_limit_asks_to_continue(
     qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
     open_ctx: Callable[..., AppContext], tmp_path: Path,
 ) -> None:
-    from PySide6.QtWidgets import QMessageBox
-
     (tmp_path / "a.txt").write_text("a")
     ctx = open_ctx()
     add_provider(ctx, fake_server)
@@ -199,24 +197,51 @@ def test_tool_round_limit_asks_to_continue(
         fake_server.enqueue_tool_calls([("list_directory", args)])
     qtbot.keyClicks(window.composer.input, "look around")
     qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
-    # First limit: continue
-    tools = window.tool_activity
-    qtbot.waitUntil(lambda: tools.confirm_box is not None and tools.confirm_box.isVisible(),
+    # First limit: the question is asked in the conversation; continue
+    status = window.chat.turn_status
+    qtbot.waitUntil(lambda: status.kind == "confirm", timeout=10000)
+    assert status.continue_button.isVisibleTo(window)
+    assert "1 round" in status.label.text()
+    with qtbot.waitSignal(status.confirmAnswered) as answered:
+        qtbot.mouseClick(status.continue_button, Qt.MouseButton.LeftButton)
+    assert answered.args == [True]
+    # Second limit: stop here
+    qtbot.waitUntil(lambda: status.kind == "confirm" and len(fake_server.chat_requests) == 2,
                     timeout=10000)
-    box = tools.confirm_box
-    assert box is not None and "1 rounds" in box.text()
-    qtbot.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
-    # Second limit: stop
-    qtbot.waitUntil(lambda: tools.confirm_box is not None and tools.confirm_box is not box
-                    and tools.confirm_box.isVisible(), timeout=10000)
-    second = tools.confirm_box
-    assert second is not None
     with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000) as blocker:
-        qtbot.mouseClick(second.button(QMessageBox.StandardButton.No),
-                         Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(status.stop_here_button, Qt.MouseButton.LeftButton)
     assert blocker.args[0].status == "limit"
     assert len(fake_server.chat_requests) == 2
     assert [c.status for c in window.sidebar.all_cards] == ["succeeded", "succeeded"]
+
+
+def test_the_tool_round_question_follows_its_chat(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    agent = ctx.settings.current.agent.model_copy(update={"tool_round_limit": 1,
+                                                          "limit_behavior": "confirm"})
+    ctx.settings.update(agent=agent, workspace=str(tmp_path))
+    window = make_window(qtbot, ctx)
+    fake_server.enqueue_tool_calls([("list_directory", json.dumps({"path": "."}))])
+    qtbot.keyClicks(window.composer.input, "look around")
+    qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+    status = window.chat.turn_status
+    qtbot.waitUntil(lambda: status.kind == "confirm", timeout=10000)
+    asking = window.controller.session_id
+    # Another chat on screen: nothing is asked there
+    window.controller.new_session()
+    assert status.kind == ""
+    # Back: the question is asked again, and the answer reaches the asking chat
+    window.controller.open_session(asking or "")
+    qtbot.waitUntil(lambda: status.kind == "confirm", timeout=10000)
+    fake_server.enqueue_text("Found a.txt.")
+    with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
+        qtbot.mouseClick(status.continue_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
+    assert window.controller.history[-1].text == "Found a.txt."
 
 
 def test_attachments_are_sent_in_the_user_message(

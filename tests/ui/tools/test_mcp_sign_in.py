@@ -1,0 +1,59 @@
+"""Sign in and out of a remote MCP server in Settings → MCP servers, against the SDK
+server guarded by OAuth (tests/tools/mcp_oauth_server.py); httpx plays the
+system browser."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import qasync
+
+from desktop.app import AppContext
+from tests.tools.mcp_servers import ServerProcess
+from tests.tools.test_tools_mcp_oauth import GUARDED, Browser
+from tests.ui.tools.test_mcp_dialog import connection, open_dialog, stop_servers
+from tests.ui.window.test_main_window import make_window
+
+
+def test_sign_in_and_out_in_the_dialog(qtbot: Any, qt_loop: qasync.QEventLoop,
+                                       open_ctx: Callable[..., AppContext]) -> None:
+    guarded = ServerProcess(GUARDED)
+    ctx = open_ctx()
+    ctx.settings.update(mcp_servers=[{"name": "guarded", "transport": "http",
+                                      "url": guarded.url()}])
+    window = make_window(qtbot, ctx)
+    try:
+        browser = Browser()
+        window.controller.tools.browser = browser
+        window.controller.start_mcp()  # again, with the test's browser
+        qtbot.waitUntil(lambda: (c := connection(window, "guarded")) is not None
+                        and c.needs_sign_in and c.sign_in is not None
+                        and c.sign_in.browser is browser, timeout=30000)
+        dialog = open_dialog(window)
+        row = dialog.form.sign_in_row
+        assert row.isVisible()
+        assert row.label.text() == "This server needs you to sign in."
+        assert "needs sign-in" in dialog.server_list.item(0).text()
+        assert browser.opened == []  # never opened by itself
+
+        row.sign_in_button.click()
+        qtbot.waitUntil(lambda: row.label.text() == "Signed in.", timeout=30000)
+        assert len(browser.opened) == 1
+        conn = connection(window, "guarded")
+        assert conn is not None and conn.state == "running"
+        qtbot.waitUntil(lambda: "running · 2 tools" in dialog.server_list.item(0).text(),
+                        timeout=5000)
+        assert row.sign_out_button.isVisible() and not row.sign_in_button.isVisible()
+        assert ctx.secrets.get("mcp:guarded:oauth:tokens")
+
+        row.sign_out_button.click()
+        qtbot.waitUntil(lambda: row.label.text() == "This server needs you to sign in.",
+                        timeout=30000)
+        assert ctx.secrets.get("mcp:guarded:oauth:tokens") is None
+        assert row.sign_in_button.isVisible() and not row.sign_out_button.isVisible()
+        dialog.grab().save("/tmp/h19_sign_in.png")
+        dialog.close()
+    finally:
+        stop_servers(qtbot, window)
+        guarded.stop()
