@@ -1,101 +1,128 @@
 <?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US" sourcelanguage="en">
-<context>
-    <name>Composer</name>
-    <message numerus="yes">
-        <source>tools: %n on</source>
-        <translation>
-            <numerusform>tools: %n on</numerusform>
-            <numerusform>tools: %n on</numerusform>
-        </translation>
-    </message>
-</context>
-<context>
-    <name>ImportExport</name>
-    <message numerus="yes">
-        <source>%n chats</source>
-        <translation>
-            <numerusform>%n chat</numerusform>
-            <numerusform>%n chats</numerusform>
-        </translation>
-    </message>
-</context>
-<context>
-    <name>McpCatalogDialog</name>
-    <message numerus="yes">
-        <source>%n server(s)</source>
-        <translation>
-            <numerusform>%n server</numerusform>
-            <numerusform>%n servers</numerusform>
-        </translation>
-    </message>
-</context>
-<context>
-    <name>SearchDialog</name>
-    <message numerus="yes">
-        <source>%n matches (the most recent shown) · Enter opens · ↑↓ move · Esc closes</source>
-        <translation>
-            <numerusform>%n match (the most recent shown) · Enter opens · ↑↓ move · Esc closes</numerusform>
-            <numerusform>%n matches (the most recent shown) · Enter opens · ↑↓ move · Esc closes</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n matches · Enter opens · ↑↓ move · Esc closes</source>
-        <translation>
-            <numerusform>%n match · Enter opens · ↑↓ move · Esc closes</numerusform>
-            <numerusform>%n matches · Enter opens · ↑↓ move · Esc closes</numerusform>
-        </translation>
-    </message>
-</context>
-<context>
-    <name>SectionDelegate</name>
-    <message numerus="yes">
-        <source>%n messages</source>
-        <translation>
-            <numerusform>%n message</numerusform>
-            <numerusform>%n messages</numerusform>
-        </translation>
-    </message>
-</context>
-<context>
-    <name>SessionList</name>
-    <message numerus="yes">
-        <source>Chats here are erased after %n days.</source>
-        <translation>
-            <numerusform>Chats here are erased after %n day.</numerusform>
-            <numerusform>Chats here are erased after %n days.</numerusform>
-        </translation>
-    </message>
-</context>
-<context>
-    <name>ToolCallsInline</name>
-    <message numerus="yes">
-        <source>%n tool calls</source>
-        <translation>
-            <numerusform>%n tool call</numerusform>
-            <numerusform>%n tool calls</numerusform>
-        </translation>
-    </message>
-</context>
-<context>
-    <name>TurnStatus</name>
-    <message numerus="yes">
-        <source>The assistant has used tools for %n round(s). Let it continue?</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
-        </translation>
-    </message>
-</context>
-<context>
-    <name>UndoBar</name>
-    <message numerus="yes">
-        <source>Moved %n chats to the trash</source>
-        <translation>
-            <numerusform>Moved %n chat to the trash</numerusform>
-            <numerusform>Moved %n chats to the trash</numerusform>
-        </translation>
-    </message>
-</context>
+    <context>
+        <name>CompareChooser</name>
+        <message numerus="yes">
+            <source>Chosen (%n): </source>
+            <translation>
+                <numerusform>Chosen (%n): </numerusform>
+                <numerusform>Chosen (%n): </numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>Composer</name>
+        <message numerus="yes">
+            <source>tools: %n on</source>
+            <translation>
+                <numerusform>tools: %n on</numerusform>
+                <numerusform>tools: %n on</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>ImportExport</name>
+        <message numerus="yes">
+            <source>%n chats</source>
+            <translation>
+                <numerusform>%n chat</numerusform>
+                <numerusform>%n chats</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>McpCatalogDialog</name>
+        <message numerus="yes">
+            <source>%n server(s)</source>
+            <translation>
+                <numerusform>%n server</numerusform>
+                <numerusform>%n servers</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>ProviderForm</name>
+        <message numerus="yes">
+            <source>✓ Connected — %n models</source>
+            <translation>
+                <numerusform>✓ Connected — %n model</numerusform>
+                <numerusform>✓ Connected — %n models</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>✓ %n models found</source>
+            <translation>
+                <numerusform>✓ %n model found</numerusform>
+                <numerusform>✓ %n models found</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>SearchDialog</name>
+        <message numerus="yes">
+            <source>%n matches (the most recent shown) · Enter opens · ↑↓ move · Esc closes</source>
+            <translation>
+                <numerusform>%n match (the most recent shown) · Enter opens · ↑↓ move · Esc closes</numerusform>
+                <numerusform>%n matches (the most recent shown) · Enter opens · ↑↓ move · Esc closes</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n matches · Enter opens · ↑↓ move · Esc closes</source>
+            <translation>
+                <numerusform>%n match · Enter opens · ↑↓ move · Esc closes</numerusform>
+                <numerusform>%n matches · Enter opens · ↑↓ move · Esc closes</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>SectionDelegate</name>
+        <message numerus="yes">
+            <source>%n messages</source>
+            <translation>
+                <numerusform>%n message</numerusform>
+                <numerusform>%n messages</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>SessionList</name>
+        <message numerus="yes">
+            <source>Chats here are erased after %n days.</source>
+            <translation>
+                <numerusform>Chats here are erased after %n day.</numerusform>
+                <numerusform>Chats here are erased after %n days.</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>ToolCallsInline</name>
+        <message numerus="yes">
+            <source>%n tool calls</source>
+            <translation>
+                <numerusform>%n tool call</numerusform>
+                <numerusform>%n tool calls</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>TurnStatus</name>
+        <message numerus="yes">
+            <source>The assistant has used tools for %n round(s). Let it continue?</source>
+            <translation>
+                <numerusform>The assistant has used tools for %n round. Let it continue?</numerusform>
+                <numerusform>The assistant has used tools for %n rounds. Let it continue?</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>UndoBar</name>
+        <message numerus="yes">
+            <source>Moved %n chats to the trash</source>
+            <translation>
+                <numerusform>Moved %n chat to the trash</numerusform>
+                <numerusform>Moved %n chats to the trash</numerusform>
+            </translation>
+        </message>
+    </context>
 </TS>

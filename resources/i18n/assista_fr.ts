@@ -425,6 +425,123 @@
     </message>
 </context>
 <context>
+    <name>CompareChooser</name>
+    <message>
+        <source>Compare models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pick {low} to {high} models. Each answers the same question with this chat&apos;s conversation, attachments and tools; every answer is kept as a version of the reply.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chosen models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Chosen (%n): </source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Nothing chosen yet: click models in the list.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose {low} to {high} models</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>CompareColumnView</name>
+    <message>
+        <source>Answer of {model}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Figures of this answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop this answer (the others go on); what it wrote so far is kept</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop {model}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep this one</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show this answer in the chat and go on from it; the other answers stay as its other versions (‹ n/m ›)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep the answer of {model}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{count} tool rounds so far. Go on?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failed: {error}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopped at the tool-round limit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{seconds} s to first token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{rate} tok/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{input} in · {output} out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting for the first token…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>Composer</name>
     <message>
         <source>Built-in</source>
@@ -1048,6 +1165,430 @@
     </message>
     <message>
         <source>Copy code block {number}: {start}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>PricesDialog</name>
+    <message>
+        <source>Model id</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Input $/M</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Output $/M</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cached input $/M</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model prices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Costs use the provider&apos;s own figure when it reports one, then these prices, then a built-in table of common models. Prices are US dollars per million tokens; the model id must match exactly.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add row</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove row</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Row {row}: enter a model id.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Row {row}: prices must be numbers.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Row {row}: enter input and output prices.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Row {row}: prices cannot be negative.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ProviderDialog</name>
+    <message>
+        <source>Providers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add to my providers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add detected provider to my providers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Discard your changes to “{name}”?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unsaved changes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove “{name}”? Its saved API key is deleted too.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Added to your providers.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ProviderForm</name>
+    <message>
+        <source>Header line {number} should look like “Name: value”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Provider name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A name you will recognize</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Preset</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Base URL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>https://example.com/v1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Base &amp;URL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show API key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Get a key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>API &amp;key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fetch models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ask the provider which models it offers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Extra headers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optional, one per line — Name: value</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Extra &amp;headers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Test connection</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Connection status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>an environment variable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Read from {variable} (never stored by Assista)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not needed for {name} (optional)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paste your API key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Enter a name.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Enter the base URL (for example https://api.openai.com/v1).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The base URL must start with http:// or https:// and name a server.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Put the key in the API key field, not in the {name} header.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Working…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>✗ Internal error: no asyncio event loop is running.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Testing connection…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fetching models…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> — check the API key.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unexpected error: {error}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>✓ Connected — %n models</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>✓ %n models found</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Hide</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hide API key</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ProviderList</name>
+    <message>
+        <source>Providers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No base URL yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ProviderOptionsBox</name>
+    <message>
+        <source>Tools</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tools capability</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Images</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Images capability</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reasoning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reasoning capability</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>low</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>medium</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>high</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model behaviour</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ask the model to think before answering</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Extended thinking</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Thinking budget</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reasoning effort</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Thinking</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chain responses on the server (previous_response_id)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stateless replay (store: false)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Responses API mode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conversation state</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Checked: the model can · Unchecked: it cannot · Partly checked: decide from the model name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Capabilities</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ProviderText</name>
+    <message>
+        <source>{name} — not saved</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{name} — from environment ({variable})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{name} — detected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>From the environment ({variable}). Read-only here: its key stays in the environment and is never copied into Assista.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{name} is running on this computer. Add it to edit it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The key is read from {variable} each time Assista starts.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No system keyring found: keys are stored in a file readable only by you ({file})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keys are stored in the system keyring ({keyring})</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1893,6 +2434,60 @@
     </message>
 </context>
 <context>
+    <name>ToolsDialog</name>
+    <message>
+        <source>Calls</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All calls</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>TrustFields</name>
+    <message>
+        <source>e.g. 127.0.0.1, nas.local, .corp.example, 10.0.0.0/8</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Local or private hosts fetch_url may read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>fetch_url refuses this computer, the local network and cloud metadata addresses, so a web page cannot make the assistant read them. Hosts, .domain suffixes, addresses or networks listed here are allowed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>e.g. JAVA_HOME, NODE_*</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Environment variables run_command passes on</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Commands get a clean environment (PATH, HOME, language...). Name more variables here, or prefixes ending in *; a prefix never brings in keys, tokens or passwords.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hosts fetch_url may read:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Variables for commands:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not a host, address or network: {entries}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not a variable name (letters, digits and _, or a prefix ending in *): {entries}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>TurnStatus</name>
     <message>
         <source>Rate limited</source>
@@ -2204,6 +2799,21 @@
     </message>
     <message>
         <source>SearXNG needs the address of an instance.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>WelcomePage</name>
+    <message>
+        <source>Connect a model provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Assista talks to OpenAI-compatible services: a cloud provider with your API key, or a local server such as LM Studio. Pick one to start:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add {name}</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

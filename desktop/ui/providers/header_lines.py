@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication
+
 
 def parse_headers(text: str) -> dict[str, str]:
     """``Name: value`` lines to a dict; raises ValueError naming the bad line."""
@@ -13,7 +15,9 @@ def parse_headers(text: str) -> dict[str, str]:
         name, sep, value = line.partition(":")
         name = name.strip()
         if not sep or not name or any(ch.isspace() for ch in name):
-            raise ValueError(f"Header line {number} should look like “Name: value”")
+            raise ValueError(QCoreApplication.translate(
+                "ProviderForm", "Header line {number} should look like “Name: value”").format(
+                number=number))
         headers[name] = value.strip()
     return headers
 

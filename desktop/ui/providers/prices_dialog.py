@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -17,7 +17,11 @@ from PySide6.QtWidgets import (
 
 from desktop.core.settings import ModelPrice
 
-COLUMNS = ["Model id", "Input $/M", "Output $/M", "Cached input $/M"]
+# (translated where the table is made)
+COLUMNS = [str(QT_TRANSLATE_NOOP("PricesDialog", "Model id")),
+           str(QT_TRANSLATE_NOOP("PricesDialog", "Input $/M")),
+           str(QT_TRANSLATE_NOOP("PricesDialog", "Output $/M")),
+           str(QT_TRANSLATE_NOOP("PricesDialog", "Cached input $/M"))]
 
 
 class PricesDialog(QDialog):
@@ -25,23 +29,23 @@ class PricesDialog(QDialog):
 
     def __init__(self, prices: dict[str, ModelPrice], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Model prices")
+        self.setWindowTitle(self.tr("Model prices"))
         self.resize(640, 400)
         layout = QVBoxLayout(self)
-        hint = QLabel("Costs use the provider's own figure when it reports one, then these "
+        hint = QLabel(self.tr("Costs use the provider's own figure when it reports one, then these "
                       "prices, then a built-in table of common models. Prices are US dollars "
-                      "per million tokens; the model id must match exactly.")
+                      "per million tokens; the model id must match exactly."))
         hint.setWordWrap(True)
         hint.setObjectName("emptyHint")
         layout.addWidget(hint)
         self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setHorizontalHeaderLabels([self.tr(title) for title in COLUMNS])
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.setAccessibleName("Model prices")
+        self.table.setAccessibleName(self.tr("Model prices"))
         layout.addWidget(self.table, 1)
         row = QHBoxLayout()
-        add = QPushButton("Add row")
-        remove = QPushButton("Remove row")
+        add = QPushButton(self.tr("Add row"))
+        remove = QPushButton(self.tr("Remove row"))
         add.clicked.connect(lambda: self.add_row("", None))
         remove.clicked.connect(lambda: self.table.removeRow(self.table.currentRow()))
         row.addWidget(add)
@@ -83,15 +87,18 @@ class PricesDialog(QDialog):
             if not model and not any(cells[1:]):
                 continue
             if not model:
-                raise ValueError(f"Row {row + 1}: enter a model id.")
+                raise ValueError(self.tr("Row {row}: enter a model id.").format(row=row + 1))
             try:
                 numbers = [float(c) if c else None for c in cells[1:]]
             except ValueError:
-                raise ValueError(f"Row {row + 1}: prices must be numbers.") from None
+                raise ValueError(self.tr("Row {row}: prices must be numbers.").format(
+                    row=row + 1)) from None
             if numbers[0] is None or numbers[1] is None:
-                raise ValueError(f"Row {row + 1}: enter input and output prices.")
+                raise ValueError(self.tr("Row {row}: enter input and output prices.").format(
+                    row=row + 1))
             if any(n is not None and n < 0 for n in numbers):
-                raise ValueError(f"Row {row + 1}: prices cannot be negative.")
+                raise ValueError(self.tr("Row {row}: prices cannot be negative.").format(
+                    row=row + 1))
             result[model] = ModelPrice(input=numbers[0], output=numbers[1],
                                        cached_input=numbers[2])
         return result

@@ -49,7 +49,7 @@ class ProviderDialog(QDialog):
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
-        self.setWindowTitle("Providers")
+        self.setWindowTitle(self.tr("Providers"))
         self.resize(820, 520)
         self._configs: dict[str, ProviderConfig] = {}
         self._draft: ProviderConfig | None = None  # a new provider not saved yet
@@ -88,8 +88,8 @@ class ProviderDialog(QDialog):
         self.source_label = QLabel()
         self.source_label.setObjectName("emptyHint")
         self.source_label.setWordWrap(True)
-        self.adopt_button = QPushButton("Add to my providers")
-        self.adopt_button.setAccessibleName("Add detected provider to my providers")
+        self.adopt_button = QPushButton(self.tr("Add to my providers"))
+        self.adopt_button.setAccessibleName(self.tr("Add detected provider to my providers"))
         self.adopt_button.clicked.connect(self._adopt_detected)
         banner.addWidget(self.source_label, 1)
         banner.addWidget(self.adopt_button)
@@ -108,11 +108,11 @@ class ProviderDialog(QDialog):
         self.validation_label = QLabel()
         self.validation_label.setWordWrap(True)
         self.validation_label.setStyleSheet(f"color: {theme.colors()['error']};")
-        self.save_button = QPushButton("Save")
+        self.save_button = QPushButton(self.tr("Save"))
         self.save_button.setObjectName("primaryButton")
         self.save_button.setDefault(True)
         self.save_button.clicked.connect(self._save)
-        self.close_button = QPushButton("Close")
+        self.close_button = QPushButton(self.tr("Close"))
         self.close_button.setAutoDefault(False)
         self.close_button.clicked.connect(self.reject)
         bottom.addWidget(self.validation_label, 1)
@@ -160,7 +160,7 @@ class ProviderDialog(QDialog):
         names = {config.name for config in self._configs.values()}
         name, number = preset.name, 2
         while name in names:
-            name, number = f"{preset.name} {number}", number + 1
+            name, number = f"{preset.name} {number}", number + 1  # (a name: not translated)
         self._draft = ProviderConfig(
             name=name,
             kind=preset.kind,
@@ -235,15 +235,15 @@ class ProviderDialog(QDialog):
     def _on_form_changed(self) -> None:
         self._dirty = True
         if self._current is not None and self._is_draft(self._current):
-            self.title_label.setText(self.form.name_edit.text().strip() or "New provider")
+            self.title_label.setText(self.form.name_edit.text().strip() or self.tr("New provider"))
         self._update_buttons()
 
     def _confirm_leave(self) -> bool:
         """True when there are no unsaved edits or the user agrees to discard them."""
         if self._current is None or not self._dirty:
             return True
-        text = f"Discard your changes to “{self._current.name}”?"
-        if not self._ask("Unsaved changes", text, QMessageBox.StandardButton.Discard):
+        text = self.tr("Discard your changes to “{name}”?").format(name=self._current.name)
+        if not self._ask(self.tr("Unsaved changes"), text, QMessageBox.StandardButton.Discard):
             return False
         self._dirty = False
         return True
@@ -279,7 +279,7 @@ class ProviderDialog(QDialog):
             self._draft = None
         self._dirty = False
         self.reload(select_id=config.id)
-        self.form.set_status("Saved.", "ok")
+        self.form.set_status(self.tr("Saved."), "ok")
         self.providersChanged.emit()
 
     def _activate_if_none(self, provider_id: str) -> None:
@@ -295,8 +295,9 @@ class ProviderDialog(QDialog):
             self._draft, self._dirty, self._current = None, False, None
             self.reload()
             return
-        text = f"Remove “{current.name}”? Its saved API key is deleted too."
-        if not self._ask("Remove provider", text, QMessageBox.StandardButton.Yes):
+        text = self.tr("Remove “{name}”? Its saved API key is deleted too.").format(
+            name=current.name)
+        if not self._ask(self.tr("Remove provider"), text, QMessageBox.StandardButton.Yes):
             return
         try:
             self.ctx.settings_store.delete_provider(current.id)
@@ -320,7 +321,7 @@ class ProviderDialog(QDialog):
             self.form.set_status(str(exc), "error")
             return
         self.reload(select_id=config.id)
-        self.form.set_status("Added to your providers.", "ok")
+        self.form.set_status(self.tr("Added to your providers."), "ok")
         self.providersChanged.emit()
 
     # -- fetch models / test connection --------------------------------------------------

@@ -73,18 +73,18 @@ class ProviderForm(QWidget):
         layout.addLayout(form)
 
         self.name_edit = QLineEdit()
-        self.name_edit.setAccessibleName("Provider name")
-        self.name_edit.setPlaceholderText("A name you will recognize")
-        form.addRow("&Name", self.name_edit)
+        self.name_edit.setAccessibleName(self.tr("Provider name"))
+        self.name_edit.setPlaceholderText(self.tr("A name you will recognize"))
+        form.addRow(self.tr("&Name"), self.name_edit)
 
         self.preset_label = QLabel()
-        self.preset_label.setAccessibleName("Preset")
-        form.addRow("Preset", self.preset_label)
+        self.preset_label.setAccessibleName(self.tr("Preset"))
+        form.addRow(self.tr("Preset"), self.preset_label)
 
         self.base_url_edit = QLineEdit()
-        self.base_url_edit.setAccessibleName("Base URL")
-        self.base_url_edit.setPlaceholderText("https://example.com/v1")
-        form.addRow("Base &URL", self.base_url_edit)
+        self.base_url_edit.setAccessibleName(self.tr("Base URL"))
+        self.base_url_edit.setPlaceholderText(self.tr("https://example.com/v1"))
+        form.addRow(self.tr("Base &URL"), self.base_url_edit)
         self._build_key_rows(form)
         self._build_model_rows(form)
         self.options_box = ProviderOptionsBox()
@@ -99,18 +99,18 @@ class ProviderForm(QWidget):
 
     def _build_key_rows(self, form: QFormLayout) -> None:
         self.key_edit = QLineEdit()
-        self.key_edit.setAccessibleName("API key")
+        self.key_edit.setAccessibleName(self.tr("API key"))
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.key_toggle = QToolButton()
-        self.key_toggle.setText("Show")
+        self.key_toggle.setText(self.tr("Show"))
         self.key_toggle.setCheckable(True)
-        self.key_toggle.setAccessibleName("Show API key")
+        self.key_toggle.setAccessibleName(self.tr("Show API key"))
         self.key_toggle.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.key_toggle.toggled.connect(self._toggle_key)
         self.key_link = QLabel()
         self.key_link.setOpenExternalLinks(True)
         self.key_link.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
-        self.key_link.setAccessibleName("Get a key")
+        self.key_link.setAccessibleName(self.tr("Get a key"))
         key_row = QHBoxLayout()
         key_row.addWidget(self.key_edit, 1)
         key_row.addWidget(self.key_toggle)
@@ -123,39 +123,39 @@ class ProviderForm(QWidget):
         key_column.setSpacing(2)
         key_column.addLayout(key_row)
         key_column.addWidget(self.key_note)
-        form.addRow(_buddy_label("API &key", self.key_edit), key_column)
+        form.addRow(_buddy_label(self.tr("API &key"), self.key_edit), key_column)
 
     def _build_model_rows(self, form: QFormLayout) -> None:
         self.model_combo = QComboBox()
         self.model_combo.setEditable(True)
         self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.model_combo.setAccessibleName("Model")
+        self.model_combo.setAccessibleName(self.tr("Model"))
         self.model_combo.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
         self.model_combo.setMinimumContentsLength(16)
-        self.fetch_button = QPushButton("Fetch models")
-        self.fetch_button.setAccessibleName("Fetch models")
-        self.fetch_button.setToolTip("Ask the provider which models it offers")
+        self.fetch_button = QPushButton(self.tr("Fetch models"))
+        self.fetch_button.setAccessibleName(self.tr("Fetch models"))
+        self.fetch_button.setToolTip(self.tr("Ask the provider which models it offers"))
         model_row = QHBoxLayout()
         model_row.addWidget(self.model_combo, 1)
         model_row.addWidget(self.fetch_button)
-        form.addRow(_buddy_label("&Model", self.model_combo), model_row)
+        form.addRow(_buddy_label(self.tr("&Model"), self.model_combo), model_row)
 
         self.headers_edit = QPlainTextEdit()
-        self.headers_edit.setAccessibleName("Extra headers")
-        self.headers_edit.setPlaceholderText("Optional, one per line — Name: value")
+        self.headers_edit.setAccessibleName(self.tr("Extra headers"))
+        self.headers_edit.setPlaceholderText(self.tr("Optional, one per line — Name: value"))
         self.headers_edit.setTabChangesFocus(True)
         self.headers_edit.setFixedHeight(64)
-        form.addRow("Extra &headers", self.headers_edit)
+        form.addRow(self.tr("Extra &headers"), self.headers_edit)
 
     def _build_test_row(self) -> QHBoxLayout:
-        self.test_button = QPushButton("Test connection")
-        self.test_button.setAccessibleName("Test connection")
+        self.test_button = QPushButton(self.tr("Test connection"))
+        self.test_button.setAccessibleName(self.tr("Test connection"))
         self.status_label = QLabel()
         self.status_label.setObjectName("providerStatus")
         self.status_label.setWordWrap(True)
-        self.status_label.setAccessibleName("Connection status")
+        self.status_label.setAccessibleName(self.tr("Connection status"))
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)
@@ -192,15 +192,19 @@ class ProviderForm(QWidget):
 
     def _set_key_hints(self, config: ProviderConfig, preset: ProviderPreset) -> None:
         if config.source == "environment":
-            variable = config.api_key_env or preset.api_key_env or "an environment variable"
-            self.key_edit.setPlaceholderText(f"Read from {variable} (never stored by Assista)")
+            variable = (config.api_key_env or preset.api_key_env
+                        or self.tr("an environment variable"))
+            self.key_edit.setPlaceholderText(
+                self.tr("Read from {variable} (never stored by Assista)").format(
+                    variable=variable))
         elif config.source == "detected" or not preset.requires_key:
-            self.key_edit.setPlaceholderText(f"Not needed for {preset.name} (optional)")
+            self.key_edit.setPlaceholderText(
+                self.tr("Not needed for {name} (optional)").format(name=preset.name))
         else:
-            self.key_edit.setPlaceholderText("Paste your API key")
+            self.key_edit.setPlaceholderText(self.tr("Paste your API key"))
         if preset.keys_url and config.source == "user":
             url = html.escape(preset.keys_url, quote=True)
-            self.key_link.setText(f'<a href="{url}">Get a key</a>')
+            self.key_link.setText(f'<a href="{url}">{html.escape(self.tr("Get a key"))}</a>')
             self.key_link.setToolTip(preset.keys_url)
             self.key_link.show()
         else:
@@ -230,20 +234,22 @@ class ProviderForm(QWidget):
     def validation_error(self) -> str | None:
         """Why the form cannot be saved, or None."""
         if not self.name_edit.text().strip():
-            return "Enter a name."
+            return self.tr("Enter a name.")
         url = self.base_url_edit.text().strip()
         if not url:
-            return "Enter the base URL (for example https://api.openai.com/v1)."
+            return self.tr("Enter the base URL (for example https://api.openai.com/v1).")
         scheme, _, rest = url.partition("://")
         if scheme.lower() not in ("http", "https") or not rest.strip("/"):
-            return "The base URL must start with http:// or https:// and name a server."
+            return self.tr("The base URL must start with http:// or https:// and name a server.")
         try:
             headers = parse_headers(self.headers_edit.toPlainText())
         except ValueError as exc:
             return str(exc)
         for name in headers:
             if name.lower() in SENSITIVE_HEADERS:
-                return f"Put the key in the API key field, not in the {name} header."
+                return self.tr(
+                    "Put the key in the API key field, not in the {name} header.").format(
+                    name=name)
         return None
 
     # -- display ---------------------------------------------------------------------
@@ -274,7 +280,7 @@ class ProviderForm(QWidget):
         self.fetch_button.setEnabled(not busy and not self._read_only)
         self.test_button.setEnabled(not busy)
         if busy:
-            self.set_status(text or "Working…", "busy")
+            self.set_status(text or self.tr("Working…"), "busy")
 
     # -- fetch models / test connection ---------------------------------------------
 
@@ -294,9 +300,9 @@ class ProviderForm(QWidget):
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # not started under qasync: a task would never run
-            self.set_status("✗ Internal error: no asyncio event loop is running.", "error")
+            self.set_status(self.tr("✗ Internal error: no asyncio event loop is running."), "error")
             return
-        self.set_busy(True, "Testing connection…" if test else "Fetching models…")
+        self.set_busy(True, self.tr("Testing connection…") if test else self.tr("Fetching models…"))
         self._task = loop.create_task(self._check(provider, api_key, test=test))
 
     def cancel_check(self) -> None:
@@ -314,10 +320,11 @@ class ProviderForm(QWidget):
         except AssistaError as exc:
             error = str(exc)
             if isinstance(exc, ProviderError) and exc.status in (401, 403):
-                error += " — check the API key."
+                error += self.tr(" — check the API key.")
         except Exception as exc:  # a bug or an odd server: report it, keep the dialog alive
             log.exception("%s: listing models failed", provider.name)
-            error = f"Unexpected error: {type(exc).__name__}: {exc}"
+            error = self.tr("Unexpected error: {error}").format(
+                error=f"{type(exc).__name__}: {exc}")
         finally:
             try:
                 await provider.aclose()
@@ -330,16 +337,17 @@ class ProviderForm(QWidget):
             self.set_status(f"✗ {redact(error, [api_key])}", "error")
             return
         self.set_models(model.id for model in models)
-        count = f"{len(models)} model{'' if len(models) == 1 else 's'}"
-        self.set_status(f"✓ Connected — {count}" if test else f"✓ {count} found", "ok")
+        self.set_status(self.tr("✓ Connected — %n models", "", len(models)) if test
+                        else self.tr("✓ %n models found", "", len(models)), "ok")
 
     # -- slots -----------------------------------------------------------------------
 
     def _toggle_key(self, shown: bool) -> None:
         mode = QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password
         self.key_edit.setEchoMode(mode)
-        self.key_toggle.setText("Hide" if shown else "Show")
-        self.key_toggle.setAccessibleName("Hide API key" if shown else "Show API key")
+        self.key_toggle.setText(self.tr("Hide") if shown else self.tr("Show"))
+        self.key_toggle.setAccessibleName(self.tr("Hide API key") if shown else
+                self.tr("Show API key"))
 
     def _emit_changed(self, *_args: object) -> None:
         if not self._loading:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -29,53 +29,66 @@ from desktop.core.settings import ProviderConfig
 THINKING_KINDS = {"anthropic", "gemini", "ollama", "openai-responses"}
 BUDGET_KINDS = {"anthropic", "gemini"}
 EFFORTS = ["low", "medium", "high"]
-CAPABILITY_FLAGS = [("tools", "Tools"), ("vision", "Images"), ("reasoning", "Reasoning")]
+# (translated where the check boxes are made)
+CAPABILITY_FLAGS = [
+    ("tools", str(QT_TRANSLATE_NOOP("ProviderOptionsBox", "Tools")),
+     str(QT_TRANSLATE_NOOP("ProviderOptionsBox", "Tools capability"))),
+    ("vision", str(QT_TRANSLATE_NOOP("ProviderOptionsBox", "Images")),
+     str(QT_TRANSLATE_NOOP("ProviderOptionsBox", "Images capability"))),
+    ("reasoning", str(QT_TRANSLATE_NOOP("ProviderOptionsBox", "Reasoning")),
+     str(QT_TRANSLATE_NOOP("ProviderOptionsBox", "Reasoning capability")))]
+EFFORT_NAMES = {"low": str(QT_TRANSLATE_NOOP("ProviderOptionsBox", "low")),
+                "medium": str(QT_TRANSLATE_NOOP("ProviderOptionsBox", "medium")),
+                "high": str(QT_TRANSLATE_NOOP("ProviderOptionsBox", "high"))}
 
 
 class ProviderOptionsBox(QGroupBox):
     changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Model behaviour", parent)
+        super().__init__(parent)
+        self.setTitle(self.tr("Model behaviour"))
         form = QFormLayout(self)
-        self.thinking_check = QCheckBox("Ask the model to think before answering")
-        self.thinking_check.setAccessibleName("Extended thinking")
+        self.thinking_check = QCheckBox(self.tr("Ask the model to think before answering"))
+        self.thinking_check.setAccessibleName(self.tr("Extended thinking"))
         self.budget_spin = QSpinBox()
         self.budget_spin.setRange(1024, 128000)
         self.budget_spin.setSingleStep(1024)
-        self.budget_spin.setSuffix(" tokens")
-        self.budget_spin.setAccessibleName("Thinking budget")
+        self.budget_spin.setSuffix(self.tr(" tokens"))
+        self.budget_spin.setAccessibleName(self.tr("Thinking budget"))
         self.effort_combo = QComboBox()
-        self.effort_combo.addItems(EFFORTS)
-        self.effort_combo.setAccessibleName("Reasoning effort")
+        for effort in EFFORTS:
+            self.effort_combo.addItem(self.tr(EFFORT_NAMES[effort]), effort)
+        self.effort_combo.setAccessibleName(self.tr("Reasoning effort"))
         thinking_row = QHBoxLayout()
         thinking_row.addWidget(self.thinking_check)
         thinking_row.addWidget(self.budget_spin)
         thinking_row.addWidget(self.effort_combo)
         thinking_row.addStretch(1)
-        self.thinking_label = QLabel("Thinking")
+        self.thinking_label = QLabel(self.tr("Thinking"))
         form.addRow(self.thinking_label, thinking_row)
 
         self.mode_combo = QComboBox()
-        self.mode_combo.addItem("Chain responses on the server (previous_response_id)", "chain")
-        self.mode_combo.addItem("Stateless replay (store: false)", "replay")
-        self.mode_combo.setAccessibleName("Responses API mode")
-        self.mode_label = QLabel("Conversation state")
+        self.mode_combo.addItem(
+                self.tr("Chain responses on the server (previous_response_id)"), "chain")
+        self.mode_combo.addItem(self.tr("Stateless replay (store: false)"), "replay")
+        self.mode_combo.setAccessibleName(self.tr("Responses API mode"))
+        self.mode_label = QLabel(self.tr("Conversation state"))
         form.addRow(self.mode_label, self.mode_combo)
 
         caps_row = QHBoxLayout()
         self.capability_checks: dict[str, QCheckBox] = {}
-        for key, label in CAPABILITY_FLAGS:
-            check = QCheckBox(label)
+        for key, label, accessible in CAPABILITY_FLAGS:
+            check = QCheckBox(self.tr(label))
             check.setTristate(True)
-            check.setToolTip("Checked: the model can · Unchecked: it cannot · "
-                             "Partly checked: decide from the model name")
-            check.setAccessibleName(f"{label} capability")
+            check.setToolTip(self.tr("Checked: the model can · Unchecked: it cannot · "
+                             "Partly checked: decide from the model name"))
+            check.setAccessibleName(self.tr(accessible))
             self.capability_checks[key] = check
             caps_row.addWidget(check)
             check.stateChanged.connect(self._emit)
         caps_row.addStretch(1)
-        form.addRow("Capabilities", caps_row)
+        form.addRow(self.tr("Capabilities"), caps_row)
 
         self.thinking_check.toggled.connect(self._sync_enabled)
         self.thinking_check.toggled.connect(self._emit)
@@ -139,7 +152,7 @@ class ProviderOptionsBox(QGroupBox):
             if self._kind in BUDGET_KINDS:
                 options["reasoning_budget"] = self.budget_spin.value()
             if self._kind == "openai-responses":
-                options["reasoning_effort"] = self.effort_combo.currentText()
+                options["reasoning_effort"] = self.effort_combo.currentData()
                 options["responses_mode"] = self.mode_combo.currentData()
         # Overrides the box does not show (limits, per-model flags) are kept.
         previous = base.capabilities.model_dump() if base.capabilities is not None else {}

@@ -4,6 +4,8 @@ its list and the form share one wording."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication
+
 from desktop.core.settings import ProviderConfig
 from desktop.providers.presets import PRESETS, ProviderPreset
 from desktop.storage.secrets import SecretStore
@@ -17,33 +19,43 @@ def preset_of(config: ProviderConfig) -> ProviderPreset:
 def item_text(config: ProviderConfig, *, draft: bool = False) -> str:
     """The provider's line in the dialog's list, with its origin."""
     if draft:
-        return f"{config.name} — not saved"
+        return QCoreApplication.translate("ProviderText", "{name} — not saved").format(
+            name=config.name)
     if config.source == "environment":
-        return f"{config.name} — from environment ({config.api_key_env or 'no key'})"
+        return QCoreApplication.translate(
+            "ProviderText", "{name} — from environment ({variable})").format(
+            name=config.name, variable=config.api_key_env
+            or QCoreApplication.translate("ProviderText", "no key"))
     if config.source == "detected":
-        return f"{config.name} — detected"
+        return QCoreApplication.translate("ProviderText", "{name} — detected").format(
+            name=config.name)
     return config.name
 
 
 def source_text(config: ProviderConfig) -> str:
     """Why a provider is read-only ("" for the user's own)."""
     if config.source == "environment":
-        return (
-            f"From the environment ({config.api_key_env}). Read-only here: its key stays "
-            "in the environment and is never copied into Assista."
-        )
+        return QCoreApplication.translate(
+            "ProviderText", "From the environment ({variable}). Read-only here: its key stays "
+            "in the environment and is never copied into Assista.").format(
+            variable=config.api_key_env)
     if config.source == "detected":
-        return f"{preset_of(config).name} is running on this computer. Add it to edit it."
+        return QCoreApplication.translate(
+            "ProviderText", "{name} is running on this computer. Add it to edit it.").format(
+            name=preset_of(config).name)
     return ""
 
 
 def key_note(config: ProviderConfig, secrets: SecretStore) -> str:
     """Where the key of ``config`` is kept."""
     if config.source == "environment":
-        return f"The key is read from {config.api_key_env} each time Assista starts."
+        return QCoreApplication.translate(
+            "ProviderText", "The key is read from {variable} each time Assista starts.").format(
+            variable=config.api_key_env)
     if not secrets.is_secure:
-        return (
-            "No system keyring found: keys are stored in a file readable only by you "
-            f"({secrets.path})"
-        )
-    return f"Keys are stored in the system keyring ({secrets.backend_name})"
+        return QCoreApplication.translate(
+            "ProviderText", "No system keyring found: keys are stored in a file readable only "
+            "by you ({file})").format(file=secrets.path)
+    return QCoreApplication.translate(
+        "ProviderText", "Keys are stored in the system keyring ({keyring})").format(
+        keyring=secrets.backend_name)

@@ -16,11 +16,11 @@ class WelcomePage(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         layout = QVBoxLayout(self)
-        heading = QLabel("Connect a model provider")
+        heading = QLabel(self.tr("Connect a model provider"))
         heading.setObjectName("appTitle")
         hint = QLabel(
-            "Assista talks to OpenAI-compatible services: a cloud provider with your API "
-            "key, or a local server such as LM Studio. Pick one to start:"
+            self.tr("Assista talks to OpenAI-compatible services: a cloud provider with your API "
+            "key, or a local server such as LM Studio. Pick one to start:")
         )
         hint.setObjectName("emptyHint")
         hint.setWordWrap(True)
@@ -28,7 +28,7 @@ class WelcomePage(QWidget):
         for index, preset in enumerate(PRESETS.values()):
             button = QPushButton(preset.name)
             button.setAutoDefault(False)
-            button.setAccessibleName(f"Add {preset.name}")
+            button.setAccessibleName(self.tr("Add {name}").format(name=preset.name))
             button.clicked.connect(lambda _=False, pid=preset.id: self.presetChosen.emit(pid))
             grid.addWidget(button, index // 2, index % 2)
         layout.addWidget(heading)
