@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from desktop.core.agent_events import AgentEvent
 from desktop.core.messages import Message
 from desktop.tools.approval import ToolProgress
+
+if TYPE_CHECKING:
+    from desktop.chat.server_questions import PendingQuestion
 
 #: What the chat list shows for a chat: nothing (idle), waiting for a provider slot,
 #: answering, waiting for the user (an approval or "Continue?"), failed, or finished
@@ -81,8 +84,25 @@ class SaveFailed:
     type: str = field(default="save_failed", init=False)
 
 
+@dataclass(frozen=True, slots=True)
+class ServerQuestionAsked:
+    """An MCP server asks the user (a form to fill, or messages for the model to
+    answer): show ``question`` and call its ``resolve`` (desktop.chat.server_questions)."""
+
+    question: PendingQuestion
+    type: str = field(default="server_question_asked", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerQuestionClosed:
+    """The question went away (answered, or the turn ended first)."""
+
+    question_id: str
+    type: str = field(default="server_question_closed", init=False)
+
+
 ServiceEvent = (ProviderRetrying | TurnQueued | ConfirmRequested | TurnFailed | SaveFailed
-                | TurnEnded)
+                | TurnEnded | ServerQuestionAsked | ServerQuestionClosed)
 ChatEvent = AgentEvent | ToolProgress | ServiceEvent
 ChatObserver = Callable[[ChatEvent], None]
 

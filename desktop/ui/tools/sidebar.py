@@ -17,11 +17,14 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.chat.approvals import PendingApproval
+from desktop.chat.server_questions import PendingQuestion
 from desktop.core.agent_events import RunFinished, ToolRunFinished, ToolRunStarted
 from desktop.core.messages import Message, ToolCallPart
 from desktop.tools.approval import ToolProgress
 from desktop.ui import theme
 from desktop.ui.tools.approval_card import ApprovalCard, approval_css
+from desktop.ui.tools.call_progress import show_progress
+from desktop.ui.tools.server_question_card import ServerQuestionsArea
 from desktop.ui.tools.tool_call_text import (  # noqa: F401 - re-exported for callers and tests
     summarize_arguments,
     summarize_result,
@@ -89,6 +92,10 @@ class ToolSidebar(QWidget):
         outer.addLayout(top)
 
         self._build_areas(outer)
+        self.questions = ServerQuestionsArea()  # MCP servers asking, above the calls
+        outer.insertWidget(1, self.questions)
+        bridge.serverQuestion.connect(self._on_question)
+        bridge.serverQuestionClosed.connect(self.questions.close_question)
         self.cards: dict[str, ToolCallCard] = {}  # latest card per call id
         self.all_cards: list[ToolCallCard] = []
         self.approval_cards: dict[str, ApprovalCard] = {}
@@ -153,6 +160,7 @@ class ToolSidebar(QWidget):
             if widget is not None:
                 widget.hide()
                 widget.deleteLater()
+        self.questions.clear()  # a chat's open questions come back with its replay
         self.cards.clear()
         self.all_cards.clear()
         self.turns.clear()
@@ -337,11 +345,17 @@ class ToolSidebar(QWidget):
     def _on_started(self, event: ToolRunStarted) -> None:
         self.add_call(event.call, event.message_id)
 
+    def _on_question(self, question: PendingQuestion) -> None:
+        if self.questions.ask(question) is not None:
+            self.approvalShown.emit(question.id)  # the window shows the panel
+
     def _on_progress(self, progress: ToolProgress) -> None:
         card = self.cards.get(progress.call_id)
         if card is None or card.result is not None:
             return
-        if progress.kind == "status":
+        if progress.kind == "progress":
+            show_progress(card, progress)
+        elif progress.kind == "status":
             card.set_status(progress.text)
         else:
             card.append_output(progress.text)

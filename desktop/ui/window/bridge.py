@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
+from desktop.chat.events import ServerQuestionAsked, ServerQuestionClosed
 from desktop.core.agent_events import (
     AgentEvent,
     AssistantFinished,
@@ -48,9 +49,12 @@ class AgentBridge(QObject):
     contextTrimmed = Signal(str)  # a sentence telling the user what was left out
     approvalClosed = Signal(str)  # call id: the request went away (Stop, cancel, answered)
     retrying = Signal(object)  # desktop.chat.events.ProviderRetrying (the chat on screen)
+    serverQuestion = Signal(object)  # desktop.chat.server_questions.PendingQuestion
+    serverQuestionClosed = Signal(str)  # its id: answered, or the turn ended
     queued = Signal(bool)  # the chat on screen waits for a provider slot (False: got one)
 
-    def __call__(self, event: AgentEvent) -> None:  # noqa: C901 - a flat dispatch table
+    def __call__(  # noqa: C901 - a flat dispatch table
+            self, event: AgentEvent | ServerQuestionAsked | ServerQuestionClosed) -> None:
         if isinstance(event, TextDelta):
             self.textDelta.emit(event.text)
         elif isinstance(event, ReasoningDelta):
@@ -77,3 +81,7 @@ class AgentBridge(QObject):
             self.runFinished.emit(event)
         elif isinstance(event, ContextTrimmed):
             self.contextTrimmed.emit(event.notice)
+        elif isinstance(event, ServerQuestionAsked):
+            self.serverQuestion.emit(event.question)
+        elif isinstance(event, ServerQuestionClosed):
+            self.serverQuestionClosed.emit(event.question_id)

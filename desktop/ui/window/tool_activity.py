@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
+from desktop.chat.sampling import ChatSampler
+from desktop.chat.server_questions import ServerQuestions
 from desktop.ui.tools.mcp_sign_in import open_in_browser
 
 if TYPE_CHECKING:
@@ -28,6 +30,12 @@ class ToolActivity(QObject):
         self.composer = composer
         self.sidebar = sidebar
         controller.tools.browser = open_in_browser  # remote MCP sign-in pages
+        # MCP servers asking (a form, or messages for the model) go to the tool panel
+        # through the chat's events; sampling runs on the chat's model once allowed.
+        self.server_questions = ServerQuestions(controller.service)
+        controller.tools.elicitor = self.server_questions.elicit
+        controller.tools.sampler = ChatSampler(controller.service,
+                                               self.server_questions.approve_sampling)
 
     def refresh_tools(self) -> None:
         """The composer's tool switches: the open chat's tools and which are on."""

@@ -52,7 +52,6 @@ def test_sign_in_and_out_in_the_dialog(qtbot: Any, qt_loop: qasync.QEventLoop,
                         timeout=30000)
         assert ctx.secrets.get("mcp:guarded:oauth:tokens") is None
         assert row.sign_in_button.isVisible() and not row.sign_out_button.isVisible()
-        dialog.grab().save("/tmp/h19_sign_in.png")
         dialog.close()
     finally:
         stop_servers(qtbot, window)
