@@ -32,6 +32,7 @@ from desktop.chat.events import (
 from desktop.chat.profile import ChatRef, NewChat
 from desktop.chat.service import ChatService
 from desktop.chat.turn_plan import TurnOverrides
+from desktop.cli.context import open_cli_context
 from desktop.cli.failure import fail
 from desktop.cli.mcp_inputs import mcp_turn, wants_mcp_inputs
 from desktop.cli.mcp_sign_in import TerminalBrowser, sign_in_needed_text, sign_in_where_needed
@@ -42,6 +43,7 @@ from desktop.core.events import ErrorEvent, TextDelta, event_to_dict
 from desktop.core.messages import Message, Part
 from desktop.core.orchestrator import RunResult
 from desktop.core.settings import ProviderConfig
+from desktop.core.terminal_text import visible
 from desktop.knowledge.store import KnowledgeBase
 from desktop.providers.presets import PRESETS
 from desktop.tools.approval import Approver, ToolProgress, allow_all
@@ -122,7 +124,8 @@ class _Printer:
             self.out.write(event.text)
             self.out.flush()
         elif isinstance(event, ToolRunStarted) and self.show_tools:
-            self.err.write(f"\n⚙ {event.call.name} {event.call.arguments[:120]}\n")
+            self.err.write(f"\n⚙ {visible(event.call.name, lines=False)} "
+                           f"{visible(event.call.arguments[:120], lines=False)}\n")
         elif isinstance(event, ToolRunFinished) and self.show_tools:
             mark = "✓" if not event.result.is_error else "✗"
             self.err.write(f"  {mark} {event.result.status}\n")
@@ -174,7 +177,7 @@ async def _start_mcp(service: ChatService, extra: list[McpServerConfig], err: Te
             reason = (sign_in_needed_text(name) if connection.needs_sign_in else
                       f"MCP server {name!r} is not available: "
                       f"{connection.last_error or connection.state}")
-            err.write(f"assista: warning: {reason}\n")
+            err.write(f"assista: warning: {visible(reason)}\n")
 
 
 def _approver(args: argparse.Namespace) -> Approver | None:
@@ -275,7 +278,7 @@ def ask_command(args: argparse.Namespace) -> int:
     out, err = sys.stdout, sys.stderr
     printer = _Printer(out, err, args.json)
     try:
-        ctx = AppContext.open(getattr(args, "data_dir", None), log_to_stderr=False)
+        ctx = open_cli_context(args)
     except AssistaError as exc:
         return fail(str(exc))
     try:

@@ -40,6 +40,7 @@ from desktop.cli.ask import (
     _start_mcp,
     resolve_provider,
 )
+from desktop.cli.context import open_cli_context
 from desktop.cli.failure import fail
 from desktop.cli.mcp_inputs import mcp_turn, wants_mcp_inputs
 from desktop.core.agent_events import ToolRunFinished, ToolRunStarted
@@ -181,7 +182,7 @@ def compare_command(args: argparse.Namespace) -> int:
     out, err = sys.stdout, sys.stderr
     printer = ComparePrinter(out, err, args.json)
     try:
-        ctx = AppContext.open(getattr(args, "data_dir", None), log_to_stderr=False)
+        ctx = open_cli_context(args)
     except AssistaError as exc:
         return fail(str(exc))
     try:

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from desktop.app import AppContext
+from desktop.cli.context import open_cli_context, was_repaired
 from desktop.cli.failure import fail
 from desktop.core.errors import AssistaError
 from desktop.storage.export import export_sessions
@@ -16,7 +16,7 @@ from desktop.storage.export import export_sessions
 
 def export_command(args: argparse.Namespace) -> int:
     try:
-        ctx = AppContext.open(getattr(args, "data_dir", None), log_to_stderr=False)
+        ctx = open_cli_context(args)
     except AssistaError as exc:
         return fail(str(exc))
     try:
@@ -45,6 +45,8 @@ def export_command(args: argparse.Namespace) -> int:
             with contextlib.suppress(OSError):  # nothing more can reach stdout
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return fail(f"cannot write the export: {exc.strerror or exc}")
+    if was_repaired(ctx):  # (the warning above named the moved file)
+        return fail("the export holds only what could be copied from the damaged database")
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from desktop.app import AppContext
+from desktop.cli.context import open_cli_context
 from desktop.cli.failure import fail
 from desktop.core.errors import AssistaError
 from desktop.storage.importer import import_document, read_import_file
@@ -18,7 +18,7 @@ def import_command(args: argparse.Namespace) -> int:
     except AssistaError as exc:
         return fail(str(exc))
     try:
-        ctx = AppContext.open(getattr(args, "data_dir", None), log_to_stderr=False)
+        ctx = open_cli_context(args)
     except AssistaError as exc:
         return fail(str(exc))
     try:

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from desktop.app import AppContext
+from desktop.cli.context import open_cli_context
 from desktop.cli.failure import fail
 from desktop.core.errors import AssistaError
 from desktop.knowledge.store import EmbeddingConfig, KnowledgeBase, KnowledgeStore
@@ -87,7 +88,7 @@ def _run(ctx: AppContext, args: argparse.Namespace) -> int:
 
 def knowledge_command(args: argparse.Namespace) -> int:
     try:
-        ctx = AppContext.open(getattr(args, "data_dir", None), log_to_stderr=False)
+        ctx = open_cli_context(args)
     except AssistaError as exc:
         return fail(str(exc))
     try:

@@ -17,9 +17,11 @@ from typing import Any, TextIO
 
 from desktop.app import AppContext
 from desktop.chat.chat_tools import ChatTools
+from desktop.cli.context import open_cli_context
 from desktop.cli.failure import fail
 from desktop.cli.mcp_sign_in import TerminalBrowser, sign_in_needed_text, sign_in_where_needed
 from desktop.core.errors import AssistaError, ConfigError
+from desktop.core.terminal_text import visible
 from desktop.tools.mcp.config import McpServerConfig, load_mcp_config
 from desktop.tools.mcp.connection import McpConnection
 
@@ -77,7 +79,7 @@ async def _list(ctx: AppContext, args: argparse.Namespace, out: TextIO, err: Tex
             reason = (sign_in_needed_text(connection.name) if connection.needs_sign_in
                       else f"MCP server {connection.name!r} is not available: "
                            f"{connection.last_error or connection.state}")
-            err.write(f"assista: warning: {reason}\n")
+            err.write(f"assista: warning: {visible(reason)}\n")
         running = [c for c in connections if c.state == "running"]
         if args.json:
             document = {"servers": [server_document(c) for c in connections
@@ -86,7 +88,7 @@ async def _list(ctx: AppContext, args: argparse.Namespace, out: TextIO, err: Tex
         else:
             for connection in running:
                 for line in plain_lines(connection):
-                    out.write(line + "\n")
+                    out.write(visible(line, lines=False) + "\n")  # names a server chose
         return [c.name for c in failed]
     finally:
         await tools.stop_mcp()
@@ -98,7 +100,7 @@ def mcp_command(args: argparse.Namespace) -> int:
 
         return login_command(args)
     try:
-        ctx = AppContext.open(getattr(args, "data_dir", None), log_to_stderr=False)
+        ctx = open_cli_context(args)
     except AssistaError as exc:
         return fail(str(exc))
     try:

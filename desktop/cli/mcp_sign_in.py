@@ -17,6 +17,7 @@ from typing import TextIO
 
 from desktop.app import AppContext
 from desktop.chat.chat_tools import ChatTools
+from desktop.cli.context import open_cli_context
 from desktop.cli.failure import fail
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.tools.mcp.config import McpServerConfig, load_mcp_config
@@ -80,7 +81,7 @@ async def _login(ctx: AppContext, config: McpServerConfig, err: TextIO) -> str |
 
 def login_command(args: argparse.Namespace) -> int:
     try:
-        ctx = AppContext.open(getattr(args, "data_dir", None), log_to_stderr=False)
+        ctx = open_cli_context(args)
     except AssistaError as exc:
         return fail(str(exc))
     try:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from desktop.core.messages import ImagePart, TextPart
+from desktop.core.terminal_text import visible
 from desktop.tools.mcp.server_requests import (
     ElicitationAnswer,
     ElicitationRequest,
@@ -38,9 +39,9 @@ class TerminalElicitor:
         return await asyncio.to_thread(self._ask, request)
 
     def _ask(self, request: ElicitationRequest) -> ElicitationAnswer:
-        self.err.write(f"\nMCP server {request.server!r} asks: {request.message}\n")
+        self.err.write(f"\nMCP server {request.server!r} asks: {visible(request.message)}\n")
         if request.url is not None:
-            self.err.write(f"It wants you to open {request.url}\n")
+            self.err.write(f"It wants you to open {visible(request.url, lines=False)}\n")
             answer = self._read("Open it yourself, then confirm [y/N] ").strip().lower()
             return ElicitationAnswer("accept" if answer in ("y", "yes") else "decline")
         self.err.write("(an empty first answer declines)\n")
@@ -49,7 +50,7 @@ class TerminalElicitor:
             label = schema.get("title") or name
             hint = schema.get("description") or schema.get("type", "text")
             mark = "" if name in request.required else ", optional"
-            raw[name] = self._read(f"{label} ({hint}{mark}): ")
+            raw[name] = self._read(visible(f"{label} ({hint}{mark}): ", lines=False))
             if index == 0 and not raw[name].strip():
                 return ElicitationAnswer.decline()
         while True:
@@ -57,8 +58,8 @@ class TerminalElicitor:
                 return ElicitationAnswer("accept", coerce_answer(request, raw))
             except ValueError as exc:
                 name = str(exc).split(" ", 1)[0]
-                self.err.write(f"{exc}\n")
-                raw[name] = self._read(f"{name}: ")
+                self.err.write(f"{visible(str(exc))}\n")
+                raw[name] = self._read(visible(f"{name}: ", lines=False))
 
 
 class TerminalSamplingApprover:
@@ -81,11 +82,11 @@ def describe_sampling(request: SamplingRequest) -> str:
     lines = [f"\nMCP server {request.server!r} asks the model to answer "
              f"(at most {request.max_tokens} tokens):"]
     if request.system_prompt:
-        lines.append(f"[system] {request.system_prompt}")
+        lines.append(f"[system] {visible(request.system_prompt)}")
     for message in request.messages:
         for part in message.parts:
             if isinstance(part, TextPart):
-                lines.append(f"[{message.role}] {part.text}")
+                lines.append(f"[{message.role}] {visible(part.text)}")
             elif isinstance(part, ImagePart):
-                lines.append(f"[{message.role}] (an image, {part.media_type})")
+                lines.append(f"[{message.role}] (an image, {visible(part.media_type)})")
     return "\n".join(lines) + "\n"

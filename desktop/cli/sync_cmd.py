@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from desktop.app import AppContext
+from desktop.cli.context import open_cli_context
 from desktop.cli.failure import fail
 from desktop.core.errors import AssistaError
 
@@ -30,7 +30,7 @@ def sync_command(args: argparse.Namespace) -> int:
     except AssistaError as exc:
         return fail(str(exc))
     try:
-        ctx = AppContext.open(getattr(args, "data_dir", None), log_to_stderr=False)
+        ctx = open_cli_context(args)
     except AssistaError as exc:
         target.close()
         return fail(str(exc))

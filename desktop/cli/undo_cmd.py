@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from desktop.app import AppContext
+from desktop.cli.context import open_cli_context
 from desktop.cli.failure import fail
 from desktop.core.errors import AssistaError
 
@@ -26,7 +26,7 @@ def undo_command(args: argparse.Namespace) -> int:
     from desktop.chat.turn_undo import UndoRefused, undo_turn
 
     try:
-        ctx = AppContext.open(getattr(args, "data_dir", None), log_to_stderr=False)
+        ctx = open_cli_context(args)
     except AssistaError as exc:
         return fail(str(exc))
     try:

@@ -76,7 +76,7 @@ def open_database(
     salvaged = salvage(moved, db)
     chats = salvaged.get("sessions", 0)
     notice = (
-        f"The database was damaged. It was moved to {moved.parent} and a new one was "
+        f"The database was damaged. It was moved aside to {moved} and a new one was "
         f"created; {chats} chat{'s' if chats != 1 else ''} and "
         f"{salvaged.get('messages', 0)} messages could be copied from it."
     )

@@ -1,14 +1,16 @@
 """App settings (one JSON document) and provider configurations.
 
 API keys are never stored here: they live in :class:`desktop.storage.secrets.SecretStore`.
-:meth:`SettingsStore.save_provider` refuses provider headers that carry credentials.
+:meth:`SettingsStore.save_provider` refuses the well-known credential headers (the key
+field is for them); a base URL's password and other header values go to the secret
+store when one is attached (:mod:`desktop.storage.provider_secrets`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -16,6 +18,12 @@ from pydantic import ValidationError
 from desktop.core.errors import ConfigError, StorageError
 from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.storage.database import Database
+from desktop.storage.mcp_secrets import Secrets
+from desktop.storage.provider_secrets import (
+    needs_stashing,
+    resolve_provider_secrets,
+    stash_provider_secrets,
+)
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +44,8 @@ SENSITIVE_HEADERS = frozenset(
 class SettingsStore:
     def __init__(self, db: Database) -> None:
         self._db = db
+        # The secret store, opened when first needed (AppContext attaches it).
+        self.secrets: Callable[[], Secrets] | None = None
 
     # -- app settings --------------------------------------------------------------
 
@@ -104,8 +114,24 @@ class SettingsStore:
                     str(exc).splitlines()[0],
                 )
                 continue
-            providers.append(config.model_copy(update={"id": row["id"]}))
+            config = config.model_copy(update={"id": row["id"]})
+            if self.secrets is not None:
+                config = self._with_secrets(config)
+            providers.append(config)
         return providers
+
+    def _with_secrets(self, config: ProviderConfig) -> ProviderConfig:
+        """``config`` as the app uses it; a row that still holds a credential in clear
+        (written before they went to the secret store) is rewritten without it."""
+        assert self.secrets is not None
+        secrets = self.secrets()
+        if needs_stashing(config):
+            stashed = stash_provider_secrets(config, secrets)
+            self._db.execute("UPDATE providers SET config = ? WHERE id = ?",
+                             (stashed.model_dump_json(), config.id))
+            log.info("moved the credentials of provider %s to the secret store", config.id)
+            config = stashed
+        return resolve_provider_secrets(config, secrets)
 
     def get_provider(self, provider_id: str) -> ProviderConfig | None:
         for provider in self.list_providers():
@@ -119,6 +145,8 @@ class SettingsStore:
         Raises :class:`ConfigError` if a header carries a credential.
         """
         _check_no_credentials(config)
+        if self.secrets is not None:
+            config = stash_provider_secrets(config, self.secrets())
         with self._db.transaction() as conn:
             conn.execute(
                 "INSERT INTO providers (id, position, config) VALUES ("

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
+from desktop.core.terminal_text import visible
 from desktop.tools.approval import ApprovalDecision, ApprovalRequest
 
 MAX_PREVIEW_LINES = 200
@@ -22,20 +23,22 @@ _TRIES = 3
 
 
 def render_request(request: ApprovalRequest, max_lines: int = MAX_PREVIEW_LINES) -> str:
-    """The request as terminal text."""
-    origin = "" if request.source == "builtin" else f" (MCP server {request.source})"
-    lines = [f"\n⚠ The agent wants to use {request.tool}{origin}"]
+    """The request as terminal text (what came from the model or a server with its
+    control characters written out: it cannot repaint the question)."""
+    origin = ("" if request.source == "builtin"
+              else f" (MCP server {visible(request.source, lines=False)})")
+    lines = [f"\n⚠ The agent wants to use {visible(request.tool, lines=False)}{origin}"]
     preview = request.preview
     if preview.title:
-        lines.append(f"  {preview.title}")
-    body = preview.text.splitlines() or [""]
+        lines.append(f"  {visible(preview.title, lines=False)}")
+    body = [visible(line, lines=False) for line in preview.text.split("\n")] or [""]
     if preview.kind == "command":
         body = [f"$ {line}" for line in body]
     if len(body) > max_lines:
         body = [*body[:max_lines], f"… ({len(body) - max_lines} more lines)"]
     lines += [f"  {line}" for line in body]
     if preview.error:
-        lines.append(f"  ({preview.error})")
+        lines.append(f"  ({visible(preview.error, lines=False)})")
     return "\n".join(lines) + "\n"
 
 
@@ -70,7 +73,8 @@ class TerminalApprover:
             self.err.write(render_request(request))
             for _ in range(_TRIES):
                 self.err.write(
-                    f"Allow {request.tool}? [y]es once / [c]hat / [a]lways / [n]o (reason): "
+                    f"Allow {visible(request.tool, lines=False)}? "
+                    "[y]es once / [c]hat / [a]lways / [n]o (reason): "
                 )
                 self.err.flush()
                 line = await asyncio.to_thread(self.read_line)

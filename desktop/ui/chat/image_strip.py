@@ -9,6 +9,7 @@ from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from desktop.core.messages import ImagePart
+from desktop.ui.plain_text import plain_tooltip
 
 ATTACHMENT_WIDTH = 360
 
@@ -30,7 +31,7 @@ def image_strip(images: list[ImagePart], named: dict[str, QImage]) -> QWidget | 
         label = QLabel()
         label.setPixmap(QPixmap.fromImage(image).scaledToWidth(
             min(ATTACHMENT_WIDTH, image.width()), Qt.TransformationMode.SmoothTransformation))
-        label.setToolTip(name)
+        label.setToolTip(plain_tooltip(name))
         box.addWidget(label)
     box.addStretch(1)
     return strip

@@ -19,7 +19,7 @@ from PySide6.QtGui import (
     QPen,
     QResizeEvent,
 )
-from PySide6.QtWidgets import QFrame, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QMenu, QToolButton, QVBoxLayout, QWidget
 
 from desktop.chat.message_edits import is_continuation
 from desktop.core.messages import ImagePart, Message, ToolCallPart, ToolResultPart

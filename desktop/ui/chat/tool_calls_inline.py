@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QLabel, QToolButton, QVBoxLayout, QWidget
 
 from desktop.core.messages import ToolCallPart, ToolResultPart
 from desktop.ui.icons import icon_size, set_icon
+from desktop.ui.plain_text import button_text
 
 PREVIEW_CHARS = 600
 
@@ -79,8 +80,8 @@ class ToolCallsInline(QWidget):
         self._calls, self._results = calls, results
         if not calls:
             return
-        self.toggle.setText(("▾ " if self.toggle.isChecked() else "▸ ") +
-                            summary(self.tr("%n tool calls", "", len(calls)), calls, results))
+        self.toggle.setText(button_text(("▾ " if self.toggle.isChecked() else "▸ ") + summary(
+            self.tr("%n tool calls", "", len(calls)), calls, results)))  # (tool names: & is &)
         if self.details is not None and self.details.isVisible():
             self.details.setText(details_html(calls, results))
         self.show()

@@ -11,6 +11,8 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QMouseEvent, QTextCursor
 from PySide6.QtWidgets import QApplication
 
+from desktop.ui.plain_text import plain_tooltip
+
 if TYPE_CHECKING:
     from desktop.ui.markdown.view import MarkdownView
 
@@ -67,7 +69,7 @@ class BodyPointer:
         pointing = hover >= 0 or bool(anchor)
         view.setCursor(Qt.CursorShape.PointingHandCursor if pointing
                        else Qt.CursorShape.IBeamCursor)
-        view.setToolTip(anchor)
+        view.setToolTip(plain_tooltip(anchor))
 
     def release(self, event: QMouseEvent) -> None:
         view = self.view

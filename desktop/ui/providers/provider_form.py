@@ -35,6 +35,7 @@ from desktop.providers.presets import ProviderPreset
 from desktop.providers.retry import redact
 from desktop.storage.settings_store import SENSITIVE_HEADERS
 from desktop.ui import theme
+from desktop.ui.plain_text import plain_label
 from desktop.ui.providers.header_lines import format_headers, parse_headers
 from desktop.ui.providers.provider_options import ProviderOptionsBox
 from desktop.ui.providers.provider_text import preset_of
@@ -115,7 +116,7 @@ class ProviderForm(QWidget):
         key_row.addWidget(self.key_edit, 1)
         key_row.addWidget(self.key_toggle)
         key_row.addWidget(self.key_link)
-        self.key_note = QLabel()
+        self.key_note = plain_label()
         self.key_note.setObjectName("emptyHint")
         self.key_note.setWordWrap(True)
         self.key_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -152,7 +153,7 @@ class ProviderForm(QWidget):
     def _build_test_row(self) -> QHBoxLayout:
         self.test_button = QPushButton(self.tr("Test connection"))
         self.test_button.setAccessibleName(self.tr("Test connection"))
-        self.status_label = QLabel()
+        self.status_label = plain_label()
         self.status_label.setObjectName("providerStatus")
         self.status_label.setWordWrap(True)
         self.status_label.setAccessibleName(self.tr("Connection status"))

@@ -28,6 +28,7 @@ from desktop.chat.chat_options import EFFORTS, ChatOptions
 from desktop.core.provider_options import MAX_TOKENS_LIMIT
 from desktop.knowledge.store import KnowledgeStore
 from desktop.ui.knowledge.chat_knowledge_button import ChatKnowledgeButton
+from desktop.ui.plain_text import plain_label
 
 if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
@@ -44,7 +45,7 @@ class ChatSettingsPopover(QFrame):
         self._loading = False
         title = QLabel("This chat")
         title.setObjectName("panelTitle")
-        self.model_label = QLabel()
+        self.model_label = plain_label()
         self.model_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.model_button = QPushButton("Change…")
         self.model_button.clicked.connect(self._change_model)

@@ -19,6 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.ui.plain_text import button_text, plain_tooltip
+
 #: Room for about eight characters and the arrow: the least a box shrinks to.
 MIN_CHARS = 8
 
@@ -69,7 +71,7 @@ class ElidedButton(QPushButton):
 
     def set_full_text(self, text: str, tooltip: str = "") -> None:
         self.full_text = text
-        self.setToolTip(tooltip or text)
+        self.setToolTip(plain_tooltip(tooltip or text))  # a model's id
         self.updateGeometry()
         self._elide()
 
@@ -93,5 +95,5 @@ class ElidedButton(QPushButton):
 
     def _elide(self) -> None:
         room = max(0, self.width() - self._chrome())
-        self.setText(self.fontMetrics().elidedText(self.full_text,
-                                                   Qt.TextElideMode.ElideMiddle, room))
+        self.setText(button_text(self.fontMetrics().elidedText(
+            self.full_text, Qt.TextElideMode.ElideMiddle, room)))  # (a model's id: & is &)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from desktop.chat.model_catalog import ModelCatalog, ModelEntry
 from desktop.ui import theme
 from desktop.ui.icons import render
+from desktop.ui.plain_text import plain_tooltip
 
 ENTRY_ROLE = Qt.ItemDataRole.UserRole
 TYPED_ROLE = Qt.ItemDataRole.UserRole + 1  # a row that uses the typed text as the id
@@ -175,8 +176,8 @@ class ModelPicker(QFrame):
             for entry in entries:
                 item = QListWidgetItem(entry.model)
                 item.setData(ENTRY_ROLE, entry)
-                item.setToolTip(f"{entry.model} — {entry.provider_name}\n"
-                                + " · ".join(entry.badges()))
+                item.setToolTip(plain_tooltip(f"{entry.model} — {entry.provider_name}\n"
+                                              + " · ".join(entry.badges())))
                 self.list.addItem(item)
         self.empty_label.setVisible(self.list.count() == 0)
         first = self.first_model_row()

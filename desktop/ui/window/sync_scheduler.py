@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from desktop.sync.config import SyncConfig, engine_from_config, load_config
 from desktop.sync.status import SyncStatus, read_status
+from desktop.ui.plain_text import plain_tooltip
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
@@ -225,6 +226,7 @@ class SyncStatusLabel(QLabel):
     def __init__(self, scheduler: SyncScheduler, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.scheduler = scheduler
+        self.setTextFormat(Qt.TextFormat.PlainText)  # a server's error text is not markup
         self.setObjectName("syncStatus")
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self._timer = QTimer(self, interval=LABEL_REFRESH_MS)
@@ -238,7 +240,8 @@ class SyncStatusLabel(QLabel):
             self.setText(self.scheduler.text())
             status = self.scheduler.status()
             failure = self.scheduler.error or status.error
-            self.setToolTip(failure or "Sync: click for Settings → Sync")
+            self.setToolTip(plain_tooltip(failure) if failure
+                            else "Sync: click for Settings → Sync")
             self._timer.start()
         else:
             self._timer.stop()

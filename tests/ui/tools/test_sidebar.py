@@ -14,6 +14,7 @@ import qasync
 from PySide6.QtCore import Qt
 
 from desktop.app import AppContext
+from desktop.ui.plain_text import plain_tooltip
 from desktop.ui.window.main_window import MainWindow
 from tests.support.openai_server import FakeOpenAIServer
 from tests.ui.tools.test_approval_card import start
@@ -231,7 +232,8 @@ def test_images_from_a_result_show_as_thumbnails(qtbot: Any) -> None:
     assert card.status == "succeeded" and card.meta_label.text() == "0.50 s · a pixel"
     assert len(card.image_labels) == 2
     label, broken = card.image_labels
-    assert not label.pixmap().isNull() and label.toolTip() == "image/png, 40×30"
+    assert not label.pixmap().isNull()
+    assert label.toolTip() == plain_tooltip("image/png, 40×30")  # (a server's words)
     assert broken.text() == "[image: image/png] (cannot be shown)"
     assert not card.images.isVisibleTo(card)  # thumbnails show in the expanded card
     card.expand.click()
