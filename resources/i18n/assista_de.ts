@@ -79,6 +79,46 @@
 <context>
     <name>ApprovalCard</name>
     <message>
+        <source>… {count} more lines</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(empty diff)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>built-in tool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MCP server “{server}”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Changes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>URL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approval needed: {tool}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approval needed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Chat: {title}</source>
         <translation type="unfinished"></translation>
     </message>
@@ -87,11 +127,79 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Show the chat that asks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show chat {title}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Preview</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reason for denying (optional)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>If you deny, this reason is sent to the assistant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reason for denying</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run this call now; ask again next time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Run {tool} without asking in this chat</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Never ask again for {tool}, in any chat (revoke it in Settings → Tools)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Do not run it; the assistant is told (with your reason)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Full arguments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Allow &amp;once</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Allow for this &amp;chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Al&amp;ways allow</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Deny</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Allowed once</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Allowed for this chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Always allowed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Denied</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -310,6 +418,13 @@
     </message>
     <message>
         <source>Version {index} of {count}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>CallProgress</name>
+    <message>
+        <source>Progress</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -538,6 +653,35 @@
     </message>
     <message>
         <source>Waiting for the first token…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>CompareLauncher</name>
+    <message>
+        <source>Type the question to compare first, then press Compare (or send it as /compare QUESTION).</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>CompareView</name>
+    <message>
+        <source>Compare answers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Comparing %n model(s)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Back to chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Back to the chat, showing the first answer (or the one you keep); every answer stays as a version of the reply</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -873,6 +1017,210 @@
     </message>
 </context>
 <context>
+    <name>KnowledgeDetail</name>
+    <message>
+        <source>Folders and files of the knowledge base</source>
+        <extracomment>Wire APIs whose servers embed, and the embedding request each takes.</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add folder…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add files…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop indexing the selected folder or file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Embedding provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Embedding model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>e.g. text-embedding-3-small, nomic-embed-text, gemini-embedding-001</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search it in the open chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Assistants…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every chat with a checked assistant searches this knowledge base</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Embeddings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Used by</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folders and files</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Index now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Indexing progress</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel indexing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No knowledge base yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Full text only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n passage(s)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{files}, {chunks}; not indexed yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{files}, {chunks}; indexed {when}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No assistants yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Looking for files…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Computing embeddings…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{done} of {total}: {path}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Indexing failed: {error}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{added} added, {updated} changed, {removed} removed, {unchanged} unchanged in {seconds:.1f} s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>; {n} passages embedded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (cancelled: what was done is kept)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s) could not be read: </source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Add a folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add files</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>KnowledgeDialog</name>
+    <message>
+        <source>Knowledge</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Knowledge bases</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rename…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New knowledge base</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>There is already a knowledge base named {name}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rename knowledge base</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete knowledge base</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete {name} and its index? Your files are not touched.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>LanguageChoice</name>
     <message>
         <source>Language</source>
@@ -923,6 +1271,13 @@
     <name>LocaleFormat</name>
     <message>
         <source>{number}k</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>&amp;Knowledge…</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -985,6 +1340,306 @@
     </message>
     <message>
         <source>Cannot add it: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>McpDialog</name>
+    <message>
+        <source>MCP servers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No MCP servers yet. Add one (a command such as “npx -y @modelcontextprotocol/server-filesystem ~/notes”, or a URL), or import your Claude Desktop configuration.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save and start</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save the servers and (re)start them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Import</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>From a file…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paste JSON…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>new — say how to reach it, then Save</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>switched off</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not started — Save to start it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>running · %n tools</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>failed: {error}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no reason given</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>starting…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>restarting…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (last error: {error})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> · changes not applied yet (Save)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(no name)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove MCP server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove {name}? Its tools leave every chat when you Save.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Removed {name}. Save to stop it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Import MCP servers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>JSON files (*.json);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Imported %n servers: {names}. Save to start them.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>There are two servers named {name}; rename one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved. Starting the servers…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{name} is not started: Save to start it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Restarting {name}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>You have unsaved changes: Save them, or press Close again to discard them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>McpServerForm</name>
+    <message>
+        <source>Command (stdio)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>URL (Streamable HTTP)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>URL (SSE, legacy)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>line {number}: write it as {example}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shown in lists; also the prefix of its tools&apos; names</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start this server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>npx, uvx, python, /path/to/server…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>-y @modelcontextprotocol/server-filesystem &quot;~/My notes&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>KEY=value, one per line</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>working folder (optional)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>https://example.com/mcp</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Authorization: Bearer …, one per line</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Connect with</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Command</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Arguments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Environment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;URL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Headers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Server stderr</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Server status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Restart</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show stderr</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Policy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tools of this server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Headers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Arguments: {error}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Policy for {tool}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Default ({policy})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Settings → Tools sets this tool to {policy}, which wins over this choice</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its tools are listed here once it runs.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hide stderr</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(the server is not started)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(nothing written yet)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1165,6 +1820,25 @@
     </message>
     <message>
         <source>Copy code block {number}: {start}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>PasteDialog</name>
+    <message>
+        <source>Paste MCP servers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paste a Claude-Desktop-style configuration, e.g. {&quot;mcpServers&quot;: {&quot;time&quot;: {&quot;command&quot;: &quot;uvx&quot;, &quot;args&quot;: [&quot;mcp-server-time&quot;]}}}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MCP configuration JSON</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Import</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1730,6 +2404,61 @@
     </message>
 </context>
 <context>
+    <name>ServerQuestionCard</name>
+    <message>
+        <source>MCP server {0} asks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MCP server {0} wants the model to answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>In “{0}”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Submit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Decline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The messages the server sends</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Allow</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>At most {0} tokens.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(an image, {0})</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>SessionItems</name>
     <message>
         <source>waiting for the provider</source>
@@ -2249,6 +2978,13 @@
     </message>
 </context>
 <context>
+    <name>Spinner</name>
+    <message>
+        <source>Running</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>StarterCard</name>
     <message>
         <source>Add</source>
@@ -2404,6 +3140,116 @@
     </message>
 </context>
 <context>
+    <name>ToolCallCard</name>
+    <message>
+        <source>… starting</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>waiting for approval</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>✓ succeeded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>✗ failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>⊘ denied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>■ cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show details of {tool}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>pending</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Output of {tool}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop this call; the assistant is told it was cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel {tool}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Details of {tool}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>waiting {time} · review it above</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>… [more output in the result]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Preview</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Result · {status}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Image returned by {tool}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>[image: {type}] (cannot be shown)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ToolCallText</name>
+    <message>
+        <source>{seconds} s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{minutes} min {seconds} s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>exit {code}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Diff</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>ToolCallsInline</name>
     <message>
         <source>running…</source>
@@ -2434,13 +3280,224 @@
     </message>
 </context>
 <context>
+    <name>ToolSidebar</name>
+    <message>
+        <source>All calls</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No waiting calls.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No running calls.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Succeeded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No succeeded calls.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No failed calls.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Denied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No denied calls.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No cancelled calls.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{arrow} Turn {number} · {calls}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tool activity</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show calls</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show only calls with this status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tool calls the assistant makes appear here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Turn {number}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n calls</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>awaiting_approval</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>ToolsDialog</name>
+    <message>
+        <source>&lt;b&gt;Allow&lt;/b&gt; runs a tool at once, &lt;b&gt;Ask&lt;/b&gt; shows you each call (with its diff, command or URL) before it runs, &lt;b&gt;Deny&lt;/b&gt; never runs it and the tool is not offered. Read-only tools default to Allow; writing files, running commands and fetching web pages default to Ask.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Allow</source>
+        <extracomment>The policies as the combo boxes name them (translated where they are shown).</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ask</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>built-in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MCP: {server}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tools</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Policy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tools and their policies</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Always allowed&lt;/b&gt; — these tools run without asking, in every chat, until you revoke them.</source>
+        <translation type="unfinished"></translation>
+    </message>
     <message>
         <source>Calls</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Since</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Always allowed tools</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No tool is always allowed. Choose “Always allow” on an approval to add one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forget</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ask again in this chat for these tools</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Offered to the assistant (each chat can still switch it off in the composer&apos;s tools menu)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Switch MCP tools on or off in Settings → MCP servers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Policy for {tool}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Default ({policy})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>All calls</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revoke</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revoke {tool} {calls}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ask again before {tool} runs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Allowed for this chat: </source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No tool is allowed just for this chat.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revoked: {tool} will ask again before it runs.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This chat will ask again.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -12,6 +12,16 @@
         </message>
     </context>
     <context>
+        <name>CompareView</name>
+        <message numerus="yes">
+            <source>Comparing %n model(s)</source>
+            <translation>
+                <numerusform>Comparing %n model</numerusform>
+                <numerusform>Comparing %n models</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
         <name>Composer</name>
         <message numerus="yes">
             <source>tools: %n on</source>
@@ -32,12 +42,53 @@
         </message>
     </context>
     <context>
+        <name>KnowledgeDetail</name>
+        <message numerus="yes">
+            <source>%n file(s)</source>
+            <translation>
+                <numerusform>%n file</numerusform>
+                <numerusform>%n files</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n passage(s)</source>
+            <translation>
+                <numerusform>%n passage</numerusform>
+                <numerusform>%n passages</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n file(s) could not be read: </source>
+            <translation>
+                <numerusform>%n file could not be read: </numerusform>
+                <numerusform>%n files could not be read: </numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
         <name>McpCatalogDialog</name>
         <message numerus="yes">
             <source>%n server(s)</source>
             <translation>
                 <numerusform>%n server</numerusform>
                 <numerusform>%n servers</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>McpDialog</name>
+        <message numerus="yes">
+            <source>running · %n tools</source>
+            <translation>
+                <numerusform>running · %n tool</numerusform>
+                <numerusform>running · %n tools</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>Imported %n servers: {names}. Save to start them.</source>
+            <translation>
+                <numerusform>Imported %n server: {names}. Save to start it.</numerusform>
+                <numerusform>Imported %n servers: {names}. Save to start them.</numerusform>
             </translation>
         </message>
     </context>
@@ -102,6 +153,16 @@
             <translation>
                 <numerusform>%n tool call</numerusform>
                 <numerusform>%n tool calls</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>ToolSidebar</name>
+        <message numerus="yes">
+            <source>%n calls</source>
+            <translation>
+                <numerusform>%n call</numerusform>
+                <numerusform>%n calls</numerusform>
             </translation>
         </message>
     </context>

@@ -32,18 +32,18 @@ def claude_desktop_config() -> Path | None:
 class PasteDialog(QDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Paste MCP servers")
+        self.setWindowTitle(self.tr("Paste MCP servers"))
         self.resize(560, 380)
         layout = QVBoxLayout(self)
-        hint = QLabel('Paste a Claude-Desktop-style configuration, e.g. {"mcpServers": '
-                      '{"time": {"command": "uvx", "args": ["mcp-server-time"]}}}')
+        hint = QLabel(self.tr('Paste a Claude-Desktop-style configuration, e.g. {"mcpServers": '
+                      '{"time": {"command": "uvx", "args": ["mcp-server-time"]}}}'))
         hint.setWordWrap(True)
         self.text = QPlainTextEdit()
-        self.text.setAccessibleName("MCP configuration JSON")
+        self.text.setAccessibleName(self.tr("MCP configuration JSON"))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel)
         ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
-        ok.setText("Import")
+        ok.setText(self.tr("Import"))
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout.addWidget(hint)

@@ -3,7 +3,7 @@ turn and updated live (status, spinner, duration, output), with a status filter.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -21,7 +21,7 @@ from desktop.chat.server_questions import PendingQuestion
 from desktop.core.agent_events import RunFinished, ToolRunFinished, ToolRunStarted
 from desktop.core.messages import Message, ToolCallPart
 from desktop.tools.approval import ToolProgress
-from desktop.ui import theme
+from desktop.ui import locale_format, theme
 from desktop.ui.tools.approval_card import ApprovalCard, approval_css
 from desktop.ui.tools.call_progress import show_progress
 from desktop.ui.tools.server_question_card import ServerQuestionsArea
@@ -32,10 +32,21 @@ from desktop.ui.tools.tool_call_text import (  # noqa: F401 - re-exported for ca
 from desktop.ui.tools.tool_card import STATUS_TEXT, ToolCallCard  # noqa: F401 - as above
 from desktop.ui.window.bridge import AgentBridge
 
-FILTERS: list[tuple[str, str]] = [
-    ("all", "All calls"), ("awaiting_approval", "Waiting"), ("running", "Running"),
-    ("succeeded", "Succeeded"), ("failed", "Failed"), ("denied", "Denied"),
-    ("cancelled", "Cancelled"),
+# (translated where they are shown); the text when a filter matches nothing beside each
+FILTERS: list[tuple[str, str, str]] = [
+    ("all", str(QT_TRANSLATE_NOOP("ToolSidebar", "All calls")), ""),
+    ("awaiting_approval", str(QT_TRANSLATE_NOOP("ToolSidebar", "Waiting")),
+     str(QT_TRANSLATE_NOOP("ToolSidebar", "No waiting calls."))),
+    ("running", str(QT_TRANSLATE_NOOP("ToolSidebar", "Running")),
+     str(QT_TRANSLATE_NOOP("ToolSidebar", "No running calls."))),
+    ("succeeded", str(QT_TRANSLATE_NOOP("ToolSidebar", "Succeeded")),
+     str(QT_TRANSLATE_NOOP("ToolSidebar", "No succeeded calls."))),
+    ("failed", str(QT_TRANSLATE_NOOP("ToolSidebar", "Failed")),
+     str(QT_TRANSLATE_NOOP("ToolSidebar", "No failed calls."))),
+    ("denied", str(QT_TRANSLATE_NOOP("ToolSidebar", "Denied")),
+     str(QT_TRANSLATE_NOOP("ToolSidebar", "No denied calls."))),
+    ("cancelled", str(QT_TRANSLATE_NOOP("ToolSidebar", "Cancelled")),
+     str(QT_TRANSLATE_NOOP("ToolSidebar", "No cancelled calls."))),
 ]
 
 
@@ -59,10 +70,11 @@ class _Turn:
         self.cards: list[ToolCallCard] = []
         self.collapsed = False
 
-    def label(self) -> str:
-        n = len(self.cards)
+    def label(self, calls_text: str) -> str:
+        """``calls_text``: "3 calls" (a plural form, which only tr() gives)."""
         arrow = "▸" if self.collapsed else "▾"
-        return f"{arrow} Turn {self.number} · {n} call{'s' if n != 1 else ''}"
+        return QCoreApplication.translate("ToolSidebar", "{arrow} Turn {number} · {calls}").format(
+            arrow=arrow, number=self.number, calls=calls_text)
 
 
 class ToolSidebar(QWidget):
@@ -79,13 +91,13 @@ class ToolSidebar(QWidget):
         outer.setContentsMargins(10, 10, 10, 10)
         outer.setSpacing(6)
         top = QHBoxLayout()
-        title = QLabel("Tool activity")
+        title = QLabel(self.tr("Tool activity"))
         title.setObjectName("panelTitle")
         self.filter_combo = QComboBox()
-        self.filter_combo.setAccessibleName("Show calls")
-        self.filter_combo.setToolTip("Show only calls with this status")
-        for key, text in FILTERS:
-            self.filter_combo.addItem(text, key)
+        self.filter_combo.setAccessibleName(self.tr("Show calls"))
+        self.filter_combo.setToolTip(self.tr("Show only calls with this status"))
+        for key, text, _none in FILTERS:
+            self.filter_combo.addItem(self.tr(text), key)
         self.filter_combo.currentIndexChanged.connect(lambda _i: self._apply_filter())
         top.addWidget(title, 1)
         top.addWidget(self.filter_combo)
@@ -139,7 +151,7 @@ class ToolSidebar(QWidget):
         self.column = QVBoxLayout(inner)
         self.column.setContentsMargins(0, 0, 0, 0)
         self.column.setSpacing(6)
-        self.empty = QLabel("Tool calls the assistant makes appear here.")
+        self.empty = QLabel(self.tr("Tool calls the assistant makes appear here."))
         self.empty.setObjectName("emptyHint")
         self.empty.setWordWrap(True)
         self.column.addWidget(self.empty)
@@ -181,7 +193,7 @@ class ToolSidebar(QWidget):
             header.setAutoRaise(True)
             turn = _Turn(max(self._turn, 1), header)
             header.clicked.connect(lambda: self._toggle_turn(turn))
-            header.setAccessibleName(f"Turn {turn.number}")
+            header.setAccessibleName(self.tr("Turn {number}").format(number=turn.number))
             self.turns.append(turn)
             self.column.insertWidget(self.column.count() - 1, header)
         return self.turns[-1]
@@ -221,7 +233,7 @@ class ToolSidebar(QWidget):
                 if call.id in results:
                     card.finish(results[call.id])
                 else:
-                    card.set_status("cancelled")
+                    card.set_status(self.tr("cancelled"))
 
     # -- filter ----------------------------------------------------------------------------
 
@@ -244,21 +256,24 @@ class ToolSidebar(QWidget):
         for turn in self.turns:
             matching = [c for c in turn.cards if self._matches(c)]
             turn.header.setVisible(bool(matching))
-            turn.header.setText(turn.label())
+            turn.header.setText(turn.label(self.tr("%n calls", "", len(turn.cards))))
             for card in turn.cards:
                 card.setVisible(card in matching and not turn.collapsed)
             shown += len(matching)
         if not self.all_cards:
-            self.empty.setText("Tool calls the assistant makes appear here.")
+            self.empty.setText(self.tr("Tool calls the assistant makes appear here."))
         else:
-            self.empty.setText(f"No {self.filter_combo.currentText().lower()} calls.")
+            none = FILTERS[max(0, self.filter_combo.currentIndex())][2]
+            self.empty.setText(self.tr(none) if none else "")
         self.empty.setVisible(shown == 0)
 
     def _update_counts(self) -> None:
-        for index, (key, text) in enumerate(FILTERS):
+        for index, (key, text, _none) in enumerate(FILTERS):
             n = len(self.all_cards) if key == "all" else sum(
                 1 for c in self.all_cards if c.status == key)
-            self.filter_combo.setItemText(index, f"{text} ({n})" if n else text)
+            name = self.tr(text)
+            self.filter_combo.setItemText(index, f"{name} ({locale_format.integer(n)})" if n
+                                          else name)
 
     def _status_changed(self, card: ToolCallCard) -> None:
         self._update_counts()
@@ -287,7 +302,7 @@ class ToolSidebar(QWidget):
         if call_card is not None:
             call_card.set_preview(request.preview)
             if call_card.result is None and call_card.status != "awaiting_approval":
-                call_card.set_status("awaiting_approval")
+                call_card.set_status(self.tr("awaiting_approval"))
         self._update_shortcuts()
         self._fit_approvals()
         if call_card is not None:

@@ -9,17 +9,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from PySide6.QtCore import QCoreApplication
+
 from desktop.core.messages import ToolResultPart
-from desktop.ui import theme
+from desktop.ui import locale_format, theme
 from desktop.ui.tools.approval_card import diff_html, heading_html, json_html, plain_html
 
 
 def format_duration(seconds: float) -> str:
-    if seconds < 10:
-        return f"{seconds:.2f} s"
     if seconds < 60:
-        return f"{seconds:.1f} s"
-    return f"{int(seconds // 60)} min {int(seconds % 60)} s"
+        return QCoreApplication.translate("ToolCallText", "{seconds} s").format(
+            seconds=locale_format.decimal(seconds, 2 if seconds < 10 else 1))
+    return QCoreApplication.translate("ToolCallText", "{minutes} min {seconds} s").format(
+        minutes=int(seconds // 60), seconds=int(seconds % 60))
 
 
 def summarize_arguments(arguments: str, limit: int = 60) -> str:
@@ -81,7 +83,9 @@ def _special_summary(value: dict[str, Any]) -> str | None:
     if "exit_code" in value:
         lines = [ln for ln in str(value.get("stdout") or value.get("stderr") or "").splitlines()
                  if ln.strip()]
-        return f"exit {value['exit_code']}" + (f" · {lines[-1]}" if lines else "")
+        code = QCoreApplication.translate("ToolCallText", "exit {code}").format(
+            code=value["exit_code"])
+        return code + (f" · {lines[-1]}" if lines else "")
     if "lines_added" in value and "lines_removed" in value:
         return f"{value.get('path', '')} +{value['lines_added']} −{value['lines_removed']}"
     return None
@@ -111,7 +115,8 @@ def result_html(result: ToolResultPart) -> str:
     out = ""
     rest = dict(value)
     if isinstance(rest.get("diff"), str):
-        out += heading_html("Diff") + diff_html(rest.pop("diff"))
+        out += (heading_html(QCoreApplication.translate("ToolCallText", "Diff"))
+                + diff_html(rest.pop("diff")))
     for stream in ("stdout", "stderr"):
         if isinstance(rest.get(stream), str):
             text = rest.pop(stream)
