@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     # agent loop, the executor and the MCP config models are not needed to start).
     from desktop.core.orchestrator import ConfirmContinue, Orchestrator
     from desktop.core.provider import Provider
+    from desktop.storage.inspector_writer import InspectorWriter
     from desktop.storage.secrets import SecretStore
     from desktop.tools.approval import Approver, ChatGrants, Policy, ProgressSink
     from desktop.tools.checkpoints import CheckpointStore, TurnCheckpoint
@@ -65,6 +66,7 @@ class AppContext:
     detected: list[ProviderConfig] = field(default_factory=list)
     _grants: JsonGrantStore | None = None
     _secrets: SecretStore | None = None
+    _inspector: InspectorWriter | None = None
     lock: InstanceLock | None = None
     notice: str | None = None  # shown once at start (e.g. a recovered damaged database)
     assistants: AssistantStore = field(init=False)
@@ -124,6 +126,7 @@ class AppContext:
                 log.warning("marked %d unfinished message(s) from the last run as "
                             "interrupted", interrupted)
             sessions.purge_deleted(older_than_s=settings.trash_retention_days * 86400)
+            ctx.inspector.apply_retention()  # on its thread: the start is not held up
         return ctx
 
     @property
@@ -148,7 +151,23 @@ class AppContext:
             store.redactor = self.redactor
         self._secrets = store
 
+    @property
+    def inspector(self) -> InspectorWriter:
+        """Where every model request is recorded (``inspector.sqlite``), with the
+        retention limits of Settings and every secret the app knows hidden."""
+        if self._inspector is None:
+            from desktop.storage.inspector_writer import InspectorWriter
+
+            def limits() -> tuple[float, float]:
+                current = self.settings.current
+                return current.inspector_retention_days, current.inspector_retention_mb
+
+            self._inspector = InspectorWriter(self.paths.root, limits, self.redactor.values)
+        return self._inspector
+
     def close(self) -> None:
+        if self._inspector is not None:
+            self._inspector.close()
         self.db.close()
         if self.lock is not None:
             self.lock.release()
@@ -212,9 +231,15 @@ class AppContext:
 
     def build_provider(self, config: ProviderConfig, *,
                        on_retry: Callable[[int, float, str], None] | None = None) -> Provider:
-        timeout = self.settings.current.request_timeout_s
-        return create_provider(config.model_copy(update={"timeout_s": timeout}),
-                               self.api_key_for(config), on_retry=on_retry, proxy=self.proxy)
+        settings = self.settings.current
+        recording = None
+        if settings.inspector_enabled:
+            from desktop.core.exchange import ExchangeRecording
+
+            recording = ExchangeRecording(self.inspector, config.kind, config.id)
+        return create_provider(config.model_copy(update={"timeout_s": settings.request_timeout_s}),
+                               self.api_key_for(config), on_retry=on_retry, proxy=self.proxy,
+                               recording=recording)
 
     # -- model lists and capabilities ---------------------------------------------------
 

@@ -227,9 +227,11 @@ class ChatService:
     async def _run(self, turn: RunningTurn, orchestrator: Orchestrator, plan: TurnPlan,
                    user: Message | None, save: bool) -> None:
         # MCP servers that ask (sampling, elicitation) during this turn ask for this chat.
+        from desktop.core.exchange_origin import set_session
         from desktop.tools.mcp.origin import request_origin
 
         request_origin.set(turn.session_id)
+        set_session(turn.session_id)  # what the request inspector records belongs to it
         recorder = SessionRecorder(self.ctx.sessions, turn.session_id, turn.emit) if save \
             else None
         try:

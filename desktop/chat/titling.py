@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from desktop.core.events import TextDelta
+from desktop.core.exchange_origin import set_session
 from desktop.core.messages import Message, TextPart
 from desktop.core.provider import ChatRequest
 
@@ -130,6 +131,8 @@ class ChatTitler:
                         f"Assistant: {job.answer[:EXCERPT_CHARS]}")
         request = ChatRequest(model=job.model, system=TITLE_PROMPT, messages=[
             Message(role="user", parts=[TextPart(text=conversation)])])
+        # Recorded as the chat's, not as the answer the task was started after.
+        set_session(job.session_id)
         provider = self.ctx.build_provider(job.config)
         parts: list[str] = []
         try:

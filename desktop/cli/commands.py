@@ -109,6 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
         sign.add_argument("--mcp-config", metavar="FILE", action="append", default=[],
                           help="also look for the server in this Claude-Desktop-style JSON file")
 
+    from desktop.cli.inspect_cmd import add_inspect_parser
+
+    add_inspect_parser(sub, _add_common)
+
     from desktop.cli.undo_cmd import add_undo_parser
 
     add_undo_parser(sub, _add_common)
@@ -151,6 +155,10 @@ def run(argv: list[str]) -> int:
         from desktop.cli.undo_cmd import undo_command
 
         return undo_command(args)
+    if args.command == "inspect":
+        from desktop.cli.inspect_cmd import inspect_command
+
+        return inspect_command(args)
     if args.command == "sync":
         from desktop.cli.sync_cmd import sync_command
 

@@ -43,6 +43,7 @@ from desktop.core.context_budget import (
 )
 from desktop.core.errors import ProviderError
 from desktop.core.events import EndEvent, ErrorEvent, TextDelta
+from desktop.core.exchange_origin import set_message
 from desktop.core.messages import Message, ToolCallPart, ToolResultPart, Usage
 from desktop.core.provider import ChatRequest, Provider
 from desktop.core.provider_options import RequestOptions
@@ -175,6 +176,7 @@ class Orchestrator:
         builder = MessageBuilder(model=run.model, provider=self.provider.name)
         run.emit(AssistantStarted(message_id=builder.id, round=round_no, model=run.model,
                                   snapshot=builder.snapshot))
+        set_message(builder.id)  # the request inspector links what it records to it
         specs = self.tools.specs() if self.provider.supports_tools else []
         messages, system = await self._fit(run)
         request = ChatRequest(model=run.model, messages=messages, system=system, tools=specs)

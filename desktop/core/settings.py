@@ -116,6 +116,11 @@ class AppSettings(BaseModel):
     model_titles: bool = True
     # Per-model prices (exact model id -> price) that win over the built-in table.
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    # The request inspector: every model request recorded (redacted) in inspector.sqlite,
+    # kept this many days and at most this many megabytes (the oldest go first).
+    inspector_enabled: bool = True
+    inspector_retention_days: int = Field(default=14, ge=1, le=3650)
+    inspector_retention_mb: int = Field(default=200, ge=1, le=100_000)
     # The search service behind the web_search tool, for chats that search the web on a
     # provider without a search of its own: "" (none), "searxng", "brave" or "tavily";
     # SearXNG's address (for Brave and Tavily: their API unless set). The API key is in

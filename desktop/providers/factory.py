@@ -16,6 +16,7 @@ from desktop.providers.presets import PRESETS, config_from_preset
 if TYPE_CHECKING:  # httpx and the adapters load with the first provider (slow imports)
     import httpx
 
+    from desktop.core.exchange import ExchangeRecording
     from desktop.core.provider import Provider
     from desktop.core.proxy import Proxy
     from desktop.providers.retry import RetryPolicy
@@ -26,7 +27,7 @@ log = logging.getLogger(__name__)
 
 #: Wire API ("kind") -> (module, class). Every adapter takes the same constructor:
 #: ``(base_url, api_key, *, name, headers, timeout, retry, client, on_retry, options,
-#: proxy)`` (see :class:`desktop.providers.http_base.HttpProvider`).
+#: proxy, recording)`` (see :class:`desktop.providers.http_base.HttpProvider`).
 ADAPTERS: dict[str, tuple[str, str]] = {
     "openai": ("desktop.providers.openai_chat", "OpenAIChatProvider"),
     "openai-responses": ("desktop.providers.openai_responses", "OpenAIResponsesProvider"),
@@ -50,6 +51,7 @@ def create_provider(
     retry: RetryPolicy | None = None,
     on_retry: Callable[[int, float, str], None] | None = None,
     proxy: Proxy | None = None,
+    recording: ExchangeRecording | None = None,
 ) -> Provider:
     """The adapter for ``config.kind``; raises ConfigError for bad settings.
 
@@ -58,7 +60,7 @@ def create_provider(
     ``on_retry(attempt, delay_s, reason)`` is called before each retry wait (the
     window says so in its status line). ``proxy``: the provider's HTTP client goes
     through it, whatever the process environment says (``None``: the environment's
-    proxy variables apply).
+    proxy variables apply). ``recording``: its requests go to the request inspector.
     """
     url = config.base_url.strip()
     if not url.startswith(("http://", "https://")):
@@ -85,6 +87,7 @@ def create_provider(
         options=config.options,
         on_retry=on_retry,
         proxy=proxy,
+        recording=recording,
     )
     return provider
 

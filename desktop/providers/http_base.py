@@ -20,6 +20,8 @@ byte of the body, never mid-stream, so no text is ever duplicated.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -31,6 +33,7 @@ from pydantic import BaseModel, ValidationError
 
 from desktop.core.errors import ConfigError, ProviderError
 from desktop.core.events import ErrorEvent, StreamEvent
+from desktop.core.exchange import ExchangeRecording
 from desktop.core.provider import ChatRequest
 from desktop.core.provider_options import CommonOptions, OpenAIChatOptions
 from desktop.providers.http_errors import (
@@ -38,15 +41,20 @@ from desktop.providers.http_errors import (
     describe_status,
     describe_transport_error,
 )
+from desktop.providers.http_json import get_json
 from desktop.providers.limits import MAX_JSON_REPLY, ReplyTooLarge, read_limited
 from desktop.providers.ndjson import NDJSONError
+from desktop.providers.recording import (
+    CAPTURING,
+    ExchangeCapture,
+    recorded_chunks,
+    send_recorded,
+)
 from desktop.providers.retry import (
     USER_AGENT,
     RetryPolicy,
-    is_retryable_status,
     make_async_client,
     redact,
-    send_with_retry,
 )
 from desktop.providers.stream_parser import StreamParser
 from desktop.providers.wire import DRAIN_TIMEOUT_S, SSE, Wire, drain
@@ -91,6 +99,7 @@ class HttpProvider:
         on_retry: Callable[[int, float, str], None] | None = None,
         options: CommonOptions | Mapping[str, Any] | None = None,
         proxy: Proxy | None = None,
+        recording: ExchangeRecording | None = None,
     ) -> None:
         """``timeout`` is also the longest silence tolerated mid-stream.
         ``on_retry(attempt, delay_s, reason)`` is called before each retry wait;
@@ -98,7 +107,8 @@ class HttpProvider:
         this provider makes goes through it and ignores the proxy variables of the
         environment (``None``: the environment decides). ``options``: the adapter's
         switches (a mapping is validated strictly; ConfigError). Request defaults in
-        them are not read here: they reach each request through the agent loop."""
+        them are not read here: they reach each request through the agent loop.
+        ``recording``: every streamed request is captured for the request inspector."""
         self.name = name or self.default_name
         self.options = self._typed_options(options)
         self.base_url = base_url.strip().rstrip("/")
@@ -110,6 +120,7 @@ class HttpProvider:
         self._client = client
         self._owns_client = client is None
         self._on_retry = on_retry
+        self._recording = recording
         secret_headers = (v for k, v in self._headers.items() if SECRET_HEADER.search(k))
         self._secrets = (self._api_key, *secret_headers)
         self._configure()
@@ -163,19 +174,45 @@ class HttpProvider:
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         """Yield normalized events; the last one is an EndEvent or an ErrorEvent."""
-        opened = await self._open(request)
+        capture = None
+        if self._recording is not None:
+            capture = ExchangeCapture(self._recording, self.name, request, self._secrets)
+        try:  # closed here: a stream the consumer stops must not be left to the GC
+            async with contextlib.aclosing(self._stream(request, capture)) as events:
+                if capture is None:
+                    async for event in events:
+                        yield event
+                    return
+                record = capture.event
+                async for event in events:
+                    record(event)
+                    yield event
+        except (asyncio.CancelledError, GeneratorExit):
+            capture.finish("stopped") if capture is not None else None
+            raise
+        finally:
+            if capture is not None:
+                capture.finish()
+
+    async def _stream(self, request: ChatRequest, capture: ExchangeCapture | None
+                      ) -> AsyncGenerator[StreamEvent, None]:
+        token = CAPTURING.set(capture)  # the inspector's, while opening (no yield here)
+        try:
+            opened = await self._open(request)
+            parser = self._parser(request)
+            events = [opened] if isinstance(opened, ErrorEvent) else \
+                await self._not_a_stream(opened, parser, request.model)
+        finally:
+            CAPTURING.reset(token)
         if isinstance(opened, ErrorEvent):
             yield opened
             return
         response = opened
-        parser = self._parser(request)
-        events: list[StreamEvent] | None
         try:
-            events = await self._not_a_stream(response, parser, request.model)
             if events is None:
                 decoder = self.wire.decoder()
                 decode, feed = decoder.feed, parser.feed  # bound once: the per-token path
-                chunks = response.aiter_bytes()
+                chunks = recorded_chunks(response.aiter_bytes(), capture)
                 try:
                     async for chunk in chunks:
                         for item in decode(chunk):
@@ -223,21 +260,27 @@ class HttpProvider:
                 "POST", self._stream_path(request), self._body(request), self.stream_params,
                 stream=True,
             )  # fmt: skip
-            return await send_with_retry(
-                self._get_client(), http_request, self.retry, on_retry=self._on_retry
-            )
+            return await self._send(http_request)
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
             return self._error_event(*self._describe(exc, streaming=False))
         except Exception as exc:
             log.exception("%s: request failed", self.name)
             return self._error_event(self._redact(f"unexpected error: {exc}"), "internal_error")
 
+    async def _send(self, http_request: httpx.Request) -> httpx.Response:
+        """Send a streaming request with retries (recorded when it is being captured)."""
+        return await send_recorded(self._get_client(), http_request, self.retry, self._on_retry)
+
     async def _whole_answer(
         self, response: httpx.Response, parser: StreamParser[Any]
     ) -> list[StreamEvent]:
         """A server that ignored ``stream`` and sent the whole answer as JSON."""
         try:
-            payload = json.loads(await read_limited(response, MAX_JSON_REPLY, "answer"))
+            raw = await read_limited(response, MAX_JSON_REPLY, "answer")
+            capture = CAPTURING.get()
+            if capture is not None:
+                capture.chunk(raw)
+            payload = json.loads(raw)
         except httpx.HTTPError as exc:
             return parser.error(*self._describe(exc, streaming=True))
         except ReplyTooLarge as exc:
@@ -305,32 +348,7 @@ class HttpProvider:
         timeout: float | None = None,
     ) -> Any:
         """The decoded JSON answer of a small GET (a POST with ``body``); ProviderError."""
-        try:
-            request = self._build_request("GET" if body is None else "POST", path, body,
-                                          params, timeout=timeout)  # fmt: skip
-            response = await send_with_retry(self._get_client(), request, retry or self.retry,
-                                             on_retry=self._on_retry)  # fmt: skip
-            try:  # read by hand: a reply of any size must not be held whole
-                status = response.status_code
-                if not 200 <= status < 300:
-                    raw = await self._read_body(response)
-                    message, error_code = self._status_message(response, raw)
-                    raise ProviderError(message, provider=self.name, status=status,
-                                        code=error_code, retryable=is_retryable_status(status))
-                raw = await read_limited(response, MAX_JSON_REPLY)
-            finally:
-                await response.aclose()
-        except (httpx.HTTPError, httpx.InvalidURL) as exc:
-            message, code = self._describe(exc, streaming=False)
-            raise ProviderError(message, provider=self.name, code=code, retryable=True) from None
-        except ReplyTooLarge as exc:
-            raise ProviderError(str(exc), provider=self.name, code="reply_too_large") from None
-        try:
-            return json.loads(raw)
-        except ValueError:
-            where = f"{self.base_url}{self.path_prefix}{path}"
-            raise ProviderError(f"{where} did not return JSON; check the base URL",
-                                provider=self.name) from None  # fmt: skip
+        return await get_json(self, path, params, body, retry=retry, timeout=timeout)
 
     # -- errors
 
@@ -366,8 +384,11 @@ class HttpProvider:
         """The start of an error reply (enough for a message), then the rest dropped."""
         body = bytearray()
         chunks = response.aiter_bytes()
+        capture = CAPTURING.get()
         try:
             async for chunk in chunks:
+                if capture is not None:
+                    capture.chunk(chunk)
                 body += chunk
                 if len(body) >= ERROR_BODY_LIMIT:
                     break

@@ -35,7 +35,6 @@ from desktop.providers.openai_responses_format import (
     previous_response_missing,
 )
 from desktop.providers.openai_responses_stream import OpenAIResponsesStreamParser
-from desktop.providers.retry import send_with_retry
 from desktop.providers.sse import ServerSentEvent
 from desktop.providers.stream_parser import StreamParser
 
@@ -94,9 +93,7 @@ class OpenAIResponsesProvider(HttpProvider):
                     request, chain=chain, store=not stateless, include_encrypted=encrypted
                 )
                 http_request = self._build_request("POST", "/responses", body, stream=True)
-                response = await send_with_retry(
-                    self._get_client(), http_request, self.retry, on_retry=self._on_retry
-                )
+                response = await self._send(http_request)
                 status = response.status_code
                 if 200 <= status < 300:
                     return response

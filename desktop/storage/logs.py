@@ -109,6 +109,11 @@ class SecretRedactor(logging.Filter):
             ordered = sorted(self._values, key=len, reverse=True)
             self._exact = re.compile("|".join(re.escape(v) for v in ordered))
 
+    def values(self) -> frozenset[str]:
+        """The exact values hidden (the request inspector hides them too)."""
+        with self._lock:
+            return frozenset(self._values)
+
     def clear(self) -> None:
         with self._lock:
             self._values.clear()

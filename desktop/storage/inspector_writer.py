@@ -1,0 +1,81 @@
+"""The request inspector's writer: batches from the streaming path stored on a thread.
+
+The provider layer hands :class:`InspectorWriter.write` a batch and returns at once;
+one plain Python thread (its own, not the message saver's: a slow inspector write
+must never hold up saving an answer) stores batches in the order they came. After
+each finished exchange the retention limits are applied. A failed write is logged
+and dropped: the inspector is a diagnostic, it must never break a chat.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+from desktop.core.exchange import CaptureBatch
+from desktop.storage.inspector_store import INSPECTOR_FILENAME, InspectorStore
+
+__all__ = ["InspectorWriter", "RetentionLimits"]
+
+log = logging.getLogger(__name__)
+
+#: (days, megabytes) to keep; read when they are applied (Settings may change them).
+RetentionLimits = Callable[[], tuple[float, float]]
+
+
+class InspectorWriter:
+    def __init__(self, root: Path, limits: RetentionLimits,
+                 secrets: Callable[[], Iterable[str]] = tuple) -> None:
+        self.path = root / INSPECTOR_FILENAME
+        self._limits = limits
+        self._secrets = secrets
+        self._store: InspectorStore | None = None
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assista-inspector")
+        self.failures = 0
+
+    @property
+    def store(self) -> InspectorStore:
+        """The database, opened on first use (by the writer thread or a reader)."""
+        if self._store is None:
+            self._store = InspectorStore(self.path)
+        return self._store
+
+    # -- ExchangeWriter
+
+    def write(self, batch: CaptureBatch) -> None:
+        self._thread.submit(self._write, batch)
+
+    def known_secrets(self) -> Iterable[str]:
+        return self._secrets()
+
+    # -- the thread
+
+    def _write(self, batch: CaptureBatch) -> None:
+        try:
+            self.store.write(batch, self._secrets())
+            if batch.tail is not None:
+                self._apply_retention()
+        except Exception as exc:  # never let a diagnostic break anything
+            self.failures += 1
+            log.warning("the request inspector could not store exchange %s: %s",
+                        batch.exchange_id, exc)
+
+    def _apply_retention(self) -> int:
+        days, megabytes = self._limits()
+        return self.store.enforce_retention(days, int(megabytes * 1024 * 1024))
+
+    def apply_retention(self) -> Future[int]:
+        """Apply the limits on the writer thread (at start, after a settings change)."""
+        return self._thread.submit(self._apply_retention)
+
+    def flush(self, timeout: float | None = 10.0) -> None:
+        """Wait until every batch handed over so far is stored."""
+        self._thread.submit(lambda: None).result(timeout)
+
+    def close(self) -> None:
+        self._thread.shutdown(wait=True)
+        if self._store is not None:
+            self._store.close()
+            self._store = None
