@@ -121,6 +121,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(sync)
     sync.add_argument("--target", metavar="URL", required=True,
                       help="file:///path, webdav(s)://user@host/path or s3://bucket/prefix")
+    quick = sub.add_parser("quick", help="open the quick-ask window (in the running app, or "
+                           "start it); bind this to a keyboard shortcut of your desktop")
+    _add_common(quick)
+    prefill = quick.add_mutually_exclusive_group()
+    prefill.add_argument("--selection", dest="prefill", action="store_const",
+                         const="selection", default="none",
+                         help="put the selected text (X11) or the clipboard in the question")
+    prefill.add_argument("--clipboard", dest="prefill", action="store_const",
+                         const="clipboard", help="put the clipboard's text in the question")
     return parser
 
 
@@ -169,4 +178,5 @@ def run(argv: list[str]) -> int:
     import desktop.storage.window_state  # noqa: F401
     from desktop.ui.window.launch import launch_gui
 
-    return launch_gui(data_dir=args.data_dir, smoke=args.smoke)
+    return launch_gui(data_dir=args.data_dir, smoke=args.smoke,
+                      quick=args.prefill if args.command == "quick" else None)

@@ -90,7 +90,13 @@ class AppSettings(BaseModel):
     # replace them with a summary.
     context_overflow: Literal["drop", "summarize"] = "drop"
     trash_retention_days: int = Field(default=30, ge=0, le=3650)
-    theme: Literal["system", "light", "dark"] = "system"
+    theme: Literal["system", "light", "dark", "high_contrast"] = "system"
+    # With a tray icon: closing the window keeps the app running there (its Quit quits).
+    keep_in_tray: bool = False
+    # Look for a new version at most once a day (never in portable mode), in a release
+    # feed in GitHub's Releases API format; empty URL: the project's own releases.
+    check_updates: bool = True
+    update_feed_url: str = ""
     # The interface's base font size in points, before the zoom (0: the platform's).
     base_font_pt: float = Field(default=0.0, ge=0, le=40)
     # Approval policy per tool name ("allow" | "ask" | "deny"), over each tool's default.

@@ -17,7 +17,7 @@ from typing import Any
 
 WINDOW_STATE_KEY = "window"
 _APP_SETTINGS_KEY = "app"  # desktop.storage.settings_store.APP_SETTINGS_KEY
-THEMES = ("system", "light", "dark")
+THEMES = ("system", "light", "dark", "high_contrast")
 
 
 class WindowState:
@@ -29,7 +29,7 @@ class WindowState:
     def __init__(self, theme: str = "system", geometry: str | None = None,
                  splitter: list[int] | None = None, sidebar_visible: bool = True,
                  zoom: int = 0) -> None:
-        self.theme = theme  #: "system", "light" or "dark" (from the app settings)
+        self.theme = theme  #: "system", "light", "dark" or "high_contrast" (app settings)
         self.geometry = geometry  #: base64 of QWidget.saveGeometry()
         self.splitter = splitter or []  #: sessions | chat | tool activity widths
         self.sidebar_visible = sidebar_visible

@@ -6,8 +6,9 @@ through :func:`current`), not module globals: a test or a second window can hold
 own. The functions below are the short way to the running application's theme.
 
 ``apply_theme(app, "system")`` follows the OS colour scheme, also when it changes
-while the app runs; ``"light"`` / ``"dark"`` force one. ``set_zoom`` / ``zoom_by`` scale
-the whole interface (Ctrl+= / Ctrl+- / Ctrl+0): the application font (every widget that
+while the app runs; ``"light"`` / ``"dark"`` force one; ``"high_contrast"`` is white on
+black with yellow for links, focus and selection. ``set_zoom`` / ``zoom_by`` scale the
+whole interface (Ctrl+= / Ctrl+- / Ctrl+0): the application font (every widget that
 does not set its own inherits it), the stylesheet's paddings and radii, and the icons
 (``ui_scale``). ``set_base_font_size`` is the Preferences' base size the zoom multiplies
 (None: the platform's default).
@@ -42,6 +43,16 @@ DARK = {
     "error": "#f97066", "ok": "#47cd89", "warn": "#fdb022", "hover": "#2c3036",
     "code_bg": "#1c1e22",
 }
+# High contrast: white text on black, yellow for what acts (links, focus, selection),
+# every border white; each pair reads at 15:1 or more (WCAG AAA asks 7:1).
+HIGH_CONTRAST = {
+    "window": "#000000", "base": "#000000", "text": "#ffffff", "muted": "#e6e6e6",
+    "border": "#ffffff", "accent": "#ffff00", "accent_text": "#000000",
+    "user_bg": "#000000", "assistant_bg": "#000000", "sidebar": "#000000",
+    "error": "#ff8080", "ok": "#7dff7d", "warn": "#ffd000", "hover": "#333333",
+    "code_bg": "#0d0d0d",
+}
+MODES = ("system", "light", "dark", "high_contrast")
 
 _PALETTE_ROLES = (
     ("Window", "window"), ("Base", "base"), ("AlternateBase", "sidebar"), ("Text", "text"),
@@ -61,6 +72,7 @@ class Theme(QObject):
         super().__init__(parent)
         self.dark = False
         self.mode = "system"
+        self.high_contrast = False
         self.zoom = 0  # steps of 10 %
         self.base_pt: float | None = None  # the Preferences' size; None: the platform's
         self._platform_pt: float | None = None  # the app font before we first changed it
@@ -68,6 +80,8 @@ class Theme(QObject):
         self._following_os = False
 
     def colors(self) -> dict[str, str]:
+        if self.high_contrast:
+            return HIGH_CONTRAST
         return DARK if self.dark else LIGHT
 
     # -- sizes ---------------------------------------------------------------------------
@@ -130,9 +144,10 @@ class Theme(QObject):
         scheme from the platform's palette instead of asking Qt for it; :meth:`settle`
         corrects the guess once the window is up."""
         self.platform_font_size()  # (remembered before the zoom changes the app font)
-        self.mode = mode if mode in ("light", "dark") else "system"
+        self.mode = mode if mode in MODES else "system"
+        self.high_contrast = self.mode == "high_contrast"
         if self.mode != "system":
-            self.dark = self.mode == "dark"
+            self.dark = self.mode in ("dark", "high_contrast")
         elif quick and not self._following_os:
             self.dark = _platform_palette_is_dark()
         else:
@@ -157,7 +172,7 @@ class Theme(QObject):
     def settle(self, app: QApplication, mode: str) -> None:
         """After start-up: apply ``mode`` (the saved setting) unless the quick start-up
         theme already matches it and the OS."""
-        mode = mode if mode in ("light", "dark") else "system"
+        mode = mode if mode in MODES else "system"
         if mode != self.mode or (mode == "system" and system_prefers_dark() != self.dark):
             self.apply(app, mode)
 

@@ -153,7 +153,8 @@ class ChatView(VirtualColumn):
         self.theme_actions: list[QAction] = []
         for mode, label in [("system", self.tr("Theme: follow &system")),
                             ("light", self.tr("Theme: &light")),
-                            ("dark", self.tr("Theme: &dark"))]:
+                            ("dark", self.tr("Theme: &dark")),
+                            ("high_contrast", self.tr("Theme: &high contrast"))]:
             act = QAction(label, self.theme_group)
             act.setCheckable(True)
             act.setChecked(theme.mode() == mode)
@@ -328,7 +329,7 @@ class ChatView(VirtualColumn):
 
     def _restyle(self) -> None:
         super()._restyle()
-        for act, mode in zip(self.theme_actions, ("system", "light", "dark"), strict=True):
+        for act, mode in zip(self.theme_actions, theme.MODES, strict=True):
             act.setChecked(theme.mode() == mode)
 
     # -- selection across messages ------------------------------------------------------

@@ -32,13 +32,15 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.ui import theme
+from desktop.ui.dialogs.desktop_tab import DesktopTab
 from desktop.ui.dialogs.web_search_settings import WebSearchSettings
 
 if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
 
 PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
-THEMES = [("system", "Follow the system"), ("light", "Light"), ("dark", "Dark")]
+THEMES = [("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"),
+          ("high_contrast", "High contrast")]
 OVERFLOW = [("drop", "Leave out the oldest turns"),
             ("summarize", "Replace the oldest turns with a summary")]
 
@@ -86,6 +88,8 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._general_tab(), "General")
         self.tabs.addTab(self._chats_tab(), "Chats")
         self.tabs.addTab(self._network_tab(), "Network")
+        self.desktop_tab = DesktopTab(controller.ctx.paths.portable)
+        self.tabs.addTab(self.desktop_tab, self.tr("Desktop"))
         self.tabs.addTab(self._data_tab(), "Data")
         self.web_search = WebSearchSettings()
         self.tabs.addTab(self.web_search, self.tr("Web search"))
@@ -242,6 +246,7 @@ class SettingsDialog(QDialog):
         self.timeout_spin.setValue(round(s.request_timeout_s))
         self.concurrent_spin.setValue(s.max_concurrent_requests)
         self.font_spin.setValue(s.base_font_pt if s.base_font_pt >= 6 else 0)
+        self.desktop_tab.load(s)
         self.web_search.load(s, self.controller.ctx.secrets)
 
     def changes(self) -> dict[str, object]:
@@ -260,6 +265,7 @@ class SettingsDialog(QDialog):
             # below 6 pt nothing is readable: such a value means "the default"
             "base_font_pt": self.font_spin.value() if self.font_spin.value() >= 6 else 0.0,
             **self.web_search.changes(),
+            **self.desktop_tab.changes(),
         }
 
     def _check_proxy(self) -> None:
@@ -274,6 +280,11 @@ class SettingsDialog(QDialog):
             self.error_label.setText(problem)
             self.tabs.setCurrentIndex(2)
             self.proxy_edit.setFocus()
+            return False
+        problem = self.desktop_tab.problem()
+        if problem is not None:
+            self.error_label.setText(problem)
+            self.tabs.setCurrentWidget(self.desktop_tab)
             return False
         problem = self.web_search.problem()
         if problem is not None:

@@ -29,7 +29,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
 
 from desktop.ui.chat.chat_selection import BodyKey, BodyRange, Endpoint, SelectionModel
-from desktop.ui.markdown import segment_text
+from desktop.ui.markdown import accessible, segment_text
 from desktop.ui.markdown.body_menu import build_body_menu
 from desktop.ui.markdown.body_pointer import BodyPointer
 from desktop.ui.markdown.renderer import is_safe_link, renderer
@@ -73,6 +73,8 @@ class MarkdownView(QWidget):
         self._last_render = 0.0
         self._render_cost = 0.0
         self.render_count = 0
+        self.content_version = 0  # bumped on every change (the accessibility tree follows)
+        accessible.install()  # screen readers read the painted text (accessible.py)
         self.pointer = BodyPointer(self)  # selection, links and Copy buttons by mouse
         self._copied = -1
         self._background: QColor | None = None
@@ -124,6 +126,7 @@ class MarkdownView(QWidget):
         if self._stream is not None:
             self._apply(self._stream.update(final=True))
             self._stream = None
+            accessible.content_changed(self)
 
     def restyle(self) -> None:
         """Re-render with the current theme and zoom."""
@@ -146,6 +149,13 @@ class MarkdownView(QWidget):
 
     def toPlainText(self) -> str:
         return "\n\n".join(seg.plain_text() for seg in self._segments)
+
+    def segment_count(self) -> int:
+        return len(self._segments)
+
+    def code_text(self, index: int) -> str:
+        """The whole code block that segment ``index`` begins (its pieces joined)."""
+        return self._code_of(index).removesuffix("\n")
 
     def code_blocks(self) -> list[str]:
         return [self._code_of(i) for i, s in enumerate(self._segments)
@@ -194,6 +204,7 @@ class MarkdownView(QWidget):
         """Re-lay out; repaint from the first changed line down (``in_place``: segment
         ``first_dirty`` was updated, so only from its first changed line)."""
         old_height = self._height
+        self.content_version += 1
         width = self.width() if self.width() > 0 else 600
         if width == self._width and 0 < first_dirty <= len(self._tops):
             self._layout_tail(first_dirty)  # the segments above did not change

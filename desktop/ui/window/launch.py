@@ -106,9 +106,11 @@ def reopen_last_chat(window: MainWindow) -> None:
         window.refresh_sessions()
 
 
-def claim_data_folder(data_dir: str | None, smoke: bool) -> tuple[DataPaths, InstanceLock | None]:
+def claim_data_folder(data_dir: str | None, smoke: bool,
+                      command: str = "activate") -> tuple[DataPaths, InstanceLock | None]:
     """The data folder and its lock; raises SystemExit(code) when another window has
-    it (that window is brought forward instead) or it cannot be used at all."""
+    it (that window is brought forward, or does ``command``, instead) or it cannot be
+    used at all."""
     try:
         paths = DataPaths.resolve(data_dir)
         lock = acquire_instance_lock(paths)
@@ -119,7 +121,7 @@ def claim_data_folder(data_dir: str | None, smoke: bool) -> tuple[DataPaths, Ins
     if lock is None and not smoke:
         from desktop.ui.window.single_instance import activate_running_instance
 
-        if activate_running_instance(paths.root):
+        if activate_running_instance(paths.root, command=command):
             print(f"{APP_NAME} is already running; its window was brought forward.")
             raise SystemExit(0)
         QMessageBox.warning(None, APP_NAME, f"{APP_NAME} is already running with the data "
@@ -159,10 +161,14 @@ def open_context(window: MainWindow, paths: DataPaths,
         return None
 
 
-def launch_gui(data_dir: str | None = None, *, smoke: bool = False) -> int:
+def launch_gui(data_dir: str | None = None, *, smoke: bool = False,
+               quick: str | None = None) -> int:
+    """``quick``: open the quick-ask window too ("none", "selection", "clipboard": what
+    goes into its question), in the running instance if there is one."""
     app = make_application()
     try:
-        paths, lock = claim_data_folder(data_dir, smoke)
+        paths, lock = claim_data_folder(data_dir, smoke,
+                                        "activate" if quick is None else f"quick {quick}")
     except SystemExit as exit_:
         return int(exit_.code or 0)
     state = read_window_state(paths.db_path)
@@ -175,10 +181,11 @@ def launch_gui(data_dir: str | None = None, *, smoke: bool = False) -> int:
     if ctx is None:
         return 1
     app.processEvents()  # keep the window responsive between the loading steps
-    return run_window(app, window, ctx, smoke)
+    return run_window(app, window, ctx, smoke, quick)
 
 
-def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bool) -> int:
+def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bool,
+               quick: str | None = None) -> int:
     import asyncio
 
     import qasync
@@ -199,7 +206,10 @@ def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bo
     settings_signal = follow_settings(app, controller)
     window.attach(controller)
     reopen_last_chat(window)
-    instance_server = InstanceServer(ctx.paths.root, window.bring_to_front)
+    instance_server = InstanceServer(ctx.paths.root, window.bring_to_front,
+                                     on_command=window.quick.command)
+    if quick is not None:
+        QTimer.singleShot(0, lambda: window.quick.open(quick))
     if ctx.notice:
         QTimer.singleShot(0, lambda: window.show_error(ctx.notice or ""))
     closed = asyncio.Event()

@@ -73,15 +73,20 @@ class MainWindow(QMainWindow):
 
     def attach(self, controller: ChatController) -> None:
         """Build the real content for ``controller`` (replaces the skeleton)."""
+        from desktop import __version__
         from desktop.ui.chat.chat_pane import ChatPane
         from desktop.ui.conversations.conversation_actions import ConversationActions
         from desktop.ui.conversations.session_list import SessionList
+        from desktop.ui.quick.quick_ask import QuickAsk
         from desktop.ui.tools.sidebar import ToolSidebar
+        from desktop.ui.window.attention import Attention
         from desktop.ui.window.dialog_launcher import DialogLauncher
         from desktop.ui.window.notifier import DesktopNotifier
         from desktop.ui.window.quit_guard import QuitGuard
         from desktop.ui.window.tool_activity import ToolActivity
         from desktop.ui.window.top_bar import TopBar
+        from desktop.ui.window.tray import AppTray
+        from desktop.ui.window.update_notice import UpdateNotice
         from desktop.ui.window.welcome_view import WelcomeGuide
 
         self.controller = controller
@@ -96,7 +101,11 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self._build_layout())
         self.dialogs = DialogLauncher(controller, self)
         self.tool_activity = ToolActivity(controller, self.composer, self.sidebar, self)
-        self.notifier = DesktopNotifier(self)
+        self.tray = AppTray(self)  # New chat, Quick ask, Show/Hide, Quit
+        self.notifier = DesktopNotifier(self, self.tray)
+        self.quick = QuickAsk(self)  # the small always-on-top window
+        self.attention = Attention(self)  # finished answers: announced, notified
+        self.updates = UpdateNotice(self, __version__)  # at most daily, after the first frame
         self.quit_guard = QuitGuard(self, controller)
         self.conversations = ConversationActions(self)
         self.menuBar().clear()
@@ -111,6 +120,7 @@ class MainWindow(QMainWindow):
         self.top_bar.show_usage(controller.history)
         QTimer.singleShot(0, self.composer.input.setFocus)
         self.after_first_paint(self.tool_activity.start_mcp)
+        self.after_first_paint(self.updates.check)
         self.ready = True
         self.update()  # (when shown) a frame of the new content runs the queued work
 
@@ -197,7 +207,7 @@ class MainWindow(QMainWindow):
         view_menu.addSeparator()
         for act in self.chat.view_actions():
             view_menu.addAction(act)
-        for act, mode in zip(self.chat.theme_actions, ("system", "light", "dark"), strict=True):
+        for act, mode in zip(self.chat.theme_actions, theme.MODES, strict=True):
             act.triggered.connect(partial(self.controller.update_settings, theme=mode))
         help_menu = self.menuBar().addMenu("&Help")
         self._action(help_menu, "&Keyboard shortcuts", QKeySequence("Ctrl+/"),
@@ -364,15 +374,20 @@ class MainWindow(QMainWindow):
     def _approval_requested(self, pending: PendingApproval) -> None:
         """A chat (maybe one in the background) waits for the user: tell the desktop
         when the window is not the one in front."""
-        title = pending.chat_title or "A chat"
-        self.notifier.notify("Approval needed", f"{title}: {pending.request.tool} waits for "
-                                                "your approval")
+        self.notifier.approval_needed(pending.chat_title, pending.request.tool)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.ready and self.tray.keeps_running():
+            self.save_window_state()
+            event.ignore()  # "Keep running in the tray": hidden, the tray's Quit quits
+            self.hide()
+            return
         if self.ready and not self.quit_guard.may_close():
             event.ignore()  # chats are answering: the user is asked first
             return
         if self.ready:
             self.save_window_state()
             self.controller.stop_all()  # what streamed is saved, marked stopped
+            self.quick.close()
+            self.tray.close()
         super().closeEvent(event)

@@ -1,50 +1,60 @@
 """Desktop notifications for what happens while the user looks elsewhere.
 
-Chats answer in the background, so a tool call can wait for approval while the
-window is behind another one. Then the desktop is told: a notification through the
-system tray where the desktop has one (clicking it brings the window forward), and
-in any case the window asks for attention (a flashing taskbar entry).
+Chats answer in the background, so an answer can finish or a tool call can wait for
+approval while the window is behind another one (or hidden in the tray, or while the
+user is in the quick-ask window). Then the desktop is told: a notification through
+the tray icon where the desktop has one (clicking it brings the window forward), and
+the window asks for attention (a flashing taskbar entry).
 """
 
 from __future__ import annotations
 
+import logging
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QApplication, QSystemTrayIcon, QWidget
+from PySide6.QtWidgets import QApplication, QWidget
+
+if TYPE_CHECKING:
+    from desktop.ui.window.tray import AppTray
+
+log = logging.getLogger(__name__)
+PREVIEW_CHARS = 160  # of an answer, in its notification
 
 
 class DesktopNotifier(QObject):
-    def __init__(self, window: QWidget) -> None:
+    def __init__(self, window: QWidget, tray: AppTray | None = None) -> None:
         super().__init__(window)
         self.window = window
-        self._tray: QSystemTrayIcon | None = None
+        self.tray = tray
         self.sent: list[tuple[str, str]] = []  # what was said (shown in the log, tests)
 
-    def notify(self, title: str, text: str) -> bool:
-        """Tell the desktop, unless the window is the one the user is using; returns
-        whether anything was sent."""
-        if self.window.isActiveWindow():
+    def notify(self, title: str, text: str, *, shown_in: QWidget | None = None) -> bool:
+        """Tell the desktop, unless the window where this shows (``shown_in``, by
+        default the main window) is the one the user is using; returns whether
+        anything was sent."""
+        watched = shown_in or self.window
+        if watched.isVisible() and watched.isActiveWindow():
             return False
         self.sent.append((title, text))
-        tray = self._tray_icon()
-        if tray is not None:
-            tray.showMessage(title, text, QSystemTrayIcon.MessageIcon.Information, 10_000)
-        QApplication.alert(self.window)
+        log.info("notification: %s: %s", title, text)
+        if self.tray is not None:
+            self.tray.show_message(title, text)
+        if self.window.isVisible():
+            QApplication.alert(self.window)
         return True
 
-    def _tray_icon(self) -> QSystemTrayIcon | None:
-        if not (QSystemTrayIcon.isSystemTrayAvailable() and QSystemTrayIcon.supportsMessages()):
-            return None
-        if self._tray is None:
-            self._tray = QSystemTrayIcon(self.window.windowIcon(), self)
-            self._tray.setToolTip(self.window.windowTitle())
-            self._tray.messageClicked.connect(self._bring_forward)
-            self._tray.activated.connect(lambda _reason: self._bring_forward())
-            self._tray.show()
-        return self._tray
+    def answer_finished(self, chat_title: str, answer: str, *, failed: bool = False,
+                        shown_in: QWidget | None = None) -> bool:
+        """A chat's answer is done (or failed) while the user is elsewhere."""
+        title = self.tr("Answer failed") if failed else self.tr("Answer ready")
+        preview = " ".join(answer.split())
+        if len(preview) > PREVIEW_CHARS:
+            preview = preview[:PREVIEW_CHARS].rstrip() + "…"
+        chat = chat_title or self.tr("A chat")
+        return self.notify(title, f"{chat}: {preview}" if preview else chat, shown_in=shown_in)
 
-    def _bring_forward(self) -> None:
-        if self.window.isMinimized():
-            self.window.showNormal()
-        self.window.show()
-        self.window.raise_()
-        self.window.activateWindow()
+    def approval_needed(self, chat_title: str, tool: str) -> bool:
+        return self.notify(self.tr("Approval needed"),
+                           self.tr("{chat}: {tool} waits for your approval").format(
+                               chat=chat_title or self.tr("A chat"), tool=tool))

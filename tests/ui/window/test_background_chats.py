@@ -162,7 +162,8 @@ def test_an_approval_from_a_background_chat_names_it_and_leads_there(
     chat = controller.session_id
     assert chat is not None
     told: list[tuple[str, str]] = []
-    window.notifier.notify = lambda title, text: bool(told.append((title, text)))  # type: ignore[method-assign]
+    window.notifier.notify = lambda title, text, **_: bool(  # type: ignore[method-assign]
+        told.append((title, text)))
     controller.new_session()  # the user moves on before the model asks
     qtbot.waitUntil(lambda: bool(window.sidebar.approval_cards), timeout=10000)
     card = next(iter(window.sidebar.approval_cards.values()))

@@ -1,0 +1,454 @@
+"""What screen readers (Orca, NVDA, VoiceOver) get from a message body.
+
+:class:`MarkdownView` paints its text itself, so Qt's stock accessibility knows
+nothing of it. Through an accessibility factory the view gets its own interface: a
+read-only document whose name says whose message it is, whose value and text
+interface hold the whole plain text, and whose children are the blocks as they read
+(paragraphs, headings, code blocks, tables, quotes, equations), each with its text;
+a block's links are its children (role Link, the address as description).
+
+PySide6 cannot derive one Python class from both QAccessibleWidget and
+QAccessibleTextInterface (shiboken makes two C++ objects), so the text interface is
+a separate object that ``interface_cast`` hands out by address.
+
+Ownership: Qt's accessibility cache deletes the view's interface with the view.
+Block and link interfaces have no QObject, so the cache would keep them forever once
+an assistive tool has seen them: they are released explicitly when the content
+changes or the view goes away (:func:`_release`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QObject, QPoint, QRect
+from PySide6.QtGui import (
+    QAccessible,
+    QAccessibleAnnouncementEvent,
+    QAccessibleEvent,
+    QAccessibleInterface,
+    QAccessibleTextInterface,
+    QTextCursor,
+    QTextDocument,
+    QTextTable,
+    QWindow,
+)
+from PySide6.QtWidgets import QAccessibleWidget, QWidget
+
+if TYPE_CHECKING:
+    from desktop.ui.markdown.view import MarkdownView
+
+log = logging.getLogger(__name__)
+
+ANNOUNCE_LIMIT = 4000  # characters of an answer read out when it finishes
+Role = QAccessible.Role
+_HEADINGS = tuple(f"<h{level}" for level in range(1, 7))
+
+
+@dataclass(slots=True)
+class Link:
+    text: str
+    href: str
+
+
+@dataclass(slots=True)
+class BlockNode:
+    """One block of a message as a screen reader gets it."""
+
+    role: QAccessible.Role
+    name: str
+    text: str
+    top: int
+    height: int
+    links: list[Link] = field(default_factory=list)
+
+
+def describe_blocks(view: MarkdownView) -> list[BlockNode]:
+    """The blocks of ``view`` in reading order (the pieces of a streamed code block
+    joined into one)."""
+    nodes: list[BlockNode] = []
+    for index in range(view.segment_count()):
+        segment = view.segment(index)
+        block = segment.block
+        if block.joins_prev and nodes:
+            nodes[-1].height = segment.top + segment.height - nodes[-1].top
+            continue
+        text = segment.plain_text()
+        if block.kind == "code":
+            role = Role.Section
+            name = QCoreApplication.translate("MessageAccessibility", "Code block, {language}") \
+                .format(language=block.lang or QCoreApplication.translate(
+                    "MessageAccessibility", "plain text"))
+            text = view.code_text(index)
+        elif block.kind == "math":
+            role = Role.Equation
+            name = QCoreApplication.translate("MessageAccessibility", "Equation")
+        elif block.kind == "quote":
+            role = Role.BlockQuote
+            name = QCoreApplication.translate("MessageAccessibility", "Quote")
+        elif "<table" in block.html:
+            rows = table_rows(segment.doc)
+            role, text = Role.Table, "\n".join(" | ".join(row) for row in rows)
+            name = QCoreApplication.translate(
+                "MessageAccessibility", "Table, {rows} rows, {columns} columns").format(
+                rows=len(rows), columns=max((len(row) for row in rows), default=0))
+        elif block.html.lstrip().startswith(_HEADINGS):
+            role, name = Role.Heading, text
+        else:
+            role, name = Role.Paragraph, ""
+        nodes.append(BlockNode(role, name, text, segment.top, segment.height,
+                               links_in(segment.doc)))
+    return nodes
+
+
+def table_rows(doc: QTextDocument) -> list[list[str]]:
+    """The cells of the first table in ``doc``, row by row."""
+    for frame in doc.rootFrame().childFrames():
+        if isinstance(frame, QTextTable):
+            rows = []
+            for row in range(frame.rows()):
+                cells = []
+                for column in range(frame.columns()):
+                    cell = frame.cellAt(row, column)
+                    cursor = QTextCursor(doc)
+                    cursor.setPosition(cell.firstPosition())
+                    cursor.setPosition(cell.lastPosition(), QTextCursor.MoveMode.KeepAnchor)
+                    cells.append(cursor.selectedText().replace("\u2029", " ").strip())
+                rows.append(cells)
+            return rows
+    return []
+
+
+def links_in(doc: QTextDocument) -> list[Link]:
+    """The links of a rendered block: text and address, in order (fragments of one
+    link with different formatting joined)."""
+    links: list[Link] = []
+    link_end = -1  # where the last link ends in the document
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            fmt = fragment.charFormat()
+            href = fmt.anchorHref() if fmt.isAnchor() else ""
+            if href:
+                if links and links[-1].href == href and fragment.position() == link_end:
+                    links[-1].text += fragment.text()
+                else:
+                    links.append(Link(fragment.text(), href))
+                link_end = fragment.position() + fragment.length()
+            it += 1
+        block = block.next()
+    return links
+
+
+class PlainTextInterface(QAccessibleTextInterface):
+    """A read-only text interface over a function returning the text."""
+
+    def __init__(self, text: Callable[[], str]) -> None:
+        super().__init__()
+        self._text = text
+
+    def text(self, start: int, end: int) -> str:
+        return self._text()[max(0, start):max(0, end)]
+
+    def characterCount(self) -> int:
+        return len(self._text())
+
+    def cursorPosition(self) -> int:
+        return 0
+
+    def setCursorPosition(self, position: int) -> None:
+        pass  # read-only text without a caret
+
+    def selectionCount(self) -> int:
+        return 0
+
+    def selection(self, index: int) -> tuple[int, int]:
+        return (0, 0)
+
+    def addSelection(self, start: int, end: int) -> None:
+        pass
+
+    def removeSelection(self, index: int) -> None:
+        pass
+
+    def setSelection(self, index: int, start: int, end: int) -> None:
+        pass
+
+    def characterRect(self, offset: int) -> QRect:
+        return QRect()
+
+    def offsetAtPoint(self, point: QPoint) -> int:
+        return -1
+
+    def scrollToSubstring(self, start: int, end: int) -> None:
+        pass
+
+    def attributes(self, offset: int) -> tuple[str, int, int]:
+        return ("", offset, offset)
+
+    def address(self) -> shiboken6.VoidPtr:
+        return shiboken6.VoidPtr(shiboken6.getCppPointer(self)[0])
+
+
+class _Node(QAccessibleInterface):
+    """A part of a message without a QObject of its own (a block or a link)."""
+
+    def __init__(self, owner: AnswerAccessible, parent: QAccessibleInterface) -> None:
+        super().__init__()
+        self._owner = owner
+        self._parent = parent
+        self._text_iface = PlainTextInterface(self.plain)
+        self.children: list[_Node] = []
+
+    def plain(self) -> str:
+        return ""
+
+    def isValid(self) -> bool:
+        return self._owner.alive
+
+    def object(self) -> QObject | None:  # type: ignore[override]
+        return None
+
+    def window(self) -> QWindow | None:  # type: ignore[override]
+        return self._owner.window()
+
+    def relations(self, match: QAccessible.RelationFlag = QAccessible.RelationFlag.AllRelations,
+                  ) -> list[tuple[QAccessibleInterface, QAccessible.RelationFlag]]:
+        return []
+
+    def focusChild(self) -> QAccessibleInterface | None:  # type: ignore[override]
+        return None
+
+    def childAt(self, x: int, y: int) -> QAccessibleInterface | None:  # type: ignore[override]
+        return None
+
+    def parent(self) -> QAccessibleInterface:
+        return self._parent
+
+    def child(self, index: int) -> QAccessibleInterface | None:  # type: ignore[override]
+        return self.children[index] if 0 <= index < len(self.children) else None
+
+    def childCount(self) -> int:
+        return len(self.children)
+
+    def indexOfChild(self, child: QAccessibleInterface) -> int:
+        return next((i for i, c in enumerate(self.children) if c is child), -1)
+
+    def setText(self, kind: QAccessible.Text, text: str) -> None:
+        pass  # read-only
+
+    def interface_cast(  # type: ignore[override]
+            self, kind: QAccessible.InterfaceType) -> shiboken6.VoidPtr | None:
+        if kind == QAccessible.InterfaceType.TextInterface and self._owner.alive:
+            return self._text_iface.address()
+        return None
+
+
+class BlockAccessible(_Node):
+    def __init__(self, owner: AnswerAccessible, node: BlockNode) -> None:
+        super().__init__(owner, owner)
+        self.node = node
+        self.children = [LinkAccessible(owner, self, link) for link in node.links]
+
+    def plain(self) -> str:
+        return self.node.text
+
+    def text(self, kind: QAccessible.Text) -> str:
+        if kind == QAccessible.Text.Name:
+            return self.node.name or self.node.text[:200]
+        if kind == QAccessible.Text.Value:
+            return self.node.text
+        return ""
+
+    def rect(self) -> QRect:
+        return self._owner.area(self.node.top, self.node.height)
+
+    def role(self) -> QAccessible.Role:
+        return self.node.role
+
+    def state(self) -> QAccessible.State:
+        state = QAccessible.State()
+        state.readOnly = True
+        state.selectableText = True
+        return state
+
+
+class LinkAccessible(_Node):
+    def __init__(self, owner: AnswerAccessible, parent: BlockAccessible, link: Link) -> None:
+        super().__init__(owner, parent)
+        self.link = link
+
+    def plain(self) -> str:
+        return self.link.text
+
+    def text(self, kind: QAccessible.Text) -> str:
+        if kind == QAccessible.Text.Name:
+            return self.link.text
+        if kind in (QAccessible.Text.Description, QAccessible.Text.Value):
+            return self.link.href
+        return ""
+
+    def rect(self) -> QRect:
+        return self._parent.rect()
+
+    def role(self) -> QAccessible.Role:
+        return Role.Link
+
+    def state(self) -> QAccessible.State:
+        state = QAccessible.State()
+        state.linked = True
+        state.readOnly = True
+        return state
+
+
+class AnswerAccessible(QAccessibleWidget):
+    """The interface of one :class:`MarkdownView` (made by :func:`_factory`)."""
+
+    def __init__(self, view: MarkdownView) -> None:
+        super().__init__(view, Role.Document)
+        self.view = view
+        self.alive = True
+        self._text_iface = PlainTextInterface(self.plain)
+        self._version = -1
+        self._blocks: list[BlockAccessible] = []
+        bin_ = _Released()
+        self._bin = bin_
+        # The view's destructor: the cache drops this interface; the block and link
+        # interfaces it handed out are released here (they have no QObject).
+        view.destroyed.connect(bin_.release_all)
+
+    def plain(self) -> str:
+        return self.view.toPlainText() if self.alive else ""
+
+    def blocks(self) -> list[BlockAccessible]:
+        version = self.view.content_version
+        if version != self._version:
+            self._bin.release(self._blocks)
+            self._blocks = [BlockAccessible(self, node) for node in describe_blocks(self.view)]
+            self._bin.keep(self._blocks)
+            self._version = version
+        return self._blocks
+
+    def area(self, top: int, height: int) -> QRect:
+        origin = self.view.mapToGlobal(QPoint(0, top))
+        return QRect(origin.x(), origin.y(), self.view.width(), height)
+
+    def text(self, kind: QAccessible.Text) -> str:
+        if kind == QAccessible.Text.Name:
+            return self.view.accessibleName() or QCoreApplication.translate(
+                "MessageAccessibility", "Message")
+        if kind == QAccessible.Text.Value:
+            return self.plain()
+        if kind == QAccessible.Text.Description:
+            if self.view.accessibleDescription() or not self.view.is_streaming():
+                return self.view.accessibleDescription()
+            return QCoreApplication.translate("MessageAccessibility", "Being written")
+        return str(super().text(kind))
+
+    def state(self) -> QAccessible.State:
+        state = super().state()
+        state.readOnly = True
+        state.selectableText = True
+        state.multiLine = True
+        state.busy = self.view.is_streaming()
+        return state
+
+    def childCount(self) -> int:
+        return len(self.blocks())
+
+    def child(self, index: int) -> QAccessibleInterface | None:  # type: ignore[override]
+        blocks = self.blocks()
+        return blocks[index] if 0 <= index < len(blocks) else None
+
+    def indexOfChild(self, child: QAccessibleInterface) -> int:
+        return next((i for i, b in enumerate(self.blocks()) if b is child), -1)
+
+    def interface_cast(  # type: ignore[override]
+            self, kind: QAccessible.InterfaceType) -> shiboken6.VoidPtr | None:
+        if kind == QAccessible.InterfaceType.TextInterface:
+            return self._text_iface.address()
+        return super().interface_cast(kind)  # type: ignore[return-value]  # (a VoidPtr)
+
+
+class _Released:
+    """Holds the block and link interfaces handed out; releases them from Qt's cache."""
+
+    def __init__(self) -> None:
+        self.held: list[_Node] = []
+
+    def keep(self, blocks: list[BlockAccessible]) -> None:
+        for block in blocks:
+            self.held.append(block)
+            self.held.extend(block.children)
+
+    def release(self, blocks: list[BlockAccessible]) -> None:
+        gone = {id(b) for b in blocks} | {id(c) for b in blocks for c in b.children}
+        for node in [n for n in self.held if id(n) in gone]:
+            _forget(node)
+        self.held = [n for n in self.held if id(n) not in gone]
+
+    def release_all(self, *_args: object) -> None:
+        for node in self.held:
+            node._owner.alive = False
+            _forget(node)
+        self.held = []
+
+
+def _forget(node: _Node) -> None:
+    """Take ``node`` out of Qt's accessibility cache (an assistive tool may have
+    registered it); Qt deletes it there, so Python must not as well."""
+    if not shiboken6.isValid(node):
+        return
+    try:
+        QAccessible.deleteAccessibleInterface(QAccessible.uniqueId(node))
+    except RuntimeError:
+        log.debug("accessible node already gone")
+
+
+def _factory(class_name: str, obj: QObject) -> QAccessibleInterface | None:
+    from desktop.ui.markdown.view import MarkdownView
+
+    if isinstance(obj, MarkdownView):
+        return AnswerAccessible(obj)
+    return None
+
+
+_installed = False  # Qt keeps one list of factories per process
+
+
+def install() -> None:
+    """Register the factory (once per process; called by the first MarkdownView)."""
+    global _installed
+    if not _installed:
+        QAccessible.installFactory(_factory)
+        _installed = True
+
+
+def content_changed(view: QWidget) -> None:
+    """Tell assistive tools the view's text changed (when any are listening)."""
+    if QAccessible.isActive():
+        QAccessible.updateAccessibility(QAccessibleEvent(view, QAccessible.Event.ObjectReorder))
+
+
+class Announcer:
+    """Says finished answers out loud, politely (after what is being read)."""
+
+    def __init__(self) -> None:
+        self.said: list[str] = []  # what was announced (the log, tests)
+
+    def announce(self, widget: QWidget, text: str) -> None:
+        text = text.strip()
+        if not text:
+            return
+        if len(text) > ANNOUNCE_LIMIT:
+            text = text[:ANNOUNCE_LIMIT].rstrip() + "…"
+        self.said.append(text)
+        event = QAccessibleAnnouncementEvent(widget, text)
+        event.setPoliteness(QAccessible.AnnouncementPoliteness.Polite)
+        QAccessible.updateAccessibility(event)

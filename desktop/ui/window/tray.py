@@ -1,0 +1,131 @@
+"""The tray icon and its menu: New chat, Quick ask, Show/Hide, Quit.
+
+The menu exists whether or not the desktop has a tray (tests, and a desktop that
+gets one later reuse it); the icon is made only where there is a tray. With
+"Keep running in the tray" (Preferences → General) closing the window hides it
+instead; the tray's Quit really quits, through the window's close (and so through
+:class:`QuitGuard`'s question when chats are answering).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtGui import QAction, QIcon
+from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
+
+from desktop import APP_NAME
+from desktop.resources import icon_path
+
+if TYPE_CHECKING:
+    from desktop.ui.window.main_window import MainWindow
+
+
+def app_icon() -> QIcon:
+    """The application's own icon (resources/icons/assista.svg)."""
+    app = QApplication.instance()
+    if isinstance(app, QApplication) and not app.windowIcon().isNull():
+        return app.windowIcon()
+    path = icon_path()
+    return QIcon(str(path)) if path is not None else QIcon()
+
+
+class AppTray(QObject):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.quitting = False  # Quit was chosen: the next close really closes
+        self.quit_app: Callable[[], None] = QApplication.quit  # (tests record it instead)
+        self.menu = QMenu()
+        self.menu.setAccessibleName(self.tr("{app} tray menu").format(app=APP_NAME))
+        self.new_chat_action = self._add(self.tr("&New chat"), self.new_chat)
+        self.quick_action = self._add(self.tr("&Quick ask…"), self.quick_ask)
+        self.show_action = self._add(self.tr("&Hide window"), self.toggle_window)
+        self.menu.addSeparator()
+        self.quit_action = self._add(self.tr("&Quit"), self.quit)
+        self.menu.aboutToShow.connect(self._update_labels)
+        self.icon: QSystemTrayIcon | None = None
+        if QSystemTrayIcon.isSystemTrayAvailable():
+            self.icon = QSystemTrayIcon(app_icon(), self)
+            self.icon.setToolTip(APP_NAME)
+            self.icon.setContextMenu(self.menu)
+            self.icon.activated.connect(self._activated)
+            self.icon.messageClicked.connect(window.bring_to_front)
+            self.icon.show()
+
+    def _add(self, text: str, slot: Callable[[], None]) -> QAction:
+        action = QAction(text, self)
+        action.triggered.connect(lambda _checked=False: slot())
+        self.menu.addAction(action)
+        return action
+
+    def _update_labels(self) -> None:
+        visible = self.window.isVisible() and not self.window.isMinimized()
+        self.show_action.setText(self.tr("&Hide window") if visible else self.tr("&Show window"))
+
+    def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
+        if reason == QSystemTrayIcon.ActivationReason.Trigger:
+            self.toggle_window()
+
+    # -- what the menu does -------------------------------------------------------------
+
+    def new_chat(self) -> None:
+        self.window.bring_to_front()
+        self.window.controller.new_session()
+        self.window.composer.input.setFocus()
+
+    def quick_ask(self) -> None:
+        self.window.quick.open()
+
+    def toggle_window(self) -> None:
+        if self.window.isVisible() and not self.window.isMinimized():
+            self.window.save_window_state()
+            self.window.hide()
+        else:
+            self.window.bring_to_front()
+        self._update_labels()
+
+    def quit(self) -> None:
+        """Quit for real: close the window (asking first when chats answer), then the app."""
+        self.quitting = True
+        if self.window.close():
+            self.quit_app()
+            return
+        box = self.window.quit_guard.box
+        if box is None:
+            self.quitting = False
+            return
+        # Chats are answering: the window asks first, in front. Quit closes the window
+        # (then the app quits); Cancel leaves it open and the tray as it was.
+        self.window.bring_to_front()
+        box.finished.connect(lambda _result: QTimer.singleShot(0, self._after_question))
+
+    def _after_question(self) -> None:
+        if self.window.isVisible():
+            self.quitting = False
+        else:
+            self.quit_app()
+
+    # -- closing the window ---------------------------------------------------------------
+
+    def available(self) -> bool:
+        return self.icon is not None and self.icon.isVisible()
+
+    def keeps_running(self) -> bool:
+        """Closing the window hides it (the setting is on, there is a tray to come
+        back from, and Quit was not chosen)."""
+        settings = self.window.controller.settings
+        return settings.keep_in_tray and self.available() and not self.quitting
+
+    def show_message(self, title: str, text: str) -> bool:
+        if self.icon is None or not QSystemTrayIcon.supportsMessages():
+            return False
+        self.icon.showMessage(title, text, QSystemTrayIcon.MessageIcon.Information, 10_000)
+        return True
+
+    def close(self) -> None:
+        if self.icon is not None:
+            self.icon.hide()
+        self.menu.deleteLater()
