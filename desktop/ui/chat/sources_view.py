@@ -24,10 +24,6 @@ ADDRESS_CHARS = 60  # a longer address is elided in the middle
 TITLE_CHARS = 90
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("SourcesView", text)
-
-
 def elide(text: str, limit: int) -> str:
     text = " ".join(text.split())
     if len(text) <= limit:
@@ -60,12 +56,15 @@ def block_sources(block: Sequence[tuple[Message, Mapping[str, ToolResultPart]]])
 
 def _location(source: Source) -> str:
     if source.page is not None and source.line is not None:
-        return _tr("page %1, line %2").replace("%1", str(source.page)).replace(
-            "%2", str(source.line))
+        # (QCoreApplication.translate written out: lupdate finds no other spelling)
+        return QCoreApplication.translate("SourcesView", "page %1, line %2").replace(
+            "%1", str(source.page)).replace("%2", str(source.line))
     if source.page is not None:
-        return _tr("page %1").replace("%1", str(source.page))
+        return QCoreApplication.translate("SourcesView", "page %1").replace(
+            "%1", str(source.page))
     if source.line is not None:
-        return _tr("line %1").replace("%1", str(source.line))
+        return QCoreApplication.translate("SourcesView", "line %1").replace(
+            "%1", str(source.line))
     return ""
 
 
