@@ -49,10 +49,16 @@ def test_notarization_is_off_without_secrets(tmp_path: Path) -> None:
     assert "notarization skipped" in done.stdout
 
 
-def test_ci_matrix_builds_smokes_and_uploads() -> None:
+def test_ci_matrix_tests_builds_smokes_and_uploads() -> None:
     yaml = pytest.importorskip("yaml")
-    workflow = yaml.safe_load((PACKAGING / "ci" / "installers.yml").read_text("utf-8"))
+    workflow_file = PACKAGING.parent / ".github" / "workflows" / "installers.yml"
+    workflow = yaml.safe_load(workflow_file.read_text("utf-8"))
+    test = workflow["jobs"]["test"]
+    assert {os.split("-")[0] for os in test["strategy"]["matrix"]["os"]} == {
+        "ubuntu", "windows", "macos"}
+    assert any(step.get("run") == "python packaging/dev.py test" for step in test["steps"])
     build = workflow["jobs"]["build"]
+    assert build["needs"] == "test"
     oses = {entry["os"].split("-")[0] for entry in build["strategy"]["matrix"]["include"]}
     assert oses == {"ubuntu", "windows", "macos"}
     runs = "\n".join(step.get("run", "") for step in build["steps"])

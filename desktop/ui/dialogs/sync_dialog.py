@@ -100,6 +100,7 @@ class SyncDialog(QDialog):
         self.url_edit = QLineEdit(config.url)
         self.url_edit.setPlaceholderText(URL_FORMS.replace(" or ", ", "))
         self.url_edit.setToolTip(f"{URL_FORMS}")
+        self.url_edit.setAccessibleName(self.tr("Sync target"))  # (no buddy label in a row)
         self.folder_button = QPushButton(icon("folder"), "Folder…")
         self.folder_button.setToolTip("Choose a folder another tool replicates (Syncthing, "
                                       "Dropbox, iCloud Drive, OneDrive)")
