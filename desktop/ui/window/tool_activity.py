@@ -10,8 +10,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
+from desktop.chat.mcp_inputs import McpInputs
 from desktop.chat.sampling import ChatSampler
 from desktop.chat.server_questions import ServerQuestions
+from desktop.ui.chat.mcp_resources import McpAttachMenu
+from desktop.ui.chat.slash_prompts import SlashPrompts
 from desktop.ui.tools.mcp_sign_in import open_in_browser
 
 if TYPE_CHECKING:
@@ -36,6 +39,11 @@ class ToolActivity(QObject):
         controller.tools.elicitor = self.server_questions.elicit
         controller.tools.sampler = ChatSampler(controller.service,
                                                self.server_questions.approve_sampling)
+        # MCP prompts as /commands, and resources from the attach button's menu
+        inputs = McpInputs(controller.tools)
+        self.slash_prompts = SlashPrompts(composer, inputs)
+        self.mcp_attach = McpAttachMenu(composer, inputs)
+        controller.toolsChanged.connect(self.mcp_attach.refresh)
 
     def refresh_tools(self) -> None:
         """The composer's tool switches: the open chat's tools and which are on."""
