@@ -117,6 +117,7 @@ class AppContext:
         )
         ctx.lock = lock
         ctx.notice = notice
+        ctx.settings_store.secrets = lambda: ctx.secrets  # URL passwords, header values
         ctx.assistants = AssistantStore(db)
         ctx.settings = SettingsService(ctx.settings_store, before_save=ctx._stash_secrets)
         settings = ctx.settings.current

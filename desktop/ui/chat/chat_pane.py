@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import logging
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,10 +37,12 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.chat.message_edits import is_continuation
+from desktop.chat.save_retry import store_messages
 from desktop.core.messages import ImagePart
 from desktop.ui.chat.chat_view import ChatView
 from desktop.ui.chat.composer import Composer, local_files
 from desktop.ui.chat.edit_banner import EditBanner
+from desktop.ui.chat.save_banner import SaveBanner
 from desktop.ui.plain_text import make_plain
 
 if TYPE_CHECKING:
@@ -73,6 +76,8 @@ class ChatPane(QWidget):
         self.error_banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_banner.hide()
         self.edit_banner = EditBanner()
+        self.save_banner = SaveBanner(partial(store_messages, controller.ctx.sessions))
+        controller.saveFailed.connect(self.save_banner.show_failure)
         self.setAcceptDrops(True)
         self._draft_chat: ChatRef = controller.chat  # whose draft the composer holds
         self._stash: str | None = None  # the draft put aside while a message is edited
@@ -83,7 +88,7 @@ class ChatPane(QWidget):
         column.setContentsMargins(0, 0, 0, 12)
         column.setSpacing(8)
         column.addWidget(self.chat, 1)  # (the chat's scroll bar runs to the pane's edge)
-        for widget in (self.error_banner, self.edit_banner, self.composer):
+        for widget in (self.error_banner, self.save_banner, self.edit_banner, self.composer):
             row = QHBoxLayout()
             row.setContentsMargins(24, 0, 24, 0)
             row.addWidget(widget)

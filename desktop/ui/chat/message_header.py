@@ -138,3 +138,16 @@ class MessageHeader(QWidget):
         if self.tokens_label.text() and not self.tokens_label.isVisible():
             menu.addSeparator()
             menu.addAction(self.tokens_label.text()).setEnabled(False)
+
+    def release(self) -> None:
+        """Let go of the callbacks (they lead back to the message widget)."""
+        self.can_continue = _never
+        self._fill_copy_menu = _no_copy_menu
+
+
+def _never() -> bool:
+    return False
+
+
+def _no_copy_menu(_menu: QMenu) -> None:
+    pass

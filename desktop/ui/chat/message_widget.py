@@ -394,8 +394,14 @@ class MessageWidget(QFrame):
                            partial(_copy, code.removesuffix("\n")))
 
     def dispose(self) -> None:
+        """Free the documents now, and drop the header's references back to this widget:
+        a released widget must be freed by reference counting, because the chat freezes
+        what is alive out of the cyclic collector (``gc.freeze``) and a cycle frozen
+        while the widget was on screen would never be collected."""
         for view in self.views():
             view.dispose()
+        for widget in [self, *self.continuations]:
+            widget.header_row.release()
 
     def restyle(self) -> None:
         for view in self.views():

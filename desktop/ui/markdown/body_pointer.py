@@ -5,6 +5,7 @@ pointer can act. The view forwards its mouse events here."""
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, Qt
@@ -19,7 +20,9 @@ if TYPE_CHECKING:
 
 class BodyPointer:
     def __init__(self, view: MarkdownView) -> None:
-        self.view = view
+        # weakly: the view owns this object, and a cycle would keep a released view
+        # alive for good once the chat has frozen it out of the collector (gc.freeze)
+        self.view: MarkdownView = weakref.proxy(view)
         self.hover_copy = -1  # the code block whose Copy button is under the pointer
         self._press: QPointF | None = None
         self._press_anchor = ""

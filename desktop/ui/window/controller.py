@@ -53,6 +53,7 @@ class ChatController(QObject):
     userMessageAdded = Signal(object)  # Message
     busyChanged = Signal(bool)  # the chat on screen started / stopped answering
     errorOccurred = Signal(str)
+    saveFailed = Signal(object)  # SaveFailed: the window keeps the answer and offers Retry
     providerMissing = Signal()
     confirmRequested = Signal(int)  # rounds so far; answer with answer_confirm()
     selectionChanged = Signal()  # provider/model/workspace of the current chat
@@ -306,7 +307,9 @@ class ChatController(QObject):
                                         "finish…", 0)
         elif isinstance(event, ConfirmRequested):
             self.confirmRequested.emit(event.rounds)
-        elif isinstance(event, TurnFailed | SaveFailed):  # SaveFailed: a banner with Retry later
+        elif isinstance(event, SaveFailed):
+            self.saveFailed.emit(event)
+        elif isinstance(event, TurnFailed):
             self.errorOccurred.emit(event.message)
         elif isinstance(event, TurnEnded):
             self._turn_ended(event)

@@ -194,6 +194,7 @@ class MainWindow(QMainWindow):
         self._action(settings_menu, "Model p&rices…", None, d.open_prices)
         self._action(settings_menu, "&Tools…", None, d.open_tools)
         self._action(settings_menu, "&MCP servers…", None, d.open_mcp)
+        self._action(settings_menu, self.tr("&Knowledge…"), None, d.open_knowledge)
         self._action(settings_menu, "S&ync…", None, lambda: d.open_sync(self.sync))
         view_menu = self.menuBar().addMenu("&View")
         self._action(view_menu, "Toggle &tool activity", QKeySequence("Ctrl+B"),
