@@ -99,6 +99,9 @@ class AppSettings(BaseModel):
     update_feed_url: str = ""
     # The interface's base font size in points, before the zoom (0: the platform's).
     base_font_pt: float = Field(default=0.0, ge=0, le=40)
+    # The interface language: "" follows the system's, else a translation's code
+    # ("de", "zh_CN": desktop/ui/i18n.py LANGUAGES). Read at start.
+    language: str = Field(default="", pattern=r"^([a-z]{2,3}(_[A-Z]{2})?)?$")
     # Approval policy per tool name ("allow" | "ask" | "deny"), over each tool's default.
     tool_policies: dict[str, Literal["allow", "ask", "deny"]] = Field(default_factory=dict)
     # Hosts, addresses or networks (127.0.0.1, .corp.example, 10.0.0.0/8) fetch_url may

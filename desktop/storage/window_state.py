@@ -24,7 +24,7 @@ class WindowState:
     """(A plain class, not a dataclass: this module is imported before the window
     shows, and ``dataclasses`` costs a few milliseconds to import.)"""
 
-    __slots__ = ("geometry", "sidebar_visible", "splitter", "theme", "zoom")
+    __slots__ = ("geometry", "language", "sidebar_visible", "splitter", "theme", "zoom")
 
     def __init__(self, theme: str = "system", geometry: str | None = None,
                  splitter: list[int] | None = None, sidebar_visible: bool = True,
@@ -34,6 +34,7 @@ class WindowState:
         self.splitter = splitter or []  #: sessions | chat | tool activity widths
         self.sidebar_visible = sidebar_visible
         self.zoom = zoom  #: chat text zoom, in steps of 10 %
+        self.language = ""  #: the interface language ("" = the system's; app settings)
 
     def to_json(self) -> dict[str, Any]:
         """The value stored under :data:`WINDOW_STATE_KEY` (the theme lives in the app
@@ -70,7 +71,7 @@ def parse_window_state(app_settings: object, window: object) -> WindowState:
     splitter = state.get("splitter")
     sidebar = state.get("sidebar_visible")
     zoom = state.get("zoom")
-    return WindowState(
+    parsed = WindowState(
         theme=theme if theme in THEMES else "system",
         geometry=geometry if isinstance(geometry, str) and geometry else None,
         splitter=([int(n) for n in splitter] if isinstance(splitter, list) and len(splitter) == 3
@@ -79,6 +80,10 @@ def parse_window_state(app_settings: object, window: object) -> WindowState:
         zoom=zoom if isinstance(zoom, int) and not isinstance(zoom, bool) and -20 < zoom < 20
         else 0,
     )
+    language = app.get("language")
+    if isinstance(language, str) and len(language) <= 16:
+        parsed.language = language
+    return parsed
 
 
 def _json_object(raw: object) -> dict[str, Any]:

@@ -32,6 +32,16 @@
         </message>
     </context>
     <context>
+        <name>FindableText</name>
+        <message numerus="yes">
+            <source>%n match(es)</source>
+            <translation>
+                <numerusform>%n match</numerusform>
+                <numerusform>%n matches</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
         <name>ImportExport</name>
         <message numerus="yes">
             <source>%n chats</source>
@@ -110,6 +120,16 @@
         </message>
     </context>
     <context>
+        <name>QuitGuard</name>
+        <message numerus="yes">
+            <source>%n chats are still answering. Quit anyway? What they have written so far is kept, marked as stopped.</source>
+            <translation>
+                <numerusform>%n chat is still answering. Quit anyway? What it has written so far is kept, marked as stopped.</numerusform>
+                <numerusform>%n chats are still answering. Quit anyway? What they have written so far is kept, marked as stopped.</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
         <name>SearchDialog</name>
         <message numerus="yes">
             <source>%n matches (the most recent shown) · Enter opens · ↑↓ move · Esc closes</source>
@@ -143,6 +163,23 @@
             <translation>
                 <numerusform>Chats here are erased after %n day.</numerusform>
                 <numerusform>Chats here are erased after %n days.</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>SyncTexts</name>
+        <message numerus="yes">
+            <source>%n days ago</source>
+            <translation>
+                <numerusform>%n day ago</numerusform>
+                <numerusform>%n days ago</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n changes waiting</source>
+            <translation>
+                <numerusform>%n change waiting</numerusform>
+                <numerusform>%n changes waiting</numerusform>
             </translation>
         </message>
     </context>

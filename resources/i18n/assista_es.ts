@@ -391,6 +391,25 @@
     </message>
 </context>
 <context>
+    <name>BodyMenu</name>
+    <message>
+        <source>Copy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy code block</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy link address</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select all</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>BranchBar</name>
     <message>
         <source>Edit</source>
@@ -425,6 +444,13 @@
     <name>CallProgress</name>
     <message>
         <source>Progress</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ChatController</name>
+    <message>
+        <source>Waiting for another answer from this provider to finish…</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -484,6 +510,34 @@
 <context>
     <name>ChatSettingsPopover</name>
     <message>
+        <source>This chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Change…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Set</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Set the temperature</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Max tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reasoning effort</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Search the web</source>
         <translation type="unfinished"></translation>
     </message>
@@ -492,11 +546,67 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Use the defaults</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reasoning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Web</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Knowledge</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{model} — {provider}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No provider yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Default ({value})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Default (the model&apos;s)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This model does not say it can reason; the setting is sent anyway.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the assistant {name}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unset values come from {source}. These apply to this chat only.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -944,6 +1054,20 @@
     </message>
 </context>
 <context>
+    <name>FindableText</name>
+    <message>
+        <source>Find</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n match(es)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>HitDelegate</name>
     <message>
         <source>You</source>
@@ -1277,7 +1401,122 @@
 <context>
     <name>MainWindow</name>
     <message>
+        <source>Opening…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;New chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose &amp;workspace folder…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>P&amp;references…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Providers…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model p&amp;rices…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Tools…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;MCP servers…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>&amp;Knowledge…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>S&amp;ync…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Toggle &amp;tool activity</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show &amp;chat list</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Focus &amp;message box</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Go to pending &amp;approval</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open &amp;log folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;About</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopped at the tool-round limit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add a provider to start chatting.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Preferences saved</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose workspace folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>McpAttachMenu</name>
+    <message>
+        <source>Files…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>From MCP server…</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1485,6 +1724,33 @@
     </message>
     <message>
         <source>You have unsaved changes: Save them, or press Close again to discard them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>McpResourceDialog</name>
+    <message>
+        <source>Attach from an MCP server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resources</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attach</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No running MCP server offers resources.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reading {0}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot attach {0}: {1}</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1824,6 +2090,25 @@
     </message>
 </context>
 <context>
+    <name>ModelPicker</name>
+    <message>
+        <source>Search models, or type a model id</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model matches. Press Enter to use the text as a model id.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>PasteDialog</name>
     <message>
         <source>Paste MCP servers</source>
@@ -1890,6 +2175,21 @@
     </message>
     <message>
         <source>Row {row}: prices cannot be negative.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>PromptArgumentsDialog</name>
+    <message>
+        <source>/{0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fill in: {0}</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2163,6 +2463,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>minimal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>low</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2330,6 +2634,62 @@
     </message>
 </context>
 <context>
+    <name>QuitGuard</name>
+    <message>
+        <source>Quit while answering?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n chats are still answering. Quit anyway? What they have written so far is kept, marked as stopped.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ResponsivePanels</name>
+    <message>
+        <source>Show the chat list (Ctrl+Shift+L)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chat list</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SaveBanner</name>
+    <message>
+        <source>Retry</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Try to store the answer again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Retry saving the answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The answer could not be saved: {error}. It is kept here until it is stored.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Still not saved: {error}. The answer is kept here; try again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>ScopeRow</name>
     <message>
         <source>Calls inside this scope will run without asking, in every chat; others still ask. Revoke it in Settings → Tools.</source>
@@ -2400,6 +2760,17 @@
     </message>
     <message>
         <source>Now: {state}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>Segment</name>
+    <message>
+        <source>Copy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copied</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2967,6 +3338,21 @@
     </message>
 </context>
 <context>
+    <name>SlashPrompts</name>
+    <message>
+        <source>Prompts from MCP servers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>From MCP server {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The prompt /{0} failed: {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>SourcesView</name>
     <message>
         <source>Sources</source>
@@ -3001,6 +3387,29 @@
     </message>
     <message>
         <source>Added as “{name}”; edit it in Assistants</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>StartupSkeleton</name>
+    <message>
+        <source>Chats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>+  New chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tool activity</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Opening…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Opening your chats…</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -3136,6 +3545,68 @@
     </message>
     <message>
         <source>Status: {status}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SyncScheduler</name>
+    <message>
+        <source>just now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{minutes} min ago</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{hours} h ago</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Syncing…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sync failed: {error}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not synced yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Synced {when}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SyncStatusLabel</name>
+    <message>
+        <source>Sync: click for Settings → Sync</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SyncTexts</name>
+    <message numerus="yes">
+        <source>%n days ago</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n changes waiting</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>ToolActivity</name>
+    <message>
+        <source>{model} cannot use tools: none are sent to it</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -3502,6 +3973,82 @@
     </message>
 </context>
 <context>
+    <name>TopBar</name>
+    <message>
+        <source>Provider</source>
+        <extracomment>Below these widths the bar drops the words on its buttons and the usage label, then the app&apos;s name (it is in the window&apos;s title).</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The provider of this chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chat settings: model, temperature, max tokens, reasoning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chat settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Providers…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add or edit providers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Providers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tool activity</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show or hide the tool activity panel (Ctrl+B)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{model} on {provider}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a model…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Click to search and switch models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (this chat sets its own)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no model</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>TrustFields</name>
     <message>
         <source>e.g. 127.0.0.1, nas.local, .corp.example, 10.0.0.0/8</source>
@@ -3739,13 +4286,73 @@
     </message>
 </context>
 <context>
+    <name>UsagePage</name>
+    <message>
+        <source>Period</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last 7 days</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last 30 days</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Usage per model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Median tok/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every stored answer counts, in every chat and version (the trash too). Costs are what the provider reported, else estimated from the model prices (Settings → Model prices); “—”: no price known, “≥”: some tokens have none. Speeds are tokens per second while the answer streamed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Total</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>UsageText</name>
     <message>
         <source>{input} in · {output} out</source>
+        <extracomment>Where a view gets the user&apos;s model prices from (they change in Settings).</extracomment>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source> ({count} reasoning)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> · {seconds} s</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -3766,6 +4373,14 @@
     </message>
     <message>
         <source>{rate} tokens per second</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cost about {cost} (reported by the provider, else from the model prices)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No price known for this model (Settings → Model prices)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -3871,6 +4486,69 @@
     </message>
     <message>
         <source>Add {name}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>WelcomeView</name>
+    <message>
+        <source>Add a provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>OpenAI, Anthropic, Gemini, OpenRouter, Ollama, LM Studio or any OpenAI-compatible server. Keys stay in your system keyring.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add a provider…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pick a model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type in the model picker to search every model your providers offer; star the ones you use most.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a model…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ask</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write below and press Enter. Choose a workspace folder and the assistant can read and edit its files — it asks before changing anything.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write a message</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;h2&gt;Welcome to Assista&lt;/h2&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Three steps to your first answer:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Or start from a &lt;a href=&quot;starters&quot;&gt;ready-made assistant&lt;/a&gt;: translator, programmer, editor…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Starter assistants</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Step {number} done</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Step {number}</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QCoreApplication, QPointF
 from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QMenu
 
@@ -16,17 +16,18 @@ if TYPE_CHECKING:
 
 def build_body_menu(view: MarkdownView, point: QPointF) -> QMenu:
     menu = QMenu(view)
-    copy = menu.addAction("Copy", view.selection.copy)
+    copy = menu.addAction(QCoreApplication.translate("BodyMenu", "Copy"), view.selection.copy)
     copy.setShortcut(QKeySequence.StandardKey.Copy)
     copy.setEnabled(view.selection.has_selection())
     index = view.segment_at(point.y())
     if index >= 0 and view.segment_kind(index) == "code":
-        menu.addAction("Copy code block", lambda: view.copy_code(index))
+        menu.addAction(QCoreApplication.translate("BodyMenu", "Copy code block"),
+                       lambda: view.copy_code(index))
     anchor = view.anchor_at(point)
     if anchor:
-        menu.addAction("Copy link address",
+        menu.addAction(QCoreApplication.translate("BodyMenu", "Copy link address"),
                        lambda: QGuiApplication.clipboard().setText(anchor))
-    menu.addAction("Select all", view.selection.select_all)
+    menu.addAction(QCoreApplication.translate("BodyMenu", "Select all"), view.selection.select_all)
     owner = view.parentWidget()
     while owner is not None and not hasattr(owner, "message_actions"):
         owner = owner.parentWidget()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPointF, QRectF, Qt, QUrl
+from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt, QUrl
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
@@ -168,7 +168,8 @@ class Segment:
         if self.block.kind != "code" or self.block.joins_prev:
             return None
         fm = QFontMetricsF(self._small_font())
-        w = fm.horizontalAdvance("Copy") + 16
+        w = max(fm.horizontalAdvance(QCoreApplication.translate("Segment", "Copy")),
+                fm.horizontalAdvance(QCoreApplication.translate("Segment", "Copied"))) + 16
         return QRectF(width - w - 4, 3, w, self.header_height() - 6)
 
     def _small_font(self) -> QFont:
@@ -260,7 +261,9 @@ class Segment:
             if hover:
                 painter.fillRect(rect, s.border)
             painter.setPen(s.accent if hover else s.muted)
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, "Copied" if copied else "Copy")
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter,
+                             QCoreApplication.translate("Segment", "Copied") if copied
+                             else QCoreApplication.translate("Segment", "Copy"))
         painter.restore()
 
     # -- text -------------------------------------------------------------------------

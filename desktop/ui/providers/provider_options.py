@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -37,9 +37,16 @@ CAPABILITY_FLAGS = [
      str(QT_TRANSLATE_NOOP("ProviderOptionsBox", "Images capability"))),
     ("reasoning", str(QT_TRANSLATE_NOOP("ProviderOptionsBox", "Reasoning")),
      str(QT_TRANSLATE_NOOP("ProviderOptionsBox", "Reasoning capability")))]
-EFFORT_NAMES = {"low": str(QT_TRANSLATE_NOOP("ProviderOptionsBox", "low")),
+EFFORT_NAMES = {"minimal": str(QT_TRANSLATE_NOOP("ProviderOptionsBox", "minimal")),
+                "low": str(QT_TRANSLATE_NOOP("ProviderOptionsBox", "low")),
                 "medium": str(QT_TRANSLATE_NOOP("ProviderOptionsBox", "medium")),
                 "high": str(QT_TRANSLATE_NOOP("ProviderOptionsBox", "high"))}
+
+
+def effort_name(effort: str) -> str:
+    """A reasoning effort ("low") as the interface names it."""
+    name = EFFORT_NAMES.get(effort)
+    return QCoreApplication.translate("ProviderOptionsBox", name) if name else effort
 
 
 class ProviderOptionsBox(QGroupBox):

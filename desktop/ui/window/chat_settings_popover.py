@@ -29,6 +29,7 @@ from desktop.core.provider_options import MAX_TOKENS_LIMIT
 from desktop.knowledge.store import KnowledgeStore
 from desktop.ui.knowledge.chat_knowledge_button import ChatKnowledgeButton
 from desktop.ui.plain_text import plain_label
+from desktop.ui.providers.provider_options import effort_name
 
 if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
@@ -43,20 +44,20 @@ class ChatSettingsPopover(QFrame):
         self.setObjectName("chatSettings")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self._loading = False
-        title = QLabel("This chat")
+        title = QLabel(self.tr("This chat"))
         title.setObjectName("panelTitle")
         self.model_label = plain_label()
         self.model_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.model_button = QPushButton("Change…")
+        self.model_button = QPushButton(self.tr("Change…"))
         self.model_button.clicked.connect(self._change_model)
         model_row = QHBoxLayout()
         model_row.addWidget(self.model_label, 1)
         model_row.addWidget(self.model_button)
 
-        self.temperature_check = QCheckBox("Set")
-        self.temperature_check.setAccessibleName("Set the temperature")
+        self.temperature_check = QCheckBox(self.tr("Set"))
+        self.temperature_check.setAccessibleName(self.tr("Set the temperature"))
         self.temperature_spin = QDoubleSpinBox()
-        self.temperature_spin.setAccessibleName("Temperature")
+        self.temperature_spin.setAccessibleName(self.tr("Temperature"))
         self.temperature_spin.setRange(0.0, 2.0)
         self.temperature_spin.setSingleStep(0.1)
         self.temperature_spin.setDecimals(2)
@@ -64,11 +65,11 @@ class ChatSettingsPopover(QFrame):
         temperature_row.addWidget(self.temperature_check)
         temperature_row.addWidget(self.temperature_spin, 1)
         self.max_tokens_spin = QSpinBox()
-        self.max_tokens_spin.setAccessibleName("Max tokens")
+        self.max_tokens_spin.setAccessibleName(self.tr("Max tokens"))
         self.max_tokens_spin.setRange(0, MAX_TOKENS_LIMIT)
         self.max_tokens_spin.setSingleStep(256)
         self.effort_combo = QComboBox()
-        self.effort_combo.setAccessibleName("Reasoning effort")
+        self.effort_combo.setAccessibleName(self.tr("Reasoning effort"))
         self.defaults_label = QLabel()
         self.defaults_label.setObjectName("emptyHint")
         self.defaults_label.setWordWrap(True)
@@ -78,15 +79,15 @@ class ChatSettingsPopover(QFrame):
             lambda: KnowledgeStore(controller.ctx.db).list(),
             lambda: controller.service.chats.knowledge(controller.chat),
             lambda names: controller.service.chats.set_knowledge(controller.chat, names))
-        self.reset_button = QPushButton("Use the defaults")
+        self.reset_button = QPushButton(self.tr("Use the defaults"))
         self.reset_button.clicked.connect(self.reset)
 
         form = QFormLayout(self)
         form.addRow(title)
-        form.addRow("Model", model_row)
-        form.addRow("Temperature", temperature_row)
-        form.addRow("Max tokens", self.max_tokens_spin)
-        form.addRow("Reasoning", self.effort_combo)
+        form.addRow(self.tr("Model"), model_row)
+        form.addRow(self.tr("Temperature"), temperature_row)
+        form.addRow(self.tr("Max tokens"), self.max_tokens_spin)
+        form.addRow(self.tr("Reasoning"), self.effort_combo)
         form.addRow(self.tr("Web"), self.web_check)
         form.addRow(self.tr("Knowledge"), self.knowledge_button)
         form.addRow(self.defaults_label)
@@ -117,8 +118,10 @@ class ChatSettingsPopover(QFrame):
         defaults = chats.request_defaults(c.chat)
         config = c.provider()
         self._loading = True
-        self.model_label.setText(f"{c.model() or 'no model'} — {config.name}" if config
-                                 else "No provider yet")
+        self.model_label.setText(
+            self.tr("{model} — {provider}").format(model=c.model() or self.tr("no model"),
+                                                   provider=config.name) if config
+            else self.tr("No provider yet"))
         default_temperature = defaults.temperature if defaults is not None else None
         self.temperature_check.setChecked(own.temperature is not None)
         self.temperature_spin.setEnabled(own.temperature is not None)
@@ -127,25 +130,29 @@ class ChatSettingsPopover(QFrame):
                                        is not None else 1.0)
         default_max = defaults.max_tokens if defaults is not None else None
         self.max_tokens_spin.setSpecialValueText(
-            f"Default ({default_max})" if default_max else "Default (the model's)")
+            self.tr("Default ({value})").format(value=default_max) if default_max
+            else self.tr("Default (the model's)"))
         self.max_tokens_spin.setValue(own.max_tokens or 0)
         self.effort_combo.clear()
-        default_effort = ("off" if defaults is None or not defaults.reasoning
-                          else defaults.reasoning_effort or "on")
-        self.effort_combo.addItem(f"Default ({default_effort})", None)
+        default_effort = (self.tr("off") if defaults is None or not defaults.reasoning
+                          else effort_name(defaults.reasoning_effort) if defaults.reasoning_effort
+                          else self.tr("on"))
+        self.effort_combo.addItem(self.tr("Default ({value})").format(value=default_effort), None)
         for effort in EFFORTS:
-            self.effort_combo.addItem(effort.capitalize(), effort)
+            self.effort_combo.addItem(effort_name(effort), effort)
         self.effort_combo.setCurrentIndex(max(0, self.effort_combo.findData(own.reasoning_effort)))
         model = c.model()
         can_reason = bool(config and model and c.ctx.capabilities_for(config, model).reasoning)
         self.effort_combo.setToolTip("" if can_reason else
-                                     "This model does not say it can reason; the setting "
-                                     "is sent anyway.")
+                                     self.tr("This model does not say it can reason; the setting "
+                                     "is sent anyway."))
         assistant = chats.assistant(c.chat)
-        source = f"the assistant {assistant.name}" if assistant is not None and \
-            assistant.temperature is not None else "the provider"
+        source = (self.tr("the assistant {name}").format(name=assistant.name)
+                  if assistant is not None and assistant.temperature is not None
+                  else self.tr("the provider"))
         self.defaults_label.setText(
-            f"Unset values come from {source}. These apply to this chat only.")
+            self.tr("Unset values come from {source}. These apply to this chat only.").format(
+                source=source))
         self.web_check.setChecked(bool(own.web_search))
         self.web_check.setToolTip(self.tr(
             "The provider's own search where it has one (OpenAI Responses, Anthropic, "

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -26,7 +26,7 @@ from desktop.resources import icon_path
 from desktop.storage.instance_lock import InstanceLock, acquire_instance_lock
 from desktop.storage.paths import DataPaths
 from desktop.storage.window_state import read_window_state
-from desktop.ui import theme
+from desktop.ui import i18n, theme
 from desktop.ui.window.main_window import MainWindow
 
 if TYPE_CHECKING:
@@ -67,6 +67,7 @@ def make_application() -> QApplication:
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(APP_NAME)
     app.setDesktopFileName(APP_ID)
+    i18n.install_translations(app)  # the system's language until the settings are read
     icon = icon_path()
     if icon is not None:
         app.setWindowIcon(QIcon(str(icon)))
@@ -90,8 +91,10 @@ async def first_run(window: MainWindow) -> None:
     if detected:
         ctx.detected.extend(detected)
         window.top_bar.refresh_providers()
-        names = " and ".join(config.name for config in detected)
-        window.statusBar().showMessage(f"Found {names} running on this computer", 8000)
+        names = QCoreApplication.translate("Launch", " and ").join(
+            config.name for config in detected)
+        window.statusBar().showMessage(QCoreApplication.translate(
+            "Launch", "Found {servers} running on this computer").format(servers=names), 8000)
     # Not from inside this task: a dialog must not run while a task step is executing.
     QTimer.singleShot(0, window.dialogs.open_providers)
 
@@ -115,8 +118,9 @@ def claim_data_folder(data_dir: str | None, smoke: bool,
         paths = DataPaths.resolve(data_dir)
         lock = acquire_instance_lock(paths)
     except Exception as exc:
-        QMessageBox.critical(None, APP_NAME, f"{APP_NAME} could not open its data folder:"
-                             f"\n\n{exc}")
+        QMessageBox.critical(None, APP_NAME, QCoreApplication.translate(
+            "Launch", "{app} could not open its data folder:\n\n{error}").format(
+            app=APP_NAME, error=exc))
         raise SystemExit(1) from exc
     if lock is None and not smoke:
         from desktop.ui.window.single_instance import activate_running_instance
@@ -124,8 +128,9 @@ def claim_data_folder(data_dir: str | None, smoke: bool,
         if activate_running_instance(paths.root, command=command):
             print(f"{APP_NAME} is already running; its window was brought forward.")
             raise SystemExit(0)
-        QMessageBox.warning(None, APP_NAME, f"{APP_NAME} is already running with the data "
-                            f"in {paths.root}. Close it first, or start with --data-dir.")
+        QMessageBox.warning(None, APP_NAME, QCoreApplication.translate(
+            "Launch", "{app} is already running with the data in {folder}. Close it first, "
+            "or start with --data-dir.").format(app=APP_NAME, folder=paths.root))
         raise SystemExit(1)
     return paths, lock
 
@@ -157,7 +162,9 @@ def open_context(window: MainWindow, paths: DataPaths,
     except AssistaError as exc:
         if lock is not None:
             lock.release()
-        QMessageBox.critical(window, APP_NAME, f"{APP_NAME} could not open its data:\n\n{exc}")
+        QMessageBox.critical(window, APP_NAME, QCoreApplication.translate(
+            "Launch", "{app} could not open its data:\n\n{error}").format(
+            app=APP_NAME, error=exc))
         return None
 
 
@@ -172,6 +179,7 @@ def launch_gui(data_dir: str | None = None, *, smoke: bool = False,
     except SystemExit as exit_:
         return int(exit_.code or 0)
     state = read_window_state(paths.db_path)
+    i18n.install_translations(app, state.language)  # before any widget is made
     theme.apply_theme(app, state.theme, quick=True)
     theme.set_zoom(state.zoom)
     window = MainWindow(state=state)

@@ -84,7 +84,7 @@ class ResponsivePanels(QWidget):
         self.chats_drawer = Drawer("chatListDrawer", self)
         self.tools_drawer = Drawer("toolsDrawer", self)
         self.chats_button = icons.icon_button(
-            "panel-left", "Show the chat list (Ctrl+Shift+L)", "Chat list", self)
+            "panel-left", self.tr("Show the chat list (Ctrl+Shift+L)"), self.tr("Chat list"), self)
         self.chats_button.setObjectName("chatListToggle")
         self.chats_button.clicked.connect(self.toggle_chat_list)
         self.chats_button.hide()

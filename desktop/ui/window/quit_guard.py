@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop.ui.window.helpers import delete_on_close
@@ -14,8 +15,9 @@ if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
 
 
-class QuitGuard:
+class QuitGuard(QObject):
     def __init__(self, window: QWidget, controller: ChatController) -> None:
+        super().__init__(window)
         self.window = window
         self.controller = controller
         self.box: QMessageBox | None = None
@@ -33,12 +35,11 @@ class QuitGuard:
         if self.box is not None and self.box.isVisible():
             self.box.raise_()
             return
-        chats = "1 chat is" if running == 1 else f"{running} chats are"
-        box = QMessageBox(QMessageBox.Icon.Question, "Quit while answering?",
-                          f"{chats} still answering. Quit anyway? What they have written so "
-                          "far is kept, marked as stopped.",
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Quit while answering?"),
+                          self.tr("%n chats are still answering. Quit anyway? What they have "
+                                  "written so far is kept, marked as stopped.", "", running),
                           QMessageBox.StandardButton.NoButton, self.window)
-        quit_button = box.addButton("Quit", QMessageBox.ButtonRole.AcceptRole)
+        quit_button = box.addButton(self.tr("Quit"), QMessageBox.ButtonRole.AcceptRole)
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         delete_on_close(box)

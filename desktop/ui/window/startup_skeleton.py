@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -39,9 +40,10 @@ class StartupSkeleton(QWidget):
         outer.addWidget(self._top_bar(app_name))
 
         self.splitter = QSplitter()  # horizontal
-        self.splitter.addWidget(self._panel("sessionPanel", "Chats", "+  New chat"))
+        self.splitter.addWidget(self._panel("sessionPanel", self.tr("Chats"),
+                                             self.tr("+  New chat")))
         self.splitter.addWidget(self._center())
-        sidebar = self._panel("toolSidebar", "Tool activity", None)
+        sidebar = self._panel("toolSidebar", self.tr("Tool activity"), None)
         self.splitter.addWidget(sidebar)
         sidebar.setVisible(sidebar_visible)
         self.splitter.setStretchFactor(1, 1)
@@ -60,7 +62,7 @@ class StartupSkeleton(QWidget):
         row.addWidget(title)
         row.addSpacing(16)
         # A button's height, so the bar does not grow when the real controls arrive.
-        placeholder = QPushButton("Opening…")
+        placeholder = QPushButton(QCoreApplication.translate("StartupSkeleton", "Opening…"))
         placeholder.setFlat(True)
         row.addWidget(placeholder)
         row.addStretch(1)
@@ -89,7 +91,7 @@ class StartupSkeleton(QWidget):
         column = QVBoxLayout(center)
         column.setContentsMargins(24, 0, 24, 12)
         column.setSpacing(8)
-        hint = QLabel("Opening your chats…")
+        hint = QLabel(QCoreApplication.translate("StartupSkeleton", "Opening your chats…"))
         hint.setObjectName("emptyHint")
         middle = QHBoxLayout()
         middle.addStretch(1)

@@ -44,16 +44,27 @@ def one_line(text: str, limit: int = ERROR_CHARS) -> str:
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
+class SyncTexts(QObject):
+    """The status texts with a number in them (plural forms come only from tr())."""
+
+    def days_ago(self, days: int) -> str:
+        return self.tr("%n days ago", "", days)
+
+    def waiting(self, changes: int) -> str:
+        return self.tr("%n changes waiting", "", changes)
+
+
 def ago(seconds: float) -> str:
     if seconds < 60:
-        return "just now"
+        return QCoreApplication.translate("SyncScheduler", "just now")
     minutes = int(seconds // 60)
     if minutes < 60:
-        return f"{minutes} min ago"
+        return QCoreApplication.translate("SyncScheduler", "{minutes} min ago").format(
+            minutes=minutes)
     hours = minutes // 60
     if hours < 48:
-        return f"{hours} h ago"
-    return f"{hours // 24} days ago"
+        return QCoreApplication.translate("SyncScheduler", "{hours} h ago").format(hours=hours)
+    return SyncTexts().days_ago(hours // 24)
 
 
 def status_text(status: SyncStatus, now: float, *, running: bool = False,
@@ -61,15 +72,17 @@ def status_text(status: SyncStatus, now: float, *, running: bool = False,
     """The status bar's words. ``error``: the window's last run failed (also when it
     failed before the engine could record it: no passphrase, a bad URL)."""
     if running:
-        return "Syncing…"
+        return QCoreApplication.translate("SyncScheduler", "Syncing…")
     failure = error or status.error
     if failure:
-        return f"Sync failed: {one_line(failure)}"
+        return QCoreApplication.translate("SyncScheduler", "Sync failed: {error}").format(
+            error=one_line(failure))
     if status.pending:
-        return f"{status.pending} change{'s' if status.pending != 1 else ''} waiting"
+        return SyncTexts().waiting(status.pending)
     if status.last_sync_at is None:
-        return status.label()
-    return f"Synced {ago(max(0.0, now - status.last_sync_at))}"
+        return QCoreApplication.translate("SyncScheduler", "Not synced yet")
+    return QCoreApplication.translate("SyncScheduler", "Synced {when}").format(
+        when=ago(max(0.0, now - status.last_sync_at)))
 
 
 class SyncScheduler(QObject):
@@ -241,7 +254,7 @@ class SyncStatusLabel(QLabel):
             status = self.scheduler.status()
             failure = self.scheduler.error or status.error
             self.setToolTip(plain_tooltip(failure) if failure
-                            else "Sync: click for Settings → Sync")
+                            else self.tr("Sync: click for Settings → Sync"))
             self._timer.start()
         else:
             self._timer.stop()

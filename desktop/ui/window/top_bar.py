@@ -60,26 +60,26 @@ class TopBar(QWidget):
         self.title_label = QLabel(APP_NAME)
         self.title_label.setObjectName("appTitle")
         self.provider_combo = ElidingComboBox(max_width=220)
-        self.provider_combo.setAccessibleName("Provider")
-        self.provider_combo.setToolTip("The provider of this chat")
-        self.provider_combo.setPlaceholderText("No provider")
+        self.provider_combo.setAccessibleName(self.tr("Provider"))
+        self.provider_combo.setToolTip(self.tr("The provider of this chat"))
+        self.provider_combo.setPlaceholderText(self.tr("No provider"))
         self.model_button = ElidedButton(max_width=320)
-        self.model_button.setAccessibleName("Model")
+        self.model_button.setAccessibleName(self.tr("Model"))
         self.model_button.setIcon(icon("chevron-down", "muted"))
         # The arrow after the text, as on a combo box.
         self.model_button.setLayoutDirection(Qt.LayoutDirection.RightToLeft)
         self.settings_button = icon_button("sliders-horizontal",
-                                           "Chat settings: model, temperature, max tokens, "
-                                           "reasoning", "Chat settings")
+                                           self.tr("Chat settings: model, temperature, max tokens, "
+                                           "reasoning"), self.tr("Chat settings"))
         self.assistant_picker = AssistantPicker(controller)
-        self.providers_button = QPushButton("Providers…")
-        self.providers_button.setToolTip("Add or edit providers")
-        self.providers_button.setAccessibleName("Providers")
+        self.providers_button = QPushButton(self.tr("Providers…"))
+        self.providers_button.setToolTip(self.tr("Add or edit providers"))
+        self.providers_button.setAccessibleName(self.tr("Providers"))
         self.usage_label = QLabel("")
         self.usage_label.setObjectName("usageLabel")
-        self.sidebar_button = QPushButton("Tool activity")
-        self.sidebar_button.setAccessibleName("Tool activity")
-        self.sidebar_button.setToolTip("Show or hide the tool activity panel (Ctrl+B)")
+        self.sidebar_button = QPushButton(self.tr("Tool activity"))
+        self.sidebar_button.setAccessibleName(self.tr("Tool activity"))
+        self.sidebar_button.setToolTip(self.tr("Show or hide the tool activity panel (Ctrl+B)"))
         self.sidebar_button.setCheckable(True)
         self.sidebar_button.setChecked(True)
         self.catalog = ModelCatalog(controller.ctx)
@@ -136,8 +136,8 @@ class TopBar(QWidget):
         if compact == self.compact:
             return False
         self.compact = compact
-        for button, name, text in ((self.providers_button, "server", "Providers…"),
-                                   (self.sidebar_button, "panel-right", "Tool activity")):
+        for button, name, text in ((self.providers_button, "server", self.tr("Providers…")),
+                                   (self.sidebar_button, "panel-right", self.tr("Tool activity"))):
             button.setText("" if compact else text)
             button.setIcon(icon(name) if compact else QIcon())
         self.usage_label.setVisible(not compact)
@@ -163,20 +163,22 @@ class TopBar(QWidget):
         model = self.controller.model()
         config = self.controller.provider()
         own = self.controller.service.chats.options(self.controller.chat)
-        tip = f"{model} on {config.name}" if model and config else "Choose a model"
-        self.model_button.set_full_text(model or "Choose a model…",
-                                        tip + "\nClick to search and switch models")
+        tip = (self.tr("{model} on {provider}").format(model=model, provider=config.name)
+               if model and config else self.tr("Choose a model"))
+        self.model_button.set_full_text(model or self.tr("Choose a model…"),
+                                        tip + "\n" + self.tr("Click to search and switch models"))
         self.settings_button.setToolTip(
-            "Chat settings: model, temperature, max tokens, reasoning"
-            + ("" if own.is_default() else " (this chat sets its own)"))
+            self.tr("Chat settings: model, temperature, max tokens, reasoning")
+            + ("" if own.is_default() else self.tr(" (this chat sets its own)")))
 
     # -- what the bar shows ------------------------------------------------------------------
 
     def status_text(self) -> str:
         """"provider · model · usage", for the window's status line."""
         active = self.controller.provider()
-        name = active.name if active else "no provider"
-        return f"{name} · {self.controller.model() or 'no model'} · {self.usage_label.text()}"
+        name = active.name if active else self.tr("no provider")
+        model = self.controller.model() or self.tr("no model")
+        return f"{name} · {model} · {self.usage_label.text()}"
 
     def show_usage(self, messages: list[Message]) -> None:
         """Tokens (and cost, where the model has a price) of ``messages``."""

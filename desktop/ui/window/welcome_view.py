@@ -10,9 +10,10 @@ it to the window and remembers the chat on screen for the next start
 
 from __future__ import annotations
 
+import html
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QFrame,
@@ -31,13 +32,22 @@ from desktop.ui.icons import icon_px, render
 if TYPE_CHECKING:
     from desktop.ui.window.main_window import MainWindow
 
+# (translated where they are shown)
 STEPS = (
-    ("Add a provider", "OpenAI, Anthropic, Gemini, OpenRouter, Ollama, LM Studio or any "
-     "OpenAI-compatible server. Keys stay in your system keyring.", "Add a provider…"),
-    ("Pick a model", "Type in the model picker to search every model your providers offer; "
-     "star the ones you use most.", "Choose a model…"),
-    ("Ask", "Write below and press Enter. Choose a workspace folder and the assistant can "
-     "read and edit its files — it asks before changing anything.", "Write a message"),
+    (str(QT_TRANSLATE_NOOP("WelcomeView", "Add a provider")),
+     str(QT_TRANSLATE_NOOP("WelcomeView", "OpenAI, Anthropic, Gemini, OpenRouter, Ollama, "
+                           "LM Studio or any OpenAI-compatible server. Keys stay in your "
+                           "system keyring.")),
+     str(QT_TRANSLATE_NOOP("WelcomeView", "Add a provider…"))),
+    (str(QT_TRANSLATE_NOOP("WelcomeView", "Pick a model")),
+     str(QT_TRANSLATE_NOOP("WelcomeView", "Type in the model picker to search every model "
+                           "your providers offer; star the ones you use most.")),
+     str(QT_TRANSLATE_NOOP("WelcomeView", "Choose a model…"))),
+    (str(QT_TRANSLATE_NOOP("WelcomeView", "Ask")),
+     str(QT_TRANSLATE_NOOP("WelcomeView", "Write below and press Enter. Choose a workspace "
+                           "folder and the assistant can read and edit its files — it asks "
+                           "before changing anything.")),
+     str(QT_TRANSLATE_NOOP("WelcomeView", "Write a message"))),
 )
 
 
@@ -51,9 +61,9 @@ class WelcomeView(QWidget):
         super().__init__(over)
         self.setObjectName("welcomeView")
         # A heading relative to the widget's font, so that it follows the zoom.
-        title = QLabel("<h2>Welcome to Assista</h2>")
+        title = QLabel(self.tr("<h2>Welcome to Assista</h2>"))
         title.setTextFormat(Qt.TextFormat.RichText)
-        intro = QLabel("Three steps to your first answer:")
+        intro = QLabel(self.tr("Three steps to your first answer:"))
         intro.setObjectName("emptyHint")
         self.markers: list[QLabel] = []
         self.buttons: list[QPushButton] = []
@@ -64,16 +74,16 @@ class WelcomeView(QWidget):
         inner.addWidget(title)
         inner.addWidget(intro)
         for number, step in enumerate(STEPS, start=1):
-            inner.addLayout(self._step_row(number, *step))
+            inner.addLayout(self._step_row(number, *(self.tr(text) for text in step)))
         self.buttons[0].clicked.connect(self.providersRequested)
         self.buttons[1].clicked.connect(self.modelRequested)
         self.buttons[2].clicked.connect(self.askRequested)
         # A wrapping label, not a button: a button's text would set the least width.
-        self.starters_link = QLabel('Or start from a <a href="starters">ready-made '
-                                    "assistant</a>: translator, programmer, editor…")
+        self.starters_link = QLabel(self.tr('Or start from a <a href="starters">ready-made '
+                                    "assistant</a>: translator, programmer, editor…"))
         self.starters_link.setWordWrap(True)
         self.starters_link.setTextFormat(Qt.TextFormat.RichText)
-        self.starters_link.setAccessibleName("Starter assistants")
+        self.starters_link.setAccessibleName(self.tr("Starter assistants"))
         self.starters_link.linkActivated.connect(lambda _link: self.startersRequested.emit())
         inner.addSpacing(4)
         inner.addWidget(self.starters_link)
@@ -110,7 +120,7 @@ class WelcomeView(QWidget):
         marker.setFixedWidth(icon_px() + 8)
         # One word-wrapped label for heading and text: it gets the height its width
         # needs (two labels in a grid were cut off at narrow widths).
-        text = QLabel(f"<b>{name}</b><br>{detail}")
+        text = QLabel(f"<b>{html.escape(name)}</b><br>{html.escape(detail)}")
         text.setWordWrap(True)
         text.setTextFormat(Qt.TextFormat.RichText)
         button = QPushButton(action)
@@ -138,10 +148,10 @@ class WelcomeView(QWidget):
                 side = icon_px()
                 marker.setPixmap(render("circle-check", theme.colors()["ok"],
                                         QSize(side, side), self.devicePixelRatioF()))
-                marker.setAccessibleName(f"Step {row + 1} done")
+                marker.setAccessibleName(self.tr("Step {number} done").format(number=row + 1))
             else:
                 marker.setText(str(row + 1))
-                marker.setAccessibleName(f"Step {row + 1}")
+                marker.setAccessibleName(self.tr("Step {number}").format(number=row + 1))
             button.setEnabled(row == 0 or done[row - 1])
             button.setObjectName("primaryButton" if row == done.index(False) else "")
             button.style().unpolish(button)
