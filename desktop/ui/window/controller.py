@@ -303,8 +303,8 @@ class ChatController(QObject):
         elif isinstance(event, TurnQueued):
             self.bridge.queued.emit(event.waiting)
             if event.waiting:
-                self.statusMessage.emit("Waiting for another answer from this provider to "
-                                        "finish…", 0)
+                self.statusMessage.emit(self.tr("Waiting for another answer from this provider to "
+                                                "finish…"), 0)
         elif isinstance(event, ConfirmRequested):
             self.confirmRequested.emit(event.rounds)
         elif isinstance(event, SaveFailed):
