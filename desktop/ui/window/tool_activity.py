@@ -16,6 +16,7 @@ from desktop.chat.server_questions import ServerQuestions
 from desktop.ui.chat.mcp_resources import McpAttachMenu
 from desktop.ui.chat.slash_prompts import SlashPrompts
 from desktop.ui.tools.mcp_sign_in import open_in_browser
+from desktop.ui.tools.undo_bar import UndoBar
 
 if TYPE_CHECKING:
     from desktop.ui.chat.composer import Composer
@@ -44,6 +45,8 @@ class ToolActivity(QObject):
         self.slash_prompts = SlashPrompts(composer, inputs)
         self.mcp_attach = McpAttachMenu(composer, inputs)
         controller.toolsChanged.connect(self.mcp_attach.refresh)
+        # "Undo this turn's changes": the files the agent wrote, in the tool panel
+        self.undo_bar = UndoBar.in_panel(controller, sidebar)
 
     def refresh_tools(self) -> None:
         """The composer's tool switches: the open chat's tools and which are on."""
