@@ -26,7 +26,10 @@ from PySide6.QtWidgets import (
 
 from desktop.chat.approvals import PendingApproval
 from desktop.tools.approval import ApprovalDecision, ApprovalPreview, ApprovalRequest
+from desktop.tools.grant_scopes import scope_kind
 from desktop.ui import theme
+from desktop.ui.plain_text import button_text, plain_label, plain_tooltip
+from desktop.ui.tools.scope_row import ScopeRow
 
 MAX_DIFF_LINES = 2_000
 MAX_RENDER_CHARS = 200_000
@@ -188,19 +191,21 @@ class ApprovalCard(QFrame):
         top = QHBoxLayout()
         badge = QLabel("Approval needed")
         badge.setObjectName("approvalBadge")
-        self.tool_label = QLabel(request.tool)
+        # Everything from the model or a server is plain text (see desktop.ui.plain_text).
+        self.tool_label = plain_label(request.tool)
         self.tool_label.setObjectName("toolCardName")
-        self.tool_label.setToolTip(request.description or request.tool)
+        self.tool_label.setToolTip(plain_tooltip(request.description or request.tool))
         self.tool_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         top.addWidget(badge)
         top.addWidget(self.tool_label, 1)
         layout.addLayout(top)
-        self.source_label = QLabel(source_text(request.source))
+        self.source_label = plain_label(source_text(request.source))
         self.source_label.setObjectName("toolCardMeta")
         layout.addWidget(self.source_label)
         # Chats answer in the background: say which one asks (plain text: a title is
         # the user's words), and take the user there on a click.
-        self.chat_button = QPushButton(f"Chat: {pending.chat_title or 'New chat'}")
+        self.chat_button = QPushButton(button_text(self.tr("Chat: {title}").format(
+            title=pending.chat_title or self.tr("New chat"))))
         self.chat_button.setObjectName("linkButton")
         self.chat_button.setFlat(True)
         self.chat_button.setToolTip("Show the chat that asks")
@@ -209,7 +214,7 @@ class ApprovalCard(QFrame):
         self.chat_button.clicked.connect(lambda: self.chatRequested.emit(pending.session_id))
         layout.addWidget(self.chat_button, 0, Qt.AlignmentFlag.AlignLeft)
         if request.preview.title:
-            title = QLabel(request.preview.title)
+            title = plain_label(request.preview.title)
             title.setWordWrap(True)
             title.setObjectName("approvalTitle")
             layout.addWidget(title)
@@ -222,7 +227,7 @@ class ApprovalCard(QFrame):
         self.preview_view.setHtml(preview_html(preview))
         layout.addWidget(self.preview_view)
         if preview.error:
-            error = QLabel(preview.error)
+            error = plain_label(preview.error)
             error.setObjectName("approvalError")
             error.setWordWrap(True)
             layout.addWidget(error)
@@ -251,10 +256,12 @@ class ApprovalCard(QFrame):
         self.deny_button = QPushButton()
         self.deny_button.setObjectName("denyButton")
         self.allow_once_button.setToolTip("Run this call now; ask again next time")
-        self.allow_chat_button.setToolTip(f"Run {request.tool} without asking in this chat")
-        self.allow_always_button.setToolTip(
-            f"Never ask again for {request.tool}, in any chat (revoke it in Settings → Tools)")
         self.deny_button.setToolTip("Do not run it; the assistant is told (with your reason)")
+        self.allow_chat_button.setToolTip(plain_tooltip(self.tr(
+            "Run {tool} without asking in this chat").format(tool=request.tool)))
+        self.allow_always_button.setToolTip(plain_tooltip(self.tr(
+            "Never ask again for {tool}, in any chat (revoke it in Settings → Tools)").format(
+                tool=request.tool)))
         self.allow_once_button.clicked.connect(
             lambda: self.decide(ApprovalDecision.allow_once()))
         self.allow_chat_button.clicked.connect(
@@ -267,7 +274,13 @@ class ApprovalCard(QFrame):
         grid.addWidget(self.allow_always_button, 1, 0)
         grid.addWidget(self.deny_button, 1, 1)
         layout.addLayout(grid)
-        self.outcome_label = QLabel()
+        self.scope_row: ScopeRow | None = None
+        if scope_kind(request.tool) and request.source == "builtin":
+            self.scope_row = ScopeRow(request.tool, request.proposed_scope)
+            self.scope_row.granted.connect(
+                lambda scope: self.decide(ApprovalDecision.allow_always(scope)))
+            layout.addWidget(self.scope_row)
+        self.outcome_label = plain_label()
         self.outcome_label.setObjectName("toolCardMeta")
         self.outcome_label.hide()
         layout.addWidget(self.outcome_label)
@@ -319,11 +332,15 @@ class ApprovalCard(QFrame):
             return
         self.pending.resolve(decision)
         for widget in (self.allow_once_button, self.allow_chat_button,
-                       self.allow_always_button, self.deny_button, self.reason_edit):
+                       self.allow_always_button, self.deny_button, self.reason_edit,
+                       *([self.scope_row] if self.scope_row is not None else [])):
             widget.setEnabled(False)
         texts = {"allow_once": "Allowed once", "allow_chat": "Allowed for this chat",
                  "allow_always": "Always allowed", "deny": "Denied"}
-        self.outcome_label.setText(texts[decision.kind] + " …")
+        text = texts[decision.kind]
+        if decision.scope:
+            text = self.tr("Always allowed within {scope}").format(scope=decision.scope)
+        self.outcome_label.setText(text + " …")
         self.outcome_label.show()
         self.decided.emit(self.call_id, decision)
 
@@ -339,5 +356,6 @@ def approval_css(c: dict[str, str]) -> str:
 #approvalArgsToggle {{ color: {c['muted']}; border: none; padding: 0; }}
 #codeView {{ background: {c['code_bg']}; border: 1px solid {c['border']}; border-radius: 6px; }}
 QPushButton#denyButton {{ color: {c['error']}; }}
+QLineEdit#scopeEdit[invalid="true"] {{ border: 1px solid {c['error']}; }}
 QPushButton#denyButton:disabled, QPushButton:disabled {{ color: {c['muted']}; }}
 """

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from desktop.core.messages import ToolCallPart, ToolResultPart
 from desktop.tools.approval import ApprovalPreview
 from desktop.ui import theme
+from desktop.ui.plain_text import plain_label, plain_tooltip
 from desktop.ui.tools.approval_card import (
     CodeView,
     heading_html,
@@ -106,19 +107,21 @@ class ToolCallCard(QFrame):
         self.expand.setAccessibleName(f"Show details of {call.name}")
         self.expand.toggled.connect(self._toggle)
         self.spinner = Spinner()
-        self.name_label = QLabel(call.name)
+        # The call's name, arguments, output and errors come from the model or a server:
+        # plain text only (see desktop.ui.plain_text).
+        self.name_label = plain_label(call.name)
         self.name_label.setObjectName("toolCardName")
         self.name_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.name_label.setToolTip(call.name)
-        self.status_label = QLabel()
+        self.name_label.setToolTip(plain_tooltip(call.name))
+        self.status_label = plain_label()
         self.status_label.setObjectName("toolCardStatus")
         top.addWidget(self.expand)
         top.addWidget(self.name_label, 1)
         top.addWidget(self.spinner)
         top.addWidget(self.status_label)
         layout.addLayout(top)
-        self.args_label = QLabel(summarize_arguments(call.arguments))
-        self.meta_label = QLabel()
+        self.args_label = plain_label(summarize_arguments(call.arguments))
+        self.meta_label = plain_label()
         for label in (self.args_label, self.meta_label):
             label.setObjectName("toolCardMeta")
             label.setWordWrap(True)
@@ -268,11 +271,11 @@ class ToolCallCard(QFrame):
                 loaded = pixmap.loadFromData(base64.b64decode(image["data"], validate=False))
             except (binascii.Error, ValueError):
                 loaded = False
-            label = QLabel()
+            label = plain_label()
             label.setObjectName("toolImage")
             label.setAccessibleName(f"Image returned by {self.call.name}")
             if loaded:
-                label.setToolTip(f"{mime}, {pixmap.width()}×{pixmap.height()}")
+                label.setToolTip(plain_tooltip(f"{mime}, {pixmap.width()}×{pixmap.height()}"))
                 label.setPixmap(pixmap.scaled(
                     min(THUMB, max(pixmap.width(), 16)), min(THUMB, max(pixmap.height(), 16)),
                     Qt.AspectRatioMode.KeepAspectRatio,
