@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 from functools import partial
 
-from PySide6.QtCore import QRect, Qt, QTimer
+from PySide6.QtCore import QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QPushButton, QWidget
 
@@ -20,6 +20,7 @@ from desktop.ui import theme
 from desktop.ui.chat.chat_items import ChatItem, Metrics, estimate_height, prefix_tops
 from desktop.ui.chat.chat_selection import SelectionModel
 from desktop.ui.chat.message_widget import MessageWidget
+from desktop.ui.chat.usage_text import PriceSource
 
 MAX_CHARS = 92  # readable line length, in average characters
 MARGIN_X, MARGIN_Y, SPACING = 24, 16, 12
@@ -29,8 +30,12 @@ FOLLOW_SLACK = 24
 
 
 class VirtualColumn(QAbstractScrollArea):
+    askOthersRequested = Signal(str)  # message id: its question, answered by other models
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # The user's model prices for the answers' costs (the window sets them).
+        self.prices: PriceSource = dict
         self.viewport().setObjectName("chatContainer")
         # The column paints its own background and says so: Qt then scrolls it by
         # moving pixels (a streamed answer scrolls it several times a second) and never
@@ -94,6 +99,10 @@ class VirtualColumn(QAbstractScrollArea):
                 self._add_continuation(index, first, number)
             self._apply_results(first, item)
             first.heightChanged.connect(partial(self._item_changed, index))
+            first.prices = self.prices
+            first.update_usage()
+            first.header_row.askOthersRequested.connect(
+                partial(self.askOthersRequested.emit, first.message_id))
             self._widget_created(first)
             item.widget = first
             item.measured_width = -1

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.chat.answer_figures import price_table
 from desktop.chat.message_edits import is_continuation
 from desktop.chat.save_retry import store_messages
 from desktop.core.messages import ImagePart
@@ -68,6 +69,7 @@ class ChatPane(QWidget):
         super().__init__(parent)
         self.controller = controller
         self.chat = ChatView(controller.bridge)
+        self.chat.prices = lambda: price_table(controller.settings.prices)  # answers' costs
         self.composer = Composer()
         self.error_banner = QLabel()
         make_plain(self.error_banner)  # errors quote servers and files: never markup

@@ -139,6 +139,7 @@ class Composer(QFrame):
     toolToggled = Signal(str, bool)  # tool name, on for this chat
     toolSettingsRequested = Signal()
     mcpSettingsRequested = Signal()
+    compareRequested = Signal()  # Compare, or "/compare" sent: ask several models at once
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -189,6 +190,12 @@ class Composer(QFrame):
         row.addWidget(self.tools_button)
         row.addWidget(self.workspace_button)
         row.addStretch(1)
+        self.compare_button = QPushButton(self.tr("Compare"))
+        icons.set_icon(self.compare_button, "columns-3",
+                       self.tr("Ask 2 to 4 models at once and see their answers side by side "
+                               "(or type /compare)"), self.tr("Compare models"))
+        self.compare_button.clicked.connect(self.compareRequested)
+        row.addWidget(self.compare_button)
         self.send_button = QPushButton(self.tr("Send"))
         self.send_button.setObjectName("primaryButton")
         self.send_button.setDefault(False)
@@ -223,6 +230,9 @@ class Composer(QFrame):
         text = self.input.toPlainText()
         if self._busy or not (text.strip() or self.chips):
             return
+        if text.split(maxsplit=1)[:1] == ["/compare"]:
+            self.compareRequested.emit()  # the rest of the text is the question
+            return
         self.sendRequested.emit(text, [chip.part for chip in self.chips])
 
     def clear(self) -> None:
@@ -247,6 +257,7 @@ class Composer(QFrame):
     def set_busy(self, busy: bool) -> None:
         self._busy = busy
         self.send_button.setText(self.tr("Stop") if busy else self.tr("Send"))
+        self.compare_button.setEnabled(not busy)
         self.send_button.setObjectName("stopButton" if busy else "primaryButton")
         self.send_button.style().unpolish(self.send_button)
         self.send_button.style().polish(self.send_button)

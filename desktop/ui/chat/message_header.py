@@ -45,6 +45,7 @@ class MessageHeader(QWidget):
     deleteRequested = Signal()
     forkRequested = Signal()
     continueRequested = Signal()
+    askOthersRequested = Signal()  # compare: this question answered by other models
 
     def __init__(self, role: str, title: str, fill_copy_menu: Callable[[QMenu], None],
                  parent: QWidget | None = None) -> None:
@@ -133,6 +134,7 @@ class MessageHeader(QWidget):
         if self.can_continue():
             menu.addAction(self.tr("Continue this answer"), self.continueRequested.emit)
         menu.addAction(self.tr("Fork into a new chat from here"), self.forkRequested.emit)
+        menu.addAction(self.tr("Ask other models…"), self.askOthersRequested.emit)
         menu.addSeparator()
         menu.addAction(self.tr("Delete this and what follows…"), self.deleteRequested.emit)
         if self.tokens_label.text() and not self.tokens_label.isVisible():

@@ -29,7 +29,7 @@ from desktop.ui.chat.image_strip import image_strip
 from desktop.ui.chat.message_header import MessageHeader
 from desktop.ui.chat.sources_view import SourcesView, block_sources
 from desktop.ui.chat.tool_calls_inline import ToolCallsInline
-from desktop.ui.chat.usage_text import answer_figures
+from desktop.ui.chat.usage_text import PriceSource, answer_figures
 from desktop.ui.markdown.view import MarkdownView
 from desktop.ui.plain_text import plain_label
 
@@ -61,6 +61,7 @@ class MessageWidget(QFrame):
         self.continuations: list[MessageWidget] = []
         self._selection = selection
         self._key = key
+        self.prices: PriceSource = dict  # the user's model prices (set by the chat view)
         if continuation:
             self.setObjectName("assistantContinuation")
         else:
@@ -241,7 +242,7 @@ class MessageWidget(QFrame):
         self._changed()
 
     def update_usage(self) -> None:
-        text, tip = answer_figures([w.message for w in [self, *self.continuations]])
+        text, tip = answer_figures([w.message for w in [self, *self.continuations]], self.prices())
         self.header_row.set_figures(text, tip)
 
     # -- folding and the edit highlight ---------------------------------------------------

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from PySide6.QtCore import QCoreApplication
 
-from desktop.chat.generation_stats import GenerationStats
+from desktop.chat.answer_figures import figures_of
 from desktop.core.messages import Message, Usage
 from desktop.providers.pricing import Price, cost_of
 from desktop.ui import locale_format
 
 _k = locale_format.compact_count
+#: Where a view gets the user's model prices from (they change in Settings).
+PriceSource = Callable[[], Mapping[str, Price]]
 
 
 def usage_text(usage: Usage | None, estimated: bool = False) -> str:
@@ -27,34 +29,42 @@ def usage_text(usage: Usage | None, estimated: bool = False) -> str:
     return text
 
 
-def answer_figures(messages: list[Message]) -> tuple[str, str]:
+def answer_figures(messages: list[Message],
+                   prices: Mapping[str, Price] | None = None) -> tuple[str, str]:
     """The header text and tooltip of an answer (its messages of one turn): tokens,
-    tokens per second; the tooltip adds the time to the first token."""
-    total: Usage | None = None
-    estimated = False
-    stats = [s for s in (GenerationStats.of(m) for m in messages) if s is not None]
-    for message in messages:
-        if message.usage is not None:
-            total = message.usage if total is None else total + message.usage
-    estimated = any(s.estimated for s in stats)
-    text = usage_text(total, estimated)
-    rates = [s.tokens_per_s for s in stats if s.tokens_per_s is not None]
-    if rates and text:
+    time to the first token, tokens per second and cost (``prices``: the user's own,
+    over the built-in table)."""
+    figures = figures_of(messages, prices)
+    total = Usage(input_tokens=figures.input_tokens, output_tokens=figures.output_tokens,
+                  reasoning_tokens=figures.reasoning_tokens)
+    text = usage_text(total, figures.estimated)
+    if text and figures.first_token_s is not None:
+        text += QCoreApplication.translate("UsageText", " · {seconds} s").format(
+            seconds=locale_format.decimal(figures.first_token_s, 1))
+    if text and figures.tokens_per_s is not None:
         text += QCoreApplication.translate("UsageText", " · {rate} tok/s").format(
-            rate=locale_format.decimal(rates[-1], 0))
+            rate=locale_format.decimal(figures.tokens_per_s, 0))
+    if text and figures.cost is not None:
+        text += " · " + locale_format.cost(figures.cost, 4 if figures.cost < 1 else 2)
     tip = [QCoreApplication.translate("UsageText",
                                       "Tokens for this answer: prompt in, generated out")]
-    if estimated:
+    if figures.estimated:
         tip.append(QCoreApplication.translate(
             "UsageText", "≈: estimated from the text (the provider sent no counts: the answer "
             "was stopped or failed)"))
-    first = next((s.first_token_s for s in stats if s.first_token_s is not None), None)
-    if first is not None:
+    if figures.first_token_s is not None:
         tip.append(QCoreApplication.translate("UsageText", "First token after {seconds} s").format(
-            seconds=locale_format.decimal(first, 2)))
-    if rates:
+            seconds=locale_format.decimal(figures.first_token_s, 2)))
+    if figures.tokens_per_s is not None:
         tip.append(QCoreApplication.translate("UsageText", "{rate} tokens per second").format(
-            rate=locale_format.decimal(rates[-1], 1)))
+            rate=locale_format.decimal(figures.tokens_per_s, 1)))
+    if figures.cost is not None:
+        tip.append(QCoreApplication.translate(
+            "UsageText", "Cost about {cost} (reported by the provider, else from the model "
+            "prices)").format(cost=locale_format.cost(figures.cost, 6)))
+    elif text:
+        tip.append(QCoreApplication.translate(
+            "UsageText", "No price known for this model (Settings → Model prices)"))
     return text, "\n".join(tip)
 
 

@@ -31,8 +31,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.chat.answer_figures import price_table
 from desktop.ui import theme
 from desktop.ui.dialogs.desktop_tab import DesktopTab
+from desktop.ui.dialogs.usage_page import UsagePage
 from desktop.ui.dialogs.web_search_settings import WebSearchSettings
 
 if TYPE_CHECKING:
@@ -93,6 +95,9 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._data_tab(), "Data")
         self.web_search = WebSearchSettings()
         self.tabs.addTab(self.web_search, self.tr("Web search"))
+        self.usage_page = UsagePage(controller.ctx.db, lambda: price_table(
+            controller.settings.prices))  # answers, tokens, cost and speed per model
+        self.tabs.addTab(self.usage_page, self.tr("Usage"))
         layout.addWidget(self.tabs, 1)
         bottom = QHBoxLayout()
         self.error_label = QLabel()

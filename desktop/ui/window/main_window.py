@@ -75,6 +75,7 @@ class MainWindow(QMainWindow):
         """Build the real content for ``controller`` (replaces the skeleton)."""
         from desktop import __version__
         from desktop.ui.chat.chat_pane import ChatPane
+        from desktop.ui.compare.launcher import CompareLauncher
         from desktop.ui.conversations.conversation_actions import ConversationActions
         from desktop.ui.conversations.session_list import SessionList
         from desktop.ui.quick.quick_ask import QuickAsk
@@ -112,6 +113,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._connect()
         self.welcome = WelcomeGuide(self)  # wires itself: first-run steps, the last chat
+        self.compare = CompareLauncher(self)  # wires itself: Compare, /compare, Ask others
 
         self.top_bar.set_sidebar_visible(self.state.sidebar_visible)
         self.refresh_sessions()

@@ -1,0 +1,1 @@
+"""Compare: one question to 2–4 models at once, their answers side by side."""

@@ -1,0 +1,119 @@
+"""The model chooser of Compare: 2 to 4 models from every configured provider.
+
+The same list as the top bar's model picker (its rows, badges and sections: Favourites,
+Recent, then each provider; type to filter), where a click adds a model to the
+chosen ones or takes it out again; the chosen ones are listed below, in order (the
+first one's answer is shown in the chat unless another is kept).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.chat.compare_run import MAX_MODELS, MIN_MODELS
+from desktop.chat.model_catalog import ModelCatalog, ModelEntry
+from desktop.ui.window.model_picker import ENTRY_ROLE, ModelRowDelegate
+
+
+class CompareChooser(QDialog):
+    def __init__(self, catalog: ModelCatalog, chosen: list[tuple[str, str]] | None = None,
+                 *, minimum: int = MIN_MODELS, parent: QWidget | None = None) -> None:
+        """``chosen``: (provider id, model) pairs picked already (the chat's model);
+        ``minimum``: 1 when asking other models about an answer that is there."""
+        super().__init__(parent)
+        self.catalog = catalog
+        self.minimum = minimum
+        self.chosen: list[tuple[str, str]] = list(chosen or [])[:MAX_MODELS]
+        self._names: dict[tuple[str, str], str] = {}
+        self.setWindowTitle(self.tr("Compare models"))
+        self.resize(520, 560)
+        layout = QVBoxLayout(self)
+        hint = QLabel(self.tr("Pick {low} to {high} models. Each answers the same question "
+                              "with this chat's conversation, attachments and tools; "
+                              "every answer is kept as a version of the reply.").format(
+            low=minimum, high=MAX_MODELS))
+        hint.setWordWrap(True)
+        hint.setObjectName("emptyHint")
+        layout.addWidget(hint)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText(self.tr("Search models"))
+        self.search.setAccessibleName(self.tr("Search models"))
+        self.search.setClearButtonEnabled(True)
+        layout.addWidget(self.search)
+        self.list = QListWidget()
+        self.list.setAccessibleName(self.tr("Models"))
+        self.list.setSelectionMode(QListWidget.SelectionMode.MultiSelection)
+        self.list.setVerticalScrollMode(QListWidget.ScrollMode.ScrollPerPixel)
+        self.list.setItemDelegate(ModelRowDelegate(self.list))
+        layout.addWidget(self.list, 1)
+        self.chosen_label = QLabel()
+        self.chosen_label.setTextFormat(Qt.TextFormat.PlainText)  # model names: plain
+        self.chosen_label.setWordWrap(True)
+        self.chosen_label.setAccessibleName(self.tr("Chosen models"))
+        layout.addWidget(self.chosen_label)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.compare_button = QPushButton(self.tr("Compare"))
+        self.compare_button.setObjectName("primaryButton")
+        self.compare_button.setDefault(True)
+        buttons.addButton(self.compare_button, QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+        self.search.textChanged.connect(self.refresh)
+        self.list.itemClicked.connect(self._clicked)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """The models matching the search, the chosen ones selected."""
+        self.list.blockSignals(True)
+        self.list.clear()
+        for title, entries in self.catalog.sections(self.search.text().strip()):
+            header = QListWidgetItem(title)
+            header.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.list.addItem(header)
+            for entry in entries:
+                item = QListWidgetItem(entry.model)
+                item.setData(ENTRY_ROLE, entry)
+                item.setToolTip(f"{entry.model} — {entry.provider_name}")
+                self.list.addItem(item)
+                self._names[(entry.provider_id, entry.model)] = (
+                    f"{entry.model} ({entry.provider_name})")
+                item.setSelected((entry.provider_id, entry.model) in self.chosen)
+        self.list.blockSignals(False)
+        self._update()
+
+    def toggle(self, provider_id: str, model: str) -> None:
+        """Add a model to the chosen ones, or take it out (at most four)."""
+        key = (provider_id, model)
+        if key in self.chosen:
+            self.chosen.remove(key)
+        elif len(self.chosen) < MAX_MODELS:
+            self.chosen.append(key)
+        self.refresh()
+
+    def _clicked(self, item: QListWidgetItem) -> None:
+        entry = item.data(ENTRY_ROLE)
+        if isinstance(entry, ModelEntry):
+            self.toggle(entry.provider_id, entry.model)
+
+    def _update(self) -> None:
+        count = len(self.chosen)
+        names = ", ".join(self._names.get(key, key[1]) for key in self.chosen)
+        self.chosen_label.setText(
+            self.tr("Chosen (%n): ", "", count) + names if count else
+            self.tr("Nothing chosen yet: click models in the list."))
+        self.compare_button.setEnabled(self.minimum <= count <= MAX_MODELS)
+        self.compare_button.setToolTip(
+            "" if self.compare_button.isEnabled() else
+            self.tr("Choose {low} to {high} models").format(low=self.minimum, high=MAX_MODELS))

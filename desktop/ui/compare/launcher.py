@@ -1,0 +1,191 @@
+"""Compare in the window: the composer's Compare button (or "/compare" sent) and a
+message's "Ask other models…" open the model chooser; the chat service runs the
+compare; the compare view takes the chat's place until "Keep this one" or "Back to
+chat" hands the chat back, showing the kept answer with the others as ‹ n/m ›.
+
+It wires itself to the window's pieces (like the welcome guide): the window only
+creates it. Widgets observe; every turn is started and steered by the chat service.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QBoxLayout, QDialog
+
+from desktop.chat.answer_figures import price_table
+from desktop.chat.compare_run import CompareRun, CompareTarget
+from desktop.chat.model_catalog import ModelCatalog
+from desktop.core.errors import AssistaError
+from desktop.core.messages import Message
+from desktop.providers.pricing import Price
+from desktop.ui.compare.chooser import CompareChooser
+from desktop.ui.compare.view import CompareView
+
+if TYPE_CHECKING:
+    from desktop.chat.approvals import PendingApproval
+    from desktop.ui.window.main_window import MainWindow
+
+COMMAND = "/compare"
+
+
+class CompareLauncher(QObject):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.controller = controller = window.controller
+        self.service = controller.service
+        self.pane = window.chat_pane
+        self.view: CompareView | None = None
+        self.pane.composer.compareRequested.connect(self.choose_for_prompt)
+        self.pane.chat.askOthersRequested.connect(self.choose_for_message)
+        controller.sessionOpened.connect(self._session_opened)
+        controller.userMessageAdded.connect(lambda _message: self.close_view())
+        controller.bridge.approvalRequested.connect(self._approval)
+        controller.bridge.approvalClosed.connect(self._approval_closed)
+
+    # -- choosing -------------------------------------------------------------------------
+
+    def _chooser(self, minimum: int,
+                 start: Callable[[list[CompareTarget]], object]) -> QDialog:
+        catalog = ModelCatalog(self.controller.ctx)
+        config, model = self.controller.provider(), self.controller.model()
+        chosen = [(config.id, model)] if config is not None and model and minimum > 1 else []
+
+        def make() -> QDialog:
+            dialog = CompareChooser(catalog, chosen, minimum=minimum, parent=self.window)
+            dialog.accepted.connect(lambda: start(self.targets(dialog.chosen)))
+            return dialog
+
+        return self.window.dialogs.show_one("compare", make)
+
+    def question(self) -> str:
+        """The composer's text without the "/compare" typed in front of it."""
+        text = self.pane.composer.input.toPlainText()
+        stripped = text.lstrip()
+        return stripped[len(COMMAND):].lstrip() if stripped.startswith(COMMAND) else text
+
+    def choose_for_prompt(self) -> QDialog | None:
+        """Compare: the composer's question, to models the user picks."""
+        if self.controller.busy:
+            return None
+        if not (self.question().strip() or self.pane.composer.chips):
+            self.pane.show_error(self.tr("Type the question to compare first, then press "
+                                         "Compare (or send it as /compare QUESTION)."))
+            return None
+        return self._chooser(2, self.start)
+
+    def choose_for_message(self, message_id: str) -> QDialog | None:
+        """"Ask other models…" on a message: its question, answered again."""
+        if self.controller.busy or self.controller.session_id is None:
+            return None
+        return self._chooser(1, lambda targets: self.ask_others(message_id, targets))
+
+    def targets(self, chosen: list[tuple[str, str]]) -> list[CompareTarget]:
+        configs = {c.id: c for c in self.controller.ctx.all_providers()}
+        return [CompareTarget(configs[pid].model_copy(update={"model": model}), model)
+                for pid, model in chosen if pid in configs]
+
+    # -- running --------------------------------------------------------------------------
+
+    def start(self, targets: list[CompareTarget]) -> CompareRun | None:
+        composer = self.pane.composer
+        attachments = [chip.part for chip in composer.chips]
+        controller = self.controller
+        try:
+            run = self.service.compare.start(controller.chat, self.question(), targets,
+                                             attachments)
+        except AssistaError as exc:
+            self.pane.show_error(str(exc))
+            return None
+        composer.clear()
+        if controller.session_id != run.session_id:
+            controller.new_chat = self.service.chats.new_chat()
+        self._follow(run)
+        return run
+
+    def ask_others(self, message_id: str, targets: list[CompareTarget]) -> CompareRun | None:
+        session_id = self.controller.session_id
+        if session_id is None:
+            return None
+        try:
+            run = self.service.compare.ask_others(session_id, message_id, targets)
+        except AssistaError as exc:
+            self.pane.show_error(str(exc))
+            return None
+        self._follow(run)
+        return run
+
+    def _follow(self, run: CompareRun) -> None:
+        self.controller.open_session(run.session_id)  # (emits sessionOpened: shows it)
+        if self.view is None:
+            self.show_view(run)
+
+    # -- the view ---------------------------------------------------------------------------
+
+    def prices(self) -> dict[str, Price]:
+        return price_table(self.controller.settings.prices)
+
+    def show_view(self, run: CompareRun) -> CompareView:
+        self.close_view()
+        pending = self.service.approvals.for_chat(run.session_id)
+        view = CompareView(run, self.prices, pending, self.pane)
+        view.stopRequested.connect(lambda index: self.service.compare.stop_column(run, index))
+        view.keepRequested.connect(self.keep)
+        view.backRequested.connect(self.back)
+        layout = self.pane.layout()
+        if isinstance(layout, QBoxLayout):  # in the chat's place, above the composer
+            layout.insertWidget(0, view, 1)
+        self.pane.chat.hide()
+        view.show()
+        self.view = view
+        return view
+
+    def close_view(self) -> None:
+        view, self.view = self.view, None
+        if view is None:
+            return
+        view.dispose()
+        view.hide()
+        view.setParent(None)
+        view.deleteLater()
+        self.pane.chat.show()
+
+    def keep(self, index: int) -> None:
+        """"Keep this one": that answer becomes the chat's; back to the chat (at once, or
+        when the columns still streaming have stopped)."""
+        if self.view is None:
+            return
+        run = self.view.run
+        self.service.compare.keep(run, index)
+        if run.done:
+            self.back()
+        else:
+            run.on_end.append(lambda _run: self._kept(run))
+
+    def _kept(self, run: CompareRun) -> None:
+        if self.view is not None and self.view.run is run:
+            self.back()
+
+    def back(self) -> None:
+        run = self.view.run if self.view is not None else None
+        self.close_view()
+        if run is not None and run.saved and self.controller.session_id == run.session_id:
+            self.controller.open_session(run.session_id)  # the kept answer, with ‹ n/m ›
+
+    def _session_opened(self, session_id: str, _messages: list[Message]) -> None:
+        run = self.service.compare.run_of(session_id)
+        if self.view is not None and self.view.run.session_id != session_id:
+            self.close_view()
+        if self.view is None and run is not None and not run.done:
+            self.show_view(run)  # back to a chat whose compare still runs
+
+    def _approval(self, pending: PendingApproval) -> None:
+        if self.view is not None:
+            self.view.show_approval(pending)
+
+    def _approval_closed(self, call_id: str) -> None:
+        if self.view is not None:
+            self.view.approval_closed(call_id)
