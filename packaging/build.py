@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Build Assista's bundle and this OS's installers: ``python packaging/build.py``.
 
-1. PyInstaller runs ``packaging/assista.spec`` -> ``dist/assista/`` (``dist/Assista.app``
+1. ``translations.py build`` compiles resources/i18n/*.ts to .qm; PyInstaller runs
+   ``packaging/assista.spec`` -> ``dist/assista/`` (``dist/Assista.app``
    on macOS); build time, size and the ten largest items are printed.
 2. ``bundle_check`` verifies the bundle (Qt plugins, certificates, keyring backends,
    every app module, nothing excluded by policy).
@@ -31,6 +32,7 @@ from pathlib import Path
 import app_identity
 import bundle_check
 import bundle_report
+import translations
 
 PACKAGING = Path(__file__).resolve().parent
 ROOT = PACKAGING.parent
@@ -179,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     say(f"{app_identity.DISPLAY_NAME} {ident.version} on {sys.platform}/{machine()}, "
         f"Python {platform.python_version()}")
     if not args.skip_bundle:
+        # The interface translations (.qm, not committed) go into resources/ first.
+        say(f"translations: {len(translations.build())} .qm files")
         say(f"pyinstaller: {run_pyinstaller():.1f} s")
     where = bundle_check.layout(DIST)
     checked = bundle_check.check_bundle(DIST)

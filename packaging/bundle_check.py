@@ -132,8 +132,15 @@ def check_bundle(dist: Path, platform: str = sys.platform) -> CheckResult:
     for pattern in FORBIDDEN_FILES:
         found = next(where.internal.rglob(pattern), None)
         result.need(found is None, f"file bundled but excluded by policy: {found}")
-    translations = where.internal / "PySide6" / "Qt" / "translations"
-    result.need(not translations.exists(), "Qt translations are bundled but never loaded")
+    qt_translations = where.internal / "PySide6" / "Qt" / "translations"
+    for name in ("qtbase_de.qm", "qtbase_zh_CN.qm"):
+        result.need((qt_translations / name).is_file(), f"Qt's own translation missing: {name}")
+    result.need(not (qt_translations / "qtbase_ru.qm").exists(),
+                "Qt translations bundled for a language the app is not translated into")
+    for language in ("de", "zh_CN", "en"):
+        name = f"resources/i18n/assista_{language}.qm"
+        result.need((data / name).is_file() or (where.internal / name).is_file(),
+                    f"interface translation missing: {name} (packaging/translations.py build)")
     modules = archive_modules(where.executable)
     for name in required_modules(platform):
         result.need(name in modules, f"module missing from the bundle: {name}")

@@ -59,12 +59,17 @@ EXCLUDED_MODULES: tuple[str, ...] = (
     "PySide6.scripts", "shiboken6.scripts",
 )
 
-#: Data files left out, by destination folder: Qt's own UI translations (the app is
-#: English and loads no QTranslator) and Qt's QML/metatype data.
+#: Data files left out, by destination folder: Qt's QML/metatype data, and Qt's own UI
+#: translations except those below.
 EXCLUDED_DATA_DIRS: tuple[str, ...] = (
     "PySide6/Qt/translations", "PySide6/Qt/qml", "PySide6/Qt/metatypes",
     "PySide6/Qt/resources/qtwebengine",
 )
+#: Qt's own translations kept (standard buttons, file dialogs, context menus) for the
+#: languages the app is translated into (packaging/translations.py LANGUAGES).
+QT_TRANSLATIONS_KEPT: frozenset[str] = frozenset(
+    f"PySide6/Qt/translations/qtbase_{language}.qm"
+    for language in ("zh_CN", "es", "de", "ja", "fr"))
 
 #: Linux libraries the bundle takes from the system although PyInstaller would carry
 #: them (PyInstaller already leaves glibc, libGL/libEGL, libdrm, libxcb and libwayland
@@ -139,4 +144,6 @@ def filter_qt_binaries(binaries: Iterable[tuple[str, str]]) -> list[tuple[str, s
 def keep_data(dest_name: str) -> bool:
     """Whether a data file with this bundle-relative destination is shipped."""
     posix = PurePath(dest_name).as_posix()
+    if posix in QT_TRANSLATIONS_KEPT:
+        return True
     return not any(posix == d or posix.startswith(d + "/") for d in EXCLUDED_DATA_DIRS)

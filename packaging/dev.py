@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """One-command setup for a fresh machine: ``python3 packaging/dev.py run`` / ``test``.
 
-* ``run``  — create ``.venv``, install the app, start it (extra args go to ``assista``).
+* ``run``  — create ``.venv``, install the app, compile the interface translations
+  (``translations``), start it (extra args go to ``assista``).
 * ``test`` — the same, plus test tools; then ruff, mypy and pytest (the CI command).
+* ``translations`` — compile ``resources/i18n/*.ts`` to ``.qm`` with PySide6's
+  ``lrelease`` (``packaging/translations.py update`` brings new texts into the .ts).
 
 On Debian/Ubuntu it installs, when missing and when it may (root, or sudo without a
 password), the system packages Qt needs to open a window and ``python3-venv``.
@@ -99,11 +102,22 @@ def install(python: Path, extras: str) -> None:
     run([str(python), "-m", "pip", "install", "-q", "-e", target], cwd=ROOT)
 
 
+def build_translations(python: Path) -> None:
+    """The .qm files the app loads (built from the .ts sources, not committed)."""
+    run([str(python), str(ROOT / "packaging" / "translations.py"), "build"], cwd=ROOT)
+
+
+def cmd_translations(_args: list[str]) -> int:
+    build_translations(ensure_venv())
+    return 0
+
+
 def cmd_run(args: list[str]) -> int:
     if sys.platform.startswith("linux"):
         ensure_system_packages(QT_SYSTEM_PACKAGES)
     python = ensure_venv()
     install(python, "")
+    build_translations(python)
     return subprocess.call([str(python), "-m", "desktop", *args], cwd=ROOT)
 
 
@@ -112,6 +126,7 @@ def cmd_test(args: list[str]) -> int:
         ensure_system_packages(QT_SYSTEM_PACKAGES)
     python = ensure_venv()
     install(python, "[test]")
+    build_translations(python)
     env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
     steps = [
         [str(python), "-m", "ruff", "check", "desktop", "tests", "packaging"],
@@ -129,11 +144,11 @@ def cmd_test(args: list[str]) -> int:
 
 
 def main() -> int:
-    if len(sys.argv) < 2 or sys.argv[1] not in ("run", "test"):
+    commands = {"run": cmd_run, "test": cmd_test, "translations": cmd_translations}
+    if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__)
         return 2
-    command, rest = sys.argv[1], sys.argv[2:]
-    return cmd_run(rest) if command == "run" else cmd_test(rest)
+    return commands[sys.argv[1]](sys.argv[2:])
 
 
 if __name__ == "__main__":

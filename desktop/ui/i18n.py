@@ -95,6 +95,16 @@ def _load(translator: QTranslator, locale: QLocale, name: str, folder: Path | st
     return translator.load(locale, name, "_", str(folder))
 
 
+def qt_translations_dirs() -> list[Path]:
+    """Where Qt's own ``qtbase_*.qm`` are: Qt's configured path, else next to PySide6
+    (a bundle keeps those of the translated languages there)."""
+    import PySide6
+
+    found = [Path(QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)),
+             Path(PySide6.__file__).resolve().parent / "Qt" / "translations"]
+    return [folder for folder in dict.fromkeys(found) if folder.is_dir()]
+
+
 def install_translations(app: QCoreApplication, language: str = "") -> QLocale:
     """Install the translators for ``language`` ("" = follow the system) on ``app``,
     replacing any installed before; returns the locale in use."""
@@ -115,8 +125,7 @@ def install_translations(app: QCoreApplication, language: str = "") -> QLocale:
         installed.append(PseudoTranslator(pseudo, app))
     elif locale.language() not in (QLocale.Language.English, QLocale.Language.C):
         qt_own = QTranslator(app)
-        if _load(qt_own, locale, "qtbase",
-                 QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
+        if any(_load(qt_own, locale, "qtbase", folder) for folder in qt_translations_dirs()):
             installed.append(qt_own)
         app_own = QTranslator(app)
         if ours is not None and _load(app_own, locale, "assista", ours):

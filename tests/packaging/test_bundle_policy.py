@@ -60,7 +60,9 @@ def test_linux_system_libraries(name: str, system: bool) -> None:
 
 
 def test_data_rules() -> None:
-    assert not policy.keep_data("PySide6/Qt/translations/qtbase_de.qm")
+    assert policy.keep_data("PySide6/Qt/translations/qtbase_de.qm")  # a translated language
+    assert not policy.keep_data("PySide6/Qt/translations/qtbase_ru.qm")
+    assert not policy.keep_data("PySide6/Qt/translations/qt_help_de.qm")
     assert policy.keep_data("resources/icons/assista.svg")
     assert policy.keep_data("certifi/cacert.pem")
 
