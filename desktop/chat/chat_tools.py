@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from desktop.core.errors import ConfigError
@@ -111,10 +112,12 @@ class ChatTools:
             return NoTools()
         registry = self.registry()
         if knowledge:
+            from desktop.knowledge.chat_link import provider_key
             from desktop.knowledge.tool import search_knowledge_tool
 
             registry = ToolRegistry([t for t in registry if t.name != KNOWLEDGE_TOOL])
-            registry.register(search_knowledge_tool(self.ctx.db, knowledge))
+            registry.register(search_knowledge_tool(self.ctx.db, knowledge,
+                                                    partial(provider_key, self.ctx)))
         if WEB_TOOL in names:
             from desktop.chat.web_search import web_search_config
             from desktop.tools.builtins.web_search import web_search_tool

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from desktop.app import AppContext
     from desktop.chat.profile import ChatProfiles, ChatRef
     from desktop.storage.assistants import AssistantStore
 
@@ -25,6 +26,12 @@ def chat_knowledge(profiles: ChatProfiles, chat: ChatRef) -> list[str]:
     if assistant is not None:
         names += _names(assistant.extra)
     return list(dict.fromkeys(names))
+
+
+def provider_key(ctx: AppContext, provider_id: str) -> str | None:
+    """The API key of the configured provider ``provider_id`` (embedding models)."""
+    config = next((c for c in ctx.all_providers() if c.id == provider_id), None)
+    return ctx.api_key_for(config) if config is not None else None
 
 
 def own_knowledge(profiles: ChatProfiles, chat: ChatRef) -> list[str]:

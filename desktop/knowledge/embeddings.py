@@ -21,8 +21,6 @@ class EmbeddingError(AssistaError):
     """The embedding service failed or answered something unexpected."""
 
 
-def _key(config: EmbeddingConfig) -> str | None:
-    return os.environ.get(config.api_key_env) if config.api_key_env else None
 
 
 def _post(client: httpx.Client, url: str, body: dict[str, Any],
@@ -38,9 +36,8 @@ def _post(client: httpx.Client, url: str, body: dict[str, Any],
 
 
 def _batch(client: httpx.Client, config: EmbeddingConfig,
-           texts: Sequence[str]) -> list[list[float]]:
+           texts: Sequence[str], key: str | None) -> list[list[float]]:
     base = config.base_url.rstrip("/")
-    key = _key(config)
     if config.kind == "ollama":
         data = _post(client, f"{base}/api/embed", {"model": config.model, "input": list(texts)},
                      {})
@@ -59,14 +56,17 @@ def _batch(client: httpx.Client, config: EmbeddingConfig,
     return [list(map(float, item["embedding"])) for item in ordered]
 
 
-def embed(config: EmbeddingConfig, texts: Sequence[str]) -> list[list[float]]:
-    """One vector per text, in order; raises EmbeddingError."""
+def embed(config: EmbeddingConfig, texts: Sequence[str],
+          api_key: str | None = None) -> list[list[float]]:
+    """One vector per text, in order; raises EmbeddingError. ``api_key``: else the
+    environment variable the config names."""
+    key = api_key or (os.environ.get(config.api_key_env) if config.api_key_env else None)
     out: list[list[float]] = []
     with httpx.Client(timeout=TIMEOUT_S) as client:
         for start in range(0, len(texts), BATCH):
             piece = texts[start:start + BATCH]
             try:
-                vectors = _batch(client, config, piece)
+                vectors = _batch(client, config, piece, key)
             except (KeyError, TypeError, ValueError) as exc:
                 raise EmbeddingError(f"unexpected embedding response ({exc!r})") from None
             if len(vectors) != len(piece):

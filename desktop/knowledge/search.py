@@ -5,6 +5,7 @@ scales)."""
 from __future__ import annotations
 
 import re
+import threading
 import time
 from dataclasses import dataclass
 
@@ -100,29 +101,33 @@ def search_base(store: KnowledgeStore, base: KnowledgeBase, query: str,
     if base.embedding is not None:
         from desktop.knowledge.embeddings import embed
 
-        vector = embed(base.embedding, [query])[0]
+        vector = embed(base.embedding, [query], store.api_key(base.embedding))[0]
     return search(store, base, query, top_k, vector)
 
 
-def embed_missing(store: KnowledgeStore, base: KnowledgeBase, batch: int = 256) -> int:
-    """Embed the base's chunks that have no vector yet; returns how many."""
+def embed_missing(store: KnowledgeStore, base: KnowledgeBase, batch: int = 256,
+                  cancel: threading.Event | None = None) -> int:
+    """Embed the base's chunks that have no vector yet; returns how many (``cancel``
+    stops between batches: what is embedded stays)."""
     if base.embedding is None:
         return 0
     from desktop.knowledge.embeddings import embed
     from desktop.knowledge.vectors import to_blob
 
     done = 0
-    while True:
+    while cancel is None or not cancel.is_set():
         rows = store.db.query("SELECT id, text FROM knowledge_chunks WHERE base_id = ? AND "
                               "embedding IS NULL LIMIT ?", (base.id, batch))
         if not rows:
-            if done:  # new vectors: the cached matrix (keyed by indexed_at) is stale
-                with store.db.transaction() as conn:
-                    conn.execute("UPDATE knowledge_bases SET indexed_at = ? WHERE id = ?",
-                                 (time.time(), base.id))
-            return done
-        vectors = embed(base.embedding, [r["text"] for r in rows])
+            break
+        vectors = embed(base.embedding, [r["text"] for r in rows],
+                        store.api_key(base.embedding))
         with store.db.transaction() as conn:
             conn.executemany("UPDATE knowledge_chunks SET embedding = ? WHERE id = ?",
                              [(to_blob(v), r["id"]) for v, r in zip(vectors, rows, strict=True)])
         done += len(rows)
+    if done:  # new vectors: the cached matrix (keyed by indexed_at) is stale
+        with store.db.transaction() as conn:
+            conn.execute("UPDATE knowledge_bases SET indexed_at = ? WHERE id = ?",
+                         (time.time(), base.id))
+    return done

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,16 +16,19 @@ from desktop.storage.database import Database
 @dataclass(frozen=True, slots=True)
 class EmbeddingConfig:
     """Which embedding model a base uses: ``kind`` is ``openai`` (any
-    OpenAI-compatible ``/embeddings``), ``ollama`` or ``gemini``."""
+    OpenAI-compatible ``/embeddings``), ``ollama`` or ``gemini``. The key: the
+    environment variable ``api_key_env``, or the key of the configured provider
+    ``provider_id`` (looked up through :attr:`KnowledgeStore.keys`)."""
 
     kind: str
     base_url: str
     model: str
     api_key_env: str | None = None
+    provider_id: str | None = None
 
     def to_json(self) -> str:
         return json.dumps({"kind": self.kind, "base_url": self.base_url, "model": self.model,
-                           "api_key_env": self.api_key_env})
+                           "api_key_env": self.api_key_env, "provider_id": self.provider_id})
 
     @classmethod
     def from_json(cls, text: str | None) -> EmbeddingConfig | None:
@@ -31,7 +36,7 @@ class EmbeddingConfig:
             return None
         data = json.loads(text)
         return cls(kind=data["kind"], base_url=data["base_url"], model=data["model"],
-                   api_key_env=data.get("api_key_env"))
+                   api_key_env=data.get("api_key_env"), provider_id=data.get("provider_id"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +51,18 @@ class KnowledgeBase:
 
 
 class KnowledgeStore:
-    def __init__(self, db: Database) -> None:
+    """``keys``: a configured provider's API key by provider id (the app's key store),
+    for embedding models chosen from a provider."""
+
+    def __init__(self, db: Database,
+                 keys: Callable[[str], str | None] | None = None) -> None:
         self.db = db
+        self.keys = keys
+
+    def api_key(self, config: EmbeddingConfig) -> str | None:
+        if config.provider_id and self.keys is not None:
+            return self.keys(config.provider_id)
+        return os.environ.get(config.api_key_env) if config.api_key_env else None
 
     def add(self, name: str, paths: list[Path],
             embedding: EmbeddingConfig | None = None) -> KnowledgeBase:
@@ -99,6 +114,37 @@ class KnowledgeStore:
             raise ConfigError(f"no knowledge base named {name!r} (there are: {names}); "
                               "create it with: assista knowledge add NAME PATH...")
         return base
+
+    def rename(self, name: str, new_name: str) -> KnowledgeBase:
+        base = self.get(name)
+        new_name = new_name.strip()
+        if not new_name:
+            raise ConfigError("a knowledge base needs a name")
+        other = self.find(new_name)
+        if other is not None and other.id != base.id:
+            raise ConfigError(f"there is already a knowledge base named {other.name!r}")
+        with self.db.transaction() as conn:
+            conn.execute("UPDATE knowledge_bases SET name = ? WHERE id = ?", (new_name, base.id))
+        return self.get(new_name)
+
+    def remove_path(self, name: str, path: str) -> KnowledgeBase:
+        """Stop indexing ``path``; its files leave the index at the next indexing."""
+        base = self.get(name)
+        with self.db.transaction() as conn:
+            conn.execute("UPDATE knowledge_bases SET paths = ? WHERE id = ?",
+                         (json.dumps([p for p in base.paths if p != path]), base.id))
+        return self.get(name)
+
+    def set_embedding(self, name: str, embedding: EmbeddingConfig | None) -> KnowledgeBase:
+        """Choose (or drop) the embedding model; vectors of another model are dropped."""
+        base = self.get(name)
+        with self.db.transaction() as conn:
+            conn.execute("UPDATE knowledge_bases SET embedding = ? WHERE id = ?",
+                         (embedding.to_json() if embedding else None, base.id))
+            if embedding != base.embedding:
+                conn.execute("UPDATE knowledge_chunks SET embedding = NULL WHERE base_id = ?",
+                             (base.id,))
+        return self.get(name)
 
     def remove(self, name: str) -> None:
         base = self.get(name)

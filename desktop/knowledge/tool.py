@@ -8,7 +8,7 @@ what was retrieved.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from desktop.core.errors import ToolError
@@ -41,11 +41,13 @@ def _result(n: int, hit: Hit) -> dict[str, Any]:
             "line_start": hit.line_start, "line_end": hit.line_end, "text": hit.text}
 
 
-def search_knowledge_tool(db: Database, bases: Sequence[str]) -> Tool:
+def search_knowledge_tool(db: Database, bases: Sequence[str],
+                          keys: Callable[[str], str | None] | None = None) -> Tool:
     """The tool bound to the knowledge bases named ``bases`` (checked when called:
-    a base removed meanwhile is a clear error for the model)."""
+    a base removed meanwhile is a clear error for the model). ``keys``: API keys of
+    configured providers (embedding models chosen from one)."""
     names = list(dict.fromkeys(bases))
-    store = KnowledgeStore(db)
+    store = KnowledgeStore(db, keys)
 
     async def handle(args: dict[str, Any], ctx: ToolContext) -> Any:
         query = str(args["query"])
@@ -59,7 +61,8 @@ def search_knowledge_tool(db: Database, bases: Sequence[str]) -> Tool:
             if base.embedding is not None:
                 from desktop.knowledge.embeddings import embed
 
-                vector = (await asyncio.to_thread(embed, base.embedding, [query]))[0]
+                key = store.api_key(base.embedding)
+                vector = (await asyncio.to_thread(embed, base.embedding, [query], key))[0]
             hits += search(store, base, query, top_k, vector)
         hits.sort(key=lambda h: -h.score)
         results = [_result(n, hit) for n, hit in enumerate(hits[:top_k], start=1)]

@@ -26,6 +26,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
         self.server.requests.append(body)
+        self.server.headers.append({k.lower(): v for k, v in self.headers.items()})
         data = [{"object": "embedding", "index": i, "embedding": bag_of_words(text)}
                 for i, text in enumerate(body["input"])]
         payload = json.dumps({"object": "list", "data": data, "model": body["model"]}).encode()
@@ -43,6 +44,7 @@ class EmbeddingServer(ThreadingHTTPServer):
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
         self._thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     @property

@@ -118,6 +118,12 @@ class DialogLauncher(QObject):
 
         return self.show_one("mcp", make)
 
+    def open_knowledge(self) -> QDialog:
+        from desktop.ui.knowledge.knowledge_dialog import KnowledgeDialog
+
+        return self.show_one("knowledge",
+                             lambda: KnowledgeDialog(self.controller, self.parent_widget))
+
     def open_preferences(self) -> QDialog:
         from desktop.ui.dialogs.settings_dialog import SettingsDialog
 

@@ -1,0 +1,98 @@
+"""Indexing one knowledge base off the UI thread.
+
+A plain Python thread with its own connection to the database (the window's stays
+free for the chats), reporting progress through Qt signals, which reach the window
+on its own thread (queued). Cancel stops between files, or between embedding
+batches; what is done stays in the index.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop.core.errors import AssistaError
+from desktop.knowledge.indexer import Indexer, IndexReport
+from desktop.knowledge.store import KnowledgeStore
+from desktop.storage.database import Database
+
+log = logging.getLogger(__name__)
+
+PROGRESS_EVERY_S = 0.05  # at most 20 progress signals a second
+
+
+@dataclass
+class IndexOutcome:
+    report: IndexReport | None = None
+    embedded: int = 0
+    cancelled: bool = False
+    error: str | None = None  # the indexing (or embedding) failed: why
+    failed: dict[str, str] = field(default_factory=dict)
+
+
+class IndexJob(QObject):
+    progress = Signal(int, int, str)  # done, total, the file being read
+    finished = Signal(object)  # IndexOutcome
+
+    def __init__(self, db_path: Path, base_name: str,
+                 keys: Callable[[str], str | None] | None = None,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.db_path = db_path
+        self.base_name = base_name
+        self.keys = keys
+        self.cancel_event = threading.Event()
+        self.worker: threading.Thread | None = None
+        self._last = 0.0
+
+    def start(self) -> None:
+        self.worker = threading.Thread(target=self._run, name=f"index {self.base_name}",
+                                       daemon=True)
+        self.worker.start()
+
+    def cancel(self) -> None:
+        self.cancel_event.set()
+
+    @property
+    def running(self) -> bool:
+        return self.worker is not None and self.worker.is_alive()
+
+    def _progress(self, done: int, total: int, path: str) -> None:
+        now = time.monotonic()
+        if done == total or now - self._last >= PROGRESS_EVERY_S:
+            self._last = now
+            self.progress.emit(done, total, path)
+
+    def _run(self) -> None:
+        outcome = IndexOutcome()
+        db: Database | None = None
+        try:
+            db = Database(self.db_path)
+            store = KnowledgeStore(db, self.keys)
+            base = store.get(self.base_name)
+            indexer = Indexer(store, base, self._progress)
+            indexer.cancel = self.cancel_event
+            outcome.report = indexer.run()
+            outcome.failed = dict(outcome.report.failed)
+            if not self.cancel_event.is_set() and base.embedding is not None:
+                from desktop.knowledge.search import embed_missing
+
+                self.progress.emit(0, 0, "")  # embedding: no file count
+                outcome.embedded = embed_missing(store, store.get(self.base_name),
+                                                 cancel=self.cancel_event)
+        except AssistaError as exc:
+            outcome.error = str(exc)
+        except Exception as exc:  # the window must hear of any failure, and keep running
+            log.exception("indexing %s failed", self.base_name)
+            outcome.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            if db is not None:
+                db.close()
+        outcome.cancelled = self.cancel_event.is_set()
+        self.finished.emit(outcome)
