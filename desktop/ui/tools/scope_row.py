@@ -4,7 +4,7 @@ command prefix or a host, proposed from the call and editable before it is grant
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from desktop.tools.grant_scopes import check_scope, scope_kind
 from desktop.ui.plain_text import plain_label, plain_tooltip
@@ -32,11 +32,14 @@ class ScopeRow(QWidget):
         super().__init__(parent)
         self.setObjectName("scopeRow")
         self.tool = tool
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
+        column = QVBoxLayout(self)  # (a narrow panel: the caption above, wrapped)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        row = QHBoxLayout()
         row.setSpacing(6)
         self.caption = plain_label(scope_caption(tool))
         self.caption.setObjectName("toolCardMeta")
+        self.caption.setWordWrap(True)
         self.edit = QLineEdit(proposed)
         self.edit.setObjectName("scopeEdit")
         self.edit.setAccessibleName(scope_caption(tool))
@@ -44,15 +47,16 @@ class ScopeRow(QWidget):
             "Calls inside this scope will run without asking, in every chat; others still "
             "ask. Revoke it in Settings → Tools."))
         self.caption.setBuddy(self.edit)
-        self.button = QPushButton(self.tr("Always allow these"))
+        self.button = QPushButton(self.tr("Allow these"))
         self.button.setObjectName("scopeButton")
         self.button.setAccessibleName(self.tr("Always allow within this scope"))
         self.edit.textChanged.connect(self._check)
         self.edit.returnPressed.connect(self._grant)
         self.button.clicked.connect(self._grant)
-        row.addWidget(self.caption)
+        column.addWidget(self.caption)
         row.addWidget(self.edit, 1)
         row.addWidget(self.button)
+        column.addLayout(row)
         self._check(proposed)
 
     def scope(self) -> str:
