@@ -8,10 +8,6 @@ import json
 import sys
 from collections.abc import Callable
 
-from desktop.app import AppContext
-from desktop.cli.failure import fail
-from desktop.core.errors import AssistaError
-
 
 def add_inspect_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
                        add_common: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -25,7 +21,11 @@ def add_inspect_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
 
 
 def inspect_command(args: argparse.Namespace) -> int:
+    # Imported here: the parser is built before the window shows, these are not needed.
+    from desktop.app import AppContext
     from desktop.chat.inspection import NothingRecorded, describe, exchanges_for
+    from desktop.cli.failure import fail
+    from desktop.core.errors import AssistaError
 
     try:
         ctx = AppContext.open(getattr(args, "data_dir", None), log_to_stderr=False)

@@ -70,6 +70,11 @@ class InspectorWriter:
         """Apply the limits on the writer thread (at start, after a settings change)."""
         return self._thread.submit(self._apply_retention)
 
+    def clear_all(self) -> int:
+        """Delete every recorded request (on the writer thread, after what is queued);
+        how many there were."""
+        return self._thread.submit(lambda: self.store.enforce_retention(0, 0)).result(30)
+
     def flush(self, timeout: float | None = 10.0) -> None:
         """Wait until every batch handed over so far is stored."""
         self._thread.submit(lambda: None).result(timeout)

@@ -22,7 +22,9 @@ from PySide6.QtGui import (
     QDropEvent,
     QHideEvent,
     QImage,
+    QKeySequence,
     QResizeEvent,
+    QShortcut,
     QTextCursor,
 )
 from PySide6.QtWidgets import (
@@ -113,6 +115,9 @@ class ChatPane(QWidget):
         self.chat.deleteRequested.connect(self.delete_message)
         self.chat.forkRequested.connect(controller.fork_chat)
         self.chat.continueRequested.connect(controller.continue_answer)
+        self.chat.inspectRequested.connect(self.inspect)
+        self.inspect_shortcut = QShortcut(QKeySequence("Ctrl+Shift+I"), self)
+        self.inspect_shortcut.activated.connect(self.inspect_last)
         self.chat.turn_status.cancelRequested.connect(controller.stop)
         controller.bridge.approvalRequested.connect(self._approval_requested)
         controller.bridge.approvalClosed.connect(self.chat.turn_status.approval_closed)
@@ -229,6 +234,16 @@ class ChatPane(QWidget):
         if last is not None:
             self.start_edit(last.id, last.body_text)
             self.chat.scroll_to_message(last.id)
+
+    def inspect(self, message_ids: list[str]) -> None:
+        """The request inspector for an answer (its messages' requests)."""
+        from desktop.ui.inspector.opener import open_inspector
+
+        self.inspector = open_inspector(self.controller.ctx, message_ids, self.window())
+
+    def inspect_last(self) -> None:
+        """Ctrl+Shift+I: the request inspector for the last answer on screen."""
+        self.inspect(self.chat.last_answer_ids())
 
     def delete_message(self, message_id: str) -> None:
         answer = QMessageBox.question(

@@ -45,6 +45,7 @@ class MessageHeader(QWidget):
     deleteRequested = Signal()
     forkRequested = Signal()
     continueRequested = Signal()
+    inspectRequested = Signal()  # the request inspector, for this answer
     askOthersRequested = Signal()  # compare: this question answered by other models
 
     def __init__(self, role: str, title: str, fill_copy_menu: Callable[[QMenu], None],
@@ -137,6 +138,10 @@ class MessageHeader(QWidget):
         menu.addAction(self.tr("Ask other models…"), self.askOthersRequested.emit)
         menu.addSeparator()
         menu.addAction(self.tr("Delete this and what follows…"), self.deleteRequested.emit)
+        if self.role == "assistant":
+            menu.addSeparator()
+            inspect = menu.addAction(self.tr("Inspect the request…"), self.inspectRequested.emit)
+            inspect.setToolTip(self.tr("What was sent, what came back, timings, Replay"))
         if self.tokens_label.text() and not self.tokens_label.isVisible():
             menu.addSeparator()
             menu.addAction(self.tokens_label.text()).setEnabled(False)

@@ -36,6 +36,7 @@ from desktop.ui import theme
 from desktop.ui.dialogs.desktop_tab import DesktopTab
 from desktop.ui.dialogs.usage_page import UsagePage
 from desktop.ui.dialogs.web_search_settings import WebSearchSettings
+from desktop.ui.inspector.settings_tab import InspectorSettings
 
 if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
@@ -98,6 +99,8 @@ class SettingsDialog(QDialog):
         self.usage_page = UsagePage(controller.ctx.db, lambda: price_table(
             controller.settings.prices))  # answers, tokens, cost and speed per model
         self.tabs.addTab(self.usage_page, self.tr("Usage"))
+        self.inspector_settings = InspectorSettings(controller.ctx.inspector.clear_all)
+        self.tabs.addTab(self.inspector_settings, self.tr("Request inspector"))
         layout.addWidget(self.tabs, 1)
         bottom = QHBoxLayout()
         self.error_label = QLabel()
@@ -253,6 +256,7 @@ class SettingsDialog(QDialog):
         self.font_spin.setValue(s.base_font_pt if s.base_font_pt >= 6 else 0)
         self.desktop_tab.load(s)
         self.web_search.load(s, self.controller.ctx.secrets)
+        self.inspector_settings.load(s)
 
     def changes(self) -> dict[str, object]:
         return {
@@ -270,6 +274,7 @@ class SettingsDialog(QDialog):
             # below 6 pt nothing is readable: such a value means "the default"
             "base_font_pt": self.font_spin.value() if self.font_spin.value() >= 6 else 0.0,
             **self.web_search.changes(),
+            **self.inspector_settings.changes(),
             **self.desktop_tab.changes(),
         }
 

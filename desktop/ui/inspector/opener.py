@@ -1,0 +1,55 @@
+"""Opening the request inspector for an answer (its messages' recorded requests)."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sqlite3
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from desktop.core.errors import StorageError
+from desktop.ui.inspector.panel import InspectorPanel
+
+if TYPE_CHECKING:
+    from desktop.app import AppContext
+
+log = logging.getLogger(__name__)
+
+FLUSH_WAIT_S = 2.0
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("RequestInspector", text)
+
+
+def open_inspector(ctx: AppContext, message_ids: list[str],
+                   parent: QWidget | None) -> InspectorPanel | None:
+    """The panel, shown; None (and a note saying why) when nothing was recorded."""
+    problem = ""
+    records = []
+    if not message_ids:
+        problem = _tr("There is no answer in this chat to inspect yet.")
+    else:
+        with contextlib.suppress(TimeoutError):
+            ctx.inspector.flush(FLUSH_WAIT_S)  # the answer that just streamed is stored
+        try:
+            records = ctx.inspector.store.for_messages(message_ids)
+        except (StorageError, sqlite3.Error) as exc:
+            log.warning("cannot read the request inspector's records: %s", exc)
+            problem = _tr("The recorded requests cannot be read: %1").replace("%1", str(exc))
+        if not records and not problem:
+            problem = _tr("No request was recorded for this answer. Recording may be off "
+                          "in Settings, or the record is older than the retention period.")
+    if problem:
+        note = QMessageBox(QMessageBox.Icon.Information, _tr("Request inspector"), problem,
+                           QMessageBox.StandardButton.Ok, parent)
+        note.setTextFormat(Qt.TextFormat.PlainText)
+        note.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        note.open()  # not modal-blocking: the window goes on streaming
+        return None
+    panel = InspectorPanel(ctx, records, parent)
+    panel.show()
+    return panel

@@ -1,0 +1,119 @@
+"""The request inspector panel in the real window: opened from an answer's Inspect
+action and with Ctrl+Shift+I, Copy as curl, Find, and Replay to another model of a
+loopback server."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import qasync
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from desktop.app import AppContext
+from desktop.ui.inspector.panel import InspectorPanel
+from desktop.ui.window.main_window import MainWindow
+from tests.support.openai_server import FakeOpenAIServer
+from tests.ui.conversation_helpers import add_provider, make_window, send
+
+KEY = "sk-loopback-key-123456"
+
+
+def panels() -> list[InspectorPanel]:
+    return [w for w in QApplication.topLevelWidgets()
+            if isinstance(w, InspectorPanel) and w.isVisible()]
+
+
+def last_answer_header(window: MainWindow) -> Any:
+    widgets = [w for w in window.chat._by_widget() if w.role == "assistant"]
+    assert widgets
+    return widgets[-1].header_row
+
+
+def chat_with_one_answer(qtbot: Any, ctx: AppContext,
+                         server: FakeOpenAIServer) -> MainWindow:
+    add_provider(ctx, server)
+    window = make_window(qtbot, ctx)
+    server.enqueue_text("The first answer, recorded.")
+    send(qtbot, window, "What do you send?")
+    return window
+
+
+def test_inspect_action_opens_the_panel_with_request_events_and_timings(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    window = chat_with_one_answer(qtbot, open_ctx(), fake_server)
+    header = last_answer_header(window)
+    header._fill_more_menu()
+    [action] = [a for a in header.more_menu.actions() if a.text() == "Inspect the request…"]
+    action.trigger()
+    qtbot.waitUntil(lambda: len(panels()) == 1)
+    panel = panels()[0]
+    view = panel.current
+    request = view.request.text.toPlainText()
+    assert "Authorization: Bearer «redacted»" in request
+    assert "What do you send?" in request and KEY not in request
+    assert '"model": "gpt-test"' in request  # pretty-printed JSON
+    assert view.events.rowCount() > 3
+    assert view.events.item(0, 0).text().startswith("+")
+    assert "HTTP status: 200" in view.response.text.toPlainText()
+
+    view.request.find_field.setText("What do you send")
+    assert view.request.count.text().startswith("1 match")
+    assert view.request.text.textCursor().selectedText() == "What do you send"
+
+    panel.copy_curl.click()
+    curl = QApplication.clipboard().text()
+    assert curl.startswith("curl -N -X POST")
+    assert '"Authorization: Bearer ${OPENAI_API_KEY}"' in curl and KEY not in curl
+    assert "What do you send?" in curl
+    panel.close()
+
+
+def test_ctrl_shift_i_opens_the_last_answer_and_replay_sends_it_to_another_model(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    window = chat_with_one_answer(qtbot, open_ctx(), fake_server)
+    fake_server.enqueue_text("A second answer.")
+    send(qtbot, window, "And now?")
+    window.activateWindow()
+    qtbot.keyClick(window.chat, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier
+                   | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: len(panels()) == 1)
+    panel = panels()[0]
+    assert "And now?" in panel.current.request.text.toPlainText()
+    replay = panel.current.replay
+    assert replay.original.body.toPlainText() == "A second answer."
+    fake_server.enqueue_text("Replayed by another model.")
+    replay.model_box.setCurrentText("gpt-other")
+    with qtbot.waitSignal(replay.replayed, timeout=10000):
+        replay.replay_button.click()
+    assert replay.again.body.toPlainText() == "Replayed by another model."
+    assert "gpt-other" in replay.again.title.text()
+    assert "First token" in replay.again.figures.text()
+    sent = fake_server.chat_requests[-1].json
+    original = fake_server.chat_requests[-2].json
+    assert sent["model"] == "gpt-other"
+    assert sent["messages"] == original["messages"]  # the same request, another model
+    assert len(window.chat._by_widget()) == 4  # nothing added to the chat
+    panel.close()
+
+
+def test_nothing_recorded_says_so(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    ctx.settings.update(inspector_enabled=False)
+    window = chat_with_one_answer(qtbot, ctx, fake_server)
+    window.chat_pane.inspect_last()
+    qtbot.waitUntil(lambda: any(isinstance(w, QMessageBox) and w.isVisible()
+                                for w in QApplication.topLevelWidgets()))
+    box = next(w for w in QApplication.topLevelWidgets()
+               if isinstance(w, QMessageBox) and w.isVisible())
+    assert "No request was recorded for this answer" in box.text()
+    assert not panels()
+    box.close()
