@@ -93,7 +93,8 @@ class SlashPrompts(QObject):
         self.popup = QListWidget()
         self.popup.setObjectName("slashPrompts")
         self.popup.setAccessibleName(self.tr("Prompts from MCP servers"))
-        self.popup.setMaximumHeight(180)
+        self.popup.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.popup.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.popup.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.popup.itemClicked.connect(lambda _item: self.choose())
         self.popup.hide()
@@ -142,6 +143,9 @@ class SlashPrompts(QObject):
             item = QListWidgetItem(f"{line} — {about}" if about else line)
             item.setToolTip(self.tr("From MCP server {0}").format(choice.server))
             self.popup.addItem(item)
+        rows = min(self.popup.count(), 6)  # as tall as its rows, scrolling beyond six
+        self.popup.setFixedHeight(rows * max(self.popup.sizeHintForRow(0), 1)
+                                  + 2 * self.popup.frameWidth())
         self.popup.setCurrentRow(0)
         self.popup.show()
 

@@ -86,12 +86,31 @@ class McpCatalogDialog(QDialog):
         self.list = QListWidget()
         self.list.setAccessibleName(self.tr("Servers in the catalog"))
         self.list.setWordWrap(True)
+        self.list.setSpacing(3)
         self.list.currentRowChanged.connect(self._show)
         splitter.addWidget(self.list)
+        details = self._build_details()
+        splitter.addWidget(details)
+        splitter.setSizes([380, 520])
+        layout.addWidget(splitter, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+        cached = catalog.cached()
+        if cached is not None:
+            self._apply(cached, self.tr("Showing the saved copy; reading the registry…"))
+        else:
+            self.status.setText(self.tr("Reading the MCP registry…"))
+        self._show(-1)
+
+    def _build_details(self) -> QWidget:
         details = QWidget()
         column = QVBoxLayout(details)
         self.title = plain_label()
-        self.title.setObjectName("sectionTitle")
+        bold = self.title.font()
+        bold.setBold(True)
+        self.title.setFont(bold)
         self.about = plain_label()
         self.links = plain_label()
         self.install_combo = QComboBox()
@@ -108,19 +127,7 @@ class McpCatalogDialog(QDialog):
         column.addWidget(self.problem)
         column.addWidget(self.add_button, 0, Qt.AlignmentFlag.AlignLeft)
         column.addStretch(1)
-        splitter.addWidget(details)
-        splitter.setSizes([380, 520])
-        layout.addWidget(splitter, 1)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.rejected.connect(self.reject)
-        layout.addWidget(buttons)
-
-        cached = catalog.cached()
-        if cached is not None:
-            self._apply(cached, self.tr("Showing the saved copy; reading the registry…"))
-        else:
-            self.status.setText(self.tr("Reading the MCP registry…"))
-        self._show(-1)
+        return details
 
     # -- loading --------------------------------------------------------------------------
 

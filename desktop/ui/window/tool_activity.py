@@ -45,6 +45,7 @@ class ToolActivity(QObject):
         self.slash_prompts = SlashPrompts(composer, inputs)
         self.mcp_attach = McpAttachMenu(composer, inputs)
         controller.toolsChanged.connect(self.mcp_attach.refresh)
+        controller.toolsChanged.connect(self.slash_prompts.update)  # prompts came or went
         # "Undo this turn's changes": the files the agent wrote, in the tool panel
         self.undo_bar = UndoBar.in_panel(controller, sidebar)
 
