@@ -47,6 +47,9 @@ QAbstractScrollArea#chatView {{ background: {c['window']}; border: none; }}
 #composerBox {{ background: {c['base']}; border: 1px solid {c['border']};
     border-radius: {px(10)}px; }}
 #composerInput {{ border: none; background: transparent; }}
+#quickAnswer {{ background: {c['base']}; }}
+#quickInput, QScrollArea#quickScroll {{ border: 1px solid {c['border']};
+    border-radius: {px(6)}px; background: {c['base']}; }}
 QPushButton {{ padding: {px(5)}px {px(12)}px; border-radius: {px(6)}px;
     border: 1px solid {c['border']}; background: {c['base']}; }}
 QPushButton:hover {{ background: {c['hover']}; }}
@@ -60,7 +63,8 @@ QPushButton#linkButton {{ border: none; background: transparent; color: {c['acce
 QPushButton#linkButton:hover {{ text-decoration: underline; }}
 QPushButton#primaryButton {{ background: {c['accent']}; color: {c['accent_text']};
     border: 1px solid {c['accent']}; }}
-QPushButton#primaryButton:disabled {{ background: {c['border']}; border-color: {c['border']};
+QPushButton#primaryButton:disabled {{ background: {c.get('disabled_bg', c['border'])};
+    border-color: {c['border']};
     color: {c['muted']}; }}
 QPushButton#stopButton {{ background: {c['error']}; color: {c['accent_text']};
     border: 1px solid {c['error']}; }}

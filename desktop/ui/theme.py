@@ -50,7 +50,7 @@ HIGH_CONTRAST = {
     "border": "#ffffff", "accent": "#ffff00", "accent_text": "#000000",
     "user_bg": "#000000", "assistant_bg": "#000000", "sidebar": "#000000",
     "error": "#ff8080", "ok": "#7dff7d", "warn": "#ffd000", "hover": "#333333",
-    "code_bg": "#0d0d0d",
+    "code_bg": "#0d0d0d", "disabled_bg": "#000000",  # (a white "border" fill would hide text)
 }
 MODES = ("system", "light", "dark", "high_contrast")
 

@@ -32,6 +32,9 @@ class QuickAsk(QObject):
             quick = QuickAskWindow(controller)
             quick.openInMainRequested.connect(self.open_in_main)
             quick.answerFinished.connect(self._answer_finished)
+            screen = self.window.screen().availableGeometry()  # top middle, like a launcher
+            quick.move(screen.x() + (screen.width() - quick.width()) // 2,
+                       screen.y() + screen.height() // 6)
             self.quick_window = quick
         return self.quick_window
 

@@ -91,19 +91,36 @@ class QuickAskWindow(QWidget):
         self.status.hide()
         layout.addWidget(self.status)
 
+        self._build_answer(layout)
+        QShortcut(QKeySequence("Ctrl+O"), self, self.open_in_main)
+        QShortcut(QKeySequence("Ctrl+Shift+V"), self, self.insert_selection)
+        self._connect(controller)
+
+    def _build_answer(self, layout: QVBoxLayout) -> None:
+        self.question = QLabel()  # what was asked, above its answer
+        self.question.setObjectName("emptyHint")
+        self.question.setTextFormat(Qt.TextFormat.PlainText)
+        self.question.setWordWrap(True)
+        self.question.hide()
+        layout.addWidget(self.question)
+
         self.answer = MarkdownView()
         self.answer.setAccessibleName(self.tr("Answer"))
+        page = QWidget()  # the answer with a margin inside the frame
+        page.setObjectName("quickAnswer")
+        inner = QVBoxLayout(page)
+        inner.setContentsMargins(10, 8, 10, 8)
+        inner.addWidget(self.answer)
+        inner.addStretch(1)
         self.answer_scroll = QScrollArea()
         self.answer_scroll.setWidgetResizable(True)
-        self.answer_scroll.setWidget(self.answer)
+        self.answer_scroll.setObjectName("quickScroll")
+        self.answer_scroll.setWidget(page)
         self.answer_scroll.setAccessibleName(self.tr("Answer"))
         self.answer_scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.answer.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # Tab reaches the answer
         layout.addWidget(self.answer_scroll, 1)
         self.answer.contentChanged.connect(self._follow)
-        QShortcut(QKeySequence("Ctrl+O"), self, self.open_in_main)
-        QShortcut(QKeySequence("Ctrl+Shift+V"), self, self.insert_selection)
-        self._connect(controller)
 
     def _connect(self, controller: ChatController) -> None:
         bridge = controller.bridge
@@ -125,6 +142,7 @@ class QuickAskWindow(QWidget):
         self.answer.set_markdown("")
         self.input.clear()
         self.status.hide()
+        self.question.hide()
 
     def send(self) -> bool:
         text = self.input.toPlainText()
@@ -137,6 +155,9 @@ class QuickAskWindow(QWidget):
         if not self.controller.send(text):
             return False
         self.input.clear()
+        short = " ".join(text.split())
+        self.question.setText(short if len(short) <= 300 else short[:300] + "…")
+        self.question.show()
         return True
 
     def _send_or_stop(self) -> None:

@@ -42,18 +42,17 @@ class Attention(QObject):
     def _run_finished(self, event: RunFinished) -> None:
         controller = self.window.controller
         last = next((m for m in reversed(controller.history) if m.role == "assistant"), None)
-        text = last.text if last is not None else ""
+        shown = self.window.chat.widget_for(last.id) if last is not None else None
+        # What is shown (and read out), not the markdown source.
+        text = shown.plain_body_text() if shown is not None else (last.text if last else "")
         if event.status == "error" and event.error:
             text = event.error
-        shown = self.window.chat.widget_for(last.id) if last is not None else None
-        if text and event.status != "stopped":  # what is shown, not the markdown source
-            spoken = shown.plain_body_text() if shown is not None and event.status != "error" \
-                else text
-            self.announcer.announce(shown.body if shown is not None else self.window.chat,
-                                    spoken)
-        if event.status != "stopped":
-            self.window.notifier.answer_finished(self._title(controller.session_id), text,
-                                                 failed=event.status == "error")
+        if event.status == "stopped":
+            return
+        if text:
+            self.announcer.announce(shown.body if shown is not None else self.window.chat, text)
+        self.window.notifier.answer_finished(self._title(controller.session_id), text,
+                                             failed=event.status == "error")
 
     def _state_changed(self, session_id: str, state: str) -> None:
         if session_id == self.window.controller.session_id or state not in ("unread", "failed"):

@@ -187,7 +187,9 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "Choose &workspace folder…", None, self.choose_workspace)
         self.conversations.add_file_actions(file_menu)
         file_menu.addSeparator()
-        self._action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
+        self._action(file_menu, self.tr("&Quick ask…"), QKeySequence("Ctrl+Shift+Space"),
+                     self.quick.open)
+        self._action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.tray.quit)
         self.conversations.add_chat_menu(self.menuBar())
         settings_menu = self.menuBar().addMenu("&Settings")
         self._action(settings_menu, "P&references…", QKeySequence("Ctrl+,"), d.open_preferences)
@@ -380,10 +382,7 @@ class MainWindow(QMainWindow):
         self.notifier.approval_needed(pending.chat_title, pending.request.tool)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.ready and self.tray.keeps_running():
-            self.save_window_state()
-            event.ignore()  # "Keep running in the tray": hidden, the tray's Quit quits
-            self.hide()
+        if self.ready and self.tray.hide_instead(event):  # "Keep running in the tray"
             return
         if self.ready and not self.quit_guard.may_close():
             event.ignore()  # chats are answering: the user is asked first

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
-from PySide6.QtGui import QAction, QIcon
+from PySide6.QtGui import QAction, QCloseEvent, QIcon
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from desktop import APP_NAME
@@ -118,6 +118,16 @@ class AppTray(QObject):
         back from, and Quit was not chosen)."""
         settings = self.window.controller.settings
         return settings.keep_in_tray and self.available() and not self.quitting
+
+    def hide_instead(self, event: QCloseEvent) -> bool:
+        """The window's close: hide it instead when it keeps running in the tray
+        (the event is ignored); False when it really closes."""
+        if not self.keeps_running():
+            return False
+        self.window.save_window_state()
+        event.ignore()
+        self.window.hide()
+        return True
 
     def show_message(self, title: str, text: str) -> bool:
         if self.icon is None or not QSystemTrayIcon.supportsMessages():

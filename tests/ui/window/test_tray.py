@@ -103,3 +103,37 @@ def test_without_a_tray_closing_never_hides(
     window = make_window(qtbot, ctx)
     assert window.tray.icon is None  # offscreen: no system tray
     assert window.close()  # no way back from a hidden window: it closes
+
+
+def test_an_answer_finishing_while_the_window_is_in_the_tray_is_notified(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    fake_server.enqueue_text("Here is the **summary** you asked for.")
+    with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
+        assert window.controller.send("Summarize")
+        window.tray.show_action.trigger()  # hidden in the tray while it answers
+    assert not window.isVisible()
+    title, text = window.notifier.sent[-1]
+    assert title == "Answer ready"
+    assert text.endswith(": Here is the summary you asked for.")  # shown text, not markdown
+
+
+def test_quick_ask_and_quit_are_in_the_file_menu_with_keys(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    window = make_window(qtbot, open_ctx())
+    file_menu = window.menuBar().actions()[0].menu()
+    actions = {a.text().replace("&", ""): a for a in file_menu.actions() if a.text()}
+    quick = actions["Quick ask…"]
+    assert quick.shortcut().toString() == "Ctrl+Shift+Space"
+    quick.trigger()
+    assert window.quick.quick_window is not None and window.quick.quick_window.isVisible()
+    assert window.quick.quick_window.input.hasFocus() or \
+        window.quick.quick_window.focusWidget() is window.quick.quick_window.input
+    quits = recorded_quits(window)
+    actions["Quit"].trigger()
+    assert quits == [True] and not window.isVisible()
