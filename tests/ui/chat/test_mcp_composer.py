@@ -134,3 +134,32 @@ def test_attach_resources_and_filled_templates(
         assert "The feature server." in flat
     finally:
         stop_servers(qtbot, window)
+
+
+def test_list_changes_reach_the_composer(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], server_entry: dict[str, Any],
+) -> None:
+    window = open_window(qtbot, open_ctx, fake_server,
+                         server_entry | {"default_policy": "allow"})
+    slash = window.tool_activity.slash_prompts
+    box = window.composer.input
+    try:
+        assert "features__extra" not in window.composer.tool_actions
+        fake_server.enqueue_tool_calls([("features__grow", "{}"),
+                                        ("features__add_prompt", "{}")], ids=["g", "p"])
+        fake_server.enqueue_text("Grown.")
+        box.setFocus()
+        qtbot.keyClicks(box, "Grow")
+        with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=15000):
+            qtbot.keyClick(box, Qt.Key.Key_Return)
+        # tools/list_changed and prompts/list_changed: listed again, the window follows
+        qtbot.waitUntil(lambda: "features__extra" in window.composer.tool_actions,
+                        timeout=10000)
+        box.setFocus()
+        qtbot.keyClicks(box, "/la")
+        qtbot.waitUntil(lambda: slash.popup.isVisible() and slash.popup.count() == 1,
+                        timeout=10000)
+        assert slash.popup.item(0).text() == "/late — Added at run time."
+    finally:
+        stop_servers(qtbot, window)
