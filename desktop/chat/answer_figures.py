@@ -119,7 +119,9 @@ def model_cost(row: ModelUsage, prices: Mapping[str, Price] | None = None
     unpriced = Usage(input_tokens=row.unpriced_input, cached_tokens=row.unpriced_cached,
                      output_tokens=row.unpriced_output)
     if not (unpriced.input_tokens or unpriced.output_tokens):
-        return row.reported_cost, True
+        if row.reported_cost:
+            return row.reported_cost, True
+        return cost_of(row.model, unpriced, prices), True  # 0 when priced, else unknown
     priced = cost_of(row.model, unpriced, prices)
     if priced is None:
         return (row.reported_cost if row.reported_cost else None), False

@@ -267,6 +267,7 @@ class CompareRunner:
                 status = "complete" if "complete" in statuses else next(
                     s for s in statuses if s != "failed")
                 group.result = RunResult(status=status)  # type: ignore[arg-type]
+        run.ended = True  # (before the chat service's observers hear of it)
         self.service._finish(group)
         for callback in list(run.on_end):
             try:

@@ -127,11 +127,12 @@ class CompareRun:
     group: RunningTurn  # stands for the run in the chat service
     saved: bool = True
     kept: int | None = None  # the column the user kept (None: the first one)
+    ended: bool = False  # every column ended and the kept answer is shown
     on_end: list[Callable[[CompareRun], None]] = field(default_factory=list)
 
     @property
     def done(self) -> bool:
-        return self.group.done
+        return self.ended or self.group.done
 
     def column_of_call(self, call_id: str) -> CompareColumn | None:
         return next((c for c in self.columns if call_id in c.call_ids), None)

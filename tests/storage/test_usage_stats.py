@@ -89,3 +89,14 @@ def test_costs_add_reported_and_priced_tokens(ctx: AppContext) -> None:
     assert model_cost(rows["model-b"], prices) == (None, False)  # no price known
     cost, complete = model_cost(rows["model-a"], {})
     assert (cost, complete) == (0.5, False)  # what was reported, not all of it
+
+
+def test_a_model_without_tokens_or_price_has_no_cost_not_a_free_one(ctx: AppContext) -> None:
+    session = ctx.sessions.create_session("x").id
+    ctx.sessions.save_message(session, Message.user("Q"))
+    ctx.sessions.save_message(session, Message(role="assistant", model="local-model",
+                                               status="stopped"))
+    (row,) = usage_by_model(ctx.db)
+    assert (row.answers, row.input_tokens, row.median_tokens_per_s) == (1, 0, None)
+    assert model_cost(row, {}) == (None, True)
+    assert model_cost(row, {"local-model": Price(1.0, 1.0)}) == (0.0, True)

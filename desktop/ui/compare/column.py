@@ -203,10 +203,13 @@ def figures_text(figures: AnswerFigures) -> str:
     if figures.tokens_per_s is not None:
         parts.append(translate("CompareColumnView", "{rate} tok/s").format(
             rate=locale_format.decimal(figures.tokens_per_s, 0)))
-    if figures.input_tokens or figures.output_tokens:
-        about = "≈" if figures.estimated else ""
+    about = "≈" if figures.estimated else ""
+    if figures.input_tokens:
         parts.append(translate("CompareColumnView", "{input} in · {output} out").format(
             input=about + locale_format.compact_count(figures.input_tokens),
+            output=about + locale_format.compact_count(figures.output_tokens)))
+    elif figures.output_tokens:  # streaming: the prompt's count comes at the end
+        parts.append(translate("CompareColumnView", "{output} out").format(
             output=about + locale_format.compact_count(figures.output_tokens)))
     if figures.cost is not None:
         parts.append(locale_format.cost(figures.cost, 4 if figures.cost < 1 else 2))

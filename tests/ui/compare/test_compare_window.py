@@ -140,3 +140,29 @@ def test_compare_without_a_question_says_what_to_do(
     assert window.dialogs.current("compare") is None
     assert window.chat_pane.error_banner.isVisible()
     assert "question" in window.chat_pane.error_banner.text()
+
+
+def test_keep_while_another_streams_stops_it_and_returns_to_the_kept_answer(
+        qtbot: Any, qt_loop: qasync.QEventLoop, servers: list[FakeOpenAIServer],
+        open_ctx: Callable[..., AppContext]) -> None:
+    ctx = open_ctx()
+    configs = add_providers(ctx, servers[:2])
+    window = make_window(qtbot, ctx)
+    slow = ScriptedResponse(chunks=text_stream("Slow and long " * 20, 4), hold_after=3)
+    servers[0].enqueue(slow)
+    servers[1].enqueue(ScriptedResponse(chunks=text_stream("Quick.")))
+    window.composer.input.setPlainText("Race")
+    window.compare.start(window.compare.targets([(c.id, c.model) for c in configs]))
+    view = window.compare.view
+    assert view is not None
+    qtbot.waitUntil(lambda: view.columns[1].keep_button.isEnabled() and slow.holding.is_set(),
+                    timeout=10000)
+    assert view.columns[0].stop_button.isEnabled()  # still streaming
+    qtbot.mouseClick(view.columns[1].keep_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.compare.view is None, timeout=10000)
+    controller = window.controller
+    assert [m.text for m in controller.history] == ["Race", "Quick."]
+    assert controller.branch_label(controller.history[1].id) == "2/2"
+    stopped = [m for m in ctx.sessions.load_all_messages(controller.session_id or "")
+               if m.model == "model-a"]
+    assert [m.status for m in stopped] == ["stopped"]
