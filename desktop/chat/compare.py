@@ -22,6 +22,7 @@ import contextlib
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from desktop.chat.compare_run import (
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
     from desktop.chat.profile import ChatRef
     from desktop.core.orchestrator import ConfirmContinue, Orchestrator
     from desktop.storage.branches import ActiveBranch
-    from desktop.tools.approval import Approver
+    from desktop.tools.approval import ApprovalRequest, Approver
 
 log = logging.getLogger(__name__)
 
@@ -148,10 +149,11 @@ class CompareRunner:
                                list(base), list(base), model=target.model)
             column = CompareColumn(index, target, turn)
             column_overrides = _for_target(overrides, target)
+            asker = partial(self._ask, column) if isinstance(approver, UseBoard) else approver
             job: _Job
             try:
                 plan = service.plan(chat, images, column_overrides)
-                job = (service._build(turn, plan, column_overrides, approver, confirm), plan)
+                job = (service._build(turn, plan, column_overrides, asker, confirm), plan)
             except AssistaError as exc:
                 job = str(exc)
             columns.append(column)
@@ -275,13 +277,23 @@ class CompareRunner:
             except Exception:
                 log.exception("a compare observer failed")
 
+    async def _ask(self, column: CompareColumn, request: ApprovalRequest) -> ApprovalDecision:
+        """A column's tool asks the user: on the board, as the chat's, remembered by the
+        column so that its view (and Stop) can tell its questions apart."""
+        column.asking.append(request)
+        try:
+            return await self.service.approvals.ask(request, column.turn.session_id,
+                                                    column.turn.title)
+        finally:
+            column.asking.remove(request)
+
     # -- steering ---------------------------------------------------------------------------
 
     def stop_column(self, run: CompareRun, index: int) -> None:
         """Stop one model's answer; what it streamed is kept, marked stopped."""
         column = run.columns[index]
         for pending in self.service.approvals.for_chat(run.session_id):
-            if pending.request.call_id in column.call_ids:
+            if column.asks(pending):
                 pending.resolve(ApprovalDecision.deny("The user stopped this answer."))
         column.turn.cancel()
 

@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING
 
 from desktop.chat.events import ChatEvent, ChatObserver
 from desktop.chat.running import RunningTurn
-from desktop.core.agent_events import AssistantStarted, ToolRunStarted
+from desktop.core.agent_events import AssistantStarted
 from desktop.core.messages import Message
 from desktop.core.save_queue import MessageStore
 
 if TYPE_CHECKING:
+    from desktop.chat.approvals import PendingApproval
     from desktop.core.settings import ProviderConfig
+    from desktop.tools.approval import ApprovalRequest
 
 MIN_MODELS = 2
 MAX_MODELS = 4
@@ -70,7 +72,9 @@ class CompareColumn:
     target: CompareTarget
     turn: RunningTurn
     store: ColumnStore | None = None
-    call_ids: set[str] = field(default_factory=set)  # its tool calls (approvals)
+    # Its tools' questions waiting on the approval board (told apart by the request
+    # itself: two providers may well use the same call ids).
+    asking: list[ApprovalRequest] = field(default_factory=list)
     first_id: str | None = None  # its first answer message (the sibling to keep)
     ended: bool = False  # finished, stopped or failed, and saved
 
@@ -80,8 +84,9 @@ class CompareColumn:
     def _seen(self, event: ChatEvent) -> None:
         if isinstance(event, AssistantStarted) and self.first_id is None:
             self.first_id = event.message_id
-        elif isinstance(event, ToolRunStarted):
-            self.call_ids.add(event.call.id)
+
+    def asks(self, pending: PendingApproval) -> bool:
+        return any(request is pending.request for request in self.asking)
 
     @property
     def status(self) -> str:
@@ -134,8 +139,9 @@ class CompareRun:
     def done(self) -> bool:
         return self.ended or self.group.done
 
-    def column_of_call(self, call_id: str) -> CompareColumn | None:
-        return next((c for c in self.columns if call_id in c.call_ids), None)
+    def column_of(self, pending: PendingApproval) -> CompareColumn | None:
+        """The column whose tool asks ``pending`` (None: not this run's)."""
+        return next((c for c in self.columns if c.asks(pending)), None)
 
     async def wait(self) -> None:
         if self.group.task is not None:

@@ -190,3 +190,50 @@ async def test_compare_needs_two_to_four_models(
         service.compare.start(NewChat(), "Hi", targets)
     with pytest.raises(ConfigError, match="2 to 4"):
         service.compare.start(NewChat(), "Hi", targets * 5)
+
+
+async def test_tools_and_approvals_are_per_column(
+        ctx: AppContext, servers: list[FakeOpenAIServer]) -> None:
+    from desktop.chat.approvals import PendingApproval
+    from desktop.tools.approval import ApprovalDecision
+    from tests.support.openai_server import tool_call_stream
+
+    targets = providers(ctx, servers[:2])
+    service = ChatService(ctx)
+    for server, url in zip(servers[:2], ("https://example.com/a", "https://example.com/b"),
+                           strict=True):
+        server.enqueue(ScriptedResponse(chunks=tool_call_stream(
+            [("fetch_url", f'{{"url": "{url}"}}')])))
+    servers[0].enqueue(ScriptedResponse(chunks=text_stream("I was not allowed to look.")))
+    asked: list[PendingApproval] = []
+    service.approvals.on_request.append(asked.append)
+    run = service.compare.start(NewChat(), "Read both pages", targets)
+    await until(lambda: len(asked) == 2)
+    assert service.state(run.session_id) == "approval"
+    by_column = {run.column_of(p).index: p for p in asked}  # type: ignore[union-attr]
+    assert set(by_column) == {0, 1}
+    assert by_column[0].chat_title.endswith("model-a")
+    by_column[0].resolve(ApprovalDecision.deny("not now"))
+    service.compare.stop_column(run, 1)  # its question goes away with it
+    await run.wait()
+    assert [c.status for c in run.columns] == ["complete", "stopped"]
+    assert not service.approvals.pending
+
+    stored = {m.id: m for m in ctx.sessions.load_all_messages(run.session_id)}
+
+    def chain(first: str | None) -> list[str]:
+        ids, current = [], first
+        while current is not None:
+            ids.append(current)
+            current = next((m.id for m in stored.values() if m.parent_id == current), None)
+        return ids
+
+    first_a = run.columns[0].first_id
+    assert stored[first_a or ""].parent_id == run.question.id
+    a = [stored[i] for i in chain(first_a)]
+    assert [m.role for m in a] == ["assistant", "tool", "assistant"]
+    assert a[1].tool_results[0].status == "denied"
+    assert a[2].text == "I was not allowed to look."
+    b = [stored[i] for i in chain(run.columns[1].first_id)]
+    assert [m.role for m in b] == ["assistant", "tool"]
+    assert b[1].tool_results[0].status in ("denied", "cancelled")

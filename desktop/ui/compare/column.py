@@ -84,7 +84,7 @@ class CompareColumnView(QFrame):
         self.keep_button.setAccessibleName(self.tr("Keep the answer of {model}").format(
             model=target.name))
         self.keep_button.clicked.connect(lambda: self.keepRequested.emit(column.index))
-        self.confirm_row = self._confirm_row()
+        self.chat.turn_status.confirmAnswered.connect(column.turn.answer_confirm)
         self._layout(target.name)
         self._timer = QTimer(self)
         self._timer.setInterval(FIGURES_MS)
@@ -106,7 +106,6 @@ class CompareColumnView(QFrame):
         head.addLayout(top)
         head.addWidget(self.figures)
         head.addWidget(self.state)
-        head.addWidget(self.confirm_row)
         head.addWidget(self.keep_button)
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
@@ -114,20 +113,6 @@ class CompareColumnView(QFrame):
         box.addLayout(head)
         box.addWidget(self.chat, 1)
         self.chat.setAccessibleName(self.tr("Answer of {model}").format(model=name))
-
-    def _confirm_row(self) -> QWidget:
-        row = QWidget()
-        line = QHBoxLayout(row)
-        line.setContentsMargins(0, 0, 0, 0)
-        self.confirm_label = QLabel()
-        self.confirm_label.setWordWrap(True)
-        line.addWidget(self.confirm_label, 1)
-        for text, proceed in ((self.tr("Continue"), True), (self.tr("Stop"), False)):
-            button = QPushButton(text)
-            button.clicked.connect(lambda _c=False, p=proceed: self._confirm(p))
-            line.addWidget(button)
-        row.hide()
-        return row
 
     # -- what the column streams --------------------------------------------------------
 
@@ -142,9 +127,7 @@ class CompareColumnView(QFrame):
         elif isinstance(event, TurnQueued):
             self.bridge.queued.emit(event.waiting)
         elif isinstance(event, ConfirmRequested):
-            self.confirm_label.setText(self.tr("{count} tool rounds so far. Go on?").format(
-                count=event.rounds))
-            self.confirm_row.show()
+            self.chat.turn_status.show_confirm(event.rounds)
         elif isinstance(event, TurnFailed | SaveFailed):
             self.state.setText(event.message)
             self.state.setProperty("kind", "error")
@@ -154,17 +137,12 @@ class CompareColumnView(QFrame):
             self.bridge(event)
             self.show_figures()
 
-    def _confirm(self, proceed: bool) -> None:
-        self.confirm_row.hide()
-        self.column.turn.answer_confirm(proceed)
-
     def _ended(self, ended: bool) -> None:
         self.stop_button.setEnabled(not ended)
         self.keep_button.setEnabled(ended and self.column.first_id is not None)
         if not ended:
             return
         self._timer.stop()
-        self.confirm_row.hide()
         self.chat.turn_status.clear()
         status = self.column.status
         if status == "failed":

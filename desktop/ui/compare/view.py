@@ -95,7 +95,7 @@ class CompareView(QWidget):
         """A tool of one of the columns asks: shown in that column."""
         if pending.session_id != self.run.session_id:
             return
-        column = self.run.column_of_call(pending.request.call_id)
+        column = self.run.column_of(pending)
         if column is not None:
             self.columns[column.index].show_approval(pending)
 

@@ -166,3 +166,31 @@ def test_keep_while_another_streams_stops_it_and_returns_to_the_kept_answer(
     stopped = [m for m in ctx.sessions.load_all_messages(controller.session_id or "")
                if m.model == "model-a"]
     assert [m.status for m in stopped] == ["stopped"]
+
+
+def test_an_approval_shows_in_the_column_that_asks(
+        qtbot: Any, qt_loop: qasync.QEventLoop, servers: list[FakeOpenAIServer],
+        open_ctx: Callable[..., AppContext]) -> None:
+    from tests.support.openai_server import tool_call_stream
+
+    ctx = open_ctx()
+    configs = add_providers(ctx, servers[:2])
+    window = make_window(qtbot, ctx)
+    servers[0].enqueue(ScriptedResponse(chunks=text_stream("No tools needed.")))
+    servers[1].enqueue(ScriptedResponse(chunks=tool_call_stream(
+        [("fetch_url", '{"url": "https://example.com/page"}')])))
+    servers[1].enqueue(ScriptedResponse(chunks=text_stream("Fine, without the page.")))
+    window.composer.input.setPlainText("Look it up")
+    window.compare.start(window.compare.targets([(c.id, c.model) for c in configs]))
+    view = window.compare.view
+    assert view is not None
+    asking = view.columns[1].chat.turn_status
+    qtbot.waitUntil(lambda: asking.kind == "approval", timeout=10000)
+    assert view.columns[0].chat.turn_status.kind != "approval"
+    qtbot.mouseClick(asking.approval_buttons["deny"], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: view.run.done, timeout=10000)
+    assert [c.column.status for c in view.columns] == ["complete", "complete"]
+    assert column_text(view.columns[0]) == "No tools needed."
+    answer = [m for m in view.columns[1].column.answer if m.role == "assistant"]
+    assert answer[-1].text == "Fine, without the page."
+    assert answer[0].tool_calls[0].name == "fetch_url"
