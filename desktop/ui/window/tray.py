@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from desktop import APP_NAME
 from desktop.resources import icon_path
+from desktop.ui.plain_text import notification_text
 
 if TYPE_CHECKING:
     from desktop.ui.window.main_window import MainWindow
@@ -132,7 +133,10 @@ class AppTray(QObject):
     def show_message(self, title: str, text: str) -> bool:
         if self.icon is None or not QSystemTrayIcon.supportsMessages():
             return False
-        self.icon.showMessage(title, text, QSystemTrayIcon.MessageIcon.Information, 10_000)
+        # (the chat's title and the answer are the model's words; the desktop's
+        # notification server may read markup)
+        self.icon.showMessage(notification_text(title), notification_text(text),
+                              QSystemTrayIcon.MessageIcon.Information, 10_000)
         return True
 
     def close(self) -> None:
