@@ -76,6 +76,17 @@ class McpInputs:
     async def read(self, server: str, uri: str) -> list[Part]:
         return await self._manager().read_resource(server, uri)
 
+    def subscribe(self, server: str, uri: str) -> None:
+        """Hear when ``uri`` changes (ChatTools.on_mcp_event gets a ResourceChanged)."""
+        manager = self.tools.mcp
+        if manager is not None and server in manager.connections:
+            manager.subscribe(server, uri)
+
+    def unsubscribe(self, server: str, uri: str) -> None:
+        manager = self.tools.mcp
+        if manager is not None and server in manager.connections:
+            manager.unsubscribe(server, uri)
+
     def _manager(self) -> McpManager:
         manager = self.tools.mcp
         if manager is None:

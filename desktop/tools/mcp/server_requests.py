@@ -17,12 +17,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
-
-import mcp_types as mt
-from mcp.client.session import ClientRequestContext
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from desktop.core.messages import ImagePart, Message, Part, TextPart
+
+if TYPE_CHECKING:  # the window imports the request types at start: the SDK loads later
+    import mcp_types as mt
+    from mcp.client.session import ClientRequestContext
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +132,8 @@ def coerce_answer(request: ElicitationRequest, raw: dict[str, str]) -> dict[str,
 
 def sampling_messages(messages: list[mt.SamplingMessage]) -> list[Message]:
     """The server's messages as ours (text and images; other blocks named as text)."""
+    import mcp_types as mt
+
     out: list[Message] = []
     for message in messages:
         blocks = message.content if isinstance(message.content, list) else [message.content]
@@ -149,6 +152,7 @@ def sampling_messages(messages: list[mt.SamplingMessage]) -> list[Message]:
 def elicitation_callback(server: str, elicitor: Elicitor,
                          origin: Callable[[], str | None]) -> Any:
     """The SDK's elicitation callback, answering through ``elicitor``."""
+    import mcp_types as mt
 
     async def callback(context: ClientRequestContext,
                        params: mt.ElicitRequestParams) -> mt.ElicitResult | mt.ErrorData:
@@ -172,6 +176,7 @@ def elicitation_callback(server: str, elicitor: Elicitor,
 
 def sampling_callback(server: str, sampler: Sampler, origin: Callable[[], str | None]) -> Any:
     """The SDK's sampling callback, answering through ``sampler``."""
+    import mcp_types as mt
 
     async def callback(context: ClientRequestContext, params: mt.CreateMessageRequestParams,
                        ) -> mt.CreateMessageResult | mt.ErrorData:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
@@ -33,7 +34,8 @@ from desktop.core.messages import Part
 from desktop.ui.plain_text import plain_label
 
 if TYPE_CHECKING:
-    from desktop.ui.chat.composer import Composer
+    from desktop.tools.mcp.live_lists import McpEvent
+    from desktop.ui.chat.composer import AttachmentChip, Composer
 
 log = logging.getLogger(__name__)
 
@@ -42,10 +44,13 @@ Entry = tuple[str, str, bool]  # server, URI or template, is a template
 
 class McpResourceDialog(QDialog):
     def __init__(self, inputs: McpInputs, composer: Composer,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None,
+                 on_attached: Callable[[str, str, list[AttachmentChip]], None] | None = None,
+                 ) -> None:
         super().__init__(parent)
         self.inputs = inputs
         self.composer = composer
+        self.on_attached = on_attached
         self.entries: list[Entry] = []
         self.fields: dict[str, QLineEdit] = {}
         self._task: asyncio.Future[None] | None = None
@@ -123,6 +128,8 @@ class McpResourceDialog(QDialog):
             return
         for part in parts:
             self.composer.add_attachment(getattr(part, "name", None) or uri, part)
+        if self.on_attached is not None and parts:
+            self.on_attached(server, uri, self.composer.chips[-len(parts):])
         self.accept()
 
 
@@ -134,6 +141,11 @@ class McpAttachMenu(QObject):
         self.composer = composer
         self.inputs = inputs
         self.dialog: McpResourceDialog | None = None
+        # Attached resources the server may change before the message is sent: they
+        # are subscribed to and read again when the server says they changed.
+        self.watched: dict[tuple[str, str], list[AttachmentChip]] = {}
+        self._tasks: set[asyncio.Future[None]] = set()
+        inputs.tools.on_mcp_event.append(self._mcp_event)
         self.menu = QMenu(composer.attach_button)
         self.menu.addAction(self.tr("Files…")).triggered.connect(composer.attachRequested)
         self.menu.addAction(self.tr("From MCP server…")).triggered.connect(self.browse)
@@ -145,8 +157,41 @@ class McpAttachMenu(QObject):
             button.setMenu(self.menu if offered else None)  # type: ignore[arg-type]
 
     def browse(self) -> McpResourceDialog:
-        dialog = McpResourceDialog(self.inputs, self.composer, self.composer.window())
+        dialog = McpResourceDialog(self.inputs, self.composer, self.composer.window(),
+                                   on_attached=self.watch)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.dialog = dialog
         dialog.open()
         return dialog
+
+    # -- subscribed resources -------------------------------------------------------------
+
+    def watch(self, server: str, uri: str, chips: list[AttachmentChip]) -> None:
+        self.watched[(server, uri)] = chips
+        self.inputs.subscribe(server, uri)
+
+    def _alive(self, key: tuple[str, str]) -> list[AttachmentChip]:
+        chips = [c for c in self.watched.get(key, []) if c in self.composer.chips]
+        if not chips:  # sent or removed: no longer of interest
+            self.watched.pop(key, None)
+            self.inputs.unsubscribe(*key)
+        return chips
+
+    def _mcp_event(self, event: McpEvent) -> None:
+        from desktop.tools.mcp.live_lists import ResourceChanged  # the SDK is loaded by now
+
+        if isinstance(event, ResourceChanged) and (event.server, event.uri) in self.watched:
+            task = asyncio.ensure_future(self._reread(event.server, event.uri))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _reread(self, server: str, uri: str) -> None:
+        try:
+            parts = await self.inputs.read(server, uri)
+        except AssistaError as exc:
+            log.warning("MCP resource %s could not be read again: %s", uri, exc)
+            return
+        for chip, part in zip(self._alive((server, uri)), parts, strict=False):
+            chip.part = part
+            chip.setToolTip(self.tr("Read again from {0}: the server changed it").format(
+                server))

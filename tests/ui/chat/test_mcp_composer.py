@@ -6,6 +6,7 @@ in) as chips that go with the message."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -20,8 +21,8 @@ from desktop.ui.chat.slash_prompts import PromptArgumentsDialog
 from desktop.ui.window.main_window import MainWindow
 from tests.support.openai_server import FakeOpenAIServer
 from tests.tools.mcp_servers import FEATURES, ServerProcess
+from tests.ui.conversation_helpers import add_provider, make_window
 from tests.ui.tools.test_mcp_dialog import connection, stop_servers
-from tests.ui.window.test_main_window import add_provider, make_window
 
 
 @pytest.fixture(params=["stdio", "http"])
@@ -69,7 +70,9 @@ def test_slash_prompts_with_arguments(
         dialog = slash.dialog
         assert isinstance(dialog, PromptArgumentsDialog) and dialog.isVisible()
         assert list(dialog.edits) == ["language", "focus"]
-        ok = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok)
+        buttons = dialog.findChild(QDialogButtonBox)
+        assert buttons is not None
+        ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
         ok.click()
         assert dialog.problem.text() == "Fill in: language"
         dialog.edits["language"].setText("Python")
@@ -161,5 +164,32 @@ def test_list_changes_reach_the_composer(
         qtbot.waitUntil(lambda: slash.popup.isVisible() and slash.popup.count() == 1,
                         timeout=10000)
         assert slash.popup.item(0).text() == "/late — Added at run time."
+    finally:
+        stop_servers(qtbot, window)
+
+
+def test_an_attached_resource_is_read_again_when_the_server_changes_it(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], server_entry: dict[str, Any],
+) -> None:
+    window = open_window(qtbot, open_ctx, fake_server, server_entry)
+    attach = window.tool_activity.mcp_attach
+    manager = window.controller.tools.mcp
+    assert manager is not None
+    try:
+        dialog = attach.browse()
+        dialog.list.setCurrentRow(2)  # memo://counter
+        dialog.attach()
+        qtbot.waitUntil(lambda: len(window.composer.chips) == 1, timeout=10000)
+        chip = window.composer.chips[0]
+        assert "counter=0" in chip.part.text  # type: ignore[union-attr]
+        subscribed = asyncio.ensure_future(manager.wait_subscribed("features", "memo://counter"))
+        qtbot.waitUntil(subscribed.done, timeout=10000)
+        assert subscribed.result()
+        bump = asyncio.ensure_future(manager.connections["features"].call_tool("bump", {}, 10))
+        qtbot.waitUntil(bump.done, timeout=10000)
+        qtbot.waitUntil(lambda: "counter=1" in chip.part.text,  # type: ignore[union-attr]
+                        timeout=10000)
+        assert "changed" in chip.toolTip()
     finally:
         stop_servers(qtbot, window)

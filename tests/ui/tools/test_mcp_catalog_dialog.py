@@ -22,8 +22,8 @@ from tests.support.mcp_registry_server import (
     listing,
     registry_server,
 )
+from tests.ui.conversation_helpers import make_window
 from tests.ui.tools.test_mcp_dialog import open_dialog
-from tests.ui.window.test_main_window import make_window
 
 PAGES = [[listing(FILESYSTEM), listing(WEATHER)], [listing(HOSTED)]]
 

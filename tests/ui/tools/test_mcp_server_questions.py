@@ -21,9 +21,9 @@ from desktop.ui.tools.server_question_card import ServerQuestionCard
 from desktop.ui.window.main_window import MainWindow
 from tests.support.openai_server import FakeOpenAIServer
 from tests.tools.mcp_servers import FEATURES, ServerProcess
+from tests.ui.conversation_helpers import add_provider, make_window
 from tests.ui.tools.test_approval_card import finish, start, tool_message
 from tests.ui.tools.test_mcp_dialog import connection, stop_servers
-from tests.ui.window.test_main_window import add_provider, make_window
 
 
 @pytest.fixture(params=["stdio", "http"])

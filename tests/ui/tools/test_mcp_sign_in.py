@@ -12,8 +12,8 @@ import qasync
 from desktop.app import AppContext
 from tests.tools.mcp_servers import ServerProcess
 from tests.tools.test_tools_mcp_oauth import GUARDED, Browser
+from tests.ui.conversation_helpers import make_window
 from tests.ui.tools.test_mcp_dialog import connection, open_dialog, stop_servers
-from tests.ui.window.test_main_window import make_window
 
 
 def test_sign_in_and_out_in_the_dialog(qtbot: Any, qt_loop: qasync.QEventLoop,
