@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.tools.approval import POLICIES
+from desktop.ui.plain_text import plain_label, plain_tooltip
+from desktop.ui.tools.trust_fields import TrustFields
 
 if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
@@ -63,19 +65,23 @@ class ToolsDialog(QDialog):
         self.on_items: dict[str, QTableWidgetItem] = {}
         self._fill_tools()
         layout.addWidget(self.table, 3)
+        self.trust_fields = TrustFields(self.controller.settings.fetch_allow_hosts,
+                                        self.controller.settings.command_env)
+        layout.addWidget(self.trust_fields)
 
         grants_title = QLabel("<b>Always allowed</b> — these tools run without asking, "
                               "in every chat, until you revoke them.")
         grants_title.setWordWrap(True)
         layout.addWidget(grants_title)
-        self.grants_table = QTableWidget(0, 4)
-        self.grants_table.setHorizontalHeaderLabels(["Tool", "Source", "Since", ""])
+        self.grants_table = QTableWidget(0, 5)
+        self.grants_table.setHorizontalHeaderLabels(
+            ["Tool", self.tr("Calls"), "Source", "Since", ""])
         self.grants_table.setAccessibleName("Always allowed tools")
         self.grants_table.verticalHeader().hide()
         self.grants_table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         grants_header = self.grants_table.horizontalHeader()
         grants_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in (1, 2, 3):
+        for column in (2, 3, 4):
             grants_header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.no_grants = QLabel("No tool is always allowed. Choose “Always allow” on an "
                                 "approval to add one.")
@@ -85,7 +91,7 @@ class ToolsDialog(QDialog):
         layout.addWidget(self.no_grants)
 
         chat_row = QHBoxLayout()
-        self.chat_label = QLabel()
+        self.chat_label = plain_label()  # tool names a server chose
         self.chat_label.setWordWrap(True)
         self.forget_button = QPushButton("Forget")
         self.forget_button.setToolTip("Ask again in this chat for these tools")
@@ -93,7 +99,7 @@ class ToolsDialog(QDialog):
         chat_row.addWidget(self.chat_label, 1)
         chat_row.addWidget(self.forget_button)
         layout.addLayout(chat_row)
-        self.message = QLabel()
+        self.message = plain_label()
         self.message.setObjectName("emptyHint")
         layout.addWidget(self.message)
         self._fill_grants()
@@ -113,7 +119,7 @@ class ToolsDialog(QDialog):
         self.table.setRowCount(len(tools))
         for row, tool in enumerate(tools):
             name = QTableWidgetItem(tool.name)
-            name.setToolTip(tool.description)
+            name.setToolTip(plain_tooltip(tool.description))
             name.setFlags(Qt.ItemFlag.ItemIsEnabled)
             source = QTableWidgetItem(source_name(tool.source))
             source.setFlags(Qt.ItemFlag.ItemIsEnabled)
@@ -147,6 +153,8 @@ class ToolsDialog(QDialog):
         combo.setCurrentIndex(combo.findData(policy) if policy else 0)
 
     def save(self) -> None:
+        if self.trust_fields.problem() is not None:
+            return
         settings = self.controller.settings
         policies = dict(settings.tool_policies)
         for name, combo in self.policy_combos.items():
@@ -159,7 +167,9 @@ class ToolsDialog(QDialog):
         enabled = [n for n, item in self.on_items.items()
                    if item.checkState() == Qt.CheckState.Checked]
         enabled += [n for n in settings.enabled_tools if n not in shown]
-        self.controller.update_settings(tool_policies=policies, enabled_tools=enabled)
+        self.controller.update_settings(tool_policies=policies, enabled_tools=enabled,
+                                        fetch_allow_hosts=self.trust_fields.hosts(),
+                                        command_env=self.trust_fields.env())
         self.controller.toolsChanged.emit()
         self.accept()
 
@@ -171,16 +181,18 @@ class ToolsDialog(QDialog):
         self.revoke_buttons.clear()
         for row, grant in enumerate(grants):
             since = time.strftime("%Y-%m-%d %H:%M", time.localtime(grant.granted_at))
-            for column, text in enumerate((grant.tool, source_name(grant.source), since)):
+            calls = grant.scope or self.tr("All calls")
+            for column, text in enumerate((grant.tool, calls, source_name(grant.source), since)):
                 item = QTableWidgetItem(text)
                 item.setFlags(Qt.ItemFlag.ItemIsEnabled)
                 self.grants_table.setItem(row, column, item)
             button = QPushButton("Revoke")
-            button.setAccessibleName(f"Revoke {grant.tool}")
-            button.setToolTip(f"Ask again before {grant.tool} runs")
-            button.clicked.connect(lambda _c=False, t=grant.tool: self.revoke(t))
-            self.grants_table.setCellWidget(row, 3, button)
-            self.revoke_buttons[grant.tool] = button
+            button.setAccessibleName(f"Revoke {grant.tool} {grant.scope}".rstrip())
+            button.setToolTip(plain_tooltip(f"Ask again before {grant.tool} runs"))
+            button.clicked.connect(
+                lambda _c=False, t=grant.tool, s=grant.scope: self.revoke(t, s))
+            self.grants_table.setCellWidget(row, 4, button)
+            self.revoke_buttons[f"{grant.tool} {grant.scope}".rstrip()] = button
         self.grants_table.setVisible(bool(grants))
         self.no_grants.setVisible(not grants)
         chat = self.controller.chat_grants()
@@ -189,9 +201,9 @@ class ToolsDialog(QDialog):
                                 "No tool is allowed just for this chat.")
         self.forget_button.setVisible(bool(names))
 
-    def revoke(self, tool: str) -> None:
+    def revoke(self, tool: str, scope: str = "") -> None:
         """Remove an "always allow" grant at once (no Save needed)."""
-        if self.controller.ctx.grants.revoke(tool):
+        if self.controller.ctx.grants.revoke(tool, scope):
             self.message.setText(f"Revoked: {tool} will ask again before it runs.")
         self._fill_grants()
 

@@ -75,6 +75,7 @@ class MainWindow(QMainWindow):
         """Build the real content for ``controller`` (replaces the skeleton)."""
         from desktop import __version__
         from desktop.ui.chat.chat_pane import ChatPane
+        from desktop.ui.chat.window_drops import WindowDrops
         from desktop.ui.compare.launcher import CompareLauncher
         from desktop.ui.conversations.conversation_actions import ConversationActions
         from desktop.ui.conversations.session_list import SessionList
@@ -101,6 +102,7 @@ class MainWindow(QMainWindow):
         self.sidebar = ToolSidebar(controller.bridge)
         self.setCentralWidget(self._build_layout())
         self.dialogs = DialogLauncher(controller, self)
+        WindowDrops(self, self.chat_pane)  # files dropped anywhere attach to the chat
         self.tool_activity = ToolActivity(controller, self.composer, self.sidebar, self)
         self.tray = AppTray(self)  # New chat, Quick ask, Show/Hide, Quit
         self.notifier = DesktopNotifier(self, self.tray)

@@ -91,7 +91,8 @@ def test_grants_listed_revoked_and_chat_grants_forgotten(
     window.controller.chat_grants().add("write_file")
     dialog = open_dialog(window)
     assert dialog.grants_table.rowCount() == 2
-    assert cell(dialog.grants_table, 1, 1).text() == "MCP: github"
+    assert cell(dialog.grants_table, 1, 1).text() == "All calls"
+    assert cell(dialog.grants_table, 1, 2).text() == "MCP: github"
     assert dialog.chat_label.text() == "Allowed for this chat: write_file"
     qtbot.mouseClick(dialog.revoke_buttons["run_command"], Qt.MouseButton.LeftButton)
     assert [g.tool for g in ctx.grants.list()] == ["github__create_issue"]
@@ -105,6 +106,41 @@ def test_grants_listed_revoked_and_chat_grants_forgotten(
     assert not ctx.grants.has("run_command")
     assert json.loads(ctx.grants.path.read_text())["grants"][0]["tool"] == (
         "github__create_issue")
+
+
+def test_scoped_grants_and_what_tools_may_reach(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    ctx.grants.add("run_command", scope="git status")
+    ctx.grants.add("run_command")
+    window = make_window(qtbot, ctx)
+    dialog = open_dialog(window)
+    scopes = {cell(dialog.grants_table, r, 1).text() for r in range(2)}
+    assert scopes == {"git status", "All calls"}
+    qtbot.mouseClick(dialog.revoke_buttons["run_command git status"],
+                     Qt.MouseButton.LeftButton)
+    assert [(g.tool, g.scope) for g in ctx.grants.list()] == [("run_command", "")]
+    fields = dialog.trust_fields
+    fields.hosts_edit.setText("127.0.0.1, nas.local  .corp.example,10.0.0.0/8, http://x/")
+    fields.env_edit.setText("JAVA_HOME NODE_*")
+    dialog.save()
+    assert dialog.isVisible() and "http://x/" in fields.error.text()
+    assert ctx.settings.current.fetch_allow_hosts == []
+    fields.hosts_edit.setText("127.0.0.1, nas.local  .corp.example,10.0.0.0/8")
+    fields.env_edit.setText("JAVA_HOME NODE_* 1BAD")
+    dialog.save()
+    assert "1BAD" in fields.error.text()
+    fields.env_edit.setText("JAVA_HOME, NODE_*")
+    dialog.save()
+    assert not dialog.isVisible()
+    saved = ctx.settings.current
+    assert saved.fetch_allow_hosts == ["127.0.0.1", "nas.local", ".corp.example", "10.0.0.0/8"]
+    assert saved.command_env == ["JAVA_HOME", "NODE_*"]
+    again = open_dialog(window)
+    assert again.trust_fields.hosts_edit.text().startswith("127.0.0.1, nas.local")
 
 
 def test_composer_menu_switches_tools_for_this_chat(

@@ -1,0 +1,42 @@
+"""Files and images dropped anywhere on the window (the chat list, the top bar, the
+tool panel, not only the chat) attach to the open chat's next message, through the
+same path as the composer's paste and the chat pane's drop: documents are converted
+by desktop.documents, and a file that cannot be attached says why."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+
+from desktop.ui.chat.composer import local_files
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from desktop.ui.chat.chat_pane import ChatPane
+
+
+class WindowDrops(QObject):
+    """Watches a window's drops; children that take drops themselves keep them."""
+
+    def __init__(self, window: QWidget, pane: ChatPane) -> None:
+        super().__init__(window)
+        self.pane = pane
+        window.setAcceptDrops(True)
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove):
+            assert isinstance(event, QDragEnterEvent | QDragMoveEvent)
+            mime = event.mimeData()
+            if local_files(mime) or mime.hasImage():
+                event.acceptProposedAction()
+                return True
+        elif kind == QEvent.Type.Drop:
+            assert isinstance(event, QDropEvent)
+            self.pane.dropEvent(event)
+            return True
+        return super().eventFilter(watched, event)
