@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.messages import ImagePart, Part
 from desktop.ui import icons, theme
+from desktop.ui.plain_text import plain_label
 
 
 def local_files(mime: QMimeData) -> list[Path]:
@@ -121,7 +122,7 @@ class AttachmentChip(QFrame):
         kind.setPixmap(icons.icon("image" if isinstance(part, ImagePart) else "file-text",
                                   "muted").pixmap(14, 14))
         row.addWidget(kind)
-        label = QLabel(name)
+        label = plain_label(name)
         remove = QToolButton()
         remove.setText("✕")
         remove.setAutoRaise(True)

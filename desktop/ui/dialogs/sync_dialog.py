@@ -40,6 +40,7 @@ from desktop.sync.config import (
 )
 from desktop.sync.targets.address import URL_FORMS
 from desktop.ui.icons import icon
+from desktop.ui.plain_text import plain_label
 from desktop.ui.window.sync_scheduler import one_line
 
 if TYPE_CHECKING:
@@ -73,11 +74,11 @@ class SyncDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addLayout(self._build_form(load_config(ctx.settings_store)))
-        self.result_label = QLabel()
+        self.result_label = plain_label()
         self.result_label.setObjectName("syncResult")
         self.result_label.setWordWrap(True)
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.status_label = QLabel()
+        self.status_label = plain_label()
         self.status_label.setObjectName("syncDialogStatus")
         self.status_label.setWordWrap(True)  # a long error must not widen the dialog
         layout.addWidget(self.result_label)

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.errors import ConfigError
 from desktop.tools.mcp.config import McpServerConfig, load_mcp_config, parse_mcp_json
+from desktop.ui.plain_text import plain_label, plain_tooltip
 from desktop.ui.tools.mcp_catalog_dialog import catalog_button
 from desktop.ui.tools.mcp_form import TRANSPORTS, McpServerForm
 from desktop.ui.tools.mcp_import import PasteDialog, claude_desktop_config
@@ -90,7 +91,7 @@ class McpDialog(QDialog):
         splitter.setSizes([280, 640])
         layout.addWidget(splitter, 1)
 
-        self.message = QLabel()
+        self.message = plain_label()
         self.message.setWordWrap(True)
         layout.addWidget(self.message)
         buttons = QDialogButtonBox()
@@ -199,7 +200,7 @@ class McpDialog(QDialog):
         self.server_list.clear()
         for server in self.servers:
             item = QListWidgetItem(self._item_text(server))
-            item.setToolTip(self.status_of(server)[1])
+            item.setToolTip(plain_tooltip(self.status_of(server)[1]))
             self.server_list.addItem(item)
         self.server_list.blockSignals(False)
         if 0 <= current < len(self.servers):
@@ -211,7 +212,7 @@ class McpDialog(QDialog):
             item = self.server_list.item(row)
             if item is not None:
                 item.setText(self._item_text(server))
-                item.setToolTip(self.status_of(server)[1])
+                item.setToolTip(plain_tooltip(self.status_of(server)[1]))
         current = self.current_server()
         if current is not None:
             self.form.show_status(*self.status_of(current))

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from desktop.tools.approval import POLICIES
 from desktop.ui import theme
+from desktop.ui.plain_text import plain_label, plain_tooltip
 from desktop.ui.tools.approval_card import monospace_font
 from desktop.ui.tools.mcp_sign_in import McpSignInRow
 
@@ -109,7 +110,7 @@ class McpServerForm(QWidget):
         form.addRow("&URL", self.url_edit)
         form.addRow("&Headers", self.headers_edit)
         layout.addLayout(form)
-        self.field_error = QLabel()
+        self.field_error = plain_label()
         self.field_error.setWordWrap(True)
         self.field_error.hide()
         layout.addWidget(self.field_error)
@@ -126,7 +127,7 @@ class McpServerForm(QWidget):
 
     def _build_status(self, layout: QVBoxLayout) -> None:
         status_row = QHBoxLayout()
-        self.status_label = QLabel()
+        self.status_label = plain_label()
         self.status_label.setWordWrap(True)
         self.status_label.setAccessibleName("Server status")
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -268,7 +269,7 @@ class McpServerForm(QWidget):
         for row, tool in enumerate(tools):
             name = QTableWidgetItem(tool.name)
             name.setFlags(Qt.ItemFlag.ItemIsEnabled)
-            name.setToolTip(tool.description or tool.name)
+            name.setToolTip(plain_tooltip(tool.description or tool.name))
             on = QTableWidgetItem()
             on.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
             on.setCheckState(Qt.CheckState.Unchecked if tool.name in disabled
