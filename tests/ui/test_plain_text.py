@@ -81,7 +81,7 @@ def _button_shown(text: str) -> str:
     out, i = [], 0
     while i < len(text):
         if text[i] == "&" and i + 1 < len(text):
-            out.append(text[i + 1] if text[i + 1] == "&" else text[i + 1])
+            out.append(text[i + 1])  # "&&" draws "&"; "&x" draws an underlined x
             i += 2
         elif text[i] == "&":
             i += 1
