@@ -11,6 +11,7 @@ new ids. Each chat is written in its own transaction.
 from __future__ import annotations
 
 import json
+import logging
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,8 @@ from desktop.storage.chatgpt import looks_like_chatgpt, parse_chatgpt
 from desktop.storage.export import EXPORT_FORMAT, parse_export_document
 from desktop.storage.records import SessionRecord, ids_taken, with_new_ids
 from desktop.storage.sessions import SessionStore
+
+log = logging.getLogger(__name__)
 
 Source = Literal["assista", "chatgpt"]
 #: The most JSON read from one import file (unzipped). The largest ChatGPT exports seen
@@ -98,7 +101,12 @@ def parse_document(doc: Any) -> tuple[Source, list[SessionRecord]]:
     if looks_like_chatgpt(doc):
         try:
             return "chatgpt", parse_chatgpt(doc)
-        except (ValueError, TypeError, AttributeError) as exc:
+        except (TypeError, AttributeError) as exc:  # Python's words mean nothing here
+            log.warning("ChatGPT export with fields of unexpected types: %s", exc)
+            raise StorageError("The ChatGPT export could not be read: a conversation in it "
+                               "has fields of the wrong type (not what ChatGPT writes); "
+                               "nothing was imported.") from exc
+        except ValueError as exc:
             raise StorageError(f"The ChatGPT export could not be read: {exc}") from exc
     raise StorageError("This file is neither an Assista export nor a ChatGPT conversations.json.")
 
