@@ -194,3 +194,37 @@ def test_an_approval_shows_in_the_column_that_asks(
     answer = [m for m in view.columns[1].column.answer if m.role == "assistant"]
     assert answer[-1].text == "Fine, without the page."
     assert answer[0].tool_calls[0].name == "fetch_url"
+
+
+def test_ask_other_models_from_an_answers_menu(
+        qtbot: Any, qt_loop: qasync.QEventLoop, servers: list[FakeOpenAIServer],
+        open_ctx: Callable[..., AppContext]) -> None:
+    ctx = open_ctx()
+    configs = add_providers(ctx, servers)
+    window = make_window(qtbot, ctx)
+    servers[0].enqueue(ScriptedResponse(chunks=text_stream("The first answer.")))
+    window.composer.input.setPlainText("A question")
+    with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
+        window.chat_pane.send("A question")
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
+    answer = window.controller.history[1]
+    widget = window.chat.widget_for(answer.id)
+    assert widget is not None
+    header = widget.header_row
+    header._fill_more_menu()
+    action = next(a for a in header.more_menu.actions() if a.text() == "Ask other models…")
+    action.trigger()
+    chooser = window.dialogs.current("compare")
+    assert isinstance(chooser, CompareChooser)
+    assert chooser.chosen == [] and not chooser.compare_button.isEnabled()
+    chooser.toggle(configs[1].id, "model-b")
+    assert chooser.compare_button.isEnabled()  # one other model is enough here
+    servers[1].enqueue(ScriptedResponse(chunks=text_stream("A second opinion.")))
+    chooser.accept()
+    view = window.compare.view
+    assert view is not None
+    qtbot.waitUntil(lambda: view.run.done, timeout=10000)
+    assert view.run.question.id == window.controller.history[0].id
+    qtbot.mouseClick(view.columns[0].keep_button, Qt.MouseButton.LeftButton)
+    assert [m.text for m in window.controller.history] == ["A question", "A second opinion."]
+    assert window.controller.branch_label(window.controller.history[1].id) == "2/2"
