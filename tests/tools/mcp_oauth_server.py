@@ -7,8 +7,8 @@ The authorization server approves every request at once (no person): its
 authorization-server metadata (RFC 8414), dynamic client registration (RFC 7591),
 PKCE-checked code exchange and refresh, and revocation.
 
-Run ``python mcp_oauth_server.py``: serves Streamable HTTP on ``/mcp`` on a free
-127.0.0.1 port, printed on stdout once the socket listens. Every grant is logged
+Run ``python mcp_oauth_server.py [sse]``: serves Streamable HTTP on ``/mcp`` (or
+legacy SSE on ``/sse``) on a free 127.0.0.1 port, printed on stdout once the socket listens. Every grant is logged
 to stderr as ``grant <kind> <client>``; the ``auth_stats`` tool returns the counts.
 """
 
@@ -114,10 +114,10 @@ def _count(kind: str, client_id: str) -> None:
     print(f"grant {kind} {client_id}", file=sys.stderr, flush=True)
 
 
-def build(port: int) -> MCPServer:
+def build(port: int, path: str = "/mcp") -> MCPServer:
     base = f"http://127.0.0.1:{port}"
     auth = AuthSettings(
-        issuer_url=base, resource_server_url=f"{base}/mcp", validate_token_resource=False,
+        issuer_url=base, resource_server_url=f"{base}{path}", validate_token_resource=False,
         required_scopes=["mcp"],
         client_registration_options=ClientRegistrationOptions(
             enabled=True, valid_scopes=["mcp"], default_scopes=["mcp"]),
@@ -144,7 +144,9 @@ def main() -> None:
     sock.bind(("127.0.0.1", 0))
     sock.listen(64)
     port = sock.getsockname()[1]
-    app = build(port).streamable_http_app()
+    sse = sys.argv[1:] == ["sse"]
+    server = build(port, "/sse" if sse else "/mcp")
+    app = server.sse_app() if sse else server.streamable_http_app()
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     print(port, flush=True)
     uvicorn.Server(config).run(sockets=[sock])

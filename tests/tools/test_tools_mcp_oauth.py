@@ -131,6 +131,21 @@ async def test_sign_in_reuses_the_registered_port(guarded: ServerProcess,
         await mcp.stop_all()
 
 
+async def test_sign_in_over_legacy_sse(secrets: SecretStore) -> None:
+    process = ServerProcess(GUARDED, "sse")
+    config = McpServerConfig(name="guarded", transport="sse", url=process.url("/sse"))
+    mcp = McpManager([config], login_path=PLAIN_PATH, backoff_s=0.01,
+                     oauth=OAuthSetup(secrets, Browser()))
+    try:
+        assert await mcp.start_all() == {"guarded": False}
+        assert mcp.connections["guarded"].needs_sign_in
+        assert await mcp.connections["guarded"].sign_in_now()
+        assert await call(mcp, "whoami") == "a signed-in user"
+    finally:
+        await mcp.stop_all()
+        process.stop()
+
+
 async def test_unreadable_stored_sign_in_asks_again(secrets: SecretStore) -> None:
     secrets.set("mcp:x:oauth:tokens", "{not json")
     storage = KeyringTokenStorage(secrets, "x")
