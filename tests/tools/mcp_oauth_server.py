@@ -8,8 +8,9 @@ authorization-server metadata (RFC 8414), dynamic client registration (RFC 7591)
 PKCE-checked code exchange and refresh, and revocation.
 
 Run ``python mcp_oauth_server.py [sse]``: serves Streamable HTTP on ``/mcp`` (or
-legacy SSE on ``/sse``) on a free 127.0.0.1 port, printed on stdout once the socket listens. Every grant is logged
-to stderr as ``grant <kind> <client>``; the ``auth_stats`` tool returns the counts.
+legacy SSE on ``/sse``) on a free 127.0.0.1 port, printed on stdout once the socket
+listens. Every grant is logged to stderr as ``grant <kind> <client>``; the
+``auth_stats`` tool returns the counts.
 """
 
 from __future__ import annotations
