@@ -3,6 +3,8 @@
 The request (tool, where it comes from, and the preview: diff, command, URL or
 arguments) is written to stderr, never stdout (stdout carries the answer).
 Answers: ``y``/``yes`` allow once, ``a``/``always`` allow always (persisted),
+``s``/``scope`` allow always within the proposed scope (a path pattern, a command
+prefix or a host, when the tool has one),
 ``c``/``chat`` allow for the rest of this run, ``n``/``no`` or an empty line deny;
 ``n <reason>`` denies and sends the reason to the model. Prompts are serialized,
 so concurrent calls ask one after another.
@@ -42,11 +44,14 @@ def render_request(request: ApprovalRequest, max_lines: int = MAX_PREVIEW_LINES)
     return "\n".join(lines) + "\n"
 
 
-def parse_answer(answer: str) -> ApprovalDecision | None:
-    """The decision for a typed answer, or None if it is not understood."""
+def parse_answer(answer: str, scope: str = "") -> ApprovalDecision | None:
+    """The decision for a typed answer, or None if it is not understood. ``scope``:
+    the scope ``s`` grants (the request's proposed one; none: ``s`` is not offered)."""
     text = answer.strip()
     word, _, rest = text.partition(" ")
     word = word.lower()
+    if word in ("s", "scope") and scope:
+        return ApprovalDecision.allow_always(scope)
     if word in ("y", "yes"):
         return ApprovalDecision.allow_once()
     if word in ("a", "always"):
@@ -71,17 +76,19 @@ class TerminalApprover:
     async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
         async with self._lock:
             self.err.write(render_request(request))
+            scope = request.proposed_scope if request.source == "builtin" else ""
+            scoped = f" / [s]cope {visible(scope, lines=False)}" if scope else ""
             for _ in range(_TRIES):
                 self.err.write(
                     f"Allow {visible(request.tool, lines=False)}? "
-                    "[y]es once / [c]hat / [a]lways / [n]o (reason): "
+                    f"[y]es once / [c]hat / [a]lways{scoped} / [n]o (reason): "
                 )
                 self.err.flush()
                 line = await asyncio.to_thread(self.read_line)
                 if not line:  # end of input
                     self.err.write("\n")
                     return ApprovalDecision.deny("No answer from the terminal.")
-                decision = parse_answer(line)
+                decision = parse_answer(line, scope)
                 if decision is not None:
                     return decision
             return ApprovalDecision.deny(None)

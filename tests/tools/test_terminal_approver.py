@@ -59,3 +59,16 @@ def test_visible_keeps_plain_text_and_tabs() -> None:
     plain = "naïve café — 100 %\tcol2 \\x1b literal"
     assert visible(plain) == plain
     assert json.loads(json.dumps(visible("\x00"))) == "\\x00"
+
+
+async def test_the_scoped_answer_grants_the_proposed_scope() -> None:
+    err = io.StringIO()
+    scoped = ApprovalRequest(tool="run_command", call_id="c2",
+                             arguments={"command": "git status -s"},
+                             preview=ApprovalPreview("command", "git status -s"),
+                             proposed_scope="git status")
+    decision = await TerminalApprover(err, read_line=lambda: "s\n")(scoped)
+    assert decision == ApprovalDecision.allow_always("git status")
+    assert "[s]cope git status" in err.getvalue()
+    plain = await TerminalApprover(io.StringIO(), read_line=lambda: "s\n")(request("x"))
+    assert plain.kind == "deny"  # no scope offered: "s" is not an answer (asked 3 times)
