@@ -9,6 +9,8 @@
   source text (or ``"Context|source"`` where one text needs two translations) to its
   translation, or to a list of plural forms for texts with ``%n``; entries found are
   marked finished, placeholders ({name}, %n, %1) must match the source's.
+* ``check`` — fail (exit 1, listing them) when a text of the code is missing from a
+  ``.ts`` or a translation is unfinished (the test suite runs it).
 * ``build``  — compile each ``.ts`` to ``.qm`` with ``pyside6-lrelease`` (what the app
   loads; built, not committed). ``python3 packaging/dev.py run``/``test`` and
   ``packaging/build.py`` run this step.
@@ -24,6 +26,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -64,15 +67,13 @@ def lupdate(targets: list[Path], *, plural_only: bool = False, quiet: bool = Tru
     cmd = [tool("lupdate"), "-locations", "none", "-no-obsolete", "-source-language", "en"]
     if plural_only:
         cmd.append("-pluralonly")
-    # (the sources as a list file: one command line for every module)
-    listing = TS_DIR / ".sources.lst"
-    listing.write_text("\n".join(python_sources()) + "\n", encoding="utf-8")
-    try:
+    with tempfile.TemporaryDirectory() as scratch:
+        # (the sources as a list file: one command line for every module)
+        listing = Path(scratch) / "sources.lst"
+        listing.write_text("\n".join(python_sources()) + "\n", encoding="utf-8")
         cmd += [f"@{listing}", "-ts", *(str(t) for t in targets)]
         subprocess.run(cmd, cwd=ROOT, check=True,
-                       stdout=subprocess.DEVNULL if quiet else None)
-    finally:
-        listing.unlink(missing_ok=True)
+                       stdout=subprocess.DEVNULL if quiet else subprocess.PIPE)
 
 
 def update() -> None:
@@ -124,6 +125,52 @@ def fill(language: str, translations: dict[str, str | list[str]]) -> list[str]:
     return problems
 
 
+def problems_of(path: Path) -> list[str]:
+    """What is not finished in a ``.ts``: unfinished or empty translations, empty plural
+    forms, placeholders that differ from the source's."""
+    problems = []
+    for context in ET.parse(path).getroot().iter("context"):
+        name = context.findtext("name") or ""
+        for message in context.iter("message"):
+            source = message.findtext("source") or ""
+            where = f"{path.name}: {name}|{source!r}"
+            translation = message.find("translation")
+            if translation is None or translation.get("type") in ("unfinished", "vanished",
+                                                                   "obsolete"):
+                problems.append(f"{where}: not translated")
+                continue
+            forms = ([form.text or "" for form in translation.iter("numerusform")]
+                     if message.get("numerus") == "yes" else [translation.text or ""])
+            if not forms or not all(form.strip() for form in forms):
+                problems.append(f"{where}: empty translation")
+            for form in forms:
+                if placeholders(form.replace("%n", "")) != placeholders(
+                        source.replace("%n", "")):
+                    problems.append(f"{where}: placeholders differ in {form!r}")
+    return problems
+
+
+def check() -> list[str]:
+    """Every text of the code is in every ``.ts`` with a finished translation: lupdate
+    merges the code into copies (a text it adds comes in unfinished), then each copy is
+    read. The committed files are not touched."""
+    problems = []
+    with tempfile.TemporaryDirectory() as scratch:
+        copies = {}
+        for language in (*LANGUAGES, "en"):
+            if not ts_path(language).exists():
+                problems.append(f"{ts_path(language).name} is missing")
+                continue
+            copies[language] = Path(scratch) / ts_path(language).name
+            shutil.copyfile(ts_path(language), copies[language])
+        lupdate([copies[lang] for lang in LANGUAGES if lang in copies])
+        if "en" in copies:
+            lupdate([copies["en"]], plural_only=True)
+        for copy in copies.values():
+            problems += problems_of(copy)
+    return problems
+
+
 def build() -> list[Path]:
     """Compile every ``.ts`` that is newer than its ``.qm``; returns the ``.qm`` files."""
     built = []
@@ -141,9 +188,13 @@ def main(argv: list[str]) -> int:
         problems = fill(argv[1], json.loads(Path(argv[2]).read_text(encoding="utf-8")))
         print("\n".join(problems) or f"{ts_path(argv[1]).name}: every text translated")
         return 1 if problems else 0
-    if len(argv) != 1 or argv[0] not in ("update", "build"):
+    if len(argv) != 1 or argv[0] not in ("update", "build", "check"):
         print(__doc__)
         return 2
+    if argv[0] == "check":
+        problems = check()
+        print("\n".join(problems) or "translations: every text translated in every language")
+        return 1 if problems else 0
     if argv[0] == "update":
         update()
     else:

@@ -722,18 +722,6 @@
             <translation>Antwort von {model} behalten</translation>
         </message>
         <message>
-            <source>Continue</source>
-            <translation>Fortfahren</translation>
-        </message>
-        <message>
-            <source>Stop</source>
-            <translation>Stopp</translation>
-        </message>
-        <message>
-            <source>{count} tool rounds so far. Go on?</source>
-            <translation>Bisher {count} Werkzeugrunden. Weitermachen?</translation>
-        </message>
-        <message>
             <source>Failed: {error}</source>
             <translation>Fehlgeschlagen: {error}</translation>
         </message>
@@ -762,6 +750,10 @@
             <translation>{input} rein · {output} raus</translation>
         </message>
         <message>
+            <source>{output} out</source>
+            <translation>{output} raus</translation>
+        </message>
+        <message>
             <source>Waiting for the first token…</source>
             <translation>Warte auf das erste Token…</translation>
         </message>
@@ -780,10 +772,10 @@
             <translation>Antworten vergleichen</translation>
         </message>
         <message numerus="yes">
-            <source>Comparing %n model(s)</source>
+            <source>Comparing %n answer(s)</source>
             <translation>
-                <numerusform>Vergleich von %n Modell</numerusform>
-                <numerusform>Vergleich von %n Modellen</numerusform>
+                <numerusform>Vergleich von %n Antwort</numerusform>
+                <numerusform>Vergleich von %n Antworten</numerusform>
             </translation>
         </message>
         <message>
@@ -1043,6 +1035,33 @@
         </message>
     </context>
     <context>
+        <name>EarlierColumnView</name>
+        <message>
+            <source>Assistant</source>
+            <translation>Assistent</translation>
+        </message>
+        <message>
+            <source>Earlier answer of {model}</source>
+            <translation>Frühere Antwort von {model}</translation>
+        </message>
+        <message>
+            <source>The answer you asked about</source>
+            <translation>Die Antwort, nach der Sie gefragt haben</translation>
+        </message>
+        <message>
+            <source>Keep this one</source>
+            <translation>Diese behalten</translation>
+        </message>
+        <message>
+            <source>Go on from this answer, as before; the new answers stay as its other versions (‹ n/m ›)</source>
+            <translation>Wie bisher mit dieser Antwort weitermachen; die neuen Antworten bleiben als weitere Versionen (‹ n/m ›)</translation>
+        </message>
+        <message>
+            <source>Keep the earlier answer</source>
+            <translation>Frühere Antwort behalten</translation>
+        </message>
+    </context>
+    <context>
         <name>EditBanner</name>
         <message>
             <source>Editing an earlier message — Enter sends it as a new version; the original and its answers are kept (‹ › switches).</source>
@@ -1070,6 +1089,14 @@
         <message>
             <source>Response</source>
             <translation>Antwort</translation>
+        </message>
+        <message>
+            <source>Find in this event</source>
+            <translation>In diesem Ereignis suchen</translation>
+        </message>
+        <message>
+            <source>Event</source>
+            <translation>Ereignis</translation>
         </message>
         <message>
             <source>Events (%1)</source>
@@ -1139,10 +1166,10 @@
             <translation>Suchen</translation>
         </message>
         <message numerus="yes">
-            <source>%n match(es)</source>
+            <source>%n found</source>
             <translation>
-                <numerusform>%n Treffer</numerusform>
-                <numerusform>%n Treffer</numerusform>
+                <numerusform>%n gefunden</numerusform>
+                <numerusform>%n gefunden</numerusform>
             </translation>
         </message>
     </context>
@@ -1250,6 +1277,10 @@
             <translation>Alles, was für diese Anfrage aufgezeichnet wurde, geschwärzt</translation>
         </message>
         <message>
+            <source>%1 · %2 · HTTP %3 · %4</source>
+            <translation>%1 · %2 · HTTP %3 · %4</translation>
+        </message>
+        <message>
             <source>Copied the curl command.</source>
             <translation>curl-Befehl kopiert.</translation>
         </message>
@@ -1305,7 +1336,7 @@
             <translation>Alle aufgezeichneten Anfragen löschen</translation>
         </message>
         <message numerus="yes">
-            <source>Deleted %n recorded request(s).</source>
+            <source>Deleted %n recorded requests.</source>
             <translation>
                 <numerusform>%n aufgezeichnete Anfrage gelöscht.</numerusform>
                 <numerusform>%n aufgezeichnete Anfragen gelöscht.</numerusform>
@@ -1593,6 +1624,10 @@
             <translation>&amp;Arbeitsordner wählen…</translation>
         </message>
         <message>
+            <source>&amp;Quick ask…</source>
+            <translation>&amp;Schnellfrage…</translation>
+        </message>
+        <message>
             <source>&amp;Quit</source>
             <translation>&amp;Beenden</translation>
         </message>
@@ -1694,6 +1729,10 @@
         <message>
             <source>From MCP server…</source>
             <translation>Von MCP-Server…</translation>
+        </message>
+        <message>
+            <source>Read again from {0}: the server changed it</source>
+            <translation>Erneut von {0} gelesen: Der Server hat es geändert</translation>
         </message>
     </context>
     <context>
@@ -2934,8 +2973,8 @@
             <translation>Aufrufe innerhalb dieses Bereichs laufen in jedem Chat ohne Nachfrage; andere fragen weiterhin. Widerrufen unter Einstellungen → Werkzeuge.</translation>
         </message>
         <message>
-            <source>Always allow these</source>
-            <translation>Diese immer erlauben</translation>
+            <source>Allow these</source>
+            <translation>Diese erlauben</translation>
         </message>
         <message>
             <source>Always allow within this scope</source>
@@ -4892,8 +4931,8 @@
     <context>
         <name>widget</name>
         <message>
-            <source>First token %1 · total %2 · %3 tokens · %4 tokens/s</source>
-            <translation>Erstes Token %1 · gesamt %2 · %3 Tokens · %4 Tokens/s</translation>
+            <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
+            <translation>Erstes Token %1 · gesamt %2 · %3 Tokens · %4 Tok./s</translation>
         </message>
     </context>
 </TS>

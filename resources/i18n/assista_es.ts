@@ -722,18 +722,6 @@
             <translation>Quedarse con la respuesta de {model}</translation>
         </message>
         <message>
-            <source>Continue</source>
-            <translation>Continuar</translation>
-        </message>
-        <message>
-            <source>Stop</source>
-            <translation>Detener</translation>
-        </message>
-        <message>
-            <source>{count} tool rounds so far. Go on?</source>
-            <translation>{count} rondas de herramientas hasta ahora. ¿Continuar?</translation>
-        </message>
-        <message>
             <source>Failed: {error}</source>
             <translation>Error: {error}</translation>
         </message>
@@ -762,6 +750,10 @@
             <translation>{input} entrada · {output} salida</translation>
         </message>
         <message>
+            <source>{output} out</source>
+            <translation>{output} salida</translation>
+        </message>
+        <message>
             <source>Waiting for the first token…</source>
             <translation>Esperando el primer token…</translation>
         </message>
@@ -780,10 +772,10 @@
             <translation>Comparar respuestas</translation>
         </message>
         <message numerus="yes">
-            <source>Comparing %n model(s)</source>
+            <source>Comparing %n answer(s)</source>
             <translation>
-                <numerusform>Comparando %n modelo</numerusform>
-                <numerusform>Comparando %n modelos</numerusform>
+                <numerusform>Comparando %n respuesta</numerusform>
+                <numerusform>Comparando %n respuestas</numerusform>
             </translation>
         </message>
         <message>
@@ -1043,6 +1035,33 @@
         </message>
     </context>
     <context>
+        <name>EarlierColumnView</name>
+        <message>
+            <source>Assistant</source>
+            <translation>Asistente</translation>
+        </message>
+        <message>
+            <source>Earlier answer of {model}</source>
+            <translation>Respuesta anterior de {model}</translation>
+        </message>
+        <message>
+            <source>The answer you asked about</source>
+            <translation>La respuesta sobre la que preguntaste</translation>
+        </message>
+        <message>
+            <source>Keep this one</source>
+            <translation>Quedarse con esta</translation>
+        </message>
+        <message>
+            <source>Go on from this answer, as before; the new answers stay as its other versions (‹ n/m ›)</source>
+            <translation>Seguir desde esta respuesta, como antes; las respuestas nuevas quedan como otras versiones (‹ n/m ›)</translation>
+        </message>
+        <message>
+            <source>Keep the earlier answer</source>
+            <translation>Quedarse con la respuesta anterior</translation>
+        </message>
+    </context>
+    <context>
         <name>EditBanner</name>
         <message>
             <source>Editing an earlier message — Enter sends it as a new version; the original and its answers are kept (‹ › switches).</source>
@@ -1070,6 +1089,14 @@
         <message>
             <source>Response</source>
             <translation>Respuesta</translation>
+        </message>
+        <message>
+            <source>Find in this event</source>
+            <translation>Buscar en este evento</translation>
+        </message>
+        <message>
+            <source>Event</source>
+            <translation>Evento</translation>
         </message>
         <message>
             <source>Events (%1)</source>
@@ -1139,10 +1166,10 @@
             <translation>Buscar</translation>
         </message>
         <message numerus="yes">
-            <source>%n match(es)</source>
+            <source>%n found</source>
             <translation>
-                <numerusform>%n coincidencia</numerusform>
-                <numerusform>%n coincidencias</numerusform>
+                <numerusform>%n encontrado</numerusform>
+                <numerusform>%n encontrados</numerusform>
             </translation>
         </message>
     </context>
@@ -1250,6 +1277,10 @@
             <translation>Todo lo registrado de esta solicitud, con datos sensibles ocultos</translation>
         </message>
         <message>
+            <source>%1 · %2 · HTTP %3 · %4</source>
+            <translation>%1 · %2 · HTTP %3 · %4</translation>
+        </message>
+        <message>
             <source>Copied the curl command.</source>
             <translation>Comando curl copiado.</translation>
         </message>
@@ -1305,7 +1336,7 @@
             <translation>Eliminar todas las solicitudes registradas</translation>
         </message>
         <message numerus="yes">
-            <source>Deleted %n recorded request(s).</source>
+            <source>Deleted %n recorded requests.</source>
             <translation>
                 <numerusform>Se eliminó %n solicitud registrada.</numerusform>
                 <numerusform>Se eliminaron %n solicitudes registradas.</numerusform>
@@ -1593,6 +1624,10 @@
             <translation>Elegir carpeta de &amp;trabajo…</translation>
         </message>
         <message>
+            <source>&amp;Quick ask…</source>
+            <translation>&amp;Pregunta rápida…</translation>
+        </message>
+        <message>
             <source>&amp;Quit</source>
             <translation>&amp;Salir</translation>
         </message>
@@ -1694,6 +1729,10 @@
         <message>
             <source>From MCP server…</source>
             <translation>Desde servidor MCP…</translation>
+        </message>
+        <message>
+            <source>Read again from {0}: the server changed it</source>
+            <translation>Se volvió a leer de {0}: el servidor lo cambió</translation>
         </message>
     </context>
     <context>
@@ -2934,8 +2973,8 @@
             <translation>Las llamadas dentro de este ámbito se ejecutarán sin preguntar en todos los chats; las demás seguirán preguntando. Revócalo en Configuración → Herramientas.</translation>
         </message>
         <message>
-            <source>Always allow these</source>
-            <translation>Permitir siempre estas</translation>
+            <source>Allow these</source>
+            <translation>Permitir estas</translation>
         </message>
         <message>
             <source>Always allow within this scope</source>
@@ -4892,8 +4931,8 @@
     <context>
         <name>widget</name>
         <message>
-            <source>First token %1 · total %2 · %3 tokens · %4 tokens/s</source>
-            <translation>Primer token %1 · total %2 · %3 tokens · %4 tokens/s</translation>
+            <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
+            <translation>Primer token %1 · total %2 · %3 tokens · %4 tok/s</translation>
         </message>
     </context>
 </TS>

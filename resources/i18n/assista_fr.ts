@@ -722,18 +722,6 @@
             <translation>Garder la réponse de {model}</translation>
         </message>
         <message>
-            <source>Continue</source>
-            <translation>Continuer</translation>
-        </message>
-        <message>
-            <source>Stop</source>
-            <translation>Arrêter</translation>
-        </message>
-        <message>
-            <source>{count} tool rounds so far. Go on?</source>
-            <translation>{count} tours d’outils jusqu’ici. Continuer ?</translation>
-        </message>
-        <message>
             <source>Failed: {error}</source>
             <translation>Échec : {error}</translation>
         </message>
@@ -762,6 +750,10 @@
             <translation>{input} entrée · {output} sortie</translation>
         </message>
         <message>
+            <source>{output} out</source>
+            <translation>{output} sortie</translation>
+        </message>
+        <message>
             <source>Waiting for the first token…</source>
             <translation>En attente du premier jeton…</translation>
         </message>
@@ -780,10 +772,10 @@
             <translation>Comparer les réponses</translation>
         </message>
         <message numerus="yes">
-            <source>Comparing %n model(s)</source>
+            <source>Comparing %n answer(s)</source>
             <translation>
-                <numerusform>Comparaison de %n modèle</numerusform>
-                <numerusform>Comparaison de %n modèles</numerusform>
+                <numerusform>Comparaison de %n réponse</numerusform>
+                <numerusform>Comparaison de %n réponses</numerusform>
             </translation>
         </message>
         <message>
@@ -1043,6 +1035,33 @@
         </message>
     </context>
     <context>
+        <name>EarlierColumnView</name>
+        <message>
+            <source>Assistant</source>
+            <translation>Assistant</translation>
+        </message>
+        <message>
+            <source>Earlier answer of {model}</source>
+            <translation>Réponse précédente de {model}</translation>
+        </message>
+        <message>
+            <source>The answer you asked about</source>
+            <translation>La réponse sur laquelle vous avez demandé</translation>
+        </message>
+        <message>
+            <source>Keep this one</source>
+            <translation>Garder celle-ci</translation>
+        </message>
+        <message>
+            <source>Go on from this answer, as before; the new answers stay as its other versions (‹ n/m ›)</source>
+            <translation>Continuer à partir de cette réponse, comme avant ; les nouvelles réponses restent comme ses autres versions (‹ n/m ›)</translation>
+        </message>
+        <message>
+            <source>Keep the earlier answer</source>
+            <translation>Garder la réponse précédente</translation>
+        </message>
+    </context>
+    <context>
         <name>EditBanner</name>
         <message>
             <source>Editing an earlier message — Enter sends it as a new version; the original and its answers are kept (‹ › switches).</source>
@@ -1070,6 +1089,14 @@
         <message>
             <source>Response</source>
             <translation>Réponse</translation>
+        </message>
+        <message>
+            <source>Find in this event</source>
+            <translation>Rechercher dans cet événement</translation>
+        </message>
+        <message>
+            <source>Event</source>
+            <translation>Événement</translation>
         </message>
         <message>
             <source>Events (%1)</source>
@@ -1139,10 +1166,10 @@
             <translation>Rechercher</translation>
         </message>
         <message numerus="yes">
-            <source>%n match(es)</source>
+            <source>%n found</source>
             <translation>
-                <numerusform>%n résultat</numerusform>
-                <numerusform>%n résultats</numerusform>
+                <numerusform>%n trouvé</numerusform>
+                <numerusform>%n trouvés</numerusform>
             </translation>
         </message>
     </context>
@@ -1250,6 +1277,10 @@
             <translation>Tout ce qui a été enregistré pour cette requête, masqué</translation>
         </message>
         <message>
+            <source>%1 · %2 · HTTP %3 · %4</source>
+            <translation>%1 · %2 · HTTP %3 · %4</translation>
+        </message>
+        <message>
             <source>Copied the curl command.</source>
             <translation>Commande curl copiée.</translation>
         </message>
@@ -1305,7 +1336,7 @@
             <translation>Supprimer toutes les requêtes enregistrées</translation>
         </message>
         <message numerus="yes">
-            <source>Deleted %n recorded request(s).</source>
+            <source>Deleted %n recorded requests.</source>
             <translation>
                 <numerusform>%n requête enregistrée supprimée.</numerusform>
                 <numerusform>%n requêtes enregistrées supprimées.</numerusform>
@@ -1593,6 +1624,10 @@
             <translation>Choisir le dossier de &amp;travail…</translation>
         </message>
         <message>
+            <source>&amp;Quick ask…</source>
+            <translation>&amp;Question rapide…</translation>
+        </message>
+        <message>
             <source>&amp;Quit</source>
             <translation>&amp;Quitter</translation>
         </message>
@@ -1694,6 +1729,10 @@
         <message>
             <source>From MCP server…</source>
             <translation>Depuis un serveur MCP…</translation>
+        </message>
+        <message>
+            <source>Read again from {0}: the server changed it</source>
+            <translation>Relu depuis {0} : le serveur l’a modifié</translation>
         </message>
     </context>
     <context>
@@ -2934,8 +2973,8 @@
             <translation>Les appels dans ce périmètre s’exécuteront sans demander, dans toutes les discussions ; les autres demandent toujours. Révocable dans Réglages → Outils.</translation>
         </message>
         <message>
-            <source>Always allow these</source>
-            <translation>Toujours autoriser ceux-ci</translation>
+            <source>Allow these</source>
+            <translation>Autoriser ceux-ci</translation>
         </message>
         <message>
             <source>Always allow within this scope</source>
@@ -4892,7 +4931,7 @@
     <context>
         <name>widget</name>
         <message>
-            <source>First token %1 · total %2 · %3 tokens · %4 tokens/s</source>
+            <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
             <translation>Premier jeton %1 · total %2 · %3 jetons · %4 jetons/s</translation>
         </message>
     </context>

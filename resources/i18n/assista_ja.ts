@@ -721,18 +721,6 @@
             <translation>{model} の回答を採用</translation>
         </message>
         <message>
-            <source>Continue</source>
-            <translation>続行</translation>
-        </message>
-        <message>
-            <source>Stop</source>
-            <translation>停止</translation>
-        </message>
-        <message>
-            <source>{count} tool rounds so far. Go on?</source>
-            <translation>ここまでツールを {count} 回実行しました。続けますか?</translation>
-        </message>
-        <message>
             <source>Failed: {error}</source>
             <translation>失敗: {error}</translation>
         </message>
@@ -761,6 +749,10 @@
             <translation>入力 {input} · 出力 {output}</translation>
         </message>
         <message>
+            <source>{output} out</source>
+            <translation>出力 {output}</translation>
+        </message>
+        <message>
             <source>Waiting for the first token…</source>
             <translation>最初のトークンを待っています…</translation>
         </message>
@@ -779,9 +771,9 @@
             <translation>回答を比較</translation>
         </message>
         <message numerus="yes">
-            <source>Comparing %n model(s)</source>
+            <source>Comparing %n answer(s)</source>
             <translation>
-                <numerusform>%n 個のモデルを比較中</numerusform>
+                <numerusform>%n 件の回答を比較中</numerusform>
             </translation>
         </message>
         <message>
@@ -1040,6 +1032,33 @@
         </message>
     </context>
     <context>
+        <name>EarlierColumnView</name>
+        <message>
+            <source>Assistant</source>
+            <translation>アシスタント</translation>
+        </message>
+        <message>
+            <source>Earlier answer of {model}</source>
+            <translation>{model} の以前の回答</translation>
+        </message>
+        <message>
+            <source>The answer you asked about</source>
+            <translation>質問した対象の回答</translation>
+        </message>
+        <message>
+            <source>Keep this one</source>
+            <translation>これを採用</translation>
+        </message>
+        <message>
+            <source>Go on from this answer, as before; the new answers stay as its other versions (‹ n/m ›)</source>
+            <translation>これまでどおりこの回答から続けます。新しい回答は別バージョンとして残ります(‹ n/m ›)</translation>
+        </message>
+        <message>
+            <source>Keep the earlier answer</source>
+            <translation>以前の回答を採用</translation>
+        </message>
+    </context>
+    <context>
         <name>EditBanner</name>
         <message>
             <source>Editing an earlier message — Enter sends it as a new version; the original and its answers are kept (‹ › switches).</source>
@@ -1067,6 +1086,14 @@
         <message>
             <source>Response</source>
             <translation>レスポンス</translation>
+        </message>
+        <message>
+            <source>Find in this event</source>
+            <translation>このイベント内を検索</translation>
+        </message>
+        <message>
+            <source>Event</source>
+            <translation>イベント</translation>
         </message>
         <message>
             <source>Events (%1)</source>
@@ -1136,9 +1163,9 @@
             <translation>検索</translation>
         </message>
         <message numerus="yes">
-            <source>%n match(es)</source>
+            <source>%n found</source>
             <translation>
-                <numerusform>%n 件一致</numerusform>
+                <numerusform>%n 件見つかりました</numerusform>
             </translation>
         </message>
     </context>
@@ -1245,6 +1272,10 @@
             <translation>このリクエストについて記録したすべて(秘匿情報は伏せ字)</translation>
         </message>
         <message>
+            <source>%1 · %2 · HTTP %3 · %4</source>
+            <translation>%1 · %2 · HTTP %3 · %4</translation>
+        </message>
+        <message>
             <source>Copied the curl command.</source>
             <translation>curl コマンドをコピーしました。</translation>
         </message>
@@ -1300,7 +1331,7 @@
             <translation>記録したリクエストをすべて削除</translation>
         </message>
         <message numerus="yes">
-            <source>Deleted %n recorded request(s).</source>
+            <source>Deleted %n recorded requests.</source>
             <translation>
                 <numerusform>記録したリクエストを %n 件削除しました。</numerusform>
             </translation>
@@ -1584,6 +1615,10 @@
             <translation>作業フォルダーを選択(&amp;W)…</translation>
         </message>
         <message>
+            <source>&amp;Quick ask…</source>
+            <translation>クイック質問(&amp;Q)…</translation>
+        </message>
+        <message>
             <source>&amp;Quit</source>
             <translation>終了(&amp;Q)</translation>
         </message>
@@ -1685,6 +1720,10 @@
         <message>
             <source>From MCP server…</source>
             <translation>MCP サーバーから…</translation>
+        </message>
+        <message>
+            <source>Read again from {0}: the server changed it</source>
+            <translation>{0} から再読み込みしました: サーバー側で変更されています</translation>
         </message>
     </context>
     <context>
@@ -2919,8 +2958,8 @@
             <translation>この範囲内の呼び出しは、どのチャットでも確認なしで実行されます。それ以外は引き続き確認します。設定 → ツールで取り消せます。</translation>
         </message>
         <message>
-            <source>Always allow these</source>
-            <translation>これらを常に許可</translation>
+            <source>Allow these</source>
+            <translation>これらを許可</translation>
         </message>
         <message>
             <source>Always allow within this scope</source>
@@ -4864,7 +4903,7 @@
     <context>
         <name>widget</name>
         <message>
-            <source>First token %1 · total %2 · %3 tokens · %4 tokens/s</source>
+            <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
             <translation>最初のトークン %1 · 合計 %2 · %3 トークン · %4 トークン/秒</translation>
         </message>
     </context>

@@ -721,18 +721,6 @@
             <translation>保留 {model} 的回答</translation>
         </message>
         <message>
-            <source>Continue</source>
-            <translation>继续</translation>
-        </message>
-        <message>
-            <source>Stop</source>
-            <translation>停止</translation>
-        </message>
-        <message>
-            <source>{count} tool rounds so far. Go on?</source>
-            <translation>目前已进行 {count} 轮工具调用。继续吗？</translation>
-        </message>
-        <message>
             <source>Failed: {error}</source>
             <translation>失败：{error}</translation>
         </message>
@@ -761,6 +749,10 @@
             <translation>输入 {input} · 输出 {output}</translation>
         </message>
         <message>
+            <source>{output} out</source>
+            <translation>输出 {output}</translation>
+        </message>
+        <message>
             <source>Waiting for the first token…</source>
             <translation>正在等待第一个令牌…</translation>
         </message>
@@ -779,9 +771,9 @@
             <translation>比较回答</translation>
         </message>
         <message numerus="yes">
-            <source>Comparing %n model(s)</source>
+            <source>Comparing %n answer(s)</source>
             <translation>
-                <numerusform>正在比较 %n 个模型</numerusform>
+                <numerusform>正在比较 %n 个回答</numerusform>
             </translation>
         </message>
         <message>
@@ -1040,6 +1032,33 @@
         </message>
     </context>
     <context>
+        <name>EarlierColumnView</name>
+        <message>
+            <source>Assistant</source>
+            <translation>助手</translation>
+        </message>
+        <message>
+            <source>Earlier answer of {model}</source>
+            <translation>{model} 之前的回答</translation>
+        </message>
+        <message>
+            <source>The answer you asked about</source>
+            <translation>你所询问的回答</translation>
+        </message>
+        <message>
+            <source>Keep this one</source>
+            <translation>保留这个</translation>
+        </message>
+        <message>
+            <source>Go on from this answer, as before; the new answers stay as its other versions (‹ n/m ›)</source>
+            <translation>像之前一样从此回答继续；新回答保留为其他版本（‹ n/m ›）</translation>
+        </message>
+        <message>
+            <source>Keep the earlier answer</source>
+            <translation>保留之前的回答</translation>
+        </message>
+    </context>
+    <context>
         <name>EditBanner</name>
         <message>
             <source>Editing an earlier message — Enter sends it as a new version; the original and its answers are kept (‹ › switches).</source>
@@ -1067,6 +1086,14 @@
         <message>
             <source>Response</source>
             <translation>响应</translation>
+        </message>
+        <message>
+            <source>Find in this event</source>
+            <translation>在此事件中查找</translation>
+        </message>
+        <message>
+            <source>Event</source>
+            <translation>事件</translation>
         </message>
         <message>
             <source>Events (%1)</source>
@@ -1136,9 +1163,9 @@
             <translation>查找</translation>
         </message>
         <message numerus="yes">
-            <source>%n match(es)</source>
+            <source>%n found</source>
             <translation>
-                <numerusform>%n 个匹配</numerusform>
+                <numerusform>找到 %n 个</numerusform>
             </translation>
         </message>
     </context>
@@ -1245,6 +1272,10 @@
             <translation>此请求记录的全部内容（已脱敏）</translation>
         </message>
         <message>
+            <source>%1 · %2 · HTTP %3 · %4</source>
+            <translation>%1 · %2 · HTTP %3 · %4</translation>
+        </message>
+        <message>
             <source>Copied the curl command.</source>
             <translation>已复制 curl 命令。</translation>
         </message>
@@ -1300,7 +1331,7 @@
             <translation>删除所有已记录的请求</translation>
         </message>
         <message numerus="yes">
-            <source>Deleted %n recorded request(s).</source>
+            <source>Deleted %n recorded requests.</source>
             <translation>
                 <numerusform>已删除 %n 个已记录的请求。</numerusform>
             </translation>
@@ -1584,6 +1615,10 @@
             <translation>选择工作区文件夹(&amp;W)…</translation>
         </message>
         <message>
+            <source>&amp;Quick ask…</source>
+            <translation>快速提问(&amp;Q)…</translation>
+        </message>
+        <message>
             <source>&amp;Quit</source>
             <translation>退出(&amp;Q)</translation>
         </message>
@@ -1685,6 +1720,10 @@
         <message>
             <source>From MCP server…</source>
             <translation>从 MCP 服务器…</translation>
+        </message>
+        <message>
+            <source>Read again from {0}: the server changed it</source>
+            <translation>已从 {0} 重新读取：服务器已更改它</translation>
         </message>
     </context>
     <context>
@@ -2919,8 +2958,8 @@
             <translation>此范围内的调用将在所有聊天中直接运行，不再询问；其他调用仍会询问。可在 设置 → 工具 中撤销。</translation>
         </message>
         <message>
-            <source>Always allow these</source>
-            <translation>始终允许这些</translation>
+            <source>Allow these</source>
+            <translation>允许这些</translation>
         </message>
         <message>
             <source>Always allow within this scope</source>
@@ -4864,7 +4903,7 @@
     <context>
         <name>widget</name>
         <message>
-            <source>First token %1 · total %2 · %3 tokens · %4 tokens/s</source>
+            <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
             <translation>首个令牌 %1 · 总计 %2 · %3 个令牌 · %4 令牌/秒</translation>
         </message>
     </context>
