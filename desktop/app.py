@@ -27,6 +27,7 @@ from desktop.storage.database import Database
 from desktop.storage.instance_lock import InstanceLock, acquire_instance_lock
 from desktop.storage.logs import SecretRedactor, setup_logging
 from desktop.storage.mcp_secrets import (
+    holds_clear_secrets,
     resolve_mcp_secrets,
     stash_mcp_secrets,
 )
@@ -121,6 +122,8 @@ class AppContext:
         ctx.assistants = AssistantStore(db)
         ctx.settings = SettingsService(ctx.settings_store, before_save=ctx._stash_secrets)
         settings = ctx.settings.current
+        if lock is not None and any(holds_clear_secrets(s) for s in settings.mcp_servers):
+            settings = ctx.settings.replace(settings)  # tokens saved in clear before: moved
         if lock is not None:
             interrupted = sessions.mark_interrupted()
             if interrupted:

@@ -16,15 +16,10 @@ import logging
 from urllib.parse import urlsplit, urlunsplit
 
 from desktop.core.settings import ProviderConfig
-from desktop.storage.mcp_secrets import SECRET_PLACEHOLDER, Secrets
+from desktop.storage.mcp_secrets import PUBLIC_HEADERS, SECRET_PLACEHOLDER, Secrets
 
 log = logging.getLogger(__name__)
 
-PUBLIC_HEADERS = frozenset({
-    "http-referer", "referer", "x-title", "user-agent", "accept", "accept-language",
-    "content-type", "anthropic-version", "anthropic-beta", "openai-beta",
-    "openai-organization", "openai-project", "x-client-name",
-})
 
 
 def _url_slot(provider_id: str) -> str:

@@ -36,3 +36,29 @@ def test_mcp_tokens_are_kept_out_of_settings(tmp_path: Path) -> None:
             assert b"ghp_secretvalue" not in data and b"tok_abcdef" not in data
     finally:
         ctx.close()
+
+
+def test_any_custom_header_is_a_secret_and_old_clear_values_move(tmp_path: Path) -> None:
+    """A header named outside any list (X-Corp-Sig) is kept like a token; a server saved
+    in clear by an older version is moved to the secret store when the folder opens."""
+    ctx = AppContext.open(tmp_path, environ={}, log_to_stderr=False)
+    ctx.secrets = SecretStore(ctx.paths.secrets_path, force_file=True)
+    try:
+        web = {"name": "web", "transport": "http", "url": "https://mcp.example.com/mcp",
+               "headers": {"X-Corp-Sig": "sig_9f8e7d6c5b", "User-Agent": "assista"}}
+        raw = ctx.settings.current.model_dump(mode="json")
+        raw["mcp_servers"] = [web]
+        ctx.settings_store.set_value("app", raw)  # as an older version stored it
+    finally:
+        ctx.close()
+    again = AppContext.open(tmp_path, environ={}, log_to_stderr=False)
+    again.secrets = SecretStore(again.paths.secrets_path, force_file=True)
+    try:
+        stored = again.settings_store.load().mcp_servers[0]["headers"]
+        assert stored == {"X-Corp-Sig": SECRET_PLACEHOLDER, "User-Agent": "assista"}
+        assert again.mcp_configs()[0].headers["X-Corp-Sig"] == "sig_9f8e7d6c5b"
+        again.db.checkpoint()
+        for path in tmp_path.glob("assista.sqlite3*"):
+            assert b"sig_9f8e7d6c5b" not in path.read_bytes()
+    finally:
+        again.close()
