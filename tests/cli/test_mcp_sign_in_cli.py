@@ -14,8 +14,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.cli.test_ask_export import ROOT, assista
+from tests.cli.test_ask_export import KEY, ROOT, assista
 from tests.cli.test_mcp_cli import config_file
+from tests.support.openai_server import FakeOpenAIServer
 from tests.tools.mcp_servers import HERE, ServerProcess
 
 GUARDED = str(HERE / "mcp_oauth_server.py")
@@ -84,3 +85,16 @@ def test_login_to_a_stdio_server_is_refused(tmp_path: Path) -> None:
                    config, data_dir=tmp_path)
     assert done.returncode == 1
     assert "is started as a command: it has no sign-in" in done.stderr
+
+
+def test_ask_without_a_terminal_says_how_to_sign_in_and_still_answers(
+    tmp_path: Path, guarded: ServerProcess,
+) -> None:
+    config = config_file(tmp_path, {"guarded": {"type": "http", "url": guarded.url()}})
+    with FakeOpenAIServer(models=["gpt-test"]) as server:
+        server.enqueue_text("Hello without the guarded tools.")
+        done = assista("ask", "--base-url", server.base_url, "--model", "gpt-test",
+                       "--mcp-config", config, "hi", data_dir=tmp_path, env=KEY)
+    assert done.returncode == 0, done.stderr
+    assert f"assista: warning: {NEEDS}" in done.stderr
+    assert done.stdout.strip() == "Hello without the guarded tools."
