@@ -130,6 +130,7 @@ class AppContext:
                 log.warning("marked %d unfinished message(s) from the last run as "
                             "interrupted", interrupted)
             sessions.purge_deleted(older_than_s=settings.trash_retention_days * 86400)
+            ctx.checkpoints.prune(older_than_s=max(settings.trash_retention_days, 30) * 86400)
             ctx.inspector.apply_retention()  # on its thread: the start is not held up
         return ctx
 

@@ -11,7 +11,8 @@ Kept in the data folder, not the chats database (no lock to wait for on the even
 loop, nothing to sync): ``checkpoints/<session id>/<run id>.json`` says what one
 turn wrote, ``checkpoints/blobs/<sha256>`` holds the old contents (shared by equal
 files). Files larger than :data:`MAX_FILE_BYTES` are noted as too large and cannot
-be undone (said so when asked). ``run_command`` can change files too; those changes
+be undone (said so when asked). Turns older than the trash's retention are pruned
+when the data folder opens. ``run_command`` can change files too; those changes
 are not seen here.
 """
 
@@ -182,6 +183,24 @@ class CheckpointStore:
         changes.undone_at = time.time()
         self._save(changes)
         return results
+
+    def prune(self, older_than_s: float) -> int:
+        """Forget turns older than ``older_than_s`` and the copies no turn needs any
+        more; returns how many turns went."""
+        cutoff = time.time() - older_than_s
+        removed = 0
+        needed: set[str] = set()
+        for manifest in self.root.glob("*/*.json"):
+            changes = _load(manifest)
+            if changes is None or changes.created_at < cutoff:
+                manifest.unlink(missing_ok=True)
+                removed += 1
+                continue
+            needed.update(f.blob for f in changes.files if f.blob)
+        for blob in self.root.glob("blobs/*"):
+            if blob.name not in needed and blob.stat().st_mtime < cutoff:
+                blob.unlink(missing_ok=True)  # (a blob kept a moment ago has a new mtime)
+        return removed
 
     # -- storage ------------------------------------------------------------------------
 
