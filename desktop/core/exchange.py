@@ -11,7 +11,7 @@ URLs, and every known secret value wherever it appears become :data:`REDACTED`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
@@ -113,8 +113,9 @@ class ExchangeHead:
     url: str = ""
     headers: list[tuple[str, str]] = field(default_factory=list)
     body: bytes = b""
-    # The provider-neutral request (messages, system, tools, options) for Replay.
-    chat_request: dict[str, Any] | None = None
+    # The provider-neutral request (messages, system, tools, options) for Replay; a
+    # function making it is called by the writer, off the event loop.
+    chat_request: dict[str, Any] | Callable[[], dict[str, Any]] | None = None
 
 
 @dataclass(slots=True)

@@ -13,6 +13,7 @@ import dataclasses
 import time
 from collections.abc import AsyncIterator, Callable
 from contextvars import ContextVar
+from functools import partial
 from typing import Any
 
 import httpx
@@ -101,7 +102,7 @@ class ExchangeCapture:
             id=self.id, started_at=time.time(), provider=provider,
             provider_id=recording.provider_id, kind=recording.kind, model=request.model,
             session_id=origin.session_id, message_id=origin.message_id,
-            chat_request=chat_request_dict(request))
+            chat_request=partial(chat_request_dict, request))  # made on the writer thread
         self._chunks: list[tuple[float, bytes]] = []
         self._first_seq = 0
         self._text: list[str] = []

@@ -113,7 +113,7 @@ class InspectorStore:
                 self._update_tail(batch.exchange_id, batch.tail, known)
 
     def _insert_head(self, head: ExchangeHead, known: tuple[str, ...]) -> None:
-        chat = head.chat_request
+        chat = head.chat_request() if callable(head.chat_request) else head.chat_request
         self._conn.execute(
             "INSERT OR REPLACE INTO exchanges (id, started_at, session_id, message_id, "
             "provider, provider_id, kind, model, method, url, request_headers, request_body, "

@@ -85,4 +85,4 @@ class FindableText(QWidget):
                                    QTextCursor.MoveMode.KeepAnchor, 0)
                 self.text.setTextCursor(first)
         self.text.setExtraSelections(selections)
-        self.count.setText(self.tr("%n matches", "", matches) if needle else "")
+        self.count.setText(self.tr("%n found", "", matches) if needle else "")

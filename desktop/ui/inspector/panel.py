@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QCloseEvent, QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSplitter,
     QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from desktop.storage.inspector_records import ExchangeRecord
 
 MAX_EVENT_ROWS = 5000  # a longer timeline shows its first rows (the CLI's --json has all)
-EVENT_PREVIEW = 400  # characters of an event shown in its row (the tooltip has it all)
+EVENT_PREVIEW = 400  # characters of an event in its row (the pane below shows it whole)
 
 
 def _ms(value: float | None) -> str:
@@ -74,11 +75,19 @@ class ExchangeView(QTabWidget):
         self.request.set_text(request_text(record))
         self.response = FindableText(self.tr("Find in the response"), self.tr("Response"))
         self.response.set_text(response_text(self, record))
+        self.event_text = FindableText(self.tr("Find in this event"), self.tr("Event"))
         self.events = self._event_table(record)
+        events_page = QSplitter(Qt.Orientation.Vertical)
+        events_page.addWidget(self.events)
+        events_page.addWidget(self.event_text)
+        events_page.setStretchFactor(0, 3)
+        events_page.setStretchFactor(1, 1)
+        if record.chunks:
+            self.events.setCurrentCell(0, 2)
         self.replay = ReplayView(ctx, record)
         self.addTab(self.request, self.tr("Request"))
         self.addTab(self.response, self.tr("Response"))
-        self.addTab(self.events, self.tr("Events (%1)").replace("%1", str(len(record.chunks))))
+        self.addTab(events_page, self.tr("Events (%1)").replace("%1", str(len(record.chunks))))
         self.addTab(self._timings(record), self.tr("Timings"))
         self.addTab(self.replay, self.tr("Replay"))
 
@@ -88,19 +97,22 @@ class ExchangeView(QTabWidget):
         table.setAccessibleName(self.tr("Stream events"))
         table.setHorizontalHeaderLabels([self.tr("Arrived"), self.tr("Bytes"), self.tr("Data")])
         table.verticalHeader().setVisible(False)
+        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        table.setWordWrap(False)  # one line per event; the full text shows below
         table.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         table.horizontalHeader().setStretchLastSection(True)
         for row, chunk in enumerate(shown):
-            text = chunk.text
             cells = (f"+{chunk.at_s * 1000:.1f} ms", str(len(chunk.data)),
-                     text.strip()[:EVENT_PREVIEW].replace("\n", " ⏎ "))
+                     chunk.text.strip()[:EVENT_PREVIEW].replace("\n", " ⏎ "))
             for col, value in enumerate(cells):
-                item = QTableWidgetItem(value)  # table items are plain text
-                if col == 2 and len(text) > EVENT_PREVIEW:
-                    item.setData(Qt.ItemDataRole.UserRole, text)
-                table.setItem(row, col, item)
-        table.resizeColumnsToContents()
+                table.setItem(row, col, QTableWidgetItem(value))  # items are plain text
+        table.resizeColumnToContents(0)
+        table.resizeColumnToContents(1)
+        table.currentCellChanged.connect(
+            lambda row, *_: self.event_text.set_text(shown[row].text if 0 <= row < len(shown)
+                                                     else ""))
         return table
 
     def _timings(self, record: ExchangeRecord) -> QWidget:
@@ -143,7 +155,9 @@ class InspectorPanel(QDialog):
             view = ExchangeView(ctx, record)
             self.views.append(view)
             self.stack.addWidget(view)
-        self.choice.currentIndexChanged.connect(self.stack.setCurrentIndex)
+        self.choice.currentIndexChanged.connect(self._show)
+        self.heading: QLabel = plain_label()  # whose request, its status and duration
+        self.heading.setObjectName("messageHeader")
         self.summary: QLabel = plain_label()
         self.copy_curl = QPushButton(self.tr("Copy as curl"))
         self.copy_curl.setToolTip(self.tr("The request as a curl command; the key is an "
@@ -155,6 +169,7 @@ class InspectorPanel(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
         top = QHBoxLayout()
+        top.addWidget(self.heading, 1)
         top.addWidget(self.choice, 1)
         bottom = QHBoxLayout()
         bottom.addWidget(self.copy_curl)
@@ -166,7 +181,20 @@ class InspectorPanel(QDialog):
         column.addWidget(self.stack, 1)
         column.addLayout(bottom)
         self.choice.setVisible(len(records) > 1)
-        self.resize(900, 640)
+        self._show(0)
+        size = QSize(900, 640)  # within the window it comes from, when that is smaller
+        if parent is not None:
+            size = size.boundedTo(parent.size() - QSize(40, 40)).expandedTo(QSize(480, 360))
+        self.resize(size)
+
+    def _show(self, index: int) -> None:
+        self.stack.setCurrentIndex(index)
+        record = self.records[index]
+        status = str(record.status) if record.status is not None else "-"
+        total = f"{record.end_s:.2f} s" if record.end_s is not None else "-"
+        self.heading.setText(self.tr("%1 · %2 · HTTP %3 · %4").replace(
+            "%1", record.provider).replace("%2", record.model).replace(
+            "%3", status).replace("%4", total))
 
     @property
     def current(self) -> ExchangeView:

@@ -58,10 +58,12 @@ def test_inspect_action_opens_the_panel_with_request_events_and_timings(
     assert '"model": "gpt-test"' in request  # pretty-printed JSON
     assert view.events.rowCount() > 3
     assert view.events.item(0, 0).text().startswith("+")
+    view.events.setCurrentCell(2, 2)
+    assert view.event_text.text.toPlainText().startswith("data: {")  # the whole event
     assert "HTTP status: 200" in view.response.text.toPlainText()
 
     view.request.find_field.setText("What do you send")
-    assert view.request.count.text().startswith("1 match")
+    assert view.request.count.text() == "1 found"
     assert view.request.text.textCursor().selectedText() == "What do you send"
 
     panel.copy_curl.click()
