@@ -1,17 +1,16 @@
 """One MCP server connection, kept alive by a supervisor task.
 
-:class:`McpConnection` starts the server (or connects to its URL) with the
-official SDK's :class:`mcp.Client`, lists its tools and serves calls. A
-supervisor task owns the SDK's context managers (they must be entered and left in
-the same task). When the connection drops - the process died, the stream ended,
-a call found the transport broken - the supervisor restarts it with exponential
+:class:`McpConnection` starts the server (or connects to its URL) with the official SDK's
+:class:`mcp.Client`, lists its tools and serves calls. A supervisor task owns the SDK's
+context managers (entered and left in one task). When the connection drops (the process
+died, the stream ended, a call found the transport broken) it restarts with exponential
 backoff (``backoff_s * 2**n``, at most ``max_backoff_s``), giving up after
-``max_failures`` consecutive failures. Every wait is bounded: startup by
-``startup_timeout_s``, calls by their timeout, shutdown by the SDK's own bounded
-termination (close stdin, SIGTERM, SIGKILL of the process group).
+``max_failures`` failures in a row. Every wait is bounded: startup by
+``startup_timeout_s`` (plus minutes while a person signs in), calls by their timeout,
+shutdown by the SDK's bounded termination (close stdin, SIGTERM, SIGKILL).
 
-Servers over HTTP are reached through the ``proxy`` given (the app's Preferences),
-never through proxy variables read from the environment by the SDK's client.
+Servers over HTTP go through the ``proxy`` given (the app's Preferences), never
+through the environment's proxy variables; they may ask for a sign-in (``oauth``).
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ from desktop.core.proxy import Proxy
 from desktop.tools.mcp.config import McpServerConfig
 from desktop.tools.mcp.listing import ServerLists, list_everything
 from desktop.tools.mcp.live_lists import LiveLists, McpEvent, McpObserver
-from desktop.tools.mcp.oauth import OAuthSetup, find_sign_in_needed
+from desktop.tools.mcp.oauth import SIGN_IN_TIMEOUT_S, OAuthSetup, find_sign_in_needed
 from desktop.tools.mcp.origin import request_origin
 from desktop.tools.mcp.progress import AsyncProgress, ProgressFn
 from desktop.tools.mcp.server_requests import (
@@ -62,9 +61,7 @@ class McpConnection:
         config: McpServerConfig,
         *,
         path: Callable[[], str] | None = None,
-        backoff_s: float = 0.5,
-        max_backoff_s: float = 30.0,
-        max_failures: int = 5,
+        backoff_s: float = 0.5, max_backoff_s: float = 30.0, max_failures: int = 5,
         stderr_lines: int = 500,
         proxy: Proxy | None = None,
         elicitor: Elicitor | None = None,
@@ -133,7 +130,7 @@ class McpConnection:
             self._task = asyncio.create_task(self._supervise(), name=f"mcp:{self.name}")
         await self._wait_until(
             lambda: self.state in ("running", "failed", "stopped") or self.failures > 0,
-            self.config.startup_timeout_s + 15.0,
+            self._startup_s() + 15.0,
         )
         return self.state == "running"
 
@@ -231,7 +228,7 @@ class McpConnection:
         self._wake.clear()
         client_info = mt.Implementation(name="assista-desktop", version=__version__)
         with anyio.CancelScope(
-            deadline=anyio.current_time() + self.config.startup_timeout_s
+            deadline=anyio.current_time() + self._startup_s()
         ) as scope:
             async with Client(
                 self._transport(), mode=self.config.protocol, client_info=client_info, cache=None,
@@ -257,7 +254,12 @@ class McpConnection:
                     if not self._stopping and self.state == "running":
                         self._set_state("restarting")
         if scope.cancelled_caught:
-            raise TimeoutError(f"did not start within {self.config.startup_timeout_s:g} seconds")
+            raise TimeoutError(f"did not start within {self._startup_s():g} seconds")
+
+    def _startup_s(self) -> float:
+        """How long a start may take: a person signing in gets minutes."""
+        interactive = self.sign_in is not None and self.sign_in.interactive
+        return self.config.startup_timeout_s + (SIGN_IN_TIMEOUT_S if interactive else 0.0)
 
     def _callbacks(self) -> dict[str, Any]:
         callbacks: dict[str, Any] = {}
@@ -279,8 +281,7 @@ class McpConnection:
     # -- sign-in ------------------------------------------------------------------------
 
     async def sign_in_now(self) -> bool:
-        """Connect with a person at hand: the browser opens if the server wants a
-        sign-in (bounded by the sign-in timeout). True if connected."""
+        """Connect with a person at hand (the browser opens if asked); True if connected."""
         if self.sign_in is None:
             return await self.start()
         await self.stop()
@@ -291,8 +292,7 @@ class McpConnection:
             self.sign_in.interactive = False
 
     async def sign_out(self) -> None:
-        """Forget this server's tokens and client, and reconnect (a server that needs
-        sign-in then waits for one)."""
+        """Forget the tokens and client, and reconnect (then waiting for a sign-in)."""
         if self.sign_in is None:
             return
         await self.stop()
