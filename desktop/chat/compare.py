@@ -110,9 +110,16 @@ class CompareRunner:
         if index < 0:
             raise ConfigError("There is no question before this message to ask again.")
         history, question = branch.messages[:index], branch.messages[index]
-        return self._launch(session_id, session_id, history, question, targets,
-                            overrides=overrides, approver=BOARD, confirm=BOARD, save=True,
-                            new_question=False)
+        earlier: list[Message] = []
+        for message in branch.messages[index + 1:]:  # the answer shown, to its end
+            if message.role == "user":
+                break
+            earlier.append(message)
+        run = self._launch(session_id, session_id, history, question, targets,
+                           overrides=overrides, approver=BOARD, confirm=BOARD, save=True,
+                           new_question=False)
+        run.earlier = earlier
+        return run
 
     def _chat_for(self, chat: ChatRef, targets: Sequence[CompareTarget],
                   overrides: TurnOverrides | None, attachments: Sequence[Part],
@@ -251,13 +258,15 @@ class CompareRunner:
         group, columns = run.group, run.columns
         statuses = [c.status for c in columns]
         if run.saved:
-            order = [run.kept] if run.kept is not None else []
-            shown = next((columns[i] for i in [*order, *range(len(columns))]
-                          if columns[i].first_id is not None), None)
-            if shown is not None and shown.first_id is not None:
+            # The kept answer, else the one that was shown before (asking other models
+            # changes nothing until the user keeps one), else the first that answered.
+            ids = run.answer_ids()
+            order = [*([run.kept] if run.kept is not None else []),
+                     *([len(columns)] if run.earlier else []), *range(len(columns))]
+            shown = next((ids[i] for i in order if ids[i] is not None), None)
+            if shown is not None:
                 try:
-                    branch = self.service.ctx.sessions.switch_branch(run.session_id,
-                                                                     shown.first_id)
+                    branch = self.service.ctx.sessions.switch_branch(run.session_id, shown)
                     group.history = list(branch.messages)
                 except AssistaError as exc:
                     log.error("compare in %s: could not show the kept answer: %s",
@@ -298,16 +307,16 @@ class CompareRunner:
         column.turn.cancel()
 
     def keep(self, run: CompareRun, index: int) -> ActiveBranch | None:
-        """Make column ``index``'s answer the chat's active branch (the others stay as
-        siblings). Columns still answering are stopped first; then it is applied when
-        the run ends (None is returned meanwhile)."""
+        """Make answer ``index`` (a column's, or ``len(columns)``: the earlier one) the
+        chat's active branch; the others stay as siblings. Columns still answering are
+        stopped first; then it is applied when the run ends (None is returned meanwhile)."""
         run.kept = index
         if not run.done:
             for column in run.columns:
                 if column.index != index and not column.ended:
                     self.stop_column(run, column.index)
             return None
-        first = run.columns[index].first_id
+        first = run.answer_ids()[index]
         if not run.saved or first is None:
             return None
         return self.service.ctx.sessions.switch_branch(run.session_id, first)

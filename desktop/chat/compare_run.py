@@ -133,11 +133,19 @@ class CompareRun:
     saved: bool = True
     kept: int | None = None  # the column the user kept (None: the first one)
     ended: bool = False  # every column ended and the kept answer is shown
+    # Asking other models about an answer: that answer's messages (choice number
+    # len(columns), shown unless another is kept).
+    earlier: list[Message] = field(default_factory=list)
     on_end: list[Callable[[CompareRun], None]] = field(default_factory=list)
 
     @property
     def done(self) -> bool:
         return self.ended or self.group.done
+
+    def answer_ids(self) -> list[str | None]:
+        """The first message of each answer to choose from: the columns', then the
+        earlier one's."""
+        return [*(c.first_id for c in self.columns), *(m.id for m in self.earlier[:1])]
 
     def column_of(self, pending: PendingApproval) -> CompareColumn | None:
         """The column whose tool asks ``pending`` (None: not this run's)."""

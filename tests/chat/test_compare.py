@@ -158,6 +158,14 @@ async def test_ask_other_models_adds_siblings_to_an_existing_answer(
     children = [m for m in ctx.sessions.load_all_messages(turn.session_id)
                 if m.parent_id == question.id]
     assert [m.text for m in children] == ["First try.", "B's view.", "C's view."]
+    assert [m.text for m in run.earlier] == ["First try."]
+    # nothing changes in the chat until another answer is kept
+    assert [m.text for m in ctx.sessions.load_messages(turn.session_id)] == [
+        "Question", "First try."]
+    service.compare.keep(run, 1)
+    assert ctx.sessions.load_messages(turn.session_id)[-1].text == "C's view."
+    service.compare.keep(run, 2)  # the earlier answer, chosen again
+    assert ctx.sessions.load_messages(turn.session_id)[-1].text == "First try."
     assert len([m for m in ctx.sessions.load_all_messages(turn.session_id)
                 if m.role == "user"]) == 1  # the question was not asked twice
     # the question was sent without the earlier answer

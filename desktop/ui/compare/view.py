@@ -9,8 +9,6 @@ column (and, as for any chat, in the Tool activity sidebar).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFrame,
@@ -24,10 +22,11 @@ from PySide6.QtWidgets import (
 
 from desktop.chat.approvals import PendingApproval
 from desktop.chat.compare_run import CompareRun
-from desktop.providers.pricing import Price
 from desktop.ui import icons
 from desktop.ui.chat.message_header import ElidedLabel
+from desktop.ui.chat.usage_text import PriceSource
 from desktop.ui.compare.column import CompareColumnView
+from desktop.ui.compare.earlier_column import EarlierColumnView
 
 COLUMN_MIN_WIDTH = 250  # px; narrower windows scroll the columns sideways
 
@@ -37,14 +36,14 @@ class CompareView(QWidget):
     keepRequested = Signal(int)
     backRequested = Signal()
 
-    def __init__(self, run: CompareRun, prices: Callable[[], Mapping[str, Price]],
+    def __init__(self, run: CompareRun, prices: PriceSource,
                  pending: list[PendingApproval], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("compareView")
         self.setAccessibleName(self.tr("Compare answers"))
         self.run = run
-        count = len(run.columns)
-        heading = QLabel(self.tr("Comparing %n model(s)", "", count))
+        count = len(run.columns) + (1 if run.earlier else 0)
+        heading = QLabel(self.tr("Comparing %n answer(s)", "", count))
         heading.setObjectName("compareHeading")
         question = run.question.body_text.strip() or ", ".join(run.question.attachment_names)
         self.question = ElidedLabel(" ".join(question.split()))
@@ -70,6 +69,13 @@ class CompareView(QWidget):
         row.setContentsMargins(12, 0, 12, 0)
         row.setSpacing(8)
         self.columns: list[CompareColumnView] = []
+        self.earlier: EarlierColumnView | None = None
+        if run.earlier:  # the answer asked about, first
+            self.earlier = EarlierColumnView(len(run.columns), run.earlier, prices)
+            self.earlier.setMinimumWidth(COLUMN_MIN_WIDTH)
+            self.earlier.setFrameShape(QFrame.Shape.StyledPanel)
+            self.earlier.keepRequested.connect(self.keepRequested)
+            row.addWidget(self.earlier, 1)
         for column in run.columns:
             view = CompareColumnView(column, prices)
             view.setMinimumWidth(COLUMN_MIN_WIDTH)

@@ -225,6 +225,11 @@ def test_ask_other_models_from_an_answers_menu(
     assert view is not None
     qtbot.waitUntil(lambda: view.run.done, timeout=10000)
     assert view.run.question.id == window.controller.history[0].id
+    earlier = view.earlier  # the answer asked about, first, as stored
+    assert earlier is not None and earlier.title.text() == "model-a"
+    shown = earlier.chat.widget_for(answer.id)
+    assert shown is not None and shown.plain_body_text() == "The first answer."
+    assert "in · " in earlier.figures.text()
     qtbot.mouseClick(view.columns[0].keep_button, Qt.MouseButton.LeftButton)
     assert [m.text for m in window.controller.history] == ["A question", "A second opinion."]
     assert window.controller.branch_label(window.controller.history[1].id) == "2/2"
