@@ -245,3 +245,27 @@ async def test_tools_and_approvals_are_per_column(
     b = [stored[i] for i in chain(run.columns[1].first_id)]
     assert [m.role for m in b] == ["assistant", "tool"]
     assert b[1].tool_results[0].status in ("denied", "cancelled")
+
+
+async def test_two_models_on_one_provider_share_its_slots(
+        ctx: AppContext, servers: list[FakeOpenAIServer]) -> None:
+    from desktop.chat.events import TurnQueued
+
+    (target,) = providers(ctx, servers[:1])
+    ctx.settings.update(max_concurrent_requests=1)
+    service = ChatService(ctx)
+    first = held("From the first model.", after=2)
+    servers[0].enqueue(first)
+    servers[0].enqueue(ScriptedResponse(chunks=text_stream("From the second model.")))
+    other = CompareTarget(target.config, "model-a2")
+    run = service.compare.start(NewChat(), "Share", [target, other])
+    waited: list[ChatEvent] = []
+    run.columns[1].observe(waited.append)
+    await until(first.holding.is_set)
+    await until(lambda: TurnQueued(True) in waited)
+    assert len(servers[0].chat_requests) == 1  # the second waits for the slot
+    first.release()
+    await run.wait()
+    assert [c.status for c in run.columns] == ["complete", "complete"]
+    assert [r.json["model"] for r in servers[0].chat_requests] == ["model-a", "model-a2"]
+    assert TurnQueued(False) in waited

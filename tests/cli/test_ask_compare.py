@@ -129,3 +129,20 @@ def test_bad_lists_are_one_clear_line(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
         "assista: error: --compare takes 2 to 4 models, separated by commas (1 given)"]
+
+
+def test_no_save_compares_without_storing_anything(
+        servers: tuple[FakeOpenAIServer, FakeOpenAIServer], tmp_path: Path) -> None:
+    a, b = servers
+    configure_other(tmp_path, b)
+    a.enqueue(ScriptedResponse(chunks=text_stream("A.")))
+    b.enqueue(ScriptedResponse(chunks=text_stream("B.")))
+    done = assista("ask", "--base-url", a.base_url, "--compare", "model-a,Other:model-b",
+                   "--no-save", "Hi", data_dir=tmp_path, env=KEY)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "== model-a ==\nA.\n\n== Other:model-b ==\nB.\n"
+    ctx = AppContext.open(tmp_path, environ={}, log_to_stderr=False)
+    try:
+        assert ctx.sessions.list_sessions() == []
+    finally:
+        ctx.close()
