@@ -61,7 +61,7 @@ _Job = tuple["Orchestrator", TurnPlan] | str
 class CompareRunner:
     def __init__(self, service: ChatService) -> None:
         self.service = service
-        self.runs: dict[str, CompareRun] = {}  # the last run of each chat
+        self.runs: dict[str, CompareRun] = {}  # the running compare of each chat
 
     def run_of(self, session_id: str | None) -> CompareRun | None:
         return self.runs.get(session_id) if session_id else None
@@ -279,6 +279,8 @@ class CompareRunner:
                     s for s in statuses if s != "failed")
                 group.result = RunResult(status=status)  # type: ignore[arg-type]
         run.ended = True  # (before the chat service's observers hear of it)
+        if self.runs.get(run.session_id) is run:
+            del self.runs[run.session_id]  # its watchers hold it; the runner is done
         self.service._finish(group)
         for callback in list(run.on_end):
             try:
