@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import shiboken6
@@ -32,12 +31,11 @@ from PySide6.QtGui import (
     QAccessibleEvent,
     QAccessibleInterface,
     QAccessibleTextInterface,
-    QTextCursor,
-    QTextDocument,
-    QTextTable,
     QWindow,
 )
 from PySide6.QtWidgets import QAccessibleWidget, QWidget
+
+from desktop.ui.markdown.accessible_blocks import BlockNode, Link, describe_blocks
 
 if TYPE_CHECKING:
     from desktop.ui.markdown.view import MarkdownView
@@ -46,104 +44,12 @@ log = logging.getLogger(__name__)
 
 ANNOUNCE_LIMIT = 4000  # characters of an answer read out when it finishes
 Role = QAccessible.Role
-_HEADINGS = tuple(f"<h{level}" for level in range(1, 7))
 
 
-@dataclass(slots=True)
-class Link:
-    text: str
-    href: str
-
-
-@dataclass(slots=True)
-class BlockNode:
-    """One block of a message as a screen reader gets it."""
-
-    role: QAccessible.Role
-    name: str
-    text: str
-    top: int
-    height: int
-    links: list[Link] = field(default_factory=list)
-
-
-def describe_blocks(view: MarkdownView) -> list[BlockNode]:
-    """The blocks of ``view`` in reading order (the pieces of a streamed code block
-    joined into one)."""
-    nodes: list[BlockNode] = []
-    for index in range(view.segment_count()):
-        segment = view.segment(index)
-        block = segment.block
-        if block.joins_prev and nodes:
-            nodes[-1].height = segment.top + segment.height - nodes[-1].top
-            continue
-        text = segment.plain_text()
-        if block.kind == "code":
-            role = Role.Section
-            name = QCoreApplication.translate("MessageAccessibility", "Code block, {language}") \
-                .format(language=block.lang or QCoreApplication.translate(
-                    "MessageAccessibility", "plain text"))
-            text = view.code_text(index)
-        elif block.kind == "math":
-            role = Role.Equation
-            name = QCoreApplication.translate("MessageAccessibility", "Equation")
-        elif block.kind == "quote":
-            role = Role.BlockQuote
-            name = QCoreApplication.translate("MessageAccessibility", "Quote")
-        elif "<table" in block.html:
-            rows = table_rows(segment.doc)
-            role, text = Role.Table, "\n".join(" | ".join(row) for row in rows)
-            name = QCoreApplication.translate(
-                "MessageAccessibility", "Table, {rows} rows, {columns} columns").format(
-                rows=len(rows), columns=max((len(row) for row in rows), default=0))
-        elif block.html.lstrip().startswith(_HEADINGS):
-            role, name = Role.Heading, text
-        else:
-            role, name = Role.Paragraph, ""
-        nodes.append(BlockNode(role, name, text, segment.top, segment.height,
-                               links_in(segment.doc)))
-    return nodes
-
-
-def table_rows(doc: QTextDocument) -> list[list[str]]:
-    """The cells of the first table in ``doc``, row by row."""
-    for frame in doc.rootFrame().childFrames():
-        if isinstance(frame, QTextTable):
-            rows = []
-            for row in range(frame.rows()):
-                cells = []
-                for column in range(frame.columns()):
-                    cell = frame.cellAt(row, column)
-                    cursor = QTextCursor(doc)
-                    cursor.setPosition(cell.firstPosition())
-                    cursor.setPosition(cell.lastPosition(), QTextCursor.MoveMode.KeepAnchor)
-                    cells.append(cursor.selectedText().replace("\u2029", " ").strip())
-                rows.append(cells)
-            return rows
-    return []
-
-
-def links_in(doc: QTextDocument) -> list[Link]:
-    """The links of a rendered block: text and address, in order (fragments of one
-    link with different formatting joined)."""
-    links: list[Link] = []
-    link_end = -1  # where the last link ends in the document
-    block = doc.begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            fragment = it.fragment()
-            fmt = fragment.charFormat()
-            href = fmt.anchorHref() if fmt.isAnchor() else ""
-            if href:
-                if links and links[-1].href == href and fragment.position() == link_end:
-                    links[-1].text += fragment.text()
-                else:
-                    links.append(Link(fragment.text(), href))
-                link_end = fragment.position() + fragment.length()
-            it += 1
-        block = block.next()
-    return links
+def null_pointer() -> shiboken6.VoidPtr:
+    """What ``interface_cast`` returns for "no such interface": a null VoidPtr. (Returning
+    None to Qt's C++ caller, as the AT-SPI bridge makes it, crashes the app.)"""
+    return shiboken6.VoidPtr(0)
 
 
 class PlainTextInterface(QAccessibleTextInterface):
@@ -244,10 +150,10 @@ class _Node(QAccessibleInterface):
         pass  # read-only
 
     def interface_cast(  # type: ignore[override]
-            self, kind: QAccessible.InterfaceType) -> shiboken6.VoidPtr | None:
+            self, kind: QAccessible.InterfaceType) -> shiboken6.VoidPtr:
         if kind == QAccessible.InterfaceType.TextInterface and self._owner.alive:
             return self._text_iface.address()
-        return None
+        return null_pointer()
 
 
 class BlockAccessible(_Node):
@@ -324,7 +230,8 @@ class AnswerAccessible(QAccessibleWidget):
         view.destroyed.connect(bin_.release_all)
 
     def plain(self) -> str:
-        return self.view.toPlainText() if self.alive else ""
+        """The blocks' texts as read (a table row by row, "a | b"), not cell by cell."""
+        return "\n\n".join(b.node.text for b in self.blocks()) if self.alive else ""
 
     def blocks(self) -> list[BlockAccessible]:
         version = self.view.content_version
@@ -341,8 +248,7 @@ class AnswerAccessible(QAccessibleWidget):
 
     def text(self, kind: QAccessible.Text) -> str:
         if kind == QAccessible.Text.Name:
-            return self.view.accessibleName() or QCoreApplication.translate(
-                "MessageAccessibility", "Message")
+            return self.view.accessibleName() or self._default_name()
         if kind == QAccessible.Text.Value:
             return self.plain()
         if kind == QAccessible.Text.Description:
@@ -350,6 +256,17 @@ class AnswerAccessible(QAccessibleWidget):
                 return self.view.accessibleDescription()
             return QCoreApplication.translate("MessageAccessibility", "Being written")
         return str(super().text(kind))
+
+    def _default_name(self) -> str:
+        """Whose words these are, from the message around the body."""
+        role = getattr(self.view.parentWidget(), "role", None)
+        if self.view.dim:
+            return QCoreApplication.translate("MessageAccessibility", "Reasoning")
+        if role == "user":
+            return QCoreApplication.translate("MessageAccessibility", "Your message")
+        if role == "assistant":
+            return QCoreApplication.translate("MessageAccessibility", "Answer")
+        return QCoreApplication.translate("MessageAccessibility", "Message")
 
     def state(self) -> QAccessible.State:
         state = super().state()
@@ -370,10 +287,11 @@ class AnswerAccessible(QAccessibleWidget):
         return next((i for i, b in enumerate(self.blocks()) if b is child), -1)
 
     def interface_cast(  # type: ignore[override]
-            self, kind: QAccessible.InterfaceType) -> shiboken6.VoidPtr | None:
+            self, kind: QAccessible.InterfaceType) -> shiboken6.VoidPtr:
         if kind == QAccessible.InterfaceType.TextInterface:
             return self._text_iface.address()
-        return super().interface_cast(kind)  # type: ignore[return-value]  # (a VoidPtr)
+        other = super().interface_cast(kind)  # a VoidPtr, or None for "not implemented"
+        return other if other is not None else null_pointer()  # type: ignore[return-value]
 
 
 class _Released:

@@ -50,10 +50,14 @@ def test_a_streamed_answer_reads_through_the_accessibility_api(
     iface = interface(shown.body)
     assert isinstance(iface, AnswerAccessible)
     assert iface.role() == QAccessible.Role.Document
-    assert iface.text(Text.Name)  # never empty: "Message" at least
+    assert iface.text(Text.Name) == "Answer"  # whose words: from the message around it
     assert iface.state().readOnly
     whole = iface.text(Text.Value)
-    assert "Result" in whole and "print('there')" in whole and "b.txt" in whole
+    assert "Result" in whole and "print('there')" in whole
+    assert "name | size\na.txt | 3\nb.txt | 10" in whole  # a table reads row by row
+    question = window.chat.widget_for(window.controller.history[0].id)
+    assert question is not None
+    assert interface(question.body).text(Text.Name) == "Your message"
     text = iface.textInterface()
     assert text is not None
     assert text.characterCount() == len(whole)

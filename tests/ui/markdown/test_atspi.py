@@ -1,0 +1,133 @@
+"""A screen reader's view, end to end on Linux: the app on an X server with the AT-SPI
+accessibility bus, read by pyatspi (the library Orca is built on) from another process
+while an answer streams in.
+
+Needs what a Linux desktop with a screen reader has: Xvfb, dbus-run-session, at-spi2-core
+and python3-pyatspi for the system Python (``apt-get install xvfb dbus at-spi2-core
+python3-pyatspi``); skipped without them. It caught a crash the in-process tests could
+not: Qt's AT-SPI bridge asking a Python interface for an interface it does not have.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+BUS_LAUNCHER = Path("/usr/libexec/at-spi-bus-launcher")
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+
+APP = r'''
+import sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
+app = QApplication(sys.argv)
+app.setApplicationName("AtspiCheck")
+from desktop.ui.markdown.view import MarkdownView
+window = QWidget()
+layout = QVBoxLayout(window)
+view = MarkdownView()
+layout.addWidget(view)
+view.set_markdown("# Plan\n\nRead [the guide](https://example.com/guide).\n\n"
+                  "```python\nprint('hi')\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nThen")
+window.resize(600, 500)
+window.show()
+ticks = QTimer()
+ticks.timeout.connect(lambda: view.append(" streamed"))  # the tree changes while read
+ticks.start(50)
+QTimer.singleShot(0, lambda: print("shown", flush=True))
+app.exec()
+'''
+
+PROBE = r'''
+import json, sys, time
+import pyatspi
+deadline = time.monotonic() + 30
+found = None
+while found is None and time.monotonic() < deadline:
+    for app in pyatspi.Registry.getDesktop(0):
+        if app is not None and app.name == "AtspiCheck":
+            docs = pyatspi.findAllDescendants(app, lambda o: o.getRoleName() == "document frame")
+            if docs:
+                found = docs[0]
+    if found is None:
+        time.sleep(0.2)
+if found is None:
+    sys.exit("the app never appeared on the accessibility bus")
+reads = []
+for _ in range(5):  # while text streams in
+    text = found.queryText()
+    parts = []
+    for i in range(found.childCount):
+        part = found.getChildAtIndex(i)
+        links = [(part.getChildAtIndex(j).getRoleName(), part.getChildAtIndex(j).name,
+                  part.getChildAtIndex(j).description) for j in range(part.childCount)]
+        parts.append([part.getRoleName(), part.name, part.queryText().getText(0, -1), links])
+    reads.append({"name": found.name, "count": text.characterCount,
+                  "text": text.getText(0, -1), "parts": parts})
+    time.sleep(0.2)
+print(json.dumps(reads))
+'''
+
+RUNNER = r'''
+set -u
+for d in $(seq 140 180); do [ -e /tmp/.X11-unix/X$d ] || break; done
+Xvfb ":$d" -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 & xvfb=$!
+export DISPLAY=":$d" QT_QPA_PLATFORM=xcb QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1
+for _ in $(seq 100); do [ -e /tmp/.X11-unix/X$d ] && break; sleep 0.05; done
+"$BUS_LAUNCHER" --launch-immediately >/dev/null 2>&1 & bus=$!
+"$APP_PYTHON" "$WORK/app.py" > "$WORK/app.out" 2>&1 & app=$!
+"$SYSTEM_PYTHON" "$WORK/probe.py" > "$WORK/probe.out" 2> "$WORK/probe.err"
+probe=$?
+if kill -0 $app 2>/dev/null; then echo alive > "$WORK/alive"; fi
+kill $app $bus $xvfb 2>/dev/null
+exit $probe
+'''
+
+
+def _missing() -> str | None:
+    for tool in ("Xvfb", "dbus-run-session"):
+        if shutil.which(tool) is None:
+            return tool
+    if not BUS_LAUNCHER.exists():
+        return "at-spi2-core"
+    if not SYSTEM_PYTHON.exists() or subprocess.run(
+            [str(SYSTEM_PYTHON), "-c", "import pyatspi"], capture_output=True,
+            check=False).returncode != 0:
+        return "python3-pyatspi"
+    return None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="AT-SPI is Linux's")
+def test_orca_reads_a_streaming_message_over_atspi(tmp_path: Path) -> None:
+    missing = _missing()
+    if missing is not None:
+        pytest.skip(f"needs {missing}")
+    (tmp_path / "app.py").write_text(APP, encoding="utf-8")
+    (tmp_path / "probe.py").write_text(PROBE, encoding="utf-8")
+    (tmp_path / "run.sh").write_text(RUNNER, encoding="utf-8")
+    env = {**os.environ, "WORK": str(tmp_path), "APP_PYTHON": sys.executable,
+           "SYSTEM_PYTHON": str(SYSTEM_PYTHON), "BUS_LAUNCHER": str(BUS_LAUNCHER),
+           "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(["dbus-run-session", "--", "bash", str(tmp_path / "run.sh")],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+                          check=False)
+    app_log = (tmp_path / "app.out").read_text(errors="replace")
+    assert done.returncode == 0, (tmp_path / "probe.err").read_text() + app_log
+    assert (tmp_path / "alive").exists(), f"the app died while being read:\n{app_log}"
+    reads = json.loads((tmp_path / "probe.out").read_text())
+    first = reads[0]
+    assert first["name"] == "Message"
+    assert first["text"].startswith("Plan\n\nRead the guide.\n\nprint('hi')\n\na | b\n1 | 2")
+    roles = [part[0] for part in first["parts"]]
+    assert roles[:4] == ["heading", "paragraph", "section", "table"]
+    assert first["parts"][2][1:3] == ["Code block, python", "print('hi')"]
+    assert first["parts"][1][3] == [["link", "the guide", "https://example.com/guide"]]
+    assert reads[-1]["count"] > first["count"]  # the streamed text reaches the reader
+    assert "Then streamed streamed" in reads[-1]["text"]
