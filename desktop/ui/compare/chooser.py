@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from desktop.chat.compare_run import MAX_MODELS, MIN_MODELS
 from desktop.chat.model_catalog import ModelCatalog, ModelEntry
+from desktop.ui.plain_text import plain_tooltip
 from desktop.ui.window.model_picker import ENTRY_ROLE, ModelRowDelegate
 
 
@@ -85,7 +86,7 @@ class CompareChooser(QDialog):
             for entry in entries:
                 item = QListWidgetItem(entry.model)
                 item.setData(ENTRY_ROLE, entry)
-                item.setToolTip(f"{entry.model} — {entry.provider_name}")
+                item.setToolTip(plain_tooltip(f"{entry.model} — {entry.provider_name}"))
                 self.list.addItem(item)
                 self._names[(entry.provider_id, entry.model)] = (
                     f"{entry.model} ({entry.provider_name})")

@@ -33,6 +33,7 @@ from desktop.providers.pricing import Price
 from desktop.tools.approval import ToolProgress
 from desktop.ui import icons, locale_format
 from desktop.ui.chat.chat_view import ChatView
+from desktop.ui.plain_text import plain_tooltip
 from desktop.ui.window.bridge import AgentBridge
 
 FIGURES_MS = 250  # the figures of a streaming answer are redrawn this often
@@ -59,12 +60,13 @@ class CompareColumnView(QFrame):
         self.title = QLabel(target.name)
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.title.setObjectName("compareTitle")
-        self.title.setToolTip(f"{target.model} — {target.config.name}")
+        self.title.setToolTip(plain_tooltip(f"{target.model} — {target.config.name}"))
         self.provider = QLabel(target.config.name)
         self.provider.setTextFormat(Qt.TextFormat.PlainText)
         self.provider.setObjectName("emptyHint")
         self.figures = QLabel()
         self.figures.setObjectName("tokenCount")
+        self.figures.setTextFormat(Qt.TextFormat.PlainText)
         self.figures.setWordWrap(True)
         self.figures.setAccessibleName(self.tr("Figures of this answer"))
         self.state = QLabel()

@@ -35,6 +35,7 @@ class EarlierColumnView(QFrame):
         note.setObjectName("emptyHint")
         self.figures = QLabel(figures_text(figures_of(messages, prices())))
         self.figures.setObjectName("tokenCount")
+        self.figures.setTextFormat(Qt.TextFormat.PlainText)
         self.figures.setWordWrap(True)
         self.keep_button = QPushButton(self.tr("Keep this one"))
         self.keep_button.setObjectName("primaryButton")

@@ -27,6 +27,7 @@ from desktop.ui.chat.message_header import ElidedLabel
 from desktop.ui.chat.usage_text import PriceSource
 from desktop.ui.compare.column import CompareColumnView
 from desktop.ui.compare.earlier_column import EarlierColumnView
+from desktop.ui.plain_text import plain_tooltip
 
 COLUMN_MIN_WIDTH = 250  # px; narrower windows scroll the columns sideways
 
@@ -47,7 +48,7 @@ class CompareView(QWidget):
         heading.setObjectName("compareHeading")
         question = run.question.body_text.strip() or ", ".join(run.question.attachment_names)
         self.question = ElidedLabel(" ".join(question.split()))
-        self.question.setToolTip(question[:2000])
+        self.question.setToolTip(plain_tooltip(question[:2000]))
         self.question.setObjectName("emptyHint")
         self.back_button = QPushButton(self.tr("Back to chat"))
         icons.set_icon(self.back_button, "chevron-left",

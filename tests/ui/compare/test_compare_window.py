@@ -92,6 +92,11 @@ def test_compare_three_models_streams_three_columns_and_keep_makes_it_active(
         figures = column.figures.text()
         assert " in · " in figures and "tok/s" in figures and "first token" in figures
     assert [c.column.target.model for c in view.columns] == ["model-a", "model-b", "model-c"]
+    # names from servers are text, never markup
+    assert all(c.title.textFormat() == Qt.TextFormat.PlainText for c in view.columns)
+    assert "&lt;" not in view.columns[0].title.toolTip()
+    assert view.columns[0].title.toolTip().startswith("<p") and "model-a" in \
+        view.columns[0].title.toolTip()
 
     qtbot.mouseClick(view.columns[1].keep_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: launcher.view is None, timeout=5000)
