@@ -1,6 +1,6 @@
 """A screen reader's view, end to end on Linux: the app on an X server with the AT-SPI
 accessibility bus, read by pyatspi (the library Orca is built on) from another process
-while an answer streams in.
+while an answer streams in; its announcements arrive as ``object:announcement``.
 
 Needs what a Linux desktop with a screen reader has: Xvfb, dbus-run-session, at-spi2-core
 and python3-pyatspi for the system Python (``apt-get install xvfb dbus at-spi2-core
@@ -41,13 +41,25 @@ window.show()
 ticks = QTimer()
 ticks.timeout.connect(lambda: view.append(" streamed"))  # the tree changes while read
 ticks.start(50)
-QTimer.singleShot(0, lambda: print("shown", flush=True))
+from desktop.ui.markdown.accessible import Announcer
+announcer = Announcer()
+said = QTimer()  # (again and again: the reader may start listening late)
+said.timeout.connect(lambda: announcer.announce(view, "The answer is ready"))
+said.start(300)
 app.exec()
 '''
 
 PROBE = r'''
 import json, sys, time
 import pyatspi
+from gi.repository import GLib
+heard = []
+def on_announcement(event):
+    heard.append(str(event.any_data))
+    pyatspi.Registry.stop()
+pyatspi.Registry.registerEventListener(on_announcement, "object:announcement")
+GLib.timeout_add(30000, pyatspi.Registry.stop)
+pyatspi.Registry.start()  # until the app says something (or 30 s)
 deadline = time.monotonic() + 30
 found = None
 while found is None and time.monotonic() < deadline:
@@ -72,7 +84,7 @@ for _ in range(5):  # while text streams in
     reads.append({"name": found.name, "count": text.characterCount,
                   "text": text.getText(0, -1), "parts": parts})
     time.sleep(0.2)
-print(json.dumps(reads))
+print(json.dumps({"reads": reads, "heard": heard}))
 '''
 
 RUNNER = r'''
@@ -105,7 +117,7 @@ def _missing() -> str | None:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="AT-SPI is Linux's")
-def test_orca_reads_a_streaming_message_over_atspi(tmp_path: Path) -> None:
+def test_orca_reads_a_streaming_message_and_hears_announcements_over_atspi(tmp_path: Path) -> None:
     missing = _missing()
     if missing is not None:
         pytest.skip(f"needs {missing}")
@@ -121,7 +133,9 @@ def test_orca_reads_a_streaming_message_over_atspi(tmp_path: Path) -> None:
     app_log = (tmp_path / "app.out").read_text(errors="replace")
     assert done.returncode == 0, (tmp_path / "probe.err").read_text() + app_log
     assert (tmp_path / "alive").exists(), f"the app died while being read:\n{app_log}"
-    reads = json.loads((tmp_path / "probe.out").read_text())
+    report = json.loads((tmp_path / "probe.out").read_text())
+    assert set(report["heard"]) == {"The answer is ready"}  # announced (politely)
+    reads = report["reads"]
     first = reads[0]
     assert first["name"] == "Message"
     assert first["text"].startswith("Plan\n\nRead the guide.\n\nprint('hi')\n\na | b\n1 | 2")
