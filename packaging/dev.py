@@ -30,6 +30,9 @@ QT_SYSTEM_PACKAGES = [
     "libxcb-randr0", "libxcb-xfixes0", "libxcb-xkb1", "libxcb-sync1", "libxcb-xinerama0",
     "libx11-xcb1",
 ]
+# For the tests only: a screen reader's view of the app (an X server, the AT-SPI bus and
+# pyatspi, the library Orca uses; tests/ui/markdown/test_atspi.py skips without them).
+TEST_SYSTEM_PACKAGES = ["xvfb", "dbus", "at-spi2-core", "python3-pyatspi"]
 
 
 def say(text: str) -> None:
@@ -123,7 +126,7 @@ def cmd_run(args: list[str]) -> int:
 
 def cmd_test(args: list[str]) -> int:
     if sys.platform.startswith("linux"):
-        ensure_system_packages(QT_SYSTEM_PACKAGES)
+        ensure_system_packages(QT_SYSTEM_PACKAGES + TEST_SYSTEM_PACKAGES)
     python = ensure_venv()
     install(python, "[test]")
     build_translations(python)
