@@ -68,10 +68,9 @@ class McpConnection:
         sampler: Sampler | None = None,
         oauth: OAuthSetup | None = None,
     ) -> None:
-        """``proxy``: the route to a server over HTTP (None: httpx2's defaults, which
-        read the environment's proxy variables). ``elicitor``/``sampler`` answer the
-        server's questions (None: declined, and not advertised). ``oauth``: where a
-        remote server's sign-in is kept and how a person signs in (None: no OAuth)."""
+        """``proxy``: the route over HTTP (None: httpx2's defaults, from the environment).
+        ``elicitor``/``sampler`` answer the server's questions (None: declined and not
+        advertised). ``oauth``: where sign-ins are kept and how a person signs in."""
         self.config = config
         self.proxy = proxy
         self._path = path or (lambda: os.environ.get("PATH", ""))
@@ -138,6 +137,8 @@ class McpConnection:
         """Disconnect (stop the server process) and end the supervisor."""
         self._stopping = True
         self._wake.set()
+        if self.sign_in is not None:
+            self.sign_in.abort()  # not waiting for a browser that may never come back
         task, self._task = self._task, None
         if task is None:
             return
@@ -256,8 +257,7 @@ class McpConnection:
         if scope.cancelled_caught:
             raise TimeoutError(f"did not start within {self._startup_s():g} seconds")
 
-    def _startup_s(self) -> float:
-        """How long a start may take: a person signing in gets minutes."""
+    def _startup_s(self) -> float:  # how long a start may take: a person signing in gets minutes
         interactive = self.sign_in is not None and self.sign_in.interactive
         return self.config.startup_timeout_s + (SIGN_IN_TIMEOUT_S if interactive else 0.0)
 

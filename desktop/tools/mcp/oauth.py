@@ -194,6 +194,11 @@ class LoopbackRedirect:
         except TimeoutError:
             raise TimeoutError(f"no sign-in within {timeout_s:g} seconds") from None
 
+    def abort(self, reason: str) -> None:
+        """End :meth:`wait` now (the person gave up, or the connection stops)."""
+        if self._result is not None and not self._result.done():
+            self._result.set_exception(PermissionError(reason))
+
     async def close(self) -> None:
         if self._server is not None:
             self._server.close()
@@ -273,6 +278,12 @@ class SignIn:
     browser: Browser | None = None
     interactive: bool = False
     client_name: str = "Assista Desktop"
+    listener: LoopbackRedirect | None = None  # while a person is being asked
+
+    def abort(self) -> None:
+        """Stop waiting for the browser (the connection is stopping)."""
+        if self.listener is not None:
+            self.listener.abort("sign-in cancelled")
 
     @contextlib.asynccontextmanager
     async def auth(self) -> AsyncIterator[httpx2.Auth]:
@@ -290,7 +301,7 @@ class SignIn:
         if stored is not None and stored.redirect_uris:
             redirect = str(stored.redirect_uris[0])
         if interactive:
-            listener = LoopbackRedirect()
+            listener = self.listener = LoopbackRedirect()
             redirect = await listener.start(urlsplit(redirect).port or 0)
             if stored is not None and redirect not in {str(u) for u in stored.redirect_uris or []}:
                 await self.storage.forget_client()  # registered for another port
@@ -305,6 +316,7 @@ class SignIn:
                 callback_handler=self._callback(listener))
         finally:
             if listener is not None:
+                self.listener = None
                 await listener.close()
 
     def _redirect(self, listener: LoopbackRedirect | None) -> Callable[[str], Awaitable[None]]:

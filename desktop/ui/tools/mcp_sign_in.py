@@ -29,6 +29,8 @@ class McpSignInRow(QWidget):
         super().__init__(parent)
         self.connection: McpConnection | None = None
         self._busy: asyncio.Future[None] | None = None
+        self._signing_out = False
+        self._stopping: asyncio.Future[None] | None = None
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         self.label = QLabel()
@@ -40,9 +42,12 @@ class McpSignInRow(QWidget):
         self.sign_out_button = QPushButton(self.tr("Sign out"))
         self.sign_out_button.setToolTip(self.tr("Forget this server's sign-in"))
         self.sign_out_button.clicked.connect(self.sign_out)
+        self.cancel_button = QPushButton(self.tr("Cancel sign-in"))
+        self.cancel_button.setToolTip(self.tr("Stop waiting for the browser"))
+        self.cancel_button.clicked.connect(self.cancel)
         row.addWidget(self.label, 1)
-        row.addWidget(self.sign_in_button)
-        row.addWidget(self.sign_out_button)
+        for button in (self.sign_in_button, self.sign_out_button, self.cancel_button):
+            row.addWidget(button)
         self.hide()
 
     @property
@@ -56,7 +61,9 @@ class McpSignInRow(QWidget):
             return
         self.show()
         signed_in = connection.signed_in()
-        if self.busy:
+        if self.busy and self._signing_out:
+            text = self.tr("Signing out…")
+        elif self.busy:
             text = self.tr("Waiting for you to finish signing in in the browser…")
         elif connection.needs_sign_in:
             text = self.tr("This server needs you to sign in.")
@@ -65,9 +72,10 @@ class McpSignInRow(QWidget):
         else:
             text = self.tr("No sign-in used.")
         self.label.setText(text)
-        self.sign_in_button.setVisible(not signed_in or connection.needs_sign_in)
-        self.sign_in_button.setEnabled(not self.busy)
+        self.sign_in_button.setVisible(not self.busy and (not signed_in
+                                                          or connection.needs_sign_in))
         self.sign_out_button.setVisible(signed_in and not self.busy)
+        self.cancel_button.setVisible(self.busy and not self._signing_out)
 
     def sign_in(self) -> None:
         connection = self.connection
@@ -80,8 +88,14 @@ class McpSignInRow(QWidget):
         connection = self.connection
         if connection is None or self.busy:
             return
+        self._signing_out = True
         self._busy = asyncio.ensure_future(self._run(connection, sign_out=True))
         self.show_for(connection)
+
+    def cancel(self) -> None:
+        """Stop waiting for the browser: the connection stops (Sign in starts it again)."""
+        if self.connection is not None and self.busy:
+            self._stopping = asyncio.ensure_future(self.connection.stop())
 
     async def _run(self, connection: McpConnection, *, sign_out: bool) -> None:
         try:
@@ -94,5 +108,6 @@ class McpSignInRow(QWidget):
             log.exception("MCP server %s: sign-in failed", connection.name)
         finally:
             self._busy = None
+            self._signing_out = False
             if self.connection is connection:
                 self.show_for(connection)

@@ -56,3 +56,47 @@ def test_sign_in_and_out_in_the_dialog(qtbot: Any, qt_loop: qasync.QEventLoop,
     finally:
         stop_servers(qtbot, window)
         guarded.stop()
+
+
+class AbsentBrowser:
+    """A browser the person never finishes signing in with."""
+
+    def __init__(self) -> None:
+        self.opened: list[str] = []
+
+    async def __call__(self, url: str) -> None:
+        self.opened.append(url)
+
+
+def test_waiting_for_the_browser_can_be_cancelled(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    guarded = ServerProcess(GUARDED)
+    ctx = open_ctx()
+    ctx.settings.update(mcp_servers=[{"name": "guarded", "transport": "http",
+                                      "url": guarded.url()}])
+    window = make_window(qtbot, ctx)
+    try:
+        browser = AbsentBrowser()
+        window.controller.tools.browser = browser
+        window.controller.start_mcp()
+        qtbot.waitUntil(lambda: (c := connection(window, "guarded")) is not None
+                        and c.needs_sign_in and c.sign_in is not None
+                        and c.sign_in.browser is browser, timeout=30000)
+        dialog = open_dialog(window)
+        row = dialog.form.sign_in_row
+        row.sign_in_button.click()
+        qtbot.waitUntil(lambda: bool(browser.opened) and row.cancel_button.isVisible(),
+                        timeout=30000)
+        assert row.label.text() == "Waiting for you to finish signing in in the browser…"
+        assert not row.sign_in_button.isVisible()
+        row.cancel_button.click()
+        qtbot.waitUntil(lambda: not row.busy and row.sign_in_button.isVisible(), timeout=15000)
+        assert row.label.text() == "This server needs you to sign in."
+        assert not row.cancel_button.isVisible()
+        conn = connection(window, "guarded")
+        assert conn is not None and conn.state == "stopped"
+        dialog.close()
+    finally:
+        stop_servers(qtbot, window)
+        guarded.stop()
