@@ -4,6 +4,7 @@ unreachable registry answered from the saved copy, and install settings."""
 
 from __future__ import annotations
 
+import json
 import socket
 from pathlib import Path
 from typing import Any
@@ -102,3 +103,11 @@ def test_install_settings_for_npm_pypi_and_remote(tmp_path: Path) -> None:
     assert (config.transport, config.url, config.headers) == (
         "http", "https://mcp.example.com/mcp", {"X-Api-Key": "k"})
     assert install_config(remote, "hosted", {}).headers == {}
+
+
+async def test_a_cursor_handed_out_twice_ends_the_listing(tmp_path: Path) -> None:
+    page = {"servers": [listing(WEATHER)], "metadata": {"nextCursor": "again"}}
+    with registry_server(RegistryServer(raw=json.dumps(page).encode())) as registry:
+        result = await RegistryCatalog(tmp_path, base_url=registry.url).refresh()
+    assert [q.get("cursor") for q in registry.queries] == [None, ["again"]]
+    assert [e.short_name for e in result.entries] == ["weather"]

@@ -144,6 +144,7 @@ class RegistryCatalog:
         routing = self.proxy.client_kwargs(httpx) if self.proxy is not None else {}
         servers: list[dict[str, Any]] = []
         cursor: str | None = None
+        seen: set[str] = set()  # a registry that hands out a cursor twice would loop
         async with httpx.AsyncClient(timeout=self.timeout_s, **routing) as client:
             for _ in range(self.max_pages):
                 params: dict[str, str | int] = {"limit": self.page_limit}
@@ -157,8 +158,9 @@ class RegistryCatalog:
                 servers += [s for s in page["servers"] if isinstance(s, dict)]
                 metadata = page.get("metadata")
                 cursor = metadata.get("nextCursor") if isinstance(metadata, dict) else None
-                if not cursor or not isinstance(cursor, str):
+                if not cursor or not isinstance(cursor, str) or cursor in seen:
                     return servers
+                seen.add(cursor)
         log.warning("MCP catalog: stopped after %d pages", self.max_pages)
         return servers
 
