@@ -16,10 +16,9 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.app import AppContext
 from desktop.storage import logs
-from desktop.ui import i18n
 from desktop.storage.secrets import SecretStore
+from desktop.ui import i18n
 from tests.support.openai_server import FakeOpenAIServer
-
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from desktop.chat.answer_figures import price_table
 from desktop.ui import theme
 from desktop.ui.dialogs.desktop_tab import DesktopTab
+from desktop.ui.dialogs.language_choice import LanguageChoice
 from desktop.ui.dialogs.usage_page import UsagePage
 from desktop.ui.dialogs.web_search_settings import WebSearchSettings
 from desktop.ui.inspector.settings_tab import InspectorSettings
@@ -42,10 +43,14 @@ if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
 
 PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
-THEMES = [("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"),
-          ("high_contrast", "High contrast")]
-OVERFLOW = [("drop", "Leave out the oldest turns"),
-            ("summarize", "Replace the oldest turns with a summary")]
+# (translated where the combo boxes are filled)
+THEMES = [("system", str(QT_TRANSLATE_NOOP("SettingsDialog", "Follow the system"))),
+          ("light", str(QT_TRANSLATE_NOOP("SettingsDialog", "Light"))),
+          ("dark", str(QT_TRANSLATE_NOOP("SettingsDialog", "Dark"))),
+          ("high_contrast", str(QT_TRANSLATE_NOOP("SettingsDialog", "High contrast")))]
+OVERFLOW = [("drop", str(QT_TRANSLATE_NOOP("SettingsDialog", "Leave out the oldest turns"))),
+            ("summarize", str(QT_TRANSLATE_NOOP("SettingsDialog",
+                                                "Replace the oldest turns with a summary")))]
 
 
 def validate_proxy_url(url: str) -> str | None:
@@ -53,22 +58,32 @@ def validate_proxy_url(url: str) -> str | None:
     text = url.strip()
     if not text:
         return None
-    example = "e.g. http://proxy.example.com:8080 or socks5://127.0.0.1:1080"
+    example = QCoreApplication.translate(
+        "SettingsDialog", "e.g. http://proxy.example.com:8080 or socks5://127.0.0.1:1080")
     if any(ch.isspace() for ch in text):
-        return f"The proxy URL cannot contain spaces ({example})."
+        return QCoreApplication.translate(
+            "SettingsDialog", "The proxy URL cannot contain spaces ({example}).").format(
+            example=example)
     parts = urlsplit(text)
     if parts.scheme.lower() not in PROXY_SCHEMES or "://" not in text:
-        return f"The proxy must start with http://, https:// or socks5:// ({example})."
+        return QCoreApplication.translate(
+            "SettingsDialog", "The proxy must start with http://, https:// or socks5:// "
+            "({example}).").format(example=example)
     if not parts.hostname:
-        return f"The proxy URL needs a host name ({example})."
+        return QCoreApplication.translate(
+            "SettingsDialog", "The proxy URL needs a host name ({example}).").format(
+            example=example)
     try:
         port = parts.port
     except ValueError:
-        return "The proxy port must be a number from 1 to 65535."
+        port = 0
     if port == 0:
-        return "The proxy port must be a number from 1 to 65535."
+        return QCoreApplication.translate(
+            "SettingsDialog", "The proxy port must be a number from 1 to 65535.")
     if parts.path not in ("", "/") or parts.query or parts.fragment:
-        return f"The proxy URL is only scheme://host:port ({example})."
+        return QCoreApplication.translate(
+            "SettingsDialog", "The proxy URL is only scheme://host:port ({example}).").format(
+            example=example)
     return None
 
 
@@ -84,16 +99,16 @@ class SettingsDialog(QDialog):
     def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controller = controller
-        self.setWindowTitle("Preferences")
+        self.setWindowTitle(self.tr("Preferences"))
         self.resize(640, 520)
         layout = QVBoxLayout(self)
         self.tabs = QTabWidget()
-        self.tabs.addTab(self._general_tab(), "General")
-        self.tabs.addTab(self._chats_tab(), "Chats")
-        self.tabs.addTab(self._network_tab(), "Network")
+        self.tabs.addTab(self._general_tab(), self.tr("General"))
+        self.tabs.addTab(self._chats_tab(), self.tr("Chats"))
+        self.tabs.addTab(self._network_tab(), self.tr("Network"))
         self.desktop_tab = DesktopTab(controller.ctx.paths.portable)
         self.tabs.addTab(self.desktop_tab, self.tr("Desktop"))
-        self.tabs.addTab(self._data_tab(), "Data")
+        self.tabs.addTab(self._data_tab(), self.tr("Data"))
         self.web_search = WebSearchSettings()
         self.tabs.addTab(self.web_search, self.tr("Web search"))
         self.usage_page = UsagePage(controller.ctx.db, lambda: price_table(
@@ -105,7 +120,7 @@ class SettingsDialog(QDialog):
         bottom = QHBoxLayout()
         self.error_label = QLabel()
         self.error_label.setWordWrap(True)
-        self.error_label.setAccessibleName("Settings error")
+        self.error_label.setAccessibleName(self.tr("Settings error"))
         self.error_label.setStyleSheet(f"color: {theme.colors()['error']};")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
                                    | QDialogButtonBox.StandardButton.Cancel)
@@ -124,30 +139,32 @@ class SettingsDialog(QDialog):
         form = QFormLayout(page)
         self.theme_combo = QComboBox()
         for value, label in THEMES:
-            self.theme_combo.addItem(label, value)
+            self.theme_combo.addItem(self.tr(label), value)
+        self.language = LanguageChoice()
         self.assistant_combo = QComboBox()
-        self.assistant_combo.setToolTip("The assistant new chats start with")
+        self.assistant_combo.setToolTip(self.tr("The assistant new chats start with"))
         self.instructions_edit = QPlainTextEdit()
         self.instructions_edit.setPlaceholderText(
-            "Added to every chat: who you are, how you like answers…")
-        self.instructions_edit.setAccessibleName("Custom instructions")
+            self.tr("Added to every chat: who you are, how you like answers…"))
+        self.instructions_edit.setAccessibleName(self.tr("Custom instructions"))
         self.prompt_edit = QPlainTextEdit()
-        self.prompt_edit.setAccessibleName("Default system prompt")
-        form.addRow("Theme", self.theme_combo)
+        self.prompt_edit.setAccessibleName(self.tr("Default system prompt"))
+        form.addRow(self.tr("Theme"), self.theme_combo)
+        form.addRow(self.tr("Language"), self.language)
         # The base size the zoom (Ctrl+= / Ctrl+-) multiplies; "Default": the platform's.
         self.font_spin = QDoubleSpinBox()
-        self.font_spin.setAccessibleName("Base font size")
+        self.font_spin.setAccessibleName(self.tr("Base font size"))
         self.font_spin.setRange(0, 40)
         self.font_spin.setDecimals(1)
         self.font_spin.setSingleStep(0.5)
-        self.font_spin.setSuffix(" pt")
-        self.font_spin.setSpecialValueText("Default")
-        form.addRow("Base font size", self.font_spin)
-        form.addRow("New chats use", self.assistant_combo)
-        form.addRow("Custom instructions", self.instructions_edit)
-        form.addRow("Default system prompt", self.prompt_edit)
-        hint = QLabel("A chat's own prompt (Chat → Edit system prompt…) or its assistant's "
-                      "replaces the default; custom instructions are always added.")
+        self.font_spin.setSuffix(self.tr(" pt"))
+        self.font_spin.setSpecialValueText(self.tr("Default"))
+        form.addRow(self.tr("Base font size"), self.font_spin)
+        form.addRow(self.tr("New chats use"), self.assistant_combo)
+        form.addRow(self.tr("Custom instructions"), self.instructions_edit)
+        form.addRow(self.tr("Default system prompt"), self.prompt_edit)
+        hint = QLabel(self.tr("A chat's own prompt (Chat → Edit system prompt…) or its assistant's "
+                      "replaces the default; custom instructions are always added."))
         hint.setObjectName("emptyHint")
         hint.setWordWrap(True)
         form.addRow("", hint)
@@ -158,52 +175,53 @@ class SettingsDialog(QDialog):
         form = QFormLayout(page)
         self.overflow_combo = QComboBox()
         for value, label in OVERFLOW:
-            self.overflow_combo.addItem(label, value)
-        self.overflow_combo.setToolTip("What happens when a chat no longer fits the model's "
-                                       "context window (you are told when it does)")
+            self.overflow_combo.addItem(self.tr(label), value)
+        self.overflow_combo.setToolTip(
+                self.tr("What happens when a chat no longer fits the model's "
+                                       "context window (you are told when it does)"))
         self.retention_spin = QSpinBox()
         self.retention_spin.setRange(0, 3650)
-        self.retention_spin.setSuffix(" days")
-        self.retention_spin.setSpecialValueText("Erase at the next start")
-        self.model_titles_check = QCheckBox("Let the model title new chats")
+        self.retention_spin.setSuffix(self.tr(" days"))
+        self.retention_spin.setSpecialValueText(self.tr("Erase at the next start"))
+        self.model_titles_check = QCheckBox(self.tr("Let the model title new chats"))
         self.model_titles_check.setToolTip(
-            "After a new chat's first answer, its model writes a short title (one small "
+            self.tr("After a new chat's first answer, its model writes a short title (one small "
             "request). Off: the first line of your first message stays the title. A title "
-            "you set is never replaced.")
-        form.addRow("When a chat is too long", self.overflow_combo)
-        form.addRow("Keep deleted chats in the trash", self.retention_spin)
-        form.addRow("Titles", self.model_titles_check)
+            "you set is never replaced."))
+        form.addRow(self.tr("When a chat is too long"), self.overflow_combo)
+        form.addRow(self.tr("Keep deleted chats in the trash"), self.retention_spin)
+        form.addRow(self.tr("Titles"), self.model_titles_check)
         return page
 
     def _network_tab(self) -> QWidget:
         page = QWidget()
         form = QFormLayout(page)
         self.proxy_edit = QLineEdit()
-        self.proxy_edit.setAccessibleName("Proxy URL")
-        self.proxy_edit.setPlaceholderText("Empty: the system's settings. "
-                                           "http://host:8080, socks5://host:1080")
+        self.proxy_edit.setAccessibleName(self.tr("Proxy URL"))
+        self.proxy_edit.setPlaceholderText(self.tr("Empty: the system's settings. "
+                                           "http://host:8080, socks5://host:1080"))
         self.proxy_edit.textChanged.connect(self._check_proxy)
         self.no_proxy_edit = QLineEdit()
-        self.no_proxy_edit.setAccessibleName("No proxy for")
-        self.no_proxy_edit.setPlaceholderText("localhost,127.0.0.1,.internal.example")
+        self.no_proxy_edit.setAccessibleName(self.tr("No proxy for"))
+        self.no_proxy_edit.setPlaceholderText(self.tr("localhost,127.0.0.1,.internal.example"))
         self.timeout_spin = QSpinBox()
-        self.timeout_spin.setAccessibleName("Request timeout")
+        self.timeout_spin.setAccessibleName(self.tr("Request timeout"))
         self.timeout_spin.setRange(5, 3600)
-        self.timeout_spin.setSuffix(" s")
-        form.addRow("Proxy", self.proxy_edit)
-        form.addRow("No proxy for", self.no_proxy_edit)
-        form.addRow("Request timeout", self.timeout_spin)
+        self.timeout_spin.setSuffix(self.tr(" s"))
+        form.addRow(self.tr("Proxy"), self.proxy_edit)
+        form.addRow(self.tr("No proxy for"), self.no_proxy_edit)
+        form.addRow(self.tr("Request timeout"), self.timeout_spin)
         # Chats answer in the background; this many requests per provider run at once,
         # the rest wait their turn (local servers often serve one at a time).
         self.concurrent_spin = QSpinBox()
-        self.concurrent_spin.setAccessibleName("Answers at once per provider")
+        self.concurrent_spin.setAccessibleName(self.tr("Answers at once per provider"))
         self.concurrent_spin.setRange(1, 32)
-        self.concurrent_spin.setToolTip("More chats than this asking one provider at once "
-                                        "wait their turn")
-        form.addRow("Answers at once per provider", self.concurrent_spin)
-        hint = QLabel("The proxy is used for every request the app makes: providers, model "
+        self.concurrent_spin.setToolTip(self.tr("More chats than this asking one provider at once "
+                                        "wait their turn"))
+        form.addRow(self.tr("Answers at once per provider"), self.concurrent_spin)
+        hint = QLabel(self.tr("The proxy is used for every request the app makes: providers, model "
                       "lists, fetch_url and MCP servers over HTTP. User and password may be "
-                      "part of the URL (http://user:pass@host:port).")
+                      "part of the URL (http://user:pass@host:port)."))
         hint.setObjectName("emptyHint")
         hint.setWordWrap(True)
         form.addRow("", hint)
@@ -217,16 +235,16 @@ class SettingsDialog(QDialog):
         self.folder_label = QLabel(str(paths.root))
         self.folder_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.folder_label.setWordWrap(True)
-        self.open_folder_button = QPushButton("Open folder")
+        self.open_folder_button = QPushButton(self.tr("Open folder"))
         self.open_folder_button.clicked.connect(self.open_folder)
         row.addWidget(self.folder_label, 1)
         row.addWidget(self.open_folder_button)
-        form.addRow("Data folder", row)
-        note = ("Portable mode (--data-dir)." if paths.portable
-                else "Start with --data-dir FOLDER to keep the data elsewhere.")
-        hint = QLabel(f"Chats and settings are in {paths.db_path.name} there; logs in "
-                      f"{paths.logs_dir.name}/. {note} API keys are in the system keyring "
-                      "when there is one.")
+        form.addRow(self.tr("Data folder"), row)
+        note = (self.tr("Portable mode (--data-dir).") if paths.portable
+                else self.tr("Start with --data-dir FOLDER to keep the data elsewhere."))
+        hint = QLabel(self.tr("Chats and settings are in {database} there; logs in {logs}/. "
+                              "{note} API keys are in the system keyring when there is one.")
+                      .format(database=paths.db_path.name, logs=paths.logs_dir.name, note=note))
         hint.setObjectName("emptyHint")
         hint.setWordWrap(True)
         form.addRow("", hint)
@@ -237,8 +255,9 @@ class SettingsDialog(QDialog):
     def load(self) -> None:
         s = self.controller.settings
         self.theme_combo.setCurrentIndex(max(0, self.theme_combo.findData(s.theme)))
+        self.language.load(s.language)
         self.assistant_combo.clear()
-        self.assistant_combo.addItem("No assistant", None)
+        self.assistant_combo.addItem(self.tr("No assistant"), None)
         for assistant in self.controller.ctx.assistants.list_assistants():
             self.assistant_combo.addItem(assistant.name, assistant.id)
         self.assistant_combo.setCurrentIndex(
@@ -261,6 +280,7 @@ class SettingsDialog(QDialog):
     def changes(self) -> dict[str, object]:
         return {
             "theme": self.theme_combo.currentData(),
+            "language": self.language.value(),
             "default_assistant_id": self.assistant_combo.currentData(),
             "custom_instructions": self.instructions_edit.toPlainText().strip(),
             "system_prompt": self.prompt_edit.toPlainText().strip(),

@@ -15,7 +15,7 @@ import threading
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QUrl, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -48,9 +48,12 @@ if TYPE_CHECKING:
     from desktop.sync.run import SyncReport
     from desktop.ui.window.sync_scheduler import SyncScheduler
 
-SAVED = "saved in the keyring — type to replace"
-_SECRET_LABELS = {"webdav": "Password", "s3": "Secret access key"}
-_USER_LABELS = {"webdav": "User name", "s3": "Access key ID"}
+# (translated where they are shown)
+SAVED = str(QT_TRANSLATE_NOOP("SyncDialog", "saved in the keyring — type to replace"))
+_SECRET_LABELS = {"webdav": str(QT_TRANSLATE_NOOP("SyncDialog", "Password")),
+                  "s3": str(QT_TRANSLATE_NOOP("SyncDialog", "Secret access key"))}
+_USER_LABELS = {"webdav": str(QT_TRANSLATE_NOOP("SyncDialog", "User name")),
+                "s3": str(QT_TRANSLATE_NOOP("SyncDialog", "Access key ID"))}
 
 
 class SyncDialog(QDialog):
@@ -61,15 +64,15 @@ class SyncDialog(QDialog):
     def __init__(self, ctx: AppContext, scheduler: SyncScheduler,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Sync")
+        self.setWindowTitle(self.tr("Sync"))
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.ctx, self.scheduler = ctx, scheduler
         self._testing = False
         self.ok: bool | None = None
         self._has_passphrase = bool(ctx.secrets.get(PASSPHRASE_ID))
-        intro = QLabel("Sync your chats, assistants and settings with your other computers "
+        intro = QLabel(self.tr("Sync your chats, assistants and settings with your other computers "
                        "through storage you own. Everything is encrypted here with your "
-                       "passphrase before it leaves; API keys never do.")
+                       "passphrase before it leaves; API keys never do."))
         intro.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
@@ -100,11 +103,11 @@ class SyncDialog(QDialog):
     def _build_form(self, config: SyncConfig) -> QFormLayout:
         self.url_edit = QLineEdit(config.url)
         self.url_edit.setPlaceholderText(URL_FORMS.replace(" or ", ", "))
-        self.url_edit.setToolTip(f"{URL_FORMS}")
+        self.url_edit.setToolTip(URL_FORMS.replace(" or ", ", "))
         self.url_edit.setAccessibleName(self.tr("Sync target"))  # (no buddy label in a row)
-        self.folder_button = QPushButton(icon("folder"), "Folder…")
-        self.folder_button.setToolTip("Choose a folder another tool replicates (Syncthing, "
-                                      "Dropbox, iCloud Drive, OneDrive)")
+        self.folder_button = QPushButton(icon("folder"), self.tr("Folder…"))
+        self.folder_button.setToolTip(self.tr("Choose a folder another tool replicates (Syncthing, "
+                                      "Dropbox, iCloud Drive, OneDrive)"))
         url_row = QHBoxLayout()
         url_row.setContentsMargins(0, 0, 0, 0)
         url_row.addWidget(self.url_edit, 1)
@@ -113,36 +116,38 @@ class SyncDialog(QDialog):
         self.secret_edit = QLineEdit()
         self.secret_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.endpoint_edit = QLineEdit(config.endpoint)
-        self.endpoint_edit.setPlaceholderText("AWS when empty; e.g. https://minio.example:9000")
+        self.endpoint_edit.setPlaceholderText(
+                self.tr("AWS when empty; e.g. https://minio.example:9000"))
         self.region_edit = QLineEdit(config.region)
-        self.region_edit.setPlaceholderText("us-east-1")
+        self.region_edit.setPlaceholderText(self.tr("us-east-1"))
         self.passphrase_edit = QLineEdit()
         self.passphrase_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.repeat_edit = QLineEdit()
         self.repeat_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.repeat_edit.setPlaceholderText("the same passphrase again")
+        self.repeat_edit.setPlaceholderText(self.tr("the same passphrase again"))
         if self._has_passphrase:
-            self.passphrase_edit.setPlaceholderText(SAVED)
+            self.passphrase_edit.setPlaceholderText(self.tr(SAVED))
         else:
-            self.passphrase_edit.setPlaceholderText("the same on every computer; it cannot "
-                                                    "be recovered")
-        self.enabled_box = QCheckBox("Sync automatically (after changes and every 5 minutes)")
+            self.passphrase_edit.setPlaceholderText(self.tr("the same on every computer; it cannot "
+                                                    "be recovered"))
+        self.enabled_box = QCheckBox(
+                self.tr("Sync automatically (after changes and every 5 minutes)"))
         self.enabled_box.setChecked(config.enabled or not config.configured)
 
         self.form = form = QFormLayout()
-        form.addRow("Target", url_row)
-        form.addRow("User name", self.user_edit)
-        form.addRow("Password", self.secret_edit)
-        form.addRow("S3 endpoint", self.endpoint_edit)
-        form.addRow("S3 region", self.region_edit)
-        form.addRow("Passphrase", self.passphrase_edit)
-        form.addRow("Repeat", self.repeat_edit)
+        form.addRow(self.tr("Target"), url_row)
+        form.addRow(self.tr("User name"), self.user_edit)
+        form.addRow(self.tr("Password"), self.secret_edit)
+        form.addRow(self.tr("S3 endpoint"), self.endpoint_edit)
+        form.addRow(self.tr("S3 region"), self.region_edit)
+        form.addRow(self.tr("Passphrase"), self.passphrase_edit)
+        form.addRow(self.tr("Repeat"), self.repeat_edit)
         form.addRow("", self.enabled_box)
         return form
 
     def _build_actions(self) -> QHBoxLayout:
-        self.test_button = QPushButton(icon("plug"), "Test connection")
-        self.sync_button = QPushButton(icon("refresh-cw"), "Sync now")
+        self.test_button = QPushButton(icon("plug"), self.tr("Test connection"))
+        self.sync_button = QPushButton(icon("refresh-cw"), self.tr("Sync now"))
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
                                         | QDialogButtonBox.StandardButton.Cancel)
         self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
@@ -175,18 +180,19 @@ class SyncDialog(QDialog):
         for edit, labels in ((self.user_edit, _USER_LABELS), (self.secret_edit, _SECRET_LABELS)):
             label = self.form.labelForField(edit)
             if isinstance(label, QLabel) and kind in labels:
-                label.setText(labels[kind])
+                label.setText(self.tr(labels[kind]))
         in_url = urlsplit(self.url_edit.text().strip()).username if kind == "webdav" else None
-        self.user_edit.setPlaceholderText(f"{unquote(in_url)} (from the URL)" if in_url else "")
+        self.user_edit.setPlaceholderText(
+            self.tr("{user} (from the URL)").format(user=unquote(in_url)) if in_url else "")
         secret_id = target_secret_id(self.config())
         stored = bool(secret_id and self.ctx.secrets.get(secret_id))
-        self.secret_edit.setPlaceholderText(SAVED if stored else "")
+        self.secret_edit.setPlaceholderText(self.tr(SAVED) if stored else "")
         # Twice when it is first set or replaced: a typo would lock every other device out.
         self.form.setRowVisible(self.repeat_edit, not self._has_passphrase
                                 or bool(self.passphrase_edit.text()))
 
     def _choose_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Choose the sync folder")
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Choose the sync folder"))
         if folder:
             self.url_edit.setText(QUrl.fromLocalFile(folder).toString())
 
@@ -194,18 +200,20 @@ class SyncDialog(QDialog):
         """Why the form cannot be saved or tested, in one sentence; None when it can."""
         config = self.config()
         if not config.url:
-            return f"Enter where to sync: {URL_FORMS}."
+            return self.tr("Enter where to sync: {forms}.").format(
+                forms=URL_FORMS.replace(" or ", ", "))
         if not config.kind:
-            return f"Unknown target: use {URL_FORMS}."
+            return self.tr("Unknown target: use {forms}.").format(
+                forms=URL_FORMS.replace(" or ", ", "))
         if config.kind == "s3" and not config.user:
-            return "Enter the S3 access key ID."
+            return self.tr("Enter the S3 access key ID.")
         if config.kind == "s3" and not self._secret():
-            return "Enter the S3 secret access key."
+            return self.tr("Enter the S3 secret access key.")
         typed = self.passphrase_edit.text()
         if not typed and not self._has_passphrase:
-            return "Choose a passphrase (the same on every computer)."
+            return self.tr("Choose a passphrase (the same on every computer).")
         if typed and typed != self.repeat_edit.text():
-            return "The two passphrases differ."
+            return self.tr("The two passphrases differ.")
         return None
 
     def _secret(self) -> str | None:
@@ -236,7 +244,7 @@ class SyncDialog(QDialog):
             self._has_passphrase = True
             self.passphrase_edit.clear()
             self.repeat_edit.clear()
-            self.passphrase_edit.setPlaceholderText(SAVED)
+            self.passphrase_edit.setPlaceholderText(self.tr(SAVED))
         secret_id = target_secret_id(config)
         if secret_id and self.secret_edit.text():
             self.ctx.secrets.set(secret_id, self.secret_edit.text())
@@ -260,7 +268,7 @@ class SyncDialog(QDialog):
             return
         self._testing = True
         self.test_button.setEnabled(False)
-        self._say("Testing the connection…")
+        self._say(self.tr("Testing the connection…"))
         args = (self.config(), self._secret(), self._passphrase())
         threading.Thread(target=self._test_worker, args=args, name="assista-sync-test",
                          daemon=True).start()
@@ -285,17 +293,18 @@ class SyncDialog(QDialog):
 
     def sync_now(self) -> None:
         if self.save() and self.scheduler.sync_now():
-            self._say("Syncing…")
+            self._say(self.tr("Syncing…"))
 
     def _synced(self, report: SyncReport | None, error: str) -> None:
         if report is not None:
             self._say(report.summary(), True)
         elif error:
-            self._say(f"Sync failed: {one_line(error, 300)}", False)
+            self._say(self.tr("Sync failed: {error}").format(error=one_line(error, 300)), False)
 
     def _show_status(self) -> None:
         configured = self.scheduler.config.configured
         self.status_label.setVisible(configured)
         if configured:
-            self.status_label.setText(f"Status: {self.scheduler.text()}")
+            self.status_label.setText(self.tr("Status: {status}").format(
+                status=self.scheduler.text()))
         self.sync_button.setEnabled(not self.scheduler.running)

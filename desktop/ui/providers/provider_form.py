@@ -38,7 +38,7 @@ from desktop.ui import theme
 from desktop.ui.plain_text import plain_label
 from desktop.ui.providers.header_lines import format_headers, parse_headers
 from desktop.ui.providers.provider_options import ProviderOptionsBox
-from desktop.ui.providers.provider_text import preset_of
+from desktop.ui.providers.provider_text import preset_of, preset_title
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +172,7 @@ class ProviderForm(QWidget):
             preset = preset_of(config)
             self._read_only = read_only
             self.name_edit.setText(config.name)
-            self.preset_label.setText(preset.name)
+            self.preset_label.setText(preset_title(preset))
             self.base_url_edit.setText(config.base_url)
             self.key_toggle.setChecked(False)
             self.key_edit.setText(api_key or "")
@@ -200,7 +200,7 @@ class ProviderForm(QWidget):
                     variable=variable))
         elif config.source == "detected" or not preset.requires_key:
             self.key_edit.setPlaceholderText(
-                self.tr("Not needed for {name} (optional)").format(name=preset.name))
+                self.tr("Not needed for {name} (optional)").format(name=preset_title(preset)))
         else:
             self.key_edit.setPlaceholderText(self.tr("Paste your API key"))
         if preset.keys_url and config.source == "user":

@@ -16,6 +16,13 @@ def preset_of(config: ProviderConfig) -> ProviderPreset:
     return PRESETS.get(config.preset) or PRESETS["custom"]
 
 
+def preset_title(preset: ProviderPreset) -> str:
+    """A preset as the interface names it: products by their name, "Custom" in words."""
+    if preset.id == "custom":
+        return QCoreApplication.translate("ProviderText", "Custom (OpenAI-compatible)")
+    return preset.name
+
+
 def item_text(config: ProviderConfig, *, draft: bool = False) -> str:
     """The provider's line in the dialog's list, with its origin."""
     if draft:
@@ -42,7 +49,7 @@ def source_text(config: ProviderConfig) -> str:
     if config.source == "detected":
         return QCoreApplication.translate(
             "ProviderText", "{name} is running on this computer. Add it to edit it.").format(
-            name=preset_of(config).name)
+            name=preset_title(preset_of(config)))
     return ""
 
 

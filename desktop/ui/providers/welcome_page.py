@@ -6,6 +6,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop.providers.presets import PRESETS
+from desktop.ui.providers.provider_text import preset_title
 
 
 class WelcomePage(QWidget):
@@ -26,9 +27,9 @@ class WelcomePage(QWidget):
         hint.setWordWrap(True)
         grid = QGridLayout()
         for index, preset in enumerate(PRESETS.values()):
-            button = QPushButton(preset.name)
+            button = QPushButton(preset_title(preset))
             button.setAutoDefault(False)
-            button.setAccessibleName(self.tr("Add {name}").format(name=preset.name))
+            button.setAccessibleName(self.tr("Add {name}").format(name=preset_title(preset)))
             button.clicked.connect(lambda _=False, pid=preset.id: self.presetChosen.emit(pid))
             grid.addWidget(button, index // 2, index % 2)
         layout.addWidget(heading)

@@ -8,7 +8,7 @@ import html
 import json
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
@@ -109,8 +109,11 @@ def diff_html(diff: str) -> str:
             style = ""
         out.append(_block(html.escape(line) or "&nbsp;", style))
     if len(lines) > MAX_DIFF_LINES:
-        out.append(plain_html(f"… {len(lines) - MAX_DIFF_LINES} more lines", muted))
-    return "".join(out) or plain_html("(empty diff)", muted)
+        out.append(plain_html(QCoreApplication.translate(
+            "ApprovalCard", "… {count} more lines").format(count=len(lines) - MAX_DIFF_LINES),
+            muted))
+    return "".join(out) or plain_html(QCoreApplication.translate("ApprovalCard", "(empty diff)"),
+                                      muted)
 
 
 def preview_html(preview: ApprovalPreview) -> str:
@@ -160,11 +163,17 @@ class CodeView(QTextBrowser):
 
 
 def source_text(source: str) -> str:
-    return "built-in tool" if source == "builtin" else f"MCP server “{source}”"
+    if source == "builtin":
+        return QCoreApplication.translate("ApprovalCard", "built-in tool")
+    return QCoreApplication.translate("ApprovalCard", "MCP server “{server}”").format(
+        server=source)
 
 
-_PREVIEW_HEADINGS = {"diff": "Changes", "command": "Command", "url": "URL",
-                     "arguments": "Arguments"}
+# (translated where they are shown)
+_PREVIEW_HEADINGS = {"diff": str(QT_TRANSLATE_NOOP("ApprovalCard", "Changes")),
+                     "command": str(QT_TRANSLATE_NOOP("ApprovalCard", "Command")),
+                     "url": str(QT_TRANSLATE_NOOP("ApprovalCard", "URL")),
+                     "arguments": str(QT_TRANSLATE_NOOP("ApprovalCard", "Arguments"))}
 _PREVIEW_KEYS = {"command": {"command"}, "url": {"url"}}
 
 
@@ -182,14 +191,14 @@ class ApprovalCard(QFrame):
         request = pending.request
         self.request: ApprovalRequest = request
         self.call_id = request.call_id
-        self.setAccessibleName(f"Approval needed: {request.tool}")
+        self.setAccessibleName(self.tr("Approval needed: {tool}").format(tool=request.tool))
         self.setAccessibleDescription(request.preview.title or request.tool)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 10)
         layout.setSpacing(5)
 
         top = QHBoxLayout()
-        badge = QLabel("Approval needed")
+        badge = QLabel(self.tr("Approval needed"))
         badge.setObjectName("approvalBadge")
         # Everything from the model or a server is plain text (see desktop.ui.plain_text).
         self.tool_label = plain_label(request.tool)
@@ -208,8 +217,9 @@ class ApprovalCard(QFrame):
             title=pending.chat_title or self.tr("New chat"))))
         self.chat_button.setObjectName("linkButton")
         self.chat_button.setFlat(True)
-        self.chat_button.setToolTip("Show the chat that asks")
-        self.chat_button.setAccessibleName(f"Show chat {pending.chat_title}")
+        self.chat_button.setToolTip(self.tr("Show the chat that asks"))
+        self.chat_button.setAccessibleName(self.tr("Show chat {title}").format(
+            title=pending.chat_title))
         self.chat_button.setVisible(bool(pending.session_id))
         self.chat_button.clicked.connect(lambda: self.chatRequested.emit(pending.session_id))
         layout.addWidget(self.chat_button, 0, Qt.AlignmentFlag.AlignLeft)
@@ -220,10 +230,12 @@ class ApprovalCard(QFrame):
             layout.addWidget(title)
 
         preview = request.preview
-        layout.addWidget(self._heading(_PREVIEW_HEADINGS.get(preview.kind, "Preview")))
+        heading = (self.tr(_PREVIEW_HEADINGS[preview.kind]) if preview.kind in _PREVIEW_HEADINGS
+                   else self.tr("Preview"))
+        layout.addWidget(self._heading(heading))
         self.preview_view = CodeView(240 if preview.kind in ("diff", "arguments") else 120)
         self.preview_view.setObjectName("approvalPreview")
-        self.preview_view.setAccessibleName(_PREVIEW_HEADINGS.get(preview.kind, "Preview"))
+        self.preview_view.setAccessibleName(heading)
         self.preview_view.setHtml(preview_html(preview))
         layout.addWidget(self.preview_view)
         if preview.error:
@@ -242,9 +254,9 @@ class ApprovalCard(QFrame):
 
     def _add_buttons(self, layout: QVBoxLayout, request: ApprovalRequest) -> None:
         self.reason_edit = QLineEdit()
-        self.reason_edit.setPlaceholderText("Reason for denying (optional)")
-        self.reason_edit.setToolTip("If you deny, this reason is sent to the assistant")
-        self.reason_edit.setAccessibleName("Reason for denying")
+        self.reason_edit.setPlaceholderText(self.tr("Reason for denying (optional)"))
+        self.reason_edit.setToolTip(self.tr("If you deny, this reason is sent to the assistant"))
+        self.reason_edit.setAccessibleName(self.tr("Reason for denying"))
         self.reason_edit.returnPressed.connect(self._deny)
         layout.addWidget(self.reason_edit)
         grid = QGridLayout()
@@ -255,13 +267,14 @@ class ApprovalCard(QFrame):
         self.allow_always_button = QPushButton()
         self.deny_button = QPushButton()
         self.deny_button.setObjectName("denyButton")
-        self.allow_once_button.setToolTip("Run this call now; ask again next time")
-        self.deny_button.setToolTip("Do not run it; the assistant is told (with your reason)")
+        self.allow_once_button.setToolTip(self.tr("Run this call now; ask again next time"))
         self.allow_chat_button.setToolTip(plain_tooltip(self.tr(
             "Run {tool} without asking in this chat").format(tool=request.tool)))
         self.allow_always_button.setToolTip(plain_tooltip(self.tr(
             "Never ask again for {tool}, in any chat (revoke it in Settings → Tools)").format(
                 tool=request.tool)))
+        self.deny_button.setToolTip(
+                self.tr("Do not run it; the assistant is told (with your reason)"))
         self.allow_once_button.clicked.connect(
             lambda: self.decide(ApprovalDecision.allow_once()))
         self.allow_chat_button.clicked.connect(
@@ -300,11 +313,11 @@ class ApprovalCard(QFrame):
         toggle.setObjectName("approvalArgsToggle")
         toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         view = CodeView(200)
-        view.setAccessibleName("Full arguments")
+        view.setAccessibleName(self.tr("Full arguments"))
         view.setHtml(json_html(request.arguments))
 
         def show(on: bool) -> None:
-            toggle.setText(("▾" if on else "▸") + " Full arguments")
+            toggle.setText(("▾ " if on else "▸ ") + self.tr("Full arguments"))
             view.setVisible(on)
 
         toggle.toggled.connect(show)
@@ -317,10 +330,10 @@ class ApprovalCard(QFrame):
 
     def set_shortcuts(self, on: bool) -> None:
         """Alt+O / Alt+C / Alt+W / Alt+D for the first card only (no ambiguity)."""
-        texts = [(self.allow_once_button, "Allow &once"),
-                 (self.allow_chat_button, "Allow for this &chat"),
-                 (self.allow_always_button, "Al&ways allow"),
-                 (self.deny_button, "&Deny")]
+        texts = [(self.allow_once_button, self.tr("Allow &once")),
+                 (self.allow_chat_button, self.tr("Allow for this &chat")),
+                 (self.allow_always_button, self.tr("Al&ways allow")),
+                 (self.deny_button, self.tr("&Deny"))]
         for button, text in texts:
             button.setText(text if on else text.replace("&", ""))
 
@@ -335,8 +348,9 @@ class ApprovalCard(QFrame):
                        self.allow_always_button, self.deny_button, self.reason_edit,
                        *([self.scope_row] if self.scope_row is not None else [])):
             widget.setEnabled(False)
-        texts = {"allow_once": "Allowed once", "allow_chat": "Allowed for this chat",
-                 "allow_always": "Always allowed", "deny": "Denied"}
+        texts = {"allow_once": self.tr("Allowed once"),
+                 "allow_chat": self.tr("Allowed for this chat"),
+                 "allow_always": self.tr("Always allowed"), "deny": self.tr("Denied")}
         text = texts[decision.kind]
         if decision.scope:
             text = self.tr("Always allowed within {scope}").format(scope=decision.scope)

@@ -59,7 +59,7 @@ class McpDialog(QDialog):
     def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controller = controller
-        self.setWindowTitle("MCP servers")
+        self.setWindowTitle(self.tr("MCP servers"))
         self.resize(920, 640)
         self.servers: list[dict[str, Any]] = [
             self._normalized(dict(s)) for s in controller.settings.mcp_servers]
@@ -77,9 +77,9 @@ class McpDialog(QDialog):
         splitter.addWidget(left)
 
         self.stack = QStackedWidget()
-        empty = QLabel("No MCP servers yet. Add one (a command such as “npx -y "
+        empty = QLabel(self.tr("No MCP servers yet. Add one (a command such as “npx -y "
                        "@modelcontextprotocol/server-filesystem ~/notes”, or a URL), or "
-                       "import your Claude Desktop configuration.")
+                       "import your Claude Desktop configuration."))
         empty.setWordWrap(True)
         empty.setObjectName("emptyHint")
         self.form = McpServerForm(self._connection, self._tool_override)
@@ -95,10 +95,10 @@ class McpDialog(QDialog):
         self.message.setWordWrap(True)
         layout.addWidget(self.message)
         buttons = QDialogButtonBox()
-        self.save_button = buttons.addButton("Save and start",
+        self.save_button = buttons.addButton(self.tr("Save and start"),
                                              QDialogButtonBox.ButtonRole.ApplyRole)
         self.save_button.setObjectName("primaryButton")
-        self.save_button.setToolTip("Save the servers and (re)start them")
+        self.save_button.setToolTip(self.tr("Save the servers and (re)start them"))
         self.close_button = buttons.addButton(QDialogButtonBox.StandardButton.Close)
         self.save_button.clicked.connect(self.save)
         self.close_button.clicked.connect(self.reject)
@@ -120,24 +120,24 @@ class McpDialog(QDialog):
         column = QVBoxLayout(left)
         column.setContentsMargins(0, 0, 0, 0)
         self.server_list = QListWidget()
-        self.server_list.setAccessibleName("MCP servers")
+        self.server_list.setAccessibleName(self.tr("MCP servers"))
         self.server_list.setWordWrap(True)
         self.server_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.server_list.currentRowChanged.connect(self._row_changed)
         column.addWidget(self.server_list, 1)
         row = QHBoxLayout()
-        self.add_button = QPushButton("Add")
+        self.add_button = QPushButton(self.tr("Add"))
         add_menu = QMenu(self.add_button)
         for transport, label in TRANSPORTS:
             add_menu.addAction(label).triggered.connect(
                 lambda _c=False, t=transport: self.add_server(t))
         self.add_button.setMenu(add_menu)
-        self.import_button = QPushButton("Import")
+        self.import_button = QPushButton(self.tr("Import"))
         import_menu = QMenu(self.import_button)
-        import_menu.addAction("From a file…").triggered.connect(self.choose_import_file)
-        import_menu.addAction("Paste JSON…").triggered.connect(self.open_paste)
+        import_menu.addAction(self.tr("From a file…")).triggered.connect(self.choose_import_file)
+        import_menu.addAction(self.tr("Paste JSON…")).triggered.connect(self.open_paste)
         self.import_button.setMenu(import_menu)
-        self.remove_button = QPushButton("Remove")
+        self.remove_button = QPushButton(self.tr("Remove"))
         self.remove_button.clicked.connect(self._confirm_remove)
         self.browse_button = catalog_button(self, self.controller.ctx, self._add_configs)
         for button in (self.add_button, self.browse_button, self.import_button,
@@ -166,33 +166,37 @@ class McpDialog(QDialog):
         """(state key, one line) for a server in the working list."""
         error = validation_error(server)
         if error and id(server) in self._untouched:
-            return "new", "new — say how to reach it, then Save"
+            return "new", self.tr("new — say how to reach it, then Save")
         if error:
             return "invalid", error
         if not server.get("enabled", True):
-            return "disabled", "switched off"
+            return "disabled", self.tr("switched off")
         connection = self._connection(str(server.get("name", "")))
         if connection is None:
-            return "new", "not started — Save to start it"
+            return "new", self.tr("not started — Save to start it")
         state = connection.state
         if state == "running":
-            n = len(connection.tools)
-            text = f"running · {n} tool{'s' if n != 1 else ''}"
+            text = self.tr("running · %n tools", "", len(connection.tools))
         elif state == "failed":
-            text = f"failed: {connection.last_error or 'no reason given'}"
-        elif state in ("starting", "restarting"):
-            text = f"{state}…" + (f" (last error: {connection.last_error})"
-                                  if state == "restarting" and connection.last_error else "")
+            text = self.tr("failed: {error}").format(
+                error=connection.last_error or self.tr("no reason given"))
+        elif state == "starting":
+            text = self.tr("starting…")
+        elif state == "restarting":
+            text = self.tr("restarting…") + (
+                self.tr(" (last error: {error})").format(error=connection.last_error)
+                if connection.last_error else "")
         else:
-            text = "stopped"
+            text = self.tr("stopped")
         if connection.config.model_dump(mode="json") != self._normalized(dict(server)):
-            text += " · changes not applied yet (Save)"
+            text += self.tr(" · changes not applied yet (Save)")
         return state, text
 
     def _item_text(self, server: dict[str, Any]) -> str:
         state, text = self.status_of(server)
         text = text if len(text) <= 70 else text[:69] + "…"  # all of it in the tooltip
-        return f"{STATE_MARK.get(state, '•')} {server.get('name') or '(no name)'}\n    {text}"
+        name = server.get("name") or self.tr("(no name)")
+        return f"{STATE_MARK.get(state, '•')} {name}\n    {text}"
 
     def _fill_list(self) -> None:
         current = self.server_list.currentRow()
@@ -261,9 +265,9 @@ class McpDialog(QDialog):
         current = self.current_server()
         if current is None:
             return
-        box = QMessageBox(QMessageBox.Icon.Question, "Remove MCP server",
-                          f"Remove {current.get('name')}? Its tools leave every chat when "
-                          "you Save.", QMessageBox.StandardButton.Yes
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Remove MCP server"),
+                          self.tr("Remove {name}? Its tools leave every chat when you Save.")
+                          .format(name=current.get("name")), QMessageBox.StandardButton.Yes
                           | QMessageBox.StandardButton.Cancel, self)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
@@ -280,15 +284,15 @@ class McpDialog(QDialog):
             self._fill_list()
             self.server_list.setCurrentRow(min(row, len(self.servers) - 1))
             self._row_changed(self.server_list.currentRow())
-            self.show_message(f"Removed {name}. Save to stop it.")
+            self.show_message(self.tr("Removed {name}. Save to stop it.").format(name=name))
 
     # -- import ---------------------------------------------------------------------------------
 
     def choose_import_file(self) -> None:
         found = claude_desktop_config()
-        dialog = QFileDialog(self, "Import MCP servers",
+        dialog = QFileDialog(self, self.tr("Import MCP servers"),
                              str(found.parent) if found else str(Path.home()),
-                             "JSON files (*.json);;All files (*)")
+                             self.tr("JSON files (*.json);;All files (*)"))
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         if found:
             dialog.selectFile(str(found))
@@ -329,9 +333,8 @@ class McpDialog(QDialog):
         self.dirty = True
         self._fill_list()
         self.server_list.setCurrentRow(first)
-        self.show_message(f"Imported {len(names)} server{'s' if len(names) != 1 else ''}: "
-                          f"{', '.join(names)}. Save to start "
-                          f"{'them' if len(names) != 1 else 'it'}.")
+        self.show_message(self.tr("Imported %n servers: {names}. Save to start them.", "",
+                                  len(names)).format(names=", ".join(names)))
         return True
 
     # -- saving, restarting, closing --------------------------------------------------------------
@@ -343,7 +346,8 @@ class McpDialog(QDialog):
             error = validation_error(server)
             name = str(server.get("name", ""))
             if error is None and name in names:
-                error = f"There are two servers named {name!r}; rename one."
+                error = self.tr("There are two servers named {name}; rename one.").format(
+                    name=repr(name))
             if error:
                 self.server_list.setCurrentRow(row)
                 self.show_message(error, error=True)
@@ -357,7 +361,7 @@ class McpDialog(QDialog):
         self.controller.start_mcp()
         self._fill_list()
         self._row_changed(self.server_list.currentRow())
-        self.show_message("Saved. Starting the servers…" if configs else "Saved.")
+        self.show_message(self.tr("Saved. Starting the servers…") if configs else self.tr("Saved."))
         return True
 
     def restart_current(self) -> None:
@@ -365,7 +369,8 @@ class McpDialog(QDialog):
         manager = self.controller.tools.mcp
         name = str(server.get("name", "")) if server else ""
         if manager is None or manager.get(name) is None:
-            self.show_message(f"{name or 'This server'} is not started: Save to start it.")
+            self.show_message(self.tr("{name} is not started: Save to start it.").format(
+                name=name or self.tr("This server")))
             return
 
         async def restart() -> None:
@@ -377,7 +382,7 @@ class McpDialog(QDialog):
         task = asyncio.ensure_future(restart())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        self.show_message(f"Restarting {name}…")
+        self.show_message(self.tr("Restarting {name}…").format(name=name))
 
     def show_message(self, text: str, *, error: bool = False) -> None:
         self.message.setText(("⚠ " if error else "") + text)
@@ -385,8 +390,9 @@ class McpDialog(QDialog):
     def reject(self) -> None:
         if self.dirty and not self._discard_armed:
             self._discard_armed = True
-            self.show_message("You have unsaved changes: Save them, or press Close again to "
-                              "discard them.", error=True)
+            self.show_message(
+                self.tr("You have unsaved changes: Save them, or press Close again to "
+                        "discard them."), error=True)
             return
         self._timer.stop()
         with contextlib.suppress(RuntimeError, TypeError):

@@ -9,7 +9,7 @@ import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -32,12 +32,16 @@ from desktop.ui import theme
 from desktop.ui.plain_text import plain_label, plain_tooltip
 from desktop.ui.tools.approval_card import monospace_font
 from desktop.ui.tools.mcp_sign_in import McpSignInRow
+from desktop.ui.tools.tools_dialog import policy_name
 
 if TYPE_CHECKING:
     from desktop.tools.mcp.connection import McpConnection
 
+# (translated where they are shown)
 TRANSPORTS: list[tuple[str, str]] = [
-    ("stdio", "Command (stdio)"), ("http", "URL (Streamable HTTP)"), ("sse", "URL (SSE, legacy)")]
+    ("stdio", str(QT_TRANSLATE_NOOP("McpServerForm", "Command (stdio)"))),
+    ("http", str(QT_TRANSLATE_NOOP("McpServerForm", "URL (Streamable HTTP)"))),
+    ("sse", str(QT_TRANSLATE_NOOP("McpServerForm", "URL (SSE, legacy)")))]
 STATE_COLORS = {"running": "ok", "failed": "error", "invalid": "error", "starting": "warn",
                 "restarting": "warn"}
 
@@ -51,7 +55,9 @@ def parse_pairs(text: str, separator: str) -> dict[str, str]:
         key, sep, value = line.partition(separator)
         if not sep or not key.strip():
             example = "Name: value" if separator == ":" else "NAME=value"
-            raise ValueError(f"line {number}: write it as {example}")
+            raise ValueError(QCoreApplication.translate(
+                "McpServerForm", "line {number}: write it as {example}").format(
+                number=number, example=example))
         pairs[key.strip()] = value.strip() if separator == ":" else value
     return pairs
 
@@ -80,35 +86,36 @@ class McpServerForm(QWidget):
         form = QFormLayout()
         self.form_layout = form
         self.name_edit = QLineEdit()
-        self.name_edit.setToolTip("Shown in lists; also the prefix of its tools' names")
-        self.enabled_check = QCheckBox("Start this server")
+        self.name_edit.setToolTip(self.tr("Shown in lists; also the prefix of its tools' names"))
+        self.enabled_check = QCheckBox(self.tr("Start this server"))
         self.transport_combo = QComboBox()
         for key, label in TRANSPORTS:
-            self.transport_combo.addItem(label, key)
+            self.transport_combo.addItem(self.tr(label), key)
         self.command_edit = QLineEdit()
-        self.command_edit.setPlaceholderText("npx, uvx, python, /path/to/server…")
+        self.command_edit.setPlaceholderText(self.tr("npx, uvx, python, /path/to/server…"))
         self.args_edit = QLineEdit()
-        self.args_edit.setPlaceholderText('-y @modelcontextprotocol/server-filesystem "~/My notes"')
+        self.args_edit.setPlaceholderText(
+                self.tr('-y @modelcontextprotocol/server-filesystem "~/My notes"'))
         self.env_edit = QPlainTextEdit()
-        self.env_edit.setPlaceholderText("KEY=value, one per line")
+        self.env_edit.setPlaceholderText(self.tr("KEY=value, one per line"))
         self.cwd_edit = QLineEdit()
-        self.cwd_edit.setPlaceholderText("working folder (optional)")
+        self.cwd_edit.setPlaceholderText(self.tr("working folder (optional)"))
         self.url_edit = QLineEdit()
-        self.url_edit.setPlaceholderText("https://example.com/mcp")
+        self.url_edit.setPlaceholderText(self.tr("https://example.com/mcp"))
         self.headers_edit = QPlainTextEdit()
-        self.headers_edit.setPlaceholderText("Authorization: Bearer …, one per line")
+        self.headers_edit.setPlaceholderText(self.tr("Authorization: Bearer …, one per line"))
         for edit in (self.env_edit, self.headers_edit):
             edit.setFixedHeight(64)
             edit.setTabChangesFocus(True)
-        form.addRow("&Name", self.name_edit)
+        form.addRow(self.tr("&Name"), self.name_edit)
         form.addRow("", self.enabled_check)
-        form.addRow("&Connect with", self.transport_combo)
-        form.addRow("&Command", self.command_edit)
-        form.addRow("&Arguments", self.args_edit)
-        form.addRow("&Environment", self.env_edit)
-        form.addRow("&Folder", self.cwd_edit)
-        form.addRow("&URL", self.url_edit)
-        form.addRow("&Headers", self.headers_edit)
+        form.addRow(self.tr("&Connect with"), self.transport_combo)
+        form.addRow(self.tr("&Command"), self.command_edit)
+        form.addRow(self.tr("&Arguments"), self.args_edit)
+        form.addRow(self.tr("&Environment"), self.env_edit)
+        form.addRow(self.tr("&Folder"), self.cwd_edit)
+        form.addRow(self.tr("&URL"), self.url_edit)
+        form.addRow(self.tr("&Headers"), self.headers_edit)
         layout.addLayout(form)
         self.field_error = plain_label()
         self.field_error.setWordWrap(True)
@@ -119,7 +126,7 @@ class McpServerForm(QWidget):
         self._build_tools(layout)
         self.stderr_view = QPlainTextEdit()
         self.stderr_view.setReadOnly(True)
-        self.stderr_view.setAccessibleName("Server stderr")
+        self.stderr_view.setAccessibleName(self.tr("Server stderr"))
         self.stderr_view.setFont(monospace_font())
         self.stderr_view.hide()
         layout.addWidget(self.stderr_view, 1)
@@ -129,11 +136,11 @@ class McpServerForm(QWidget):
         status_row = QHBoxLayout()
         self.status_label = plain_label()
         self.status_label.setWordWrap(True)
-        self.status_label.setAccessibleName("Server status")
+        self.status_label.setAccessibleName(self.tr("Server status"))
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.restart_button = QPushButton("Restart")
+        self.restart_button = QPushButton(self.tr("Restart"))
         self.restart_button.clicked.connect(self.restartRequested)
-        self.stderr_button = QPushButton("Show stderr")
+        self.stderr_button = QPushButton(self.tr("Show stderr"))
         self.stderr_button.setCheckable(True)
         self.stderr_button.toggled.connect(self._show_stderr)
         status_row.addWidget(self.status_label, 1)
@@ -148,8 +155,9 @@ class McpServerForm(QWidget):
         self.tools_hint.setObjectName("emptyHint")
         self.tools_hint.setWordWrap(True)
         self.tools_table = QTableWidget(0, 3)
-        self.tools_table.setHorizontalHeaderLabels(["Tool", "On", "Policy"])
-        self.tools_table.setAccessibleName("Tools of this server")
+        self.tools_table.setHorizontalHeaderLabels(
+            [self.tr("Tool"), self.tr("On"), self.tr("Policy")])
+        self.tools_table.setAccessibleName(self.tr("Tools of this server"))
         self.tools_table.verticalHeader().hide()
         self.tools_table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         header = self.tools_table.horizontalHeader()
@@ -168,11 +176,12 @@ class McpServerForm(QWidget):
         self.command_edit.textEdited.connect(lambda t: self._set("command", t.strip()))
         self.args_edit.textEdited.connect(self._args_edited)
         self.env_edit.textChanged.connect(
-            lambda: self._pairs("env", self.env_edit.toPlainText(), "=", "Environment"))
+            lambda: self._pairs("env", self.env_edit.toPlainText(), "=", self.tr("Environment")))
         self.cwd_edit.textEdited.connect(lambda t: self._set("cwd", t.strip() or None))
         self.url_edit.textEdited.connect(lambda t: self._set("url", t.strip()))
         self.headers_edit.textChanged.connect(
-            lambda: self._pairs("headers", self.headers_edit.toPlainText(), ":", "Headers"))
+            lambda: self._pairs("headers", self.headers_edit.toPlainText(), ":",
+                               self.tr("Headers")))
 
     # -- loading and editing ------------------------------------------------------------------
 
@@ -227,7 +236,7 @@ class McpServerForm(QWidget):
         try:
             args = shlex.split(text)
         except ValueError as exc:
-            self._field_problem(f"Arguments: {exc}")
+            self._field_problem(self.tr("Arguments: {error}").format(error=exc))
             return
         self._field_problem(None)
         self._set("args", args)
@@ -278,16 +287,17 @@ class McpServerForm(QWidget):
             read_only = bool(tool.annotations and tool.annotations.read_only_hint)
             default = self.server.get("default_policy") or ("allow" if read_only else "ask")
             combo = QComboBox()
-            combo.setAccessibleName(f"Policy for {tool.name}")
-            combo.addItem(f"Default ({str(default).capitalize()})", None)
+            combo.setAccessibleName(self.tr("Policy for {tool}").format(tool=tool.name))
+            combo.addItem(self.tr("Default ({policy})").format(policy=policy_name(str(default))),
+                          None)
             for policy in POLICIES:
-                combo.addItem(policy.capitalize(), policy)
+                combo.addItem(policy_name(policy), policy)
             if tool.name in policies:
                 combo.setCurrentIndex(combo.findData(policies[tool.name]))
             override = self._override(self._exposed(tool.name))
             if override:
-                combo.setToolTip(f"Settings → Tools sets this tool to {override.capitalize()}, "
-                                 "which wins over this choice")
+                combo.setToolTip(self.tr("Settings → Tools sets this tool to {policy}, which wins "
+                                         "over this choice").format(policy=policy_name(override)))
             combo.currentIndexChanged.connect(
                 lambda _i, n=tool.name, c=combo: self._policy_chosen(n, c.currentData()))
             self.policy_combos[tool.name] = combo
@@ -296,7 +306,7 @@ class McpServerForm(QWidget):
             self.tools_table.setCellWidget(row, 2, combo)
         self.tools_table.blockSignals(False)
         self.tools_table.setVisible(bool(tools))
-        self.tools_hint.setText("" if tools else "Its tools are listed here once it runs.")
+        self.tools_hint.setText("" if tools else self.tr("Its tools are listed here once it runs."))
         self.tools_hint.setVisible(not tools)
 
     def _exposed(self, tool: str) -> str:
@@ -322,7 +332,7 @@ class McpServerForm(QWidget):
         self._set("tool_policies", policies)
 
     def _show_stderr(self, on: bool) -> None:
-        self.stderr_button.setText("Hide stderr" if on else "Show stderr")
+        self.stderr_button.setText(self.tr("Hide stderr") if on else self.tr("Show stderr"))
         self.stderr_view.setVisible(on)
         self._stderr_seen = (0, 0)
         self.poll_stderr()
@@ -332,13 +342,13 @@ class McpServerForm(QWidget):
             return
         connection = self._connection(str(self.server.get("name", "")))
         if connection is None:
-            self.stderr_view.setPlainText("(the server is not started)")
+            self.stderr_view.setPlainText(self.tr("(the server is not started)"))
             self._stderr_seen = (0, 0)
             return
         seen = (id(connection.stderr), connection.stderr.total)
         if seen == self._stderr_seen:
             return
         self._stderr_seen = seen
-        self.stderr_view.setPlainText(connection.stderr.text() or "(nothing written yet)")
+        self.stderr_view.setPlainText(connection.stderr.text() or self.tr("(nothing written yet)"))
         bar = self.stderr_view.verticalScrollBar()
         bar.setValue(bar.maximum())

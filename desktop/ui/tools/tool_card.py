@@ -8,7 +8,7 @@ import base64
 import binascii
 import time
 
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import (
     QFrame,
@@ -41,14 +41,15 @@ from desktop.ui.tools.tool_call_text import (
     summarize_result,
 )
 
+# (translated where they are shown)
 STATUS_TEXT = {
-    "pending": "… starting",
-    "awaiting_approval": "waiting for approval",
-    "running": "running",
-    "succeeded": "✓ succeeded",
-    "failed": "✗ failed",
-    "denied": "⊘ denied",
-    "cancelled": "■ cancelled",
+    "pending": str(QT_TRANSLATE_NOOP("ToolCallCard", "… starting")),
+    "awaiting_approval": str(QT_TRANSLATE_NOOP("ToolCallCard", "waiting for approval")),
+    "running": str(QT_TRANSLATE_NOOP("ToolCallCard", "running")),
+    "succeeded": str(QT_TRANSLATE_NOOP("ToolCallCard", "✓ succeeded")),
+    "failed": str(QT_TRANSLATE_NOOP("ToolCallCard", "✗ failed")),
+    "denied": str(QT_TRANSLATE_NOOP("ToolCallCard", "⊘ denied")),
+    "cancelled": str(QT_TRANSLATE_NOOP("ToolCallCard", "■ cancelled")),
 }
 ACTIVE = frozenset({"pending", "awaiting_approval", "running"})
 MAX_OUTPUT_CHARS = 200_000
@@ -63,7 +64,7 @@ class Spinner(QWidget):
         super().__init__(parent)
         self.setFixedSize(14, 14)
         self.angle = 0
-        self.setAccessibleName("Running")
+        self.setAccessibleName(self.tr("Running"))
 
     def advance(self) -> None:
         self.angle = (self.angle + 30) % 360
@@ -104,7 +105,7 @@ class ToolCallCard(QFrame):
         self.expand.setText("▸")
         self.expand.setAutoRaise(True)
         self.expand.setCheckable(True)
-        self.expand.setAccessibleName(f"Show details of {call.name}")
+        self.expand.setAccessibleName(self.tr("Show details of {tool}").format(tool=call.name))
         self.expand.toggled.connect(self._toggle)
         self.spinner = Spinner()
         # The call's name, arguments, output and errors come from the model or a server:
@@ -129,29 +130,30 @@ class ToolCallCard(QFrame):
             layout.addWidget(label)
         self._build_body(layout)
         self.image_labels: list[QLabel] = []
-        self.set_status("pending")
+        self.set_status(self.tr("pending"))
 
     def _build_body(self, layout: QVBoxLayout) -> None:
         call = self.call
         self.output_view = QPlainTextEdit()
         self.output_view.setObjectName("toolOutput")
         self.output_view.setReadOnly(True)
-        self.output_view.setAccessibleName(f"Output of {call.name}")
+        self.output_view.setAccessibleName(self.tr("Output of {tool}").format(tool=call.name))
         self.output_view.setFont(monospace_font())
         self.output_view.setMaximumBlockCount(2_000)
         self.output_view.setFixedHeight(130)
         self.output_view.hide()
         layout.addWidget(self.output_view)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setToolTip("Stop this call; the assistant is told it was cancelled")
-        self.cancel_button.setAccessibleName(f"Cancel {call.name}")
+        self.cancel_button = QPushButton(self.tr("Cancel"))
+        self.cancel_button.setToolTip(
+            self.tr("Stop this call; the assistant is told it was cancelled"))
+        self.cancel_button.setAccessibleName(self.tr("Cancel {tool}").format(tool=call.name))
         self.cancel_button.clicked.connect(self._cancel)
         cancel_row = QHBoxLayout()
         cancel_row.addStretch(1)
         cancel_row.addWidget(self.cancel_button)
         layout.addLayout(cancel_row)
         self.details = CodeView(320)
-        self.details.setAccessibleName(f"Details of {call.name}")
+        self.details.setAccessibleName(self.tr("Details of {tool}").format(tool=call.name))
         self.details.hide()
         layout.addWidget(self.details)
         self.images = QWidget()
@@ -171,13 +173,14 @@ class ToolCallCard(QFrame):
         if status == "running" and self.status != "running":
             self.started = time.monotonic()  # the duration is the run, not the wait
         self.status = status
-        self.status_label.setText(STATUS_TEXT.get(status, status))
+        status_text = self.tr(STATUS_TEXT[status]) if status in STATUS_TEXT else status
+        self.status_label.setText(status_text)
         self.status_label.setProperty("status", status)
         self.status_label.style().unpolish(self.status_label)
         self.status_label.style().polish(self.status_label)
         self.spinner.setVisible(status == "running")
         self.cancel_button.setVisible(status in ("awaiting_approval", "running"))
-        self.setAccessibleName(f"{self.call.name}, {STATUS_TEXT.get(status, status)}")
+        self.setAccessibleName(f"{self.call.name}, {status_text}")
         self._update_output_visibility()
         self.tick()
         self.statusChanged.emit(status)
@@ -192,7 +195,8 @@ class ToolCallCard(QFrame):
             return
         elapsed = format_duration(time.monotonic() - self.started)
         if self.status == "awaiting_approval":
-            self.meta_label.setText(f"waiting {elapsed} · review it above")
+            self.meta_label.setText(self.tr("waiting {time} · review it above").format(
+                time=elapsed))
         else:
             self.meta_label.setText(elapsed)
         if self.status == "running":
@@ -203,7 +207,8 @@ class ToolCallCard(QFrame):
         if self.output_chars >= MAX_OUTPUT_CHARS or not text:
             return
         room = MAX_OUTPUT_CHARS - self.output_chars
-        chunk = text if len(text) <= room else text[:room] + "\n… [more output in the result]"
+        chunk = text if len(text) <= room else text[:room] + "\n" + self.tr(
+            "… [more output in the result]")
         self.output_chars += len(text)
         bar = self.output_view.verticalScrollBar()
         at_end = bar.value() >= bar.maximum() - 4
@@ -230,13 +235,14 @@ class ToolCallCard(QFrame):
     # -- details -----------------------------------------------------------------------------
 
     def details_html(self) -> str:
-        parts = [heading_html("Arguments"), json_html(self.call.arguments)]
+        parts = [heading_html(self.tr("Arguments")), json_html(self.call.arguments)]
         has_diff = self.result is not None and '"diff"' in self.result.content
         if self.preview is not None and not has_diff and (
                 self.preview.kind == "diff" or self.result is None):
-            parts += [heading_html("Preview"), preview_html(self.preview)]
+            parts += [heading_html(self.tr("Preview")), preview_html(self.preview)]
         if self.result is not None:
-            parts += [heading_html(f"Result · {self.result.status}"), result_html(self.result)]
+            parts += [heading_html(self.tr("Result · {status}").format(status=self.result.status)),
+                      result_html(self.result)]
         return "".join(parts)
 
     def _fill_details(self) -> None:
@@ -273,7 +279,8 @@ class ToolCallCard(QFrame):
                 loaded = False
             label = plain_label()
             label.setObjectName("toolImage")
-            label.setAccessibleName(f"Image returned by {self.call.name}")
+            label.setAccessibleName(self.tr("Image returned by {tool}").format(
+                tool=self.call.name))
             if loaded:
                 label.setToolTip(plain_tooltip(f"{mime}, {pixmap.width()}×{pixmap.height()}"))
                 label.setPixmap(pixmap.scaled(
@@ -281,7 +288,7 @@ class ToolCallCard(QFrame):
                     Qt.AspectRatioMode.KeepAspectRatio,
                     Qt.TransformationMode.SmoothTransformation))
             else:
-                label.setText(f"[image: {mime}] (cannot be shown)")
+                label.setText(self.tr("[image: {type}] (cannot be shown)").format(type=mime))
                 label.setObjectName("toolCardMeta")
             self.images_row.insertWidget(self.images_row.count() - 1, label)
             self.image_labels.append(label)
@@ -291,7 +298,7 @@ class ToolCallCard(QFrame):
 
     def _cancel(self) -> None:
         self.cancel_button.setEnabled(False)
-        self.cancel_button.setText("Cancelling…")
+        self.cancel_button.setText(self.tr("Cancelling…"))
         self.cancelRequested.emit(self.call.id)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:

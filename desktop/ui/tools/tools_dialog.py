@@ -3,10 +3,10 @@ which built-ins are on, and the "always allow" grants, each revocable."""
 
 from __future__ import annotations
 
-import time
+from datetime import datetime
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -23,38 +23,52 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.tools.approval import POLICIES
+from desktop.ui import locale_format
 from desktop.ui.plain_text import plain_label, plain_tooltip
 from desktop.ui.tools.trust_fields import TrustFields
 
 if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
 
-INTRO = (
+# (translated where it is shown)
+INTRO = str(QT_TRANSLATE_NOOP(
+    "ToolsDialog",
     "<b>Allow</b> runs a tool at once, <b>Ask</b> shows you each call (with its diff, "
     "command or URL) before it runs, <b>Deny</b> never runs it and the tool is not offered. "
     "Read-only tools default to Allow; writing files, running commands and fetching web "
-    "pages default to Ask."
-)
+    "pages default to Ask."))
+#: The policies as the combo boxes name them (translated where they are shown).
+POLICY_NAMES = {"allow": str(QT_TRANSLATE_NOOP("ToolsDialog", "Allow")),
+                "ask": str(QT_TRANSLATE_NOOP("ToolsDialog", "Ask")),
+                "deny": str(QT_TRANSLATE_NOOP("ToolsDialog", "Deny"))}
 
 
 def source_name(source: str) -> str:
-    return "built-in" if source == "builtin" else f"MCP: {source}"
+    if source == "builtin":
+        return QCoreApplication.translate("ToolsDialog", "built-in")
+    return QCoreApplication.translate("ToolsDialog", "MCP: {server}").format(server=source)
+
+
+def policy_name(policy: str) -> str:
+    name = POLICY_NAMES.get(policy)
+    return QCoreApplication.translate("ToolsDialog", name) if name else policy.capitalize()
 
 
 class ToolsDialog(QDialog):
     def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controller = controller
-        self.setWindowTitle("Tools")
+        self.setWindowTitle(self.tr("Tools"))
         self.resize(720, 600)
         layout = QVBoxLayout(self)
-        intro = QLabel(INTRO)
+        intro = QLabel(self.tr(INTRO))
         intro.setWordWrap(True)
         layout.addWidget(intro)
 
         self.table = QTableWidget(0, 4)
-        self.table.setHorizontalHeaderLabels(["Tool", "Source", "On", "Policy"])
-        self.table.setAccessibleName("Tools and their policies")
+        self.table.setHorizontalHeaderLabels(
+            [self.tr("Tool"), self.tr("Source"), self.tr("On"), self.tr("Policy")])
+        self.table.setAccessibleName(self.tr("Tools and their policies"))
         self.table.verticalHeader().hide()
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         header = self.table.horizontalHeader()
@@ -69,22 +83,22 @@ class ToolsDialog(QDialog):
                                         self.controller.settings.command_env)
         layout.addWidget(self.trust_fields)
 
-        grants_title = QLabel("<b>Always allowed</b> — these tools run without asking, "
-                              "in every chat, until you revoke them.")
+        grants_title = QLabel(self.tr("<b>Always allowed</b> — these tools run without asking, "
+                              "in every chat, until you revoke them."))
         grants_title.setWordWrap(True)
         layout.addWidget(grants_title)
         self.grants_table = QTableWidget(0, 5)
         self.grants_table.setHorizontalHeaderLabels(
-            ["Tool", self.tr("Calls"), "Source", "Since", ""])
-        self.grants_table.setAccessibleName("Always allowed tools")
+            [self.tr("Tool"), self.tr("Calls"), self.tr("Source"), self.tr("Since"), ""])
+        self.grants_table.setAccessibleName(self.tr("Always allowed tools"))
         self.grants_table.verticalHeader().hide()
         self.grants_table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         grants_header = self.grants_table.horizontalHeader()
         grants_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in (2, 3, 4):
             grants_header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        self.no_grants = QLabel("No tool is always allowed. Choose “Always allow” on an "
-                                "approval to add one.")
+        self.no_grants = QLabel(self.tr("No tool is always allowed. Choose “Always allow” on an "
+                                "approval to add one."))
         self.no_grants.setObjectName("emptyHint")
         self.revoke_buttons: dict[str, QPushButton] = {}
         layout.addWidget(self.grants_table, 2)
@@ -93,8 +107,8 @@ class ToolsDialog(QDialog):
         chat_row = QHBoxLayout()
         self.chat_label = plain_label()  # tool names a server chose
         self.chat_label.setWordWrap(True)
-        self.forget_button = QPushButton("Forget")
-        self.forget_button.setToolTip("Ask again in this chat for these tools")
+        self.forget_button = QPushButton(self.tr("Forget"))
+        self.forget_button.setToolTip(self.tr("Ask again in this chat for these tools"))
         self.forget_button.clicked.connect(self.forget_chat_grants)
         chat_row.addWidget(self.chat_label, 1)
         chat_row.addWidget(self.forget_button)
@@ -128,18 +142,19 @@ class ToolsDialog(QDialog):
                 on.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
                 on.setCheckState(Qt.CheckState.Checked if tool.name in settings.enabled_tools
                                  else Qt.CheckState.Unchecked)
-                on.setToolTip("Offered to the assistant (each chat can still switch it off "
-                              "in the composer's tools menu)")
+                on.setToolTip(self.tr("Offered to the assistant (each chat can still switch it off "
+                              "in the composer's tools menu)"))
                 self.on_items[tool.name] = on
             else:
                 on.setText("—")
                 on.setFlags(Qt.ItemFlag.ItemIsEnabled)
-                on.setToolTip("Switch MCP tools on or off in Settings → MCP servers")
+                on.setToolTip(self.tr("Switch MCP tools on or off in Settings → MCP servers"))
             combo = QComboBox()
-            combo.setAccessibleName(f"Policy for {tool.name}")
-            combo.addItem(f"Default ({tool.policy.capitalize()})", None)
+            combo.setAccessibleName(self.tr("Policy for {tool}").format(tool=tool.name))
+            combo.addItem(self.tr("Default ({policy})").format(policy=policy_name(tool.policy)),
+                          None)
             for policy in POLICIES:
-                combo.addItem(policy.capitalize(), policy)
+                combo.addItem(policy_name(policy), policy)
             current = settings.tool_policies.get(tool.name)
             combo.setCurrentIndex(combo.findData(current) if current else 0)
             self.policy_combos[tool.name] = combo
@@ -180,15 +195,17 @@ class ToolsDialog(QDialog):
         self.grants_table.setRowCount(len(grants))
         self.revoke_buttons.clear()
         for row, grant in enumerate(grants):
-            since = time.strftime("%Y-%m-%d %H:%M", time.localtime(grant.granted_at))
+            since = locale_format.date_time(datetime.fromtimestamp(grant.granted_at))
             calls = grant.scope or self.tr("All calls")
             for column, text in enumerate((grant.tool, calls, source_name(grant.source), since)):
                 item = QTableWidgetItem(text)
                 item.setFlags(Qt.ItemFlag.ItemIsEnabled)
                 self.grants_table.setItem(row, column, item)
-            button = QPushButton("Revoke")
-            button.setAccessibleName(f"Revoke {grant.tool} {grant.scope}".rstrip())
-            button.setToolTip(plain_tooltip(f"Ask again before {grant.tool} runs"))
+            button = QPushButton(self.tr("Revoke"))
+            button.setAccessibleName(self.tr("Revoke {tool} {calls}").format(
+                tool=grant.tool, calls=grant.scope).rstrip())
+            button.setToolTip(plain_tooltip(self.tr("Ask again before {tool} runs").format(
+                tool=grant.tool)))
             button.clicked.connect(
                 lambda _c=False, t=grant.tool, s=grant.scope: self.revoke(t, s))
             self.grants_table.setCellWidget(row, 4, button)
@@ -197,17 +214,18 @@ class ToolsDialog(QDialog):
         self.no_grants.setVisible(not grants)
         chat = self.controller.chat_grants()
         names = sorted(chat.tools)
-        self.chat_label.setText("Allowed for this chat: " + ", ".join(names) if names else
-                                "No tool is allowed just for this chat.")
+        self.chat_label.setText(self.tr("Allowed for this chat: ") + ", ".join(names) if names else
+                                self.tr("No tool is allowed just for this chat."))
         self.forget_button.setVisible(bool(names))
 
     def revoke(self, tool: str, scope: str = "") -> None:
         """Remove an "always allow" grant at once (no Save needed)."""
         if self.controller.ctx.grants.revoke(tool, scope):
-            self.message.setText(f"Revoked: {tool} will ask again before it runs.")
+            self.message.setText(self.tr("Revoked: {tool} will ask again before it runs.").format(
+                tool=tool))
         self._fill_grants()
 
     def forget_chat_grants(self) -> None:
         self.controller.chat_grants().clear()
-        self.message.setText("This chat will ask again.")
+        self.message.setText(self.tr("This chat will ask again."))
         self._fill_grants()

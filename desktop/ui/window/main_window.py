@@ -67,7 +67,7 @@ class MainWindow(QMainWindow):
                                               self.state.sidebar_visible))
         for title in MENU_TITLES:  # the real menus replace these in attach()
             self.menuBar().addMenu(title).setEnabled(False)
-        self.statusBar().showMessage("Opening…")
+        self.statusBar().showMessage(self.tr("Opening…"))
         if controller is not None:
             self.attach(controller)
 
@@ -183,44 +183,46 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         d = self.dialogs
-        file_menu = self.menuBar().addMenu("&File")
-        self._action(file_menu, "&New chat", QKeySequence.StandardKey.New,
+        file_menu = self.menuBar().addMenu(self.tr("&File"))
+        self._action(file_menu, self.tr("&New chat"), QKeySequence.StandardKey.New,
                      self.controller.new_session)
-        self._action(file_menu, "Choose &workspace folder…", None, self.choose_workspace)
+        self._action(file_menu, self.tr("Choose &workspace folder…"), None, self.choose_workspace)
         self.conversations.add_file_actions(file_menu)
         file_menu.addSeparator()
         self._action(file_menu, self.tr("&Quick ask…"), QKeySequence("Ctrl+Shift+Space"),
                      self.quick.open)
-        self._action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.tray.quit)
+        self._action(file_menu, self.tr("&Quit"), QKeySequence.StandardKey.Quit, self.tray.quit)
         self.conversations.add_chat_menu(self.menuBar())
-        settings_menu = self.menuBar().addMenu("&Settings")
-        self._action(settings_menu, "P&references…", QKeySequence("Ctrl+,"), d.open_preferences)
+        settings_menu = self.menuBar().addMenu(self.tr("&Settings"))
+        self._action(settings_menu, self.tr("P&references…"), QKeySequence("Ctrl+,"),
+                     d.open_preferences)
         self.conversations.add_settings_actions(settings_menu)
-        self._action(settings_menu, "&Providers…", QKeySequence("Ctrl+Shift+P"), d.open_providers)
-        self._action(settings_menu, "Model p&rices…", None, d.open_prices)
-        self._action(settings_menu, "&Tools…", None, d.open_tools)
-        self._action(settings_menu, "&MCP servers…", None, d.open_mcp)
+        self._action(settings_menu, self.tr("&Providers…"), QKeySequence("Ctrl+Shift+P"),
+                     d.open_providers)
+        self._action(settings_menu, self.tr("Model p&rices…"), None, d.open_prices)
+        self._action(settings_menu, self.tr("&Tools…"), None, d.open_tools)
+        self._action(settings_menu, self.tr("&MCP servers…"), None, d.open_mcp)
         self._action(settings_menu, self.tr("&Knowledge…"), None, d.open_knowledge)
-        self._action(settings_menu, "S&ync…", None, lambda: d.open_sync(self.sync))
-        view_menu = self.menuBar().addMenu("&View")
-        self._action(view_menu, "Toggle &tool activity", QKeySequence("Ctrl+B"),
+        self._action(settings_menu, self.tr("S&ync…"), None, lambda: d.open_sync(self.sync))
+        view_menu = self.menuBar().addMenu(self.tr("&View"))
+        self._action(view_menu, self.tr("Toggle &tool activity"), QKeySequence("Ctrl+B"),
                      self.top_bar.toggle_sidebar)
-        self._action(view_menu, "Show &chat list", QKeySequence("Ctrl+Shift+L"),
+        self._action(view_menu, self.tr("Show &chat list"), QKeySequence("Ctrl+Shift+L"),
                      lambda: self.panels.show_chat_list(True))
-        self._action(view_menu, "Focus &message box", QKeySequence("Ctrl+L"),
+        self._action(view_menu, self.tr("Focus &message box"), QKeySequence("Ctrl+L"),
                      self.composer.input.setFocus)
-        self._action(view_menu, "Go to pending &approval", QKeySequence("Ctrl+Shift+A"),
+        self._action(view_menu, self.tr("Go to pending &approval"), QKeySequence("Ctrl+Shift+A"),
                      self.tool_activity.focus_approval)
         view_menu.addSeparator()
         for act in self.chat.view_actions():
             view_menu.addAction(act)
         for act, mode in zip(self.chat.theme_actions, theme.MODES, strict=True):
             act.triggered.connect(partial(self.controller.update_settings, theme=mode))
-        help_menu = self.menuBar().addMenu("&Help")
-        self._action(help_menu, "&Keyboard shortcuts", QKeySequence("Ctrl+/"),
+        help_menu = self.menuBar().addMenu(self.tr("&Help"))
+        self._action(help_menu, self.tr("&Keyboard shortcuts"), QKeySequence("Ctrl+/"),
                      lambda: d.open_shortcuts(self.menuBar()))
-        self._action(help_menu, "Open &log folder", None, self.open_log_folder)
-        self._action(help_menu, "&About", None, d.open_about)
+        self._action(help_menu, self.tr("Open &log folder"), None, self.open_log_folder)
+        self._action(help_menu, self.tr("&About"), None, d.open_about)
 
     def _action(self, menu: QMenu, text: str,
                 shortcut: QKeySequence | QKeySequence.StandardKey | None,
@@ -303,9 +305,9 @@ class MainWindow(QMainWindow):
     def _run_finished(self, event: RunFinished) -> None:
         self.top_bar.show_usage(self.controller.history)
         if event.status == "limit":
-            self.statusBar().showMessage("Stopped at the tool-round limit", 8000)
+            self.statusBar().showMessage(self.tr("Stopped at the tool-round limit"), 8000)
         elif event.status == "stopped":
-            self.statusBar().showMessage("Stopped", 5000)
+            self.statusBar().showMessage(self.tr("Stopped"), 5000)
         else:
             self._show_status()
         self.composer.input.setFocus()
@@ -322,19 +324,19 @@ class MainWindow(QMainWindow):
         self.chat_pane.show_error(text)
 
     def _provider_missing(self) -> None:
-        self.show_error("Add a provider to start chatting.")
+        self.show_error(self.tr("Add a provider to start chatting."))
         self.dialogs.open_providers()
 
     def _preferences_saved(self) -> None:
         self.refresh_sessions()
-        self.statusBar().showMessage("Preferences saved", 5000)
+        self.statusBar().showMessage(self.tr("Preferences saved"), 5000)
 
     def _reveal_sidebar(self) -> None:  # Tool activity, wide enough for an approval card
         self.top_bar.set_sidebar_visible(True)
         self.panels.make_room_for_tools()
 
     def choose_workspace(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Choose workspace folder",
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Choose workspace folder"),
                                                   self.controller.workspace() or "")
         if folder:
             self.controller.set_workspace(folder)
