@@ -120,6 +120,13 @@ class SessionStore(MessageTree):
         )
         return [session_from_row(row) for row in rows]
 
+    def has_sessions(self) -> bool:
+        """Whether any chat is listed (not archived, not in the trash): one row read,
+        where :meth:`list_sessions` reads and counts them all."""
+        return self._db.query_one(
+            "SELECT 1 FROM sessions WHERE deleted_at IS NULL AND archived = 0 LIMIT 1"
+        ) is not None
+
     def list_deleted(self) -> list[SessionInfo]:
         """Sessions in the trash, most recently deleted first."""
         rows = self._db.query(

@@ -296,3 +296,17 @@ async def test_usable_from_event_loop_and_worker_threads(store: SessionStore) ->
     assert len(loaded) == 51
     assert loaded[0].id == streaming.id
     assert loaded[0].text == streaming.text
+
+
+def test_has_sessions_agrees_with_the_list(store: SessionStore) -> None:
+    """The window asks this on every message (the welcome shows while there is none)."""
+    assert not store.has_sessions()
+    a = store.create_session("a")
+    assert store.has_sessions()
+    store.set_archived(a.id, True)  # archived chats are not listed
+    assert not store.has_sessions() and store.list_sessions() == []
+    store.set_archived(a.id, False)
+    store.delete_session(a.id)  # nor are those in the trash
+    assert not store.has_sessions() and store.list_sessions() == []
+    store.restore_session(a.id)
+    assert store.has_sessions() and len(store.list_sessions()) == 1

@@ -183,7 +183,7 @@ class WelcomeGuide(QObject):
         c = self.window.controller
         if c.session_id is not None or c.history:
             return False
-        return not c.ctx.all_providers() or not c.ctx.sessions.list_sessions()
+        return not c.ctx.all_providers() or not c.ctx.sessions.has_sessions()
 
     def refresh(self, *_args: object) -> None:
         c = self.window.controller
