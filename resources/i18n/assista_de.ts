@@ -2147,6 +2147,18 @@
             <translation>Anmeldung für diesen Server vergessen</translation>
         </message>
         <message>
+            <source>Cancel sign-in</source>
+            <translation>Anmeldung abbrechen</translation>
+        </message>
+        <message>
+            <source>Stop waiting for the browser</source>
+            <translation>Nicht länger auf den Browser warten</translation>
+        </message>
+        <message>
+            <source>Signing out…</source>
+            <translation>Abmelden…</translation>
+        </message>
+        <message>
             <source>Waiting for you to finish signing in in the browser…</source>
             <translation>Warte, bis Sie die Anmeldung im Browser abschließen…</translation>
         </message>
@@ -2184,6 +2196,18 @@
         <message>
             <source>Table, {rows} rows, {columns} columns</source>
             <translation>Tabelle, {rows} Zeilen, {columns} Spalten</translation>
+        </message>
+        <message>
+            <source>Reasoning</source>
+            <translation>Schlussfolgern</translation>
+        </message>
+        <message>
+            <source>Your message</source>
+            <translation>Ihre Nachricht</translation>
+        </message>
+        <message>
+            <source>Answer</source>
+            <translation>Antwort</translation>
         </message>
         <message>
             <source>Message</source>
@@ -2756,6 +2780,10 @@
     </context>
     <context>
         <name>ProviderText</name>
+        <message>
+            <source>Custom (OpenAI-compatible)</source>
+            <translation>Eigener (OpenAI-kompatibel)</translation>
+        </message>
         <message>
             <source>{name} — not saved</source>
             <translation>{name} — nicht gespeichert</translation>

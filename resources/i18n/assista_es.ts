@@ -2147,6 +2147,18 @@
             <translation>Olvidar el inicio de sesión de este servidor</translation>
         </message>
         <message>
+            <source>Cancel sign-in</source>
+            <translation>Cancelar inicio de sesión</translation>
+        </message>
+        <message>
+            <source>Stop waiting for the browser</source>
+            <translation>Dejar de esperar al navegador</translation>
+        </message>
+        <message>
+            <source>Signing out…</source>
+            <translation>Cerrando sesión…</translation>
+        </message>
+        <message>
             <source>Waiting for you to finish signing in in the browser…</source>
             <translation>Esperando a que termines de iniciar sesión en el navegador…</translation>
         </message>
@@ -2184,6 +2196,18 @@
         <message>
             <source>Table, {rows} rows, {columns} columns</source>
             <translation>Tabla, {rows} filas, {columns} columnas</translation>
+        </message>
+        <message>
+            <source>Reasoning</source>
+            <translation>Razonamiento</translation>
+        </message>
+        <message>
+            <source>Your message</source>
+            <translation>Tu mensaje</translation>
+        </message>
+        <message>
+            <source>Answer</source>
+            <translation>Respuesta</translation>
         </message>
         <message>
             <source>Message</source>
@@ -2756,6 +2780,10 @@
     </context>
     <context>
         <name>ProviderText</name>
+        <message>
+            <source>Custom (OpenAI-compatible)</source>
+            <translation>Personalizado (compatible con OpenAI)</translation>
+        </message>
         <message>
             <source>{name} — not saved</source>
             <translation>{name} — sin guardar</translation>

@@ -2147,6 +2147,18 @@
             <translation>Oublier la connexion à ce serveur</translation>
         </message>
         <message>
+            <source>Cancel sign-in</source>
+            <translation>Annuler la connexion</translation>
+        </message>
+        <message>
+            <source>Stop waiting for the browser</source>
+            <translation>Ne plus attendre le navigateur</translation>
+        </message>
+        <message>
+            <source>Signing out…</source>
+            <translation>Déconnexion…</translation>
+        </message>
+        <message>
             <source>Waiting for you to finish signing in in the browser…</source>
             <translation>En attente de la fin de la connexion dans le navigateur…</translation>
         </message>
@@ -2184,6 +2196,18 @@
         <message>
             <source>Table, {rows} rows, {columns} columns</source>
             <translation>Tableau, {rows} lignes, {columns} colonnes</translation>
+        </message>
+        <message>
+            <source>Reasoning</source>
+            <translation>Raisonnement</translation>
+        </message>
+        <message>
+            <source>Your message</source>
+            <translation>Votre message</translation>
+        </message>
+        <message>
+            <source>Answer</source>
+            <translation>Réponse</translation>
         </message>
         <message>
             <source>Message</source>
@@ -2756,6 +2780,10 @@
     </context>
     <context>
         <name>ProviderText</name>
+        <message>
+            <source>Custom (OpenAI-compatible)</source>
+            <translation>Personnalisé (compatible OpenAI)</translation>
+        </message>
         <message>
             <source>{name} — not saved</source>
             <translation>{name} — non enregistré</translation>

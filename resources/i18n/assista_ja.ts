@@ -2135,6 +2135,18 @@
             <translation>このサーバーのサインイン情報を削除</translation>
         </message>
         <message>
+            <source>Cancel sign-in</source>
+            <translation>サインインをキャンセル</translation>
+        </message>
+        <message>
+            <source>Stop waiting for the browser</source>
+            <translation>ブラウザーを待つのをやめる</translation>
+        </message>
+        <message>
+            <source>Signing out…</source>
+            <translation>サインアウトしています…</translation>
+        </message>
+        <message>
             <source>Waiting for you to finish signing in in the browser…</source>
             <translation>ブラウザーでのサインインが終わるのを待っています…</translation>
         </message>
@@ -2172,6 +2184,18 @@
         <message>
             <source>Table, {rows} rows, {columns} columns</source>
             <translation>表、{rows} 行 {columns} 列</translation>
+        </message>
+        <message>
+            <source>Reasoning</source>
+            <translation>推論</translation>
+        </message>
+        <message>
+            <source>Your message</source>
+            <translation>あなたのメッセージ</translation>
+        </message>
+        <message>
+            <source>Answer</source>
+            <translation>回答</translation>
         </message>
         <message>
             <source>Message</source>
@@ -2742,6 +2766,10 @@
     </context>
     <context>
         <name>ProviderText</name>
+        <message>
+            <source>Custom (OpenAI-compatible)</source>
+            <translation>カスタム(OpenAI 互換)</translation>
+        </message>
         <message>
             <source>{name} — not saved</source>
             <translation>{name} — 未保存</translation>

@@ -2135,6 +2135,18 @@
             <translation>忘记此服务器的登录信息</translation>
         </message>
         <message>
+            <source>Cancel sign-in</source>
+            <translation>取消登录</translation>
+        </message>
+        <message>
+            <source>Stop waiting for the browser</source>
+            <translation>停止等待浏览器</translation>
+        </message>
+        <message>
+            <source>Signing out…</source>
+            <translation>正在退出登录…</translation>
+        </message>
+        <message>
             <source>Waiting for you to finish signing in in the browser…</source>
             <translation>正在等待你在浏览器中完成登录…</translation>
         </message>
@@ -2172,6 +2184,18 @@
         <message>
             <source>Table, {rows} rows, {columns} columns</source>
             <translation>表格，{rows} 行 {columns} 列</translation>
+        </message>
+        <message>
+            <source>Reasoning</source>
+            <translation>推理</translation>
+        </message>
+        <message>
+            <source>Your message</source>
+            <translation>你的消息</translation>
+        </message>
+        <message>
+            <source>Answer</source>
+            <translation>回答</translation>
         </message>
         <message>
             <source>Message</source>
@@ -2742,6 +2766,10 @@
     </context>
     <context>
         <name>ProviderText</name>
+        <message>
+            <source>Custom (OpenAI-compatible)</source>
+            <translation>自定义（兼容 OpenAI）</translation>
+        </message>
         <message>
             <source>{name} — not saved</source>
             <translation>{name} — 未保存</translation>
