@@ -49,6 +49,7 @@ def server_document(connection: McpConnection) -> dict[str, Any]:
         "name": connection.name,
         "state": connection.state,
         "error": connection.last_error if connection.state != "running" else None,
+        "needs_sign_in": connection.needs_sign_in,
         "tools": [{"name": t.name, "description": t.description or ""} for t in lists.tools
                   if connection.config.tool_enabled(t.name)],
         "prompts": [{"name": p.name, "description": p.description or "",

@@ -5,6 +5,7 @@ redirect (the test plays the browser with httpx); ``logout`` forgets it."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -62,6 +63,10 @@ def test_sign_in_from_the_terminal(tmp_path: Path, guarded: ServerProcess) -> No
     assert before.returncode == 1
     assert f"assista: warning: {NEEDS}" in before.stderr
     assert before.stdout == ""
+    document = assista(*listing, "--json", data_dir=tmp_path)
+    [entry] = json.loads(document.stdout)["servers"]
+    assert (entry["state"], entry["needs_sign_in"], entry["error"]) == (
+        "failed", True, "needs sign-in")
 
     code, out, err = login(tmp_path, config)
     assert code == 0, err
