@@ -153,8 +153,8 @@ class KnowledgeDetail(QWidget):
         self.chat_check.blockSignals(False)
 
     def _figures(self, base: KnowledgeBase) -> str:
-        files = self.tr("%n file(s)", "", base.files)
-        chunks = self.tr("%n passage(s)", "", base.chunks)
+        files = self.tr("%n files", "", base.files)
+        chunks = self.tr("%n passages", "", base.chunks)
         if base.indexed_at is None:
             return self.tr("{files}, {chunks}; not indexed yet").format(files=files,
                                                                       chunks=chunks)
@@ -214,7 +214,7 @@ class KnowledgeDetail(QWidget):
         if outcome.failed:
             first = "; ".join(f"{elide(p, 50)}: {why}" for p, why in
                               list(outcome.failed.items())[:3])
-            text += "\n" + self.tr("%n file(s) could not be read: ", "",
+            text += "\n" + self.tr("%n files could not be read: ", "",
                                    len(outcome.failed)) + first
         self.status.setText(text)
 

@@ -46,6 +46,7 @@ class KnowledgeDialog(QDialog):
         self.store = KnowledgeStore(self.ctx.db, partial(provider_key, self.ctx))
         self.job: IndexJob | None = None
         self.last_outcome: IndexOutcome | None = None
+        self._again = False  # asked to index while indexing: once more after it
         self.setWindowTitle(self.tr("Knowledge"))
         self.resize(820, 520)
         self.bases = QListWidget()
@@ -217,7 +218,10 @@ class KnowledgeDialog(QDialog):
 
     def index_current(self) -> None:
         base = self.current()
-        if base is None or (self.job is not None and self.job.running):
+        if base is None:
+            return
+        if self.job is not None:
+            self._again = True  # paths or the model changed meanwhile
             return
         job = IndexJob(self.ctx.db.path, base.name, partial(provider_key, self.ctx))
         job.progress.connect(self.detail.show_progress)
@@ -227,6 +231,7 @@ class KnowledgeDialog(QDialog):
         job.start()
 
     def cancel_indexing(self) -> None:
+        self._again = False
         if self.job is not None:
             self.job.cancel()
             self.detail.cancel_button.setEnabled(False)
@@ -235,6 +240,9 @@ class KnowledgeDialog(QDialog):
         self.job, self.last_outcome = None, outcome
         self.reload()
         self.detail.show_outcome(outcome)
+        if self._again and not outcome.cancelled:
+            self._again = False
+            self.index_current()
 
     def done(self, result: int) -> None:
         self.cancel_indexing()  # what was indexed stays; the rest next time

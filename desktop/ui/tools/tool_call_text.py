@@ -14,6 +14,7 @@ from PySide6.QtCore import QCoreApplication
 from desktop.core.messages import ToolResultPart
 from desktop.ui import locale_format, theme
 from desktop.ui.tools.approval_card import diff_html, heading_html, json_html, plain_html
+from desktop.ui.tools.retrieval_text import retrieval_html, retrieval_summary
 
 
 def format_duration(seconds: float) -> str:
@@ -52,6 +53,9 @@ def summarize_arguments(arguments: str, limit: int = 60) -> str:
 def summarize_result(result: ToolResultPart, limit: int = 90) -> str:
     """A one-line digest of a result: the error message, or the result's values."""
     data = _parse(result.content)
+    retrieved = retrieval_summary(result, data)
+    if retrieved is not None:
+        return retrieved
     if isinstance(data, dict):
         error = data.get("error")
         if isinstance(error, dict) and error.get("message"):
@@ -101,6 +105,9 @@ def _parse(text: str) -> Any:
 def result_html(result: ToolResultPart) -> str:
     """The result for the details view: diff and output shown as such, the rest as JSON."""
     data = _parse(result.content)
+    retrieved = retrieval_html(result, data)
+    if retrieved is not None:
+        return retrieved
     c = theme.colors()
     if not isinstance(data, dict):
         return json_html(result.content)
