@@ -123,3 +123,12 @@ def test_preferences_offers_the_languages_and_saves_the_choice(
     assert dialog.save()
     assert ctx.settings.current.language == "fr"
     assert open_ctx().settings.current.language == "fr"  # kept after a restart
+
+
+def test_the_shortcuts_list_drops_mnemonics_of_either_style() -> None:
+    from desktop.ui.dialogs.shortcuts_dialog import without_mnemonic
+
+    assert without_mnemonic("&File") == "File"
+    assert without_mnemonic("Show a&rchived chats") == "Show archived chats"
+    assert without_mnemonic("ファイル(&F)") == "ファイル"
+    assert without_mnemonic("Tom & Jerry") == "Tom & Jerry"

@@ -4,6 +4,8 @@ on their own (Enter in the composer, F2/Del in the chat list...)."""
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
@@ -36,6 +38,11 @@ WIDGET_KEYS = (
 )
 
 
+def without_mnemonic(text: str) -> str:
+    """"&File" -> "File"; "ファイル(&F)" -> "ファイル" (the CJK style of a mnemonic)."""
+    return re.sub(r"\(&\w\)|&(?=\w)", "", text)
+
+
 def menu_shortcuts(menu_bar: QMenuBar) -> list[tuple[str, str, str]]:
     """(menu, action, keys) for every enabled-or-not action with a shortcut."""
     rows: list[tuple[str, str, str]] = []
@@ -44,18 +51,18 @@ def menu_shortcuts(menu_bar: QMenuBar) -> list[tuple[str, str, str]]:
         for action in menu.actions():
             sub = action.menu()
             if isinstance(sub, QMenu):
-                walk(sub, f"{path} → {action.text().replace('&', '')}")
+                walk(sub, f"{path} → {without_mnemonic(action.text())}")
                 continue
             keys = [key.toString(QKeySequence.SequenceFormat.NativeText)
                     for key in action.shortcuts() if not key.isEmpty()]
             if keys:
-                rows.append((path, action.text().replace("&", "").rstrip("…"),
+                rows.append((path, without_mnemonic(action.text()).rstrip("…"),
                              ", ".join(keys)))
 
     for top in menu_bar.actions():
         menu = top.menu()
         if isinstance(menu, QMenu):
-            walk(menu, top.text().replace("&", ""))
+            walk(menu, without_mnemonic(top.text()))
     return rows
 
 
