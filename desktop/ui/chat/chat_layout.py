@@ -31,6 +31,7 @@ FOLLOW_SLACK = 24
 
 class VirtualColumn(QAbstractScrollArea):
     askOthersRequested = Signal(str)  # message id: its question, answered by other models
+    inspectRequested = Signal(str)  # message id: the requests its answer took
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -103,6 +104,8 @@ class VirtualColumn(QAbstractScrollArea):
             first.update_usage()
             first.header_row.askOthersRequested.connect(
                 partial(self.askOthersRequested.emit, first.message_id))
+            first.header_row.inspectRequested.connect(
+                partial(self.inspectRequested.emit, first.message_id))
             self._widget_created(first)
             item.widget = first
             item.measured_width = -1

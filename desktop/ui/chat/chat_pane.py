@@ -117,7 +117,7 @@ class ChatPane(QWidget):
         self.chat.continueRequested.connect(controller.continue_answer)
         self.chat.inspectRequested.connect(self.inspect)
         self.inspect_shortcut = QShortcut(QKeySequence("Ctrl+Shift+I"), self)
-        self.inspect_shortcut.activated.connect(self.inspect_last)
+        self.inspect_shortcut.activated.connect(self.inspect)
         self.chat.turn_status.cancelRequested.connect(controller.stop)
         controller.bridge.approvalRequested.connect(self._approval_requested)
         controller.bridge.approvalClosed.connect(self.chat.turn_status.approval_closed)
@@ -235,15 +235,16 @@ class ChatPane(QWidget):
             self.start_edit(last.id, last.body_text)
             self.chat.scroll_to_message(last.id)
 
-    def inspect(self, message_ids: list[str]) -> None:
-        """The request inspector for an answer (its messages' requests)."""
+    def inspect(self, message_id: str | None = None) -> None:
+        """The request inspector for the answer ``message_id`` is part of (every request
+        its tool rounds took), else for the chat's last answer (Ctrl+Shift+I)."""
+        from desktop.chat.inspection import answer_ids, last_answer_ids
         from desktop.ui.inspector.opener import open_inspector
 
-        self.inspector = open_inspector(self.controller.ctx, message_ids, self.window())
-
-    def inspect_last(self) -> None:
-        """Ctrl+Shift+I: the request inspector for the last answer on screen."""
-        self.inspect(self.chat.last_answer_ids())
+        ctx, session_id = self.controller.ctx, self.controller.session_id
+        messages = ctx.sessions.load_active_branch(session_id).messages if session_id else []
+        ids = answer_ids(messages, message_id) if message_id else last_answer_ids(messages)
+        self.inspector = open_inspector(ctx, ids, self.window())
 
     def delete_message(self, message_id: str) -> None:
         answer = QMessageBox.question(

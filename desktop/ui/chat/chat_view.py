@@ -49,7 +49,6 @@ class ChatView(VirtualColumn):
     branchStepRequested = Signal(str, int)  # message id, -1 / +1
     deleteRequested = Signal(str)  # message id: it and what follows
     forkRequested = Signal(str)  # message id: a new chat down to it
-    inspectRequested = Signal(list)  # ids of an answer's messages: the requests it took
     continueRequested = Signal()  # the last answer was cut off: go on
 
     def __init__(self, bridge: AgentBridge, parent: QWidget | None = None) -> None:
@@ -92,8 +91,6 @@ class ChatView(VirtualColumn):
         header.deleteRequested.connect(partial(self.deleteRequested.emit, message_id))
         header.forkRequested.connect(partial(self._fork_from, message_id))
         header.continueRequested.connect(self.continueRequested)
-        header.inspectRequested.connect(
-            lambda: self.inspectRequested.emit(self.answer_ids(message_id)))
         header.can_continue = partial(self._can_continue, message_id)
         widget.set_editing(message_id == self._editing)
         if widget.role == "user":
@@ -107,20 +104,6 @@ class ChatView(VirtualColumn):
         index = self._by_message.get(message_id)
         return (self._current is None and index is not None and index == len(self._items) - 1
                 and can_continue(self._items[index].messages[-1]))
-
-    def answer_ids(self, message_id: str) -> list[str]:
-        """The assistant messages of the block ``message_id`` is in (tool rounds too)."""
-        index = self._by_message.get(message_id)
-        if index is None:
-            return [message_id]
-        return [m.id for m in self._items[index].messages if m.role == "assistant"]
-
-    def last_answer_ids(self) -> list[str]:
-        """The last answer on screen (empty when there is none)."""
-        for item in reversed(self._items):
-            if item.role == "assistant":
-                return [m.id for m in item.messages if m.role == "assistant"]
-        return []
 
     def _fork_from(self, message_id: str) -> None:
         """Fork down to the whole block (an answer's tool rounds come along)."""

@@ -111,7 +111,7 @@ def test_nothing_recorded_says_so(
     ctx = open_ctx()
     ctx.settings.update(inspector_enabled=False)
     window = chat_with_one_answer(qtbot, ctx, fake_server)
-    window.chat_pane.inspect_last()
+    window.chat_pane.inspect()
     qtbot.waitUntil(lambda: any(isinstance(w, QMessageBox) and w.isVisible()
                                 for w in QApplication.topLevelWidgets()))
     box = next(w for w in QApplication.topLevelWidgets()
