@@ -165,11 +165,9 @@ class WelcomeGuide(QObject):
         super().__init__(window)
         self.window = window
         c = window.controller
-        self.view = WelcomeView(window.chat_pane.chat)
-        self.view.providersRequested.connect(window.dialogs.open_providers)
-        self.view.modelRequested.connect(window.top_bar.open_model_picker)
-        self.view.askRequested.connect(window.composer.input.setFocus)
-        self.view.startersRequested.connect(self.open_starters)
+        # Built the first time it is wanted: a returning user with chats never needs it,
+        # and building (and restyling) it took a share of the start-up stall.
+        self._view: WelcomeView | None = None
         for signal in (c.sessionOpened, c.userMessageAdded, c.selectionChanged,
                        c.sessionsChanged, window.dialogs.providersChanged):
             signal.connect(self.refresh)
@@ -177,6 +175,19 @@ class WelcomeGuide(QObject):
             c.ctx, session_id))
         c.userMessageAdded.connect(lambda _message: remember_last_chat(c.ctx, c.session_id))
         self.refresh()
+
+    @property
+    def view(self) -> WelcomeView:
+        if self._view is None:
+            window = self.window
+            view = WelcomeView(window.chat_pane.chat)
+            view.hide()
+            view.providersRequested.connect(window.dialogs.open_providers)
+            view.modelRequested.connect(window.top_bar.open_model_picker)
+            view.askRequested.connect(window.composer.input.setFocus)
+            view.startersRequested.connect(self.open_starters)
+            self._view = view
+        return self._view
 
     def wanted(self) -> bool:
         """An empty new chat, and no provider yet or no chat at all."""
@@ -186,11 +197,16 @@ class WelcomeGuide(QObject):
         return not c.ctx.all_providers() or not c.ctx.sessions.has_sessions()
 
     def refresh(self, *_args: object) -> None:
+        wanted = self.wanted()
+        if not wanted:
+            if self._view is not None:
+                self._view.hide()
+            return
         c = self.window.controller
-        self.view.show_steps(bool(c.ctx.all_providers()), bool(c.model()))
-        self.view.setVisible(self.wanted())
-        if self.view.isVisible():
-            self.view.raise_()
+        view = self.view
+        view.show_steps(bool(c.ctx.all_providers()), bool(c.model()))
+        view.show()
+        view.raise_()
 
     def open_starters(self) -> None:
         """The starter gallery; an assistant added here is used by the new chat."""

@@ -151,3 +151,20 @@ def test_a_starter_picked_on_the_welcome_is_the_new_chats_assistant(
     send(qtbot, window, "write a loop")
     system = fake_server.last_chat_body["messages"][0]["content"]
     assert system.startswith("You are an experienced software engineer.")
+
+
+def test_a_returning_start_does_not_build_the_welcome_until_it_is_wanted(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    chat = ctx.sessions.create_session("kept")
+    window = make_window(qtbot, ctx)
+    assert window.welcome._view is None  # a provider and a chat: nothing to explain
+    window.controller.new_session()
+    assert window.welcome._view is None
+    ctx.sessions.delete_session(chat.id)  # no chat left: the welcome helps again
+    window.controller.sessionsChanged.emit()
+    assert window.welcome._view is not None and window.welcome.view.isVisible()
+    assert window.welcome.view.geometry() == window.chat.rect()
