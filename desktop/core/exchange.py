@@ -33,8 +33,8 @@ REDACTED = "«redacted»"
 
 #: Header names that carry credentials (Authorization, x-api-key, x-goog-api-key,
 #: api-key, cookies, MCP and proxy tokens, ...).
-CREDENTIAL_NAME = re.compile(r"(?i)auth|key|token|secret|password|passwd|cookie|session|"
-                             r"credential|signature")
+CREDENTIAL_NAME = re.compile(r"(?i)auth|key|token(?!s)|secret|password|passwd|cookie|session|"
+                             r"credential|signature")  # (x-ratelimit-remaining-tokens: a count)
 #: Header values that look like credentials whatever the header is called.
 CREDENTIAL_VALUE = re.compile(
     r"(?i)^(?:bearer|basic|digest|token)\s+\S"

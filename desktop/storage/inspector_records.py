@@ -98,6 +98,7 @@ class ExchangeRecord:
             "events": [{"at_s": c.at_s, "data": c.text} for c in self.chunks],
             "retries": self.retries,
             "timings": self.timings(),
+            "answer_text": self.answer_text,
             "error": self.error,
             "complete": self.finished,
         }

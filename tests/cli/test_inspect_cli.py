@@ -44,6 +44,7 @@ def test_inspect_json_after_ask_shows_body_events_timings_and_no_secret(
     assert timings["time_to_first_token_s"] is not None
     assert timings["time_to_last_token_s"] >= timings["time_to_first_token_s"]
     assert exchange["message_id"] == document["message_ids"][0]
+    assert exchange["answer_text"] == "Inspected answer"
 
     code, text, err = inspect(tmp_path, "--message", exchange["message_id"])
     assert code == 0, err
