@@ -72,8 +72,8 @@ class McpSignInRow(QWidget):
         else:
             text = self.tr("No sign-in used.")
         self.label.setText(text)
-        self.sign_in_button.setVisible(not self.busy and (not signed_in
-                                                          or connection.needs_sign_in))
+        # Only a server that asked gets "Sign in": most remote servers need none.
+        self.sign_in_button.setVisible(not self.busy and connection.needs_sign_in)
         self.sign_out_button.setVisible(signed_in and not self.busy)
         self.cancel_button.setVisible(self.busy and not self._signing_out)
 

@@ -10,7 +10,7 @@ from typing import Any
 import qasync
 
 from desktop.app import AppContext
-from tests.tools.mcp_servers import ServerProcess
+from tests.tools.mcp_servers import FEATURES, ServerProcess
 from tests.tools.test_tools_mcp_oauth import GUARDED, Browser
 from tests.ui.conversation_helpers import make_window
 from tests.ui.tools.test_mcp_dialog import connection, open_dialog, stop_servers
@@ -100,3 +100,23 @@ def test_waiting_for_the_browser_can_be_cancelled(
     finally:
         stop_servers(qtbot, window)
         guarded.stop()
+
+
+def test_a_remote_server_without_sign_in_offers_none(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    plain = ServerProcess(FEATURES, "http")
+    ctx = open_ctx()
+    ctx.settings.update(mcp_servers=[{"name": "open", "transport": "http", "url": plain.url()}])
+    window = make_window(qtbot, ctx)
+    try:
+        qtbot.waitUntil(lambda: (c := connection(window, "open")) is not None
+                        and c.state == "running", timeout=30000)
+        dialog = open_dialog(window)
+        row = dialog.form.sign_in_row
+        assert row.isVisible() and row.label.text() == "No sign-in used."
+        assert not row.sign_in_button.isVisible() and not row.sign_out_button.isVisible()
+        dialog.close()
+    finally:
+        stop_servers(qtbot, window)
+        plain.stop()
