@@ -200,7 +200,8 @@ def test_model_list_and_mcp_wait_for_the_first_frame(
     # Built, not yet shown: the cached list is there, nothing was asked of the server
     assert window.top_bar.models == ["gpt-cached"]
     assert window.top_bar.model_task is None
-    assert window._after_paint == [window.top_bar.request_models, window.tool_activity.start_mcp]
+    assert window._after_paint == [window.top_bar.request_models, window.tool_activity.start_mcp,
+                                   window.updates.check]
     first_paint = _FirstPaint(window)
     window.installEventFilter(first_paint)
     window.show()
@@ -234,7 +235,8 @@ def test_a_skeleton_window_filled_in_later_waits_for_its_next_frame(
     window.attach(ChatController(ctx))
     assert window.ready
     assert window.top_bar.model_task is None  # queued for the next frame, not started in attach
-    assert window._after_paint == [window.top_bar.request_models, window.tool_activity.start_mcp]
+    assert window._after_paint == [window.top_bar.request_models, window.tool_activity.start_mcp,
+                                   window.updates.check]
     qtbot.waitUntil(lambda: len(window.top_bar.models) == 2, timeout=10000)
     assert any(r.path.startswith("/v1/models") for r in fake_server.requests)
 
