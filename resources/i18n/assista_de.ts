@@ -1431,17 +1431,24 @@
             <translation>Nur Volltext</translation>
         </message>
         <message numerus="yes">
-            <source>%n file(s)</source>
+            <source>%n files</source>
             <translation>
                 <numerusform>%n Datei</numerusform>
                 <numerusform>%n Dateien</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n passage(s)</source>
+            <source>%n passages</source>
             <translation>
                 <numerusform>%n Abschnitt</numerusform>
                 <numerusform>%n Abschnitte</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n files could not be read: </source>
+            <translation>
+                <numerusform>%n Datei konnte nicht gelesen werden: </numerusform>
+                <numerusform>%n Dateien konnten nicht gelesen werden: </numerusform>
             </translation>
         </message>
         <message>
@@ -1483,13 +1490,6 @@
         <message>
             <source> (cancelled: what was done is kept)</source>
             <translation> (abgebrochen: Erledigtes bleibt erhalten)</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n file(s) could not be read: </source>
-            <translation>
-                <numerusform>%n Datei konnte nicht gelesen werden: </numerusform>
-                <numerusform>%n Dateien konnten nicht gelesen werden: </numerusform>
-            </translation>
         </message>
         <message>
             <source>Add a folder</source>

@@ -64,21 +64,21 @@
     <context>
         <name>KnowledgeDetail</name>
         <message numerus="yes">
-            <source>%n file(s)</source>
+            <source>%n files</source>
             <translation>
                 <numerusform>%n file</numerusform>
                 <numerusform>%n files</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n passage(s)</source>
+            <source>%n passages</source>
             <translation>
                 <numerusform>%n passage</numerusform>
                 <numerusform>%n passages</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n file(s) could not be read: </source>
+            <source>%n files could not be read: </source>
             <translation>
                 <numerusform>%n file could not be read: </numerusform>
                 <numerusform>%n files could not be read: </numerusform>

@@ -1431,17 +1431,24 @@
             <translation>Solo texto completo</translation>
         </message>
         <message numerus="yes">
-            <source>%n file(s)</source>
+            <source>%n files</source>
             <translation>
                 <numerusform>%n archivo</numerusform>
                 <numerusform>%n archivos</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n passage(s)</source>
+            <source>%n passages</source>
             <translation>
                 <numerusform>%n fragmento</numerusform>
                 <numerusform>%n fragmentos</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n files could not be read: </source>
+            <translation>
+                <numerusform>No se pudo leer %n archivo: </numerusform>
+                <numerusform>No se pudieron leer %n archivos: </numerusform>
             </translation>
         </message>
         <message>
@@ -1483,13 +1490,6 @@
         <message>
             <source> (cancelled: what was done is kept)</source>
             <translation> (cancelado: se conserva lo hecho)</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n file(s) could not be read: </source>
-            <translation>
-                <numerusform>No se pudo leer %n archivo: </numerusform>
-                <numerusform>No se pudieron leer %n archivos: </numerusform>
-            </translation>
         </message>
         <message>
             <source>Add a folder</source>

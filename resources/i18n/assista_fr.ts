@@ -1431,17 +1431,24 @@
             <translation>Texte intégral seulement</translation>
         </message>
         <message numerus="yes">
-            <source>%n file(s)</source>
+            <source>%n files</source>
             <translation>
                 <numerusform>%n fichier</numerusform>
                 <numerusform>%n fichiers</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n passage(s)</source>
+            <source>%n passages</source>
             <translation>
                 <numerusform>%n passage</numerusform>
                 <numerusform>%n passages</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n files could not be read: </source>
+            <translation>
+                <numerusform>%n fichier n’a pas pu être lu : </numerusform>
+                <numerusform>%n fichiers n’ont pas pu être lus : </numerusform>
             </translation>
         </message>
         <message>
@@ -1483,13 +1490,6 @@
         <message>
             <source> (cancelled: what was done is kept)</source>
             <translation> (annulé : ce qui a été fait est conservé)</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n file(s) could not be read: </source>
-            <translation>
-                <numerusform>%n fichier n’a pas pu être lu : </numerusform>
-                <numerusform>%n fichiers n’ont pas pu être lus : </numerusform>
-            </translation>
         </message>
         <message>
             <source>Add a folder</source>

@@ -1425,15 +1425,21 @@
             <translation>全文検索のみ</translation>
         </message>
         <message numerus="yes">
-            <source>%n file(s)</source>
+            <source>%n files</source>
             <translation>
                 <numerusform>%n 個のファイル</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n passage(s)</source>
+            <source>%n passages</source>
             <translation>
                 <numerusform>%n 個の断片</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n files could not be read: </source>
+            <translation>
+                <numerusform>%n 個のファイルを読み取れませんでした: </numerusform>
             </translation>
         </message>
         <message>
@@ -1475,12 +1481,6 @@
         <message>
             <source> (cancelled: what was done is kept)</source>
             <translation> (キャンセル: 完了分は残ります)</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n file(s) could not be read: </source>
-            <translation>
-                <numerusform>%n 個のファイルを読み取れませんでした: </numerusform>
-            </translation>
         </message>
         <message>
             <source>Add a folder</source>

@@ -1425,15 +1425,21 @@
             <translation>仅全文</translation>
         </message>
         <message numerus="yes">
-            <source>%n file(s)</source>
+            <source>%n files</source>
             <translation>
                 <numerusform>%n 个文件</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n passage(s)</source>
+            <source>%n passages</source>
             <translation>
                 <numerusform>%n 个段落</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n files could not be read: </source>
+            <translation>
+                <numerusform>%n 个文件无法读取：</numerusform>
             </translation>
         </message>
         <message>
@@ -1475,12 +1481,6 @@
         <message>
             <source> (cancelled: what was done is kept)</source>
             <translation>（已取消：已完成的部分会保留）</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n file(s) could not be read: </source>
-            <translation>
-                <numerusform>%n 个文件无法读取：</numerusform>
-            </translation>
         </message>
         <message>
             <source>Add a folder</source>

@@ -9,7 +9,7 @@ import time
 from datetime import datetime
 from functools import partial
 
-from PySide6.QtCore import QCoreApplication, QRectF, Qt, Signal
+from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
@@ -27,6 +27,7 @@ from desktop.ui import locale_format, theme
 from desktop.ui.chat.chat_selection import SelectionModel
 from desktop.ui.chat.image_strip import image_strip
 from desktop.ui.chat.message_header import MessageHeader
+from desktop.ui.chat.message_texts import header_text, status_text
 from desktop.ui.chat.sources_view import SourcesView, block_sources
 from desktop.ui.chat.tool_calls_inline import ToolCallsInline
 from desktop.ui.chat.usage_text import PriceSource, answer_figures
@@ -39,10 +40,6 @@ NO_LIMIT = 16777215  # Qt's QWIDGETSIZE_MAX
 
 def _copy(text: str) -> None:
     QGuiApplication.clipboard().setText(text)
-
-
-def stamp(created_at: float) -> str:
-    return locale_format.stamp(created_at)
 
 
 class MessageWidget(QFrame):
@@ -116,7 +113,7 @@ class MessageWidget(QFrame):
     def _build_header(self, message: Message, show: bool) -> None:
         # (parented at once: a parentless widget made visible is a window of its own,
         # which would take the focus from the main window and with it its shortcuts)
-        row = MessageHeader(message.role, self._header_text(message), self._fill_copy_menu,
+        row = MessageHeader(message.role, header_text(message), self._fill_copy_menu,
                             self)
         row.title.setToolTip(datetime.fromtimestamp(message.created_at).isoformat(" ",
                                                                                   "seconds"))
@@ -159,26 +156,14 @@ class MessageWidget(QFrame):
         self._layout.insertWidget(2, view)
         toggle.toggled.connect(self._toggle_reasoning)
 
-    @staticmethod
-    def _header_text(message: Message) -> str:
-        when = stamp(message.created_at)
-        if is_continuation(message):
-            text = QCoreApplication.translate("MessageWidget", "You asked to continue · {time}")
-        elif message.role == "user":
-            text = QCoreApplication.translate("MessageWidget", "You · {time}")
-        elif message.model:
-            text = QCoreApplication.translate("MessageWidget", "Assistant · {model} · {time}")
-        else:
-            text = QCoreApplication.translate("MessageWidget", "Assistant · {time}")
-        return text.format(model=message.model, time=when)
-
     def add_continuation(self, widget: MessageWidget) -> None:
         """Show a later assistant message of the same turn inside this block."""
         self._layout.insertWidget(self._layout.indexOf(self.sources), widget)
         self.continuations.append(widget)
         widget.heightChanged.connect(self._changed)
+        widget.sources.show_sources([])  # the block's sources show on its first widget
         self.update_usage()
-        self._changed()
+        self.refresh_sources()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -219,12 +204,9 @@ class MessageWidget(QFrame):
         self.set_status(message)
 
     def set_status(self, message: Message) -> None:
-        texts = {"stopped": self.tr("■ Stopped"),
-                 "interrupted": self.tr("⚠ Interrupted — the app closed while "
-                                        "this answer was streaming"), "error": "✗ "}
-        if message.status in texts:
-            extra = message.error or "" if message.status == "error" else ""
-            self.status_label.setText(texts[message.status] + extra)
+        text = status_text(message)
+        if text is not None:
+            self.status_label.setText(text)
             self.status_label.setProperty("kind", message.status)
             self.status_label.style().polish(self.status_label)
             self.status_label.show()
@@ -405,6 +387,7 @@ class MessageWidget(QFrame):
             widget.header_row.release()
 
     def restyle(self) -> None:
+        self.sources.restyle()
         for view in self.views():
             view.set_background(self._card_color())
             view.restyle()
