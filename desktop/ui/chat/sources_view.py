@@ -14,11 +14,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from PySide6.QtCore import QCoreApplication, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QResizeEvent
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop.core.messages import Message, Source, ToolResultPart
 from desktop.core.sources import part_sources, unique_sources
+from desktop.ui import theme
 
 ADDRESS_CHARS = 60  # a longer address is elided in the middle
 TITLE_CHARS = 90
@@ -85,7 +86,28 @@ class SourcesView(QWidget):
         self.heading.setObjectName("sourcesHeading")
         layout.addWidget(self.heading)
         self._layout = layout
+        self._texts: list[str] = []  # each row's whole text, elided to the width
+        self.restyle()
         self.hide()
+
+    def restyle(self) -> None:
+        """Rows read as links: left-aligned accent text, no button frame."""
+        c = theme.colors()
+        self.setStyleSheet(
+            f"QLabel#sourcesHeading {{ color: {c['muted']}; font-weight: 600; }}"
+            f"QPushButton#sourceLink {{ text-align: left; border: none; background: "
+            f"transparent; padding: 1px 2px; color: {c['accent']}; }}"
+            f"QPushButton#sourceLink:hover {{ text-decoration: underline; }}"
+            f"QPushButton#sourceLink:disabled {{ color: {c['muted']}; }}")
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        room = max(80, self.width() - 12)
+        for row, text in zip(self.rows, self._texts, strict=True):
+            row.setText(row.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, room))
 
     def show_sources(self, sources: list[Source]) -> None:
         if sources == self.sources:
@@ -94,9 +116,11 @@ class SourcesView(QWidget):
         for row in self.rows:
             row.deleteLater()
         self.rows = [self._row(number, source) for number, source in enumerate(sources, 1)]
+        self._texts = [row.text() for row in self.rows]
         for row in self.rows:
             self._layout.addWidget(row)
         self.setVisible(bool(self.rows))
+        self._elide()
 
     def _row(self, number: int, source: Source) -> QPushButton:
         address = _address(source)

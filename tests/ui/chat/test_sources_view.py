@@ -91,6 +91,7 @@ def test_numbered_sources_open_browser_and_file(qtbot: Any, tmp_path: Any,
     # sources sit after the answer's last part (its continuation)
     layout = owner.layout()
     assert layout.indexOf(sources) > layout.indexOf(owner.continuations[0])
+    assert owner.continuations[0].sources.isHidden()  # one list per answer
 
     qtbot.mouseClick(sources.rows[1], Qt.MouseButton.LeftButton)
     qtbot.mouseClick(sources.rows[0], Qt.MouseButton.LeftButton)
