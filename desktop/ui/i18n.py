@@ -88,7 +88,10 @@ def wanted_locale(language: str) -> QLocale:
         return QLocale(QLocale.Language.Arabic, QLocale.Country.Egypt)
     if language:
         return QLocale(language)
-    return QLocale.system()
+    system = QLocale.system()
+    if system.language() == QLocale.Language.C:  # LANG=C/POSIX: plain US English
+        return QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
+    return system
 
 
 def _load(translator: QTranslator, locale: QLocale, name: str, folder: Path | str) -> bool:

@@ -132,3 +132,10 @@ def test_the_shortcuts_list_drops_mnemonics_of_either_style() -> None:
     assert without_mnemonic("Show a&rchived chats") == "Show archived chats"
     assert without_mnemonic("ファイル(&F)") == "ファイル"
     assert without_mnemonic("Tom & Jerry") == "Tom & Jerry"
+
+
+def test_a_c_locale_system_reads_as_us_english(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(QLocale, "system", staticmethod(QLocale.c))
+    locale = i18n.wanted_locale("")
+    assert locale.name() == "en_US"
+    assert locale.toCurrencyString(1234.5, "$", 2) == "$1,234.50"
