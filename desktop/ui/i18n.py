@@ -124,6 +124,9 @@ def install_translations(app: QCoreApplication, language: str = "") -> QLocale:
         log.warning("no compiled translations in %s (run packaging/translations.py build)",
                     ours)
     pseudo = os.environ.get(PSEUDO_VARIABLE, "")
+    # Mirrored only when the words are in that language too (an English interface
+    # laid out right to left would read backwards).
+    translated = bool(pseudo)
     if pseudo:
         installed.append(PseudoTranslator(pseudo, app))
     elif locale.language() not in (QLocale.Language.English, QLocale.Language.C):
@@ -133,13 +136,15 @@ def install_translations(app: QCoreApplication, language: str = "") -> QLocale:
         app_own = QTranslator(app)
         if ours is not None and _load(app_own, locale, "assista", ours):
             installed.append(app_own)
+            translated = True
         else:
             log.info("no translation of the interface for %s", locale.name())
     for translator in installed:
         app.installTranslator(translator)
     setattr(app, _TRANSLATORS_PROPERTY, installed)
     if isinstance(app, QApplication):
-        app.setLayoutDirection(locale.textDirection())
+        app.setLayoutDirection(locale.textDirection() if translated
+                               else Qt.LayoutDirection.LeftToRight)
     return locale
 
 

@@ -139,3 +139,11 @@ def test_a_c_locale_system_reads_as_us_english(monkeypatch: pytest.MonkeyPatch) 
     locale = i18n.wanted_locale("")
     assert locale.name() == "en_US"
     assert locale.toCurrencyString(1234.5, "$", 2) == "$1,234.50"
+
+
+def test_an_untranslated_right_to_left_language_keeps_the_english_layout(
+        qapp: QApplication, restore_english: None) -> None:
+    """Hebrew has no translation of the interface: English words, left to right."""
+    i18n.install_translations(qapp, "he")
+    assert tr("MainWindow", "&File") == "&File"
+    assert qapp.layoutDirection() == Qt.LayoutDirection.LeftToRight
