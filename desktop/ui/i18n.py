@@ -130,13 +130,15 @@ def install_translations(app: QCoreApplication, language: str = "") -> QLocale:
     if pseudo:
         installed.append(PseudoTranslator(pseudo, app))
     elif locale.language() not in (QLocale.Language.English, QLocale.Language.C):
-        qt_own = QTranslator(app)
-        if any(_load(qt_own, locale, "qtbase", folder) for folder in qt_translations_dirs()):
-            installed.append(qt_own)
         app_own = QTranslator(app)
         if ours is not None and _load(app_own, locale, "assista", ours):
-            installed.append(app_own)
             translated = True
+            # Qt's own words (standard buttons, file dialogs) in the same language
+            qt_own = QTranslator(app)
+            if any(_load(qt_own, locale, "qtbase", folder)
+                   for folder in qt_translations_dirs()):
+                installed.append(qt_own)
+            installed.append(app_own)
         else:
             log.info("no translation of the interface for %s", locale.name())
     for translator in installed:

@@ -143,7 +143,9 @@ def test_a_c_locale_system_reads_as_us_english(monkeypatch: pytest.MonkeyPatch) 
 
 def test_an_untranslated_right_to_left_language_keeps_the_english_layout(
         qapp: QApplication, restore_english: None) -> None:
-    """Hebrew has no translation of the interface: English words, left to right."""
+    """Hebrew has no translation of the interface: English words (Qt's own too), left
+    to right."""
     i18n.install_translations(qapp, "he")
     assert tr("MainWindow", "&File") == "&File"
+    assert tr("QPlatformTheme", "Cancel") == "Cancel"
     assert qapp.layoutDirection() == Qt.LayoutDirection.LeftToRight
