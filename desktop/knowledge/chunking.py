@@ -25,23 +25,20 @@ def chunk_sections(sections: Sequence[Section], size: int = CHUNK_CHARS) -> Iter
     """Lines gathered until ``size`` characters; a longer line is a chunk of its own
     (cut into ``size`` pieces)."""
     for section in sections:
-        lines: list[str] = []
-        start = 1
+        page = section.page
+        lines = section.text.rstrip("\n").split("\n")
+        first = 0  # index of the current chunk's first line
         length = 0
-        for number, line in enumerate(section.text.rstrip("\n").split("\n"), start=1):
-            if length + len(line) > size and lines:
-                yield _chunk(lines, section.page, start, number - 1)
-                lines, length, start = [], 0, number
-            if len(line) > size:
-                for offset in range(0, len(line), size):
-                    yield Chunk(line[offset:offset + size], section.page, number, number)
-                start = number + 1
+        for index, width in enumerate(map(len, lines)):  # one pass, no per-line lists
+            if length + width > size and index > first:
+                yield Chunk("\n".join(lines[first:index]), page, first + 1, index)
+                first, length = index, 0
+            if width > size:
+                line = lines[index]
+                for offset in range(0, width, size):
+                    yield Chunk(line[offset:offset + size], page, index + 1, index + 1)
+                first = index + 1
                 continue
-            lines.append(line)
-            length += len(line) + 1
-        if lines:
-            yield _chunk(lines, section.page, start, start + len(lines) - 1)
-
-
-def _chunk(lines: list[str], page: int | None, start: int, end: int) -> Chunk:
-    return Chunk("\n".join(lines), page, start, end)
+            length += width + 1
+        if first < len(lines):
+            yield Chunk("\n".join(lines[first:]), page, first + 1, len(lines))

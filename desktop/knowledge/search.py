@@ -4,14 +4,13 @@ scales)."""
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from dataclasses import dataclass
 
+from desktop.knowledge.fulltext import full_text
 from desktop.knowledge.store import KnowledgeBase, KnowledgeStore
 
-_WORD = re.compile(r"\w+", re.UNICODE)
 #: Reciprocal-rank-fusion constant (the usual 60: top ranks matter, not raw scores).
 RRF_K = 60
 CANDIDATES = 50
@@ -31,35 +30,6 @@ class Hit:
         lines = (f"line {self.line_start}" if self.line_start == self.line_end
                  else f"lines {self.line_start}-{self.line_end}")
         return f"page {self.page}, {lines}" if self.page is not None else lines
-
-
-def fts_query(text: str, operator: str = "OR") -> str | None:
-    """Words of ``text`` as an FTS5 query matching all (``AND``) or any (``OR``) of
-    them; None when there is no word."""
-    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))
-    return f" {operator} ".join(f'"{w}"' for w in words[:32]) or None
-
-
-def full_text(store: KnowledgeStore, base: KnowledgeBase, query: str,
-              limit: int, enough: int | None = None) -> list[tuple[int, float]]:
-    """BM25 ranking: chunks holding every word first (a short, precise list), then,
-    when those are too few, chunks holding any of them. Ranking every chunk that
-    holds a common word costs time in proportion to how many do."""
-    found: dict[int, float] = {}
-    for operator in ("AND", "OR"):
-        match = fts_query(query, operator)
-        if match is None:
-            return []
-        rows = store.db.query(
-            "SELECT c.id, bm25(knowledge_fts) AS rank FROM knowledge_fts "
-            "JOIN knowledge_chunks c ON c.id = knowledge_fts.rowid "
-            "WHERE knowledge_fts MATCH ? AND c.base_id = ? ORDER BY rank LIMIT ?",
-            (match, base.id, limit))
-        for row in rows:
-            found.setdefault(row["id"], -row["rank"] + (1000.0 if operator == "AND" else 0))
-        if len(found) >= (enough or limit) or " " not in query.strip():
-            break
-    return list(found.items())[:limit]
 
 
 def _fuse(*rankings: list[tuple[int, float]]) -> list[tuple[int, float]]:
