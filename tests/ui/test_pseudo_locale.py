@@ -6,12 +6,14 @@ allowed as they are."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 import qasync
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
@@ -129,6 +131,26 @@ def test_the_main_window_and_its_menus_are_translated(window: MainWindow) -> Non
     assert untranslated(menu_texts(window)) == []
 
 
+def open_compare(window: MainWindow) -> QWidget:
+    window.composer.input.setPlainText("Which is faster?")
+    dialog = window.compare.choose_for_prompt()
+    assert dialog is not None
+    return dialog
+
+
+def open_update(window: MainWindow) -> QWidget:
+    from desktop.ui.window.update_notice import UpdateDialog
+    from desktop.updates.feed import parse_feed
+
+    feed = json.dumps([{"tag_name": "v9.0.0", "name": "9.0", "body": "Faster.",
+                        "html_url": "https://example.com/r", "assets": [],
+                        "prerelease": False, "draft": False}]).encode()
+    dialog = UpdateDialog(parse_feed(feed)[0], "0.1.0", window)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+    dialog.show()
+    return dialog
+
+
 DIALOGS: dict[str, Callable[[MainWindow], QWidget]] = {
     "providers": lambda w: w.dialogs.open_providers(),
     "prices": lambda w: w.dialogs.open_prices(),
@@ -143,7 +165,11 @@ DIALOGS: dict[str, Callable[[MainWindow], QWidget]] = {
     "search": lambda w: w.conversations.open_search(),
     "system prompt": lambda w: w.conversations.edit_session_prompt(),
     "quick ask": lambda w: w.quick.open(),
+    "compare": open_compare,
+    "update": open_update,
 }
+
+
 
 
 @pytest.mark.parametrize("name", list(DIALOGS))
