@@ -93,7 +93,8 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
         request = request.model_copy(update={"web_search": True})
     from desktop.chat.web_search import plan_web_search
 
-    request, web_tool = plan_web_search(ctx, settings, config, request, bool(caps.tools))
+    request, web_tool = plan_web_search(ctx, settings, config, request, bool(caps.tools),
+                                        has_tools=bool(names) and bool(caps.tools))
     if web_tool and WEB_TOOL not in names:
         names.append(WEB_TOOL)  # made for this turn, on the search service of Settings
     if not caps.tools:

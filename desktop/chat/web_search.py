@@ -32,16 +32,22 @@ def web_search_config(ctx: AppContext, settings: AppSettings) -> WebSearchConfig
 
 
 def plan_web_search(ctx: AppContext, settings: AppSettings, config: ProviderConfig,
-                    request: RequestOptions, can_call_tools: bool
-                    ) -> tuple[RequestOptions, bool]:
+                    request: RequestOptions, can_call_tools: bool, *,
+                    has_tools: bool = False) -> tuple[RequestOptions, bool]:
     """The request options to send and whether the turn needs the ``web_search`` tool.
 
-    Raises ConfigError with what to do when the chat wants the web and cannot have it.
+    Gemini refuses Google Search next to function declarations for many models ("Tool
+    use with function calling is unsupported"): a Gemini turn that has tools uses the
+    search service of Settings when there is one. Raises ConfigError with what to do
+    when the chat wants the web and cannot have it.
     """
-    if not request.web_search or has_native_web_search(config.kind, config.base_url):
+    if not request.web_search:
+        return request, False
+    service = web_search_config(ctx, settings)
+    if has_native_web_search(config.kind, config.base_url) and not (
+            config.kind == "gemini" and has_tools and service is not None):
         return request, False
     request = request.model_copy(update={"web_search": False})
-    service = web_search_config(ctx, settings)
     if service is None:
         raise ConfigError(
             f"{config.name} has no web search of its own: choose a search service "

@@ -63,7 +63,8 @@ def search_knowledge_tool(db: Database, bases: Sequence[str],
 
                 key = store.api_key(base.embedding)
                 vector = (await asyncio.to_thread(embed, base.embedding, [query], key))[0]
-            hits += search(store, base, query, top_k, vector)
+            # (off the event loop: the first hybrid search loads the base's vectors)
+            hits += await asyncio.to_thread(search, store, base, query, top_k, vector)
         hits.sort(key=lambda h: -h.score)
         results = [_result(n, hit) for n, hit in enumerate(hits[:top_k], start=1)]
         return {"query": query, "knowledge_bases": names, "results": results}

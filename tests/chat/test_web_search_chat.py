@@ -94,3 +94,20 @@ def test_providers_with_their_own_search_get_the_switch_not_the_tool(
     chat.provider_id = config.id
     plan = service.plan(chat)
     assert plan.request.web_search and "web_search" not in plan.tools
+
+
+def test_gemini_with_tools_uses_the_service_when_there_is_one(
+        service: ChatService, ctx: AppContext) -> None:
+    from desktop.core.provider_options import options_for
+    from desktop.core.settings import ProviderConfig
+
+    config = ProviderConfig(name="Gemini", kind="gemini", model="gemini-test",
+                            base_url="https://generativelanguage.googleapis.com/v1beta",
+                            options=options_for("gemini", {}))
+    ctx.settings_store.save_provider(config)
+    chat = _web_chat()
+    chat.provider_id = config.id
+    assert service.plan(chat).request.web_search  # no service: Google Search
+    ctx.settings.update(web_search_service="searxng", web_search_url="http://127.0.0.1:9")
+    plan = service.plan(chat)
+    assert plan.tools and "web_search" in plan.tools and not plan.request.web_search
