@@ -1249,6 +1249,22 @@
     <context>
         <name>InspectorPanel</name>
         <message>
+            <source>HTTP status: %1</source>
+            <translation>HTTP-Status: %1</translation>
+        </message>
+        <message>
+            <source>Retries:</source>
+            <translation>Wiederholungen:</translation>
+        </message>
+        <message>
+            <source>  attempt %1 at %2, waited %3 s: %4</source>
+            <translation>  Versuch %1 um %2, %3 s gewartet: %4</translation>
+        </message>
+        <message>
+            <source>Error: %1</source>
+            <translation>Fehler: %1</translation>
+        </message>
+        <message>
             <source>Request inspector</source>
             <translation>Anfrage-Inspektor</translation>
         </message>
@@ -1940,6 +1956,14 @@
         <message>
             <source>You have unsaved changes: Save them, or press Close again to discard them.</source>
             <translation>Sie haben ungespeicherte Änderungen: Speichern Sie sie oder klicken Sie erneut auf Schließen, um sie zu verwerfen.</translation>
+        </message>
+        <message>
+            <source>Browse</source>
+            <translation>Durchsuchen</translation>
+        </message>
+        <message>
+            <source>Servers listed in the official MCP registry</source>
+            <translation>Im offiziellen MCP-Verzeichnis gelistete Server</translation>
         </message>
     </context>
     <context>
@@ -2904,6 +2928,10 @@
     </context>
     <context>
         <name>ReplayView</name>
+        <message>
+            <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
+            <translation>Erstes Token %1 · gesamt %2 · %3 Tokens · %4 Tok./s</translation>
+        </message>
         <message>
             <source>Provider to send to</source>
             <translation>Anbieter, an den gesendet wird</translation>
@@ -4924,43 +4952,6 @@
         <message>
             <source>Step {number}</source>
             <translation>Schritt {number}</translation>
-        </message>
-    </context>
-    <context>
-        <name>panel</name>
-        <message>
-            <source>HTTP status: %1</source>
-            <translation>HTTP-Status: %1</translation>
-        </message>
-        <message>
-            <source>Retries:</source>
-            <translation>Wiederholungen:</translation>
-        </message>
-        <message>
-            <source>  attempt %1 at %2, waited %3 s: %4</source>
-            <translation>  Versuch %1 um %2, %3 s gewartet: %4</translation>
-        </message>
-        <message>
-            <source>Error: %1</source>
-            <translation>Fehler: %1</translation>
-        </message>
-    </context>
-    <context>
-        <name>parent</name>
-        <message>
-            <source>Browse</source>
-            <translation>Durchsuchen</translation>
-        </message>
-        <message>
-            <source>Servers listed in the official MCP registry</source>
-            <translation>Im offiziellen MCP-Verzeichnis gelistete Server</translation>
-        </message>
-    </context>
-    <context>
-        <name>widget</name>
-        <message>
-            <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
-            <translation>Erstes Token %1 · gesamt %2 · %3 Tokens · %4 Tok./s</translation>
         </message>
     </context>
 </TS>

@@ -1249,6 +1249,22 @@
     <context>
         <name>InspectorPanel</name>
         <message>
+            <source>HTTP status: %1</source>
+            <translation>Estado HTTP: %1</translation>
+        </message>
+        <message>
+            <source>Retries:</source>
+            <translation>Reintentos:</translation>
+        </message>
+        <message>
+            <source>  attempt %1 at %2, waited %3 s: %4</source>
+            <translation>  intento %1 a las %2, esperó %3 s: %4</translation>
+        </message>
+        <message>
+            <source>Error: %1</source>
+            <translation>Error: %1</translation>
+        </message>
+        <message>
             <source>Request inspector</source>
             <translation>Inspector de solicitudes</translation>
         </message>
@@ -1940,6 +1956,14 @@
         <message>
             <source>You have unsaved changes: Save them, or press Close again to discard them.</source>
             <translation>Tienes cambios sin guardar: guárdalos o pulsa Cerrar otra vez para descartarlos.</translation>
+        </message>
+        <message>
+            <source>Browse</source>
+            <translation>Explorar</translation>
+        </message>
+        <message>
+            <source>Servers listed in the official MCP registry</source>
+            <translation>Servidores del registro oficial de MCP</translation>
         </message>
     </context>
     <context>
@@ -2904,6 +2928,10 @@
     </context>
     <context>
         <name>ReplayView</name>
+        <message>
+            <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
+            <translation>Primer token %1 · total %2 · %3 tokens · %4 tok/s</translation>
+        </message>
         <message>
             <source>Provider to send to</source>
             <translation>Proveedor al que enviar</translation>
@@ -4924,43 +4952,6 @@
         <message>
             <source>Step {number}</source>
             <translation>Paso {number}</translation>
-        </message>
-    </context>
-    <context>
-        <name>panel</name>
-        <message>
-            <source>HTTP status: %1</source>
-            <translation>Estado HTTP: %1</translation>
-        </message>
-        <message>
-            <source>Retries:</source>
-            <translation>Reintentos:</translation>
-        </message>
-        <message>
-            <source>  attempt %1 at %2, waited %3 s: %4</source>
-            <translation>  intento %1 a las %2, esperó %3 s: %4</translation>
-        </message>
-        <message>
-            <source>Error: %1</source>
-            <translation>Error: %1</translation>
-        </message>
-    </context>
-    <context>
-        <name>parent</name>
-        <message>
-            <source>Browse</source>
-            <translation>Explorar</translation>
-        </message>
-        <message>
-            <source>Servers listed in the official MCP registry</source>
-            <translation>Servidores del registro oficial de MCP</translation>
-        </message>
-    </context>
-    <context>
-        <name>widget</name>
-        <message>
-            <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
-            <translation>Primer token %1 · total %2 · %3 tokens · %4 tok/s</translation>
         </message>
     </context>
 </TS>

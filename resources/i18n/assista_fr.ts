@@ -1249,6 +1249,22 @@
     <context>
         <name>InspectorPanel</name>
         <message>
+            <source>HTTP status: %1</source>
+            <translation>Statut HTTP : %1</translation>
+        </message>
+        <message>
+            <source>Retries:</source>
+            <translation>Nouvelles tentatives :</translation>
+        </message>
+        <message>
+            <source>  attempt %1 at %2, waited %3 s: %4</source>
+            <translation>  tentative %1 à %2, attente %3 s : %4</translation>
+        </message>
+        <message>
+            <source>Error: %1</source>
+            <translation>Erreur : %1</translation>
+        </message>
+        <message>
             <source>Request inspector</source>
             <translation>Inspecteur de requêtes</translation>
         </message>
@@ -1940,6 +1956,14 @@
         <message>
             <source>You have unsaved changes: Save them, or press Close again to discard them.</source>
             <translation>Vous avez des modifications non enregistrées : enregistrez-les, ou cliquez à nouveau sur Fermer pour les abandonner.</translation>
+        </message>
+        <message>
+            <source>Browse</source>
+            <translation>Parcourir</translation>
+        </message>
+        <message>
+            <source>Servers listed in the official MCP registry</source>
+            <translation>Serveurs listés dans le registre MCP officiel</translation>
         </message>
     </context>
     <context>
@@ -2904,6 +2928,10 @@
     </context>
     <context>
         <name>ReplayView</name>
+        <message>
+            <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
+            <translation>Premier jeton %1 · total %2 · %3 jetons · %4 jetons/s</translation>
+        </message>
         <message>
             <source>Provider to send to</source>
             <translation>Fournisseur destinataire</translation>
@@ -4924,43 +4952,6 @@
         <message>
             <source>Step {number}</source>
             <translation>Étape {number}</translation>
-        </message>
-    </context>
-    <context>
-        <name>panel</name>
-        <message>
-            <source>HTTP status: %1</source>
-            <translation>Statut HTTP : %1</translation>
-        </message>
-        <message>
-            <source>Retries:</source>
-            <translation>Nouvelles tentatives :</translation>
-        </message>
-        <message>
-            <source>  attempt %1 at %2, waited %3 s: %4</source>
-            <translation>  tentative %1 à %2, attente %3 s : %4</translation>
-        </message>
-        <message>
-            <source>Error: %1</source>
-            <translation>Erreur : %1</translation>
-        </message>
-    </context>
-    <context>
-        <name>parent</name>
-        <message>
-            <source>Browse</source>
-            <translation>Parcourir</translation>
-        </message>
-        <message>
-            <source>Servers listed in the official MCP registry</source>
-            <translation>Serveurs listés dans le registre MCP officiel</translation>
-        </message>
-    </context>
-    <context>
-        <name>widget</name>
-        <message>
-            <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
-            <translation>Premier jeton %1 · total %2 · %3 jetons · %4 jetons/s</translation>
         </message>
     </context>
 </TS>

@@ -1244,6 +1244,22 @@
     <context>
         <name>InspectorPanel</name>
         <message>
+            <source>HTTP status: %1</source>
+            <translation>HTTP ステータス: %1</translation>
+        </message>
+        <message>
+            <source>Retries:</source>
+            <translation>再試行:</translation>
+        </message>
+        <message>
+            <source>  attempt %1 at %2, waited %3 s: %4</source>
+            <translation>  試行 %1 (%2)、待機 %3 秒: %4</translation>
+        </message>
+        <message>
+            <source>Error: %1</source>
+            <translation>エラー: %1</translation>
+        </message>
+        <message>
             <source>Request inspector</source>
             <translation>リクエストインスペクター</translation>
         </message>
@@ -1928,6 +1944,14 @@
         <message>
             <source>You have unsaved changes: Save them, or press Close again to discard them.</source>
             <translation>保存していない変更があります。保存するか、もう一度「閉じる」を押して破棄してください。</translation>
+        </message>
+        <message>
+            <source>Browse</source>
+            <translation>参照</translation>
+        </message>
+        <message>
+            <source>Servers listed in the official MCP registry</source>
+            <translation>公式 MCP レジストリに掲載されたサーバー</translation>
         </message>
     </context>
     <context>
@@ -2889,6 +2913,10 @@
     </context>
     <context>
         <name>ReplayView</name>
+        <message>
+            <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
+            <translation>最初のトークン %1 · 合計 %2 · %3 トークン · %4 トークン/秒</translation>
+        </message>
         <message>
             <source>Provider to send to</source>
             <translation>送信先のプロバイダー</translation>
@@ -4896,43 +4924,6 @@
         <message>
             <source>Step {number}</source>
             <translation>ステップ {number}</translation>
-        </message>
-    </context>
-    <context>
-        <name>panel</name>
-        <message>
-            <source>HTTP status: %1</source>
-            <translation>HTTP ステータス: %1</translation>
-        </message>
-        <message>
-            <source>Retries:</source>
-            <translation>再試行:</translation>
-        </message>
-        <message>
-            <source>  attempt %1 at %2, waited %3 s: %4</source>
-            <translation>  試行 %1 (%2)、待機 %3 秒: %4</translation>
-        </message>
-        <message>
-            <source>Error: %1</source>
-            <translation>エラー: %1</translation>
-        </message>
-    </context>
-    <context>
-        <name>parent</name>
-        <message>
-            <source>Browse</source>
-            <translation>参照</translation>
-        </message>
-        <message>
-            <source>Servers listed in the official MCP registry</source>
-            <translation>公式 MCP レジストリに掲載されたサーバー</translation>
-        </message>
-    </context>
-    <context>
-        <name>widget</name>
-        <message>
-            <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
-            <translation>最初のトークン %1 · 合計 %2 · %3 トークン · %4 トークン/秒</translation>
         </message>
     </context>
 </TS>

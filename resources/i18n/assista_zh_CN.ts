@@ -1244,6 +1244,22 @@
     <context>
         <name>InspectorPanel</name>
         <message>
+            <source>HTTP status: %1</source>
+            <translation>HTTP 状态：%1</translation>
+        </message>
+        <message>
+            <source>Retries:</source>
+            <translation>重试：</translation>
+        </message>
+        <message>
+            <source>  attempt %1 at %2, waited %3 s: %4</source>
+            <translation>  第 %1 次尝试，时间 %2，等待 %3 秒：%4</translation>
+        </message>
+        <message>
+            <source>Error: %1</source>
+            <translation>错误：%1</translation>
+        </message>
+        <message>
             <source>Request inspector</source>
             <translation>请求检查器</translation>
         </message>
@@ -1928,6 +1944,14 @@
         <message>
             <source>You have unsaved changes: Save them, or press Close again to discard them.</source>
             <translation>有未保存的更改：请保存，或再次点击“关闭”以放弃更改。</translation>
+        </message>
+        <message>
+            <source>Browse</source>
+            <translation>浏览</translation>
+        </message>
+        <message>
+            <source>Servers listed in the official MCP registry</source>
+            <translation>官方 MCP 注册表中列出的服务器</translation>
         </message>
     </context>
     <context>
@@ -2889,6 +2913,10 @@
     </context>
     <context>
         <name>ReplayView</name>
+        <message>
+            <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
+            <translation>首个令牌 %1 · 总计 %2 · %3 个令牌 · %4 令牌/秒</translation>
+        </message>
         <message>
             <source>Provider to send to</source>
             <translation>发送到的提供商</translation>
@@ -4896,43 +4924,6 @@
         <message>
             <source>Step {number}</source>
             <translation>第 {number} 步</translation>
-        </message>
-    </context>
-    <context>
-        <name>panel</name>
-        <message>
-            <source>HTTP status: %1</source>
-            <translation>HTTP 状态：%1</translation>
-        </message>
-        <message>
-            <source>Retries:</source>
-            <translation>重试：</translation>
-        </message>
-        <message>
-            <source>  attempt %1 at %2, waited %3 s: %4</source>
-            <translation>  第 %1 次尝试，时间 %2，等待 %3 秒：%4</translation>
-        </message>
-        <message>
-            <source>Error: %1</source>
-            <translation>错误：%1</translation>
-        </message>
-    </context>
-    <context>
-        <name>parent</name>
-        <message>
-            <source>Browse</source>
-            <translation>浏览</translation>
-        </message>
-        <message>
-            <source>Servers listed in the official MCP registry</source>
-            <translation>官方 MCP 注册表中列出的服务器</translation>
-        </message>
-    </context>
-    <context>
-        <name>widget</name>
-        <message>
-            <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
-            <translation>首个令牌 %1 · 总计 %2 · %3 个令牌 · %4 令牌/秒</translation>
         </message>
     </context>
 </TS>

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QCoreApplication, QSize, Qt
 from PySide6.QtGui import QCloseEvent, QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
@@ -51,16 +51,20 @@ def request_text(record: ExchangeRecord) -> str:
 
 
 def response_text(panel: QWidget, record: ExchangeRecord) -> str:
-    lines = [panel.tr("HTTP status: %1").replace(
+    lines = [QCoreApplication.translate("InspectorPanel", "HTTP status: %1").replace(
         "%1", str(record.status) if record.status is not None else "-")]
     lines += [f"{k}: {v}" for k, v in record.response_headers]
     if record.retries:
-        lines += ["", panel.tr("Retries:")]
-        lines += [panel.tr("  attempt %1 at %2, waited %3 s: %4").replace(
-            "%1", str(r["attempt"])).replace("%2", _ms(r["at_s"])).replace(
+        lines += ["", QCoreApplication.translate("InspectorPanel", "Retries:")]
+        # (QCoreApplication.translate written out: lupdate reads no other spelling, and
+        # panel.tr() would look under the panel's class name at run time)
+        attempt = QCoreApplication.translate("InspectorPanel",
+                                             "  attempt %1 at %2, waited %3 s: %4")
+        lines += [attempt.replace("%1", str(r["attempt"])).replace("%2", _ms(r["at_s"])).replace(
             "%3", f"{r['delay_s']:.2f}").replace("%4", str(r["reason"])) for r in record.retries]
     if record.error:
-        lines += ["", panel.tr("Error: %1").replace("%1", record.error)]
+        lines += ["", QCoreApplication.translate("InspectorPanel", "Error: %1").replace(
+            "%1", record.error)]
     return "\n".join(lines) + "\n"
 
 

@@ -7,7 +7,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -63,7 +63,8 @@ def figures_text(widget: QWidget, result: ReplayResult) -> str:
     def ms(value: float | None) -> str:
         return "-" if value is None else f"{value * 1000:.0f} ms"
     speed = result.tokens_per_s
-    return widget.tr("First token %1 · total %2 · %3 tokens · %4 tok/s").replace(
+    return QCoreApplication.translate(
+        "ReplayView", "First token %1 · total %2 · %3 tokens · %4 tok/s").replace(
         "%1", ms(result.first_token_s)).replace("%2", ms(result.total_s)).replace(
         "%3", str(result.output_tokens if result.output_tokens is not None else "-")).replace(
         "%4", f"{speed:.1f}" if speed else "-")

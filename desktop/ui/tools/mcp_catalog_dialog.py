@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -243,8 +243,9 @@ class McpCatalogDialog(QDialog):
 
 def catalog_button(parent: QDialog, ctx: AppContext, add: AddServers) -> QPushButton:
     """The "Browse" button of the MCP dialog: opens the catalog."""
-    button = QPushButton(parent.tr("Browse"))
-    button.setToolTip(parent.tr("Servers listed in the official MCP registry"))
+    button = QPushButton(QCoreApplication.translate("McpDialog", "Browse"))
+    button.setToolTip(QCoreApplication.translate(
+        "McpDialog", "Servers listed in the official MCP registry"))
 
     def open_catalog() -> None:
         base = ctx.environ.get(REGISTRY_ENV) or OFFICIAL_REGISTRY
