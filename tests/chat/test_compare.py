@@ -269,3 +269,27 @@ async def test_two_models_on_one_provider_share_its_slots(
     assert [c.status for c in run.columns] == ["complete", "complete"]
     assert [r.json["model"] for r in servers[0].chat_requests] == ["model-a", "model-a2"]
     assert TurnQueued(False) in waited
+
+
+async def test_compare_in_a_chat_sends_each_model_the_whole_conversation(
+        ctx: AppContext, servers: list[FakeOpenAIServer]) -> None:
+    targets = providers(ctx, servers[:2])
+    service = ChatService(ctx)
+    servers[0].enqueue(ScriptedResponse(chunks=text_stream("Paris.")))
+    turn = service.start(NewChat(system_prompt="Answer briefly."), "Capital of France?")
+    assert turn.task is not None
+    await turn.task
+    earlier = ctx.sessions.load_messages(turn.session_id)
+    servers[0].enqueue(ScriptedResponse(chunks=text_stream("About 2 million.")))
+    servers[1].enqueue(ScriptedResponse(chunks=text_stream("Roughly 2.1 million.")))
+    run = service.compare.start(turn.session_id, "And its population?", targets)
+    await run.wait()
+    for server in servers[:2]:
+        sent = server.chat_requests[-1].json["messages"]
+        assert sent[0]["role"] == "system" and "Answer briefly." in sent[0]["content"]
+        assert [(m["role"], m["content"]) for m in sent[1:]] == [
+            ("user", "Capital of France?"), ("assistant", "Paris."),
+            ("user", "And its population?")]
+    assert run.question.parent_id == earlier[-1].id
+    assert [m.text for m in ctx.sessions.load_messages(turn.session_id)] == [
+        "Capital of France?", "Paris.", "And its population?", "About 2 million."]
