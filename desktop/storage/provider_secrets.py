@@ -61,6 +61,16 @@ def needs_stashing(config: ProviderConfig) -> bool:
         for name, value in config.headers.items())
 
 
+def needs_resolving(config: ProviderConfig) -> bool:
+    """Whether a stored ``config`` has credentials in the secret store to put back (a
+    user name in its URL, or a header stored as the placeholder)."""
+    try:
+        has_user = bool(urlsplit(config.base_url).username)
+    except ValueError:
+        has_user = False
+    return has_user or SECRET_PLACEHOLDER in config.headers.values()
+
+
 def stash_provider_secrets(config: ProviderConfig, secrets: Secrets) -> ProviderConfig:
     """A copy of ``config`` fit to store: credentials moved to ``secrets``."""
     url, password = split_password(config.base_url)

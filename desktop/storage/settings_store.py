@@ -20,6 +20,7 @@ from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.storage.database import Database
 from desktop.storage.mcp_secrets import Secrets
 from desktop.storage.provider_secrets import (
+    needs_resolving,
     needs_stashing,
     resolve_provider_secrets,
     stash_provider_secrets,
@@ -124,6 +125,10 @@ class SettingsStore:
         """``config`` as the app uses it; a row that still holds a credential in clear
         (written before they went to the secret store) is rewritten without it."""
         assert self.secrets is not None
+        if not needs_stashing(config) and not needs_resolving(config):
+            # Most providers: no store to open (at start, opening the keyring took
+            # ~100 ms and listing the providers happens on the way to the first frame).
+            return config
         secrets = self.secrets()
         if needs_stashing(config):
             stashed = stash_provider_secrets(config, secrets)

@@ -132,3 +132,42 @@ def test_corrupt_provider_row_is_skipped(
     with caplog.at_level("WARNING"):
         assert settings_store.list_providers() == [good]
     assert "Skipping unreadable provider bad" in caplog.text
+
+
+class CountingSecrets:
+    """A secret store in memory that counts how often the settings store opened it."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+        self.opened = 0
+
+    def factory(self) -> CountingSecrets:
+        self.opened += 1
+        return self
+
+    def get(self, provider_id: str) -> str | None:
+        return self.values.get(provider_id)
+
+    def set(self, provider_id: str, key: str) -> None:
+        self.values[provider_id] = key
+
+
+def test_listing_providers_opens_the_secret_store_only_for_those_with_secrets(
+        settings_store: SettingsStore) -> None:
+    """Opening the keyring is slow and listing providers is on the way to the window."""
+    secrets = CountingSecrets()
+    settings_store.secrets = secrets.factory
+    plain = ProviderConfig(name="Plain", base_url="http://127.0.0.1:1/v1", model="m",
+                           headers={"User-Agent": "x"})
+    settings_store.save_provider(plain)
+    opened = secrets.opened
+    assert [p.name for p in settings_store.list_providers()] == ["Plain"]
+    assert secrets.opened == opened  # nothing to put back: the store stays closed
+    guarded = ProviderConfig(name="Guarded", base_url="https://me:pw@example.test/v1",
+                             model="m", headers={"X-Corp-Token": "t0k"})
+    settings_store.save_provider(guarded)
+    listed = {p.name: p for p in settings_store.list_providers()}
+    assert listed["Guarded"].base_url == "https://me:pw@example.test/v1"
+    assert listed["Guarded"].headers == {"X-Corp-Token": "t0k"}
+    assert listed["Plain"] == plain
+    assert secrets.opened > opened
