@@ -45,7 +45,11 @@ class InspectorWriter:
     # -- ExchangeWriter
 
     def write(self, batch: CaptureBatch) -> None:
-        self._thread.submit(self._write, batch)
+        try:
+            self._thread.submit(self._write, batch)
+        except RuntimeError:  # closed (the app is quitting): a stream must not fail for it
+            log.info("the request inspector is closed; exchange %s not stored",
+                     batch.exchange_id)
 
     def known_secrets(self) -> Iterable[str]:
         return self._secrets()

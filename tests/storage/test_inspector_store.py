@@ -72,3 +72,9 @@ def test_a_failing_write_is_logged_not_raised(tmp_path: Path) -> None:
         assert writer.failures == 1
     finally:
         writer.close()
+
+
+def test_a_batch_after_closing_is_dropped_quietly(tmp_path: Path) -> None:
+    writer = InspectorWriter(tmp_path, lambda: (1, 1))
+    writer.close()
+    writer.write(batch("late", time.time()))  # no exception: the stream goes on
