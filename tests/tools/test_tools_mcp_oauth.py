@@ -146,6 +146,20 @@ async def test_sign_in_over_legacy_sse(secrets: SecretStore) -> None:
         process.stop()
 
 
+async def test_tokens_are_not_sent_to_a_changed_url(secrets: SecretStore) -> None:
+    from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+    old = KeyringTokenStorage(secrets, "x", "https://old.example/mcp")
+    await old.set_tokens(OAuthToken(access_token="secret-access", expires_in=60))
+    await old.set_client_info(OAuthClientInformationFull(
+        client_id="c1", redirect_uris=["http://127.0.0.1:1/callback"]))
+    assert old.signed_in()
+    assert (await old.get_client_info()).client_id == "c1"  # type: ignore[union-attr]
+    moved = KeyringTokenStorage(secrets, "x", "https://new.example/mcp")
+    assert await moved.get_tokens() is None and await moved.get_client_info() is None
+    assert not moved.signed_in()
+
+
 async def test_unreadable_stored_sign_in_asks_again(secrets: SecretStore) -> None:
     secrets.set("mcp:x:oauth:tokens", "{not json")
     storage = KeyringTokenStorage(secrets, "x")

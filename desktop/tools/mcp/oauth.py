@@ -79,11 +79,13 @@ def _slot(server: str, what: str) -> str:
 
 class KeyringTokenStorage:
     """The SDK's ``TokenStorage`` on the secret store (calls run off the event loop:
-    a keyring may block on D-Bus or an unlock prompt)."""
+    a keyring may block on D-Bus or an unlock prompt). What is stored names the
+    server's URL: when the URL is changed, the old tokens are not sent to the new one."""
 
-    def __init__(self, secrets: SecretSlots, server: str) -> None:
+    def __init__(self, secrets: SecretSlots, server: str, url: str = "") -> None:
         self.secrets = secrets
         self.server = server
+        self.url = url
         self._known: bool | None = None  # whether tokens are stored, once read
 
     async def get_tokens(self) -> OAuthToken | None:
@@ -109,12 +111,13 @@ class KeyringTokenStorage:
         self._redact(tokens.access_token, tokens.refresh_token)
         self._known = True
         await self._save("tokens", {"token": tokens.model_dump(mode="json", exclude_none=True),
-                                    "expires_at": expires})
+                                    "expires_at": expires, "url": self.url})
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         raw = await self._load("client")
         if raw is None:
             return None
+        raw.pop("assista_url", None)
         try:
             return OAuthClientInformationFull.model_validate(raw)
         except ValidationError:
@@ -122,7 +125,8 @@ class KeyringTokenStorage:
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         self._redact(client_info.client_secret)
-        await self._save("client", client_info.model_dump(mode="json", exclude_none=True))
+        await self._save("client", client_info.model_dump(mode="json", exclude_none=True)
+                         | {"assista_url": self.url})
 
     async def forget_client(self) -> None:
         await asyncio.to_thread(self.secrets.delete, _slot(self.server, "client"))
@@ -130,7 +134,7 @@ class KeyringTokenStorage:
     def signed_in(self) -> bool:
         """Whether tokens are stored (reads the keyring the first time only)."""
         if self._known is None:
-            self._known = bool(self.secrets.get(_slot(self.server, "tokens")))
+            self._known = self._parse(self.secrets.get(_slot(self.server, "tokens"))) is not None
         return self._known
 
     def sign_out(self) -> None:
@@ -147,13 +151,18 @@ class KeyringTokenStorage:
 
     async def _load(self, what: str) -> dict[str, Any] | None:
         text = await asyncio.to_thread(self.secrets.get, _slot(self.server, what))
-        if not text:
-            return None
+        return self._parse(text)
+
+    def _parse(self, text: str | None) -> dict[str, Any] | None:
+        """The stored JSON, if it is for this server's URL."""
         try:
-            data = json.loads(text)
+            data = json.loads(text) if text else None
         except json.JSONDecodeError:
             return None
-        return data if isinstance(data, dict) else None
+        if not isinstance(data, dict):
+            return None
+        stored_url = data.get("url", data.get("assista_url", self.url))
+        return data if not self.url or stored_url == self.url else None
 
     async def _save(self, what: str, data: dict[str, Any]) -> None:
         text = json.dumps(data, separators=(",", ":"))
@@ -366,5 +375,6 @@ class OAuthSetup:
     browser: Browser | None = None
 
     def for_server(self, config: McpServerConfig) -> SignIn:
-        return SignIn(config.name, config.url, KeyringTokenStorage(self.secrets, config.name),
+        return SignIn(config.name, config.url,
+                      KeyringTokenStorage(self.secrets, config.name, config.url),
                       self.browser)
