@@ -8,7 +8,7 @@ first one's answer is shown in the chat unless another is kept).
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -72,11 +72,14 @@ class CompareChooser(QDialog):
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
         self.search.textChanged.connect(self.refresh)
-        self.list.itemClicked.connect(self._clicked)
+        # Clicks, Space and Ctrl+A all go through the selection (keyboard included).
+        self.list.itemSelectionChanged.connect(self._selection_changed)
         self.refresh()
 
-    def refresh(self) -> None:
-        """The models matching the search, the chosen ones selected."""
+    def refresh(self, *, keep_row: bool = False) -> None:
+        """The models matching the search, the chosen ones selected (``keep_row``: the
+        keyboard stays on the row it was on)."""
+        row = self.list.currentRow() if keep_row else -1
         self.list.blockSignals(True)
         self.list.clear()
         for title, entries in self.catalog.sections(self.search.text().strip()):
@@ -91,6 +94,8 @@ class CompareChooser(QDialog):
                 self._names[(entry.provider_id, entry.model)] = (
                     f"{entry.model} ({entry.provider_name})")
                 item.setSelected((entry.provider_id, entry.model) in self.chosen)
+        if row >= 0:
+            self.list.setCurrentRow(row, QItemSelectionModel.SelectionFlag.NoUpdate)
         self.list.blockSignals(False)
         self._update()
 
@@ -103,10 +108,24 @@ class CompareChooser(QDialog):
             self.chosen.append(key)
         self.refresh()
 
-    def _clicked(self, item: QListWidgetItem) -> None:
-        entry = item.data(ENTRY_ROLE)
-        if isinstance(entry, ModelEntry):
-            self.toggle(entry.provider_id, entry.model)
+    def _selection_changed(self) -> None:
+        """A row was selected or unselected (click, Space, Ctrl+A): the rows whose state
+        differs from the chosen models say what changed (a model listed twice, in
+        Recent and under its provider, follows the row that was switched)."""
+        chosen = list(self.chosen)
+        for row in range(self.list.count()):
+            item = self.list.item(row)
+            entry = item.data(ENTRY_ROLE)
+            if not isinstance(entry, ModelEntry):
+                continue
+            key = (entry.provider_id, entry.model)
+            if item.isSelected() and key not in self.chosen and key not in chosen:
+                chosen.append(key)
+            elif not item.isSelected() and key in self.chosen and key in chosen:
+                chosen.remove(key)
+        if chosen != self.chosen:
+            self.chosen = chosen[:MAX_MODELS]
+            self.refresh(keep_row=True)
 
     def _update(self) -> None:
         count = len(self.chosen)
