@@ -2974,6 +2974,25 @@
         </message>
     </context>
     <context>
+        <name>RequestInspector</name>
+        <message>
+            <source>There is no answer in this chat to inspect yet.</source>
+            <translation>In diesem Chat gibt es noch keine Antwort zum Untersuchen.</translation>
+        </message>
+        <message>
+            <source>The recorded requests cannot be read: %1</source>
+            <translation>Die aufgezeichneten Anfragen können nicht gelesen werden: %1</translation>
+        </message>
+        <message>
+            <source>No request was recorded for this answer. Recording may be off in Settings, or the record is older than the retention period.</source>
+            <translation>Für diese Antwort wurde keine Anfrage aufgezeichnet. Die Aufzeichnung ist vielleicht in den Einstellungen ausgeschaltet, oder der Eintrag ist älter als die Aufbewahrungsdauer.</translation>
+        </message>
+        <message>
+            <source>Request inspector</source>
+            <translation>Anfrage-Inspektor</translation>
+        </message>
+    </context>
+    <context>
         <name>ResponsivePanels</name>
         <message>
             <source>Show the chat list (Ctrl+Shift+L)</source>
@@ -2993,6 +3012,17 @@
         <message>
             <source>Answer of %1</source>
             <translation>Antwort von %1</translation>
+        </message>
+    </context>
+    <context>
+        <name>RetrievalText</name>
+        <message>
+            <source>Query</source>
+            <translation>Abfrage</translation>
+        </message>
+        <message>
+            <source>Nothing found.</source>
+            <translation>Nichts gefunden.</translation>
         </message>
     </context>
     <context>
@@ -3024,6 +3054,18 @@
     </context>
     <context>
         <name>ScopeRow</name>
+        <message>
+            <source>Always allow for paths matching</source>
+            <translation>Immer erlauben für Pfade passend zu</translation>
+        </message>
+        <message>
+            <source>Always allow commands starting with</source>
+            <translation>Befehle immer erlauben, die beginnen mit</translation>
+        </message>
+        <message>
+            <source>Always allow for the host</source>
+            <translation>Immer erlauben für den Host</translation>
+        </message>
         <message>
             <source>Calls inside this scope will run without asking, in every chat; others still ask. Revoke it in Settings → Tools.</source>
             <translation>Aufrufe innerhalb dieses Bereichs laufen in jedem Chat ohne Nachfrage; andere fragen weiterhin. Widerrufen unter Einstellungen → Werkzeuge.</translation>

@@ -2974,6 +2974,25 @@
         </message>
     </context>
     <context>
+        <name>RequestInspector</name>
+        <message>
+            <source>There is no answer in this chat to inspect yet.</source>
+            <translation>Aún no hay ninguna respuesta en este chat que inspeccionar.</translation>
+        </message>
+        <message>
+            <source>The recorded requests cannot be read: %1</source>
+            <translation>No se pueden leer las solicitudes registradas: %1</translation>
+        </message>
+        <message>
+            <source>No request was recorded for this answer. Recording may be off in Settings, or the record is older than the retention period.</source>
+            <translation>No se registró ninguna solicitud para esta respuesta. Puede que el registro esté desactivado en Configuración o que sea anterior al periodo de conservación.</translation>
+        </message>
+        <message>
+            <source>Request inspector</source>
+            <translation>Inspector de solicitudes</translation>
+        </message>
+    </context>
+    <context>
         <name>ResponsivePanels</name>
         <message>
             <source>Show the chat list (Ctrl+Shift+L)</source>
@@ -2993,6 +3012,17 @@
         <message>
             <source>Answer of %1</source>
             <translation>Respuesta de %1</translation>
+        </message>
+    </context>
+    <context>
+        <name>RetrievalText</name>
+        <message>
+            <source>Query</source>
+            <translation>Consulta</translation>
+        </message>
+        <message>
+            <source>Nothing found.</source>
+            <translation>No se encontró nada.</translation>
         </message>
     </context>
     <context>
@@ -3024,6 +3054,18 @@
     </context>
     <context>
         <name>ScopeRow</name>
+        <message>
+            <source>Always allow for paths matching</source>
+            <translation>Permitir siempre para las rutas que coincidan con</translation>
+        </message>
+        <message>
+            <source>Always allow commands starting with</source>
+            <translation>Permitir siempre los comandos que empiezan por</translation>
+        </message>
+        <message>
+            <source>Always allow for the host</source>
+            <translation>Permitir siempre para el host</translation>
+        </message>
         <message>
             <source>Calls inside this scope will run without asking, in every chat; others still ask. Revoke it in Settings → Tools.</source>
             <translation>Las llamadas dentro de este ámbito se ejecutarán sin preguntar en todos los chats; las demás seguirán preguntando. Revócalo en Configuración → Herramientas.</translation>

@@ -2974,6 +2974,25 @@
         </message>
     </context>
     <context>
+        <name>RequestInspector</name>
+        <message>
+            <source>There is no answer in this chat to inspect yet.</source>
+            <translation>Il n’y a pas encore de réponse à inspecter dans cette discussion.</translation>
+        </message>
+        <message>
+            <source>The recorded requests cannot be read: %1</source>
+            <translation>Impossible de lire les requêtes enregistrées : %1</translation>
+        </message>
+        <message>
+            <source>No request was recorded for this answer. Recording may be off in Settings, or the record is older than the retention period.</source>
+            <translation>Aucune requête n’a été enregistrée pour cette réponse. L’enregistrement est peut-être désactivé dans les Réglages, ou il est plus ancien que la durée de conservation.</translation>
+        </message>
+        <message>
+            <source>Request inspector</source>
+            <translation>Inspecteur de requêtes</translation>
+        </message>
+    </context>
+    <context>
         <name>ResponsivePanels</name>
         <message>
             <source>Show the chat list (Ctrl+Shift+L)</source>
@@ -2993,6 +3012,17 @@
         <message>
             <source>Answer of %1</source>
             <translation>Réponse de %1</translation>
+        </message>
+    </context>
+    <context>
+        <name>RetrievalText</name>
+        <message>
+            <source>Query</source>
+            <translation>Requête</translation>
+        </message>
+        <message>
+            <source>Nothing found.</source>
+            <translation>Rien trouvé.</translation>
         </message>
     </context>
     <context>
@@ -3024,6 +3054,18 @@
     </context>
     <context>
         <name>ScopeRow</name>
+        <message>
+            <source>Always allow for paths matching</source>
+            <translation>Toujours autoriser pour les chemins correspondant à</translation>
+        </message>
+        <message>
+            <source>Always allow commands starting with</source>
+            <translation>Toujours autoriser les commandes commençant par</translation>
+        </message>
+        <message>
+            <source>Always allow for the host</source>
+            <translation>Toujours autoriser pour l’hôte</translation>
+        </message>
         <message>
             <source>Calls inside this scope will run without asking, in every chat; others still ask. Revoke it in Settings → Tools.</source>
             <translation>Les appels dans ce périmètre s’exécuteront sans demander, dans toutes les discussions ; les autres demandent toujours. Révocable dans Réglages → Outils.</translation>

@@ -2959,6 +2959,25 @@
         </message>
     </context>
     <context>
+        <name>RequestInspector</name>
+        <message>
+            <source>There is no answer in this chat to inspect yet.</source>
+            <translation>このチャットにはまだ検査できる回答がありません。</translation>
+        </message>
+        <message>
+            <source>The recorded requests cannot be read: %1</source>
+            <translation>記録したリクエストを読み取れません: %1</translation>
+        </message>
+        <message>
+            <source>No request was recorded for this answer. Recording may be off in Settings, or the record is older than the retention period.</source>
+            <translation>この回答のリクエストは記録されていません。設定で記録がオフになっているか、保存期間を過ぎている可能性があります。</translation>
+        </message>
+        <message>
+            <source>Request inspector</source>
+            <translation>リクエストインスペクター</translation>
+        </message>
+    </context>
+    <context>
         <name>ResponsivePanels</name>
         <message>
             <source>Show the chat list (Ctrl+Shift+L)</source>
@@ -2978,6 +2997,17 @@
         <message>
             <source>Answer of %1</source>
             <translation>%1 の回答</translation>
+        </message>
+    </context>
+    <context>
+        <name>RetrievalText</name>
+        <message>
+            <source>Query</source>
+            <translation>検索語</translation>
+        </message>
+        <message>
+            <source>Nothing found.</source>
+            <translation>見つかりませんでした。</translation>
         </message>
     </context>
     <context>
@@ -3009,6 +3039,18 @@
     </context>
     <context>
         <name>ScopeRow</name>
+        <message>
+            <source>Always allow for paths matching</source>
+            <translation>次に一致するパスで常に許可</translation>
+        </message>
+        <message>
+            <source>Always allow commands starting with</source>
+            <translation>次で始まるコマンドを常に許可</translation>
+        </message>
+        <message>
+            <source>Always allow for the host</source>
+            <translation>次のホストで常に許可</translation>
+        </message>
         <message>
             <source>Calls inside this scope will run without asking, in every chat; others still ask. Revoke it in Settings → Tools.</source>
             <translation>この範囲内の呼び出しは、どのチャットでも確認なしで実行されます。それ以外は引き続き確認します。設定 → ツールで取り消せます。</translation>

@@ -2959,6 +2959,25 @@
         </message>
     </context>
     <context>
+        <name>RequestInspector</name>
+        <message>
+            <source>There is no answer in this chat to inspect yet.</source>
+            <translation>此聊天中还没有可检查的回答。</translation>
+        </message>
+        <message>
+            <source>The recorded requests cannot be read: %1</source>
+            <translation>无法读取已记录的请求：%1</translation>
+        </message>
+        <message>
+            <source>No request was recorded for this answer. Recording may be off in Settings, or the record is older than the retention period.</source>
+            <translation>此回答没有记录任何请求。可能是设置中关闭了记录，或记录已超过保留期限。</translation>
+        </message>
+        <message>
+            <source>Request inspector</source>
+            <translation>请求检查器</translation>
+        </message>
+    </context>
+    <context>
         <name>ResponsivePanels</name>
         <message>
             <source>Show the chat list (Ctrl+Shift+L)</source>
@@ -2978,6 +2997,17 @@
         <message>
             <source>Answer of %1</source>
             <translation>%1 的回答</translation>
+        </message>
+    </context>
+    <context>
+        <name>RetrievalText</name>
+        <message>
+            <source>Query</source>
+            <translation>查询</translation>
+        </message>
+        <message>
+            <source>Nothing found.</source>
+            <translation>未找到任何内容。</translation>
         </message>
     </context>
     <context>
@@ -3009,6 +3039,18 @@
     </context>
     <context>
         <name>ScopeRow</name>
+        <message>
+            <source>Always allow for paths matching</source>
+            <translation>始终允许匹配以下模式的路径</translation>
+        </message>
+        <message>
+            <source>Always allow commands starting with</source>
+            <translation>始终允许以此开头的命令</translation>
+        </message>
+        <message>
+            <source>Always allow for the host</source>
+            <translation>始终允许此主机</translation>
+        </message>
         <message>
             <source>Calls inside this scope will run without asking, in every chat; others still ask. Revoke it in Settings → Tools.</source>
             <translation>此范围内的调用将在所有聊天中直接运行，不再询问；其他调用仍会询问。可在 设置 → 工具 中撤销。</translation>

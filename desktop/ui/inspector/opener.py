@@ -21,17 +21,14 @@ log = logging.getLogger(__name__)
 FLUSH_WAIT_S = 2.0
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("RequestInspector", text)
-
-
 def open_inspector(ctx: AppContext, message_ids: list[str],
                    parent: QWidget | None) -> InspectorPanel | None:
     """The panel, shown; None (and a note saying why) when nothing was recorded."""
     problem = ""
     records = []
     if not message_ids:
-        problem = _tr("There is no answer in this chat to inspect yet.")
+        problem = QCoreApplication.translate(
+            "RequestInspector", "There is no answer in this chat to inspect yet.")
     else:
         with contextlib.suppress(TimeoutError):
             ctx.inspector.flush(FLUSH_WAIT_S)  # the answer that just streamed is stored
@@ -39,12 +36,17 @@ def open_inspector(ctx: AppContext, message_ids: list[str],
             records = ctx.inspector.store.for_messages(message_ids)
         except (StorageError, sqlite3.Error) as exc:
             log.warning("cannot read the request inspector's records: %s", exc)
-            problem = _tr("The recorded requests cannot be read: %1").replace("%1", str(exc))
+            problem = QCoreApplication.translate(
+                "RequestInspector", "The recorded requests cannot be read: %1").replace(
+                "%1", str(exc))
         if not records and not problem:
-            problem = _tr("No request was recorded for this answer. Recording may be off "
-                          "in Settings, or the record is older than the retention period.")
+            problem = QCoreApplication.translate(
+                "RequestInspector", "No request was recorded for this answer. Recording may "
+                "be off in Settings, or the record is older than the retention period.")
     if problem:
-        note = QMessageBox(QMessageBox.Icon.Information, _tr("Request inspector"), problem,
+        note = QMessageBox(QMessageBox.Icon.Information,
+                           QCoreApplication.translate("RequestInspector", "Request inspector"),
+                           problem,
                            QMessageBox.StandardButton.Ok, parent)
         note.setTextFormat(Qt.TextFormat.PlainText)
         note.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

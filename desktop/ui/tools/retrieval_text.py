@@ -20,10 +20,6 @@ RETRIEVAL_TOOLS = (KNOWLEDGE_TOOL, WEB_TOOL)
 PASSAGE_CHARS = 1200  # of each passage in the details (the model got all of it)
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("RetrievalText", text)
-
-
 def _found(data: Any) -> tuple[str, list[dict[str, Any]]] | None:
     """The query and results of a successful call (None: not that shape)."""
     value = data.get("result") if isinstance(data, dict) else None
@@ -60,9 +56,10 @@ def retrieval_html(result: ToolResultPart, data: Any) -> str | None:
         return None
     query, results = found
     muted = theme.colors()["muted"]
-    out = heading_html(_tr("Query")) + plain_html(query)
+    out = heading_html(QCoreApplication.translate("RetrievalText", "Query")) + plain_html(query)
     if not results:
-        return out + plain_html(_tr("Nothing found."), muted)
+        return out + plain_html(
+            QCoreApplication.translate("RetrievalText", "Nothing found."), muted)
     for number, item in enumerate(results, start=1):
         out += heading_html(f"{number}. {_where(item)}")
         text = str(item.get("text") or item.get("snippet") or "")

@@ -10,17 +10,13 @@ from desktop.tools.grant_scopes import check_scope, scope_kind
 from desktop.ui.plain_text import plain_label, plain_tooltip
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("ScopeRow", text)
-
-
 def scope_caption(tool: str) -> str:
     kind = scope_kind(tool)
     if kind == "path":
-        return _tr("Always allow for paths matching")
+        return QCoreApplication.translate("ScopeRow", "Always allow for paths matching")
     if kind == "command":
-        return _tr("Always allow commands starting with")
-    return _tr("Always allow for the host")
+        return QCoreApplication.translate("ScopeRow", "Always allow commands starting with")
+    return QCoreApplication.translate("ScopeRow", "Always allow for the host")
 
 
 class ScopeRow(QWidget):
