@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -63,3 +64,19 @@ def test_build_compiles_every_ts() -> None:
     assert {qm.name for qm in built} >= {f"assista_{lang}.qm"
                                          for lang in (*translations.LANGUAGES, "en")}
     assert all(qm.stat().st_size > 0 for qm in built)
+
+
+#: Spellings lupdate does not read (the text never reaches a .ts) or that look up another
+#: context at run time than lupdate wrote: a wrapper function, an alias, another
+#: object's tr().
+UNREAD = re.compile(r"def _?tr\(|\b_?tr = QCoreApplication\.translate|"
+                    r"\b(?!self\b)[a-z_][a-z0-9_]*\.tr\(")
+
+
+def test_texts_are_marked_the_way_lupdate_reads_them() -> None:
+    found = [f"{path.relative_to(translations.ROOT)}:{number}: {line.strip()}"
+             for path in sorted(translations.SOURCES.rglob("*.py"))
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if UNREAD.search(line.split("#", 1)[0])]
+    assert found == [], ("write self.tr(...) or QCoreApplication.translate(\"Context\", ...) "
+                         "out in full:\n" + "\n".join(found))
