@@ -32,6 +32,7 @@ from desktop.chat.compare_run import (
     CompareColumn,
     CompareRun,
     CompareTarget,
+    asking_column,
 )
 from desktop.chat.events import TurnEnded, TurnFailed
 from desktop.chat.generation_stats import GenerationMeter
@@ -202,6 +203,7 @@ class CompareRunner:
         from desktop.tools.mcp.origin import request_origin
 
         request_origin.set(run.session_id)
+        asking_column.set(column.target.name)  # (this task's context: its tools inherit it)
         turn = column.turn
         recorder = None
         if run.saved:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,10 @@ if TYPE_CHECKING:
 
 MIN_MODELS = 2
 MAX_MODELS = 4
+
+#: The name of the compare column whose task is running (its tools, its approvals):
+#: a terminal asking for approval says which model asks.
+asking_column: ContextVar[str] = ContextVar("compare_column", default="")
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,13 @@ from functools import partial
 from typing import TextIO
 
 from desktop.app import AppContext
-from desktop.chat.compare_run import MAX_MODELS, MIN_MODELS, CompareRun, CompareTarget
+from desktop.chat.compare_run import (
+    MAX_MODELS,
+    MIN_MODELS,
+    CompareRun,
+    CompareTarget,
+    asking_column,
+)
 from desktop.chat.events import ChatEvent, ChatObserver, TurnEnded
 from desktop.chat.profile import ChatRef, NewChat
 from desktop.chat.service import ChatService
@@ -46,6 +52,7 @@ from desktop.cli.mcp_inputs import mcp_turn, wants_mcp_inputs
 from desktop.core.agent_events import ToolRunFinished, ToolRunStarted
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.events import TextDelta, event_to_dict
+from desktop.tools.approval import ApprovalDecision, ApprovalRequest, Approver, allow_all
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +84,23 @@ def compare_targets(ctx: AppContext, args: argparse.Namespace, service: ChatServ
                                       service, chat)
         targets.append(CompareTarget(config, model, label=item))
     return targets
+
+
+def labelled(approver: Approver | None, err: TextIO) -> Approver | None:
+    """``approver`` (the terminal's) saying first which model asks, one question at a
+    time: the models' tools run at once."""
+    if approver is None or approver is allow_all:
+        return approver
+    lock = asyncio.Lock()
+    ask = approver
+
+    async def labelled_approver(request: ApprovalRequest) -> ApprovalDecision:
+        async with lock:
+            err.write(f"\n[{asking_column.get() or '?'}] asks to run {request.tool}:\n")
+            err.flush()
+            return await ask(request)
+
+    return labelled_approver
 
 
 class ComparePrinter:
@@ -168,7 +192,8 @@ async def _compare(ctx: AppContext, args: argparse.Namespace,
         run = service.compare.start(
             chat, prompt, targets, attachments,
             overrides=_overrides(args, service, targets[0].config, mcp_files),
-            approver=_approver(args), confirm=_confirm_on_tty, save=not args.no_save)
+            approver=labelled(_approver(args), printer.err), confirm=_confirm_on_tty,
+            save=not args.no_save)
         printer.start(run)
         for column in run.columns:
             column.observe(printer.observer(column.index))

@@ -146,3 +146,45 @@ def test_no_save_compares_without_storing_anything(
         assert ctx.sessions.list_sessions() == []
     finally:
         ctx.close()
+
+
+async def test_a_terminal_approval_says_which_model_asks(
+        servers: tuple[FakeOpenAIServer, FakeOpenAIServer], tmp_path: Path) -> None:
+    """In-process: the terminal's approver sees one question at a time, each labelled."""
+    import io
+
+    from desktop.chat.compare_run import CompareTarget
+    from desktop.chat.profile import NewChat
+    from desktop.chat.service import ChatService
+    from desktop.cli.ask_compare import labelled
+    from desktop.tools.approval import ApprovalDecision, ApprovalRequest
+    from tests.support.openai_server import tool_call_stream
+
+    ctx = AppContext.open(tmp_path / "data", environ={}, log_to_stderr=False)
+    ctx.secrets = SecretStore(ctx.paths.secrets_path, force_file=True)
+    try:
+        targets = []
+        for letter, server in zip("ab", servers, strict=True):
+            config = ProviderConfig(name=letter.upper(), preset="custom",
+                                    base_url=server.base_url, model=f"model-{letter}")
+            ctx.settings_store.save_provider(config)
+            ctx.secrets.set(config.id, "sk-test-key-0123456")
+            targets.append(CompareTarget(config, f"model-{letter}"))
+            server.enqueue(ScriptedResponse(chunks=tool_call_stream(
+                [("fetch_url", '{"url": "https://example.com/"}')])))
+            server.enqueue(ScriptedResponse(chunks=text_stream("Without it.")))
+        err = io.StringIO()
+        asked: list[str] = []
+
+        async def terminal(request: ApprovalRequest) -> ApprovalDecision:
+            asked.append(err.getvalue().strip().splitlines()[-1])
+            return ApprovalDecision.deny("no")
+
+        run = ChatService(ctx).compare.start(NewChat(), "Fetch it", targets,
+                                             approver=labelled(terminal, err))
+        await run.wait()
+        assert sorted(asked) == ["[model-a] asks to run fetch_url:",
+                                 "[model-b] asks to run fetch_url:"]
+        assert [c.status for c in run.columns] == ["complete", "complete"]
+    finally:
+        ctx.close()
