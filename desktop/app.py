@@ -6,10 +6,13 @@ point and handed to whoever needs it. This module imports no Qt.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import os
+import threading
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -54,6 +57,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 GRANTS_FILE = "tool_grants.json"
+
+
+_OPENING_SECRETS = threading.Lock()
+#: One plain thread (not the event loop's default executor: under qasync that is a pool
+#: of QThreads tied to one loop) for building providers off the event loop.
+_PROVIDER_BUILDER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assista-provider")
 
 
 @dataclass
@@ -145,9 +154,11 @@ class AppContext:
         opened on first use; assign to replace it (tests use a file store). Every key
         it reads or writes is added to :attr:`redactor`."""
         if self._secrets is None:
-            from desktop.storage.secrets import SecretStore
+            with _OPENING_SECRETS:  # (a model list may be opening it on a worker thread)
+                if self._secrets is None:
+                    from desktop.storage.secrets import SecretStore
 
-            self._secrets = SecretStore(self.paths, redactor=self.redactor)
+                    self._secrets = SecretStore(self.paths, redactor=self.redactor)
         return self._secrets
 
     @secrets.setter
@@ -266,7 +277,10 @@ class AppContext:
 
     async def refresh_models(self, config: ProviderConfig) -> list[ModelInfo]:
         """Fetch the model list from the provider and cache it; raises ProviderError."""
-        provider = self.build_provider(config)
+        # Built on a worker thread: the first provider built imports and opens the
+        # keyring and makes a TLS context (0.1-0.3 s), which at start-up froze the window
+        # just after it was filled in.
+        provider = await asyncio.wrap_future(_PROVIDER_BUILDER.submit(self.build_provider, config))
         try:
             models = await provider.list_models()
         finally:
