@@ -87,6 +87,7 @@ class CompareColumnView(QFrame):
             model=target.name))
         self.keep_button.clicked.connect(lambda: self.keepRequested.emit(column.index))
         self.chat.turn_status.confirmAnswered.connect(column.turn.answer_confirm)
+        not_yet(self.chat, self._not_yet)
         self._layout(target.name)
         self._timer = QTimer(self)
         self._timer.setInterval(FIGURES_MS)
@@ -157,6 +158,10 @@ class CompareColumnView(QFrame):
         self.state.setVisible(bool(self.state.text()))
         self.show_figures()
 
+    def _not_yet(self) -> None:
+        self.state.setText(not_yet_text())
+        self.state.show()
+
     def show_figures(self) -> None:
         self.figures.setText(figures_text(self.meter.figures(self.prices())))
 
@@ -171,6 +176,20 @@ class CompareColumnView(QFrame):
     def dispose(self) -> None:
         self._timer.stop()
         self._unobserve()
+
+
+def not_yet_text() -> str:
+    return QCoreApplication.translate(
+        "CompareColumnView", "Keep this answer first: in the chat it can be edited, "
+        "regenerated, continued, forked or deleted.")
+
+
+def not_yet(chat: ChatView, explain: Callable[[], None]) -> None:
+    """A message's own actions (Regenerate, Delete, Fork, …) in a compare column: the
+    answer is not the chat's yet, so they say what to do instead of doing nothing."""
+    for signal in (chat.editRequested, chat.regenerateRequested, chat.deleteRequested,
+                   chat.forkRequested, chat.continueRequested, chat.askOthersRequested):
+        signal.connect(lambda *_args: explain())
 
 
 def figures_text(figures: AnswerFigures) -> str:

@@ -10,7 +10,7 @@ from desktop.chat.answer_figures import figures_of
 from desktop.core.messages import Message
 from desktop.ui.chat.chat_view import ChatView
 from desktop.ui.chat.usage_text import PriceSource
-from desktop.ui.compare.column import figures_text
+from desktop.ui.compare.column import figures_text, not_yet, not_yet_text
 from desktop.ui.window.bridge import AgentBridge
 
 
@@ -52,6 +52,9 @@ class EarlierColumnView(QFrame):
         box.setSpacing(0)
         box.addLayout(head)
         box.addWidget(self.chat, 1)
+        self.note = note
+        not_yet(self.chat, lambda: note.setText(not_yet_text()))
+        note.setWordWrap(True)
         self.chat.show_messages(messages)
 
     def dispose(self) -> None:

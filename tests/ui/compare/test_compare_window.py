@@ -238,3 +238,26 @@ def test_ask_other_models_from_an_answers_menu(
     qtbot.mouseClick(view.columns[0].keep_button, Qt.MouseButton.LeftButton)
     assert [m.text for m in window.controller.history] == ["A question", "A second opinion."]
     assert window.controller.branch_label(window.controller.history[1].id) == "2/2"
+
+
+def test_a_columns_message_actions_say_to_keep_it_first(
+        qtbot: Any, qt_loop: qasync.QEventLoop, servers: list[FakeOpenAIServer],
+        open_ctx: Callable[..., AppContext]) -> None:
+    ctx = open_ctx()
+    configs = add_providers(ctx, servers[:2])
+    window = make_window(qtbot, ctx)
+    for server in servers[:2]:
+        server.enqueue(ScriptedResponse(chunks=text_stream("Done.")))
+    window.composer.input.setPlainText("Hi")
+    window.compare.start(window.compare.targets([(c.id, c.model) for c in configs]))
+    view = window.compare.view
+    assert view is not None
+    qtbot.waitUntil(lambda: view.run.done, timeout=10000)
+    column = view.columns[0]
+    first = column.column.first_id
+    widget = column.chat.widget_for(first or "")
+    assert widget is not None
+    widget.branch_bar.action.click()  # Regenerate, in a column
+    assert "Keep this answer first" in column.state.text() and column.state.isVisible()
+    assert [m.text for m in ctx.sessions.load_all_messages(view.run.session_id)
+            if m.role == "assistant"] == ["Done.", "Done."]  # nothing was started
