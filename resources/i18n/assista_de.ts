@@ -738,6 +738,10 @@
             <translation>Am Limit der Werkzeugrunden gestoppt</translation>
         </message>
         <message>
+            <source>Keep this answer first: in the chat it can be edited, regenerated, continued, forked or deleted.</source>
+            <translation>Behalten Sie zuerst diese Antwort: Im Chat kann sie dann bearbeitet, neu erzeugt, fortgesetzt, abgezweigt oder gelöscht werden.</translation>
+        </message>
+        <message>
             <source>{seconds} s to first token</source>
             <translation>{seconds} s bis zum ersten Token</translation>
         </message>
@@ -859,7 +863,7 @@
         </message>
         <message>
             <source>Choose workspace…</source>
-            <translation>Arbeitsordner wählen…</translation>
+            <translation>Ordner wählen…</translation>
         </message>
         <message>
             <source>Choose the folder the file tools may use</source>
@@ -872,13 +876,13 @@
         <message numerus="yes">
             <source>tools: %n on</source>
             <translation>
-                <numerusform>Werkzeuge: %n an</numerusform>
-                <numerusform>Werkzeuge: %n an</numerusform>
+                <numerusform>Tools: %n an</numerusform>
+                <numerusform>Tools: %n an</numerusform>
             </translation>
         </message>
         <message>
             <source>tools: none</source>
-            <translation>Werkzeuge: keine</translation>
+            <translation>Tools: keine</translation>
         </message>
         <message>
             <source>Choose a workspace folder to use the file tools</source>

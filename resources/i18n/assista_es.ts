@@ -738,6 +738,10 @@
             <translation>Detenido en el límite de rondas de herramientas</translation>
         </message>
         <message>
+            <source>Keep this answer first: in the chat it can be edited, regenerated, continued, forked or deleted.</source>
+            <translation>Primero quédate con esta respuesta: en el chat se podrá editar, regenerar, continuar, bifurcar o eliminar.</translation>
+        </message>
+        <message>
             <source>{seconds} s to first token</source>
             <translation>{seconds} s hasta el primer token</translation>
         </message>
@@ -859,7 +863,7 @@
         </message>
         <message>
             <source>Choose workspace…</source>
-            <translation>Elegir carpeta de trabajo…</translation>
+            <translation>Elegir carpeta…</translation>
         </message>
         <message>
             <source>Choose the folder the file tools may use</source>
@@ -872,13 +876,13 @@
         <message numerus="yes">
             <source>tools: %n on</source>
             <translation>
-                <numerusform>herramientas: %n activada</numerusform>
-                <numerusform>herramientas: %n activadas</numerusform>
+                <numerusform>herram.: %n activa</numerusform>
+                <numerusform>herram.: %n activas</numerusform>
             </translation>
         </message>
         <message>
             <source>tools: none</source>
-            <translation>herramientas: ninguna</translation>
+            <translation>herram.: ninguna</translation>
         </message>
         <message>
             <source>Choose a workspace folder to use the file tools</source>

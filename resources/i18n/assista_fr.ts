@@ -738,6 +738,10 @@
             <translation>Arrêté à la limite de tours d’outils</translation>
         </message>
         <message>
+            <source>Keep this answer first: in the chat it can be edited, regenerated, continued, forked or deleted.</source>
+            <translation>Gardez d’abord cette réponse : dans la discussion, elle pourra être modifiée, régénérée, poursuivie, dérivée ou supprimée.</translation>
+        </message>
+        <message>
             <source>{seconds} s to first token</source>
             <translation>{seconds} s jusqu’au premier jeton</translation>
         </message>
@@ -859,7 +863,7 @@
         </message>
         <message>
             <source>Choose workspace…</source>
-            <translation>Choisir le dossier de travail…</translation>
+            <translation>Choisir un dossier…</translation>
         </message>
         <message>
             <source>Choose the folder the file tools may use</source>
@@ -872,8 +876,8 @@
         <message numerus="yes">
             <source>tools: %n on</source>
             <translation>
-                <numerusform>outils : %n activé</numerusform>
-                <numerusform>outils : %n activés</numerusform>
+                <numerusform>outils : %n actif</numerusform>
+                <numerusform>outils : %n actifs</numerusform>
             </translation>
         </message>
         <message>

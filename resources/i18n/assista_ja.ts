@@ -737,6 +737,10 @@
             <translation>ツール実行回数の上限で停止しました</translation>
         </message>
         <message>
+            <source>Keep this answer first: in the chat it can be edited, regenerated, continued, forked or deleted.</source>
+            <translation>まずこの回答を採用してください。チャット上で編集、再生成、続き、分岐、削除ができるようになります。</translation>
+        </message>
+        <message>
             <source>{seconds} s to first token</source>
             <translation>最初のトークンまで {seconds} 秒</translation>
         </message>

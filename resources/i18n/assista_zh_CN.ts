@@ -737,6 +737,10 @@
             <translation>已在工具轮次上限处停止</translation>
         </message>
         <message>
+            <source>Keep this answer first: in the chat it can be edited, regenerated, continued, forked or deleted.</source>
+            <translation>请先保留此回答：之后可在聊天中编辑、重新生成、继续、分支或删除它。</translation>
+        </message>
+        <message>
             <source>{seconds} s to first token</source>
             <translation>首个令牌用时 {seconds} 秒</translation>
         </message>
