@@ -58,7 +58,7 @@ class ToolActivity(QObject):
         config, model = c.provider(), c.model()
         note = None
         if config is not None and model and not c.ctx.capabilities_for(config, model).tools:
-            note = f"{model} cannot use tools: none are sent to it"
+            note = self.tr("{model} cannot use tools: none are sent to it").format(model=model)
         self.composer.set_tools(tools, set(c.enabled_tools()), note)
 
     def approval_shown(self, _call_id: str) -> None:
