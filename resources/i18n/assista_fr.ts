@@ -1464,6 +1464,10 @@
                 <numerusform>%n passages</numerusform>
             </translation>
         </message>
+        <message>
+            <source>{added} added, {updated} changed, {removed} removed, {unchanged} unchanged in {seconds} s</source>
+            <translation>{added} ajoutés, {updated} modifiés, {removed} supprimés, {unchanged} inchangés en {seconds} s</translation>
+        </message>
         <message numerus="yes">
             <source>%n files could not be read: </source>
             <translation>
@@ -1498,10 +1502,6 @@
         <message>
             <source>Indexing failed: {error}</source>
             <translation>Échec de l’indexation : {error}</translation>
-        </message>
-        <message>
-            <source>{added} added, {updated} changed, {removed} removed, {unchanged} unchanged in {seconds:.1f} s</source>
-            <translation>{added} ajoutés, {updated} modifiés, {removed} supprimés, {unchanged} inchangés en {seconds:.1f} s</translation>
         </message>
         <message>
             <source>; {n} passages embedded</source>

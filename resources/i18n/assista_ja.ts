@@ -1456,6 +1456,10 @@
                 <numerusform>%n 個の断片</numerusform>
             </translation>
         </message>
+        <message>
+            <source>{added} added, {updated} changed, {removed} removed, {unchanged} unchanged in {seconds} s</source>
+            <translation>追加 {added}、変更 {updated}、削除 {removed}、変更なし {unchanged}({seconds} 秒)</translation>
+        </message>
         <message numerus="yes">
             <source>%n files could not be read: </source>
             <translation>
@@ -1489,10 +1493,6 @@
         <message>
             <source>Indexing failed: {error}</source>
             <translation>インデックス作成に失敗しました: {error}</translation>
-        </message>
-        <message>
-            <source>{added} added, {updated} changed, {removed} removed, {unchanged} unchanged in {seconds:.1f} s</source>
-            <translation>追加 {added}、変更 {updated}、削除 {removed}、変更なし {unchanged}({seconds:.1f} 秒)</translation>
         </message>
         <message>
             <source>; {n} passages embedded</source>

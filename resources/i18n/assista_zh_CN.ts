@@ -1456,6 +1456,10 @@
                 <numerusform>%n 个段落</numerusform>
             </translation>
         </message>
+        <message>
+            <source>{added} added, {updated} changed, {removed} removed, {unchanged} unchanged in {seconds} s</source>
+            <translation>新增 {added}，更改 {updated}，移除 {removed}，未变 {unchanged}，用时 {seconds} 秒</translation>
+        </message>
         <message numerus="yes">
             <source>%n files could not be read: </source>
             <translation>
@@ -1489,10 +1493,6 @@
         <message>
             <source>Indexing failed: {error}</source>
             <translation>索引失败：{error}</translation>
-        </message>
-        <message>
-            <source>{added} added, {updated} changed, {removed} removed, {unchanged} unchanged in {seconds:.1f} s</source>
-            <translation>新增 {added}，更改 {updated}，移除 {removed}，未变 {unchanged}，用时 {seconds:.1f} 秒</translation>
         </message>
         <message>
             <source>; {n} passages embedded</source>

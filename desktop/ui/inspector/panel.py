@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.chat.inspection import curl_command
+from desktop.ui import locale_format
 from desktop.ui.inspector.find_text import FindableText
 from desktop.ui.inspector.replay_view import ReplayView
 from desktop.ui.plain_text import plain_label
@@ -40,7 +41,7 @@ EVENT_PREVIEW = 400  # characters of an event in its row (the pane below shows i
 
 
 def _ms(value: float | None) -> str:
-    return "-" if value is None else f"{value * 1000:.1f} ms"
+    return "-" if value is None else f"{locale_format.decimal(value * 1000, 1)} ms"
 
 
 def request_text(record: ExchangeRecord) -> str:
@@ -61,7 +62,8 @@ def response_text(panel: QWidget, record: ExchangeRecord) -> str:
         attempt = QCoreApplication.translate("InspectorPanel",
                                              "  attempt %1 at %2, waited %3 s: %4")
         lines += [attempt.replace("%1", str(r["attempt"])).replace("%2", _ms(r["at_s"])).replace(
-            "%3", f"{r['delay_s']:.2f}").replace("%4", str(r["reason"])) for r in record.retries]
+            "%3", locale_format.decimal(r["delay_s"], 2)).replace("%4", str(r["reason"]))
+            for r in record.retries]
     if record.error:
         lines += ["", QCoreApplication.translate("InspectorPanel", "Error: %1").replace(
             "%1", record.error)]
@@ -108,7 +110,8 @@ class ExchangeView(QTabWidget):
         table.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         table.horizontalHeader().setStretchLastSection(True)
         for row, chunk in enumerate(shown):
-            cells = (f"+{chunk.at_s * 1000:.1f} ms", str(len(chunk.data)),
+            cells = (f"+{locale_format.decimal(chunk.at_s * 1000, 1)} ms",
+                     locale_format.integer(len(chunk.data)),
                      chunk.text.strip()[:EVENT_PREVIEW].replace("\n", " ⏎ "))
             for col, value in enumerate(cells):
                 table.setItem(row, col, QTableWidgetItem(value))  # items are plain text
@@ -132,7 +135,7 @@ class ExchangeView(QTabWidget):
             (self.tr("Time to last token"), _ms(record.last_token_s)),
             (self.tr("Total"), _ms(record.end_s)),
             (self.tr("Output tokens"), tokens),
-            (self.tr("Tokens per second"), f"{speed:.1f}" if speed else "-"),
+            (self.tr("Tokens per second"), locale_format.decimal(speed, 1) if speed else "-"),
             (self.tr("Retries"), str(len(record.retries))),
         )
         for name, value in rows:
@@ -195,7 +198,8 @@ class InspectorPanel(QDialog):
         self.stack.setCurrentIndex(index)
         record = self.records[index]
         status = str(record.status) if record.status is not None else "-"
-        total = f"{record.end_s:.2f} s" if record.end_s is not None else "-"
+        total = (f"{locale_format.decimal(record.end_s, 2)} s" if record.end_s is not None
+                 else "-")
         self.heading.setText(self.tr("%1 · %2 · HTTP %3 · %4").replace(
             "%1", record.provider).replace("%2", record.model).replace(
             "%3", status).replace("%4", total))

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.chat.replay import ReplayResult, original_result, replay
+from desktop.ui import locale_format
 from desktop.ui.plain_text import plain_label
 
 if TYPE_CHECKING:
@@ -61,13 +62,13 @@ class ResultColumn(QWidget):
 
 def figures_text(widget: QWidget, result: ReplayResult) -> str:
     def ms(value: float | None) -> str:
-        return "-" if value is None else f"{value * 1000:.0f} ms"
+        return "-" if value is None else f"{locale_format.decimal(value * 1000, 0)} ms"
     speed = result.tokens_per_s
     return QCoreApplication.translate(
         "ReplayView", "First token %1 · total %2 · %3 tokens · %4 tok/s").replace(
         "%1", ms(result.first_token_s)).replace("%2", ms(result.total_s)).replace(
         "%3", str(result.output_tokens if result.output_tokens is not None else "-")).replace(
-        "%4", f"{speed:.1f}" if speed else "-")
+        "%4", locale_format.decimal(speed, 1) if speed else "-")
 
 
 class ReplayView(QWidget):

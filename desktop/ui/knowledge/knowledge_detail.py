@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.knowledge.store import EmbeddingConfig, KnowledgeBase
+from desktop.ui import locale_format
 from desktop.ui.chat.sources_view import elide
 
 if TYPE_CHECKING:
@@ -204,9 +205,9 @@ class KnowledgeDetail(QWidget):
             text = ""
         else:
             text = self.tr("{added} added, {updated} changed, {removed} removed, "
-                           "{unchanged} unchanged in {seconds:.1f} s").format(
+                           "{unchanged} unchanged in {seconds} s").format(
                 added=report.added, updated=report.updated, removed=report.removed,
-                unchanged=report.unchanged, seconds=report.seconds)
+                unchanged=report.unchanged, seconds=locale_format.decimal(report.seconds, 1))
             if outcome.embedded:
                 text += self.tr("; {n} passages embedded").format(n=outcome.embedded)
             if outcome.cancelled:
