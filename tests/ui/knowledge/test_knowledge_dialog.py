@@ -173,3 +173,24 @@ def test_duplicate_name_and_missing_folder_are_refused(
     assert warnings[0] == "There is already a knowledge base named one."
     assert "no such file or folder" in warnings[1]
     assert dialog.bases.count() == 1 and dialog.job is None
+
+
+def test_an_assistant_searches_a_base(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from desktop.chat.profile import NewChat
+    from desktop.knowledge.chat_link import chat_knowledge
+
+    ctx = open_ctx()
+    helper = ctx.assistants.create("Researcher", "You research.")
+    dialog = _dialog(qtbot, ctx)
+    _new(dialog, monkeypatch, "Papers")
+    actions = [a for a in dialog.detail.assistants_menu.actions() if a.text() == "Researcher"]
+    assert len(actions) == 1 and not actions[0].isChecked()
+    actions[0].setChecked(True)
+    assert ctx.assistants.get(helper.id).extra["knowledge"] == ["Papers"]
+    chat = NewChat(assistant_id=helper.id)
+    assert chat_knowledge(dialog.controller.service.chats.profiles, chat) == ["Papers"]
+    actions[0].setChecked(False)
+    assert "knowledge" not in ctx.assistants.get(helper.id).extra
