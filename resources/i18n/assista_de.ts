@@ -4737,6 +4737,7 @@
         <name>UsagePage</name>
         <message>
             <source>Period</source>
+            <extracomment>One plain thread for the page's reads (not the event loop's default executor: under qasync a pool of QThreads tied to one loop, see desktop.core.save_queue).</extracomment>
             <translation>Zeitraum</translation>
         </message>
         <message>
@@ -4782,6 +4783,10 @@
         <message>
             <source>Every stored answer counts, in every chat and version (the trash too). Costs are what the provider reported, else estimated from the model prices (Settings → Model prices); “—”: no price known, “≥”: some tokens have none. Speeds are tokens per second while the answer streamed.</source>
             <translation>Jede gespeicherte Antwort zählt, in jedem Chat und jeder Version (auch im Papierkorb). Kosten sind die Angaben des Anbieters, sonst aus den Modellpreisen geschätzt (Einstellungen → Modellpreise); „—“: kein Preis bekannt, „≥“: für einige Tokens fehlt er. Geschwindigkeiten sind Tokens pro Sekunde während des Eintreffens der Antwort.</translation>
+        </message>
+        <message>
+            <source>Reading…</source>
+            <translation>Wird gelesen…</translation>
         </message>
         <message>
             <source>Total</source>

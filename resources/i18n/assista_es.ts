@@ -4737,6 +4737,7 @@
         <name>UsagePage</name>
         <message>
             <source>Period</source>
+            <extracomment>One plain thread for the page's reads (not the event loop's default executor: under qasync a pool of QThreads tied to one loop, see desktop.core.save_queue).</extracomment>
             <translation>Periodo</translation>
         </message>
         <message>
@@ -4782,6 +4783,10 @@
         <message>
             <source>Every stored answer counts, in every chat and version (the trash too). Costs are what the provider reported, else estimated from the model prices (Settings → Model prices); “—”: no price known, “≥”: some tokens have none. Speeds are tokens per second while the answer streamed.</source>
             <translation>Cuenta cada respuesta guardada, en todos los chats y versiones (también la papelera). Los costes son los que indicó el proveedor o, si no, se estiman con los precios de los modelos (Configuración → Precios de modelos); «—»: precio desconocido, «≥»: algunos tokens no lo tienen. Las velocidades son tokens por segundo mientras llegaba la respuesta.</translation>
+        </message>
+        <message>
+            <source>Reading…</source>
+            <translation>Leyendo…</translation>
         </message>
         <message>
             <source>Total</source>

@@ -4737,6 +4737,7 @@
         <name>UsagePage</name>
         <message>
             <source>Period</source>
+            <extracomment>One plain thread for the page's reads (not the event loop's default executor: under qasync a pool of QThreads tied to one loop, see desktop.core.save_queue).</extracomment>
             <translation>Période</translation>
         </message>
         <message>
@@ -4782,6 +4783,10 @@
         <message>
             <source>Every stored answer counts, in every chat and version (the trash too). Costs are what the provider reported, else estimated from the model prices (Settings → Model prices); “—”: no price known, “≥”: some tokens have none. Speeds are tokens per second while the answer streamed.</source>
             <translation>Chaque réponse enregistrée compte, dans toutes les discussions et versions (corbeille comprise). Les coûts sont ceux indiqués par le fournisseur, sinon estimés d’après les prix des modèles (Réglages → Prix des modèles) ; « — » : prix inconnu, « ≥ » : certains jetons n’en ont pas. Les vitesses sont en jetons par seconde pendant l’arrivée de la réponse.</translation>
+        </message>
+        <message>
+            <source>Reading…</source>
+            <translation>Lecture…</translation>
         </message>
         <message>
             <source>Total</source>

@@ -4709,6 +4709,7 @@
         <name>UsagePage</name>
         <message>
             <source>Period</source>
+            <extracomment>One plain thread for the page's reads (not the event loop's default executor: under qasync a pool of QThreads tied to one loop, see desktop.core.save_queue).</extracomment>
             <translation>期間</translation>
         </message>
         <message>
@@ -4754,6 +4755,10 @@
         <message>
             <source>Every stored answer counts, in every chat and version (the trash too). Costs are what the provider reported, else estimated from the model prices (Settings → Model prices); “—”: no price known, “≥”: some tokens have none. Speeds are tokens per second while the answer streamed.</source>
             <translation>保存されたすべての回答を、すべてのチャットとバージョン(ゴミ箱も含む)について集計します。費用はプロバイダーが報告した値、なければモデル料金(設定 → モデル料金)からの推定値です。「—」は料金不明、「≥」は一部のトークンに料金がないことを示します。速度は回答受信中の 1 秒あたりのトークン数です。</translation>
+        </message>
+        <message>
+            <source>Reading…</source>
+            <translation>読み込んでいます…</translation>
         </message>
         <message>
             <source>Total</source>

@@ -4709,6 +4709,7 @@
         <name>UsagePage</name>
         <message>
             <source>Period</source>
+            <extracomment>One plain thread for the page's reads (not the event loop's default executor: under qasync a pool of QThreads tied to one loop, see desktop.core.save_queue).</extracomment>
             <translation>时间段</translation>
         </message>
         <message>
@@ -4754,6 +4755,10 @@
         <message>
             <source>Every stored answer counts, in every chat and version (the trash too). Costs are what the provider reported, else estimated from the model prices (Settings → Model prices); “—”: no price known, “≥”: some tokens have none. Speeds are tokens per second while the answer streamed.</source>
             <translation>统计所有已保存的回答，包括每个聊天和版本（含回收站）。费用为提供商报告的数值，否则根据模型价格估算（设置 → 模型价格）；“—”：价格未知，“≥”：部分令牌没有价格。速度为回答流式传输时每秒的令牌数。</translation>
+        </message>
+        <message>
+            <source>Reading…</source>
+            <translation>正在读取…</translation>
         </message>
         <message>
             <source>Total</source>
