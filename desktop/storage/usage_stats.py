@@ -17,27 +17,26 @@ from dataclasses import dataclass
 
 from desktop.storage.database import Database
 
+# Each usage is read once (MATERIALIZED: SQLite would otherwise extract it per use).
 _TOTALS = """
-SELECT m.model AS model,
-       SUM(CASE WHEN p.role IS NULL OR p.role = 'user' THEN 1 ELSE 0 END) AS answers,
-       COUNT(*) AS responses,
-       SUM(COALESCE(json_extract(m.usage, '$.input_tokens'), 0)) AS input_tokens,
-       SUM(COALESCE(json_extract(m.usage, '$.output_tokens'), 0)) AS output_tokens,
-       SUM(COALESCE(json_extract(m.usage, '$.cached_tokens'), 0)) AS cached_tokens,
-       SUM(COALESCE(json_extract(m.usage, '$.cost'), 0.0)) AS reported_cost,
-       SUM(CASE WHEN json_extract(m.usage, '$.cost') IS NULL
-                THEN COALESCE(json_extract(m.usage, '$.input_tokens'), 0) ELSE 0 END)
-           AS unpriced_input,
-       SUM(CASE WHEN json_extract(m.usage, '$.cost') IS NULL
-                THEN COALESCE(json_extract(m.usage, '$.cached_tokens'), 0) ELSE 0 END)
-           AS unpriced_cached,
-       SUM(CASE WHEN json_extract(m.usage, '$.cost') IS NULL
-                THEN COALESCE(json_extract(m.usage, '$.output_tokens'), 0) ELSE 0 END)
-           AS unpriced_output
-FROM messages m LEFT JOIN messages p ON p.id = m.parent_id
-WHERE m.role = 'assistant' AND m.model IS NOT NULL AND m.model != ''
-  AND m.created_at >= :since
-GROUP BY m.model
+WITH a AS MATERIALIZED (
+    SELECT m.model AS model,
+           (p.role IS NULL OR p.role = 'user') AS answer,
+           COALESCE(json_extract(m.usage, '$.input_tokens'), 0) AS input,
+           COALESCE(json_extract(m.usage, '$.output_tokens'), 0) AS output,
+           COALESCE(json_extract(m.usage, '$.cached_tokens'), 0) AS cached,
+           json_extract(m.usage, '$.cost') AS cost
+    FROM messages m LEFT JOIN messages p ON p.id = m.parent_id
+    WHERE m.role = 'assistant' AND m.model IS NOT NULL AND m.model != ''
+      AND m.created_at >= :since
+)
+SELECT model, SUM(answer) AS answers, COUNT(*) AS responses,
+       SUM(input) AS input_tokens, SUM(output) AS output_tokens,
+       SUM(cached) AS cached_tokens, SUM(COALESCE(cost, 0.0)) AS reported_cost,
+       SUM(CASE WHEN cost IS NULL THEN input ELSE 0 END) AS unpriced_input,
+       SUM(CASE WHEN cost IS NULL THEN cached ELSE 0 END) AS unpriced_cached,
+       SUM(CASE WHEN cost IS NULL THEN output ELSE 0 END) AS unpriced_output
+FROM a GROUP BY model
 """
 
 _RATES = """

@@ -8,7 +8,9 @@ else priced with the model prices as they are now.
 
 from __future__ import annotations
 
+import asyncio
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QShowEvent
@@ -23,8 +25,10 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from desktop.chat.answer_figures import model_cost
+from desktop.core.errors import AssistaError
 from desktop.storage.database import Database
 from desktop.storage.usage_stats import ModelUsage, usage_by_model
 from desktop.ui import locale_format
@@ -32,6 +36,9 @@ from desktop.ui.chat.usage_text import PriceSource
 
 DAY = 86400.0
 COLUMNS = 6
+#: One plain thread for the page's reads (not the event loop's default executor: under
+#: qasync a pool of QThreads tied to one loop, see desktop.core.save_queue).
+_READER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assista-usage")
 
 
 class UsagePage(QWidget):
@@ -66,10 +73,16 @@ class UsagePage(QWidget):
             "tokens per second while the answer streamed."))
         note.setObjectName("emptyHint")
         note.setWordWrap(True)
+        self.status = QLabel()
+        self.status.setObjectName("emptyHint")
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # (a database error's words)
+        self._version = 0
+        self._task: asyncio.Future[None] | None = None
         form = QFormLayout()
         form.addRow(self.tr("Period"), self.period)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(self.status)
         layout.addWidget(self.table, 1)
         layout.addWidget(note)
 
@@ -77,36 +90,58 @@ class UsagePage(QWidget):
         super().showEvent(event)
         self.refresh()
 
-    def rows(self) -> list[ModelUsage]:
+    def since(self) -> float:
         days = int(self.period.currentData() or 0)
-        return usage_by_model(self.db, time.time() - days * DAY if days else 0.0)
+        return time.time() - days * DAY if days else 0.0
 
     def refresh(self) -> None:
-        rows = self.rows()
+        """Read the figures off the window's thread (a long history takes a moment: about
+        a quarter of a second per 100,000 messages), then show them."""
+        self._version += 1
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a dialog shown on its own): read here
+            self.show_rows(usage_by_model(self.db, self.since()))
+            return
+        self.status.setText(self.tr("Reading…"))
+        self._task = asyncio.ensure_future(self._load(self._version, self.since()))
+
+    async def _load(self, version: int, since: float) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            rows = await loop.run_in_executor(_READER, usage_by_model, self.db, since)
+        except AssistaError as exc:
+            rows, problem = [], str(exc)
+        else:
+            problem = ""
+        if version != self._version or not isValid(self):
+            return  # another period was asked for, or the dialog is gone
+        self.show_rows(rows)
+        self.status.setText(problem)
+
+    def show_rows(self, rows: list[ModelUsage]) -> None:
+        self.status.setText("")
         prices = self.prices()
         self.table.setRowCount(len(rows) + (1 if rows else 0))
-        total_cost: float | None = 0.0
-        complete_total = True
-        for index, row in enumerate(rows):
-            cost, complete = model_cost(row, prices)
-            complete_total &= complete
-            total_cost = None if cost is None and total_cost is None else (
-                (total_cost or 0.0) + (cost or 0.0))
+        costs = [model_cost(row, prices) for row in rows]
+        for index, (row, (cost, complete)) in enumerate(zip(rows, costs, strict=True)):
             self._fill(index, row.model, row.answers, tokens_in=row.input_tokens,
                        tokens_out=row.output_tokens, cost=_cost_text(cost, complete),
                        rate=row.median_tokens_per_s)
-        if rows:
-            self._fill(len(rows), self.tr("Total"), sum(r.answers for r in rows),
-                       tokens_in=sum(r.input_tokens for r in rows),
-                       tokens_out=sum(r.output_tokens for r in rows),
-                       cost=_cost_text(total_cost if total_cost else None, complete_total),
-                       rate=None)
-            for column in range(COLUMNS):
-                item = self.table.item(len(rows), column)
-                if item is not None:
-                    font = item.font()
-                    font.setBold(True)
-                    item.setFont(font)
+        if not rows:
+            return
+        known = [cost for cost, _complete in costs if cost is not None]
+        complete = all(c for _cost, c in costs) and len(known) == len(costs)
+        self._fill(len(rows), self.tr("Total"), sum(r.answers for r in rows),
+                   tokens_in=sum(r.input_tokens for r in rows),
+                   tokens_out=sum(r.output_tokens for r in rows),
+                   cost=_cost_text(sum(known) if known else None, complete), rate=None)
+        for column in range(COLUMNS):
+            item = self.table.item(len(rows), column)
+            if item is not None:
+                font = item.font()
+                font.setBold(True)
+                item.setFont(font)
 
     def _fill(self, index: int, model: str, answers: int, *, tokens_in: int,
               tokens_out: int, cost: str, rate: float | None) -> None:
