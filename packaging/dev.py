@@ -29,6 +29,8 @@ QT_SYSTEM_PACKAGES = [
     "libxcb-keysyms1", "libxcb-image0", "libxcb-render-util0", "libxcb-shape0",
     "libxcb-randr0", "libxcb-xfixes0", "libxcb-xkb1", "libxcb-sync1", "libxcb-xinerama0",
     "libx11-xcb1",
+    # Chinese and Japanese glyphs for the zh_CN/ja translations (small; noto-cjk is 50 MB)
+    "fonts-droid-fallback",
 ]
 # For the tests only: a screen reader's view of the app (an X server, the AT-SPI bus and
 # pyatspi, the library Orca uses; tests/ui/markdown/test_atspi.py skips without them).
