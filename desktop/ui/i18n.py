@@ -3,9 +3,10 @@
 At start :func:`install_translations` picks the language (Preferences, else the
 system's), makes its QLocale the default (numbers and dates, see ``locale_format``),
 installs, in this order: the English plural forms (``assista_en.qm``: the sources say
-"%n chats", English needs "1 chat"), Qt's own ``qtbase_<lang>.qm`` (standard buttons,
-file dialogs, context menus) and ``assista_<lang>.qm``; and lays the window out right to
-left for languages written that way.
+"%n chats", English needs "1 chat"), then, when the interface is translated into the
+language, Qt's own ``qtbase_<lang>.qm`` (standard buttons, file dialogs, context menus)
+and ``assista_<lang>.qm``, laying the window out right to left for a language written
+that way. Another language gets the English interface throughout, left to right.
 
 The ``.qm`` files are compiled from ``resources/i18n/*.ts`` by
 ``packaging/translations.py`` (``python3 packaging/dev.py test`` / ``run`` do it).
