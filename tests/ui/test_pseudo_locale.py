@@ -129,6 +129,10 @@ def window(pseudo: None, qtbot: Any, qt_loop: qasync.QEventLoop,
 def test_the_main_window_and_its_menus_are_translated(window: MainWindow) -> None:
     assert untranslated(widget_texts(window)) == []
     assert untranslated(menu_texts(window)) == []
+    tray = window.tray.menu
+    tray.aboutToShow.emit()  # (the Show/Hide entry is named when the menu opens)
+    assert untranslated((f"tray > {a.text()}", a.text()) for a in tray.actions()) == []
+    assert untranslated([("tray", tray.accessibleName())]) == []
 
 
 def open_compare(window: MainWindow) -> QWidget:
