@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import argparse
 
-from desktop.cli.context import open_cli_context
-from desktop.cli.failure import fail
-from desktop.core.errors import AssistaError
-
 
 def add_undo_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
                     add_common: object) -> None:
@@ -23,7 +19,11 @@ def add_undo_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
 
 
 def undo_command(args: argparse.Namespace) -> int:
+    # Imported here: building the parser must stay cheap (the window's start pays it).
     from desktop.chat.turn_undo import UndoRefused, undo_turn
+    from desktop.cli.context import open_cli_context
+    from desktop.cli.failure import fail
+    from desktop.core.errors import AssistaError
 
     try:
         ctx = open_cli_context(args)
