@@ -55,6 +55,14 @@ LOAD_STEPS = (
     "desktop.ui.conversations.conversation_actions",
     "desktop.ui.chat.composer",
     "desktop.ui.window.top_bar",  # with the assistant picker
+    # what MainWindow.attach imports, each a step of its own (in attach they made one
+    # long stall with building the window)
+    "desktop.ui.chat.chat_pane",
+    "desktop.ui.window.tool_activity",
+    "desktop.ui.compare.launcher",
+    "desktop.ui.quick.quick_ask",
+    "desktop.ui.window.update_notice",
+    "desktop.ui.window.welcome_view",
     "desktop.ui.chat.usage_text",
     "desktop.ui.window.single_instance",
     "httpx",  # the model list (or, on a first start, looking for local servers) needs it
