@@ -81,9 +81,10 @@ class CompareRunner:
         if not (text.strip() or attachments):
             raise ConfigError("the message is empty")
         question = Message(role="user", parts=[TextPart(text=text), *attachments])
+        plan = self._first_plan(chat, targets, overrides, attachments)  # (none: raises)
         jobs_chat = chat
         if save:
-            session_id = self._chat_for(chat, targets, overrides, attachments, text)
+            session_id = self._chat_for(chat, plan, attachments, text)
             history = list(self.service.ctx.sessions.load_active_branch(session_id).messages)
             jobs_chat = session_id
         else:
@@ -122,8 +123,20 @@ class CompareRunner:
         run.earlier = earlier
         return run
 
-    def _chat_for(self, chat: ChatRef, targets: Sequence[CompareTarget],
-                  overrides: TurnOverrides | None, attachments: Sequence[Part],
+    def _first_plan(self, chat: ChatRef, targets: Sequence[CompareTarget],
+                    overrides: TurnOverrides | None, attachments: Sequence[Part]) -> TurnPlan:
+        """The plan of the first model that can answer (a new chat is created with it);
+        when none can, why the first cannot — before anything is created."""
+        first_error: AssistaError | None = None
+        for target in targets:
+            try:
+                return self.service.plan(chat, attachments, _for_target(overrides, target))
+            except AssistaError as exc:
+                first_error = first_error or exc
+        assert first_error is not None
+        raise first_error
+
+    def _chat_for(self, chat: ChatRef, plan: TurnPlan, attachments: Sequence[Part],
                   text: str) -> str:
         service = self.service
         if isinstance(chat, str):
@@ -131,7 +144,6 @@ class CompareRunner:
                 raise ConfigError(f"no chat with id {chat!r}")
             self._not_busy(chat)
             return chat
-        plan = service.plan(chat, attachments, _for_target(overrides, targets[0]))
         return service._ensure_chat(chat, plan, text, attachments)
 
     def _not_busy(self, session_id: str) -> None:

@@ -293,3 +293,24 @@ async def test_compare_in_a_chat_sends_each_model_the_whole_conversation(
     assert run.question.parent_id == earlier[-1].id
     assert [m.text for m in ctx.sessions.load_messages(turn.session_id)] == [
         "Capital of France?", "Paris.", "And its population?", "About 2 million."]
+
+
+async def test_an_image_goes_to_the_models_that_can_see_and_fails_the_others(
+        ctx: AppContext, servers: list[FakeOpenAIServer]) -> None:
+    from desktop.core.messages import ImagePart
+
+    targets = providers(ctx, servers[:2])
+    service = ChatService(ctx)
+    image = ImagePart(media_type="image/png", data="iVBORw0KGgo=", name="dot.png")
+    with pytest.raises(ConfigError, match="cannot see images"):
+        service.compare.start(NewChat(), "What is this?", targets, [image])
+    assert ctx.sessions.list_sessions() == []  # nothing was created
+    seeing = CompareTarget(targets[1].config, "gpt-4o")  # a vision model by its name
+    servers[1].enqueue(ScriptedResponse(chunks=text_stream("A dot.")))
+    run = service.compare.start(NewChat(), "What is this?", [targets[0], seeing], [image])
+    await run.wait()
+    assert [c.status for c in run.columns] == ["failed", "complete"]
+    assert "cannot see images" in (run.columns[0].error or "")
+    sent = servers[1].chat_requests[0].json["messages"][-1]["content"]
+    assert any(part.get("type") == "image_url" for part in sent)
+    assert servers[0].chat_requests == []
