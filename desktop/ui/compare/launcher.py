@@ -141,6 +141,8 @@ class CompareLauncher(QObject):
         self.pane.chat.hide()
         view.show()
         self.view = view
+        if not run.done:
+            run.on_end.append(self._run_ended)
         return view
 
     def close_view(self) -> None:
@@ -162,12 +164,17 @@ class CompareLauncher(QObject):
         self.service.compare.keep(run, index)
         if run.done:
             self.back()
-        else:
-            run.on_end.append(lambda _run: self._kept(run))
+        # else: back when the columns still streaming have stopped (_run_ended)
 
-    def _kept(self, run: CompareRun) -> None:
-        if self.view is not None and self.view.run is run:
+    def _run_ended(self, run: CompareRun) -> None:
+        """Every column is done: with an answer kept meanwhile, back to the chat; else
+        the chat under the view catches up (a message sent from here follows it)."""
+        if self.view is None or self.view.run is not run:
+            return
+        if run.kept is not None:
             self.back()
+        elif run.saved and self.controller.session_id == run.session_id:
+            self.controller.open_session(run.session_id)
 
     def back(self) -> None:
         run = self.view.run if self.view is not None else None

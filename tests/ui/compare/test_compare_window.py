@@ -261,3 +261,28 @@ def test_a_columns_message_actions_say_to_keep_it_first(
     assert "Keep this answer first" in column.state.text() and column.state.isVisible()
     assert [m.text for m in ctx.sessions.load_all_messages(view.run.session_id)
             if m.role == "assistant"] == ["Done.", "Done."]  # nothing was started
+
+
+def test_a_message_sent_after_the_compare_follows_the_answer_shown(
+        qtbot: Any, qt_loop: qasync.QEventLoop, servers: list[FakeOpenAIServer],
+        open_ctx: Callable[..., AppContext]) -> None:
+    ctx = open_ctx()
+    configs = add_providers(ctx, servers[:2])
+    window = make_window(qtbot, ctx)
+    servers[0].enqueue(ScriptedResponse(chunks=text_stream("From A.")))
+    servers[1].enqueue(ScriptedResponse(chunks=text_stream("From B.")))
+    window.composer.input.setPlainText("First")
+    window.compare.start(window.compare.targets([(c.id, c.model) for c in configs]))
+    view = window.compare.view
+    assert view is not None
+    qtbot.waitUntil(lambda: view.run.done and not window.controller.busy, timeout=10000)
+    assert window.compare.view is view  # still comparing: nothing kept yet
+    servers[0].enqueue(ScriptedResponse(chunks=text_stream("Next from A.")))
+    with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
+        window.chat_pane.send("Second")
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
+    assert window.compare.view is None and window.chat.isVisible()
+    texts = [m.text for m in window.controller.history]
+    assert texts == ["First", "From A.", "Second", "Next from A."]
+    shown = [window.chat.widget_for(m.id) for m in window.controller.history]
+    assert all(w is not None for w in shown)  # the chat on screen has them all, in order
