@@ -27,6 +27,7 @@ __all__ = [
     "redact_headers",
     "redact_text",
     "redact_url",
+    "secret_values",
 ]
 
 REDACTED = "«redacted»"
@@ -45,6 +46,20 @@ CREDENTIAL_PARAM = re.compile(r"(?i)^(?:key|api[_-]?key|token|access[_-]?token|a
                               r"signature|secret|password|client[_-]?secret|code)$")
 _SCHEME = re.compile(r"(?i)^(bearer|basic|digest|token)\s+")
 MIN_SECRET = 4
+
+
+def secret_values(values: Iterable[str | None]) -> tuple[str, ...]:
+    """The values to hide: each one, and the credential inside an auth header value
+    (``Bearer tok`` -> ``tok`` too: the token can show up on its own)."""
+    found: set[str] = set()
+    for value in values:
+        if not value:
+            continue
+        found.add(value)
+        scheme = _SCHEME.match(value)
+        if scheme:
+            found.add(value[scheme.end():].strip())
+    return tuple(v for v in found if len(v) >= MIN_SECRET)
 
 
 def redact_text(text: str, secrets: Iterable[str]) -> str:

@@ -25,6 +25,7 @@ from desktop.core.exchange import (
     redact_headers,
     redact_text,
     redact_url,
+    secret_values,
 )
 from desktop.storage.inspector_records import ExchangeRecord, record_from_row
 
@@ -98,7 +99,7 @@ class InspectorStore:
 
     def write(self, batch: CaptureBatch, secrets: Iterable[str] = ()) -> None:
         """Store one batch of a capture, redacted, in one transaction."""
-        known = tuple({*batch.secrets, *secrets})
+        known = secret_values([*batch.secrets, *secrets])
         with self._lock, self._conn:
             self._conn.execute("BEGIN IMMEDIATE")
             if batch.head is not None:

@@ -3,7 +3,13 @@ passwords and key parameters, and known secret values anywhere."""
 
 from __future__ import annotations
 
-from desktop.core.exchange import REDACTED, redact_headers, redact_text, redact_url
+from desktop.core.exchange import (
+    REDACTED,
+    redact_headers,
+    redact_text,
+    redact_url,
+    secret_values,
+)
 
 
 def test_credential_headers_are_hidden_by_name_or_by_value() -> None:
@@ -44,3 +50,10 @@ def test_known_secrets_are_hidden_longest_first() -> None:
     assert redact_text(text, ["sk-abc", "sk-abc-long-secret"]) == \
         f"key {REDACTED} and its prefix {REDACTED}"
     assert redact_text("abc", ["ab"]) == "abc"  # too short to hide safely
+
+
+def test_an_auth_header_value_also_hides_its_bare_token() -> None:
+    values = secret_values(["Bearer mcp-token-123456", "Basic dXNlcjpwYXNz", None, "ab"])
+    assert set(values) == {"Bearer mcp-token-123456", "mcp-token-123456",
+                           "Basic dXNlcjpwYXNz", "dXNlcjpwYXNz"}
+    assert redact_text("token mcp-token-123456 alone", values) == f"token {REDACTED} alone"
