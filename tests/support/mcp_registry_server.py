@@ -1,4 +1,5 @@
-"""A loopback MCP registry in the official API's format (``GET /v0/servers`` with
+"""A loopback MCP registry in the official API's format (``GET /v0.1/servers``, and
+``/v0/servers`` like the official one, or only the ``paths`` given; with
 ``cursor``/``limit``, pages of ``{"servers": [{"server": ..., "_meta": ...}],
 "metadata": {"nextCursor": ...}}``). It serves the pages it was given, follows the
 cursor exactly, and records each query; ``raw`` replaces every answer."""
@@ -54,6 +55,8 @@ class RegistryServer:
     status: int = 200
     queries: list[dict[str, list[str]]] = field(default_factory=list)
     url: str = ""
+    paths: tuple[str, ...] = ("/v0.1/servers", "/v0/servers")  # what it serves
+    asked: list[str] = field(default_factory=list)  # every path asked, in order
 
     def answer(self, query: dict[str, list[str]]) -> tuple[int, bytes]:
         self.queries.append(query)
@@ -73,7 +76,8 @@ def registry_server(state: RegistryServer) -> Iterator[RegistryServer]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             parts = urlsplit(self.path)
-            if parts.path != "/v0/servers":
+            state.asked.append(parts.path)
+            if parts.path not in state.paths:
                 status, body = 404, b'{"error": "not found"}'
             else:
                 status, body = state.answer(parse_qs(parts.query))

@@ -111,3 +111,23 @@ async def test_a_cursor_handed_out_twice_ends_the_listing(tmp_path: Path) -> Non
         result = await RegistryCatalog(tmp_path, base_url=registry.url).refresh()
     assert [q.get("cursor") for q in registry.queries] == [None, ["again"]]
     assert [e.short_name for e in result.entries] == ["weather"]
+
+
+async def test_the_stable_path_first_and_the_development_one_on_404(tmp_path: Path) -> None:
+    """v0.1 is the frozen API the registry's OpenAPI lists; a registry serving only
+    /v0 (answering 404 to v0.1) is read from /v0 for every page; one serving neither
+    is offline with the HTTP status."""
+    with registry_server(RegistryServer(pages=PAGES)) as registry:
+        await RegistryCatalog(tmp_path, base_url=registry.url, page_limit=2).refresh()
+    assert registry.asked == ["/v0.1/servers"] * 3
+
+    only_v0 = RegistryServer(pages=PAGES, paths=("/v0/servers",))
+    with registry_server(only_v0) as registry:
+        result = await RegistryCatalog(tmp_path, base_url=registry.url).refresh()
+    assert registry.asked == ["/v0.1/servers", "/v0/servers", "/v0/servers", "/v0/servers"]
+    assert result.offline is None and len(result.entries) == 3
+
+    with registry_server(RegistryServer(pages=PAGES, paths=())) as registry:
+        result = await RegistryCatalog(tmp_path, base_url=registry.url).refresh()
+    assert registry.asked == ["/v0.1/servers", "/v0/servers"]
+    assert result.offline == "HTTP 404" and len(result.entries) == 3  # the saved copy

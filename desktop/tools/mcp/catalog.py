@@ -1,7 +1,9 @@
 """The MCP server catalog: servers listed by the official MCP registry.
 
-The registry's public API (``GET /v0/servers``; the OpenAPI document in
-modelcontextprotocol/registry, docs/reference/api/openapi.yaml) returns pages of
+The registry's public API (``GET /v0.1/servers``: the frozen, stable version its
+OpenAPI document lists, modelcontextprotocol/registry docs/reference/api/openapi.yaml;
+``/v0/servers`` is the development version, asked when a registry answers 404 to
+the first, e.g. a subregistry made before v0.1) returns pages of
 ``{"servers": [{"server": <server.json>, "_meta": {...}}], "metadata":
 {"nextCursor": ...}}``; the next page is asked for with ``?cursor=<nextCursor>``,
 the cursor passed back exactly. Every version of a server is listed; the ones the
@@ -35,7 +37,8 @@ log = logging.getLogger(__name__)
 
 OFFICIAL_REGISTRY = "https://registry.modelcontextprotocol.io"
 REGISTRY_ENV = "ASSISTA_MCP_REGISTRY"  # another registry (a company's subregistry)
-LIST_PATH = "/v0/servers"
+#: Stable first; the development path for registries that do not serve v0.1 (404).
+LIST_PATHS = ("/v0.1/servers", "/v0/servers")
 OFFICIAL_META = "io.modelcontextprotocol.registry/official"
 CACHE_FILE = "mcp_catalog.json"
 InstallKind = Literal["npm", "pypi", "remote"]
@@ -145,12 +148,17 @@ class RegistryCatalog:
         servers: list[dict[str, Any]] = []
         cursor: str | None = None
         seen: set[str] = set()  # a registry that hands out a cursor twice would loop
+        paths = list(LIST_PATHS)
         async with httpx.AsyncClient(timeout=self.timeout_s, **routing) as client:
             for _ in range(self.max_pages):
                 params: dict[str, str | int] = {"limit": self.page_limit}
                 if cursor:
                     params["cursor"] = cursor
-                response = await client.get(self.base_url + LIST_PATH, params=params)
+                response = await client.get(self.base_url + paths[0], params=params)
+                while response.status_code == 404 and not servers and len(paths) > 1:
+                    log.info("MCP catalog: %s not served, asking %s", paths[0], paths[1])
+                    paths.pop(0)  # the pages that follow come from the same path
+                    response = await client.get(self.base_url + paths[0], params=params)
                 response.raise_for_status()
                 page = response.json()
                 if not isinstance(page, dict) or not isinstance(page.get("servers"), list):
