@@ -119,3 +119,31 @@ def test_nothing_recorded_says_so(
     assert "No request was recorded for this answer" in box.text()
     assert not panels()
     box.close()
+
+
+def test_an_answer_with_a_tool_round_shows_both_requests(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], tmp_path: Any,
+) -> None:
+    import json
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("Ship on Friday.\n")
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    window.controller.set_workspace(str(workspace))
+    fake_server.enqueue_tool_calls([("read_file", json.dumps({"files": [{"path": "notes.txt"}]}))])
+    fake_server.enqueue_text("It ships on Friday.")
+    send(qtbot, window, "When do we ship?")
+    window.chat_pane.inspect()
+    qtbot.waitUntil(lambda: len(panels()) == 1)
+    panel = panels()[0]
+    assert panel.choice.count() == 2 and not panel.choice.isHidden()
+    assert '"tool_calls"' not in panel.views[0].request.text.toPlainText()
+    second = panel.views[1].request.text.toPlainText()
+    assert '"tool_calls"' in second and "Ship on Friday." in second  # the tool's result
+    panel.choice.setCurrentIndex(1)
+    assert panel.current is panel.views[1] and "HTTP 200" in panel.heading.text()
+    panel.close()
