@@ -88,28 +88,30 @@ def exchanges_for(ctx: AppContext, *, session_id: str | None = None,
     return found
 
 
+def _with_variable(text: str, variable: str) -> str:
+    """``text`` for a shell, each REDACTED part as ``${variable}`` (double quotes, the
+    rest escaped so nothing else expands); without one, single-quoted."""
+    if REDACTED not in text:
+        return shlex.quote(text)
+    pieces = [re.sub(r'([\\"$`])', r"\\\1", piece) for piece in text.split(REDACTED)]
+    return '"' + ("${" + variable + "}").join(pieces) + '"'
+
+
 def curl_command(record: ExchangeRecord) -> str:
     """The request as a curl command: the key is ``$OPENAI_API_KEY`` (after the
     provider kind), other redacted headers variables named after them."""
-    parts = ["curl", "-N", "-X", record.method, shlex.quote(record.url)]
     variable = key_variable(record.kind)
+    parts = ["curl", "-N", "-X", record.method, _with_variable(record.url, variable)]
     for name, value in record.request_headers:
         lowered = name.lower()
         if lowered in ("content-length", "host", "accept-encoding", "connection"):
             continue
-        if REDACTED in value:
-            name_var = variable if lowered in KEY_HEADERS else \
-                re.sub(r"[^A-Z0-9]+", "_", name.upper()).strip("_")
-            header = f"{name}: {value.replace(REDACTED, '${' + name_var + '}')}"
-            parts += ["-H", '"' + header.replace('"', '\\"') + '"']
-        else:
-            parts += ["-H", shlex.quote(f"{name}: {value}")]
+        own = variable if lowered in KEY_HEADERS else \
+            re.sub(r"[^A-Z0-9]+", "_", name.upper()).strip("_")
+        parts += ["-H", _with_variable(f"{name}: {value}", own)]
     if record.request_body:
-        body = record.request_body.decode("utf-8", "replace")
-        parts += ["--data-binary", shlex.quote(body)]
-    url_var = "${" + variable + "}"
-    command = " ".join(parts)
-    return command.replace(REDACTED, url_var) if REDACTED in record.url else command
+        parts += ["--data-binary", shlex.quote(record.request_body.decode("utf-8", "replace"))]
+    return " ".join(parts)
 
 
 def _seconds(value: float | None) -> str:
