@@ -112,6 +112,9 @@ async def test_sign_in_refresh_and_sign_out(guarded: ServerProcess,
         assert secrets.get("mcp:guarded:oauth:client") is None
         assert connection.needs_sign_in and connection.state == "failed"
         assert not connection.signed_in()
+        # ...and offers none of the tools it listed while signed in
+        assert connection.tools == [] and connection.lists.prompts == []
+        assert later.tools() == [] and later.registry().names() == []
     finally:
         await later.stop_all()
 

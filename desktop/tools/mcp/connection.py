@@ -202,6 +202,7 @@ class McpConnection:
             except Exception as exc:
                 if find_sign_in_needed(exc) is not None:  # retrying cannot help
                     self.needs_sign_in = True
+                    self.lists.clear()  # signed out: no stale tools for the model or the UI
                     self._set_state("failed", "needs sign-in")
                     return
                 message = one_line(exc)
@@ -300,8 +301,7 @@ class McpConnection:
         self.needs_sign_in = False
         await self.start()
 
-    def signed_in(self) -> bool:
-        """Whether tokens are stored for this server (the first call reads the keyring)."""
+    def signed_in(self) -> bool:  # tokens stored? (the first call reads the keyring)
         return self.sign_in is not None and self.sign_in.storage.signed_in()
 
     # -- calls --------------------------------------------------------------------------

@@ -26,6 +26,10 @@ class ServerLists:
     resources: list[mt.Resource] = field(default_factory=list)
     templates: list[mt.ResourceTemplate] = field(default_factory=list)
 
+    def clear(self) -> None:
+        """Nothing known (the server wants a sign-in: its last lists are not offered)."""
+        self.tools, self.prompts, self.resources, self.templates = [], [], [], []
+
 
 async def _pages(fetch: Callable[[str | None], Awaitable[Any]],
                  items: Callable[[Any], list[_Item]]) -> list[_Item]:

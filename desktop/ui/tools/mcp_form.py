@@ -306,7 +306,11 @@ class McpServerForm(QWidget):
             self.tools_table.setCellWidget(row, 2, combo)
         self.tools_table.blockSignals(False)
         self.tools_table.setVisible(bool(tools))
-        self.tools_hint.setText("" if tools else self.tr("Its tools are listed here once it runs."))
+        if connection is not None and connection.needs_sign_in:
+            hint = self.tr("Sign in to use its tools.")
+        else:
+            hint = self.tr("Its tools are listed here once it runs.")
+        self.tools_hint.setText("" if tools else hint)
         self.tools_hint.setVisible(not tools)
 
     def _exposed(self, tool: str) -> str:

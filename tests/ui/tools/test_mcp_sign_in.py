@@ -46,12 +46,23 @@ def test_sign_in_and_out_in_the_dialog(qtbot: Any, qt_loop: qasync.QEventLoop,
                         timeout=5000)
         assert row.sign_out_button.isVisible() and not row.sign_in_button.isVisible()
         assert ctx.secrets.get("mcp:guarded:oauth:tokens")
+        assert dialog.form.tools_table.rowCount() == 2
+        qtbot.waitUntil(lambda: "guarded__whoami" in window.composer.tool_actions, timeout=5000)
 
         row.sign_out_button.click()
         qtbot.waitUntil(lambda: row.label.text() == "This server needs you to sign in.",
                         timeout=30000)
         assert ctx.secrets.get("mcp:guarded:oauth:tokens") is None
         assert row.sign_in_button.isVisible() and not row.sign_out_button.isVisible()
+        # Signed out: the last-known tools are gone from the form, the composer and
+        # what the model is offered; the form says why.
+        assert dialog.form.tools_table.rowCount() == 0
+        assert dialog.form.tools_hint.text() == "Sign in to use its tools."
+        assert not dialog.form.tools_table.isVisibleTo(dialog.form)
+        qtbot.waitUntil(lambda: not any(n.startswith("guarded__")
+                                        for n in window.composer.tool_actions), timeout=5000)
+        assert not any(n.startswith("guarded__") for n in window.controller.available_tools())
+        assert window.controller.service.tools.registry().get("guarded__whoami") is None
         dialog.close()
     finally:
         stop_servers(qtbot, window)
