@@ -16,13 +16,14 @@ from desktop.core.events import (
     EndEvent,
     ReasoningComplete,
     ReasoningDelta,
+    SourcesEvent,
     StreamEvent,
     TextDelta,
     ToolCallComplete,
     ToolCallStarted,
     UsageEvent,
 )
-from desktop.core.messages import Usage, new_id
+from desktop.core.messages import Source, Usage, new_id
 from desktop.providers.sse import ServerSentEvent
 from desktop.providers.stream_parser import ParserBase
 
@@ -44,6 +45,22 @@ def normalize_finish_reason(raw: str | None) -> str:
 
 
 # ---------------------------------------------------------------- stream parsing
+
+
+def url_citations(annotations: Any) -> list[Source]:
+    """Sources of ``annotations``: ``{"type": "url_citation", "url_citation": {"url",
+    "title", "content", ...}}`` items (others are left out)."""
+    out: list[Source] = []
+    for item in annotations if isinstance(annotations, list) else []:
+        cited = item.get("url_citation") if isinstance(item, dict) else None
+        if not isinstance(cited, dict):
+            continue
+        url = cited.get("url")
+        if isinstance(url, str) and url:
+            title, content = cited.get("title"), cited.get("content")
+            out.append(Source(title=title if isinstance(title, str) else "", url=url,
+                              snippet=content[:300] if isinstance(content, str) else None))
+    return out
 
 
 def _int(value: Any) -> int:
@@ -202,6 +219,9 @@ class OpenAIChatStreamParser(ParserBase):
         delta = choice.get("delta")
         if isinstance(delta, dict) and delta:
             self._feed_delta(delta, events)
+            cited = url_citations(delta.get("annotations"))
+            if cited:  # OpenRouter's web plugin, OpenAI's search models
+                events.append(SourcesEvent(cited))
         reason = choice.get("finish_reason")
         if reason and isinstance(reason, str):
             self.finish_reason = reason

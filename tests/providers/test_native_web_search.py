@@ -58,3 +58,26 @@ def test_which_providers_search_themselves() -> None:
     assert not has_native_web_search("openai", "https://api.groq.com/openai/v1")
     assert not has_native_web_search("openai", "https://openrouter.ai.evil.example/v1")
     assert not has_native_web_search("ollama", "http://127.0.0.1:11434")
+
+
+async def test_openrouter_citations_become_sources() -> None:
+    """Chat Completions url_citation annotations (OpenRouter's web plugin) in a stream."""
+    from desktop.core.events import SourcesEvent
+    from tests.support.openai_server import ScriptedResponse, sse_chunks
+
+    case = BY_ID["openai_chat"]
+    chunk = {"id": "c", "object": "chat.completion.chunk", "model": "gpt-test", "choices": [
+        {"index": 0, "delta": {"content": "Fine [1].", "annotations": [
+            {"type": "url_citation", "url_citation": {
+                "url": "https://example.org/a", "title": "Example A", "content": "text",
+                "start_index": 5, "end_index": 8}},
+            {"type": "other"}]}, "finish_reason": "stop"}]}
+    with case.server() as server:
+        server.enqueue(ScriptedResponse(chunks=sse_chunks([chunk])))
+        request = ChatRequest(model=case.model, messages=[Message.user("News?")],
+                              web_search=True)
+        async with case.make(server) as provider:
+            events = [event async for event in provider.stream(request)]
+    cited = [s for e in events if isinstance(e, SourcesEvent) for s in e.sources]
+    assert [(s.title, s.url, s.snippet) for s in cited] == [
+        ("Example A", "https://example.org/a", "text")]
