@@ -3,8 +3,9 @@ and its address elided; clicking a web source opens the browser, a file source o
 the file with the desktop's application for it.
 
 Only http and https addresses are opened (a model or a server chose them); a file
-source opens its local path. Page and line are shown, and are in the tooltip: the
-desktop's "open" request has no portable way to say where in a file to start.
+source opens its local path, at its page or line when the default application takes
+one on its command line (:mod:`desktop.ui.chat.open_at`), else just the file; page
+and line are in the tooltip either way.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 from desktop.core.messages import Message, Source, ToolResultPart
 from desktop.core.sources import part_sources, unique_sources
 from desktop.ui import theme
+from desktop.ui.chat.open_at import open_at
 
 ADDRESS_CHARS = 60  # a longer address is elided in the middle
 TITLE_CHARS = 90
@@ -146,6 +148,9 @@ class SourcesView(QWidget):
         target = source_target(source)
         if target is None:
             return False
+        if source.path is not None and open_at(source.path, source.page, source.line):
+            self.opened.emit(target)
+            return True
         opened = QDesktopServices.openUrl(target)
         if opened:
             self.opened.emit(target)

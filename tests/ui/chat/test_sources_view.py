@@ -66,8 +66,9 @@ def _answer(tmp_path: Any) -> list[Message]:
     ]
 
 
-def test_numbered_sources_open_browser_and_file(qtbot: Any, tmp_path: Any,
-                                                opened: Opened) -> None:
+def test_numbered_sources_open_browser_and_file(qtbot: Any, tmp_path: Any, opened: Opened,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no xdg-mime: no application at a line
     host = QWidget()
     host.resize(900, 600)
     view = ChatView(AgentBridge())
