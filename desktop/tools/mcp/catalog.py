@@ -13,7 +13,9 @@ registry marks ``isLatest`` (or the last seen) are kept, deleted ones dropped.
 folder, and answers from that file when the registry cannot be reached or answers
 nonsense (``CatalogResult.offline`` then says why). Entries the app cannot read
 are skipped, never fatal. :func:`install_config` turns an entry into a server
-setting: npm packages run with ``npx -y``, PyPI ones with ``uvx``, remotes by URL.
+setting: npm packages run with ``npx -y``, PyPI ones with ``uvx``, remotes by URL;
+the values the registry marks secret are named in the setting, so that saving it
+puts them in the secret store (header values always go there).
 """
 
 from __future__ import annotations
@@ -279,11 +281,16 @@ def install_config(install: CatalogInstall, name: str,
                                headers=headers)
     command, first = RUNNERS[install.kind]
     args = [*first, _pinned(install), *install.fixed_args]
+    secret_args: list[int] = []  # the settings keep them in the secret store
     for item in install.inputs:
         if item.kind == "arg" and given[item.name]:
-            args += [item.flag, given[item.name]] if item.flag else [given[item.name]]
+            args += [item.flag] if item.flag else []
+            secret_args += [len(args)] if item.secret else []
+            args.append(given[item.name])
     env = {i.name: given[i.name] for i in install.inputs if i.kind == "env" and given[i.name]}
-    return McpServerConfig(name=name, command=command, args=args, env=env)
+    secret_env = [i.name for i in install.inputs if i.kind == "env" and i.secret]
+    return McpServerConfig(name=name, command=command, args=args, env=env,
+                           secret_env=secret_env, secret_args=secret_args)
 
 
 def _reason(exc: Exception) -> str:

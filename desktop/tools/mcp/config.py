@@ -51,6 +51,9 @@ class McpServerConfig(BaseModel):
     cwd: str | None = None
     url: str = ""
     headers: dict[str, str] = Field(default_factory=dict)
+    # Values the registry marks secret whatever their names (kept in the secret store):
+    secret_env: list[str] = Field(default_factory=list)  # env names
+    secret_args: list[int] = Field(default_factory=list)  # indices in args not stored yet
     enabled: bool = True
     disabled_tools: list[str] = Field(default_factory=list)  # the server's own tool names
     tool_policies: dict[str, Policy] = Field(default_factory=dict)  # by the server's names
