@@ -52,6 +52,7 @@ from desktop.cli.mcp_inputs import mcp_turn, wants_mcp_inputs
 from desktop.core.agent_events import ToolRunFinished, ToolRunStarted
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.events import TextDelta, event_to_dict
+from desktop.core.terminal_text import visible
 from desktop.tools.approval import ApprovalDecision, ApprovalRequest, Approver, allow_all
 
 log = logging.getLogger(__name__)
@@ -96,7 +97,8 @@ def labelled(approver: Approver | None, err: TextIO) -> Approver | None:
 
     async def labelled_approver(request: ApprovalRequest) -> ApprovalDecision:
         async with lock:
-            err.write(f"\n[{asking_column.get() or '?'}] asks to run {request.tool}:\n")
+            err.write(f"\n[{asking_column.get() or '?'}] asks to run "
+                      f"{visible(request.tool, lines=False)}:\n")
             err.flush()
             return await ask(request)
 
@@ -146,8 +148,8 @@ class ComparePrinter:
             else:
                 self._held[index].append(event.text)
         elif isinstance(event, ToolRunStarted) and self.show_tools:
-            self.err.write(f"\n[{self.labels[index]}] ⚙ {event.call.name} "
-                           f"{event.call.arguments[:120]}\n")
+            self.err.write(f"\n[{self.labels[index]}] ⚙ {visible(event.call.name, lines=False)} "
+                           f"{visible(event.call.arguments[:120], lines=False)}\n")
         elif isinstance(event, ToolRunFinished) and self.show_tools:
             mark = "✓" if not event.result.is_error else "✗"
             self.err.write(f"[{self.labels[index]}]   {mark} {event.result.status}\n")
@@ -167,7 +169,7 @@ class ComparePrinter:
         self._write("\n")
         column = self.run.columns[index] if self.run is not None else None
         if column is not None and column.status == "failed":
-            self.err.write(f"assista: {self.labels[index]} failed: {column.error}\n")
+            self.err.write(f"assista: {self.labels[index]} failed: {visible(column.error or '')}\n")
             self.err.flush()
 
 
