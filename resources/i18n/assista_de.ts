@@ -2,6 +2,46 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE" sourcelanguage="en">
     <context>
+        <name />
+        <message>
+            <source>Open the Assista quick-ask window</source>
+            <extracomment>What Preferences shows for ``status``: off, registered, pending, taken, cancelled, unavailable, invalid.</extracomment>
+            <translation>Das Schnellfrage-Fenster von Assista öffnen</translation>
+        </message>
+        <message>
+            <source>Registered with the desktop as {trigger}.</source>
+            <translation>Beim Desktop als {trigger} registriert.</translation>
+        </message>
+        <message>
+            <source>Registered: {shortcut} opens quick ask from any application.</source>
+            <translation>Registriert: {shortcut} öffnet die Schnellfrage aus jeder Anwendung.</translation>
+        </message>
+        <message>
+            <source>Waiting for the desktop to confirm the shortcut…</source>
+            <translation>Warte auf die Bestätigung des Kürzels durch den Desktop…</translation>
+        </message>
+        <message>
+            <source>{shortcut} is taken by another program: choose another combination.</source>
+            <translation>{shortcut} wird schon von einem anderen Programm verwendet: Wählen Sie eine andere Kombination.</translation>
+        </message>
+        <message>
+            <source>The desktop did not allow the shortcut. Choose it again, or bind the command “assista quick --selection” in the desktop's keyboard settings.</source>
+            <translation>Der Desktop hat das Kürzel nicht erlaubt. Wählen Sie es erneut oder binden Sie den Befehl „assista quick --selection“ in den Tastatureinstellungen des Desktops.</translation>
+        </message>
+        <message>
+            <source>This cannot be a global shortcut: {reason}.</source>
+            <translation>Dies kann kein globales Kürzel sein: {reason}.</translation>
+        </message>
+        <message>
+            <source>Not available on this desktop: bind the command “assista quick --selection” to a shortcut in the desktop's keyboard settings.</source>
+            <translation>Auf diesem Desktop nicht verfügbar: Binden Sie den Befehl „assista quick --selection“ in den Tastatureinstellungen des Desktops an ein Kürzel.</translation>
+        </message>
+        <message>
+            <source>No global shortcut. The command “assista quick --selection” can be bound to one in the desktop's keyboard settings.</source>
+            <translation>Kein globales Kürzel. Der Befehl „assista quick --selection“ kann in den Tastatureinstellungen des Desktops an eines gebunden werden.</translation>
+        </message>
+    </context>
+    <context>
         <name>AboutDialog</name>
         <message>
             <source>No licence text is shipped with this component; its licence is named above.</source>
@@ -987,6 +1027,7 @@
         <name>DesktopTab</name>
         <message>
             <source>Keep running in the tray when the window is closed</source>
+            <extracomment>The quick-ask shortcut was changed (Qt's portable text, "" for none): saved at once, so the status below says whether the desktop took it.</extracomment>
             <translation>Beim Schließen des Fensters im Infobereich weiterlaufen</translation>
         </message>
         <message>
@@ -1002,12 +1043,20 @@
             <translation>Infobereich</translation>
         </message>
         <message>
-            <source>Quick ask from anywhere: bind the command “assista quick --selection” to a keyboard shortcut in your desktop's keyboard settings. It opens a small window over everything with the selected text in the question.</source>
-            <translation>Schnellfrage von überall: Binden Sie den Befehl „assista quick --selection“ in den Tastatureinstellungen Ihres Desktops an ein Tastenkürzel. Er öffnet ein kleines Fenster über allem, mit dem markierten Text in der Frage.</translation>
+            <source>Quick ask shortcut</source>
+            <translation>Kürzel für Schnellfrage</translation>
         </message>
         <message>
-            <source>Quick ask</source>
-            <translation>Schnellfrage</translation>
+            <source>Press the key combination that opens the quick-ask window from any application; it applies at once</source>
+            <translation>Drücken Sie die Tastenkombination, die das Schnellfrage-Fenster aus jeder Anwendung öffnet; sie gilt sofort</translation>
+        </message>
+        <message>
+            <source>Click, then press the combination (Ctrl, Alt or Meta with a key)</source>
+            <translation>Klicken Sie und drücken Sie dann die Kombination (Strg, Alt oder Meta mit einer Taste)</translation>
+        </message>
+        <message>
+            <source>Quick ask shortcut status</source>
+            <translation>Status des Schnellfrage-Kürzels</translation>
         </message>
         <message>
             <source>Look for a new version once a day</source>
@@ -1867,13 +1916,6 @@
             <source>not started — Save to start it</source>
             <translation>nicht gestartet — Speichern, um ihn zu starten</translation>
         </message>
-        <message numerus="yes">
-            <source>running · %n tools</source>
-            <translation>
-                <numerusform>läuft · %n Werkzeug</numerusform>
-                <numerusform>läuft · %n Werkzeuge</numerusform>
-            </translation>
-        </message>
         <message>
             <source>failed: {error}</source>
             <translation>fehlgeschlagen: {error}</translation>
@@ -1911,8 +1953,8 @@
             <translation>MCP-Server entfernen</translation>
         </message>
         <message>
-            <source>Remove {name}? Its tools leave every chat when you Save.</source>
-            <translation>{name} entfernen? Seine Werkzeuge verschwinden beim Speichern aus allen Chats.</translation>
+            <source>Remove {name}? Its tools leave every chat, and its stored keys and sign-in are deleted, when you Save.</source>
+            <translation>{name} entfernen? Beim Speichern verschwinden seine Werkzeuge aus allen Chats, und seine gespeicherten Schlüssel und die Anmeldung werden gelöscht.</translation>
         </message>
         <message>
             <source>Removed {name}. Save to stop it.</source>
@@ -2134,6 +2176,10 @@
         <message>
             <source>Settings → Tools sets this tool to {policy}, which wins over this choice</source>
             <translation>Einstellungen → Werkzeuge setzt dieses Werkzeug auf {policy}; das hat Vorrang vor dieser Auswahl</translation>
+        </message>
+        <message>
+            <source>Sign in to use its tools.</source>
+            <translation>Melden Sie sich an, um seine Werkzeuge zu nutzen.</translation>
         </message>
         <message>
             <source>Its tools are listed here once it runs.</source>

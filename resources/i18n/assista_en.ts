@@ -98,13 +98,6 @@
     <context>
         <name>McpDialog</name>
         <message numerus="yes">
-            <source>running · %n tools</source>
-            <translation>
-                <numerusform>running · %n tool</numerusform>
-                <numerusform>running · %n tools</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
             <source>Imported %n servers: {names}. Save to start them.</source>
             <translation>
                 <numerusform>Imported %n server: {names}. Save to start it.</numerusform>

@@ -2,6 +2,46 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="es_ES" sourcelanguage="en">
     <context>
+        <name />
+        <message>
+            <source>Open the Assista quick-ask window</source>
+            <extracomment>What Preferences shows for ``status``: off, registered, pending, taken, cancelled, unavailable, invalid.</extracomment>
+            <translation>Abrir la ventana de pregunta rápida de Assista</translation>
+        </message>
+        <message>
+            <source>Registered with the desktop as {trigger}.</source>
+            <translation>Registrado en el escritorio como {trigger}.</translation>
+        </message>
+        <message>
+            <source>Registered: {shortcut} opens quick ask from any application.</source>
+            <translation>Registrado: {shortcut} abre la pregunta rápida desde cualquier aplicación.</translation>
+        </message>
+        <message>
+            <source>Waiting for the desktop to confirm the shortcut…</source>
+            <translation>Esperando a que el escritorio confirme el atajo…</translation>
+        </message>
+        <message>
+            <source>{shortcut} is taken by another program: choose another combination.</source>
+            <translation>{shortcut} ya lo usa otro programa: elige otra combinación.</translation>
+        </message>
+        <message>
+            <source>The desktop did not allow the shortcut. Choose it again, or bind the command “assista quick --selection” in the desktop's keyboard settings.</source>
+            <translation>El escritorio no permitió el atajo. Elígelo de nuevo o asigna el comando «assista quick --selection» en los ajustes de teclado del escritorio.</translation>
+        </message>
+        <message>
+            <source>This cannot be a global shortcut: {reason}.</source>
+            <translation>No puede ser un atajo global: {reason}.</translation>
+        </message>
+        <message>
+            <source>Not available on this desktop: bind the command “assista quick --selection” to a shortcut in the desktop's keyboard settings.</source>
+            <translation>No disponible en este escritorio: asigna el comando «assista quick --selection» a un atajo en los ajustes de teclado del escritorio.</translation>
+        </message>
+        <message>
+            <source>No global shortcut. The command “assista quick --selection” can be bound to one in the desktop's keyboard settings.</source>
+            <translation>Sin atajo global. El comando «assista quick --selection» se puede asignar a uno en los ajustes de teclado del escritorio.</translation>
+        </message>
+    </context>
+    <context>
         <name>AboutDialog</name>
         <message>
             <source>No licence text is shipped with this component; its licence is named above.</source>
@@ -987,6 +1027,7 @@
         <name>DesktopTab</name>
         <message>
             <source>Keep running in the tray when the window is closed</source>
+            <extracomment>The quick-ask shortcut was changed (Qt's portable text, "" for none): saved at once, so the status below says whether the desktop took it.</extracomment>
             <translation>Seguir en la bandeja al cerrar la ventana</translation>
         </message>
         <message>
@@ -1002,12 +1043,20 @@
             <translation>Bandeja</translation>
         </message>
         <message>
-            <source>Quick ask from anywhere: bind the command “assista quick --selection” to a keyboard shortcut in your desktop's keyboard settings. It opens a small window over everything with the selected text in the question.</source>
-            <translation>Pregunta rápida desde cualquier sitio: asigna el comando «assista quick --selection» a un atajo de teclado en los ajustes de teclado de tu escritorio. Abre una pequeña ventana por encima de todo con el texto seleccionado en la pregunta.</translation>
+            <source>Quick ask shortcut</source>
+            <translation>Atajo de pregunta rápida</translation>
         </message>
         <message>
-            <source>Quick ask</source>
-            <translation>Pregunta rápida</translation>
+            <source>Press the key combination that opens the quick-ask window from any application; it applies at once</source>
+            <translation>Pulsa la combinación de teclas que abre la ventana de pregunta rápida desde cualquier aplicación; se aplica al momento</translation>
+        </message>
+        <message>
+            <source>Click, then press the combination (Ctrl, Alt or Meta with a key)</source>
+            <translation>Haz clic y pulsa la combinación (Ctrl, Alt o Meta con una tecla)</translation>
+        </message>
+        <message>
+            <source>Quick ask shortcut status</source>
+            <translation>Estado del atajo de pregunta rápida</translation>
         </message>
         <message>
             <source>Look for a new version once a day</source>
@@ -1867,13 +1916,6 @@
             <source>not started — Save to start it</source>
             <translation>sin iniciar: guarda para iniciarlo</translation>
         </message>
-        <message numerus="yes">
-            <source>running · %n tools</source>
-            <translation>
-                <numerusform>en marcha · %n herramienta</numerusform>
-                <numerusform>en marcha · %n herramientas</numerusform>
-            </translation>
-        </message>
         <message>
             <source>failed: {error}</source>
             <translation>error: {error}</translation>
@@ -1911,8 +1953,8 @@
             <translation>Quitar servidor MCP</translation>
         </message>
         <message>
-            <source>Remove {name}? Its tools leave every chat when you Save.</source>
-            <translation>¿Quitar {name}? Sus herramientas desaparecerán de todos los chats al guardar.</translation>
+            <source>Remove {name}? Its tools leave every chat, and its stored keys and sign-in are deleted, when you Save.</source>
+            <translation>¿Quitar {name}? Al guardar, sus herramientas desaparecen de todos los chats y se eliminan sus claves guardadas y su inicio de sesión.</translation>
         </message>
         <message>
             <source>Removed {name}. Save to stop it.</source>
@@ -2134,6 +2176,10 @@
         <message>
             <source>Settings → Tools sets this tool to {policy}, which wins over this choice</source>
             <translation>Configuración → Herramientas fija esta herramienta en {policy}, que prevalece sobre esta opción</translation>
+        </message>
+        <message>
+            <source>Sign in to use its tools.</source>
+            <translation>Inicia sesión para usar sus herramientas.</translation>
         </message>
         <message>
             <source>Its tools are listed here once it runs.</source>

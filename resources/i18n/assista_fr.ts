@@ -2,6 +2,46 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="fr_FR" sourcelanguage="en">
     <context>
+        <name />
+        <message>
+            <source>Open the Assista quick-ask window</source>
+            <extracomment>What Preferences shows for ``status``: off, registered, pending, taken, cancelled, unavailable, invalid.</extracomment>
+            <translation>Ouvrir la fenêtre de question rapide d’Assista</translation>
+        </message>
+        <message>
+            <source>Registered with the desktop as {trigger}.</source>
+            <translation>Enregistré auprès du bureau comme {trigger}.</translation>
+        </message>
+        <message>
+            <source>Registered: {shortcut} opens quick ask from any application.</source>
+            <translation>Enregistré : {shortcut} ouvre la question rapide depuis n’importe quelle application.</translation>
+        </message>
+        <message>
+            <source>Waiting for the desktop to confirm the shortcut…</source>
+            <translation>En attente de la confirmation du raccourci par le bureau…</translation>
+        </message>
+        <message>
+            <source>{shortcut} is taken by another program: choose another combination.</source>
+            <translation>{shortcut} est déjà pris par un autre programme : choisissez une autre combinaison.</translation>
+        </message>
+        <message>
+            <source>The desktop did not allow the shortcut. Choose it again, or bind the command “assista quick --selection” in the desktop's keyboard settings.</source>
+            <translation>Le bureau n’a pas autorisé le raccourci. Choisissez-le à nouveau, ou associez la commande « assista quick --selection » dans les réglages clavier du bureau.</translation>
+        </message>
+        <message>
+            <source>This cannot be a global shortcut: {reason}.</source>
+            <translation>Ceci ne peut pas être un raccourci global : {reason}.</translation>
+        </message>
+        <message>
+            <source>Not available on this desktop: bind the command “assista quick --selection” to a shortcut in the desktop's keyboard settings.</source>
+            <translation>Indisponible sur ce bureau : associez la commande « assista quick --selection » à un raccourci dans les réglages clavier du bureau.</translation>
+        </message>
+        <message>
+            <source>No global shortcut. The command “assista quick --selection” can be bound to one in the desktop's keyboard settings.</source>
+            <translation>Pas de raccourci global. La commande « assista quick --selection » peut être associée à un raccourci dans les réglages clavier du bureau.</translation>
+        </message>
+    </context>
+    <context>
         <name>AboutDialog</name>
         <message>
             <source>No licence text is shipped with this component; its licence is named above.</source>
@@ -987,6 +1027,7 @@
         <name>DesktopTab</name>
         <message>
             <source>Keep running in the tray when the window is closed</source>
+            <extracomment>The quick-ask shortcut was changed (Qt's portable text, "" for none): saved at once, so the status below says whether the desktop took it.</extracomment>
             <translation>Continuer dans la zone de notification quand la fenêtre est fermée</translation>
         </message>
         <message>
@@ -1002,12 +1043,20 @@
             <translation>Zone de notification</translation>
         </message>
         <message>
-            <source>Quick ask from anywhere: bind the command “assista quick --selection” to a keyboard shortcut in your desktop's keyboard settings. It opens a small window over everything with the selected text in the question.</source>
-            <translation>Question rapide depuis n’importe où : associez la commande « assista quick --selection » à un raccourci dans les réglages clavier de votre bureau. Elle ouvre une petite fenêtre au premier plan avec le texte sélectionné dans la question.</translation>
+            <source>Quick ask shortcut</source>
+            <translation>Raccourci de question rapide</translation>
         </message>
         <message>
-            <source>Quick ask</source>
-            <translation>Question rapide</translation>
+            <source>Press the key combination that opens the quick-ask window from any application; it applies at once</source>
+            <translation>Appuyez sur la combinaison de touches qui ouvre la fenêtre de question rapide depuis n’importe quelle application ; elle s’applique aussitôt</translation>
+        </message>
+        <message>
+            <source>Click, then press the combination (Ctrl, Alt or Meta with a key)</source>
+            <translation>Cliquez, puis appuyez sur la combinaison (Ctrl, Alt ou Méta avec une touche)</translation>
+        </message>
+        <message>
+            <source>Quick ask shortcut status</source>
+            <translation>État du raccourci de question rapide</translation>
         </message>
         <message>
             <source>Look for a new version once a day</source>
@@ -1867,13 +1916,6 @@
             <source>not started — Save to start it</source>
             <translation>non démarré — Enregistrer pour le démarrer</translation>
         </message>
-        <message numerus="yes">
-            <source>running · %n tools</source>
-            <translation>
-                <numerusform>actif · %n outil</numerusform>
-                <numerusform>actif · %n outils</numerusform>
-            </translation>
-        </message>
         <message>
             <source>failed: {error}</source>
             <translation>échec : {error}</translation>
@@ -1911,8 +1953,8 @@
             <translation>Retirer le serveur MCP</translation>
         </message>
         <message>
-            <source>Remove {name}? Its tools leave every chat when you Save.</source>
-            <translation>Retirer {name} ? Ses outils quittent toutes les discussions à l’enregistrement.</translation>
+            <source>Remove {name}? Its tools leave every chat, and its stored keys and sign-in are deleted, when you Save.</source>
+            <translation>Retirer {name} ? À l’enregistrement, ses outils quittent toutes les discussions, et ses clés enregistrées et sa connexion sont supprimées.</translation>
         </message>
         <message>
             <source>Removed {name}. Save to stop it.</source>
@@ -2134,6 +2176,10 @@
         <message>
             <source>Settings → Tools sets this tool to {policy}, which wins over this choice</source>
             <translation>Réglages → Outils règle cet outil sur {policy}, ce qui l’emporte sur ce choix</translation>
+        </message>
+        <message>
+            <source>Sign in to use its tools.</source>
+            <translation>Connectez-vous pour utiliser ses outils.</translation>
         </message>
         <message>
             <source>Its tools are listed here once it runs.</source>

@@ -2,6 +2,46 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="ja_JP" sourcelanguage="en">
     <context>
+        <name />
+        <message>
+            <source>Open the Assista quick-ask window</source>
+            <extracomment>What Preferences shows for ``status``: off, registered, pending, taken, cancelled, unavailable, invalid.</extracomment>
+            <translation>Assista のクイック質問ウィンドウを開く</translation>
+        </message>
+        <message>
+            <source>Registered with the desktop as {trigger}.</source>
+            <translation>デスクトップに {trigger} として登録しました。</translation>
+        </message>
+        <message>
+            <source>Registered: {shortcut} opens quick ask from any application.</source>
+            <translation>登録しました: {shortcut} でどのアプリからでもクイック質問を開けます。</translation>
+        </message>
+        <message>
+            <source>Waiting for the desktop to confirm the shortcut…</source>
+            <translation>デスクトップがショートカットを確認するのを待っています…</translation>
+        </message>
+        <message>
+            <source>{shortcut} is taken by another program: choose another combination.</source>
+            <translation>{shortcut} はほかのプログラムが使用しています。別の組み合わせを選んでください。</translation>
+        </message>
+        <message>
+            <source>The desktop did not allow the shortcut. Choose it again, or bind the command “assista quick --selection” in the desktop's keyboard settings.</source>
+            <translation>デスクトップがショートカットを許可しませんでした。もう一度選ぶか、デスクトップのキーボード設定でコマンド「assista quick --selection」を割り当ててください。</translation>
+        </message>
+        <message>
+            <source>This cannot be a global shortcut: {reason}.</source>
+            <translation>これはグローバルショートカットにできません: {reason}。</translation>
+        </message>
+        <message>
+            <source>Not available on this desktop: bind the command “assista quick --selection” to a shortcut in the desktop's keyboard settings.</source>
+            <translation>このデスクトップでは使えません。デスクトップのキーボード設定でコマンド「assista quick --selection」をショートカットに割り当ててください。</translation>
+        </message>
+        <message>
+            <source>No global shortcut. The command “assista quick --selection” can be bound to one in the desktop's keyboard settings.</source>
+            <translation>グローバルショートカットはありません。デスクトップのキーボード設定でコマンド「assista quick --selection」を割り当てられます。</translation>
+        </message>
+    </context>
+    <context>
         <name>AboutDialog</name>
         <message>
             <source>No licence text is shipped with this component; its licence is named above.</source>
@@ -984,6 +1024,7 @@
         <name>DesktopTab</name>
         <message>
             <source>Keep running in the tray when the window is closed</source>
+            <extracomment>The quick-ask shortcut was changed (Qt's portable text, "" for none): saved at once, so the status below says whether the desktop took it.</extracomment>
             <translation>ウィンドウを閉じてもトレイで動作を続ける</translation>
         </message>
         <message>
@@ -999,12 +1040,20 @@
             <translation>トレイ</translation>
         </message>
         <message>
-            <source>Quick ask from anywhere: bind the command “assista quick --selection” to a keyboard shortcut in your desktop's keyboard settings. It opens a small window over everything with the selected text in the question.</source>
-            <translation>どこからでもクイック質問: デスクトップのキーボード設定でコマンド「assista quick --selection」をショートカットに割り当てます。選択中のテキストを質問に入れた小さなウィンドウが最前面に開きます。</translation>
+            <source>Quick ask shortcut</source>
+            <translation>クイック質問のショートカット</translation>
         </message>
         <message>
-            <source>Quick ask</source>
-            <translation>クイック質問</translation>
+            <source>Press the key combination that opens the quick-ask window from any application; it applies at once</source>
+            <translation>どのアプリからでもクイック質問ウィンドウを開くキーの組み合わせを押してください。すぐに反映されます</translation>
+        </message>
+        <message>
+            <source>Click, then press the combination (Ctrl, Alt or Meta with a key)</source>
+            <translation>クリックしてから組み合わせを押してください(Ctrl、Alt、Meta とキー)</translation>
+        </message>
+        <message>
+            <source>Quick ask shortcut status</source>
+            <translation>クイック質問ショートカットの状態</translation>
         </message>
         <message>
             <source>Look for a new version once a day</source>
@@ -1857,12 +1906,6 @@
             <source>not started — Save to start it</source>
             <translation>未起動 — 保存すると起動します</translation>
         </message>
-        <message numerus="yes">
-            <source>running · %n tools</source>
-            <translation>
-                <numerusform>実行中 · ツール %n 個</numerusform>
-            </translation>
-        </message>
         <message>
             <source>failed: {error}</source>
             <translation>失敗: {error}</translation>
@@ -1900,8 +1943,8 @@
             <translation>MCP サーバーを削除</translation>
         </message>
         <message>
-            <source>Remove {name}? Its tools leave every chat when you Save.</source>
-            <translation>{name} を削除しますか? 保存すると、そのツールはすべてのチャットから外れます。</translation>
+            <source>Remove {name}? Its tools leave every chat, and its stored keys and sign-in are deleted, when you Save.</source>
+            <translation>{name} を削除しますか? 保存すると、そのツールはすべてのチャットから外れ、保存されたキーとサインイン情報も削除されます。</translation>
         </message>
         <message>
             <source>Removed {name}. Save to stop it.</source>
@@ -2122,6 +2165,10 @@
         <message>
             <source>Settings → Tools sets this tool to {policy}, which wins over this choice</source>
             <translation>設定 → ツールでこのツールは {policy} に設定されており、こちらより優先されます</translation>
+        </message>
+        <message>
+            <source>Sign in to use its tools.</source>
+            <translation>ツールを使うにはサインインしてください。</translation>
         </message>
         <message>
             <source>Its tools are listed here once it runs.</source>

@@ -2,6 +2,46 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
     <context>
+        <name />
+        <message>
+            <source>Open the Assista quick-ask window</source>
+            <extracomment>What Preferences shows for ``status``: off, registered, pending, taken, cancelled, unavailable, invalid.</extracomment>
+            <translation>打开 Assista 快速提问窗口</translation>
+        </message>
+        <message>
+            <source>Registered with the desktop as {trigger}.</source>
+            <translation>已在桌面注册为 {trigger}。</translation>
+        </message>
+        <message>
+            <source>Registered: {shortcut} opens quick ask from any application.</source>
+            <translation>已注册：{shortcut} 可在任何应用中打开快速提问。</translation>
+        </message>
+        <message>
+            <source>Waiting for the desktop to confirm the shortcut…</source>
+            <translation>正在等待桌面确认快捷键…</translation>
+        </message>
+        <message>
+            <source>{shortcut} is taken by another program: choose another combination.</source>
+            <translation>{shortcut} 已被其他程序占用：请选择其他组合键。</translation>
+        </message>
+        <message>
+            <source>The desktop did not allow the shortcut. Choose it again, or bind the command “assista quick --selection” in the desktop's keyboard settings.</source>
+            <translation>桌面未允许此快捷键。请重新选择，或在桌面的键盘设置中绑定命令“assista quick --selection”。</translation>
+        </message>
+        <message>
+            <source>This cannot be a global shortcut: {reason}.</source>
+            <translation>无法作为全局快捷键：{reason}。</translation>
+        </message>
+        <message>
+            <source>Not available on this desktop: bind the command “assista quick --selection” to a shortcut in the desktop's keyboard settings.</source>
+            <translation>此桌面不支持：请在桌面的键盘设置中为命令“assista quick --selection”绑定快捷键。</translation>
+        </message>
+        <message>
+            <source>No global shortcut. The command “assista quick --selection” can be bound to one in the desktop's keyboard settings.</source>
+            <translation>没有全局快捷键。可以在桌面的键盘设置中为命令“assista quick --selection”绑定一个。</translation>
+        </message>
+    </context>
+    <context>
         <name>AboutDialog</name>
         <message>
             <source>No licence text is shipped with this component; its licence is named above.</source>
@@ -984,6 +1024,7 @@
         <name>DesktopTab</name>
         <message>
             <source>Keep running in the tray when the window is closed</source>
+            <extracomment>The quick-ask shortcut was changed (Qt's portable text, "" for none): saved at once, so the status below says whether the desktop took it.</extracomment>
             <translation>关闭窗口后在托盘中继续运行</translation>
         </message>
         <message>
@@ -999,12 +1040,20 @@
             <translation>托盘</translation>
         </message>
         <message>
-            <source>Quick ask from anywhere: bind the command “assista quick --selection” to a keyboard shortcut in your desktop's keyboard settings. It opens a small window over everything with the selected text in the question.</source>
-            <translation>随处快速提问：在桌面的键盘设置中把命令“assista quick --selection”绑定到快捷键。它会在最前面打开一个小窗口，并把选中的文本放进问题。</translation>
+            <source>Quick ask shortcut</source>
+            <translation>快速提问快捷键</translation>
         </message>
         <message>
-            <source>Quick ask</source>
-            <translation>快速提问</translation>
+            <source>Press the key combination that opens the quick-ask window from any application; it applies at once</source>
+            <translation>按下可在任何应用中打开快速提问窗口的组合键；立即生效</translation>
+        </message>
+        <message>
+            <source>Click, then press the combination (Ctrl, Alt or Meta with a key)</source>
+            <translation>点击后按下组合键（Ctrl、Alt 或 Meta 加一个键）</translation>
+        </message>
+        <message>
+            <source>Quick ask shortcut status</source>
+            <translation>快速提问快捷键状态</translation>
         </message>
         <message>
             <source>Look for a new version once a day</source>
@@ -1857,12 +1906,6 @@
             <source>not started — Save to start it</source>
             <translation>未启动 — 保存后启动</translation>
         </message>
-        <message numerus="yes">
-            <source>running · %n tools</source>
-            <translation>
-                <numerusform>运行中 · %n 个工具</numerusform>
-            </translation>
-        </message>
         <message>
             <source>failed: {error}</source>
             <translation>失败：{error}</translation>
@@ -1900,8 +1943,8 @@
             <translation>移除 MCP 服务器</translation>
         </message>
         <message>
-            <source>Remove {name}? Its tools leave every chat when you Save.</source>
-            <translation>移除 {name}？保存后其工具会从所有聊天中移除。</translation>
+            <source>Remove {name}? Its tools leave every chat, and its stored keys and sign-in are deleted, when you Save.</source>
+            <translation>移除 {name}？保存后其工具会从所有聊天中移除，其保存的密钥和登录信息也会被删除。</translation>
         </message>
         <message>
             <source>Removed {name}. Save to stop it.</source>
@@ -2122,6 +2165,10 @@
         <message>
             <source>Settings → Tools sets this tool to {policy}, which wins over this choice</source>
             <translation>设置 → 工具 已将此工具设为 {policy}，其优先于此处的选择</translation>
+        </message>
+        <message>
+            <source>Sign in to use its tools.</source>
+            <translation>登录后即可使用其工具。</translation>
         </message>
         <message>
             <source>Its tools are listed here once it runs.</source>
