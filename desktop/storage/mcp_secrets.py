@@ -159,11 +159,11 @@ def forget_server(raw: Mapping[str, Any], secrets: DeletableSecrets) -> None:
 
 
 def settle_servers(before: list[dict[str, Any]], renamed: Mapping[str, str],
-                   after_names: set[str], secrets: DeletableSecrets) -> list[str]:
-    """Before saving an edited server list: servers of ``before`` renamed (old name ->
-    new name in ``renamed``) take their secrets and sign-in along (swapped names too);
-    the others whose names are gone from ``after_names`` are forgotten, and so is one
-    whose name a renamed server takes. Returns what was done, for the log."""
+                   kept: set[str], secrets: DeletableSecrets) -> list[str]:
+    """Before saving an edited server list: the servers of ``before`` whose names are
+    not in ``kept`` were removed: their secrets and sign-in are forgotten (a new server
+    given the same name starts without them); kept ones renamed (old name -> new name
+    in ``renamed``) take theirs along (swapped names too). Returns what was done."""
     done: list[str] = []
     delete: list[str] = []
     write: dict[str, str] = {}
@@ -177,7 +177,7 @@ def settle_servers(before: list[dict[str, Any]], renamed: Mapping[str, str],
                     write[f"mcp:{target}:" + slot.removeprefix(f"mcp:{name}:")] = value
             delete += server_slots(raw) + server_slots({**raw, "name": target})
             done.append(f"moved the secrets and sign-in of MCP server {name} to {target}")
-        elif name not in after_names or name in renamed.values():
+        elif name not in kept:
             delete += server_slots(raw)
             done.append(f"forgot the secrets and sign-in of MCP server {name}")
     for slot in dict.fromkeys(delete):

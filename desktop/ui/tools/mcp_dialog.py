@@ -1,6 +1,7 @@
-"""Settings → MCP servers: the list with live status, a form per server (stdio command
-or Streamable HTTP / SSE URL), import from Claude-Desktop JSON (file or paste), per-server
-and per-tool switches and policies, Restart, and the server's stderr."""
+"""Settings → MCP servers: the list with live status (mcp_server_list), a form per server
+(mcp_form: stdio command or Streamable HTTP / SSE URL, switches, policies, sign-in,
+stderr), import from Claude-Desktop JSON (file or paste), Restart, and Save: a removed
+server's stored keys and sign-in are deleted, a renamed one's go with it."""
 
 from __future__ import annotations
 
@@ -10,19 +11,13 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFileDialog,
-    QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
-    QMenu,
     QMessageBox,
-    QPushButton,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
@@ -30,29 +25,19 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.errors import ConfigError
+from desktop.storage.mcp_secrets import settle_servers
 from desktop.tools.mcp.config import McpServerConfig, load_mcp_config, parse_mcp_json
-from desktop.ui.plain_text import plain_label, plain_tooltip
+from desktop.ui.plain_text import plain_label
 from desktop.ui.tools.mcp_catalog_dialog import catalog_button
-from desktop.ui.tools.mcp_form import TRANSPORTS, McpServerForm
+from desktop.ui.tools.mcp_form import McpServerForm
 from desktop.ui.tools.mcp_import import PasteDialog, claude_desktop_config
+from desktop.ui.tools.mcp_server_list import McpServerList, normalized, validation_error
 
 if TYPE_CHECKING:
     from desktop.tools.mcp.connection import McpConnection
     from desktop.ui.window.controller import ChatController
 
 log = logging.getLogger(__name__)
-
-STATE_MARK = {"running": "●", "starting": "◌", "restarting": "◌", "failed": "✗",
-              "stopped": "○", "disabled": "○", "new": "+", "invalid": "⚠"}
-
-
-def validation_error(server: dict[str, Any]) -> str | None:
-    try:
-        McpServerConfig.model_validate(server)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        return str(first.get("msg", "invalid settings")).removeprefix("Value error, ")
-    return None
 
 
 class McpDialog(QDialog):
@@ -62,19 +47,30 @@ class McpDialog(QDialog):
         self.setWindowTitle(self.tr("MCP servers"))
         self.resize(920, 640)
         self.servers: list[dict[str, Any]] = [
-            self._normalized(dict(s)) for s in controller.settings.mcp_servers]
+            normalized(dict(s)) for s in controller.settings.mcp_servers]
+        # Each saved server's dictionary (held, so no other takes its id) and saved name:
+        # a rename is seen on Save
+        self._saved_names = [(s, str(s.get("name", ""))) for s in self.servers]
         self.dirty = False
         self._discard_armed = False
-        # Servers just added and not edited yet: not called invalid before the user typed
-        self._untouched: set[int] = set()
         self._tasks: set[asyncio.Future[None]] = set()
         self.paste_dialog: PasteDialog | None = None
         self.file_dialog: QFileDialog | None = None
 
         layout = QVBoxLayout(self)
         splitter = QSplitter()
-        left = self._build_list()
-        splitter.addWidget(left)
+        self.list_panel = McpServerList(self._connection)
+        self.browse_button = catalog_button(self, controller.ctx, self._add_configs)
+        self.list_panel.add_buttons(self.browse_button)
+        self.server_list = self.list_panel.list
+        self.add_button, self.remove_button = (self.list_panel.add_button,
+                                               self.list_panel.remove_button)
+        self.server_list.currentRowChanged.connect(self._row_changed)
+        self.list_panel.addRequested.connect(self.add_server)
+        self.list_panel.importFileRequested.connect(self.choose_import_file)
+        self.list_panel.pasteRequested.connect(self.open_paste)
+        self.list_panel.removeConfirmed.connect(self.remove_current)
+        splitter.addWidget(self.list_panel)
 
         self.stack = QStackedWidget()
         empty = QLabel(self.tr("No MCP servers yet. Add one (a command such as “npx -y "
@@ -115,45 +111,11 @@ class McpDialog(QDialog):
         else:
             self.stack.setCurrentIndex(0)
 
-    def _build_list(self) -> QWidget:
-        left = QWidget()
-        column = QVBoxLayout(left)
-        column.setContentsMargins(0, 0, 0, 0)
-        self.server_list = QListWidget()
-        self.server_list.setAccessibleName(self.tr("MCP servers"))
-        self.server_list.setWordWrap(True)
-        self.server_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.server_list.currentRowChanged.connect(self._row_changed)
-        column.addWidget(self.server_list, 1)
-        row = QHBoxLayout()
-        self.add_button = QPushButton(self.tr("Add"))
-        add_menu = QMenu(self.add_button)
-        for transport, label in TRANSPORTS:
-            add_menu.addAction(label).triggered.connect(
-                lambda _c=False, t=transport: self.add_server(t))
-        self.add_button.setMenu(add_menu)
-        self.import_button = QPushButton(self.tr("Import"))
-        import_menu = QMenu(self.import_button)
-        import_menu.addAction(self.tr("From a file…")).triggered.connect(self.choose_import_file)
-        import_menu.addAction(self.tr("Paste JSON…")).triggered.connect(self.open_paste)
-        self.import_button.setMenu(import_menu)
-        self.remove_button = QPushButton(self.tr("Remove"))
-        self.remove_button.clicked.connect(self._confirm_remove)
-        self.browse_button = catalog_button(self, self.controller.ctx, self._add_configs)
-        for button in (self.add_button, self.browse_button, self.import_button,
-                       self.remove_button):
-            row.addWidget(button)
-        column.addLayout(row)
-        return left
+    @property
+    def remove_box(self) -> QMessageBox | None:  # the question Remove asks
+        return self.list_panel.remove_box
 
     # -- the list -------------------------------------------------------------------------------
-
-    @staticmethod
-    def _normalized(server: dict[str, Any]) -> dict[str, Any]:
-        try:
-            return McpServerConfig.model_validate(server).model_dump(mode="json")
-        except ValidationError:
-            return server
 
     def _connection(self, name: str) -> McpConnection | None:
         manager = self.controller.tools.mcp
@@ -163,67 +125,19 @@ class McpDialog(QDialog):
         return self.controller.settings.tool_policies.get(exposed)
 
     def status_of(self, server: dict[str, Any]) -> tuple[str, str]:
-        """(state key, one line) for a server in the working list."""
-        error = validation_error(server)
-        if error and id(server) in self._untouched:
-            return "new", self.tr("new — say how to reach it, then Save")
-        if error:
-            return "invalid", error
-        if not server.get("enabled", True):
-            return "disabled", self.tr("switched off")
-        connection = self._connection(str(server.get("name", "")))
-        if connection is None:
-            return "new", self.tr("not started — Save to start it")
-        state = connection.state
-        if state == "running":
-            text = self.tr("running · %n tools", "", len(connection.tools))
-        elif state == "failed":
-            text = self.tr("failed: {error}").format(
-                error=connection.last_error or self.tr("no reason given"))
-        elif state == "starting":
-            text = self.tr("starting…")
-        elif state == "restarting":
-            text = self.tr("restarting…") + (
-                self.tr(" (last error: {error})").format(error=connection.last_error)
-                if connection.last_error else "")
-        else:
-            text = self.tr("stopped")
-        if connection.config.model_dump(mode="json") != self._normalized(dict(server)):
-            text += self.tr(" · changes not applied yet (Save)")
-        return state, text
-
-    def _item_text(self, server: dict[str, Any]) -> str:
-        state, text = self.status_of(server)
-        text = text if len(text) <= 70 else text[:69] + "…"  # all of it in the tooltip
-        name = server.get("name") or self.tr("(no name)")
-        return f"{STATE_MARK.get(state, '•')} {name}\n    {text}"
+        return self.list_panel.status_of(server)
 
     def _fill_list(self) -> None:
-        current = self.server_list.currentRow()
-        self.server_list.blockSignals(True)
-        self.server_list.clear()
-        for server in self.servers:
-            item = QListWidgetItem(self._item_text(server))
-            item.setToolTip(plain_tooltip(self.status_of(server)[1]))
-            self.server_list.addItem(item)
-        self.server_list.blockSignals(False)
-        if 0 <= current < len(self.servers):
-            self.server_list.setCurrentRow(current)
-        self.remove_button.setEnabled(bool(self.servers))
+        self.list_panel.fill(self.servers)
 
     def refresh_status(self) -> None:
-        for row, server in enumerate(self.servers):
-            item = self.server_list.item(row)
-            if item is not None:
-                item.setText(self._item_text(server))
-                item.setToolTip(plain_tooltip(self.status_of(server)[1]))
+        self.list_panel.refresh()
         current = self.current_server()
         if current is not None:
             self.form.show_status(*self.status_of(current))
 
     def current_server(self) -> dict[str, Any] | None:
-        row = self.server_list.currentRow()
-        return self.servers[row] if 0 <= row < len(self.servers) else None
+        return self.list_panel.current()
 
     def _row_changed(self, row: int) -> None:
         if 0 <= row < len(self.servers):
@@ -236,7 +150,7 @@ class McpDialog(QDialog):
     def _form_changed(self) -> None:
         current = self.current_server()
         if current is not None:
-            self._untouched.discard(id(current))
+            self.list_panel.untouched.discard(id(current))
         self.dirty = True
         self._discard_armed = False
         self.refresh_status()
@@ -253,28 +167,12 @@ class McpDialog(QDialog):
                                   "command": "", "args": [], "env": {}, "url": "",
                                   "headers": {}, "enabled": True}
         self.servers.append(server)
-        self._untouched.add(id(server))
+        self.list_panel.untouched.add(id(server))
         self.dirty = True
         self._fill_list()
         self.server_list.setCurrentRow(len(self.servers) - 1)
         self.form.focus_first_field()
         return server
-
-    def _confirm_remove(self) -> None:
-        """Removing is undone by Cancel until Save, but a click should not do it alone."""
-        current = self.current_server()
-        if current is None:
-            return
-        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Remove MCP server"),
-                          self.tr("Remove {name}? Its tools leave every chat when you Save.")
-                          .format(name=current.get("name")), QMessageBox.StandardButton.Yes
-                          | QMessageBox.StandardButton.Cancel, self)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
-        box.finished.connect(lambda result: self.remove_current()
-                             if result == QMessageBox.StandardButton.Yes else None)
-        self.remove_box = box
-        box.open()
 
     def remove_current(self) -> None:
         row = self.server_list.currentRow()
@@ -354,7 +252,16 @@ class McpDialog(QDialog):
                 return False
             names.add(name)
             configs.append(McpServerConfig.model_validate(server))
+        present = {id(s) for s in self.servers}
+        kept = {old: str(s.get("name", "")) for s, old in self._saved_names if id(s) in present}
+        renamed = {old: new for old, new in kept.items() if new != old}
+        try:  # before saving: the values saved next are then the ones under each name
+            settle_servers(list(self.controller.settings.mcp_servers), renamed, set(kept),
+                           self.controller.ctx.secrets)
+        except Exception as exc:  # a keyring that fails must not lose the user's edits
+            log.warning("MCP servers: stored keys and sign-ins not settled: %s", exc)
         self.servers = [c.model_dump(mode="json") for c in configs]
+        self._saved_names = [(s, str(s["name"])) for s in self.servers]
         self.controller.update_settings(mcp_servers=list(self.servers))
         self.dirty = False
         self._discard_armed = False

@@ -20,8 +20,8 @@ from desktop.tools.mcp.connection import McpConnection
 from desktop.ui.tools.mcp_dialog import McpDialog
 from desktop.ui.window.main_window import MainWindow
 from tests.support.openai_server import FakeOpenAIServer
+from tests.ui.conversation_helpers import add_provider, make_window
 from tests.ui.tools.test_approval_card import cell, finish, start, wait_card
-from tests.ui.window.test_main_window import add_provider, make_window
 
 SERVER = str(Path(__file__).parents[2] / "tools" / "mcp_test_server.py")
 
@@ -268,12 +268,14 @@ def test_a_new_server_is_not_called_invalid_before_typing_and_remove_asks(
 
     qtbot.mouseClick(dialog.remove_button, Qt.MouseButton.LeftButton)
     box = dialog.remove_box
+    assert box is not None
     qtbot.waitUntil(box.isVisible, timeout=2000)
     assert dialog.server_list.count() == 1  # asked, not removed yet
     box.button(box.StandardButton.Cancel).click()
     assert dialog.server_list.count() == 1
     qtbot.mouseClick(dialog.remove_button, Qt.MouseButton.LeftButton)
     box = dialog.remove_box
+    assert box is not None
     qtbot.waitUntil(box.isVisible, timeout=2000)
     box.button(box.StandardButton.Yes).click()
     qtbot.waitUntil(lambda: dialog.server_list.count() == 0, timeout=2000)

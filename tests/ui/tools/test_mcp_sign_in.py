@@ -4,6 +4,7 @@ system browser."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -13,7 +14,7 @@ from desktop.app import AppContext
 from tests.tools.mcp_servers import FEATURES, ServerProcess
 from tests.tools.test_tools_mcp_oauth import GUARDED, Browser
 from tests.ui.conversation_helpers import make_window
-from tests.ui.tools.test_mcp_dialog import connection, open_dialog, stop_servers
+from tests.ui.tools.test_mcp_dialog import connection, open_dialog, running, stop_servers
 
 
 def test_sign_in_and_out_in_the_dialog(qtbot: Any, qt_loop: qasync.QEventLoop,
@@ -131,3 +132,56 @@ def test_a_remote_server_without_sign_in_offers_none(
     finally:
         stop_servers(qtbot, window)
         plain.stop()
+
+
+def stored_slots(ctx: AppContext) -> set[str]:
+    path = ctx.secrets.path
+    return set(json.loads(path.read_text(encoding="utf-8"))["keys"]) if path.exists() else set()
+
+
+def test_rename_moves_the_sign_in_and_remove_forgets_it(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    guarded = ServerProcess(GUARDED)
+    ctx = open_ctx()
+    ctx.settings.update(mcp_servers=[{"name": "guarded", "transport": "http",
+                                      "url": guarded.url(),
+                                      "headers": {"X-Team": "team-4410-secret"}}])
+    window = make_window(qtbot, ctx)
+    try:
+        browser = Browser()
+        window.controller.tools.browser = browser
+        window.controller.start_mcp()
+        qtbot.waitUntil(lambda: (c := connection(window, "guarded")) is not None
+                        and c.needs_sign_in and c.sign_in is not None
+                        and c.sign_in.browser is browser, timeout=30000)
+        dialog = open_dialog(window)
+        dialog.form.sign_in_row.sign_in_button.click()
+        qtbot.waitUntil(lambda: dialog.form.sign_in_row.label.text() == "Signed in.",
+                        timeout=30000)
+        assert {"mcp:guarded:oauth:tokens", "mcp:guarded:oauth:client",
+                "mcp:guarded:headers:X-Team"} <= stored_slots(ctx)
+
+        # Renamed: the sign-in and the header go with it; it starts without asking.
+        dialog.form.name_edit.setText("hub")
+        dialog.form.name_edit.textEdited.emit("hub")
+        assert dialog.save()
+        qtbot.waitUntil(lambda: running(window, "hub"), timeout=30000)
+        assert len(browser.opened) == 1  # no second sign-in
+        assert not any(s.startswith("mcp:guarded:") for s in stored_slots(ctx))
+        assert {"mcp:hub:oauth:tokens", "mcp:hub:oauth:client",
+                "mcp:hub:headers:X-Team"} <= stored_slots(ctx)
+        qtbot.waitUntil(lambda: dialog.form.sign_in_row.label.text() == "Signed in.",
+                        timeout=10000)
+
+        # Removed (and saved): nothing of it is left in the secret store.
+        dialog.remove_current()
+        assert dialog.save()
+        assert not any(s.startswith("mcp:hub:") for s in stored_slots(ctx))
+        assert "team-4410-secret" not in ctx.secrets.path.read_text(encoding="utf-8")
+        qtbot.waitUntil(lambda: window.controller.tools.mcp is None
+                        or window.controller.tools.mcp.get("hub") is None, timeout=30000)
+        dialog.close()
+    finally:
+        stop_servers(qtbot, window)
+        guarded.stop()
