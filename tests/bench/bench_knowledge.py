@@ -9,6 +9,12 @@ Run: ``.venv/bin/python tests/bench/bench_knowledge.py [--files N] [--chunks N]`
 - full-text query median < 50 ms (baseline: a COUNT(*) over the chunks table)
 - hybrid query with 100k embedded chunks < 150 ms (baseline: the full-text part alone)
 - a 300-page PDF to text < 10 s (baseline: pypdf opening the file and counting pages)
+
+Figures on the 2-core machine, load average 2.7 (2026-11-23, Zipf corpus of 201 MB):
+index 23.4 s wall, 20.3 s CPU, peak RSS 100 MB (at load ~10: 89-136 s wall, same CPU);
+full-text median 3.5 ms, slowest query 9.0 ms (the query code before: 259 ms for the
+question with stopwords, 10.2 -> 3.1 ms median on the same index); hybrid over
+100,000 x 768 chunks 49.2 ms, first query loading the vectors 3.6 s; PDF 0.8 s.
 """
 
 from __future__ import annotations
