@@ -34,7 +34,7 @@ QT_SYSTEM_PACKAGES = [
 ]
 # For the tests only: a screen reader's view of the app (an X server, the AT-SPI bus and
 # pyatspi, the library Orca uses; tests/ui/markdown/test_atspi.py skips without them).
-TEST_SYSTEM_PACKAGES = ["xvfb", "dbus", "at-spi2-core", "python3-pyatspi"]
+TEST_SYSTEM_PACKAGES = ["xvfb", "xdotool", "dbus", "at-spi2-core", "python3-pyatspi"]
 
 
 def say(text: str) -> None:

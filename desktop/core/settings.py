@@ -93,6 +93,9 @@ class AppSettings(BaseModel):
     theme: Literal["system", "light", "dark", "high_contrast"] = "system"
     # With a tray icon: closing the window keeps the app running there (its Quit quits).
     keep_in_tray: bool = False
+    # The system-wide key combination that opens the quick-ask window (Qt's portable
+    # text, "" for none); the same as the File menu's, so one combination everywhere.
+    quick_shortcut: str = Field(default="Ctrl+Shift+Space", max_length=64)
     # Look for a new version at most once a day (never in portable mode), in a release
     # feed in GitHub's Releases API format; empty URL: the project's own releases.
     check_updates: bool = True

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QFormLayout, QLabel, QLineEdit, QSystemTrayIcon, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFormLayout,
+    QKeySequenceEdit,
+    QLabel,
+    QLineEdit,
+    QSystemTrayIcon,
+    QWidget,
+)
 
 from desktop.core.settings import AppSettings
+from desktop.ui.quick.global_shortcut import GlobalShortcut
 from desktop.updates.feed import DEFAULT_FEED_URL
 
 
 class DesktopTab(QWidget):
+    #: The quick-ask shortcut was changed (Qt's portable text, "" for none): saved at
+    #: once, so the status below says whether the desktop took it.
+    shortcutChosen = Signal(str)
+
     def __init__(self, portable: bool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         form = QFormLayout(self)
@@ -20,14 +34,27 @@ class DesktopTab(QWidget):
             self.tray_check.setToolTip(self.tr("This desktop shows no tray icons: closing the "
                                                "window quits, whatever this says"))
         form.addRow(self.tr("Tray"), self.tray_check)
-        shortcut = QLabel(self.tr(
-            "Quick ask from anywhere: bind the command “assista quick --selection” to a "
-            "keyboard shortcut in your desktop's keyboard settings. It opens a small window "
-            "over everything with the selected text in the question."))
-        shortcut.setObjectName("emptyHint")
-        shortcut.setWordWrap(True)
-        shortcut.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        form.addRow(self.tr("Quick ask"), shortcut)
+        self.shortcut_edit = QKeySequenceEdit()
+        self.shortcut_edit.setMaximumSequenceLength(1)  # one combination, not a sequence
+        self.shortcut_edit.setClearButtonEnabled(True)
+        self.shortcut_edit.setAccessibleName(self.tr("Quick ask shortcut"))
+        self.shortcut_edit.setAccessibleDescription(self.tr(
+            "Press the key combination that opens the quick-ask window from any "
+            "application; it applies at once"))
+        self.shortcut_edit.setToolTip(self.tr("Click, then press the combination "
+                                              "(Ctrl, Alt or Meta with a key)"))
+        self.shortcut_edit.editingFinished.connect(self._shortcut_edited)
+        self.shortcut_edit.keySequenceChanged.connect(self._shortcut_cleared)
+        form.addRow(self.tr("Quick ask shortcut"), self.shortcut_edit)
+        self.shortcut_status = QLabel()
+        self.shortcut_status.setObjectName("emptyHint")
+        self.shortcut_status.setWordWrap(True)
+        self.shortcut_status.setTextFormat(Qt.TextFormat.PlainText)
+        self.shortcut_status.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.shortcut_status.setAccessibleName(self.tr("Quick ask shortcut status"))
+        form.addRow("", self.shortcut_status)
+        self.global_shortcut: GlobalShortcut | None = None
         self.updates_check = QCheckBox(self.tr("Look for a new version once a day"))
         self.updates_check.setEnabled(not portable)
         form.addRow(self.tr("Updates"), self.updates_check)
@@ -45,13 +72,39 @@ class DesktopTab(QWidget):
             note.setWordWrap(True)
             form.addRow("", note)
 
+    def follow(self, shortcut: GlobalShortcut) -> None:
+        """Show what ``shortcut`` (the running app's) says about its registration."""
+        self.global_shortcut = shortcut
+        shortcut.statusChanged.connect(self._show_status)
+        self._show_status()
+
+    def _show_status(self, *_args: object) -> None:
+        if self.global_shortcut is not None:
+            self.shortcut_status.setText(self.global_shortcut.message())
+
+    def shortcut_text(self) -> str:
+        return self.shortcut_edit.keySequence().toString(
+            QKeySequence.SequenceFormat.PortableText)
+
+    def _shortcut_edited(self) -> None:
+        self.shortcutChosen.emit(self.shortcut_text())
+
+    def _shortcut_cleared(self, sequence: QKeySequence) -> None:
+        if sequence.isEmpty():  # the clear button: no editingFinished comes
+            self.shortcutChosen.emit("")
+
     def load(self, settings: AppSettings) -> None:
+        self.shortcut_edit.blockSignals(True)  # loading is not choosing
+        self.shortcut_edit.setKeySequence(QKeySequence.fromString(
+            settings.quick_shortcut, QKeySequence.SequenceFormat.PortableText))
+        self.shortcut_edit.blockSignals(False)
         self.tray_check.setChecked(settings.keep_in_tray)
         self.updates_check.setChecked(settings.check_updates)
         self.feed_edit.setText(settings.update_feed_url)
 
     def changes(self) -> dict[str, object]:
         return {"keep_in_tray": self.tray_check.isChecked(),
+                "quick_shortcut": self.shortcut_text(),
                 "check_updates": self.updates_check.isChecked(),
                 "update_feed_url": self.feed_edit.text().strip()}
 

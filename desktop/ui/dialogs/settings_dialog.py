@@ -108,6 +108,7 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._network_tab(), self.tr("Network"))
         self.desktop_tab = DesktopTab(controller.ctx.paths.portable)
         self.tabs.addTab(self.desktop_tab, self.tr("Desktop"))
+        self.desktop_tab.shortcutChosen.connect(self._save_shortcut)
         self.tabs.addTab(self._data_tab(), self.tr("Data"))
         self.web_search = WebSearchSettings()
         self.tabs.addTab(self.web_search, self.tr("Web search"))
@@ -331,6 +332,12 @@ class SettingsDialog(QDialog):
         self.settingsSaved.emit()
         self.accept()
         return True
+
+    def _save_shortcut(self, text: str) -> None:
+        """The quick-ask shortcut applies at once: the tab then shows whether the
+        desktop took it (another program may hold the combination)."""
+        if text != self.controller.settings.quick_shortcut:
+            self.controller.update_settings(quick_shortcut=text)
 
     def open_folder(self) -> None:
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.controller.ctx.paths.root)))

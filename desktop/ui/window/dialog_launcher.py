@@ -128,8 +128,13 @@ class DialogLauncher(QObject):
         from desktop.ui.dialogs.settings_dialog import SettingsDialog
 
         def make() -> QDialog:
+            from desktop.ui.window.main_window import MainWindow
+
             dialog = SettingsDialog(self.controller, self.parent_widget)
             dialog.settingsSaved.connect(self.preferencesSaved)
+            if isinstance(self.parent_widget, MainWindow) and self.parent_widget.ready:
+                # Desktop: whether the quick-ask shortcut is registered, as it changes
+                dialog.desktop_tab.follow(self.parent_widget.quick.shortcut)
             return dialog
 
         return self.show_one("preferences", make)

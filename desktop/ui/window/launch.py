@@ -191,7 +191,10 @@ def launch_gui(data_dir: str | None = None, *, smoke: bool = False,
     theme.apply_theme(app, state.theme, quick=True)
     theme.set_zoom(state.zoom)
     window = MainWindow(state=state)
-    show_first_frame(window)
+    if quick is None:
+        show_first_frame(window)
+    # (``assista quick``: only the quick-ask window shows; the main window stays hidden
+    # until "Open in the main window" or the tray brings it)
     load_modules(app)
     ctx = open_context(window, paths, lock)
     if ctx is None:
@@ -225,7 +228,9 @@ def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bo
     instance_server = InstanceServer(ctx.paths.root, window.bring_to_front,
                                      on_command=window.quick.command)
     if quick is not None:
+        window.quick.standalone = not window.isVisible()
         QTimer.singleShot(0, lambda: window.quick.open(quick))
+        QTimer.singleShot(0, window.run_start_work)  # no first frame of its own to wait for
     if ctx.notice:
         QTimer.singleShot(0, lambda: window.show_error(ctx.notice or ""))
     closed = asyncio.Event()
@@ -240,7 +245,7 @@ def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bo
         QTimer.singleShot(300, finish)
     else:
         QTimer.singleShot(200, lambda: asyncio.ensure_future(first_run(window)))
-    if not window.isVisible():  # closed while it was loading
+    if not window.isVisible() and quick is None:  # closed while it was loading
         QTimer.singleShot(0, app.quit)
     try:
         with loop:

@@ -174,9 +174,11 @@ class MainWindow(QMainWindow):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
-        if self._after_paint is not None:
+        self.run_start_work()
+
+    def run_start_work(self) -> None:  # (``assista quick`` calls it: no first frame comes)
+        if self._after_paint is not None:  # on the next turn: after the frame is flushed
             callbacks, self._after_paint = self._after_paint, None
-            # The next turn of the event loop: after this frame is flushed to the screen.
             QTimer.singleShot(0, lambda: [callback() for callback in callbacks])
 
     # -- menus and connections ------------------------------------------------------------
@@ -189,8 +191,7 @@ class MainWindow(QMainWindow):
         self._action(file_menu, self.tr("Choose &workspace folder…"), None, self.choose_workspace)
         self.conversations.add_file_actions(file_menu)
         file_menu.addSeparator()
-        self._action(file_menu, self.tr("&Quick ask…"), QKeySequence("Ctrl+Shift+Space"),
-                     self.quick.open)
+        file_menu.addAction(self.quick.menu_action())  # with the global shortcut's keys
         self._action(file_menu, self.tr("&Quit"), QKeySequence.StandardKey.Quit, self.tray.quit)
         self.conversations.add_chat_menu(self.menuBar())
         settings_menu = self.menuBar().addMenu(self.tr("&Settings"))
@@ -372,7 +373,7 @@ class MainWindow(QMainWindow):
         )
 
     def save_window_state(self) -> None:
-        if not self.ready:
+        if not self.ready or not self._activated:  # (never shown: nothing to keep)
             return
         try:
             self.controller.ctx.settings_store.set_value(WINDOW_STATE_KEY,

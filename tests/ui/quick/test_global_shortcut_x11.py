@@ -1,0 +1,77 @@
+"""The global shortcut on a real X server (Xvfb): the key grab opens the quick-ask
+window, also with NumLock on; a combination another program holds is reported as
+taken; a new combination from Preferences applies at once."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from typing import Any
+
+import qasync
+
+from desktop.app import AppContext
+from desktop.ui.quick.global_shortcut import GlobalShortcut
+from tests.support.xvfb import xvfb  # noqa: F401 (fixture)
+from tests.ui.conversation_helpers import make_window
+
+
+def press(display: str, *keys: str) -> None:
+    subprocess.run(["xdotool", "key", *keys], check=True, timeout=20,
+                   env={**os.environ, "DISPLAY": display})
+
+
+def test_the_shortcut_opens_quick_ask_from_anywhere(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+    xvfb: str,  # noqa: F811
+) -> None:
+    ctx = open_ctx()
+    ctx.settings.update(quick_shortcut="Ctrl+Alt+K")
+    window = make_window(qtbot, ctx)
+    shortcut = GlobalShortcut(window.quick, platform="xcb", display=xvfb)
+    window.quick.use_shortcut(shortcut)
+    assert shortcut.status == "registered", shortcut.detail
+    assert "Ctrl+Alt+K" in shortcut.message()
+
+    press(xvfb, "ctrl+alt+k")
+    qtbot.waitUntil(lambda: window.quick.quick_window is not None
+                    and window.quick.quick_window.isVisible(), timeout=10000)
+    quick = window.quick.quick_window
+    assert quick is not None
+    qtbot.addWidget(quick)
+
+    quick.hide()
+    press(xvfb, "Num_Lock", "ctrl+alt+k")  # with NumLock on: the same combination
+    qtbot.waitUntil(quick.isVisible, timeout=10000)
+
+    # Preferences saves another combination: the old one is let go, the new one held.
+    quick.hide()
+    ctx.settings.update(quick_shortcut="Ctrl+Shift+F5")
+    assert shortcut.status == "registered" and shortcut.combo is not None
+    assert shortcut.combo.text() == "Ctrl+Shift+F5"
+    with qtbot.waitSignal(shortcut.activated, timeout=10000):
+        press(xvfb, "ctrl+shift+F5")
+    qtbot.waitUntil(quick.isVisible, timeout=10000)
+    window.quick.close()
+
+
+def test_a_combination_another_program_holds_is_reported_as_taken(
+    qtbot: Any, xvfb: str,  # noqa: F811
+) -> None:
+    holder = GlobalShortcut(platform="xcb", display=xvfb)
+    other = GlobalShortcut(platform="xcb", display=xvfb)
+    try:
+        assert holder.set_shortcut("Ctrl+Alt+Space") == "registered"
+        assert other.set_shortcut("Ctrl+Alt+Space") == "taken"
+        assert "taken by another program" in other.message()
+        assert "Ctrl+Alt+Space" in other.message()
+        # nothing half-grabbed stays behind: once the holder lets go it can be had
+        holder.set_shortcut("")
+        assert holder.status == "off"
+        assert other.set_shortcut("Ctrl+Alt+Space") == "registered"
+        assert other.set_shortcut("Space") == "invalid"
+        assert "Ctrl, Alt or Meta" in other.message()
+    finally:
+        holder.close()
+        other.close()
