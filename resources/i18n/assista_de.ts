@@ -2,46 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE" sourcelanguage="en">
     <context>
-        <name />
-        <message>
-            <source>Open the Assista quick-ask window</source>
-            <extracomment>What Preferences shows for ``status``: off, registered, pending, taken, cancelled, unavailable, invalid.</extracomment>
-            <translation>Das Schnellfrage-Fenster von Assista öffnen</translation>
-        </message>
-        <message>
-            <source>Registered with the desktop as {trigger}.</source>
-            <translation>Beim Desktop als {trigger} registriert.</translation>
-        </message>
-        <message>
-            <source>Registered: {shortcut} opens quick ask from any application.</source>
-            <translation>Registriert: {shortcut} öffnet die Schnellfrage aus jeder Anwendung.</translation>
-        </message>
-        <message>
-            <source>Waiting for the desktop to confirm the shortcut…</source>
-            <translation>Warte auf die Bestätigung des Kürzels durch den Desktop…</translation>
-        </message>
-        <message>
-            <source>{shortcut} is taken by another program: choose another combination.</source>
-            <translation>{shortcut} wird schon von einem anderen Programm verwendet: Wählen Sie eine andere Kombination.</translation>
-        </message>
-        <message>
-            <source>The desktop did not allow the shortcut. Choose it again, or bind the command “assista quick --selection” in the desktop's keyboard settings.</source>
-            <translation>Der Desktop hat das Kürzel nicht erlaubt. Wählen Sie es erneut oder binden Sie den Befehl „assista quick --selection“ in den Tastatureinstellungen des Desktops.</translation>
-        </message>
-        <message>
-            <source>This cannot be a global shortcut: {reason}.</source>
-            <translation>Dies kann kein globales Kürzel sein: {reason}.</translation>
-        </message>
-        <message>
-            <source>Not available on this desktop: bind the command “assista quick --selection” to a shortcut in the desktop's keyboard settings.</source>
-            <translation>Auf diesem Desktop nicht verfügbar: Binden Sie den Befehl „assista quick --selection“ in den Tastatureinstellungen des Desktops an ein Kürzel.</translation>
-        </message>
-        <message>
-            <source>No global shortcut. The command “assista quick --selection” can be bound to one in the desktop's keyboard settings.</source>
-            <translation>Kein globales Kürzel. Der Befehl „assista quick --selection“ kann in den Tastatureinstellungen des Desktops an eines gebunden werden.</translation>
-        </message>
-    </context>
-    <context>
         <name>AboutDialog</name>
         <message>
             <source>No licence text is shipped with this component; its licence is named above.</source>
@@ -1227,6 +1187,53 @@
         </message>
     </context>
     <context>
+        <name>GlobalShortcut</name>
+        <message>
+            <source>Open the Assista quick-ask window</source>
+            <translation>Das Schnellfrage-Fenster von Assista öffnen</translation>
+        </message>
+        <message>
+            <source>Registered with the desktop as {trigger}.</source>
+            <translation>Beim Desktop als {trigger} registriert.</translation>
+        </message>
+        <message>
+            <source>Registered: {shortcut} opens quick ask from any application.</source>
+            <translation>Registriert: {shortcut} öffnet die Schnellfrage aus jeder Anwendung.</translation>
+        </message>
+        <message>
+            <source>Waiting for the desktop to confirm the shortcut…</source>
+            <translation>Warte auf die Bestätigung des Kürzels durch den Desktop…</translation>
+        </message>
+        <message>
+            <source>{shortcut} is taken by another program: choose another combination.</source>
+            <translation>{shortcut} wird schon von einem anderen Programm verwendet: Wählen Sie eine andere Kombination.</translation>
+        </message>
+        <message>
+            <source>The desktop did not allow the shortcut. Choose it again, or bind the command “assista quick --selection” in the desktop's keyboard settings.</source>
+            <translation>Der Desktop hat das Kürzel nicht erlaubt. Wählen Sie es erneut oder binden Sie den Befehl „assista quick --selection“ in den Tastatureinstellungen des Desktops.</translation>
+        </message>
+        <message>
+            <source>Not available on this desktop: bind the command “assista quick --selection” to a shortcut in the desktop's keyboard settings.</source>
+            <translation>Auf diesem Desktop nicht verfügbar: Binden Sie den Befehl „assista quick --selection“ in den Tastatureinstellungen des Desktops an ein Kürzel.</translation>
+        </message>
+        <message>
+            <source>No global shortcut. The command “assista quick --selection” can be bound to one in the desktop's keyboard settings.</source>
+            <translation>Kein globales Kürzel. Der Befehl „assista quick --selection“ kann in den Tastatureinstellungen des Desktops an eines gebunden werden.</translation>
+        </message>
+        <message>
+            <source>A global shortcut needs Ctrl, Alt or Meta with the key: on its own the key could not be typed anywhere else.</source>
+            <translation>Ein globales Kürzel braucht Strg, Alt oder Meta zur Taste: allein könnte die Taste nirgends sonst mehr getippt werden.</translation>
+        </message>
+        <message>
+            <source>This key cannot be part of a global shortcut: choose a letter, digit, function key, Space or an arrow key.</source>
+            <translation>Diese Taste kann nicht Teil eines globalen Kürzels sein: Wählen Sie einen Buchstaben, eine Ziffer, eine Funktionstaste, die Leertaste oder eine Pfeiltaste.</translation>
+        </message>
+        <message>
+            <source>A global shortcut is one key with Ctrl, Alt or Meta, not a sequence of keys.</source>
+            <translation>Ein globales Kürzel ist eine Taste mit Strg, Alt oder Meta, keine Tastenfolge.</translation>
+        </message>
+    </context>
+    <context>
         <name>HitDelegate</name>
         <message>
             <source>You</source>
@@ -1691,10 +1698,6 @@
         <message>
             <source>Choose &amp;workspace folder…</source>
             <translation>&amp;Arbeitsordner wählen…</translation>
-        </message>
-        <message>
-            <source>&amp;Quick ask…</source>
-            <translation>&amp;Schnellfrage…</translation>
         </message>
         <message>
             <source>&amp;Quit</source>
@@ -2893,6 +2896,13 @@
         <message>
             <source>Keys are stored in the system keyring ({keyring})</source>
             <translation>Schlüssel werden im Schlüsselbund des Systems gespeichert ({keyring})</translation>
+        </message>
+    </context>
+    <context>
+        <name>QuickAsk</name>
+        <message>
+            <source>&amp;Quick ask…</source>
+            <translation>&amp;Schnellfrage…</translation>
         </message>
     </context>
     <context>

@@ -2,46 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="es_ES" sourcelanguage="en">
     <context>
-        <name />
-        <message>
-            <source>Open the Assista quick-ask window</source>
-            <extracomment>What Preferences shows for ``status``: off, registered, pending, taken, cancelled, unavailable, invalid.</extracomment>
-            <translation>Abrir la ventana de pregunta rápida de Assista</translation>
-        </message>
-        <message>
-            <source>Registered with the desktop as {trigger}.</source>
-            <translation>Registrado en el escritorio como {trigger}.</translation>
-        </message>
-        <message>
-            <source>Registered: {shortcut} opens quick ask from any application.</source>
-            <translation>Registrado: {shortcut} abre la pregunta rápida desde cualquier aplicación.</translation>
-        </message>
-        <message>
-            <source>Waiting for the desktop to confirm the shortcut…</source>
-            <translation>Esperando a que el escritorio confirme el atajo…</translation>
-        </message>
-        <message>
-            <source>{shortcut} is taken by another program: choose another combination.</source>
-            <translation>{shortcut} ya lo usa otro programa: elige otra combinación.</translation>
-        </message>
-        <message>
-            <source>The desktop did not allow the shortcut. Choose it again, or bind the command “assista quick --selection” in the desktop's keyboard settings.</source>
-            <translation>El escritorio no permitió el atajo. Elígelo de nuevo o asigna el comando «assista quick --selection» en los ajustes de teclado del escritorio.</translation>
-        </message>
-        <message>
-            <source>This cannot be a global shortcut: {reason}.</source>
-            <translation>No puede ser un atajo global: {reason}.</translation>
-        </message>
-        <message>
-            <source>Not available on this desktop: bind the command “assista quick --selection” to a shortcut in the desktop's keyboard settings.</source>
-            <translation>No disponible en este escritorio: asigna el comando «assista quick --selection» a un atajo en los ajustes de teclado del escritorio.</translation>
-        </message>
-        <message>
-            <source>No global shortcut. The command “assista quick --selection” can be bound to one in the desktop's keyboard settings.</source>
-            <translation>Sin atajo global. El comando «assista quick --selection» se puede asignar a uno en los ajustes de teclado del escritorio.</translation>
-        </message>
-    </context>
-    <context>
         <name>AboutDialog</name>
         <message>
             <source>No licence text is shipped with this component; its licence is named above.</source>
@@ -1227,6 +1187,53 @@
         </message>
     </context>
     <context>
+        <name>GlobalShortcut</name>
+        <message>
+            <source>Open the Assista quick-ask window</source>
+            <translation>Abrir la ventana de pregunta rápida de Assista</translation>
+        </message>
+        <message>
+            <source>Registered with the desktop as {trigger}.</source>
+            <translation>Registrado en el escritorio como {trigger}.</translation>
+        </message>
+        <message>
+            <source>Registered: {shortcut} opens quick ask from any application.</source>
+            <translation>Registrado: {shortcut} abre la pregunta rápida desde cualquier aplicación.</translation>
+        </message>
+        <message>
+            <source>Waiting for the desktop to confirm the shortcut…</source>
+            <translation>Esperando a que el escritorio confirme el atajo…</translation>
+        </message>
+        <message>
+            <source>{shortcut} is taken by another program: choose another combination.</source>
+            <translation>{shortcut} ya lo usa otro programa: elige otra combinación.</translation>
+        </message>
+        <message>
+            <source>The desktop did not allow the shortcut. Choose it again, or bind the command “assista quick --selection” in the desktop's keyboard settings.</source>
+            <translation>El escritorio no permitió el atajo. Elígelo de nuevo o asigna el comando «assista quick --selection» en los ajustes de teclado del escritorio.</translation>
+        </message>
+        <message>
+            <source>Not available on this desktop: bind the command “assista quick --selection” to a shortcut in the desktop's keyboard settings.</source>
+            <translation>No disponible en este escritorio: asigna el comando «assista quick --selection» a un atajo en los ajustes de teclado del escritorio.</translation>
+        </message>
+        <message>
+            <source>No global shortcut. The command “assista quick --selection” can be bound to one in the desktop's keyboard settings.</source>
+            <translation>Sin atajo global. El comando «assista quick --selection» se puede asignar a uno en los ajustes de teclado del escritorio.</translation>
+        </message>
+        <message>
+            <source>A global shortcut needs Ctrl, Alt or Meta with the key: on its own the key could not be typed anywhere else.</source>
+            <translation>Un atajo global necesita Ctrl, Alt o Meta con la tecla: sola, la tecla ya no se podría escribir en ningún otro sitio.</translation>
+        </message>
+        <message>
+            <source>This key cannot be part of a global shortcut: choose a letter, digit, function key, Space or an arrow key.</source>
+            <translation>Esta tecla no puede formar parte de un atajo global: elija una letra, un dígito, una tecla de función, Espacio o una flecha.</translation>
+        </message>
+        <message>
+            <source>A global shortcut is one key with Ctrl, Alt or Meta, not a sequence of keys.</source>
+            <translation>Un atajo global es una tecla con Ctrl, Alt o Meta, no una secuencia de teclas.</translation>
+        </message>
+    </context>
+    <context>
         <name>HitDelegate</name>
         <message>
             <source>You</source>
@@ -1691,10 +1698,6 @@
         <message>
             <source>Choose &amp;workspace folder…</source>
             <translation>Elegir carpeta de &amp;trabajo…</translation>
-        </message>
-        <message>
-            <source>&amp;Quick ask…</source>
-            <translation>&amp;Pregunta rápida…</translation>
         </message>
         <message>
             <source>&amp;Quit</source>
@@ -2893,6 +2896,13 @@
         <message>
             <source>Keys are stored in the system keyring ({keyring})</source>
             <translation>Las claves se guardan en el llavero del sistema ({keyring})</translation>
+        </message>
+    </context>
+    <context>
+        <name>QuickAsk</name>
+        <message>
+            <source>&amp;Quick ask…</source>
+            <translation>&amp;Pregunta rápida…</translation>
         </message>
     </context>
     <context>

@@ -2,46 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="fr_FR" sourcelanguage="en">
     <context>
-        <name />
-        <message>
-            <source>Open the Assista quick-ask window</source>
-            <extracomment>What Preferences shows for ``status``: off, registered, pending, taken, cancelled, unavailable, invalid.</extracomment>
-            <translation>Ouvrir la fenêtre de question rapide d’Assista</translation>
-        </message>
-        <message>
-            <source>Registered with the desktop as {trigger}.</source>
-            <translation>Enregistré auprès du bureau comme {trigger}.</translation>
-        </message>
-        <message>
-            <source>Registered: {shortcut} opens quick ask from any application.</source>
-            <translation>Enregistré : {shortcut} ouvre la question rapide depuis n’importe quelle application.</translation>
-        </message>
-        <message>
-            <source>Waiting for the desktop to confirm the shortcut…</source>
-            <translation>En attente de la confirmation du raccourci par le bureau…</translation>
-        </message>
-        <message>
-            <source>{shortcut} is taken by another program: choose another combination.</source>
-            <translation>{shortcut} est déjà pris par un autre programme : choisissez une autre combinaison.</translation>
-        </message>
-        <message>
-            <source>The desktop did not allow the shortcut. Choose it again, or bind the command “assista quick --selection” in the desktop's keyboard settings.</source>
-            <translation>Le bureau n’a pas autorisé le raccourci. Choisissez-le à nouveau, ou associez la commande « assista quick --selection » dans les réglages clavier du bureau.</translation>
-        </message>
-        <message>
-            <source>This cannot be a global shortcut: {reason}.</source>
-            <translation>Ceci ne peut pas être un raccourci global : {reason}.</translation>
-        </message>
-        <message>
-            <source>Not available on this desktop: bind the command “assista quick --selection” to a shortcut in the desktop's keyboard settings.</source>
-            <translation>Indisponible sur ce bureau : associez la commande « assista quick --selection » à un raccourci dans les réglages clavier du bureau.</translation>
-        </message>
-        <message>
-            <source>No global shortcut. The command “assista quick --selection” can be bound to one in the desktop's keyboard settings.</source>
-            <translation>Pas de raccourci global. La commande « assista quick --selection » peut être associée à un raccourci dans les réglages clavier du bureau.</translation>
-        </message>
-    </context>
-    <context>
         <name>AboutDialog</name>
         <message>
             <source>No licence text is shipped with this component; its licence is named above.</source>
@@ -1227,6 +1187,53 @@
         </message>
     </context>
     <context>
+        <name>GlobalShortcut</name>
+        <message>
+            <source>Open the Assista quick-ask window</source>
+            <translation>Ouvrir la fenêtre de question rapide d’Assista</translation>
+        </message>
+        <message>
+            <source>Registered with the desktop as {trigger}.</source>
+            <translation>Enregistré auprès du bureau comme {trigger}.</translation>
+        </message>
+        <message>
+            <source>Registered: {shortcut} opens quick ask from any application.</source>
+            <translation>Enregistré : {shortcut} ouvre la question rapide depuis n’importe quelle application.</translation>
+        </message>
+        <message>
+            <source>Waiting for the desktop to confirm the shortcut…</source>
+            <translation>En attente de la confirmation du raccourci par le bureau…</translation>
+        </message>
+        <message>
+            <source>{shortcut} is taken by another program: choose another combination.</source>
+            <translation>{shortcut} est déjà pris par un autre programme : choisissez une autre combinaison.</translation>
+        </message>
+        <message>
+            <source>The desktop did not allow the shortcut. Choose it again, or bind the command “assista quick --selection” in the desktop's keyboard settings.</source>
+            <translation>Le bureau n’a pas autorisé le raccourci. Choisissez-le à nouveau, ou associez la commande « assista quick --selection » dans les réglages clavier du bureau.</translation>
+        </message>
+        <message>
+            <source>Not available on this desktop: bind the command “assista quick --selection” to a shortcut in the desktop's keyboard settings.</source>
+            <translation>Indisponible sur ce bureau : associez la commande « assista quick --selection » à un raccourci dans les réglages clavier du bureau.</translation>
+        </message>
+        <message>
+            <source>No global shortcut. The command “assista quick --selection” can be bound to one in the desktop's keyboard settings.</source>
+            <translation>Pas de raccourci global. La commande « assista quick --selection » peut être associée à un raccourci dans les réglages clavier du bureau.</translation>
+        </message>
+        <message>
+            <source>A global shortcut needs Ctrl, Alt or Meta with the key: on its own the key could not be typed anywhere else.</source>
+            <translation>Un raccourci global demande Ctrl, Alt ou Méta avec la touche : seule, la touche ne pourrait plus être tapée ailleurs.</translation>
+        </message>
+        <message>
+            <source>This key cannot be part of a global shortcut: choose a letter, digit, function key, Space or an arrow key.</source>
+            <translation>Cette touche ne peut pas faire partie d'un raccourci global : choisissez une lettre, un chiffre, une touche de fonction, Espace ou une flèche.</translation>
+        </message>
+        <message>
+            <source>A global shortcut is one key with Ctrl, Alt or Meta, not a sequence of keys.</source>
+            <translation>Un raccourci global est une touche avec Ctrl, Alt ou Méta, pas une suite de touches.</translation>
+        </message>
+    </context>
+    <context>
         <name>HitDelegate</name>
         <message>
             <source>You</source>
@@ -1691,10 +1698,6 @@
         <message>
             <source>Choose &amp;workspace folder…</source>
             <translation>Choisir le dossier de &amp;travail…</translation>
-        </message>
-        <message>
-            <source>&amp;Quick ask…</source>
-            <translation>&amp;Question rapide…</translation>
         </message>
         <message>
             <source>&amp;Quit</source>
@@ -2893,6 +2896,13 @@
         <message>
             <source>Keys are stored in the system keyring ({keyring})</source>
             <translation>Les clés sont stockées dans le trousseau du système ({keyring})</translation>
+        </message>
+    </context>
+    <context>
+        <name>QuickAsk</name>
+        <message>
+            <source>&amp;Quick ask…</source>
+            <translation>&amp;Question rapide…</translation>
         </message>
     </context>
     <context>

@@ -2,46 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="ja_JP" sourcelanguage="en">
     <context>
-        <name />
-        <message>
-            <source>Open the Assista quick-ask window</source>
-            <extracomment>What Preferences shows for ``status``: off, registered, pending, taken, cancelled, unavailable, invalid.</extracomment>
-            <translation>Assista のクイック質問ウィンドウを開く</translation>
-        </message>
-        <message>
-            <source>Registered with the desktop as {trigger}.</source>
-            <translation>デスクトップに {trigger} として登録しました。</translation>
-        </message>
-        <message>
-            <source>Registered: {shortcut} opens quick ask from any application.</source>
-            <translation>登録しました: {shortcut} でどのアプリからでもクイック質問を開けます。</translation>
-        </message>
-        <message>
-            <source>Waiting for the desktop to confirm the shortcut…</source>
-            <translation>デスクトップがショートカットを確認するのを待っています…</translation>
-        </message>
-        <message>
-            <source>{shortcut} is taken by another program: choose another combination.</source>
-            <translation>{shortcut} はほかのプログラムが使用しています。別の組み合わせを選んでください。</translation>
-        </message>
-        <message>
-            <source>The desktop did not allow the shortcut. Choose it again, or bind the command “assista quick --selection” in the desktop's keyboard settings.</source>
-            <translation>デスクトップがショートカットを許可しませんでした。もう一度選ぶか、デスクトップのキーボード設定でコマンド「assista quick --selection」を割り当ててください。</translation>
-        </message>
-        <message>
-            <source>This cannot be a global shortcut: {reason}.</source>
-            <translation>これはグローバルショートカットにできません: {reason}。</translation>
-        </message>
-        <message>
-            <source>Not available on this desktop: bind the command “assista quick --selection” to a shortcut in the desktop's keyboard settings.</source>
-            <translation>このデスクトップでは使えません。デスクトップのキーボード設定でコマンド「assista quick --selection」をショートカットに割り当ててください。</translation>
-        </message>
-        <message>
-            <source>No global shortcut. The command “assista quick --selection” can be bound to one in the desktop's keyboard settings.</source>
-            <translation>グローバルショートカットはありません。デスクトップのキーボード設定でコマンド「assista quick --selection」を割り当てられます。</translation>
-        </message>
-    </context>
-    <context>
         <name>AboutDialog</name>
         <message>
             <source>No licence text is shipped with this component; its licence is named above.</source>
@@ -1223,6 +1183,53 @@
         </message>
     </context>
     <context>
+        <name>GlobalShortcut</name>
+        <message>
+            <source>Open the Assista quick-ask window</source>
+            <translation>Assista のクイック質問ウィンドウを開く</translation>
+        </message>
+        <message>
+            <source>Registered with the desktop as {trigger}.</source>
+            <translation>デスクトップに {trigger} として登録しました。</translation>
+        </message>
+        <message>
+            <source>Registered: {shortcut} opens quick ask from any application.</source>
+            <translation>登録しました: {shortcut} でどのアプリからでもクイック質問を開けます。</translation>
+        </message>
+        <message>
+            <source>Waiting for the desktop to confirm the shortcut…</source>
+            <translation>デスクトップがショートカットを確認するのを待っています…</translation>
+        </message>
+        <message>
+            <source>{shortcut} is taken by another program: choose another combination.</source>
+            <translation>{shortcut} はほかのプログラムが使用しています。別の組み合わせを選んでください。</translation>
+        </message>
+        <message>
+            <source>The desktop did not allow the shortcut. Choose it again, or bind the command “assista quick --selection” in the desktop's keyboard settings.</source>
+            <translation>デスクトップがショートカットを許可しませんでした。もう一度選ぶか、デスクトップのキーボード設定でコマンド「assista quick --selection」を割り当ててください。</translation>
+        </message>
+        <message>
+            <source>Not available on this desktop: bind the command “assista quick --selection” to a shortcut in the desktop's keyboard settings.</source>
+            <translation>このデスクトップでは使えません。デスクトップのキーボード設定でコマンド「assista quick --selection」をショートカットに割り当ててください。</translation>
+        </message>
+        <message>
+            <source>No global shortcut. The command “assista quick --selection” can be bound to one in the desktop's keyboard settings.</source>
+            <translation>グローバルショートカットはありません。デスクトップのキーボード設定でコマンド「assista quick --selection」を割り当てられます。</translation>
+        </message>
+        <message>
+            <source>A global shortcut needs Ctrl, Alt or Meta with the key: on its own the key could not be typed anywhere else.</source>
+            <translation>グローバルショートカットにはキーと一緒に Ctrl、Alt または Meta が必要です。キー単独では他の場所で入力できなくなります。</translation>
+        </message>
+        <message>
+            <source>This key cannot be part of a global shortcut: choose a letter, digit, function key, Space or an arrow key.</source>
+            <translation>このキーはグローバルショートカットに使えません。文字、数字、ファンクションキー、Space または矢印キーを選んでください。</translation>
+        </message>
+        <message>
+            <source>A global shortcut is one key with Ctrl, Alt or Meta, not a sequence of keys.</source>
+            <translation>グローバルショートカットは Ctrl、Alt または Meta と一つのキーの組み合わせで、キーの連続ではありません。</translation>
+        </message>
+    </context>
+    <context>
         <name>HitDelegate</name>
         <message>
             <source>You</source>
@@ -1682,10 +1689,6 @@
         <message>
             <source>Choose &amp;workspace folder…</source>
             <translation>作業フォルダーを選択(&amp;W)…</translation>
-        </message>
-        <message>
-            <source>&amp;Quick ask…</source>
-            <translation>クイック質問(&amp;Q)…</translation>
         </message>
         <message>
             <source>&amp;Quit</source>
@@ -2880,6 +2883,13 @@
         <message>
             <source>Keys are stored in the system keyring ({keyring})</source>
             <translation>キーはシステムのキーリングに保存されます({keyring})</translation>
+        </message>
+    </context>
+    <context>
+        <name>QuickAsk</name>
+        <message>
+            <source>&amp;Quick ask…</source>
+            <translation>クイック質問(&amp;Q)…</translation>
         </message>
     </context>
     <context>

@@ -2,46 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
     <context>
-        <name />
-        <message>
-            <source>Open the Assista quick-ask window</source>
-            <extracomment>What Preferences shows for ``status``: off, registered, pending, taken, cancelled, unavailable, invalid.</extracomment>
-            <translation>打开 Assista 快速提问窗口</translation>
-        </message>
-        <message>
-            <source>Registered with the desktop as {trigger}.</source>
-            <translation>已在桌面注册为 {trigger}。</translation>
-        </message>
-        <message>
-            <source>Registered: {shortcut} opens quick ask from any application.</source>
-            <translation>已注册：{shortcut} 可在任何应用中打开快速提问。</translation>
-        </message>
-        <message>
-            <source>Waiting for the desktop to confirm the shortcut…</source>
-            <translation>正在等待桌面确认快捷键…</translation>
-        </message>
-        <message>
-            <source>{shortcut} is taken by another program: choose another combination.</source>
-            <translation>{shortcut} 已被其他程序占用：请选择其他组合键。</translation>
-        </message>
-        <message>
-            <source>The desktop did not allow the shortcut. Choose it again, or bind the command “assista quick --selection” in the desktop's keyboard settings.</source>
-            <translation>桌面未允许此快捷键。请重新选择，或在桌面的键盘设置中绑定命令“assista quick --selection”。</translation>
-        </message>
-        <message>
-            <source>This cannot be a global shortcut: {reason}.</source>
-            <translation>无法作为全局快捷键：{reason}。</translation>
-        </message>
-        <message>
-            <source>Not available on this desktop: bind the command “assista quick --selection” to a shortcut in the desktop's keyboard settings.</source>
-            <translation>此桌面不支持：请在桌面的键盘设置中为命令“assista quick --selection”绑定快捷键。</translation>
-        </message>
-        <message>
-            <source>No global shortcut. The command “assista quick --selection” can be bound to one in the desktop's keyboard settings.</source>
-            <translation>没有全局快捷键。可以在桌面的键盘设置中为命令“assista quick --selection”绑定一个。</translation>
-        </message>
-    </context>
-    <context>
         <name>AboutDialog</name>
         <message>
             <source>No licence text is shipped with this component; its licence is named above.</source>
@@ -1223,6 +1183,53 @@
         </message>
     </context>
     <context>
+        <name>GlobalShortcut</name>
+        <message>
+            <source>Open the Assista quick-ask window</source>
+            <translation>打开 Assista 快速提问窗口</translation>
+        </message>
+        <message>
+            <source>Registered with the desktop as {trigger}.</source>
+            <translation>已在桌面注册为 {trigger}。</translation>
+        </message>
+        <message>
+            <source>Registered: {shortcut} opens quick ask from any application.</source>
+            <translation>已注册：{shortcut} 可在任何应用中打开快速提问。</translation>
+        </message>
+        <message>
+            <source>Waiting for the desktop to confirm the shortcut…</source>
+            <translation>正在等待桌面确认快捷键…</translation>
+        </message>
+        <message>
+            <source>{shortcut} is taken by another program: choose another combination.</source>
+            <translation>{shortcut} 已被其他程序占用：请选择其他组合键。</translation>
+        </message>
+        <message>
+            <source>The desktop did not allow the shortcut. Choose it again, or bind the command “assista quick --selection” in the desktop's keyboard settings.</source>
+            <translation>桌面未允许此快捷键。请重新选择，或在桌面的键盘设置中绑定命令“assista quick --selection”。</translation>
+        </message>
+        <message>
+            <source>Not available on this desktop: bind the command “assista quick --selection” to a shortcut in the desktop's keyboard settings.</source>
+            <translation>此桌面不支持：请在桌面的键盘设置中为命令“assista quick --selection”绑定快捷键。</translation>
+        </message>
+        <message>
+            <source>No global shortcut. The command “assista quick --selection” can be bound to one in the desktop's keyboard settings.</source>
+            <translation>没有全局快捷键。可以在桌面的键盘设置中为命令“assista quick --selection”绑定一个。</translation>
+        </message>
+        <message>
+            <source>A global shortcut needs Ctrl, Alt or Meta with the key: on its own the key could not be typed anywhere else.</source>
+            <translation>全局快捷键需要在按键之外加上 Ctrl、Alt 或 Meta：单独一个键会让它在其他地方无法输入。</translation>
+        </message>
+        <message>
+            <source>This key cannot be part of a global shortcut: choose a letter, digit, function key, Space or an arrow key.</source>
+            <translation>此键不能用于全局快捷键：请选择字母、数字、功能键、空格键或方向键。</translation>
+        </message>
+        <message>
+            <source>A global shortcut is one key with Ctrl, Alt or Meta, not a sequence of keys.</source>
+            <translation>全局快捷键是一个键加上 Ctrl、Alt 或 Meta，而不是一串按键。</translation>
+        </message>
+    </context>
+    <context>
         <name>HitDelegate</name>
         <message>
             <source>You</source>
@@ -1682,10 +1689,6 @@
         <message>
             <source>Choose &amp;workspace folder…</source>
             <translation>选择工作区文件夹(&amp;W)…</translation>
-        </message>
-        <message>
-            <source>&amp;Quick ask…</source>
-            <translation>快速提问(&amp;Q)…</translation>
         </message>
         <message>
             <source>&amp;Quit</source>
@@ -2880,6 +2883,13 @@
         <message>
             <source>Keys are stored in the system keyring ({keyring})</source>
             <translation>密钥保存在系统密钥环中（{keyring}）</translation>
+        </message>
+    </context>
+    <context>
+        <name>QuickAsk</name>
+        <message>
+            <source>&amp;Quick ask…</source>
+            <translation>快速提问(&amp;Q)…</translation>
         </message>
     </context>
     <context>

@@ -18,13 +18,9 @@ from desktop.ui.quick.key_combo import KeyCombo, KeyComboError
 
 log = logging.getLogger(__name__)
 
-#: What Preferences shows for ``status``: off, registered, pending, taken, cancelled,
-#: unavailable, invalid.
+# What Preferences shows for ``status``: off, registered, pending, taken, cancelled,
+# unavailable, invalid.
 STATUSES = ("off", "registered", "pending", "taken", "cancelled", "unavailable", "invalid")
-
-
-def tr(text: str) -> str:
-    return QCoreApplication.translate("GlobalShortcut", text)
 
 
 class GlobalShortcut(QObject):
@@ -63,7 +59,7 @@ class GlobalShortcut(QObject):
         except KeyComboError as exc:
             self.combo = None
             self._release()
-            return self._set_status("invalid", str(exc))
+            return self._set_status("invalid", exc.reason)
         if combo == self.combo and self.status in ("registered", "pending"):
             return self.status
         self.combo = combo
@@ -91,7 +87,7 @@ class GlobalShortcut(QObject):
                 self._backend = PortalShortcut(self._portal_status, self.activated.emit,
                                                self.bus)
                 self._watch(self._backend.fileno(), self._portal_readable)
-            self._backend.bind(tr("Open the Assista quick-ask window"),
+            self._backend.bind(self.tr("Open the Assista quick-ask window"),
                                combo.portal_trigger())
             return self._set_status("pending")
         if self.platform == "windows":
@@ -135,26 +131,36 @@ class GlobalShortcut(QObject):
         shown = self.combo.text() if self.combo is not None else ""
         if self.status == "registered":
             if self.platform == "wayland" and self.detail:
-                return tr("Registered with the desktop as {trigger}.").format(
+                return self.tr("Registered with the desktop as {trigger}.").format(
                     trigger=self.detail)
-            return tr("Registered: {shortcut} opens quick ask from any application.").format(
-                shortcut=shown)
+            return self.tr("Registered: {shortcut} opens quick ask from any "
+                           "application.").format(shortcut=shown)
         if self.status == "pending":
-            return tr("Waiting for the desktop to confirm the shortcut…")
+            return self.tr("Waiting for the desktop to confirm the shortcut…")
         if self.status == "taken":
-            return tr("{shortcut} is taken by another program: choose another "
-                      "combination.").format(shortcut=shown)
+            return self.tr("{shortcut} is taken by another program: choose another "
+                           "combination.").format(shortcut=shown)
         if self.status == "cancelled":
-            return tr("The desktop did not allow the shortcut. Choose it again, or bind "
-                      "the command “assista quick --selection” in the desktop's keyboard "
-                      "settings.")
+            return self.tr("The desktop did not allow the shortcut. Choose it again, or "
+                           "bind the command “assista quick --selection” in the desktop's "
+                           "keyboard settings.")
         if self.status == "invalid":
-            return tr("This cannot be a global shortcut: {reason}.").format(reason=self.detail)
+            return self._invalid_reason()
         if self.status == "unavailable":
-            return tr("Not available on this desktop: bind the command “assista quick "
-                      "--selection” to a shortcut in the desktop's keyboard settings.")
-        return tr("No global shortcut. The command “assista quick --selection” can be "
-                  "bound to one in the desktop's keyboard settings.")
+            return self.tr("Not available on this desktop: bind the command “assista quick "
+                           "--selection” to a shortcut in the desktop's keyboard settings.")
+        return self.tr("No global shortcut. The command “assista quick --selection” can be "
+                       "bound to one in the desktop's keyboard settings.")
+
+    def _invalid_reason(self) -> str:
+        if self.detail == "needs_modifier":
+            return self.tr("A global shortcut needs Ctrl, Alt or Meta with the key: on its "
+                           "own the key could not be typed anywhere else.")
+        if self.detail == "key":
+            return self.tr("This key cannot be part of a global shortcut: choose a letter, "
+                           "digit, function key, Space or an arrow key.")
+        return self.tr("A global shortcut is one key with Ctrl, Alt or Meta, not a sequence "
+                       "of keys.")
 
     def _release(self) -> None:
         if self._backend is not None:

@@ -32,7 +32,12 @@ MODIFIERS = ("Ctrl", "Shift", "Alt", "Meta")
 
 
 class KeyComboError(ValueError):
-    """Text that is not one key with modifiers (the message says why, for the user)."""
+    """Text that is not one key with modifiers; ``reason`` says why in a word the
+    interface translates: empty, sequence, no_key, modifier, needs_modifier, key."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -48,23 +53,23 @@ class KeyCombo:
         """``"Ctrl+Alt+Space"`` -> KeyCombo; raises :class:`KeyComboError`."""
         text = text.strip()
         if not text:
-            raise KeyComboError("no key combination")
+            raise KeyComboError("empty", "no key combination")
         if ", " in text:
-            raise KeyComboError("a global shortcut is one key combination, not a sequence")
+            raise KeyComboError("sequence", "one key combination, not a sequence")
         if text.endswith("+") and (text == "+" or text.endswith("++")):
             mods, key = [m for m in text[:-1].split("+") if m], "+"  # the plus key itself
         else:
             *mods, key = text.split("+")
         if not key:
-            raise KeyComboError("the combination has no key")
+            raise KeyComboError("no_key", "the combination has no key")
         unknown = [mod for mod in mods if mod not in MODIFIERS]
         if unknown:
-            raise KeyComboError(f"unknown modifier {unknown[0]!r}")
+            raise KeyComboError("modifier", f"unknown modifier {unknown[0]!r}")
         combo = cls(key=key, ctrl="Ctrl" in mods, shift="Shift" in mods,
                     alt="Alt" in mods, meta="Meta" in mods)
         if not (combo.ctrl or combo.alt or combo.meta):
             # a bare key (or Shift+key) grabbed everywhere would stop the user typing it
-            raise KeyComboError("a global shortcut needs Ctrl, Alt or Meta")
+            raise KeyComboError("needs_modifier", "a global shortcut needs Ctrl, Alt or Meta")
         combo.keysym()  # raises for keys no platform here can name
         return combo
 
@@ -87,7 +92,7 @@ class KeyCombo:
             return 0xFFBE + number - 1
         if len(self.key) == 1 and 0x21 <= ord(self.key) <= 0x7E:
             return ord(self.key.lower())  # Latin-1 keysyms are the characters' codes
-        raise KeyComboError(f"the key {self.key!r} cannot be a global shortcut")
+        raise KeyComboError("key", f"the key {self.key!r} cannot be a global shortcut")
 
     def windows_vk(self) -> int | None:
         """The Windows virtual-key code, None for punctuation (looked up per layout)."""

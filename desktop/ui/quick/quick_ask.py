@@ -18,7 +18,7 @@ from desktop.ui.window.settings_signal import SettingsSignal
 if TYPE_CHECKING:
     from desktop.ui.window.main_window import MainWindow
 
-#: What ``assista quick`` may put into the question: nothing, the selected text, the clipboard.
+# What ``assista quick`` may put into the question: nothing, the selected text, the clipboard.
 PREFILLS = ("none", "selection", "clipboard")
 
 
