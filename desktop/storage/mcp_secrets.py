@@ -10,7 +10,8 @@ redactor every value it reads or writes.
 What is a secret: every header value of a remote server (any name can carry a
 token); an environment value whose name says so (``*_KEY``, ``*TOKEN*``...) or
 that the registry marked secret (``secret_env``); an argument the registry marked
-secret (``secret_args``, indices not stored yet).
+secret (``secret_args``, indices not stored yet); the secret of a sign-in client
+registered by hand (``oauth_client_secret``, under ``mcp:<server>:oauth:client_secret``).
 
 A server also owns its sign-in (``mcp:<server>:oauth:*``, written by
 desktop/tools/mcp/oauth.py): :func:`server_slots` lists every slot of a server, so
@@ -75,7 +76,8 @@ def holds_clear_secrets(raw: dict[str, Any]) -> bool:
                 _clear(v) and _is_secret(raw, field_name, k) for k, v in values.items()):
             return True
     args = raw.get("args") or []
-    return any(0 <= i < len(args) and _clear(args[i]) for i in _secret_arg_indices(raw))
+    return _clear(raw.get("oauth_client_secret")) or any(
+        0 <= i < len(args) and _clear(args[i]) for i in _secret_arg_indices(raw))
 
 
 def _slot(server: str, field_name: str, key: str) -> str:
@@ -97,6 +99,10 @@ def stash_mcp_secrets(raw: dict[str, Any], secrets: Secrets) -> dict[str, Any]:
                 secrets.set(_slot(name, field_name, key), value)
             kept[key] = SECRET_PLACEHOLDER if secret else value
         server[field_name] = kept
+    client_secret = server.get("oauth_client_secret")
+    if isinstance(client_secret, str) and _clear(client_secret):
+        secrets.set(_slot(name, "oauth", "client_secret"), client_secret)
+        server["oauth_client_secret"] = SECRET_PLACEHOLDER
     args = list(server.get("args") or [])
     marked = _secret_arg_indices(server)
     if marked:
@@ -128,6 +134,8 @@ def resolve_mcp_secrets(raw: dict[str, Any], secrets: Secrets) -> dict[str, Any]
         if isinstance(values, dict):
             server[field_name] = {k: stored(field_name, k) if v == SECRET_PLACEHOLDER else v
                                   for k, v in values.items()}
+    if server.get("oauth_client_secret") == SECRET_PLACEHOLDER:
+        server["oauth_client_secret"] = stored("oauth", "client_secret")
     if isinstance(server.get("args"), list):
         server["args"] = [stored("args", m.group(1))
                           if isinstance(a, str) and (m := _ARG_SLOT.match(a)) else a

@@ -9,12 +9,15 @@ PKCE-checked code exchange and refresh, and revocation.
 
 Run ``python mcp_oauth_server.py [sse]``: serves Streamable HTTP on ``/mcp`` (or
 legacy SSE on ``/sse``) on a free 127.0.0.1 port, printed on stdout once the socket
-listens. Every grant is logged to stderr as ``grant <kind> <client>``; the
-``auth_stats`` tool returns the counts.
+listens. With ``MCP_OAUTH_CLIENT="<id> <secret> <redirect URI>"`` in the environment
+dynamic registration is off and only that client, registered beforehand (HTTP Basic
+with its secret at the token endpoint), can sign in. Every grant is logged to stderr
+as ``grant <kind> <client>``; the ``auth_stats`` tool returns the counts.
 """
 
 from __future__ import annotations
 
+import os
 import secrets
 import socket
 import sys
@@ -33,6 +36,7 @@ from mcp.server.auth.provider import (
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from pydantic import AnyUrl
 
 COUNTS: Counter[str] = Counter()
 
@@ -115,16 +119,19 @@ def _count(kind: str, client_id: str) -> None:
     print(f"grant {kind} {client_id}", file=sys.stderr, flush=True)
 
 
-def build(port: int, path: str = "/mcp") -> MCPServer:
+def build(port: int, path: str = "/mcp",
+          preset: OAuthClientInformationFull | None = None) -> MCPServer:
     base = f"http://127.0.0.1:{port}"
     auth = AuthSettings(
         issuer_url=base, resource_server_url=f"{base}{path}", validate_token_resource=False,
         required_scopes=["mcp"],
         client_registration_options=ClientRegistrationOptions(
-            enabled=True, valid_scopes=["mcp"], default_scopes=["mcp"]),
+            enabled=preset is None, valid_scopes=["mcp"], default_scopes=["mcp"]),
         revocation_options=RevocationOptions(enabled=True))
-    server = MCPServer("guarded", version="1.0", auth=auth,
-                       auth_server_provider=ApprovingProvider())
+    provider = ApprovingProvider()
+    if preset is not None and preset.client_id:
+        provider.clients[preset.client_id] = preset
+    server = MCPServer("guarded", version="1.0", auth=auth, auth_server_provider=provider)
 
     @server.tool(description="Say who is signed in.")
     def whoami() -> str:
@@ -146,7 +153,14 @@ def main() -> None:
     sock.listen(64)
     port = sock.getsockname()[1]
     sse = sys.argv[1:] == ["sse"]
-    server = build(port, "/sse" if sse else "/mcp")
+    preset = None
+    if os.environ.get("MCP_OAUTH_CLIENT"):
+        client_id, secret, redirect = os.environ["MCP_OAUTH_CLIENT"].split()
+        preset = OAuthClientInformationFull(
+            client_id=client_id, client_secret=secret, redirect_uris=[AnyUrl(redirect)],
+            token_endpoint_auth_method="client_secret_basic", scope="mcp",
+            grant_types=["authorization_code", "refresh_token"])
+    server = build(port, "/sse" if sse else "/mcp", preset)
     app = server.sse_app() if sse else server.streamable_http_app()
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     print(port, flush=True)

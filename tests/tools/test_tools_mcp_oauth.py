@@ -182,3 +182,74 @@ async def test_servers_without_sign_in_keep_working(secrets: SecretStore) -> Non
     finally:
         await mcp.stop_all()
         process.stop()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def test_a_client_registered_by_hand_signs_in_where_registration_is_off(
+    secrets: SecretStore,
+) -> None:
+    """The authorization server offers no dynamic registration: without a Client ID the
+    sign-in says what to do (at once, no retries); with the client registered beforehand
+    (its secret checked at the token endpoint, its exact callback port) it signs in and
+    refreshes, and nothing is registered."""
+    port = free_port()
+    process = ServerProcess(GUARDED, env={
+        "MCP_OAUTH_CLIENT": f"assista-pre s3cret-9021 http://127.0.0.1:{port}/callback"})
+    try:
+        browser = Browser()
+        mcp = manager(process.url(), secrets, browser)
+        connection = mcp.connections["guarded"]
+        try:
+            assert not await connection.sign_in_now()
+            assert connection.state == "failed" and connection.failures == 0
+            assert "enter the Client ID" in (connection.last_error or "")
+            assert browser.opened == []
+        finally:
+            await mcp.stop_all()
+
+        def by_hand(secret: str) -> McpManager:
+            config = McpServerConfig(name="guarded", transport="http", url=process.url(),
+                                     oauth_client_id="assista-pre", oauth_client_secret=secret,
+                                     oauth_redirect_port=port)
+            return McpManager([config], login_path=PLAIN_PATH, backoff_s=0.01,
+                              oauth=OAuthSetup(secrets, browser))
+
+        wrong = by_hand("not-the-secret")
+        try:  # the server checks the secret: a wrong one is refused, the browser opened once
+            assert not await wrong.connections["guarded"].sign_in_now()
+            assert len(browser.opened) == 1
+            assert "check the Client ID and secret" in (
+                wrong.connections["guarded"].last_error or "")
+            assert secrets.get("mcp:guarded:oauth:tokens") is None
+        finally:
+            await wrong.stop_all()
+
+        mcp = by_hand("s3cret-9021")
+        connection = mcp.connections["guarded"]
+        try:
+            assert await connection.sign_in_now()
+            assert f"redirect_uri=http%3A%2F%2F127.0.0.1%3A{port}%2Fcallback" in browser.opened[-1]
+            assert "client_id=assista-pre" in browser.opened[-1]
+            assert await call(mcp, "auth_stats") == "register=0 authorize=2 code=1 refresh=0"
+            assert secrets.get("mcp:guarded:oauth:client") is None  # nothing registered
+        finally:
+            await mcp.stop_all()
+
+        stored = json.loads(secrets.get("mcp:guarded:oauth:tokens") or "{}")
+        stored["expires_at"] = time.time() - 60
+        secrets.set("mcp:guarded:oauth:tokens", json.dumps(stored))
+        quiet = by_hand("s3cret-9021")
+        try:  # refreshed silently with the client's secret
+            assert await quiet.start_all() == {"guarded": True}
+            assert await call(quiet, "auth_stats") == "register=0 authorize=2 code=1 refresh=1"
+        finally:
+            await quiet.stop_all()
+    finally:
+        process.stop()

@@ -54,6 +54,11 @@ class McpServerConfig(BaseModel):
     # Values the registry marks secret whatever their names (kept in the secret store):
     secret_env: list[str] = Field(default_factory=list)  # env names
     secret_args: list[int] = Field(default_factory=list)  # indices in args not stored yet
+    # A client registered by hand with the server's sign-in (servers that register none
+    # themselves); the secret is kept in the secret store; 0: the callback on any port
+    oauth_client_id: str = ""
+    oauth_client_secret: str = ""
+    oauth_redirect_port: int = Field(default=0, ge=0, le=65535)
     enabled: bool = True
     disabled_tools: list[str] = Field(default_factory=list)  # the server's own tool names
     tool_policies: dict[str, Policy] = Field(default_factory=dict)  # by the server's names

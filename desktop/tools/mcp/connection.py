@@ -1,16 +1,12 @@
 """One MCP server connection, kept alive by a supervisor task.
 
-:class:`McpConnection` starts the server (or connects to its URL) with the official SDK's
-:class:`mcp.Client`, lists its tools and serves calls. A supervisor task owns the SDK's
-context managers (entered and left in one task). When the connection drops (the process
-died, the stream ended, a call found the transport broken) it restarts with exponential
-backoff (``backoff_s * 2**n``, at most ``max_backoff_s``), giving up after
-``max_failures`` failures in a row. Every wait is bounded: startup by
+:class:`McpConnection` starts the server (or connects to its URL, through the ``proxy``
+given, never the environment's; a sign-in may be asked) with the SDK's :class:`mcp.Client`,
+lists its tools and serves calls. A supervisor task owns the SDK's context managers. A
+dropped connection restarts with backoff (``backoff_s * 2**n``, at most ``max_backoff_s``)
+up to ``max_failures`` failures in a row. Every wait is bounded: startup by
 ``startup_timeout_s`` (plus minutes while a person signs in), calls by their timeout,
 shutdown by the SDK's bounded termination (close stdin, SIGTERM, SIGKILL).
-
-Servers over HTTP go through the ``proxy`` given (the app's Preferences), never
-through the environment's proxy variables; they may ask for a sign-in (``oauth``).
 """
 
 from __future__ import annotations
@@ -36,7 +32,8 @@ from desktop.core.proxy import Proxy
 from desktop.tools.mcp.config import McpServerConfig
 from desktop.tools.mcp.listing import ServerLists, list_everything
 from desktop.tools.mcp.live_lists import LiveLists, McpEvent, McpObserver
-from desktop.tools.mcp.oauth import SIGN_IN_TIMEOUT_S, OAuthSetup, find_sign_in_needed
+from desktop.tools.mcp.loopback_redirect import SIGN_IN_TIMEOUT_S
+from desktop.tools.mcp.oauth import OAuthSetup, find_sign_in_needed, sign_in_problem
 from desktop.tools.mcp.origin import request_origin
 from desktop.tools.mcp.progress import AsyncProgress, ProgressFn
 from desktop.tools.mcp.server_requests import (
@@ -204,6 +201,9 @@ class McpConnection:
                     self.needs_sign_in = True
                     self.lists.clear()  # signed out: no stale tools for the model or the UI
                     self._set_state("failed", "needs sign-in")
+                    return
+                if (problem := sign_in_problem(exc)) is not None:  # nor here
+                    self._set_state("failed", problem)
                     return
                 message = one_line(exc)
                 log.warning("MCP server %s: %s", self.name, message)

@@ -10,9 +10,11 @@ tokens. This module supplies what the SDK leaves to the app:
 - :class:`KeyringTokenStorage`: tokens and the registered client in the secret
   store (the keyring) under ``mcp:<server>:oauth:*``, with the tokens' expiry time,
   so an expired token is refreshed silently after a restart too;
-- :class:`LoopbackRedirect`: the redirect listener on 127.0.0.1 (RFC 8252), on the
-  port the client was registered with when it is free, else a new one (the client
-  is then registered again);
+- :class:`LoopbackRedirect` (loopback_redirect.py): the redirect listener on
+  127.0.0.1 (RFC 8252), on the port the client was registered with when it is free,
+  else a new one (the client is then registered again);
+- :class:`PreRegistered`: a client registered by hand (Client ID, optional secret and
+  callback port) for servers that offer no dynamic registration;
 - :class:`SignIn`: whether a person can be asked now. Connections started in the
   background are never interactive: a server that needs sign-in raises
   :class:`SignInNeeded` and the window shows "Sign in"; the user's click (or
@@ -27,13 +29,14 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 import httpx2
 from mcp.client.auth import OAuthClientProvider
+from mcp.client.auth.exceptions import OAuthRegistrationError, OAuthTokenError
 from mcp.shared.auth import (
     AuthorizationCodeResult,
     OAuthClientInformationFull,
@@ -43,18 +46,13 @@ from mcp.shared.auth import (
 from pydantic import AnyUrl, ValidationError
 
 from desktop.tools.mcp.config import McpServerConfig
+from desktop.tools.mcp.loopback_redirect import CALLBACK_PATH, LoopbackRedirect
 
 log = logging.getLogger(__name__)
 
 Browser = Callable[[str], Awaitable[None]]  # opens the authorization URL for a person
-CALLBACK_PATH = "/callback"
 PLACEHOLDER_REDIRECT = f"http://127.0.0.1{CALLBACK_PATH}"  # background: never used to redirect
-SIGN_IN_TIMEOUT_S = 600.0
 
-DONE_PAGE = (
-    "<!doctype html><meta charset=utf-8><title>Assista</title>"
-    "<p style='font:16px sans-serif;margin:3em'>{text}</p>"
-)
 
 
 class SignInNeeded(Exception):
@@ -87,6 +85,7 @@ class KeyringTokenStorage:
         self.server = server
         self.url = url
         self._known: bool | None = None  # whether tokens are stored, once read
+        self.preset: OAuthClientInformationFull | None = None  # a client registered by hand
 
     async def get_tokens(self) -> OAuthToken | None:
         raw = await self._load("tokens")
@@ -114,6 +113,8 @@ class KeyringTokenStorage:
                                     "expires_at": expires, "url": self.url})
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
+        if self.preset is not None:
+            return self.preset
         raw = await self._load("client")
         if raw is None:
             return None
@@ -124,6 +125,8 @@ class KeyringTokenStorage:
             return None
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        if self.preset is not None:  # (the SDK registers none while one is given)
+            return
         self._redact(client_info.client_secret)
         await self._save("client", client_info.model_dump(mode="json", exclude_none=True)
                          | {"assista_url": self.url})
@@ -169,86 +172,6 @@ class KeyringTokenStorage:
         await asyncio.to_thread(self.secrets.set, _slot(self.server, what), text)
 
 
-class LoopbackRedirect:
-    """Listens on 127.0.0.1 for the browser coming back with the code (RFC 8252 §7.3)."""
-
-    def __init__(self) -> None:
-        self._server: asyncio.Server | None = None
-        self._result: asyncio.Future[AuthorizationCodeResult] | None = None
-        self.port = 0
-
-    @property
-    def redirect_uri(self) -> str:
-        return f"http://127.0.0.1:{self.port}{CALLBACK_PATH}"
-
-    async def start(self, preferred_port: int = 0) -> str:
-        """Listen on ``preferred_port`` if free, else on any port; the redirect URI."""
-        self._result = asyncio.get_running_loop().create_future()
-        for port in dict.fromkeys((preferred_port, 0)):
-            try:
-                self._server = await asyncio.start_server(self._serve, "127.0.0.1", port)
-                break
-            except OSError:
-                if port == 0:
-                    raise
-        assert self._server is not None
-        self.port = self._server.sockets[0].getsockname()[1]
-        return self.redirect_uri
-
-    async def wait(self, timeout_s: float = SIGN_IN_TIMEOUT_S) -> AuthorizationCodeResult:
-        assert self._result is not None, "start() first"
-        try:
-            async with asyncio.timeout(timeout_s):
-                return await asyncio.shield(self._result)
-        except TimeoutError:
-            raise TimeoutError(f"no sign-in within {timeout_s:g} seconds") from None
-
-    def abort(self, reason: str) -> None:
-        """End :meth:`wait` now (the person gave up, or the connection stops)."""
-        if self._result is not None and not self._result.done():
-            self._result.set_exception(PermissionError(reason))
-
-    async def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            with contextlib.suppress(Exception):
-                await self._server.wait_closed()
-            self._server = None
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            async with asyncio.timeout(30):
-                head = await reader.readuntil(b"\r\n\r\n")
-            target = head.split(b"\r\n", 1)[0].split(b" ")[1].decode("ascii", "replace")
-            status, text = self._answer(target)
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, IndexError, TimeoutError):
-            status, text = "400 Bad Request", "Bad request."
-        body = DONE_PAGE.format(text=text).encode()
-        writer.write(f"HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\n"
-                     f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
-        with contextlib.suppress(ConnectionError):
-            await writer.drain()
-        writer.close()
-
-    def _answer(self, target: str) -> tuple[str, str]:
-        parts = urlsplit(target)
-        if parts.path != CALLBACK_PATH:
-            return "404 Not Found", "Not found."
-        query = {k: v[0] for k, v in parse_qs(parts.query).items()}
-        result = self._result
-        if "error" in query:
-            reason = query.get("error_description") or query["error"]
-            if result is not None and not result.done():
-                result.set_exception(PermissionError(f"sign-in refused: {reason}"))
-            return "200 OK", "Sign-in was refused. You can close this window."
-        if not query.get("code"):
-            return "400 Bad Request", "No authorization code."
-        if result is not None and not result.done():
-            result.set_result(AuthorizationCodeResult(
-                code=query["code"], state=query.get("state"), iss=query.get("iss")))
-        return "200 OK", "Signed in. You can close this window and return to Assista."
-
-
 class _SignInOn401(httpx2.Auth):
     """Passes requests through; a 401 (the server wants a token) is :class:`SignInNeeded`."""
 
@@ -277,6 +200,29 @@ class _StoredExpiryProvider(OAuthClientProvider):
         self.context.token_expiry_time = await self._keyring_storage.expires_at()
 
 
+@dataclass(frozen=True)
+class PreRegistered:
+    """A client registered by hand with the authorization server (for servers that
+    offer no dynamic registration): its id, its secret if it has one (sent with HTTP
+    Basic, the method every server supports), and the loopback port registered in its
+    redirect ``http://127.0.0.1:<port>/callback`` (0: any port, as RFC 8252 allows)."""
+
+    client_id: str
+    client_secret: str = ""
+    port: int = 0
+
+    @property
+    def redirect(self) -> str:
+        return f"http://127.0.0.1:{self.port}{CALLBACK_PATH}" if self.port else PLACEHOLDER_REDIRECT
+
+    def info(self, redirect: str) -> OAuthClientInformationFull:
+        return OAuthClientInformationFull(
+            client_id=self.client_id, client_secret=self.client_secret or None,
+            redirect_uris=[AnyUrl(redirect)], response_types=["code"],
+            grant_types=["authorization_code", "refresh_token"],
+            token_endpoint_auth_method="client_secret_basic" if self.client_secret else "none")
+
+
 @dataclass
 class SignIn:
     """How one server signs in; ``interactive`` is set for the attempt a person started."""
@@ -288,6 +234,7 @@ class SignIn:
     interactive: bool = False
     client_name: str = "Assista Desktop"
     listener: LoopbackRedirect | None = None  # while a person is being asked
+    client: PreRegistered | None = None  # None: registered by the app (RFC 7591)
 
     def abort(self) -> None:
         """Stop waiting for the browser (the connection is stopping)."""
@@ -306,13 +253,19 @@ class SignIn:
             return
         listener: LoopbackRedirect | None = None
         redirect = PLACEHOLDER_REDIRECT
+        by_hand = self.client
+        if by_hand is not None:
+            self.storage.preset = by_hand.info(by_hand.redirect)
         stored = await self.storage.get_client_info()
         if stored is not None and stored.redirect_uris:
             redirect = str(stored.redirect_uris[0])
         if interactive:
             listener = self.listener = LoopbackRedirect()
-            redirect = await listener.start(urlsplit(redirect).port or 0)
-            if stored is not None and redirect not in {str(u) for u in stored.redirect_uris or []}:
+            redirect = await listener.start(urlsplit(redirect).port or 0,
+                                            strict=bool(by_hand and by_hand.port))
+            if by_hand is not None:
+                self.storage.preset = by_hand.info(redirect)
+            elif stored is not None and redirect not in map(str, stored.redirect_uris or []):
                 await self.storage.forget_client()  # registered for another port
         metadata = OAuthClientMetadata(
             client_name=self.client_name, redirect_uris=[AnyUrl(redirect)],
@@ -347,8 +300,8 @@ class SignIn:
         return wait_for_code
 
 
-def find_sign_in_needed(exc: BaseException) -> SignInNeeded | None:
-    """The :class:`SignInNeeded` inside ``exc`` (exception groups, causes), if any."""
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and what it holds (exception groups, causes), each once."""
     seen: set[int] = set()
     stack: list[BaseException] = [exc]
     while stack:
@@ -356,14 +309,34 @@ def find_sign_in_needed(exc: BaseException) -> SignInNeeded | None:
         if id(current) in seen:
             continue
         seen.add(id(current))
-        if isinstance(current, SignInNeeded):
-            return current
+        yield current
         if isinstance(current, BaseExceptionGroup):
             stack.extend(current.exceptions)
-        for linked in (current.__cause__, current.__context__):
-            if linked is not None:
-                stack.append(linked)
+        stack += [e for e in (current.__cause__, current.__context__) if e is not None]
+
+
+def find_sign_in_needed(exc: BaseException) -> SignInNeeded | None:
+    """The :class:`SignInNeeded` inside ``exc`` (exception groups, causes), if any."""
+    return next((e for e in _chain(exc) if isinstance(e, SignInNeeded)), None)
+
+
+def sign_in_problem(exc: BaseException) -> str | None:
+    """What the user can do about a sign-in that cannot succeed as set up (trying
+    again would not help), if that is what ``exc`` holds."""
+    for current in _chain(exc):
+        if isinstance(current, OAuthRegistrationError):
+            return ("its sign-in does not let apps register themselves "
+                    f"({one_line_text(str(current))}): enter the Client ID (and secret) "
+                    "of an app registered with it")
+        if isinstance(current, OAuthTokenError):  # e.g. a wrong client secret
+            return (f"its sign-in refused the app ({one_line_text(str(current))}); "
+                    "check the Client ID and secret if one is set")
     return None
+
+
+def one_line_text(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 @dataclass
@@ -375,6 +348,9 @@ class OAuthSetup:
     browser: Browser | None = None
 
     def for_server(self, config: McpServerConfig) -> SignIn:
+        client_id = config.oauth_client_id.strip()
+        client = PreRegistered(client_id, config.oauth_client_secret,
+                               config.oauth_redirect_port) if client_id else None
         return SignIn(config.name, config.url,
                       KeyringTokenStorage(self.secrets, config.name, config.url),
-                      self.browser)
+                      self.browser, client=client)

@@ -31,7 +31,7 @@ from desktop.tools.approval import POLICIES
 from desktop.ui import theme
 from desktop.ui.plain_text import plain_label, plain_tooltip
 from desktop.ui.tools.approval_card import monospace_font
-from desktop.ui.tools.mcp_sign_in import McpSignInRow
+from desktop.ui.tools.mcp_sign_in import McpClientFields, McpSignInRow
 from desktop.ui.tools.tools_dialog import policy_name
 
 if TYPE_CHECKING:
@@ -116,6 +116,8 @@ class McpServerForm(QWidget):
         form.addRow(self.tr("&Folder"), self.cwd_edit)
         form.addRow(self.tr("&URL"), self.url_edit)
         form.addRow(self.tr("&Headers"), self.headers_edit)
+        self.client_fields = McpClientFields()
+        form.addRow(self.tr("Sign-in app"), self.client_fields)
         layout.addLayout(form)
         self.field_error = plain_label()
         self.field_error.setWordWrap(True)
@@ -178,6 +180,7 @@ class McpServerForm(QWidget):
         self.env_edit.textChanged.connect(
             lambda: self._pairs("env", self.env_edit.toPlainText(), "=", self.tr("Environment")))
         self.cwd_edit.textEdited.connect(lambda t: self._set("cwd", t.strip() or None))
+        self.client_fields.edited.connect(self._set)
         self.url_edit.textEdited.connect(lambda t: self._set("url", t.strip()))
         self.headers_edit.textChanged.connect(
             lambda: self._pairs("headers", self.headers_edit.toPlainText(), ":",
@@ -198,6 +201,7 @@ class McpServerForm(QWidget):
         self.cwd_edit.setText(str(server.get("cwd") or ""))
         self.url_edit.setText(str(server.get("url", "")))
         self.headers_edit.setPlainText(format_pairs(server.get("headers") or {}, ":"))
+        self.client_fields.load(server)
         self._show_rows()
         self.field_error.hide()
         self._loading = False
@@ -224,8 +228,9 @@ class McpServerForm(QWidget):
         stdio = self.transport_combo.currentData() == "stdio"
         for widget in (self.command_edit, self.args_edit, self.env_edit, self.cwd_edit):
             self.form_layout.setRowVisible(widget, stdio)
-        for widget in (self.url_edit, self.headers_edit):
-            self.form_layout.setRowVisible(widget, not stdio)
+        remote: tuple[QWidget, ...] = (self.url_edit, self.headers_edit, self.client_fields)
+        for field in remote:
+            self.form_layout.setRowVisible(field, not stdio)
 
     def _field_problem(self, text: str | None) -> None:
         self.field_error.setText(f"⚠ {text}" if text else "")

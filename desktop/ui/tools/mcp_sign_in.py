@@ -1,16 +1,28 @@
-"""The sign-in line of a remote MCP server in Settings → MCP servers: whether the
-app is signed in, "Sign in" (opens the system browser; the app waits for it to
-come back to its loopback address) and "Sign out" (forgets the tokens)."""
+"""The sign-in of a remote MCP server in Settings → MCP servers: its line (whether the
+app is signed in, "Sign in" opening the system browser while the app waits for it to
+come back to its loopback address, "Sign out" forgetting the tokens), and the fields of
+a sign-in app registered by hand (Client ID, secret, callback port) for servers whose
+sign-in does not let apps register themselves."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QWidget,
+)
+
+from desktop.ui.plain_text import plain_label
 
 if TYPE_CHECKING:
     from desktop.tools.mcp.connection import McpConnection
@@ -111,3 +123,58 @@ class McpSignInRow(QWidget):
             self._signing_out = False
             if self.connection is connection:
                 self.show_for(connection)
+
+
+class McpClientFields(QWidget):
+    """Client ID, secret and callback port of a sign-in app registered by hand with the
+    server's sign-in; left empty, the app registers itself (most servers)."""
+
+    edited = Signal(str, object)  # the server setting's key, its new value
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        form = QFormLayout(self)
+        form.setContentsMargins(0, 0, 0, 0)
+        self.client_id_edit = QLineEdit()
+        self.client_id_edit.setPlaceholderText(
+            self.tr("only if its sign-in asks for an app registered by hand"))
+        self.client_secret_edit = QLineEdit()
+        self.client_secret_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.client_secret_edit.setPlaceholderText(self.tr("optional; kept in the keyring"))
+        self.port_spin = QSpinBox()
+        self.port_spin.setRange(0, 65535)
+        self.port_spin.setSpecialValueText(self.tr("any free port"))
+        self.port_spin.setToolTip(self.tr("The port of the redirect URL registered with the "
+                                          "app, if its sign-in wants an exact one"))
+        self.redirect_label = plain_label()
+        self.redirect_label.setWordWrap(True)
+        self.redirect_label.setObjectName("emptyHint")
+        form.addRow(self.tr("Client &ID"), self.client_id_edit)
+        form.addRow(self.tr("Client s&ecret"), self.client_secret_edit)
+        form.addRow(self.tr("Callback &port"), self.port_spin)
+        form.addRow("", self.redirect_label)
+        self.client_id_edit.textEdited.connect(
+            lambda t: self.edited.emit("oauth_client_id", t.strip()))
+        self.client_secret_edit.textEdited.connect(
+            lambda t: self.edited.emit("oauth_client_secret", t))
+        self.port_spin.valueChanged.connect(self._port_changed)
+
+    def load(self, server: dict[str, Any]) -> None:
+        for widget in (self.client_id_edit, self.client_secret_edit, self.port_spin):
+            widget.blockSignals(True)
+        self.client_id_edit.setText(str(server.get("oauth_client_id") or ""))
+        self.client_secret_edit.setText(str(server.get("oauth_client_secret") or ""))
+        self.port_spin.setValue(int(server.get("oauth_redirect_port") or 0))
+        for widget in (self.client_id_edit, self.client_secret_edit, self.port_spin):
+            widget.blockSignals(False)
+        self._show_redirect()
+
+    def _port_changed(self, port: int) -> None:
+        self._show_redirect()
+        self.edited.emit("oauth_redirect_port", port)
+
+    def _show_redirect(self) -> None:
+        port = self.port_spin.value()
+        address = f"http://127.0.0.1:{port or '<port>'}/callback"
+        self.redirect_label.setText(self.tr("Redirect URL to register: {address}").format(
+            address=address))

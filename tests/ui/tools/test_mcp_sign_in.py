@@ -185,3 +185,51 @@ def test_rename_moves_the_sign_in_and_remove_forgets_it(
     finally:
         stop_servers(qtbot, window)
         guarded.stop()
+
+
+def test_a_sign_in_app_registered_by_hand(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    """A server whose sign-in registers no apps: the Client ID, secret and callback port
+    typed in the form are saved (the secret in the secret store only) and sign in."""
+    from tests.tools.test_tools_mcp_oauth import free_port
+
+    port = free_port()
+    guarded = ServerProcess(GUARDED, env={
+        "MCP_OAUTH_CLIENT": f"desk-app app-secret-5150 http://127.0.0.1:{port}/callback"})
+    ctx = open_ctx()
+    window = make_window(qtbot, ctx)
+    try:
+        browser = Browser()
+        window.controller.tools.browser = browser
+        dialog = open_dialog(window)
+        dialog.add_server("http")
+        form = dialog.form
+        assert form.client_fields.isVisibleTo(form)
+        qtbot.keyClicks(form.url_edit, guarded.url())
+        qtbot.keyClicks(form.client_fields.client_id_edit, "desk-app")
+        qtbot.keyClicks(form.client_fields.client_secret_edit, "app-secret-5150")
+        form.client_fields.port_spin.setValue(port)
+        assert form.client_fields.redirect_label.text().endswith(
+            f"http://127.0.0.1:{port}/callback")
+        assert dialog.save()
+        stored = ctx.settings_store.load().mcp_servers[0]
+        assert stored["oauth_client_id"] == "desk-app" and stored["oauth_redirect_port"] == port
+        assert stored["oauth_client_secret"] != "app-secret-5150"
+        assert ctx.secrets.get("mcp:server:oauth:client_secret") == "app-secret-5150"
+
+        qtbot.waitUntil(lambda: (c := connection(window, "server")) is not None
+                        and c.needs_sign_in, timeout=30000)
+        row = form.sign_in_row
+        qtbot.waitUntil(row.sign_in_button.isVisible, timeout=5000)
+        row.sign_in_button.click()
+        qtbot.waitUntil(lambda: row.label.text() == "Signed in.", timeout=30000)
+        assert "client_id=desk-app" in browser.opened[0]
+        qtbot.waitUntil(lambda: form.tools_table.rowCount() == 2, timeout=5000)
+        ctx.db.checkpoint()
+        files = list(ctx.paths.db_path.parent.glob(ctx.paths.db_path.name + "*"))
+        assert files and all(b"app-secret-5150" not in p.read_bytes() for p in files)
+        dialog.close()
+    finally:
+        stop_servers(qtbot, window)
+        guarded.stop()
