@@ -50,6 +50,8 @@ class DesktopTab(QWidget):
         self.shortcut_status.setObjectName("emptyHint")
         self.shortcut_status.setWordWrap(True)
         self.shortcut_status.setTextFormat(Qt.TextFormat.PlainText)
+        # (the row may be laid out taller than its text: keep the text under the editor)
+        self.shortcut_status.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.shortcut_status.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse)
         self.shortcut_status.setAccessibleName(self.tr("Quick ask shortcut status"))
