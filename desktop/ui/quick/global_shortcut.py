@@ -107,8 +107,14 @@ class GlobalShortcut(QObject):
         self._notifier.activated.connect(slot)  # (a bound method: no reference cycle)
 
     def _x11_readable(self, *_args: object) -> None:
-        for _ in range(self._backend.read_presses() if self._backend is not None else 0):
+        backend = self._backend
+        if backend is None:
+            return
+        for _ in range(backend.read_presses()):
             self.activated.emit()
+        if backend.keymap_changed and self.combo is not None:
+            self._set_status(backend.regrab(self.combo))
+            self._x11_readable()  # what came in with the replies
 
     def _portal_readable(self, *_args: object) -> None:
         if self._backend is not None and not self._backend.read() and \

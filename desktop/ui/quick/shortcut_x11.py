@@ -20,6 +20,7 @@ from desktop.ui.quick.key_combo import KeyCombo
 log = logging.getLogger(__name__)
 
 KEY_PRESS = 2
+MAPPING_NOTIFY = 34  # the keyboard layout changed: keycodes may mean other keys now
 BAD_ACCESS = 10
 GRAB_MODE_ASYNC = 1
 SHIFT_MASK, LOCK_MASK, CONTROL_MASK = 1, 2, 4
@@ -135,6 +136,7 @@ class XcbKeyGrab:
         self.grabs: list[tuple[int, int]] = []  # (keycode, modifiers) held now
         self.wanted: set[tuple[int, int]] = set()  # a press of any of these is ours
         self.keymap = self._read_keymap()
+        self.keymap_changed = False  # a MappingNotify came: re-read, grab again
 
     def fileno(self) -> int:
         return int(self.lib.xcb_get_file_descriptor(self.conn))
@@ -212,6 +214,12 @@ class XcbKeyGrab:
         self.wanted = set(self.grabs)
         return "registered"
 
+    def regrab(self, combo: KeyCombo) -> str:
+        """After a layout change: the same combination on the keys that make it now."""
+        self.keymap_changed = False
+        self.keymap = self._read_keymap()
+        return self.grab(combo)
+
     def ungrab(self) -> None:
         for keycode, mods in self.grabs:
             self.lib.xcb_ungrab_key(self.conn, keycode, self.root, mods)
@@ -229,7 +237,9 @@ class XcbKeyGrab:
                 break
             try:
                 press = KeyPressEvent.from_address(event)
-                if press.response_type & 0x7F == KEY_PRESS and \
+                if press.response_type & 0x7F == MAPPING_NOTIFY:
+                    self.keymap_changed = True
+                elif press.response_type & 0x7F == KEY_PRESS and \
                         (press.detail, press.state & 0xFF) in self.wanted:
                     presses += 1
             finally:

@@ -5,10 +5,12 @@ taken; a new combination from Preferences applies at once."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 import qasync
 
 from desktop.app import AppContext
@@ -75,3 +77,22 @@ def test_a_combination_another_program_holds_is_reported_as_taken(
     finally:
         holder.close()
         other.close()
+
+
+def test_after_a_layout_change_the_same_combination_is_held(qtbot: Any, xvfb: str,  # noqa: F811
+                                                            ) -> None:
+    if shutil.which("setxkbmap") is None:
+        pytest.skip("setxkbmap is not installed (Debian package x11-xkb-utils, with Xvfb)")
+    shortcut = GlobalShortcut(platform="xcb", display=xvfb)
+    try:
+        assert shortcut.set_shortcut("Ctrl+Alt+Q") == "registered"
+        us_keycodes = {keycode for keycode, _mods in shortcut._backend.grabs}
+        # French AZERTY: Q is where A is on a US keyboard
+        subprocess.run(["setxkbmap", "-display", xvfb, "fr"], check=True, timeout=20)
+        qtbot.waitUntil(lambda: shortcut._backend.grabs and us_keycodes.isdisjoint(
+            keycode for keycode, _mods in shortcut._backend.grabs), timeout=10000)
+        assert shortcut.status == "registered"
+        with qtbot.waitSignal(shortcut.activated, timeout=10000):
+            press(xvfb, "ctrl+alt+q")
+    finally:
+        shortcut.close()
