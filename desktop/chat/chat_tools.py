@@ -12,7 +12,7 @@ import logging
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from desktop.core.errors import ConfigError
 from desktop.core.tooling import NoTools, ToolRunner
@@ -65,6 +65,8 @@ class ChatTools:
         self.sampler: Sampler | None = None
         # Opens a remote server's sign-in page for a person (None: nobody to ask).
         self.browser: Browser | None = None
+        # The settings (secrets as stored: placeholders) each server was started from
+        self.started_settings: dict[str, dict[str, Any]] = {}
 
     # -- which tools ----------------------------------------------------------------
 
@@ -140,6 +142,9 @@ class ChatTools:
         await self.stop_mcp()
         extra = list(extra)
         names = {c.name for c in extra}
+        self.started_settings = {str(raw.get("name")): raw
+                                 for raw in self.ctx.settings.current.mcp_servers
+                                 if raw.get("name") not in names}
         configs = [c for c in self.ctx.mcp_configs(self.ctx.settings.current)
                    if c.name not in names] + extra
         if not configs:

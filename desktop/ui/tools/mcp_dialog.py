@@ -59,7 +59,7 @@ class McpDialog(QDialog):
 
         layout = QVBoxLayout(self)
         splitter = QSplitter()
-        self.list_panel = McpServerList(self._connection)
+        self.list_panel = McpServerList(self._connection, self._started)
         self.browse_button = catalog_button(self, controller.ctx, self._add_configs)
         self.list_panel.add_buttons(self.browse_button)
         self.server_list = self.list_panel.list
@@ -120,6 +120,9 @@ class McpDialog(QDialog):
     def _connection(self, name: str) -> McpConnection | None:
         manager = self.controller.tools.mcp
         return manager.get(name) if manager is not None else None
+
+    def _started(self, name: str) -> dict[str, Any] | None:
+        return self.controller.tools.started_settings.get(name)
 
     def _tool_override(self, exposed: str) -> str | None:
         return self.controller.settings.tool_policies.get(exposed)
@@ -260,9 +263,10 @@ class McpDialog(QDialog):
                            self.controller.ctx.secrets)
         except Exception as exc:  # a keyring that fails must not lose the user's edits
             log.warning("MCP servers: stored keys and sign-ins not settled: %s", exc)
-        self.servers = [c.model_dump(mode="json") for c in configs]
+        self.controller.update_settings(mcp_servers=[c.model_dump(mode="json") for c in configs])
+        # As stored (secrets as placeholders): what the servers start from
+        self.servers = [normalized(dict(s)) for s in self.controller.settings.mcp_servers]
         self._saved_names = [(s, str(s["name"])) for s in self.servers]
-        self.controller.update_settings(mcp_servers=list(self.servers))
         self.dirty = False
         self._discard_armed = False
         self.controller.start_mcp()

@@ -56,9 +56,13 @@ class McpServerList(QWidget):
     removeConfirmed = Signal()
 
     def __init__(self, connection: Callable[[str], McpConnection | None],
+                 started: Callable[[str], dict[str, Any] | None],
                  parent: QWidget | None = None) -> None:
+        """``started``: the settings a running server was started from (its secrets as
+        stored), to tell whether the working copy differs."""
         super().__init__(parent)
         self._connection = connection
+        self._started = started
         self.servers: list[dict[str, Any]] = []
         # Servers just added and not edited yet: not called invalid before the user typed
         self.untouched: set[int] = set()
@@ -123,7 +127,10 @@ class McpServerList(QWidget):
                     error=connection.last_error) if connection.last_error else "")
         else:
             text = QCoreApplication.translate("McpDialog", "stopped")
-        if connection.config.model_dump(mode="json") != normalized(dict(server)):
+        started = self._started(connection.name)
+        applied = normalized(dict(started)) if started is not None \
+            else connection.config.model_dump(mode="json")
+        if applied != normalized(dict(server)):
             text += QCoreApplication.translate("McpDialog", " · changes not applied yet (Save)")
         return state, text
 

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.storage.mcp_secrets import SECRET_PLACEHOLDER
 from desktop.ui.plain_text import plain_label
 
 if TYPE_CHECKING:
@@ -140,7 +141,6 @@ class McpClientFields(QWidget):
             self.tr("only if its sign-in asks for an app registered by hand"))
         self.client_secret_edit = QLineEdit()
         self.client_secret_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.client_secret_edit.setPlaceholderText(self.tr("optional; kept in the keyring"))
         self.port_spin = QSpinBox()
         self.port_spin.setRange(0, 65535)
         self.port_spin.setSpecialValueText(self.tr("any free port"))
@@ -163,7 +163,12 @@ class McpClientFields(QWidget):
         for widget in (self.client_id_edit, self.client_secret_edit, self.port_spin):
             widget.blockSignals(True)
         self.client_id_edit.setText(str(server.get("oauth_client_id") or ""))
-        self.client_secret_edit.setText(str(server.get("oauth_client_secret") or ""))
+        secret = str(server.get("oauth_client_secret") or "")
+        stored = secret == SECRET_PLACEHOLDER  # left as it is unless something is typed
+        self.client_secret_edit.setText("" if stored else secret)
+        self.client_secret_edit.setPlaceholderText(
+            self.tr("stored in the keyring; type to replace it") if stored
+            else self.tr("optional; kept in the keyring"))
         self.port_spin.setValue(int(server.get("oauth_redirect_port") or 0))
         for widget in (self.client_id_edit, self.client_secret_edit, self.port_spin):
             widget.blockSignals(False)
@@ -176,5 +181,5 @@ class McpClientFields(QWidget):
     def _show_redirect(self) -> None:
         port = self.port_spin.value()
         address = f"http://127.0.0.1:{port or '<port>'}/callback"
-        self.redirect_label.setText(self.tr("Redirect URL to register: {address}").format(
+        self.redirect_label.setText(self.tr("Redirect URL to register:\n{address}").format(
             address=address))

@@ -279,3 +279,32 @@ def test_a_new_server_is_not_called_invalid_before_typing_and_remove_asks(
     qtbot.waitUntil(box.isVisible, timeout=2000)
     box.button(box.StandardButton.Yes).click()
     qtbot.waitUntil(lambda: dialog.server_list.count() == 0, timeout=2000)
+
+
+def test_a_server_with_secrets_reads_as_applied_after_save(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    """Header values live in the secret store (the settings keep placeholders): once
+    saved and running, the line does not claim changes are waiting, now or reopened."""
+    from tests.tools.mcp_servers import FEATURES, ServerProcess
+
+    plain = ServerProcess(FEATURES, "http")
+    ctx = open_ctx()
+    window = make_window(qtbot, ctx)
+    try:
+        dialog = open_dialog(window)
+        dialog.add_server("http")
+        qtbot.keyClicks(dialog.form.url_edit, plain.url())
+        dialog.form.headers_edit.setPlainText("X-Team: blue-7781")
+        assert dialog.save()
+        qtbot.waitUntil(lambda: "running" in dialog.server_list.item(0).text(), timeout=30000)
+        assert "not applied" not in dialog.server_list.item(0).toolTip()
+        assert ctx.settings_store.load().mcp_servers[0]["headers"]["X-Team"] != "blue-7781"
+        dialog.close()
+        again = open_dialog(window)
+        assert "running" in again.server_list.item(0).text()
+        assert "not applied" not in again.server_list.item(0).toolTip()
+        again.close()
+    finally:
+        stop_servers(qtbot, window)
+        plain.stop()

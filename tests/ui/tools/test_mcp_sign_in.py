@@ -217,6 +217,8 @@ def test_a_sign_in_app_registered_by_hand(
         assert stored["oauth_client_id"] == "desk-app" and stored["oauth_redirect_port"] == port
         assert stored["oauth_client_secret"] != "app-secret-5150"
         assert ctx.secrets.get("mcp:server:oauth:client_secret") == "app-secret-5150"
+        secret_edit = form.client_fields.client_secret_edit
+        assert secret_edit.text() == "" and "stored in the keyring" in secret_edit.placeholderText()
 
         qtbot.waitUntil(lambda: (c := connection(window, "server")) is not None
                         and c.needs_sign_in, timeout=30000)
