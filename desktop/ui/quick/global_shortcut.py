@@ -9,6 +9,7 @@ available, and Preferences says to bind ``assista quick`` to a system shortcut.
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, QSocketNotifier, Signal
@@ -36,7 +37,12 @@ class GlobalShortcut(QObject):
     def __init__(self, parent: QObject | None = None, *, platform: str | None = None,
                  display: str | None = None, bus: str = "SESSION") -> None:
         super().__init__(parent)
-        self.platform = platform if platform is not None else QGuiApplication.platformName()
+        if platform is None:
+            platform = QGuiApplication.platformName()
+            if platform == "xcb" and os.environ.get("WAYLAND_DISPLAY"):
+                # XWayland: an X grab sees keys only while an X window has the focus
+                platform = "wayland"
+        self.platform = platform
         self.display = display
         self.bus = bus
         self.combo: KeyCombo | None = None
@@ -110,7 +116,14 @@ class GlobalShortcut(QObject):
         backend = self._backend
         if backend is None:
             return
-        for _ in range(backend.read_presses()):
+        try:
+            presses = backend.read_presses()
+        except OSError as exc:  # the X server went away: stop watching its socket
+            log.warning("global shortcut: %s", exc)
+            self.close()
+            self._set_status("unavailable", str(exc))
+            return
+        for _ in range(presses):
             self.activated.emit()
         if backend.keymap_changed and self.combo is not None:
             self._set_status(backend.regrab(self.combo))

@@ -30,7 +30,7 @@ ALT_KEYSYMS = (0xFFE9, 0xFFEA)  # Alt_L, Alt_R
 SUPER_KEYSYMS = (0xFFEB, 0xFFEC)  # Super_L, Super_R
 
 
-class X11Unavailable(RuntimeError):
+class X11Unavailable(OSError):
     """No libxcb or no X server to talk to."""
 
 
@@ -234,6 +234,8 @@ class XcbKeyGrab:
         while self.conn:
             event = self.lib.xcb_poll_for_event(self.conn)
             if not event:
+                if self.lib.xcb_connection_has_error(self.conn):
+                    raise X11Unavailable("the connection to the X server was lost")
                 break
             try:
                 press = KeyPressEvent.from_address(event)

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from desktop.app import AppContext
 from desktop.ui.dialogs.settings_dialog import SettingsDialog
 from desktop.ui.quick.global_shortcut import GlobalShortcut
-from tests.support.xvfb import xvfb  # noqa: F401 (fixture)
+from tests.support.xvfb import xserver, xvfb  # noqa: F401 (fixtures)
 from tests.ui.conversation_helpers import make_window
 
 CTRL_ALT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier

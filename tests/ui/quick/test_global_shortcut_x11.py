@@ -15,7 +15,7 @@ import qasync
 
 from desktop.app import AppContext
 from desktop.ui.quick.global_shortcut import GlobalShortcut
-from tests.support.xvfb import xvfb  # noqa: F401 (fixture)
+from tests.support.xvfb import XServer, xserver, xvfb  # noqa: F401 (fixtures)
 from tests.ui.conversation_helpers import make_window
 
 
@@ -94,5 +94,19 @@ def test_after_a_layout_change_the_same_combination_is_held(qtbot: Any, xvfb: st
         assert shortcut.status == "registered"
         with qtbot.waitSignal(shortcut.activated, timeout=10000):
             press(xvfb, "ctrl+alt+q")
+    finally:
+        shortcut.close()
+
+
+def test_when_the_x_server_goes_away_the_shortcut_says_so(
+    qtbot: Any, xserver: XServer,  # noqa: F811
+) -> None:
+    shortcut = GlobalShortcut(platform="xcb", display=xserver.display)
+    try:
+        assert shortcut.set_shortcut("Ctrl+Alt+K") == "registered"
+        xserver.stop()
+        qtbot.waitUntil(lambda: shortcut.status == "unavailable", timeout=10000)
+        assert "lost" in shortcut.detail
+        assert shortcut._notifier is None  # no longer watching a dead socket
     finally:
         shortcut.close()
