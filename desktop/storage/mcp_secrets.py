@@ -137,9 +137,13 @@ def resolve_mcp_secrets(raw: dict[str, Any], secrets: Secrets) -> dict[str, Any]
     if server.get("oauth_client_secret") == SECRET_PLACEHOLDER:
         server["oauth_client_secret"] = stored("oauth", "client_secret")
     if isinstance(server.get("args"), list):
+        args = server["args"]
+        hidden = [i for i, a in enumerate(args) if isinstance(a, str) and _ARG_SLOT.match(a)]
         server["args"] = [stored("args", m.group(1))
                           if isinstance(a, str) and (m := _ARG_SLOT.match(a)) else a
-                          for a in server["args"]]
+                          for a in args]
+        if hidden:  # still secret: not shown where the command line is (stderr's first line)
+            server["secret_args"] = sorted(set(hidden) | _secret_arg_indices(server))
     return server
 
 

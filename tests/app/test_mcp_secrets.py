@@ -102,6 +102,8 @@ def test_values_the_registry_marks_secret_never_reach_the_database(tmp_path: Pat
         assert configs["vault"].args == ["-y", "@example/vault@1.0.0", "--pin",
                                          "pin-7391-secret", "/notes"]
         assert configs["vault"].env == {"VAULT_ADDR_CODE": "code-5512-secret", "REGION": "eu"}
+        assert configs["vault"].describe() == "npx -y @example/vault@1.0.0 --pin •••••• /notes"
+        assert local.describe() == configs["vault"].describe()  # before it was stored too
         assert configs["hosted"].headers == {"X-Workspace": "ws-8830-secret"}
         # The user edits the other arguments in the form: the secret one follows its mark.
         edited = dict(stored[0], args=["--verbose", *stored[0]["args"]])

@@ -93,9 +93,12 @@ class McpServerConfig(BaseModel):
         return tool not in self.disabled_tools
 
     def describe(self) -> str:
-        """One line for lists: the command line or the URL (never header values)."""
+        """One line for lists: the command line (secret arguments hidden) or the URL
+        (never header values)."""
         if self.transport == "stdio":
-            return " ".join([self.command, *self.args])
+            hidden = set(self.secret_args)
+            return " ".join([self.command, *("••••••" if i in hidden else a
+                                             for i, a in enumerate(self.args))])
         return f"{self.transport} {self.url}"
 
 
