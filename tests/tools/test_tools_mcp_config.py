@@ -61,6 +61,11 @@ def test_pasted_variants() -> None:
     assert parse_mcp_json(vscode)[0].command == "uvx"
     windsurf = json.dumps({"mcpServers": {"w": {"serverUrl": "http://127.0.0.1:9/mcp"}}})
     assert parse_mcp_json(windsurf)[0].url == "http://127.0.0.1:9/mcp"
+    by_hand = json.dumps({"mcpServers": {"h": {"url": "https://h.example/mcp",
+                                               "oauth_client_id": "app-1",
+                                               "oauth_redirect_port": 8765}}})
+    config = parse_mcp_json(by_hand)[0]
+    assert (config.oauth_client_id, config.oauth_redirect_port) == ("app-1", 8765)
 
 
 @pytest.mark.parametrize(

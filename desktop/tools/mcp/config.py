@@ -10,7 +10,9 @@ accepted by :func:`parse_mcp_json` are the Claude Desktop one::
 and its common variants: ``"servers"`` instead of ``"mcpServers"`` (VS Code), the
 inner mapping on its own (what people paste), ``"url"``/``"serverUrl"`` with
 optional ``"headers"`` and ``"type"``/``"transport"`` (``stdio``, ``http``,
-``streamable-http``, ``sse``), and ``"disabled": true``.
+``streamable-http``, ``sse``), and ``"disabled": true``; this app's own keys (policies,
+timeouts, ``oauth_client_id``/``oauth_client_secret``/``oauth_redirect_port`` of a
+sign-in app registered by hand) are read too.
 """
 
 from __future__ import annotations
@@ -182,6 +184,9 @@ def _server(name: str, entry: dict[str, Any]) -> McpServerConfig:
         "protocol",
         "call_timeout_s",
         "startup_timeout_s",
+        "oauth_client_id",  # a sign-in app registered by hand (see McpServerConfig)
+        "oauth_client_secret",
+        "oauth_redirect_port",
     ):
         if key in entry:
             fields[key] = entry[key]
