@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.settings import AppSettings
+from desktop.ui import theme
 from desktop.ui.quick.global_shortcut import GlobalShortcut
 from desktop.updates.feed import DEFAULT_FEED_URL
 
@@ -81,8 +82,13 @@ class DesktopTab(QWidget):
         self._show_status()
 
     def _show_status(self, *_args: object) -> None:
-        if self.global_shortcut is not None:
-            self.shortcut_status.setText(self.global_shortcut.message())
+        if self.global_shortcut is None:
+            return
+        self.shortcut_status.setText(self.global_shortcut.message())
+        # a combination that did not take is said in the error colour, the rest as a hint
+        failed = self.global_shortcut.status in ("taken", "cancelled", "invalid")
+        self.shortcut_status.setStyleSheet(
+            f"color: {theme.colors()['error']};" if failed else "")
 
     def shortcut_text(self) -> str:
         return self.shortcut_edit.keySequence().toString(

@@ -10,6 +10,7 @@ import qasync
 from PySide6.QtCore import Qt
 
 from desktop.app import AppContext
+from desktop.ui import theme
 from desktop.ui.dialogs.settings_dialog import SettingsDialog
 from desktop.ui.quick.global_shortcut import GlobalShortcut
 from tests.support.xvfb import xserver, xvfb  # noqa: F401 (fixtures)
@@ -55,10 +56,12 @@ def test_the_shortcut_editor_applies_at_once_and_shows_the_status(
         qtbot.waitUntil(lambda: shortcut.status == "taken", timeout=5000)
         assert tab.shortcut_status.text() == \
             "Ctrl+Alt+J is taken by another program: choose another combination."
+        assert theme.colors()["error"] in tab.shortcut_status.styleSheet()  # said as an error
 
         tab.shortcut_edit.clear()  # the clear button: no shortcut at all
         qtbot.waitUntil(lambda: ctx.settings.current.quick_shortcut == "", timeout=5000)
         assert shortcut.status == "off"
+        assert tab.shortcut_status.styleSheet() == ""  # a hint again
         assert "assista quick" in tab.shortcut_status.text()
         assert tab.shortcut_edit.accessibleName() == "Quick ask shortcut"
         assert dialog.save() and ctx.settings.current.quick_shortcut == ""
