@@ -1870,6 +1870,47 @@
         </message>
     </context>
     <context>
+        <name>McpClientFields</name>
+        <message>
+            <source>only if its sign-in asks for an app registered by hand</source>
+            <translation>nur wenn die Anmeldung eine von Hand registrierte App verlangt</translation>
+        </message>
+        <message>
+            <source>stored in the keyring; type to replace it</source>
+            <translation>im Schlüsselbund gespeichert; zum Ersetzen tippen</translation>
+        </message>
+        <message>
+            <source>optional; kept in the keyring</source>
+            <translation>optional; im Schlüsselbund gespeichert</translation>
+        </message>
+        <message>
+            <source>any free port</source>
+            <translation>beliebiger freier Port</translation>
+        </message>
+        <message>
+            <source>The port of the redirect URL registered with the app, if its sign-in wants an exact one</source>
+            <translation>Der Port der bei der App registrierten Weiterleitungs-URL, falls die Anmeldung einen bestimmten verlangt</translation>
+        </message>
+        <message>
+            <source>Client &amp;ID</source>
+            <translation>Client-&amp;ID</translation>
+        </message>
+        <message>
+            <source>Client s&amp;ecret</source>
+            <translation>Client-&amp;Geheimnis</translation>
+        </message>
+        <message>
+            <source>Callback &amp;port</source>
+            <translation>Callback-&amp;Port</translation>
+        </message>
+        <message>
+            <source>Redirect URL to register:
+{address}</source>
+            <translation>Zu registrierende Weiterleitungs-URL:
+{address}</translation>
+        </message>
+    </context>
+    <context>
         <name>McpDialog</name>
         <message>
             <source>MCP servers</source>
@@ -2123,6 +2164,10 @@
         <message>
             <source>&amp;Headers</source>
             <translation>&amp;Header</translation>
+        </message>
+        <message>
+            <source>Sign-in app</source>
+            <translation>Anmelde-App</translation>
         </message>
         <message>
             <source>Server stderr</source>

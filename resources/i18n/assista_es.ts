@@ -1870,6 +1870,47 @@
         </message>
     </context>
     <context>
+        <name>McpClientFields</name>
+        <message>
+            <source>only if its sign-in asks for an app registered by hand</source>
+            <translation>solo si su inicio de sesión pide una app registrada a mano</translation>
+        </message>
+        <message>
+            <source>stored in the keyring; type to replace it</source>
+            <translation>guardado en el llavero; escribe para sustituirlo</translation>
+        </message>
+        <message>
+            <source>optional; kept in the keyring</source>
+            <translation>opcional; se guarda en el llavero</translation>
+        </message>
+        <message>
+            <source>any free port</source>
+            <translation>cualquier puerto libre</translation>
+        </message>
+        <message>
+            <source>The port of the redirect URL registered with the app, if its sign-in wants an exact one</source>
+            <translation>El puerto de la URL de redirección registrada en la app, si su inicio de sesión exige uno concreto</translation>
+        </message>
+        <message>
+            <source>Client &amp;ID</source>
+            <translation>&amp;ID de cliente</translation>
+        </message>
+        <message>
+            <source>Client s&amp;ecret</source>
+            <translation>S&amp;ecreto de cliente</translation>
+        </message>
+        <message>
+            <source>Callback &amp;port</source>
+            <translation>&amp;Puerto de retorno</translation>
+        </message>
+        <message>
+            <source>Redirect URL to register:
+{address}</source>
+            <translation>URL de redirección que registrar:
+{address}</translation>
+        </message>
+    </context>
+    <context>
         <name>McpDialog</name>
         <message>
             <source>MCP servers</source>
@@ -2123,6 +2164,10 @@
         <message>
             <source>&amp;Headers</source>
             <translation>&amp;Cabeceras</translation>
+        </message>
+        <message>
+            <source>Sign-in app</source>
+            <translation>App de inicio de sesión</translation>
         </message>
         <message>
             <source>Server stderr</source>

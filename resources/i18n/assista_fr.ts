@@ -1870,6 +1870,47 @@
         </message>
     </context>
     <context>
+        <name>McpClientFields</name>
+        <message>
+            <source>only if its sign-in asks for an app registered by hand</source>
+            <translation>seulement si sa connexion demande une application enregistrée à la main</translation>
+        </message>
+        <message>
+            <source>stored in the keyring; type to replace it</source>
+            <translation>enregistré dans le trousseau ; tapez pour le remplacer</translation>
+        </message>
+        <message>
+            <source>optional; kept in the keyring</source>
+            <translation>facultatif ; gardé dans le trousseau</translation>
+        </message>
+        <message>
+            <source>any free port</source>
+            <translation>n’importe quel port libre</translation>
+        </message>
+        <message>
+            <source>The port of the redirect URL registered with the app, if its sign-in wants an exact one</source>
+            <translation>Le port de l’URL de redirection enregistrée pour l’application, si sa connexion en exige un précis</translation>
+        </message>
+        <message>
+            <source>Client &amp;ID</source>
+            <translation>&amp;ID client</translation>
+        </message>
+        <message>
+            <source>Client s&amp;ecret</source>
+            <translation>S&amp;ecret client</translation>
+        </message>
+        <message>
+            <source>Callback &amp;port</source>
+            <translation>&amp;Port de rappel</translation>
+        </message>
+        <message>
+            <source>Redirect URL to register:
+{address}</source>
+            <translation>URL de redirection à enregistrer :
+{address}</translation>
+        </message>
+    </context>
+    <context>
         <name>McpDialog</name>
         <message>
             <source>MCP servers</source>
@@ -2123,6 +2164,10 @@
         <message>
             <source>&amp;Headers</source>
             <translation>&amp;En-têtes</translation>
+        </message>
+        <message>
+            <source>Sign-in app</source>
+            <translation>Application de connexion</translation>
         </message>
         <message>
             <source>Server stderr</source>

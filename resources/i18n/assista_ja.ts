@@ -1860,6 +1860,47 @@
         </message>
     </context>
     <context>
+        <name>McpClientFields</name>
+        <message>
+            <source>only if its sign-in asks for an app registered by hand</source>
+            <translation>サインインで手動登録したアプリが必要な場合のみ</translation>
+        </message>
+        <message>
+            <source>stored in the keyring; type to replace it</source>
+            <translation>キーリングに保存済み。入力すると置き換えます</translation>
+        </message>
+        <message>
+            <source>optional; kept in the keyring</source>
+            <translation>任意。キーリングに保存されます</translation>
+        </message>
+        <message>
+            <source>any free port</source>
+            <translation>空いている任意のポート</translation>
+        </message>
+        <message>
+            <source>The port of the redirect URL registered with the app, if its sign-in wants an exact one</source>
+            <translation>アプリに登録したリダイレクト URL のポート(サインインで特定のポートが必要な場合)</translation>
+        </message>
+        <message>
+            <source>Client &amp;ID</source>
+            <translation>クライアント ID(&amp;I)</translation>
+        </message>
+        <message>
+            <source>Client s&amp;ecret</source>
+            <translation>クライアントシークレット(&amp;E)</translation>
+        </message>
+        <message>
+            <source>Callback &amp;port</source>
+            <translation>コールバックポート(&amp;P)</translation>
+        </message>
+        <message>
+            <source>Redirect URL to register:
+{address}</source>
+            <translation>登録するリダイレクト URL:
+{address}</translation>
+        </message>
+    </context>
+    <context>
         <name>McpDialog</name>
         <message>
             <source>MCP servers</source>
@@ -2112,6 +2153,10 @@
         <message>
             <source>&amp;Headers</source>
             <translation>ヘッダー(&amp;H)</translation>
+        </message>
+        <message>
+            <source>Sign-in app</source>
+            <translation>サインイン用アプリ</translation>
         </message>
         <message>
             <source>Server stderr</source>

@@ -1860,6 +1860,47 @@
         </message>
     </context>
     <context>
+        <name>McpClientFields</name>
+        <message>
+            <source>only if its sign-in asks for an app registered by hand</source>
+            <translation>仅当其登录要求手动注册的应用时</translation>
+        </message>
+        <message>
+            <source>stored in the keyring; type to replace it</source>
+            <translation>已保存在密钥环中；输入可替换</translation>
+        </message>
+        <message>
+            <source>optional; kept in the keyring</source>
+            <translation>可选；保存在密钥环中</translation>
+        </message>
+        <message>
+            <source>any free port</source>
+            <translation>任意空闲端口</translation>
+        </message>
+        <message>
+            <source>The port of the redirect URL registered with the app, if its sign-in wants an exact one</source>
+            <translation>应用注册的重定向 URL 的端口（如果登录需要指定端口）</translation>
+        </message>
+        <message>
+            <source>Client &amp;ID</source>
+            <translation>客户端 ID(&amp;I)</translation>
+        </message>
+        <message>
+            <source>Client s&amp;ecret</source>
+            <translation>客户端密钥(&amp;E)</translation>
+        </message>
+        <message>
+            <source>Callback &amp;port</source>
+            <translation>回调端口(&amp;P)</translation>
+        </message>
+        <message>
+            <source>Redirect URL to register:
+{address}</source>
+            <translation>需要注册的重定向 URL：
+{address}</translation>
+        </message>
+    </context>
+    <context>
         <name>McpDialog</name>
         <message>
             <source>MCP servers</source>
@@ -2112,6 +2153,10 @@
         <message>
             <source>&amp;Headers</source>
             <translation>请求头(&amp;H)</translation>
+        </message>
+        <message>
+            <source>Sign-in app</source>
+            <translation>登录应用</translation>
         </message>
         <message>
             <source>Server stderr</source>
