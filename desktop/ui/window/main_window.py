@@ -352,8 +352,7 @@ class MainWindow(QMainWindow):
     def open_log_folder(self) -> None:
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.controller.ctx.paths.logs_dir)))
 
-    def bring_to_front(self) -> None:
-        """Another start of the app asked this window to come forward."""
+    def bring_to_front(self) -> None:  # (another start of the app, the tray, quick ask)
         if self.isMinimized():
             self.showNormal()
         self.show()
