@@ -68,11 +68,13 @@ SETUP_MIN_KEYCODE_OFFSET = 34
 
 
 def load_xcb() -> ctypes.CDLL:
-    name = ctypes.util.find_library("xcb") or "libxcb.so.1"
-    try:
-        lib = ctypes.CDLL(name)
-    except OSError as exc:
-        raise X11Unavailable(f"libxcb is not available: {exc}") from exc
+    try:  # the soname first: find_library may run ldconfig or a compiler
+        lib = ctypes.CDLL("libxcb.so.1")
+    except OSError:
+        try:
+            lib = ctypes.CDLL(ctypes.util.find_library("xcb") or "libxcb.so")
+        except OSError as exc:
+            raise X11Unavailable(f"libxcb is not available: {exc}") from exc
     void_p, c_int = ctypes.c_void_p, ctypes.c_int
     signatures: dict[str, tuple[list[object], object]] = {
         "xcb_connect": ([ctypes.c_char_p, ctypes.POINTER(c_int)], void_p),
