@@ -96,8 +96,11 @@ class PortalShortcut:
         self.session: str | None = None
         self.description = ""
         self.trigger = ""
-        for rule in (MatchRule(type="signal", interface=REQUEST_IFACE, member="Response"),
-                     MatchRule(type="signal", interface=SHORTCUTS_IFACE, member="Activated")):
+        # (only the portal's signals: the bus matches its name to whoever owns it)
+        for rule in (MatchRule(type="signal", sender=PORTAL_NAME, interface=REQUEST_IFACE,
+                               member="Response"),
+                     MatchRule(type="signal", sender=PORTAL_NAME, interface=SHORTCUTS_IFACE,
+                               member="Activated")):
             self.send(message_bus.AddMatch(rule))
 
     def fileno(self) -> int:
