@@ -35,7 +35,8 @@ FIELDS = ("env", "headers")
 #: The sign-in's slots (see desktop/tools/mcp/oauth.py): tokens, registered client,
 #: the secret of a client registered by hand.
 OAUTH_SLOTS = ("tokens", "client", "client_secret")
-#: Headers that never carry a credential (kept in the settings as they are).
+#: Headers that never carry a credential: a provider keeps them in its row (provider_secrets);
+#: an MCP server keeps every header value in the secret store.
 PUBLIC_HEADERS = frozenset({
     "http-referer", "referer", "x-title", "user-agent", "accept", "accept-language",
     "content-type", "anthropic-version", "anthropic-beta", "openai-beta",
