@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.settings import AppSettings
 from desktop.ui import theme
+from desktop.ui.markdown.accessible import Announcer
 from desktop.ui.quick.global_shortcut import GlobalShortcut
 from desktop.updates.feed import DEFAULT_FEED_URL
 
@@ -58,6 +59,7 @@ class DesktopTab(QWidget):
         self.shortcut_status.setAccessibleName(self.tr("Quick ask shortcut status"))
         form.addRow("", self.shortcut_status)
         self.global_shortcut: GlobalShortcut | None = None
+        self.announcer = Announcer()
         self.updates_check = QCheckBox(self.tr("Look for a new version once a day"))
         self.updates_check.setEnabled(not portable)
         form.addRow(self.tr("Updates"), self.updates_check)
@@ -78,8 +80,13 @@ class DesktopTab(QWidget):
     def follow(self, shortcut: GlobalShortcut) -> None:
         """Show what ``shortcut`` (the running app's) says about its registration."""
         self.global_shortcut = shortcut
-        shortcut.statusChanged.connect(self._show_status)
+        shortcut.statusChanged.connect(self._status_changed)
         self._show_status()
+
+    def _status_changed(self, _status: str) -> None:
+        self._show_status()
+        # said to a screen reader too: the answer to the keys just pressed
+        self.announcer.announce(self.shortcut_edit, self.shortcut_status.text())
 
     def _show_status(self, *_args: object) -> None:
         if self.global_shortcut is None:

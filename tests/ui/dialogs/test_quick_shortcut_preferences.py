@@ -57,6 +57,7 @@ def test_the_shortcut_editor_applies_at_once_and_shows_the_status(
         assert tab.shortcut_status.text() == \
             "Ctrl+Alt+J is taken by another program: choose another combination."
         assert theme.colors()["error"] in tab.shortcut_status.styleSheet()  # said as an error
+        assert tab.announcer.said[-1] == tab.shortcut_status.text()  # and to a screen reader
 
         tab.shortcut_edit.clear()  # the clear button: no shortcut at all
         qtbot.waitUntil(lambda: ctx.settings.current.quick_shortcut == "", timeout=5000)
