@@ -1003,6 +1003,14 @@
             <translation>Infobereich</translation>
         </message>
         <message>
+            <source>Clear the quick ask shortcut</source>
+            <translation>Kürzel für Schnellfrage löschen</translation>
+        </message>
+        <message>
+            <source>No global shortcut</source>
+            <translation>Kein globales Kürzel</translation>
+        </message>
+        <message>
             <source>Quick ask shortcut</source>
             <translation>Kürzel für Schnellfrage</translation>
         </message>

@@ -1003,6 +1003,14 @@
             <translation>Bandeja</translation>
         </message>
         <message>
+            <source>Clear the quick ask shortcut</source>
+            <translation>Borrar el atajo de pregunta rápida</translation>
+        </message>
+        <message>
+            <source>No global shortcut</source>
+            <translation>Sin atajo global</translation>
+        </message>
+        <message>
             <source>Quick ask shortcut</source>
             <translation>Atajo de pregunta rápida</translation>
         </message>

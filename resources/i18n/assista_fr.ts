@@ -1003,6 +1003,14 @@
             <translation>Zone de notification</translation>
         </message>
         <message>
+            <source>Clear the quick ask shortcut</source>
+            <translation>Effacer le raccourci de question rapide</translation>
+        </message>
+        <message>
+            <source>No global shortcut</source>
+            <translation>Aucun raccourci global</translation>
+        </message>
+        <message>
             <source>Quick ask shortcut</source>
             <translation>Raccourci de question rapide</translation>
         </message>

@@ -1000,6 +1000,14 @@
             <translation>トレイ</translation>
         </message>
         <message>
+            <source>Clear the quick ask shortcut</source>
+            <translation>クイック質問のショートカットを消去</translation>
+        </message>
+        <message>
+            <source>No global shortcut</source>
+            <translation>グローバルショートカットなし</translation>
+        </message>
+        <message>
             <source>Quick ask shortcut</source>
             <translation>クイック質問のショートカット</translation>
         </message>

@@ -1000,6 +1000,14 @@
             <translation>托盘</translation>
         </message>
         <message>
+            <source>Clear the quick ask shortcut</source>
+            <translation>清除快速提问快捷键</translation>
+        </message>
+        <message>
+            <source>No global shortcut</source>
+            <translation>不使用全局快捷键</translation>
+        </message>
+        <message>
             <source>Quick ask shortcut</source>
             <translation>快速提问快捷键</translation>
         </message>

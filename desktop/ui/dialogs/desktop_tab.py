@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QSystemTrayIcon,
+    QToolButton,
     QWidget,
 )
 
@@ -39,6 +40,9 @@ class DesktopTab(QWidget):
         self.shortcut_edit = QKeySequenceEdit()
         self.shortcut_edit.setMaximumSequenceLength(1)  # one combination, not a sequence
         self.shortcut_edit.setClearButtonEnabled(True)
+        for button in self.shortcut_edit.findChildren(QToolButton):  # (Qt's clear button)
+            button.setAccessibleName(self.tr("Clear the quick ask shortcut"))
+            button.setToolTip(self.tr("No global shortcut"))
         self.shortcut_edit.setAccessibleName(self.tr("Quick ask shortcut"))
         self.shortcut_edit.setAccessibleDescription(self.tr(
             "Press the key combination that opens the quick-ask window from any "
