@@ -33,7 +33,9 @@ QT_SYSTEM_PACKAGES = [
     "fonts-droid-fallback",
 ]
 # For the tests only: a screen reader's view of the app (an X server, the AT-SPI bus and
-# pyatspi, the library Orca uses; tests/ui/markdown/test_atspi.py skips without them).
+# pyatspi, the library Orca uses; tests/ui/markdown/test_atspi.py skips without them);
+# xdotool presses the quick-ask global shortcut on Xvfb and dbus-daemon runs a private
+# bus with a fake desktop portal (tests/ui/quick/test_global_shortcut_*.py).
 TEST_SYSTEM_PACKAGES = ["xvfb", "xdotool", "dbus", "at-spi2-core", "python3-pyatspi"]
 
 
