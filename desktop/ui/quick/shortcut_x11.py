@@ -111,7 +111,7 @@ _libc.free.argtypes = [ctypes.c_void_p]
 class Keymap:
     """Which keycodes make which keysyms, and which modifier bits NumLock, Alt and
     Super are on this X server."""
-    codes: dict[int, list[int]]  # keysym -> keycodes
+    codes: dict[int, list[tuple[int, bool]]]  # keysym -> (keycode, with Shift), plain first
     num_lock: int
     alt: int
     meta: int
@@ -149,17 +149,17 @@ class XcbKeyGrab:
         count = high - low + 1
         reply = self.lib.xcb_get_keyboard_mapping_reply(
             self.conn, self.lib.xcb_get_keyboard_mapping(self.conn, low, count), None)
-        codes: dict[int, list[int]] = {}
+        codes: dict[int, list[tuple[int, bool]]] = {}
         if reply:
             try:
                 head = MappingReplyHeader.from_address(reply)
                 per = head.per_code
                 syms = (ctypes.c_uint32 * head.length).from_address(reply + 32)
-                for index in range(count):
-                    for column in range(min(per, 2)):  # unshifted and shifted
+                for column in range(min(per, 2)):  # unshifted, then shifted
+                    for index in range(count):
                         sym = syms[index * per + column]
                         if sym:
-                            codes.setdefault(sym, []).append(low + index)
+                            codes.setdefault(sym, []).append((low + index, column == 1))
             finally:
                 _libc.free(reply)
         masks = {NUM_LOCK_KEYSYM: 0, ALT_KEYSYMS[0]: 0, SUPER_KEYSYMS[0]: 0}
@@ -176,7 +176,7 @@ class XcbKeyGrab:
                                        (ALT_KEYSYMS[1], ALT_KEYSYMS[0]),
                                        (SUPER_KEYSYMS[0], SUPER_KEYSYMS[0]),
                                        (SUPER_KEYSYMS[1], SUPER_KEYSYMS[0])):
-                        if not masks[alias] and held & set(codes.get(sym, [])):
+                        if not masks[alias] and held & {code for code, _ in codes.get(sym, [])}:
                             masks[alias] = MOD_MASKS[modifier - 3]
             finally:
                 _libc.free(reply)
@@ -188,28 +188,29 @@ class XcbKeyGrab:
         """Grab ``combo`` (dropping the one held before): "registered", or "taken"
         (another program grabbed it), or "unavailable" (no key makes it here)."""
         self.ungrab()
-        keycodes = self.keymap.codes.get(combo.keysym(), [])
-        if not keycodes:
+        keys = self.keymap.codes.get(combo.keysym(), [])
+        if not keys:
             return "unavailable"
-        base = ((CONTROL_MASK if combo.ctrl else 0) | (SHIFT_MASK if combo.shift else 0)
+        keycode, shifted = keys[0]  # ("+" on a US layout: Shift and the "=" key)
+        base = ((CONTROL_MASK if combo.ctrl else 0)
+                | (SHIFT_MASK if combo.shift or shifted else 0)
                 | (self.keymap.alt if combo.alt else 0) | (self.keymap.meta if combo.meta else 0))
         # The same combination with CapsLock and/or NumLock on: X matches modifiers exactly.
         variants = {base, base | LOCK_MASK, base | self.keymap.num_lock,
                     base | LOCK_MASK | self.keymap.num_lock}
         taken = False
-        for keycode in keycodes[:1]:
-            for mods in sorted(variants):
-                cookie = self.lib.xcb_grab_key_checked(self.conn, 1, self.root, mods, keycode,
-                                                       GRAB_MODE_ASYNC, GRAB_MODE_ASYNC)
-                error = self.lib.xcb_request_check(self.conn, cookie)
-                if error:
-                    code = GenericError.from_address(error).error_code
-                    _libc.free(error)
-                    log.info("XGrabKey keycode %d modifiers %#x failed: error %d",
-                             keycode, mods, code)
-                    taken = taken or code == BAD_ACCESS
-                    continue
-                self.grabs.append((keycode, mods))
+        for mods in sorted(variants):
+            cookie = self.lib.xcb_grab_key_checked(self.conn, 1, self.root, mods, keycode,
+                                                   GRAB_MODE_ASYNC, GRAB_MODE_ASYNC)
+            error = self.lib.xcb_request_check(self.conn, cookie)
+            if error:
+                code = GenericError.from_address(error).error_code
+                _libc.free(error)
+                log.info("XGrabKey keycode %d modifiers %#x failed: error %d",
+                         keycode, mods, code)
+                taken = taken or code == BAD_ACCESS
+                continue
+            self.grabs.append((keycode, mods))
         if taken or not self.grabs:
             self.ungrab()
             return "taken" if taken else "unavailable"

@@ -110,3 +110,14 @@ def test_when_the_x_server_goes_away_the_shortcut_says_so(
         assert shortcut._notifier is None  # no longer watching a dead socket
     finally:
         shortcut.close()
+
+
+def test_a_key_typed_with_shift_is_grabbed_with_shift(qtbot: Any, xvfb: str,  # noqa: F811
+                                                       ) -> None:
+    shortcut = GlobalShortcut(platform="xcb", display=xvfb)
+    try:
+        assert shortcut.set_shortcut("Ctrl++") == "registered"  # US layout: Shift and "="
+        with qtbot.waitSignal(shortcut.activated, timeout=10000):
+            press(xvfb, "ctrl+plus")
+    finally:
+        shortcut.close()
