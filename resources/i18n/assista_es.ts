@@ -1697,6 +1697,7 @@
         </message>
         <message>
             <source>&amp;File</source>
+            <extracomment>The menus in order (the skeleton shows them disabled until the real ones replace them)</extracomment>
             <translation>&amp;Archivo</translation>
         </message>
         <message>
@@ -3901,7 +3902,17 @@
     <context>
         <name>StartupSkeleton</name>
         <message>
+            <source>Message</source>
+            <extracomment>Enter was pressed: send it once the app can the box had the keyboard focus</extracomment>
+            <translation>Mensaje</translation>
+        </message>
+        <message>
+            <source>Type a message… (it is sent once the app has loaded)</source>
+            <translation>Escribe un mensaje… (se enviará cuando la app termine de cargar)</translation>
+        </message>
+        <message>
             <source>Chats</source>
+            <extracomment>clicked before the app had loaded listed by :meth:`fill`</extracomment>
             <translation>Chats</translation>
         </message>
         <message>

@@ -1688,6 +1688,7 @@
         </message>
         <message>
             <source>&amp;File</source>
+            <extracomment>The menus in order (the skeleton shows them disabled until the real ones replace them)</extracomment>
             <translation>ファイル(&amp;F)</translation>
         </message>
         <message>
@@ -3883,7 +3884,17 @@
     <context>
         <name>StartupSkeleton</name>
         <message>
+            <source>Message</source>
+            <extracomment>Enter was pressed: send it once the app can the box had the keyboard focus</extracomment>
+            <translation>メッセージ</translation>
+        </message>
+        <message>
+            <source>Type a message… (it is sent once the app has loaded)</source>
+            <translation>メッセージを入力… (アプリの読み込みが終わると送信されます)</translation>
+        </message>
+        <message>
             <source>Chats</source>
+            <extracomment>clicked before the app had loaded listed by :meth:`fill`</extracomment>
             <translation>チャット</translation>
         </message>
         <message>

@@ -1688,6 +1688,7 @@
         </message>
         <message>
             <source>&amp;File</source>
+            <extracomment>The menus in order (the skeleton shows them disabled until the real ones replace them)</extracomment>
             <translation>文件(&amp;F)</translation>
         </message>
         <message>
@@ -3883,7 +3884,17 @@
     <context>
         <name>StartupSkeleton</name>
         <message>
+            <source>Message</source>
+            <extracomment>Enter was pressed: send it once the app can the box had the keyboard focus</extracomment>
+            <translation>消息</translation>
+        </message>
+        <message>
+            <source>Type a message… (it is sent once the app has loaded)</source>
+            <translation>输入消息…（应用加载完成后发送）</translation>
+        </message>
+        <message>
             <source>Chats</source>
+            <extracomment>clicked before the app had loaded listed by :meth:`fill`</extracomment>
             <translation>聊天</translation>
         </message>
         <message>
