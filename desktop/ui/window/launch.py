@@ -5,9 +5,13 @@ The window is on screen before the app has loaded. In order:
 1. Qt, the data folder's lock and the little the window needs to look right (theme,
    size, pane widths: :func:`read_window_state`), then the window is shown with a
    skeleton of its layout and its first frame is painted;
-2. then the rest is imported and opened (the database with its checks, settings, the
-   agent loop, the chat view), and :meth:`MainWindow.attach` fills the window in;
-3. then the qasync loop runs the app.
+2. the skeleton lists the newest chats (one query with plain ``sqlite3``) and its
+   message box takes typing: the window is filled in for the user;
+3. then the rest is imported and opened (the database with its checks, settings, the
+   agent loop, the chat view), and :meth:`MainWindow.attach` builds the real content
+   in steps with the window's events handled between them; what was typed meanwhile
+   goes on in the composer (and is sent if Enter was pressed);
+4. then the qasync loop runs the app.
 
 Only Qt and a few light modules are imported at the top of this module.
 """
@@ -23,11 +27,13 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop import APP_ID, APP_NAME
 from desktop.resources import icon_path
+from desktop.storage.first_chats import read_first_chats
 from desktop.storage.instance_lock import InstanceLock, acquire_instance_lock
 from desktop.storage.paths import DataPaths
 from desktop.storage.window_state import read_window_state
 from desktop.ui import i18n, theme
 from desktop.ui.window.main_window import MainWindow
+from desktop.ui.window.startup_skeleton import EarlyTyping, hand_over_typing
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
@@ -41,6 +47,8 @@ LOAD_STEPS = (
     "pydantic",
     "pydantic._internal._generate_schema",  # what building the first model loads
     "pydantic.plugin._loader",
+    "annotated_types",
+    "pydantic.types",
     "desktop.core.messages",
     "desktop.core.settings",
     "asyncio",
@@ -49,6 +57,8 @@ LOAD_STEPS = (
     "qasync",
     "desktop.ui.window.controller",  # the agent loop
     "desktop.ui.markdown.renderer",
+    "desktop.ui.markdown.accessible",  # (~25 ms: Qt accessibility classes derived)
+    "desktop.ui.markdown.view",
     "desktop.ui.chat.chat_view",
     "desktop.ui.conversations.session_list",
     "desktop.ui.tools.sidebar",
@@ -59,6 +69,8 @@ LOAD_STEPS = (
     # one of the two longest steps (~75 ms here)
     "httpcore",
     "urllib.request",
+    "httpx._client",
+    "click",  # (httpx imports its command line when click is installed)
     # what MainWindow.attach imports, each a step of its own (in attach they made one
     # long stall with building the window)
     "desktop.ui.chat.chat_pane",
@@ -69,6 +81,10 @@ LOAD_STEPS = (
     "desktop.ui.window.welcome_view",
     "desktop.ui.chat.usage_text",
     "desktop.ui.window.single_instance",
+    "desktop.ui.window.sync_scheduler",  # (~12 ms: the sync status and change log)
+    "desktop.ui.window.dialog_launcher",
+    "desktop.ui.window.tray",
+    "desktop.ui.window.panels",
     "httpx",  # the model list (or, on a first start, looking for local servers) needs it
 )
 
@@ -112,13 +128,29 @@ async def first_run(window: MainWindow) -> None:
 
 
 def reopen_last_chat(window: MainWindow) -> None:
-    """Open the chat the user was in when the app last closed (if it is still there)."""
+    """Open the chat clicked while the window loaded, else the one the user was in when
+    the app last closed (if it is still there), with what was typed while the window
+    loaded: sent in that chat if Enter was pressed, else after the chat's draft."""
     from desktop.chat.last_chat import last_chat
 
-    session_id = last_chat(window.controller.ctx)
+    box = window.composer.input
+    draft = window.controller.service.chats.draft(window.controller.chat)
+    held, focused = box.toPlainText(), box.hasFocus()
+    # (MainWindow._lay_out put the typing after the new chat's draft, which stays its own)
+    typed = held[len(draft):].lstrip("\n") if held.startswith(draft) else held
+    box.setPlainText(draft)
+    session_id = window.early_chat or last_chat(window.controller.ctx)
     if session_id is not None:
         window.controller.open_session(session_id)
         window.refresh_sessions()
+    if window.early_typing.send and typed.strip():
+        chat_draft = box.toPlainText()
+        box.setPlainText(typed)
+        box.submitted.emit()
+        if not box.toPlainText():  # sent: the chat's own draft comes back
+            hand_over_typing(box, EarlyTyping(chat_draft, False, focused))
+    else:
+        hand_over_typing(box, EarlyTyping(typed, False, focused))
 
 
 def claim_data_folder(data_dir: str | None, smoke: bool,
@@ -197,6 +229,8 @@ def launch_gui(data_dir: str | None = None, *, smoke: bool = False,
     window = MainWindow(state=state)
     if quick is None:
         show_first_frame(window)
+        window.show_first_chats(read_first_chats(paths.db_path))
+        app.processEvents()  # a frame with them
     # (``assista quick``: only the quick-ask window shows; the main window stays hidden
     # until "Open in the main window" or the tray brings it)
     load_modules(app)
@@ -227,7 +261,7 @@ def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bo
     # The window's chat service has the model title new chats (Preferences can say no).
     controller = ChatController(ctx, service=ChatService(ctx, write_titles=True))
     settings_signal = follow_settings(app, controller)
-    window.attach(controller)
+    window.attach(controller, between_steps=app.processEvents)
     reopen_last_chat(window)
     instance_server = InstanceServer(ctx.paths.root, window.bring_to_front,
                                      on_command=window.quick.command)

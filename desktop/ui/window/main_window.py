@@ -4,12 +4,14 @@ Composed, not inherited: each piece owns its state — the top bar (provider, mo
 assistant, usage), the chat list, the chat pane (chat, banners, composer), the Tool
 activity sidebar — and two plain objects do what is not a widget: :class:`DialogLauncher`
 opens the settings dialogs, :class:`ToolActivity` deals with tools (approvals, MCP
-start-up). The window builds them, lays them out, builds the menus and
-connects them to the controller and to each other in :meth:`MainWindow._connect`.
+start-up), :class:`WindowMenus` the menu bar. The window builds them, lays them out
+and connects them to the controller and to each other in :meth:`MainWindow._connect`.
 
-Built in two steps so that it can be on screen before the app has loaded: the
-constructor makes the window itself (title, saved size, a skeleton of the layout);
-:meth:`MainWindow.attach` fills it in once there is a controller. This module imports
+Built in steps so that it is on screen before the app has loaded: the constructor
+makes the window itself (title, saved size, a skeleton of the layout), which lists
+the first chats and takes typing right after its first frame (:meth:`show_first_chats`);
+:meth:`MainWindow.attach` builds the real content once there is a controller, a step
+at a time with the window's events handled between them. This module imports
 only Qt classes at the top: the pieces, the chat view, the models and the agent loop
 are imported by ``attach``, and so are asyncio, logging and Qt's ``Qt`` namespace
 (creating its enums alone takes ~13 ms), which the window does not need to show.
@@ -17,36 +19,34 @@ are imported by ``attach``, and so are asyncio, logging and Qt's ``Qt`` namespac
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QTimer, QUrl
-from PySide6.QtGui import (
-    QAction,
-    QCloseEvent,
-    QDesktopServices,
-    QKeySequence,
-    QPaintEvent,
-    QShowEvent,
-)
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QVBoxLayout, QWidget
+from PySide6.QtCore import QByteArray, QTimer
+from PySide6.QtGui import QCloseEvent, QPaintEvent, QShowEvent
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QVBoxLayout, QWidget
 
 from desktop import APP_NAME
 from desktop.storage.window_state import WINDOW_STATE_KEY, WindowState
 from desktop.ui import theme
 from desktop.ui.window.helpers import window_log
-from desktop.ui.window.startup_skeleton import DEFAULT_SPLITTER, StartupSkeleton
+from desktop.ui.window.startup_skeleton import (
+    DEFAULT_SPLITTER,
+    EarlyTyping,
+    StartupSkeleton,
+    hand_over_typing,
+)
+from desktop.ui.window.window_menus import MENU_TITLES, WindowMenus
 
 if TYPE_CHECKING:
     from desktop.chat.approvals import PendingApproval
     from desktop.core.agent_events import RunFinished
     from desktop.core.messages import Message
+    from desktop.storage.first_chats import FirstChat
     from desktop.ui.chat.chat_view import ChatView
     from desktop.ui.chat.composer import Composer
     from desktop.ui.window.controller import ChatController
 
-MENU_TITLES = ("&File", "&Chat", "&Settings", "&View", "&Help")
 WINDOW_CONTENT_MIN = (360, 300)  # px: below the menu bar, above the status bar
 
 
@@ -60,6 +60,11 @@ class MainWindow(QMainWindow):
         if self.state.geometry:
             self.restoreGeometry(QByteArray.fromBase64(self.state.geometry.encode("ascii")))
         self.ready = False  # True once attach() has filled the window in
+        # True once chats are listed and typing is taken (by the skeleton, then for real)
+        self.filled_in = False
+        self._attaching = False  # (the frames between attach's steps run no queued work)
+        self.early_typing = EarlyTyping("", False, False)  # (typed in the skeleton)
+        self.early_chat: str | None = None  # (clicked in the skeleton)
         self._activated = False
         # Work that waits for the first frame (None once it is on screen)
         self._after_paint: list[Callable[[], None]] | None = []
@@ -71,36 +76,80 @@ class MainWindow(QMainWindow):
         if controller is not None:
             self.attach(controller)
 
-    def attach(self, controller: ChatController) -> None:
-        """Build the real content for ``controller`` (replaces the skeleton)."""
-        from desktop import __version__
-        from desktop.ui.chat.chat_pane import ChatPane
-        from desktop.ui.chat.window_drops import WindowDrops
-        from desktop.ui.compare.launcher import CompareLauncher
-        from desktop.ui.conversations.conversation_actions import ConversationActions
-        from desktop.ui.conversations.session_list import SessionList
-        from desktop.ui.quick.quick_ask import QuickAsk
-        from desktop.ui.tools.sidebar import ToolSidebar
-        from desktop.ui.window.attention import Attention
-        from desktop.ui.window.dialog_launcher import DialogLauncher
-        from desktop.ui.window.notifier import DesktopNotifier
-        from desktop.ui.window.quit_guard import QuitGuard
-        from desktop.ui.window.tool_activity import ToolActivity
-        from desktop.ui.window.top_bar import TopBar
-        from desktop.ui.window.tray import AppTray
-        from desktop.ui.window.update_notice import UpdateNotice
-        from desktop.ui.window.welcome_view import WelcomeGuide
+    def show_first_chats(self, chats: Sequence[FirstChat]) -> None:
+        """Before the app has loaded: list ``chats`` in the skeleton and let its message
+        box take typing (handed to the composer by :meth:`attach`)."""
+        skeleton = self.centralWidget()
+        if isinstance(skeleton, StartupSkeleton):
+            skeleton.fill(chats)
+            self.filled_in = True
 
+    def attach(self, controller: ChatController,
+               between_steps: Callable[[], object] | None = None) -> None:
+        """Build the real content for ``controller`` (replaces the skeleton).
+
+        In steps, the visible parts first: ``between_steps`` (the launcher passes the
+        app's ``processEvents``) runs between them, so that the window's events are
+        handled and no step holds the event loop for long."""
         self.controller = controller
         if self._after_paint is None:
             # The skeleton was on screen: slow start-up work (model list, MCP servers)
             # waits for the first frame of the real content.
             self._after_paint = []
-        self.top_bar = TopBar(controller, self.after_first_paint)
+        self._attaching = True
+        for n, step in enumerate((self._build_chat_pane, self._build_side_panes, self._lay_out,
+                                  self._build_helpers, self._connect, self._list_chats,
+                                  self._fill)):
+            if n and between_steps is not None:
+                between_steps()
+            step()
+        self._attaching = False
+        self.update()  # (when shown) a frame of the new content runs the queued work
+
+    def _build_chat_pane(self) -> None:
+        from desktop.ui.chat.chat_pane import ChatPane
+
+        self.chat_pane = ChatPane(self.controller)
+
+    def _build_side_panes(self) -> None:
+        from desktop.ui.conversations.session_list import SessionList
+        from desktop.ui.tools.sidebar import ToolSidebar
+        from desktop.ui.window.top_bar import TopBar
+
+        self.top_bar = TopBar(self.controller, self.after_first_paint)
         self.sessions = SessionList()
-        self.chat_pane = ChatPane(controller)
-        self.sidebar = ToolSidebar(controller.bridge)
+        self.sidebar = ToolSidebar(self.controller.bridge)
+
+    def _lay_out(self) -> None:
+        """The panes replace the skeleton; what was typed in it goes on in the composer."""
+        skeleton = self.centralWidget()
+        if isinstance(skeleton, StartupSkeleton):
+            self.early_typing, self.early_chat = skeleton.take_typing(), skeleton.chosen_chat
+            from desktop.storage.session_rows import SessionInfo
+
+            # its first chats stay listed until the full list is read (next step)
+            self.sessions.set_sessions([
+                SessionInfo(c.id, c.title, c.created_at, c.updated_at, pinned=c.pinned)
+                for c in skeleton.first_chats], None)
         self.setCentralWidget(self._build_layout())
+        self.top_bar.set_sidebar_visible(self.state.sidebar_visible)
+        hand_over_typing(self.composer.input, self.early_typing)
+
+    def _build_helpers(self) -> None:
+        """The objects that are not panes (dialogs, tools, tray, quick ask...), menus."""
+        from desktop import __version__
+        from desktop.ui.chat.window_drops import WindowDrops
+        from desktop.ui.conversations.conversation_actions import ConversationActions
+        from desktop.ui.quick.quick_ask import QuickAsk
+        from desktop.ui.window.attention import Attention
+        from desktop.ui.window.dialog_launcher import DialogLauncher
+        from desktop.ui.window.notifier import DesktopNotifier
+        from desktop.ui.window.quit_guard import QuitGuard
+        from desktop.ui.window.tool_activity import ToolActivity
+        from desktop.ui.window.tray import AppTray
+        from desktop.ui.window.update_notice import UpdateNotice
+
+        controller = self.controller
         self.dialogs = DialogLauncher(controller, self)
         WindowDrops(self, self.chat_pane)  # files dropped anywhere attach to the chat
         self.tool_activity = ToolActivity(controller, self.composer, self.sidebar, self)
@@ -111,22 +160,26 @@ class MainWindow(QMainWindow):
         self.updates = UpdateNotice(self, __version__)  # at most daily, after the first frame
         self.quit_guard = QuitGuard(self, controller)
         self.conversations = ConversationActions(self)
-        self.menuBar().clear()
-        self._build_menus()
-        self._connect()
+        self.menus = WindowMenus(self)
+
+    def _list_chats(self) -> None:
+        self.refresh_sessions()
+
+    def _fill(self) -> None:
+        """Providers, workspace and usage; the work that waits for a frame."""
+        from desktop.ui.compare.launcher import CompareLauncher
+        from desktop.ui.window.welcome_view import WelcomeGuide
+
         self.welcome = WelcomeGuide(self)  # wires itself: first-run steps, the last chat
         self.compare = CompareLauncher(self)  # wires itself: Compare, /compare, Ask others
-
-        self.top_bar.set_sidebar_visible(self.state.sidebar_visible)
-        self.refresh_sessions()
         self.top_bar.refresh_providers()
         self._update_workspace()
-        self.top_bar.show_usage(controller.history)
-        QTimer.singleShot(0, self.composer.input.setFocus)
+        self.top_bar.show_usage(self.controller.history)
+        if not self.early_typing.focused:
+            QTimer.singleShot(0, self.composer.input.setFocus)
         self.after_first_paint(self.tool_activity.start_mcp)
         self.after_first_paint(self.updates.check)
-        self.ready = True
-        self.update()  # (when shown) a frame of the new content runs the queued work
+        self.ready = self.filled_in = True
 
     # The chat pane owns these; most tests and the conversation actions reach them here.
     @property
@@ -177,63 +230,12 @@ class MainWindow(QMainWindow):
         self.run_start_work()
 
     def run_start_work(self) -> None:  # (``assista quick`` calls it: no first frame comes)
-        if self._after_paint is not None:  # on the next turn: after the frame is flushed
+        # (on the next turn: after the frame is flushed)
+        if self._after_paint is not None and not self._attaching:
             callbacks, self._after_paint = self._after_paint, None
             QTimer.singleShot(0, lambda: [callback() for callback in callbacks])
 
     # -- menus and connections ------------------------------------------------------------
-
-    def _build_menus(self) -> None:
-        d = self.dialogs
-        file_menu = self.menuBar().addMenu(self.tr("&File"))
-        self._action(file_menu, self.tr("&New chat"), QKeySequence.StandardKey.New,
-                     self.controller.new_session)
-        self._action(file_menu, self.tr("Choose &workspace folder…"), None, self.choose_workspace)
-        self.conversations.add_file_actions(file_menu)
-        file_menu.addSeparator()
-        file_menu.addAction(self.quick.menu_action())  # with the global shortcut's keys
-        self._action(file_menu, self.tr("&Quit"), QKeySequence.StandardKey.Quit, self.tray.quit)
-        self.conversations.add_chat_menu(self.menuBar())
-        settings_menu = self.menuBar().addMenu(self.tr("&Settings"))
-        self._action(settings_menu, self.tr("P&references…"), QKeySequence("Ctrl+,"),
-                     d.open_preferences)
-        self.conversations.add_settings_actions(settings_menu)
-        self._action(settings_menu, self.tr("&Providers…"), QKeySequence("Ctrl+Shift+P"),
-                     d.open_providers)
-        self._action(settings_menu, self.tr("Model p&rices…"), None, d.open_prices)
-        self._action(settings_menu, self.tr("&Tools…"), None, d.open_tools)
-        self._action(settings_menu, self.tr("&MCP servers…"), None, d.open_mcp)
-        self._action(settings_menu, self.tr("&Knowledge…"), None, d.open_knowledge)
-        self._action(settings_menu, self.tr("S&ync…"), None, lambda: d.open_sync(self.sync))
-        view_menu = self.menuBar().addMenu(self.tr("&View"))
-        self._action(view_menu, self.tr("Toggle &tool activity"), QKeySequence("Ctrl+B"),
-                     self.top_bar.toggle_sidebar)
-        self._action(view_menu, self.tr("Show &chat list"), QKeySequence("Ctrl+Shift+L"),
-                     lambda: self.panels.show_chat_list(True))
-        self._action(view_menu, self.tr("Focus &message box"), QKeySequence("Ctrl+L"),
-                     self.composer.input.setFocus)
-        self._action(view_menu, self.tr("Go to pending &approval"), QKeySequence("Ctrl+Shift+A"),
-                     self.tool_activity.focus_approval)
-        view_menu.addSeparator()
-        for act in self.chat.view_actions():
-            view_menu.addAction(act)
-        for act, mode in zip(self.chat.theme_actions, theme.MODES, strict=True):
-            act.triggered.connect(partial(self.controller.update_settings, theme=mode))
-        help_menu = self.menuBar().addMenu(self.tr("&Help"))
-        self._action(help_menu, self.tr("&Keyboard shortcuts"), QKeySequence("Ctrl+/"),
-                     lambda: d.open_shortcuts(self.menuBar()))
-        self._action(help_menu, self.tr("Open &log folder"), None, self.open_log_folder)
-        self._action(help_menu, self.tr("&About"), None, d.open_about)
-
-    def _action(self, menu: QMenu, text: str,
-                shortcut: QKeySequence | QKeySequence.StandardKey | None,
-                slot: Callable[[], object]) -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(shortcut)
-        action.triggered.connect(lambda _checked=False: slot())
-        menu.addAction(action)
-        return action
 
     def _connect(self) -> None:
         """Every connection between the pieces and the controller, in one place."""
@@ -348,9 +350,6 @@ class MainWindow(QMainWindow):
         self._show_status()
 
     # -- the window itself ----------------------------------------------------------------
-
-    def open_log_folder(self) -> None:
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.controller.ctx.paths.logs_dir)))
 
     def bring_to_front(self) -> None:  # (another start of the app, the tray, quick ask)
         if self.isMinimized():

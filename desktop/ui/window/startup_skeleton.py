@@ -4,27 +4,75 @@ The window appears as soon as Qt is up (the database, the models, the agent loop
 the chat view load after its first frame, see :mod:`desktop.ui.window.launch`). Until then
 it shows this: the same top bar, the three panes at their saved widths and an empty
 message box, styled by the same stylesheet, so filling it in changes the content,
-not the layout. Nothing here is interactive. Only Qt widget classes, and not Qt's
-``Qt`` namespace (creating its enums takes ~13 ms): frames instead of styled-background
-widgets, stretches instead of alignment flags, the splitter's default orientation.
+not the layout. Right after its first frame it lists the newest chats (read with
+plain ``sqlite3``, :func:`~desktop.storage.first_chats.read_first_chats`) and its
+message box takes typing: what is typed (and an Enter) is handed to the real composer
+(:meth:`StartupSkeleton.take_typing`), a chat clicked is opened once the app is loaded.
+Only Qt widget classes, and not Qt's ``Qt`` namespace before the first frame (creating
+its enums takes ~13 ms): frames instead of styled-background widgets, stretches
+instead of alignment flags, the splitter's default orientation.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
     QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
+if TYPE_CHECKING:
+    from desktop.storage.first_chats import FirstChat
+
 DEFAULT_SPLITTER = (230, 730, 330)
+
+
+class EarlyTyping:
+    """What was typed in the skeleton's message box, for the real composer."""
+
+    __slots__ = ("focused", "send", "text")
+
+    def __init__(self, text: str, send: bool, focused: bool) -> None:
+        self.text = text
+        self.send = send  #: Enter was pressed: send it once the app can
+        self.focused = focused  #: the box had the keyboard focus
+
+
+class EarlyMessageBox(QPlainTextEdit):
+    """Takes typing before the composer exists; Enter (without Shift) asks for the
+    text to be sent as soon as the app is loaded, Shift+Enter is a new line."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.send_requested = False
+        self.setObjectName("composerInput")
+        self.setAccessibleName(QCoreApplication.translate("StartupSkeleton", "Message"))
+        self.setPlaceholderText(QCoreApplication.translate(
+            "StartupSkeleton", "Type a message… (it is sent once the app has loaded)"))
+        self.setTabChangesFocus(True)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        from PySide6.QtCore import Qt
+
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
+                event.modifiers() & Qt.KeyboardModifier.ShiftModifier):
+            if self.toPlainText().strip():
+                self.send_requested = True
+                self.setReadOnly(True)  # what is sent is what was there at Enter
+            return
+        super().keyPressEvent(event)
 
 
 class StartupSkeleton(QWidget):
@@ -34,14 +82,21 @@ class StartupSkeleton(QWidget):
                  sidebar_visible: bool = True) -> None:
         super().__init__()
         self.setObjectName("startupSkeleton")
+        self.chat_list: QListWidget | None = None  # (after the first frame, :meth:`fill`)
+        self.message_box: EarlyMessageBox | None = None
+        self.chosen_chat: str | None = None  #: clicked before the app had loaded
+        self.first_chats: list[FirstChat] = []  #: listed by :meth:`fill`
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
-        outer.addWidget(self._top_bar(app_name))
+        top_bar = self._top_bar(app_name)
+        top_bar.setEnabled(False)  # (nothing in the skeleton acts before it is filled)
+        outer.addWidget(top_bar)
 
         self.splitter = QSplitter()  # horizontal
-        self.splitter.addWidget(self._panel("sessionPanel", self.tr("Chats"),
-                                             self.tr("+  New chat")))
+        self.sessions_panel = self._panel("sessionPanel", self.tr("Chats"),
+                                          self.tr("+  New chat"))
+        self.splitter.addWidget(self.sessions_panel)
         self.splitter.addWidget(self._center())
         sidebar = self._panel("toolSidebar", self.tr("Tool activity"), None)
         self.splitter.addWidget(sidebar)
@@ -50,6 +105,53 @@ class StartupSkeleton(QWidget):
         self.splitter.setSizes(list(splitter) if len(splitter) == 3 else list(DEFAULT_SPLITTER))
         outer.addWidget(self.splitter, 1)
         self.setEnabled(False)
+
+    def fill(self, chats: Sequence[FirstChat]) -> None:
+        """List ``chats`` (newest first, as read) and take typing in the message box."""
+        self.setEnabled(True)
+        for child in self.findChildren(QPushButton):
+            child.setEnabled(False)  # New chat and the top bar's placeholder do nothing yet
+        column = self.sessions_panel.layout()
+        if not isinstance(column, QVBoxLayout) or self.chat_list is not None:
+            return
+        column.takeAt(column.count() - 1)  # the stretch: the list takes the height
+        self.chat_list = QListWidget()
+        self.chat_list.setAccessibleName(self.tr("Chats"))
+        for chat in chats:
+            item = QListWidgetItem(chat.title)
+            item.setToolTip(chat.title)
+            self.chat_list.addItem(item)
+        self.first_chats = list(chats)
+        self.chat_list.itemClicked.connect(self._chosen)
+        self.chat_list.itemActivated.connect(self._chosen)
+        column.addWidget(self.chat_list, 1)
+        self.message_box = EarlyMessageBox()
+        box = self.composer_box.layout()
+        if isinstance(box, QVBoxLayout):
+            box.addWidget(self.message_box)
+        # (a layout shows a widget added to it only on a later turn of the loop)
+        self.chat_list.show()
+        self.message_box.show()
+        self.message_box.setFocus()
+
+    def _chosen(self, item: QListWidgetItem) -> None:
+        if self.chat_list is not None:
+            self.chosen_chat = self.first_chats[self.chat_list.row(item)].id
+
+    def listed(self) -> list[str]:
+        """The titles listed (none before :meth:`fill`)."""
+        return [] if self.chat_list is None else [
+            self.chat_list.item(row).text() for row in range(self.chat_list.count())]
+
+    def take_typing(self) -> EarlyTyping:
+        """What was typed so far (the box is emptied: the composer takes it over)."""
+        box = self.message_box
+        if box is None:
+            return EarlyTyping("", False, False)
+        typing = EarlyTyping(box.toPlainText(), box.send_requested, box.hasFocus())
+        box.clear()
+        box.send_requested = False
+        return typing
 
     @staticmethod
     def _top_bar(app_name: str) -> QWidget:
@@ -84,8 +186,7 @@ class StartupSkeleton(QWidget):
         column.addStretch(1)
         return panel
 
-    @staticmethod
-    def _center() -> QWidget:
+    def _center(self) -> QWidget:
         center = QFrame()
         center.setObjectName("chatContainer")
         column = QVBoxLayout(center)
@@ -100,8 +201,24 @@ class StartupSkeleton(QWidget):
         column.addStretch(1)
         column.addLayout(middle)
         column.addStretch(1)
-        box = QFrame()
-        box.setObjectName("composerBox")
-        box.setMinimumHeight(96)
-        column.addWidget(box)
+        self.composer_box = QFrame()
+        self.composer_box.setObjectName("composerBox")
+        self.composer_box.setMinimumHeight(96)
+        QVBoxLayout(self.composer_box).setContentsMargins(8, 8, 8, 8)
+        column.addWidget(self.composer_box)
         return center
+
+
+def hand_over_typing(box: QPlainTextEdit, typing: EarlyTyping) -> None:
+    """Put what was typed before ``box`` existed after what it holds (a chat's draft),
+    the cursor at the end, and give it the focus if the typing had it."""
+    if typing.text:
+        from PySide6.QtGui import QTextCursor
+
+        box.moveCursor(QTextCursor.MoveOperation.End)
+        held = box.toPlainText()
+        if held and not held.endswith("\n"):
+            box.insertPlainText("\n")
+        box.insertPlainText(typing.text)
+    if typing.focused:
+        box.setFocus()

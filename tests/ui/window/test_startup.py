@@ -58,6 +58,14 @@ class _WrapLaunch:
                              ready=window.ready, window=window)
 
             module.show_first_frame = show_first_frame
+            real_fill = module.MainWindow.show_first_chats
+
+            def show_first_chats(window, chats):
+                real_fill(window, chats)
+                frame.update(filled=sorted(sys.modules), filled_in=window.filled_in,
+                             ready_at_fill=window.ready)
+
+            module.MainWindow.show_first_chats = show_first_chats
 
         spec.loader.exec_module = exec_module
         return spec
@@ -67,16 +75,20 @@ sys.meta_path.insert(0, _WrapLaunch())
 from desktop.__main__ import main
 status = main(["--smoke", "--data-dir", sys.argv[1]])
 print(json.dumps({"before_qt": _FirstQt.seen, "at_frame": frame["modules"],
+                  "at_fill": frame["filled"], "filled_in": frame["filled_in"],
+                  "ready_at_fill": frame["ready_at_fill"],
                   "visible_at_frame": frame["visible"], "ready_at_frame": frame["ready"],
                   "ready_after": frame["window"].ready}))
 sys.exit(status)
 """
 
-#: Not needed to show the window: loaded after its first frame.
+#: Not needed to show the window, list the first chats and take typing: loaded after
+#: the first frame and the first chats.
 LOADED_AFTER_THE_FIRST_FRAME = [
     "pydantic", "desktop.app", "desktop.core.messages", "desktop.storage.sessions",
     "desktop.tools.builtins", "asyncio", "qasync", "markdown_it", "pygments", "httpx",
     "desktop.ui.chat.chat_view", "desktop.ui.window.controller", "importlib.metadata",
+    "desktop.ui.conversations.session_list", "desktop.ui.chat.composer", "dataclasses",
 ]
 
 
@@ -97,6 +109,10 @@ def test_the_window_shows_before_the_app_loads_and_is_then_filled_in(tmp_path: P
         assert report["visible_at_frame"] and not report["ready_at_frame"], data
         assert report["ready_after"], data  # the same window, filled in
         loaded = [name for name in LOADED_AFTER_THE_FIRST_FRAME if name in at_frame]
+        assert loaded == [], (data, loaded)
+        # then the chats are listed and the message box takes typing, still before them
+        assert report["filled_in"] and not report["ready_at_fill"], data
+        loaded = [name for name in LOADED_AFTER_THE_FIRST_FRAME if name in report["at_fill"]]
         assert loaded == [], (data, loaded)
         # What the window needs is imported before Qt (PySide6's import hook reads
         # the source of every module imported after it).

@@ -1,0 +1,57 @@
+"""The newest chats, read before the app has loaded, for the window's first list.
+
+:func:`read_first_chats` reads one screenful of the chat list straight from the
+database file with ``sqlite3`` (read-only, one indexed query, no models, no
+migrations), in the order the full list uses (pinned first, then the most recently
+changed), so the window lists the user's chats while the rest of the app is still
+being imported. Anything missing or unreadable gives no chats (the real open that
+follows reports a damaged file); the full list replaces this one once it is loaded.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+#: Enough rows to fill the chat list of a tall window
+FIRST_CHATS = 60
+
+
+class FirstChat:
+    """(A plain class, not a dataclass: see :class:`desktop.storage.window_state.WindowState`.)"""
+
+    __slots__ = ("created_at", "id", "pinned", "title", "updated_at")
+
+    def __init__(self, id: str, title: str, pinned: bool, created_at: float,
+                 updated_at: float) -> None:
+        self.id = id
+        self.title = title
+        self.pinned = pinned
+        self.created_at = created_at
+        self.updated_at = updated_at
+
+    def __repr__(self) -> str:
+        return f"FirstChat({self.id!r}, {self.title!r}, pinned={self.pinned})"
+
+
+def read_first_chats(db_path: Path, limit: int = FIRST_CHATS) -> list[FirstChat]:
+    """The first ``limit`` chats of the chat list (not archived, not in the trash)."""
+    if not db_path.is_file():
+        return []
+    try:
+        con = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True, timeout=0.5)
+        try:
+            rows = con.execute(
+                "SELECT id, title, pinned, created_at, updated_at FROM sessions "
+                "WHERE deleted_at IS NULL AND archived = 0 "
+                "ORDER BY pinned DESC, updated_at DESC, created_at DESC, num DESC LIMIT ?",
+                (limit,)).fetchall()
+        finally:
+            con.close()
+    except sqlite3.Error as exc:  # (an old or damaged file: the real open says what)
+        import logging
+
+        logging.getLogger(__name__).info("first chats not read before start (%s)", exc)
+        return []
+    return [FirstChat(str(id_), str(title), bool(pinned), float(created), float(updated))
+            for id_, title, pinned, created, updated in rows]

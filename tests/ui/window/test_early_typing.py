@@ -1,0 +1,168 @@
+"""Before the app has loaded: the skeleton lists the newest chats and takes typing;
+once loaded, what was typed is kept (and sent, if Enter was pressed) and every chat
+is listed. The window is built in steps with the events handled between them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import qasync
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from desktop.app import AppContext
+from desktop.chat.last_chat import remember_last_chat
+from desktop.storage.first_chats import FIRST_CHATS, read_first_chats
+from desktop.storage.window_state import read_window_state
+from desktop.ui.window.controller import ChatController
+from desktop.ui.window.launch import reopen_last_chat
+from desktop.ui.window.main_window import MainWindow
+from desktop.ui.window.startup_skeleton import StartupSkeleton
+from tests.support.openai_server import FakeOpenAIServer
+from tests.ui.conversation_helpers import add_provider, make_chat
+
+
+def skeleton_window(qtbot: Any, ctx: AppContext) -> tuple[MainWindow, StartupSkeleton]:
+    """The window as the launcher shows it before the app has loaded."""
+    window = MainWindow(state=read_window_state(ctx.paths.db_path))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()  # (in a test, after other tests' windows)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    window.show_first_chats(read_first_chats(ctx.paths.db_path))
+    skeleton = window.centralWidget()
+    assert isinstance(skeleton, StartupSkeleton)
+    return window, skeleton
+
+
+def load(window: MainWindow, ctx: AppContext) -> list[bool]:
+    """What the launcher does once the app is loaded; the window's ``ready`` at each
+    pause between the building steps."""
+    app = QApplication.instance()
+    assert app is not None
+    paused: list[bool] = []
+
+    def between_steps() -> None:
+        paused.append(window.ready)
+        app.processEvents()
+
+    window.attach(ChatController(ctx), between_steps=between_steps)
+    reopen_last_chat(window)
+    return paused
+
+
+def test_the_newest_chats_are_listed_first_and_all_of_them_once_loaded(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    count = FIRST_CHATS + 10
+    for n in range(count):
+        make_chat(ctx, f"Chat {n}", age_days=(count - n) / 100)  # chat 69 is the newest
+    window, skeleton = skeleton_window(qtbot, ctx)
+    assert window.filled_in and not window.ready
+    listed = skeleton.listed()
+    assert len(listed) == FIRST_CHATS
+    assert listed[:3] == [f"Chat {count - 1}", f"Chat {count - 2}", f"Chat {count - 3}"]
+    paused = load(window, ctx)
+    assert len(paused) >= 5 and not any(paused)  # built in steps, ready only at the end
+    assert window.ready
+    titles = [item.text() for item in window.sessions.items()]
+    assert len(titles) == count
+    assert titles[:FIRST_CHATS] == listed  # the same order, the rest below
+
+
+def test_typing_before_the_app_has_loaded_is_kept_after_the_chats_draft(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    last = make_chat(ctx, "Last one", "hello", "hi")
+    ctx.settings_store.set_value(f"draft:{last}", "half a thought")
+    ctx.settings_store.set_value("draft:new", "the new chat's draft")
+    remember_last_chat(ctx, last)
+    window, skeleton = skeleton_window(qtbot, ctx)
+    box = skeleton.message_box
+    assert box is not None and box.hasFocus()
+    qtbot.keyClicks(box, "typed while loading")
+    qtbot.keyClick(box, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)  # a new line
+    qtbot.keyClicks(box, "second line")
+    load(window, ctx)
+    assert window.controller.session_id == last
+    composer = window.composer.input
+    assert composer.toPlainText() == "half a thought\ntyped while loading\nsecond line"
+    assert composer.hasFocus()
+    qtbot.keyClicks(composer, "!")  # typing goes on at the end
+    assert composer.toPlainText().endswith("second line!")
+    # the new chat kept its own draft
+    assert ctx.settings_store.get_value("draft:new") == "the new chat's draft"
+
+
+def test_enter_before_the_app_has_loaded_sends_once_loaded(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    last = make_chat(ctx, "Last one", "hello", "hi")
+    ctx.settings_store.set_value(f"draft:{last}", "kept for later")
+    remember_last_chat(ctx, last)
+    fake_server.enqueue_text("Answered.")
+    window, skeleton = skeleton_window(qtbot, ctx)
+    box = skeleton.message_box
+    assert box is not None
+    qtbot.keyClicks(box, "sent before loading")
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    assert box.send_requested and box.isReadOnly()
+    assert fake_server.chat_requests == []  # nothing can be sent yet
+    load(window, ctx)
+    qtbot.waitUntil(lambda: len(fake_server.chat_requests) == 1, timeout=10000)
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
+    sent = fake_server.chat_requests[0].json["messages"][-1]
+    assert sent["role"] == "user" and "sent before loading" in str(sent["content"])
+    assert "kept for later" not in str(sent["content"])
+    assert window.controller.session_id == last  # in the chat that was reopened
+    assert window.composer.input.toPlainText() == "kept for later"
+    texts = [m.text for m in ctx.sessions.load_messages(last)]
+    assert texts[-2:] == ["sent before loading", "Answered."]
+
+
+def test_a_chat_clicked_before_the_app_has_loaded_is_the_one_opened(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    older = make_chat(ctx, "Older", "a", "b", age_days=2)
+    last = make_chat(ctx, "Last one", "c", "d")
+    remember_last_chat(ctx, last)
+    window, skeleton = skeleton_window(qtbot, ctx)
+    assert skeleton.chat_list is not None and skeleton.listed() == ["Last one", "Older"]
+    item = skeleton.chat_list.item(1)
+    qtbot.mouseClick(skeleton.chat_list.viewport(), Qt.MouseButton.LeftButton,
+                     pos=skeleton.chat_list.visualItemRect(item).center())
+    assert skeleton.chosen_chat == older
+    load(window, ctx)
+    assert window.controller.session_id == older
+    assert window.sessions.current_id() == older
+
+
+def test_queued_start_work_waits_for_a_frame_of_the_whole_window(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    """Frames painted between the building steps do not start the model list."""
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window, _skeleton = skeleton_window(qtbot, ctx)
+    app = QApplication.instance()
+    assert app is not None
+    started: list[object] = []
+
+    def between_steps() -> None:
+        window.repaint()  # a frame now, as the event loop would paint one
+        app.processEvents()
+        bar = getattr(window, "top_bar", None)
+        started.append(None if bar is None else bar.model_task)
+
+    window.attach(ChatController(ctx), between_steps=between_steps)
+    assert started and all(task is None for task in started)
+    qtbot.waitUntil(lambda: len(window.top_bar.models) == 2, timeout=10000)
