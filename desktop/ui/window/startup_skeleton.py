@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QSize
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from desktop.storage.first_chats import FirstChat
 
 DEFAULT_SPLITTER = (230, 730, 330)
+ROW_HEIGHT = 26  # px: a row of the chat list (desktop.ui.conversations.session_items)
 
 
 class EarlyTyping:
@@ -62,6 +63,7 @@ class EarlyMessageBox(QPlainTextEdit):
         self.setPlaceholderText(QCoreApplication.translate(
             "StartupSkeleton", "Type a message… (it is sent once the app has loaded)"))
         self.setTabChangesFocus(True)
+        self.setFixedHeight(56)  # the composer's
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         from PySide6.QtCore import Qt
@@ -117,9 +119,12 @@ class StartupSkeleton(QWidget):
         column.takeAt(column.count() - 1)  # the stretch: the list takes the height
         self.chat_list = QListWidget()
         self.chat_list.setAccessibleName(self.tr("Chats"))
+        self.chat_list.setUniformItemSizes(True)
+        row = QSize(0, ROW_HEIGHT)  # as tall as the real list's rows: they do not jump
         for chat in chats:
             item = QListWidgetItem(chat.title)
             item.setToolTip(chat.title)
+            item.setSizeHint(row)
             self.chat_list.addItem(item)
         self.first_chats = list(chats)
         self.chat_list.itemClicked.connect(self._chosen)
@@ -129,6 +134,7 @@ class StartupSkeleton(QWidget):
         box = self.composer_box.layout()
         if isinstance(box, QVBoxLayout):
             box.addWidget(self.message_box)
+            box.addStretch(1)  # (where the composer's buttons come)
         # (a layout shows a widget added to it only on a later turn of the loop)
         self.chat_list.show()
         self.message_box.show()
