@@ -27,6 +27,7 @@ from desktop.storage.assistants import Assistant
 from desktop.ui import theme
 from desktop.ui.conversations.assistant_form import AssistantForm
 from desktop.ui.icons import icon
+from desktop.ui.scrolling import narrow_side, scrolling
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
@@ -58,7 +59,9 @@ class AssistantsDialog(QDialog):
         root = QHBoxLayout(self)
         root.addLayout(self._build_left())
         right = QVBoxLayout()
-        right.addWidget(self._build_form(), 1)
+        right.addWidget(scrolling(self._build_form()), 1)  # a small screen scrolls it
+        narrow_side(self.list, self, widest=240)
+        narrow_side(self.empty_hint, self, widest=240)
         right.addLayout(self._build_bottom())
         root.addLayout(right, 1)
         self.reload(select)
@@ -71,7 +74,8 @@ class AssistantsDialog(QDialog):
         title.setObjectName("panelTitle")
         self.list = QListWidget()
         self.list.setAccessibleName(self.tr("Assistants"))
-        self.list.setFixedWidth(240)
+        self.list.setMinimumWidth(140)  # (narrow_side narrows it on a small screen)
+        self.list.setMaximumWidth(240)
         self.list.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
         self.list.model().rowsMoved.connect(self._rows_moved)
         self.list.currentItemChanged.connect(self._current_changed)
@@ -106,7 +110,7 @@ class AssistantsDialog(QDialog):
             "with Starter assistants."))
         self.empty_hint.setObjectName("emptyHint")
         self.empty_hint.setWordWrap(True)
-        self.empty_hint.setFixedWidth(240)
+        self.empty_hint.setMaximumWidth(240)
         for widget in (title, self.list, self.empty_hint):
             left.addWidget(widget)
         left.addLayout(buttons)

@@ -34,6 +34,7 @@ from desktop.ui.providers.provider_form import ProviderForm
 from desktop.ui.providers.provider_list import ProviderList
 from desktop.ui.providers.provider_text import key_note, source_text
 from desktop.ui.providers.welcome_page import WelcomePage
+from desktop.ui.scrolling import narrow_side, scrolling
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
@@ -72,6 +73,7 @@ class ProviderDialog(QDialog):
         self.remove_button = self.provider_list.remove_button
         root.addWidget(self.provider_list)
         root.addLayout(self._build_right(), 1)
+        narrow_side(self.list, self, widest=280)
 
     def _build_right(self) -> QVBoxLayout:
         right = QVBoxLayout()
@@ -102,7 +104,7 @@ class ProviderDialog(QDialog):
         editor.addStretch(1)
         self.stack.addWidget(self.welcome)
         self.stack.addWidget(self.editor)
-        right.addWidget(self.stack, 1)
+        right.addWidget(scrolling(self.stack), 1)  # a small screen scrolls it
 
         bottom = QHBoxLayout()
         self.validation_label = QLabel()

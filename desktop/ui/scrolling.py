@@ -1,0 +1,41 @@
+"""Let a dialog's content scroll rather than hold the dialog wider or taller than a small
+screen: :func:`scrolling` wraps a widget in a frameless scroll area that lends it the
+area's width and shows scroll bars only when the widget cannot shrink further."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtWidgets import QFrame, QScrollArea, QWidget
+
+
+def scrolling(widget: QWidget) -> QScrollArea:
+    area = QScrollArea()
+    area.setWidget(widget)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+    # The dialog's own background shows through (no second, darker panel).
+    area.viewport().setAutoFillBackground(False)
+    widget.setAutoFillBackground(False)
+    return area
+
+
+class _SideWidth(QObject):
+    """Resizes watched: the side list takes at most ``fraction`` of its width."""
+
+    def __init__(self, side: QWidget, watched: QWidget, fraction: float, widest: int) -> None:
+        super().__init__(watched)
+        self.side, self.fraction, self.widest = side, fraction, widest
+        watched.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize and isinstance(watched, QWidget):
+            width = int(watched.width() * self.fraction)
+            self.side.setMaximumWidth(max(self.side.minimumWidth(), min(self.widest, width)))
+        return False
+
+
+def narrow_side(side: QWidget, dialog: QWidget, *, widest: int, fraction: float = 0.3) -> None:
+    """Keep a dialog's side list (providers, assistants) at most ``widest`` pixels and
+    ``fraction`` of the dialog: on a small screen the form beside it gets the room."""
+    _SideWidth(side, dialog, fraction, widest)
