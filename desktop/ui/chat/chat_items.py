@@ -29,6 +29,10 @@ class ChatItem:
                 return True
         return False
 
+    def texts(self) -> list[str]:
+        """The markdown its widget renders: each message's reasoning and text."""
+        return [t for m in self.messages for t in (m.reasoning, m.text) if t]
+
     def markdown(self) -> str:
         return "\n\n".join(m.text for m in self.messages if m.text.strip())
 

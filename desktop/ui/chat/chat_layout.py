@@ -21,10 +21,12 @@ from desktop.ui.chat.chat_items import ChatItem, Metrics, estimate_height, prefi
 from desktop.ui.chat.chat_selection import SelectionModel
 from desktop.ui.chat.message_widget import MessageWidget
 from desktop.ui.chat.usage_text import PriceSource
+from desktop.ui.markdown.renderer import renderer
 
 MAX_CHARS = 92  # readable line length, in average characters
 MARGIN_X, MARGIN_Y, SPACING = 24, 16, 12
 OVERSCAN = 800  # px laid out (while idle) beyond the viewport
+PARSE_AHEAD = 2400  # px whose markdown is parsed (while idle) beyond the viewport
 KEEP = 1600  # px beyond the viewport before a block's widget is destroyed
 FOLLOW_SLACK = 24
 
@@ -91,13 +93,17 @@ class VirtualColumn(QAbstractScrollArea):
     def _materialized(self) -> list[int]:
         return sorted(self._live)
 
-    def _materialize(self, index: int) -> MessageWidget:
+    def _materialize(self, index: int, *, ahead: bool = False) -> MessageWidget:
+        """The widget of block ``index``, built now if needed (``ahead``: built in idle
+        time, its text rendered in a later step, see :meth:`_prefetch`)."""
         item = self._items[index]
+        if item.widget is not None and not ahead and item.widget.finish_body():
+            item.measured_width = -1
         if item.widget is None:
             first = MessageWidget(item.messages[0], parent=self.viewport(),
-                                  selection=self.selection, key=(index, 0))
+                                  selection=self.selection, key=(index, 0), defer_body=ahead)
             for number in range(1, len(item.messages)):
-                self._add_continuation(index, first, number)
+                self._add_continuation(index, first, number, ahead)
             self._apply_results(first, item)
             first.heightChanged.connect(partial(self._item_changed, index))
             first.prices = self.prices
@@ -128,10 +134,12 @@ class VirtualColumn(QAbstractScrollArea):
     def _widget_created(self, widget: MessageWidget) -> None:
         """Hook for subclasses: a message widget was just built."""
 
-    def _add_continuation(self, index: int, first: MessageWidget, number: int) -> None:
+    def _add_continuation(self, index: int, first: MessageWidget, number: int,
+                          ahead: bool = False) -> None:
         message = self._items[index].messages[number]
         widget = MessageWidget(message, show_header=False, continuation=True,
-                               selection=self.selection, key=(index, 2 * number))
+                               selection=self.selection, key=(index, 2 * number),
+                               defer_body=ahead)
         first.add_continuation(widget)
 
     @staticmethod
@@ -159,8 +167,8 @@ class VirtualColumn(QAbstractScrollArea):
     def _measure(self, index: int, width: int) -> bool:
         """Lay out a widget at ``width``; True if its height changed."""
         item = self._items[index]
-        if item.widget is None or item.measured_width == width:
-            return False
+        if item.widget is None or item.measured_width == width or item.widget.body_pending():
+            return False  # (a block built ahead keeps its estimate until its text is in)
         height = item.widget.heightForWidth(width)
         item.measured_width = width
         changed = height != item.height
@@ -223,25 +231,57 @@ class VirtualColumn(QAbstractScrollArea):
             target = QRect(x, self._tops[-1] - value, width, self._tail_height(width) - SPACING)
             if self._tail.geometry() != target:
                 self._tail.setGeometry(target)
-        if self._next_prefetch() is not None:
+        if self._next_prefetch() is not None or self._next_unparsed() is not None:
             self._prefetch_timer.start()
 
-    def _next_prefetch(self) -> int | None:
-        """The nearest block within the overscan that has no widget yet."""
+    def _nearby(self, reach: int) -> list[int]:
+        """Blocks within ``reach`` px of the viewport, nearest first (below first)."""
         top, page = self._value(), self.viewport().height()
-        below = self._range(top + page, top + page + OVERSCAN)
-        above = reversed(self._range(top - OVERSCAN, top))
-        candidates: list[int] = [*below, *above]
-        for index in candidates:
-            if self._items[index].widget is None:
+        return [*self._range(top + page, top + page + reach),
+                *reversed(self._range(top - reach, top))]
+
+    def _next_prefetch(self) -> int | None:
+        """The nearest block within the overscan that has no widget yet, or one built
+        ahead whose text is not rendered yet."""
+        for index in self._nearby(OVERSCAN):
+            widget = self._items[index].widget
+            if widget is None or widget.body_pending():
                 return index
         return None
 
+    def _unparsed(self, index: int) -> str | None:
+        """Markdown of block ``index`` that is not parsed yet (None: all of it is)."""
+        parsed = renderer(theme.is_dark()).has_blocks
+        return next((t for t in self._items[index].texts() if not parsed(t)), None)
+
+    def _next_unparsed(self) -> str | None:
+        """The nearest markdown within reach, without a widget, not parsed yet."""
+        for index in self._nearby(PARSE_AHEAD):
+            if self._items[index].widget is None:
+                text = self._unparsed(index)
+                if text is not None:
+                    return text
+        return None
+
     def _prefetch(self) -> None:
-        """Lay out one block near the viewport while idle, so scrolling finds it ready."""
+        """One short step of work near the viewport while idle, so scrolling finds the
+        blocks ready: the nearest block without a widget gets its markdown parsed, one
+        message a step, then its widget built, then its text rendered; further out,
+        markdown is parsed ahead. Each step is its own turn of the event loop (a block parsed and
+        built at once stalled scrolling for a frame or two)."""
+        if self._busy:
+            return
         index = self._next_prefetch()
-        if index is not None and not self._busy:
-            self._materialize(index)
+        if index is not None and self._items[index].widget is not None:
+            self._materialize(index)  # its text, now parsed
+            self._relayout()
+            return
+        text = self._next_unparsed() if index is None else self._unparsed(index)
+        if text is not None:
+            renderer(theme.is_dark()).cached_blocks(text)
+            self._prefetch_timer.start()
+        elif index is not None:
+            self._materialize(index, ahead=True)
             self._relayout()
 
     def _range(self, top: int, bottom: int) -> range:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
-from functools import partial
 
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import (
@@ -25,6 +24,7 @@ from desktop.chat.message_edits import is_continuation
 from desktop.core.messages import ImagePart, Message, ToolCallPart, ToolResultPart
 from desktop.ui import locale_format, theme
 from desktop.ui.chat.chat_selection import SelectionModel
+from desktop.ui.chat.copy_menu import fill_copy_menu
 from desktop.ui.chat.image_strip import image_strip
 from desktop.ui.chat.message_header import MessageHeader
 from desktop.ui.chat.message_texts import header_text, status_text
@@ -38,10 +38,6 @@ FOLD_LINES = 14  # a user message taller than this many lines folds behind "Show
 NO_LIMIT = 16777215  # Qt's QWIDGETSIZE_MAX
 
 
-def _copy(text: str) -> None:
-    QGuiApplication.clipboard().setText(text)
-
-
 class MessageWidget(QFrame):
     """Displays one user or assistant message; assistant text can stream in."""
 
@@ -50,8 +46,9 @@ class MessageWidget(QFrame):
     def __init__(self, message: Message, *, show_header: bool = True,
                  continuation: bool = False, parent: QWidget | None = None,
                  selection: SelectionModel | None = None,
-                 key: tuple[int, int] = (0, 0)) -> None:
+                 key: tuple[int, int] = (0, 0), defer_body: bool = False) -> None:
         super().__init__(parent)
+        self._body_pending = defer_body  # the text comes in finish_body()
         self.message = message
         self.message_id = message.id
         self.role = message.role
@@ -189,7 +186,8 @@ class MessageWidget(QFrame):
         self.message = message
         self._text_chunks = [message.text]
         self._calls = list(message.tool_calls)
-        self.body.set_markdown(message.text)
+        if not self._body_pending:
+            self.body.set_markdown(message.text)
         self.body.setVisible(bool(message.text) and not is_continuation(message))
         if message.role == "user" and (message.text.count("\n") >= FOLD_LINES
                                        or len(message.text) > 40 * FOLD_LINES):
@@ -202,6 +200,18 @@ class MessageWidget(QFrame):
         self._show_attachments([p for p in message.parts if isinstance(p, ImagePart)])
         self._update_tool_line()
         self.set_status(message)
+
+    def body_pending(self) -> bool:
+        return any(w._body_pending for w in [self, *self.continuations])
+
+    def finish_body(self) -> bool:
+        """Render the text of a block built ahead without it (``defer_body``: the chat
+        builds the widget and renders its text in two idle steps); True if it did."""
+        pending = [w for w in [self, *self.continuations] if w._body_pending]
+        for widget in pending:
+            widget._body_pending = False
+            widget.body.set_markdown(widget.message.text)
+        return bool(pending)
 
     def set_status(self, message: Message) -> None:
         text = status_text(message)
@@ -366,15 +376,8 @@ class MessageWidget(QFrame):
         return parent if isinstance(parent, MessageWidget) else self
 
     def _fill_copy_menu(self, menu: QMenu) -> None:
-        menu.clear()
-        menu.addAction(self.tr("Copy as Markdown"), self.copy_markdown)
-        menu.addAction(self.tr("Copy as plain text"), self.copy_plain)
         codes = [code for w in [self, *self.continuations] for code in w.body.code_blocks()]
-        for number, code in enumerate(codes, 1):
-            first = code.strip().splitlines()[0][:40] if code.strip() else ""
-            menu.addAction(self.tr("Copy code block {number}: {start}").format(
-                               number=number, start=first),
-                           partial(_copy, code.removesuffix("\n")))
+        fill_copy_menu(menu, self.copy_markdown, self.copy_plain, codes)
 
     def dispose(self) -> None:
         """Free the documents now, and drop the header's references back to this widget:

@@ -159,6 +159,10 @@ class MarkdownRenderer:
     def blocks(self, text: str) -> list[Block]:
         return [self.render_group(g) for g in top_level_groups(self.parse(text))]
 
+    def has_blocks(self, text: str) -> bool:
+        """Whether :meth:`cached_blocks` would answer ``text`` without parsing."""
+        return text in self._cache
+
     def cached_blocks(self, text: str) -> list[Block]:
         """:meth:`blocks` for finished text, remembered (history scrolls back and forth)."""
         found = self._cache.get(text)

@@ -17,6 +17,23 @@ from desktop.ui.chat.chat_selection import BodyKey, BodyRange, Endpoint
 from desktop.ui.markdown.segments import Segment
 
 
+def stack(segments: Sequence[Segment], tops: list[int], start: int, width: float,
+          gap: int) -> int:
+    """Lay out segments ``start``… at ``width`` below the ones above them (the pieces
+    of one code block touch); ``tops`` is refilled from ``start`` on. Returns the
+    height of the whole column."""
+    del tops[start:]
+    above = segments[start - 1] if start > 0 else None
+    y = above.top + above.height + gap if above is not None else 0
+    for segment in segments[start:]:
+        if segment.block.joins_prev and tops:
+            y -= gap
+        segment.top = y
+        tops.append(y)
+        y += segment.layout(width) + gap
+    return max(0, y - gap)
+
+
 def segment_at(tops: Sequence[int], y: float) -> int:
     """The segment at height ``y`` (-1 when there are none)."""
     if not tops:

@@ -205,6 +205,13 @@ class MarkdownView(QWidget):
         ``first_dirty`` was updated, so only from its first changed line)."""
         old_height = self._height
         self.content_version += 1
+        if not self.testAttribute(Qt.WidgetAttribute.WA_Resized):
+            # Never given a size: laid out when its layout asks for a height at the real
+            # width, not now at a default one (a block built while scrolling did both).
+            self._width = -1
+            self.updateGeometry()
+            self.contentChanged.emit()
+            return
         width = self.width() if self.width() > 0 else 600
         if width == self._width and 0 < first_dirty <= len(self._tops):
             self._layout_tail(first_dirty)  # the segments above did not change
@@ -222,35 +229,17 @@ class MarkdownView(QWidget):
             self.contentChanged.emit()
 
     def _layout(self, width: int) -> None:
-        if width == self._width:
-            return
-        y = 0
-        tops: list[int] = []
-        gap = round(GAP * self._style.font.pointSizeF() / 11)
-        for segment in self._segments:
-            if segment.block.joins_prev and tops:
-                y -= gap  # the pieces of one code block touch
-            segment.top = y
-            tops.append(y)
-            y += segment.layout(width) + gap
-        self._tops = tops
-        self._height = max(0, y - gap)
-        self._width = width
+        if width != self._width:
+            self._height = segment_text.stack(self._segments, self._tops, 0, width, self._gap())
+            self._width = width
 
     def _layout_tail(self, start: int) -> None:
         """Lay out segments ``start``… again at the current width, below the others."""
-        gap = round(GAP * self._style.font.pointSizeF() / 11)
-        above = self._segments[start - 1]
-        y = above.top + above.height + gap
-        tops = self._tops[:start]
-        for segment in self._segments[start:]:
-            if segment.block.joins_prev:
-                y -= gap
-            segment.top = y
-            tops.append(y)
-            y += segment.layout(self._width) + gap
-        self._tops = tops
-        self._height = max(0, y - gap)
+        self._height = segment_text.stack(self._segments, self._tops, start, self._width,
+                                          self._gap())
+
+    def _gap(self) -> int:
+        return round(GAP * self._style.font.pointSizeF() / 11)
 
     def hasHeightForWidth(self) -> bool:
         return True
@@ -301,10 +290,16 @@ class MarkdownView(QWidget):
 
     # -- positions and text -------------------------------------------------------------
 
+    def _ensure_layout(self) -> None:
+        if self._width < 0 and self._segments:
+            self._layout(self.width() if self.width() > 0 else 600)
+
     def segment_at(self, y: float) -> int:
+        self._ensure_layout()
         return segment_text.segment_at(self._tops, y) if self._segments else -1
 
     def endpoint_at(self, point: QPointF) -> Endpoint:
+        self._ensure_layout()
         return segment_text.endpoint_at(self._segments, self._tops, self.key, point)
 
     def start_endpoint(self) -> Endpoint:

@@ -1,0 +1,109 @@
+"""The chat's virtual column builds blocks near the viewport in idle time, in short
+steps (markdown parsed, widget built, text rendered): what is built ahead ends up
+fully rendered, a block scrolled into view shows its text at once, and the view does
+not jump when a block above it gets its real height."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QPoint
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from desktop.core.messages import Message, TextPart
+from desktop.ui import theme
+from desktop.ui.chat.chat_layout import OVERSCAN
+from desktop.ui.chat.chat_view import ChatView
+from desktop.ui.markdown.renderer import renderer
+from desktop.ui.window.bridge import AgentBridge
+
+# Many short lines: the height estimate (no layout) is well off the real height.
+LIST = "\n".join(f"- item {n} with `code`" for n in range(30))
+
+
+def history(count: int) -> list[Message]:
+    out = []
+    for i in range(count):
+        out.append(Message.user(f"question {i}"))
+        out.append(Message(role="assistant", parts=[TextPart(
+            text=f"Answer {i}: **bold** words.\n\n{LIST}\n\n```python\nx = {i}\n```\n")]))
+    return out
+
+
+@pytest.fixture
+def view(qtbot: Any) -> Iterator[ChatView]:
+    host = QWidget()
+    host.resize(900, 600)
+    chat = ChatView(AgentBridge())
+    QVBoxLayout(host).addWidget(chat)
+    qtbot.addWidget(host)
+    host.show()
+    qtbot.waitExposed(host)
+    yield chat
+
+
+def idle(view: ChatView) -> bool:
+    return view._next_prefetch() is None and view._next_unparsed() is None
+
+
+def scroll_to_middle(qtbot: Any, view: ChatView) -> None:
+    bar = view.verticalScrollBar()
+    bar.setValue(bar.maximum() // 2)
+    qtbot.waitUntil(lambda: idle(view))
+
+
+def test_blocks_built_ahead_end_up_fully_rendered(qtbot: Any, view: ChatView) -> None:
+    messages = history(150)
+    view.show_messages(messages)
+    scroll_to_middle(qtbot, view)
+    top, page = view._value(), view.viewport().height()
+    visible = view._range(top, top + page)
+    assert set(view._nearby(OVERSCAN)) <= view._live
+    assert view._live - set(visible), "nothing off screen was built in idle time"
+    for index in view._live:
+        widget = view._items[index].widget
+        assert widget is not None and not widget.body_pending()
+        assert widget.body.toPlainText().startswith(view._items[index].messages[0].text[:6])
+        assert view._items[index].measured_width == view.column_width()
+    parsed = renderer(theme.is_dark()).has_blocks
+    for index in view._nearby(OVERSCAN):
+        assert all(parsed(text) for text in view._items[index].texts())
+
+
+def test_a_block_built_ahead_shows_its_text_once_in_view(qtbot: Any, view: ChatView) -> None:
+    view.show_messages(history(150))
+    scroll_to_middle(qtbot, view)
+    top, page = view._value(), view.viewport().height()
+    index = next(i for i in range(len(view._items)) if view._tops[i] > top + page + 2000)
+    widget = view._materialize(index, ahead=True)
+    assert widget.body_pending() and widget.body.segment_count() == 0
+    view._follow = False
+    view._set_value(view._tops[index])  # scrolled to: laid out in this very step
+    assert not widget.body_pending() and widget.body.segment_count() > 0
+    assert view._items[index].measured_width == view.column_width()
+    assert widget.isVisible() and widget.geometry().top() == view._tops[index] - view._value()
+
+
+def test_the_view_stays_put_while_a_block_above_gets_its_text(qtbot: Any,
+                                                               view: ChatView) -> None:
+    view.show_messages(history(150))
+    scroll_to_middle(qtbot, view)
+    top = view._value()
+    first = view._range(top, top + 1)[0]
+    above = next(i for i in range(first - 1, 0, -1) if view._items[i].role == "assistant")
+    view._release(above)
+    view._items[above].measured_width = -1  # forgotten: estimated again
+    view._relayout()
+    view._prefetch_timer.stop()
+    estimate = view._items[above].height
+    shown = view._items[first].widget
+    assert shown is not None
+    before = shown.mapTo(view.viewport(), QPoint(0, 0)).y()
+    built = view._materialize(above, ahead=True)
+    view._relayout()
+    assert built.body_pending()
+    qtbot.waitUntil(lambda: not built.body_pending() and idle(view))
+    assert view._items[above].height != estimate  # it did change size above the view
+    assert shown.mapTo(view.viewport(), QPoint(0, 0)).y() == before
