@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from desktop.providers.tls import shared_context
+
 if TYPE_CHECKING:
     from desktop.core.proxy import Proxy
 
@@ -173,7 +175,8 @@ def make_async_client(
         limits=httpx.Limits(max_connections=20, max_keepalive_connections=10),
         headers={"User-Agent": USER_AGENT},
         transport=transport,
-        verify=verify,
+        # (one CA bundle read per process, not one per client)
+        verify=shared_context(routing["trust_env"]) if verify else False,
         follow_redirects=False,
         **routing,
     )

@@ -55,6 +55,8 @@ LOAD_STEPS = (
     "desktop.tools.builtins",
     "desktop.app",  # storage, providers
     "qasync",
+    "desktop.chat.events",
+    "desktop.chat.service",
     "desktop.ui.window.controller",  # the agent loop
     "desktop.ui.markdown.renderer",
     "desktop.ui.markdown.accessible",  # (~25 ms: Qt accessibility classes derived)
@@ -69,8 +71,9 @@ LOAD_STEPS = (
     # one of the two longest steps (~75 ms here)
     "httpcore",
     "urllib.request",
-    "httpx._client",
     "click",  # (httpx imports its command line when click is installed)
+    "pygments.lexers",  # (and that command line this)
+    "httpx",
     # what MainWindow.attach imports, each a step of its own (in attach they made one
     # long stall with building the window)
     "desktop.ui.chat.chat_pane",
@@ -85,7 +88,12 @@ LOAD_STEPS = (
     "desktop.ui.window.dialog_launcher",
     "desktop.ui.window.tray",
     "desktop.ui.window.panels",
-    "httpx",  # the model list (or, on a first start, looking for local servers) needs it
+    # what the model list's first request loads (or, on a first start, looking for
+    # local servers): it comes after the window is filled in
+    "anyio._backends._asyncio",
+    "desktop.providers.retry",
+    "desktop.storage.secrets",
+    "keyring",
 )
 
 
@@ -194,6 +202,10 @@ def load_modules(app: QApplication) -> None:
     for name in LOAD_STEPS:
         importlib.import_module(name)
         app.processEvents()
+    from desktop.providers.tls import shared_context
+
+    shared_context(trust_env=False)  # (the CA bundle, read once: the model list needs it)
+    app.processEvents()
 
 
 def open_context(window: MainWindow, paths: DataPaths,
