@@ -2,21 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE" sourcelanguage="en">
     <context>
-        <name />
-        <message>
-            <source>Copy as Markdown</source>
-            <translation>Als Markdown kopieren</translation>
-        </message>
-        <message>
-            <source>Copy as plain text</source>
-            <translation>Als reinen Text kopieren</translation>
-        </message>
-        <message>
-            <source>Copy code block {number}: {start}</source>
-            <translation>Codeblock {number} kopieren: {start}</translation>
-        </message>
-    </context>
-    <context>
         <name>AboutDialog</name>
         <message>
             <source>No licence text is shipped with this component; its licence is named above.</source>
@@ -2468,6 +2453,18 @@
         <message>
             <source>Copy message as plain text</source>
             <translation>Nachricht als reinen Text kopieren</translation>
+        </message>
+        <message>
+            <source>Copy as Markdown</source>
+            <translation>Als Markdown kopieren</translation>
+        </message>
+        <message>
+            <source>Copy as plain text</source>
+            <translation>Als reinen Text kopieren</translation>
+        </message>
+        <message>
+            <source>Copy code block {number}: {start}</source>
+            <translation>Codeblock {number} kopieren: {start}</translation>
         </message>
     </context>
     <context>

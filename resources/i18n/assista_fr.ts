@@ -2,21 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="fr_FR" sourcelanguage="en">
     <context>
-        <name />
-        <message>
-            <source>Copy as Markdown</source>
-            <translation>Copier en Markdown</translation>
-        </message>
-        <message>
-            <source>Copy as plain text</source>
-            <translation>Copier en texte brut</translation>
-        </message>
-        <message>
-            <source>Copy code block {number}: {start}</source>
-            <translation>Copier le bloc de code {number} : {start}</translation>
-        </message>
-    </context>
-    <context>
         <name>AboutDialog</name>
         <message>
             <source>No licence text is shipped with this component; its licence is named above.</source>
@@ -2468,6 +2453,18 @@
         <message>
             <source>Copy message as plain text</source>
             <translation>Copier le message en texte brut</translation>
+        </message>
+        <message>
+            <source>Copy as Markdown</source>
+            <translation>Copier en Markdown</translation>
+        </message>
+        <message>
+            <source>Copy as plain text</source>
+            <translation>Copier en texte brut</translation>
+        </message>
+        <message>
+            <source>Copy code block {number}: {start}</source>
+            <translation>Copier le bloc de code {number} : {start}</translation>
         </message>
     </context>
     <context>

@@ -2,21 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="ja_JP" sourcelanguage="en">
     <context>
-        <name />
-        <message>
-            <source>Copy as Markdown</source>
-            <translation>Markdown としてコピー</translation>
-        </message>
-        <message>
-            <source>Copy as plain text</source>
-            <translation>プレーンテキストとしてコピー</translation>
-        </message>
-        <message>
-            <source>Copy code block {number}: {start}</source>
-            <translation>コードブロック {number} をコピー: {start}</translation>
-        </message>
-    </context>
-    <context>
         <name>AboutDialog</name>
         <message>
             <source>No licence text is shipped with this component; its licence is named above.</source>
@@ -2457,6 +2442,18 @@
         <message>
             <source>Copy message as plain text</source>
             <translation>メッセージをプレーンテキストでコピー</translation>
+        </message>
+        <message>
+            <source>Copy as Markdown</source>
+            <translation>Markdown としてコピー</translation>
+        </message>
+        <message>
+            <source>Copy as plain text</source>
+            <translation>プレーンテキストとしてコピー</translation>
+        </message>
+        <message>
+            <source>Copy code block {number}: {start}</source>
+            <translation>コードブロック {number} をコピー: {start}</translation>
         </message>
     </context>
     <context>

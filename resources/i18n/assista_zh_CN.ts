@@ -2,21 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
     <context>
-        <name />
-        <message>
-            <source>Copy as Markdown</source>
-            <translation>复制为 Markdown</translation>
-        </message>
-        <message>
-            <source>Copy as plain text</source>
-            <translation>复制为纯文本</translation>
-        </message>
-        <message>
-            <source>Copy code block {number}: {start}</source>
-            <translation>复制代码块 {number}：{start}</translation>
-        </message>
-    </context>
-    <context>
         <name>AboutDialog</name>
         <message>
             <source>No licence text is shipped with this component; its licence is named above.</source>
@@ -2457,6 +2442,18 @@
         <message>
             <source>Copy message as plain text</source>
             <translation>将消息复制为纯文本</translation>
+        </message>
+        <message>
+            <source>Copy as Markdown</source>
+            <translation>复制为 Markdown</translation>
+        </message>
+        <message>
+            <source>Copy as plain text</source>
+            <translation>复制为纯文本</translation>
+        </message>
+        <message>
+            <source>Copy code block {number}: {start}</source>
+            <translation>复制代码块 {number}：{start}</translation>
         </message>
     </context>
     <context>

@@ -17,14 +17,16 @@ def _copy(text: str) -> None:
 
 def fill_copy_menu(menu: QMenu, copy_markdown: Callable[[], None],
                    copy_plain: Callable[[], None], codes: list[str]) -> None:
-    def tr(text: str) -> str:  # (the message widget's translations)
-        return QCoreApplication.translate("MessageWidget", text)
-
+    # (the message widget's translations; written out in full, the only spelling
+    # lupdate reads)
     menu.clear()
-    menu.addAction(tr("Copy as Markdown"), copy_markdown)
-    menu.addAction(tr("Copy as plain text"), copy_plain)
+    menu.addAction(QCoreApplication.translate("MessageWidget", "Copy as Markdown"),
+                   copy_markdown)
+    menu.addAction(QCoreApplication.translate("MessageWidget", "Copy as plain text"),
+                   copy_plain)
     for number, code in enumerate(codes, 1):
         first = code.strip().splitlines()[0][:40] if code.strip() else ""
-        menu.addAction(tr("Copy code block {number}: {start}").format(number=number,
-                                                                      start=first),
+        menu.addAction(QCoreApplication.translate(
+            "MessageWidget", "Copy code block {number}: {start}").format(
+                number=number, start=first),
                        partial(_copy, code.removesuffix("\n")))
