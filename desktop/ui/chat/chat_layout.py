@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QPushButton, QWidget
 from desktop.ui import theme
 from desktop.ui.chat.chat_items import ChatItem, Metrics, estimate_height, prefix_tops
 from desktop.ui.chat.chat_selection import SelectionModel
+from desktop.ui.chat.column_scroll_bar import ColumnScrollBar
 from desktop.ui.chat.message_widget import MessageWidget
 from desktop.ui.chat.usage_text import PriceSource
 from desktop.ui.markdown.renderer import renderer
@@ -45,6 +46,7 @@ class VirtualColumn(QAbstractScrollArea):
         # repaints the splitter and window under it.
         self.viewport().setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
         self._background = QColor(theme.colors()["window"])
+        self.setVerticalScrollBar(ColumnScrollBar(self._background))  # repainted per frame
         self.setFrameShape(QAbstractScrollArea.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.verticalScrollBar().setSingleStep(48)
@@ -66,7 +68,9 @@ class VirtualColumn(QAbstractScrollArea):
                              self.viewport())
         self._empty.setObjectName("emptyHint")
         self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.jump_button = QPushButton(self.tr("↓  Jump to latest"), self)
+        # (on the viewport, not over it: a widget over the viewport makes Qt repaint all of
+        # it on every scroll step instead of moving its pixels and painting the new strip)
+        self.jump_button = QPushButton(self.tr("↓  Jump to latest"), self.viewport())
         self.jump_button.setObjectName("jumpButton")
         self.jump_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.jump_button.clicked.connect(self.scroll_to_bottom)
@@ -116,7 +120,10 @@ class VirtualColumn(QAbstractScrollArea):
             item.widget = first
             item.measured_width = -1
             self._live.add(index)
+            first.move(0, -first.height() - KEEP)  # shown above the viewport until placed
             first.show()
+            if self.jump_button.isVisible():
+                self.jump_button.raise_()
         return item.widget
 
     def set_tail(self, widget: QWidget) -> None:
@@ -216,9 +223,10 @@ class VirtualColumn(QAbstractScrollArea):
     def _place_widgets(self, width: int) -> None:
         x = max(MARGIN_X, (self.viewport().width() - width) // 2)
         value = self._value()
-        if value != self._applied:  # blit what is on screen, repaint only what shows up
-            self.viewport().scroll(0, self._applied - value)
-            self._applied = value
+        shift = self._screen_shift(value)
+        self._applied = value
+        if shift:  # blit what is on screen, repaint only what shows up
+            self.viewport().scroll(0, shift)
         for index in self._materialized():
             item = self._items[index]
             assert item.widget is not None
@@ -233,6 +241,19 @@ class VirtualColumn(QAbstractScrollArea):
                 self._tail.setGeometry(target)
         if self._next_prefetch() is not None or self._next_unparsed() is not None:
             self._prefetch_timer.start()
+
+    def _screen_shift(self, value: int) -> int:
+        """How far what is on screen moves, read on the first block on screen: the
+        scroll value also moves when a block above changes height, and then nothing on
+        screen does (scrolling the viewport by the value repainted all of it)."""
+        page = self.viewport().height()
+        for index in self._materialized():
+            widget = self._items[index].widget
+            assert widget is not None
+            top = widget.y()
+            if top < page and top + widget.height() > 0:
+                return self._tops[index] - value - top
+        return self._applied - value  # nothing on screen yet
 
     def _nearby(self, reach: int) -> list[int]:
         """Blocks within ``reach`` px of the viewport, nearest first (below first)."""
@@ -330,14 +351,16 @@ class VirtualColumn(QAbstractScrollArea):
         self._empty.setVisible(not self._items)
         bar = self.verticalScrollBar()
         below = bar.maximum() - bar.value() > FOLLOW_SLACK
+        shown = self.jump_button.isVisible()
         self.jump_button.setVisible(not self._follow and below)
         if self.jump_button.isVisible():
             hint = self.jump_button.sizeHint()
-            area = self.viewport().geometry()
+            area = self.viewport().rect()
             self.jump_button.setGeometry(area.center().x() - hint.width() // 2,
                                          area.bottom() - hint.height() - 14,
                                          hint.width(), hint.height())
-            self.jump_button.raise_()
+            if not shown:
+                self.jump_button.raise_()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -351,6 +374,9 @@ class VirtualColumn(QAbstractScrollArea):
         """Theme or zoom changed: rebuild what is on screen, re-estimate the rest."""
         self._background = QColor(theme.colors()["window"])
         self.viewport().update()
+        bar = self.verticalScrollBar()
+        if isinstance(bar, ColumnScrollBar):
+            bar.set_background(self._background)
         for index in self._materialized():
             if index in self._pinned and self._items[index].widget is not None:
                 widget = self._items[index].widget

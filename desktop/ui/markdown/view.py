@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import time
 
-from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
@@ -261,18 +261,26 @@ class MarkdownView(QWidget):
             self.update()  # static contents: only a width change repaints everything
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        rect = event.rect()
         if self._background is None and not self._segments:
             return
         painter = QPainter(self)
-        if self._background is not None:
-            painter.fillRect(rect, self._background)
-        if not self._segments:
-            painter.end()
-            return
         self._layout(self.width())
+        ranges = self._segment_ranges() if self._segments else {}
+        # Each dirty rectangle on its own: a scroll step dirties a strip at one edge and
+        # maybe a spot at the other, and their bounding box is the whole view.
+        region = event.region()
+        several = 1 < region.rectCount() <= 8
+        rects = list(region) if several else [event.rect()]  # type: ignore[call-overload]
+        for rect in rects:
+            painter.setClipRect(rect)
+            if self._background is not None:
+                painter.fillRect(rect, self._background)
+            self._paint_segments(painter, rect, ranges)
+        painter.end()
+
+    def _paint_segments(self, painter: QPainter, rect: QRect,
+                        ranges: dict[int, tuple[int, int]]) -> None:
         first = max(0, bisect.bisect_right(self._tops, rect.top()) - 1)
-        ranges = self._segment_ranges()
         for index in range(first, len(self._segments)):
             segment = self._segments[index]
             if segment.top > rect.bottom():
@@ -283,7 +291,6 @@ class MarkdownView(QWidget):
                           copy_hover=index == self.pointer.hover_copy, copied=index == self._copied,
                           clip=QRectF(rect).translated(0, -segment.top))
             painter.restore()
-        painter.end()
 
     def _segment_ranges(self) -> dict[int, tuple[int, int]]:
         return segment_text.segment_ranges(self._segments, self.selection.range_for(self.key))

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QPoint
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect
+from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
 from desktop.core.messages import Message, TextPart
 from desktop.ui import theme
@@ -107,3 +107,37 @@ def test_the_view_stays_put_while_a_block_above_gets_its_text(qtbot: Any,
     qtbot.waitUntil(lambda: not built.body_pending() and idle(view))
     assert view._items[above].height != estimate  # it did change size above the view
     assert shown.mapTo(view.viewport(), QPoint(0, 0)).y() == before
+
+
+def test_blocks_on_screen_are_not_repainted_when_a_block_above_changes_height(
+        qtbot: Any, view: ChatView) -> None:
+    view.show_messages(history(150))
+    scroll_to_middle(qtbot, view)
+    top = view._value()
+    first = view._range(top, top + 1)[0]
+    above = next(i for i in range(first - 1, 0, -1) if view._items[i].role == "assistant")
+    view._release(above)
+    view._items[above].measured_width = -1
+    view._relayout()
+    view._prefetch_timer.stop()
+    QApplication.processEvents()
+    shown = view._items[first].widget
+    assert shown is not None
+    painted: list[QRect] = []
+
+    class PaintSpy(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.Paint:
+                painted.append(QRect(event.rect()))  # type: ignore[attr-defined]
+            return False
+
+    spy = PaintSpy()
+    shown.body.installEventFilter(spy)
+    estimate = view._items[above].height
+    view._materialize(above, ahead=True)
+    view._relayout()
+    qtbot.waitUntil(lambda: view._items[above].height != estimate and idle(view))
+    QApplication.processEvents()
+    assert painted == []  # its pixels stayed where they were: nothing to paint again
+    shown.body.update()  # (the spy does see its paints)
+    qtbot.waitUntil(lambda: bool(painted))
