@@ -166,3 +166,22 @@ def test_queued_start_work_waits_for_a_frame_of_the_whole_window(
     window.attach(ChatController(ctx), between_steps=between_steps)
     assert started and all(task is None for task in started)
     qtbot.waitUntil(lambda: len(window.top_bar.models) == 2, timeout=10000)
+
+
+def test_closing_the_window_before_the_app_has_loaded_keeps_what_was_typed(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    last = make_chat(ctx, "Last one", "hello", "hi")
+    remember_last_chat(ctx, last)
+    window, skeleton = skeleton_window(qtbot, ctx)
+    box = skeleton.message_box
+    assert box is not None
+    qtbot.keyClicks(box, "do not lose this")
+    qtbot.keyClick(box, Qt.Key.Key_Return)  # asked to send, then the window is closed
+    window.close()
+    load(window, ctx)
+    assert fake_server.chat_requests == []  # a closed window sends nothing
+    assert ctx.settings_store.get_value(f"draft:{last}") == "do not lose this"
