@@ -29,6 +29,7 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QVBoxLayout, QWidget
 from desktop import APP_NAME
 from desktop.storage.window_state import WINDOW_STATE_KEY, WindowState
 from desktop.ui import theme
+from desktop.ui.window.first_frame_work import FirstFrameWork
 from desktop.ui.window.helpers import window_log
 from desktop.ui.window.startup_skeleton import (
     DEFAULT_SPLITTER,
@@ -62,12 +63,10 @@ class MainWindow(QMainWindow):
         self.ready = False  # True once attach() has filled the window in
         # True once chats are listed and typing is taken (by the skeleton, then for real)
         self.filled_in = False
-        self._attaching = False  # (the frames between attach's steps run no queued work)
         self.early_typing = EarlyTyping("", False, False)  # (typed in the skeleton)
         self.early_chat: str | None = None  # (clicked in the skeleton)
         self._activated = False
-        # Work that waits for the first frame (None once it is on screen)
-        self._after_paint: list[Callable[[], None]] | None = []
+        self.start_work = FirstFrameWork()  # (model list, MCP servers: after a frame)
         self.setCentralWidget(StartupSkeleton(APP_NAME, self.state.splitter,
                                               self.state.sidebar_visible))
         for title in MENU_TITLES:  # the real menus replace these in attach()
@@ -92,18 +91,17 @@ class MainWindow(QMainWindow):
         app's ``processEvents``) runs between them, so that the window's events are
         handled and no step holds the event loop for long."""
         self.controller = controller
-        if self._after_paint is None:
-            # The skeleton was on screen: slow start-up work (model list, MCP servers)
-            # waits for the first frame of the real content.
-            self._after_paint = []
-        self._attaching = True
+        # The skeleton was on screen: slow start-up work waits for a frame of the real
+        # content (the frames between the steps do not count).
+        self.start_work.wait_for_next_frame()
+        self.start_work.held = True
         for n, step in enumerate((self._build_chat_pane, self._build_side_panes, self._lay_out,
                                   self._build_helpers, self._connect, self._list_chats,
                                   self._fill)):
             if n and between_steps is not None:
                 between_steps()
             step()
-        self._attaching = False
+        self.start_work.held = False
         self.update()  # (when shown) a frame of the new content runs the queued work
 
     def _build_chat_pane(self) -> None:
@@ -209,12 +207,7 @@ class MainWindow(QMainWindow):
         return root
 
     def after_first_paint(self, callback: Callable[[], None]) -> None:
-        """Run ``callback`` once the window's first frame is painted (at once after
-        that): slow start-up work (model list, MCP servers) must not delay it."""
-        if self._after_paint is None:
-            callback()
-        elif callback not in self._after_paint:
-            self._after_paint.append(callback)
+        self.start_work.add(callback)  # (the top bar's model list, MCP servers...)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -227,13 +220,10 @@ class MainWindow(QMainWindow):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
-        self.run_start_work()
+        self.start_work.frame_painted()
 
     def run_start_work(self) -> None:  # (``assista quick`` calls it: no first frame comes)
-        # (on the next turn: after the frame is flushed)
-        if self._after_paint is not None and not self._attaching:
-            callbacks, self._after_paint = self._after_paint, None
-            QTimer.singleShot(0, lambda: [callback() for callback in callbacks])
+        self.start_work.frame_painted()
 
     # -- menus and connections ------------------------------------------------------------
 

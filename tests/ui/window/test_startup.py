@@ -216,8 +216,8 @@ def test_model_list_and_mcp_wait_for_the_first_frame(
     # Built, not yet shown: the cached list is there, nothing was asked of the server
     assert window.top_bar.models == ["gpt-cached"]
     assert window.top_bar.model_task is None
-    assert window._after_paint == [window.top_bar.request_models, window.tool_activity.start_mcp,
-                                   window.updates.check]
+    assert window.start_work.queued == [window.top_bar.request_models,
+                                        window.tool_activity.start_mcp, window.updates.check]
     first_paint = _FirstPaint(window)
     window.installEventFilter(first_paint)
     window.show()
@@ -226,7 +226,7 @@ def test_model_list_and_mcp_wait_for_the_first_frame(
     assert set(window.top_bar.models) == {"gpt-test", "gpt-other"}
     assert any(r.path.startswith("/v1/models") for r in fake_server.requests)
     # Once painted, a refresh asks the server at once
-    assert window._after_paint is None
+    assert window.start_work.queued is None
     done = window.top_bar.model_task
     window.top_bar.refresh_providers()
     assert window.top_bar.model_task is not None and window.top_bar.model_task is not done
@@ -247,12 +247,12 @@ def test_a_skeleton_window_filled_in_later_waits_for_its_next_frame(
     window.after_first_paint(lambda: painted.append(True))
     window.show()
     qtbot.waitUntil(lambda: painted == [True], timeout=5000)
-    assert window._after_paint is None and not window.ready
+    assert window.start_work.queued is None and not window.ready
     window.attach(ChatController(ctx))
     assert window.ready
     assert window.top_bar.model_task is None  # queued for the next frame, not started in attach
-    assert window._after_paint == [window.top_bar.request_models, window.tool_activity.start_mcp,
-                                   window.updates.check]
+    assert window.start_work.queued == [window.top_bar.request_models,
+                                        window.tool_activity.start_mcp, window.updates.check]
     qtbot.waitUntil(lambda: len(window.top_bar.models) == 2, timeout=10000)
     assert any(r.path.startswith("/v1/models") for r in fake_server.requests)
 
