@@ -29,9 +29,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.ui import icons, theme
+from desktop.ui.window.panel_widths import CHATS_INLINE_MIN, TOOLS_INLINE_MIN
 
-TOOLS_INLINE_MIN = 1000  # px: narrower than this, Tool activity is a drawer
-CHATS_INLINE_MIN = 760  # px: narrower than this, the chat list is a drawer too
 SIDE_PANEL_MIN = 150  # px: the side panels at their narrowest when inline
 CHAT_MIN = 280  # px: the chat column at its narrowest
 BODY_MIN = (300, 240)  # px: the body's fixed minimum (the window's, with the top bar)

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QSize
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -32,6 +32,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from desktop.ui import theme
+from desktop.ui.window.panel_widths import CHATS_INLINE_MIN, TOOLS_INLINE_MIN
 
 if TYPE_CHECKING:
     from desktop.storage.first_chats import FirstChat
@@ -100,13 +103,21 @@ class StartupSkeleton(QWidget):
                                           self.tr("+  New chat"))
         self.splitter.addWidget(self.sessions_panel)
         self.splitter.addWidget(self._center())
-        sidebar = self._panel("toolSidebar", self.tr("Tool activity"), None)
-        self.splitter.addWidget(sidebar)
-        sidebar.setVisible(sidebar_visible)
+        self.sidebar = self._panel("toolSidebar", self.tr("Tool activity"), None)
+        self.splitter.addWidget(self.sidebar)
+        self.sidebar_visible = sidebar_visible
+        self.sidebar.setVisible(sidebar_visible)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes(list(splitter) if len(splitter) == 3 else list(DEFAULT_SPLITTER))
         outer.addWidget(self.splitter, 1)
         self.setEnabled(False)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """The side panes leave at the widths where the real ones become drawers."""
+        super().resizeEvent(event)
+        width = self.width() / theme.ui_scale()
+        self.sessions_panel.setVisible(width >= CHATS_INLINE_MIN)
+        self.sidebar.setVisible(self.sidebar_visible and width >= TOOLS_INLINE_MIN)
 
     def fill(self, chats: Sequence[FirstChat]) -> None:
         """List ``chats`` (newest first, as read) and take typing in the message box."""

@@ -185,3 +185,19 @@ def test_closing_the_window_before_the_app_has_loaded_keeps_what_was_typed(
     load(window, ctx)
     assert fake_server.chat_requests == []  # a closed window sends nothing
     assert ctx.settings_store.get_value(f"draft:{last}") == "do not lose this"
+
+
+def test_the_skeletons_side_panes_leave_where_the_real_ones_become_drawers(
+    qtbot: Any,
+) -> None:
+    skeleton = StartupSkeleton("Assista")
+    qtbot.addWidget(skeleton)
+    skeleton.resize(1100, 500)
+    skeleton.show()
+    qtbot.waitExposed(skeleton)
+    assert skeleton.sessions_panel.isVisible() and skeleton.sidebar.isVisible()
+    skeleton.resize(800, 500)  # Tool activity is a drawer below 1000 px
+    qtbot.waitUntil(lambda: not skeleton.sidebar.isVisible())
+    assert skeleton.sessions_panel.isVisible()
+    skeleton.resize(600, 500)  # and the chat list below 760 px
+    qtbot.waitUntil(lambda: not skeleton.sessions_panel.isVisible())
