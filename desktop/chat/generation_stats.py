@@ -105,12 +105,18 @@ class GenerationMeter:
             await settled()
 
     def __call__(self, event: AgentEvent) -> None:
+        if type(event) is TextDelta:  # nearly every event: the per-token path
+            if self._first is None:
+                self._first = self.clock()
+            self._chars += len(event.text)
+            self.downstream(event)
+            return
         if isinstance(event, AssistantStarted):
             self._started, self._first, self._chars = self.clock(), None, 0
             self._reported_output = False
             self._prompt_chars = len(self.system or "") + sum(
                 message_chars(m) for m in self.history)
-        elif isinstance(event, TextDelta | ReasoningDelta):
+        elif isinstance(event, (TextDelta, ReasoningDelta)):
             self._token_seen()
             self._chars += len(event.text)
         elif isinstance(event, ToolCallStarted):

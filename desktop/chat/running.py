@@ -29,6 +29,7 @@ from desktop.tools.approval import ToolProgress
 log = logging.getLogger(__name__)
 
 PAST_NEWS = (ConfirmRequested, ProviderRetrying, TurnQueued)
+_DELTAS = (TextDelta, ReasoningDelta)  # a tuple: checked per token (no union made each time)
 
 
 @dataclass(eq=False)
@@ -81,7 +82,7 @@ class RunningTurn:
         last = self._log[-1] if self._log else None
         if isinstance(last, _Run) and last.takes(event):
             last.pieces.append(event.text)  # type: ignore[union-attr]
-        elif isinstance(event, TextDelta | ReasoningDelta) or (
+        elif isinstance(event, _DELTAS) or (
                 isinstance(event, ToolProgress) and event.kind == "output"):
             self._log.append(_Run(event))
         else:

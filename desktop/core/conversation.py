@@ -28,6 +28,9 @@ from desktop.core.save_queue import MessageStore, SaveQueue
 
 log = logging.getLogger(__name__)
 
+#: What streams into the open message (checked per token: a tuple, not a new union).
+_STREAMED = (ReasoningDelta, ToolCallComplete)
+
 
 class SessionRecorder:
     """A sink that persists a running turn; wraps the caller's own sink.
@@ -80,7 +83,7 @@ class SessionRecorder:
                     self.downstream(event)
 
     def __call__(self, event: AgentEvent) -> None:
-        if isinstance(event, TextDelta | ReasoningDelta | ToolCallComplete):
+        if type(event) is TextDelta or isinstance(event, _STREAMED):
             if self._snapshot is not None and self._clock() - self._last_save >= self.save_interval:
                 # The snapshot is made when the save runs, not for every token.
                 self.queue.put_latest(self._streaming_id, self._snapshot)

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from desktop.ui.chat.chat_pane import ChatPane
 
 
+DROP_EVENTS = frozenset({QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop})
+
+
 class WindowDrops(QObject):
     """Watches a window's drops; children that take drops themselves keep them."""
 
@@ -29,6 +32,10 @@ class WindowDrops(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         kind = event.type()
+        if kind not in DROP_EVENTS:
+            # Every event of the window comes here (a streamed answer's frames too):
+            # the others go on at once, without a call back into Qt.
+            return False
         if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove):
             assert isinstance(event, QDragEnterEvent | QDragMoveEvent)
             mime = event.mimeData()
@@ -39,4 +46,4 @@ class WindowDrops(QObject):
             assert isinstance(event, QDropEvent)
             self.pane.dropEvent(event)
             return True
-        return super().eventFilter(watched, event)
+        return False
