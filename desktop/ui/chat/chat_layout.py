@@ -294,7 +294,11 @@ class VirtualColumn(QAbstractScrollArea):
             return
         index = self._next_prefetch()
         if index is not None and self._items[index].widget is not None:
-            self._materialize(index)  # its text, now parsed
+            self._busy = True  # (one relayout below, not one more per height change)
+            try:
+                self._materialize(index)  # its text, now parsed
+            finally:
+                self._busy = False
             self._relayout()
             return
         text = self._next_unparsed() if index is None else self._unparsed(index)
