@@ -79,14 +79,39 @@ def baseline_open(app: Any, texts: list[str]) -> float:
     return elapsed
 
 
-def scroll_through(chat: Any, downwards: bool, fraction: float = 0.25) -> tuple[list[float], int]:
-    """Scroll by ``fraction`` of a viewport every frame (16 ms) until the end, in the
-    real event loop; returns the heartbeat's lateness values and the number of steps."""
-    from PySide6.QtCore import QEventLoop, Qt, QTimer
-
+def cpu_heartbeat() -> Any:
+    """The 4 ms heartbeat, also noting the CPU the event loop's thread used between two
+    beats: the app's own work in a stall, whatever the machine's load adds to it."""
     from tests.bench.bench_chat_common import Heartbeat
 
-    heart = Heartbeat()
+    class CpuHeartbeat(Heartbeat):
+        def __init__(self) -> None:
+            super().__init__()
+            self.cpu: list[float] = []
+            self._cpu = time.thread_time()
+
+        def start(self) -> None:
+            super().start()
+            self.cpu.clear()
+            self._cpu = time.thread_time()
+
+        def _beat(self) -> None:
+            super()._beat()
+            now = time.thread_time()
+            self.cpu.append((now - self._cpu) * 1000)
+            self._cpu = now
+
+    return CpuHeartbeat()
+
+
+def scroll_through(chat: Any, downwards: bool, fraction: float = 0.25,
+                   cpu: list[float] | None = None) -> tuple[list[float], int]:
+    """Scroll by ``fraction`` of a viewport every frame (16 ms) until the end, in the
+    real event loop; returns the heartbeat's lateness values and the number of steps
+    (``cpu`` gets the CPU milliseconds between beats)."""
+    from PySide6.QtCore import QEventLoop, Qt, QTimer
+
+    heart = cpu_heartbeat()
     bar = chat.verticalScrollBar()
     step = max(1, int(chat.viewport().height() * fraction))
     loop = QEventLoop()
@@ -108,6 +133,8 @@ def scroll_through(chat: Any, downwards: bool, fraction: float = 0.25) -> tuple[
     timer.start()
     loop.exec()
     heart.stop()
+    if cpu is not None:
+        cpu.extend(heart.cpu)
     return list(heart.lateness), steps[0]
 
 
@@ -140,13 +167,15 @@ def child(data: str, session_id: str, baseline: bool, fling: bool) -> dict[str, 
     out["messages"] = len(chat._items)
     app.processEvents()
     out["blocks_laid_out"] = sum(1 for item in chat._items if item.widget is not None)
-    up, up_steps = scroll_through(chat, downwards=False)
-    down, down_steps = scroll_through(chat, downwards=True)
+    cpu: list[float] = []
+    up, up_steps = scroll_through(chat, downwards=False, cpu=cpu)
+    down, down_steps = scroll_through(chat, downwards=True, cpu=cpu)
     steps = up + down
     out.update(steps=up_steps + down_steps, p50=percentile(steps, 0.5),
                p99=percentile(steps, 0.99), max=max(steps),
                px_per_s=chat.viewport().height() * 0.25 / 0.016,
-               slow=sorted(steps)[-5:])
+               slow=sorted(steps)[-5:], cpu_p99=percentile(cpu, 0.99), cpu_max=max(cpu),
+               load=os.getloadavg()[0])
     if fling:
         fast = scroll_through(chat, False, 0.5)[0] + scroll_through(chat, True, 0.5)[0]
         out.update(fling_p99=percentile(fast, 0.99), fling_max=max(fast))
@@ -174,7 +203,8 @@ def main() -> int:
     parser.add_argument("--baseline", action="store_true")
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(*args.child, args.baseline, not args.no_fling)))
+        data, session = args.child
+        print(json.dumps(child(data, session, args.baseline, not args.no_fling)))
         return 0
     env, xvfb, screen = start_display()
     runs: list[dict[str, Any]] = []
@@ -189,9 +219,10 @@ def main() -> int:
                                                  session_id, *extra], env))
                 r = runs[-1]
                 slow = ", ".join(f"{s:.1f}" for s in r["slow"])
-                print(f"run {number + 1}: scroll stall p50 {r['p50']:.1f} ms, p99 "
-                      f"{r['p99']:.1f} ms, max {r['max']:.1f} ms (slowest "
-                      f"{slow}); first paint "
+                print(f"run {number + 1} (load {r['load']:.2f}): scroll stall p50 "
+                      f"{r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, max {r['max']:.1f} ms "
+                      f"(slowest {slow}; CPU in the longest step {r['cpu_max']:.1f} ms); "
+                      f"first paint "
                       f"{r['first_paint_ms']:.0f} ms", flush=True)
     finally:
         if xvfb is not None:
@@ -215,6 +246,10 @@ def main() -> int:
     print(f"scroll max   {worst:7.1f} ms   over {len(runs)} runs (each: "
           f"{each})   (target < {STALL_TARGET_MS} ms)   "
           f"{verdict(worst < STALL_TARGET_MS)}")
+    cpu_max = max(r["cpu_max"] for r in runs)
+    print(f"step CPU     {cpu_max:7.1f} ms   the event loop's own CPU between two heartbeats, "
+          f"most over {len(runs)} runs (p99 {statistics.median(r['cpu_p99'] for r in runs):.1f} "
+          f"ms): the stall without the machine's load (informational)")
     if "fling_max" in first:
         print(f"fling        twice as fast ({first['px_per_s'] * 2:,.0f} px/s): p99 "
               f"{first['fling_p99']:.1f} ms, max {first['fling_max']:.1f} ms (informational)")
