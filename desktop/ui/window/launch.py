@@ -18,6 +18,7 @@ Only Qt and a few light modules are imported at the top of this module.
 
 from __future__ import annotations
 
+import gc
 import sys
 from typing import TYPE_CHECKING
 
@@ -201,12 +202,26 @@ def show_first_frame(window: MainWindow) -> None:
     waiting.exec()
 
 
+COLLECT_EVERY = 6  # loading steps between two collections
+
+
+def collect_and_freeze() -> None:
+    """Collect what was loaded since the last call, then leave what is alive (modules,
+    classes, the window) out of every later pass: each pass scans only what is new,
+    a few milliseconds instead of one pass over everything (~40 ms here)."""
+    gc.collect()
+    gc.freeze()
+
+
 def load_modules(app: QApplication) -> None:
     import importlib
 
-    for name in LOAD_STEPS:
+    for n, name in enumerate(LOAD_STEPS, 1):
         importlib.import_module(name)
         app.processEvents()
+        if n % COLLECT_EVERY == 0:
+            collect_and_freeze()
+            app.processEvents()
     from desktop.providers.tls import shared_context
 
     shared_context(trust_env=False)  # (the CA bundle, read once: the model list needs it)
@@ -233,6 +248,19 @@ def launch_gui(data_dir: str | None = None, *, smoke: bool = False,
                quick: str | None = None) -> int:
     """``quick``: open the quick-ask window too ("none", "selection", "clipboard": what
     goes into its question), in the running instance if there is one."""
+    # No automatic cyclic collection while the app loads: its full passes over
+    # everything loaded so far (20-40 ms each here, several of them, one even in the
+    # highlighters' warm-up thread) landed in whichever step was running. Instead a
+    # short pass every few steps (collect_and_freeze), and the collector is back on
+    # once the window is built.
+    gc.disable()
+    try:
+        return _launch_gui(data_dir, smoke=smoke, quick=quick)
+    finally:
+        gc.enable()
+
+
+def _launch_gui(data_dir: str | None, *, smoke: bool, quick: str | None) -> int:
     app = make_application()
     try:
         paths, lock = claim_data_folder(data_dir, smoke,
@@ -280,6 +308,9 @@ def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bo
     settings_signal = follow_settings(app, controller)
     window.attach(controller, between_steps=app.processEvents)
     reopen_last_chat(window)
+    app.processEvents()
+    collect_and_freeze()
+    gc.enable()
     instance_server = InstanceServer(ctx.paths.root, window.bring_to_front,
                                      on_command=window.quick.command)
     if quick is not None:
