@@ -1,6 +1,6 @@
 """A message body: markdown rendered as a stack of segments, streamed incrementally.
 
-While text streams in, renders are coalesced (at most one per frame, 20 per second,
+While text streams in, renders are coalesced (at most one per frame, 15 per second,
 fewer when a render is expensive) and each render only touches the open tail block.
 Text is selectable with the mouse (across messages, through a shared
 :class:`SelectionModel`), links open in the system browser, code blocks have a Copy
@@ -36,7 +36,10 @@ from desktop.ui.markdown.renderer import is_safe_link, renderer
 from desktop.ui.markdown.segments import DocStyle, Segment
 from desktop.ui.markdown.streaming import IncrementalMarkdown, Update
 
-FRAME_MS = 50  # at most 20 renders a second: smooth to read, each frame costs ~2 ms of CPU
+# At most 15 renders a second: text still flows, and each frame (parse, lay out, paint,
+# hand to the window system) costs ~3 ms of CPU; at 20 a second the 250 tok/s stream
+# cost 0.11 of a core, at 15 ~0.095 (tests/bench/bench_app_stream.py).
+FRAME_MS = 66
 MAX_DELAY_MS = 250
 GAP = 10
 
