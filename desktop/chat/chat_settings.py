@@ -82,7 +82,7 @@ class ChatSettings:
 
     def grants(self, chat: ChatRef) -> ChatGrants:
         """The chat's "allow for this chat" grants (a new chat's move with it)."""
-        key = chat if isinstance(chat, str) else f"new-{id(chat)}"
+        key = chat if isinstance(chat, str) else chat.grant_key
         return self.tools.chat_grants(key)
 
     # -- changing ------------------------------------------------------------------------

@@ -41,6 +41,11 @@ class NewChat:
     options: ChatOptions = field(default_factory=ChatOptions)
     knowledge: list[str] = field(default_factory=list)  # knowledge bases it searches
 
+    @property
+    def grant_key(self) -> str:
+        """The key of its "allow for this chat" grants until it is saved (then its id)."""
+        return f"new-{id(self)}"
+
 
 #: A chat: a saved chat's id, or the choices of one not saved yet.
 ChatRef = str | NewChat

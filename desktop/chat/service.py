@@ -32,7 +32,7 @@ from desktop.chat.events import (
 from desktop.chat.generation_stats import GenerationMeter
 from desktop.chat.limiter import ProviderLimiter
 from desktop.chat.message_edits import CONTINUATION_KEY, CONTINUE_PROMPT, MessageEdits
-from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
+from desktop.chat.profile import ChatProfiles, ChatRef
 from desktop.chat.running import RunningTurn
 from desktop.chat.titling import ChatTitler
 from desktop.chat.turn_plan import TurnOverrides, TurnPlan, plan_turn
@@ -197,7 +197,7 @@ class ChatService:
             assistant_id=chat.assistant_id, extra=self.profiles.saved_extra(chat))
         self.titles.chat_created(info.id, info.title, plan.config, plan.model,
                                  text or " ".join(names))
-        self.tools.move_grants(_draft_key(chat), info.id)
+        self.tools.move_grants(chat.grant_key, info.id)
         self._sessions_changed()
         return info.id
 
@@ -378,10 +378,10 @@ class ChatService:
         return self.start(session_id, CONTINUE_PROMPT, continuation=True)
 
     def rename_chat(self, session_id: str, title: str) -> None:
-        self.ctx.sessions.rename_session(session_id, title.strip() or "New chat")
-        turn = self._running.get(session_id)
-        if turn is not None:
-            turn.title = title.strip() or "New chat"
+        title = title.strip() or "New chat"
+        self.ctx.sessions.rename_session(session_id, title)
+        if (turn := self._running.get(session_id)) is not None:
+            turn.title = title
         self._sessions_changed()
 
     def _sessions_changed(self) -> None:
@@ -390,11 +390,6 @@ class ChatService:
                 callback()
             except Exception:
                 log.exception("a chat-list observer failed")
-
-
-def _draft_key(chat: NewChat) -> str:
-    """The key of a new chat's "allow for this chat" grants until it is saved."""
-    return f"new-{id(chat)}"
 
 
 if TYPE_CHECKING:
