@@ -50,40 +50,59 @@ app.exec()
 '''
 
 PROBE = r'''
-import json, sys, time
+import json, sys
 import pyatspi
 from gi.repository import GLib
-heard = []
+# Everything waits in the reader's own main loop, as a screen reader does: events and
+# GLib timers, never a sleep. Each step ends the loop when it has what it waited for.
+heard, reads, found = [], [], []
 def on_announcement(event):
     heard.append(str(event.any_data))
     pyatspi.Registry.stop()
-pyatspi.Registry.registerEventListener(on_announcement, "object:announcement")
-GLib.timeout_add(30000, pyatspi.Registry.stop)
-pyatspi.Registry.start()  # until the app says something (or 30 s)
-deadline = time.monotonic() + 30
-found = None
-while found is None and time.monotonic() < deadline:
+pending = {}  # the give-up timer of the step running now
+def give_up():
+    pending.clear()
+    pyatspi.Registry.stop()
+    return False
+def look_for_message():
     for app in pyatspi.Registry.getDesktop(0):
         if app is not None and app.name == "AtspiCheck":
             docs = pyatspi.findAllDescendants(app, lambda o: o.getRoleName() == "document frame")
             if docs:
-                found = docs[0]
-    if found is None:
-        time.sleep(0.2)
-if found is None:
-    sys.exit("the app never appeared on the accessibility bus")
-reads = []
-for _ in range(5):  # while text streams in
-    text = found.queryText()
+                found.append(docs[0])
+                pyatspi.Registry.stop()
+                return False
+    return True  # look again at the next tick
+def read_message():
+    doc = found[0]
+    text = doc.queryText()
     parts = []
-    for i in range(found.childCount):
-        part = found.getChildAtIndex(i)
+    for i in range(doc.childCount):
+        part = doc.getChildAtIndex(i)
         links = [(part.getChildAtIndex(j).getRoleName(), part.getChildAtIndex(j).name,
                   part.getChildAtIndex(j).description) for j in range(part.childCount)]
         parts.append([part.getRoleName(), part.name, part.queryText().getText(0, -1), links])
-    reads.append({"name": found.name, "count": text.characterCount,
+    reads.append({"name": doc.name, "count": text.characterCount,
                   "text": text.getText(0, -1), "parts": parts})
-    time.sleep(0.2)
+    if len(reads) == 5:  # five reads while text streams in
+        pyatspi.Registry.stop()
+        return False
+    return True
+def run_until_done(seconds):
+    pending["timer"] = GLib.timeout_add(seconds * 1000, give_up)
+    pyatspi.Registry.start()
+    if pending:  # done before the time ran out
+        GLib.source_remove(pending.pop("timer"))
+pyatspi.Registry.registerEventListener(on_announcement, "object:announcement")
+run_until_done(30)  # until the app says something
+pyatspi.Registry.deregisterEventListener(on_announcement, "object:announcement")
+GLib.timeout_add(200, look_for_message)
+run_until_done(30)
+if not found:
+    sys.exit("the app never appeared on the accessibility bus")
+read_message()
+GLib.timeout_add(200, read_message)
+run_until_done(30)
 print(json.dumps({"reads": reads, "heard": heard}))
 '''
 
