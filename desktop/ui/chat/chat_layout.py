@@ -177,6 +177,8 @@ class VirtualColumn(QAbstractScrollArea):
         if item.widget is None or item.measured_width == width or item.widget.body_pending():
             return False  # (a block built ahead keeps its estimate until its text is in)
         height = item.widget.heightForWidth(width)
+        if height < 0:  # nothing wraps (an answer of tool calls only): its size hint
+            height = item.widget.sizeHint().height()
         item.measured_width = width
         changed = height != item.height
         item.height = height

@@ -141,3 +141,20 @@ def test_blocks_on_screen_are_not_repainted_when_a_block_above_changes_height(
     assert painted == []  # its pixels stayed where they were: nothing to paint again
     shown.body.update()  # (the spy does see its paints)
     qtbot.waitUntil(lambda: bool(painted))
+
+
+def test_an_answer_with_only_tool_calls_takes_its_room_in_the_column(
+    qtbot: Any, view: ChatView,
+) -> None:
+    from desktop.core.messages import ToolCallPart
+
+    answer = Message(role="assistant", parts=[ToolCallPart(
+        id="call_1", name="list_directory", arguments='{"path": "."}')])
+    view.show_messages([Message.user("look around"), answer, Message.user("and then?")])
+    tools_only = view.widget_for(answer.id)
+    assert tools_only is not None and tools_only.tool_calls.isVisibleTo(tools_only)
+    # no text: no height-for-width, yet its header and tool line must be seen
+    qtbot.waitUntil(lambda: tools_only.height() >= tools_only.sizeHint().height() > 0)
+    after = view.widget_for(view._items[-1].messages[0].id)
+    assert after is not None
+    assert after.y() >= tools_only.y() + tools_only.height()  # nothing drawn over it
