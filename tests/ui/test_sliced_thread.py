@@ -1,0 +1,74 @@
+"""The sliced worker thread: it runs only while the event loop hands out slices, and
+finishes an import at once when the loop's thread waits for that module."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from desktop.ui.sliced_thread import SlicedThread
+
+
+def _busy(count: int, progress: list[int]) -> None:
+    for _ in range(count):
+        progress[0] += 1
+        abs(-1)  # a C call: a checkpoint
+
+
+def test_work_runs_to_the_end_in_slices_the_loop_hands_out(qtbot: QtBot) -> None:
+    progress = [0]
+    worker = SlicedThread(lambda: _busy(300_000, progress), name="test-sliced",
+                          slice_ms=0.5, interval_ms=1, max_pause_ms=60_000)
+    worker.start()
+    # The main thread does not run the loop here, so no second slice comes.
+    assert worker.paused.wait(30)
+    assert progress[0] < 300_000
+    assert not worker.is_finished()
+    qtbot.waitUntil(worker.is_finished, timeout=60_000)
+    assert progress[0] == 300_000
+    assert worker.slices > 1
+
+
+def test_a_failing_job_is_logged_and_the_worker_ends(qtbot: QtBot,
+                                                        caplog: pytest.LogCaptureFixture) -> None:
+    def fail() -> None:
+        raise ValueError("broken lexer")
+
+    worker = SlicedThread(fail, name="test-failing")
+    worker.start()
+    qtbot.waitUntil(worker.is_finished)
+    assert "broken lexer" in caplog.text
+
+
+def test_the_loop_importing_what_a_paused_worker_imports_does_not_wait_for_a_slice(
+        qtbot: QtBot, tmp_path: Path) -> None:
+    # A worker paused inside an import keeps the module's lock; the loop's thread
+    # importing the same module waits for it and hands out no slice: the worker must
+    # see that and finish the import (else the loop would wait up to max_pause_ms).
+    (tmp_path / "slow_module_for_slices.py").write_text(
+        "def step(n):\n    return n + 1\n\n"
+        "total = 0\nfor i in range(300_000):\n    total = step(total)\nDONE = True\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        worker = SlicedThread(lambda: importlib.import_module("slow_module_for_slices"),
+                              name="test-import", slice_ms=0.2, interval_ms=1,
+                              max_pause_ms=60_000)
+        worker.start()
+        while True:  # until the worker waits for a slice halfway through the import
+            assert worker.paused.wait(30)
+            module = sys.modules.get("slow_module_for_slices")
+            if module is not None and not hasattr(module, "DONE"):
+                break
+            QApplication.processEvents()  # one more slice
+        imported = importlib.import_module("slow_module_for_slices")  # no slices now
+        assert imported.DONE and imported.total == 300_000
+        assert worker.timeouts == 0  # let go because the loop waited, not by the clock
+        qtbot.waitUntil(worker.is_finished)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("slow_module_for_slices", None)
