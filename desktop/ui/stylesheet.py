@@ -35,6 +35,7 @@ QAbstractScrollArea#chatView {{ background: {c['window']}; border: none; }}
     color: {c['muted']}; padding: {px(1)}px {px(6)}px; background: transparent; }}
 #messageAction:hover {{ border-color: {c['border']}; background: {c['hover']}; }}
 #messageAction[popupMode="1"] {{ padding-right: {px(16)}px; }}
+#messageAction[popupMode="2"]::menu-indicator {{ image: none; width: 0; }}
 #messageAction::menu-button {{ border: none; border-left: 1px solid transparent;
     background: transparent; width: {px(14)}px; }}
 #messageAction::menu-button:hover {{ border-left-color: {c['border']}; }}

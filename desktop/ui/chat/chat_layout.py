@@ -10,15 +10,18 @@ unless the user scrolled up, which shows a "Jump to latest" button.
 from __future__ import annotations
 
 import bisect
+import math
+import time
 from functools import partial
 
 from PySide6.QtCore import QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPaintEvent, QResizeEvent
-from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
 from desktop.ui import theme
 from desktop.ui.chat.chat_items import ChatItem, Metrics, estimate_height, prefix_tops
 from desktop.ui.chat.chat_selection import SelectionModel
+from desktop.ui.chat.column_overlays import ColumnOverlays
 from desktop.ui.chat.column_scroll_bar import ColumnScrollBar
 from desktop.ui.chat.message_widget import MessageWidget
 from desktop.ui.chat.usage_text import PriceSource
@@ -29,6 +32,7 @@ MARGIN_X, MARGIN_Y, SPACING = 24, 16, 12
 OVERSCAN = 800  # px laid out (while idle) beyond the viewport
 PARSE_AHEAD = 2400  # px whose markdown is parsed (while idle) beyond the viewport
 KEEP = 1600  # px beyond the viewport before a block's widget is destroyed
+AFTER_SCROLL = 0.006  # s after a scroll step before idle work: the frame is drawn first
 FOLLOW_SLACK = 24
 
 
@@ -63,18 +67,10 @@ class VirtualColumn(QAbstractScrollArea):
         self._prefetch_timer.setSingleShot(True)
         self._prefetch_timer.setInterval(0)
         self._prefetch_timer.timeout.connect(self._prefetch)
-        self._empty = QLabel(
-                self.tr("Ask anything. Press Enter to send, Shift+Enter for a new line."),
-                             self.viewport())
-        self._empty.setObjectName("emptyHint")
-        self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        # (on the viewport, not over it: a widget over the viewport makes Qt repaint all of
-        # it on every scroll step instead of moving its pixels and painting the new strip)
-        self.jump_button = QPushButton(self.tr("↓  Jump to latest"), self.viewport())
-        self.jump_button.setObjectName("jumpButton")
-        self.jump_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self._scrolled_at = 0.0  # perf_counter() of the user's last scroll step
+        self.overlays = ColumnOverlays(self.viewport())
+        self.jump_button = self.overlays.jump_button
         self.jump_button.clicked.connect(self.scroll_to_bottom)
-        self.jump_button.hide()
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
         theme.notifier().changed.connect(self._restyle)
 
@@ -122,8 +118,7 @@ class VirtualColumn(QAbstractScrollArea):
             self._live.add(index)
             first.move(0, -first.height() - KEEP)  # shown above the viewport until placed
             first.show()
-            if self.jump_button.isVisible():
-                self.jump_button.raise_()
+            self.overlays.keep_on_top()
         return item.widget
 
     def set_tail(self, widget: QWidget) -> None:
@@ -242,7 +237,7 @@ class VirtualColumn(QAbstractScrollArea):
             if self._tail.geometry() != target:
                 self._tail.setGeometry(target)
         if self._next_prefetch() is not None or self._next_unparsed() is not None:
-            self._prefetch_timer.start()
+            self._prefetch_timer.start(0)
 
     def _screen_shift(self, value: int) -> int:
         """How far what is on screen moves, read on the first block on screen: the
@@ -294,6 +289,10 @@ class VirtualColumn(QAbstractScrollArea):
         built at once stalled scrolling for a frame or two)."""
         if self._busy:
             return
+        wait = self._scrolled_at + AFTER_SCROLL - time.perf_counter()
+        if wait > 0:  # (after tick and paint at once, a step made the next one late)
+            self._prefetch_timer.start(math.ceil(wait * 1000))
+            return
         index = self._next_prefetch()
         if index is not None and self._items[index].widget is not None:
             self._busy = True  # (one relayout below, not one more per height change)
@@ -306,7 +305,7 @@ class VirtualColumn(QAbstractScrollArea):
         text = self._next_unparsed() if index is None else self._unparsed(index)
         if text is not None:
             renderer(theme.is_dark()).cached_blocks(text)
-            self._prefetch_timer.start()
+            self._prefetch_timer.start(0)
         elif index is not None:
             self._materialize(index, ahead=True)
             self._relayout()
@@ -349,24 +348,14 @@ class VirtualColumn(QAbstractScrollArea):
 
     def _on_scrolled(self, value: int) -> None:
         if not self._busy:
+            self._scrolled_at = time.perf_counter()
             self._follow = value >= self.verticalScrollBar().maximum() - FOLLOW_SLACK
             self._relayout()
 
     def _update_overlays(self) -> None:
-        self._empty.setGeometry(self.viewport().rect())
-        self._empty.setVisible(not self._items)
         bar = self.verticalScrollBar()
-        below = bar.maximum() - bar.value() > FOLLOW_SLACK
-        shown = self.jump_button.isVisible()
-        self.jump_button.setVisible(not self._follow and below)
-        if self.jump_button.isVisible():
-            hint = self.jump_button.sizeHint()
-            area = self.viewport().rect()
-            self.jump_button.setGeometry(area.center().x() - hint.width() // 2,
-                                         area.bottom() - hint.height() - 14,
-                                         hint.width(), hint.height())
-            if not shown:
-                self.jump_button.raise_()
+        self.overlays.update(empty=not self._items, jump=not self._follow and bar.maximum()
+                             - bar.value() > FOLLOW_SLACK)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -77,7 +77,8 @@ class MessageHeader(QWidget):
                  self.tr("More actions"), role="muted")
         self.more_button.setIconSize(icon_size())
         self.more_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.more_button.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0; }")
+        # (no arrow: the app's style sheet hides it; a style sheet per button cost
+        # 15 % of building a message block while scrolling)
         self.more_menu = QMenu(self.more_button)
         self.more_menu.aboutToShow.connect(self._fill_more_menu)
         self.more_button.setMenu(self.more_menu)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
 from desktop.core.messages import Message, TextPart
 from desktop.ui import theme
+from desktop.ui.chat import chat_layout
 from desktop.ui.chat.chat_layout import OVERSCAN
 from desktop.ui.chat.chat_view import ChatView
 from desktop.ui.markdown.renderer import renderer
@@ -158,3 +159,25 @@ def test_an_answer_with_only_tool_calls_takes_its_room_in_the_column(
     after = view.widget_for(view._items[-1].messages[0].id)
     assert after is not None
     assert after.y() >= tools_only.y() + tools_only.height()  # nothing drawn over it
+
+
+def test_idle_work_waits_until_a_scroll_step_is_drawn(qtbot: Any, view: ChatView,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # Run at once after a scroll step, a step of idle work (building a block: up to
+    # 10 ms) kept the event loop from the next step: it waits a moment instead.
+    view.show_messages(history(150))
+    scroll_to_middle(qtbot, view)
+    monkeypatch.setattr(chat_layout, "AFTER_SCROLL", 3600.0)  # "a moment" lasts here
+    bar = view.verticalScrollBar()
+    bar.setValue(bar.value() - 10 * view.viewport().height())  # the user scrolls up
+    pending = view._next_prefetch()
+    assert pending is not None  # there is idle work to do
+    before = view._items[pending].widget
+    view._prefetch()
+    assert view._items[pending].widget is before  # nothing done yet
+    assert view._prefetch_timer.isActive() and view._prefetch_timer.interval() > 0
+    monkeypatch.setattr(chat_layout, "AFTER_SCROLL", 0.0)
+    view._prefetch_timer.start(0)
+    qtbot.waitUntil(lambda: idle(view))
+    built = view._items[pending].widget
+    assert built is not None and not built.body_pending()

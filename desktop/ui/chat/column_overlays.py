@@ -1,0 +1,43 @@
+"""What the chat column shows over its blocks: the hint of an empty chat, and "Jump to
+latest" while the user reads above the end."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QLabel, QPushButton, QWidget
+
+
+class ColumnOverlays:
+    def __init__(self, viewport: QWidget) -> None:
+        self._viewport = viewport
+        translate = QCoreApplication.translate  # (in the column's context, as before)
+        self.empty = QLabel(translate(
+            "VirtualColumn", "Ask anything. Press Enter to send, Shift+Enter for a new line."),
+            viewport)
+        self.empty.setObjectName("emptyHint")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        # (on the viewport, not over it: a widget over the viewport makes Qt repaint all of
+        # it on every scroll step instead of moving its pixels and painting the new strip)
+        self.jump_button = QPushButton(translate("VirtualColumn", "↓  Jump to latest"), viewport)
+        self.jump_button.setObjectName("jumpButton")
+        self.jump_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.jump_button.hide()
+
+    def update(self, *, empty: bool, jump: bool) -> None:
+        self.empty.setGeometry(self._viewport.rect())
+        self.empty.setVisible(empty)
+        shown = self.jump_button.isVisible()
+        self.jump_button.setVisible(jump)
+        if jump:
+            hint = self.jump_button.sizeHint()
+            area = self._viewport.rect()
+            self.jump_button.setGeometry(area.center().x() - hint.width() // 2,
+                                         area.bottom() - hint.height() - 14,
+                                         hint.width(), hint.height())
+            if not shown:
+                self.jump_button.raise_()
+
+    def keep_on_top(self) -> None:
+        """A block was just shown: the button stays above it."""
+        if self.jump_button.isVisible():
+            self.jump_button.raise_()
