@@ -115,6 +115,9 @@ def test_a_stopped_answer_shows_estimated_counts_and_a_finished_one_its_speed(
     fake_server.enqueue(answer)
     type_and_send(qtbot, window, "talk")
     qtbot.waitUntil(answer.holding.is_set, timeout=10000)
+    # (the first words on screen, not only sent: the speed counts from the first token)
+    qtbot.waitUntil(lambda: window.chat._current is not None
+                    and "Some words" in window.chat._current.plain_text(), timeout=10000)
     with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
         qtbot.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)  # Stop
     answer.release()
