@@ -42,6 +42,7 @@ class BranchBar(QWidget):
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(2)
+        self._row = row
         if role == "user":
             self.action = message_button(self.tr("Edit"),
                     self.tr("Edit this message and send it again "
@@ -49,31 +50,60 @@ class BranchBar(QWidget):
         else:
             self.action = message_button(self.tr("Regenerate"),
                     self.tr("Answer again (this answer is kept)"))
-        self.previous = _step_button("chevron-left", self.tr("Previous version"))
-        self.label = QLabel()
-        self.label.setObjectName("tokenCount")
-        self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.label.setFixedWidth(QFontMetrics(self.label.font()).horizontalAdvance("99/99") + 4)
-        self.next = _step_button("chevron-right", self.tr("Next version"))
-        for widget in (self.action, self.previous, self.label, self.next):
-            row.addWidget(widget)
-        self.previous.clicked.connect(lambda: self.stepRequested.emit(-1))
-        self.next.clicked.connect(lambda: self.stepRequested.emit(1))
+        row.addWidget(self.action)
         self.action.clicked.connect(self.actionRequested)
-        self.set_label(None)
+        # ‹ n/m › is built when a message first has other versions (most never do, and
+        # a block is built while the chat scrolls)
+        self._switcher: tuple[QToolButton, QLabel, QToolButton] | None = None
+
+    def _built_switcher(self) -> tuple[QToolButton, QLabel, QToolButton]:
+        if self._switcher is None:
+            previous = _step_button("chevron-left", self.tr("Previous version"))
+            label = QLabel()
+            label.setObjectName("tokenCount")
+            label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            label.setFixedWidth(QFontMetrics(label.font()).horizontalAdvance("99/99") + 4)
+            following = _step_button("chevron-right", self.tr("Next version"))
+            for widget in (previous, label, following):
+                widget.hide()
+                self._row.addWidget(widget)
+            previous.clicked.connect(lambda: self.stepRequested.emit(-1))
+            following.clicked.connect(lambda: self.stepRequested.emit(1))
+            self._switcher = previous, label, following
+        return self._switcher
+
+    @property
+    def previous(self) -> QToolButton:
+        return self._built_switcher()[0]
+
+    @property
+    def label(self) -> QLabel:
+        return self._built_switcher()[1]
+
+    @property
+    def next(self) -> QToolButton:
+        return self._built_switcher()[2]
+
+    def switcher_width(self) -> int:
+        """The room ‹ n/m › takes while shown (0 when hidden)."""
+        if self._switcher is None or not self._switcher[1].isVisibleTo(self):
+            return 0
+        return self._switcher[0].sizeHint().width() * 2 + self._switcher[1].width()
 
     def set_label(self, label: str | None) -> None:
         """``"2/3"`` shows the switcher; ``None`` hides it (no other versions)."""
-        shown = label is not None
-        for widget in (self.previous, self.label, self.next):
-            widget.setVisible(shown)
+        if label is None and self._switcher is None:
+            return
+        previous, text, following = self._built_switcher()
+        for widget in (previous, text, following):
+            widget.setVisible(label is not None)
         if label is None:
             return
-        self.label.setText(label)
+        text.setText(label)
         index, _, count = label.partition("/")
-        self.previous.setEnabled(index != "1")
-        self.next.setEnabled(index != count)
-        self.label.setAccessibleName(
+        previous.setEnabled(index != "1")
+        following.setEnabled(index != count)
+        text.setAccessibleName(
             self.tr("Version {index} of {count}").format(index=index, count=count))
 
     def set_compact(self, compact: bool) -> None:

@@ -107,7 +107,7 @@ class MessageHeader(QWidget):
             return
         spacing = self._spacing
         title = self.title.fontMetrics().horizontalAdvance(self.title.text()[:24]) + spacing
-        fixed = self.more_button.sizeHint().width() + self._switcher_width() + spacing * 2
+        fixed = self.more_button.sizeHint().width() + self.branch_bar.switcher_width() + spacing * 2
         tokens = (self.tokens_label.sizeHint().width() + spacing
                   if self.tokens_label.text() else 0)
         actions = (self.copy_button.sizeHint().width()
@@ -117,11 +117,6 @@ class MessageHeader(QWidget):
         self.branch_bar.set_compact(self.compact)
         self.tokens_label.setVisible(bool(self.tokens_label.text())
                                      and title + fixed + tokens <= width)
-
-    def _switcher_width(self) -> int:
-        shown = self.branch_bar.label.isVisibleTo(self.branch_bar)
-        return (self.branch_bar.previous.sizeHint().width() * 2
-                + self.branch_bar.label.width() if shown else 0)
 
     # -- the "more" menu ------------------------------------------------------------------
 

@@ -5,7 +5,6 @@ the first one's block."""
 
 from __future__ import annotations
 
-import time
 from datetime import datetime
 
 from PySide6.QtCore import QRectF, Qt, Signal
@@ -22,12 +21,13 @@ from PySide6.QtWidgets import QFrame, QMenu, QToolButton, QVBoxLayout, QWidget
 
 from desktop.chat.message_edits import is_continuation
 from desktop.core.messages import ImagePart, Message, ToolCallPart, ToolResultPart
-from desktop.ui import locale_format, theme
+from desktop.ui import theme
 from desktop.ui.chat.chat_selection import SelectionModel
 from desktop.ui.chat.copy_menu import fill_copy_menu
 from desktop.ui.chat.image_strip import image_strip
 from desktop.ui.chat.message_header import MessageHeader
 from desktop.ui.chat.message_texts import header_text, status_text
+from desktop.ui.chat.reasoning_section import ReasoningSection
 from desktop.ui.chat.sources_view import SourcesView, block_sources
 from desktop.ui.chat.tool_calls_inline import ToolCallsInline
 from desktop.ui.chat.usage_text import PriceSource, answer_figures
@@ -69,11 +69,11 @@ class MessageWidget(QFrame):
         layout.setSpacing(6)
         self._layout = layout
         self._build_header(message, show_header)
-        self._toggle: QToolButton | None = None  # reasoning, created when there is some
-        self._reasoning: MarkdownView | None = None
-        self.tool_calls = ToolCallsInline()
-        self.tool_calls.toggled.connect(self._changed)
-        layout.addWidget(self.tool_calls)
+        self._thinking: ReasoningSection | None = None  # created when there is some
+        # (tool calls and sources are built when there are some: most blocks have none,
+        # and blocks are built while the chat scrolls)
+        self._tool_calls: ToolCallsInline | None = None
+        self._sources: SourcesView | None = None
         self.body = self._make_view(dim=False, index=1)
         layout.addWidget(self.body)
         self.fold_button: QToolButton | None = None  # "Show more" of a long user message
@@ -86,11 +86,7 @@ class MessageWidget(QFrame):
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.status_label.hide()
         layout.addWidget(self.status_label)
-        self.sources = SourcesView(self)  # the whole answer's, on its first widget
-        layout.addWidget(self.sources)
         self._text_chunks: list[str] = []
-        self._reasoning_started: float | None = None
-        self._reasoning_label = self.tr("Reasoning")
         self._calls: list[ToolCallPart] = []
         self._results: dict[str, ToolResultPart] = {}
         self.set_message(message)
@@ -124,41 +120,43 @@ class MessageWidget(QFrame):
         self._layout.addWidget(row)
 
     @property
+    def tool_calls(self) -> ToolCallsInline:
+        if self._tool_calls is None:
+            self._tool_calls = ToolCallsInline()
+            self._tool_calls.toggled.connect(self._changed)
+            self._layout.insertWidget(self._layout.indexOf(self.body), self._tool_calls)
+        return self._tool_calls
+
+    @property
+    def sources(self) -> SourcesView:
+        """The whole answer's sources, on its first widget, last in the block."""
+        if self._sources is None:
+            self._sources = SourcesView(self)
+            self._layout.addWidget(self._sources)
+        return self._sources
+
+    @property
     def reasoning_toggle(self) -> QToolButton:
-        self._ensure_reasoning()
-        assert self._toggle is not None
-        return self._toggle
+        return self._reasoning_section().toggle
 
     @property
     def reasoning_view(self) -> MarkdownView:
-        self._ensure_reasoning()
-        assert self._reasoning is not None
-        return self._reasoning
+        return self._reasoning_section().view
 
-    def _ensure_reasoning(self) -> None:
-        if self._toggle is not None:
-            return
-        toggle = QToolButton()
-        toggle.setObjectName("reasoningToggle")
-        toggle.setCheckable(True)
-        toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        toggle.setCursor(Qt.CursorShape.PointingHandCursor)
-        toggle.setAccessibleName(self.tr("Show reasoning"))
-        toggle.hide()
-        view = self._make_view(dim=True, index=0)
-        view.setObjectName("reasoningView")
-        view.hide()
-        self._toggle, self._reasoning = toggle, view
-        self._layout.insertWidget(1, toggle)
-        self._layout.insertWidget(2, view)
-        toggle.toggled.connect(self._toggle_reasoning)
+    def _reasoning_section(self) -> ReasoningSection:
+        if self._thinking is None:
+            self._thinking = ReasoningSection(self._layout, self._make_view(dim=True, index=0),
+                                              self._changed)
+        return self._thinking
 
     def add_continuation(self, widget: MessageWidget) -> None:
         """Show a later assistant message of the same turn inside this block."""
-        self._layout.insertWidget(self._layout.indexOf(self.sources), widget)
+        at = self._layout.count() if self._sources is None else self._layout.indexOf(self._sources)
+        self._layout.insertWidget(at, widget)
         self.continuations.append(widget)
         widget.heightChanged.connect(self._changed)
-        widget.sources.show_sources([])  # the block's sources show on its first widget
+        if widget._sources is not None:  # the block's sources show on its first widget
+            widget._sources.show_sources([])
         self.update_usage()
         self.refresh_sources()
 
@@ -196,7 +194,8 @@ class MessageWidget(QFrame):
             self.reasoning_view.set_markdown(message.reasoning)
             durations = [p.duration_s for p in message.parts
                          if p.type == "reasoning" and p.duration_s is not None]
-            self._show_reasoning_header(sum(durations) if durations else None, collapse=True)
+            self._reasoning_section().show_header(sum(durations) if durations else None,
+                                                  collapse=True)
         self._show_attachments([p for p in message.parts if isinstance(p, ImagePart)])
         self._update_tool_line()
         self.set_status(message)
@@ -230,7 +229,9 @@ class MessageWidget(QFrame):
     def refresh_sources(self) -> None:
         owner = self._owner()
         block = [owner, *owner.continuations]
-        owner.sources.show_sources(block_sources([(w.message, w._results) for w in block]))
+        found = block_sources([(w.message, w._results) for w in block])
+        if found or owner._sources is not None:
+            owner.sources.show_sources(found)
         self._changed()
 
     def update_usage(self) -> None:
@@ -283,11 +284,8 @@ class MessageWidget(QFrame):
     # -- streaming ----------------------------------------------------------------------
 
     def append_text(self, text: str) -> None:
-        if self._reasoning_started is not None and self._reasoning is not None and \
-                self._reasoning.isVisibleTo(self):
-            self._reasoning.flush()
-            self._show_reasoning_header(time.monotonic() - self._reasoning_started,
-                                        collapse=True)
+        if self._thinking is not None:
+            self._thinking.answer_began()
         self._text_chunks.append(text)
         if not self.body.isVisibleTo(self):
             self.body.show()
@@ -295,13 +293,7 @@ class MessageWidget(QFrame):
         self.body.append(text)
 
     def append_reasoning(self, text: str) -> None:
-        if self._reasoning_started is None:
-            self._reasoning_started = time.monotonic()
-            self._reasoning_label = self.tr("Thinking…")
-            self.reasoning_toggle.show()
-            self.reasoning_toggle.setChecked(True)
-            self._toggle_reasoning(True)
-        self.reasoning_view.append(text)
+        self._reasoning_section().append(text)
 
     def add_tool_call(self, call: ToolCallPart) -> None:
         if all(c.id != call.id for c in self._calls):
@@ -314,23 +306,8 @@ class MessageWidget(QFrame):
 
     def flush(self) -> None:
         self.body.flush()
-        if self._reasoning is not None:
-            self._reasoning.flush()
-
-    def _show_reasoning_header(self, seconds: float | None, *, collapse: bool) -> None:
-        if self._reasoning is None or not self._reasoning.markdown():
-            return
-        self._reasoning_label = (
-            self.tr("Thought for {seconds} s").format(seconds=locale_format.integer(round(seconds)))
-            if seconds is not None else self.tr("Reasoning"))
-        self.reasoning_toggle.show()
-        self.reasoning_toggle.setChecked(not collapse)
-        self._toggle_reasoning(not collapse)
-
-    def _toggle_reasoning(self, checked: bool) -> None:
-        self.reasoning_view.setVisible(checked)
-        self.reasoning_toggle.setText(("▾ " if checked else "▸ ") + self._reasoning_label)
-        self._changed()
+        if self._thinking is not None:
+            self._thinking.view.flush()
 
     def _update_tool_line(self) -> None:
         if self._calls:
@@ -344,7 +321,7 @@ class MessageWidget(QFrame):
 
     def views(self) -> list[MarkdownView]:
         """Every markdown body of this block, top to bottom."""
-        out = [self.body] if self._reasoning is None else [self._reasoning, self.body]
+        out = [self.body] if self._thinking is None else [self._thinking.view, self.body]
         for widget in self.continuations:
             out.extend(widget.views())
         return out
@@ -390,7 +367,8 @@ class MessageWidget(QFrame):
             widget.header_row.release()
 
     def restyle(self) -> None:
-        self.sources.restyle()
+        if self._sources is not None:
+            self._sources.restyle()
         for view in self.views():
             view.set_background(self._card_color())
             view.restyle()
