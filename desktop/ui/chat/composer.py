@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QMimeData, Qt, Signal
-from PySide6.QtGui import QAction, QImage, QKeyEvent, QMouseEvent
+from PySide6.QtCore import QCoreApplication, QEvent, QLocale, QMimeData, Qt, Signal
+from PySide6.QtGui import QAction, QImage, QKeyEvent, QMouseEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -22,7 +22,9 @@ from PySide6.QtWidgets import (
 
 from desktop.core.messages import ImagePart, Part
 from desktop.ui import icons, theme
+from desktop.ui.chat.short_forms import ShortForms
 from desktop.ui.plain_text import plain_label
+from desktop.ui.wrap_row import WrapRow
 
 
 def local_files(mime: QMimeData) -> list[Path]:
@@ -162,13 +164,13 @@ class Composer(QFrame):
         self.max_input_height = 240  # the pane sets ~40 % of the window
         self.input.setTabChangesFocus(True)
         layout.addWidget(self.input)
-        row = QHBoxLayout()
+        row = WrapRow()  # (too narrow even for the short forms: it wraps, never cuts)
         self.attach_button = QPushButton()
         icons.set_icon(self.attach_button, "paperclip", self.tr("Attach images or text files"),
                        self.tr("Attach files"))
         self.attach_button.clicked.connect(self.attachRequested)
         row.addWidget(self.attach_button)
-        self.workspace_button = QPushButton(self.tr("No workspace"))
+        self.workspace_button = QPushButton()
         icons.set_icon(self.workspace_button, "folder",
                        self.tr("Choose the folder the file tools may read"),
                                self.tr("Workspace folder"))
@@ -190,8 +192,8 @@ class Composer(QFrame):
         self._menu_key: tuple[list[tuple[str, str]], str | None, bool] | None = None
         row.addWidget(self.tools_button)
         row.addWidget(self.workspace_button)
-        row.addStretch(1)
-        self.compare_button = QPushButton(self.tr("Compare"))
+        row.add_stretch()
+        self.compare_button = QPushButton()
         icons.set_icon(self.compare_button, "columns-3",
                        self.tr("Ask 2 to 4 models at once and see their answers side by side "
                                "(or type /compare)"), self.tr("Compare models"))
@@ -202,13 +204,46 @@ class Composer(QFrame):
         self.send_button.setDefault(False)
         self.send_button.clicked.connect(self._on_button)
         row.addWidget(self.send_button)
-        layout.addLayout(row)
+        self.short_forms = self._add_button_row(row, layout)
         self.input.submitted.connect(self._submit)
         self.input.cancelled.connect(self.stopRequested)
         self.input.textChanged.connect(self._update_enabled)
         self.input.textChanged.connect(self.fit_input)
         self._busy = False
         self._update_enabled()
+
+    def _add_button_row(self, row: WrapRow, layout: QVBoxLayout) -> ShortForms:
+        """Put the buttons' row under the box. When it is too narrow, Compare, the
+        workspace and the tools button (in that order of preference) drop to short
+        forms: icons, which their tooltips and accessible names explain; the tools
+        button shows the count."""
+        layout.addLayout(row)
+        forms = ShortForms(row, lambda: self.contentsRect().width()
+                           - layout.contentsMargins().left() - layout.contentsMargins().right()
+                           if self.isVisible() else 0)
+        self.tools_button.setIcon(icons.icon("wrench"))  # (seen in its short form only)
+        self._tools_on = -1  # tools switched on (-1: none offered)
+        forms.add(self.compare_button, self.tr("Compare"))
+        forms.add(self.workspace_button, self.tr("No workspace"))
+        forms.add(self.tools_button, self.tools_button.text(), self._tools_short)
+        return forms
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.short_forms.fit()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.short_forms.fit()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self.short_forms.fit_soon()  # (zoomed: the buttons' text is wider or narrower)
+
+    def _tools_short(self) -> str:
+        return (QLocale().toString(self._tools_on) + " ▾") if self._tools_on >= 0 else "▾"
 
     def fit_input(self) -> None:
         self.input.fit_height(self.max_input_height)
@@ -263,17 +298,19 @@ class Composer(QFrame):
         self.send_button.style().unpolish(self.send_button)
         self.send_button.style().polish(self.send_button)
         self._update_enabled()
+        self.short_forms.fit()
 
     def set_workspace(self, folder: str | None, tool_names: list[str] | None = None) -> None:
         if folder:
             name = folder.rstrip("/\\").split("/")[-1].split("\\")[-1] or folder
             # (a long folder name must not widen the composer: elided)
-            self.workspace_button.setText(name if len(name) <= 24 else name[:23] + "…")
+            self.short_forms.set_text(self.workspace_button,
+                                      name if len(name) <= 24 else name[:23] + "…")
             self.workspace_button.setToolTip(folder)
             self.workspace_button.setAccessibleName(
                 self.tr("Workspace folder: {name}").format(name=name))
         else:
-            self.workspace_button.setText(self.tr("Choose workspace…"))
+            self.short_forms.set_text(self.workspace_button, self.tr("Choose workspace…"))
             self.workspace_button.setToolTip(self.tr("Choose the folder the file tools may use"))
             self.workspace_button.setAccessibleName(self.tr("Workspace folder: none"))
         self._has_workspace = bool(folder)
@@ -291,7 +328,8 @@ class Composer(QFrame):
         self.tools_note = note
         on = sum(1 for name, _source in tools if name in enabled)
         label = self.tr("tools: %n on", "", on) if tools else self.tr("tools: none")
-        self.tools_button.setText(label + " ▾")
+        self._tools_on = on if tools else -1
+        self.short_forms.set_text(self.tools_button, label + " ▾")
         self.tools_button.setToolTip(note or self.tr("Switch tools on or off for this chat"))
         key = (list(tools), note, self._has_workspace)
         if key == self._menu_key and self.tool_actions:

@@ -16,12 +16,13 @@ import time
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer, Signal
 from PySide6.QtGui import QFontMetrics, QHideEvent
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QWidget
 
 from desktop.chat.approvals import PendingApproval
 from desktop.chat.events import ProviderRetrying
 from desktop.tools.approval import ApprovalDecision
 from desktop.ui.plain_text import make_plain
+from desktop.ui.wrap_row import WrapRow
 
 # (translated when shown)
 REASONS = {"HTTP 429": str(QT_TRANSLATE_NOOP("TurnStatus", "Rate limited")),
@@ -64,17 +65,17 @@ class TurnStatus(QFrame):
         self._deadline = 0.0
         self._dots = 0
         self._rounds = 0
-        row = QHBoxLayout(self)
-        row.setContentsMargins(16, 6, 8, 6)
-        row.setSpacing(6)
         self.label = QLabel()
         make_plain(self.label)  # a tool's name and a server's reason are not markup
         self.label.setObjectName("emptyHint")
         self.label.setAccessibleName(self.tr("Answer status"))
-        self.label.setWordWrap(True)  # a narrow window wraps it beside its buttons
+        self.label.setWordWrap(True)  # a narrow window wraps it above its buttons
         self.label.setMinimumWidth(QFontMetrics(self.label.font()).horizontalAdvance(
             self.tr("Thinking…  ")))
-        row.addWidget(self.label, 1)
+        # (the text and its buttons on one line when they fit; else the buttons go on
+        # lines of their own under it, never cut)
+        row = WrapRow(self, lead=self.label)
+        row.setContentsMargins(16, 6, 8, 6)
         self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.setToolTip(self.tr("Stop this answer"))
         self.cancel_button.clicked.connect(self.cancelRequested)
@@ -202,6 +203,9 @@ class TurnStatus(QFrame):
         elif self.kind == "retrying" and self._retry is not None:
             left = max(0, math.ceil(self._deadline - time.monotonic()))
             self.label.setText(retry_headline(self._retry, left))
+            # (a countdown one digit shorter can bring Cancel back beside the text)
+            if self.isVisible() and self.heightForWidth(self.width()) != self.height():
+                self.changed.emit()
 
     def hideEvent(self, event: QHideEvent) -> None:
         super().hideEvent(event)

@@ -11,10 +11,13 @@ from typing import Any
 
 import qasync
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
 
 from desktop.app import AppContext
+from desktop.chat.approvals import PendingApproval
 from desktop.chat.events import ProviderRetrying
-from desktop.ui.chat.turn_status import retry_headline
+from desktop.tools.approval import ApprovalPreview, ApprovalRequest
+from desktop.ui.chat.turn_status import TurnStatus, retry_headline
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
 from tests.ui.window.test_main_window import add_provider, make_window
 
@@ -139,3 +142,94 @@ def test_a_stopped_answer_shows_estimated_counts_and_a_finished_one_its_speed(
     assert done.tokens_label.text().startswith("10 in · 5 out")
     assert "≈" not in done.tokens_label.text()
     assert "First token after" in done.tokens_label.toolTip()
+
+
+def cut_or_overlapping(status: TurnStatus) -> list[str]:
+    """Shown buttons narrower than their text, outside the row, or over the text or
+    one another; the text cut (taller than the room it got)."""
+    problems = []
+    shown = [b for b in status.findChildren(QPushButton) if b.isVisible()]
+    for button in shown:
+        text = button.fontMetrics().horizontalAdvance(button.text())
+        if button.width() < button.sizeHint().width() or text + 8 > button.width():
+            problems.append(f"{button.text()!r} cut: {button.width()} px for {text} px")
+        if not status.rect().contains(button.geometry()):
+            problems.append(f"{button.text()!r} outside: {button.geometry()}")
+    for index, first in enumerate([status.label, *shown]):
+        for second in shown[index:]:
+            if first is not second and first.geometry().intersects(second.geometry()):
+                problems.append(f"{second.text()!r} overlaps {first.objectName() or 'a button'}")
+    label = status.label
+    if label.heightForWidth(label.width()) > label.height():
+        problems.append(f"the text is cut: {label.height()} px for "
+                        f"{label.heightForWidth(label.width())}")
+    return problems
+
+
+def show_at(status: TurnStatus, width: int) -> None:
+    status.resize(width, status.heightForWidth(width))
+    layout = status.layout()
+    assert layout is not None
+    layout.activate()
+
+
+def test_narrow_rows_put_their_buttons_under_the_text_uncut(
+    qtbot: Any, qt_loop: qasync.QEventLoop,
+) -> None:
+    status = TurnStatus()
+    qtbot.addWidget(status)
+    request = ApprovalRequest("edit_file", "call-1", {}, ApprovalPreview("arguments", "{}"))
+    rows = [lambda: status.show_approval(PendingApproval(request, qt_loop.create_future())),
+            lambda: status.show_confirm(3),
+            lambda: status.show_retry(ProviderRetrying("X", 0, 4, "HTTP 429", 30))]
+    for show in rows:
+        show()
+        assert status.isVisible()
+        show_at(status, 1400)  # wide: the text and its buttons on one line
+        assert cut_or_overlapping(status) == []
+        centre = status.label.geometry().center().y()
+        shown = [b for b in status.findChildren(QPushButton) if b.isVisible()]
+        assert shown and all(b.geometry().center().y() == centre for b in shown)
+        wide = status.height()
+        one_line = status.sizeHint().width()
+        for width in (400, 300, 220):  # the chat column at 1024×700 with tools open: ~400
+            show_at(status, width)
+            assert cut_or_overlapping(status) == [], (status.kind, width)
+            if width < one_line:  # the buttons on lines of their own under the text
+                assert status.label.geometry().bottom() < min(b.geometry().top() for b in shown)
+            else:
+                assert status.height() == wide
+        assert status.height() > wide
+        show_at(status, 1400)  # wide again: one line
+        assert status.height() == wide and cut_or_overlapping(status) == []
+
+
+def test_the_approval_row_fits_a_1024_window_with_tool_activity_open(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("alpha\nbeta\n")
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    window.resize(1024, 700)
+    qtbot.waitUntil(lambda: window.width() == 1024)
+    window.controller.set_workspace(str(workspace))
+    status = window.chat.turn_status
+    edit = json.dumps({"path": "notes.txt", "old_string": "beta", "new_string": "gamma"})
+    fake_server.enqueue_tool_calls([("edit_file", edit)])
+    fake_server.enqueue_text("Edited.")
+    type_and_send(qtbot, window, "change beta")
+    qtbot.waitUntil(lambda: status.kind == "approval", timeout=10000)
+    assert window.sidebar.isVisible()  # Tool activity beside the chat: a narrow column
+    assert status.width() < 500
+    qtbot.waitUntil(lambda: cut_or_overlapping(status) == [])
+    buttons = list(status.approval_buttons.values())
+    assert status.label.geometry().bottom() < min(b.geometry().top() for b in buttons)
+    # (its text on one line above them, not wrapped into four beside them)
+    assert status.label.height() < 2 * status.label.fontMetrics().lineSpacing()
+    with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
+        qtbot.mouseClick(status.approval_buttons["allow_once"], Qt.MouseButton.LeftButton)
+    assert (workspace / "notes.txt").read_text() == "alpha\ngamma\n"
