@@ -12,6 +12,7 @@ import qasync
 from PySide6.QtWidgets import QAbstractButton, QApplication
 
 from desktop.app import AppContext
+from desktop.ui import theme
 from desktop.ui.chat.composer import Composer
 from tests.support.openai_server import FakeOpenAIServer
 from tests.ui.window.test_main_window import add_provider, make_window
@@ -139,3 +140,20 @@ def test_the_window_at_each_size_cuts_no_composer_button(
     window.resize(1024, 700)
     qtbot.waitUntil(lambda: composer.workspace_button.text() == "")
     assert cut_buttons(composer) == []
+
+
+def test_zooming_in_shortens_the_buttons_that_no_longer_fit(qtbot: Any) -> None:
+    composer = make_composer(qtbot)
+    sized(qtbot, composer, 900)
+    frame = composer.width() - composer.contentsRect().width()
+    need = sum(b.sizeHint().width() for b in buttons(composer)) + 4 * 6 + 20 + frame
+    sized(qtbot, composer, need)  # the full forms just fit
+    assert composer.short_forms.short == frozenset()
+    try:
+        theme.set_zoom(3)  # every text 30 % wider: the same width no longer holds them
+        qtbot.waitUntil(lambda: composer.short_forms.short != frozenset())
+        composer.layout().activate()  # type: ignore[union-attr]
+        assert cut_buttons(composer) == []
+    finally:
+        theme.set_zoom(0)
+    qtbot.waitUntil(lambda: composer.short_forms.short == frozenset())

@@ -181,7 +181,7 @@ def test_narrow_rows_put_their_buttons_under_the_text_uncut(
     request = ApprovalRequest("edit_file", "call-1", {}, ApprovalPreview("arguments", "{}"))
     rows = [lambda: status.show_approval(PendingApproval(request, qt_loop.create_future())),
             lambda: status.show_confirm(3),
-            lambda: status.show_retry(ProviderRetrying("X", 0, 4, "HTTP 429", 30))]
+            lambda: status.show_retry(ProviderRetrying("X", 0, 30, "HTTP 429", 4))]
     for show in rows:
         show()
         assert status.isVisible()
@@ -233,3 +233,22 @@ def test_the_approval_row_fits_a_1024_window_with_tool_activity_open(
     with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
         qtbot.mouseClick(status.approval_buttons["allow_once"], Qt.MouseButton.LeftButton)
     assert (workspace / "notes.txt").read_text() == "alpha\ngamma\n"
+
+
+def test_a_countdown_that_gets_shorter_brings_cancel_back_beside_it(
+    qtbot: Any, qt_loop: qasync.QEventLoop,
+) -> None:
+    status = TurnStatus()
+    qtbot.addWidget(status)
+    status.show_retry(ProviderRetrying("X", 0, 9.8, "HTTP 429", 4))
+    assert "retrying in 10 s" in status.label.text()
+    width = status.sizeHint().width() - 1  # "10 s" does not fit beside Cancel, "9 s" will
+    show_at(status, width)
+    stacked = status.height()
+    assert status.label.geometry().bottom() < status.cancel_button.geometry().top()
+    with qtbot.waitSignal(status.changed, timeout=5000):  # the column lays out again
+        pass
+    assert "retrying in 9 s" in status.label.text()
+    show_at(status, width)
+    assert status.height() < stacked and cut_or_overlapping(status) == []
+    assert status.label.geometry().center().y() == status.cancel_button.geometry().center().y()
