@@ -154,9 +154,13 @@ class WrapRow(QLayout):
             y += height + (gap if buttons else 0)
         line_items: list[QLayoutItem] = []
         used = 0
+        right = [item for item in buttons if self._is_right(item)]
+        right_width = sum(min(item.sizeHint().width(), width) + gap for item in right) - gap
         for item in buttons:
             item_width = min(item.sizeHint().width(), width)
-            if line_items and used + gap + item_width > width:
+            # (the right-hand group goes to the next line together: Compare beside Send)
+            needed = right_width if right and item is right[0] else item_width
+            if line_items and used + gap + min(needed, width) > width:
                 y += self._finish_line(line_items, rect.x(), y, width, apply) + gap
                 line_items, used = [], 0
             used += (gap if line_items else 0) + item_width

@@ -99,13 +99,14 @@ def test_hidden_buttons_take_no_room(qtbot: Any) -> None:
 def test_the_right_group_stays_at_the_right_of_its_line(qtbot: Any) -> None:
     host, _row, _label, buttons = make_row(qtbot, right=("Compare", "Send"))
     send = buttons[-1]
-    for width in (900, 420, 260):
+    for width in (900, 420, 300, 260):
         lay_out(host, width)
         check_uncut(host, buttons)
         assert send.geometry().right() == width - 8 - 1
         left_of_send = [b for b in buttons[:-1]
                         if b.geometry().center().y() == send.geometry().center().y()]
         assert all(b.geometry().right() < send.geometry().left() for b in left_of_send)
+        assert buttons[-2].geometry().top() == send.geometry().top()  # the group together
     lay_out(host, 900)
     assert len({b.geometry().top() for b in buttons}) == 1  # one line when it fits
     assert buttons[0].geometry().left() == 16
