@@ -92,6 +92,7 @@ class AppContext:
         environ: Mapping[str, str] | None = None,
         log_to_stderr: bool = True,
         lock: InstanceLock | None = None,
+        verify: bool | None = None,
     ) -> AppContext:
         """Open the data folder. The first process to open it holds the instance lock
         and does the start-up repairs (damaged file recovery, interrupted answers,
@@ -99,7 +100,10 @@ class AppContext:
         is open) shares the database without touching what the first one owns.
 
         ``lock``: the data folder's lock when the caller took it already (the window
-        does, before it shows, to hand over to a running instance instead)."""
+        does, before it shows, to hand over to a running instance instead).
+        ``verify``: whether to check the database's integrity first (None: after an
+        unclean exit, or for a small file; the window checks on a thread, then passes
+        what it found)."""
         paths = DataPaths.resolve(data_dir)
         redactor = SecretRedactor()
         setup_logging(paths, stderr=log_to_stderr, redactor=redactor)
@@ -108,7 +112,9 @@ class AppContext:
         notice: str | None = None
         if lock is not None:
             try:
-                opened = open_database(paths, verify=True if lock.previous_unclean else None)
+                if verify is None and lock.previous_unclean:
+                    verify = True
+                opened = open_database(paths, verify=verify)
             except BaseException:
                 lock.release()
                 raise

@@ -23,14 +23,12 @@ from desktop.core.errors import StorageError
 from desktop.storage import tree
 from desktop.storage.backup import list_backups, move_aside
 from desktop.storage.database import Database, DatabaseCorruptError
+from desktop.storage.integrity_check import VERIFY_AUTO_MAX_BYTES
 from desktop.storage.paths import DataPaths
 
 log = logging.getLogger(__name__)
 
 SALVAGE_TABLES = ("sessions", "messages", "settings", "providers", "assistants")
-# quick_check reads the whole file: about 1-4 s for 850 MB (1M messages), so by
-# default it runs only on files below this size (pass verify=True after a crash).
-VERIFY_AUTO_MAX_BYTES = 64 * 1024 * 1024
 
 
 @dataclass

@@ -30,6 +30,7 @@ from desktop import APP_ID, APP_NAME
 from desktop.resources import icon_path
 from desktop.storage.first_chats import read_first_chats
 from desktop.storage.instance_lock import InstanceLock, acquire_instance_lock
+from desktop.storage.integrity_check import IntegrityCheck
 from desktop.storage.paths import DataPaths
 from desktop.storage.window_state import read_window_state
 from desktop.ui import i18n, theme
@@ -229,13 +230,13 @@ def load_modules(app: QApplication) -> None:
     app.processEvents()
 
 
-def open_context(window: MainWindow, paths: DataPaths,
-                 lock: InstanceLock | None) -> AppContext | None:
+def open_context(window: MainWindow, paths: DataPaths, lock: InstanceLock | None,
+                 verify: bool | None = None) -> AppContext | None:
     from desktop.app import AppContext
     from desktop.core.errors import AssistaError
 
     try:
-        return AppContext.open(paths.root, lock=lock)
+        return AppContext.open(paths.root, lock=lock, verify=verify)
     except AssistaError as exc:
         if lock is not None:
             lock.release()
@@ -279,8 +280,14 @@ def _launch_gui(data_dir: str | None, *, smoke: bool, quick: str | None) -> int:
         app.processEvents()  # a frame with them
     # (``assista quick``: only the quick-ask window shows; the main window stays hidden
     # until "Open in the main window" or the tray brings it)
+    check = IntegrityCheck(paths.db_path, after_unclean_exit=lock is not None
+                           and lock.previous_unclean)
+    if lock is not None:  # (only the process that owns the folder checks and repairs)
+        check.start()
     load_modules(app)
-    ctx = open_context(window, paths, lock)
+    while not check.wait(0.005):  # (usually over by now)
+        app.processEvents()
+    ctx = open_context(window, paths, lock, check.verify())
     if ctx is None:
         return 1
     app.processEvents()  # keep the window responsive between the loading steps
