@@ -175,6 +175,7 @@ def child(data: str, session_id: str, baseline: bool, fling: bool) -> dict[str, 
                p99=percentile(steps, 0.99), max=max(steps),
                px_per_s=chat.viewport().height() * 0.25 / 0.016,
                slow=sorted(steps)[-5:], cpu_p99=percentile(cpu, 0.99), cpu_max=max(cpu),
+               cpu_at_max=cpu[steps.index(max(steps))],
                load=os.getloadavg()[0])
     if fling:
         fast = scroll_through(chat, False, 0.5)[0] + scroll_through(chat, True, 0.5)[0]
@@ -221,7 +222,8 @@ def main() -> int:
                 slow = ", ".join(f"{s:.1f}" for s in r["slow"])
                 print(f"run {number + 1} (load {r['load']:.2f}): scroll stall p50 "
                       f"{r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, max {r['max']:.1f} ms "
-                      f"(slowest {slow}; CPU in the longest step {r['cpu_max']:.1f} ms); "
+                      f"(slowest {slow}; CPU in the longest {r['cpu_at_max']:.1f} ms, most in "
+                      f"any step {r['cpu_max']:.1f} ms); "
                       f"first paint "
                       f"{r['first_paint_ms']:.0f} ms", flush=True)
     finally:
