@@ -12,12 +12,15 @@ the worker is busy the window waits at most one slice for the GIL.
 A worker paused inside an import keeps that module's lock: if the event loop's thread
 then imports the same module, it waits for the lock, and no slice comes. The worker
 sees that (the interpreter's record of which thread waits for a module lock) and goes
-on until the import is done; anything else it might hold while paused is let go after
-``max_pause_ms`` at the latest, when it goes on without a slice.
+on until the import is done. It never pauses while the interpreter's global import
+lock is held (taken around each module lock's lookup; nobody records waiting for it).
+Anything else it might hold while paused is let go after ``max_pause_ms`` at the
+latest, when it goes on without a slice.
 """
 
 from __future__ import annotations
 
+import _imp
 import logging
 import sys
 import threading
@@ -40,6 +43,12 @@ def _in_import(frame: FrameType | None) -> bool:
             return True
         frame = frame.f_back
     return False
+
+
+def _import_locked() -> bool:
+    """Whether a thread holds the interpreter's global import lock (taken briefly around
+    each module lock's lookup: no thread records waiting for it)."""
+    return bool(_imp.lock_held())
 
 
 def _loop_waits_for_a_module() -> bool:
@@ -69,6 +78,7 @@ class SlicedThread(QObject):
         self.paused = threading.Event()  # set only while the worker waits for a slice
         self.slices = 0  # slices handed out so far
         self.timeouts = 0  # pauses that ended with no slice after max_pause_ms
+        self.pauses = 0
         self._timer = QTimer(self)
         self._timer.setTimerType(Qt.TimerType.CoarseTimer)
         self._timer.setInterval(interval_ms)
@@ -105,6 +115,8 @@ class SlicedThread(QObject):
     def _checkpoint(self, frame: FrameType, event: str, _arg: Any) -> None:
         if event not in ("call", "c_call") or time.perf_counter() < self._deadline:
             return
+        if _import_locked():
+            return
         importing = _in_import(frame)
         if importing and _loop_waits_for_a_module():
             return
@@ -112,6 +124,7 @@ class SlicedThread(QObject):
             if time.perf_counter() < self._deadline:
                 return  # a slice came meanwhile
             given, waited = self.slices, 0.0
+            self.pauses += 1
             self.paused.set()
             step = IMPORT_CHECK_S if importing else self._max_pause
             while self.slices == given and waited < self._max_pause:

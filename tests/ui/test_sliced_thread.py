@@ -72,3 +72,30 @@ def test_the_loop_importing_what_a_paused_worker_imports_does_not_wait_for_a_sli
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("slow_module_for_slices", None)
+
+
+def test_the_worker_never_pauses_holding_the_global_import_lock(qtbot: QtBot) -> None:
+    # The import system holds it briefly around Python code; a worker paused there
+    # would stop every import of the loop's thread, unseen, until max_pause_ms.
+    import _imp
+
+    progress = [0]
+    during: list[int] = []
+
+    def work() -> None:
+        _busy(50_000, progress)
+        _imp.acquire_lock()
+        try:
+            before = worker.pauses
+            _busy(300_000, progress)  # far longer than a slice
+            during.append(worker.pauses - before)
+        finally:
+            _imp.release_lock()
+        _busy(50_000, progress)
+
+    worker = SlicedThread(work, name="test-import-lock", slice_ms=0.2, interval_ms=1,
+                          max_pause_ms=60_000)
+    worker.start()
+    qtbot.waitUntil(worker.is_finished, timeout=60_000)
+    assert during == [0]
+    assert worker.pauses > 0  # (it does pause outside)
