@@ -9,13 +9,12 @@ call it makes and, once its slice is over, waits for the next one holding nothin
 loop hands out one slice of ``slice_ms`` every ``interval_ms`` from a timer, so while
 the worker is busy the window waits at most one slice for the GIL.
 
-A worker paused inside an import keeps that module's lock: if the event loop's thread
-then imports the same module, it waits for the lock, and no slice comes. The worker
-sees that (the interpreter's record of which thread waits for a module lock) and goes
-on until the import is done. It never pauses while the interpreter's global import
-lock is held (taken around each module lock's lookup; nobody records waiting for it).
-Anything else it might hold while paused is let go after ``max_pause_ms`` at the
-latest, when it goes on without a slice.
+The worker never pauses inside an import, nor while the interpreter's global import
+lock is held: paused there it would keep a lock that the event loop's thread may need
+to import anything, and then wait for a slice only that thread can hand out (letting
+imports run through also kept the first paint of a chat from waiting for a highlighter
+the worker was importing). Anything else it might hold while paused is let go after
+``max_pause_ms`` at the latest, when it goes on without a slice.
 """
 
 from __future__ import annotations
@@ -34,7 +33,6 @@ from PySide6.QtCore import QObject, Qt, QTimer
 log = logging.getLogger(__name__)
 
 _IMPORT_MACHINERY = ("<frozen importlib._bootstrap>", "<frozen importlib._bootstrap_external>")
-IMPORT_CHECK_S = 0.002  # how often a worker paused in an import looks at the loop's thread
 
 
 def _in_import(frame: FrameType | None) -> bool:
@@ -49,16 +47,6 @@ def _import_locked() -> bool:
     """Whether a thread holds the interpreter's global import lock (taken briefly around
     each module lock's lookup: no thread records waiting for it)."""
     return bool(_imp.lock_held())
-
-
-def _loop_waits_for_a_module() -> bool:
-    """Whether the main thread waits for a module's import lock (True when this
-    interpreter does not say: then the worker never pauses inside an import)."""
-    waiting = getattr(sys.modules.get("_frozen_importlib"), "_blocking_on", None)
-    try:
-        return waiting is None or bool(waiting.get(threading.main_thread().ident))
-    except Exception:  # another interpreter's structure: do not guess
-        return True
 
 
 class SlicedThread(QObject):
@@ -115,24 +103,16 @@ class SlicedThread(QObject):
     def _checkpoint(self, frame: FrameType, event: str, _arg: Any) -> None:
         if event not in ("call", "c_call") or time.perf_counter() < self._deadline:
             return
-        if _import_locked():
-            return
-        importing = _in_import(frame)
-        if importing and _loop_waits_for_a_module():
+        if _import_locked() or _in_import(frame):
             return
         with self._slices_given:
             if time.perf_counter() < self._deadline:
                 return  # a slice came meanwhile
-            given, waited = self.slices, 0.0
+            given = self.slices
             self.pauses += 1
             self.paused.set()
-            step = IMPORT_CHECK_S if importing else self._max_pause
-            while self.slices == given and waited < self._max_pause:
-                self._slices_given.wait(step)
-                waited += step
-                if importing and _loop_waits_for_a_module():
-                    break
-            if self.slices == given:  # no slice came: go on for one
-                self.timeouts += waited >= self._max_pause
-                self._deadline = time.perf_counter() + self._slice
+            if not self._slices_given.wait_for(lambda: self.slices != given,
+                                                 self._max_pause):
+                self.timeouts += 1
+                self._deadline = time.perf_counter() + self._slice  # none came: go on
             self.paused.clear()
