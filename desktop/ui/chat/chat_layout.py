@@ -32,7 +32,7 @@ MARGIN_X, MARGIN_Y, SPACING = 24, 16, 12
 OVERSCAN = 800  # px laid out (while idle) beyond the viewport
 PARSE_AHEAD = 2400  # px whose markdown is parsed (while idle) beyond the viewport
 KEEP = 1600  # px beyond the viewport before a block's widget is destroyed
-AFTER_SCROLL = 0.006  # s after a scroll step before idle work: the frame is drawn first
+AFTER_SCROLL = 0.006  # s after a scroll step or paint before idle work: the frame first
 FOLLOW_SLACK = 24
 
 
@@ -67,7 +67,7 @@ class VirtualColumn(QAbstractScrollArea):
         self._prefetch_timer.setSingleShot(True)
         self._prefetch_timer.setInterval(0)
         self._prefetch_timer.timeout.connect(self._prefetch)
-        self._scrolled_at = 0.0  # perf_counter() of the user's last scroll step
+        self._drawn_at = 0.0  # perf_counter() of the last scroll step or paint
         self.overlays = ColumnOverlays(self.viewport())
         self.jump_button = self.overlays.jump_button
         self.jump_button.clicked.connect(self.scroll_to_bottom)
@@ -289,8 +289,8 @@ class VirtualColumn(QAbstractScrollArea):
         built at once stalled scrolling for a frame or two)."""
         if self._busy:
             return
-        wait = self._scrolled_at + AFTER_SCROLL - time.perf_counter()
-        if wait > 0:  # (after tick and paint at once, a step made the next one late)
+        wait = self._drawn_at + AFTER_SCROLL - time.perf_counter()
+        if wait > 0:  # (right behind a scroll step and its paint, it made the next late)
             self._prefetch_timer.start(math.ceil(wait * 1000))
             return
         index = self._next_prefetch()
@@ -348,7 +348,7 @@ class VirtualColumn(QAbstractScrollArea):
 
     def _on_scrolled(self, value: int) -> None:
         if not self._busy:
-            self._scrolled_at = time.perf_counter()
+            self._drawn_at = time.perf_counter()
             self._follow = value >= self.verticalScrollBar().maximum() - FOLLOW_SLACK
             self._relayout()
 
@@ -361,7 +361,8 @@ class VirtualColumn(QAbstractScrollArea):
         super().resizeEvent(event)
         self._relayout()
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # the viewport's
+    def paintEvent(self, event: QPaintEvent) -> None:  # the viewport's, before its blocks
+        self._drawn_at = time.perf_counter()
         with QPainter(self.viewport()) as painter:
             painter.fillRect(event.rect(), self._background)
 
