@@ -14,10 +14,13 @@ from pytestqt.qtbot import QtBot
 from desktop.ui.sliced_thread import SlicedThread
 
 
+def _step(progress: list[int]) -> None:  # a Python call: a checkpoint
+    progress[0] += 1
+
+
 def _busy(count: int, progress: list[int]) -> None:
     for _ in range(count):
-        progress[0] += 1
-        abs(-1)  # a C call: a checkpoint
+        _step(progress)
 
 
 def test_work_runs_to_the_end_in_slices_the_loop_hands_out(qtbot: QtBot) -> None:

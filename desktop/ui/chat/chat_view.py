@@ -1,11 +1,7 @@
-"""The conversation: a virtualized column of message blocks that follows the stream.
-
-Only the blocks near the viewport exist as widgets; the others are a height (estimated
-until first laid out) in :mod:`desktop.ui.chat.chat_items`. Opening a session lays out the
-last messages first; older ones are created as the user scrolls up, and blocks far off
-screen are destroyed again. While an answer streams in, the view follows it unless the
-user scrolled up, which shows a "Jump to latest" button instead.
-"""
+"""The conversation: a virtualized column of message blocks that follows the stream
+(the column itself: :mod:`desktop.ui.chat.chat_layout`). Opening a chat lays out the last
+messages first; older ones are built as the user scrolls up, far ones destroyed again.
+While an answer streams in, the view follows it unless the user scrolled up."""
 
 from __future__ import annotations
 
@@ -38,6 +34,7 @@ from desktop.ui.sliced_thread import SlicedThread
 from desktop.ui.window.bridge import AgentBridge
 
 END = 10**9  # a body index past every real one: "to the end of this block"
+WARM_UP_AFTER_MS = 2000  # after start-up has settled (at 300 ms it slowed the first frames)
 
 
 class ChatView(VirtualColumn):
@@ -69,7 +66,7 @@ class ChatView(VirtualColumn):
         self.set_tail(self.turn_status)
         # "2/3" for a message with other versions (set by the window), else None
         self.branch_label: Callable[[str], str | None] = lambda _message_id: None
-        QTimer.singleShot(300, self._warm_up)
+        QTimer.singleShot(WARM_UP_AFTER_MS, self._warm_up)
         self._build_actions()
 
         bridge.assistantStarted.connect(self._on_assistant_started)
@@ -205,8 +202,10 @@ class ChatView(VirtualColumn):
         gc.freeze()
 
     def _warm_up(self) -> None:
-        """Parser and highlighters, built on a thread in slices (on the loop they took
-        0.1-0.3 s after start-up; on a plain thread, by GIL contention, steps 4-8x longer)."""
+        """Parser and highlighters, built on a thread in slices (on the loop: 0.1-0.3 s;
+        on a plain thread, by GIL contention, steps 4-8x longer); not beside a stream."""
+        if self._current is not None:
+            return QTimer.singleShot(WARM_UP_AFTER_MS, self._warm_up)
         dark = theme.is_dark()
         SlicedThread(lambda: warm_up_highlighters(renderer(dark).palette.pygments_style),
                      name="markdown-warm-up", parent=self).start()
