@@ -34,7 +34,7 @@ from desktop.ui.sliced_thread import SlicedThread
 from desktop.ui.window.bridge import AgentBridge
 
 END = 10**9  # a body index past every real one: "to the end of this block"
-WARM_UP_AFTER_MS = 2000  # after start-up has settled (at 300 ms it slowed the first frames)
+WARM_UP_AFTER_MS = 300  # after a chat with messages is first shown
 
 
 class ChatView(VirtualColumn):
@@ -66,7 +66,7 @@ class ChatView(VirtualColumn):
         self.set_tail(self.turn_status)
         # "2/3" for a message with other versions (set by the window), else None
         self.branch_label: Callable[[str], str | None] = lambda _message_id: None
-        QTimer.singleShot(WARM_UP_AFTER_MS, self._warm_up)
+        self._warmed = False
         self._build_actions()
 
         bridge.assistantStarted.connect(self._on_assistant_started)
@@ -187,6 +187,8 @@ class ChatView(VirtualColumn):
         """Show a stored conversation, its last messages first (another version of a
         block: that block where it was)."""
         anchor = self._step_anchor
+        if messages and not self._warmed:  # (at start-up it slowed the first frames)
+            self._warmed = QTimer.singleShot(WARM_UP_AFTER_MS, self._warm_up) is None
         self.clear()
         self._items = group_messages(messages)
         for index, item in enumerate(self._items):
@@ -202,13 +204,12 @@ class ChatView(VirtualColumn):
         gc.freeze()
 
     def _warm_up(self) -> None:
-        """Parser and highlighters, built on a thread in slices (on the loop: 0.1-0.3 s;
-        on a plain thread, by GIL contention, steps 4-8x longer); not beside a stream."""
-        if self._current is not None:
+        """Parser and highlighters on a thread in slices, once a stored chat shows."""
+        if self._current is not None:  # (not beside a stream either)
             return QTimer.singleShot(WARM_UP_AFTER_MS, self._warm_up)
         dark = theme.is_dark()
-        SlicedThread(lambda: warm_up_highlighters(renderer(dark).palette.pygments_style),
-                     name="markdown-warm-up", parent=self).start()
+        return SlicedThread(lambda: warm_up_highlighters(renderer(dark).palette.pygments_style),
+                            name="markdown-warm-up", parent=self).start()
 
     def add_message(self, message: Message) -> MessageWidget:
         """Append a message; an assistant message that continues a turn (after tool
