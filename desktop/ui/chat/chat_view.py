@@ -38,8 +38,7 @@ WARM_UP_AFTER_MS = 300  # after a chat with messages is first shown
 
 
 class ChatView(VirtualColumn):
-    """The conversation: stored messages, the streaming answer, selection and copy,
-    zoom and theme actions, keyboard navigation."""
+    """The conversation: stored messages, the streaming answer, selection, copy, keys."""
 
     editRequested = Signal(str, str)  # user message id, its text
     regenerateRequested = Signal(str)  # first assistant message id of the turn
@@ -184,11 +183,11 @@ class ChatView(VirtualColumn):
         self._relayout()
 
     def show_messages(self, messages: list[Message]) -> None:
-        """Show a stored conversation, its last messages first (another version of a
-        block: that block where it was)."""
+        """Show a stored chat, last messages first (another version: its block stays put)."""
         anchor = self._step_anchor
         if messages and not self._warmed:  # (at start-up it slowed the first frames)
-            self._warmed = QTimer.singleShot(WARM_UP_AFTER_MS, self._warm_up) is None
+            self._warmed = True
+            QTimer.singleShot(WARM_UP_AFTER_MS, self._warm_up)
         self.clear()
         self._items = group_messages(messages)
         for index, item in enumerate(self._items):
@@ -206,10 +205,11 @@ class ChatView(VirtualColumn):
     def _warm_up(self) -> None:
         """Parser and highlighters on a thread in slices, once a stored chat shows."""
         if self._current is not None:  # (not beside a stream either)
-            return QTimer.singleShot(WARM_UP_AFTER_MS, self._warm_up)
+            QTimer.singleShot(WARM_UP_AFTER_MS, self._warm_up)
+            return
         dark = theme.is_dark()
-        return SlicedThread(lambda: warm_up_highlighters(renderer(dark).palette.pygments_style),
-                            name="markdown-warm-up", parent=self).start()
+        SlicedThread(lambda: warm_up_highlighters(renderer(dark).palette.pygments_style),
+                     name="markdown-warm-up", parent=self).start()
 
     def add_message(self, message: Message) -> MessageWidget:
         """Append a message; an assistant message that continues a turn (after tool
