@@ -36,7 +36,10 @@ QT_SYSTEM_PACKAGES = [
 # pyatspi, the library Orca uses; tests/ui/markdown/test_atspi.py skips without them);
 # xdotool presses the quick-ask global shortcut on Xvfb and dbus-daemon runs a private
 # bus with a fake desktop portal (tests/ui/quick/test_global_shortcut_*.py).
-TEST_SYSTEM_PACKAGES = ["xvfb", "xdotool", "dbus", "at-spi2-core", "python3-pyatspi"]
+# The journeys (tests/journeys) add a window manager and ImageMagick's ``import`` for
+# their screenshots: the shipped app driven on Xvfb as a person would.
+TEST_SYSTEM_PACKAGES = ["xvfb", "xdotool", "dbus", "at-spi2-core", "python3-pyatspi",
+                        "openbox", "imagemagick"]
 
 
 def say(text: str) -> None:
@@ -135,11 +138,16 @@ def cmd_test(args: list[str]) -> int:
     install(python, "[test]")
     build_translations(python)
     env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    pytest = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     steps = [
         [str(python), "-m", "ruff", "check", "desktop", "tests", "packaging"],
         [str(python), "-m", "mypy"],
-        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        # The unit suite, offscreen; then the journeys: the installed ``assista`` on
+        # Xvfb with a window manager (their screenshots go to build/journeys/).
+        [*pytest, "--ignore=tests/journeys", *args],
     ]
+    if not args:
+        steps.append([*pytest, "tests/journeys"])
     for step in steps:
         say(" ".join(step[2:]))
         code = subprocess.call(step, cwd=ROOT, env=env)
