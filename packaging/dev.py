@@ -88,6 +88,29 @@ def ensure_system_packages(names: list[str]) -> None:
         say("could not install " + " ".join(missing) + "; continuing (the app may not start)")
 
 
+#: Servers nobody here wrote that the tests talk to, from the npm registry (skipped where
+#: Node.js is missing): the MCP reference server, over stdio, Streamable HTTP and SSE.
+NPM_TEST_SERVERS = ["@modelcontextprotocol/server-everything@2026.8.31"]
+NPM_PREFIX = ROOT / "build" / "test-servers"
+
+
+def install_npm_test_servers() -> None:
+    npm = shutil.which("npm")
+    if npm is None:
+        say("npm not found: the tests against the MCP reference server will be skipped")
+        return
+    wanted = NPM_PREFIX / "wanted.txt"
+    if wanted.exists() and wanted.read_text() == "\n".join(NPM_TEST_SERVERS):
+        return
+    try:
+        run([npm, "install", "--prefix", str(NPM_PREFIX), "--no-audit", "--no-fund",
+             "--loglevel=error", *NPM_TEST_SERVERS], stdout=subprocess.DEVNULL)
+    except subprocess.CalledProcessError:
+        say("could not install the npm test servers; their tests will be skipped")
+        return
+    wanted.write_text("\n".join(NPM_TEST_SERVERS))
+
+
 def venv_python() -> Path:
     return VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
@@ -137,6 +160,7 @@ def cmd_test(args: list[str]) -> int:
     python = ensure_venv()
     install(python, "[test]")
     build_translations(python)
+    install_npm_test_servers()
     env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
     pytest = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     steps = [

@@ -37,6 +37,7 @@ from desktop.cli.failure import fail
 from desktop.cli.mcp_inputs import mcp_turn, wants_mcp_inputs
 from desktop.cli.mcp_sign_in import TerminalBrowser, sign_in_needed_text, sign_in_where_needed
 from desktop.cli.mcp_terminal import TerminalElicitor, TerminalSamplingApprover
+from desktop.cli.terminal_lines import TerminalLines
 from desktop.core.agent_events import LimitReached, ToolRunFinished, ToolRunStarted
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.events import ErrorEvent, TextDelta, event_to_dict
@@ -110,10 +111,14 @@ class _Printer:
     def __init__(self, out: TextIO, err: TextIO, as_json: bool) -> None:
         self.out = out
         self.err = err
+        self.lines = TerminalLines(err)  # never inside a question waiting for an answer
         self.as_json = as_json
         self.show_tools = not as_json and err.isatty()
 
     def __call__(self, event: ChatEvent) -> None:
+        if isinstance(event, ToolProgress) and event.kind == "progress":
+            self._progress(event)
+            return
         if isinstance(event, NOT_PRINTED):
             return  # the service's own news; the output is the agent loop's events
         if self.as_json:
@@ -124,15 +129,28 @@ class _Printer:
             self.out.write(event.text)
             self.out.flush()
         elif isinstance(event, ToolRunStarted) and self.show_tools:
-            self.err.write(f"\n⚙ {visible(event.call.name, lines=False)} "
-                           f"{visible(event.call.arguments[:120], lines=False)}\n")
+            self.lines.write(f"\n⚙ {visible(event.call.name, lines=False)} "
+                             f"{visible(event.call.arguments[:120], lines=False)}\n")
         elif isinstance(event, ToolRunFinished) and self.show_tools:
             mark = "✓" if not event.result.is_error else "✗"
-            self.err.write(f"  {mark} {event.result.status}\n")
+            self.lines.write(f"  {mark} {event.result.status}\n")
         elif isinstance(event, LimitReached) and not event.will_ask:
             self.err.write(f"assista: stopped after {event.rounds} tool rounds (limit)\n")
         elif isinstance(event, ErrorEvent):
             pass  # reported once, at the end, as the run's error
+
+    def _progress(self, event: ToolProgress) -> None:
+        """An MCP server's progress notification: a JSON event, or a line on a TTY."""
+        if self.as_json:
+            self.out.write(json.dumps({
+                "type": "tool_progress", "call_id": event.call_id, "name": event.name,
+                "progress": event.done, "total": event.total, "message": event.text,
+            }, ensure_ascii=False) + "\n")
+            self.out.flush()
+        elif self.show_tools:
+            share = (f" ({event.done / event.total:.0%})"
+                     if event.done is not None and event.total else "")
+            self.lines.write(f"  … {visible(event.text, lines=False)}{share}\n")
 
 
 async def _confirm_on_tty(rounds: int) -> bool:
@@ -252,8 +270,9 @@ async def _ask(ctx: AppContext, args: argparse.Namespace,
     # runs on this run's provider and model.
     from desktop.chat.sampling import ChatSampler
 
-    sampler = ChatSampler(service, TerminalSamplingApprover(sys.stderr))
-    service.tools.elicitor = TerminalElicitor(sys.stderr)
+    asking = printer.lines.asking(input)  # tool lines wait while a question is open
+    sampler = ChatSampler(service, TerminalSamplingApprover(sys.stderr, asking))
+    service.tools.elicitor = TerminalElicitor(sys.stderr, asking)
     service.tools.sampler = sampler
     await _start_mcp(service, mcp_files, printer.err)
     try:

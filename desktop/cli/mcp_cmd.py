@@ -24,6 +24,21 @@ from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.terminal_text import visible
 from desktop.tools.mcp.config import McpServerConfig, load_mcp_config
 from desktop.tools.mcp.connection import McpConnection
+from desktop.tools.mcp.server_requests import (
+    ElicitationAnswer,
+    ElicitationRequest,
+    SamplingAnswer,
+    SamplingDenied,
+    SamplingRequest,
+)
+
+
+async def decline_elicitation(request: ElicitationRequest) -> ElicitationAnswer:
+    return ElicitationAnswer.decline()
+
+
+async def deny_sampling(request: SamplingRequest) -> SamplingAnswer:
+    raise SamplingDenied("nobody is there to approve it (assista mcp list)")
 
 
 def mcp_files(paths: list[str] | None) -> list[McpServerConfig]:
@@ -70,6 +85,9 @@ async def _list(ctx: AppContext, args: argparse.Namespace, out: TextIO, err: Tex
         raise ConfigError("no MCP servers are configured (add one in Settings → MCP servers, "
                           "or pass --mcp-config FILE)")
     tools.browser = TerminalBrowser(err)
+    # The same capabilities as `assista ask` announces (servers offer some tools only to
+    # clients that can answer their questions); nobody answers here, so they decline.
+    tools.elicitor, tools.sampler = decline_elicitation, deny_sampling
     try:
         await tools.start_mcp(extra)
         await sign_in_where_needed(tools, err)

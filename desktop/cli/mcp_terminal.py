@@ -10,6 +10,7 @@ sampling denied (the server is told).
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from collections.abc import Callable
 from typing import TextIO
@@ -20,6 +21,7 @@ from desktop.tools.mcp.server_requests import (
     ElicitationAnswer,
     ElicitationRequest,
     SamplingRequest,
+    choices,
     coerce_answer,
 )
 
@@ -47,19 +49,36 @@ class TerminalElicitor:
         self.err.write("(an empty first answer declines)\n")
         raw: dict[str, str] = {}
         for index, (name, schema) in enumerate(request.fields.items()):
-            label = schema.get("title") or name
-            hint = schema.get("description") or schema.get("type", "text")
-            mark = "" if name in request.required else ", optional"
-            raw[name] = self._read(visible(f"{label} ({hint}{mark}): ", lines=False))
-            if index == 0 and not raw[name].strip():
+            raw[name] = self._read(question(name, schema, name in request.required))
+            if index == 0 and not raw[name].strip() and "default" not in schema:
                 return ElicitationAnswer.decline()
         while True:
             try:
                 return ElicitationAnswer("accept", coerce_answer(request, raw))
             except ValueError as exc:
-                name = str(exc).split(" ", 1)[0]
+                name = re.split(r"[: ]", str(exc), maxsplit=1)[0]
                 self.err.write(f"{visible(str(exc))}\n")
-                raw[name] = self._read(visible(f"{name}: ", lines=False))
+                schema = request.fields.get(name, {})
+                raw[name] = self._read(question(name, schema, name in request.required))
+
+
+def question(name: str, schema: dict[str, object], required: bool) -> str:
+    """``Title (description; one of: a, b; default: a; optional): `` for one field."""
+    label = str(schema.get("title") or name)
+    hints = [str(schema.get("description") or schema.get("format") or schema.get("type", "text"))]
+    allowed = choices(schema)
+    if allowed:
+        several = "several of" if schema.get("type") == "array" else "one of"
+        hints.append(f"{several}: " + ", ".join(
+            f"{n}) {title}" for n, (_v, title) in enumerate(allowed, 1)))
+    for key, word in (("minimum", "at least"), ("maximum", "at most")):
+        if key in schema:
+            hints.append(f"{word} {schema[key]}")
+    if "default" in schema:
+        hints.append(f"default: {schema['default']}")
+    if not required:
+        hints.append("optional")
+    return visible(f"{label} ({'; '.join(hints)}): ", lines=False)
 
 
 class TerminalSamplingApprover:

@@ -50,6 +50,7 @@ log = logging.getLogger(__name__)
 
 State = Literal["stopped", "starting", "running", "restarting", "failed"]
 STABLE_AFTER_S = 60.0  # a connection up this long resets the failure count
+LAST_WORDS = 3  # stderr lines of a server that exited at start-up, shown with the error
 
 
 class McpConnection:
@@ -191,6 +192,7 @@ class McpConnection:
         while not self._stopping:
             first = self.starts == 0 and self.failures == 0
             self._set_state("starting" if first else "restarting")
+            written = self.stderr.total
             try:
                 await self._session_once()
             except CommandNotFound as exc:
@@ -205,7 +207,7 @@ class McpConnection:
                 if (problem := sign_in_problem(exc)) is not None:  # nor here
                     self._set_state("failed", problem)
                     return
-                message = one_line(exc)
+                message = await self._with_last_words(one_line(exc), written)
                 log.warning("MCP server %s: %s", self.name, message)
                 self.last_error = message
             if self._stopping:
@@ -225,6 +227,19 @@ class McpConnection:
                 async with asyncio.timeout(delay):
                     await self._wake.wait()
         self._set_state("stopped")
+
+    async def _with_last_words(self, message: str, written: int) -> str:
+        """``message`` and, for a process that ended before it was up, the last lines it
+        wrote on stderr: "Connection closed" alone does not say why a server exited."""
+        if self.config.transport != "stdio" or self._up_since:
+            return message
+        await asyncio.to_thread(self.stderr.wait_ended, 1.0)
+        said = [line.strip() for line in self.stderr.since(written) if line.strip()]
+        if not said:
+            return message
+        for line in said[-20:]:
+            log.warning("MCP server %s stderr: %s", self.name, line)
+        return f"{message}; it said: {' | '.join(said[-LAST_WORDS:])}"
 
     async def _session_once(self) -> None:
         self._wake.clear()

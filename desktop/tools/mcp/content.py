@@ -69,7 +69,8 @@ def resource_parts(server: str, contents: list[mt.TextResourceContents |
         else:
             text = _as_text(item.blob)
             body = text if text is not None else (
-                f"(binary {item.mime_type or 'content'}, {_size(item.blob)} bytes, not included)")
+                f"(binary {item.mime_type or 'content'}, {decoded_size(item.blob)} bytes, "
+                "not included)")
             parts.append(TextPart(text=text_attachment_block(uri, body),
                                   provider_data={"attachment": uri, **origin}))
     return parts
@@ -83,5 +84,10 @@ def _as_text(blob: str) -> str | None:
         return None
 
 
-def _size(blob: str) -> int:
-    return len(blob) * 3 // 4
+def decoded_size(data: str) -> int:
+    """The size of base64 ``data`` once decoded (its padding and line breaks not
+    counted); an estimate when it is not valid base64."""
+    try:
+        return len(base64.b64decode(data, validate=False))
+    except (binascii.Error, ValueError):
+        return len(data.rstrip("=")) * 3 // 4

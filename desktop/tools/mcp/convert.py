@@ -10,8 +10,6 @@ part's ``provider_data["images"]`` (``mime_type`` + base64 ``data``) for the UI.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import copy
 import hashlib
 import json
@@ -21,6 +19,7 @@ from typing import Any
 import mcp_types as mt
 
 from desktop.tools.errors import ToolFailure
+from desktop.tools.mcp.content import decoded_size
 from desktop.tools.results import ToolOutput
 from desktop.tools.validation import build_validator
 
@@ -76,19 +75,13 @@ def _usable(properties: Any) -> bool:
     return True
 
 
-def _decoded_size(data: str) -> int:
-    try:
-        return len(base64.b64decode(data, validate=False))
-    except (binascii.Error, ValueError):
-        return len(data) * 3 // 4
-
-
 def convert_result(result: mt.CallToolResult) -> ToolOutput:
     """Our result for a successful call; ``ToolFailure`` when the tool reported an error."""
     items: list[dict[str, Any]] = []
     images: list[dict[str, Any]] = []
+    user_only: list[dict[str, Any]] = []  # shown to the user, never sent to the model
     for block in result.content:
-        items.append(_block(block, images))
+        (user_only if for_user_only(block) else items).append(_block(block, images))
     structured = result.structured_content
     if structured is not None and all(
         i.get("type") == "text" and _is_json_of(i["text"], structured) for i in items
@@ -99,14 +92,25 @@ def convert_result(result: mt.CallToolResult) -> ToolOutput:
         payload["text"] = items[0]["text"]
     elif items or structured is None:
         payload["content"] = items
+        if not items and user_only:
+            payload["note"] = "The result was shown to the user; it is not meant for you."
     if structured is not None:
         payload["structured_content"] = structured
-    extra = {"images": images} if images else {}
+    extra: dict[str, Any] = {"images": images} if images else {}
+    if user_only:
+        extra["user_only"] = user_only
     if result.is_error:
         texts = [i["text"] for i in items if i.get("type") == "text"]
         message = "\n".join(texts).strip() or "The MCP tool reported an error."
         raise ToolFailure(message[:4_000], code="mcp_tool_error", extra={"content": items})
     return ToolOutput(payload, extra)
+
+
+def for_user_only(block: Any) -> bool:
+    """A block annotated ``audience: ["user"]``: meant for the person, not the model."""
+    annotations = getattr(block, "annotations", None)
+    audience = getattr(annotations, "audience", None) or []
+    return bool(audience) and "assistant" not in audience
 
 
 def _is_json_of(text: str, value: Any) -> bool:
@@ -121,7 +125,7 @@ def _block(block: Any, images: list[dict[str, Any]]) -> dict[str, Any]:
         return {"type": "text", "text": block.text}
     if isinstance(block, mt.ImageContent | mt.AudioContent):
         kind = "image" if isinstance(block, mt.ImageContent) else "audio"
-        size = _decoded_size(block.data)
+        size = decoded_size(block.data)
         if kind == "image":
             images.append({"mime_type": block.mime_type, "data": block.data})
         return {
@@ -138,7 +142,7 @@ def _block(block: Any, images: list[dict[str, Any]]) -> dict[str, Any]:
         if isinstance(res, mt.TextResourceContents):
             entry["text"] = res.text
         else:
-            entry["size_bytes"] = _decoded_size(res.blob)
+            entry["size_bytes"] = decoded_size(res.blob)
             if (res.mime_type or "").startswith("image/"):
                 images.append({"mime_type": res.mime_type, "data": res.blob})
                 entry["note"] = "The image was shown to the user; its data is not included here."

@@ -1,5 +1,10 @@
 """What a server offers besides calls: its tools, prompts, resources and resource
-templates, listed page by page (only the kinds its capabilities announce)."""
+templates, listed page by page.
+
+Only the kinds its capabilities announce are asked for (a server that announces only
+resources is never sent ``tools/list``), and a list the server does not implement
+(``-32601 Method not found``, common for ``resources/templates/list``) is an empty
+list, not a broken server: the specification makes every list optional."""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from typing import Any, Literal, TypeVar
 
 import mcp_types as mt
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 ListKind = Literal["tools", "prompts", "resources"]
 LIST_KINDS: tuple[ListKind, ...] = ("tools", "prompts", "resources")
@@ -36,7 +42,12 @@ async def _pages(fetch: Callable[[str | None], Awaitable[Any]],
     out: list[_Item] = []
     cursor: str | None = None
     for _ in range(MAX_PAGES):
-        page = await fetch(cursor)
+        try:
+            page = await fetch(cursor)
+        except MCPError as exc:
+            if exc.code == mt.METHOD_NOT_FOUND:  # an optional list it does not have
+                return out
+            raise
         out += items(page)
         cursor = page.next_cursor
         if not cursor:
@@ -45,6 +56,8 @@ async def _pages(fetch: Callable[[str | None], Awaitable[Any]],
 
 
 async def list_tools(client: Client) -> list[mt.Tool]:
+    if client.server_capabilities.tools is None:
+        return []
     return await _pages(lambda c: client.list_tools(cursor=c, cache_mode="bypass"),
                         lambda page: list(page.tools))
 

@@ -14,6 +14,7 @@ outside the call.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -101,33 +102,130 @@ class Sampler(Protocol):
     async def __call__(self, request: SamplingRequest) -> SamplingAnswer: ...
 
 
+def choices(schema: dict[str, Any]) -> list[tuple[Any, str]]:
+    """(value, title) of a field's allowed values: ``enum`` (with ``enumNames``), titled
+    ``oneOf``/``anyOf`` of ``const``s, and the same under ``items`` for multi-select."""
+    inner = schema.get("items") if schema.get("type") == "array" else schema
+    if not isinstance(inner, dict):
+        return []
+    if isinstance(inner.get("enum"), list):
+        names = inner.get("enumNames")
+        values = list(inner["enum"])
+        titles = ([str(n) for n in names] if isinstance(names, list)
+                  and len(names) == len(values) else [str(v) for v in values])
+        return list(zip(values, titles, strict=True))
+    for key in ("oneOf", "anyOf"):
+        options = inner.get(key)
+        if isinstance(options, list):
+            return [(o["const"], str(o.get("title", o["const"]))) for o in options
+                    if isinstance(o, dict) and "const" in o]
+    return []
+
+
+def _value(text: str, kind: object, schema: dict[str, Any]) -> ElicitValue:
+    allowed = choices(schema)
+    if allowed:  # a choice may be typed as its value, its title or its number (1-based)
+        picked = []
+        for item in ([t.strip() for t in text.split(",")] if kind == "array" else [text]):
+            found = [v for n, (v, title) in enumerate(allowed, 1)
+                     if item in (str(v), title) or item.lower() == title.lower()
+                     or item == str(n)]
+            picked.append(found[0] if found else item)
+        return picked if kind == "array" else picked[0]
+    if kind == "integer":
+        return int(text)
+    if kind == "number":
+        return float(text)
+    if kind == "boolean":
+        if text.lower() not in ("true", "false", "yes", "no", "y", "n"):
+            raise ValueError(text)
+        return text.lower() in ("true", "yes", "y")
+    if kind == "array":
+        return [item.strip() for item in text.split(",") if item.strip()]
+    return text
+
+
 def coerce_answer(request: ElicitationRequest, raw: dict[str, str]) -> dict[str, ElicitValue]:
-    """Typed values from text a person typed, by each field's JSON type; ``ValueError``
-    names the first field that does not parse."""
+    """Typed values from text a person typed, by each field's JSON type (an empty
+    answer takes the field's default), checked against the requested schema (choices,
+    limits, lengths, patterns, and the email/uri/date/date-time formats);
+    ``ValueError`` names the first field that is wrong and why."""
     out: dict[str, ElicitValue] = {}
     for name, schema in request.fields.items():
         text = raw.get(name, "").strip()
         if not text:
-            if name in request.required:
+            if "default" in schema:
+                out[name] = schema["default"]
+            elif name in request.required:
                 raise ValueError(f"{name} is required")
             continue
         kind = schema.get("type")
         try:
-            if kind == "integer":
-                out[name] = int(text)
-            elif kind == "number":
-                out[name] = float(text)
-            elif kind == "boolean":
-                if text.lower() not in ("true", "false", "yes", "no", "y", "n"):
-                    raise ValueError(text)
-                out[name] = text.lower() in ("true", "yes", "y")
-            elif kind == "array":
-                out[name] = [item.strip() for item in text.split(",") if item.strip()]
-            else:
-                out[name] = text
+            out[name] = _value(text, kind, schema)
         except ValueError:
             raise ValueError(f"{name} must be a{'n' if kind == 'integer' else ''} {kind}") from None
+    problem = schema_problem(request, out)
+    if problem is not None:
+        raise ValueError(problem)
     return out
+
+
+def schema_problem(request: ElicitationRequest, content: dict[str, ElicitValue]) -> str | None:
+    """The first way ``content`` breaks the requested schema, as ``"NAME: why"``."""
+    import jsonschema
+
+    schema = dict(request.schema)
+    schema.setdefault("type", "object")
+    validator = jsonschema.Draft202012Validator(schema, format_checker=_format_checker())
+    order = {name: index for index, name in enumerate(request.fields)}
+    for error in sorted(validator.iter_errors(content),  # in the form's order
+                        key=lambda e: order.get(str(e.path[0]) if e.path else "", -1)):
+        where = str(error.path[0]) if error.path else (
+            str(error.validator_value[0]) if error.validator == "required" else "answer")
+        return f"{where}: {_reason(error, request.fields.get(where, {}))}"
+    return None
+
+
+def _reason(error: Any, schema: dict[str, Any]) -> str:
+    allowed = choices(schema)
+    if error.validator in ("enum", "oneOf", "anyOf", "const") and allowed:
+        return "choose one of " + ", ".join(title for _v, title in allowed)
+    if error.validator == "format":
+        return f"not a valid {error.validator_value}"
+    if error.validator in ("maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum"):
+        return f"must be {_BOUNDS[error.validator]} {error.validator_value}"
+    return str(error.message)
+
+
+_BOUNDS = {"maximum": "at most", "minimum": "at least", "exclusiveMaximum": "below",
+           "exclusiveMinimum": "above"}
+
+
+@functools.cache  # jsonschema loads on the first answer, not when the window starts
+def _format_checker() -> Any:
+    """The formats MCP elicitation allows (email, uri, date, date-time), checked without
+    optional packages: jsonschema checks email and date itself; uri and date-time here."""
+    from datetime import datetime
+    from urllib.parse import urlsplit
+
+    import jsonschema
+
+    checker = jsonschema.FormatChecker(formats=("email", "date"))
+
+    @checker.checks("uri", raises=ValueError)
+    def _uri(value: object) -> bool:
+        if not isinstance(value, str):
+            return True
+        parts = urlsplit(value)
+        return bool(parts.scheme) and (bool(parts.netloc) or parts.scheme in ("mailto", "urn"))
+
+    @checker.checks("date-time", raises=ValueError)
+    def _date_time(value: object) -> bool:
+        if not isinstance(value, str):
+            return True
+        return "T" in value.upper() and datetime.fromisoformat(value) is not None
+
+    return checker
 
 
 def sampling_messages(messages: list[mt.SamplingMessage]) -> list[Message]:

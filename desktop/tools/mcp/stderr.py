@@ -19,6 +19,7 @@ class StderrLog:
         self._lines: deque[tuple[float, str]] = deque(maxlen=max_lines)
         self._cond = threading.Condition()
         self._total = 0
+        self._eof = threading.Event()  # the current process's stderr has ended
         self.on_line: Callable[[str], None] | None = None
 
     def append(self, line: str) -> None:
@@ -67,13 +68,30 @@ class StderrLog:
                 self._cond.wait(remaining)
             return True
 
+    def since(self, total: int) -> list[str]:
+        """The lines written after :attr:`total` was ``total`` (those still kept)."""
+        with self._cond:
+            count = min(self._total - total, len(self._lines))
+            return [line for _, line in list(self._lines)[len(self._lines) - count:]]
+
+    def wait_ended(self, timeout_s: float) -> bool:
+        """Wait until the current process's stderr is read to its end."""
+        return self._eof.wait(timeout_s)
+
     def start_reader(self, fd: int) -> threading.Thread:
         """Read lines from ``fd`` (the read end of the server's stderr pipe) until EOF."""
+        self._eof.clear()
         thread = threading.Thread(target=self._pump, args=(fd,), daemon=True, name="mcp-stderr")
         thread.start()
         return thread
 
     def _pump(self, fd: int) -> None:
+        try:
+            self._read_all(fd)
+        finally:
+            self._eof.set()
+
+    def _read_all(self, fd: int) -> None:
         with os.fdopen(fd, "rb", buffering=0) as raw:
             pending = b""
             while chunk := raw.read(8192):
