@@ -27,15 +27,21 @@ def sign_in_needed_text(name: str) -> str:
     return f"server {name} needs sign-in: run the app or assista mcp login {name}"
 
 
+#: How long ``assista mcp login`` waits for the browser to come back.
+LOGIN_WAIT_S = 60.0
+
+
 class TerminalBrowser:
     """Shows the authorization URL for the person at the terminal to open."""
 
-    def __init__(self, err: TextIO) -> None:
+    def __init__(self, err: TextIO, wait_s: float | None = None) -> None:
         self.err = err
+        self.wait_s = wait_s
 
     async def __call__(self, url: str) -> None:
+        limit = f"; gives up after {self.wait_s:g} s" if self.wait_s else ""
         self.err.write(f"Open this address in your browser to sign in:\n  {url}\n"
-                       "Waiting for the sign-in to finish…\n")
+                       f"Waiting for the sign-in to finish (Ctrl+C cancels{limit})…\n")
         self.err.flush()
 
 
@@ -68,8 +74,8 @@ async def _login(ctx: AppContext, config: McpServerConfig, err: TextIO) -> str |
     from desktop.tools.mcp.manager import McpManager
     from desktop.tools.mcp.oauth import OAuthSetup
 
-    manager = McpManager([config], proxy=ctx.proxy,
-                         oauth=OAuthSetup(ctx.secrets, TerminalBrowser(err)))
+    manager = McpManager([config], proxy=ctx.proxy, oauth=OAuthSetup(
+        ctx.secrets, TerminalBrowser(err, LOGIN_WAIT_S), wait_s=LOGIN_WAIT_S))
     connection = manager.connections[config.name]
     try:
         if await connection.sign_in_now():
@@ -94,7 +100,7 @@ def login_command(args: argparse.Namespace) -> int:
             return 0
         problem = asyncio.run(_login(ctx, config, sys.stderr))
     except KeyboardInterrupt:
-        return fail("interrupted", 130)
+        return fail("sign-in cancelled", 130)
     except AssistaError as exc:
         return fail(str(exc))
     finally:

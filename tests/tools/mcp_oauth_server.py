@@ -9,7 +9,11 @@ PKCE-checked code exchange and refresh, and revocation.
 
 Run ``python mcp_oauth_server.py [sse]``: serves Streamable HTTP on ``/mcp`` (or
 legacy SSE on ``/sse``) on a free 127.0.0.1 port, printed on stdout once the socket
-listens. With ``MCP_OAUTH_CLIENT="<id> <secret> <redirect URI>"`` in the environment
+listens. ``python mcp_oauth_server.py split`` puts the authorization server on a port of
+its own (another origin, as most real deployments do): the MCP server on the printed
+port only checks tokens and names the authorization server in its protected-resource
+metadata. Access tokens live ``MCP_OAUTH_TOKEN_S`` seconds (default 3600).
+With ``MCP_OAUTH_CLIENT="<id> <secret> <redirect URI>"`` in the environment
 dynamic registration is off and only that client, registered beforehand (HTTP Basic
 with its secret at the token endpoint), can sign in. Every grant is logged to stderr
 as ``grant <kind> <client>``; the ``auth_stats`` tool returns the counts.
@@ -106,11 +110,13 @@ class ApprovingProvider:
 
     def _issue(self, client_id: str, scopes: list[str], resource: str | None) -> OAuthToken:
         access, refresh = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+        lifetime = int(os.environ.get("MCP_OAUTH_TOKEN_S", "3600"))
         self.access[access] = AccessToken(token=access, client_id=client_id, scopes=scopes,
-                                          expires_at=int(time.time()) + 3600, resource=resource)
+                                          expires_at=int(time.time()) + lifetime,
+                                          resource=resource)
         self.refresh[refresh] = RefreshToken(token=refresh, client_id=client_id, scopes=scopes,
                                              resource=resource)
-        return OAuthToken(access_token=access, expires_in=3600, refresh_token=refresh,
+        return OAuthToken(access_token=access, expires_in=lifetime, refresh_token=refresh,
                           scope=" ".join(scopes) or None)
 
 
@@ -144,8 +150,69 @@ def build(port: int, path: str = "/mcp",
     return server
 
 
+class SharedVerifier:
+    """The resource server's check of a token: valid and unexpired at the authorization
+    server (one process here; a real pair would use introspection or signed tokens)."""
+
+    def __init__(self, provider: ApprovingProvider) -> None:
+        self.provider = provider
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        found = await self.provider.load_access_token(token)
+        if found is None or (found.expires_at is not None and found.expires_at < time.time()):
+            return None
+        return found
+
+
+def _bound() -> tuple[socket.socket, int]:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    return sock, int(sock.getsockname()[1])
+
+
+def split() -> None:
+    """The authorization server and the MCP server on two origins."""
+    import asyncio
+
+    import uvicorn
+
+    (as_sock, as_port), (rs_sock, rs_port) = _bound(), _bound()
+    issuer = f"http://127.0.0.1:{as_port}"
+    authority = build(as_port)  # serves the authorization server's routes
+    provider = authority._auth_server_provider
+    assert isinstance(provider, ApprovingProvider)
+    resource = MCPServer("guarded", version="1.0", token_verifier=SharedVerifier(provider),
+                         auth=AuthSettings(issuer_url=issuer, required_scopes=["mcp"],
+                                           resource_server_url=f"http://127.0.0.1:{rs_port}/mcp",
+                                           validate_token_resource=False))
+
+    @resource.tool(description="Say who is signed in.")
+    def whoami() -> str:
+        return "a signed-in user"
+
+    @resource.tool(description="How many registrations, authorizations and grants were made.")
+    def auth_stats() -> str:
+        return " ".join(f"{k}={COUNTS[k]}" for k in ("register", "authorize", "code", "refresh"))
+
+    servers = [uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+               for app in (authority.streamable_http_app(), resource.streamable_http_app())]
+    print(rs_port, flush=True)
+
+    async def both() -> None:
+        await asyncio.gather(servers[0].serve(sockets=[as_sock]),
+                             servers[1].serve(sockets=[rs_sock]))
+
+    asyncio.run(both())
+
+
 def main() -> None:
     import uvicorn
+
+    if sys.argv[1:] == ["split"]:
+        split()
+        return
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -129,7 +129,9 @@ async def test_sign_in_reuses_the_registered_port(guarded: ServerProcess,
         secrets.delete("mcp:guarded:oauth:tokens")  # e.g. revoked: sign in again
         assert await mcp.connections["guarded"].sign_in_now()
         # The loopback listener took the registered port again: no second registration.
-        assert await call(mcp, "auth_stats") == "register=1 authorize=2 code=2 refresh=0"
+        # (3 authorizations: before the browser opens for the stored client, the app asks
+        # the authorization server whether it still knows it.)
+        assert await call(mcp, "auth_stats") == "register=1 authorize=3 code=2 refresh=0"
     finally:
         await mcp.stop_all()
 
@@ -253,3 +255,81 @@ async def test_a_client_registered_by_hand_signs_in_where_registration_is_off(
             await quiet.stop_all()
     finally:
         process.stop()
+
+
+async def test_refresh_goes_to_a_separate_authorization_server(secrets: SecretStore) -> None:
+    """The authorization server on another origin (RFC 9728 metadata names it): after a
+    restart, an expired token is refreshed at its token endpoint (RFC 8414), stored
+    with the tokens, not at /token on the MCP server."""
+    split = ServerProcess(GUARDED, "split", env={"MCP_OAUTH_TOKEN_S": "3600"})
+    try:
+        first = manager(split.url(), secrets, Browser())
+        try:
+            assert await first.connections["guarded"].sign_in_now()
+        finally:
+            await first.stop_all()
+        stored = json.loads(secrets.get("mcp:guarded:oauth:tokens") or "{}")
+        assert stored["issuer"]["metadata"]["token_endpoint"].endswith("/token")
+        assert f":{split.port}/" not in stored["issuer"]["metadata"]["token_endpoint"]
+        stored["expires_at"] = time.time() - 60  # expired while the app was closed
+        secrets.set("mcp:guarded:oauth:tokens", json.dumps(stored))
+        later = manager(split.url(), secrets, None)  # nobody there to sign in again
+        try:
+            assert await later.start_all() == {"guarded": True}
+            assert await call(later, "auth_stats") == "register=1 authorize=1 code=1 refresh=1"
+        finally:
+            await later.stop_all()
+    finally:
+        split.stop()
+
+
+async def test_an_app_the_authorization_server_forgot_registers_again(
+        secrets: SecretStore) -> None:
+    """Signed in once; the authorization server is then reset (a new process knows no
+    client and no token): signing in again registers anew (RFC 7591) instead of sending
+    the person to an error page and waiting for a redirect that never comes."""
+    first = ServerProcess(GUARDED)
+    try:
+        mcp = manager(first.url(), secrets, Browser())
+        try:
+            assert await mcp.connections["guarded"].sign_in_now()
+        finally:
+            await mcp.stop_all()
+    finally:
+        first.stop()
+    stored = json.loads(secrets.get("mcp:guarded:oauth:client") or "{}")
+    reset = ServerProcess(GUARDED)
+    try:
+        stored["assista_url"] = reset.url()  # the same server, back at its address
+        secrets.set("mcp:guarded:oauth:client", json.dumps(stored))
+        browser = Browser()
+        mcp = manager(reset.url(), secrets, browser)
+        try:
+            assert await mcp.connections["guarded"].sign_in_now()
+            assert len(browser.opened) == 1  # only once the app was known again
+            stats = await call(mcp, "auth_stats")
+            assert stats.startswith("register=1 ") and stats.endswith(" code=1 refresh=0")
+        finally:
+            await mcp.stop_all()
+    finally:
+        reset.stop()
+
+
+async def test_a_sign_in_nobody_finishes_gives_up_at_once_when_time_is_up(
+        guarded: ServerProcess, secrets: SecretStore) -> None:
+    opened: list[str] = []
+
+    async def nobody_there(url: str) -> None:
+        opened.append(url)
+
+    config = McpServerConfig(name="guarded", transport="http", url=guarded.url(),
+                             startup_timeout_s=30)
+    mcp = McpManager([config], login_path=PLAIN_PATH, backoff_s=0.01,
+                     oauth=OAuthSetup(secrets, nobody_there, wait_s=1.0))
+    connection = mcp.connections["guarded"]
+    try:
+        assert not await connection.sign_in_now()
+        assert "no sign-in within 1 seconds" in (connection.last_error or "")
+        assert connection.state == "failed" and len(opened) == 1  # not retried
+    finally:
+        await mcp.stop_all()

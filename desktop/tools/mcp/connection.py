@@ -44,7 +44,7 @@ from desktop.tools.mcp.server_requests import (
 )
 from desktop.tools.mcp.stderr import StderrLog
 from desktop.tools.mcp.streams import CommandNotFound, one_line
-from desktop.tools.mcp.transports import open_transport
+from desktop.tools.mcp.transports import HttpClients, open_transport
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +81,9 @@ class McpConnection:
         self.elicitor = elicitor
         self.sampler = sampler
         self.sign_in = oauth.for_server(config) if oauth and config.transport != "stdio" else None
+        if self.sign_in is not None:
+            self.sign_in.http_client = lambda: HttpClients(self.proxy)(
+                timeout=httpx2.Timeout(15.0))
         self.needs_sign_in = False  # the server wants a sign-in nobody could do yet
         self.lists = ServerLists()
         self.observers: list[McpObserver] = []  # told when a list or resource changes
@@ -275,7 +278,8 @@ class McpConnection:
 
     def _startup_s(self) -> float:  # how long a start may take: a person signing in gets minutes
         interactive = self.sign_in is not None and self.sign_in.interactive
-        return self.config.startup_timeout_s + (SIGN_IN_TIMEOUT_S if interactive else 0.0)
+        waits = self.sign_in.wait_s if self.sign_in is not None else SIGN_IN_TIMEOUT_S
+        return self.config.startup_timeout_s + (waits if interactive else 0.0)
 
     def _callbacks(self) -> dict[str, Any]:
         callbacks: dict[str, Any] = {}
@@ -302,7 +306,18 @@ class McpConnection:
             return await self.start()
         await self.stop()
         self.sign_in.interactive = True
+        self.sign_in.client_rejected = False
         try:
+            if await self.start():
+                return True
+            if not self.sign_in.client_rejected or self.sign_in.client is not None:
+                return False
+            # The authorization server forgot the app (its registrations were reset):
+            # register again (RFC 7591) and send the person to sign in once more.
+            log.info("MCP server %s: registering the app again", self.name)
+            await self.stop()
+            await self.sign_in.storage.forget_client()
+            self.sign_in.client_rejected = False
             return await self.start()
         finally:
             self.sign_in.interactive = False

@@ -13,6 +13,13 @@ from mcp.shared.auth import AuthorizationCodeResult
 CALLBACK_PATH = "/callback"
 SIGN_IN_TIMEOUT_S = 600.0
 
+
+class SignInTimedOut(TimeoutError):
+    """Nobody came back from the browser in time (trying again by itself cannot help)."""
+
+    def __init__(self, timeout_s: float) -> None:
+        super().__init__(f"no sign-in within {timeout_s:g} seconds")
+
 DONE_PAGE = (
     "<!doctype html><meta charset=utf-8><title>Assista</title>"
     "<p style='font:16px sans-serif;margin:3em'>{text}</p>"
@@ -54,7 +61,7 @@ class LoopbackRedirect:
             async with asyncio.timeout(timeout_s):
                 return await asyncio.shield(self._result)
         except TimeoutError:
-            raise TimeoutError(f"no sign-in within {timeout_s:g} seconds") from None
+            raise SignInTimedOut(timeout_s) from None
 
     def abort(self, reason: str) -> None:
         """End :meth:`wait` now (the person gave up, or the connection stops)."""

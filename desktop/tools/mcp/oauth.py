@@ -41,12 +41,18 @@ from mcp.shared.auth import (
     AuthorizationCodeResult,
     OAuthClientInformationFull,
     OAuthClientMetadata,
+    OAuthMetadata,
     OAuthToken,
 )
 from pydantic import AnyUrl, ValidationError
 
 from desktop.tools.mcp.config import McpServerConfig
-from desktop.tools.mcp.loopback_redirect import CALLBACK_PATH, LoopbackRedirect
+from desktop.tools.mcp.loopback_redirect import (
+    CALLBACK_PATH,
+    SIGN_IN_TIMEOUT_S,
+    LoopbackRedirect,
+    SignInTimedOut,
+)
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +67,31 @@ class SignInNeeded(Exception):
     def __init__(self, server: str) -> None:
         super().__init__(f"MCP server {server!r} needs sign-in")
         self.server = server
+
+
+class ClientRejected(Exception):
+    """The authorization server does not know the stored client (RFC 6749 §4.1.2.1: it
+    answers the authorization request itself instead of redirecting): the client must
+    be registered again."""
+
+    def __init__(self, server: str, status: int) -> None:
+        super().__init__(f"the authorization server of {server!r} does not know this app "
+                         f"(HTTP {status}); registering it again")
+        self.server = server
+
+
+async def authorization_refused(url: str, clients: Callable[[], httpx2.AsyncClient]) -> int | None:
+    """The status with which the authorization server refuses ``url`` outright (an
+    unknown ``client_id`` or ``redirect_uri``), or None when it goes on to a sign-in page
+    or redirect (or cannot be asked: then the browser finds out)."""
+    try:
+        async with clients() as client:
+            response = await client.get(url, follow_redirects=False)
+    except httpx2.HTTPError:
+        return None
+    if response.status_code in (400, 401, 403) and "location" not in response.headers:
+        return response.status_code
+    return None
 
 
 class SecretSlots(Protocol):
@@ -86,6 +117,9 @@ class KeyringTokenStorage:
         self.url = url
         self._known: bool | None = None  # whether tokens are stored, once read
         self.preset: OAuthClientInformationFull | None = None  # a client registered by hand
+        # Where the tokens came from (the authorization server's metadata, RFC 8414),
+        # saved with them: told by the provider that signs in.
+        self.issued_by: Callable[[], dict[str, Any] | None] = lambda: None
 
     async def get_tokens(self) -> OAuthToken | None:
         raw = await self._load("tokens")
@@ -105,12 +139,23 @@ class KeyringTokenStorage:
         value = raw.get("expires_at") if raw else None
         return float(value) if isinstance(value, int | float) else None
 
+    async def issuer(self) -> dict[str, Any] | None:
+        """The authorization server that issued the stored tokens: ``{"url", "metadata"}``
+        (its RFC 8414 metadata, whose token endpoint a refresh goes to)."""
+        raw = await self._load("tokens")
+        found = raw.get("issuer") if raw else None
+        return found if isinstance(found, dict) else None
+
     async def set_tokens(self, tokens: OAuthToken) -> None:
         expires = time.time() + float(tokens.expires_in) if tokens.expires_in else None
         self._redact(tokens.access_token, tokens.refresh_token)
         self._known = True
-        await self._save("tokens", {"token": tokens.model_dump(mode="json", exclude_none=True),
-                                    "expires_at": expires, "url": self.url})
+        data = {"token": tokens.model_dump(mode="json", exclude_none=True),
+                "expires_at": expires, "url": self.url}
+        issuer = self.issued_by() or await self.issuer()  # a refresh keeps what it knew
+        if issuer is not None:
+            data["issuer"] = issuer
+        await self._save("tokens", data)
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         if self.preset is not None:
@@ -186,18 +231,38 @@ class _SignInOn401(httpx2.Auth):
 
 
 class _StoredExpiryProvider(OAuthClientProvider):
-    """The SDK's provider, told when stored tokens expire: it only knows the expiry of
-    tokens it received itself, so after a restart an expired token would go out
-    and a 401 would ask the person again instead of refreshing silently."""
+    """The SDK's provider, told what it only knows of tokens it received itself in this
+    process: when stored tokens expire (else an expired token would go out and a 401
+    would ask the person again instead of refreshing silently), and which authorization
+    server issued them (else, after a restart, a refresh goes to ``/token`` on the MCP
+    server itself: a 404 wherever the authorization server is a separate one)."""
 
     def __init__(self, server_url: str, client_metadata: OAuthClientMetadata,
                  storage: KeyringTokenStorage, **kwargs: Any) -> None:
         super().__init__(server_url, client_metadata, storage, **kwargs)
         self._keyring_storage = storage
+        storage.issued_by = self._issuer
+
+    def _issuer(self) -> dict[str, Any] | None:
+        metadata = self.context.oauth_metadata
+        if metadata is None:
+            return None
+        return {"url": self.context.auth_server_url,
+                "metadata": metadata.model_dump(mode="json", exclude_none=True)}
 
     async def _initialize(self) -> None:
         await super()._initialize()
         self.context.token_expiry_time = await self._keyring_storage.expires_at()
+        issuer = await self._keyring_storage.issuer()
+        if issuer is not None and self.context.oauth_metadata is None:
+            try:
+                self.context.oauth_metadata = OAuthMetadata.model_validate(issuer["metadata"])
+            except (ValidationError, KeyError, TypeError):
+                log.warning("MCP server %s: the stored authorization server is unreadable",
+                            self._keyring_storage.server)
+                return
+            url = issuer.get("url")
+            self.context.auth_server_url = url if isinstance(url, str) else None
 
 
 @dataclass(frozen=True)
@@ -235,6 +300,12 @@ class SignIn:
     client_name: str = "Assista Desktop"
     listener: LoopbackRedirect | None = None  # while a person is being asked
     client: PreRegistered | None = None  # None: registered by the app (RFC 7591)
+    wait_s: float = SIGN_IN_TIMEOUT_S  # how long the browser may take to come back
+    #: Makes the HTTP client that asks the authorization server before the browser opens
+    #: (set by the connection: through the app's proxy).
+    http_client: Callable[[], httpx2.AsyncClient] = httpx2.AsyncClient
+    client_rejected: bool = False  # the last attempt found the stored client unknown
+    _check_client: bool = False
 
     def abort(self) -> None:
         """Stop waiting for the browser (the connection is stopping)."""
@@ -257,6 +328,9 @@ class SignIn:
         if by_hand is not None:
             self.storage.preset = by_hand.info(by_hand.redirect)
         stored = await self.storage.get_client_info()
+        # A client stored from an earlier sign-in may be unknown to the authorization
+        # server by now: it is checked before the browser opens (a fresh one is not).
+        self._check_client = stored is not None and by_hand is None
         if stored is not None and stored.redirect_uris:
             redirect = str(stored.redirect_uris[0])
         if interactive:
@@ -285,6 +359,11 @@ class SignIn:
         async def open_browser(url: str) -> None:
             if listener is None or self.browser is None:
                 raise SignInNeeded(self.server)
+            status = (await authorization_refused(url, self.http_client)
+                      if self._check_client else None)
+            if status is not None:  # the person would only see an error page, and we wait
+                self.client_rejected = True
+                raise ClientRejected(self.server, status)
             log.info("MCP server %s: opening the browser to sign in", self.server)
             await self.browser(url)
 
@@ -295,7 +374,7 @@ class SignIn:
         async def wait_for_code() -> AuthorizationCodeResult:
             if listener is None:
                 raise SignInNeeded(self.server)
-            return await listener.wait()
+            return await listener.wait(self.wait_s)
 
         return wait_for_code
 
@@ -324,6 +403,10 @@ def sign_in_problem(exc: BaseException) -> str | None:
     """What the user can do about a sign-in that cannot succeed as set up (trying
     again would not help), if that is what ``exc`` holds."""
     for current in _chain(exc):
+        if isinstance(current, ClientRejected | SignInTimedOut):
+            return str(current)
+        if isinstance(current, PermissionError) and "cancelled" in str(current):
+            return "sign-in cancelled"
         if isinstance(current, OAuthRegistrationError):
             return ("its sign-in does not let apps register themselves "
                     f"({one_line_text(str(current))}): enter the Client ID (and secret) "
@@ -346,6 +429,7 @@ class OAuthSetup:
 
     secrets: SecretSlots
     browser: Browser | None = None
+    wait_s: float = SIGN_IN_TIMEOUT_S
 
     def for_server(self, config: McpServerConfig) -> SignIn:
         client_id = config.oauth_client_id.strip()
@@ -353,4 +437,4 @@ class OAuthSetup:
                                config.oauth_redirect_port) if client_id else None
         return SignIn(config.name, config.url,
                       KeyringTokenStorage(self.secrets, config.name, config.url),
-                      self.browser, client=client)
+                      self.browser, client=client, wait_s=self.wait_s)
