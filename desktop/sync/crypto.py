@@ -77,7 +77,8 @@ def open_sealed(key: bytes, name: str, data: bytes) -> bytes:
 
 def new_key_file(passphrase: str) -> tuple[bytes, bytes]:
     """A key file for a new target and the key it describes."""
-    params = KeyParams(salt=os.urandom(16))
+    # The cost is read when a target is set up (tests lower it); readers use the file's.
+    params = KeyParams(os.urandom(16), TIME_COST, MEMORY_KIB, PARALLELISM)
     key = derive_key(passphrase, params)
     doc = {
         "format": FORMAT_VERSION,
