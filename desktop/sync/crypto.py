@@ -26,6 +26,8 @@ NONCE_BYTES = 12
 KEY_BYTES = 32
 KEY_FILE = "sync.json"
 FORMAT_VERSION = 1
+TAG_BYTES = 16
+SEAL_OVERHEAD = len(MAGIC) + NONCE_BYTES + TAG_BYTES  # a sealed file's bytes beyond its text
 _CHECK_TEXT = b"assista-sync-key-check"
 
 # Argon2id cost (RFC 9106's second recommended option, memory halved for phones and

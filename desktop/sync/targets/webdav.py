@@ -7,39 +7,45 @@ device that dies mid-upload leaves only a temporary file no reader accepts.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote, urlsplit
 
 import httpx
 
 from desktop.core.messages import new_id
 from desktop.sync.errors import SyncError
+from desktop.sync.targets.base import LISTING_LIMIT, Entry
 from desktop.sync.targets.http_files import new_client, request
+from desktop.sync.targets.xml_names import child_text, children, local_name
 
-_DAV = "{DAV:}"
+if TYPE_CHECKING:
+    from desktop.core.proxy import Proxy
+
 _PROPFIND = (
     b'<?xml version="1.0" encoding="utf-8"?>'
-    b'<propfind xmlns="DAV:"><prop><resourcetype/></prop></propfind>'
+    b'<propfind xmlns="DAV:"><prop><resourcetype/><getcontentlength/></prop></propfind>'
 )
 
 
 class WebDavTarget:
-    def __init__(self, base_url: str, user: str | None, password: str | None) -> None:
+    def __init__(self, base_url: str, user: str | None, password: str | None,
+                 proxy: Proxy | None = None) -> None:
         self._base = base_url.rstrip("/") + "/"
         parts = urlsplit(self._base)
         self.description = f"{parts.scheme}://{parts.netloc.rsplit('@', 1)[-1]}{parts.path}"
         auth = httpx.BasicAuth(user, password or "") if user else None
-        self._client = new_client(auth)
+        self._client = new_client(auth, proxy)
         self._made: set[str] = set()
 
     def _url(self, path: str) -> str:
         return self._base + quote(path)
 
-    def read(self, path: str) -> bytes | None:
-        response = request(
+    def read(self, path: str, limit: int) -> bytes | None:
+        reply = request(
             self._client, self.description, "GET", self._url(path), f"reading {path}",
-            ok=(200, 404),
+            ok=(200, 404), limit=limit,
         )
-        return None if response.status_code == 404 else response.content
+        return None if reply.status == 404 else reply.body
 
     def write(self, path: str, data: bytes) -> None:
         self._move_into_place(path, data, overwrite=True)
@@ -47,28 +53,31 @@ class WebDavTarget:
     def create(self, path: str, data: bytes) -> bool:
         return self._move_into_place(path, data, overwrite=False)
 
-    def list(self, directory: str) -> list[str]:
+    def entries(self, directory: str) -> list[Entry]:
         url = self._url(directory.rstrip("/") + "/")
-        response = request(
+        reply = request(
             self._client, self.description, "PROPFIND", url, f"listing {directory}",
-            ok=(207, 404), content=_PROPFIND,
+            ok=(207, 404), content=_PROPFIND, limit=LISTING_LIMIT,
             headers={"Depth": "1", "Content-Type": "application/xml"},
         )
-        if response.status_code == 404:
+        if reply.status == 404:
             return []
         try:
-            root = ET.fromstring(response.content)
+            root = ET.fromstring(reply.body)
         except ET.ParseError as exc:
             raise SyncError(
                 f"Sync target {self.description} sent an unreadable folder listing ({exc})."
             ) from exc
         own = unquote(urlsplit(url).path).rstrip("/")
-        names: list[str] = []
-        for href in root.iter(f"{_DAV}href"):
-            path = unquote(urlsplit(href.text or "").path).rstrip("/")
+        found: list[Entry] = []
+        for response in children(root, "response"):
+            path = unquote(urlsplit(child_text(response, "href") or "").path).rstrip("/")
             if path and path != own and path.rsplit("/", 1)[0] == own:
-                names.append(path.rsplit("/", 1)[-1])
-        return sorted(names)
+                found.append(Entry(path.rsplit("/", 1)[-1], _size(response)))
+        return sorted(found, key=lambda e: e.name)
+
+    def list(self, directory: str) -> list[str]:
+        return [entry.name for entry in self.entries(directory)]
 
     def delete(self, path: str) -> None:
         request(
@@ -93,7 +102,7 @@ class WebDavTarget:
             ok=(201, 204, 412),
             headers={"Destination": self._url(path), "Overwrite": "T" if overwrite else "F"},
         )
-        if moved.status_code == 412:
+        if moved.status == 412:
             self.delete(temp)
             return False
         return True
@@ -115,3 +124,19 @@ class WebDavTarget:
                 f"creating the folder {done}", ok=(201, 405, 301),
             )
             self._made.add(done)
+
+
+def _size(response: ET.Element) -> int | None:
+    """``getcontentlength`` of a file's ``propstat`` that succeeded (``None`` for a folder
+    or when the server does not say)."""
+    for propstat in children(response, "propstat"):
+        if " 200 " not in f"{child_text(propstat, 'status') or ''} ":
+            continue
+        for prop in children(propstat, "prop"):
+            if any(local_name(e.tag) == "collection" for t in children(prop, "resourcetype")
+                   for e in t):
+                return None
+            length = (child_text(prop, "getcontentlength") or "").strip()
+            if length.isdigit():
+                return int(length)
+    return None
