@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ class Place:
     environ: dict[str, str]
     stored: Callable[[], dict[str, bytes]]
     server: Any = None
+    wipe: Callable[[], None] = lambda: None  # empty the target (the user reset it)
 
 
 @dataclass
@@ -98,6 +100,17 @@ def _files(root: Path) -> Callable[[], dict[str, bytes]]:
     return stored
 
 
+def _emptier(root: Path) -> Callable[[], None]:
+    def wipe() -> None:
+        for child in root.iterdir() if root.exists() else []:
+            if child.is_dir():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+
+    return wipe
+
+
 @pytest.fixture
 def webdav(tmp_path: Path) -> Iterator[Place]:
     root = tmp_path / "webdav-root"
@@ -105,7 +118,7 @@ def webdav(tmp_path: Path) -> Iterator[Place]:
     server = WebDavServer(root)
     try:
         yield Place("webdav", server.url, {"ASSISTA_SYNC_PASSWORD": PASSWORD}, _files(root),
-                    server)
+                    server, _emptier(root))
     finally:
         server.stop()
 
@@ -114,7 +127,7 @@ def webdav(tmp_path: Path) -> Iterator[Place]:
 def s3() -> Iterator[Place]:
     server = S3Server()
     try:
-        yield Place("s3", server.url, server.environ, server.objects, server)
+        yield Place("s3", server.url, server.environ, server.objects, server, server.wipe)
     finally:
         server.stop()
 
@@ -122,7 +135,7 @@ def s3() -> Iterator[Place]:
 @pytest.fixture
 def folder(tmp_path: Path) -> Place:
     root = tmp_path / "shared-folder"
-    return Place("folder", root.as_uri(), {}, _files(root))
+    return Place("folder", root.as_uri(), {}, _files(root), None, _emptier(root))
 
 
 @pytest.fixture(params=["folder", "webdav", "s3"])
