@@ -36,7 +36,7 @@ QT_SYSTEM_PACKAGES = [
 # pyatspi, the library Orca uses; tests/ui/markdown/test_atspi.py skips without them);
 # xdotool presses the quick-ask global shortcut on Xvfb and dbus-daemon runs a private
 # bus with a fake desktop portal (tests/ui/quick/test_global_shortcut_*.py).
-TEST_SYSTEM_PACKAGES = ["xvfb", "xdotool", "dbus", "at-spi2-core", "python3-pyatspi"]
+TEST_SYSTEM_PACKAGES = ["xvfb", "xdotool", "dbus", "at-spi2-core", "python3-pyatspi", "rclone"]
 
 
 def say(text: str) -> None:

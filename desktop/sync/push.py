@@ -105,12 +105,13 @@ class Pusher:
             if row is None:
                 continue
             ops = decode_ops(f"queued change {num}", bytes(row["body"]))
-            seq = self._send_ops(ops, seq)
+            seq = self._send_ops(ops, seq, num)
             with self.db.transaction() as conn:
                 conn.execute("DELETE FROM sync_outbox WHERE num = ?", (num,))
 
-    def _send_ops(self, ops: list[Op], seq: int) -> int:
-        """Upload ``ops`` as segments from number ``seq``; the next free number."""
+    def _send_ops(self, ops: list[Op], seq: int, num: int) -> int:
+        """Upload ``ops`` (queued as ``num``) as segments from number ``seq``; the next
+        free number. When one operation cannot be sent, what was not sent stays queued."""
         done = 0
         while done < len(ops):
             try:
@@ -127,6 +128,9 @@ class Pusher:
                 self.lower_limit(exc)
             except OpTooLargeError as exc:
                 if not self._moot(exc.op):
+                    with self.db.transaction() as conn:
+                        conn.execute("UPDATE sync_outbox SET body = ?, ops = ? WHERE num = ?",
+                                     (encode_ops(ops[done:]), len(ops) - done, num))
                     raise self._too_large(exc) from None
                 del ops[done + ops[done:].index(exc.op)]
         return seq

@@ -62,8 +62,8 @@ def request(
         if response.status_code not in ok:
             _drain(response)
             raise status_error(description, response.status_code, action, len(content or b""))
-        return Reply(response.status_code, _read(response, limit, description, action),
-                     response.headers)
+        body = b"" if method == "HEAD" else _read(response, limit, description, action)
+        return Reply(response.status_code, body, response.headers)
     except httpx.HTTPError as exc:
         raise transport_error(description, exc, action) from exc
     finally:
