@@ -13,7 +13,7 @@ import pytest
 
 from desktop.sync import run
 from desktop.sync.errors import SyncError
-from tests.sync.conftest import Device, Place
+from tests.sync.conftest import PASSPHRASE, Device, Place
 from tests.sync.servers import WebDavServer
 
 MB = 1024 * 1024
@@ -120,3 +120,25 @@ def test_the_configured_maximum_bounds_every_upload(folder: Place, tmp_path: Pat
     sizes = [len(data) for name, data in folder.stored().items() if "devices/" in name]
     assert len(sizes) > 3 and max(sizes) <= 200 * 1024
     a.db.close()
+
+
+def test_the_sync_command_takes_a_maximum_upload(
+    folder: Place, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from desktop.__main__ import main
+
+    (tmp_path / "a").mkdir()
+    a = Device(tmp_path / "a", folder)
+    chat = a.chat("Scans")
+    for i in range(20):
+        a.say(chat, f"page {i} {_noise(40_000)}")
+    a.db.close()
+    monkeypatch.setenv("ASSISTA_SYNC_PASSPHRASE", PASSPHRASE)
+    assert main(["sync", "--data-dir", str(a.path), "--target", folder.url,
+                 "--max-upload-mb", "0.2"]) == 0, capsys.readouterr().err
+    sizes = [len(data) for name, data in folder.stored().items() if "devices/" in name]
+    assert len(sizes) > 3 and max(sizes) <= 0.2 * MB
+    assert main(["sync", "--data-dir", str(a.path), "--target", folder.url,
+                 "--max-upload-mb", "0"]) == 1
+    assert "--max-upload-mb must be more than 0" in capsys.readouterr().err

@@ -108,3 +108,24 @@ def test_an_s3_server_that_drops_uploads_fails_the_sync(tmp_path: Path) -> None:
         a.db.close()
     finally:
         server.stop()
+
+
+def test_the_windows_engine_sets_up_an_emptied_target_again(
+    devices: MakeDevice, place: Place
+) -> None:
+    from desktop.sync.run import SyncEngine
+    from desktop.sync.targets.address import open_target
+    from tests.sync.conftest import PASSPHRASE
+
+    a, b = devices("a"), devices("b")
+    _write_chats(a)
+    target = open_target(place.url, place.environ)
+    engine = SyncEngine(a.db, target, PASSPHRASE)  # kept between runs, as the window does
+    try:
+        engine.run()
+        place.wipe()  # sync.json too: the key derived before opens nothing there now
+        engine.run()
+    finally:
+        target.close()
+    b.sync()
+    assert b.texts() == set(CHATS.values())

@@ -92,11 +92,17 @@ class WebDavTarget:
         folder = path.rpartition("/")[0]
         self._make_folders(folder)
         temp = f"{folder}/.part-{new_id()}" if folder else f".part-{new_id()}"
-        request(
-            self._client, self.description, "PUT", self._url(temp), f"uploading {path}",
-            ok=(200, 201, 204), content=data,
-            headers={"Content-Type": "application/octet-stream"},
-        )
+        for attempt in (1, 2):
+            put = request(
+                self._client, self.description, "PUT", self._url(temp), f"uploading {path}",
+                ok=(200, 201, 204, 409) if attempt == 1 else (200, 201, 204), content=data,
+                headers={"Content-Type": "application/octet-stream"},
+            )
+            if put.status != 409:
+                break
+            # 409: no such folder. Someone emptied the target since it was made here.
+            self._made.clear()
+            self._make_folders(folder)
         moved = request(
             self._client, self.description, "MOVE", self._url(temp), f"storing {path}",
             ok=(201, 204, 412),
