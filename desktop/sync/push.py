@@ -13,6 +13,7 @@ what is missing). Uploads are split below the largest size the target accepts
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterator
 
 from desktop.storage.database import Database
@@ -36,13 +37,14 @@ from desktop.sync.segments import (
     segment_name,
     snapshot_name,
 )
-from desktop.sync.targets.base import Target, UploadTooLargeError, amount
+from desktop.sync.targets.base import Entry, Target, UploadTooLargeError, amount
 
 log = logging.getLogger(__name__)
 
 MAX_UPLOAD = 16 * 1024 * 1024  # the default largest file this device uploads
 MIN_UPLOAD = 16 * 1024  # a target refusing less than this is refusing everything
 PART_PREFIX = ".part-"  # a WebDAV or folder upload not yet moved into place
+STALE_PART_S = 3600.0  # an upload's temporary file this old belongs to a run that died
 SMALL_SEGMENT_OPS = 1000  # segments of fewer operations count towards compaction
 
 
@@ -72,6 +74,7 @@ class Pusher:
     # -- the run's push ------------------------------------------------------------
 
     def push(self) -> None:
+        remove_stale_parts(self.target, "", self.target.entries(""), self.report)
         files = self.own_files(clean=True)
         with self.db.snapshot() as conn:
             recorded = int(state.get_meta(conn, state.NEXT_SEQ) or 1)
@@ -250,6 +253,24 @@ class Pusher:
             "stays on this device. Delete it, or raise the server's upload limit "
             "(nginx: client_max_body_size), to sync again."
         )
+
+
+def remove_stale_parts(target: Target, directory: str, entries: list[Entry],
+                       report: SyncReport) -> None:
+    """Remove the temporary files in ``directory`` of uploads that ended long ago, by
+    whichever device (a run killed mid-MOVE leaves one). Best effort: a server refusing
+    to delete them does not fail the sync."""
+    now = time.time()
+    for entry in entries:
+        if (entry.name.startswith(PART_PREFIX) and entry.modified is not None
+                and now - entry.modified > STALE_PART_S):
+            path = f"{directory}/{entry.name}" if directory else entry.name
+            try:
+                target.delete(path)
+            except SyncError as exc:
+                log.warning("could not remove %s: %s", path, exc)
+                return
+            report.stale_parts += 1
 
 
 def _covers(files: DeviceFiles, last: int) -> bool:

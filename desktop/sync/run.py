@@ -22,7 +22,7 @@ from desktop.sync.crypto import KEY_FILE, key_from_file, new_key_file, open_seal
 from desktop.sync.errors import SyncError
 from desktop.sync.guard import claim_device, device_home, run_lock
 from desktop.sync.merge import Merger
-from desktop.sync.push import MAX_UPLOAD, Pusher
+from desktop.sync.push import MAX_UPLOAD, Pusher, remove_stale_parts
 from desktop.sync.report import SyncReport
 from desktop.sync.segments import (
     DEVICES_DIR,
@@ -125,7 +125,9 @@ class SyncEngine:
         for device in self.target.list(DEVICES_DIR):
             if device == report.device or device.startswith("."):
                 continue
-            files = device_files(device, self.target.list(device_dir(device)))
+            entries = self.target.entries(device_dir(device))
+            remove_stale_parts(self.target, device_dir(device), entries, report)
+            files = device_files(device, [e.name for e in entries])
             wanted = files.to_read(cursors.get(device, 0))
             if wanted:
                 plan.append((device, files.last_seq, wanted))

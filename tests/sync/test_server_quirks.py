@@ -4,6 +4,8 @@ set in Preferences that every sync request must go through."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -116,3 +118,23 @@ def test_the_sync_command_uses_the_proxy_of_preferences(
         rc = main(["sync", "--data-dir", str(folder), "--target", webdav.url])
     assert rc == 0, capsys.readouterr().err
     assert any(line.startswith("PROPFIND ") for line in proxy.seen)
+
+
+def test_old_temporary_files_of_any_device_are_removed(webdav: Place, tmp_path: Path) -> None:
+    a, b = _device(tmp_path, "a", webdav), _device(tmp_path, "b", webdav)
+    b.chat("From B", "beta")
+    b.sync()
+    sync_root = webdav.server.root / "sync"
+    (b_folder,) = (sync_root / "devices").iterdir()
+    long_ago = time.time() - 2 * 86400
+    for old in (sync_root / ".part-of-a-key-file", b_folder / ".part-of-b"):
+        old.write_bytes(b"half an upload")
+        os.utime(old, (long_ago, long_ago))
+    (sync_root / ".part-in-flight").write_bytes(b"an upload going on now")
+    a.chat("From A", "alpha")
+    report = a.sync()
+    left = sorted(name for name in webdav.stored() if "/.part-" in name)
+    assert left == ["sync/.part-in-flight"]
+    assert report.stale_parts == 2
+    a.db.close()
+    b.db.close()

@@ -19,10 +19,12 @@ ERROR_BODY_LIMIT = 64 * 1024  # the body of a refusal (read, then dropped)
 @dataclass(frozen=True, slots=True)
 class Entry:
     """A name in a folder of the target; ``size`` in bytes when the target says it
-    (``None`` for a folder)."""
+    (``None`` for a folder); ``modified``: when it was last written (epoch seconds, by
+    the server's clock), when the target says it."""
 
     name: str
     size: int | None = None
+    modified: float | None = None
 
 
 class UploadTooLargeError(SyncError):

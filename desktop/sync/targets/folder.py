@@ -73,10 +73,7 @@ class FolderTarget:
     def entries(self, directory: str) -> list[Entry]:
         try:
             with os.scandir(self._path(directory)) as found:
-                return sorted(
-                    (Entry(e.name, None if e.is_dir() else e.stat().st_size) for e in found),
-                    key=lambda e: e.name,
-                )
+                return sorted((_entry(e) for e in found), key=lambda e: e.name)
         except FileNotFoundError:
             return []
         except OSError as exc:
@@ -100,3 +97,8 @@ class FolderTarget:
             f"Sync folder {self.description} failed while {action} ({reason}). "
             "Nothing was changed here."
         )
+
+
+def _entry(found: os.DirEntry[str]) -> Entry:
+    stat = found.stat()
+    return Entry(found.name, None if found.is_dir() else stat.st_size, stat.st_mtime)

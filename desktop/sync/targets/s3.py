@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
+from datetime import datetime
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
@@ -78,7 +79,8 @@ class S3Target:
         return reply.status == 200
 
     def entries(self, directory: str) -> list[Entry]:
-        prefix = self._prefix + directory.strip("/") + "/"
+        inner = directory.strip("/")
+        prefix = self._prefix + (f"{inner}/" if inner else "")
         found: list[Entry] = []
         token: str | None = None
         while True:
@@ -93,7 +95,8 @@ class S3Target:
             for item in children(root, "Contents"):
                 size = child_text(item, "Size") or ""
                 found.append(Entry((child_text(item, "Key") or "")[len(prefix):],
-                                   int(size) if size.isdigit() else None))
+                                   int(size) if size.isdigit() else None,
+                                   _timestamp(child_text(item, "LastModified"))))
             for common in children(root, "CommonPrefixes"):
                 sub = child_text(common, "Prefix") or ""
                 found.append(Entry(sub[len(prefix):].rstrip("/")))
@@ -126,3 +129,11 @@ class S3Target:
 
     def close(self) -> None:
         self._client.close()
+
+
+def _timestamp(text: str | None) -> float | None:
+    """``2026-11-27T13:29:48.000Z`` in epoch seconds."""
+    try:
+        return datetime.fromisoformat((text or "").strip()).timestamp() if text else None
+    except ValueError:
+        return None

@@ -6,7 +6,9 @@ device that dies mid-upload leaves only a temporary file no reader accepts.
 
 from __future__ import annotations
 
+import contextlib
 import xml.etree.ElementTree as ET
+from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote, urlsplit
 
@@ -23,7 +25,8 @@ if TYPE_CHECKING:
 
 _PROPFIND = (
     b'<?xml version="1.0" encoding="utf-8"?>'
-    b'<propfind xmlns="DAV:"><prop><resourcetype/><getcontentlength/></prop></propfind>'
+    b'<propfind xmlns="DAV:"><prop><resourcetype/><getcontentlength/><getlastmodified/>'
+    b"</prop></propfind>"
 )
 
 
@@ -54,7 +57,8 @@ class WebDavTarget:
         return self._move_into_place(path, data, overwrite=False)
 
     def entries(self, directory: str) -> list[Entry]:
-        url = self._url(directory.rstrip("/") + "/")
+        inner = directory.strip("/")
+        url = self._url(f"{inner}/") if inner else self._base
         reply = request(
             self._client, self.description, "PROPFIND", url, f"listing {directory}",
             ok=(207, 404), content=_PROPFIND, limit=LISTING_LIMIT,
@@ -73,7 +77,8 @@ class WebDavTarget:
         for response in children(root, "response"):
             path = unquote(urlsplit(child_text(response, "href") or "").path).rstrip("/")
             if path and path != own and path.rsplit("/", 1)[0] == own:
-                found.append(Entry(path.rsplit("/", 1)[-1], _size(response)))
+                size, modified = _size_and_time(response)
+                found.append(Entry(path.rsplit("/", 1)[-1], size, modified))
         return sorted(found, key=lambda e: e.name)
 
     def list(self, directory: str) -> list[str]:
@@ -132,17 +137,21 @@ class WebDavTarget:
             self._made.add(done)
 
 
-def _size(response: ET.Element) -> int | None:
-    """``getcontentlength`` of a file's ``propstat`` that succeeded (``None`` for a folder
-    or when the server does not say)."""
+def _size_and_time(response: ET.Element) -> tuple[int | None, float | None]:
+    """``getcontentlength`` (``None`` for a folder or when the server does not say) and
+    ``getlastmodified`` of a ``propstat`` that succeeded."""
+    size: int | None = None
+    modified: float | None = None
     for propstat in children(response, "propstat"):
         if " 200 " not in f"{child_text(propstat, 'status') or ''} ":
             continue
         for prop in children(propstat, "prop"):
-            if any(local_name(e.tag) == "collection" for t in children(prop, "resourcetype")
-                   for e in t):
-                return None
+            folder = any(local_name(e.tag) == "collection"
+                         for t in children(prop, "resourcetype") for e in t)
             length = (child_text(prop, "getcontentlength") or "").strip()
-            if length.isdigit():
-                return int(length)
-    return None
+            if length.isdigit() and not folder:
+                size = int(length)
+            stamp = (child_text(prop, "getlastmodified") or "").strip()
+            with contextlib.suppress(TypeError, ValueError, IndexError):
+                modified = parsedate_to_datetime(stamp).timestamp() if stamp else None
+    return size, modified
