@@ -64,7 +64,7 @@ class SyncEngine:
         self._passphrase = passphrase
         self._compact_after = compact_after
         self._lock_wait_s = lock_wait_s
-        self._max_upload = max_upload
+        self.max_upload = max_upload
         self._key: bytes | None = None
         self._key_file: bytes | None = None  # the key file self._key was derived from
 
@@ -85,7 +85,7 @@ class SyncEngine:
             with self.db.transaction() as conn:
                 report.queued = queue_changes(conn)
             self._pull(key, report)
-            pusher = Pusher(self.db, self.target, key, report, self._max_upload)
+            pusher = Pusher(self.db, self.target, key, report, self.max_upload)
             pusher.push()
             self._maybe_compact(key, pusher)
         except SyncError as exc:
