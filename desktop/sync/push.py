@@ -46,6 +46,7 @@ MIN_UPLOAD = 16 * 1024  # a target refusing less than this is refusing everythin
 PART_PREFIX = ".part-"  # a WebDAV or folder upload not yet moved into place
 STALE_PART_S = 3600.0  # an upload's temporary file this old belongs to a run that died
 SMALL_SEGMENT_OPS = 1000  # segments of fewer operations count towards compaction
+LIMIT_KEPT_S = 7 * 86400.0  # a learnt upload limit is tried again after a week
 
 
 def max_upload_bytes(megabytes: float | None) -> int:
@@ -68,7 +69,10 @@ class Pusher:
         with db.snapshot() as conn:
             self.record = state.target_record(conn, target.description)
         learnt = self.record.upload_limit
-        self.limit = min(max_upload, learnt) if learnt else max_upload
+        if learnt and time.time() - self.record.limit_at < LIMIT_KEPT_S:
+            self.limit = min(max_upload, learnt)
+        else:
+            self.limit = max_upload
         self.written: dict[str, int] = {}  # path -> sealed size, until verified
 
     # -- the run's push ------------------------------------------------------------
@@ -230,6 +234,7 @@ class Pusher:
         self.record = state.TargetRecord(
             self.record.held if held is None else held,
             self.record.upload_limit if upload_limit is None else upload_limit,
+            self.record.limit_at if upload_limit is None else time.time(),
         )
         with self.db.transaction() as conn:
             state.save_target_record(conn, self.target.description, self.record)

@@ -24,18 +24,21 @@ TARGET_PREFIX = "target:"  # + the target's description: a TargetRecord
 class TargetRecord:
     """What this device saw of one target. ``held``: the last of its segments the target
     was seen to hold (after an upload, read back from its listing); a listing showing
-    less means the target lost them (or was emptied). ``upload_limit``: the largest
-    upload it accepted (learnt from a 413); 0 when it refused none."""
+    less means the target lost them (or was emptied). ``upload_limit``: the size below
+    which uploads are split (learnt from a 413); 0 when it refused none. ``limit_at``:
+    when it was learnt (a server's limit may be raised: it is tried again later)."""
 
     held: int = 0
     upload_limit: int = 0
+    limit_at: float = 0.0
 
 
 def target_record(conn: sqlite3.Connection, description: str) -> TargetRecord:
     raw = get_meta(conn, TARGET_PREFIX + description)
     try:
         doc = json.loads(raw) if raw else {}
-        return TargetRecord(int(doc.get("held", 0)), int(doc.get("upload_limit", 0)))
+        return TargetRecord(int(doc.get("held", 0)), int(doc.get("upload_limit", 0)),
+                            float(doc.get("limit_at", 0.0)))
     except (ValueError, TypeError, AttributeError):
         return TargetRecord()
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 import base64
 import os
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from desktop.sync import run
+from desktop.sync import run, state
 from desktop.sync.errors import SyncError
 from tests.sync.conftest import PASSPHRASE, Device, Place
 from tests.sync.servers import WebDavServer
@@ -87,6 +88,18 @@ def test_a_large_chat_is_split_below_the_servers_upload_limit(
     assert server.faults.refused == []
     b.sync()
     assert len(b.sessions.load_messages(chat)) == 90
+    # A week later the server's limit may have been raised: it is tried again.
+    server.faults.mode = None
+    with a.db.transaction() as conn:
+        key = next(k for (k,) in conn.execute("SELECT key FROM sync_meta")
+                   if k.startswith(state.TARGET_PREFIX))
+        record = state.target_record(conn, key.removeprefix(state.TARGET_PREFIX))
+        state.save_target_record(conn, key.removeprefix(state.TARGET_PREFIX),
+                                 replace(record, limit_at=record.limit_at - 8 * 86400))
+    for i in range(45):
+        a.say(chat, f"later {i} {_noise(40_000)}")
+    a.sync()
+    assert max(len(data) for data in webdav.stored().values()) > MB
 
 
 def test_a_single_message_over_the_limit_names_its_chat(
