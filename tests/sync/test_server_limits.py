@@ -9,13 +9,14 @@ import os
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from desktop.sync import run, state
 from desktop.sync.errors import SyncError
 from tests.sync.conftest import PASSPHRASE, Device, Place
-from tests.sync.servers import WebDavServer
+from tests.sync.servers import Environ, S3Server, StartResponse, WebDavServer
 
 MB = 1024 * 1024
 
@@ -155,3 +156,34 @@ def test_the_sync_command_takes_a_maximum_upload(
     assert main(["sync", "--data-dir", str(a.path), "--target", folder.url,
                  "--max-upload-mb", "0"]) == 1
     assert "--max-upload-mb must be more than 0" in capsys.readouterr().err
+
+
+def test_an_s3_listing_that_never_ends_is_refused(tmp_path: Path) -> None:
+    asked: list[int] = []
+
+    def endless(app: Any) -> Any:
+        def wrapped(environ: Environ, start_response: StartResponse) -> Any:
+            if "list-type" not in environ.get("QUERY_STRING", ""):
+                return app(environ, start_response)
+            asked.append(1)
+            more = "true" if len(asked) < 1000 else "false"  # (the old code looped on)
+            body = (f"<ListBucketResult><IsTruncated>{more}</IsTruncated>"
+                    "<NextContinuationToken>again</NextContinuationToken>"
+                    "</ListBucketResult>").encode()
+            start_response("200 OK", [("Content-Type", "application/xml"),
+                                      ("Content-Length", str(len(body)))])
+            return [body]
+
+        return wrapped
+
+    server = S3Server(endless)
+    try:
+        (tmp_path / "a").mkdir()
+        a = Device(tmp_path / "a", Place("s3", server.url, server.environ, server.objects))
+        a.chat("Chat", "hello")
+        with pytest.raises(SyncError, match="never ends"):
+            a.sync()
+        assert len(asked) < 5
+        a.db.close()
+    finally:
+        server.stop()

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from desktop.core.proxy import Proxy
 
 
+MAX_LISTED = 10_000_000  # names in one folder (compaction keeps a device's to about 100)
+
+
 class S3Target:
     def __init__(self, bucket: str, prefix: str, environ: Mapping[str, str],
                  proxy: Proxy | None = None) -> None:
@@ -83,6 +86,7 @@ class S3Target:
         prefix = self._prefix + (f"{inner}/" if inner else "")
         found: list[Entry] = []
         token: str | None = None
+        tokens: set[str] = set()
         while True:
             params = {"list-type": "2", "prefix": prefix, "delimiter": "/"}
             if token:
@@ -103,6 +107,12 @@ class S3Target:
             token = child_text(root, "NextContinuationToken")
             if child_text(root, "IsTruncated") != "true" or not token:
                 return sorted((e for e in found if e.name), key=lambda e: e.name)
+            if token in tokens or len(found) > MAX_LISTED:
+                raise SyncError(
+                    f"Sync target {self.description} sent a listing of {directory} that "
+                    "never ends; stopped reading it. Nothing was changed here."
+                )
+            tokens.add(token)
 
     def _parse(self, body: bytes) -> ET.Element:
         try:
