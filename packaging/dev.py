@@ -37,9 +37,10 @@ QT_SYSTEM_PACKAGES = [
 # xdotool presses the quick-ask global shortcut on Xvfb and dbus-daemon runs a private
 # bus with a fake desktop portal (tests/ui/quick/test_global_shortcut_*.py).
 # The journeys (tests/journeys) add a window manager and ImageMagick's ``import`` for
-# their screenshots: the shipped app driven on Xvfb as a person would.
+# their screenshots: the shipped app driven on Xvfb as a person would. rclone serves
+# WebDAV for the sync tests (a second server besides wsgidav).
 TEST_SYSTEM_PACKAGES = ["xvfb", "xdotool", "dbus", "at-spi2-core", "python3-pyatspi",
-                        "openbox", "imagemagick"]
+                        "openbox", "imagemagick", "rclone"]
 
 
 def say(text: str) -> None:

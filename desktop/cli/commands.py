@@ -121,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(sync)
     sync.add_argument("--target", metavar="URL", required=True,
                       help="file:///path, webdav(s)://user@host/path or s3://bucket/prefix")
+    sync.add_argument("--max-upload-mb", type=float, metavar="MB", default=None,
+                      help="upload files of at most this size (default 16; smaller files are "
+                           "also used once the server refuses one as too large)")
     quick = sub.add_parser("quick", help="open the quick-ask window (in the running app, or "
                            "start it); bind this to a keyboard shortcut of your desktop")
     _add_common(quick)

@@ -48,10 +48,11 @@ class Proxy:
     def bypassed_hosts(self) -> list[str]:
         return [h.strip() for h in self.no_proxy.split(",") if h.strip()]
 
-    def mounts(self, http: ModuleType | None = None) -> dict[str, Any]:
+    def mounts(self, http: ModuleType | None = None, *, blocking: bool = False) -> dict[str, Any]:
         """``httpx`` client ``mounts``: every request through the proxy except those to
         the bypassed hosts (give the client ``trust_env=False``). ``http``: the
-        httpx-like module whose client these are for (default ``httpx``)."""
+        httpx-like module whose client these are for (default ``httpx``); ``blocking``:
+        for an ``httpx.Client`` (sync's worker thread) instead of an ``AsyncClient``."""
         if http is None:
             import httpx
 
@@ -69,13 +70,15 @@ class Proxy:
             if ":" in pattern and not pattern.startswith("["):
                 pattern = f"[{pattern}]"  # an IPv6 address
             mounts[f"all://{pattern}"] = None
-        mounts["all://"] = http.AsyncHTTPTransport(proxy=self.url)
+        transport = http.HTTPTransport if blocking else http.AsyncHTTPTransport
+        mounts["all://"] = transport(proxy=self.url)
         return mounts
 
-    def client_kwargs(self, http: ModuleType | None = None) -> dict[str, Any]:
-        """Keyword arguments for ``httpx.AsyncClient`` (or ``http.AsyncClient``): the
-        proxy, and never the process environment."""
-        return {"mounts": self.mounts(http), "trust_env": False}
+    def client_kwargs(self, http: ModuleType | None = None, *,
+                      blocking: bool = False) -> dict[str, Any]:
+        """Keyword arguments for ``httpx.AsyncClient`` (or ``http.AsyncClient``; with
+        ``blocking``, ``httpx.Client``): the proxy, and never the process environment."""
+        return {"mounts": self.mounts(http, blocking=blocking), "trust_env": False}
 
     def __repr__(self) -> str:  # a proxy URL may carry a password
         return f"Proxy(enabled={self.enabled}, bypass={len(self.bypassed_hosts())})"

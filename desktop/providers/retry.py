@@ -30,6 +30,7 @@ __all__ = [
     "RetryPolicy",
     "is_retryable_status",
     "make_async_client",
+    "make_client",
     "parse_retry_after",
     "redact",
     "send_with_retry",
@@ -167,19 +168,38 @@ def make_async_client(
     ``proxy`` the client goes through it (or directly, for its bypassed hosts) and
     ignores the process environment; without one it honours HTTP(S)_PROXY / NO_PROXY.
     """
+    return httpx.AsyncClient(transport=transport,
+                             **_client_options(timeout, connect_timeout, verify, proxy, False))
+
+
+def make_client(
+    *,
+    timeout: float = 120.0,
+    connect_timeout: float = 10.0,
+    verify: bool = True,
+    proxy: Proxy | None = None,
+    auth: httpx.Auth | None = None,
+) -> httpx.Client:
+    """The blocking twin of :func:`make_async_client` (sync runs in a worker thread):
+    the same timeouts, TLS, user agent and proxy routing."""
+    return httpx.Client(auth=auth,
+                        **_client_options(timeout, connect_timeout, verify, proxy, True))
+
+
+def _client_options(timeout: float, connect_timeout: float, verify: bool,
+                    proxy: Proxy | None, blocking: bool) -> dict[str, Any]:
     routing: dict[str, Any] = {"trust_env": True}
     if proxy is not None:
-        routing = proxy.client_kwargs()
-    return httpx.AsyncClient(
-        timeout=httpx.Timeout(timeout, connect=min(connect_timeout, timeout)),
-        limits=httpx.Limits(max_connections=20, max_keepalive_connections=10),
-        headers={"User-Agent": USER_AGENT},
-        transport=transport,
+        routing = proxy.client_kwargs(blocking=blocking)
+    return {
+        "timeout": httpx.Timeout(timeout, connect=min(connect_timeout, timeout)),
+        "limits": httpx.Limits(max_connections=20, max_keepalive_connections=10),
+        "headers": {"User-Agent": USER_AGENT},
         # (one CA bundle read per process, not one per client)
-        verify=shared_context(routing["trust_env"]) if verify else False,
-        follow_redirects=False,
+        "verify": shared_context(routing["trust_env"]) if verify else False,
+        "follow_redirects": False,
         **routing,
-    )
+    }
 
 
 _REDACTIONS: tuple[tuple[re.Pattern[str], str], ...] = (

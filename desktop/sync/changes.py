@@ -169,7 +169,7 @@ def _message_ops(
     if touched is None:
         rows = conn.execute(f"{select} WHERE status <> 'streaming' ORDER BY num").fetchall()
         for row in rows:
-            yield _message_op(row)
+            yield message_op(row)
         return
     mine = [t for t in touched if t.kind == MESSAGE]
     found: dict[str, sqlite3.Row] = {}
@@ -180,7 +180,7 @@ def _message_ops(
             found[str(row["id"])] = row
     for row in sorted(found.values(), key=lambda r: int(r["num"])):
         if row["status"] != "streaming":
-            yield _message_op(row)
+            yield message_op(row)
     live_chats = {t.owner for t in mine if t.id not in found}
     live_chats = {
         c for c in live_chats if c and conn.execute(
@@ -194,5 +194,5 @@ def _message_ops(
             yield ["t", MESSAGE, item.id, stamp]
 
 
-def _message_op(row: sqlite3.Row) -> Op:
+def message_op(row: sqlite3.Row) -> Op:
     return ["m", row["session_id"], {key: row[key] for key in _MESSAGE_KEYS}]

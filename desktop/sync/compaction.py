@@ -9,8 +9,11 @@ there, so a device killed while compacting leaves the old segments readable.
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections.abc import Iterator
 
+from desktop.sync.changes import MESSAGE_OP_COLUMNS, message_op
 from desktop.sync.fields import MESSAGE, SESSION
 from desktop.sync.segments import Op, decode_ops
 
@@ -69,3 +72,32 @@ def _latest(
                 if dkey not in deletions or deletions[dkey][3] < op[3]:
                     deletions[dkey] = op
     return fields, deletions
+
+
+def full_state(conn: sqlite3.Connection) -> Iterator[list[Op]]:
+    """Everything this database knows, in parts: every synced field with its stamp,
+    every deletion, every message (parents first). Sent as one snapshot to a target
+    that lacks what this device sent before (a new or emptied target): it brings every
+    device's chats there, not only this one's."""
+    batch: list[Op] = []
+    rows = conn.execute("SELECT kind, id, field, value, stamp FROM sync_fields "
+                        "ORDER BY kind = 'g', kind = 's', kind, id, field")
+    for kind, entity_id, name, value, stamp in rows:
+        batch.append(["f", kind, entity_id, name, json.loads(value), stamp])
+        if len(batch) >= PART_OPS:
+            yield batch
+            batch = []
+    for kind, entity_id, stamp in conn.execute("SELECT kind, id, stamp FROM sync_tombstones"):
+        batch.append(["t", kind, entity_id, stamp])
+        if len(batch) >= PART_OPS:
+            yield batch
+            batch = []
+    messages = conn.execute(f"SELECT num, session_id, {MESSAGE_OP_COLUMNS} FROM messages "
+                            "WHERE status <> 'streaming' ORDER BY num")
+    for row in messages:
+        batch.append(message_op(row))
+        if len(batch) >= PART_OPS:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

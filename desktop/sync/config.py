@@ -19,6 +19,7 @@ from desktop.sync.errors import SyncError
 if TYPE_CHECKING:
     # Imported where used: the window reads the configuration at start-up and needs
     # neither the engine nor the HTTP targets (and their crypto) until the first run.
+    from desktop.core.proxy import Proxy
     from desktop.storage.database import Database
     from desktop.storage.secrets import SecretStore
     from desktop.sync.run import SyncEngine
@@ -37,6 +38,9 @@ class SyncConfig:
     enabled: bool = False
     endpoint: str = ""  # S3-compatible storage other than AWS (MinIO, R2, B2)
     region: str = ""  # S3
+    # The largest file uploaded, in MB (0: the default); changes are split below it.
+    # Set it below a server's own limit to spare the refused first try.
+    max_upload_mb: float = 0.0
 
     @property
     def kind(self) -> str:
@@ -60,8 +64,15 @@ def load_config(store: SettingsStore) -> SyncConfig:
     return SyncConfig(
         url=str(raw.get("url") or ""), user=str(raw.get("user") or ""),
         enabled=bool(raw.get("enabled")), endpoint=str(raw.get("endpoint") or ""),
-        region=str(raw.get("region") or ""),
+        region=str(raw.get("region") or ""), max_upload_mb=_number(raw.get("max_upload_mb")),
     )
+
+
+def _number(value: object) -> float:
+    try:
+        return max(0.0, float(value))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return 0.0
 
 
 def save_config(store: SettingsStore, config: SyncConfig) -> None:
@@ -76,12 +87,15 @@ def webdav_url(url: str, user: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{quote(user.strip(), safe='')}@{parts.netloc}"))
 
 
-def open_config_target(config: SyncConfig, secret: str | None) -> Target:
-    """The target of ``config``; ``secret`` is its WebDAV password or S3 secret key."""
+def open_config_target(config: SyncConfig, secret: str | None,
+                       proxy: Proxy | None = None) -> Target:
+    """The target of ``config``; ``secret`` is its WebDAV password or S3 secret key;
+    ``proxy``: the one of Preferences."""
     from desktop.sync.targets.address import open_target
 
     if config.kind == "webdav":
-        return open_target(webdav_url(config.url, config.user), {}, password=secret or None)
+        return open_target(webdav_url(config.url, config.user), {}, password=secret or None,
+                           proxy=proxy)
     if config.kind == "s3":
         environ = {"AWS_ACCESS_KEY_ID": config.user.strip(),
                    "AWS_SECRET_ACCESS_KEY": secret or ""}
@@ -89,7 +103,7 @@ def open_config_target(config: SyncConfig, secret: str | None) -> Target:
             environ["AWS_REGION"] = config.region.strip()
         if config.endpoint.strip():
             environ["AWS_ENDPOINT_URL"] = config.endpoint.strip()
-        return open_target(config.url, environ)
+        return open_target(config.url, environ, proxy=proxy)
     return open_target(config.url, {})
 
 
@@ -97,9 +111,11 @@ def target_secret_id(config: SyncConfig) -> str | None:
     return {"webdav": PASSWORD_ID, "s3": S3_SECRET_ID}.get(config.kind)
 
 
-def engine_from_config(db: Database, config: SyncConfig, secrets: SecretStore) -> SyncEngine:
+def engine_from_config(db: Database, config: SyncConfig, secrets: SecretStore,
+                       proxy: Proxy | None = None) -> SyncEngine:
     """The engine for the stored configuration. Raises :class:`SyncError` when it is
     incomplete (no passphrase, a bad URL, missing S3 keys)."""
+    from desktop.sync.push import max_upload_bytes
     from desktop.sync.run import SyncEngine
 
     passphrase = secrets.get(PASSPHRASE_ID)
@@ -107,18 +123,19 @@ def engine_from_config(db: Database, config: SyncConfig, secrets: SecretStore) -
         raise SyncError("Set the sync passphrase in Settings → Sync.")
     secret_id = target_secret_id(config)
     secret = secrets.get(secret_id) if secret_id else None
-    return SyncEngine(db, open_config_target(config, secret), passphrase)
+    return SyncEngine(db, open_config_target(config, secret, proxy), passphrase,
+                      max_upload=max_upload_bytes(config.max_upload_mb or None))
 
 
 def check_connection(db: Database, config: SyncConfig, secret: str | None,
-                    passphrase: str) -> str:
+                    passphrase: str, proxy: Proxy | None = None) -> str:
     """Open the target, check the passphrase against it (an empty target is set up with
     it, as the first sync would) and list its devices: one line saying what was found.
     Raises :class:`SyncError` with the reason. Nothing local changes."""
     from desktop.sync.run import SyncEngine
     from desktop.sync.segments import DEVICES_DIR
 
-    target = open_config_target(config, secret)
+    target = open_config_target(config, secret, proxy)
     try:
         SyncEngine(db, target, passphrase).unlock()
         devices = [d for d in target.list(DEVICES_DIR) if not d.startswith(".")]

@@ -26,6 +26,8 @@ NONCE_BYTES = 12
 KEY_BYTES = 32
 KEY_FILE = "sync.json"
 FORMAT_VERSION = 1
+TAG_BYTES = 16
+SEAL_OVERHEAD = len(MAGIC) + NONCE_BYTES + TAG_BYTES  # a sealed file's bytes beyond its text
 _CHECK_TEXT = b"assista-sync-key-check"
 
 # Argon2id cost (RFC 9106's second recommended option, memory halved for phones and
@@ -77,7 +79,8 @@ def open_sealed(key: bytes, name: str, data: bytes) -> bytes:
 
 def new_key_file(passphrase: str) -> tuple[bytes, bytes]:
     """A key file for a new target and the key it describes."""
-    params = KeyParams(salt=os.urandom(16))
+    # The cost is read when a target is set up (tests lower it); readers use the file's.
+    params = KeyParams(os.urandom(16), TIME_COST, MEMORY_KIB, PARALLELISM)
     key = derive_key(passphrase, params)
     doc = {
         "format": FORMAT_VERSION,

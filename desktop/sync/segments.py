@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,16 +115,42 @@ class DeviceFiles:
 def device_files(device: str, names: list[str]) -> DeviceFiles:
     files = [f for f in (parse_name(device, n) for n in names) if f is not None]
     segments = sorted((f for f in files if not f.is_snapshot), key=lambda f: f.seq)
-    complete: dict[int, list[RemoteFile]] = {}
+    # By number and count of parts: a snapshot restarted in more, smaller parts (the
+    # server refused one as too large) leaves the first try's parts beside it.
+    complete: dict[tuple[int, int], list[RemoteFile]] = {}
     for snap in (f for f in files if f.is_snapshot):
-        complete.setdefault(snap.seq, []).append(snap)
+        complete.setdefault((snap.seq, snap.parts), []).append(snap)
     snapshot: list[RemoteFile] = []
-    for seq in sorted(complete, reverse=True):
-        parts = sorted(complete[seq], key=lambda f: f.part)
-        if [p.part for p in parts] == list(range(1, parts[0].parts + 1)):
+    for seq, count in sorted(complete, reverse=True):
+        parts = sorted(complete[(seq, count)], key=lambda f: f.part)
+        if [p.part for p in parts] == list(range(1, count + 1)):
             snapshot = parts
             break
     return DeviceFiles(device, snapshot, segments)
+
+
+class OpTooLargeError(Exception):
+    """One operation alone is larger than a file may be (``size`` bytes, sealed)."""
+
+    def __init__(self, op: Op, size: int) -> None:
+        super().__init__(f"an operation of {size} bytes")
+        self.op = op
+        self.size = size
+
+
+def pack(ops: list[Op], limit: int, overhead: int) -> Iterator[tuple[bytes, int]]:
+    """``ops`` as compressed bodies of consecutive runs, each at most ``limit`` bytes
+    once ``overhead`` (encryption) is added; with each, how many operations it holds.
+    Raises :class:`OpTooLargeError` for an operation too large alone."""
+    body = encode_ops(ops)
+    if len(body) + overhead <= limit or not ops:
+        yield body, len(ops)
+        return
+    if len(ops) == 1:
+        raise OpTooLargeError(ops[0], len(body) + overhead)
+    middle = len(ops) // 2
+    yield from pack(ops[:middle], limit, overhead)
+    yield from pack(ops[middle:], limit, overhead)
 
 
 def encode_ops(ops: list[Op]) -> bytes:

@@ -55,6 +55,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     do_GET = _forward
     do_POST = _forward
+    do_PUT = _forward  # (and what WebDAV adds: sync goes through proxies too)
+    do_DELETE = _forward
+    do_HEAD = _forward
+    do_PROPFIND = _forward
+    do_MKCOL = _forward
+    do_MOVE = _forward
 
 
 class _Server(ThreadingHTTPServer):

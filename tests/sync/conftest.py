@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +15,7 @@ from desktop.storage.assistants import AssistantStore
 from desktop.storage.database import Database
 from desktop.storage.sessions import SessionStore
 from desktop.storage.settings_store import SettingsStore
+from desktop.sync import crypto
 from desktop.sync.run import SyncEngine, SyncReport
 from desktop.sync.targets.address import open_target
 from tests.sync.servers import PASSWORD, S3Server, WebDavServer
@@ -30,6 +32,7 @@ class Place:
     environ: dict[str, str]
     stored: Callable[[], dict[str, bytes]]
     server: Any = None
+    wipe: Callable[[], None] = lambda: None  # empty the target (the user reset it)
 
 
 @dataclass
@@ -97,6 +100,17 @@ def _files(root: Path) -> Callable[[], dict[str, bytes]]:
     return stored
 
 
+def _emptier(root: Path) -> Callable[[], None]:
+    def wipe() -> None:
+        for child in root.iterdir() if root.exists() else []:
+            if child.is_dir():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+
+    return wipe
+
+
 @pytest.fixture
 def webdav(tmp_path: Path) -> Iterator[Place]:
     root = tmp_path / "webdav-root"
@@ -104,7 +118,7 @@ def webdav(tmp_path: Path) -> Iterator[Place]:
     server = WebDavServer(root)
     try:
         yield Place("webdav", server.url, {"ASSISTA_SYNC_PASSWORD": PASSWORD}, _files(root),
-                    server)
+                    server, _emptier(root))
     finally:
         server.stop()
 
@@ -113,7 +127,7 @@ def webdav(tmp_path: Path) -> Iterator[Place]:
 def s3() -> Iterator[Place]:
     server = S3Server()
     try:
-        yield Place("s3", server.url, server.environ, server.objects, server)
+        yield Place("s3", server.url, server.environ, server.objects, server, server.wipe)
     finally:
         server.stop()
 
@@ -121,7 +135,7 @@ def s3() -> Iterator[Place]:
 @pytest.fixture
 def folder(tmp_path: Path) -> Place:
     root = tmp_path / "shared-folder"
-    return Place("folder", root.as_uri(), {}, _files(root))
+    return Place("folder", root.as_uri(), {}, _files(root), None, _emptier(root))
 
 
 @pytest.fixture(params=["folder", "webdav", "s3"])
@@ -144,3 +158,11 @@ def devices(tmp_path: Path, place: Place) -> Iterator[Callable[[str], Device]]:
     yield make
     for device in made:
         device.db.close()
+
+
+@pytest.fixture(autouse=True)
+def cheap_key_derivation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Argon2id at its smallest cost: targets set up by the tests derive keys in
+    microseconds (the cost is stored in the key file, so every reader uses it too)."""
+    monkeypatch.setattr(crypto, "TIME_COST", 1)
+    monkeypatch.setattr(crypto, "MEMORY_KIB", 8)

@@ -1,5 +1,5 @@
 """Real servers for the sync tests, on 127.0.0.1 with a free port: WebDAV (wsgidav on
-cheroot) behind a switchable fault injector, and S3 (moto's server mode)."""
+cheroot) and S3 (moto's server mode), each behind a switchable fault injector."""
 
 from __future__ import annotations
 
@@ -21,13 +21,23 @@ StartResponse = Callable[..., Any]
 class Faults:
     """What the WebDAV server does wrong: ``mode`` is None (nothing), "507" (PUTs
     refused, out of space), "503" (every request), "drop" (segment downloads cut
-    off half-way), "corrupt" (a byte of each segment flipped) or "pause" (the first
-    upload of a segment stops half-way until :attr:`release` is set)."""
+    off half-way), "corrupt" (a byte of each segment flipped), "pause" (the first
+    upload of a segment stops half-way until :attr:`release` is set), "lose"
+    (uploads and moves of segments answered 201 and thrown away), "move-503" (moves
+    refused: the uploaded temporary file stays), "huge" (``sync.json`` answered with
+    :attr:`huge_size` bytes, announced when :attr:`announce`) or "limit" (bodies over
+    :attr:`body_limit` bytes refused with 413, as nginx's ``client_max_body_size``).
+    :attr:`sent` counts the bytes of "huge" answers actually sent."""
 
     def __init__(self) -> None:
         self.mode: str | None = None
         self.paused = threading.Event()
         self.release = threading.Event()
+        self.body_limit = 1024 * 1024
+        self.huge_size = 10 * 1024**3
+        self.announce = True
+        self.sent = 0
+        self.refused: list[int] = []  # sizes of bodies answered 413
 
 
 class _PausingInput:
@@ -56,6 +66,20 @@ def faulty(app: Callable[[Environ, StartResponse], Iterable[bytes]], faults: Fau
             environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
             start_response("507 Insufficient Storage", [("Content-Length", "0")])
             return [b""]
+        if mode == "lose" and method in ("PUT", "MOVE") and segment:
+            _discard(environ)
+            start_response("201 Created", [("Content-Length", "0")])
+            return [b""]
+        if mode == "move-503" and method == "MOVE":
+            start_response("503 Service Unavailable", [("Content-Length", "0")])
+            return [b""]
+        if mode == "limit" and int(environ.get("CONTENT_LENGTH") or 0) > faults.body_limit:
+            faults.refused.append(_discard(environ))
+            start_response("413 Request Entity Too Large", [("Content-Length", "0")])
+            return [b""]
+        if mode == "huge" and method == "GET" and environ.get("PATH_INFO", "").endswith(
+                "/sync.json"):
+            return _huge(faults, start_response)
         if mode == "pause" and method == "PUT" and segment:
             environ["wsgi.input"] = _PausingInput(environ["wsgi.input"], faults)
         if mode in ("drop", "corrupt") and method == "GET" and segment:
@@ -63,6 +87,22 @@ def faulty(app: Callable[[Environ, StartResponse], Iterable[bytes]], faults: Fau
         return app(environ, start_response)
 
     return wrapped
+
+
+def _discard(environ: Environ) -> int:
+    """Read the request's body and throw it away; its size."""
+    return len(environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0)))
+
+
+def _huge(faults: Faults, start_response: StartResponse) -> Iterator[bytes]:
+    headers = [("Content-Type", "application/json")]
+    if faults.announce:
+        headers.append(("Content-Length", str(faults.huge_size)))
+    start_response("200 OK", headers)
+    chunk = b"{" + b" " * (64 * 1024 - 1)
+    while faults.sent < faults.huge_size:
+        faults.sent += len(chunk)
+        yield chunk
 
 
 def _altered(app: Any, environ: Environ, start_response: StartResponse, mode: str) -> Any:
@@ -119,16 +159,23 @@ class WebDavServer:
 
 
 class S3Server:
-    def __init__(self) -> None:
+    """moto's S3 in server mode, behind ``middleware`` (a WSGI wrapper) when given."""
+
+    def __init__(self, middleware: Callable[[Any], Any] | None = None) -> None:
         import uuid
 
         import boto3
-        from moto.server import ThreadedMotoServer
+        from moto.server import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+        from werkzeug.serving import make_server
 
-        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-        self._server.start()
-        host, port = self._server.get_host_and_port()
-        self.endpoint = f"http://{host}:{port}"
+        app: Any = DomainDispatcherApplication(create_backend_app)
+        if middleware is not None:
+            app = middleware(app)
+        self._server = make_server("127.0.0.1", 0, app, True,
+                                   request_handler=MotoRequestHandler)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        self.endpoint = f"http://127.0.0.1:{self._server.server_address[1]}"
         # moto's servers share one in-memory store per process: a bucket per test.
         bucket = self.bucket = f"chats-{uuid.uuid4().hex[:12]}"
         self.environ = {
@@ -159,5 +206,31 @@ class S3Server:
                 found[item["Key"]] = body.read()
         return found
 
+    def wipe(self) -> None:
+        for key in self.objects():
+            self.client.delete_object(Bucket=self.bucket, Key=key)
+
     def stop(self) -> None:
-        self._server.stop()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(10)
+
+
+def rewrite_listings(old: bytes, new: bytes) -> Callable[[Any], Any]:
+    """Middleware for :class:`S3Server`: bucket listings answered with ``new`` in place of
+    ``old`` (an XML namespace, as s3rver and local-s3-server answer)."""
+
+    def middleware(app: Any) -> Any:
+        def wrapped(environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
+            if "list-type" not in environ.get("QUERY_STRING", ""):
+                return app(environ, start_response)
+            captured: list[Any] = []
+            body = b"".join(app(environ, lambda st, hd, *a: captured.extend([st, hd])))
+            body = body.replace(old, new)
+            headers = [(k, v) for k, v in captured[1] if k.lower() != "content-length"]
+            start_response(captured[0], [*headers, ("Content-Length", str(len(body)))])
+            return [body]
+
+        return wrapped
+
+    return middleware

@@ -86,6 +86,7 @@ def test_a_device_killed_mid_upload_leaves_nothing_valid(
     for i in range(400):
         a.say(chat, f"message number {i} " + "lorem ipsum dolor sit amet " * 20)
     a.db.close()  # the child process syncs this data folder
+    b.sync()  # sets the target up, at the tests' key-derivation cost (the child reads it)
     server = _faults(place)
     server.faults.mode = "pause"
     env = {**os.environ, **place.environ, "ASSISTA_SYNC_PASSPHRASE": PASSPHRASE}
@@ -106,6 +107,7 @@ def test_a_device_killed_mid_upload_leaves_nothing_valid(
     server.faults.mode = None
     b.sync()  # reads nothing of A's half upload, and fails on nothing
     assert b.sessions.list_sessions() == []
+    assert any("/.part-" in n for n in place.stored())  # what the killed upload left
     # The killed device's next sync completes; then B gets the whole chat.
     done = subprocess.run(
         [sys.executable, "-m", "desktop", "sync", "--data-dir", str(a.path),
@@ -113,5 +115,6 @@ def test_a_device_killed_mid_upload_leaves_nothing_valid(
         env=env, capture_output=True, text=True, timeout=120, check=False,
     )
     assert done.returncode == 0, done.stderr
+    assert [n for n in place.stored() if "/.part-" in n] == []  # its half upload is gone
     b.sync()
     assert len(b.sessions.load_messages(chat)) == 400

@@ -15,7 +15,9 @@ import pytest
 
 from desktop.sync import guard
 from desktop.sync.guard import SyncBusyError
+from desktop.sync.run import SyncEngine
 from desktop.sync.status import read_status
+from desktop.sync.targets.address import open_target
 from tests.sync.conftest import PASSPHRASE, Device, Place
 from tests.sync.servers import WebDavServer
 
@@ -65,6 +67,11 @@ def test_the_window_waits_out_assista_sync_in_another_process(
     chat = a.chat("Big chat")
     for i in range(300):
         a.say(chat, f"message {i} " + "lorem ipsum dolor sit amet " * 20)
+    target = open_target(webdav.url, webdav.environ)
+    try:  # set up at the tests' key-derivation cost (the child reads it)
+        SyncEngine(a.db, target, PASSPHRASE).unlock()
+    finally:
+        target.close()
     server: WebDavServer = webdav.server
     server.faults.mode = "pause"  # the child's upload stops half-way, holding the lock
     env = {**os.environ, **webdav.environ, "ASSISTA_SYNC_PASSPHRASE": PASSPHRASE}

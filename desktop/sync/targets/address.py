@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 from urllib.request import url2pathname
 
@@ -13,15 +14,20 @@ from desktop.sync.targets.folder import FolderTarget
 from desktop.sync.targets.s3 import S3Target
 from desktop.sync.targets.webdav import WebDavTarget
 
+if TYPE_CHECKING:
+    from desktop.core.proxy import Proxy
+
 PASSWORD_VARIABLE = "ASSISTA_SYNC_PASSWORD"
 URL_FORMS = "file:///path, webdav(s)://user@host/path or s3://bucket/prefix"
 
 
 def open_target(
-    url: str, environ: Mapping[str, str], *, password: str | None = None
+    url: str, environ: Mapping[str, str], *, password: str | None = None,
+    proxy: Proxy | None = None,
 ) -> Target:
     """The target ``url`` names. WebDAV's password is ``password`` or the
-    ``ASSISTA_SYNC_PASSWORD`` variable; S3 uses the standard AWS variables."""
+    ``ASSISTA_SYNC_PASSWORD`` variable; S3 uses the standard AWS variables. HTTP
+    targets go through ``proxy`` (Preferences; ``None``: the environment's)."""
     parts = urlsplit(url.strip())
     scheme = parts.scheme.lower()
     if scheme == "file":
@@ -40,9 +46,9 @@ def open_target(
             raise SyncError(
                 f"Put the WebDAV password in {PASSWORD_VARIABLE}, not in the URL."
             )
-        return WebDavTarget(f"{http}://{host}{port}{parts.path}", user, secret)
+        return WebDavTarget(f"{http}://{host}{port}{parts.path}", user, secret, proxy)
     if scheme == "s3":
         if not parts.netloc:
             raise SyncError(f"The S3 URL {url} has no bucket: s3://bucket/prefix.")
-        return S3Target(parts.netloc, unquote(parts.path), environ)
+        return S3Target(parts.netloc, unquote(parts.path), environ, proxy)
     raise SyncError(f"Unknown sync target {url!r}: use {URL_FORMS}.")

@@ -2,11 +2,37 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 import httpx
 
 from desktop.sync.errors import SyncError
+
+#: How much of a reply may be held in memory, by what it is.
+KEY_FILE_LIMIT = 64 * 1024
+LISTING_LIMIT = 32 * 1024 * 1024  # one folder listing or one page of an S3 listing
+FILE_LIMIT = 256 * 1024 * 1024  # one segment or snapshot part (writers stay far below)
+ERROR_BODY_LIMIT = 64 * 1024  # the body of a refusal (read, then dropped)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A name in a folder of the target; ``size`` in bytes when the target says it
+    (``None`` for a folder); ``modified``: when it was last written (epoch seconds, by
+    the server's clock), when the target says it."""
+
+    name: str
+    size: int | None = None
+    modified: float | None = None
+
+
+class UploadTooLargeError(SyncError):
+    """The target refused an upload as too large (413); ``size``: the refused body."""
+
+    def __init__(self, message: str, size: int) -> None:
+        super().__init__(message)
+        self.size = size
 
 
 class Target(Protocol):
@@ -14,8 +40,9 @@ class Target(Protocol):
 
     description: str  # for messages: the URL without credentials
 
-    def read(self, path: str) -> bytes | None:
-        """The file's bytes; ``None`` when there is no such file."""
+    def read(self, path: str, limit: int) -> bytes | None:
+        """The file's bytes; ``None`` when there is no such file. A file (or an answer)
+        larger than ``limit`` bytes raises :class:`SyncError` without being read."""
 
     def write(self, path: str, data: bytes) -> None:
         """Store the whole file under ``path`` at once: readers never see part of it."""
@@ -23,8 +50,12 @@ class Target(Protocol):
     def create(self, path: str, data: bytes) -> bool:
         """Like :meth:`write` only when nothing is at ``path``; ``False`` if something is."""
 
+    def entries(self, directory: str) -> list[Entry]:
+        """The files and folders directly inside, with each file's size as the target
+        stores it; empty when it does not exist."""
+
     def list(self, directory: str) -> list[str]:
-        """Names of the files and folders directly inside; empty when it does not exist."""
+        """Names of :meth:`entries`."""
 
     def delete(self, path: str) -> None:
         """Remove a file (nothing happens when it is already gone)."""
@@ -45,9 +76,28 @@ _STATUS_WORDS = {
 }
 
 
-def status_error(description: str, response: httpx.Response, action: str) -> SyncError:
-    words = _STATUS_WORDS.get(response.status_code, f"answered {response.status_code}")
-    return SyncError(f"Sync target {description} {words} while {action}. Nothing was changed here.")
+def status_error(description: str, status: int, action: str, size: int = 0) -> SyncError:
+    """``size``: the bytes sent with the refused request (for 413)."""
+    words = _STATUS_WORDS.get(status, f"answered {status}")
+    message = f"Sync target {description} {words} while {action}. Nothing was changed here."
+    if status == 413:
+        return UploadTooLargeError(message, size)
+    return SyncError(message)
+
+
+def amount(size: int) -> str:
+    """Bytes in words: ``64 KB``, ``1.5 MB``."""
+    if size < 1024 * 1024:
+        return f"{size / 1024:.0f} KB"
+    return f"{size / (1024 * 1024):.3g} MB"
+
+
+def too_large(description: str, action: str, limit: int) -> SyncError:
+    return SyncError(
+        f"Sync target {description} sent more than {amount(limit)} while {action}; "
+        "stopped reading it (the server or a proxy in between is broken). "
+        "Nothing was changed here."
+    )
 
 
 def transport_error(description: str, exc: httpx.HTTPError, action: str) -> SyncError:

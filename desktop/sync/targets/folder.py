@@ -8,6 +8,7 @@ from pathlib import Path
 
 from desktop.core.messages import new_id
 from desktop.sync.errors import SyncError
+from desktop.sync.targets.base import Entry, amount
 
 
 class FolderTarget:
@@ -18,13 +19,20 @@ class FolderTarget:
     def _path(self, path: str) -> Path:
         return self.root.joinpath(*path.split("/"))
 
-    def read(self, path: str) -> bytes | None:
+    def read(self, path: str, limit: int) -> bytes | None:
         try:
-            return self._path(path).read_bytes()
+            with open(self._path(path), "rb") as handle:
+                data = handle.read(limit + 1)
         except FileNotFoundError:
             return None
         except OSError as exc:
             raise self._error(exc, f"reading {path}") from exc
+        if len(data) > limit:
+            raise SyncError(
+                f"{path} in the sync folder {self.description} is larger than "
+                f"{amount(limit)}: not a file Assista wrote. Nothing was changed here."
+            )
+        return data
 
     def write(self, path: str, data: bytes) -> None:
         # A temporary name no reader accepts, then an atomic rename.
@@ -62,13 +70,17 @@ class FolderTarget:
             raise self._error(exc, f"writing {path}") from exc
         return True
 
-    def list(self, directory: str) -> list[str]:
+    def entries(self, directory: str) -> list[Entry]:
         try:
-            return sorted(os.listdir(self._path(directory)))
+            with os.scandir(self._path(directory)) as found:
+                return sorted((_entry(e) for e in found), key=lambda e: e.name)
         except FileNotFoundError:
             return []
         except OSError as exc:
             raise self._error(exc, f"listing {directory}") from exc
+
+    def list(self, directory: str) -> list[str]:
+        return [entry.name for entry in self.entries(directory)]
 
     def delete(self, path: str) -> None:
         try:
@@ -85,3 +97,8 @@ class FolderTarget:
             f"Sync folder {self.description} failed while {action} ({reason}). "
             "Nothing was changed here."
         )
+
+
+def _entry(found: os.DirEntry[str]) -> Entry:
+    stat = found.stat()
+    return Entry(found.name, None if found.is_dir() else stat.st_size, stat.st_mtime)

@@ -1,25 +1,37 @@
 """An S3-compatible target (AWS S3, MinIO, Cloudflare R2, Backblaze B2, ...).
 
 A PUT object appears whole or not at all, so files are written directly. Requests
-are signed with AWS Signature Version 4 (``httpx-auth``).
+are signed with AWS Signature Version 4 (``httpx-auth``). Listings are read by the
+elements' local names: servers differ in the XML namespace they answer with (AWS's
+``http://s3.amazonaws.com/doc/2006-03-01/``; s3rver and local-s3-server use
+``http://doc.s3.amazonaws.com/2006-03-01/``; some none at all).
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from httpx_auth import AWS4Auth
 
 from desktop.sync.errors import SyncError
+from desktop.sync.targets.base import LISTING_LIMIT, Entry
 from desktop.sync.targets.http_files import new_client, request
+from desktop.sync.targets.xml_names import child_text, children, local_name
 
-_NS = "{http://s3.amazonaws.com/doc/2006-03-01/}"
+if TYPE_CHECKING:
+    from desktop.core.proxy import Proxy
+
+
+MAX_LISTED = 10_000_000  # names in one folder (compaction keeps a device's to about 100)
 
 
 class S3Target:
-    def __init__(self, bucket: str, prefix: str, environ: Mapping[str, str]) -> None:
+    def __init__(self, bucket: str, prefix: str, environ: Mapping[str, str],
+                 proxy: Proxy | None = None) -> None:
         key_id = environ.get("AWS_ACCESS_KEY_ID", "")
         secret = environ.get("AWS_SECRET_ACCESS_KEY", "")
         if not key_id or not secret:
@@ -37,17 +49,17 @@ class S3Target:
         auth = AWS4Auth(
             key_id, secret, region, "s3", security_token=environ.get("AWS_SESSION_TOKEN")
         )
-        self._client = new_client(auth)
+        self._client = new_client(auth, proxy)
 
     def _url(self, path: str) -> str:
         return self._base + quote(self._prefix + path)
 
-    def read(self, path: str) -> bytes | None:
-        response = request(
+    def read(self, path: str, limit: int) -> bytes | None:
+        reply = request(
             self._client, self.description, "GET", self._url(path), f"reading {path}",
-            ok=(200, 404),
+            ok=(200, 404), limit=limit,
         )
-        return None if response.status_code == 404 else response.content
+        return None if reply.status == 404 else reply.body
 
     def write(self, path: str, data: bytes) -> None:
         request(
@@ -60,41 +72,64 @@ class S3Target:
             self._client, self.description, "HEAD", self._url(path), f"checking {path}",
             ok=(200, 404),
         )
-        if head.status_code == 200:
+        if head.status == 200:
             return False
         # Conditional write: of two devices setting up the target at once, one wins.
-        response = request(
+        reply = request(
             self._client, self.description, "PUT", self._url(path), f"uploading {path}",
             ok=(200, 409, 412), content=data, headers={"If-None-Match": "*"},
         )
-        return response.status_code == 200
+        return reply.status == 200
 
-    def list(self, directory: str) -> list[str]:
-        prefix = self._prefix + directory.strip("/") + "/"
-        names: list[str] = []
+    def entries(self, directory: str) -> list[Entry]:
+        inner = directory.strip("/")
+        prefix = self._prefix + (f"{inner}/" if inner else "")
+        found: list[Entry] = []
         token: str | None = None
+        tokens: set[str] = set()
         while True:
             params = {"list-type": "2", "prefix": prefix, "delimiter": "/"}
             if token:
                 params["continuation-token"] = token
-            response = request(
+            reply = request(
                 self._client, self.description, "GET", self._base, f"listing {directory}",
-                ok=(200,), params=params,
+                ok=(200,), params=params, limit=LISTING_LIMIT,
             )
-            try:
-                root = ET.fromstring(response.content)
-            except ET.ParseError as exc:
+            root = self._parse(reply.body)
+            for item in children(root, "Contents"):
+                size = child_text(item, "Size") or ""
+                found.append(Entry((child_text(item, "Key") or "")[len(prefix):],
+                                   int(size) if size.isdigit() else None,
+                                   _timestamp(child_text(item, "LastModified"))))
+            for common in children(root, "CommonPrefixes"):
+                sub = child_text(common, "Prefix") or ""
+                found.append(Entry(sub[len(prefix):].rstrip("/")))
+            token = child_text(root, "NextContinuationToken")
+            if child_text(root, "IsTruncated") != "true" or not token:
+                return sorted((e for e in found if e.name), key=lambda e: e.name)
+            if token in tokens or len(found) > MAX_LISTED:
                 raise SyncError(
-                    f"Sync target {self.description} sent an unreadable listing ({exc})."
-                ) from exc
-            for key in root.iter(f"{_NS}Key"):
-                names.append((key.text or "")[len(prefix) :])
-            for common in root.iter(f"{_NS}CommonPrefixes"):
-                sub = common.findtext(f"{_NS}Prefix") or ""
-                names.append(sub[len(prefix) :].rstrip("/"))
-            token = root.findtext(f"{_NS}NextContinuationToken")
-            if root.findtext(f"{_NS}IsTruncated") != "true" or not token:
-                return sorted(n for n in names if n)
+                    f"Sync target {self.description} sent a listing of {directory} that "
+                    "never ends; stopped reading it. Nothing was changed here."
+                )
+            tokens.add(token)
+
+    def _parse(self, body: bytes) -> ET.Element:
+        try:
+            root = ET.fromstring(body)
+        except ET.ParseError as exc:
+            raise SyncError(
+                f"Sync target {self.description} sent an unreadable listing ({exc})."
+            ) from exc
+        if local_name(root.tag) != "ListBucketResult":
+            raise SyncError(
+                f"Sync target {self.description} answered a listing with "
+                f"<{local_name(root.tag)}> instead of a list of files."
+            )
+        return root
+
+    def list(self, directory: str) -> list[str]:
+        return [entry.name for entry in self.entries(directory)]
 
     def delete(self, path: str) -> None:
         request(
@@ -104,3 +139,11 @@ class S3Target:
 
     def close(self) -> None:
         self._client.close()
+
+
+def _timestamp(text: str | None) -> float | None:
+    """``2026-11-27T13:29:48.000Z`` in epoch seconds."""
+    try:
+        return datetime.fromisoformat((text or "").strip()).timestamp() if text else None
+    except ValueError:
+        return None

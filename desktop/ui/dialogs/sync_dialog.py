@@ -168,7 +168,9 @@ class SyncDialog(QDialog):
         return SyncConfig(url=self.url_edit.text().strip(), user=self.user_edit.text().strip(),
                           enabled=self.enabled_box.isChecked(),
                           endpoint=self.endpoint_edit.text().strip(),
-                          region=self.region_edit.text().strip())
+                          region=self.region_edit.text().strip(),
+                          # not in the form: kept as saved
+                          max_upload_mb=load_config(self.ctx.settings_store).max_upload_mb)
 
     def _kind_changed(self) -> None:
         kind = self.config().kind
@@ -277,7 +279,8 @@ class SyncDialog(QDialog):
         from desktop.core.errors import AssistaError
 
         try:
-            text, ok = check_connection(self.ctx.db, config, secret, passphrase), True
+            text = check_connection(self.ctx.db, config, secret, passphrase, self.ctx.proxy)
+            ok = True
         except AssistaError as exc:
             text, ok = one_line(str(exc), 300), False
         except Exception as exc:  # a bug must still end the test visibly

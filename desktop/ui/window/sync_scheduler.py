@@ -193,7 +193,8 @@ class SyncScheduler(QObject):
         error = ""
         try:
             if engine is None:  # made here: the keyring may take a moment to answer
-                engine = engine_from_config(self.ctx.db, self.config, self.ctx.secrets)
+                engine = engine_from_config(self.ctx.db, self.config, self.ctx.secrets,
+                                            self.ctx.proxy)
             report = engine.run()
         except SyncBusyError:
             error = "busy"  # `assista sync` has the folder; its outcome is recorded

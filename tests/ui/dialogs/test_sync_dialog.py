@@ -18,6 +18,7 @@ from desktop.app import AppContext
 from desktop.sync.config import PASSPHRASE_ID, PASSWORD_ID, S3_SECRET_ID, load_config
 from desktop.ui.dialogs.sync_dialog import SyncDialog
 from desktop.ui.window.sync_scheduler import SyncScheduler
+from tests.sync.conftest import cheap_key_derivation  # noqa: F401 (autouse)
 from tests.sync.servers import PASSWORD, USER, WebDavServer
 from tests.ui.conversation_helpers import make_window
 from tests.ui.sync_helpers import PASSPHRASE, OtherDevice
@@ -171,3 +172,24 @@ def test_settings_menu_opens_the_sync_dialog(
     assert isinstance(dialog, SyncDialog) and dialog.isVisible()
     assert dialog.scheduler is window.sync
     assert not window.sync.active  # nothing configured: the status bar says nothing
+
+
+def test_saving_keeps_the_maximum_upload_set_outside_the_form(
+    qtbot: Any, open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    from desktop.sync.config import SyncConfig, engine_from_config, save_config
+
+    ctx = open_ctx()
+    save_config(ctx.settings_store, SyncConfig(url=(tmp_path / "t").as_uri(), max_upload_mb=2))
+    scheduler = SyncScheduler(ctx)
+    made = SyncDialog(ctx, scheduler)
+    qtbot.addWidget(made)
+    made.show()
+    _fill(made, (tmp_path / "other").as_uri())
+    qtbot.mouseClick(made.save_button, Qt.MouseButton.LeftButton)
+    config = load_config(ctx.settings_store)
+    assert (config.url, config.max_upload_mb) == ((tmp_path / "other").as_uri(), 2.0)
+    engine = engine_from_config(ctx.db, config, ctx.secrets)
+    assert engine.max_upload == 2 * 1024 * 1024
+    engine.target.close()
+    scheduler.shutdown()
