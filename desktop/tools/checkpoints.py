@@ -23,8 +23,8 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import stat
+import tempfile
 import threading
 import time
 import uuid

@@ -137,6 +137,24 @@ def test_allow_names_one_tool(server: FakeOpenAIServer, tmp_path: Path, workspac
     assert sent == ["write_file", "run_command"]
 
 
+def test_a_command_that_exits_non_zero_is_a_failed_call(
+    server: FakeOpenAIServer, tmp_path: Path, workspace: Path
+) -> None:
+    """``ask --json`` reported exit code 2 as "succeeded"; the model still gets it all."""
+    command = ("run_command", json.dumps({"command": "echo some output; exit 2"}))
+    server.enqueue_tool_calls([command])
+    server.enqueue_text("It failed with code 2.")
+    done = ask(server, tmp_path, "--workspace", str(workspace), "--tools", "run_command",
+               "--approve-all", "Run it")
+    assert done.returncode == 0, done.stderr
+    [result] = tool_results(done.stdout)
+    assert result["status"] == "failed" and result["is_error"] is True
+    error = json.loads(result["content"])["error"]
+    assert error["exit_code"] == 2 and error["stdout"] == "some output\n"
+    sent = json.loads(server.chat_requests[1].json["messages"][-1]["content"])
+    assert sent["error"]["exit_code"] == 2 and sent["error"]["stdout"] == "some output\n"
+
+
 def test_unknown_allow_name_is_an_error(server: FakeOpenAIServer, tmp_path: Path) -> None:
     done = ask(server, tmp_path, "--allow", "nope", "Hi")
     assert done.returncode == 1

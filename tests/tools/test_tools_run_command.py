@@ -78,8 +78,9 @@ async def test_output_exit_code_and_cwd(root: Path) -> None:
     progress = Progress()
     executor = make_executor(root, progress)
     part = await executor.run(call("printf 'out\\n'; printf 'err\\n' >&2; pwd; exit 3", cwd="sub"))
-    result = payload(part)["result"]
-    assert part.status == "succeeded"
+    result = payload(part)["error"]  # a non-zero exit is a failed call, with all its output
+    assert part.status == "failed" and part.is_error
+    assert result["code"] == "exit_status" and "exited with code 3" in result["message"]
     assert result["exit_code"] == 3
     assert result["stdout"] == f"out\n{(root / 'sub').resolve()}\n"
     assert result["stderr"] == "err\n"

@@ -35,8 +35,9 @@ _READ_CHUNK = 4096
 
 DESCRIPTION = (
     "Run a shell command in the workspace folder and return its exit code, stdout and "
-    "stderr. The command gets no input and is stopped after timeout_s seconds (its whole "
-    "process group is killed). Long output is shortened in the middle. Use it for builds, "
+    "stderr (a non-zero exit code is reported as an error, with the same fields). The "
+    "command gets no input and is stopped after timeout_s seconds (with every process it "
+    "started). Long output is shortened in the middle. Use it for builds, "
     "tests, git and similar; prefer the file tools for reading and editing files."
 )
 
@@ -220,4 +221,12 @@ async def _handle(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
             code="timeout",
             extra=result,
         )
+    if process.returncode != 0:  # a failed call, with everything it printed
+        raise ToolFailure(_exit_message(process.returncode), code="exit_status", extra=result)
     return result
+
+
+def _exit_message(code: int | None) -> str:
+    if code is not None and code < 0:
+        return f"The command was ended by signal {-code}. Its output is included."
+    return f"The command exited with code {code} (a failure). Its output is included."
