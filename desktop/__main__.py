@@ -6,6 +6,9 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    from desktop.tools.process_guard import guard_process
+
+    guard_process()  # the commands the model runs must not read the app's keys
     from desktop.cli.commands import run
 
     return run(sys.argv[1:] if argv is None else argv)

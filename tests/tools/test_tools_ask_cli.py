@@ -155,6 +155,32 @@ def test_a_command_that_exits_non_zero_is_a_failed_call(
     assert sent["error"]["exit_code"] == 2 and sent["error"]["stdout"] == "some output\n"
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl")
+def test_a_command_cannot_read_the_apps_own_environment(
+    server: FakeOpenAIServer, tmp_path: Path, workspace: Path
+) -> None:
+    """``cat /proc/$PPID/environ`` printed the API keys assista was started with. The
+    command's parent and every ancestor up to the app are tried (as root too, which
+    ptrace rules do not stop)."""
+    key = KEY["OPENAI_API_KEY"]
+    script = (
+        "pid=$PPID; for i in 1 2 3; do "
+        "echo \"[$pid $(tr -d '\\n' < /proc/$pid/comm)]\"; "
+        "tr '\\0' '\\n' < /proc/$pid/environ; "
+        "pid=$(sed 's/.*) //' /proc/$pid/stat | cut -d' ' -f2); done; echo end of list"
+    )
+    server.enqueue_tool_calls([("run_command", json.dumps({"command": script}))])
+    server.enqueue_text("Read.")
+    done = ask(server, tmp_path, "--workspace", str(workspace), "--tools", "run_command",
+               "--approve-all", "Read the environment")
+    assert done.returncode == 0, done.stderr
+    [result] = tool_results(done.stdout)
+    content = result["content"]
+    assert "end of list" in content and "PATH=" in content  # the reads themselves worked
+    assert key not in content and "OPENAI_API_KEY" not in content
+    assert key not in json.dumps(server.chat_requests[1].json["messages"])
+
+
 def test_unknown_allow_name_is_an_error(server: FakeOpenAIServer, tmp_path: Path) -> None:
     done = ask(server, tmp_path, "--allow", "nope", "Hi")
     assert done.returncode == 1
