@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import select
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -176,3 +177,67 @@ async def test_without_approval_nothing_runs(root: Path) -> None:
     part = await executor.run(call("touch ran.txt"))
     assert part.status == "denied"
     assert not (root / "ran.txt").exists()
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` still exists as a process that is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except FileNotFoundError:
+        return False
+
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="subreaper: Linux")
+
+# Background children in every way a command can leave them: nohup + setsid, a double
+# fork into a new session, and 100 plain background sleeps holding the output pipe.
+LEAVE_CHILDREN = (
+    "nohup setsid sleep 301 >/dev/null 2>&1 & echo $!; "
+    "(setsid sh -c 'sleep 302 & echo $! > inner.pid' &); "
+    "while [ ! -s inner.pid ]; do :; done; cat inner.pid; "
+    "for i in $(seq 100); do sleep 303 & echo $!; done"
+)
+
+
+@linux_only
+async def test_every_process_a_command_started_ends_with_the_call(root: Path) -> None:
+    """``nohup setsid sleep 301 &`` and 100 background sleeps outlived the call (and
+    the app); now the call ends them all, including those that called setsid."""
+    part = await make_executor(root).run(call(LEAVE_CHILDREN, timeout_s=60))
+    result = payload(part)["result"]
+    assert part.status == "succeeded", part.content
+    pids = [int(line) for line in result["stdout"].split()]
+    assert len(pids) == 102
+    survivors = [pid for pid in pids if alive(pid)]
+    assert survivors == []
+
+
+@linux_only
+async def test_a_cancelled_call_ends_the_processes_that_left_its_group(root: Path) -> None:
+    progress = Progress()
+    executor = make_executor(root, progress)
+    task = asyncio.create_task(executor.run(call(
+        "setsid sh -c 'echo $$; exec sleep 304' & sleep 1000", "c1")))  # (echo: once out)
+    child = int((await progress.wait_for("\n")).strip())
+    assert alive(child)
+    assert executor.cancel("c1")
+    part = await task
+    assert part.status == "cancelled"
+    assert not alive(child)
+
+
+@linux_only
+def test_when_the_app_goes_the_supervisor_ends_the_command(root: Path) -> None:
+    """The app is gone (its end of the supervisor's input closes): nothing survives."""
+    from desktop.tools.builtins.run_command import supervisor_argv
+
+    supervisor = subprocess.Popen(
+        [*supervisor_argv(), "2", "setsid sh -c 'echo $$; exec sleep 305' & sleep 1000"], cwd=root,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
+    assert supervisor.stdin is not None and supervisor.stdout is not None
+    child = int(supervisor.stdout.readline())
+    assert alive(child)
+    supervisor.stdin.close()  # what the kernel does when the app exits or crashes
+    assert supervisor.wait(timeout=30) != 0
+    assert not alive(child)

@@ -2,7 +2,9 @@
 
 The command runs through the platform shell (``/bin/sh -c`` on POSIX) with the
 workspace as its working folder, no standard input, and in a new process group
-(session), with a scrubbed environment: no API keys, tokens or passwords, only the
+(session); on Linux under :mod:`desktop.tools.command_supervisor`, which ends every
+process the command started (even those that left the group) when the call ends. It
+gets a scrubbed environment: no API keys, tokens or passwords, only the
 variables a shell needs and those the user names (see :mod:`._cmdenv`). Its stdout
 and stderr are streamed to the executor's progress sink as they arrive (the sidebar
 shows them live) and kept, capped, for the result. On
@@ -23,6 +25,7 @@ import time
 from typing import Any
 
 from desktop.core.errors import ToolError
+from desktop.tools import command_supervisor
 from desktop.tools.approval import ApprovalPreview
 from desktop.tools.builtins._cmdenv import command_environment
 from desktop.tools.errors import ToolFailure
@@ -125,6 +128,19 @@ async def _pump(
     ctx.output(tail, name)
 
 
+def _supervised() -> bool:
+    """Whether commands run under :mod:`desktop.tools.command_supervisor` (Linux)."""
+    return sys.platform.startswith("linux") and bool(sys.executable)
+
+
+def supervisor_argv() -> list[str]:
+    """How to start the supervisor: this build's executable with its flag when frozen,
+    else the interpreter on the module's file (isolated, no site: it needs neither)."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, command_supervisor.FLAG]
+    return [sys.executable, "-I", "-S", command_supervisor.__file__]
+
+
 async def _spawn(command: str, cwd: str, env: dict[str, str]) -> asyncio.subprocess.Process:
     kwargs: dict[str, Any] = {}
     if sys.platform == "win32":  # pragma: no cover - not exercised on POSIX CI
@@ -132,6 +148,16 @@ async def _spawn(command: str, cwd: str, env: dict[str, str]) -> asyncio.subproc
     else:
         kwargs["start_new_session"] = True
     try:
+        if _supervised():  # it ends every process the command starts (see its module)
+            return await asyncio.create_subprocess_exec(
+                *supervisor_argv(), str(KILL_GRACE_S), command,
+                cwd=cwd,
+                env=env,
+                stdin=asyncio.subprocess.PIPE,  # (never written: its end tells the app left)
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                **kwargs,
+            )
         return await asyncio.create_subprocess_shell(
             command,
             cwd=cwd,
@@ -157,10 +183,12 @@ def _signal_group(process: asyncio.subprocess.Process, sig: int) -> None:
 
 
 async def kill_group(process: asyncio.subprocess.Process) -> None:
-    """SIGTERM the process group, then SIGKILL it if the leader has not exited."""
+    """SIGTERM the process group, then SIGKILL it if the leader has not exited (the
+    supervisor, when there is one, gets the time to end what left the group first)."""
     _signal_group(process, signal.SIGTERM)
+    grace = 2 * KILL_GRACE_S + 1.0 if _supervised() else KILL_GRACE_S
     try:
-        async with asyncio.timeout(KILL_GRACE_S):
+        async with asyncio.timeout(grace):
             await process.wait()
     except TimeoutError:
         pass
