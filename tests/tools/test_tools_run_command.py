@@ -241,3 +241,14 @@ def test_when_the_app_goes_the_supervisor_ends_the_command(root: Path) -> None:
     supervisor.stdin.close()  # what the kernel does when the app exits or crashes
     assert supervisor.wait(timeout=30) != 0
     assert not alive(child)
+
+
+@linux_only
+def test_a_frozen_build_runs_the_supervisor_through_its_entry_point(root: Path) -> None:
+    """(A frozen build has no interpreter to run the module's file with.)"""
+    code = ("import sys; from desktop.__main__ import main; "
+            "sys.exit(main(['--assista-run-command', '1', 'echo from the shell; exit 3']))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
+                          text=True, timeout=60, check=False,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
+    assert (done.returncode, done.stdout) == (3, "from the shell\n"), done.stderr
