@@ -223,7 +223,7 @@ class ToolExecutor:
             ),
         )
         try:
-            verdict = self.gate.verdict(tool, args)
+            verdict = self.gate.verdict(tool, args, self.workspace)
             if verdict == "deny":
                 return self._denied(
                     call,

@@ -17,9 +17,15 @@ from desktop.tools.approval import (
     ChatGrants,
     Policy,
 )
-from desktop.tools.grant_scopes import check_scope, proposed_scope
+from desktop.tools.grant_scopes import (
+    always_needs_scope,
+    check_scope,
+    grant_arguments,
+    proposed_scope,
+)
 from desktop.tools.grants import GrantStore
 from desktop.tools.registry import Tool, ToolContext
+from desktop.tools.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
@@ -49,17 +55,25 @@ class ApprovalGate:
     def policy_for(self, tool: Tool) -> Policy:
         return self.policies.get(tool.name, tool.policy)
 
-    def verdict(self, tool: Tool, args: Mapping[str, Any] | None = None) -> Verdict:
+    def verdict(self, tool: Tool, args: Mapping[str, Any] | None = None,
+                workspace: Workspace | None = None) -> Verdict:
         """``args``: the call's arguments, for grants scoped to a path, command or host
-        (without them only whole-tool grants count)."""
+        (without them only whole-tool grants count); ``workspace``: where a path's
+        symbolic links are resolved before it is matched (without it, no path grant
+        matches)."""
         policy = self.policy_for(tool)
         if policy != "ask":
             return policy
         if tool.name in self.chat_grants:
             return "allow"
-        if self.grants is not None and (
-                self.grants.has(tool.name)
-                or (args is not None and self.grants.allows(tool.name, args))):
+        if self.grants is None:
+            return "ask"
+        if self.grants.has(tool.name):
+            return "allow"
+        matched = None if args is None else (
+            grant_arguments(tool.name, args, workspace)
+            if always_needs_scope(tool.name, tool.source) else args)
+        if matched is not None and self.grants.allows(tool.name, matched):
             return "allow"
         return "ask"
 
@@ -98,13 +112,16 @@ class ApprovalGate:
             description=tool.description,
             read_only=tool.read_only,
             proposed_scope=proposed_scope(tool.name, args) if tool.source == "builtin" else "",
+            always_needs_scope=always_needs_scope(tool.name, tool.source),
         )
         decision = await self.approver(request)
         if decision.kind == "allow_chat":
             self.chat_grants.add(tool.name)
-        elif decision.kind == "allow_always" and decision.scope:
+        elif decision.kind == "allow_always" and (decision.scope or request.always_needs_scope):
+            # (a scoped tool is never granted whole: without a valid scope, this call
+            # was allowed and nothing is remembered)
             problem = check_scope(tool.name, decision.scope)
-            if problem is not None:  # this call was allowed; nothing is remembered
+            if problem is not None:
                 log.warning("not keeping a grant for %s: %s", tool.name, problem)
             elif self.grants is not None:
                 self.grants.add(tool.name, source=tool.source, scope=decision.scope)

@@ -219,10 +219,10 @@ def test_terminal_prompt(server: FakeOpenAIServer, tmp_path: Path, workspace: Pa
     assert done.returncode == 0, done.stderr
     assert "The agent wants to use write_file" in done.stderr
     assert "+hello" in done.stderr  # the diff
-    assert "[a]lways" in done.stderr
+    assert "[a]lways allows, in every chat: writes to paths matching out.txt" in done.stderr
     assert (workspace / "out.txt").read_text() == "hello\n"
     grants = json.loads((tmp_path / "tool_grants.json").read_text())
-    assert [g["tool"] for g in grants["grants"]] == ["write_file"]
+    assert [(g["tool"], g["scope"]) for g in grants["grants"]] == [("write_file", "out.txt")]
     # the next run needs no terminal at all
     (workspace / "out.txt").unlink()
     server.enqueue_tool_calls([WRITE])
