@@ -136,9 +136,11 @@ class TurnStatus(QFrame):
         scope = always_scope(pending.request)
         button = self.approval_buttons["allow_always"]
         button.setEnabled(scope is not None)
-        button.setToolTip(plain_tooltip(
-            always_tooltip(pending.request.tool, pending.request.proposed_scope)
-            if pending.request.always_needs_scope else self.tr("Never ask again, in any chat")))
+        if pending.request.always_needs_scope:
+            button.setToolTip(plain_tooltip(always_tooltip(pending.request.tool,
+                                                           pending.request.proposed_scope)))
+        else:
+            button.setToolTip(self.tr("Never ask again, in any chat"))
         self._show("approval")
 
     def show_confirm(self, rounds: int) -> None:
