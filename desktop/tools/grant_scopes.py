@@ -131,6 +131,19 @@ def scope_problem(tool: str, scope: str) -> ScopeProblem | None:
     return None
 
 
+def unscoped_reason(tool: str, args: Mapping[str, Any]) -> ScopeProblem | None:
+    """Why no scope can be proposed for this call (a command with shell syntax, a path
+    in .git or outside the workspace); None when one can, or nothing is known."""
+    kind = scope_kind(tool)
+    key = {"path": "path", "command": "command", "host": "url"}.get(kind or "", "")
+    value = str(args.get(key) or "")
+    if not value or proposed_scope(tool, args):
+        return None
+    if kind == "path":
+        return scope_problem(tool, normalize_path(value) or ".")
+    return scope_problem(tool, value) if kind == "command" else "host"
+
+
 def check_scope(tool: str, scope: str) -> str | None:
     """Why ``scope`` cannot be a grant for ``tool``, in words (None: it can)."""
     problem = scope_problem(tool, scope)

@@ -13,7 +13,12 @@ from desktop.core.messages import ToolCallPart
 from desktop.tools import ToolExecutor, Workspace, builtin_registry
 from desktop.tools.approval import ApprovalDecision, ApprovalRequest
 from desktop.tools.command_scopes import command_scope_kind
-from desktop.tools.grant_scopes import check_scope, proposed_scope, scope_matches
+from desktop.tools.grant_scopes import (
+    check_scope,
+    proposed_scope,
+    scope_matches,
+    unscoped_reason,
+)
 from desktop.tools.grants import JsonGrantStore, MemoryGrantStore
 
 
@@ -128,6 +133,10 @@ def test_proposed_scopes_and_checks() -> None:
     assert command_scope_kind("sed") == "program"
     assert command_scope_kind("npm run build") == "exact"
     assert proposed_scope("run_command", {"command": "ls; rm x"}) == ""
+    assert unscoped_reason("run_command", {"command": "ls; rm x"}) == "shell"
+    assert unscoped_reason("write_file", {"path": ".git/config"}) == "git"
+    assert unscoped_reason("write_file", {"path": "../x"}) == "outside"
+    assert unscoped_reason("run_command", {"command": "ls"}) is None
     assert check_scope("write_file", ".git/*") is not None
     assert check_scope("write_file", "*") is None  # (typed on purpose: everything)
     assert proposed_scope("fetch_url", {"url": "https://Example.com/a"}) == "example.com"

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QWidget
 from desktop.chat.approvals import PendingApproval
 from desktop.chat.events import ProviderRetrying
 from desktop.tools.approval import ApprovalDecision
-from desktop.tools.grant_scopes import always_scope
+from desktop.tools.grant_scopes import always_scope, unscoped_reason
 from desktop.ui.plain_text import make_plain, plain_tooltip
 from desktop.ui.tools.scope_row import always_tooltip
 from desktop.ui.wrap_row import WrapRow
@@ -137,8 +137,10 @@ class TurnStatus(QFrame):
         button = self.approval_buttons["allow_always"]
         button.setEnabled(scope is not None)
         if pending.request.always_needs_scope:
-            button.setToolTip(plain_tooltip(always_tooltip(pending.request.tool,
-                                                           pending.request.proposed_scope)))
+            request = pending.request
+            button.setToolTip(plain_tooltip(always_tooltip(
+                request.tool, request.proposed_scope,
+                unscoped_reason(request.tool, request.arguments))))
         else:
             button.setToolTip(self.tr("Never ask again, in any chat"))
         self._show("approval")

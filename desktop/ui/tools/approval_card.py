@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from desktop.chat.approvals import PendingApproval
 from desktop.tools.approval import ApprovalDecision, ApprovalPreview, ApprovalRequest
-from desktop.tools.grant_scopes import scope_kind
+from desktop.tools.grant_scopes import scope_kind, unscoped_reason
 from desktop.ui import theme
 from desktop.ui.plain_text import button_text, plain_label, plain_tooltip
 from desktop.ui.tools.scope_row import ScopeRow, always_tooltip
@@ -291,7 +291,8 @@ class ApprovalCard(QFrame):
         self.scope_row: ScopeRow | None = None
         if request.always_needs_scope or (scope_kind(request.tool)
                                           and request.source == "builtin"):
-            self.scope_row = ScopeRow(request.tool, request.proposed_scope)
+            self.scope_row = ScopeRow(request.tool, request.proposed_scope,
+                                      unscoped=unscoped_reason(request.tool, request.arguments))
             self.scope_row.granted.connect(
                 lambda scope: self.decide(ApprovalDecision.allow_always(scope)))
             self.scope_row.changed.connect(self._scope_changed)
@@ -308,7 +309,7 @@ class ApprovalCard(QFrame):
             return
         self.allow_always_button.setEnabled(row.problem() is None)
         self.allow_always_button.setToolTip(plain_tooltip(
-            always_tooltip(self.request.tool, row.scope())))
+            always_tooltip(self.request.tool, row.scope(), row.unscoped)))
 
     def _allow_always(self) -> None:
         if self.scope_row is None:

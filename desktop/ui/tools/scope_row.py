@@ -65,9 +65,12 @@ def scope_meaning(tool: str, scope: str) -> str:
         "chat; any other asks again.").format(scope=scope)
 
 
-def always_tooltip(tool: str, scope: str) -> str:
-    """The tooltip of an "Always allow" button that grants ``scope`` (or why it cannot)."""
+def always_tooltip(tool: str, scope: str, unscoped: ScopeProblem | None = None) -> str:
+    """The tooltip of an "Always allow" button that grants ``scope`` (or why it cannot;
+    ``unscoped``: why the call itself has no scope, said when ``scope`` is empty)."""
     problem = scope_problem(tool, scope)
+    if problem == "empty" and unscoped is not None:
+        problem = unscoped
     return problem_text(problem) if problem is not None else scope_meaning(tool, scope)
 
 
@@ -78,10 +81,12 @@ class ScopeRow(QWidget):
     changed = Signal()
     granted = Signal(str)
 
-    def __init__(self, tool: str, proposed: str, parent: QWidget | None = None) -> None:
+    def __init__(self, tool: str, proposed: str, parent: QWidget | None = None, *,
+                 unscoped: ScopeProblem | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("scopeRow")
         self.tool = tool
+        self.unscoped = unscoped  # why the call itself has no scope (said while empty)
         column = QVBoxLayout(self)  # (a narrow panel: the caption above, wrapped)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(2)
@@ -118,7 +123,7 @@ class ScopeRow(QWidget):
         for widget in (self.edit, self.meaning):
             widget.style().unpolish(widget)
             widget.style().polish(widget)
-        self.meaning.setText(always_tooltip(self.tool, self.scope()))
+        self.meaning.setText(always_tooltip(self.tool, self.scope(), self.unscoped))
         self.changed.emit()
 
     def _grant(self) -> None:

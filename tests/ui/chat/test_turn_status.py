@@ -270,7 +270,7 @@ def test_always_allow_in_the_status_bar_grants_the_proposed_scope_or_nothing(
     shell = pending_for("ls; rm -rf build", "")
     status.show_approval(shell)
     always = status.approval_buttons["allow_always"]
-    assert not always.isEnabled() and "needs a scope" in always.toolTip()
+    assert not always.isEnabled() and "shell syntax" in always.toolTip()
     status.decide("allow_always")
     assert not shell.done
     status.decide("deny")
