@@ -18,7 +18,8 @@ _SECRET = re.compile(
     r"^GPG_AGENT|^KUBECONFIG$|^NPM_CONFIG_.*AUTH|^DOCKER_AUTH",
 )
 # Secret-looking names that are addresses the desktop libraries need, not secrets.
-_DESKTOP = re.compile(r"SESSION|^SSH_AUTH_SOCK$|^GPG_AGENT|^KUBECONFIG$|^XDG_|^DBUS_")
+_DESKTOP = re.compile(r"^(XDG_.*|DBUS_.*|DESKTOP_SESSION|SESSION_MANAGER|KDE_SESSION_.*|"
+                      r"GNOME_DESKTOP_SESSION_ID|SSH_AUTH_SOCK|GPG_AGENT_INFO|KUBECONFIG)$")
 
 
 def looks_secret(name: str) -> bool:
@@ -29,4 +30,4 @@ def looks_secret(name: str) -> bool:
 
 def holds_secret_value(name: str) -> bool:
     """True for the secret-looking names that are not desktop session addresses."""
-    return looks_secret(name) and not _DESKTOP.search(name.upper())
+    return looks_secret(name) and not _DESKTOP.match(name.upper())
