@@ -22,6 +22,7 @@ from desktop.tools.grant_scopes import (
     check_scope,
     grant_arguments,
     proposed_scope,
+    scope_kind,
 )
 from desktop.tools.grants import GrantStore
 from desktop.tools.registry import Tool, ToolContext
@@ -97,8 +98,11 @@ class ApprovalGate:
             )
 
     async def ask(
-        self, tool: Tool, call: ToolCallPart, args: dict[str, Any], preview: ApprovalPreview
+        self, tool: Tool, call: ToolCallPart, args: dict[str, Any], preview: ApprovalPreview,
+        workspace: Workspace | None = None,
     ) -> ApprovalDecision:
+        """Ask the approver; keep what it grants. The scope proposed for a write is
+        from its real path (a link into .git proposes nothing)."""
         if self.approver is None:
             return ApprovalDecision.deny(
                 "This tool needs approval and no one can be asked in this session."
@@ -111,7 +115,7 @@ class ApprovalGate:
             source=tool.source,
             description=tool.description,
             read_only=tool.read_only,
-            proposed_scope=proposed_scope(tool.name, args) if tool.source == "builtin" else "",
+            proposed_scope=self._proposal(tool, args, workspace),
             always_needs_scope=always_needs_scope(tool.name, tool.source),
         )
         decision = await self.approver(request)
@@ -131,3 +135,12 @@ class ApprovalGate:
             else:
                 self.grants.add(tool.name, source=tool.source)
         return decision
+
+    @staticmethod
+    def _proposal(tool: Tool, args: dict[str, Any], workspace: Workspace | None) -> str:
+        if tool.source != "builtin":
+            return ""
+        if scope_kind(tool.name) != "path":
+            return proposed_scope(tool.name, args)
+        real = grant_arguments(tool.name, args, workspace)
+        return "" if real is None else proposed_scope(tool.name, real)

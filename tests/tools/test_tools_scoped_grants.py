@@ -292,3 +292,22 @@ async def test_a_path_grant_does_not_follow_a_symlink_into_git(tmp_path: Path) -
     assert through.status == "denied" and len(approver.requests) == 2
     plain = await executor.run(write_call("c3", "docs/readme.md"))
     assert plain.status == "succeeded" and len(approver.requests) == 2
+    # asked about the link itself: no grant is proposed for what is really .git/config
+    assert approver.requests[0].proposed_scope == ""
+    assert approver.requests[1].proposed_scope == "src/*"  # (where it really writes)
+
+
+async def test_a_command_grant_does_not_cover_a_command_run_in_git(tmp_path: Path) -> None:
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    (tmp_path / "src").mkdir()
+    approver = ScriptedApprover(ApprovalDecision.deny("no"))
+    grants = MemoryGrantStore()
+    grants.add("run_command", scope="ls")
+    executor = ToolExecutor(builtin_registry(), Workspace(tmp_path), {"run_command"},
+                            approver=approver, grants=grants)
+    inside = await executor.run(ToolCallPart(id="c1", name="run_command", arguments=json.dumps(
+        {"command": "ls -la", "cwd": "src"})))
+    assert inside.status == "succeeded" and approver.requests == []
+    hooks = await executor.run(ToolCallPart(id="c2", name="run_command", arguments=json.dumps(
+        {"command": "ls", "cwd": ".git/hooks"})))
+    assert hooks.status == "denied" and len(approver.requests) == 1
