@@ -160,11 +160,11 @@ def test_a_command_cannot_read_the_apps_own_environment(
     server: FakeOpenAIServer, tmp_path: Path, workspace: Path
 ) -> None:
     """``cat /proc/$PPID/environ`` printed the API keys assista was started with. The
-    command's parent and every ancestor up to the app are tried (as root too, which
-    ptrace rules do not stop)."""
+    command's parent and its parent (the supervisor, then the app) are read (as root
+    too, which ptrace rules do not stop)."""
     key = KEY["OPENAI_API_KEY"]
     script = (
-        "pid=$PPID; for i in 1 2 3; do "
+        "pid=$PPID; for i in 1 2; do "
         "echo \"[$pid $(tr -d '\\n' < /proc/$pid/comm)]\"; "
         "tr '\\0' '\\n' < /proc/$pid/environ; "
         "pid=$(sed 's/.*) //' /proc/$pid/stat | cut -d' ' -f2); done; echo end of list"
@@ -177,6 +177,7 @@ def test_a_command_cannot_read_the_apps_own_environment(
     [result] = tool_results(done.stdout)
     content = result["content"]
     assert "end of list" in content and "PATH=" in content  # the reads themselves worked
+    assert content.count("[") >= 2  # (both the supervisor's and the app's were read)
     assert key not in content and "OPENAI_API_KEY" not in content
     assert key not in json.dumps(server.chat_requests[1].json["messages"])
 
