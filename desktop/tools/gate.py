@@ -69,11 +69,13 @@ class ApprovalGate:
             return "allow"
         if self.grants is None:
             return "ask"
-        if self.grants.has(tool.name):
-            return "allow"
+        scoped = always_needs_scope(tool.name, tool.source)
         matched = None if args is None else (
-            grant_arguments(tool.name, args, workspace)
-            if always_needs_scope(tool.name, tool.source) else args)
+            grant_arguments(tool.name, args, workspace) if scoped else args)
+        # (a whole-tool grant of a scoped tool, kept from an older version, does not
+        # reach into .git or through a link out of the workspace either)
+        if self.grants.has(tool.name) and (matched is not None or not scoped):
+            return "allow"
         if matched is not None and self.grants.allows(tool.name, matched):
             return "allow"
         return "ask"

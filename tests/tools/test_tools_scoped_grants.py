@@ -19,7 +19,7 @@ from desktop.tools.grant_scopes import (
     scope_matches,
     unscoped_reason,
 )
-from desktop.tools.grants import JsonGrantStore, MemoryGrantStore
+from desktop.tools.grants import Grant, JsonGrantStore, MemoryGrantStore
 
 
 @pytest.mark.parametrize(("scope", "path", "expected"), [
@@ -288,6 +288,11 @@ async def test_a_path_grant_does_not_follow_a_symlink_into_git(tmp_path: Path) -
         {"path": "docs/config.md", "content": "[core]\n\tfsmonitor = touch pwned\n"})))
     assert linked.status == "denied" and len(approver.requests) == 1
     assert (tmp_path / ".git" / "config").read_text() == "[core]\n"
+    old = MemoryGrantStore([Grant("write_file", 1.0)])  # whole, from an older version
+    legacy = ToolExecutor(builtin_registry(), Workspace(tmp_path), {"write_file"},
+                          approver=ScriptedApprover(ApprovalDecision.deny("no")), grants=old)
+    assert (await legacy.run(write_call("c0", "docs/config.md"))).status == "denied"
+    assert (await legacy.run(write_call("c0b", "notes.md"))).status == "succeeded"
     through = await executor.run(write_call("c2", "docs/other/x.py"))  # really src/x.py
     assert through.status == "denied" and len(approver.requests) == 2
     plain = await executor.run(write_call("c3", "docs/readme.md"))
