@@ -6,9 +6,17 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["--assista-run-command"]:  # a frozen build runs run_command's supervisor
+        from desktop.tools.command_supervisor import main as supervise
+
+        return supervise(args[1:])
+    from desktop.tools.process_guard import guard_process
+
+    guard_process()  # the commands the model runs must not read the app's keys
     from desktop.cli.commands import run
 
-    return run(sys.argv[1:] if argv is None else argv)
+    return run(args)
 
 
 def gui_main() -> int:

@@ -66,16 +66,19 @@ class ApprovalRequest:
     source: str = "builtin"  # "builtin", or the MCP server's name
     description: str = ""
     read_only: bool = False
-    # The scope "Always allow" can be narrowed to (a path pattern, a command prefix or a
-    # host: see desktop.tools.grant_scopes); "" when the tool has no scoped grants.
+    # The scope "Always allow" grants, proposed from the call (a path pattern, a program
+    # or exact command, a host: see desktop.tools.grant_scopes); "" when there is none.
     proposed_scope: str = ""
+    # True: "Always allow" must name a valid scope (never the whole tool); without one
+    # it is not offered.
+    always_needs_scope: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class ApprovalDecision:
     kind: DecisionKind
     reason: str | None = None
-    scope: str = ""  # allow_always within this scope only ("" is the whole tool)
+    scope: str = ""  # allow_always within this scope only ("": the whole tool, when allowed)
 
     @property
     def allowed(self) -> bool:

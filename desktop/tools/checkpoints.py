@@ -23,6 +23,7 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 import tempfile
 import threading
 import time
@@ -39,6 +40,22 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 DIRNAME = "checkpoints"
 
 
+def _umask_mode() -> int:
+    """What a new file gets by default (0666 less the process's umask)."""
+    if os.name != "posix":
+        return 0o666
+    try:  # (Linux says it without changing it: os.umask would, for a moment, in every thread)
+        with open("/proc/self/status", encoding="ascii") as status:
+            mask = next(int(line.split()[1], 8) for line in status if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return 0o666 & ~mask
+
+
+_USER_MODE = _umask_mode()
+
+
 class UndoRefused(Exception):
     """The turn cannot be undone as a whole; nothing was changed."""
 
@@ -50,6 +67,7 @@ class FileCheckpoint:
     blob: str | None = None  # sha256 of the content before the turn
     after: str | None = None  # sha256 as the agent left it (None: absent)
     too_large: bool = False
+    mode: int | None = None  # permission bits before the turn (None: not noted)
 
 
 @dataclass(slots=True)
@@ -87,13 +105,24 @@ def _state(path: Path) -> tuple[bool, bytes | None, bool]:
     return True, path.read_bytes(), False
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def _mode(path: Path) -> int | None:
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return None
+
+
+def _write_atomically(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Replace ``path`` with ``data``; ``mode``: its permission bits (None: private, 600,
+    as for the checkpoint folder's own files)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".assista-", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
@@ -173,7 +202,10 @@ class CheckpointStore:
                 if file.after == file.blob:
                     results.append(UndoResult(file.path, "unchanged"))
                     continue
-                _write_atomically(path, old)
+                # (the mode it had before the turn; a turn kept by an older version did
+                # not note it: the file keeps the mode it has now)
+                mode = file.mode if file.mode is not None else _mode(path)
+                _write_atomically(path, old, _USER_MODE if mode is None else mode)
                 results.append(UndoResult(file.path, "restored"))
             elif file.after is None:
                 results.append(UndoResult(file.path, "unchanged"))
@@ -241,7 +273,8 @@ class TurnCheckpoint:
                 exists, data, too_large = _state(path)
                 blob = self.store._keep_blob(data) if data is not None else None
                 after = None if not exists else ("too-large" if too_large else blob)
-                self.changes.files.append(FileCheckpoint(key, exists, blob, after, too_large))
+                self.changes.files.append(FileCheckpoint(key, exists, blob, after, too_large,
+                                                         _mode(path) if exists else None))
                 known.add(key)
             if call_id not in self.changes.call_ids:
                 self.changes.call_ids.append(call_id)

@@ -223,7 +223,7 @@ class ToolExecutor:
             ),
         )
         try:
-            verdict = self.gate.verdict(tool, args)
+            verdict = self.gate.verdict(tool, args, self.workspace)
             if verdict == "deny":
                 return self._denied(
                     call,
@@ -240,7 +240,7 @@ class ToolExecutor:
                     return self._error(call, started, error_fields(exc))
                 if self.gate.approver is None:
                     return self._denied(call, started, None, _NOBODY_TO_ASK)
-                decision = await self.gate.ask(tool, call, args, preview)
+                decision = await self.gate.ask(tool, call, args, preview, self.workspace)
                 if not decision.allowed:
                     return self._denied(
                         call, started, decision.reason, _denied_message(decision.reason)

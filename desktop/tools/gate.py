@@ -17,9 +17,16 @@ from desktop.tools.approval import (
     ChatGrants,
     Policy,
 )
-from desktop.tools.grant_scopes import check_scope, proposed_scope
+from desktop.tools.grant_scopes import (
+    always_needs_scope,
+    check_scope,
+    grant_arguments,
+    proposed_scope,
+    scope_kind,
+)
 from desktop.tools.grants import GrantStore
 from desktop.tools.registry import Tool, ToolContext
+from desktop.tools.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
@@ -49,17 +56,27 @@ class ApprovalGate:
     def policy_for(self, tool: Tool) -> Policy:
         return self.policies.get(tool.name, tool.policy)
 
-    def verdict(self, tool: Tool, args: Mapping[str, Any] | None = None) -> Verdict:
+    def verdict(self, tool: Tool, args: Mapping[str, Any] | None = None,
+                workspace: Workspace | None = None) -> Verdict:
         """``args``: the call's arguments, for grants scoped to a path, command or host
-        (without them only whole-tool grants count)."""
+        (without them only whole-tool grants count); ``workspace``: where a path's
+        symbolic links are resolved before it is matched (without it, no path grant
+        matches)."""
         policy = self.policy_for(tool)
         if policy != "ask":
             return policy
         if tool.name in self.chat_grants:
             return "allow"
-        if self.grants is not None and (
-                self.grants.has(tool.name)
-                or (args is not None and self.grants.allows(tool.name, args))):
+        if self.grants is None:
+            return "ask"
+        scoped = always_needs_scope(tool.name, tool.source)
+        matched = None if args is None else (
+            grant_arguments(tool.name, args, workspace) if scoped else args)
+        # (a whole-tool grant of a scoped tool, kept from an older version, does not
+        # reach into .git or through a link out of the workspace either)
+        if self.grants.has(tool.name) and (matched is not None or not scoped):
+            return "allow"
+        if matched is not None and self.grants.allows(tool.name, matched):
             return "allow"
         return "ask"
 
@@ -83,8 +100,11 @@ class ApprovalGate:
             )
 
     async def ask(
-        self, tool: Tool, call: ToolCallPart, args: dict[str, Any], preview: ApprovalPreview
+        self, tool: Tool, call: ToolCallPart, args: dict[str, Any], preview: ApprovalPreview,
+        workspace: Workspace | None = None,
     ) -> ApprovalDecision:
+        """Ask the approver; keep what it grants. The scope proposed for a write is
+        from its real path (a link into .git proposes nothing)."""
         if self.approver is None:
             return ApprovalDecision.deny(
                 "This tool needs approval and no one can be asked in this session."
@@ -97,14 +117,17 @@ class ApprovalGate:
             source=tool.source,
             description=tool.description,
             read_only=tool.read_only,
-            proposed_scope=proposed_scope(tool.name, args) if tool.source == "builtin" else "",
+            proposed_scope=self._proposal(tool, args, workspace),
+            always_needs_scope=always_needs_scope(tool.name, tool.source),
         )
         decision = await self.approver(request)
         if decision.kind == "allow_chat":
             self.chat_grants.add(tool.name)
-        elif decision.kind == "allow_always" and decision.scope:
+        elif decision.kind == "allow_always" and (decision.scope or request.always_needs_scope):
+            # (a scoped tool is never granted whole: without a valid scope, this call
+            # was allowed and nothing is remembered)
             problem = check_scope(tool.name, decision.scope)
-            if problem is not None:  # this call was allowed; nothing is remembered
+            if problem is not None:
                 log.warning("not keeping a grant for %s: %s", tool.name, problem)
             elif self.grants is not None:
                 self.grants.add(tool.name, source=tool.source, scope=decision.scope)
@@ -114,3 +137,12 @@ class ApprovalGate:
             else:
                 self.grants.add(tool.name, source=tool.source)
         return decision
+
+    @staticmethod
+    def _proposal(tool: Tool, args: dict[str, Any], workspace: Workspace | None) -> str:
+        if tool.source != "builtin":
+            return ""
+        if scope_kind(tool.name) != "path":
+            return proposed_scope(tool.name, args)
+        real = grant_arguments(tool.name, args, workspace)
+        return "" if real is None else proposed_scope(tool.name, real)

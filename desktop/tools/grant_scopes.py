@@ -1,17 +1,16 @@
-"""Scopes of "always allow" grants: a path pattern for writes, a command prefix for
-``run_command``, a host for ``fetch_url``.
+"""Scopes of "always allow" grants: a path pattern for writes, a program or exact
+command for ``run_command``, a host for ``fetch_url``.
 
-A scoped grant lets a call run without asking only when its arguments fall inside the
-scope; anything else asks as before. Matching errs on the side of asking:
+For these tools "always allow" is always scoped (a grant of the whole tool is never
+made): a call runs without asking only when its arguments fall inside a grant's scope;
+anything else asks as before. Matching errs on the side of asking:
 
-* paths are normalised first (``src/../../etc/x`` is ``../etc/x`` and matches no
-  pattern that does not itself climb out), and ``*`` in a pattern matches across
-  folders (``src/*`` is everything below ``src``);
-* a command matches its prefix word by word (``git status`` covers
-  ``git status --short``, not ``git statusx``), and a command line with shell
-  operators, substitutions or redirections (``;``, ``&&``, ``|``, ``$(``, a
-  backquote, ``>``, a line break...) never matches: the prefix would not say what
-  else runs;
+* paths are matched as they really are: symbolic links resolved, relative to the
+  workspace (:func:`grant_arguments`); ``*`` in a pattern matches across folders
+  (``src/*`` is everything below ``src``); nothing inside a ``.git`` folder is ever
+  covered (its config can make git run commands);
+* commands: see :mod:`desktop.tools.command_scopes` (a program with its safe options,
+  or one exact command; never shell syntax);
 * a host matches exactly (case-insensitive), or ``*.example.com`` matches the
   names below ``example.com``.
 """
@@ -20,14 +19,21 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
-import shlex
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-ScopeKind = Literal["path", "command", "host"]
+from desktop.core.errors import ToolError
+from desktop.tools.command_scopes import command_matches, command_words, propose_command_scope
+from desktop.tools.workspace import Workspace
 
-#: The tools whose grants can be scoped, and what by.
+if TYPE_CHECKING:
+    from desktop.tools.approval import ApprovalRequest
+
+ScopeKind = Literal["path", "command", "host"]
+ScopeProblem = Literal["not_scoped", "empty", "outside", "git", "shell", "host"]
+
+#: The tools whose grants are scoped, and what by.
 SCOPE_KINDS: dict[str, ScopeKind] = {
     "write_file": "path",
     "create_file": "path",
@@ -36,11 +42,33 @@ SCOPE_KINDS: dict[str, ScopeKind] = {
     "fetch_url": "host",
 }
 
-_SHELL_OPERATORS = (";", "&", "|", "`", "$(", "${", ">", "<", "\n", "\r", "\\")
+PROBLEMS: dict[ScopeProblem, str] = {
+    "not_scoped": "this tool cannot have a scoped grant",
+    "empty": "the scope is empty",
+    "outside": "the pattern must stay inside the workspace (a relative path)",
+    "git": "files in a .git folder are never allowed without asking",
+    "shell": "a command grant is words without shell syntax ($ ` ; | & > < \\ or a line "
+             "break, or * ? ~ ( ) outside quotes)",
+    "host": "a host is a name such as api.example.com or *.example.com",
+}
 
 
 def scope_kind(tool: str) -> ScopeKind | None:
     return SCOPE_KINDS.get(tool)
+
+
+def always_needs_scope(tool: str, source: str = "builtin") -> bool:
+    """Whether "always allow" for this tool must name a scope (built-in scoped tools)."""
+    return source == "builtin" and tool in SCOPE_KINDS
+
+
+def always_scope(request: ApprovalRequest) -> str | None:
+    """The scope "Always allow" grants for this request: "" the whole tool; None: it is
+    not offered (the tool is granted only within a scope and none valid was proposed)."""
+    if not request.always_needs_scope:
+        return ""
+    scope = request.proposed_scope
+    return scope if scope and scope_problem(request.tool, scope) is None else None
 
 
 def normalize_path(path: str) -> str:
@@ -49,13 +77,14 @@ def normalize_path(path: str) -> str:
     return "" if cleaned == "." else cleaned
 
 
-def _command_words(command: str) -> list[str] | None:
-    if any(op in command for op in _SHELL_OPERATORS):
-        return None
-    try:
-        return shlex.split(command)
-    except ValueError:
-        return None
+def _outside(path: str) -> bool:
+    return path.startswith("/") or path == ".." or path.startswith("../")
+
+
+def in_git_folder(path: str) -> bool:
+    """Whether a (normalised, relative) path or pattern names something in a ``.git``
+    folder (any case: some file systems ignore it)."""
+    return any(part.lower() == ".git" for part in path.split("/"))
 
 
 def _host(url: str) -> str:
@@ -66,63 +95,96 @@ def _host(url: str) -> str:
 
 
 def proposed_scope(tool: str, args: Mapping[str, Any]) -> str:
-    """The scope the approval card offers for this call ("" when none makes sense):
-    the file's folder for a write, the program and its first word for a command,
-    the URL's host."""
+    """The scope the approval offers for this call ("" when none can be granted): the
+    file's folder for a write (the file itself at the workspace root), the program (and
+    subcommand) or the exact command, the URL's host."""
     kind = scope_kind(tool)
     if kind == "path":
         path = normalize_path(str(args.get("path") or ""))
-        if not path or path.startswith(("../", "/")) or path == "..":
-            return path
-        folder = posixpath.dirname(path)
-        return f"{folder}/*" if folder else "*"
-    if kind == "command":
-        words = _command_words(str(args.get("command") or ""))
-        if not words:
+        if not path or _outside(path) or in_git_folder(path):
             return ""
-        keep = words[:2] if len(words) > 1 and not words[1].startswith("-") else words[:1]
-        return shlex.join(keep)
+        folder = posixpath.dirname(path)
+        return f"{folder}/*" if folder else path
+    if kind == "command":
+        return propose_command_scope(str(args.get("command") or ""))
     if kind == "host":
         return _host(str(args.get("url") or ""))
     return ""
 
 
-def check_scope(tool: str, scope: str) -> str | None:
+def scope_problem(tool: str, scope: str) -> ScopeProblem | None:
     """Why ``scope`` cannot be a grant for ``tool`` (None: it can)."""
     kind = scope_kind(tool)
     text = scope.strip()
     if kind is None:
-        return f"{tool} cannot have a scoped grant"
+        return "not_scoped"
     if not text:
-        return "the scope is empty"
+        return "empty"
     if kind == "path":
-        if normalize_path(text).startswith("..") or text.startswith("/"):
-            return "the pattern must stay inside the workspace (a relative path)"
-        return None
+        if text.startswith("/") or _outside(normalize_path(text)):
+            return "outside"
+        return "git" if in_git_folder(normalize_path(text)) else None
     if kind == "command":
-        words = _command_words(text)
-        if not words:
-            return "a command prefix is words, without shell operators (; & | $( ` > <)"
-        return None
+        return None if command_words(text) else "shell"
     if "/" in text or ":" in text or " " in text:
-        return "a host is a name such as api.example.com or *.example.com"
+        return "host"
     return None
 
 
-def scope_matches(tool: str, scope: str, args: Mapping[str, Any]) -> bool:
-    """Whether a call of ``tool`` with ``args`` falls inside ``scope``."""
+def unscoped_reason(tool: str, args: Mapping[str, Any]) -> ScopeProblem | None:
+    """Why no scope can be proposed for this call (a command with shell syntax, a path
+    in .git or outside the workspace); None when one can, or nothing is known."""
     kind = scope_kind(tool)
-    if kind is None or check_scope(tool, scope) is not None:
+    key = {"path": "path", "command": "command", "host": "url"}.get(kind or "", "")
+    value = str(args.get(key) or "")
+    if not value or proposed_scope(tool, args):
+        return None
+    if kind == "path":
+        return scope_problem(tool, normalize_path(value) or ".")
+    return scope_problem(tool, value) if kind == "command" else "host"
+
+
+def check_scope(tool: str, scope: str) -> str | None:
+    """Why ``scope`` cannot be a grant for ``tool``, in words (None: it can)."""
+    problem = scope_problem(tool, scope)
+    return None if problem is None else PROBLEMS[problem]
+
+
+def grant_arguments(tool: str, args: Mapping[str, Any],
+                    workspace: Workspace | None) -> Mapping[str, Any] | None:
+    """The arguments a scoped grant is matched against: a write's path with its
+    symbolic links resolved, relative to the workspace; None when nothing may match
+    (no workspace, a path or command folder outside it or in a ``.git`` folder)."""
+    kind = scope_kind(tool)
+    if kind == "host":
+        return args
+    if workspace is None:
+        return None
+    key = "path" if kind == "path" else "cwd"
+    if kind == "command" and not args.get("cwd"):
+        return args
+    try:
+        real = workspace.relative(workspace.resolve(str(args.get(key) or "")))
+    except ToolError:
+        return None
+    if in_git_folder(real):
+        return None
+    return {**args, key: real}
+
+
+def scope_matches(tool: str, scope: str, args: Mapping[str, Any]) -> bool:
+    """Whether a call of ``tool`` with ``args`` (see :func:`grant_arguments`) falls
+    inside ``scope``."""
+    kind = scope_kind(tool)
+    if kind is None or scope_problem(tool, scope) is not None:
         return False
     if kind == "path":
         path = normalize_path(str(args.get("path") or ""))
-        if not path or path.startswith("..") or path.startswith("/"):
+        if not path or _outside(path) or in_git_folder(path):
             return False
         return fnmatch.fnmatchcase(path, normalize_path(scope))
     if kind == "command":
-        words = _command_words(str(args.get("command") or ""))
-        prefix = _command_words(scope) or []
-        return words is not None and bool(prefix) and words[: len(prefix)] == prefix
+        return command_matches(scope, str(args.get("command") or ""))
     host = _host(str(args.get("url") or ""))
     pattern = scope.strip().lower().rstrip(".")
     if not host:

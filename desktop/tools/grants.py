@@ -3,7 +3,10 @@
 A grant lets one tool (by the name the model sees, e.g. ``edit_file`` or
 ``github__create_issue``) run without asking, in every chat, until it is
 revoked. A grant with a ``scope`` covers only the calls inside it (a path pattern,
-a command prefix or a host, see :mod:`desktop.tools.grant_scopes`).
+a program or exact command, or a host, see :mod:`desktop.tools.grant_scopes`); the
+built-in tools that have scopes are only ever granted with one (a whole-tool grant of
+``run_command`` kept by an older version is dropped when the file is read: Settings →
+Tools can set its policy to Allow for that).
 :class:`GrantStore` is what the executor needs; :class:`MemoryGrantStore`
 is for tests and one-off runs, :class:`JsonGrantStore` keeps grants in a JSON file
 (written atomically). The settings database can implement the same protocol.
@@ -22,7 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from desktop.tools.grant_scopes import scope_matches
+from desktop.tools.grant_scopes import always_needs_scope, scope_matches
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +78,8 @@ class MemoryGrantStore:
 
     def add(self, tool: str, *, source: str = "builtin", scope: str = "") -> Grant:
         scope = scope.strip()
+        if not scope and always_needs_scope(tool, source):
+            raise ValueError(f"{tool} is only granted within a scope")
         with self._lock:
             existing = self._grants.get((tool, scope))
             if existing is not None:
@@ -152,11 +157,15 @@ def _load(path: Path) -> list[Grant]:
         if not isinstance(item, dict) or not isinstance(item.get("tool"), str):
             continue
         granted_at = item.get("granted_at")
+        source = str(item.get("source") or "builtin")
+        if item["tool"] == "run_command" and source == "builtin" and not item.get("scope"):
+            log.warning("dropping a grant of every command (run_command without a scope)")
+            continue
         grants.append(
             Grant(
                 tool=item["tool"],
                 granted_at=float(granted_at) if isinstance(granted_at, int | float) else 0.0,
-                source=str(item.get("source") or "builtin"),
+                source=source,
                 scope=str(item.get("scope") or ""),
             )
         )

@@ -2,9 +2,9 @@
 
 The request (tool, where it comes from, and the preview: diff, command, URL or
 arguments) is written to stderr, never stdout (stdout carries the answer).
-Answers: ``y``/``yes`` allow once, ``a``/``always`` allow always (persisted),
-``s``/``scope`` allow always within the proposed scope (a path pattern, a command
-prefix or a host, when the tool has one),
+Answers: ``y``/``yes`` allow once, ``a``/``always`` allow always (persisted; for the
+built-in tools with scopes, within the proposed scope the prompt spells out, and not
+offered when there is none), ``s``/``scope`` the same,
 ``c``/``chat`` allow for the rest of this run, ``n``/``no`` or an empty line deny;
 ``n <reason>`` denies and sends the reason to the model. Prompts are serialized,
 so concurrent calls ask one after another.
@@ -19,6 +19,8 @@ from typing import TextIO
 
 from desktop.core.terminal_text import visible
 from desktop.tools.approval import ApprovalDecision, ApprovalRequest
+from desktop.tools.command_scopes import command_scope_kind
+from desktop.tools.grant_scopes import always_scope, scope_kind
 
 MAX_PREVIEW_LINES = 200
 _TRIES = 3
@@ -44,18 +46,31 @@ def render_request(request: ApprovalRequest, max_lines: int = MAX_PREVIEW_LINES)
     return "\n".join(lines) + "\n"
 
 
-def parse_answer(answer: str, scope: str = "") -> ApprovalDecision | None:
+def describe_scope(tool: str, scope: str) -> str:
+    """What a grant of ``scope`` covers, in a few words, for the prompt."""
+    shown = visible(scope, lines=False)
+    kind = scope_kind(tool)
+    if kind == "path":
+        return f"writes to paths matching {shown}"
+    if kind == "host":
+        return f"fetches from {shown}"
+    if command_scope_kind(scope) == "program":
+        return f"commands: {shown} with its read-only options"
+    return f"exactly the command: {shown}"
+
+
+def parse_answer(answer: str, scope: str | None = "") -> ApprovalDecision | None:
     """The decision for a typed answer, or None if it is not understood. ``scope``:
-    the scope ``s`` grants (the request's proposed one; none: ``s`` is not offered)."""
+    what ``a`` grants ("": the whole tool; None: ``a`` is not offered)."""
     text = answer.strip()
     word, _, rest = text.partition(" ")
     word = word.lower()
-    if word in ("s", "scope") and scope:
-        return ApprovalDecision.allow_always(scope)
     if word in ("y", "yes"):
         return ApprovalDecision.allow_once()
-    if word in ("a", "always"):
-        return ApprovalDecision.allow_always()
+    if word in ("a", "always", "s", "scope"):
+        if scope is None or (word in ("s", "scope") and not scope):
+            return None
+        return ApprovalDecision.allow_always(scope)
     if word in ("c", "chat"):
         return ApprovalDecision.allow_chat()
     if word in ("", "n", "no"):
@@ -76,12 +91,17 @@ class TerminalApprover:
     async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
         async with self._lock:
             self.err.write(render_request(request))
-            scope = request.proposed_scope if request.source == "builtin" else ""
-            scoped = f" / [s]cope {visible(scope, lines=False)}" if scope else ""
+            scope = always_scope(request)
+            if scope:
+                self.err.write(f"  [a]lways allows, in every chat: "
+                               f"{describe_scope(request.tool, scope)}\n")
+            elif scope is None:
+                self.err.write("  (no [a]lways: this call cannot be granted for good)\n")
+            always = "" if scope is None else " / [a]lways"
             for _ in range(_TRIES):
                 self.err.write(
                     f"Allow {visible(request.tool, lines=False)}? "
-                    f"[y]es once / [c]hat / [a]lways{scoped} / [n]o (reason): "
+                    f"[y]es once / [c]hat{always} / [n]o (reason): "
                 )
                 self.err.flush()
                 line = await asyncio.to_thread(self.read_line)

@@ -61,14 +61,35 @@ def test_visible_keeps_plain_text_and_tabs() -> None:
     assert json.loads(json.dumps(visible("\x00"))) == "\\x00"
 
 
-async def test_the_scoped_answer_grants_the_proposed_scope() -> None:
+def command_request(command: str, scope: str) -> ApprovalRequest:
+    return ApprovalRequest(tool="run_command", call_id="c2", arguments={"command": command},
+                           preview=ApprovalPreview("command", command),
+                           proposed_scope=scope, always_needs_scope=True)
+
+
+async def test_always_grants_the_scope_the_prompt_spells_out() -> None:
+    for answer in ("a\n", "always\n", "s\n"):
+        err = io.StringIO()
+        decision = await TerminalApprover(err, read_line=lambda a=answer: a)(
+            command_request("git status -s", "git status"))
+        assert decision == ApprovalDecision.allow_always("git status")
+        assert ("[a]lways allows, in every chat: commands: git status with its read-only "
+                "options") in err.getvalue()
     err = io.StringIO()
-    scoped = ApprovalRequest(tool="run_command", call_id="c2",
-                             arguments={"command": "git status -s"},
-                             preview=ApprovalPreview("command", "git status -s"),
-                             proposed_scope="git status")
-    decision = await TerminalApprover(err, read_line=lambda: "s\n")(scoped)
-    assert decision == ApprovalDecision.allow_always("git status")
-    assert "[s]cope git status" in err.getvalue()
+    exact = await TerminalApprover(err, read_line=lambda: "a\n")(
+        command_request("npm run build", "npm run build"))
+    assert exact == ApprovalDecision.allow_always("npm run build")
+    assert "exactly the command: npm run build" in err.getvalue()
     plain = await TerminalApprover(io.StringIO(), read_line=lambda: "s\n")(request("x"))
     assert plain.kind == "deny"  # no scope offered: "s" is not an answer (asked 3 times)
+
+
+async def test_without_a_valid_scope_always_is_not_offered() -> None:
+    """"always" for a command with shell syntax granted every command, in every chat."""
+    err = io.StringIO()
+    answers = iter(["a\n", "always\n", "y\n"])
+    decision = await TerminalApprover(err, read_line=lambda: next(answers))(
+        command_request("ls; rm -rf build", ""))
+    assert decision == ApprovalDecision.allow_once()  # "a" was not understood: asked again
+    assert "[a]lways" not in err.getvalue().replace("no [a]lways", "")
+    assert "no [a]lways: this call cannot be granted for good" in err.getvalue()

@@ -147,10 +147,11 @@ async def test_allow_always_persists_and_can_be_revoked(
 ) -> None:
     store_path = tmp_path / "grants.json"
     grants = JsonGrantStore(store_path)
-    approver = Approver(ApprovalDecision.allow_always())
+    approver = Approver(ApprovalDecision.allow_always("a.txt"))  # (edits: within a scope)
     assert (await executor(root, approver, grants=grants).run(edit_call())).status == "succeeded"
+    assert approver.requests[0].proposed_scope == "a.txt"
     saved = json.loads(store_path.read_text())
-    assert [g["tool"] for g in saved["grants"]] == ["edit_file"]
+    assert [(g["tool"], g["scope"]) for g in saved["grants"]] == [("edit_file", "a.txt")]
     # a new process (new store object, new executor) runs it without asking
     reloaded = JsonGrantStore(store_path)
     assert [g.tool for g in reloaded.list()] == ["edit_file"]
@@ -161,7 +162,8 @@ async def test_allow_always_persists_and_can_be_revoked(
     )
     assert quiet.requests == []
     # revoked: asked again
-    assert reloaded.revoke("edit_file") is True and reloaded.revoke("edit_file") is False
+    assert reloaded.revoke("edit_file", "a.txt") is True
+    assert reloaded.revoke("edit_file", "a.txt") is False
     assert JsonGrantStore(store_path).list() == []
     file.write_text("one\n")
     asked = Approver(ApprovalDecision.deny())
@@ -198,7 +200,7 @@ async def test_deny_policy_hides_and_refuses(root: Path, file: Path) -> None:
 
 async def test_deny_wins_over_grants(root: Path, file: Path) -> None:
     grants = MemoryGrantStore()
-    grants.add("edit_file")
+    grants.add("edit_file", scope="*")
     runner = executor(root, Approver(), policies={"edit_file": "deny"}, grants=grants)
     assert (await runner.run(edit_call())).status == "denied"
 

@@ -137,6 +137,51 @@ def test_allow_names_one_tool(server: FakeOpenAIServer, tmp_path: Path, workspac
     assert sent == ["write_file", "run_command"]
 
 
+def test_a_command_that_exits_non_zero_is_a_failed_call(
+    server: FakeOpenAIServer, tmp_path: Path, workspace: Path
+) -> None:
+    """``ask --json`` reported exit code 2 as "succeeded"; the model still gets it all."""
+    command = ("run_command", json.dumps({"command": "echo some output; exit 2"}))
+    server.enqueue_tool_calls([command])
+    server.enqueue_text("It failed with code 2.")
+    done = ask(server, tmp_path, "--workspace", str(workspace), "--tools", "run_command",
+               "--approve-all", "Run it")
+    assert done.returncode == 0, done.stderr
+    [result] = tool_results(done.stdout)
+    assert result["status"] == "failed" and result["is_error"] is True
+    error = json.loads(result["content"])["error"]
+    assert error["exit_code"] == 2 and error["stdout"] == "some output\n"
+    sent = json.loads(server.chat_requests[1].json["messages"][-1]["content"])
+    assert sent["error"]["exit_code"] == 2 and sent["error"]["stdout"] == "some output\n"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl")
+def test_a_command_cannot_read_the_apps_own_environment(
+    server: FakeOpenAIServer, tmp_path: Path, workspace: Path
+) -> None:
+    """``cat /proc/$PPID/environ`` printed the API keys assista was started with. The
+    command's parent and its parent (the supervisor, then the app) are read (as root
+    too, which ptrace rules do not stop)."""
+    key = KEY["OPENAI_API_KEY"]
+    script = (
+        "pid=$PPID; for i in 1 2; do "
+        "echo \"[$pid $(tr -d '\\n' < /proc/$pid/comm)]\"; "
+        "tr '\\0' '\\n' < /proc/$pid/environ; "
+        "pid=$(sed 's/.*) //' /proc/$pid/stat | cut -d' ' -f2); done; echo end of list"
+    )
+    server.enqueue_tool_calls([("run_command", json.dumps({"command": script}))])
+    server.enqueue_text("Read.")
+    done = ask(server, tmp_path, "--workspace", str(workspace), "--tools", "run_command",
+               "--approve-all", "Read the environment")
+    assert done.returncode == 0, done.stderr
+    [result] = tool_results(done.stdout)
+    content = result["content"]
+    assert "end of list" in content and "PATH=" in content  # the reads themselves worked
+    assert content.count("[") >= 2  # (both the supervisor's and the app's were read)
+    assert key not in content and "OPENAI_API_KEY" not in content
+    assert key not in json.dumps(server.chat_requests[1].json["messages"])
+
+
 def test_unknown_allow_name_is_an_error(server: FakeOpenAIServer, tmp_path: Path) -> None:
     done = ask(server, tmp_path, "--allow", "nope", "Hi")
     assert done.returncode == 1
@@ -175,10 +220,10 @@ def test_terminal_prompt(server: FakeOpenAIServer, tmp_path: Path, workspace: Pa
     assert done.returncode == 0, done.stderr
     assert "The agent wants to use write_file" in done.stderr
     assert "+hello" in done.stderr  # the diff
-    assert "[a]lways" in done.stderr
+    assert "[a]lways allows, in every chat: writes to paths matching out.txt" in done.stderr
     assert (workspace / "out.txt").read_text() == "hello\n"
     grants = json.loads((tmp_path / "tool_grants.json").read_text())
-    assert [g["tool"] for g in grants["grants"]] == ["write_file"]
+    assert [(g["tool"], g["scope"]) for g in grants["grants"]] == [("write_file", "out.txt")]
     # the next run needs no terminal at all
     (workspace / "out.txt").unlink()
     server.enqueue_tool_calls([WRITE])

@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import select
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -78,8 +79,9 @@ async def test_output_exit_code_and_cwd(root: Path) -> None:
     progress = Progress()
     executor = make_executor(root, progress)
     part = await executor.run(call("printf 'out\\n'; printf 'err\\n' >&2; pwd; exit 3", cwd="sub"))
-    result = payload(part)["result"]
-    assert part.status == "succeeded"
+    result = payload(part)["error"]  # a non-zero exit is a failed call, with all its output
+    assert part.status == "failed" and part.is_error
+    assert result["code"] == "exit_status" and "exited with code 3" in result["message"]
     assert result["exit_code"] == 3
     assert result["stdout"] == f"out\n{(root / 'sub').resolve()}\n"
     assert result["stderr"] == "err\n"
@@ -175,3 +177,78 @@ async def test_without_approval_nothing_runs(root: Path) -> None:
     part = await executor.run(call("touch ran.txt"))
     assert part.status == "denied"
     assert not (root / "ran.txt").exists()
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` still exists as a process that is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except FileNotFoundError:
+        return False
+
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="subreaper: Linux")
+
+# Background children in every way a command can leave them: nohup + setsid, a double
+# fork into a new session, and 100 plain background sleeps holding the output pipe.
+LEAVE_CHILDREN = (
+    "nohup setsid sleep 301 >/dev/null 2>&1 & echo $!; "
+    "(setsid sh -c 'sleep 302 & echo $! > inner.pid' &); "
+    "while [ ! -s inner.pid ]; do :; done; cat inner.pid; "
+    "for i in $(seq 100); do sleep 303 & echo $!; done"
+)
+
+
+@linux_only
+async def test_every_process_a_command_started_ends_with_the_call(root: Path) -> None:
+    """``nohup setsid sleep 301 &`` and 100 background sleeps outlived the call (and
+    the app); now the call ends them all, including those that called setsid."""
+    part = await make_executor(root).run(call(LEAVE_CHILDREN, timeout_s=60))
+    result = payload(part)["result"]
+    assert part.status == "succeeded", part.content
+    pids = [int(line) for line in result["stdout"].split()]
+    assert len(pids) == 102
+    survivors = [pid for pid in pids if alive(pid)]
+    assert survivors == []
+
+
+@linux_only
+async def test_a_cancelled_call_ends_the_processes_that_left_its_group(root: Path) -> None:
+    progress = Progress()
+    executor = make_executor(root, progress)
+    task = asyncio.create_task(executor.run(call(
+        "setsid sh -c 'echo $$; exec sleep 304' & sleep 1000", "c1")))  # (echo: once out)
+    child = int((await progress.wait_for("\n")).strip())
+    assert alive(child)
+    assert executor.cancel("c1")
+    part = await task
+    assert part.status == "cancelled"
+    assert not alive(child)
+
+
+@linux_only
+def test_when_the_app_goes_the_supervisor_ends_the_command(root: Path) -> None:
+    """The app is gone (its end of the supervisor's input closes): nothing survives."""
+    from desktop.tools.builtins.run_command import supervisor_argv
+
+    supervisor = subprocess.Popen(
+        [*supervisor_argv(), "2", "setsid sh -c 'echo $$; exec sleep 305' & sleep 1000"], cwd=root,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
+    assert supervisor.stdin is not None and supervisor.stdout is not None
+    child = int(supervisor.stdout.readline())
+    assert alive(child)
+    supervisor.stdin.close()  # what the kernel does when the app exits or crashes
+    assert supervisor.wait(timeout=30) != 0
+    assert not alive(child)
+
+
+@linux_only
+def test_a_frozen_build_runs_the_supervisor_through_its_entry_point(root: Path) -> None:
+    """(A frozen build has no interpreter to run the module's file with.)"""
+    code = ("import sys; from desktop.__main__ import main; "
+            "sys.exit(main(['--assista-run-command', '1', 'echo from the shell; exit 3']))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
+                          text=True, timeout=60, check=False,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
+    assert (done.returncode, done.stdout) == (3, "from the shell\n"), done.stderr

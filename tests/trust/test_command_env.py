@@ -55,3 +55,39 @@ def test_secret_names() -> None:
     for name in ("PATH", "HOME", "NODE_OPTIONS", "JAVA_HOME", "LANG", "PWD"):
         assert not looks_secret(name), name
     assert command_environment({"LC_ALL": "C", "X_API_KEY": "k"}) == {"LC_ALL": "C"}
+
+
+def test_the_app_wipes_its_secrets_from_its_own_environment_block() -> None:
+    """What ``/proc/<pid>/environ`` shows of the app (a real process): no key, token or
+    password; the desktop's session addresses stay; os.environ keeps every value."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import pytest
+
+    from desktop.tools.secret_names import holds_secret_value
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("/proc: Linux")
+    assert holds_secret_value("AWS_SESSION_TOKEN") and holds_secret_value("OPENAI_API_KEY")
+    assert not holds_secret_value("DBUS_SESSION_BUS_ADDRESS")
+    assert not holds_secret_value("XDG_SESSION_TYPE") and not holds_secret_value("PATH")
+    code = ("import json, os; from desktop.tools.process_guard import guard_process; "
+            "guard_process(); block = open('/proc/self/environ', 'rb').read(); "
+            "print(json.dumps({'block': block.decode('utf-8', 'replace'), "
+            "'kept': os.environ.get('AWS_SESSION_TOKEN'), "
+            "'dumpable': __import__('ctypes').CDLL(None).prctl(3, 0, 0, 0, 0)}))")
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(Path(__file__).parents[2]),
+           "AWS_SESSION_TOKEN": "tok-secret-1", "MY_SERVICE_PASSWORD": "pw-secret-2",
+           "DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/bus", "LANG": "C.UTF-8"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    seen = json.loads(out)
+    assert "tok-secret-1" not in seen["block"] and "pw-secret-2" not in seen["block"]
+    assert "AWS_SESSION_TOKEN" not in seen["block"]
+    assert "DBUS_SESSION_BUS_ADDRESS=unix:path=/run/bus" in seen["block"]
+    assert seen["kept"] == "tok-secret-1"
+    assert seen["dumpable"] == 0  # (PR_GET_DUMPABLE: others of the user cannot read it)

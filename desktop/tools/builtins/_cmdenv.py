@@ -15,9 +15,10 @@ naming such a variable exactly is the user's explicit choice and passes it.
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Iterable, Mapping
+
+from desktop.tools.secret_names import looks_secret
 
 BASE_VARIABLES = frozenset({
     "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LANGUAGE", "TZ", "TMPDIR",
@@ -29,18 +30,6 @@ WINDOWS_VARIABLES = frozenset({
     "LOCALAPPDATA", "PROGRAMFILES", "PROGRAMFILES(X86)", "PROGRAMDATA", "HOMEDRIVE",
     "HOMEPATH", "USERNAME", "NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE",
 })
-_SECRET = re.compile(
-    r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|AUTH|COOKIE|SESSION|PRIVATE|"
-    r"SIGNATURE|DSN|CONNECTION_STRING|DATABASE_URL)(_|$)|^AWS_|^AZURE_|^GCP_|^GOOGLE_|"
-    r"^GH_|^GITHUB_|^ASSISTA_|^OPENAI|^ANTHROPIC|^GEMINI|^OPENROUTER|^SSH_AUTH_SOCK$|"
-    r"^GPG_AGENT|^KUBECONFIG$|^NPM_CONFIG_.*AUTH|^DOCKER_AUTH",
-)
-
-
-def looks_secret(name: str) -> bool:
-    """True for names like ``*_API_KEY``, ``*_TOKEN``, ``*_PASSWORD``, ``AWS_*``."""
-    upper = name.upper()
-    return bool(_SECRET.search(upper)) and upper != "PWD"
 
 
 def command_environment(environ: Mapping[str, str], allowed: Iterable[str] = ()) -> dict[str, str]:

@@ -2,7 +2,9 @@
 
 The command runs through the platform shell (``/bin/sh -c`` on POSIX) with the
 workspace as its working folder, no standard input, and in a new process group
-(session), with a scrubbed environment: no API keys, tokens or passwords, only the
+(session); on Linux under :mod:`desktop.tools.command_supervisor`, which ends every
+process the command started (even those that left the group) when the call ends. It
+gets a scrubbed environment: no API keys, tokens or passwords, only the
 variables a shell needs and those the user names (see :mod:`._cmdenv`). Its stdout
 and stderr are streamed to the executor's progress sink as they arrive (the sidebar
 shows them live) and kept, capped, for the result. On
@@ -23,6 +25,7 @@ import time
 from typing import Any
 
 from desktop.core.errors import ToolError
+from desktop.tools import command_supervisor
 from desktop.tools.approval import ApprovalPreview
 from desktop.tools.builtins._cmdenv import command_environment
 from desktop.tools.errors import ToolFailure
@@ -35,8 +38,9 @@ _READ_CHUNK = 4096
 
 DESCRIPTION = (
     "Run a shell command in the workspace folder and return its exit code, stdout and "
-    "stderr. The command gets no input and is stopped after timeout_s seconds (its whole "
-    "process group is killed). Long output is shortened in the middle. Use it for builds, "
+    "stderr (a non-zero exit code is reported as an error, with the same fields). The "
+    "command gets no input and is stopped after timeout_s seconds (with every process it "
+    "started). Long output is shortened in the middle. Use it for builds, "
     "tests, git and similar; prefer the file tools for reading and editing files."
 )
 
@@ -124,6 +128,19 @@ async def _pump(
     ctx.output(tail, name)
 
 
+def _supervised() -> bool:
+    """Whether commands run under :mod:`desktop.tools.command_supervisor` (Linux)."""
+    return sys.platform.startswith("linux") and bool(sys.executable)
+
+
+def supervisor_argv() -> list[str]:
+    """How to start the supervisor: this build's executable with its flag when frozen,
+    else the interpreter on the module's file (isolated, no site: it needs neither)."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, command_supervisor.FLAG]
+    return [sys.executable, "-I", "-S", command_supervisor.__file__]
+
+
 async def _spawn(command: str, cwd: str, env: dict[str, str]) -> asyncio.subprocess.Process:
     kwargs: dict[str, Any] = {}
     if sys.platform == "win32":  # pragma: no cover - not exercised on POSIX CI
@@ -131,6 +148,16 @@ async def _spawn(command: str, cwd: str, env: dict[str, str]) -> asyncio.subproc
     else:
         kwargs["start_new_session"] = True
     try:
+        if _supervised():  # it ends every process the command starts (see its module)
+            return await asyncio.create_subprocess_exec(
+                *supervisor_argv(), str(KILL_GRACE_S), command,
+                cwd=cwd,
+                env=env,
+                stdin=asyncio.subprocess.PIPE,  # (never written: its end tells the app left)
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                **kwargs,
+            )
         return await asyncio.create_subprocess_shell(
             command,
             cwd=cwd,
@@ -156,10 +183,12 @@ def _signal_group(process: asyncio.subprocess.Process, sig: int) -> None:
 
 
 async def kill_group(process: asyncio.subprocess.Process) -> None:
-    """SIGTERM the process group, then SIGKILL it if the leader has not exited."""
+    """SIGTERM the process group, then SIGKILL it if the leader has not exited (the
+    supervisor, when there is one, gets the time to end what left the group first)."""
     _signal_group(process, signal.SIGTERM)
+    grace = 2 * KILL_GRACE_S + 1.0 if _supervised() else KILL_GRACE_S
     try:
-        async with asyncio.timeout(KILL_GRACE_S):
+        async with asyncio.timeout(grace):
             await process.wait()
     except TimeoutError:
         pass
@@ -220,4 +249,12 @@ async def _handle(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
             code="timeout",
             extra=result,
         )
+    if process.returncode != 0:  # a failed call, with everything it printed
+        raise ToolFailure(_exit_message(process.returncode), code="exit_status", extra=result)
     return result
+
+
+def _exit_message(code: int | None) -> str:
+    if code is not None and code < 0:
+        return f"The command was ended by signal {-code}. Its output is included."
+    return f"The command exited with code {code} (a failure). Its output is included."

@@ -21,7 +21,9 @@ from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QWidget
 from desktop.chat.approvals import PendingApproval
 from desktop.chat.events import ProviderRetrying
 from desktop.tools.approval import ApprovalDecision
-from desktop.ui.plain_text import make_plain
+from desktop.tools.grant_scopes import always_scope, unscoped_reason
+from desktop.ui.plain_text import make_plain, plain_tooltip
+from desktop.ui.tools.scope_row import always_tooltip
 from desktop.ui.wrap_row import WrapRow
 
 # (translated when shown)
@@ -129,6 +131,18 @@ class TurnStatus(QFrame):
 
     def show_approval(self, pending: PendingApproval) -> None:
         self.pending = pending
+        # (a tool granted only within a scope: "Always allow" grants the proposed one,
+        # said in its tooltip; none valid: it is disabled, with the reason)
+        scope = always_scope(pending.request)
+        button = self.approval_buttons["allow_always"]
+        button.setEnabled(scope is not None)
+        if pending.request.always_needs_scope:
+            request = pending.request
+            button.setToolTip(plain_tooltip(always_tooltip(
+                request.tool, request.proposed_scope,
+                unscoped_reason(request.tool, request.arguments))))
+        else:
+            button.setToolTip(self.tr("Never ask again, in any chat"))
         self._show("approval")
 
     def show_confirm(self, rounds: int) -> None:
@@ -161,9 +175,12 @@ class TurnStatus(QFrame):
         pending = self.pending
         if pending is None or pending.done:
             return
+        scope = always_scope(pending.request)
+        if kind == "allow_always" and scope is None:
+            return  # (never the whole tool for a tool granted within a scope)
         decisions = {"allow_once": ApprovalDecision.allow_once(),
                      "allow_chat": ApprovalDecision.allow_chat(),
-                     "allow_always": ApprovalDecision.allow_always(),
+                     "allow_always": ApprovalDecision.allow_always(scope or ""),
                      "deny": ApprovalDecision.deny()}
         pending.resolve(decisions[kind])
         self.approval_closed(pending.request.call_id)

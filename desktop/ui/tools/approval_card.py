@@ -26,10 +26,10 @@ from PySide6.QtWidgets import (
 
 from desktop.chat.approvals import PendingApproval
 from desktop.tools.approval import ApprovalDecision, ApprovalPreview, ApprovalRequest
-from desktop.tools.grant_scopes import scope_kind
+from desktop.tools.grant_scopes import scope_kind, unscoped_reason
 from desktop.ui import theme
 from desktop.ui.plain_text import button_text, plain_label, plain_tooltip
-from desktop.ui.tools.scope_row import ScopeRow
+from desktop.ui.tools.scope_row import ScopeRow, always_tooltip
 
 MAX_DIFF_LINES = 2_000
 MAX_RENDER_CHARS = 200_000
@@ -279,24 +279,43 @@ class ApprovalCard(QFrame):
             lambda: self.decide(ApprovalDecision.allow_once()))
         self.allow_chat_button.clicked.connect(
             lambda: self.decide(ApprovalDecision.allow_chat()))
-        self.allow_always_button.clicked.connect(
-            lambda: self.decide(ApprovalDecision.allow_always()))
+        self.allow_always_button.clicked.connect(self._allow_always)
         self.deny_button.clicked.connect(self._deny)
         grid.addWidget(self.allow_once_button, 0, 0)
         grid.addWidget(self.allow_chat_button, 0, 1)
         grid.addWidget(self.allow_always_button, 1, 0)
         grid.addWidget(self.deny_button, 1, 1)
         layout.addLayout(grid)
+        # The built-in tools with scopes are only ever granted within one: the scope,
+        # shown and editable here, is what "Always allow" grants (none valid: disabled).
         self.scope_row: ScopeRow | None = None
-        if scope_kind(request.tool) and request.source == "builtin":
-            self.scope_row = ScopeRow(request.tool, request.proposed_scope)
+        if request.always_needs_scope or (scope_kind(request.tool)
+                                          and request.source == "builtin"):
+            self.scope_row = ScopeRow(request.tool, request.proposed_scope,
+                                      unscoped=unscoped_reason(request.tool, request.arguments))
             self.scope_row.granted.connect(
                 lambda scope: self.decide(ApprovalDecision.allow_always(scope)))
+            self.scope_row.changed.connect(self._scope_changed)
             layout.addWidget(self.scope_row)
+            self._scope_changed()
         self.outcome_label = plain_label()
         self.outcome_label.setObjectName("toolCardMeta")
         self.outcome_label.hide()
         layout.addWidget(self.outcome_label)
+
+    def _scope_changed(self) -> None:
+        row = self.scope_row
+        if row is None or self.pending.done:
+            return
+        self.allow_always_button.setEnabled(row.problem() is None)
+        self.allow_always_button.setToolTip(plain_tooltip(
+            always_tooltip(self.request.tool, row.scope(), row.unscoped)))
+
+    def _allow_always(self) -> None:
+        if self.scope_row is None:
+            self.decide(ApprovalDecision.allow_always())
+        elif self.scope_row.problem() is None:  # (never the whole tool)
+            self.decide(ApprovalDecision.allow_always(self.scope_row.scope()))
 
     @staticmethod
     def _heading(text: str) -> QLabel:
@@ -371,5 +390,7 @@ def approval_css(c: dict[str, str]) -> str:
 #codeView {{ background: {c['code_bg']}; border: 1px solid {c['border']}; border-radius: 6px; }}
 QPushButton#denyButton {{ color: {c['error']}; }}
 QLineEdit#scopeEdit[invalid="true"] {{ border: 1px solid {c['error']}; }}
+QLabel#scopeMeaning {{ color: {c['muted']}; }}
+QLabel#scopeMeaning[invalid="true"] {{ color: {c['error']}; }}
 QPushButton#denyButton:disabled, QPushButton:disabled {{ color: {c['muted']}; }}
 """

@@ -58,6 +58,9 @@ def summarize_result(result: ToolResultPart, limit: int = 90) -> str:
         return retrieved
     if isinstance(data, dict):
         error = data.get("error")
+        special = _special_summary(error) if isinstance(error, dict) else None
+        if special:  # a command that failed: its exit code and last line
+            return summarize_arguments(json.dumps(special), limit)
         if isinstance(error, dict) and error.get("message"):
             return summarize_arguments(json.dumps(str(error["message"])), limit)
         value = data.get("result")
@@ -115,6 +118,7 @@ def result_html(result: ToolResultPart) -> str:
     if isinstance(error, dict):
         out = plain_html(str(error.get("message", "")), c["error"])
         rest = {k: v for k, v in error.items() if k not in ("message", "code")}
+        out += _streams_html(rest)  # (a failed command's output)
         return out + (json_html(rest) if rest else "")
     value = data.get("result", data)
     if not isinstance(value, dict):
@@ -124,17 +128,24 @@ def result_html(result: ToolResultPart) -> str:
     if isinstance(rest.get("diff"), str):
         out += (heading_html(QCoreApplication.translate("ToolCallText", "Diff"))
                 + diff_html(rest.pop("diff")))
-    for stream in ("stdout", "stderr"):
-        if isinstance(rest.get(stream), str):
-            text = rest.pop(stream)
-            if text:
-                out += heading_html(stream) + plain_html(text)
+    out += _streams_html(rest)
     if isinstance(rest.get("text"), str) and len(rest) == 1:
         return out + plain_html(rest["text"])
     return out + (json_html(rest) if rest or not out else "")
 
 
+def _streams_html(rest: dict[str, Any]) -> str:
+    """stdout and stderr (taken out of ``rest``) as plain text under their names."""
+    out = ""
+    for stream in ("stdout", "stderr"):
+        if isinstance(rest.get(stream), str):
+            text = rest.pop(stream)
+            if text:
+                out += heading_html(stream) + plain_html(text)
+    return out
+
+
 def result_has_output(result: ToolResultPart) -> bool:
     data = _parse(result.content)
-    value = data.get("result") if isinstance(data, dict) else None
+    value = (data.get("result") or data.get("error")) if isinstance(data, dict) else None
     return isinstance(value, dict) and ("stdout" in value or "stderr" in value)

@@ -252,3 +252,31 @@ def test_a_countdown_that_gets_shorter_brings_cancel_back_beside_it(
     show_at(status, width)
     assert status.height() < stacked and cut_or_overlapping(status) == []
     assert status.label.geometry().center().y() == status.cancel_button.geometry().center().y()
+
+
+def test_always_allow_in_the_status_bar_grants_the_proposed_scope_or_nothing(
+    qtbot: Any, qt_loop: qasync.QEventLoop,
+) -> None:
+    from desktop.tools.approval import ApprovalDecision
+
+    def pending_for(command: str, scope: str) -> PendingApproval:
+        return PendingApproval(ApprovalRequest(
+            tool="run_command", call_id="c1", arguments={"command": command},
+            preview=ApprovalPreview("command", command), proposed_scope=scope,
+            always_needs_scope=True), qt_loop.create_future())
+
+    status = TurnStatus()
+    qtbot.addWidget(status)
+    shell = pending_for("ls; rm -rf build", "")
+    status.show_approval(shell)
+    always = status.approval_buttons["allow_always"]
+    assert not always.isEnabled() and "shell syntax" in always.toolTip()
+    status.decide("allow_always")
+    assert not shell.done
+    status.decide("deny")
+    assert shell._future.result().kind == "deny"
+    scoped = pending_for("git log --oneline", "git log")
+    status.show_approval(scoped)
+    assert always.isEnabled() and "“git log” runs without asking" in always.toolTip()
+    qtbot.mouseClick(always, Qt.MouseButton.LeftButton)
+    assert scoped._future.result() == ApprovalDecision.allow_always("git log")

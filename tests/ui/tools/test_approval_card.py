@@ -156,8 +156,10 @@ def test_always_allow_persists_and_revoking_asks_again(
     finish(qtbot, window, lambda: qtbot.mouseClick(card.allow_always_button,
                                                    Qt.MouseButton.LeftButton))
     assert notes.read_text() == "alpha\ngamma\n"
-    assert ctx.grants.has("edit_file")
-    assert [g.tool for g in JsonGrantStore(ctx.grants.path).list()] == ["edit_file"]
+    # (a file at the workspace root: the grant is for that file, not "*")
+    assert not ctx.grants.has("edit_file")
+    assert [(g.tool, g.scope) for g in JsonGrantStore(ctx.grants.path).list()] == [
+        ("edit_file", "notes.txt")]
 
     # A second call runs without asking
     second = json.dumps({"path": "notes.txt", "old_string": "alpha", "new_string": "omega"})
@@ -175,8 +177,8 @@ def test_always_allow_persists_and_revoking_asks_again(
     assert isinstance(dialog, ToolsDialog) and dialog.isVisible()
     assert dialog.grants_table.rowCount() == 1
     assert cell(dialog.grants_table, 0, 0).text() == "edit_file"
-    qtbot.mouseClick(dialog.revoke_buttons["edit_file"], Qt.MouseButton.LeftButton)
-    assert not ctx.grants.has("edit_file")
+    assert cell(dialog.grants_table, 0, 1).text() == "notes.txt"
+    qtbot.mouseClick(dialog.revoke_buttons["edit_file notes.txt"], Qt.MouseButton.LeftButton)
     assert JsonGrantStore(ctx.grants.path).list() == []
     assert dialog.grants_table.rowCount() == 0 and dialog.no_grants.isVisibleTo(dialog)
     dialog.reject()
@@ -356,3 +358,64 @@ def test_command_url_and_argument_previews(qtbot: Any, qt_loop: qasync.QEventLoo
     assert mcp.source_label.text() == "MCP server “github”"
     assert mcp.arguments_toggle is None  # the preview is the arguments
     assert '"title": "Bug"' in mcp.preview_view.toPlainText()
+
+
+def test_always_allow_grants_only_the_scope_it_shows(
+        qtbot: Any, qt_loop: qasync.QEventLoop) -> None:
+    """With the scope box empty (and red), Always allow granted every command in every
+    chat. Now it grants exactly the scope shown, and is disabled, with the reason, when
+    there is none."""
+    from desktop.chat.approvals import PendingApproval
+    from desktop.tools.approval import ApprovalPreview, ApprovalRequest
+    from desktop.tools.grant_scopes import proposed_scope
+
+    def card_for(tool: str, args: dict[str, str], kind: str = "command"
+                 ) -> tuple[ApprovalCard, PendingApproval]:
+        text = args.get("command") or args.get("path") or ""
+        request = ApprovalRequest(
+            tool=tool, call_id="c1", arguments=args,
+            preview=ApprovalPreview(kind, text),  # type: ignore[arg-type]
+            proposed_scope=proposed_scope(tool, args), always_needs_scope=True)
+        pending = PendingApproval(request, qt_loop.create_future())
+        card = ApprovalCard(pending)
+        qtbot.addWidget(card)
+        return card, pending
+
+    shell, pending = card_for("run_command", {"command": "ls; rm -rf build"})
+    row = shell.scope_row
+    assert row is not None and row.scope() == ""
+    assert row.edit.property("invalid") is True
+    assert not shell.allow_always_button.isEnabled()
+    assert "shell syntax" in shell.allow_always_button.toolTip()  # (why the call has none)
+    assert "cannot be always allowed" in row.meaning.text()
+    shell.allow_always_button.click()
+    qtbot.keyClick(row.edit, Qt.Key.Key_Return)
+    assert not pending.done  # nothing granted, nothing decided
+    qtbot.keyClicks(row.edit, "ls; rm -rf build")
+    assert not shell.allow_always_button.isEnabled()
+    assert "shell syntax" in shell.allow_always_button.toolTip()
+
+    sed, pending = card_for("run_command", {"command": "sed -n 1p a.txt"})
+    row = sed.scope_row
+    assert row is not None and row.edit.text() == "sed"
+    assert sed.allow_always_button.isEnabled()
+    assert "“sed” runs without asking" in row.meaning.text()
+    assert "read-only options" in sed.allow_always_button.toolTip()
+    row.edit.clear()
+    assert not sed.allow_always_button.isEnabled()
+    qtbot.keyClicks(row.edit, "npm test")
+    assert "Exactly the command “npm test”" in row.meaning.text()
+    qtbot.mouseClick(sed.allow_always_button, Qt.MouseButton.LeftButton)
+    assert pending.done
+    assert pending._future.result() == ApprovalDecision.allow_always("npm test")
+    assert sed.outcome_label.text() == "Always allowed within npm test …"
+
+    root_file, _ = card_for("edit_file", {"path": "README.md"}, "diff")
+    assert root_file.scope_row is not None
+    assert root_file.scope_row.edit.text() == "README.md"  # not "*"
+    assert root_file.scope_row.caption.text() == "Always allow for paths matching"
+    git, _ = card_for("write_file", {"path": ".git/config"}, "diff")
+    assert git.scope_row is not None and not git.allow_always_button.isEnabled()
+    qtbot.keyClicks(git.scope_row.edit, ".git/*")
+    assert not git.allow_always_button.isEnabled()
+    assert ".git" in git.allow_always_button.toolTip()

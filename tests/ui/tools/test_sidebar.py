@@ -81,6 +81,32 @@ def test_run_command_output_appears_live(
     assert not card.output_view.isVisibleTo(card)
 
 
+def test_a_command_that_exits_non_zero_is_a_failed_call(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    """It used to show "✓ succeeded" for exit code 2; the model still gets the output."""
+    window, _workspace = window_with_workspace(qtbot, open_ctx, fake_server, tmp_path,
+                                               run_command="allow")
+    command = "echo partial output; echo 'no such file' >&2; exit 2"
+    fake_server.enqueue_tool_calls([("run_command", json.dumps({"command": command}))],
+                                   ids=["cmd"])
+    fake_server.enqueue_text("It failed.")
+    with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
+        start(qtbot, window, "Run it")
+    card = window.sidebar.cards["cmd"]
+    assert card.status == "failed"
+    assert card.status_label.text() == "✗ failed"
+    assert "exit 2" in card.meta_label.text()
+    card.expand.click()
+    details = card.details.toPlainText()
+    assert "partial output" in details and "no such file" in details
+    [sent] = tool_contents(fake_server, 1)
+    error = json.loads(sent)["error"]
+    assert error["exit_code"] == 2 and error["stdout"] == "partial output\n"
+    assert error["stderr"] == "no such file\n"
+
+
 def test_cancel_a_running_call(
     qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
     open_ctx: Callable[..., AppContext], tmp_path: Path,

@@ -85,7 +85,7 @@ def test_grants_listed_revoked_and_chat_grants_forgotten(
 ) -> None:
     ctx = open_ctx()
     add_provider(ctx, fake_server)
-    ctx.grants.add("run_command")
+    ctx.grants.add("run_command", scope="git log")
     ctx.grants.add("github__create_issue", source="github")
     window = make_window(qtbot, ctx)
     window.controller.chat_grants().add("write_file")
@@ -94,7 +94,7 @@ def test_grants_listed_revoked_and_chat_grants_forgotten(
     assert cell(dialog.grants_table, 1, 1).text() == "All calls"
     assert cell(dialog.grants_table, 1, 2).text() == "MCP: github"
     assert dialog.chat_label.text() == "Allowed for this chat: write_file"
-    qtbot.mouseClick(dialog.revoke_buttons["run_command"], Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dialog.revoke_buttons["run_command git log"], Qt.MouseButton.LeftButton)
     assert [g.tool for g in ctx.grants.list()] == ["github__create_issue"]
     assert "run_command will ask again" in dialog.message.text()
     assert dialog.grants_table.rowCount() == 1
@@ -115,14 +115,14 @@ def test_scoped_grants_and_what_tools_may_reach(
     ctx = open_ctx()
     add_provider(ctx, fake_server)
     ctx.grants.add("run_command", scope="git status")
-    ctx.grants.add("run_command")
+    ctx.grants.add("run_command", scope="npm test")
     window = make_window(qtbot, ctx)
     dialog = open_dialog(window)
     scopes = {cell(dialog.grants_table, r, 1).text() for r in range(2)}
-    assert scopes == {"git status", "All calls"}
+    assert scopes == {"git status", "npm test"}
     qtbot.mouseClick(dialog.revoke_buttons["run_command git status"],
                      Qt.MouseButton.LeftButton)
-    assert [(g.tool, g.scope) for g in ctx.grants.list()] == [("run_command", "")]
+    assert [(g.tool, g.scope) for g in ctx.grants.list()] == [("run_command", "npm test")]
     fields = dialog.trust_fields
     fields.hosts_edit.setText("127.0.0.1, nas.local  .corp.example,10.0.0.0/8, http://x/")
     fields.env_edit.setText("JAVA_HOME NODE_*")
