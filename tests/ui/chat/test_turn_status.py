@@ -95,7 +95,7 @@ def test_an_approval_waits_inline_with_the_cards_buttons(
     fake_server.enqueue_text("Edited.")
     type_and_send(qtbot, window, "change beta")
     qtbot.waitUntil(lambda: status.kind == "approval", timeout=10000)
-    assert status.label.text() == "Waiting for your approval: edit_file"
+    assert status.label.text() == "Waiting for your approval: Edit file · Edit notes.txt"
     assert [b.text() for b in status.approval_buttons.values() if b.isVisibleTo(window)] == [
         "Allow once", "Allow for this chat", "Always allow", "Deny"]
     assert len(window.sidebar.approval_cards) == 1  # the card shows it too
@@ -252,3 +252,48 @@ def test_a_countdown_that_gets_shorter_brings_cancel_back_beside_it(
     show_at(status, width)
     assert status.height() < stacked and cut_or_overlapping(status) == []
     assert status.label.geometry().center().y() == status.cancel_button.geometry().center().y()
+
+
+def test_two_approvals_of_one_turn_both_wait_inline_in_order(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    """Issue 24.1: the second approval of a turn was lost inline (the line said
+    "running…" while it waited): each has its row and buttons, in the model's order."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    window.controller.set_workspace(str(workspace))
+    status = window.chat.turn_status
+    fake_server.enqueue_tool_calls([
+        ("write_file", json.dumps({"path": "notes.txt", "content": "hello\n"})),
+        ("run_command", json.dumps({"command": "echo done"}))])
+    fake_server.enqueue_text("Both handled.")
+    type_and_send(qtbot, window, "write and run")
+    qtbot.waitUntil(lambda: len(status.approvals) == 2, timeout=10000)
+    assert status.kind == "approval"
+    assert status.label.text() == (
+        "Waiting for your approval (1 of 2): Write file · Create notes.txt")
+    assert len(status.more_rows) == 1
+    second = status.more_rows[0]
+    assert second.isVisibleTo(window)
+    assert second.label.text() == "Also waiting (2 of 2): Run command · echo done"
+    assert [b.text() for b in second.buttons.values() if b.isVisibleTo(window)] == [
+        "Allow once", "Allow for this chat", "Always allow", "Deny"]
+    assert status.height() >= status.head.height() + second.height()  # both rows laid out
+    # the panel has both too, in the same order
+    assert [c.request.tool for c in window.sidebar.approval_cards.values()] == [
+        "write_file", "run_command"]
+    answer = window.chat.widget_for(window.controller.history[-1].id)
+    assert answer is not None and "waiting for your approval" in answer.tool_calls.text()
+    # answering the second row first leaves the first waiting, with its buttons
+    qtbot.mouseClick(second.buttons["deny"], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(status.approvals) == 1, timeout=10000)
+    assert status.label.text() == "Waiting for your approval: Write file · Create notes.txt"
+    assert status.more_rows == [] and status.approval_buttons["allow_once"].isVisibleTo(window)
+    with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
+        qtbot.mouseClick(status.approval_buttons["allow_once"], Qt.MouseButton.LeftButton)
+    assert (workspace / "notes.txt").read_text() == "hello\n"
+    assert status.kind == "" and window.sidebar.approval_cards == {}
