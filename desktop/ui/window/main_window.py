@@ -372,7 +372,11 @@ class MainWindow(QMainWindow):
     def _approval_requested(self, pending: PendingApproval) -> None:
         """A chat (maybe one in the background) waits for the user: tell the desktop
         when the window is not the one in front."""
-        self.notifier.approval_needed(pending.chat_title, pending.request.tool)
+        from desktop.ui.plain_text import shown
+        from desktop.ui.tools.tool_names import display_name
+
+        self.notifier.approval_needed(shown(pending.chat_title), display_name(
+            pending.request.tool, pending.request.source))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.ready and self.tray.hide_instead(event):  # "Keep running in the tray"
