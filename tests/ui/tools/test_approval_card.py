@@ -174,7 +174,7 @@ def test_always_allow_persists_and_revoking_asks_again(
     dialog = window.dialogs.open_tools()
     assert isinstance(dialog, ToolsDialog) and dialog.isVisible()
     assert dialog.grants_table.rowCount() == 1
-    assert cell(dialog.grants_table, 0, 0).text() == "edit_file"
+    assert cell(dialog.grants_table, 0, 0).text() == "Edit file"  # (its name for people)
     qtbot.mouseClick(dialog.revoke_buttons["edit_file"], Qt.MouseButton.LeftButton)
     assert not ctx.grants.has("edit_file")
     assert JsonGrantStore(ctx.grants.path).list() == []
