@@ -292,6 +292,7 @@ class TurnStatus(QFrame):
                               for p in waiting]
             for row in self.more_rows:
                 self._column.addWidget(row)
+                row.show()  # (made after the status was shown: not shown with it)
         for number, row in enumerate(self.more_rows, start=2):
             row.label.setText(self.tr("Also waiting ({number} of {count}): {tool}").format(
                 number=number, count=len(self.approvals), tool=approval_subject(row.pending)))

@@ -236,7 +236,7 @@ def test_stop_while_waiting_closes_the_card(
     finish(qtbot, window, lambda: qtbot.mouseClick(window.composer.send_button,
                                                    Qt.MouseButton.LeftButton))
     assert window.sidebar.approval_cards == {}
-    assert not window.sidebar.approvals_scroll.isVisibleTo(window.sidebar)
+    assert not window.sidebar.approvals_area.isVisibleTo(window.sidebar)
     assert notes.read_text() == ORIGINAL
     assert window.sidebar.cards["call_00test"].status in ("cancelled", "denied")
     assert len(fake_server.chat_requests) == 1
