@@ -6,8 +6,9 @@ Widths (of the body, in pixels at zoom 0, growing with the zoom):
 - from :data:`TOOLS_INLINE_MIN`: all three side by side, as the user sized them;
 - below it, Tool activity leaves the splitter: when switched on (the top bar's toggle,
   Ctrl+B, or Ctrl+Shift+A) it slides in at the right, beside the chat, which narrows
-  (over it only when the chat would be narrower than it can be): the chat's approval
-  buttons and the composer's Send are never under it;
+  (over it only when the chat would be narrower than it can be), the chat list going
+  to its drawer if need be: the chat's approval buttons and the composer's Send are
+  never under it;
 - below :data:`CHATS_INLINE_MIN`, the chat list leaves too: the button at the chat's
   top left (or Ctrl+Shift+L) shows it over the left of the chat; picking a chat or Esc
   hides it.
@@ -126,7 +127,7 @@ class ResponsivePanels(QWidget):
 
     def show_tools_drawer(self, shown: bool) -> None:
         self.tools_drawer.setVisible(shown)
-        self._place_drawers()  # (the chat narrows beside it, or widens again)
+        self._relayout()  # (the chat narrows beside it, or widens again)
         if shown:
             self.tools_drawer.raise_()
 
@@ -210,9 +211,14 @@ class ResponsivePanels(QWidget):
     def _relayout(self) -> None:
         scale = theme.ui_scale()
         width = self.width()
-        self._set_inline(chats=width >= CHATS_INLINE_MIN * scale,
-                         tools=width >= TOOLS_INLINE_MIN * scale)
+        tools = width >= TOOLS_INLINE_MIN * scale
+        # (Tool activity open beside the chat: the chat list leaves first, to its drawer)
+        beside = self._tools_drawer_width() if not tools and self.tools_drawer.isVisible() else 0
+        self._set_inline(chats=width - beside >= CHATS_INLINE_MIN * scale, tools=tools)
         self._place_drawers()
+
+    def _tools_drawer_width(self) -> int:
+        return min(round(DRAWER_WIDTH[1] * theme.ui_scale()), int(self.width() * 0.9))
 
     def _set_inline(self, *, chats: bool, tools: bool) -> None:
         if self._chats_inline and self._tools_inline and (not chats or not tools):
@@ -247,7 +253,7 @@ class ResponsivePanels(QWidget):
         scale = theme.ui_scale()
         rect = self.rect()
         chats_w = min(round(DRAWER_WIDTH[0] * scale), int(rect.width() * 0.85))
-        tools_w = min(round(DRAWER_WIDTH[1] * scale), int(rect.width() * 0.9))
+        tools_w = self._tools_drawer_width()
         # Beside the chat when the chat keeps its minimum width and the drawer a
         # readable one; else over the chat (a huge zoom in a small window)
         room = rect.width() - self.splitter.minimumSizeHint().width()

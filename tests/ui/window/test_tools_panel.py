@@ -132,6 +132,10 @@ def test_narrow_windows_keep_the_inline_buttons_and_send_uncovered(
         assert panels.tools_drawer.isVisible() and window.sidebar.approval_cards
         window.chat.scroll_to_bottom()
         drawer = panels.tools_drawer.geometry()
+        # the chat list went to its drawer: the chat has all the rest of the width
+        assert not panels.chats_inline() and not panels.chats_drawer.isVisible()
+        assert _in(window.chat_pane, panels).right() < drawer.left()
+        assert window.chat_pane.width() >= drawer.left() - 10
         buttons = [*status.approval_buttons.values(),
                    *status.more_rows[0].buttons.values(), window.composer.send_button]
         for button in buttons:
