@@ -83,12 +83,12 @@ def details_html(calls: list[ToolCallPart], results: dict[str, ToolResultPart],
     """Each call: its name, status, arguments and result; ``full``: the calls shown
     whole (the others have a "Show all" link, ``full:<index>``, when cut short)."""
     full = full or set()
-    tr = QCoreApplication.translate
     rows: list[str] = []
     for index, call in enumerate(calls):
         whole = call.id in full
         result = results.get(call.id)
-        status = result.status if result is not None else tr("ToolCallsInline", "running")
+        status = (result.status if result is not None
+                  else QCoreApplication.translate("ToolCallsInline", "running"))
         arguments, cut = pretty(call.arguments, full=whole)
         rows.append(f"<p style='margin-top:6px'><b>{html.escape(display_name(call.name))}</b> "
                     f"<i>({html.escape(status)})</i></p>{_code(arguments)}")
@@ -97,8 +97,8 @@ def details_html(calls: list[ToolCallPart], results: dict[str, ToolResultPart],
             cut = cut or result_cut
             rows.append(f"<p style='margin:4px 0 0 0'>→</p>{_code(content)}")
         if cut or whole:
-            link = tr("ToolCallsInline", "Show less") if whole else tr("ToolCallsInline",
-                                                                        "Show all")
+            link = (QCoreApplication.translate("ToolCallsInline", "Show less") if whole
+                    else QCoreApplication.translate("ToolCallsInline", "Show all"))
             rows.append(f"<p style='margin:2px 0 0 0'><a href='full:{index}'>"
                         f"{html.escape(link)}</a></p>")
     return "".join(rows)

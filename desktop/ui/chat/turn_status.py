@@ -72,16 +72,15 @@ def approval_subject(pending: PendingApproval) -> str:
 def add_approval_buttons(row: WrapRow, decide: Callable[[str], None]) -> dict[str, QPushButton]:
     """Allow once, Allow for this chat, Always allow and Deny, added to ``row``."""
     buttons: dict[str, QPushButton] = {}
-    tr = QCoreApplication.translate
     for kind, text, tip in (
-            ("allow_once", tr("TurnStatus", "Allow once"),
-             tr("TurnStatus", "Run this call now; ask again next time")),
-            ("allow_chat", tr("TurnStatus", "Allow for this chat"),
-             tr("TurnStatus", "Do not ask again in this chat")),
-            ("allow_always", tr("TurnStatus", "Always allow"),
-             tr("TurnStatus", "Never ask again, in any chat")),
-            ("deny", tr("TurnStatus", "Deny"),
-             tr("TurnStatus", "Do not run it; the assistant is told"))):
+            ("allow_once", QCoreApplication.translate("TurnStatus", "Allow once"),
+             QCoreApplication.translate("TurnStatus", "Run this call now; ask again next time")),
+            ("allow_chat", QCoreApplication.translate("TurnStatus", "Allow for this chat"),
+             QCoreApplication.translate("TurnStatus", "Do not ask again in this chat")),
+            ("allow_always", QCoreApplication.translate("TurnStatus", "Always allow"),
+             QCoreApplication.translate("TurnStatus", "Never ask again, in any chat")),
+            ("deny", QCoreApplication.translate("TurnStatus", "Deny"),
+             QCoreApplication.translate("TurnStatus", "Do not run it; the assistant is told"))):
         button = QPushButton(text)
         button.setToolTip(tip)
         if kind == "allow_once":
