@@ -9,8 +9,6 @@ no reason to lay out their results), and rebuilt when a result arrives.
 from __future__ import annotations
 
 import html
-import json
-from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QLabel, QToolButton, QVBoxLayout, QWidget
@@ -18,10 +16,10 @@ from PySide6.QtWidgets import QLabel, QToolButton, QVBoxLayout, QWidget
 from desktop.core.messages import ToolCallPart, ToolResultPart
 from desktop.ui.icons import icon_size, set_icon
 from desktop.ui.plain_text import button_text, shown_html
+from desktop.ui.tools.json_text import shorten_json
 from desktop.ui.tools.tool_names import display_name, names_text
 
-VALUE_CHARS = 240  # a longer string value is cut short until "Show all"
-PREVIEW_CHARS = 1_200  # a text that is not JSON, likewise
+VALUE_CHARS = 240  # a longer string value is cut short until "Show all" (other text: 5×)
 FULL_CHARS = 100_000  # "Show all" shows this much at most
 
 
@@ -44,33 +42,10 @@ def summary(calls_text: str, calls: list[ToolCallPart],
     return f"{calls_text} · {names} · {state}"
 
 
-def _shorten(value: Any, limit: int) -> tuple[Any, bool]:
-    """``value`` with every string longer than ``limit`` cut short; whether any was."""
-    if isinstance(value, str):
-        if len(value) <= limit:
-            return value, False
-        more = QCoreApplication.translate("ToolCallsInline", "{count} more characters").format(
-            count=len(value) - limit)
-        return f"{value[:limit]}… [{more}]", True
-    if isinstance(value, dict):
-        pairs = [(k, _shorten(v, limit)) for k, v in value.items()]
-        return {k: v for k, (v, _) in pairs}, any(cut for _, (_, cut) in pairs)
-    if isinstance(value, list):
-        items = [_shorten(v, limit) for v in value]
-        return [v for v, _ in items], any(cut for _, cut in items)
-    return value, False
-
-
 def pretty(text: str, *, full: bool = False) -> tuple[str, bool]:
     """JSON ``text`` indented, long values cut short unless ``full`` (other text as it
     is, cut short too); whether anything was cut."""
-    try:
-        data = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError:
-        limit = FULL_CHARS if full else PREVIEW_CHARS
-        return (text, False) if len(text) <= limit else (text[:limit] + " …", True)
-    shortened, cut = _shorten(data, FULL_CHARS if full else VALUE_CHARS)
-    return json.dumps(shortened, indent=2, ensure_ascii=False), cut
+    return shorten_json(text, FULL_CHARS if full else VALUE_CHARS, indent=2)
 
 
 def _code(text: str) -> str:

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import html
 import time
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QRectF, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QRectF, Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import (
     QFrame,
@@ -33,6 +34,7 @@ from desktop.ui.tools.approval_card import (
     monospace_font,
     preview_html,
 )
+from desktop.ui.tools.json_text import shorten_json
 from desktop.ui.tools.tool_call_text import (
     format_duration,
     result_has_output,
@@ -55,6 +57,8 @@ STATUS_TEXT = {
 ACTIVE = frozenset({"pending", "awaiting_approval", "running"})
 MAX_OUTPUT_CHARS = 200_000
 MAX_IMAGES = 8
+PANEL_VALUE_CHARS = 2_000  # a longer string value in the details: cut short until Show all
+FULL_VALUE_CHARS = 200_000  # ... and after
 THUMB = 160
 
 
@@ -154,6 +158,8 @@ class ToolCallCard(QFrame):
         cancel_row.addWidget(self.cancel_button)
         layout.addLayout(cancel_row)
         self.details = CodeView(320)
+        self.full = False  # the details' long values shown whole
+        self.details.anchorClicked.connect(self._show_full)
         self.details.setAccessibleName(self.tr("Details of {tool}").format(tool=self.tool_name))
         self.details.hide()
         layout.addWidget(self.details)
@@ -236,15 +242,29 @@ class ToolCallCard(QFrame):
     # -- details -----------------------------------------------------------------------------
 
     def details_html(self) -> str:
-        parts = [heading_html(self.tr("Arguments")), json_html(self.call.arguments)]
+        """Arguments, preview and result; string values longer than PANEL_VALUE_CHARS
+        cut short until "Show all" (a link, ``full``)."""
+        limit = FULL_VALUE_CHARS if self.full else PANEL_VALUE_CHARS
+        arguments, cut = shorten_json(self.call.arguments, limit)
+        parts = [heading_html(self.tr("Arguments")), json_html(arguments)]
         has_diff = self.result is not None and '"diff"' in self.result.content
         if self.preview is not None and not has_diff and (
                 self.preview.kind == "diff" or self.result is None):
             parts += [heading_html(self.tr("Preview")), preview_html(self.preview)]
         if self.result is not None:
+            content, result_cut = shorten_json(self.result.content, limit)
+            cut = cut or result_cut
+            shown_result = self.result.model_copy(update={"content": content})
             parts += [heading_html(self.tr("Result · {status}").format(status=self.result.status)),
-                      result_html(self.result)]
+                      result_html(shown_result)]
+        if cut or self.full:
+            link = self.tr("Show less") if self.full else self.tr("Show all")
+            parts.append(f"<p><a href='full'>{html.escape(link)}</a></p>")
         return "".join(parts)
+
+    def _show_full(self, _link: QUrl) -> None:
+        self.full = not self.full
+        self._fill_details()
 
     def _fill_details(self) -> None:
         bar = self.details.verticalScrollBar()

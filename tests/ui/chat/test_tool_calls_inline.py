@@ -88,3 +88,25 @@ def test_tool_names_and_hidden_characters_in_the_line_and_details() -> None:
     shown = plain(details_html(calls, results))
     assert "ls <U+202E>exe" in shown and "my<U+200B>tool" in shown
     assert "\u202e" not in shown and "\u200b" not in shown
+
+
+def test_the_panels_details_cut_long_values_until_show_all(qtbot: Any) -> None:
+    from PySide6.QtCore import QUrl
+
+    from desktop.ui.tools.tool_card import ToolCallCard
+
+    text = "line of text\n" * 400
+    card = ToolCallCard(ToolCallPart(id="1", name="write_file",
+                                     arguments=json.dumps({"path": "a.txt", "content": text})),
+                        "m1")
+    qtbot.addWidget(card)
+    card.finish(ToolResultPart(tool_call_id="1", name="write_file",
+                               content=json.dumps({"result": {"path": "a.txt", "bytes": 5200}})))
+    card.expand.setChecked(True)
+    shown = card.details.toPlainText()
+    assert '"path": "a.txt"' in shown and "more characters]" in shown and "Show all" in shown
+    assert text.strip() not in shown
+    card.details.anchorClicked.emit(QUrl("full"))
+    shown = card.details.toPlainText()
+    assert "Show less" in shown and "more characters]" not in shown
+    assert json.dumps(text)[1:-1] in shown  # the whole value (in JSON, its \n escaped)
