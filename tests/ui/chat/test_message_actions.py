@@ -138,7 +138,7 @@ def test_tool_calls_expand_inline(
     send(qtbot, window, "read notes")
     answer = widget(window, 1)
     calls = answer.tool_calls
-    assert calls.text() == "▸ 1 tool call · read_file · done"
+    assert calls.text() == "▸ 1 tool call · Read file · done"
     height = answer.height()
     qtbot.mouseClick(calls.toggle, Qt.MouseButton.LeftButton)
     assert calls.details is not None and calls.details.isVisibleTo(answer)
