@@ -9,9 +9,10 @@ no reason to lay out their results), and rebuilt when a result arrives.
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtWidgets import QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QToolButton, QVBoxLayout, QWidget
 
 from desktop.core.messages import ToolCallPart, ToolResultPart
 from desktop.ui.icons import icon_size, set_icon
@@ -19,8 +20,12 @@ from desktop.ui.plain_text import button_text, shown_html
 from desktop.ui.tools.json_text import shorten_json
 from desktop.ui.tools.tool_names import display_name, names_text
 
+if TYPE_CHECKING:
+    from desktop.ui.tools.approval_card import CodeView
+
 VALUE_CHARS = 240  # a longer string value is cut short until "Show all" (other text: 5×)
 FULL_CHARS = 100_000  # "Show all" shows this much at most
+DETAILS_HEIGHT = 420  # px: taller details scroll
 
 
 def summary(calls_text: str, calls: list[ToolCallPart],
@@ -97,7 +102,7 @@ class ToolCallsInline(QWidget):
         self.toggle.setCursor(Qt.CursorShape.PointingHandCursor)
         self.toggle.toggled.connect(self._on_toggled)
         column.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
-        self.details: QLabel | None = None
+        self.details: CodeView | None = None
         self._calls: list[ToolCallPart] = []
         self._results: dict[str, ToolResultPart] = {}
         self.waiting: set[str] = set()  # call ids waiting for the user's approval
@@ -112,7 +117,7 @@ class ToolCallsInline(QWidget):
         self.toggle.setText(button_text(("▾ " if self.toggle.isChecked() else "▸ ") + summary(
             self.tr("%n tool calls", "", len(calls)), calls, results, waiting)))
         if self.details is not None and self.details.isVisible():
-            self.details.setText(details_html(calls, results, self.full))
+            self.details.setHtml(details_html(calls, results, self.full))
         self.show()
 
     def set_waiting(self, call_id: str, waiting: bool) -> None:
@@ -135,22 +140,27 @@ class ToolCallsInline(QWidget):
         if 0 <= index < len(self._calls):
             self.full ^= {self._calls[index].id}
             self.show_calls(self._calls, self._results)
-            self.toggled.emit()
+            self._resized()
 
     def _on_toggled(self, expanded: bool) -> None:
         if expanded and self.details is None:
-            self.details = QLabel()
+            from desktop.ui.tools.approval_card import CodeView
+
+            # (a text view, not a label: a long value without spaces wraps anywhere
+            # instead of running off the edge; taller than DETAILS_HEIGHT, it scrolls)
+            self.details = CodeView(DETAILS_HEIGHT)
             self.details.setObjectName("toolDetails")
-            self.details.setWordWrap(True)
-            self.details.setTextFormat(Qt.TextFormat.RichText)
-            self.details.setOpenExternalLinks(False)
-            self.details.setTextInteractionFlags(
-                Qt.TextInteractionFlag.TextSelectableByMouse
-                | Qt.TextInteractionFlag.LinksAccessibleByMouse
-                | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
-            self.details.linkActivated.connect(self._on_link)
+            self.details.setAccessibleName(self.tr("Tool call details"))
+            self.details.anchorClicked.connect(lambda url: self._on_link(url.toString()))
+            layout = self.details.document().documentLayout()
+            layout.documentSizeChanged.connect(self._resized)  # (after the view's own fit)
             self._column.addWidget(self.details)
         if self.details is not None:
             self.details.setVisible(expanded)
         self.show_calls(self._calls, self._results)
+        self._resized()
+
+    def _resized(self, *_args: object) -> None:
+        """Taller or shorter: measured again now (the chat asks at once)."""
+        self._column.invalidate()
         self.toggled.emit()

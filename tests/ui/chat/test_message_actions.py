@@ -142,7 +142,8 @@ def test_tool_calls_expand_inline(
     height = answer.height()
     qtbot.mouseClick(calls.toggle, Qt.MouseButton.LeftButton)
     assert calls.details is not None and calls.details.isVisibleTo(answer)
-    assert "notes.txt" in calls.details.text() and "Fix bug 412" in calls.details.text()
+    details = calls.details.toPlainText()
+    assert "notes.txt" in details and "Fix bug 412" in details
     qtbot.waitUntil(lambda: widget(window, 1).height() > height)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import qasync
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QTextDocument
 
 from desktop.app import AppContext
@@ -58,14 +58,20 @@ def test_anthropic_arguments_reach_the_inline_details_pretty_and_cut_short(
     assert "Read file" in line.text() and "read_file" not in line.text()
     qtbot.mouseClick(line.toggle, Qt.MouseButton.LeftButton)
     assert line.details is not None and line.details.isVisible()
-    shown = plain(line.details.text())
+    details = line.details
+    assert details.height() > 100  # the answer's block grew to hold them, not cut them
+    qtbot.waitUntil(lambda: line.height() >= details.height() + line.toggle.height())
+    shown = line.details.toPlainText()
     # not "{}", and not on one line
     assert '{\n  "files": [\n    {\n      "path": "notes.txt"\n    }\n  ]\n}' in shown
     assert "more characters]" in shown and "Show all" in shown
     assert ("word " * 400).strip() not in shown
-    line.details.linkActivated.emit("full:0")  # "Show all"
-    shown = plain(line.details.text())
+    line.details.anchorClicked.emit(QUrl("full:0"))  # "Show all"
+    shown = line.details.toPlainText()
     assert ("word " * 400).strip() in shown and "Show less" in shown
+    # a long value wraps inside the view (none runs off its right edge)
+    document = line.details.document()
+    assert document.idealWidth() <= line.details.viewport().width()
 
 
 def test_pretty_json_and_cut_values() -> None:
@@ -91,8 +97,6 @@ def test_tool_names_and_hidden_characters_in_the_line_and_details() -> None:
 
 
 def test_the_panels_details_cut_long_values_until_show_all(qtbot: Any) -> None:
-    from PySide6.QtCore import QUrl
-
     from desktop.ui.tools.tool_card import ToolCallCard
 
     text = "line of text\n" * 400
