@@ -297,3 +297,26 @@ def test_two_approvals_of_one_turn_both_wait_inline_in_order(
         qtbot.mouseClick(status.approval_buttons["allow_once"], Qt.MouseButton.LeftButton)
     assert (workspace / "notes.txt").read_text() == "hello\n"
     assert status.kind == "" and window.sidebar.approval_cards == {}
+
+
+def test_approvals_arriving_out_of_order_wait_in_the_models_order(
+    qtbot: Any, qt_loop: qasync.QEventLoop,
+) -> None:
+    """Calls of one turn run at once: the second's approval can come first."""
+    status = TurnStatus()
+    qtbot.addWidget(status)
+    status.order = {"call-1": 0, "call-2": 1}.__getitem__
+    second = ApprovalRequest("run_command", "call-2", {}, ApprovalPreview("command", "ls"))
+    first = ApprovalRequest("edit_file", "call-1", {}, ApprovalPreview("diff", "", "Edit a"))
+    status.show_approval(PendingApproval(second, qt_loop.create_future()))
+    status.show_approval(PendingApproval(first, qt_loop.create_future()))
+    status.show_approval(PendingApproval(first, qt_loop.create_future()))  # (shown again)
+    assert [p.request.call_id for p in status.approvals] == ["call-1", "call-2"]
+    assert status.label.text() == "Waiting for your approval (1 of 2): Edit file · Edit a"
+    assert [r.label.text() for r in status.more_rows] == [
+        "Also waiting (2 of 2): Run command · ls"]
+    status.approval_closed("call-1")
+    assert status.label.text() == "Waiting for your approval: Run command · ls"
+    assert status.more_rows == [] and status.kind == "approval"
+    status.approval_closed("call-2")
+    assert status.kind == "" and status.isHidden()

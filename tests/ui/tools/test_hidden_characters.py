@@ -119,3 +119,27 @@ def test_the_mcp_dialog_lists_a_backwards_tool_name_as_it_is(
         assert not any("\u202e" in n for n in names)
     finally:
         stop_servers(qtbot, window)
+
+
+def test_a_servers_question_shows_them_and_answers_with_the_values_sent(
+    qtbot: Any, qt_loop: qasync.QEventLoop,
+) -> None:
+    from PySide6.QtWidgets import QComboBox, QLabel
+
+    from desktop.chat.server_questions import PendingQuestion
+    from desktop.tools.mcp.server_requests import ElicitationAnswer, ElicitationRequest
+    from desktop.ui.tools.server_question_card import ServerQuestionCard
+
+    schema = {"type": "object", "properties": {
+        "file": {"type": "string", "enum": ["a.txt", "\u202etxt.exe"], "default": "\u202etxt.exe"}}}
+    request = ElicitationRequest("srv\u200b", "Open \u202etxt.exe?", schema)
+    question = PendingQuestion("q1", "elicitation", request, "chat-1", "My chat",
+                               _future=qt_loop.create_future())
+    card = ServerQuestionCard(question)
+    qtbot.addWidget(card)
+    texts = [label.text() for label in card.findChildren(QLabel)]
+    assert "Open <U+202E>txt.exe?" in texts and "MCP server srv<U+200B> asks" in texts
+    combo = card.fields["file"]
+    assert isinstance(combo, QComboBox) and combo.currentText() == "<U+202E>txt.exe"
+    card.submit()
+    assert question._future.result() == ElicitationAnswer("accept", {"file": "\u202etxt.exe"})
