@@ -18,6 +18,7 @@ from desktop.storage.database import Database
 from desktop.tools.registry import Tool, ToolContext
 
 NAME = "search_knowledge"
+TITLE = "Search knowledge"  # shown to people (translated in the window)
 DEFAULT_TOP_K = 8
 MAX_TOP_K = 30
 
@@ -70,7 +71,7 @@ def search_knowledge_tool(db: Database, bases: Sequence[str],
         return {"query": query, "knowledge_bases": names, "results": results}
 
     return Tool(
-        name=NAME,
+        name=NAME, title=TITLE,
         description=(
             f"Search the user's documents (knowledge base {', '.join(names)}) for passages "
             "relevant to a query; returns the best passages first, each with its file path "

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 WINDOW_STATE_KEY = "window"
+TOOLS_PANEL_KEY = "tools_panel_chosen"  # the user's choice for Tool activity
 _APP_SETTINGS_KEY = "app"  # desktop.storage.settings_store.APP_SETTINGS_KEY
 THEMES = ("system", "light", "dark", "high_contrast")
 
@@ -27,11 +28,13 @@ class WindowState:
     __slots__ = ("geometry", "language", "sidebar_visible", "splitter", "theme", "zoom")
 
     def __init__(self, theme: str = "system", geometry: str | None = None,
-                 splitter: list[int] | None = None, sidebar_visible: bool = True,
+                 splitter: list[int] | None = None, sidebar_visible: bool | None = None,
                  zoom: int = 0) -> None:
         self.theme = theme  #: "system", "light", "dark" or "high_contrast" (app settings)
         self.geometry = geometry  #: base64 of QWidget.saveGeometry()
         self.splitter = splitter or []  #: sessions | chat | tool activity widths
+        #: Tool activity as the user last chose it: shown (True), hidden (False), or
+        #: never chosen (None: it starts hidden and opens by itself when a tool runs)
         self.sidebar_visible = sidebar_visible
         self.zoom = zoom  #: chat text zoom, in steps of 10 %
         self.language = ""  #: the interface language ("" = the system's; app settings)
@@ -40,7 +43,7 @@ class WindowState:
         """The value stored under :data:`WINDOW_STATE_KEY` (the theme lives in the app
         settings, not here)."""
         return {"geometry": self.geometry, "splitter": self.splitter,
-                "sidebar_visible": self.sidebar_visible, "zoom": self.zoom}
+                TOOLS_PANEL_KEY: self.sidebar_visible, "zoom": self.zoom}
 
 
 def read_window_state(db_path: Path) -> WindowState:
@@ -69,14 +72,16 @@ def parse_window_state(app_settings: object, window: object) -> WindowState:
     theme = app.get("theme")
     geometry = state.get("geometry")
     splitter = state.get("splitter")
-    sidebar = state.get("sidebar_visible")
+    # (not the former "sidebar_visible": saved on every close, it was no choice the user
+    # made, and it kept the panel open by default)
+    sidebar = state.get(TOOLS_PANEL_KEY)
     zoom = state.get("zoom")
     parsed = WindowState(
         theme=theme if theme in THEMES else "system",
         geometry=geometry if isinstance(geometry, str) and geometry else None,
         splitter=([int(n) for n in splitter] if isinstance(splitter, list) and len(splitter) == 3
                   and all(isinstance(n, int) and 0 <= n <= 100_000 for n in splitter) else []),
-        sidebar_visible=sidebar if isinstance(sidebar, bool) else True,
+        sidebar_visible=sidebar if isinstance(sidebar, bool) else None,
         zoom=zoom if isinstance(zoom, int) and not isinstance(zoom, bool) and -20 < zoom < 20
         else 0,
     )

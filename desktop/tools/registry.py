@@ -125,7 +125,9 @@ class Tool:
     what the user sees when asked (default: the arguments). ``timeout_s``
     replaces the executor's timeout for this tool (for tools that enforce a
     per-call limit of their own). ``source`` is ``"builtin"`` or the MCP server's
-    name. Raises ``ValueError`` for an invalid name, schema or policy.
+    name. ``title`` is a built-in tool's name for people ("Read file", English: the
+    window translates it); "" shows :attr:`name` (MCP tools). Raises ``ValueError``
+    for an invalid name, schema or policy.
     """
 
     name: str
@@ -138,6 +140,7 @@ class Tool:
     preview: PreviewFn | None = None
     timeout_s: float | None = None
     source: str = "builtin"
+    title: str = ""
     _validator: Draft202012Validator | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -21,6 +21,8 @@ QMainWindow, QDialog {{ background: {c['window']}; }}
 #topBar {{ background: {c['base']}; border-bottom: 1px solid {c['border']}; }}
 #appTitle {{ font-weight: 700; font-size: {px(15)}px; }}
 #usageLabel, #messageHeader, #toolLine, #emptyHint {{ color: {c['muted']}; }}
+QTextBrowser#toolDetails {{ background: {c['code_bg']}; border: 1px solid {c['border']};
+    border-radius: {px(6)}px; }}
 #chatContainer {{ background: {c['window']}; }}
 QAbstractScrollArea#chatView {{ background: {c['window']}; border: none; }}
 #userMessage {{ background: {c['user_bg']}; border: 1px solid {c['border']};

@@ -89,6 +89,12 @@ def weird() -> str:
     return "ok"
 
 
+if os.environ.get("MCP_TEST_BIDI_TOOL"):  # a name that reads "readexe.pdf" when drawn
+    @server.tool(name="read\u202efdp.exe", description="A name with a right-to-left override.")
+    def backwards() -> str:
+        return "ok"
+
+
 def _serve_http(kind: str) -> None:
     import uvicorn
 

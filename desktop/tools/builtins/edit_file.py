@@ -16,6 +16,7 @@ from desktop.tools.safe_fs import atomic_write, read_existing
 from desktop.tools.workspace import Workspace
 
 NAME = "edit_file"
+TITLE = "Edit file"  # shown to people (translated in the window)
 MAX_EDITS = 50
 DIFF_CHARS = 40_000
 
@@ -71,7 +72,7 @@ PARAMETERS: dict[str, Any] = {
 
 def edit_file_tool() -> Tool:
     return Tool(
-        name=NAME,
+        name=NAME, title=TITLE,
         description=DESCRIPTION,
         parameters=copy.deepcopy(PARAMETERS),
         handler=_handle,

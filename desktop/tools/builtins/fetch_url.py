@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # imported by the first fetch: the app starts sooner without 
     import httpx
 
 NAME = "fetch_url"
+TITLE = "Fetch web page"  # shown to people (translated in the window)
 MAX_DOWNLOAD_BYTES = 5 * 1024 * 1024
 DEFAULT_MAX_CHARS = 50_000
 MAX_CHARS = 200_000
@@ -92,7 +93,7 @@ PARAMETERS: dict[str, Any] = {
 
 def fetch_url_tool() -> Tool:
     return Tool(
-        name=NAME,
+        name=NAME, title=TITLE,
         description=DESCRIPTION,
         parameters=copy.deepcopy(PARAMETERS),
         handler=_handle,

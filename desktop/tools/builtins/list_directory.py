@@ -15,6 +15,7 @@ from desktop.tools.registry import Tool, ToolContext
 from desktop.tools.workspace import Workspace
 
 NAME = "list_directory"
+TITLE = "List folder"  # shown to people (translated in the window)
 DEFAULT_MAX_ENTRIES = 500
 MAX_ENTRIES = 5_000
 
@@ -55,7 +56,8 @@ PARAMETERS: dict[str, Any] = {
 
 def list_directory_tool() -> Tool:
     return Tool(
-        name=NAME, description=DESCRIPTION, parameters=copy.deepcopy(PARAMETERS), handler=_handle
+        name=NAME, title=TITLE, description=DESCRIPTION, parameters=copy.deepcopy(PARAMETERS),
+        handler=_handle
     )
 
 

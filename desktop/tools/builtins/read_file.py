@@ -17,6 +17,7 @@ from desktop.tools.registry import Tool, ToolContext
 from desktop.tools.workspace import Workspace
 
 NAME = "read_file"
+TITLE = "Read file"  # shown to people (translated in the window)
 MAX_FILES = 20
 PER_FILE_CAP = 256 * 1024  # bytes of text returned per file
 MIN_FILE_CAP = 4 * 1024  # never squeeze a file below this when sharing the result budget
@@ -78,7 +79,8 @@ PARAMETERS: dict[str, Any] = {
 
 def read_file_tool() -> Tool:
     return Tool(
-        name=NAME, description=DESCRIPTION, parameters=copy.deepcopy(PARAMETERS), handler=_handle
+        name=NAME, title=TITLE, description=DESCRIPTION, parameters=copy.deepcopy(PARAMETERS),
+        handler=_handle
     )
 
 

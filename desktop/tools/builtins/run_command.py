@@ -32,6 +32,7 @@ from desktop.tools.errors import ToolFailure
 from desktop.tools.registry import Tool, ToolContext
 
 NAME = "run_command"
+TITLE = "Run command"  # shown to people (translated in the window)
 MAX_TIMEOUT_S = 1800
 KILL_GRACE_S = 2.0
 _READ_CHUNK = 4096
@@ -66,7 +67,7 @@ PARAMETERS: dict[str, Any] = {
 
 def run_command_tool() -> Tool:
     return Tool(
-        name=NAME,
+        name=NAME, title=TITLE,
         description=DESCRIPTION,
         parameters=copy.deepcopy(PARAMETERS),
         handler=_handle,

@@ -18,6 +18,7 @@ from desktop.tools.registry import Tool, ToolContext
 from desktop.tools.workspace import Workspace
 
 NAME = "search_files"
+TITLE = "Search files"  # shown to people (translated in the window)
 DEFAULT_MAX_RESULTS = 100
 MAX_RESULTS = 1_000
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -74,7 +75,8 @@ PARAMETERS: dict[str, Any] = {
 
 def search_files_tool() -> Tool:
     return Tool(
-        name=NAME, description=DESCRIPTION, parameters=copy.deepcopy(PARAMETERS), handler=_handle
+        name=NAME, title=TITLE, description=DESCRIPTION, parameters=copy.deepcopy(PARAMETERS),
+        handler=_handle
     )
 
 

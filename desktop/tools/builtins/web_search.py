@@ -29,6 +29,7 @@ from desktop.core.proxy import Proxy
 from desktop.tools.registry import Tool, ToolContext
 
 NAME = "web_search"
+TITLE = "Search the web"  # shown to people (translated in the window)
 DEFAULT_COUNT = 6
 MAX_COUNT = 20
 MAX_REPLY_BYTES = 4 * 1024 * 1024
@@ -154,7 +155,7 @@ def web_search_tool(config: WebSearchConfig) -> Tool:
                 "results": [{"n": n, **item} for n, item in enumerate(found, start=1)]}
 
     return Tool(
-        name=NAME,
+        name=NAME, title=TITLE,
         description=("Search the web; returns the best results first, each with its title, "
                      "URL and a snippet. Cite the URLs you use."),
         parameters=_parameters(),

@@ -54,6 +54,7 @@ def _paths(args: Mapping[str, Any]) -> list[str]:
 def write_file_tool() -> Tool:
     return Tool(
         name="write_file",
+        title="Write file",
         description=WRITE_DESCRIPTION,
         parameters=copy.deepcopy(_PARAMETERS),
         handler=_write,
@@ -66,6 +67,7 @@ def write_file_tool() -> Tool:
 def create_file_tool() -> Tool:
     return Tool(
         name="create_file",
+        title="Create file",
         description=CREATE_DESCRIPTION,
         parameters=copy.deepcopy(_PARAMETERS),
         handler=_create,

@@ -42,6 +42,7 @@ from desktop.chat.answer_figures import price_table
 from desktop.chat.message_edits import is_continuation
 from desktop.chat.save_retry import store_messages
 from desktop.core.messages import ImagePart
+from desktop.ui.chat.call_states import CallStates
 from desktop.ui.chat.chat_view import ChatView
 from desktop.ui.chat.composer import Composer, local_files
 from desktop.ui.chat.edit_banner import EditBanner
@@ -119,6 +120,7 @@ class ChatPane(QWidget):
         self.inspect_shortcut = QShortcut(QKeySequence("Ctrl+Shift+I"), self)
         self.inspect_shortcut.activated.connect(self.inspect)
         self.chat.turn_status.cancelRequested.connect(controller.stop)
+        self.call_states = CallStates(controller.bridge, self.chat)  # approvals' order
         controller.bridge.approvalRequested.connect(self._approval_requested)
         controller.bridge.approvalClosed.connect(self.chat.turn_status.approval_closed)
         self._set_text(controller.service.chats.draft(self._draft_chat))

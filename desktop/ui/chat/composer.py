@@ -24,6 +24,7 @@ from desktop.core.messages import ImagePart, Part
 from desktop.ui import icons, theme
 from desktop.ui.chat.short_forms import ShortForms
 from desktop.ui.plain_text import plain_label
+from desktop.ui.tools.tool_names import display_name
 from desktop.ui.wrap_row import WrapRow
 
 
@@ -354,7 +355,7 @@ class Composer(QFrame):
             if source != current:
                 current = source
                 menu.addSection(source_title(source))
-            action = menu.addAction(name)
+            action = menu.addAction(display_name(name, source))
             action.setCheckable(True)
             action.setChecked(name in enabled)
             action.toggled.connect(lambda checked, n=name: self.toolToggled.emit(n, checked))

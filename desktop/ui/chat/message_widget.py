@@ -296,7 +296,13 @@ class MessageWidget(QFrame):
         self._reasoning_section().append(text)
 
     def add_tool_call(self, call: ToolCallPart) -> None:
-        if all(c.id != call.id for c in self._calls):
+        """A call, or the same call again with its arguments complete (while streaming
+        it was only a name)."""
+        for index, known in enumerate(self._calls):
+            if known.id == call.id:
+                self._calls[index] = call
+                break
+        else:
             self._calls.append(call)
         self._update_tool_line()
 

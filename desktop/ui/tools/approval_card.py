@@ -28,8 +28,9 @@ from desktop.chat.approvals import PendingApproval
 from desktop.tools.approval import ApprovalDecision, ApprovalPreview, ApprovalRequest
 from desktop.tools.grant_scopes import scope_kind, unscoped_reason
 from desktop.ui import theme
-from desktop.ui.plain_text import button_text, plain_label, plain_tooltip
+from desktop.ui.plain_text import button_text, plain_label, plain_tooltip, shown, shown_html
 from desktop.ui.tools.scope_row import ScopeRow, always_tooltip
+from desktop.ui.tools.tool_names import display_name
 
 MAX_DIFF_LINES = 2_000
 MAX_RENDER_CHARS = 200_000
@@ -52,7 +53,9 @@ def _cap(text: str) -> str:
 
 
 def _block(body: str, style: str = "") -> str:
-    return f'<p style="margin:0; white-space:pre-wrap; {style}">{body}</p>'
+    """A paragraph of escaped (or highlighted) ``body``, its bidi controls and invisible
+    characters shown as <U+202E> (a path \u202etxt.exe must not read "exe.txt")."""
+    return f'<p style="margin:0; white-space:pre-wrap; {style}">{shown_html(body)}</p>'
 
 
 def heading_html(text: str) -> str:
@@ -166,7 +169,7 @@ def source_text(source: str) -> str:
     if source == "builtin":
         return QCoreApplication.translate("ApprovalCard", "built-in tool")
     return QCoreApplication.translate("ApprovalCard", "MCP server “{server}”").format(
-        server=source)
+        server=shown(source))
 
 
 # (translated where they are shown)
@@ -191,8 +194,9 @@ class ApprovalCard(QFrame):
         request = pending.request
         self.request: ApprovalRequest = request
         self.call_id = request.call_id
-        self.setAccessibleName(self.tr("Approval needed: {tool}").format(tool=request.tool))
-        self.setAccessibleDescription(request.preview.title or request.tool)
+        tool = self.tool_name = display_name(request.tool, request.source)
+        self.setAccessibleName(self.tr("Approval needed: {tool}").format(tool=tool))
+        self.setAccessibleDescription(shown(request.preview.title) or tool)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 10)
         layout.setSpacing(5)
@@ -201,9 +205,10 @@ class ApprovalCard(QFrame):
         badge = QLabel(self.tr("Approval needed"))
         badge.setObjectName("approvalBadge")
         # Everything from the model or a server is plain text (see desktop.ui.plain_text).
-        self.tool_label = plain_label(request.tool)
+        self.tool_label = plain_label(tool)
         self.tool_label.setObjectName("toolCardName")
-        self.tool_label.setToolTip(plain_tooltip(request.description or request.tool))
+        self.tool_label.setToolTip(plain_tooltip(
+            f"{request.description}\n({request.tool})" if request.description else request.tool))
         self.tool_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         top.addWidget(badge)
         top.addWidget(self.tool_label, 1)
@@ -214,17 +219,17 @@ class ApprovalCard(QFrame):
         # Chats answer in the background: say which one asks (plain text: a title is
         # the user's words), and take the user there on a click.
         self.chat_button = QPushButton(button_text(self.tr("Chat: {title}").format(
-            title=pending.chat_title or self.tr("New chat"))))
+            title=shown(pending.chat_title) or self.tr("New chat"))))
         self.chat_button.setObjectName("linkButton")
         self.chat_button.setFlat(True)
         self.chat_button.setToolTip(self.tr("Show the chat that asks"))
         self.chat_button.setAccessibleName(self.tr("Show chat {title}").format(
-            title=pending.chat_title))
+            title=shown(pending.chat_title)))
         self.chat_button.setVisible(bool(pending.session_id))
         self.chat_button.clicked.connect(lambda: self.chatRequested.emit(pending.session_id))
         layout.addWidget(self.chat_button, 0, Qt.AlignmentFlag.AlignLeft)
         if request.preview.title:
-            title = plain_label(request.preview.title)
+            title = plain_label(shown(request.preview.title))
             title.setWordWrap(True)
             title.setObjectName("approvalTitle")
             layout.addWidget(title)
@@ -239,7 +244,7 @@ class ApprovalCard(QFrame):
         self.preview_view.setHtml(preview_html(preview))
         layout.addWidget(self.preview_view)
         if preview.error:
-            error = plain_label(preview.error)
+            error = plain_label(shown(preview.error, lines=True))
             error.setObjectName("approvalError")
             error.setWordWrap(True)
             layout.addWidget(error)
@@ -269,10 +274,10 @@ class ApprovalCard(QFrame):
         self.deny_button.setObjectName("denyButton")
         self.allow_once_button.setToolTip(self.tr("Run this call now; ask again next time"))
         self.allow_chat_button.setToolTip(plain_tooltip(self.tr(
-            "Run {tool} without asking in this chat").format(tool=request.tool)))
+            "Run {tool} without asking in this chat").format(tool=self.tool_name)))
         self.allow_always_button.setToolTip(plain_tooltip(self.tr(
             "Never ask again for {tool}, in any chat (revoke it in Settings → Tools)").format(
-                tool=request.tool)))
+                tool=self.tool_name)))
         self.deny_button.setToolTip(
                 self.tr("Do not run it; the assistant is told (with your reason)"))
         self.allow_once_button.clicked.connect(
@@ -372,7 +377,7 @@ class ApprovalCard(QFrame):
                  "allow_always": self.tr("Always allowed"), "deny": self.tr("Denied")}
         text = texts[decision.kind]
         if decision.scope:
-            text = self.tr("Always allowed within {scope}").format(scope=decision.scope)
+            text = self.tr("Always allowed within {scope}").format(scope=shown(decision.scope))
         self.outcome_label.setText(text + " …")
         self.outcome_label.show()
         self.decided.emit(self.call_id, decision)

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from desktop.tools.approval import POLICIES
 from desktop.ui import theme
-from desktop.ui.plain_text import plain_label, plain_tooltip
+from desktop.ui.plain_text import plain_label, plain_tooltip, shown
 from desktop.ui.tools.approval_card import monospace_font
 from desktop.ui.tools.mcp_sign_in import McpClientFields, McpSignInRow
 from desktop.ui.tools.tools_dialog import policy_name
@@ -281,7 +281,7 @@ class McpServerForm(QWidget):
         disabled = set(self.server.get("disabled_tools") or [])
         policies: dict[str, str] = dict(self.server.get("tool_policies") or {})
         for row, tool in enumerate(tools):
-            name = QTableWidgetItem(tool.name)
+            name = QTableWidgetItem(shown(tool.name))  # (a name with \u202e reads backwards)
             name.setFlags(Qt.ItemFlag.ItemIsEnabled)
             name.setToolTip(plain_tooltip(tool.description or tool.name))
             on = QTableWidgetItem()
@@ -292,7 +292,7 @@ class McpServerForm(QWidget):
             read_only = bool(tool.annotations and tool.annotations.read_only_hint)
             default = self.server.get("default_policy") or ("allow" if read_only else "ask")
             combo = QComboBox()
-            combo.setAccessibleName(self.tr("Policy for {tool}").format(tool=tool.name))
+            combo.setAccessibleName(self.tr("Policy for {tool}").format(tool=shown(tool.name)))
             combo.addItem(self.tr("Default ({policy})").format(policy=policy_name(str(default))),
                           None)
             for policy in POLICIES:

@@ -36,7 +36,7 @@ from desktop.tools.mcp.server_requests import (
     SamplingRequest,
     coerce_answer,
 )
-from desktop.ui.plain_text import plain_label
+from desktop.ui.plain_text import button_text, plain_label, shown
 
 FieldWidget = QLineEdit | QCheckBox | QComboBox
 
@@ -50,15 +50,16 @@ class ServerQuestionCard(QFrame):
         request = question.request
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 10)
-        asks = (self.tr("MCP server {0} asks").format(request.server)
+        asks = (self.tr("MCP server {0} asks").format(shown(request.server))
                 if question.kind == "elicitation"
-                else self.tr("MCP server {0} wants the model to answer").format(request.server))
+                else self.tr("MCP server {0} wants the model to answer").format(
+                    shown(request.server)))
         title = plain_label(asks)
         title.setObjectName("approvalTitle")
         title.setWordWrap(True)
         layout.addWidget(title)
         if question.chat_title:
-            chat = plain_label(self.tr("In “{0}”").format(question.chat_title))
+            chat = plain_label(self.tr("In “{0}”").format(shown(question.chat_title)))
             chat.setObjectName("toolCardMeta")
             layout.addWidget(chat)
         self.buttons = QHBoxLayout()
@@ -85,11 +86,11 @@ class ServerQuestionCard(QFrame):
     # -- elicitation ----------------------------------------------------------------------
 
     def _build_elicitation(self, layout: QVBoxLayout, request: ElicitationRequest) -> None:
-        message = plain_label(request.message)
+        message = plain_label(shown(request.message, lines=True))
         message.setWordWrap(True)
         layout.addWidget(message)
         if request.url is not None:
-            url = plain_label(request.url)
+            url = plain_label(shown(request.url))
             url.setWordWrap(True)
             layout.addWidget(url)
             self._button(self.tr("Open"), lambda: QDesktopServices.openUrl(QUrl(request.url)))
@@ -101,7 +102,7 @@ class ServerQuestionCard(QFrame):
                 widget.setAccessibleName(str(schema.get("title") or name))
                 label = str(schema.get("title") or name)
                 required = name in request.required
-                form.addRow(plain_label(label + (" *" if required else "")), widget)
+                form.addRow(plain_label(shown(label) + (" *" if required else "")), widget)
                 self.fields[name] = widget
             layout.addLayout(form)
             self.submit_button = self._button(self.tr("Submit"), self.submit, primary=True)
@@ -114,15 +115,15 @@ class ServerQuestionCard(QFrame):
         choices = schema.get("enum") or [c.get("const") for c in schema.get("oneOf") or []
                                           if isinstance(c, dict) and "const" in c]
         if kind == "boolean":
-            box = QCheckBox(str(schema.get("description") or ""))
+            box = QCheckBox(button_text(shown(str(schema.get("description") or ""))))
             box.setChecked(bool(default))
             return box
         if choices:
             combo = QComboBox()
             for choice in choices:
-                combo.addItem(str(choice))
-            if default is not None:
-                combo.setCurrentText(str(default))
+                combo.addItem(shown(str(choice)), str(choice))  # (the value as sent)
+            if default is not None and combo.findData(str(default)) >= 0:
+                combo.setCurrentIndex(combo.findData(str(default)))
             return combo
         edit = QLineEdit("" if default is None else str(default))
         edit.setPlaceholderText(str(schema.get("description") or kind or ""))
@@ -134,7 +135,8 @@ class ServerQuestionCard(QFrame):
             if isinstance(widget, QCheckBox):
                 values[name] = "true" if widget.isChecked() else "false"
             elif isinstance(widget, QComboBox):
-                values[name] = widget.currentText()
+                data = widget.currentData()
+                values[name] = str(data) if data is not None else widget.currentText()
             else:
                 values[name] = widget.text()
         return values
@@ -183,7 +185,7 @@ class ServerQuestionCard(QFrame):
                 elif isinstance(part, ImagePart):
                     lines.append(f"[{message.role}] " + self.tr("(an image, {0})").format(
                         part.media_type))
-        return "\n".join(lines)
+        return shown("\n".join(lines), lines=True)
 
     def _answer(self, answer: ElicitationAnswer | bool) -> None:
         self.question.resolve(answer)

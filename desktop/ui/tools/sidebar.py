@@ -1,10 +1,12 @@
-"""Tool-activity sidebar: pending approvals pinned on top, then every call grouped by
-turn and updated live (status, spinner, duration, output), with a status filter."""
+"""Tool-activity sidebar: pending approvals on top, then every call grouped by turn and
+updated live (status, spinner, duration, output), with a status filter.
+
+The approval cards are the top of the same scrolling column as the calls, each at its
+full height: several waiting cards in a small area of their own were cut to slivers."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -59,7 +61,7 @@ QToolButton#turnHeader {{ color: {c['muted']}; border: none; font-weight: 600;
     padding: 6px 0 0 0; }}
 #toolOutput {{ background: {c['code_bg']}; border: 1px solid {c['border']};
     border-radius: 6px; }}
-#approvalArea, #approvalInner {{ background: transparent; }}
+#approvalArea {{ background: transparent; }}
 """
 
 
@@ -127,20 +129,12 @@ class ToolSidebar(QWidget):
         self._restyle()
 
     def _build_areas(self, outer: QVBoxLayout) -> None:
-        self.approvals_scroll = QScrollArea()
-        self.approvals_scroll.setObjectName("approvalArea")
-        self.approvals_scroll.setWidgetResizable(True)
-        self.approvals_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.approvals_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.approvals_inner = QWidget()
-        self.approvals_inner.setObjectName("approvalInner")
-        self.approvals_layout = QVBoxLayout(self.approvals_inner)
-        self.approvals_layout.setContentsMargins(0, 0, 0, 0)
+        self.approvals_area = QWidget()
+        self.approvals_area.setObjectName("approvalArea")
+        self.approvals_layout = QVBoxLayout(self.approvals_area)
+        self.approvals_layout.setContentsMargins(0, 0, 0, 6)
         self.approvals_layout.setSpacing(8)
-        self.approvals_scroll.setWidget(self.approvals_inner)
-        self.approvals_inner.installEventFilter(self)
-        self.approvals_scroll.hide()
-        outer.addWidget(self.approvals_scroll)
+        self.approvals_area.hide()
 
         self.scroll_area = QScrollArea()
         self.scroll_area.setWidgetResizable(True)
@@ -151,6 +145,7 @@ class ToolSidebar(QWidget):
         self.column = QVBoxLayout(inner)
         self.column.setContentsMargins(0, 0, 0, 0)
         self.column.setSpacing(6)
+        self.column.addWidget(self.approvals_area)
         self.empty = QLabel(self.tr("Tool calls the assistant makes appear here."))
         self.empty.setObjectName("emptyHint")
         self.empty.setWordWrap(True)
@@ -166,8 +161,8 @@ class ToolSidebar(QWidget):
     # -- the list of calls --------------------------------------------------------------------
 
     def clear(self) -> None:
-        while self.column.count() > 2:
-            item = self.column.takeAt(1)
+        while self.column.count() > 3:  # (not the approvals, the empty hint, the stretch)
+            item = self.column.takeAt(2)
             widget = item.widget() if item is not None else None
             if widget is not None:
                 widget.hide()
@@ -213,7 +208,8 @@ class ToolSidebar(QWidget):
         self.cards[call.id] = card
         self.all_cards.append(card)
         self._status_changed(card)
-        QTimer.singleShot(0, lambda: self._reveal(card))
+        if not self.approval_cards:  # (else the cards waiting on top stay in view)
+            QTimer.singleShot(0, lambda: self._reveal(card))
         return card
 
     def _reveal(self, card: ToolCallCard) -> None:
@@ -297,16 +293,15 @@ class ToolSidebar(QWidget):
         self.approval_cards = dict(sorted(self.approval_cards.items(),
                                           key=lambda kv: order.get(kv[0], len(order))))
         self.approvals_layout.insertWidget(list(self.approval_cards).index(request.call_id), card)
-        self.approvals_scroll.show()
+        self.approvals_area.show()
         call_card = self.cards.get(request.call_id)
         if call_card is not None:
             call_card.set_preview(request.preview)
             if call_card.result is None and call_card.status != "awaiting_approval":
                 call_card.set_status(self.tr("awaiting_approval"))
         self._update_shortcuts()
-        self._fit_approvals()
-        if call_card is not None:
-            QTimer.singleShot(0, lambda: self._reveal(call_card))
+        first = next(iter(self.approval_cards.values()))
+        QTimer.singleShot(0, lambda: self._reveal_approval(first))
         self.approvalShown.emit(request.call_id)
         return card
 
@@ -318,9 +313,8 @@ class ToolSidebar(QWidget):
         card.hide()
         self.approvals_layout.removeWidget(card)
         card.deleteLater()
-        self.approvals_scroll.setVisible(bool(self.approval_cards))
+        self.approvals_area.setVisible(bool(self.approval_cards))
         self._update_shortcuts()
-        self._fit_approvals()
         if had_focus and self.approval_cards:
             next(iter(self.approval_cards.values())).allow_once_button.setFocus()
 
@@ -335,25 +329,12 @@ class ToolSidebar(QWidget):
         for index, card in enumerate(self.approval_cards.values()):
             card.set_shortcuts(index == 0)
 
-    def _fit_approvals(self) -> None:
-        if not self.approval_cards:
-            return
-        layout = self.approvals_layout
-        width = self.approvals_scroll.viewport().width()
-        needed = layout.heightForWidth(width) if layout.hasHeightForWidth() else -1
-        if needed <= 0:
-            needed = layout.sizeHint().height()
-        limit = max(180, int(self.height() * 0.7))
-        self.approvals_scroll.setFixedHeight(min(needed + 2, limit))
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.approvals_inner and event.type() == QEvent.Type.LayoutRequest:
-            QTimer.singleShot(0, self._fit_approvals)
-        return super().eventFilter(watched, event)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._fit_approvals()
+    def _reveal_approval(self, card: ApprovalCard) -> None:
+        """Scroll to the top of the first waiting card (if it still waits)."""
+        column = self.scroll_area.widget()
+        if card in self.approval_cards.values() and column is not None:
+            self.scroll_area.verticalScrollBar().setValue(
+                card.mapTo(column, card.rect().topLeft()).y())
 
     # -- bridge signals ------------------------------------------------------------------------
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import html
 import time
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QRectF, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QRectF, Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import (
     QFrame,
@@ -25,7 +26,7 @@ from PySide6.QtWidgets import (
 from desktop.core.messages import ToolCallPart, ToolResultPart
 from desktop.tools.approval import ApprovalPreview
 from desktop.ui import theme
-from desktop.ui.plain_text import plain_label, plain_tooltip
+from desktop.ui.plain_text import plain_label, plain_tooltip, shown
 from desktop.ui.tools.approval_card import (
     CodeView,
     heading_html,
@@ -33,6 +34,7 @@ from desktop.ui.tools.approval_card import (
     monospace_font,
     preview_html,
 )
+from desktop.ui.tools.json_text import shorten_json
 from desktop.ui.tools.tool_call_text import (
     format_duration,
     result_has_output,
@@ -40,6 +42,7 @@ from desktop.ui.tools.tool_call_text import (
     summarize_arguments,
     summarize_result,
 )
+from desktop.ui.tools.tool_names import display_name
 
 # (translated where they are shown)
 STATUS_TEXT = {
@@ -54,6 +57,8 @@ STATUS_TEXT = {
 ACTIVE = frozenset({"pending", "awaiting_approval", "running"})
 MAX_OUTPUT_CHARS = 200_000
 MAX_IMAGES = 8
+PANEL_VALUE_CHARS = 2_000  # a longer string value in the details: cut short until Show all
+FULL_VALUE_CHARS = 200_000  # ... and after
 THUMB = 160
 
 
@@ -105,15 +110,16 @@ class ToolCallCard(QFrame):
         self.expand.setText("▸")
         self.expand.setAutoRaise(True)
         self.expand.setCheckable(True)
-        self.expand.setAccessibleName(self.tr("Show details of {tool}").format(tool=call.name))
+        self.tool_name = name = display_name(call.name)
+        self.expand.setAccessibleName(self.tr("Show details of {tool}").format(tool=name))
         self.expand.toggled.connect(self._toggle)
         self.spinner = Spinner()
         # The call's name, arguments, output and errors come from the model or a server:
         # plain text only (see desktop.ui.plain_text).
-        self.name_label = plain_label(call.name)
+        self.name_label = plain_label(name)
         self.name_label.setObjectName("toolCardName")
         self.name_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.name_label.setToolTip(plain_tooltip(call.name))
+        self.name_label.setToolTip(plain_tooltip(call.name))  # (the name the model used)
         self.status_label = plain_label()
         self.status_label.setObjectName("toolCardStatus")
         top.addWidget(self.expand)
@@ -121,7 +127,7 @@ class ToolCallCard(QFrame):
         top.addWidget(self.spinner)
         top.addWidget(self.status_label)
         layout.addLayout(top)
-        self.args_label = plain_label(summarize_arguments(call.arguments))
+        self.args_label = plain_label(shown(summarize_arguments(call.arguments)))
         self.meta_label = plain_label()
         for label in (self.args_label, self.meta_label):
             label.setObjectName("toolCardMeta")
@@ -133,11 +139,10 @@ class ToolCallCard(QFrame):
         self.set_status(self.tr("pending"))
 
     def _build_body(self, layout: QVBoxLayout) -> None:
-        call = self.call
         self.output_view = QPlainTextEdit()
         self.output_view.setObjectName("toolOutput")
         self.output_view.setReadOnly(True)
-        self.output_view.setAccessibleName(self.tr("Output of {tool}").format(tool=call.name))
+        self.output_view.setAccessibleName(self.tr("Output of {tool}").format(tool=self.tool_name))
         self.output_view.setFont(monospace_font())
         self.output_view.setMaximumBlockCount(2_000)
         self.output_view.setFixedHeight(130)
@@ -146,14 +151,16 @@ class ToolCallCard(QFrame):
         self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.setToolTip(
             self.tr("Stop this call; the assistant is told it was cancelled"))
-        self.cancel_button.setAccessibleName(self.tr("Cancel {tool}").format(tool=call.name))
+        self.cancel_button.setAccessibleName(self.tr("Cancel {tool}").format(tool=self.tool_name))
         self.cancel_button.clicked.connect(self._cancel)
         cancel_row = QHBoxLayout()
         cancel_row.addStretch(1)
         cancel_row.addWidget(self.cancel_button)
         layout.addLayout(cancel_row)
         self.details = CodeView(320)
-        self.details.setAccessibleName(self.tr("Details of {tool}").format(tool=call.name))
+        self.full = False  # the details' long values shown whole
+        self.details.anchorClicked.connect(self._show_full)
+        self.details.setAccessibleName(self.tr("Details of {tool}").format(tool=self.tool_name))
         self.details.hide()
         layout.addWidget(self.details)
         self.images = QWidget()
@@ -180,7 +187,7 @@ class ToolCallCard(QFrame):
         self.status_label.style().polish(self.status_label)
         self.spinner.setVisible(status == "running")
         self.cancel_button.setVisible(status in ("awaiting_approval", "running"))
-        self.setAccessibleName(f"{self.call.name}, {status_text}")
+        self.setAccessibleName(f"{self.tool_name}, {status_text}")
         self._update_output_visibility()
         self.tick()
         self.statusChanged.emit(status)
@@ -227,7 +234,7 @@ class ToolCallCard(QFrame):
         self.set_status(result.status)
         duration = result.duration_s if result.duration_s is not None else (
             time.monotonic() - self.started)
-        self.meta_label.setText(f"{format_duration(duration)} · {summarize_result(result)}")
+        self.meta_label.setText(f"{format_duration(duration)} · {shown(summarize_result(result))}")
         self._show_images(result.provider_data.get("images"))
         if self.details.isVisible():
             self._fill_details()
@@ -235,15 +242,29 @@ class ToolCallCard(QFrame):
     # -- details -----------------------------------------------------------------------------
 
     def details_html(self) -> str:
-        parts = [heading_html(self.tr("Arguments")), json_html(self.call.arguments)]
+        """Arguments, preview and result; string values longer than PANEL_VALUE_CHARS
+        cut short until "Show all" (a link, ``full``)."""
+        limit = FULL_VALUE_CHARS if self.full else PANEL_VALUE_CHARS
+        arguments, cut = shorten_json(self.call.arguments, limit)
+        parts = [heading_html(self.tr("Arguments")), json_html(arguments)]
         has_diff = self.result is not None and '"diff"' in self.result.content
         if self.preview is not None and not has_diff and (
                 self.preview.kind == "diff" or self.result is None):
             parts += [heading_html(self.tr("Preview")), preview_html(self.preview)]
         if self.result is not None:
+            content, result_cut = shorten_json(self.result.content, limit)
+            cut = cut or result_cut
+            shown_result = self.result.model_copy(update={"content": content})
             parts += [heading_html(self.tr("Result · {status}").format(status=self.result.status)),
-                      result_html(self.result)]
+                      result_html(shown_result)]
+        if cut or self.full:
+            link = self.tr("Show less") if self.full else self.tr("Show all")
+            parts.append(f"<p><a href='full'>{html.escape(link)}</a></p>")
         return "".join(parts)
+
+    def _show_full(self, _link: QUrl) -> None:
+        self.full = not self.full
+        self._fill_details()
 
     def _fill_details(self) -> None:
         bar = self.details.verticalScrollBar()
@@ -280,7 +301,7 @@ class ToolCallCard(QFrame):
             label = plain_label()
             label.setObjectName("toolImage")
             label.setAccessibleName(self.tr("Image returned by {tool}").format(
-                tool=self.call.name))
+                tool=self.tool_name))
             if loaded:
                 label.setToolTip(plain_tooltip(f"{mime}, {pixmap.width()}×{pixmap.height()}"))
                 label.setPixmap(pixmap.scaled(

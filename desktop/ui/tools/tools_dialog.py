@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 
 from desktop.tools.approval import POLICIES
 from desktop.ui import locale_format
-from desktop.ui.plain_text import plain_label, plain_tooltip
+from desktop.ui.plain_text import plain_label, plain_tooltip, shown
+from desktop.ui.tools.tool_names import display_name, names_text
 from desktop.ui.tools.trust_fields import TrustFields
 
 if TYPE_CHECKING:
@@ -46,7 +47,8 @@ POLICY_NAMES = {"allow": str(QT_TRANSLATE_NOOP("ToolsDialog", "Allow")),
 def source_name(source: str) -> str:
     if source == "builtin":
         return QCoreApplication.translate("ToolsDialog", "built-in")
-    return QCoreApplication.translate("ToolsDialog", "MCP: {server}").format(server=source)
+    return QCoreApplication.translate("ToolsDialog", "MCP: {server}").format(
+        server=shown(source))
 
 
 def policy_name(policy: str) -> str:
@@ -132,8 +134,9 @@ class ToolsDialog(QDialog):
         tools = list(self.controller.tools.registry())
         self.table.setRowCount(len(tools))
         for row, tool in enumerate(tools):
-            name = QTableWidgetItem(tool.name)
-            name.setToolTip(plain_tooltip(tool.description))
+            name = QTableWidgetItem(display_name(tool.name, tool.source))
+            name.setData(Qt.ItemDataRole.UserRole, tool.name)
+            name.setToolTip(plain_tooltip(f"{tool.description}\n({tool.name})"))
             name.setFlags(Qt.ItemFlag.ItemIsEnabled)
             source = QTableWidgetItem(source_name(tool.source))
             source.setFlags(Qt.ItemFlag.ItemIsEnabled)
@@ -197,15 +200,16 @@ class ToolsDialog(QDialog):
         for row, grant in enumerate(grants):
             since = locale_format.date_time(datetime.fromtimestamp(grant.granted_at))
             calls = grant.scope or self.tr("All calls")
-            for column, text in enumerate((grant.tool, calls, source_name(grant.source), since)):
+            tool = display_name(grant.tool, grant.source)
+            for column, text in enumerate((tool, shown(calls), source_name(grant.source), since)):
                 item = QTableWidgetItem(text)
                 item.setFlags(Qt.ItemFlag.ItemIsEnabled)
                 self.grants_table.setItem(row, column, item)
             button = QPushButton(self.tr("Revoke"))
             button.setAccessibleName(self.tr("Revoke {tool} {calls}").format(
-                tool=grant.tool, calls=grant.scope).rstrip())
+                tool=tool, calls=shown(grant.scope)).rstrip())
             button.setToolTip(plain_tooltip(self.tr("Ask again before {tool} runs").format(
-                tool=grant.tool)))
+                tool=tool)))
             button.clicked.connect(
                 lambda _c=False, t=grant.tool, s=grant.scope: self.revoke(t, s))
             self.grants_table.setCellWidget(row, 4, button)
@@ -214,7 +218,7 @@ class ToolsDialog(QDialog):
         self.no_grants.setVisible(not grants)
         chat = self.controller.chat_grants()
         names = sorted(chat.tools)
-        self.chat_label.setText(self.tr("Allowed for this chat: ") + ", ".join(names) if names else
+        self.chat_label.setText(self.tr("Allowed for this chat: ") + names_text(names) if names else
                                 self.tr("No tool is allowed just for this chat."))
         self.forget_button.setVisible(bool(names))
 
@@ -222,7 +226,7 @@ class ToolsDialog(QDialog):
         """Remove an "always allow" grant at once (no Save needed)."""
         if self.controller.ctx.grants.revoke(tool, scope):
             self.message.setText(self.tr("Revoked: {tool} will ask again before it runs.").format(
-                tool=tool))
+                tool=display_name(tool)))
         self._fill_grants()
 
     def forget_chat_grants(self) -> None:

@@ -14,7 +14,7 @@ from desktop.chat.turn_undo import UndoRefused, find_turn, undo_turn
 from desktop.core.errors import AssistaError
 from desktop.tools.checkpoints import TurnChanges
 from desktop.ui.icons import set_icon
-from desktop.ui.plain_text import plain_label
+from desktop.ui.plain_text import plain_label, shown
 
 if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
@@ -71,7 +71,7 @@ class UndoBar(QWidget):
         changes, sid = self.changes, self.controller.session_id
         if changes is None or sid is None:
             return
-        paths = [f.path for f in changes.files]
+        paths = [shown(f.path) for f in changes.files]  # (\u202e must not turn a name)
         listed = "\n".join(paths[:MAX_LISTED]) + (
             "\n" + self.tr("…and %n more", "", len(paths) - MAX_LISTED)
             if len(paths) > MAX_LISTED else "")
@@ -101,7 +101,7 @@ class UndoBar(QWidget):
             deleted = sum(r.action == "deleted" for r in results)
             text = self.tr("Undone: %n file(s) put back", "", restored) + ", " + self.tr(
                 "%n deleted", "", deleted) + "\n" + "\n".join(
-                f"{r.action}: {r.path}" for r in results)
+                f"{r.action}: {shown(r.path)}" for r in results)
         self.result.setText(text)
         self.result.show()
         self.refresh()

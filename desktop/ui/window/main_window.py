@@ -68,7 +68,7 @@ class MainWindow(QMainWindow):
         self._activated = False
         self.start_work = FirstFrameWork()  # (model list, MCP servers: after a frame)
         self.setCentralWidget(StartupSkeleton(APP_NAME, self.state.splitter,
-                                              self.state.sidebar_visible))
+                                              self.state.sidebar_visible is True))
         for title in MENU_TITLES:  # the real menus replace these in attach()
             self.menuBar().addMenu(title).setEnabled(False)
         self.statusBar().showMessage(self.tr("Opening…"))
@@ -130,7 +130,9 @@ class MainWindow(QMainWindow):
                 SessionInfo(c.id, c.title, c.created_at, c.updated_at, pinned=c.pinned)
                 for c in skeleton.first_chats], None)
         self.setCentralWidget(self._build_layout())
-        self.top_bar.set_sidebar_visible(self.state.sidebar_visible)
+        self.sidebar_choice = self.state.sidebar_visible  # (None: not chosen yet)
+        self.top_bar.set_sidebar_visible(self.sidebar_choice is True)
+        self.panels.set_tools_visible(self.sidebar_choice is True)
         hand_over_typing(self.composer.input, self.early_typing)
 
     def _build_helpers(self) -> None:
@@ -234,6 +236,7 @@ class MainWindow(QMainWindow):
         bar.providersRequested.connect(d.open_providers)
         bar.assistantsRequested.connect(self.conversations.open_assistants)
         bar.sidebarToggled.connect(self.panels.set_tools_visible)
+        bar.sidebarChosen.connect(self._sidebar_chosen)
         bar.statusChanged.connect(self._show_status)
         d.providersChanged.connect(bar.refresh_providers)
         d.pricesChanged.connect(lambda: bar.show_usage(c.history))
@@ -269,6 +272,7 @@ class MainWindow(QMainWindow):
         c.bridge.approvalRequested.connect(self._approval_requested)
         self.sidebar.approvalShown.connect(tools.approval_shown)
         tools.revealRequested.connect(self._reveal_sidebar)
+        c.bridge.toolRunStarted.connect(lambda _event: self._reveal_sidebar())
         c.toolsChanged.connect(tools.refresh_tools)
         c.confirmRequested.connect(self.chat.turn_status.show_confirm)
         self.chat.turn_status.confirmAnswered.connect(c.answer_confirm)
@@ -324,7 +328,15 @@ class MainWindow(QMainWindow):
         self.refresh_sessions()
         self.statusBar().showMessage(self.tr("Preferences saved"), 5000)
 
-    def _reveal_sidebar(self) -> None:  # Tool activity, wide enough for an approval card
+    def _sidebar_chosen(self) -> None:
+        self.sidebar_choice = self.panels.tools_shown()
+
+    def _reveal_sidebar(self, asked: bool = False) -> None:
+        """A tool runs or a call waits: Tool activity opens by itself (wide enough for an
+        approval card) where there is room for it beside the chat, unless the user closed
+        it; ``asked`` (Ctrl+Shift+A): wherever, as a drawer when narrow."""
+        if not asked and (self.sidebar_choice is False or not self.panels.tools_inline()):
+            return  # (the chat's own row has the approval's buttons)
         self.top_bar.set_sidebar_visible(True)
         self.panels.make_room_for_tools()
 
@@ -355,8 +367,7 @@ class MainWindow(QMainWindow):
             theme=self.state.theme,
             geometry=bytes(self.saveGeometry().toBase64().data()).decode("ascii"),
             splitter=sizes if len(sizes) == 3 and any(sizes) else self.state.splitter,
-            sidebar_visible=self.top_bar.sidebar_visible() if self.ready
-            else self.state.sidebar_visible,
+            sidebar_visible=self.sidebar_choice if self.ready else self.state.sidebar_visible,
             zoom=theme.zoom(),
         )
 
@@ -372,7 +383,8 @@ class MainWindow(QMainWindow):
     def _approval_requested(self, pending: PendingApproval) -> None:
         """A chat (maybe one in the background) waits for the user: tell the desktop
         when the window is not the one in front."""
-        self.notifier.approval_needed(pending.chat_title, pending.request.tool)
+        request = pending.request
+        self.notifier.approval_needed(pending.chat_title, request.tool, request.source)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.ready and self.tray.hide_instead(event):  # "Keep running in the tray"

@@ -54,7 +54,12 @@ class DesktopNotifier(QObject):
         chat = chat_title or self.tr("A chat")
         return self.notify(title, f"{chat}: {preview}" if preview else chat, shown_in=shown_in)
 
-    def approval_needed(self, chat_title: str, tool: str) -> bool:
+    def approval_needed(self, chat_title: str, tool: str, source: str = "builtin") -> bool:
+        """``tool``: as the model named it (``source``: "builtin" or an MCP server)."""
+        from desktop.ui.plain_text import shown
+        from desktop.ui.tools.tool_names import display_name
+
         return self.notify(self.tr("Approval needed"),
                            self.tr("{chat}: {tool} waits for your approval").format(
-                               chat=chat_title or self.tr("A chat"), tool=tool))
+                               chat=shown(chat_title) or self.tr("A chat"),
+                               tool=display_name(tool, source)))

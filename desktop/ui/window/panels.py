@@ -5,7 +5,10 @@ Widths (of the body, in pixels at zoom 0, growing with the zoom):
 
 - from :data:`TOOLS_INLINE_MIN`: all three side by side, as the user sized them;
 - below it, Tool activity leaves the splitter: when switched on (the top bar's toggle,
-  Ctrl+B, or an approval waiting) it slides over the right of the chat;
+  Ctrl+B, or Ctrl+Shift+A) it slides in at the right, beside the chat, which narrows
+  (over it only when the chat would be narrower than it can be), the chat list going
+  to its drawer if need be: the chat's approval buttons and the composer's Send are
+  never under it;
 - below :data:`CHATS_INLINE_MIN`, the chat list leaves too: the button at the chat's
   top left (or Ctrl+Shift+L) shows it over the left of the chat; picking a chat or Esc
   hides it.
@@ -35,6 +38,7 @@ SIDE_PANEL_MIN = 150  # px: the side panels at their narrowest when inline
 CHAT_MIN = 280  # px: the chat column at its narrowest
 BODY_MIN = (300, 240)  # px: the body's fixed minimum (the window's, with the top bar)
 DRAWER_WIDTH = (260, 340)  # px: chat list drawer, Tool activity drawer
+DRAWER_MIN_BESIDE = 240  # px: Tool activity narrower than this goes over the chat
 
 
 class Drawer(QFrame):
@@ -79,7 +83,7 @@ class ResponsivePanels(QWidget):
             # to its default 100 px; widening later goes to the chat, stretch 1)
             self.splitter.resize(sum(splitter_sizes), self.splitter.height())
             self.splitter.setSizes(splitter_sizes)
-        self.tools_wanted = True  # the user's Tool activity switch
+        self.tools_wanted = True  # the Tool activity switch (set by the window)
         self.chats_drawer = Drawer("chatListDrawer", self)
         self.tools_drawer = Drawer("toolsDrawer", self)
         self.chats_button = icons.icon_button(
@@ -123,9 +127,13 @@ class ResponsivePanels(QWidget):
 
     def show_tools_drawer(self, shown: bool) -> None:
         self.tools_drawer.setVisible(shown)
+        self._relayout()  # (the chat narrows beside it, or widens again)
         if shown:
-            self._place_drawers()
             self.tools_drawer.raise_()
+
+    def tools_shown(self) -> bool:
+        """Tool activity is on screen (beside the chat, or as a drawer)."""
+        return self.tools_wanted if self._tools_inline else self.tools_drawer.isVisible()
 
     def tools_inline(self) -> bool:
         return self._tools_inline
@@ -203,10 +211,14 @@ class ResponsivePanels(QWidget):
     def _relayout(self) -> None:
         scale = theme.ui_scale()
         width = self.width()
-        self._set_inline(chats=width >= CHATS_INLINE_MIN * scale,
-                         tools=width >= TOOLS_INLINE_MIN * scale)
-        self.splitter.setGeometry(self.rect())
+        tools = width >= TOOLS_INLINE_MIN * scale
+        # (Tool activity open beside the chat: the chat list leaves first, to its drawer)
+        beside = self._tools_drawer_width() if not tools and self.tools_drawer.isVisible() else 0
+        self._set_inline(chats=width - beside >= CHATS_INLINE_MIN * scale, tools=tools)
         self._place_drawers()
+
+    def _tools_drawer_width(self) -> int:
+        return min(round(DRAWER_WIDTH[1] * theme.ui_scale()), int(self.width() * 0.9))
 
     def _set_inline(self, *, chats: bool, tools: bool) -> None:
         if self._chats_inline and self._tools_inline and (not chats or not tools):
@@ -241,7 +253,15 @@ class ResponsivePanels(QWidget):
         scale = theme.ui_scale()
         rect = self.rect()
         chats_w = min(round(DRAWER_WIDTH[0] * scale), int(rect.width() * 0.85))
-        tools_w = min(round(DRAWER_WIDTH[1] * scale), int(rect.width() * 0.9))
+        tools_w = self._tools_drawer_width()
+        # Beside the chat when the chat keeps its minimum width and the drawer a
+        # readable one; else over the chat (a huge zoom in a small window)
+        room = rect.width() - self.splitter.minimumSizeHint().width()
+        beside = (not self._tools_inline and self.tools_drawer.isVisible()
+                  and room >= round(DRAWER_MIN_BESIDE * scale))
+        if beside:
+            tools_w = min(tools_w, room)
+        self.splitter.setGeometry(rect.adjusted(0, 0, -tools_w if beside else 0, 0))
         self.chats_drawer.setGeometry(QRect(0, 0, chats_w, rect.height()))
         self.tools_drawer.setGeometry(QRect(rect.width() - tools_w, 0, tools_w, rect.height()))
         margin = theme.scaled(6)

@@ -84,7 +84,7 @@ class StartupSkeleton(QWidget):
     """The window's content while the app loads (replaced by the real one)."""
 
     def __init__(self, app_name: str, splitter: Sequence[int] = (),
-                 sidebar_visible: bool = True) -> None:
+                 sidebar_visible: bool = False) -> None:
         super().__init__()
         self.setObjectName("startupSkeleton")
         self.chat_list: QListWidget | None = None  # (after the first frame, :meth:`fill`)

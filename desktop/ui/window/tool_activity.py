@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
 
 class ToolActivity(QObject):
-    revealRequested = Signal()  # a call waits for approval: the sidebar must be seen
+    # a call waits for approval: the sidebar should be seen (True: the user asked, Ctrl+Shift+A)
+    revealRequested = Signal(bool)
 
     def __init__(self, controller: ChatController, composer: Composer, sidebar: ToolSidebar,
                  parent: QWidget) -> None:
@@ -62,12 +63,12 @@ class ToolActivity(QObject):
         self.composer.set_tools(tools, set(c.enabled_tools()), note)
 
     def approval_shown(self, _call_id: str) -> None:
-        self.revealRequested.emit()
+        self.revealRequested.emit(False)
 
     def focus_approval(self) -> None:
         """Ctrl+Shift+A: the first call waiting for approval, if any."""
         if self.sidebar.approval_cards:
-            self.revealRequested.emit()
+            self.revealRequested.emit(True)
             self.sidebar.focus_approval()
 
     def start_mcp(self) -> None:

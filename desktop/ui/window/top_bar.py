@@ -43,6 +43,7 @@ class TopBar(QWidget):
     providersRequested = Signal()  # "Providers…" clicked
     assistantsRequested = Signal()  # "Manage assistants…" picked
     sidebarToggled = Signal(bool)  # Tool activity switched on or off
+    sidebarChosen = Signal()  # ... by the user (a click, Ctrl+B): a choice to remember
     statusChanged = Signal()  # provider, model or usage changed: see status_text()
 
     def __init__(self, controller: ChatController,
@@ -81,7 +82,7 @@ class TopBar(QWidget):
         self.sidebar_button.setAccessibleName(self.tr("Tool activity"))
         self.sidebar_button.setToolTip(self.tr("Show or hide the tool activity panel (Ctrl+B)"))
         self.sidebar_button.setCheckable(True)
-        self.sidebar_button.setChecked(True)
+        self.sidebar_button.setChecked(False)  # (closed until a tool runs, or chosen)
         self.catalog = ModelCatalog(controller.ctx)
         self.picker = ModelPicker(self.catalog, self)
         self.chat_settings = ChatSettingsPopover(controller, self)
@@ -103,6 +104,7 @@ class TopBar(QWidget):
 
         self.providers_button.clicked.connect(self.providersRequested)
         self.sidebar_button.toggled.connect(self.sidebarToggled)
+        self.sidebar_button.clicked.connect(self.sidebarChosen)
         self.provider_combo.activated.connect(self._provider_chosen)
         self.model_button.clicked.connect(self.open_model_picker)
         self.settings_button.clicked.connect(self.open_chat_settings)
@@ -203,6 +205,7 @@ class TopBar(QWidget):
 
     def toggle_sidebar(self) -> None:
         self.sidebar_button.toggle()
+        self.sidebarChosen.emit()
 
     # -- providers and models ----------------------------------------------------------------
 

@@ -138,11 +138,12 @@ def test_tool_calls_expand_inline(
     send(qtbot, window, "read notes")
     answer = widget(window, 1)
     calls = answer.tool_calls
-    assert calls.text() == "▸ 1 tool call · read_file · done"
+    assert calls.text() == "▸ 1 tool call · Read file · done"
     height = answer.height()
     qtbot.mouseClick(calls.toggle, Qt.MouseButton.LeftButton)
     assert calls.details is not None and calls.details.isVisibleTo(answer)
-    assert "notes.txt" in calls.details.text() and "Fix bug 412" in calls.details.text()
+    details = calls.details.toPlainText()
+    assert "notes.txt" in details and "Fix bug 412" in details
     qtbot.waitUntil(lambda: widget(window, 1).height() > height)
 
 

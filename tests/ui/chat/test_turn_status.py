@@ -95,7 +95,7 @@ def test_an_approval_waits_inline_with_the_cards_buttons(
     fake_server.enqueue_text("Edited.")
     type_and_send(qtbot, window, "change beta")
     qtbot.waitUntil(lambda: status.kind == "approval", timeout=10000)
-    assert status.label.text() == "Waiting for your approval: edit_file"
+    assert status.label.text() == "Waiting for your approval: Edit file · Edit notes.txt"
     assert [b.text() for b in status.approval_buttons.values() if b.isVisibleTo(window)] == [
         "Allow once", "Allow for this chat", "Always allow", "Deny"]
     assert len(window.sidebar.approval_cards) == 1  # the card shows it too
@@ -280,3 +280,71 @@ def test_always_allow_in_the_status_bar_grants_the_proposed_scope_or_nothing(
     assert always.isEnabled() and "“git log” runs without asking" in always.toolTip()
     qtbot.mouseClick(always, Qt.MouseButton.LeftButton)
     assert scoped._future.result() == ApprovalDecision.allow_always("git log")
+
+
+def test_two_approvals_of_one_turn_both_wait_inline_in_order(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    """Issue 24.1: the second approval of a turn was lost inline (the line said
+    "running…" while it waited): each has its row and buttons, in the model's order."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    window.controller.set_workspace(str(workspace))
+    status = window.chat.turn_status
+    fake_server.enqueue_tool_calls([
+        ("write_file", json.dumps({"path": "notes.txt", "content": "hello\n"})),
+        ("run_command", json.dumps({"command": "echo done"}))])
+    fake_server.enqueue_text("Both handled.")
+    type_and_send(qtbot, window, "write and run")
+    qtbot.waitUntil(lambda: len(status.approvals) == 2, timeout=10000)
+    assert status.kind == "approval"
+    assert status.label.text() == (
+        "Waiting for your approval (1 of 2): Write file · Create notes.txt")
+    assert len(status.more_rows) == 1
+    second = status.more_rows[0]
+    assert second.isVisibleTo(window)
+    assert second.label.text() == "Also waiting (2 of 2): Run command · echo done"
+    assert [b.text() for b in second.buttons.values() if b.isVisibleTo(window)] == [
+        "Allow once", "Allow for this chat", "Always allow", "Deny"]
+    assert status.height() >= status.head.height() + second.height()  # both rows laid out
+    # the panel has both too, in the same order
+    assert [c.request.tool for c in window.sidebar.approval_cards.values()] == [
+        "write_file", "run_command"]
+    answer = window.chat.widget_for(window.controller.history[-1].id)
+    assert answer is not None and "waiting for your approval" in answer.tool_calls.text()
+    # answering the second row first leaves the first waiting, with its buttons
+    qtbot.mouseClick(second.buttons["deny"], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(status.approvals) == 1, timeout=10000)
+    assert status.label.text() == "Waiting for your approval: Write file · Create notes.txt"
+    assert status.more_rows == [] and status.approval_buttons["allow_once"].isVisibleTo(window)
+    with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
+        qtbot.mouseClick(status.approval_buttons["allow_once"], Qt.MouseButton.LeftButton)
+    assert (workspace / "notes.txt").read_text() == "hello\n"
+    assert status.kind == "" and window.sidebar.approval_cards == {}
+
+
+def test_approvals_arriving_out_of_order_wait_in_the_models_order(
+    qtbot: Any, qt_loop: qasync.QEventLoop,
+) -> None:
+    """Calls of one turn run at once: the second's approval can come first."""
+    status = TurnStatus()
+    qtbot.addWidget(status)
+    status.order = {"call-1": 0, "call-2": 1}.__getitem__
+    second = ApprovalRequest("run_command", "call-2", {}, ApprovalPreview("command", "ls"))
+    first = ApprovalRequest("edit_file", "call-1", {}, ApprovalPreview("diff", "", "Edit a"))
+    status.show_approval(PendingApproval(second, qt_loop.create_future()))
+    status.show_approval(PendingApproval(first, qt_loop.create_future()))
+    status.show_approval(PendingApproval(first, qt_loop.create_future()))  # (shown again)
+    assert [p.request.call_id for p in status.approvals] == ["call-1", "call-2"]
+    assert status.label.text() == "Waiting for your approval (1 of 2): Edit file · Edit a"
+    assert [r.label.text() for r in status.more_rows] == [
+        "Also waiting (2 of 2): Run command · ls"]
+    status.approval_closed("call-1")
+    assert status.label.text() == "Waiting for your approval: Run command · ls"
+    assert status.more_rows == [] and status.kind == "approval"
+    status.approval_closed("call-2")
+    assert status.kind == "" and status.isHidden()

@@ -176,7 +176,7 @@ def test_always_allow_persists_and_revoking_asks_again(
     dialog = window.dialogs.open_tools()
     assert isinstance(dialog, ToolsDialog) and dialog.isVisible()
     assert dialog.grants_table.rowCount() == 1
-    assert cell(dialog.grants_table, 0, 0).text() == "edit_file"
+    assert cell(dialog.grants_table, 0, 0).text() == "Edit file"  # (its name for people)
     assert cell(dialog.grants_table, 0, 1).text() == "notes.txt"
     qtbot.mouseClick(dialog.revoke_buttons["edit_file notes.txt"], Qt.MouseButton.LeftButton)
     assert JsonGrantStore(ctx.grants.path).list() == []
@@ -238,7 +238,7 @@ def test_stop_while_waiting_closes_the_card(
     finish(qtbot, window, lambda: qtbot.mouseClick(window.composer.send_button,
                                                    Qt.MouseButton.LeftButton))
     assert window.sidebar.approval_cards == {}
-    assert not window.sidebar.approvals_scroll.isVisibleTo(window.sidebar)
+    assert not window.sidebar.approvals_area.isVisibleTo(window.sidebar)
     assert notes.read_text() == ORIGINAL
     assert window.sidebar.cards["call_00test"].status in ("cancelled", "denied")
     assert len(fake_server.chat_requests) == 1

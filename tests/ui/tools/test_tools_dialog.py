@@ -27,7 +27,7 @@ def open_dialog(window: MainWindow) -> ToolsDialog:
 
 def row_of(dialog: ToolsDialog, name: str) -> int:
     for row in range(dialog.table.rowCount()):
-        if cell(dialog.table, row, 0).text() == name:
+        if cell(dialog.table, row, 0).data(Qt.ItemDataRole.UserRole) == name:
             return row
     raise AssertionError(name)
 
@@ -93,10 +93,10 @@ def test_grants_listed_revoked_and_chat_grants_forgotten(
     assert dialog.grants_table.rowCount() == 2
     assert cell(dialog.grants_table, 1, 1).text() == "All calls"
     assert cell(dialog.grants_table, 1, 2).text() == "MCP: github"
-    assert dialog.chat_label.text() == "Allowed for this chat: write_file"
+    assert dialog.chat_label.text() == "Allowed for this chat: Write file"
     qtbot.mouseClick(dialog.revoke_buttons["run_command git log"], Qt.MouseButton.LeftButton)
     assert [g.tool for g in ctx.grants.list()] == ["github__create_issue"]
-    assert "run_command will ask again" in dialog.message.text()
+    assert "Run command will ask again" in dialog.message.text()
     assert dialog.grants_table.rowCount() == 1
     qtbot.mouseClick(dialog.forget_button, Qt.MouseButton.LeftButton)
     assert "write_file" not in window.controller.chat_grants()

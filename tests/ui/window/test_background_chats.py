@@ -169,7 +169,7 @@ def test_an_approval_from_a_background_chat_names_it_and_leads_there(
     card = next(iter(window.sidebar.approval_cards.values()))
     assert card.chat_button.text() == "Chat: Look at my page"
     qtbot.waitUntil(lambda: window.sessions.state_of(chat) == "approval", timeout=5000)
-    assert told == [("Approval needed", "Look at my page: fetch_url waits for your approval")]
+    assert told == [("Approval needed", "Look at my page: Fetch web page waits for your approval")]
     card.chat_button.click()
     assert controller.session_id == chat
     card.deny_button.click()

@@ -190,7 +190,7 @@ def test_closing_the_window_before_the_app_has_loaded_keeps_what_was_typed(
 def test_the_skeletons_side_panes_leave_where_the_real_ones_become_drawers(
     qtbot: Any,
 ) -> None:
-    skeleton = StartupSkeleton("Assista")
+    skeleton = StartupSkeleton("Assista", sidebar_visible=True)  # (the user keeps it open)
     qtbot.addWidget(skeleton)
     skeleton.resize(1100, 500)
     skeleton.show()

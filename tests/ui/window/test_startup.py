@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import qasync
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, Qt
 
 from desktop.app import AppContext
 from desktop.core.settings import ProviderConfig
@@ -142,7 +142,12 @@ def test_window_state_is_saved_on_close_and_read_before_the_next_start(
     window.show()
     qtbot.waitExposed(window)
     window.splitter.setSizes([200, 600, 300])
-    window.top_bar.sidebar_button.setChecked(False)
+    # Tool activity starts closed; the user opens it, then closes it: a choice kept
+    assert not window.sidebar.isVisible()
+    qtbot.mouseClick(window.top_bar.sidebar_button, Qt.MouseButton.LeftButton)
+    assert window.sidebar.isVisible()
+    qtbot.mouseClick(window.top_bar.sidebar_button, Qt.MouseButton.LeftButton)
+    assert not window.sidebar.isVisible()
     theme.set_zoom(2)
     size = (window.width(), window.height())
     try:
@@ -178,7 +183,7 @@ def test_a_damaged_window_state_gives_the_defaults(
                                                     "zoom": 400, "sidebar_visible": "no"})
     state = read_window_state(ctx.paths.db_path)
     assert (state.geometry, state.splitter, state.zoom, state.sidebar_visible) == (
-        None, [], 0, True)
+        None, [], 0, None)
     junk = tmp_path / "junk.sqlite3"
     junk.write_bytes(b"not a database at all" * 100)
     assert read_window_state(junk).theme == "system"
