@@ -137,8 +137,8 @@ class ModelPicker(QFrame):
         self.list.setVerticalScrollMode(QListWidget.ScrollMode.ScrollPerPixel)
         self.delegate = ModelRowDelegate(self.list)
         self.list.setItemDelegate(self.delegate)
-        self.empty_label = QLabel(
-                self.tr("No model matches. Press Enter to use the text as a model id."))
+        self._no_match = self.tr("No model matches. Press Enter to use the text as a model id.")
+        self.empty_label = QLabel(self._no_match)
         self.empty_label.setObjectName("emptyHint")
         self.empty_label.setWordWrap(True)
         layout = QVBoxLayout(self)
@@ -180,6 +180,7 @@ class ModelPicker(QFrame):
                 item.setToolTip(plain_tooltip(f"{entry.model} — {entry.provider_name}\n"
                                               + " · ".join(entry.badges())))
                 self.list.addItem(item)
+        self.empty_label.setText(self._no_match)
         self.empty_label.setVisible(self.list.count() == 0)
         first = self.first_model_row()
         if first >= 0:
@@ -222,6 +223,9 @@ class ModelPicker(QFrame):
             self._item_chosen(item)
             return
         typed = self.search.text().strip()
+        if any(c.isspace() for c in typed):  # a sentence typed here by mistake
+            self.empty_label.setText(self.tr("A model id has no spaces: nothing was changed."))
+            return
         if typed and self.current_provider:
             self._pick(self.current_provider, typed)
 

@@ -44,6 +44,7 @@ class TopBar(QWidget):
     assistantsRequested = Signal()  # "Manage assistants…" picked
     sidebarToggled = Signal(bool)  # Tool activity switched on or off
     statusChanged = Signal()  # provider, model or usage changed: see status_text()
+    modelChosen = Signal()  # a model was picked: the keyboard goes back to the composer
 
     def __init__(self, controller: ChatController,
                  after_first_paint: Callable[[Callable[[], None]], None],
@@ -68,6 +69,9 @@ class TopBar(QWidget):
         self.model_button.setIcon(icon("chevron-down", "muted"))
         # The arrow after the text, as on a combo box.
         self.model_button.setLayoutDirection(Qt.LayoutDirection.RightToLeft)
+        # A click leaves the keyboard where it was (the composer): a button that kept
+        # it would reopen the picker at the next space typed. Tab still reaches it.
+        self.model_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.settings_button = icon_button("sliders-horizontal",
                                            self.tr("Chat settings: model, temperature, max tokens, "
                                            "reasoning"), self.tr("Chat settings"))
@@ -158,6 +162,7 @@ class TopBar(QWidget):
             self.controller.set_provider(provider_id)
         self.controller.set_model(model)
         self.refresh_providers()
+        self.modelChosen.emit()
 
     def _show_model(self) -> None:
         model = self.controller.model()
