@@ -115,7 +115,10 @@ class TopBar(QWidget):
         # An assistant brings its own provider and model.
         self.assistant_picker.changed.connect(self.refresh_providers)
         self.assistant_picker.manageRequested.connect(self.assistantsRequested)
-        controller.selectionChanged.connect(self._show_model)
+        self._listed_for: str | None = None  # the provider whose models were asked for
+        # Another chat, a compare's new chat, a kept answer: the box, the button and the
+        # status line all follow the chat's provider and model.
+        controller.selectionChanged.connect(self._show_selection)
 
     # -- narrow windows ------------------------------------------------------------------------
 
@@ -163,6 +166,16 @@ class TopBar(QWidget):
         self.controller.set_model(model)
         self.refresh_providers()
         self.modelChosen.emit()
+
+    def _show_selection(self) -> None:
+        active = self.controller.provider()
+        index = self.provider_combo.findData(active.id) if active is not None else -1
+        if index != self.provider_combo.currentIndex():
+            self.provider_combo.setCurrentIndex(index)
+        self._show_model()
+        self.statusChanged.emit()
+        if active is not None and active.id != self._listed_for:
+            self._fetch_models()
 
     def _show_model(self) -> None:
         model = self.controller.model()
@@ -240,6 +253,7 @@ class TopBar(QWidget):
         config = self.controller.provider()
         if config is None:
             return
+        self._listed_for = config.id
         cached = self.controller.ctx.cached_models(config)
         if cached:
             self._fill_models([m.id for m in cached])

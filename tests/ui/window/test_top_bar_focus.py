@@ -18,7 +18,6 @@ from tests.support.openai_server import FakeOpenAIServer
 from tests.ui.conversation_helpers import add_provider
 from tests.ui.window.test_early_typing import load, skeleton_window
 
-
 SPECIAL = {"\n": Qt.Key.Key_Return, "\x1b": Qt.Key.Key_Escape}
 
 
