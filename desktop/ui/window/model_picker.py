@@ -35,9 +35,15 @@ ROW_PAD = 8
 
 
 class ModelRowDelegate(QStyledItemDelegate):
-    """Paints a model row: star, id, provider, and the badges as small chips."""
+    """Paints a model row: star, id, provider, and the badges as small chips; with
+    ``checks`` (a list to choose several from), a check box at the right end showing
+    the row's check state."""
 
     starClicked = Signal(object)  # ModelEntry
+
+    def __init__(self, parent: QWidget | None = None, *, checks: bool = False) -> None:
+        super().__init__(parent)
+        self.checks = checks
 
     def sizeHint(self, option: QStyleOptionViewItem,
                  index: QModelIndex | QPersistentModelIndex) -> QSize:
@@ -79,6 +85,17 @@ class ModelRowDelegate(QStyledItemDelegate):
         painter.setPen(QColor(colors["text"]))
         name = str(index.data())
         text_width = rect.right() - left - ROW_PAD
+        if self.checks:
+            box = QRect(rect.right() - ROW_PAD - STAR_PX, star.top(), STAR_PX, STAR_PX)
+            checked = index.data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Checked
+            color = colors["accent" if checked else "muted"]
+            scale = painter.device().devicePixelRatioF()
+            painter.drawPixmap(box, render("square", color, box.size(), scale))
+            if checked:
+                painter.drawPixmap(box.adjusted(2, 2, -2, -2),
+                                   render("check", color, box.adjusted(2, 2, -2, -2).size(),
+                                          scale))
+            text_width -= STAR_PX + ROW_PAD
         painter.drawText(QRect(left, top, text_width, line), int(Qt.AlignmentFlag.AlignVCenter),
                          metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, text_width))
         self._paint_badges(painter, font, QRect(left, top + line + 2, text_width, line),

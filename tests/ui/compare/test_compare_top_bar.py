@@ -8,10 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 import qasync
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 
 from desktop.app import AppContext
 from desktop.ui.compare.chooser import CompareChooser
+from desktop.ui.compare.view import COLUMN_MIN_WIDTH
 from desktop.ui.window.main_window import MainWindow
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
 from tests.ui.compare.test_compare_window import add_providers, servers
@@ -95,3 +96,57 @@ def test_picking_a_model_changes_this_chat_only(
     window.controller.new_session()
     assert window.controller.model() == "model-a"
     assert bar_story(window)[:2] == ("Server A", "model-a")
+
+
+def visible_parts(view: Any) -> list[str]:
+    """Each column as the viewport shows it: "whole", "hidden" or "cut"."""
+    viewport = view.strip_area.viewport()
+    parts = []
+    for column in view.all_columns():
+        box = column.geometry().translated(column.parentWidget().mapTo(viewport, QPoint(0, 0)))
+        inside = viewport.rect().intersected(box)
+        parts.append("whole" if inside == box else "hidden" if inside.isEmpty() else "cut")
+    return parts
+
+
+def test_compare_columns_are_shown_whole_at_1400_with_the_tool_panel_open(
+        qtbot: Any, qt_loop: qasync.QEventLoop, servers: list[FakeOpenAIServer],
+        open_ctx: Callable[..., AppContext]) -> None:
+    ctx = open_ctx()
+    configs = add_providers(ctx, servers)
+    window = make_window(qtbot, ctx)
+    window.resize(1400, 900)
+    qtbot.waitUntil(lambda: window.width() == 1400)
+    assert window.top_bar.sidebar_visible()
+    for server in servers:
+        server.enqueue(ScriptedResponse(chunks=text_stream("An answer.")))
+    servers[0].enqueue(ScriptedResponse(chunks=text_stream("Another answer.")))
+    qtbot.keyClicks(window.composer.input, "Four models?")
+    qtbot.mouseClick(window.composer.compare_button, Qt.MouseButton.LeftButton)
+    chooser = window.dialogs.current("compare")
+    assert isinstance(chooser, CompareChooser)
+    for config in configs[1:]:
+        chooser.toggle(config.id, config.model)
+    chooser.toggle(configs[0].id, "model-a2")
+    qtbot.mouseClick(chooser.compare_button, Qt.MouseButton.LeftButton)
+    launcher = window.compare
+    qtbot.waitUntil(lambda: launcher.view is not None and launcher.view.run.done,
+                    timeout=10000)
+    view = launcher.view
+    assert view is not None and len(view.all_columns()) == 4
+    bar = view.strip_area.horizontalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)  # four do not fit beside the tool panel
+    seen: set[int] = set()
+    while True:  # step by step to the end: never a column cut at an edge
+        parts = visible_parts(view)
+        assert "cut" not in parts, (bar.value(), parts)
+        assert parts.count("whole") >= 1
+        seen |= {i for i, part in enumerate(parts) if part == "whole"}
+        if bar.value() >= bar.maximum():
+            break
+        bar.triggerAction(bar.SliderAction.SliderSingleStepAdd)
+    assert seen == {0, 1, 2, 3}  # each column was shown whole on the way
+    assert all(c.width() >= COLUMN_MIN_WIDTH for c in view.all_columns())
+    bar.setValue(bar.maximum() // 2 + 7)  # a drag let go anywhere: to a column's start
+    bar.sliderReleased.emit()
+    assert "cut" not in visible_parts(view)
