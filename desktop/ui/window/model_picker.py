@@ -86,6 +86,11 @@ class ModelRowDelegate(QStyledItemDelegate):
         name = str(index.data())
         text_width = rect.right() - left - ROW_PAD
         if self.checks:
+            view = self.parent()
+            if isinstance(view, QListWidget) and view.currentIndex() == index:
+                # the keyboard's row (selected rows are the chosen ones)
+                painter.setPen(QPen(QColor(colors["accent"])))
+                painter.drawRoundedRect(rect.adjusted(1, 1, -2, -2), 4, 4)
             box = QRect(rect.right() - ROW_PAD - STAR_PX, star.top(), STAR_PX, STAR_PX)
             checked = index.data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Checked
             color = colors["accent" if checked else "muted"]
