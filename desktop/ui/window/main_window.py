@@ -235,7 +235,7 @@ class MainWindow(QMainWindow):
         bar.assistantsRequested.connect(self.conversations.open_assistants)
         bar.sidebarToggled.connect(self.panels.set_tools_visible)
         bar.statusChanged.connect(self._show_status)
-        bar.modelChosen.connect(composer.input.setFocus)
+        bar.choiceMade.connect(composer.input.setFocus)
         d.providersChanged.connect(bar.refresh_providers)
         d.pricesChanged.connect(lambda: bar.show_usage(c.history))
         d.mcpClosed.connect(tools.refresh_tools)

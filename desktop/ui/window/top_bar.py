@@ -44,7 +44,7 @@ class TopBar(QWidget):
     assistantsRequested = Signal()  # "Manage assistants…" picked
     sidebarToggled = Signal(bool)  # Tool activity switched on or off
     statusChanged = Signal()  # provider, model or usage changed: see status_text()
-    modelChosen = Signal()  # a model was picked: the keyboard goes back to the composer
+    choiceMade = Signal()  # a provider, model or assistant was picked: back to the composer
 
     def __init__(self, controller: ChatController,
                  after_first_paint: Callable[[Callable[[], None]], None],
@@ -69,13 +69,15 @@ class TopBar(QWidget):
         self.model_button.setIcon(icon("chevron-down", "muted"))
         # The arrow after the text, as on a combo box.
         self.model_button.setLayoutDirection(Qt.LayoutDirection.RightToLeft)
-        # A click leaves the keyboard where it was (the composer): a button that kept
-        # it would reopen the picker at the next space typed. Tab still reaches it.
-        self.model_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.settings_button = icon_button("sliders-horizontal",
                                            self.tr("Chat settings: model, temperature, max tokens, "
                                            "reasoning"), self.tr("Chat settings"))
         self.assistant_picker = AssistantPicker(controller)
+        # A click leaves the keyboard where it was (the composer): a button that kept it
+        # reopened the picker at the next space typed, a box took the letters as a
+        # search of its items (and switched). Tab still reaches them.
+        for chooser in (self.provider_combo, self.model_button, self.assistant_picker):
+            chooser.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.providers_button = QPushButton(self.tr("Providers…"))
         self.providers_button.setToolTip(self.tr("Add or edit providers"))
         self.providers_button.setAccessibleName(self.tr("Providers"))
@@ -114,6 +116,7 @@ class TopBar(QWidget):
         self.chat_settings.modelRequested.connect(self.open_model_picker)
         # An assistant brings its own provider and model.
         self.assistant_picker.changed.connect(self.refresh_providers)
+        self.assistant_picker.changed.connect(self.choiceMade)
         self.assistant_picker.manageRequested.connect(self.assistantsRequested)
         self._listed_for: str | None = None  # the provider whose models were asked for
         # Another chat, a compare's new chat, a kept answer: the box, the button and the
@@ -165,7 +168,7 @@ class TopBar(QWidget):
             self.controller.set_provider(provider_id)
         self.controller.set_model(model)
         self.refresh_providers()
-        self.modelChosen.emit()
+        self.choiceMade.emit()
 
     def _show_selection(self) -> None:
         active = self.controller.provider()
@@ -247,6 +250,7 @@ class TopBar(QWidget):
         if provider_id:
             self.controller.set_provider(provider_id)
             self.refresh_providers()
+        self.choiceMade.emit()
 
     def _fetch_models(self) -> None:
         self._cancel_model_task()

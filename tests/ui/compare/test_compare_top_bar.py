@@ -117,7 +117,7 @@ def test_compare_columns_are_shown_whole_at_1400_with_the_tool_panel_open(
     window = make_window(qtbot, ctx)
     window.resize(1400, 900)
     qtbot.waitUntil(lambda: window.width() == 1400)
-    assert window.top_bar.sidebar_visible()
+    window.top_bar.set_sidebar_visible(True)  # Tool activity open beside the chat
     for server in servers:
         server.enqueue(ScriptedResponse(chunks=text_stream("An answer.")))
     servers[0].enqueue(ScriptedResponse(chunks=text_stream("Another answer.")))

@@ -82,3 +82,34 @@ def test_typing_into_the_top_bar_never_changes_the_model(
     _type("\x1b")  # Escape closes it
     qtbot.waitUntil(lambda: not bar.picker.isVisible())
     assert window.controller.model() == "gpt-test"
+
+
+def test_the_top_bars_boxes_leave_the_keyboard_with_the_composer(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    """A box of the bar opened with the mouse does not keep the keyboard: letters typed
+    next are not a search of its items (which picked "Other" for an "o")."""
+    ctx = open_ctx()
+    config = add_provider(ctx, fake_server)
+    ctx.settings_store.save_provider(config.model_copy(update={"id": "prov_other",
+                                                               "name": "Other"}))
+    ctx.assistants.create("Opinionated", "Argue.")
+    window, _skeleton = skeleton_window(qtbot, ctx)
+    load(window, ctx)
+    bar = window.top_bar
+    composer = window.composer.input
+    composer.setFocus()
+    for box in (bar.provider_combo, bar.assistant_picker):
+        qtbot.mouseClick(box, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda b=box: b.view().isVisible())  # type: ignore[misc]
+        box.hidePopup()  # (closed without a choice)
+        qtbot.waitUntil(lambda: QApplication.activePopupWidget() is None)
+        qtbot.waitUntil(composer.hasFocus)
+    window.activateWindow()  # (the offscreen platform leaves a closed popup active)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    _type("oo")
+    assert composer.toPlainText() == "oo"
+    provider = window.controller.provider()
+    assert provider is not None and provider.name == "Loopback"
+    assert window.controller.profile.assistant() is None
