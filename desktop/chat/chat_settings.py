@@ -1,8 +1,9 @@
 """Changing a chat's own choices: model, assistant, prompt, workspace, tools.
 
 Each change applies to the chat it names (saved, or a :class:`NewChat` not saved
-yet). Choosing a provider, model or workspace also makes it the default of the next
-new chat, as a user who just picked a model expects.
+yet). Choosing a provider or workspace also makes it the default of the next new
+chat; choosing a model changes that chat's model only (a provider's default model is
+set in its settings).
 """
 
 from __future__ import annotations
@@ -105,8 +106,6 @@ class ChatSettings:
         config = self.provider(chat)
         if config is None or not model:
             return
-        if config.source == "user":  # the provider's default: the next new chat's model
-            self.ctx.settings_store.save_provider(config.model_copy(update={"model": model}))
         if isinstance(chat, NewChat):
             chat.provider_id, chat.model = config.id, model
         else:

@@ -324,9 +324,14 @@ class CompareRunner:
 
     def keep(self, run: CompareRun, index: int) -> ActiveBranch | None:
         """Make answer ``index`` (a column's, or ``len(columns)``: the earlier one) the
-        chat's active branch; the others stay as siblings. Columns still answering are
-        stopped first; then it is applied when the run ends (None is returned meanwhile)."""
+        chat's active branch and its provider and model the chat's; the others stay as
+        siblings. Columns still answering are stopped first; then the branch is applied
+        when the run ends (None is returned meanwhile)."""
         run.kept = index
+        if run.saved and index < len(run.columns):
+            target = run.columns[index].target
+            self.service.ctx.sessions.update_session(
+                run.session_id, provider_id=target.config.id, model=target.model)
         if not run.done:
             for column in run.columns:
                 if column.index != index and not column.ended:

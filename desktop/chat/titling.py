@@ -2,10 +2,12 @@
 
 A new chat is named after the first line of its first message at once
 (:func:`desktop.core.conversation.auto_title`). When its first answer is complete, one
-small request on the chat's own provider asks for a better title; it runs on its
-own (nothing waits for it) and replaces the first-line title only if that is still the
-chat's title — a title the user set is never overwritten. Any failure leaves the
-first-line title.
+small request asks for a better title — of the model named in Preferences for titles,
+else of the chat's own model; capped, with reasoning off where the provider allows
+(:mod:`desktop.chat.title_request`), and read only until the title line is complete.
+It runs on its own (nothing waits for it) and replaces the first-line title only if
+that is still the chat's title — a title the user set is never overwritten. Any
+failure leaves the first-line title.
 """
 
 from __future__ import annotations
@@ -18,10 +20,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from desktop.chat.title_request import title_call, title_complete
 from desktop.core.events import TextDelta
 from desktop.core.exchange_origin import set_session
-from desktop.core.messages import Message, TextPart
-from desktop.core.provider import ChatRequest
+from desktop.core.messages import Message
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
@@ -90,8 +92,19 @@ class ChatTitler:
             return
         answer = next((m.text for m in reversed(history) if m.role == "assistant"), "")
         first_title, config, model, question = pending
+        config, model = self.title_model(config, model)
         if answer.strip():
             self.start(TitleJob(session_id, first_title, config, model, question, answer))
+
+    def title_model(self, config: ProviderConfig, model: str) -> tuple[ProviderConfig, str]:
+        """The provider and model that write titles: the one named in Preferences (its
+        default model when none is named) while that provider exists, else the chat's."""
+        settings = self.ctx.settings.current
+        chosen = next((p for p in self.ctx.all_providers()
+                       if p.id == settings.title_provider_id), None)
+        if chosen is None or not (settings.title_model or chosen.model):
+            return config, model
+        return chosen, settings.title_model or chosen.model
 
     def start(self, job: TitleJob) -> None:
         task = asyncio.ensure_future(self._title(job))
@@ -129,17 +142,20 @@ class ChatTitler:
     async def _ask(self, job: TitleJob) -> str:
         conversation = (f"User: {job.question[:EXCERPT_CHARS]}\n\n"
                         f"Assistant: {job.answer[:EXCERPT_CHARS]}")
-        request = ChatRequest(model=job.model, system=TITLE_PROMPT, messages=[
-            Message(role="user", parts=[TextPart(text=conversation)])])
+        reasoning = self.ctx.capabilities_for(job.config, job.model).reasoning
+        call = title_call(job.config, job.model, reasoning, TITLE_PROMPT, conversation)
         # Recorded as the chat's, not as the answer the task was started after.
         set_session(job.session_id)
-        provider = self.ctx.build_provider(job.config)
-        parts: list[str] = []
+        provider = self.ctx.build_provider(call.config)
+        reply = ""
         try:
-            async for event in provider.stream(request):
-                if isinstance(event, TextDelta):
-                    parts.append(event.text)
+            async with contextlib.aclosing(provider.stream(call.request)) as events:
+                async for event in events:
+                    if isinstance(event, TextDelta):
+                        reply += event.text
+                        if title_complete(reply, TITLE_LIMIT):
+                            break  # the rest is not read (the stream is closed)
         finally:
             with contextlib.suppress(Exception):
                 await provider.aclose()
-        return "".join(parts)
+        return reply

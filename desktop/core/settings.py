@@ -126,6 +126,10 @@ class AppSettings(BaseModel):
     # After a new chat's first answer, ask its model for a short title (off: the first
     # line of the first message stays the title).
     model_titles: bool = True
+    # Who writes those titles: a provider (id) and model; "" : the chat's own model (no
+    # model named: that provider's default model).
+    title_provider_id: str = ""
+    title_model: str = ""
     # Per-model prices (exact model id -> price) that win over the built-in table.
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     # The request inspector: every model request recorded (redacted) in inspector.sqlite,

@@ -114,13 +114,17 @@ async def test_keep_makes_that_answer_the_active_branch(
     assert branch is not None
     assert [m.text for m in branch.messages] == ["Hello", "From B."]
     assert [m.text for m in ctx.sessions.load_messages(run.session_id)] == ["Hello", "From B."]
-    # the next question follows the kept answer
-    servers[0].enqueue(ScriptedResponse(chunks=text_stream("Next.")))
+    # the next question follows the kept answer, and goes to its model
+    config = service.chats.provider(run.session_id)
+    assert config is not None and config.id == targets[1].config.id
+    assert service.chats.model(run.session_id) == targets[1].model
+    servers[1].enqueue(ScriptedResponse(chunks=text_stream("Next.")))
     turn = service.start(run.session_id, "And then?")
     assert turn.task is not None
     await turn.task
     assert [m.text for m in ctx.sessions.load_messages(run.session_id)] == [
         "Hello", "From B.", "And then?", "Next."]
+    assert servers[1].last_chat_body["model"] == targets[1].model
 
 
 async def test_keep_while_others_stream_stops_them_and_is_applied_at_the_end(

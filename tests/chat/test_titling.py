@@ -3,12 +3,16 @@ setting is off, or the request fails (then the first-line title stays)."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from desktop.app import AppContext
 from desktop.chat.profile import NewChat
 from desktop.chat.service import ChatService
+from desktop.chat.title_request import REASONING_MAX_TOKENS, TITLE_MAX_TOKENS
 from desktop.chat.titling import TITLE_PROMPT, clean_title
+from desktop.core.settings import ProviderConfig
 from tests.chat.conftest import add_provider
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
 
@@ -96,3 +100,68 @@ def test_clean_title() -> None:
     assert clean_title("## **Budget plan**") == "Budget plan"
     assert clean_title("  \n ") is None
     assert clean_title("x" * 100) == "x" * 59 + "…"
+
+
+async def test_the_title_request_is_capped_and_its_stream_cut_off_after_the_title(
+        titling: ChatService, server: FakeOpenAIServer, ctx: AppContext) -> None:
+    _reply(server, "Answer.")
+    # the title's line, then a long ramble the server holds back: never read
+    long = ScriptedResponse(chunks=text_stream(
+        "Capital of France\n" + "and then I go on thinking aloud " * 500, 6), hold_after=8)
+    server.enqueue(long)
+    turn = titling.start(NewChat(), "what is the capital of france?")
+    await titling.wait_idle()
+    await asyncio.wait_for(titling.titles.wait(), 20)  # (without the cut: held forever)
+    assert long.holding.is_set() and not long.released.is_set()
+    info = ctx.sessions.get_session(turn.session_id)
+    assert info is not None and info.title == "Capital of France"
+    body = server.last_chat_body
+    assert body["max_tokens"] == TITLE_MAX_TOKENS
+    assert "reasoning_effort" not in body and not body.get("tools")
+
+
+async def test_a_reasoning_model_is_asked_to_think_little_and_briefly(
+        ctx: AppContext, server: FakeOpenAIServer) -> None:
+    config = ProviderConfig(name="OpenAI", preset="openai", base_url=server.base_url,
+                            model="o3-mini")
+    ctx.settings_store.save_provider(config)
+    ctx.secrets.set(config.id, "sk-loopback-key-123456")
+    ctx.settings.update(active_provider_id=config.id)
+    titling = ChatService(ctx, write_titles=True)
+    _reply(server, "Answer.")
+    _reply(server, "Short title")
+    titling.start(NewChat(), "a question")
+    await titling.wait_idle()
+    await titling.titles.wait()
+    body = server.last_chat_body
+    assert body["model"] == "o3-mini"
+    assert body["reasoning_effort"] == "low"
+    assert body["max_completion_tokens"] == REASONING_MAX_TOKENS and "max_tokens" not in body
+
+
+async def test_the_title_model_named_in_preferences_writes_the_title(
+        titling: ChatService, server: FakeOpenAIServer, ctx: AppContext) -> None:
+    with FakeOpenAIServer(models=["tiny"]) as other:
+        config = ProviderConfig(name="Titles", preset="custom", base_url=other.base_url,
+                                model="tiny")
+        ctx.settings_store.save_provider(config)
+        ctx.secrets.set(config.id, "sk-other-key-123456")
+        ctx.settings.update(title_provider_id=config.id, title_model="tiny-titles")
+        _reply(server, "Answer.")
+        other.enqueue(ScriptedResponse(chunks=text_stream("Named elsewhere")))
+        turn = titling.start(NewChat(), "a question")
+        await titling.wait_idle()
+        await titling.titles.wait()
+        assert len(server.chat_requests) == 1  # the chat's model answered only
+        assert other.last_chat_body["model"] == "tiny-titles"
+        assert other.last_chat_body["max_tokens"] == TITLE_MAX_TOKENS
+        info = ctx.sessions.get_session(turn.session_id)
+        assert info is not None and info.title == "Named elsewhere"
+        # a provider that is gone: the chat's own model again
+        ctx.settings.update(title_provider_id="prov_gone")
+        _reply(server, "Answer.")
+        _reply(server, "Own model title")
+        titling.start(NewChat(), "another question")
+        await titling.wait_idle()
+        await titling.titles.wait()
+        assert server.last_chat_body["model"] == "gpt-test"

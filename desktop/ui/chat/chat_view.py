@@ -81,7 +81,7 @@ class ChatView(VirtualColumn):
     def _widget_created(self, widget: MessageWidget) -> None:
         bar = widget.branch_bar
         message_id = widget.message_id
-        bar.set_label(self.branch_label(message_id))
+        widget.header_row.set_versions(self.branch_label(message_id))
         bar.stepRequested.connect(partial(self._step, widget))
         header = widget.header_row
         header.deleteRequested.connect(partial(self.deleteRequested.emit, message_id))
@@ -125,7 +125,7 @@ class ChatView(VirtualColumn):
     def refresh_branch_labels(self) -> None:
         """Re-read the ‹ n/m › labels of the messages on screen (after a turn)."""
         for widget in self._by_widget():
-            widget.branch_bar.set_label(self.branch_label(widget.message_id))
+            widget.header_row.set_versions(self.branch_label(widget.message_id))
 
     def _by_widget(self) -> list[MessageWidget]:
         return [item.widget for item in self._items if item.widget is not None]

@@ -1,10 +1,12 @@
 """The header of a message block: who and when, tokens and speed, Copy, a "more"
 menu (Continue, Fork, Delete) and, last, Edit/Regenerate with the ‹ n/m › switcher.
 
-Its actions never clip: the title elides, and when the row is too narrow for
-everything, Copy and Edit/Regenerate move into the "more" menu, then the token
-figures go (their text stays in the title's tooltip). The switcher always keeps its
-fixed slot at the right end.
+Nothing clips, and who answered and when is read whole first: when the row is too
+narrow for everything, the token figures elide and then go (into the "more" menu; the
+whole figures are their tooltip), then Copy and Edit/Regenerate move into that menu;
+only then does the title elide. Every version of a message keeps its actions the
+same way (the switcher's room is counted once it is shown).
+The switcher always keeps its fixed slot at the right end.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ class MessageHeader(QWidget):
         self.title.setObjectName("messageHeader")
         self.tokens_label = QLabel()
         self.tokens_label.setObjectName("tokenCount")
+        self.figures = ""  # the token figures whole (the label may show them elided)
         self.tokens_label.hide()
         self.copy_button = message_button(
             self.tr("Copy"), self.tr("Copy this message as Markdown (the arrow has more)"))
@@ -88,8 +91,10 @@ class MessageHeader(QWidget):
                        self.branch_bar):
             line.addWidget(widget)
         self.compact = False
+        self.tokens_whole = False  # the figures are shown and not elided
 
     def set_figures(self, text: str, tooltip: str) -> None:
+        self.figures = text
         self.tokens_label.setText(text)
         self.tokens_label.setToolTip(tooltip)
         self._fit(self.width())
@@ -101,22 +106,34 @@ class MessageHeader(QWidget):
         if event.size().width() != event.oldSize().width():
             self._fit(event.size().width())
 
+    def set_versions(self, label: str | None) -> None:
+        """``"2/3"`` shows the ‹ n/m › switcher, ``None`` hides it; the row fits again
+        with (or without) its room."""
+        self.branch_bar.set_label(label)
+        self._fit(self.width())
+
     def _fit(self, width: int) -> None:
-        """Show what fits next to a readable title; the rest goes into the menu."""
+        """Show what fits next to the whole title; the rest goes into the menu."""
         if width <= 0:
             return
         spacing = self._spacing
-        title = self.title.fontMetrics().horizontalAdvance(self.title.text()[:24]) + spacing
+        title = self.title.fontMetrics().horizontalAdvance(self.title.text()) + spacing + 4
         fixed = self.more_button.sizeHint().width() + self.branch_bar.switcher_width() + spacing * 2
-        tokens = (self.tokens_label.sizeHint().width() + spacing
-                  if self.tokens_label.text() else 0)
+        metrics = self.tokens_label.fontMetrics()
+        tokens = metrics.horizontalAdvance(self.figures) + spacing if self.figures else 0
         actions = (self.copy_button.sizeHint().width()
                    + self.branch_bar.action.sizeHint().width() + spacing * 2)
-        self.compact = title + fixed + tokens + actions > width
+        self.compact = title + fixed + actions > width
         self.copy_button.setVisible(not self.compact)
         self.branch_bar.set_compact(self.compact)
-        self.tokens_label.setVisible(bool(self.tokens_label.text())
-                                     and title + fixed + tokens <= width)
+        # (in the room the actions leave, or that they left when they moved)
+        room = width - title - fixed - (0 if self.compact else actions) - spacing
+        shown = bool(self.figures) and room >= metrics.horizontalAdvance("99 in · 99…")
+        self.tokens_whole = shown and tokens - spacing <= room
+        if shown:
+            self.tokens_label.setText(metrics.elidedText(self.figures,
+                                                         Qt.TextElideMode.ElideRight, room))
+        self.tokens_label.setVisible(shown)
 
     # -- the "more" menu ------------------------------------------------------------------
 
@@ -138,9 +155,9 @@ class MessageHeader(QWidget):
             menu.addSeparator()
             inspect = menu.addAction(self.tr("Inspect the request…"), self.inspectRequested.emit)
             inspect.setToolTip(self.tr("What was sent, what came back, timings, Replay"))
-        if self.tokens_label.text() and not self.tokens_label.isVisible():
+        if self.figures and not self.tokens_whole:
             menu.addSeparator()
-            menu.addAction(self.tokens_label.text()).setEnabled(False)
+            menu.addAction(self.figures).setEnabled(False)
 
     def release(self) -> None:
         """Let go of the callbacks (they lead back to the message widget)."""

@@ -2,13 +2,16 @@
 
 The same list as the top bar's model picker (its rows, badges and sections: Favourites,
 Recent, then each provider; type to filter), where a click adds a model to the
-chosen ones or takes it out again; the chosen ones are listed below, in order (the
-first one's answer is shown in the chat unless another is kept).
+chosen ones or takes it out again; a chosen row is checked. From the keyboard: type
+to filter, ↑/↓ to move, Enter to add or take out, Ctrl+Enter to compare. The chosen
+ones are listed below, in order (the first one's answer is shown in the chat unless
+another is kept).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -43,7 +46,9 @@ class CompareChooser(QDialog):
         hint = QLabel(self.tr("Pick {low} to {high} models. Each answers the same question "
                               "with this chat's conversation, attachments and tools; "
                               "every answer is kept as a version of the reply.").format(
-            low=minimum, high=MAX_MODELS))
+            low=minimum, high=MAX_MODELS) + " " + self.tr(
+            "Keys: type to search, ↑/↓ to move, Enter to add or remove, Ctrl+Enter to "
+            "compare."))
         hint.setWordWrap(True)
         hint.setObjectName("emptyHint")
         layout.addWidget(hint)
@@ -56,7 +61,7 @@ class CompareChooser(QDialog):
         self.list.setAccessibleName(self.tr("Models"))
         self.list.setSelectionMode(QListWidget.SelectionMode.MultiSelection)
         self.list.setVerticalScrollMode(QListWidget.ScrollMode.ScrollPerPixel)
-        self.list.setItemDelegate(ModelRowDelegate(self.list))
+        self.list.setItemDelegate(ModelRowDelegate(self.list, checks=True))
         layout.addWidget(self.list, 1)
         self.chosen_label = QLabel()
         self.chosen_label.setTextFormat(Qt.TextFormat.PlainText)  # model names: plain
@@ -71,7 +76,8 @@ class CompareChooser(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
-        self.search.textChanged.connect(self.refresh)
+        self.search.textChanged.connect(self._search_changed)
+        self.search.installEventFilter(self)
         # Clicks, Space and Ctrl+A all go through the selection (keyboard included).
         self.list.itemSelectionChanged.connect(self._selection_changed)
         self.refresh()
@@ -93,11 +99,66 @@ class CompareChooser(QDialog):
                 self.list.addItem(item)
                 self._names[(entry.provider_id, entry.model)] = (
                     f"{entry.model} ({entry.provider_name})")
-                item.setSelected((entry.provider_id, entry.model) in self.chosen)
+                chosen = (entry.provider_id, entry.model) in self.chosen
+                item.setSelected(chosen)
+                item.setData(Qt.ItemDataRole.CheckStateRole,
+                             Qt.CheckState.Checked if chosen else Qt.CheckState.Unchecked)
         if row >= 0:
             self.list.setCurrentRow(row, QItemSelectionModel.SelectionFlag.NoUpdate)
         self.list.blockSignals(False)
         self._update()
+
+    def _search_changed(self) -> None:
+        """Filter, with the first model found highlighted (Enter adds it)."""
+        self.refresh()
+        if self.search.text().strip():
+            self._move(1, self._first_model_row() - 1)
+
+    def _first_model_row(self) -> int:
+        return next((r for r in range(self.list.count())
+                     if isinstance(self.list.item(r).data(ENTRY_ROLE), ModelEntry)), -1)
+
+    def _move(self, step: int, start: int | None = None) -> None:
+        """Highlight the next model row up or down (titles are skipped)."""
+        row = (self.list.currentRow() if start is None else start) + step
+        while 0 <= row < self.list.count():
+            if isinstance(self.list.item(row).data(ENTRY_ROLE), ModelEntry):
+                self.list.setCurrentRow(row, QItemSelectionModel.SelectionFlag.NoUpdate)
+                return
+            row += step
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # The keyboard stays in the search field: arrows move in the list, Enter adds
+        # or takes out the highlighted model, Ctrl+Enter compares.
+        if watched is self.search and isinstance(event, QKeyEvent) and \
+                event.type() == QEvent.Type.KeyPress:
+            key = event.key()
+            if key in (Qt.Key.Key_Down, Qt.Key.Key_Up):
+                self._move(1 if key == Qt.Key.Key_Down else -1)
+                return True
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+                    if self.compare_button.isEnabled():
+                        self.accept()
+                else:
+                    self._toggle_current()
+                return True
+        return super().eventFilter(watched, event)
+
+    def _toggle_current(self) -> None:
+        item = self.list.currentItem()
+        entry = item.data(ENTRY_ROLE) if item is not None else None
+        if not isinstance(entry, ModelEntry):
+            return
+        if self.search.text():
+            self.search.blockSignals(True)  # (refreshed once, by toggle)
+            self.search.clear()
+            self.search.blockSignals(False)
+        self.toggle(entry.provider_id, entry.model)
+        row = next((r for r in range(self.list.count())  # (the full list, after a search)
+                    if self.list.item(r).data(ENTRY_ROLE) == entry), -1)
+        if row >= 0:
+            self.list.setCurrentRow(row, QItemSelectionModel.SelectionFlag.NoUpdate)
 
     def toggle(self, provider_id: str, model: str) -> None:
         """Add a model to the chosen ones, or take it out (at most four)."""
@@ -106,7 +167,7 @@ class CompareChooser(QDialog):
             self.chosen.remove(key)
         elif len(self.chosen) < MAX_MODELS:
             self.chosen.append(key)
-        self.refresh()
+        self.refresh(keep_row=True)
 
     def _selection_changed(self) -> None:
         """A row was selected or unselected (click, Space, Ctrl+A): the rows whose state

@@ -35,6 +35,7 @@ from desktop.chat.answer_figures import price_table
 from desktop.ui import theme
 from desktop.ui.dialogs.desktop_tab import DesktopTab
 from desktop.ui.dialogs.language_choice import LanguageChoice
+from desktop.ui.dialogs.title_model import TitleModelCombo
 from desktop.ui.dialogs.usage_page import UsagePage
 from desktop.ui.dialogs.web_search_settings import WebSearchSettings
 from desktop.ui.inspector.settings_tab import InspectorSettings
@@ -192,6 +193,9 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("When a chat is too long"), self.overflow_combo)
         form.addRow(self.tr("Keep deleted chats in the trash"), self.retention_spin)
         form.addRow(self.tr("Titles"), self.model_titles_check)
+        self.title_model_combo = TitleModelCombo()
+        self.model_titles_check.toggled.connect(self.title_model_combo.setEnabled)
+        form.addRow(self.tr("Titles written by"), self.title_model_combo)
         return page
 
     def _network_tab(self) -> QWidget:
@@ -269,6 +273,8 @@ class SettingsDialog(QDialog):
             s.context_overflow)))
         self.retention_spin.setValue(s.trash_retention_days)
         self.model_titles_check.setChecked(s.model_titles)
+        self.title_model_combo.load(self.controller.ctx, s)
+        self.title_model_combo.setEnabled(s.model_titles)
         self.proxy_edit.setText(s.proxy_url)
         self.no_proxy_edit.setText(s.no_proxy)
         self.timeout_spin.setValue(round(s.request_timeout_s))
@@ -294,6 +300,7 @@ class SettingsDialog(QDialog):
             "max_concurrent_requests": self.concurrent_spin.value(),
             # below 6 pt nothing is readable: such a value means "the default"
             "base_font_pt": self.font_spin.value() if self.font_spin.value() >= 6 else 0.0,
+            **self.title_model_combo.changes(),
             **self.web_search.changes(),
             **self.inspector_settings.changes(),
             **self.desktop_tab.changes(),

@@ -128,8 +128,10 @@ class Segment:
 
     def changed_top(self) -> int:
         """Where the last :meth:`set_block` changed what is drawn (segment coordinates,
-        after :meth:`layout`): the top of the line holding the first changed character.
-        Lines above it cannot move (text flows down), except in tables, whose columns
+        after :meth:`layout`): the top of the line above the one holding the first
+        changed character — a word that grew past the line's end moved to the next
+        line and left the line above it changed too (its start was drawn there). Lines
+        further up cannot change (text flows down), except in tables, whose columns
         widen for new content: there, the segment's top."""
         if self.changed_from <= 0 or "<table" in self.block.html:
             return 0
@@ -137,7 +139,10 @@ class Segment:
         if not block.isValid():
             return 0
         rect = self.doc.documentLayout().blockBoundingRect(block)
-        line = block.layout().lineForTextPosition(self.changed_from - block.position())
+        layout = block.layout()
+        line = layout.lineForTextPosition(self.changed_from - block.position())
+        if line.isValid() and line.lineNumber() > 0:
+            line = layout.lineAt(line.lineNumber() - 1)
         top = rect.top() + (line.y() if line.isValid() else 0.0)
         return max(0, int(top + self.content_origin().y()) - 1)
 

@@ -129,6 +129,7 @@ class MarkdownView(QWidget):
         if self._stream is not None:
             self._apply(self._stream.update(final=True))
             self._stream = None
+            self.update()  # all of it once: streamed frames repainted only their changes
             accessible.content_changed(self)
 
     def restyle(self) -> None:

@@ -238,6 +238,7 @@ class MainWindow(QMainWindow):
         bar.sidebarToggled.connect(self.panels.set_tools_visible)
         bar.sidebarChosen.connect(self._sidebar_chosen)
         bar.statusChanged.connect(self._show_status)
+        bar.choiceMade.connect(composer.input.setFocus)
         d.providersChanged.connect(bar.refresh_providers)
         d.pricesChanged.connect(lambda: bar.show_usage(c.history))
         d.mcpClosed.connect(tools.refresh_tools)

@@ -35,9 +35,15 @@ ROW_PAD = 8
 
 
 class ModelRowDelegate(QStyledItemDelegate):
-    """Paints a model row: star, id, provider, and the badges as small chips."""
+    """Paints a model row: star, id, provider, and the badges as small chips; with
+    ``checks`` (a list to choose several from), a check box at the right end showing
+    the row's check state."""
 
     starClicked = Signal(object)  # ModelEntry
+
+    def __init__(self, parent: QWidget | None = None, *, checks: bool = False) -> None:
+        super().__init__(parent)
+        self.checks = checks
 
     def sizeHint(self, option: QStyleOptionViewItem,
                  index: QModelIndex | QPersistentModelIndex) -> QSize:
@@ -79,6 +85,22 @@ class ModelRowDelegate(QStyledItemDelegate):
         painter.setPen(QColor(colors["text"]))
         name = str(index.data())
         text_width = rect.right() - left - ROW_PAD
+        if self.checks:
+            view = self.parent()
+            if isinstance(view, QListWidget) and view.currentIndex() == index:
+                # the keyboard's row (selected rows are the chosen ones)
+                painter.setPen(QPen(QColor(colors["accent"])))
+                painter.drawRoundedRect(rect.adjusted(1, 1, -2, -2), 4, 4)
+            box = QRect(rect.right() - ROW_PAD - STAR_PX, star.top(), STAR_PX, STAR_PX)
+            checked = index.data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Checked
+            color = colors["accent" if checked else "muted"]
+            scale = painter.device().devicePixelRatioF()
+            painter.drawPixmap(box, render("square", color, box.size(), scale))
+            if checked:
+                painter.drawPixmap(box.adjusted(2, 2, -2, -2),
+                                   render("check", color, box.adjusted(2, 2, -2, -2).size(),
+                                          scale))
+            text_width -= STAR_PX + ROW_PAD
         painter.drawText(QRect(left, top, text_width, line), int(Qt.AlignmentFlag.AlignVCenter),
                          metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, text_width))
         self._paint_badges(painter, font, QRect(left, top + line + 2, text_width, line),
@@ -137,8 +159,8 @@ class ModelPicker(QFrame):
         self.list.setVerticalScrollMode(QListWidget.ScrollMode.ScrollPerPixel)
         self.delegate = ModelRowDelegate(self.list)
         self.list.setItemDelegate(self.delegate)
-        self.empty_label = QLabel(
-                self.tr("No model matches. Press Enter to use the text as a model id."))
+        self._no_match = self.tr("No model matches. Press Enter to use the text as a model id.")
+        self.empty_label = QLabel(self._no_match)
         self.empty_label.setObjectName("emptyHint")
         self.empty_label.setWordWrap(True)
         layout = QVBoxLayout(self)
@@ -180,6 +202,7 @@ class ModelPicker(QFrame):
                 item.setToolTip(plain_tooltip(f"{entry.model} — {entry.provider_name}\n"
                                               + " · ".join(entry.badges())))
                 self.list.addItem(item)
+        self.empty_label.setText(self._no_match)
         self.empty_label.setVisible(self.list.count() == 0)
         first = self.first_model_row()
         if first >= 0:
@@ -222,6 +245,9 @@ class ModelPicker(QFrame):
             self._item_chosen(item)
             return
         typed = self.search.text().strip()
+        if any(c.isspace() for c in typed):  # a sentence typed here by mistake
+            self.empty_label.setText(self.tr("A model id has no spaces: nothing was changed."))
+            return
         if typed and self.current_provider:
             self._pick(self.current_provider, typed)
 

@@ -45,6 +45,7 @@ class TopBar(QWidget):
     sidebarToggled = Signal(bool)  # Tool activity switched on or off
     sidebarChosen = Signal()  # ... by the user (a click, Ctrl+B): a choice to remember
     statusChanged = Signal()  # provider, model or usage changed: see status_text()
+    choiceMade = Signal()  # a provider, model or assistant was picked: back to the composer
 
     def __init__(self, controller: ChatController,
                  after_first_paint: Callable[[Callable[[], None]], None],
@@ -73,6 +74,11 @@ class TopBar(QWidget):
                                            self.tr("Chat settings: model, temperature, max tokens, "
                                            "reasoning"), self.tr("Chat settings"))
         self.assistant_picker = AssistantPicker(controller)
+        # A click leaves the keyboard where it was (the composer): a button that kept it
+        # reopened the picker at the next space typed, a box took the letters as a
+        # search of its items (and switched). Tab still reaches them.
+        for chooser in (self.provider_combo, self.model_button, self.assistant_picker):
+            chooser.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.providers_button = QPushButton(self.tr("Providers…"))
         self.providers_button.setToolTip(self.tr("Add or edit providers"))
         self.providers_button.setAccessibleName(self.tr("Providers"))
@@ -112,8 +118,12 @@ class TopBar(QWidget):
         self.chat_settings.modelRequested.connect(self.open_model_picker)
         # An assistant brings its own provider and model.
         self.assistant_picker.changed.connect(self.refresh_providers)
+        self.assistant_picker.changed.connect(self.choiceMade)
         self.assistant_picker.manageRequested.connect(self.assistantsRequested)
-        controller.selectionChanged.connect(self._show_model)
+        self._listed_for: str | None = None  # the provider whose models were asked for
+        # Another chat, a compare's new chat, a kept answer: the box, the button and the
+        # status line all follow the chat's provider and model.
+        controller.selectionChanged.connect(self._show_selection)
 
     # -- narrow windows ------------------------------------------------------------------------
 
@@ -160,6 +170,17 @@ class TopBar(QWidget):
             self.controller.set_provider(provider_id)
         self.controller.set_model(model)
         self.refresh_providers()
+        self.choiceMade.emit()
+
+    def _show_selection(self) -> None:
+        active = self.controller.provider()
+        index = self.provider_combo.findData(active.id) if active is not None else -1
+        if index != self.provider_combo.currentIndex():
+            self.provider_combo.setCurrentIndex(index)
+        self._show_model()
+        self.statusChanged.emit()
+        if active is not None and active.id != self._listed_for:
+            self._fetch_models()
 
     def _show_model(self) -> None:
         model = self.controller.model()
@@ -232,12 +253,14 @@ class TopBar(QWidget):
         if provider_id:
             self.controller.set_provider(provider_id)
             self.refresh_providers()
+        self.choiceMade.emit()
 
     def _fetch_models(self) -> None:
         self._cancel_model_task()
         config = self.controller.provider()
         if config is None:
             return
+        self._listed_for = config.id
         cached = self.controller.ctx.cached_models(config)
         if cached:
             self._fill_models([m.id for m in cached])

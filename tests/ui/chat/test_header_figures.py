@@ -31,8 +31,12 @@ def header_of(qtbot: Any, message: Message, prices: dict[str, Price]) -> tuple[s
     view.show_messages([Message.user("Hi"), message])
     widget = view.widget_for(message.id)
     assert widget is not None
-    label = widget.header_row.tokens_label
-    return label.text(), label.toolTip()
+    row = widget.header_row
+    label = row.tokens_label
+    # as much as fits beside the whole title and the actions, the rest elided ("…")
+    assert label.text() == row.figures or (
+        label.text().endswith("…") and row.figures.startswith(label.text()[:-1]))
+    return row.figures, label.toolTip()
 
 
 def test_the_header_has_first_token_speed_and_cost(qtbot: Any) -> None:

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.app import AppContext
 from desktop.core.proxy import Proxy
+from desktop.core.settings import ProviderConfig
 from desktop.ui import theme
 from desktop.ui.dialogs.settings_dialog import SettingsDialog, normalize_hosts, validate_proxy_url
 from desktop.ui.window.settings_signal import follow_settings
@@ -131,3 +132,27 @@ def test_bad_proxy_is_refused(
     assert ctx.settings_store.load().proxy_url == "http://proxy.example.com:3128"
     assert ctx.settings_store.load().request_timeout_s == 30
     assert window.controller.settings.request_timeout_s == 30
+
+
+def test_a_model_for_titles_is_chosen_in_preferences(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    config = ProviderConfig(name="Small", preset="custom", base_url="http://127.0.0.1:9/v1",
+                            model="tiny")
+    ctx.settings_store.save_provider(config)
+    ctx.settings_store.set_value(f"models:{config.id}", [{"id": "tiny"}, {"id": "mini"}])
+    window, dialog = open_settings(qtbot, ctx)
+    combo = dialog.title_model_combo
+    assert combo.currentText() == "The chat's model"
+    assert [combo.itemText(i) for i in range(combo.count())] == [
+        "The chat's model", "tiny on Small", "mini on Small"]
+    combo.select(config.id, "mini")
+    assert dialog.save()
+    settings = ctx.settings_store.load()
+    assert (settings.title_provider_id, settings.title_model) == (config.id, "mini")
+    dialog = window.dialogs.open_preferences()
+    assert isinstance(dialog, SettingsDialog)
+    assert dialog.title_model_combo.currentText() == "mini on Small"
+    dialog.model_titles_check.setChecked(False)  # no titles: nothing to choose
+    assert not dialog.title_model_combo.isEnabled()
