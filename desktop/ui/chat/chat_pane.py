@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QBuffer, QByteArray, QIODevice, Qt, QTimer
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, QTimer
 from PySide6.QtGui import (
     QDragEnterEvent,
     QDropEvent,
@@ -54,12 +54,6 @@ if TYPE_CHECKING:
     from desktop.core.messages import Message, Part
     from desktop.ui.window.controller import ChatController
 
-# (translated where the file dialog opens)
-ATTACH_FILTER = str(QT_TRANSLATE_NOOP(
-    "ChatPane",
-    "Images and text (*.png *.jpg *.jpeg *.gif *.webp *.txt *.md *.py *.json *.csv "
-    "*.log *.yaml *.yml *.toml *.xml *.html *.js *.ts *.rs *.go *.java *.c *.h *.cpp);;"
-    "All files (*)"))
 COMPOSER_SHARE = 0.4  # the composer grows up to this share of the window's height
 DRAFT_SAVE_MS = 800  # a pause in typing saves the draft
 
@@ -262,10 +256,18 @@ class ChatPane(QWidget):
 
     # -- attachments ------------------------------------------------------------------------
 
-    def attach_files(self) -> None:
-        paths, _filter = QFileDialog.getOpenFileNames(self, self.tr("Attach files"), "",
-                                                      self.tr(ATTACH_FILTER))
-        self.add_files([Path(path) for path in paths])
+    def attach_files(self) -> QFileDialog:
+        """The attach dialog (open, not modal to the loop): every supported kind shown
+        at first, a filter per kind to narrow it; the chosen files are attached."""
+        from desktop.ui.chat.attach_filters import attach_filters
+
+        dialog = QFileDialog(self, self.tr("Attach files"))
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+        dialog.setNameFilters(attach_filters())
+        dialog.filesSelected.connect(lambda paths: self.add_files([Path(p) for p in paths]))
+        dialog.open()
+        return dialog
 
     def add_files(self, paths: list[Path]) -> None:
         for path in paths:
