@@ -45,6 +45,7 @@ from desktop.core.messages import ImagePart
 from desktop.ui.chat.chat_view import ChatView
 from desktop.ui.chat.composer import Composer, local_files
 from desktop.ui.chat.edit_banner import EditBanner
+from desktop.ui.chat.find_bar import FindBar
 from desktop.ui.chat.save_banner import SaveBanner
 from desktop.ui.plain_text import make_plain
 
@@ -82,9 +83,15 @@ class ChatPane(QWidget):
         self._sending_edit = False
         self._pasted = 0
 
+        self.find_bar = FindBar(self.chat.finder)
+        self.find_bar.closed.connect(self.composer.input.setFocus)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 12)
         column.setSpacing(8)
+        find_row = QHBoxLayout()
+        find_row.setContentsMargins(24, 8, 24, 0)
+        find_row.addWidget(self.find_bar)
+        column.addLayout(find_row)
         column.addWidget(self.chat, 1)  # (the chat's scroll bar runs to the pane's edge)
         for widget in (self.error_banner, self.save_banner, self.edit_banner, self.composer):
             row = QHBoxLayout()
@@ -121,6 +128,10 @@ class ChatPane(QWidget):
         """Fill the composer, the cursor at the end (where typing goes on)."""
         self.composer.input.setPlainText(text)
         self.composer.input.moveCursor(QTextCursor.MoveOperation.End)
+
+    def open_find(self) -> None:
+        """Ctrl+F: find words in the open chat."""
+        self.find_bar.open_bar()
 
     def show_error(self, text: str) -> None:
         log.warning("shown to user: %s", text)  # (the log is what a bug report has)

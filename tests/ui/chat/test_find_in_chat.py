@@ -1,0 +1,130 @@
+"""Ctrl+F finds words in the open chat, blocks not built yet included: "n of m",
+Enter / Shift+Enter, every match marked and the current one scrolled into view, Esc
+closes; a Ctrl+K hit opens its chat at the message with the words marked."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import qasync
+from PySide6.QtCore import QPoint, Qt
+
+from desktop.app import AppContext
+from desktop.ui.chat.chat_find import count_in
+from desktop.ui.conversations.search_dialog import SearchDialog
+from desktop.ui.markdown.find_marks import match_top
+from desktop.ui.window.main_window import MainWindow
+from tests.ui.conversation_helpers import make_chat, make_window
+
+FILLER = "lorem ipsum dolor sit amet " * 12
+
+
+def long_chat(ctx: AppContext) -> str:
+    texts = [f"message {i}: {FILLER}" for i in range(80)]
+    texts[3] = "the **Quokka** is a small marsupial, and a quokka smiles"
+    texts[40] = "Where do quokkas live? On [Rottnest](https://example.com/rottnest)."
+    texts[77] = "# Last\n\nA `quokka` again."
+    return make_chat(ctx, "Long chat", *texts)
+
+
+def current_match_on_screen(window: MainWindow) -> bool:
+    """The current match's line is inside the chat's viewport."""
+    chat = window.chat
+    for item in chat.items():
+        widget = item.widget
+        if widget is None:
+            continue
+        for body in chat.finder.bodies(widget):
+            found = body.found
+            if found.current >= 0:
+                y = body.mapTo(chat.viewport(), QPoint(0, match_top(body, found.current))).y()
+                return 0 <= y < chat.viewport().height()
+    return False
+
+
+def test_ctrl_f_finds_in_a_long_chat_built_lazily(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    chat_id = long_chat(ctx)
+    window = make_window(qtbot, ctx)
+    window.resize(1100, 700)
+    window.controller.open_session(chat_id)
+    chat, bar = window.chat, window.chat_pane.find_bar
+    assert chat.items()[3].widget is None  # far above the end: not built
+    assert not bar.isVisible()
+    window.conversations.find_action.trigger()  # Ctrl+F
+    assert window.conversations.find_action.shortcut().toString() == "Ctrl+F"
+    assert bar.isVisible() and window.focusWidget() is bar.field
+    qtbot.keyClicks(bar.field, "quokka")
+    # from where the chat is read (its end): the last message's match
+    assert bar.count.text() == "4 of 4"
+    last = chat.items()[77].widget
+    assert last is not None and last.body.found.current == 0 and current_match_on_screen(window)
+    qtbot.keyClick(bar.field, Qt.Key.Key_Return)
+    assert bar.count.text() == "1 of 4"  # round the end, to the top of the chat
+    first = chat.items()[3].widget
+    assert first is not None and first.isVisible()
+    assert [(m[1], m[2]) for m in first.body.found.matches] == [(4, 10), (39, 45)]
+    assert first.body.found.current == 0 and last.body.found.current == -1
+    assert current_match_on_screen(window)
+    qtbot.keyClick(bar.field, Qt.Key.Key_Return)
+    assert bar.count.text() == "2 of 4" and first.body.found.current == 1
+    qtbot.keyClick(bar.field, Qt.Key.Key_Return)
+    assert bar.count.text() == "3 of 4"
+    middle = chat.items()[40].widget
+    assert middle is not None and middle.body.found.current == 0
+    assert current_match_on_screen(window)
+    qtbot.keyClick(bar.field, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    assert bar.count.text() == "2 of 4" and current_match_on_screen(window)
+    qtbot.keyClick(bar.field, Qt.Key.Key_Up)
+    assert bar.count.text() == "1 of 4"
+    bar.field.setText("rottnest")  # the link's text, not its address
+    assert bar.count.text() == "1 of 1"
+    bar.field.setText("nothing like this")
+    assert bar.count.text() == "No matches"
+    bar.field.setText("quokka")
+    qtbot.keyClick(bar.field, Qt.Key.Key_Escape)
+    assert not bar.isVisible()
+    assert all(not body.found.matches for item in chat.items() if item.widget is not None
+               for body in chat.finder.bodies(item.widget))
+
+
+def test_a_search_hit_opens_at_the_message_with_its_words_marked(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    chat_id = long_chat(ctx)
+    make_chat(ctx, "Other", "nothing to see")
+    window = make_window(qtbot, ctx)
+    window.resize(1100, 700)
+    window.conversations.search_action.trigger()
+    dialog = window.conversations.search
+    assert isinstance(dialog, SearchDialog)
+    with qtbot.waitSignal(dialog.searchFinished, timeout=5000):
+        dialog.query.setText("rottnest")
+    [hit] = dialog.hits()
+    assert hit.snippet.startswith("Where do quokkas live? On Rottnest.")  # plain text
+    qtbot.keyClick(dialog.query, Qt.Key.Key_Return)
+    assert window.controller.session_id == chat_id
+    chat = window.chat
+    qtbot.waitUntil(lambda: chat.items()[40].widget is not None
+                    and bool(chat.items()[40].widget.body.found.matches))
+    widget = chat.items()[40].widget
+    assert widget is not None
+    (segment, start, end), = widget.body.found.matches
+    assert widget.body.segment(segment).plain_text(start, end) == "Rottnest"
+    assert widget.body.found.current == 0
+    assert current_match_on_screen(window)
+    assert not window.chat_pane.find_bar.isVisible()
+    # another chat: the marks were for this one
+    window.controller.open_session(chat_id)
+    assert all(not item.widget.body.found.matches for item in chat.items()
+               if item.widget is not None)
+
+
+def test_counting_matches_like_the_marks() -> None:
+    assert count_in("aaaa", ["aa"]) == 2  # not overlapping
+    assert count_in("quokka and quokkas", ["quokka", "okk"]) == 2
+    assert count_in("", ["x"]) == 0
