@@ -90,9 +90,13 @@ class ChatFind(QObject):
         if not self.total:
             self._show(-1)
             return
-        first_shown = self.view.first_visible_item()
-        before = sum(self.counts[:first_shown])
+        before = sum(self.counts[:self._first_on_screen()])
         self._show(before if before < self.total else 0)
+
+    def _first_on_screen(self) -> int:
+        """The first block on screen (its widget's bottom below the top)."""
+        return next((i for i, item in enumerate(self.view.items()) if item.widget is not None
+                     and item.widget.isVisible() and item.widget.geometry().bottom() >= 0), 0)
 
     def highlight(self, message_id: str, words: Sequence[str]) -> bool:
         """Mark ``words`` in the chat and show their first match in message
@@ -186,7 +190,7 @@ class ChatFind(QObject):
             if item.widget is not None and other != index:
                 self._apply(other, item.widget)
         if index >= 0:
-            widget = self.view.built_widget(index)
+            widget = self.view.show_at(index, 0)
             found = self._apply(index, widget)
             if found != self.counts[index] and not widget.body_pending():
                 self.counts[index] = found  # the rendered text is the truth

@@ -315,19 +315,12 @@ class VirtualColumn(QAbstractScrollArea):
     def items(self) -> list[ChatItem]:
         return self._items
 
-    def first_visible_item(self) -> int:
-        return max(0, bisect.bisect_right(self._tops, self._value()) - 1)
-
-    def built_widget(self, index: int) -> MessageWidget:
-        """Block ``index`` on screen, built and laid out."""
-        self.show_at(index, 0)
-        return self._materialize(index)
-
-    def show_at(self, index: int, y: int) -> None:
-        """Scroll point ``y`` of block ``index`` to a third of the way down."""
+    def show_at(self, index: int, y: int) -> MessageWidget:
+        """Scroll point ``y`` of block ``index`` a third of the way down; its widget."""
         self._follow = False
         self._set_value(self._tops[index] + y - self.viewport().height() // 3)
         self._relayout()
+        return self._materialize(index)
 
     def _range(self, top: int, bottom: int) -> range:
         if not self._items:
