@@ -20,12 +20,14 @@ from PySide6.QtGui import (
     QPainter,
     QPainterPath,
     QPaintEvent,
+    QTextCursor,
 )
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
+    QTextEdit,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -34,6 +36,7 @@ from PySide6.QtWidgets import (
 from desktop.core.attachments import AttachmentInfo
 from desktop.core.messages import ImagePart, Part, TextPart
 from desktop.ui import theme
+from desktop.ui.markdown.find_marks import mark_colors
 from desktop.ui.plain_text import plain_label, plain_tooltip
 
 # The badge colour of each kind on the drawn file icon.
@@ -229,6 +232,36 @@ class AttachmentCard(QFrame):
             QCoreApplication.translate("AttachmentCard", "Hide extracted text") if shown
             else QCoreApplication.translate("AttachmentCard", "Show extracted text"))
         self.toggled.emit()
+
+    def reveal(self, words: Sequence[str]) -> bool:
+        """Unfold the extracted text with ``words`` marked, the first one in view
+        (a search hit in the file's text); False when the text has none of them."""
+        needles = [w.lower() for w in words if w.strip()]
+        text = self.info.text.lower()
+        if self.text_toggle is None or not any(n in text for n in needles):
+            return False
+        self.text_toggle.setChecked(True)
+        view = self.text_view
+        assert view is not None
+        tint, strong = mark_colors()
+        marks: list[QTextEdit.ExtraSelection] = []
+        for needle in needles:
+            cursor = view.document().find(needle)
+            while not cursor.isNull():
+                mark = QTextEdit.ExtraSelection()
+                mark.cursor = cursor
+                mark.format.setBackground(tint)
+                mark.format.setForeground(QColor("#1f2328"))
+                marks.append(mark)
+                cursor = view.document().find(needle, cursor)
+        marks.sort(key=lambda m: m.cursor.selectionStart())
+        marks[0].format.setBackground(strong)
+        view.setExtraSelections(marks)
+        first = QTextCursor(marks[0].cursor)
+        first.clearSelection()
+        view.setTextCursor(first)
+        view.ensureCursorVisible()
+        return True
 
     def open_file(self) -> bool:
         problem = open_attachment(self.info, self.part)

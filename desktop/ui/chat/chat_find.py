@@ -118,6 +118,22 @@ class ChatFind(QObject):
         self._show(sum(self.counts[:index]) + local)
         return True
 
+    def reveal_in_files(self, message_id: str, words: Sequence[str]) -> bool:
+        """Show ``words`` in the extracted text of a file sent with message
+        ``message_id`` (a search hit there); False when none of its files has them."""
+        from desktop.ui.chat.attachment_cards import AttachmentCard
+
+        index = next((i for i, item in enumerate(self.view.items())
+                      if item.messages[0].id == message_id), None)
+        if index is None:
+            return False
+        widget = self.view.show_at(index, 0)
+        for card in widget.findChildren(AttachmentCard):
+            if card.reveal(words):
+                self.view.show_at(index, card.mapTo(widget, QPoint(0, 0)).y())
+                return True
+        return False
+
     def clear(self) -> None:
         self._set_needles([])
         self._show(-1)

@@ -103,7 +103,8 @@ class ConversationActions(QObject):
     def scroll_to(self, message_id: str, words: list[str] | None = None) -> None:
         """Show the message, its first match of ``words`` marked (with the others)."""
         chat = self.window.chat
-        if words and chat.finder.highlight(message_id, words):
+        if words and (chat.finder.highlight(message_id, words)
+                      or chat.finder.reveal_in_files(message_id, words)):
             return
         target = message_id
         if chat.widget_for(target) is None:  # a tool result: shown inside its answer

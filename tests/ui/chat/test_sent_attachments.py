@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 import qasync
-from PySide6.QtCore import QDir, QObject, Qt, QUrl, Slot
-from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtCore import QDir, QLocale, QObject, Qt, QUrl, Slot
+from PySide6.QtGui import QColor, QDesktopServices, QImage
+from PySide6.QtWidgets import QFileDialog, QLabel
 
 from desktop.app import AppContext
 from desktop.core.attachments import attachment_info, load_attachment, text_attachment_block
@@ -22,6 +22,7 @@ from desktop.storage.export import export_sessions
 from desktop.storage.importer import import_document
 from desktop.ui.chat.attach_filters import attach_filters
 from desktop.ui.chat.attachment_cards import AttachmentCard
+from desktop.ui.chat.image_strip import Thumbnail
 from tests.support.documents import write_docx, write_pdf, write_pptx, write_xlsx
 from tests.support.openai_server import FakeOpenAIServer
 from tests.ui.conversation_helpers import add_provider, make_window, send
@@ -182,3 +183,60 @@ def test_attachment_cards_survive_export_and_import(
         assert info.size == pdf.stat().st_size
     finally:
         other.close()
+
+
+def test_a_search_hit_in_a_files_text_unfolds_it_with_the_words_marked(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    pdf = write_pdf(tmp_path / "report.pdf", ["Quarterly figures", "Revenue rose 12%."])
+    assert window.chat_pane.add_attachment(pdf)
+    fake_server.enqueue_text("Noted.")
+    send(qtbot, window, "read this")
+    chat_id = window.controller.session_id
+    window.controller.new_session()
+    window.conversations.search_action.trigger()
+    dialog = window.conversations.search
+    assert dialog is not None
+    with qtbot.waitSignal(dialog.searchFinished, timeout=5000):
+        dialog.query.setText("revenue")
+    [hit] = dialog.hits()
+    assert "Revenue rose 12%." in hit.snippet and "```" not in hit.snippet
+    qtbot.keyClick(dialog.query, Qt.Key.Key_Return)
+    assert window.controller.session_id == chat_id
+    widget = window.chat.widget_for(hit.message_id or "")
+    assert widget is not None
+    [card] = widget.findChildren(AttachmentCard)
+    qtbot.waitUntil(lambda: card.text_view is not None and card.text_view.isVisibleTo(card))
+    assert card.text_view is not None
+    marks = card.text_view.extraSelections()
+    assert [m.cursor.selectedText() for m in marks] == ["Revenue"]
+    assert card.text_toggle is not None and card.text_toggle.text() == "Hide extracted text"
+
+
+def test_a_sent_image_says_its_name_and_size_and_opens(  # noqa: PLR0917
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], tmp_path: Path, opened: list[QUrl],
+) -> None:
+    ctx = open_ctx()
+    config = add_provider(ctx, fake_server)
+    ctx.settings_store.save_provider(config.model_copy(update={"model": "gpt-4o"}))
+    window = make_window(qtbot, ctx)
+    image = QImage(40, 30, QImage.Format.Format_RGB32)
+    image.fill(QColor("teal"))
+    path = tmp_path / "chart.png"
+    assert image.save(str(path))
+    assert window.chat_pane.add_attachment(path)
+    fake_server.enqueue_text("A teal box.")
+    send(qtbot, window, "what is this?")
+    widget = window.chat.widget_for(window.controller.history[0].id)
+    assert widget is not None
+    [thumbnail] = widget.findChildren(Thumbnail)
+    captions = [label.text() for label in widget.findChildren(QLabel)
+                if label.objectName() == "attachmentDetails"]
+    assert captions == [f"chart.png · PNG · {QLocale().formattedDataSize(path.stat().st_size)}"]
+    qtbot.mouseClick(thumbnail, Qt.MouseButton.LeftButton)
+    assert [u.toLocalFile() for u in opened] == [str(path.resolve())]
