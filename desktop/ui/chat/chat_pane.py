@@ -172,6 +172,7 @@ class ChatPane(QWidget):
                 self._set_text(self._stash)
                 self._stash = None
         self.chat.add_message(message)
+        self.chat.finder.recount()  # (the find bar's "n of m" counts it)
         self.chat.turn_status.show_thinking()
         self.chat.scroll_to_bottom()
 
@@ -180,6 +181,7 @@ class ChatPane(QWidget):
         if not busy:  # an answer may have added a version: ‹ n/m › changes
             self.chat.turn_status.clear()
             self.chat.refresh_branch_labels()
+            self.chat.finder.recount()  # and its words may be looked for
 
     # -- drafts ----------------------------------------------------------------------------
 

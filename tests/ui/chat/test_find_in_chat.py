@@ -15,7 +15,8 @@ from desktop.ui.chat.chat_find import count_in
 from desktop.ui.conversations.search_dialog import SearchDialog
 from desktop.ui.markdown.find_marks import match_top
 from desktop.ui.window.main_window import MainWindow
-from tests.ui.conversation_helpers import make_chat, make_window
+from tests.support.openai_server import FakeOpenAIServer
+from tests.ui.conversation_helpers import add_provider, make_chat, make_window, send
 
 FILLER = "lorem ipsum dolor sit amet " * 12
 
@@ -128,3 +129,21 @@ def test_counting_matches_like_the_marks() -> None:
     assert count_in("aaaa", ["aa"]) == 2  # not overlapping
     assert count_in("quokka and quokkas", ["quokka", "okk"]) == 2
     assert count_in("", ["x"]) == 0
+
+
+def test_the_count_follows_new_messages_and_answers(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    fake_server.enqueue_text("A wombat is not a quokka.")
+    send(qtbot, window, "tell me about the wombat")
+    window.conversations.find_action.trigger()
+    bar = window.chat_pane.find_bar
+    bar.field.setText("wombat")
+    assert bar.count.text() == "1 of 2"
+    fake_server.enqueue_text("Wombats dig; a wombat sleeps.")
+    send(qtbot, window, "and where does it sleep?")
+    assert bar.count.text() == "1 of 4"
