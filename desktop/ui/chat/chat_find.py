@@ -142,8 +142,8 @@ class ChatFind(QObject):
         """The next (+1) or previous (-1) match, round the end."""
         self.recount()
         if self.total:
-            self._show((max(self.current, 0 if delta > 0 else 1) + delta) % self.total
-                       if self.current >= 0 else 0)
+            start = self.current if self.current >= 0 else (-1 if delta > 0 else 0)
+            self._show((start + delta) % self.total)
 
     def chat_shown(self) -> None:
         """Another chat (or version) is shown: Ctrl+F's words are looked for in it,
@@ -210,8 +210,8 @@ class ChatFind(QObject):
             found = self._apply(index, widget)
             if found != self.counts[index] and not widget.body_pending():
                 self.counts[index] = found  # the rendered text is the truth
-                if found == 0:
-                    self.changed.emit(-1, self.total)
+                if found == 0:  # none here after all: the next one
+                    self._show(number % self.total if self.total else -1)
                     return
                 self.current = number - local + min(local, found - 1)
                 local = min(local, found - 1)

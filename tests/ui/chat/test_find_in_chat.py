@@ -81,6 +81,8 @@ def test_ctrl_f_finds_in_a_long_chat_built_lazily(
     assert bar.count.text() == "2 of 4" and current_match_on_screen(window)
     qtbot.keyClick(bar.field, Qt.Key.Key_Up)
     assert bar.count.text() == "1 of 4"
+    qtbot.keyClick(bar.field, Qt.Key.Key_Up)
+    assert bar.count.text() == "4 of 4" and current_match_on_screen(window)  # round the top
     bar.field.setText("rottnest")  # the link's text, not its address
     assert bar.count.text() == "1 of 1"
     bar.field.setText("nothing like this")
@@ -147,3 +149,23 @@ def test_the_count_follows_new_messages_and_answers(
     fake_server.enqueue_text("Wombats dig; a wombat sleeps.")
     send(qtbot, window, "and where does it sleep?")
     assert bar.count.text() == "1 of 4"
+
+
+def test_a_count_guessed_from_markdown_is_corrected_when_the_block_is_built(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    texts = [f"message {i}: {FILLER}" for i in range(80)]
+    texts[5] = "Tom &amp; Jerry"  # shown as "Tom & Jerry": no "amp" on screen
+    texts[78] = "an ample plate"
+    chat_id = make_chat(ctx, "Entities", *texts)
+    window = make_window(qtbot, ctx)
+    window.resize(1100, 700)
+    window.controller.open_session(chat_id)
+    window.conversations.find_action.trigger()
+    bar = window.chat_pane.find_bar
+    bar.field.setText("amp")
+    assert bar.count.text() == "2 of 2"  # guessed: the far block is not built
+    qtbot.keyClick(bar.field, Qt.Key.Key_Return)
+    assert bar.count.text() == "1 of 1"  # built, it has none: on to the real one
+    assert current_match_on_screen(window)
