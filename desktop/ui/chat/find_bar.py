@@ -69,9 +69,11 @@ class FindBar(QFrame):
             self.count.setText("")
         elif total == 0:
             self.count.setText(self.tr("No matches"))
+        elif current < 0:  # (another chat shown: Enter goes to its first match)
+            self.count.setText(self.tr("%n match(es)", "", total))
         else:
-            self.count.setText(self.tr("{current} of {total}").format(
-                current=current + 1 if current >= 0 else 0, total=total))
+            self.count.setText(self.tr("{current} of {total}").format(current=current + 1,
+                                                                       total=total))
         for button in (self.previous_button, self.next_button):
             button.setEnabled(total > 0)
 

@@ -88,6 +88,12 @@ def test_ctrl_f_finds_in_a_long_chat_built_lazily(
     bar.field.setText("nothing like this")
     assert bar.count.text() == "No matches"
     bar.field.setText("quokka")
+    # another chat: its matches are counted, the first one a key away
+    other = make_chat(ctx, "Other", "one quokka", "two quokkas")
+    window.controller.open_session(other)
+    assert bar.count.text().startswith("2 match")  # ("2 matches" in English)
+    qtbot.keyClick(bar.field, Qt.Key.Key_Return)
+    assert bar.count.text() == "1 of 2"
     qtbot.keyClick(bar.field, Qt.Key.Key_Escape)
     assert not bar.isVisible()
     assert all(not body.found.matches for item in chat.items() if item.widget is not None
