@@ -155,14 +155,15 @@ class ChatFind(QObject):
         self.recount()
 
     def recount(self) -> None:
-        """The chat changed (another chat, new messages): count again."""
-        if not self.needles:
-            self.counts = [0] * len(self.view.items())
-            return
-        self.counts = [self._estimate(item) for item in self.view.items()]
-        for index, item in enumerate(self.view.items()):
-            if item.widget is not None and not item.widget.body_pending():
-                self.counts[index] = self._apply(index, item.widget)
+        """The chat changed (another chat, new messages): count again; the blocks
+        built mark what is looked for now (nothing: their marks go)."""
+        items = self.view.items()
+        self.counts = [self._estimate(item) if self.needles else 0 for item in items]
+        for index, item in enumerate(items):
+            if item.widget is not None:
+                found = self._apply(index, item.widget)
+                if self.needles and not item.widget.body_pending():
+                    self.counts[index] = found
         if self.current >= self.total:
             self.current = self.total - 1
         self.changed.emit(self.current, self.total)
@@ -188,10 +189,7 @@ class ChatFind(QObject):
         total = 0
         for body in self.bodies(widget):
             current = local - total if block == index and local >= total else -1
-            found = find_words(body, self.needles, current)
-            if current >= found:
-                current = -1
-            total += found
+            total += find_words(body, self.needles, current)
         return total
 
     def widget_built(self, index: int, widget: MessageWidget) -> None:

@@ -127,10 +127,10 @@ def test_a_search_hit_opens_at_the_message_with_its_words_marked(
     assert widget.body.found.current == 0
     assert current_match_on_screen(window)
     assert not window.chat_pane.find_bar.isVisible()
-    # another chat: the marks were for this one
+    # the chat shown again: the marks were for the hit that opened it
     window.controller.open_session(chat_id)
-    assert all(not item.widget.body.found.matches for item in chat.items()
-               if item.widget is not None)
+    widget = chat.show_at(40, 0)
+    assert "Rottnest" in widget.body.toPlainText() and not widget.body.found.matches
 
 
 def test_counting_matches_like_the_marks() -> None:
@@ -175,3 +175,23 @@ def test_a_count_guessed_from_markdown_is_corrected_when_the_block_is_built(
     qtbot.keyClick(bar.field, Qt.Key.Key_Return)
     assert bar.count.text() == "1 of 1"  # built, it has none: on to the real one
     assert current_match_on_screen(window)
+
+
+def test_a_search_hits_marks_go_when_its_chat_is_shown_again(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    chat_id = make_chat(ctx, "Short", "Is Rottnest far?", "Rottnest is 20 km from Perth.")
+    window = make_window(qtbot, ctx)
+    window.conversations.search_action.trigger()
+    dialog = window.conversations.search
+    assert dialog is not None
+    with qtbot.waitSignal(dialog.searchFinished, timeout=5000):
+        dialog.query.setText("perth")
+    qtbot.keyClick(dialog.query, Qt.Key.Key_Return)
+    chat = window.chat
+    qtbot.waitUntil(lambda: any(item.widget is not None and item.widget.body.found.matches
+                                for item in chat.items()))
+    window.controller.open_session(chat_id)  # shown again, every block built at once
+    assert all(item.widget is not None and not item.widget.body.found.matches
+               for item in chat.items())
