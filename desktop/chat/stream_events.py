@@ -62,6 +62,21 @@ def is_ndjson(content_type: str, text: str) -> bool:
     return False
 
 
+def is_single_json(content_type: str, text: str) -> bool:
+    """Whether a body is one JSON document (``application/json``, or a body that
+    parses whole as JSON), not a stream of them."""
+    kind = content_type.lower()
+    if "event-stream" in kind or "ndjson" in kind or "jsonl" in kind:
+        return False
+    if "json" in kind:
+        return True
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
 def parse_stream(pieces: Sequence[tuple[float, bytes]],
                  content_type: str = "") -> list[StreamEvent]:
     """The events in the pieces ``(arrival time, bytes)`` of a response body, in order.
@@ -78,6 +93,8 @@ def parse_stream(pieces: Sequence[tuple[float, bytes]],
         times.append(at)
     texts.append(decoder.decode(b"", final=True))
     whole = "".join(texts)
+    if is_single_json(content_type, whole):  # an answer not streamed, an error body
+        return [StreamEvent(times[-1], "", whole.strip(), whole)] if whole.strip() else []
     ndjson = is_ndjson(content_type, whole)
     events: list[StreamEvent] = []
     for end, block in (_lines(whole) if ndjson else _blocks(whole)):

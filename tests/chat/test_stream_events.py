@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from desktop.chat.stream_events import is_ndjson, parse_stream
+from desktop.chat.stream_events import is_ndjson, is_single_json, parse_stream
 
 
 def _pieces(body: bytes, size: int) -> list[tuple[float, bytes]]:
@@ -45,3 +45,13 @@ def test_ndjson_lines_are_the_events_of_an_ollama_stream() -> None:
     assert is_ndjson("", body.decode())  # told by its content when no type is given
     assert not is_ndjson("", "data: {}\n\n") and not is_ndjson("text/event-stream", "{}")
     assert parse_stream([]) == []
+
+
+def test_a_body_that_is_one_json_document_is_one_event() -> None:
+    body = json.dumps({"error": {"message": "bad key", "code": 401}}, indent=2).encode()
+    [event] = parse_stream(_pieces(body, 4), "application/json")
+    assert json.loads(event.data) == {"error": {"message": "bad key", "code": 401}}
+    assert event.at_s == (len(body) - 1) // 4 * 4 / 1000  # when its last piece came
+    assert len(parse_stream(_pieces(body, 4))) == 1  # no content type: it parses whole
+    assert is_single_json("", '{"a": 1}') and not is_single_json("", '{"a": 1}\n{"b": 2}\n')
+    assert not is_single_json("application/x-ndjson", "{}")
