@@ -153,6 +153,7 @@ class ChatPane(QWidget):
             self.composer.clear()
             self._set_text(self.controller.service.chats.draft(chat))
         self.chat.show_messages(messages)
+        self.chat.finder.chat_shown()  # (Ctrl+F goes on in it; a search hit's marks go)
         for pending in self.controller.service.approvals.for_chat(self.controller.session_id
                                                                   or ""):
             self.chat.turn_status.show_approval(pending)

@@ -201,7 +201,6 @@ class ChatView(VirtualColumn):
             for _attempt in range(3):  # estimates above it become measurements
                 self._set_value(self._tops[anchor[0]] - anchor[1])
                 self._relayout()
-        self.finder.chat_shown()
         # A long history is many long-lived objects: keep them out of the cyclic garbage
         # collector's full passes, which would otherwise stall scrolling for ~100 ms.
         gc.freeze()
