@@ -3,17 +3,21 @@
 A document (PDF, DOCX, XLSX/CSV, PPTX, HTML, EPUB, Markdown, source code; converted
 by :mod:`desktop.documents`) becomes a :class:`TextPart` whose ``provider_data``
 names the file (``{"attachment": "notes.txt"}``) so the UI can show it as a chip
-while the model receives its content. Text beyond the budget is cut with a note in
-the text and in ``provider_data["note"]``. A PDF also keeps the file itself
-(``provider_data["document"]``: media type and base64 data) for the providers that
-read PDFs natively (see :func:`native_document`); the others get the text.
-Everything else is refused with a clear message.
+while the model receives its content; it also keeps what the chip shows and opens
+(``mime``, ``size`` in bytes, ``pages`` when the document has pages, slides, sheets
+or chapters, ``kind``, and the absolute ``path`` the file was attached from; an image
+keeps ``size`` and ``path`` in its own ``provider_data``): see :func:`attachment_info`.
+Text beyond the budget is cut with a note in the text and in ``provider_data["note"]``.
+A PDF also keeps the file itself (``provider_data["document"]``: media type and base64
+data) for the providers that read PDFs natively (see :func:`native_document`); the
+others get the text. Everything else is refused with a clear message.
 """
 
 from __future__ import annotations
 
 import base64
 import mimetypes
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +25,15 @@ from desktop.core.errors import AssistaError
 from desktop.core.messages import ImagePart, Part, TextPart
 
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
 #: Characters of a document's text put in a message when the caller does not say
 #: (about 50,000 tokens: fits every current model's context with room to answer).
 DEFAULT_MAX_CHARS = 200_000
 #: PDFs up to this size are also kept as files for the providers that read them.
 MAX_NATIVE_PDF_BYTES = 20 * 1024 * 1024
+#: Document kinds whose sections are pages, slides, sheets or chapters (counted).
+PAGED_KINDS = frozenset({"pdf", "pptx", "xlsx", "epub"})
 
 
 class AttachmentError(AssistaError):
@@ -54,7 +61,8 @@ def load_attachment(path: Path, *, max_chars: int = DEFAULT_MAX_CHARS) -> Part:
                                   f"({size // (1024 * 1024)} MB; the limit is 20 MB)")
         data = _read(path)
         return ImagePart(media_type=kind or "image/png", name=path.name,
-                         data=base64.b64encode(data).decode("ascii"))
+                         data=base64.b64encode(data).decode("ascii"),
+                         provider_data={"size": size, "path": _absolute(path)})
     return _document_part(path, size, max_chars)
 
 
@@ -71,7 +79,13 @@ def _document_part(path: Path, size: int, max_chars: int) -> TextPart:
     kind = document_kind(path)
     rendered = render_text(path.name, sections, max_chars,
                            file_was_cut=kind == "text" and size > head)
-    data: dict[str, Any] = {"attachment": path.name}
+    mime, _ = mimetypes.guess_type(path.name)
+    data: dict[str, Any] = {"attachment": path.name, "kind": kind, "size": size,
+                            "mime": mime or ("text/plain" if kind == "text"
+                                             else "application/octet-stream"),
+                            "path": _absolute(path)}
+    if kind in PAGED_KINDS:
+        data["pages"] = sum(1 for section in sections if section.page is not None)
     if rendered.note:
         data["note"] = rendered.note
     if kind == "pdf" and size <= MAX_NATIVE_PDF_BYTES:
@@ -125,3 +139,69 @@ def attachment_name(part: Part) -> str | None:
         name = part.provider_data.get("attachment")
         return name if isinstance(name, str) else None
     return None
+
+
+def _absolute(path: Path) -> str:
+    try:
+        return str(path.resolve())
+    except OSError:
+        return str(path.absolute())
+
+
+@dataclass(frozen=True, slots=True)
+class AttachmentInfo:
+    """What a sent attachment's chip shows: ``kind`` is ``image`` or a document kind
+    (``pdf``, ``docx``, ``xlsx``, ``pptx``, ``html``, ``epub``, ``csv``, ``text``);
+    ``size``, ``pages`` and ``path`` are None when not known (messages stored before
+    they were kept, a pasted image); ``text`` is the extracted text ("" for images)."""
+
+    name: str
+    kind: str
+    mime: str
+    size: int | None
+    pages: int | None
+    path: str | None
+    text: str
+    note: str | None
+
+
+def attachment_info(part: Part) -> AttachmentInfo | None:
+    """The chip of an attachment part (None for ordinary parts)."""
+    name = attachment_name(part)
+    if name is None:
+        return None
+    data = part.provider_data
+    size, pages, path = data.get("size"), data.get("pages"), data.get("path")
+    size = size if isinstance(size, int) else None
+    pages = pages if isinstance(pages, int) and pages > 0 else None
+    path = path if isinstance(path, str) and path else None
+    if isinstance(part, ImagePart):
+        if size is None and part.data:
+            size = len(part.data) * 3 // 4 - part.data[-2:].count("=")
+        return AttachmentInfo(name, "image", part.media_type, size, None, path, "", None)
+    assert isinstance(part, TextPart)
+    kind = data.get("kind")
+    if not isinstance(kind, str):  # stored before the kind was kept
+        from desktop.documents import document_kind
+
+        kind = document_kind(Path(name))
+    mime = data.get("mime")
+    if not isinstance(mime, str):
+        mime = mimetypes.guess_type(name)[0] or "text/plain"
+    return AttachmentInfo(name, kind, mime, size, pages, path, extracted_text(part),
+                          attachment_note(part))
+
+
+def extracted_text(part: TextPart) -> str:
+    """The text of an attached file without the wrapper the model sees around it
+    (see :func:`text_attachment_block`)."""
+    text = part.text.lstrip("\n")
+    header, newline, rest = text.partition("\n")
+    if not (header.startswith("Attached file `") and newline):
+        return part.text.strip("\n")
+    fence, newline, body = rest.partition("\n")
+    if not fence.startswith("```") or fence.strip("`"):
+        return rest.strip("\n")
+    closing = "\n" + fence
+    end = body.rfind(closing)
+    return body[:end] if end >= 0 else body.rstrip("\n")

@@ -9,7 +9,9 @@ tokenizer. Words containing Chinese, Japanese, Korean, Thai... characters are
 matched as substrings through the trigram table (see :mod:`desktop.storage.fts`).
 
 Results: title matches first, then messages, newest first. Each hit carries
-a snippet of plain text and the ``(start, end)`` spans to highlight in it.
+a snippet of plain text (the message's markdown as the chat shows it: no marks,
+link targets or fences) around its first match, and the ``(start, end)`` spans to
+highlight in it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from desktop.core.errors import StorageError
+from desktop.core.markdown_text import markdown_plain
 from desktop.storage.database import Database
 from desktop.storage.fts import cjk_uses_trigram, has_unsegmented
 
@@ -216,6 +219,8 @@ def _run(conn: sqlite3.Connection, sql: str, params: list[Any]) -> list[sqlite3.
 def _hit(row: sqlite3.Row, terms: list[Term]) -> SearchHit:
     raw = row["body"]
     text = bytes(raw).decode("utf-8", "replace") if raw is not None else ""
+    if row["id"] is not None:  # a message: what the chat shows, not its markdown
+        text = markdown_plain(text)
     snippet, spans = make_snippet(text, terms)
     return SearchHit(
         session_id=row["session_id"],

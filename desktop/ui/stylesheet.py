@@ -29,6 +29,12 @@ QAbstractScrollArea#chatView {{ background: {c['window']}; border: none; }}
     border-radius: {px(10)}px; }}
 #assistantMessage {{ background: {c['assistant_bg']}; border: 1px solid {c['border']};
     border-radius: {px(10)}px; }}
+#sentAttachment {{ background: {c['base']}; border: 1px solid {c['border']};
+    border-radius: {px(8)}px; }}
+#sentAttachment:hover, #sentAttachment:focus {{ border-color: {c['accent']}; }}
+#attachmentName {{ font-weight: 600; }}
+#attachmentDetails {{ color: {c['muted']}; }}
+#attachmentProblem {{ color: {c['error']}; }}
 #assistantContinuation {{ background: transparent; border: none; }}
 #reasoningToggle {{ border: none; color: {c['muted']}; padding: 0; text-align: left; }}
 #reasoningToggle:focus, #messageAction:focus {{ color: {c['accent']}; }}

@@ -185,3 +185,35 @@ def test_snippet_window_and_spans() -> None:
     assert _marked(snippet, spans) == ["TARGET"]
     short, spans = make_snippet("Ünïcode ÜNÏCODE", [Term("unicode", False)])
     assert _marked(short, spans) == ["Ünïcode", "ÜNÏCODE"]
+
+
+def test_snippets_are_plain_text_around_the_match(store: SessionStore) -> None:
+    session = store.create_session("Setup").id
+    text = ("# Setup guide\n\n**Step one**: install the `assista` package.\n\n"
+            + "Some filler text that goes on. " * 12
+            + "\n\n## Where things are\n\nThe [settings file](https://example.com/docs) lives "
+            "in `~/.config/assista/settings.json` and uses *JSON* syntax.\n\n"
+            "```python\nprint('settings')\n```\n")
+    _say(store, session, text, role="assistant")
+    [hit] = [h for h in store.search("syntax") if h.message_id is not None]
+    assert "#" not in hit.snippet and "**" not in hit.snippet and "](" not in hit.snippet
+    assert "https://example.com" not in hit.snippet and "`" not in hit.snippet
+    assert "uses JSON syntax." in hit.snippet  # the words around the match, not the start
+    assert not hit.snippet.startswith("Setup guide")
+    assert _marked(hit.snippet, hit.highlights) == ["syntax"]
+    [hit] = [h for h in store.search('"settings file"') if h.message_id is not None]
+    assert _marked(hit.snippet, hit.highlights) == ["settings file"]
+    # a title keeps its own text
+    [title] = [h for h in store.search("setup") if h.message_id is None]
+    assert title.snippet == "Setup"
+
+
+def test_markdown_plain_keeps_what_the_chat_shows() -> None:
+    from desktop.core.markdown_text import markdown_plain
+
+    text = ("## Title\n> a *quoted* note, snake_case_name and 2*3*4\n"
+            "- item [link](http://x.y) and ![alt](a.png)\n1. ~~old~~ <b>bold</b> \\*lit\\*\n"
+            "| a | b |\n|---|:-:|\n| 1 | 2 |\n```js\nlet x = **y**;\n```\n---\nend")
+    assert markdown_plain(text).split("\n") == [
+        "Title", "a quoted note, snake_case_name and 2*3*4", "item link and alt",
+        "old bold *lit*", "a b", "1 2", "let x = **y**;", "end"]

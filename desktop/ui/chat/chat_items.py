@@ -31,10 +31,10 @@ class ChatItem:
 
     def texts(self) -> list[str]:
         """The markdown its widget renders: each message's reasoning and text."""
-        return [t for m in self.messages for t in (m.reasoning, m.text) if t]
+        return [t for m in self.messages for t in (m.reasoning, m.body_text) if t]
 
     def markdown(self) -> str:
-        return "\n\n".join(m.text for m in self.messages if m.text.strip())
+        return "\n\n".join(m.body_text for m in self.messages if m.body_text.strip())
 
 
 def group_messages(messages: list[Message]) -> list[ChatItem]:
@@ -70,13 +70,14 @@ def estimate_height(item: ChatItem, width: int, metrics: Metrics) -> int:
     per_line = max(20.0, (width - 32) / metrics.char_width)
     lines = 0.0
     for message in item.messages:
-        text = message.text
+        text = message.body_text
         lines += len(text) / per_line + text.count("\n") * 0.55 + 1
         lines += text.count("```") * 1.2
         if message.reasoning:
             lines += 1.5
         if message.tool_calls:
             lines += 1.5
+        lines += 3 * (len(message.attachment_names))
     return int(metrics.chrome + lines * metrics.line_height)
 
 

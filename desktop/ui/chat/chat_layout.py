@@ -310,6 +310,18 @@ class VirtualColumn(QAbstractScrollArea):
             self._materialize(index, ahead=True)
             self._relayout()
 
+    # -- for finding words (desktop.ui.chat.chat_find) ------------------------------------
+
+    def items(self) -> list[ChatItem]:
+        return self._items
+
+    def show_at(self, index: int, y: int) -> MessageWidget:
+        """Scroll point ``y`` of block ``index`` a third of the way down; its widget."""
+        self._follow = False
+        self._set_value(self._tops[index] + y - self.viewport().height() // 3)
+        self._relayout()
+        return self._materialize(index)
+
     def _range(self, top: int, bottom: int) -> range:
         if not self._items:
             return range(0)

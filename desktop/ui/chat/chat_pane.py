@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QBuffer, QByteArray, QIODevice, Qt, QTimer
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, QTimer
 from PySide6.QtGui import (
     QDragEnterEvent,
     QDropEvent,
@@ -46,6 +46,7 @@ from desktop.ui.chat.call_states import CallStates
 from desktop.ui.chat.chat_view import ChatView
 from desktop.ui.chat.composer import Composer, local_files
 from desktop.ui.chat.edit_banner import EditBanner
+from desktop.ui.chat.find_bar import FindBar
 from desktop.ui.chat.save_banner import SaveBanner
 from desktop.ui.plain_text import make_plain
 
@@ -55,12 +56,6 @@ if TYPE_CHECKING:
     from desktop.core.messages import Message, Part
     from desktop.ui.window.controller import ChatController
 
-# (translated where the file dialog opens)
-ATTACH_FILTER = str(QT_TRANSLATE_NOOP(
-    "ChatPane",
-    "Images and text (*.png *.jpg *.jpeg *.gif *.webp *.txt *.md *.py *.json *.csv "
-    "*.log *.yaml *.yml *.toml *.xml *.html *.js *.ts *.rs *.go *.java *.c *.h *.cpp);;"
-    "All files (*)"))
 COMPOSER_SHARE = 0.4  # the composer grows up to this share of the window's height
 DRAFT_SAVE_MS = 800  # a pause in typing saves the draft
 
@@ -89,9 +84,15 @@ class ChatPane(QWidget):
         self._sending_edit = False
         self._pasted = 0
 
+        self.find_bar = FindBar(self.chat.finder)
+        self.find_bar.closed.connect(self.composer.input.setFocus)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 12)
         column.setSpacing(8)
+        find_row = QHBoxLayout()
+        find_row.setContentsMargins(24, 8, 24, 0)
+        find_row.addWidget(self.find_bar)
+        column.addLayout(find_row)
         column.addWidget(self.chat, 1)  # (the chat's scroll bar runs to the pane's edge)
         for widget in (self.error_banner, self.save_banner, self.edit_banner, self.composer):
             row = QHBoxLayout()
@@ -130,6 +131,10 @@ class ChatPane(QWidget):
         self.composer.input.setPlainText(text)
         self.composer.input.moveCursor(QTextCursor.MoveOperation.End)
 
+    def open_find(self) -> None:
+        """Ctrl+F: find words in the open chat."""
+        self.find_bar.open_bar()
+
     def show_error(self, text: str) -> None:
         log.warning("shown to user: %s", text)  # (the log is what a bug report has)
         self.error_banner.setText(text)
@@ -150,6 +155,7 @@ class ChatPane(QWidget):
             self.composer.clear()
             self._set_text(self.controller.service.chats.draft(chat))
         self.chat.show_messages(messages)
+        self.chat.finder.chat_shown()  # (Ctrl+F goes on in it; a search hit's marks go)
         for pending in self.controller.service.approvals.for_chat(self.controller.session_id
                                                                   or ""):
             self.chat.turn_status.show_approval(pending)
@@ -169,6 +175,7 @@ class ChatPane(QWidget):
                 self._set_text(self._stash)
                 self._stash = None
         self.chat.add_message(message)
+        self.chat.finder.recount()  # (the find bar's "n of m" counts it)
         self.chat.turn_status.show_thinking()
         self.chat.scroll_to_bottom()
 
@@ -177,6 +184,7 @@ class ChatPane(QWidget):
         if not busy:  # an answer may have added a version: ‹ n/m › changes
             self.chat.turn_status.clear()
             self.chat.refresh_branch_labels()
+            self.chat.finder.recount()  # and its words may be looked for
 
     # -- drafts ----------------------------------------------------------------------------
 
@@ -264,10 +272,18 @@ class ChatPane(QWidget):
 
     # -- attachments ------------------------------------------------------------------------
 
-    def attach_files(self) -> None:
-        paths, _filter = QFileDialog.getOpenFileNames(self, self.tr("Attach files"), "",
-                                                      self.tr(ATTACH_FILTER))
-        self.add_files([Path(path) for path in paths])
+    def attach_files(self) -> QFileDialog:
+        """The attach dialog (open, not modal to the loop): every supported kind shown
+        at first, a filter per kind to narrow it; the chosen files are attached."""
+        from desktop.ui.chat.attach_filters import attach_filters
+
+        dialog = QFileDialog(self, self.tr("Attach files"))
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+        dialog.setNameFilters(attach_filters())
+        dialog.filesSelected.connect(lambda paths: self.add_files([Path(p) for p in paths]))
+        dialog.open()
+        return dialog
 
     def add_files(self, paths: list[Path]) -> None:
         for path in paths:

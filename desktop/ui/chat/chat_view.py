@@ -24,6 +24,7 @@ from desktop.core.agent_events import (
 from desktop.core.events import ToolCallStarted
 from desktop.core.messages import Message, ToolCallPart
 from desktop.ui import theme
+from desktop.ui.chat.chat_find import ChatFind
 from desktop.ui.chat.chat_items import ChatItem, group_messages
 from desktop.ui.chat.chat_layout import VirtualColumn
 from desktop.ui.chat.chat_selection import Endpoint
@@ -66,6 +67,7 @@ class ChatView(VirtualColumn):
         # "2/3" for a message with other versions (set by the window), else None
         self.branch_label: Callable[[str], str | None] = lambda _message_id: None
         self._warmed = False
+        self.finder = ChatFind(self)  # Ctrl+F, and the words of a search hit
         self._build_actions()
 
         bridge.assistantStarted.connect(self._on_assistant_started)
@@ -89,6 +91,7 @@ class ChatView(VirtualColumn):
         header.continueRequested.connect(self.continueRequested)
         header.can_continue = partial(self._can_continue, message_id)
         widget.set_editing(message_id == self._editing)
+        self.finder.widget_built(self._by_message[message_id], widget)
         if widget.role == "user":
             bar.actionRequested.connect(
                 lambda: self.editRequested.emit(message_id, widget.message.body_text))

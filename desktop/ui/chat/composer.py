@@ -167,7 +167,8 @@ class Composer(QFrame):
         layout.addWidget(self.input)
         row = WrapRow()  # (too narrow even for the short forms: it wraps, never cuts)
         self.attach_button = QPushButton()
-        icons.set_icon(self.attach_button, "paperclip", self.tr("Attach images or text files"),
+        icons.set_icon(self.attach_button, "paperclip", self.tr("Attach images, PDF, Word, Excel, "
+                                                          "PowerPoint, EPUB or text files"),
                        self.tr("Attach files"))
         self.attach_button.clicked.connect(self.attachRequested)
         row.addWidget(self.attach_button)

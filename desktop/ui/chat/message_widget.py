@@ -20,8 +20,10 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QFrame, QMenu, QToolButton, QVBoxLayout, QWidget
 
 from desktop.chat.message_edits import is_continuation
+from desktop.core.attachments import attachment_info
 from desktop.core.messages import ImagePart, Message, ToolCallPart, ToolResultPart
 from desktop.ui import theme
+from desktop.ui.chat.attachment_cards import attachment_cards
 from desktop.ui.chat.chat_selection import SelectionModel
 from desktop.ui.chat.copy_menu import fill_copy_menu
 from desktop.ui.chat.image_strip import image_strip
@@ -79,7 +81,8 @@ class MessageWidget(QFrame):
         self.fold_button: QToolButton | None = None  # "Show more" of a long user message
         self.folded = False
         self.editing = False
-        self.attachments: QWidget | None = None
+        self.attachments: QWidget | None = None  # the images' thumbnails
+        self.files: QWidget | None = None  # the other files' cards
         self.status_label = plain_label()  # a server's error text is not markup
         self.status_label.setObjectName("messageStatus")
         self.status_label.setWordWrap(True)
@@ -182,13 +185,14 @@ class MessageWidget(QFrame):
 
     def set_message(self, message: Message) -> None:
         self.message = message
-        self._text_chunks = [message.text]
+        self._text_chunks = [message.body_text]
         self._calls = list(message.tool_calls)
+        text = message.body_text  # (attached files show as cards, not as text)
         if not self._body_pending:
-            self.body.set_markdown(message.text)
-        self.body.setVisible(bool(message.text) and not is_continuation(message))
-        if message.role == "user" and (message.text.count("\n") >= FOLD_LINES
-                                       or len(message.text) > 40 * FOLD_LINES):
+            self.body.set_markdown(text)
+        self.body.setVisible(bool(text) and not is_continuation(message))
+        if message.role == "user" and (text.count("\n") >= FOLD_LINES
+                                       or len(text) > 40 * FOLD_LINES):
             self._fold(True)  # (whether it is tall enough to fold depends on the width)
         if message.reasoning:
             self.reasoning_view.set_markdown(message.reasoning)
@@ -196,7 +200,7 @@ class MessageWidget(QFrame):
                          if p.type == "reasoning" and p.duration_s is not None]
             self._reasoning_section().show_header(sum(durations) if durations else None,
                                                   collapse=True)
-        self._show_attachments([p for p in message.parts if isinstance(p, ImagePart)])
+        self._show_attachments(message)
         self._update_tool_line()
         self.set_status(message)
 
@@ -209,7 +213,7 @@ class MessageWidget(QFrame):
         pending = [w for w in [self, *self.continuations] if w._body_pending]
         for widget in pending:
             widget._body_pending = False
-            widget.body.set_markdown(widget.message.text)
+            widget.body.set_markdown(widget.message.body_text)
         return bool(pending)
 
     def set_status(self, message: Message) -> None:
@@ -274,12 +278,20 @@ class MessageWidget(QFrame):
                 painter.setPen(QPen(QColor(theme.colors()["accent"]), 2))
                 painter.drawRoundedRect(QRectF(self.rect()).adjusted(1, 1, -1, -1), 10, 10)
 
-    def _show_attachments(self, images: list[ImagePart]) -> None:
-        if self.attachments is not None:
-            self.attachments.deleteLater()
-        self.attachments = image_strip(images, self.body.attachments)
-        if self.attachments is not None:
-            self._layout.insertWidget(self._layout.indexOf(self.body) + 1, self.attachments)
+    def _show_attachments(self, message: Message) -> None:
+        """Images as thumbnails, other files as cards (kind, name, size, their text)."""
+        for old in (self.attachments, self.files):
+            if old is not None:
+                old.deleteLater()
+        self.attachments = image_strip([p for p in message.parts if isinstance(p, ImagePart)],
+                                       self.body.attachments)
+        documents = [(info, part) for part in message.parts if not isinstance(part, ImagePart)
+                     and (info := attachment_info(part)) is not None]
+        self.files = attachment_cards(documents, self._changed)
+        at = self._layout.indexOf(self.body) + 1
+        for widget in (self.files, self.attachments):
+            if widget is not None:
+                self._layout.insertWidget(at, widget)
 
     # -- streaming ----------------------------------------------------------------------
 

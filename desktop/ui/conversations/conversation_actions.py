@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QMenu, QMenuBar
 
+from desktop.storage.search import parse_query
 from desktop.ui.conversations.chat_library import ChatLibrary
 from desktop.ui.conversations.import_export import ImportExport
 from desktop.ui.conversations.search_dialog import SearchDialog
@@ -60,6 +61,8 @@ class ConversationActions(QObject):
         self.search_action = self._action(menu, self.tr("&Search chats…"), self.open_search,
                                           "Ctrl+K")
         self.search_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        self.find_action = self._action(menu, self.tr("&Find in this chat…"),
+                                        self.window.chat_pane.open_find, "Ctrl+F")
         self._action(menu, self.tr("Edit system &prompt…"), self.edit_session_prompt)
         self._action(menu, self.tr("&Assistants…"), self.open_assistants)
         # The model picker from the keyboard (it is a popup under the top bar's model).
@@ -93,10 +96,16 @@ class ConversationActions(QObject):
         if not self.library.open_at(session_id, message_id or None):
             return
         if message_id:
-            QTimer.singleShot(0, partial(self.scroll_to, message_id))
+            words = [term.text for term in parse_query(self.search.query.text())] \
+                if self.search is not None else []
+            QTimer.singleShot(0, partial(self.scroll_to, message_id, words))
 
-    def scroll_to(self, message_id: str) -> None:
+    def scroll_to(self, message_id: str, words: list[str] | None = None) -> None:
+        """Show the message, its first match of ``words`` marked (with the others)."""
         chat = self.window.chat
+        if words and (chat.finder.highlight(message_id, words)
+                      or chat.finder.reveal_in_files(message_id, words)):
+            return
         target = message_id
         if chat.widget_for(target) is None:  # a tool result: shown inside its answer
             history = self.controller.history

@@ -8,7 +8,7 @@ import json
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QSize, Qt
-from PySide6.QtGui import QCloseEvent, QFontDatabase, QGuiApplication
+from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -17,10 +17,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QSplitter,
     QStackedWidget,
-    QTableWidget,
-    QTableWidgetItem,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -28,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from desktop.chat.inspection import curl_command
 from desktop.ui import locale_format
+from desktop.ui.inspector.event_tables import EventsPage, RawPage
 from desktop.ui.inspector.find_text import FindableText
 from desktop.ui.inspector.replay_view import ReplayView
 from desktop.ui.plain_text import plain_label
@@ -36,8 +34,6 @@ if TYPE_CHECKING:
     from desktop.app import AppContext
     from desktop.storage.inspector_records import ExchangeRecord
 
-MAX_EVENT_ROWS = 5000  # a longer timeline shows its first rows (the CLI's --json has all)
-EVENT_PREVIEW = 400  # characters of an event in its row (the pane below shows it whole)
 
 
 def _ms(value: float | None) -> str:
@@ -81,46 +77,18 @@ class ExchangeView(QTabWidget):
         self.request.set_text(request_text(record))
         self.response = FindableText(self.tr("Find in the response"), self.tr("Response"))
         self.response.set_text(response_text(self, record))
-        self.event_text = FindableText(self.tr("Find in this event"), self.tr("Event"))
-        self.events = self._event_table(record)
-        events_page = QSplitter(Qt.Orientation.Vertical)
-        events_page.addWidget(self.events)
-        events_page.addWidget(self.event_text)
-        events_page.setStretchFactor(0, 3)
-        events_page.setStretchFactor(1, 1)
-        if record.chunks:
-            self.events.setCurrentCell(0, 2)
+        events = EventsPage(record)
+        self.events, self.event_text = events.table, events.detail
+        raw = RawPage(record)
+        self.raw, self.raw_text = raw.table, raw.detail
         self.replay = ReplayView(ctx, record)
         self.addTab(self.request, self.tr("Request"))
         self.addTab(self.response, self.tr("Response"))
-        self.addTab(events_page, self.tr("Events (%1)").replace("%1", str(len(record.chunks))))
+        self.addTab(events.widget, self.tr("Events (%1)").replace("%1",
+                                                                  str(len(events.events))))
+        self.addTab(raw.widget, self.tr("Raw bytes (%1)").replace("%1", str(len(record.chunks))))
         self.addTab(self._timings(record), self.tr("Timings"))
         self.addTab(self.replay, self.tr("Replay"))
-
-    def _event_table(self, record: ExchangeRecord) -> QTableWidget:
-        shown = record.chunks[:MAX_EVENT_ROWS]
-        table = QTableWidget(len(shown), 3)
-        table.setAccessibleName(self.tr("Stream events"))
-        table.setHorizontalHeaderLabels([self.tr("Arrived"), self.tr("Bytes"), self.tr("Data")])
-        table.verticalHeader().setVisible(False)
-        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
-        table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-        table.setWordWrap(False)  # one line per event; the full text shows below
-        table.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        table.horizontalHeader().setStretchLastSection(True)
-        for row, chunk in enumerate(shown):
-            cells = (f"+{locale_format.decimal(chunk.at_s * 1000, 1)} ms",
-                     locale_format.integer(len(chunk.data)),
-                     chunk.text.strip()[:EVENT_PREVIEW].replace("\n", " ⏎ "))
-            for col, value in enumerate(cells):
-                table.setItem(row, col, QTableWidgetItem(value))  # items are plain text
-        table.resizeColumnToContents(0)
-        table.resizeColumnToContents(1)
-        table.currentCellChanged.connect(
-            lambda row, *_: self.event_text.set_text(shown[row].text if 0 <= row < len(shown)
-                                                     else ""))
-        return table
 
     def _timings(self, record: ExchangeRecord) -> QWidget:
         page = QWidget()

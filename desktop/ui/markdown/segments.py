@@ -199,10 +199,11 @@ class Segment:
     # -- painting ---------------------------------------------------------------------
 
     def paint(self, painter: QPainter, width: float, selection: tuple[int, int] | None, *,
-              copy_hover: bool = False, copied: bool = False,
-              clip: QRectF | None = None) -> None:
+              copy_hover: bool = False, copied: bool = False, clip: QRectF | None = None,
+              marks: list[QAbstractTextDocumentLayout.Selection] | None = None) -> None:
         """``clip``: the part to draw, in segment coordinates (the text layout then
-        skips the lines outside it: a streamed frame repaints a line or two)."""
+        skips the lines outside it: a streamed frame repaints a line or two);
+        ``marks``: found words, painted under the selection."""
         kind = self.block.kind
         s = self.style
         if kind == "code":
@@ -219,6 +220,7 @@ class Segment:
         palette.setColor(QPalette.ColorRole.Text, s.muted if kind == "quote" else s.text)
         palette.setColor(QPalette.ColorRole.Link, s.link)
         ctx.palette = palette
+        ctx.selections = list(marks or [])
         if selection is not None and selection[0] != selection[1]:
             chosen = QAbstractTextDocumentLayout.Selection()
             cursor = QTextCursor(self.doc)
@@ -229,7 +231,7 @@ class Segment:
             fmt.setBackground(s.selection)
             fmt.setForeground(s.selection_text)
             chosen.format = fmt
-            ctx.selections = [chosen]
+            ctx.selections = [*ctx.selections, chosen]
         self.doc.documentLayout().draw(painter, ctx)
         painter.restore()
 

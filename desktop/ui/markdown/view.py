@@ -32,6 +32,7 @@ from desktop.ui.chat.chat_selection import BodyKey, BodyRange, Endpoint, Selecti
 from desktop.ui.markdown import accessible, segment_text
 from desktop.ui.markdown.body_menu import build_body_menu
 from desktop.ui.markdown.body_pointer import BodyPointer
+from desktop.ui.markdown.find_marks import FoundWords
 from desktop.ui.markdown.renderer import is_safe_link, renderer
 from desktop.ui.markdown.segments import DocStyle, Segment
 from desktop.ui.markdown.streaming import IncrementalMarkdown, Update
@@ -80,6 +81,7 @@ class MarkdownView(QWidget):
         accessible.install()  # screen readers read the painted text (accessible.py)
         self.pointer = BodyPointer(self)  # selection, links and Copy buttons by mouse
         self._copied = -1
+        self.found = FoundWords()  # words looked for (Ctrl+F, a search hit), painted
         self._background: QColor | None = None
         if selection is None:
             selection = SelectionModel(self)
@@ -209,6 +211,7 @@ class MarkdownView(QWidget):
         ``first_dirty`` was updated, so only from its first changed line)."""
         old_height = self._height
         self.content_version += 1
+        self.found.refresh(self._segments)
         if not self.testAttribute(Qt.WidgetAttribute.WA_Resized):
             # Never given a size: laid out when its layout asks for a height at the real
             # width, not now at a default one (a block built while scrolling did both).
@@ -293,7 +296,8 @@ class MarkdownView(QWidget):
             painter.translate(0, segment.top)
             segment.paint(painter, self.width(), ranges.get(index),
                           copy_hover=index == self.pointer.hover_copy, copied=index == self._copied,
-                          clip=QRectF(rect).translated(0, -segment.top))
+                          clip=QRectF(rect).translated(0, -segment.top),
+                          marks=self.found.selections(index, segment))
             painter.restore()
 
     def _segment_ranges(self) -> dict[int, tuple[int, int]]:

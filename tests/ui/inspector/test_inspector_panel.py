@@ -4,6 +4,7 @@ loopback server."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -14,7 +15,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from desktop.app import AppContext
 from desktop.ui.inspector.panel import InspectorPanel
 from desktop.ui.window.main_window import MainWindow
-from tests.support.openai_server import FakeOpenAIServer
+from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse
+from tests.support.sse_builders import text_stream
 from tests.ui.conversation_helpers import add_provider, make_window, send
 
 KEY = "sk-loopback-key-123456"
@@ -59,7 +61,7 @@ def test_inspect_action_opens_the_panel_with_request_events_and_timings(
     assert view.events.rowCount() > 3
     assert view.events.item(0, 0).text().startswith("+")
     view.events.setCurrentCell(2, 2)
-    assert view.event_text.text.toPlainText().startswith("data: {")  # the whole event
+    assert view.event_text.text.toPlainText().startswith("{\n")  # its data, pretty JSON
     assert "HTTP status: 200" in view.response.text.toPlainText()
 
     view.request.find_field.setText("What do you send")
@@ -125,8 +127,6 @@ def test_an_answer_with_a_tool_round_shows_both_requests(
     qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
     open_ctx: Callable[..., AppContext], tmp_path: Any,
 ) -> None:
-    import json
-
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "notes.txt").write_text("Ship on Friday.\n")
@@ -147,3 +147,42 @@ def test_an_answer_with_a_tool_round_shows_both_requests(
     panel.choice.setCurrentIndex(1)
     assert panel.current is panel.views[1] and "HTTP 200" in panel.heading.text()
     panel.close()
+
+
+def test_events_are_the_server_sent_events_and_the_raw_bytes_have_their_own_tab(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    events = text_stream("Hello there, world", chunk_size=6)
+    body = b"".join(events)
+    # the server writes the stream in 3-byte pieces: events arrive cut anywhere
+    fake_server.enqueue(ScriptedResponse(chunks=[body[i:i + 3]
+                                                 for i in range(0, len(body), 3)]))
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    send(qtbot, window, "Say hello")
+    window.chat_pane.inspect()
+    qtbot.waitUntil(lambda: len(panels()) == 1)
+    view = panels()[0].current
+    table = view.events
+    assert table.rowCount() == len(events)  # one row per SSE event, not per piece
+    assert [table.item(r, 1).text() for r in range(table.rowCount())] == \
+        ["message"] * len(events)
+    assert table.item(table.rowCount() - 1, 2).text() == "[DONE]"
+    assert '"content":"Hello "' in table.item(1, 2).text()  # compact JSON on its row
+    times = [float(table.item(r, 0).text().strip("+ ms").replace(",", ""))
+             for r in range(table.rowCount())]
+    assert times == sorted(times)
+    table.setCurrentCell(1, 2)
+    detail = view.event_text.text.toPlainText()
+    assert detail.startswith("{\n") and '\n  "choices": [' in detail  # pretty-printed
+    assert json.loads(detail)["choices"][0]["delta"]["content"] == "Hello "
+    assert view.tabText(2) == f"Events ({len(events)})"
+    raw = view.raw
+    assert view.tabText(3) == f"Raw bytes ({raw.rowCount()})"
+    record = view.record
+    assert b"".join(c.data for c in record.chunks) == body  # nothing lost or changed
+    raw.setCurrentCell(0, 2)
+    assert view.raw_text.text.toPlainText() == record.chunks[0].text
+    panels()[0].close()
