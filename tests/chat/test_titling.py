@@ -112,7 +112,9 @@ async def test_the_title_request_is_capped_and_its_stream_cut_off_after_the_titl
     turn = titling.start(NewChat(), "what is the capital of france?")
     await titling.wait_idle()
     await asyncio.wait_for(titling.titles.wait(), 20)  # (without the cut: held forever)
-    assert long.holding.is_set() and not long.released.is_set()
+    # (done while the rest is held back; the server may not even have reached the hold
+    # when the client hung up, so only "never released" is certain)
+    assert not long.released.is_set()
     info = ctx.sessions.get_session(turn.session_id)
     assert info is not None and info.title == "Capital of France"
     body = server.last_chat_body

@@ -52,25 +52,27 @@ def test_two_approvals_in_one_turn_each_answered_in_the_chat(desktop: Desktop,
     desktop.assert_clean_log()
 
 
-def test_always_allow_needs_a_scope_and_keeps_to_it(desktop: Desktop,
-                                                     model: JourneyModel) -> None:
+def test_always_allow_keeps_to_its_scope(desktop: Desktop, model: JourneyModel) -> None:
+    """"Always allow" on a command grants what the card says (the program with its
+    read-only options), never every command; a command it cannot scope cannot be
+    always allowed at all."""
     desktop.start()
     folder = project(desktop)
     choose_workspace(desktop, folder)
+    model.enqueue(calls(("run_command", {"command": "ls; rm -f a.txt"})),
+                  ScriptedResponse(chunks=text_stream("Refused.", 4)))
+    ask(desktop, "List, then remove")
+    always = desktop.wait_for(role="push button", name="Always allow", inside="Conversation")
+    assert "enabled" not in always.states, "shell syntax was offered an Always allow"
+    desktop.shot("no-always-for-shell-syntax")
+    desktop.click_on(role="push button", name="Deny", inside="Conversation")
+    desktop.wait_for(text_contains="Refused.")
     model.enqueue(calls(("run_command", {"command": "ls -la"})),
                   ScriptedResponse(chunks=text_stream("Listed.", 4)))
     ask(desktop, "List the files")
-    scope = desktop.wait_for(role="text", name_contains="Always allow commands")
-    desktop.click(scope)
-    desktop.key("ctrl+a", "BackSpace")
-    desktop.shot("empty-scope")
-    # With no scope there is nothing to grant "always": no button may grant it.
-    for node in desktop.find(role="push button", name_contains="Always allow"):
-        assert "enabled" not in node.states, f"{node.name!r} grants with an empty scope"
-    desktop.type("ls")
-    desktop.click_on(role="push button", name_contains="Always allow within")
+    desktop.click_on(role="push button", name="Always allow", inside="Conversation")
     desktop.wait_for(text_contains="Listed.")
-    # Next turn: "ls" runs without asking; "rm" still asks, and is denied.
+    # Next turns: "ls" runs without asking; "rm" still asks, and is denied.
     model.enqueue(calls(("run_command", {"command": "ls"})),
                   ScriptedResponse(chunks=text_stream("Listed again.", 4)),
                   calls(("run_command", {"command": "rm -f a.txt"})),
