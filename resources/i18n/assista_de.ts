@@ -384,6 +384,84 @@
         </message>
     </context>
     <context>
+        <name>AttachFilters</name>
+        <message>
+            <source>Images</source>
+            <translation>Bilder</translation>
+        </message>
+        <message>
+            <source>PDF documents</source>
+            <translation>PDF-Dokumente</translation>
+        </message>
+        <message>
+            <source>Word documents</source>
+            <translation>Word-Dokumente</translation>
+        </message>
+        <message>
+            <source>Spreadsheets</source>
+            <translation>Tabellen</translation>
+        </message>
+        <message>
+            <source>Presentations</source>
+            <translation>Präsentationen</translation>
+        </message>
+        <message>
+            <source>EPUB books</source>
+            <translation>EPUB-Bücher</translation>
+        </message>
+        <message>
+            <source>Web pages</source>
+            <translation>Webseiten</translation>
+        </message>
+        <message>
+            <source>Text and source code</source>
+            <translation>Text und Quellcode</translation>
+        </message>
+        <message>
+            <source>All supported files ({patterns})</source>
+            <translation>Alle unterstützten Dateien ({patterns})</translation>
+        </message>
+        <message>
+            <source>All files (*)</source>
+            <translation>Alle Dateien (*)</translation>
+        </message>
+    </context>
+    <context>
+        <name>AttachmentCard</name>
+        <message>
+            <source>{name} is no longer at {path}, and the chat keeps only its text.</source>
+            <translation>{name} liegt nicht mehr unter {path}, und der Chat enthält nur seinen Text.</translation>
+        </message>
+        <message>
+            <source>{name} could not be opened: {reason}</source>
+            <translation>{name} konnte nicht geöffnet werden: {reason}</translation>
+        </message>
+        <message>
+            <source>No application opens {name}.</source>
+            <translation>Keine Anwendung öffnet {name}.</translation>
+        </message>
+        <message>
+            <source>Open {name}</source>
+            <translation>{name} öffnen</translation>
+        </message>
+        <message>
+            <source>Open {file}</source>
+            <translation>{file} öffnen</translation>
+        </message>
+        <message>
+            <source>Show extracted text</source>
+            <translation>Extrahierten Text anzeigen</translation>
+        </message>
+        <message>
+            <source>Extracted text of {name}</source>
+            <translation>Extrahierter Text von {name}</translation>
+        </message>
+        <message>
+            <source>Hide extracted text</source>
+            <translation>Extrahierten Text ausblenden</translation>
+        </message>
+    </context>
+    <context>
         <name>AttachmentChip</name>
         <message>
             <source>Remove {name}</source>
@@ -490,10 +568,6 @@
     </context>
     <context>
         <name>ChatPane</name>
-        <message>
-            <source>Images and text (*.png *.jpg *.jpeg *.gif *.webp *.txt *.md *.py *.json *.csv *.log *.yaml *.yml *.toml *.xml *.html *.js *.ts *.rs *.go *.java *.c *.h *.cpp);;All files (*)</source>
-            <translation>Bilder und Text (*.png *.jpg *.jpeg *.gif *.webp *.txt *.md *.py *.json *.csv *.log *.yaml *.yml *.toml *.xml *.html *.js *.ts *.rs *.go *.java *.c *.h *.cpp);;Alle Dateien (*)</translation>
-        </message>
         <message>
             <source>Delete messages</source>
             <translation>Nachrichten löschen</translation>
@@ -660,6 +734,10 @@
             <translation>Wählen Sie {low} bis {high} Modelle. Jedes beantwortet dieselbe Frage mit dem Verlauf, den Anhängen und Werkzeugen dieses Chats; jede Antwort bleibt als Version der Antwort erhalten.</translation>
         </message>
         <message>
+            <source>Keys: type to search, ↑/↓ to move, Enter to add or remove, Ctrl+Enter to compare.</source>
+            <translation>Tasten: Tippen zum Suchen, ↑/↓ zum Bewegen, Eingabe zum Hinzufügen oder Entfernen, Strg+Eingabe zum Vergleichen.</translation>
+        </message>
+        <message>
             <source>Search models</source>
             <translation>Modelle suchen</translation>
         </message>
@@ -810,10 +888,6 @@
             <translation>Nachricht</translation>
         </message>
         <message>
-            <source>Attach images or text files</source>
-            <translation>Bilder oder Textdateien anhängen</translation>
-        </message>
-        <message>
             <source>Attach files</source>
             <translation>Dateien anhängen</translation>
         </message>
@@ -844,6 +918,10 @@
         <message>
             <source>Ask 2 to 4 models at once and see their answers side by side (or type /compare)</source>
             <translation>2 bis 4 Modelle gleichzeitig fragen und ihre Antworten nebeneinander sehen (oder /compare eingeben)</translation>
+        </message>
+        <message>
+            <source>Attach images, PDF, Word, Excel, PowerPoint, EPUB or text files</source>
+            <translation>Bilder, PDF-, Word-, Excel-, PowerPoint-, EPUB- oder Textdateien anhängen</translation>
         </message>
         <message>
             <source>Compare models</source>
@@ -930,6 +1008,10 @@
         <message>
             <source>&amp;Search chats…</source>
             <translation>Chats &amp;durchsuchen…</translation>
+        </message>
+        <message>
+            <source>&amp;Find in this chat…</source>
+            <translation>In diesem Chat &amp;suchen…</translation>
         </message>
         <message>
             <source>Edit system &amp;prompt…</source>
@@ -1124,6 +1206,10 @@
             <translation>Ereignisse (%1)</translation>
         </message>
         <message>
+            <source>Raw bytes (%1)</source>
+            <translation>Rohbytes (%1)</translation>
+        </message>
+        <message>
             <source>Timings</source>
             <translation>Zeiten</translation>
         </message>
@@ -1142,6 +1228,18 @@
         <message>
             <source>Bytes</source>
             <translation>Bytes</translation>
+        </message>
+        <message>
+            <source>Raw bytes received</source>
+            <translation>Empfangene Rohbytes</translation>
+        </message>
+        <message>
+            <source>Find in these bytes</source>
+            <translation>In diesen Bytes suchen</translation>
+        </message>
+        <message>
+            <source>Raw bytes</source>
+            <translation>Rohbytes</translation>
         </message>
         <message>
             <source>Data</source>
@@ -1178,6 +1276,52 @@
         <message>
             <source>Retries</source>
             <translation>Wiederholungen</translation>
+        </message>
+    </context>
+    <context>
+        <name>FindBar</name>
+        <message>
+            <source>Find in this chat</source>
+            <translation>In diesem Chat suchen</translation>
+        </message>
+        <message>
+            <source>Previous match (Shift+Enter)</source>
+            <translation>Vorheriger Treffer (Umschalt+Eingabe)</translation>
+        </message>
+        <message>
+            <source>Previous match</source>
+            <translation>Vorheriger Treffer</translation>
+        </message>
+        <message>
+            <source>Next match (Enter)</source>
+            <translation>Nächster Treffer (Eingabe)</translation>
+        </message>
+        <message>
+            <source>Next match</source>
+            <translation>Nächster Treffer</translation>
+        </message>
+        <message>
+            <source>Close (Esc)</source>
+            <translation>Schließen (Esc)</translation>
+        </message>
+        <message>
+            <source>Close the find bar</source>
+            <translation>Suchleiste schließen</translation>
+        </message>
+        <message>
+            <source>No matches</source>
+            <translation>Keine Treffer</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n match(es)</source>
+            <translation>
+                <numerusform>%n Treffer</numerusform>
+                <numerusform>%n Treffer</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>{current} of {total}</source>
+            <translation>{current} von {total}</translation>
         </message>
     </context>
     <context>
@@ -2485,6 +2629,10 @@
             <source>No model matches. Press Enter to use the text as a model id.</source>
             <translation>Kein Modell passt. Drücken Sie Eingabe, um den Text als Modell-ID zu verwenden.</translation>
         </message>
+        <message>
+            <source>A model id has no spaces: nothing was changed.</source>
+            <translation>Eine Modell-ID enthält keine Leerzeichen: Es wurde nichts geändert.</translation>
+        </message>
     </context>
     <context>
         <name>PasteDialog</name>
@@ -3173,28 +3321,56 @@
             <translation>Immer erlauben für Pfade passend zu</translation>
         </message>
         <message>
-            <source>Always allow commands starting with</source>
-            <translation>Befehle immer erlauben, die beginnen mit</translation>
+            <source>Always allow for the command</source>
+            <translation>Immer erlauben für den Befehl</translation>
+        </message>
+        <message>
+            <source>Always allow needs a scope: type one, or allow once.</source>
+            <translation>„Immer erlauben“ braucht einen Bereich: Geben Sie einen ein, oder erlauben Sie einmal.</translation>
+        </message>
+        <message>
+            <source>The pattern must stay inside the workspace (a relative path).</source>
+            <translation>Das Muster muss im Arbeitsbereich bleiben (ein relativer Pfad).</translation>
+        </message>
+        <message>
+            <source>Files in a .git folder are never allowed without asking.</source>
+            <translation>Dateien in einem .git-Ordner werden nie ohne Nachfrage erlaubt.</translation>
+        </message>
+        <message>
+            <source>A command with shell syntax ($ ` ; | &amp; &gt; &lt; \, a line break, or * ? ~ ( ) outside quotes) cannot be always allowed.</source>
+            <translation>Ein Befehl mit Shell-Syntax ($ ` ; | &amp; &gt; &lt; \, ein Zeilenumbruch oder * ? ~ ( ) außerhalb von Anführungszeichen) kann nicht immer erlaubt werden.</translation>
+        </message>
+        <message>
+            <source>A host is a name such as api.example.com or *.example.com.</source>
+            <translation>Ein Host ist ein Name wie api.example.com oder *.example.com.</translation>
+        </message>
+        <message>
+            <source>This call cannot be always allowed.</source>
+            <translation>Dieser Aufruf kann nicht immer erlaubt werden.</translation>
+        </message>
+        <message>
+            <source>Writes to paths matching {scope} (never inside .git) run without asking, in every chat.</source>
+            <translation>Schreibzugriffe auf Pfade passend zu {scope} (nie in .git) laufen in jedem Chat ohne Nachfrage.</translation>
+        </message>
+        <message>
+            <source>Fetches from {scope} run without asking, in every chat.</source>
+            <translation>Abrufe von {scope} laufen in jedem Chat ohne Nachfrage.</translation>
+        </message>
+        <message>
+            <source>“{scope}” runs without asking, in every chat, with its read-only options and arguments inside the workspace; anything else asks again.</source>
+            <translation>„{scope}“ läuft in jedem Chat ohne Nachfrage, mit seinen nur lesenden Optionen und Argumenten innerhalb des Arbeitsbereichs; alles andere fragt erneut.</translation>
+        </message>
+        <message>
+            <source>Exactly the command “{scope}” runs without asking, in every chat; any other asks again.</source>
+            <translation>Genau der Befehl „{scope}“ läuft in jedem Chat ohne Nachfrage; jeder andere fragt erneut.</translation>
+        </message>
+        <message>
+            <source>What “Always allow” grants: calls inside it will run without asking, in every chat; others still ask. Revoke it in Settings → Tools.</source>
+            <translation>Was „Immer erlauben“ gewährt: Aufrufe darin laufen in jedem Chat ohne Nachfrage; andere fragen weiterhin. Widerrufen unter Einstellungen → Werkzeuge.</translation>
         </message>
         <message>
             <source>Always allow for the host</source>
             <translation>Immer erlauben für den Host</translation>
-        </message>
-        <message>
-            <source>Calls inside this scope will run without asking, in every chat; others still ask. Revoke it in Settings → Tools.</source>
-            <translation>Aufrufe innerhalb dieses Bereichs laufen in jedem Chat ohne Nachfrage; andere fragen weiterhin. Widerrufen unter Einstellungen → Werkzeuge.</translation>
-        </message>
-        <message>
-            <source>Allow these</source>
-            <translation>Diese erlauben</translation>
-        </message>
-        <message>
-            <source>Always allow within this scope</source>
-            <translation>Innerhalb dieses Bereichs immer erlauben</translation>
-        </message>
-        <message>
-            <source>Run this call, and never ask again for calls inside this scope</source>
-            <translation>Diesen Aufruf ausführen und für Aufrufe innerhalb dieses Bereichs nie wieder fragen</translation>
         </message>
     </context>
     <context>
@@ -3718,6 +3894,10 @@
             <translation>Titel</translation>
         </message>
         <message>
+            <source>Titles written by</source>
+            <translation>Titel schreibt</translation>
+        </message>
+        <message>
             <source>Proxy URL</source>
             <translation>Proxy-URL</translation>
         </message>
@@ -4127,6 +4307,25 @@
         </message>
     </context>
     <context>
+        <name>TitleModelCombo</name>
+        <message>
+            <source>Model that writes titles</source>
+            <translation>Modell, das die Titel schreibt</translation>
+        </message>
+        <message>
+            <source>The chat's own model, or one model for every title (a small, quick one is enough)</source>
+            <translation>Das eigene Modell des Chats oder ein Modell für alle Titel (ein kleines, schnelles genügt)</translation>
+        </message>
+        <message>
+            <source>The chat's model</source>
+            <translation>Das Modell des Chats</translation>
+        </message>
+        <message>
+            <source>{model} on {provider}</source>
+            <translation>{model} bei {provider}</translation>
+        </message>
+    </context>
+    <context>
         <name>ToolActivity</name>
         <message>
             <source>{model} cannot use tools: none are sent to it</source>
@@ -4212,6 +4411,14 @@
             <translation>Ergebnis · {status}</translation>
         </message>
         <message>
+            <source>Show less</source>
+            <translation>Weniger anzeigen</translation>
+        </message>
+        <message>
+            <source>Show all</source>
+            <translation>Alles anzeigen</translation>
+        </message>
+        <message>
             <source>Image returned by {tool}</source>
             <translation>Von {tool} zurückgegebenes Bild</translation>
         </message>
@@ -4246,6 +4453,10 @@
     <context>
         <name>ToolCallsInline</name>
         <message>
+            <source>waiting for your approval</source>
+            <translation>wartet auf deine Freigabe</translation>
+        </message>
+        <message>
             <source>running…</source>
             <translation>läuft…</translation>
         </message>
@@ -4262,6 +4473,18 @@
             <translation>fertig</translation>
         </message>
         <message>
+            <source>running</source>
+            <translation>läuft</translation>
+        </message>
+        <message>
+            <source>Show less</source>
+            <translation>Weniger anzeigen</translation>
+        </message>
+        <message>
+            <source>Show all</source>
+            <translation>Alles anzeigen</translation>
+        </message>
+        <message>
             <source>Show the tool calls of this answer</source>
             <translation>Die Werkzeugaufrufe dieser Antwort anzeigen</translation>
         </message>
@@ -4271,6 +4494,57 @@
                 <numerusform>%n Werkzeugaufruf</numerusform>
                 <numerusform>%n Werkzeugaufrufe</numerusform>
             </translation>
+        </message>
+        <message>
+            <source>Tool call details</source>
+            <translation>Details der Werkzeugaufrufe</translation>
+        </message>
+        <message>
+            <source>{count} more characters</source>
+            <translation>{count} weitere Zeichen</translation>
+        </message>
+    </context>
+    <context>
+        <name>ToolNames</name>
+        <message>
+            <source>Read file</source>
+            <translation>Datei lesen</translation>
+        </message>
+        <message>
+            <source>List folder</source>
+            <translation>Ordner auflisten</translation>
+        </message>
+        <message>
+            <source>Search files</source>
+            <translation>Dateien durchsuchen</translation>
+        </message>
+        <message>
+            <source>Write file</source>
+            <translation>Datei schreiben</translation>
+        </message>
+        <message>
+            <source>Create file</source>
+            <translation>Datei erstellen</translation>
+        </message>
+        <message>
+            <source>Edit file</source>
+            <translation>Datei bearbeiten</translation>
+        </message>
+        <message>
+            <source>Run command</source>
+            <translation>Befehl ausführen</translation>
+        </message>
+        <message>
+            <source>Fetch web page</source>
+            <translation>Webseite abrufen</translation>
+        </message>
+        <message>
+            <source>Search the web</source>
+            <translation>Im Web suchen</translation>
+        </message>
+        <message>
+            <source>Search knowledge</source>
+            <translation>Wissen durchsuchen</translation>
         </message>
     </context>
     <context>
@@ -4724,6 +4998,10 @@
             <source>Waiting for your approval: {tool}</source>
             <translation>Wartet auf Ihre Zustimmung: {tool}</translation>
         </message>
+        <message>
+            <source>Waiting for your approval ({number} of {count}): {tool}</source>
+            <translation>Wartet auf deine Freigabe ({number} von {count}): {tool}</translation>
+        </message>
         <message numerus="yes">
             <source>The assistant has used tools for %n round(s). Let it continue?</source>
             <translation>
@@ -4734,6 +5012,10 @@
         <message>
             <source>Waiting for another answer from this provider to finish…</source>
             <translation>Warte, bis eine andere Antwort dieses Anbieters fertig ist…</translation>
+        </message>
+        <message>
+            <source>Also waiting ({number} of {count}): {tool}</source>
+            <translation>Wartet ebenfalls ({number} von {count}): {tool}</translation>
         </message>
         <message>
             <source>Thinking</source>

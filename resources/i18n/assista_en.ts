@@ -32,6 +32,16 @@
         </message>
     </context>
     <context>
+        <name>FindBar</name>
+        <message numerus="yes">
+            <source>%n match(es)</source>
+            <translation>
+                <numerusform>%n match</numerusform>
+                <numerusform>%n matches</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
         <name>FindableText</name>
         <message numerus="yes">
             <source>%n found</source>

@@ -384,6 +384,84 @@
         </message>
     </context>
     <context>
+        <name>AttachFilters</name>
+        <message>
+            <source>Images</source>
+            <translation>Imágenes</translation>
+        </message>
+        <message>
+            <source>PDF documents</source>
+            <translation>Documentos PDF</translation>
+        </message>
+        <message>
+            <source>Word documents</source>
+            <translation>Documentos de Word</translation>
+        </message>
+        <message>
+            <source>Spreadsheets</source>
+            <translation>Hojas de cálculo</translation>
+        </message>
+        <message>
+            <source>Presentations</source>
+            <translation>Presentaciones</translation>
+        </message>
+        <message>
+            <source>EPUB books</source>
+            <translation>Libros EPUB</translation>
+        </message>
+        <message>
+            <source>Web pages</source>
+            <translation>Páginas web</translation>
+        </message>
+        <message>
+            <source>Text and source code</source>
+            <translation>Texto y código fuente</translation>
+        </message>
+        <message>
+            <source>All supported files ({patterns})</source>
+            <translation>Todos los archivos compatibles ({patterns})</translation>
+        </message>
+        <message>
+            <source>All files (*)</source>
+            <translation>Todos los archivos (*)</translation>
+        </message>
+    </context>
+    <context>
+        <name>AttachmentCard</name>
+        <message>
+            <source>{name} is no longer at {path}, and the chat keeps only its text.</source>
+            <translation>{name} ya no está en {path} y el chat solo conserva su texto.</translation>
+        </message>
+        <message>
+            <source>{name} could not be opened: {reason}</source>
+            <translation>No se pudo abrir {name}: {reason}</translation>
+        </message>
+        <message>
+            <source>No application opens {name}.</source>
+            <translation>Ninguna aplicación abre {name}.</translation>
+        </message>
+        <message>
+            <source>Open {name}</source>
+            <translation>Abrir {name}</translation>
+        </message>
+        <message>
+            <source>Open {file}</source>
+            <translation>Abrir {file}</translation>
+        </message>
+        <message>
+            <source>Show extracted text</source>
+            <translation>Mostrar el texto extraído</translation>
+        </message>
+        <message>
+            <source>Extracted text of {name}</source>
+            <translation>Texto extraído de {name}</translation>
+        </message>
+        <message>
+            <source>Hide extracted text</source>
+            <translation>Ocultar el texto extraído</translation>
+        </message>
+    </context>
+    <context>
         <name>AttachmentChip</name>
         <message>
             <source>Remove {name}</source>
@@ -490,10 +568,6 @@
     </context>
     <context>
         <name>ChatPane</name>
-        <message>
-            <source>Images and text (*.png *.jpg *.jpeg *.gif *.webp *.txt *.md *.py *.json *.csv *.log *.yaml *.yml *.toml *.xml *.html *.js *.ts *.rs *.go *.java *.c *.h *.cpp);;All files (*)</source>
-            <translation>Imágenes y texto (*.png *.jpg *.jpeg *.gif *.webp *.txt *.md *.py *.json *.csv *.log *.yaml *.yml *.toml *.xml *.html *.js *.ts *.rs *.go *.java *.c *.h *.cpp);;Todos los archivos (*)</translation>
-        </message>
         <message>
             <source>Delete messages</source>
             <translation>Eliminar mensajes</translation>
@@ -660,6 +734,10 @@
             <translation>Elige de {low} a {high} modelos. Cada uno responde a la misma pregunta con la conversación, los adjuntos y las herramientas de este chat; cada respuesta se guarda como una versión de la respuesta.</translation>
         </message>
         <message>
+            <source>Keys: type to search, ↑/↓ to move, Enter to add or remove, Ctrl+Enter to compare.</source>
+            <translation>Teclas: escriba para buscar, ↑/↓ para moverse, Intro para añadir o quitar, Ctrl+Intro para comparar.</translation>
+        </message>
+        <message>
             <source>Search models</source>
             <translation>Buscar modelos</translation>
         </message>
@@ -810,10 +888,6 @@
             <translation>Mensaje</translation>
         </message>
         <message>
-            <source>Attach images or text files</source>
-            <translation>Adjuntar imágenes o archivos de texto</translation>
-        </message>
-        <message>
             <source>Attach files</source>
             <translation>Adjuntar archivos</translation>
         </message>
@@ -844,6 +918,10 @@
         <message>
             <source>Ask 2 to 4 models at once and see their answers side by side (or type /compare)</source>
             <translation>Pregunta a 2–4 modelos a la vez y ve sus respuestas en paralelo (o escribe /compare)</translation>
+        </message>
+        <message>
+            <source>Attach images, PDF, Word, Excel, PowerPoint, EPUB or text files</source>
+            <translation>Adjuntar imágenes, PDF, Word, Excel, PowerPoint, EPUB o archivos de texto</translation>
         </message>
         <message>
             <source>Compare models</source>
@@ -930,6 +1008,10 @@
         <message>
             <source>&amp;Search chats…</source>
             <translation>&amp;Buscar en los chats…</translation>
+        </message>
+        <message>
+            <source>&amp;Find in this chat…</source>
+            <translation>&amp;Buscar en este chat…</translation>
         </message>
         <message>
             <source>Edit system &amp;prompt…</source>
@@ -1124,6 +1206,10 @@
             <translation>Eventos (%1)</translation>
         </message>
         <message>
+            <source>Raw bytes (%1)</source>
+            <translation>Bytes sin procesar (%1)</translation>
+        </message>
+        <message>
             <source>Timings</source>
             <translation>Tiempos</translation>
         </message>
@@ -1142,6 +1228,18 @@
         <message>
             <source>Bytes</source>
             <translation>Bytes</translation>
+        </message>
+        <message>
+            <source>Raw bytes received</source>
+            <translation>Bytes sin procesar recibidos</translation>
+        </message>
+        <message>
+            <source>Find in these bytes</source>
+            <translation>Buscar en estos bytes</translation>
+        </message>
+        <message>
+            <source>Raw bytes</source>
+            <translation>Bytes sin procesar</translation>
         </message>
         <message>
             <source>Data</source>
@@ -1178,6 +1276,52 @@
         <message>
             <source>Retries</source>
             <translation>Reintentos</translation>
+        </message>
+    </context>
+    <context>
+        <name>FindBar</name>
+        <message>
+            <source>Find in this chat</source>
+            <translation>Buscar en este chat</translation>
+        </message>
+        <message>
+            <source>Previous match (Shift+Enter)</source>
+            <translation>Coincidencia anterior (Mayús+Intro)</translation>
+        </message>
+        <message>
+            <source>Previous match</source>
+            <translation>Coincidencia anterior</translation>
+        </message>
+        <message>
+            <source>Next match (Enter)</source>
+            <translation>Coincidencia siguiente (Intro)</translation>
+        </message>
+        <message>
+            <source>Next match</source>
+            <translation>Coincidencia siguiente</translation>
+        </message>
+        <message>
+            <source>Close (Esc)</source>
+            <translation>Cerrar (Esc)</translation>
+        </message>
+        <message>
+            <source>Close the find bar</source>
+            <translation>Cerrar la barra de búsqueda</translation>
+        </message>
+        <message>
+            <source>No matches</source>
+            <translation>Sin coincidencias</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n match(es)</source>
+            <translation>
+                <numerusform>%n coincidencia</numerusform>
+                <numerusform>%n coincidencias</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>{current} of {total}</source>
+            <translation>{current} de {total}</translation>
         </message>
     </context>
     <context>
@@ -2485,6 +2629,10 @@
             <source>No model matches. Press Enter to use the text as a model id.</source>
             <translation>Ningún modelo coincide. Pulsa Intro para usar el texto como id de modelo.</translation>
         </message>
+        <message>
+            <source>A model id has no spaces: nothing was changed.</source>
+            <translation>Un id de modelo no tiene espacios: no se ha cambiado nada.</translation>
+        </message>
     </context>
     <context>
         <name>PasteDialog</name>
@@ -3173,28 +3321,56 @@
             <translation>Permitir siempre para las rutas que coincidan con</translation>
         </message>
         <message>
-            <source>Always allow commands starting with</source>
-            <translation>Permitir siempre los comandos que empiezan por</translation>
+            <source>Always allow for the command</source>
+            <translation>Permitir siempre para el comando</translation>
+        </message>
+        <message>
+            <source>Always allow needs a scope: type one, or allow once.</source>
+            <translation>«Permitir siempre» necesita un ámbito: escriba uno, o permita una vez.</translation>
+        </message>
+        <message>
+            <source>The pattern must stay inside the workspace (a relative path).</source>
+            <translation>El patrón debe quedar dentro del espacio de trabajo (una ruta relativa).</translation>
+        </message>
+        <message>
+            <source>Files in a .git folder are never allowed without asking.</source>
+            <translation>Los archivos de una carpeta .git nunca se permiten sin preguntar.</translation>
+        </message>
+        <message>
+            <source>A command with shell syntax ($ ` ; | &amp; &gt; &lt; \, a line break, or * ? ~ ( ) outside quotes) cannot be always allowed.</source>
+            <translation>Un comando con sintaxis de shell ($ ` ; | &amp; &gt; &lt; \, un salto de línea, o * ? ~ ( ) fuera de comillas) no se puede permitir siempre.</translation>
+        </message>
+        <message>
+            <source>A host is a name such as api.example.com or *.example.com.</source>
+            <translation>Un host es un nombre como api.example.com o *.example.com.</translation>
+        </message>
+        <message>
+            <source>This call cannot be always allowed.</source>
+            <translation>Esta llamada no se puede permitir siempre.</translation>
+        </message>
+        <message>
+            <source>Writes to paths matching {scope} (never inside .git) run without asking, in every chat.</source>
+            <translation>Las escrituras en rutas que coincidan con {scope} (nunca dentro de .git) se ejecutan sin preguntar, en todos los chats.</translation>
+        </message>
+        <message>
+            <source>Fetches from {scope} run without asking, in every chat.</source>
+            <translation>Las descargas de {scope} se ejecutan sin preguntar, en todos los chats.</translation>
+        </message>
+        <message>
+            <source>“{scope}” runs without asking, in every chat, with its read-only options and arguments inside the workspace; anything else asks again.</source>
+            <translation>«{scope}» se ejecuta sin preguntar, en todos los chats, con sus opciones de solo lectura y argumentos dentro del espacio de trabajo; todo lo demás vuelve a preguntar.</translation>
+        </message>
+        <message>
+            <source>Exactly the command “{scope}” runs without asking, in every chat; any other asks again.</source>
+            <translation>Exactamente el comando «{scope}» se ejecuta sin preguntar, en todos los chats; cualquier otro vuelve a preguntar.</translation>
+        </message>
+        <message>
+            <source>What “Always allow” grants: calls inside it will run without asking, in every chat; others still ask. Revoke it in Settings → Tools.</source>
+            <translation>Lo que concede «Permitir siempre»: las llamadas dentro de él se ejecutarán sin preguntar, en todos los chats; las demás siguen preguntando. Revóquelo en Configuración → Herramientas.</translation>
         </message>
         <message>
             <source>Always allow for the host</source>
             <translation>Permitir siempre para el host</translation>
-        </message>
-        <message>
-            <source>Calls inside this scope will run without asking, in every chat; others still ask. Revoke it in Settings → Tools.</source>
-            <translation>Las llamadas dentro de este ámbito se ejecutarán sin preguntar en todos los chats; las demás seguirán preguntando. Revócalo en Configuración → Herramientas.</translation>
-        </message>
-        <message>
-            <source>Allow these</source>
-            <translation>Permitir estas</translation>
-        </message>
-        <message>
-            <source>Always allow within this scope</source>
-            <translation>Permitir siempre dentro de este ámbito</translation>
-        </message>
-        <message>
-            <source>Run this call, and never ask again for calls inside this scope</source>
-            <translation>Ejecutar esta llamada y no volver a preguntar por las llamadas dentro de este ámbito</translation>
         </message>
     </context>
     <context>
@@ -3718,6 +3894,10 @@
             <translation>Títulos</translation>
         </message>
         <message>
+            <source>Titles written by</source>
+            <translation>Títulos escritos por</translation>
+        </message>
+        <message>
             <source>Proxy URL</source>
             <translation>URL del proxy</translation>
         </message>
@@ -4127,6 +4307,25 @@
         </message>
     </context>
     <context>
+        <name>TitleModelCombo</name>
+        <message>
+            <source>Model that writes titles</source>
+            <translation>Modelo que escribe los títulos</translation>
+        </message>
+        <message>
+            <source>The chat's own model, or one model for every title (a small, quick one is enough)</source>
+            <translation>El modelo del propio chat, o un mismo modelo para todos los títulos (basta con uno pequeño y rápido)</translation>
+        </message>
+        <message>
+            <source>The chat's model</source>
+            <translation>El modelo del chat</translation>
+        </message>
+        <message>
+            <source>{model} on {provider}</source>
+            <translation>{model} en {provider}</translation>
+        </message>
+    </context>
+    <context>
         <name>ToolActivity</name>
         <message>
             <source>{model} cannot use tools: none are sent to it</source>
@@ -4212,6 +4411,14 @@
             <translation>Resultado · {status}</translation>
         </message>
         <message>
+            <source>Show less</source>
+            <translation>Mostrar menos</translation>
+        </message>
+        <message>
+            <source>Show all</source>
+            <translation>Mostrar todo</translation>
+        </message>
+        <message>
             <source>Image returned by {tool}</source>
             <translation>Imagen devuelta por {tool}</translation>
         </message>
@@ -4246,6 +4453,10 @@
     <context>
         <name>ToolCallsInline</name>
         <message>
+            <source>waiting for your approval</source>
+            <translation>esperando tu aprobación</translation>
+        </message>
+        <message>
             <source>running…</source>
             <translation>en ejecución…</translation>
         </message>
@@ -4262,6 +4473,18 @@
             <translation>hecho</translation>
         </message>
         <message>
+            <source>running</source>
+            <translation>en curso</translation>
+        </message>
+        <message>
+            <source>Show less</source>
+            <translation>Mostrar menos</translation>
+        </message>
+        <message>
+            <source>Show all</source>
+            <translation>Mostrar todo</translation>
+        </message>
+        <message>
             <source>Show the tool calls of this answer</source>
             <translation>Mostrar las llamadas a herramientas de esta respuesta</translation>
         </message>
@@ -4271,6 +4494,57 @@
                 <numerusform>%n llamada a herramienta</numerusform>
                 <numerusform>%n llamadas a herramientas</numerusform>
             </translation>
+        </message>
+        <message>
+            <source>Tool call details</source>
+            <translation>Detalles de las llamadas a herramientas</translation>
+        </message>
+        <message>
+            <source>{count} more characters</source>
+            <translation>{count} caracteres más</translation>
+        </message>
+    </context>
+    <context>
+        <name>ToolNames</name>
+        <message>
+            <source>Read file</source>
+            <translation>Leer archivo</translation>
+        </message>
+        <message>
+            <source>List folder</source>
+            <translation>Listar carpeta</translation>
+        </message>
+        <message>
+            <source>Search files</source>
+            <translation>Buscar en archivos</translation>
+        </message>
+        <message>
+            <source>Write file</source>
+            <translation>Escribir archivo</translation>
+        </message>
+        <message>
+            <source>Create file</source>
+            <translation>Crear archivo</translation>
+        </message>
+        <message>
+            <source>Edit file</source>
+            <translation>Editar archivo</translation>
+        </message>
+        <message>
+            <source>Run command</source>
+            <translation>Ejecutar comando</translation>
+        </message>
+        <message>
+            <source>Fetch web page</source>
+            <translation>Obtener página web</translation>
+        </message>
+        <message>
+            <source>Search the web</source>
+            <translation>Buscar en la web</translation>
+        </message>
+        <message>
+            <source>Search knowledge</source>
+            <translation>Buscar en el conocimiento</translation>
         </message>
     </context>
     <context>
@@ -4724,6 +4998,10 @@
             <source>Waiting for your approval: {tool}</source>
             <translation>Esperando tu aprobación: {tool}</translation>
         </message>
+        <message>
+            <source>Waiting for your approval ({number} of {count}): {tool}</source>
+            <translation>Esperando tu aprobación ({number} de {count}): {tool}</translation>
+        </message>
         <message numerus="yes">
             <source>The assistant has used tools for %n round(s). Let it continue?</source>
             <translation>
@@ -4734,6 +5012,10 @@
         <message>
             <source>Waiting for another answer from this provider to finish…</source>
             <translation>Esperando a que termine otra respuesta de este proveedor…</translation>
+        </message>
+        <message>
+            <source>Also waiting ({number} of {count}): {tool}</source>
+            <translation>También en espera ({number} de {count}): {tool}</translation>
         </message>
         <message>
             <source>Thinking</source>

@@ -384,6 +384,84 @@
         </message>
     </context>
     <context>
+        <name>AttachFilters</name>
+        <message>
+            <source>Images</source>
+            <translation>Images</translation>
+        </message>
+        <message>
+            <source>PDF documents</source>
+            <translation>Documents PDF</translation>
+        </message>
+        <message>
+            <source>Word documents</source>
+            <translation>Documents Word</translation>
+        </message>
+        <message>
+            <source>Spreadsheets</source>
+            <translation>Feuilles de calcul</translation>
+        </message>
+        <message>
+            <source>Presentations</source>
+            <translation>Présentations</translation>
+        </message>
+        <message>
+            <source>EPUB books</source>
+            <translation>Livres EPUB</translation>
+        </message>
+        <message>
+            <source>Web pages</source>
+            <translation>Pages web</translation>
+        </message>
+        <message>
+            <source>Text and source code</source>
+            <translation>Texte et code source</translation>
+        </message>
+        <message>
+            <source>All supported files ({patterns})</source>
+            <translation>Tous les fichiers pris en charge ({patterns})</translation>
+        </message>
+        <message>
+            <source>All files (*)</source>
+            <translation>Tous les fichiers (*)</translation>
+        </message>
+    </context>
+    <context>
+        <name>AttachmentCard</name>
+        <message>
+            <source>{name} is no longer at {path}, and the chat keeps only its text.</source>
+            <translation>{name} n’est plus à {path}, et la conversation n’en garde que le texte.</translation>
+        </message>
+        <message>
+            <source>{name} could not be opened: {reason}</source>
+            <translation>Impossible d’ouvrir {name} : {reason}</translation>
+        </message>
+        <message>
+            <source>No application opens {name}.</source>
+            <translation>Aucune application n’ouvre {name}.</translation>
+        </message>
+        <message>
+            <source>Open {name}</source>
+            <translation>Ouvrir {name}</translation>
+        </message>
+        <message>
+            <source>Open {file}</source>
+            <translation>Ouvrir {file}</translation>
+        </message>
+        <message>
+            <source>Show extracted text</source>
+            <translation>Afficher le texte extrait</translation>
+        </message>
+        <message>
+            <source>Extracted text of {name}</source>
+            <translation>Texte extrait de {name}</translation>
+        </message>
+        <message>
+            <source>Hide extracted text</source>
+            <translation>Masquer le texte extrait</translation>
+        </message>
+    </context>
+    <context>
         <name>AttachmentChip</name>
         <message>
             <source>Remove {name}</source>
@@ -490,10 +568,6 @@
     </context>
     <context>
         <name>ChatPane</name>
-        <message>
-            <source>Images and text (*.png *.jpg *.jpeg *.gif *.webp *.txt *.md *.py *.json *.csv *.log *.yaml *.yml *.toml *.xml *.html *.js *.ts *.rs *.go *.java *.c *.h *.cpp);;All files (*)</source>
-            <translation>Images et texte (*.png *.jpg *.jpeg *.gif *.webp *.txt *.md *.py *.json *.csv *.log *.yaml *.yml *.toml *.xml *.html *.js *.ts *.rs *.go *.java *.c *.h *.cpp);;Tous les fichiers (*)</translation>
-        </message>
         <message>
             <source>Delete messages</source>
             <translation>Supprimer des messages</translation>
@@ -660,6 +734,10 @@
             <translation>Choisissez de {low} à {high} modèles. Chacun répond à la même question avec la conversation, les pièces jointes et les outils de cette discussion ; chaque réponse est conservée comme une version de la réponse.</translation>
         </message>
         <message>
+            <source>Keys: type to search, ↑/↓ to move, Enter to add or remove, Ctrl+Enter to compare.</source>
+            <translation>Touches : tapez pour chercher, ↑/↓ pour vous déplacer, Entrée pour ajouter ou retirer, Ctrl+Entrée pour comparer.</translation>
+        </message>
+        <message>
             <source>Search models</source>
             <translation>Rechercher des modèles</translation>
         </message>
@@ -810,10 +888,6 @@
             <translation>Message</translation>
         </message>
         <message>
-            <source>Attach images or text files</source>
-            <translation>Joindre des images ou des fichiers texte</translation>
-        </message>
-        <message>
             <source>Attach files</source>
             <translation>Joindre des fichiers</translation>
         </message>
@@ -844,6 +918,10 @@
         <message>
             <source>Ask 2 to 4 models at once and see their answers side by side (or type /compare)</source>
             <translation>Interroger 2 à 4 modèles à la fois et voir leurs réponses côte à côte (ou tapez /compare)</translation>
+        </message>
+        <message>
+            <source>Attach images, PDF, Word, Excel, PowerPoint, EPUB or text files</source>
+            <translation>Joindre des images, PDF, Word, Excel, PowerPoint, EPUB ou fichiers texte</translation>
         </message>
         <message>
             <source>Compare models</source>
@@ -930,6 +1008,10 @@
         <message>
             <source>&amp;Search chats…</source>
             <translation>&amp;Rechercher dans les discussions…</translation>
+        </message>
+        <message>
+            <source>&amp;Find in this chat…</source>
+            <translation>&amp;Rechercher dans cette conversation…</translation>
         </message>
         <message>
             <source>Edit system &amp;prompt…</source>
@@ -1124,6 +1206,10 @@
             <translation>Événements (%1)</translation>
         </message>
         <message>
+            <source>Raw bytes (%1)</source>
+            <translation>Octets bruts (%1)</translation>
+        </message>
+        <message>
             <source>Timings</source>
             <translation>Durées</translation>
         </message>
@@ -1142,6 +1228,18 @@
         <message>
             <source>Bytes</source>
             <translation>Octets</translation>
+        </message>
+        <message>
+            <source>Raw bytes received</source>
+            <translation>Octets bruts reçus</translation>
+        </message>
+        <message>
+            <source>Find in these bytes</source>
+            <translation>Rechercher dans ces octets</translation>
+        </message>
+        <message>
+            <source>Raw bytes</source>
+            <translation>Octets bruts</translation>
         </message>
         <message>
             <source>Data</source>
@@ -1178,6 +1276,52 @@
         <message>
             <source>Retries</source>
             <translation>Nouvelles tentatives</translation>
+        </message>
+    </context>
+    <context>
+        <name>FindBar</name>
+        <message>
+            <source>Find in this chat</source>
+            <translation>Rechercher dans cette conversation</translation>
+        </message>
+        <message>
+            <source>Previous match (Shift+Enter)</source>
+            <translation>Occurrence précédente (Maj+Entrée)</translation>
+        </message>
+        <message>
+            <source>Previous match</source>
+            <translation>Occurrence précédente</translation>
+        </message>
+        <message>
+            <source>Next match (Enter)</source>
+            <translation>Occurrence suivante (Entrée)</translation>
+        </message>
+        <message>
+            <source>Next match</source>
+            <translation>Occurrence suivante</translation>
+        </message>
+        <message>
+            <source>Close (Esc)</source>
+            <translation>Fermer (Échap)</translation>
+        </message>
+        <message>
+            <source>Close the find bar</source>
+            <translation>Fermer la barre de recherche</translation>
+        </message>
+        <message>
+            <source>No matches</source>
+            <translation>Aucune occurrence</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n match(es)</source>
+            <translation>
+                <numerusform>%n occurrence</numerusform>
+                <numerusform>%n occurrences</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>{current} of {total}</source>
+            <translation>{current} sur {total}</translation>
         </message>
     </context>
     <context>
@@ -2485,6 +2629,10 @@
             <source>No model matches. Press Enter to use the text as a model id.</source>
             <translation>Aucun modèle ne correspond. Appuyez sur Entrée pour utiliser le texte comme identifiant de modèle.</translation>
         </message>
+        <message>
+            <source>A model id has no spaces: nothing was changed.</source>
+            <translation>Un identifiant de modèle ne contient pas d’espace : rien n’a été modifié.</translation>
+        </message>
     </context>
     <context>
         <name>PasteDialog</name>
@@ -3173,28 +3321,56 @@
             <translation>Toujours autoriser pour les chemins correspondant à</translation>
         </message>
         <message>
-            <source>Always allow commands starting with</source>
-            <translation>Toujours autoriser les commandes commençant par</translation>
+            <source>Always allow for the command</source>
+            <translation>Toujours autoriser pour la commande</translation>
+        </message>
+        <message>
+            <source>Always allow needs a scope: type one, or allow once.</source>
+            <translation>« Toujours autoriser » demande une portée : saisissez-en une, ou autorisez une fois.</translation>
+        </message>
+        <message>
+            <source>The pattern must stay inside the workspace (a relative path).</source>
+            <translation>Le motif doit rester dans l’espace de travail (un chemin relatif).</translation>
+        </message>
+        <message>
+            <source>Files in a .git folder are never allowed without asking.</source>
+            <translation>Les fichiers d’un dossier .git ne sont jamais autorisés sans demander.</translation>
+        </message>
+        <message>
+            <source>A command with shell syntax ($ ` ; | &amp; &gt; &lt; \, a line break, or * ? ~ ( ) outside quotes) cannot be always allowed.</source>
+            <translation>Une commande avec une syntaxe du shell ($ ` ; | &amp; &gt; &lt; \, un saut de ligne, ou * ? ~ ( ) hors des guillemets) ne peut pas être toujours autorisée.</translation>
+        </message>
+        <message>
+            <source>A host is a name such as api.example.com or *.example.com.</source>
+            <translation>Un hôte est un nom comme api.example.com ou *.example.com.</translation>
+        </message>
+        <message>
+            <source>This call cannot be always allowed.</source>
+            <translation>Cet appel ne peut pas être toujours autorisé.</translation>
+        </message>
+        <message>
+            <source>Writes to paths matching {scope} (never inside .git) run without asking, in every chat.</source>
+            <translation>Les écritures dans les chemins correspondant à {scope} (jamais dans .git) s’exécutent sans demander, dans toutes les conversations.</translation>
+        </message>
+        <message>
+            <source>Fetches from {scope} run without asking, in every chat.</source>
+            <translation>Les récupérations depuis {scope} s’exécutent sans demander, dans toutes les conversations.</translation>
+        </message>
+        <message>
+            <source>“{scope}” runs without asking, in every chat, with its read-only options and arguments inside the workspace; anything else asks again.</source>
+            <translation>« {scope} » s’exécute sans demander, dans toutes les conversations, avec ses options en lecture seule et des arguments dans l’espace de travail ; tout le reste redemande.</translation>
+        </message>
+        <message>
+            <source>Exactly the command “{scope}” runs without asking, in every chat; any other asks again.</source>
+            <translation>Exactement la commande « {scope} » s’exécute sans demander, dans toutes les conversations ; toute autre redemande.</translation>
+        </message>
+        <message>
+            <source>What “Always allow” grants: calls inside it will run without asking, in every chat; others still ask. Revoke it in Settings → Tools.</source>
+            <translation>Ce qu’accorde « Toujours autoriser » : les appels dans cette portée s’exécuteront sans demander, dans toutes les conversations ; les autres demandent toujours. Révoquez-le dans Réglages → Outils.</translation>
         </message>
         <message>
             <source>Always allow for the host</source>
             <translation>Toujours autoriser pour l’hôte</translation>
-        </message>
-        <message>
-            <source>Calls inside this scope will run without asking, in every chat; others still ask. Revoke it in Settings → Tools.</source>
-            <translation>Les appels dans ce périmètre s’exécuteront sans demander, dans toutes les discussions ; les autres demandent toujours. Révocable dans Réglages → Outils.</translation>
-        </message>
-        <message>
-            <source>Allow these</source>
-            <translation>Autoriser ceux-ci</translation>
-        </message>
-        <message>
-            <source>Always allow within this scope</source>
-            <translation>Toujours autoriser dans ce périmètre</translation>
-        </message>
-        <message>
-            <source>Run this call, and never ask again for calls inside this scope</source>
-            <translation>Exécuter cet appel et ne plus jamais demander pour les appels dans ce périmètre</translation>
         </message>
     </context>
     <context>
@@ -3718,6 +3894,10 @@
             <translation>Titres</translation>
         </message>
         <message>
+            <source>Titles written by</source>
+            <translation>Titres écrits par</translation>
+        </message>
+        <message>
             <source>Proxy URL</source>
             <translation>URL du proxy</translation>
         </message>
@@ -4127,6 +4307,25 @@
         </message>
     </context>
     <context>
+        <name>TitleModelCombo</name>
+        <message>
+            <source>Model that writes titles</source>
+            <translation>Modèle qui écrit les titres</translation>
+        </message>
+        <message>
+            <source>The chat's own model, or one model for every title (a small, quick one is enough)</source>
+            <translation>Le modèle de la conversation, ou un seul modèle pour tous les titres (un petit modèle rapide suffit)</translation>
+        </message>
+        <message>
+            <source>The chat's model</source>
+            <translation>Le modèle de la conversation</translation>
+        </message>
+        <message>
+            <source>{model} on {provider}</source>
+            <translation>{model} sur {provider}</translation>
+        </message>
+    </context>
+    <context>
         <name>ToolActivity</name>
         <message>
             <source>{model} cannot use tools: none are sent to it</source>
@@ -4212,6 +4411,14 @@
             <translation>Résultat · {status}</translation>
         </message>
         <message>
+            <source>Show less</source>
+            <translation>Afficher moins</translation>
+        </message>
+        <message>
+            <source>Show all</source>
+            <translation>Tout afficher</translation>
+        </message>
+        <message>
             <source>Image returned by {tool}</source>
             <translation>Image renvoyée par {tool}</translation>
         </message>
@@ -4246,6 +4453,10 @@
     <context>
         <name>ToolCallsInline</name>
         <message>
+            <source>waiting for your approval</source>
+            <translation>en attente de votre approbation</translation>
+        </message>
+        <message>
             <source>running…</source>
             <translation>en cours…</translation>
         </message>
@@ -4262,6 +4473,18 @@
             <translation>terminé</translation>
         </message>
         <message>
+            <source>running</source>
+            <translation>en cours</translation>
+        </message>
+        <message>
+            <source>Show less</source>
+            <translation>Afficher moins</translation>
+        </message>
+        <message>
+            <source>Show all</source>
+            <translation>Tout afficher</translation>
+        </message>
+        <message>
             <source>Show the tool calls of this answer</source>
             <translation>Afficher les appels d’outils de cette réponse</translation>
         </message>
@@ -4271,6 +4494,57 @@
                 <numerusform>%n appel d’outil</numerusform>
                 <numerusform>%n appels d’outils</numerusform>
             </translation>
+        </message>
+        <message>
+            <source>Tool call details</source>
+            <translation>Détails des appels d’outils</translation>
+        </message>
+        <message>
+            <source>{count} more characters</source>
+            <translation>{count} caractères de plus</translation>
+        </message>
+    </context>
+    <context>
+        <name>ToolNames</name>
+        <message>
+            <source>Read file</source>
+            <translation>Lire un fichier</translation>
+        </message>
+        <message>
+            <source>List folder</source>
+            <translation>Lister un dossier</translation>
+        </message>
+        <message>
+            <source>Search files</source>
+            <translation>Rechercher dans les fichiers</translation>
+        </message>
+        <message>
+            <source>Write file</source>
+            <translation>Écrire un fichier</translation>
+        </message>
+        <message>
+            <source>Create file</source>
+            <translation>Créer un fichier</translation>
+        </message>
+        <message>
+            <source>Edit file</source>
+            <translation>Modifier un fichier</translation>
+        </message>
+        <message>
+            <source>Run command</source>
+            <translation>Exécuter une commande</translation>
+        </message>
+        <message>
+            <source>Fetch web page</source>
+            <translation>Récupérer une page web</translation>
+        </message>
+        <message>
+            <source>Search the web</source>
+            <translation>Rechercher sur le web</translation>
+        </message>
+        <message>
+            <source>Search knowledge</source>
+            <translation>Rechercher dans les connaissances</translation>
         </message>
     </context>
     <context>
@@ -4724,6 +4998,10 @@
             <source>Waiting for your approval: {tool}</source>
             <translation>En attente de votre approbation : {tool}</translation>
         </message>
+        <message>
+            <source>Waiting for your approval ({number} of {count}): {tool}</source>
+            <translation>En attente de votre approbation ({number} sur {count}) : {tool}</translation>
+        </message>
         <message numerus="yes">
             <source>The assistant has used tools for %n round(s). Let it continue?</source>
             <translation>
@@ -4734,6 +5012,10 @@
         <message>
             <source>Waiting for another answer from this provider to finish…</source>
             <translation>En attente de la fin d’une autre réponse de ce fournisseur…</translation>
+        </message>
+        <message>
+            <source>Also waiting ({number} of {count}): {tool}</source>
+            <translation>Également en attente ({number} sur {count}) : {tool}</translation>
         </message>
         <message>
             <source>Thinking</source>

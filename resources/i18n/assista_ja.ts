@@ -384,6 +384,84 @@
         </message>
     </context>
     <context>
+        <name>AttachFilters</name>
+        <message>
+            <source>Images</source>
+            <translation>画像</translation>
+        </message>
+        <message>
+            <source>PDF documents</source>
+            <translation>PDF 文書</translation>
+        </message>
+        <message>
+            <source>Word documents</source>
+            <translation>Word 文書</translation>
+        </message>
+        <message>
+            <source>Spreadsheets</source>
+            <translation>スプレッドシート</translation>
+        </message>
+        <message>
+            <source>Presentations</source>
+            <translation>プレゼンテーション</translation>
+        </message>
+        <message>
+            <source>EPUB books</source>
+            <translation>EPUB 書籍</translation>
+        </message>
+        <message>
+            <source>Web pages</source>
+            <translation>ウェブページ</translation>
+        </message>
+        <message>
+            <source>Text and source code</source>
+            <translation>テキストとソースコード</translation>
+        </message>
+        <message>
+            <source>All supported files ({patterns})</source>
+            <translation>サポートされているすべてのファイル ({patterns})</translation>
+        </message>
+        <message>
+            <source>All files (*)</source>
+            <translation>すべてのファイル (*)</translation>
+        </message>
+    </context>
+    <context>
+        <name>AttachmentCard</name>
+        <message>
+            <source>{name} is no longer at {path}, and the chat keeps only its text.</source>
+            <translation>{name} は {path} にもうありません。チャットにはそのテキストだけが残っています。</translation>
+        </message>
+        <message>
+            <source>{name} could not be opened: {reason}</source>
+            <translation>{name} を開けませんでした: {reason}</translation>
+        </message>
+        <message>
+            <source>No application opens {name}.</source>
+            <translation>{name} を開けるアプリケーションがありません。</translation>
+        </message>
+        <message>
+            <source>Open {name}</source>
+            <translation>{name} を開く</translation>
+        </message>
+        <message>
+            <source>Open {file}</source>
+            <translation>{file} を開く</translation>
+        </message>
+        <message>
+            <source>Show extracted text</source>
+            <translation>抽出したテキストを表示</translation>
+        </message>
+        <message>
+            <source>Extracted text of {name}</source>
+            <translation>{name} の抽出テキスト</translation>
+        </message>
+        <message>
+            <source>Hide extracted text</source>
+            <translation>抽出したテキストを隠す</translation>
+        </message>
+    </context>
+    <context>
         <name>AttachmentChip</name>
         <message>
             <source>Remove {name}</source>
@@ -490,10 +568,6 @@
     </context>
     <context>
         <name>ChatPane</name>
-        <message>
-            <source>Images and text (*.png *.jpg *.jpeg *.gif *.webp *.txt *.md *.py *.json *.csv *.log *.yaml *.yml *.toml *.xml *.html *.js *.ts *.rs *.go *.java *.c *.h *.cpp);;All files (*)</source>
-            <translation>画像とテキスト (*.png *.jpg *.jpeg *.gif *.webp *.txt *.md *.py *.json *.csv *.log *.yaml *.yml *.toml *.xml *.html *.js *.ts *.rs *.go *.java *.c *.h *.cpp);;すべてのファイル (*)</translation>
-        </message>
         <message>
             <source>Delete messages</source>
             <translation>メッセージを削除</translation>
@@ -660,6 +734,10 @@
             <translation>{low}〜{high} 個のモデルを選びます。各モデルがこのチャットの会話・添付・ツールを使って同じ質問に答え、すべての回答が返信のバージョンとして残ります。</translation>
         </message>
         <message>
+            <source>Keys: type to search, ↑/↓ to move, Enter to add or remove, Ctrl+Enter to compare.</source>
+            <translation>キー: 入力で検索、↑/↓ で移動、Enter で追加または削除、Ctrl+Enter で比較。</translation>
+        </message>
+        <message>
             <source>Search models</source>
             <translation>モデルを検索</translation>
         </message>
@@ -808,10 +886,6 @@
             <translation>メッセージ</translation>
         </message>
         <message>
-            <source>Attach images or text files</source>
-            <translation>画像やテキストファイルを添付</translation>
-        </message>
-        <message>
             <source>Attach files</source>
             <translation>ファイルを添付</translation>
         </message>
@@ -842,6 +916,10 @@
         <message>
             <source>Ask 2 to 4 models at once and see their answers side by side (or type /compare)</source>
             <translation>2〜4 個のモデルに同時に質問し、回答を並べて表示します(または /compare と入力)</translation>
+        </message>
+        <message>
+            <source>Attach images, PDF, Word, Excel, PowerPoint, EPUB or text files</source>
+            <translation>画像、PDF、Word、Excel、PowerPoint、EPUB、テキストファイルを添付</translation>
         </message>
         <message>
             <source>Compare models</source>
@@ -927,6 +1005,10 @@
         <message>
             <source>&amp;Search chats…</source>
             <translation>チャットを検索(&amp;S)…</translation>
+        </message>
+        <message>
+            <source>&amp;Find in this chat…</source>
+            <translation>このチャット内を検索(&amp;F)…</translation>
         </message>
         <message>
             <source>Edit system &amp;prompt…</source>
@@ -1121,6 +1203,10 @@
             <translation>イベント (%1)</translation>
         </message>
         <message>
+            <source>Raw bytes (%1)</source>
+            <translation>生のバイト列 (%1)</translation>
+        </message>
+        <message>
             <source>Timings</source>
             <translation>タイミング</translation>
         </message>
@@ -1139,6 +1225,18 @@
         <message>
             <source>Bytes</source>
             <translation>バイト</translation>
+        </message>
+        <message>
+            <source>Raw bytes received</source>
+            <translation>受信した生のバイト列</translation>
+        </message>
+        <message>
+            <source>Find in these bytes</source>
+            <translation>このバイト列内を検索</translation>
+        </message>
+        <message>
+            <source>Raw bytes</source>
+            <translation>生のバイト列</translation>
         </message>
         <message>
             <source>Data</source>
@@ -1175,6 +1273,51 @@
         <message>
             <source>Retries</source>
             <translation>再試行</translation>
+        </message>
+    </context>
+    <context>
+        <name>FindBar</name>
+        <message>
+            <source>Find in this chat</source>
+            <translation>このチャット内を検索</translation>
+        </message>
+        <message>
+            <source>Previous match (Shift+Enter)</source>
+            <translation>前の一致 (Shift+Enter)</translation>
+        </message>
+        <message>
+            <source>Previous match</source>
+            <translation>前の一致</translation>
+        </message>
+        <message>
+            <source>Next match (Enter)</source>
+            <translation>次の一致 (Enter)</translation>
+        </message>
+        <message>
+            <source>Next match</source>
+            <translation>次の一致</translation>
+        </message>
+        <message>
+            <source>Close (Esc)</source>
+            <translation>閉じる (Esc)</translation>
+        </message>
+        <message>
+            <source>Close the find bar</source>
+            <translation>検索バーを閉じる</translation>
+        </message>
+        <message>
+            <source>No matches</source>
+            <translation>一致なし</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n match(es)</source>
+            <translation>
+                <numerusform>%n 件の一致</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>{current} of {total}</source>
+            <translation>{current} / {total}</translation>
         </message>
     </context>
     <context>
@@ -2474,6 +2617,10 @@
             <source>No model matches. Press Enter to use the text as a model id.</source>
             <translation>一致するモデルがありません。Enter を押すと、入力した文字列をモデル ID として使います。</translation>
         </message>
+        <message>
+            <source>A model id has no spaces: nothing was changed.</source>
+            <translation>モデル ID に空白は含まれません。何も変更されていません。</translation>
+        </message>
     </context>
     <context>
         <name>PasteDialog</name>
@@ -3159,28 +3306,56 @@
             <translation>次に一致するパスで常に許可</translation>
         </message>
         <message>
-            <source>Always allow commands starting with</source>
-            <translation>次で始まるコマンドを常に許可</translation>
+            <source>Always allow for the command</source>
+            <translation>次のコマンドで常に許可</translation>
+        </message>
+        <message>
+            <source>Always allow needs a scope: type one, or allow once.</source>
+            <translation>「常に許可」には範囲が必要です。範囲を入力するか、1 回だけ許可してください。</translation>
+        </message>
+        <message>
+            <source>The pattern must stay inside the workspace (a relative path).</source>
+            <translation>パターンはワークスペース内にとどまる必要があります（相対パス）。</translation>
+        </message>
+        <message>
+            <source>Files in a .git folder are never allowed without asking.</source>
+            <translation>.git フォルダー内のファイルは、確認なしに許可されることはありません。</translation>
+        </message>
+        <message>
+            <source>A command with shell syntax ($ ` ; | &amp; &gt; &lt; \, a line break, or * ? ~ ( ) outside quotes) cannot be always allowed.</source>
+            <translation>シェル構文（$ ` ; | &amp; &gt; &lt; \、改行、または引用符の外の * ? ~ ( )）を含むコマンドは常に許可できません。</translation>
+        </message>
+        <message>
+            <source>A host is a name such as api.example.com or *.example.com.</source>
+            <translation>ホストは api.example.com や *.example.com のような名前です。</translation>
+        </message>
+        <message>
+            <source>This call cannot be always allowed.</source>
+            <translation>この呼び出しは常に許可できません。</translation>
+        </message>
+        <message>
+            <source>Writes to paths matching {scope} (never inside .git) run without asking, in every chat.</source>
+            <translation>{scope} に一致するパスへの書き込み（.git 内は除く）は、すべてのチャットで確認なしに実行されます。</translation>
+        </message>
+        <message>
+            <source>Fetches from {scope} run without asking, in every chat.</source>
+            <translation>{scope} からの取得は、すべてのチャットで確認なしに実行されます。</translation>
+        </message>
+        <message>
+            <source>“{scope}” runs without asking, in every chat, with its read-only options and arguments inside the workspace; anything else asks again.</source>
+            <translation>「{scope}」は、読み取り専用のオプションとワークスペース内の引数であれば、すべてのチャットで確認なしに実行されます。それ以外は再度確認します。</translation>
+        </message>
+        <message>
+            <source>Exactly the command “{scope}” runs without asking, in every chat; any other asks again.</source>
+            <translation>コマンド「{scope}」そのものだけが、すべてのチャットで確認なしに実行されます。その他は再度確認します。</translation>
+        </message>
+        <message>
+            <source>What “Always allow” grants: calls inside it will run without asking, in every chat; others still ask. Revoke it in Settings → Tools.</source>
+            <translation>「常に許可」で許可される範囲：この範囲内の呼び出しは、すべてのチャットで確認なしに実行されます。その他は引き続き確認します。設定 → ツールで取り消せます。</translation>
         </message>
         <message>
             <source>Always allow for the host</source>
             <translation>次のホストで常に許可</translation>
-        </message>
-        <message>
-            <source>Calls inside this scope will run without asking, in every chat; others still ask. Revoke it in Settings → Tools.</source>
-            <translation>この範囲内の呼び出しは、どのチャットでも確認なしで実行されます。それ以外は引き続き確認します。設定 → ツールで取り消せます。</translation>
-        </message>
-        <message>
-            <source>Allow these</source>
-            <translation>これらを許可</translation>
-        </message>
-        <message>
-            <source>Always allow within this scope</source>
-            <translation>この範囲内で常に許可</translation>
-        </message>
-        <message>
-            <source>Run this call, and never ask again for calls inside this scope</source>
-            <translation>この呼び出しを実行し、この範囲内の呼び出しについて今後確認しない</translation>
         </message>
     </context>
     <context>
@@ -3700,6 +3875,10 @@
             <translation>タイトル</translation>
         </message>
         <message>
+            <source>Titles written by</source>
+            <translation>タイトルを書くモデル</translation>
+        </message>
+        <message>
             <source>Proxy URL</source>
             <translation>プロキシの URL</translation>
         </message>
@@ -4107,6 +4286,25 @@
         </message>
     </context>
     <context>
+        <name>TitleModelCombo</name>
+        <message>
+            <source>Model that writes titles</source>
+            <translation>タイトルを書くモデル</translation>
+        </message>
+        <message>
+            <source>The chat's own model, or one model for every title (a small, quick one is enough)</source>
+            <translation>チャット自身のモデル、またはすべてのタイトルに使う 1 つのモデル（小さく速いもので十分です）</translation>
+        </message>
+        <message>
+            <source>The chat's model</source>
+            <translation>チャットのモデル</translation>
+        </message>
+        <message>
+            <source>{model} on {provider}</source>
+            <translation>{provider} の {model}</translation>
+        </message>
+    </context>
+    <context>
         <name>ToolActivity</name>
         <message>
             <source>{model} cannot use tools: none are sent to it</source>
@@ -4192,6 +4390,14 @@
             <translation>結果 · {status}</translation>
         </message>
         <message>
+            <source>Show less</source>
+            <translation>折りたたむ</translation>
+        </message>
+        <message>
+            <source>Show all</source>
+            <translation>すべて表示</translation>
+        </message>
+        <message>
             <source>Image returned by {tool}</source>
             <translation>{tool} が返した画像</translation>
         </message>
@@ -4226,6 +4432,10 @@
     <context>
         <name>ToolCallsInline</name>
         <message>
+            <source>waiting for your approval</source>
+            <translation>承認待ち</translation>
+        </message>
+        <message>
             <source>running…</source>
             <translation>実行中…</translation>
         </message>
@@ -4242,6 +4452,18 @@
             <translation>完了</translation>
         </message>
         <message>
+            <source>running</source>
+            <translation>実行中</translation>
+        </message>
+        <message>
+            <source>Show less</source>
+            <translation>折りたたむ</translation>
+        </message>
+        <message>
+            <source>Show all</source>
+            <translation>すべて表示</translation>
+        </message>
+        <message>
             <source>Show the tool calls of this answer</source>
             <translation>この回答のツール呼び出しを表示</translation>
         </message>
@@ -4250,6 +4472,57 @@
             <translation>
                 <numerusform>ツール呼び出し %n 件</numerusform>
             </translation>
+        </message>
+        <message>
+            <source>Tool call details</source>
+            <translation>ツール呼び出しの詳細</translation>
+        </message>
+        <message>
+            <source>{count} more characters</source>
+            <translation>残り {count} 文字</translation>
+        </message>
+    </context>
+    <context>
+        <name>ToolNames</name>
+        <message>
+            <source>Read file</source>
+            <translation>ファイルを読む</translation>
+        </message>
+        <message>
+            <source>List folder</source>
+            <translation>フォルダーを一覧</translation>
+        </message>
+        <message>
+            <source>Search files</source>
+            <translation>ファイルを検索</translation>
+        </message>
+        <message>
+            <source>Write file</source>
+            <translation>ファイルを書き込む</translation>
+        </message>
+        <message>
+            <source>Create file</source>
+            <translation>ファイルを作成</translation>
+        </message>
+        <message>
+            <source>Edit file</source>
+            <translation>ファイルを編集</translation>
+        </message>
+        <message>
+            <source>Run command</source>
+            <translation>コマンドを実行</translation>
+        </message>
+        <message>
+            <source>Fetch web page</source>
+            <translation>Web ページを取得</translation>
+        </message>
+        <message>
+            <source>Search the web</source>
+            <translation>Web を検索</translation>
+        </message>
+        <message>
+            <source>Search knowledge</source>
+            <translation>ナレッジを検索</translation>
         </message>
     </context>
     <context>
@@ -4702,6 +4975,10 @@
             <source>Waiting for your approval: {tool}</source>
             <translation>承認待ち: {tool}</translation>
         </message>
+        <message>
+            <source>Waiting for your approval ({number} of {count}): {tool}</source>
+            <translation>承認待ち（{count} 件中 {number} 件目）：{tool}</translation>
+        </message>
         <message numerus="yes">
             <source>The assistant has used tools for %n round(s). Let it continue?</source>
             <translation>
@@ -4711,6 +4988,10 @@
         <message>
             <source>Waiting for another answer from this provider to finish…</source>
             <translation>このプロバイダーの別の回答が終わるのを待っています…</translation>
+        </message>
+        <message>
+            <source>Also waiting ({number} of {count}): {tool}</source>
+            <translation>こちらも承認待ち（{count} 件中 {number} 件目）：{tool}</translation>
         </message>
         <message>
             <source>Thinking</source>

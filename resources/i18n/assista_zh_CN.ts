@@ -384,6 +384,84 @@
         </message>
     </context>
     <context>
+        <name>AttachFilters</name>
+        <message>
+            <source>Images</source>
+            <translation>图片</translation>
+        </message>
+        <message>
+            <source>PDF documents</source>
+            <translation>PDF 文档</translation>
+        </message>
+        <message>
+            <source>Word documents</source>
+            <translation>Word 文档</translation>
+        </message>
+        <message>
+            <source>Spreadsheets</source>
+            <translation>电子表格</translation>
+        </message>
+        <message>
+            <source>Presentations</source>
+            <translation>演示文稿</translation>
+        </message>
+        <message>
+            <source>EPUB books</source>
+            <translation>EPUB 电子书</translation>
+        </message>
+        <message>
+            <source>Web pages</source>
+            <translation>网页</translation>
+        </message>
+        <message>
+            <source>Text and source code</source>
+            <translation>文本和源代码</translation>
+        </message>
+        <message>
+            <source>All supported files ({patterns})</source>
+            <translation>所有支持的文件 ({patterns})</translation>
+        </message>
+        <message>
+            <source>All files (*)</source>
+            <translation>所有文件 (*)</translation>
+        </message>
+    </context>
+    <context>
+        <name>AttachmentCard</name>
+        <message>
+            <source>{name} is no longer at {path}, and the chat keeps only its text.</source>
+            <translation>{name} 已不在 {path}，聊天中只保留了它的文本。</translation>
+        </message>
+        <message>
+            <source>{name} could not be opened: {reason}</source>
+            <translation>无法打开 {name}：{reason}</translation>
+        </message>
+        <message>
+            <source>No application opens {name}.</source>
+            <translation>没有可以打开 {name} 的应用程序。</translation>
+        </message>
+        <message>
+            <source>Open {name}</source>
+            <translation>打开 {name}</translation>
+        </message>
+        <message>
+            <source>Open {file}</source>
+            <translation>打开 {file}</translation>
+        </message>
+        <message>
+            <source>Show extracted text</source>
+            <translation>显示提取的文本</translation>
+        </message>
+        <message>
+            <source>Extracted text of {name}</source>
+            <translation>{name} 的提取文本</translation>
+        </message>
+        <message>
+            <source>Hide extracted text</source>
+            <translation>隐藏提取的文本</translation>
+        </message>
+    </context>
+    <context>
         <name>AttachmentChip</name>
         <message>
             <source>Remove {name}</source>
@@ -490,10 +568,6 @@
     </context>
     <context>
         <name>ChatPane</name>
-        <message>
-            <source>Images and text (*.png *.jpg *.jpeg *.gif *.webp *.txt *.md *.py *.json *.csv *.log *.yaml *.yml *.toml *.xml *.html *.js *.ts *.rs *.go *.java *.c *.h *.cpp);;All files (*)</source>
-            <translation>图片和文本 (*.png *.jpg *.jpeg *.gif *.webp *.txt *.md *.py *.json *.csv *.log *.yaml *.yml *.toml *.xml *.html *.js *.ts *.rs *.go *.java *.c *.h *.cpp);;所有文件 (*)</translation>
-        </message>
         <message>
             <source>Delete messages</source>
             <translation>删除消息</translation>
@@ -660,6 +734,10 @@
             <translation>选择 {low} 到 {high} 个模型。每个模型都会基于此聊天的对话、附件和工具回答同一问题；每个回答都会保存为回复的一个版本。</translation>
         </message>
         <message>
+            <source>Keys: type to search, ↑/↓ to move, Enter to add or remove, Ctrl+Enter to compare.</source>
+            <translation>按键：输入以搜索，↑/↓ 移动，Enter 添加或移除，Ctrl+Enter 开始比较。</translation>
+        </message>
+        <message>
             <source>Search models</source>
             <translation>搜索模型</translation>
         </message>
@@ -808,10 +886,6 @@
             <translation>消息</translation>
         </message>
         <message>
-            <source>Attach images or text files</source>
-            <translation>附加图片或文本文件</translation>
-        </message>
-        <message>
             <source>Attach files</source>
             <translation>附加文件</translation>
         </message>
@@ -842,6 +916,10 @@
         <message>
             <source>Ask 2 to 4 models at once and see their answers side by side (or type /compare)</source>
             <translation>同时询问 2 到 4 个模型并并排查看回答（或输入 /compare）</translation>
+        </message>
+        <message>
+            <source>Attach images, PDF, Word, Excel, PowerPoint, EPUB or text files</source>
+            <translation>附加图片、PDF、Word、Excel、PowerPoint、EPUB 或文本文件</translation>
         </message>
         <message>
             <source>Compare models</source>
@@ -927,6 +1005,10 @@
         <message>
             <source>&amp;Search chats…</source>
             <translation>搜索聊天(&amp;S)…</translation>
+        </message>
+        <message>
+            <source>&amp;Find in this chat…</source>
+            <translation>在此聊天中查找(&amp;F)…</translation>
         </message>
         <message>
             <source>Edit system &amp;prompt…</source>
@@ -1121,6 +1203,10 @@
             <translation>事件（%1）</translation>
         </message>
         <message>
+            <source>Raw bytes (%1)</source>
+            <translation>原始字节 (%1)</translation>
+        </message>
+        <message>
             <source>Timings</source>
             <translation>耗时</translation>
         </message>
@@ -1139,6 +1225,18 @@
         <message>
             <source>Bytes</source>
             <translation>字节</translation>
+        </message>
+        <message>
+            <source>Raw bytes received</source>
+            <translation>收到的原始字节</translation>
+        </message>
+        <message>
+            <source>Find in these bytes</source>
+            <translation>在这些字节中查找</translation>
+        </message>
+        <message>
+            <source>Raw bytes</source>
+            <translation>原始字节</translation>
         </message>
         <message>
             <source>Data</source>
@@ -1175,6 +1273,51 @@
         <message>
             <source>Retries</source>
             <translation>重试</translation>
+        </message>
+    </context>
+    <context>
+        <name>FindBar</name>
+        <message>
+            <source>Find in this chat</source>
+            <translation>在此聊天中查找</translation>
+        </message>
+        <message>
+            <source>Previous match (Shift+Enter)</source>
+            <translation>上一个匹配项 (Shift+Enter)</translation>
+        </message>
+        <message>
+            <source>Previous match</source>
+            <translation>上一个匹配项</translation>
+        </message>
+        <message>
+            <source>Next match (Enter)</source>
+            <translation>下一个匹配项 (Enter)</translation>
+        </message>
+        <message>
+            <source>Next match</source>
+            <translation>下一个匹配项</translation>
+        </message>
+        <message>
+            <source>Close (Esc)</source>
+            <translation>关闭 (Esc)</translation>
+        </message>
+        <message>
+            <source>Close the find bar</source>
+            <translation>关闭查找栏</translation>
+        </message>
+        <message>
+            <source>No matches</source>
+            <translation>无匹配项</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n match(es)</source>
+            <translation>
+                <numerusform>%n 个匹配项</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>{current} of {total}</source>
+            <translation>第 {current} 个，共 {total} 个</translation>
         </message>
     </context>
     <context>
@@ -2474,6 +2617,10 @@
             <source>No model matches. Press Enter to use the text as a model id.</source>
             <translation>没有匹配的模型。按 Enter 将此文本用作模型 ID。</translation>
         </message>
+        <message>
+            <source>A model id has no spaces: nothing was changed.</source>
+            <translation>模型 ID 不含空格：未做任何更改。</translation>
+        </message>
     </context>
     <context>
         <name>PasteDialog</name>
@@ -3159,28 +3306,56 @@
             <translation>始终允许匹配以下模式的路径</translation>
         </message>
         <message>
-            <source>Always allow commands starting with</source>
-            <translation>始终允许以此开头的命令</translation>
+            <source>Always allow for the command</source>
+            <translation>始终允许此命令</translation>
+        </message>
+        <message>
+            <source>Always allow needs a scope: type one, or allow once.</source>
+            <translation>“始终允许”需要一个范围：请输入一个，或仅允许一次。</translation>
+        </message>
+        <message>
+            <source>The pattern must stay inside the workspace (a relative path).</source>
+            <translation>模式必须位于工作区内（相对路径）。</translation>
+        </message>
+        <message>
+            <source>Files in a .git folder are never allowed without asking.</source>
+            <translation>.git 文件夹中的文件永远不会未经询问就被允许。</translation>
+        </message>
+        <message>
+            <source>A command with shell syntax ($ ` ; | &amp; &gt; &lt; \, a line break, or * ? ~ ( ) outside quotes) cannot be always allowed.</source>
+            <translation>含有 shell 语法（$ ` ; | &amp; &gt; &lt; \、换行，或引号外的 * ? ~ ( )）的命令不能始终允许。</translation>
+        </message>
+        <message>
+            <source>A host is a name such as api.example.com or *.example.com.</source>
+            <translation>主机是一个名称，例如 api.example.com 或 *.example.com。</translation>
+        </message>
+        <message>
+            <source>This call cannot be always allowed.</source>
+            <translation>此调用不能始终允许。</translation>
+        </message>
+        <message>
+            <source>Writes to paths matching {scope} (never inside .git) run without asking, in every chat.</source>
+            <translation>写入匹配 {scope} 的路径（绝不包括 .git 内）将在所有聊天中无需询问直接运行。</translation>
+        </message>
+        <message>
+            <source>Fetches from {scope} run without asking, in every chat.</source>
+            <translation>从 {scope} 获取内容将在所有聊天中无需询问直接运行。</translation>
+        </message>
+        <message>
+            <source>“{scope}” runs without asking, in every chat, with its read-only options and arguments inside the workspace; anything else asks again.</source>
+            <translation>“{scope}”在所有聊天中无需询问直接运行，限于其只读选项和工作区内的参数；其他情况会再次询问。</translation>
+        </message>
+        <message>
+            <source>Exactly the command “{scope}” runs without asking, in every chat; any other asks again.</source>
+            <translation>仅命令“{scope}”本身在所有聊天中无需询问直接运行；其他命令会再次询问。</translation>
+        </message>
+        <message>
+            <source>What “Always allow” grants: calls inside it will run without asking, in every chat; others still ask. Revoke it in Settings → Tools.</source>
+            <translation>“始终允许”授予的范围：范围内的调用将在所有聊天中无需询问直接运行；其他调用仍会询问。可在 设置 → 工具 中撤销。</translation>
         </message>
         <message>
             <source>Always allow for the host</source>
             <translation>始终允许此主机</translation>
-        </message>
-        <message>
-            <source>Calls inside this scope will run without asking, in every chat; others still ask. Revoke it in Settings → Tools.</source>
-            <translation>此范围内的调用将在所有聊天中直接运行，不再询问；其他调用仍会询问。可在 设置 → 工具 中撤销。</translation>
-        </message>
-        <message>
-            <source>Allow these</source>
-            <translation>允许这些</translation>
-        </message>
-        <message>
-            <source>Always allow within this scope</source>
-            <translation>在此范围内始终允许</translation>
-        </message>
-        <message>
-            <source>Run this call, and never ask again for calls inside this scope</source>
-            <translation>运行此调用，并且不再询问此范围内的调用</translation>
         </message>
     </context>
     <context>
@@ -3700,6 +3875,10 @@
             <translation>标题</translation>
         </message>
         <message>
+            <source>Titles written by</source>
+            <translation>标题撰写模型</translation>
+        </message>
+        <message>
             <source>Proxy URL</source>
             <translation>代理 URL</translation>
         </message>
@@ -4107,6 +4286,25 @@
         </message>
     </context>
     <context>
+        <name>TitleModelCombo</name>
+        <message>
+            <source>Model that writes titles</source>
+            <translation>撰写标题的模型</translation>
+        </message>
+        <message>
+            <source>The chat's own model, or one model for every title (a small, quick one is enough)</source>
+            <translation>对话自己的模型，或为所有标题使用同一个模型（小而快的模型就够了）</translation>
+        </message>
+        <message>
+            <source>The chat's model</source>
+            <translation>对话的模型</translation>
+        </message>
+        <message>
+            <source>{model} on {provider}</source>
+            <translation>{provider} 上的 {model}</translation>
+        </message>
+    </context>
+    <context>
         <name>ToolActivity</name>
         <message>
             <source>{model} cannot use tools: none are sent to it</source>
@@ -4192,6 +4390,14 @@
             <translation>结果 · {status}</translation>
         </message>
         <message>
+            <source>Show less</source>
+            <translation>收起</translation>
+        </message>
+        <message>
+            <source>Show all</source>
+            <translation>显示全部</translation>
+        </message>
+        <message>
             <source>Image returned by {tool}</source>
             <translation>{tool} 返回的图片</translation>
         </message>
@@ -4226,6 +4432,10 @@
     <context>
         <name>ToolCallsInline</name>
         <message>
+            <source>waiting for your approval</source>
+            <translation>等待你的批准</translation>
+        </message>
+        <message>
             <source>running…</source>
             <translation>运行中…</translation>
         </message>
@@ -4242,6 +4452,18 @@
             <translation>完成</translation>
         </message>
         <message>
+            <source>running</source>
+            <translation>运行中</translation>
+        </message>
+        <message>
+            <source>Show less</source>
+            <translation>收起</translation>
+        </message>
+        <message>
+            <source>Show all</source>
+            <translation>显示全部</translation>
+        </message>
+        <message>
             <source>Show the tool calls of this answer</source>
             <translation>显示此回答的工具调用</translation>
         </message>
@@ -4250,6 +4472,57 @@
             <translation>
                 <numerusform>%n 次工具调用</numerusform>
             </translation>
+        </message>
+        <message>
+            <source>Tool call details</source>
+            <translation>工具调用详情</translation>
+        </message>
+        <message>
+            <source>{count} more characters</source>
+            <translation>还有 {count} 个字符</translation>
+        </message>
+    </context>
+    <context>
+        <name>ToolNames</name>
+        <message>
+            <source>Read file</source>
+            <translation>读取文件</translation>
+        </message>
+        <message>
+            <source>List folder</source>
+            <translation>列出文件夹</translation>
+        </message>
+        <message>
+            <source>Search files</source>
+            <translation>搜索文件</translation>
+        </message>
+        <message>
+            <source>Write file</source>
+            <translation>写入文件</translation>
+        </message>
+        <message>
+            <source>Create file</source>
+            <translation>创建文件</translation>
+        </message>
+        <message>
+            <source>Edit file</source>
+            <translation>编辑文件</translation>
+        </message>
+        <message>
+            <source>Run command</source>
+            <translation>运行命令</translation>
+        </message>
+        <message>
+            <source>Fetch web page</source>
+            <translation>获取网页</translation>
+        </message>
+        <message>
+            <source>Search the web</source>
+            <translation>搜索网络</translation>
+        </message>
+        <message>
+            <source>Search knowledge</source>
+            <translation>搜索知识库</translation>
         </message>
     </context>
     <context>
@@ -4702,6 +4975,10 @@
             <source>Waiting for your approval: {tool}</source>
             <translation>等待你的批准：{tool}</translation>
         </message>
+        <message>
+            <source>Waiting for your approval ({number} of {count}): {tool}</source>
+            <translation>等待你的批准（第 {number} 个，共 {count} 个）：{tool}</translation>
+        </message>
         <message numerus="yes">
             <source>The assistant has used tools for %n round(s). Let it continue?</source>
             <translation>
@@ -4711,6 +4988,10 @@
         <message>
             <source>Waiting for another answer from this provider to finish…</source>
             <translation>正在等待此提供商的另一个回答完成…</translation>
+        </message>
+        <message>
+            <source>Also waiting ({number} of {count}): {tool}</source>
+            <translation>同样在等待（第 {number} 个，共 {count} 个）：{tool}</translation>
         </message>
         <message>
             <source>Thinking</source>
