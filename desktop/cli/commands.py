@@ -4,8 +4,10 @@ mcp, sync)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TextIO, cast
 
 
 class _VersionAction(argparse.Action):
@@ -50,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--tools", metavar="a,b", help="comma-separated tools to enable ('' = none)")
     ask.add_argument("--json", action="store_true",
                      help="print one JSON object per event, then the final messages")
+    ask.add_argument("--raw", action="store_true",
+                     help="print the answer exactly as sent, control characters included "
+                          "(for pipelines; by default they are spelled out, e.g. \\x1b)")
     ask.add_argument("--system", metavar="TEXT", help="system prompt for this question")
     ask.add_argument("--session", metavar="ID", help="continue an existing session")
     ask.add_argument("--no-save", action="store_true", help="do not store the conversation")
@@ -136,6 +141,27 @@ def build_parser() -> argparse.ArgumentParser:
 def run(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command in (None, "quick"):
+        return _open_window(args)
+    # What a model, a tool, a server or a file says reaches the terminal spelled out.
+    from desktop.core.terminal_text import SafeStream
+
+    out, err = sys.stdout, sys.stderr
+    safe_out = None if getattr(args, "raw", False) else SafeStream(out)
+    safe_err = SafeStream(err)
+    sys.stdout = cast(TextIO, safe_out or out)
+    sys.stderr = cast(TextIO, safe_err)
+    try:
+        return _run_command(args)
+    finally:
+        sys.stdout, sys.stderr = out, err
+        for stream in (safe_out, safe_err):
+            if stream is not None:
+                with contextlib.suppress(OSError, ValueError):  # a reader that went away
+                    stream.close()
+
+
+def _run_command(args: argparse.Namespace) -> int:
     if args.command == "ask" and args.compare:
         from desktop.cli.ask_compare import compare_command
 
@@ -172,6 +198,10 @@ def run(argv: list[str]) -> int:
         from desktop.cli.sync_cmd import sync_command
 
         return sync_command(args)
+    raise AssertionError(f"unknown command {args.command!r}")
+
+
+def _open_window(args: argparse.Namespace) -> int:
     # What the window needs before it shows, imported before Qt: once PySide6 is
     # imported, its import hook reads the source of every module imported after it.
     import desktop.storage.instance_lock

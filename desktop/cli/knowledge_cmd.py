@@ -16,6 +16,7 @@ from desktop.app import AppContext
 from desktop.cli.context import open_cli_context
 from desktop.cli.failure import fail
 from desktop.core.errors import AssistaError
+from desktop.core.terminal_text import own_stream, visible
 from desktop.knowledge.store import EmbeddingConfig, KnowledgeBase, KnowledgeStore
 
 SNIPPET_CHARS = 100
@@ -37,8 +38,9 @@ def index_base(store: KnowledgeStore, base: KnowledgeBase, quiet: bool = False) 
 
     def progress(done: int, total: int, _path: str) -> None:
         if show and (done == total or done % 100 == 0):
-            sys.stderr.write(f"\rindexing {base.name}: {done}/{total} files")
-            sys.stderr.flush()
+            line = own_stream(sys.stderr)  # the line redraws itself (a carriage return)
+            line.write(f"\rindexing {visible(base.name, lines=False)}: {done}/{total} files")
+            line.flush()
 
     report = Indexer(store, base, progress).run()
     if show:
