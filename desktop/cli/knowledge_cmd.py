@@ -90,7 +90,8 @@ def _run(ctx: AppContext, args: argparse.Namespace) -> int:
 
 def knowledge_command(args: argparse.Namespace) -> int:
     try:
-        ctx = open_cli_context(args)
+        reads = args.knowledge_command in ("list", "search")
+        ctx = open_cli_context(args, writes=not reads, must_exist=reads)
     except AssistaError as exc:
         return fail(str(exc))
     try:
