@@ -18,6 +18,7 @@ damaged file raises :class:`DatabaseCorruptError` (see
 from __future__ import annotations
 
 import logging
+import shutil
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -38,6 +39,9 @@ BUSY_TIMEOUT_MS = 5000
 Params = Sequence[Any] | dict[str, Any]
 
 _SQLITE_READONLY = 8
+_SQLITE_IOERR = 10
+_SQLITE_FULL = 13
+_NEARLY_FULL = 64 * 1024  # bytes free: less and SQLite's writes fail
 _SQLITE_CORRUPT = 11
 _SQLITE_CANTOPEN = 14
 _SQLITE_NOTADB = 26
@@ -115,9 +119,12 @@ class Database:
                     f"The database {self.path} cannot be used ({exc}). It may be damaged or "
                     "not an Assista database."
                 ) from exc
-            if _code(exc) in (_SQLITE_READONLY, _SQLITE_CANTOPEN) and self.path.is_file():
+            full = disk_full_note(self.path, exc)
+            if (_code(exc) in (_SQLITE_READONLY, _SQLITE_CANTOPEN) or full) \
+                    and self.path.is_file():
                 raise ReadOnlyStorageError(
-                    f"The database {self.path} cannot be written ({exc})."
+                    f"The database {self.path} cannot be written "
+                    f"({'the disk holding it is full' if full else exc})."
                 ) from exc
             raise StorageError(f"Cannot open the database {self.path}: {exc}") from exc
         except BaseException:
@@ -341,10 +348,15 @@ def connect_read_only(path: Path, timeout_s: float) -> sqlite3.Connection:
             conn.execute("PRAGMA schema_version").fetchone()
         except sqlite3.OperationalError as exc:
             conn.close()
-            if getattr(exc, "sqlite_errorcode", 0) & 0xFF != _SQLITE_CANTOPEN:
+            if _code(exc) not in (_SQLITE_CANTOPEN, _SQLITE_IOERR):  # (IOERR: a full disk)
                 raise
             if not path.is_file():
                 raise sqlite3.OperationalError(f"{path} does not exist") from exc
+            wal = path.with_name(path.name + "-wal")
+            if wal.is_file() and wal.stat().st_size:  # immutable would not see its changes
+                raise sqlite3.OperationalError(
+                    f"{path} has changes in {wal.name} that cannot be read without "
+                    "writing next to it") from exc
             continue
         return conn
     raise sqlite3.OperationalError(f"{path} cannot be opened read-only")
@@ -366,4 +378,16 @@ def _wrap(exc: sqlite3.Error, path: Path, what: str) -> StorageError:
         return DatabaseCorruptError(
             f"The database {path} is damaged ({exc}). Restart Assista to recover it."
         )
-    return StorageError(f"{what}: {exc}")
+    return StorageError(f"{what}: {exc}{disk_full_note(path, exc)}")
+
+
+def disk_full_note(path: Path, exc: sqlite3.Error) -> str:
+    """" (the disk holding it is full)" when that is why a write failed: SQLite often
+    says only "disk I/O error" then."""
+    if _code(exc) not in (_SQLITE_IOERR, _SQLITE_FULL) or str(path) == ":memory:":
+        return ""
+    try:
+        free = shutil.disk_usage(path.parent).free
+    except OSError:
+        return ""
+    return " (the disk holding it is full)" if free < _NEARLY_FULL else ""

@@ -50,3 +50,36 @@ def break_apart(data: Path) -> None:
     (data / "assista.lock").mkdir()
     shutil.rmtree(data / "logs")
     (data / "logs").write_text("not a folder")
+
+
+@contextlib.contextmanager
+def small_disk(folder: Path, size: str = "4m") -> Iterator[Path]:
+    """A tmpfs of ``size`` mounted on ``folder`` (skips where mounting is not allowed)."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a small tmpfs needs root")
+    folder.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+def fill(disk: Path) -> Path:
+    """Fill ``disk`` to the last byte; returns the filler file (delete it to free)."""
+    filler = disk / "filler"
+    with filler.open("wb") as handle:
+        try:
+            while True:
+                handle.write(b"\0" * 65536)
+                handle.flush()
+        except OSError:
+            pass
+    with contextlib.suppress(OSError), filler.open("ab") as handle:  # the last bytes
+        for _ in range(65536):
+            handle.write(b"\0")
+            handle.flush()
+    return filler
