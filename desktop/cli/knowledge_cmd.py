@@ -17,6 +17,7 @@ from desktop.cli.context import open_cli_context
 from desktop.cli.failure import fail
 from desktop.core.errors import AssistaError
 from desktop.core.terminal_text import own_stream, visible
+from desktop.knowledge.embeddings import EmbeddingError, check_embedding
 from desktop.knowledge.store import EmbeddingConfig, KnowledgeBase, KnowledgeStore
 
 SNIPPET_CHARS = 100
@@ -69,8 +70,16 @@ def _run(ctx: AppContext, args: argparse.Namespace) -> int:
     store = KnowledgeStore(ctx.db)
     action = args.knowledge_command
     if action == "add":
-        base = store.add(args.name, [Path(p) for p in args.paths], _embedding(args))
-        index_base(store, base)
+        embedding = _embedding(args)
+        if embedding is not None:  # before anything is made: a wrong URL leaves nothing
+            check_embedding(embedding, store.api_key(embedding))
+        base = store.add(args.name, [Path(p) for p in args.paths], embedding)
+        try:
+            index_base(store, base)
+        except EmbeddingError as exc:
+            raise EmbeddingError(
+                f"{exc}; the files are indexed for word search, and 'assista knowledge "
+                f"index {base.name}' embeds the rest") from exc
     elif action == "index":
         index_base(store, store.get(args.name))
     elif action == "list":
