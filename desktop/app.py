@@ -26,16 +26,16 @@ from desktop.providers.capabilities import Capabilities, resolve_capabilities
 from desktop.providers.factory import create_provider, providers_from_environment
 from desktop.providers.presets import PRESETS
 from desktop.storage.assistants import AssistantStore
+from desktop.storage.data_folder import open_data_folder
 from desktop.storage.database import Database
-from desktop.storage.instance_lock import InstanceLock, acquire_instance_lock
-from desktop.storage.logs import SecretRedactor, setup_logging
+from desktop.storage.instance_lock import InstanceLock
+from desktop.storage.logs import SecretRedactor
 from desktop.storage.mcp_secrets import (
     holds_clear_secrets,
     resolve_mcp_secrets,
     stash_mcp_secrets,
 )
 from desktop.storage.paths import DataPaths
-from desktop.storage.recovery import open_database
 from desktop.storage.sessions import SessionStore
 from desktop.storage.settings_service import SettingsService
 from desktop.storage.settings_store import SettingsStore
@@ -93,6 +93,7 @@ class AppContext:
         log_to_stderr: bool = True,
         lock: InstanceLock | None = None,
         verify: bool | None = None,
+        read_only: bool = False,
     ) -> AppContext:
         """Open the data folder. The first process to open it holds the instance lock
         and does the start-up repairs (damaged file recovery, interrupted answers,
@@ -103,24 +104,12 @@ class AppContext:
         does, before it shows, to hand over to a running instance instead).
         ``verify``: whether to check the database's integrity first (None: after an
         unclean exit, or for a small file; the window checks on a thread, then passes
-        what it found)."""
-        paths = DataPaths.resolve(data_dir)
+        what it found). ``read_only``: for a folder that cannot be written (see
+        :mod:`desktop.storage.data_folder`)."""
         redactor = SecretRedactor()
-        setup_logging(paths, stderr=log_to_stderr, redactor=redactor)
-        if lock is None:
-            lock = acquire_instance_lock(paths)
-        notice: str | None = None
-        if lock is not None:
-            try:
-                if verify is None and lock.previous_unclean:
-                    verify = True
-                opened = open_database(paths, verify=verify)
-            except BaseException:
-                lock.release()
-                raise
-            db, notice = opened.db, opened.notice
-        else:
-            db = Database.open(paths.db_path)
+        paths, db, lock, notice = open_data_folder(
+            None if data_dir is None else str(data_dir), redactor,
+            log_to_stderr=log_to_stderr, lock=lock, verify=verify, read_only=read_only)
         sessions = SessionStore(db)
         ctx = cls(
             paths=paths,
@@ -184,7 +173,8 @@ class AppContext:
                 current = self.settings.current
                 return current.inspector_retention_days, current.inspector_retention_mb
 
-            self._inspector = InspectorWriter(self.paths.root, limits, self.redactor.values)
+            self._inspector = InspectorWriter(self.paths.root, limits, self.redactor.values,
+                                              read_only=self.db.read_only)
         return self._inspector
 
     def close(self) -> None:

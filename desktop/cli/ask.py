@@ -231,7 +231,7 @@ def _knowledge_bases(service: ChatService, args: argparse.Namespace) -> list[Kno
 
     store = KnowledgeStore(service.ctx.db)
     bases = [store.get(name) for name in args.knowledge]
-    for base in bases:
+    for base in bases if not service.ctx.db.read_only else ():  # else: as indexed
         index_base(store, base, quiet=True)
     return bases
 
@@ -297,7 +297,7 @@ def ask_command(args: argparse.Namespace) -> int:
     out, err = sys.stdout, sys.stderr
     printer = _Printer(out, err, args.json)
     try:
-        ctx = open_cli_context(args)
+        ctx = open_cli_context(args, writes=not args.no_save)
     except AssistaError as exc:
         return fail(str(exc))
     try:

@@ -209,7 +209,7 @@ def compare_command(args: argparse.Namespace) -> int:
     out, err = sys.stdout, sys.stderr
     printer = ComparePrinter(out, err, args.json)
     try:
-        ctx = open_cli_context(args)
+        ctx = open_cli_context(args, writes=not args.no_save)
     except AssistaError as exc:
         return fail(str(exc))
     try:

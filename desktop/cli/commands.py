@@ -4,8 +4,10 @@ mcp, sync)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TextIO, cast
 
 
 class _VersionAction(argparse.Action):
@@ -29,6 +31,16 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
                         help="keep all data (database, settings, logs) in DIR (portable mode)")
 
 
+def _add_sync_parser(sub: Any) -> None:
+    sync = sub.add_parser("sync", help="sync chats with your other devices (push and pull once)")
+    _add_common(sync)
+    sync.add_argument("--target", metavar="URL", required=True,
+                      help="file:///path, webdav(s)://user@host/path or s3://bucket/prefix")
+    sync.add_argument("--max-upload-mb", type=float, metavar="MB", default=None,
+                      help="upload files of at most this size (default 16; smaller files are "
+                           "also used once the server refuses one as too large)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="assista", description="Assista Desktop")
     parser.add_argument("--version", action=_VersionAction,
@@ -50,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--tools", metavar="a,b", help="comma-separated tools to enable ('' = none)")
     ask.add_argument("--json", action="store_true",
                      help="print one JSON object per event, then the final messages")
+    ask.add_argument("--raw", action="store_true",
+                     help="print the answer exactly as sent, control characters included "
+                          "(for pipelines; by default they are spelled out, e.g. \\x1b)")
     ask.add_argument("--system", metavar="TEXT", help="system prompt for this question")
     ask.add_argument("--session", metavar="ID", help="continue an existing session")
     ask.add_argument("--no-save", action="store_true", help="do not store the conversation")
@@ -117,13 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_undo_parser(sub, _add_common)
 
-    sync = sub.add_parser("sync", help="sync chats with your other devices (push and pull once)")
-    _add_common(sync)
-    sync.add_argument("--target", metavar="URL", required=True,
-                      help="file:///path, webdav(s)://user@host/path or s3://bucket/prefix")
-    sync.add_argument("--max-upload-mb", type=float, metavar="MB", default=None,
-                      help="upload files of at most this size (default 16; smaller files are "
-                           "also used once the server refuses one as too large)")
+    _add_sync_parser(sub)
     quick = sub.add_parser("quick", help="open the quick-ask window (in the running app, or "
                            "start it); bind this to a keyboard shortcut of your desktop")
     _add_common(quick)
@@ -139,6 +148,27 @@ def build_parser() -> argparse.ArgumentParser:
 def run(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command in (None, "quick"):
+        return _open_window(args)
+    # What a model, a tool, a server or a file says reaches the terminal spelled out.
+    from desktop.core.terminal_text import SafeStream
+
+    out, err = sys.stdout, sys.stderr
+    safe_out = None if getattr(args, "raw", False) else SafeStream(out)
+    safe_err = SafeStream(err)
+    sys.stdout = cast(TextIO, safe_out or out)
+    sys.stderr = cast(TextIO, safe_err)
+    try:
+        return _run_command(args)
+    finally:
+        sys.stdout, sys.stderr = out, err
+        for stream in (safe_out, safe_err):
+            if stream is not None:
+                with contextlib.suppress(OSError, ValueError):  # a reader that went away
+                    stream.close()
+
+
+def _run_command(args: argparse.Namespace) -> int:
     if args.command == "ask" and args.compare:
         from desktop.cli.ask_compare import compare_command
 
@@ -175,6 +205,10 @@ def run(argv: list[str]) -> int:
         from desktop.cli.sync_cmd import sync_command
 
         return sync_command(args)
+    raise AssertionError(f"unknown command {args.command!r}")
+
+
+def _open_window(args: argparse.Namespace) -> int:
     # What the window needs before it shows, imported before Qt: once PySide6 is
     # imported, its import hook reads the source of every module imported after it.
     import desktop.storage.instance_lock

@@ -16,7 +16,7 @@ from desktop.storage.export import export_sessions
 
 def export_command(args: argparse.Namespace) -> int:
     try:
-        ctx = open_cli_context(args)
+        ctx = open_cli_context(args, writes=False, must_exist=True)
     except AssistaError as exc:
         return fail(str(exc))
     try:

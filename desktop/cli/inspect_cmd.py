@@ -22,13 +22,13 @@ def add_inspect_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
 
 def inspect_command(args: argparse.Namespace) -> int:
     # Imported here: the parser is built before the window shows, these are not needed.
-    from desktop.app import AppContext
     from desktop.chat.inspection import NothingRecorded, describe, exchanges_for
+    from desktop.cli.context import open_cli_context
     from desktop.cli.failure import fail
     from desktop.core.errors import AssistaError
 
     try:
-        ctx = AppContext.open(getattr(args, "data_dir", None), log_to_stderr=False)
+        ctx = open_cli_context(args, writes=False, must_exist=True)
     except AssistaError as exc:
         return fail(str(exc))
     try:

@@ -16,6 +16,8 @@ from desktop.app import AppContext
 from desktop.cli.context import open_cli_context
 from desktop.cli.failure import fail
 from desktop.core.errors import AssistaError
+from desktop.core.terminal_text import own_stream, visible
+from desktop.knowledge.embeddings import EmbeddingError, check_embedding
 from desktop.knowledge.store import EmbeddingConfig, KnowledgeBase, KnowledgeStore
 
 SNIPPET_CHARS = 100
@@ -37,8 +39,9 @@ def index_base(store: KnowledgeStore, base: KnowledgeBase, quiet: bool = False) 
 
     def progress(done: int, total: int, _path: str) -> None:
         if show and (done == total or done % 100 == 0):
-            sys.stderr.write(f"\rindexing {base.name}: {done}/{total} files")
-            sys.stderr.flush()
+            line = own_stream(sys.stderr)  # the line redraws itself (a carriage return)
+            line.write(f"\rindexing {visible(base.name, lines=False)}: {done}/{total} files")
+            line.flush()
 
     report = Indexer(store, base, progress).run()
     if show:
@@ -67,8 +70,16 @@ def _run(ctx: AppContext, args: argparse.Namespace) -> int:
     store = KnowledgeStore(ctx.db)
     action = args.knowledge_command
     if action == "add":
-        base = store.add(args.name, [Path(p) for p in args.paths], _embedding(args))
-        index_base(store, base)
+        embedding = _embedding(args)
+        if embedding is not None:  # before anything is made: a wrong URL leaves nothing
+            check_embedding(embedding, store.api_key(embedding))
+        base = store.add(args.name, [Path(p) for p in args.paths], embedding)
+        try:
+            index_base(store, base)
+        except EmbeddingError as exc:
+            raise EmbeddingError(
+                f"{exc}; the files are indexed for word search, and 'assista knowledge "
+                f"index {base.name}' embeds the rest") from exc
     elif action == "index":
         index_base(store, store.get(args.name))
     elif action == "list":
@@ -88,7 +99,8 @@ def _run(ctx: AppContext, args: argparse.Namespace) -> int:
 
 def knowledge_command(args: argparse.Namespace) -> int:
     try:
-        ctx = open_cli_context(args)
+        reads = args.knowledge_command in ("list", "search")
+        ctx = open_cli_context(args, writes=not reads, must_exist=reads)
     except AssistaError as exc:
         return fail(str(exc))
     try:

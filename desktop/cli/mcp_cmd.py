@@ -119,7 +119,7 @@ def mcp_command(args: argparse.Namespace) -> int:
 
         return login_command(args)
     try:
-        ctx = open_cli_context(args)
+        ctx = open_cli_context(args, writes=False)
     except AssistaError as exc:
         return fail(str(exc))
     try:

@@ -43,6 +43,11 @@ class StorageError(AssistaError):
     """The database or a data file could not be read or written."""
 
 
+class ReadOnlyStorageError(StorageError):
+    """The data folder or the database cannot be written (a read-only mount, an
+    immutable file, no permission); it can still be opened to read."""
+
+
 class ToolError(AssistaError):
     """A tool failed in a way that is reported back to the model as an error result."""
 

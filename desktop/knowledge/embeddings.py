@@ -73,3 +73,12 @@ def embed(config: EmbeddingConfig, texts: Sequence[str],
                 raise EmbeddingError("the embedding service returned the wrong number of vectors")
             out += vectors
     return out
+
+
+def check_embedding(config: EmbeddingConfig, api_key: str | None = None) -> None:
+    """Embed one word, to know the service answers before a base is made with it."""
+    try:
+        embed(config, ["test"], api_key)
+    except EmbeddingError as exc:
+        raise EmbeddingError(f"the embedding model {config.model!r} at {config.base_url} "
+                             f"cannot be used ({exc}); nothing was changed") from None

@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISREG
+from typing import BinaryIO
 
 from desktop.documents import DocumentError, Section, document_kind, extract_sections
 from desktop.documents.extract import MAX_DOCUMENT_BYTES, decode_text
@@ -59,19 +61,61 @@ def indexable(path: Path) -> bool:
     return suffix in TEXT_SUFFIXES or document_kind(path) != "text"
 
 
-def walk(paths: tuple[str, ...]) -> Iterator[Path]:
-    """Every indexable file under ``paths`` (files named directly are always taken)."""
+def walk(paths: tuple[str, ...],
+         refused: Callable[[Path, str], None] | None = None) -> Iterator[Path]:
+    """Every indexable file under ``paths`` (files named directly are always taken).
+
+    In a folder a link is followed only to a file inside that folder (never to
+    ``~/.ssh/id_rsa``), and only regular files are taken (a pipe would block the read
+    forever, ``/dev/zero`` never ends): the others are told to ``refused``."""
     for root in paths:
         top = Path(root)
-        if top.is_file():
+        if top.is_file():  # (a regular file, the link resolved: the user named it)
             yield top
             continue
-        for folder, dirs, files in os.walk(top):
+        inside = top.resolve()
+        for folder, dirs, files in os.walk(top):  # (links to folders are not entered)
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
             for name in sorted(files):
                 path = Path(folder, name)
-                if not name.startswith(".") and indexable(path):
+                if name.startswith(".") or not indexable(path):
+                    continue
+                reason = _refusal(path, inside)
+                if reason is None:
                     yield path
+                elif refused is not None:
+                    refused(path, reason)
+
+
+def _refusal(path: Path, inside: Path) -> str | None:
+    """Why ``path`` (in the folder ``inside``) is not indexed, or None."""
+    if path.is_symlink():
+        try:
+            target = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            return f"{path.name} is a link to nothing"
+        if not target.is_relative_to(inside):
+            return f"{path.name} is a link out of the folder (links are followed only inside it)"
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        return f"cannot read {path.name}: {exc.strerror or exc}"
+    if not S_ISREG(mode):
+        return f"{path.name} is not a regular file (a pipe, a device or a socket)"
+    return None
+
+
+def _open_regular(path: Path) -> BinaryIO:
+    """``path`` opened to read, if it is (still) a regular file: without blocking, so a
+    file swapped for a pipe since the walk cannot hang the indexing."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not S_ISREG(os.fstat(fd).st_mode):
+            raise DocumentError(f"{path.name} is not a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
 
 
 def _sections(path: Path, data: bytes | None) -> list[Section]:
@@ -83,12 +127,18 @@ def _sections(path: Path, data: bytes | None) -> list[Section]:
 def _read_and_hash(path: Path, size: int) -> tuple[str, bytes | None]:
     """The content hash, and the bytes themselves for a text file (read once)."""
     digest = hashlib.blake2b(digest_size=16)
-    if document_kind(path) == "text":
-        data = path.read_bytes()
-        digest.update(data)
-        return digest.hexdigest(), data
-    with path.open("rb") as handle:
+    with _open_regular(path) as handle:
+        if document_kind(path) == "text":
+            data = handle.read(MAX_DOCUMENT_BYTES + 1)  # (it may have grown since stat)
+            if len(data) > MAX_DOCUMENT_BYTES:
+                raise DocumentError(f"{path.name} is too large to index")
+            digest.update(data)
+            return digest.hexdigest(), data
+        read = 0
         for block in iter(lambda: handle.read(1 << 20), b""):
+            read += len(block)
+            if read > MAX_DOCUMENT_BYTES:
+                raise DocumentError(f"{path.name} is too large to index")
             digest.update(block)
     return digest.hexdigest(), None
 
@@ -119,7 +169,11 @@ class Indexer:
                  for row in self.store.db.query(
                      "SELECT id, path, mtime, size, hash FROM knowledge_files WHERE base_id = ?",
                      (self.base.id,))}
-        files = list(walk(self.base.paths))
+
+        def refuse(path: Path, reason: str) -> None:
+            report.failed[str(path)] = reason
+
+        files = list(walk(self.base.paths, refuse))
         seen: set[str] = set()
         pending: list[tuple[Path, os.stat_result, str, list[Section] | None, str | None]] = []
         for done, path in enumerate(files, start=1):
@@ -134,6 +188,7 @@ class Indexer:
                 self.progress(done, len(files), key)
         self._write(pending, known)
         if not self.cancel.is_set():
+            # (a file since replaced by a link out of the folder is not seen: it goes)
             gone = [file_id for path, (file_id, *_rest) in known.items() if path not in seen]
             report.removed = len(gone)
             with self.store.db.transaction() as conn:

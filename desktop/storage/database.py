@@ -18,6 +18,7 @@ damaged file raises :class:`DatabaseCorruptError` (see
 from __future__ import annotations
 
 import logging
+import shutil
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -26,7 +27,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from desktop.core.errors import StorageError
+from desktop.core.errors import ReadOnlyStorageError, StorageError
 from desktop.storage.backup import KEEP_BACKUPS
 from desktop.storage.migrations import MIGRATIONS, MigrationStep
 from desktop.storage.upgrade import apply_migrations, checked_migrations, recorded_version
@@ -37,12 +38,22 @@ BUSY_TIMEOUT_MS = 5000
 
 Params = Sequence[Any] | dict[str, Any]
 
+_SQLITE_READONLY = 8
+_SQLITE_IOERR = 10
+_SQLITE_FULL = 13
+_NEARLY_FULL = 64 * 1024  # bytes free: less and SQLite's writes fail
 _SQLITE_CORRUPT = 11
+_SQLITE_CANTOPEN = 14
 _SQLITE_NOTADB = 26
 
 
 class DatabaseCorruptError(StorageError):
     """The database file is damaged or is not a database at all."""
+
+
+def _code(exc: BaseException) -> int:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else -1
 
 
 def is_corruption(exc: BaseException) -> bool:
@@ -108,6 +119,13 @@ class Database:
                     f"The database {self.path} cannot be used ({exc}). It may be damaged or "
                     "not an Assista database."
                 ) from exc
+            full = disk_full_note(self.path, exc)
+            if (_code(exc) in (_SQLITE_READONLY, _SQLITE_CANTOPEN) or full) \
+                    and self.path.is_file():
+                raise ReadOnlyStorageError(
+                    f"The database {self.path} cannot be written "
+                    f"({'the disk holding it is full' if full else exc})."
+                ) from exc
             raise StorageError(f"Cannot open the database {self.path}: {exc}") from exc
         except BaseException:
             self._conn.close()
@@ -156,8 +174,8 @@ class Database:
             self._ensure_open()
             if self.read_only:
                 raise StorageError(
-                    "The database is open read-only (Assista is already running in another "
-                    "window); this change was not saved."
+                    f"The database {self.path} is open read-only (its folder cannot be "
+                    "written); this change was not saved."
                 )
             if self._depth:
                 self._depth += 1
@@ -316,15 +334,37 @@ class Database:
         )
 
 
+def connect_read_only(path: Path, timeout_s: float) -> sqlite3.Connection:
+    """A connection that never writes to ``path`` or next to it.
+
+    A WAL database needs its ``-shm`` file, which SQLite cannot make in a folder that
+    cannot be written (a read-only mount): the file is then opened as immutable,
+    which it is for as long as nobody can write there."""
+    for options in ("mode=ro", "mode=ro&immutable=1"):
+        conn = sqlite3.connect(f"{path.absolute().as_uri()}?{options}", uri=True,
+                               timeout=timeout_s, isolation_level=None,
+                               check_same_thread=False)
+        try:
+            conn.execute("PRAGMA schema_version").fetchone()
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            if _code(exc) not in (_SQLITE_CANTOPEN, _SQLITE_IOERR):  # (IOERR: a full disk)
+                raise
+            if not path.is_file():
+                raise sqlite3.OperationalError(f"{path} does not exist") from exc
+            wal = path.with_name(path.name + "-wal")
+            if wal.is_file() and wal.stat().st_size:  # immutable would not see its changes
+                raise sqlite3.OperationalError(
+                    f"{path} has changes in {wal.name} that cannot be read without "
+                    "writing next to it") from exc
+            continue
+        return conn
+    raise sqlite3.OperationalError(f"{path} cannot be opened read-only")
+
+
 def _connect(path: Path, busy_timeout_ms: int, read_only: bool) -> sqlite3.Connection:
     if read_only and str(path) != ":memory:":
-        return sqlite3.connect(
-            f"{path.absolute().as_uri()}?mode=ro",
-            uri=True,
-            timeout=busy_timeout_ms / 1000,
-            isolation_level=None,
-            check_same_thread=False,
-        )
+        return connect_read_only(path, busy_timeout_ms / 1000)
     return sqlite3.connect(
         path,
         timeout=busy_timeout_ms / 1000,
@@ -338,4 +378,16 @@ def _wrap(exc: sqlite3.Error, path: Path, what: str) -> StorageError:
         return DatabaseCorruptError(
             f"The database {path} is damaged ({exc}). Restart Assista to recover it."
         )
-    return StorageError(f"{what}: {exc}")
+    return StorageError(f"{what}: {exc}{disk_full_note(path, exc)}")
+
+
+def disk_full_note(path: Path, exc: sqlite3.Error) -> str:
+    """" (the disk holding it is full)" when that is why a write failed: SQLite often
+    says only "disk I/O error" then."""
+    if _code(exc) not in (_SQLITE_IOERR, _SQLITE_FULL) or str(path) == ":memory:":
+        return ""
+    try:
+        free = shutil.disk_usage(path.parent).free
+    except OSError:
+        return ""
+    return " (the disk holding it is full)" if free < _NEARLY_FULL else ""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import stat
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,6 +67,9 @@ def read_import_file(path: Path) -> Any:
         "Assista imports at once; split the export or import the chats in parts."
     )
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a device, a pipe: no end, or no size
+            raise StorageError(f"{path} is not a file (a folder, a device or a pipe); "
+                               "import reads an export file.")
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as archive:
                 infos = [

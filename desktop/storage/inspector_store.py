@@ -27,6 +27,7 @@ from desktop.core.exchange import (
     redact_url,
     secret_values,
 )
+from desktop.storage.database import connect_read_only
 from desktop.storage.inspector_records import ExchangeRecord, record_from_row
 
 __all__ = ["INSPECTOR_FILENAME", "InspectorStore"]
@@ -77,11 +78,16 @@ CREATE TABLE IF NOT EXISTS chunks (
 class InspectorStore:
     """One connection, shared by the writer thread and readers under a lock."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        """``read_only``: the file as it is, never written (none yet reads as empty)."""
         self.path = path
         self._lock = threading.RLock()
         try:
-            self._conn = sqlite3.connect(path, check_same_thread=False, timeout=5.0,
+            if read_only and path.is_file():
+                self._conn = connect_read_only(path, 5.0)
+                return
+            self._conn = sqlite3.connect(":memory:" if read_only else path,
+                                         check_same_thread=False, timeout=5.0,
                                          isolation_level=None)
             self._conn.execute("PRAGMA auto_vacuum = INCREMENTAL")  # before any table
             self._conn.execute("PRAGMA journal_mode = WAL")

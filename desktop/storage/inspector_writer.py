@@ -27,8 +27,11 @@ RetentionLimits = Callable[[], tuple[float, float]]
 
 class InspectorWriter:
     def __init__(self, root: Path, limits: RetentionLimits,
-                 secrets: Callable[[], Iterable[str]] = tuple) -> None:
+                 secrets: Callable[[], Iterable[str]] = tuple, *,
+                 read_only: bool = False) -> None:
+        """``read_only``: a data folder that cannot be written; nothing is recorded."""
         self.path = root / INSPECTOR_FILENAME
+        self.read_only = read_only
         self._limits = limits
         self._secrets = secrets
         self._store: InspectorStore | None = None
@@ -39,12 +42,14 @@ class InspectorWriter:
     def store(self) -> InspectorStore:
         """The database, opened on first use (by the writer thread or a reader)."""
         if self._store is None:
-            self._store = InspectorStore(self.path)
+            self._store = InspectorStore(self.path, read_only=self.read_only)
         return self._store
 
     # -- ExchangeWriter
 
     def write(self, batch: CaptureBatch) -> None:
+        if self.read_only:
+            return
         try:
             self._thread.submit(self._write, batch)
         except RuntimeError:  # closed (the app is quitting): a stream must not fail for it
@@ -67,6 +72,8 @@ class InspectorWriter:
                         batch.exchange_id, exc)
 
     def _apply_retention(self) -> int:
+        if self.read_only:
+            return 0
         days, megabytes = self._limits()
         return self.store.enforce_retention(days, int(megabytes * 1024 * 1024))
 

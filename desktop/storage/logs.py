@@ -11,6 +11,7 @@ keep their own secrets.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import logging.handlers
 import re
@@ -159,31 +160,32 @@ def setup_logging(
     stderr: bool = True,
     stderr_level: int | str = logging.WARNING,
     redactor: SecretRedactor | None = None,
+    to_file: bool = True,
 ) -> Path:
     """Log to ``paths.logs_dir/assista.log`` (1 MB × 5) and, with ``stderr``, warnings
     (``stderr_level`` and up) to stderr, both through ``redactor`` (default: one that
     knows only the credential shapes).
 
-    Safe to call again: the handlers are replaced, not duplicated. Returns the log file.
+    Safe to call again: the handlers are replaced, not duplicated. Returns the log file
+    (not written without ``to_file``: a data folder opened read-only). A log file that
+    cannot be written (a full disk) is said once on stderr, then left alone.
     """
     log_file = Path(paths.logs_dir) / LOG_FILENAME
     with _setup_lock:
         root = logging.getLogger()
         _remove_handlers(root)
-        Path(paths.logs_dir).mkdir(parents=True, exist_ok=True)
         redactor = redactor or SecretRedactor()
         formatter = RedactingFormatter(_FORMAT, redactor)
-
-        file_handler = logging.handlers.RotatingFileHandler(
-            log_file, maxBytes=MAX_BYTES, backupCount=BACKUP_COUNT, encoding="utf-8", delay=True
-        )
-        file_handler.set_name(_FILE_HANDLER_NAME)
-        file_handler.setLevel(level)
-        file_handler.setFormatter(formatter)
-        file_handler.addFilter(redactor)
-
-        root.addHandler(file_handler)
-        root_level = file_handler.level
+        root_level = logging.CRITICAL
+        if to_file:
+            Path(paths.logs_dir).mkdir(parents=True, exist_ok=True)
+            file_handler = _LogFile(log_file)
+            file_handler.set_name(_FILE_HANDLER_NAME)
+            file_handler.setLevel(level)
+            file_handler.setFormatter(formatter)
+            file_handler.addFilter(redactor)
+            root.addHandler(file_handler)
+            root_level = file_handler.level
         if stderr:
             stderr_handler = logging.StreamHandler(sys.stderr)
             stderr_handler.set_name(_STDERR_HANDLER_NAME)
@@ -195,6 +197,34 @@ def setup_logging(
         root.setLevel(root_level)
         logging.captureWarnings(True)
     return log_file
+
+
+class _LogFile(logging.handlers.RotatingFileHandler):
+    """The rotating log file. When it cannot be written (a full disk, a size limit, a
+    folder made read-only) one line says so on stderr and logging to the file stops,
+    instead of a traceback for every record."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, maxBytes=MAX_BYTES, backupCount=BACKUP_COUNT,
+                         encoding="utf-8", delay=True)
+        self.failed = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.failed:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        if self.failed:
+            return
+        self.failed = True
+        error = sys.exc_info()[1]
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        with contextlib.suppress(Exception):  # stderr may be gone too
+            sys.stderr.write(f"assista: warning: cannot write the log file "
+                             f"{self.baseFilename} ({reason}); logging to it stops\n")
+            sys.stderr.flush()
+        with contextlib.suppress(Exception):
+            self.close()
 
 
 def shutdown_logging() -> None:

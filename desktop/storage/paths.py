@@ -10,6 +10,7 @@ supports it, since they hold chats and, without a system keyring, API keys.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 from collections.abc import Sequence
@@ -18,7 +19,7 @@ from typing import NamedTuple
 
 import platformdirs
 
-from desktop.core.errors import StorageError
+from desktop.core.errors import ReadOnlyStorageError, StorageError
 
 APP_DIR_NAME = "Assista"
 DB_FILENAME = "assista.sqlite3"
@@ -100,6 +101,11 @@ def data_dir_from_argv(argv: Sequence[str]) -> str | None:
     return value
 
 
+def cannot_write(exc: OSError) -> bool:
+    """Whether ``exc`` means the place cannot be written (read-only, no permission)."""
+    return exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
+
+
 def _make_private_dir(path: Path) -> None:
     """mkdir with mode 0700 for the leaf; existing folders keep their mode."""
     if path.exists():
@@ -114,7 +120,8 @@ def _make_private_dir(path: Path) -> None:
             raise StorageError(f"The data location {path} exists but is not a folder.") from None
         return
     except OSError as exc:
-        raise StorageError(f"Cannot create the data folder {path}: {exc.strerror or exc}") from exc
+        error = ReadOnlyStorageError if cannot_write(exc) else StorageError
+        raise error(f"Cannot create the data folder {path}: {exc.strerror or exc}") from exc
     if os.name == "posix":
         # mkdir's mode is filtered by the umask; make sure it ends up exactly 0700.
         with contextlib.suppress(OSError):  # exotic filesystems

@@ -33,7 +33,7 @@ def test_render_request_spells_out_every_control_character() -> None:
     shown = render_request(request(HOSTILE))
     assert not RAW.search(shown)
     assert "\\x1b[2K\\r\\x1b[32m✔ Safe: read-only" in shown
-    assert "\\u202eevil\\x9b31m\\x08" in shown
+    assert "\\u202eevil\\u009b31m\\x08" in shown
     assert "$ ls\n" in shown  # the command's own lines stay lines
 
 

@@ -33,7 +33,10 @@ def open_target(
     if scheme == "file":
         if parts.netloc not in ("", "localhost"):
             raise SyncError(f"A file URL names a folder on this machine: file:///path ({url}).")
-        return FolderTarget(Path(url2pathname(parts.path)))
+        folder = Path(url2pathname(parts.path))
+        if not parts.path or not folder.is_absolute():  # file:// would be the current folder
+            raise SyncError(f"A file URL names a folder by its full path: file:///path ({url}).")
+        return FolderTarget(folder)
     if scheme in ("webdav", "webdavs"):
         if not parts.hostname:
             raise SyncError(f"The WebDAV URL {url} has no host.")

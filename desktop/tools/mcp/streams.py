@@ -9,11 +9,13 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
-from mcp import StdioServerParameters, stdio_client
+from mcp import StdioServerParameters
+from pydantic import ValidationError
 
 from desktop.tools.mcp.config import McpServerConfig
 from desktop.tools.mcp.shellenv import find_command
 from desktop.tools.mcp.stderr import StderrLog
+from desktop.tools.mcp.stdio_client import capped_stdio_client
 
 
 class CommandNotFound(FileNotFoundError):
@@ -35,7 +37,7 @@ async def stdio_streams(config: McpServerConfig, path: str,
     stderr.append(f"--- starting {config.describe()} ---")
     stderr.start_reader(read_fd)
     try:
-        async with stdio_client(params, errlog=errlog) as streams:
+        async with capped_stdio_client(params, errlog=errlog) as streams:
             errlog.close()  # the child holds its own copy now
             yield streams
     finally:
@@ -82,5 +84,23 @@ def one_line(exc: BaseException) -> str:
     """The first real error of ``exc`` (exception groups unwrapped) on one line."""
     if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         return one_line(exc.exceptions[0])
+    if isinstance(exc, ValidationError):
+        return not_mcp(exc)
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text[:500]
+
+
+#: What the SDK's models of a server's replies stand for, in words.
+_REPLIES = {"InitializeResult": "its reply to initialize",
+            "ListToolsResult": "its list of tools", "CallToolResult": "a tool's answer"}
+
+
+def not_mcp(exc: ValidationError) -> str:
+    """A reply the SDK could not read, said in one line: what it was, what was wrong
+    (the first three problems; never the values, which may be long or hostile)."""
+    problems = [f"{'.'.join(str(p) for p in error['loc']) or 'the whole reply'}: "
+                f"{error['msg'][:80]}" for error in exc.errors(include_url=False)[:3]]
+    more = exc.error_count() - len(problems)
+    what = _REPLIES.get(exc.title, f"a reply ({exc.title})")
+    return (f"{what} is not valid MCP ({'; '.join(problems)}"
+            f"{f'; and {more} more' if more > 0 else ''})")

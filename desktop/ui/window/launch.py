@@ -19,7 +19,6 @@ Only Qt and a few light modules are imported at the top of this module.
 from __future__ import annotations
 
 import gc
-import sys
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
@@ -35,6 +34,7 @@ from desktop.storage.paths import DataPaths
 from desktop.storage.window_state import read_window_state
 from desktop.ui import i18n, theme
 from desktop.ui.window.main_window import MainWindow
+from desktop.ui.window.qt_start import new_application
 from desktop.ui.window.startup_skeleton import EarlyTyping, hand_over_typing
 
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ LOAD_STEPS = (
 
 def make_application() -> QApplication:
     existing = QApplication.instance()
-    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
+    app = existing if isinstance(existing, QApplication) else new_application()
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(APP_NAME)
     app.setDesktopFileName(APP_ID)
