@@ -255,11 +255,13 @@ class ChatService:
             turn.failure = f"Unexpected error: {exc}"
             turn.emit(TurnFailed(turn.failure))
         finally:
-            if recorder is not None:
-                await finish_saving(turn, recorder)
-            with contextlib.suppress(Exception):
-                await orchestrator.provider.aclose()
-            self._finish(turn)
+            try:
+                if recorder is not None:
+                    await finish_saving(turn, recorder)
+                with contextlib.suppress(Exception):
+                    await orchestrator.provider.aclose()
+            finally:  # (also when stopped again meanwhile: the chat must not stay busy)
+                self._finish(turn)
 
     def _finish(self, turn: RunningTurn) -> None:
         sid = turn.session_id

@@ -34,6 +34,7 @@ from desktop.chat.service import ChatService
 from desktop.chat.turn_plan import TurnOverrides
 from desktop.cli.context import open_cli_context
 from desktop.cli.failure import fail
+from desktop.cli.interrupt import exit_status, run_interruptible
 from desktop.cli.mcp_inputs import mcp_turn, wants_mcp_inputs
 from desktop.cli.mcp_sign_in import TerminalBrowser, sign_in_needed_text, sign_in_where_needed
 from desktop.cli.mcp_terminal import TerminalElicitor, TerminalSamplingApprover
@@ -282,11 +283,11 @@ def ask_command(args: argparse.Namespace) -> int:
     except AssistaError as exc:
         return fail(str(exc))
     try:
-        user_message, result = asyncio.run(_ask(ctx, args, printer))
+        user_message, result = run_interruptible(_ask(ctx, args, printer))
         if result is None:
             raise KeyboardInterrupt
-    except KeyboardInterrupt:
-        return fail("interrupted", EXIT_INTERRUPTED)
+    except KeyboardInterrupt as interrupt:  # Ctrl+C, SIGTERM, SIGHUP: the answer is saved
+        return fail("interrupted", exit_status(interrupt))
     except AssistaError as exc:
         log.info("ask failed: %s", exc)
         return fail(str(exc))

@@ -48,6 +48,7 @@ from desktop.cli.ask import (
 )
 from desktop.cli.context import open_cli_context
 from desktop.cli.failure import fail
+from desktop.cli.interrupt import exit_status, run_interruptible
 from desktop.cli.mcp_inputs import mcp_turn, wants_mcp_inputs
 from desktop.core.agent_events import ToolRunFinished, ToolRunStarted
 from desktop.core.errors import AssistaError, ConfigError
@@ -213,9 +214,9 @@ def compare_command(args: argparse.Namespace) -> int:
     except AssistaError as exc:
         return fail(str(exc))
     try:
-        run = asyncio.run(_compare(ctx, args, printer))
-    except KeyboardInterrupt:
-        return fail("interrupted", EXIT_INTERRUPTED)
+        run = run_interruptible(_compare(ctx, args, printer))
+    except KeyboardInterrupt as interrupt:  # Ctrl+C, SIGTERM, SIGHUP: the answer is saved
+        return fail("interrupted", exit_status(interrupt))
     except AssistaError as exc:
         log.info("ask --compare failed: %s", exc)
         return fail(str(exc))

@@ -1,0 +1,122 @@
+"""``assista ask`` as a real process, at its edges: stopped by a signal mid-answer (what
+was printed is what is saved), signalled after its answer, a reader that goes away
+(``| head -c1``), and two asks in one chat at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
+
+ROOT = Path(__file__).resolve().parents[2]
+KEY = {"OPENAI_API_KEY": "sk-cli-test-key-0123456789"}
+ANSWER = "".join(f"Sentence number {n} of a long answer. " for n in range(120))
+TRACES = ("Traceback", "Exception ignored", "ignored GeneratorExit", "no running event loop")
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer(models=["gpt-test"]) as fake:
+        yield fake
+
+
+def environ() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.endswith("_API_KEY") and k != "OPENAI_BASE_URL"}
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    return {**env, **KEY}
+
+
+def ask(server: FakeOpenAIServer, data: Path, *args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "desktop", "ask", "--base-url", server.base_url,
+         "--model", "gpt-test", "--data-dir", str(data), *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environ(), cwd=ROOT)
+
+
+def assista(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "desktop", *args, "--data-dir", str(data)],
+                          capture_output=True, text=True, env=environ(), cwd=ROOT,
+                          timeout=60, check=False)
+
+
+def exported(data: Path) -> list[dict[str, object]]:
+    """Every stored chat, as ``assista export --format json`` writes it."""
+    done = assista(data, "export", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    sessions: list[dict[str, object]] = json.loads(done.stdout)["sessions"]
+    return sessions
+
+
+def text_of(message: dict[str, object]) -> str:
+    parts = message["parts"]
+    assert isinstance(parts, list)
+    return "".join(str(part.get("text", "")) for part in parts)
+
+
+def log_text(data: Path) -> str:
+    return "".join(p.read_text() for p in (data / "logs").glob("*.log"))
+
+
+def assert_no_traceback(stderr: str, data: Path) -> None:
+    for text in TRACES:
+        assert text not in stderr, stderr
+        assert text not in log_text(data)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_mid_answer_keeps_everything_that_was_printed(
+        server: FakeOpenAIServer, tmp_path: Path, signum: int) -> None:
+    data = tmp_path / "data"
+    held = ScriptedResponse(chunks=text_stream(ANSWER, chunk_size=16), hold_after=150)
+    server.enqueue(held)
+    child = ask(server, data, "tell me a long story")
+    assert child.stdout is not None
+    try:
+        first = os.read(child.stdout.fileno(), 1)  # the answer is being printed
+        assert held.holding.wait(60)  # (and the server has paused half-way)
+        child.send_signal(signum)
+        rest, err = child.communicate(timeout=60)
+    finally:
+        held.release()
+        child.kill()
+    printed = (first + rest).decode()
+    assert 0 < len(printed) < len(ANSWER)
+    assert child.returncode == 128 + signum, err
+    assert err.decode() == "assista: error: interrupted\n"
+    assert_no_traceback(err.decode(), data)
+    [chat] = exported(data)
+    messages = chat["messages"]
+    assert isinstance(messages, list)
+    answer = messages[-1]
+    assert (answer["role"], answer["status"]) == ("assistant", "stopped")
+    assert text_of(answer) == printed  # every character shown was saved
+
+
+def test_sigterm_after_the_answer_is_printed_leaves_no_traceback(
+        server: FakeOpenAIServer, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    server.enqueue_text(ANSWER, chunk_size=64)
+    child = ask(server, data, "tell me a long story")
+    assert child.stdout is not None
+    try:
+        printed = child.stdout.read(len(ANSWER.encode()))  # the whole answer is printed
+        child.send_signal(signal.SIGTERM)  # (while the process ends)
+        _rest, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert printed.decode() == ANSWER
+    assert child.returncode in (0, 128 + signal.SIGTERM), err
+    assert_no_traceback(err.decode(), data)
+    [chat] = exported(data)
+    messages = chat["messages"]
+    assert isinstance(messages, list)
+    assert (text_of(messages[-1]), messages[-1]["status"]) == (ANSWER, "complete")
