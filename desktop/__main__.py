@@ -8,7 +8,15 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     from desktop.cli.commands import run
 
-    return run(sys.argv[1:] if argv is None else argv)
+    try:
+        try:
+            return run(sys.argv[1:] if argv is None else argv)
+        finally:  # (--help exits): a reader that went away shows here, not at exit
+            sys.stdout.flush()
+    except BrokenPipeError:  # ``assista ... | head``: every command ends quietly
+        from desktop.cli.failure import output_closed
+
+        return output_closed()
 
 
 def gui_main() -> int:

@@ -33,7 +33,7 @@ from desktop.chat.profile import ChatRef, NewChat
 from desktop.chat.service import ChatService
 from desktop.chat.turn_plan import TurnOverrides
 from desktop.cli.context import open_cli_context
-from desktop.cli.failure import fail
+from desktop.cli.failure import fail, output_closed
 from desktop.cli.interrupt import exit_status, run_interruptible
 from desktop.cli.mcp_inputs import mcp_turn, wants_mcp_inputs
 from desktop.cli.mcp_sign_in import TerminalBrowser, sign_in_needed_text, sign_in_where_needed
@@ -113,10 +113,17 @@ class _Printer:
         self.err = err
         self.as_json = as_json
         self.show_tools = not as_json and err.isatty()
+        self.closed = False  # the output's reader went away
 
     def __call__(self, event: ChatEvent) -> None:
-        if isinstance(event, NOT_PRINTED):
+        if isinstance(event, NOT_PRINTED) or self.closed:
             return  # the service's own news; the output is the agent loop's events
+        try:
+            self._print(event)
+        except BrokenPipeError:  # the reader went away (| head): the answer goes on, saved
+            self.closed = True
+
+    def _print(self, event: ChatEvent) -> None:
         if self.as_json:
             self.out.write(json.dumps(event_to_dict(event), ensure_ascii=False) + "\n")
             self.out.flush()
@@ -296,6 +303,8 @@ def ask_command(args: argparse.Namespace) -> int:
         return fail(f"unexpected error: {exc} (details in {ctx.paths.logs_dir})")
     finally:
         ctx.close()
+    if printer.closed:
+        return output_closed()
     if args.json:
         final = {"type": "messages", "status": result.status,
                  "messages": [m.model_dump(mode="json")

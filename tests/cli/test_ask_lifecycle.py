@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -14,11 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from desktop.app import AppContext
+from desktop.core.messages import Message
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = {"OPENAI_API_KEY": "sk-cli-test-key-0123456789"}
 ANSWER = "".join(f"Sentence number {n} of a long answer. " for n in range(120))
+ERR = Path("stderr.txt")  # (set per test)
 TRACES = ("Traceback", "Exception ignored", "ignored GeneratorExit", "no running event loop")
 
 
@@ -120,3 +124,79 @@ def test_sigterm_after_the_answer_is_printed_leaves_no_traceback(
     messages = chat["messages"]
     assert isinstance(messages, list)
     assert (text_of(messages[-1]), messages[-1]["status"]) == (ANSWER, "complete")
+
+
+def through_head(command: list[str]) -> tuple[int, str, str]:
+    """``COMMAND | head -c1``: (COMMAND's exit status, what head printed, its stderr)."""
+    shell = (f"{' '.join(map(shlex.quote, command))} 2>{shlex.quote(str(ERR))} | head -c1; "
+             "echo \" ${PIPESTATUS[0]}\"")
+    done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True,
+                          env=environ(), cwd=ROOT, timeout=120, check=False)
+    printed, status = done.stdout.rsplit(" ", 1)
+    return int(status), printed, ERR.read_text()
+
+
+@pytest.mark.parametrize("mode", [[], ["--json"]], ids=["text", "json"])
+def test_a_reader_that_goes_away_ends_ask_quietly(
+        server: FakeOpenAIServer, tmp_path: Path, mode: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "ERR", tmp_path / "stderr.txt")
+    data = tmp_path / "data"
+    server.enqueue_text(ANSWER, chunk_size=64)
+    status, printed, err = through_head(
+        [sys.executable, "-m", "desktop", "ask", *mode, "--base-url", server.base_url,
+         "--model", "gpt-test", "--data-dir", str(data), "tell me a long story"])
+    assert status in (0, 141) and err == "", err  # 141: as a shell reports SIGPIPE
+    assert len(printed) == 1
+    assert_no_traceback(err, data)
+    [chat] = exported(data)  # the whole answer is kept all the same
+    messages = chat["messages"]
+    assert isinstance(messages, list)
+    assert (text_of(messages[-1]), messages[-1]["status"]) == (ANSWER, "complete")
+
+
+def into_closed_pipe(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``assista ARGS`` writing into a pipe whose reader has gone already."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run([sys.executable, "-m", "desktop", *args, "--data-dir", str(data)],
+                              stdout=write_end, stderr=subprocess.PIPE, text=True,
+                              env=environ(), cwd=ROOT, timeout=60, check=False)
+    finally:
+        os.close(write_end)
+
+
+def test_a_reader_that_goes_away_ends_every_command_quietly(
+        server: FakeOpenAIServer, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    ctx = AppContext.open(data, environ={}, log_to_stderr=False)
+    try:  # a few chats to list and export
+        for n in range(3):
+            chat = ctx.sessions.create_session(title=f"Chat {n}")
+            ctx.sessions.save_message(chat.id, Message.user(ANSWER))
+    finally:
+        ctx.close()
+    export = tmp_path / "export.json"
+    export.write_text(assista(data, "export", "--format", "json").stdout)
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text(ANSWER)
+    assert assista(data, "knowledge", "add", "notes", str(folder)).returncode == 0
+    for _answer in range(4):
+        server.enqueue_text(ANSWER, chunk_size=64)
+    url = ["--base-url", server.base_url]
+    commands = [
+        ["export", "--format", "json"], ["export", "--format", "markdown"],
+        ["import", str(export)], ["knowledge", "list"], ["knowledge", "search", "notes", "answer"],
+        ["ask", *url, "--model", "gpt-test", "a question"],
+        ["ask", "--json", *url, "--model", "gpt-test", "a question"],
+        ["ask", *url, "--compare", "gpt-test,gpt-test", "a question"],
+        ["inspect"], ["--version"],
+    ]
+    for command in commands:
+        done = into_closed_pipe(data, *command)
+        assert (done.returncode, done.stderr) == (141, ""), (command, done.stderr)
+    done = into_closed_pipe(data, "--help")  # (argparse itself ignores a closed output)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert_no_traceback("", data)
