@@ -37,9 +37,10 @@ from desktop.chat.compare_run import (
 from desktop.chat.events import TurnEnded, TurnFailed
 from desktop.chat.generation_stats import GenerationMeter
 from desktop.chat.running import RunningTurn
-from desktop.chat.service import BOARD, ChatService, UseBoard
+from desktop.chat.service import ChatService
 from desktop.chat.turn_plan import TurnOverrides, TurnPlan
 from desktop.chat.turn_saving import finish_saving
+from desktop.chat.use_board import BOARD, UseBoard
 from desktop.core.conversation import SessionRecorder
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.messages import ImagePart, Message, Part, TextPart
@@ -180,6 +181,8 @@ class CompareRunner:
             jobs.append(job)
         if all(isinstance(job, str) for job in jobs):
             raise ConfigError(str(jobs[0]))
+        if save:
+            service.locks.claim(session_id)  # (ChatBusy: it answers in another process)
         run = CompareRun(session_id, question, columns, group, saved=save)
         self.runs[session_id] = run
         service._running[session_id] = group

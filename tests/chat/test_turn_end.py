@@ -1,5 +1,6 @@
-"""The end of a turn: stopping it again while its last saves wait (Quit or a signal
-just as an answer ends) does not abandon them; the turn ends once they are stored."""
+"""Where a turn may run and how it ends: a chat answers in one process at a time;
+stopping a turn again while its last saves wait (Quit or a signal just as an answer
+ends) does not abandon them, the turn ends once they are stored."""
 
 from __future__ import annotations
 
@@ -7,12 +8,16 @@ import asyncio
 import sqlite3
 from typing import Any
 
+import pytest
+
 from desktop.app import AppContext
 from desktop.chat.events import ChatEvent, TurnEnded
 from desktop.chat.profile import NewChat
 from desktop.chat.service import ChatService
+from desktop.chat.turn_locks import ChatBusy
 from desktop.core.agent_events import AssistantFinished
 from desktop.core.messages import Message
+from desktop.storage.chat_lock import lock_chat
 from desktop.storage.database import Database
 from desktop.storage.sessions import SessionStore
 from tests.chat.conftest import add_provider
@@ -65,3 +70,28 @@ async def test_a_stop_while_the_last_saves_wait_still_stores_the_answer(
     other.close()
     answer = stored_at_end[-1]  # stored when the turn ended, not later
     assert (answer.role, answer.text, answer.status) == ("assistant", ANSWER, "complete")
+
+
+async def test_a_chat_answering_in_another_process_refuses_a_turn_here(
+        ctx: AppContext, server: FakeOpenAIServer) -> None:
+    add_provider(ctx, server)
+    server.enqueue_text("Hello.")
+    server.enqueue_text("Again.")
+    service = ChatService(ctx)
+    first = service.start(NewChat(), "hi")
+    await service.wait(first.session_id)
+    before = ctx.sessions.load_messages(first.session_id)
+    elsewhere = lock_chat(ctx.paths.root, first.session_id)  # (what another process holds)
+    assert elsewhere is not None
+    with pytest.raises(ChatBusy):
+        service.start(first.session_id, "again")
+    with pytest.raises(ChatBusy):
+        service.continue_answer(first.session_id)
+    assert ctx.sessions.load_messages(first.session_id) == before  # nothing changed
+    assert service.running(first.session_id) is None and len(server.chat_requests) == 1
+    elsewhere.release()  # (that process's answer has ended)
+    again = service.start(first.session_id, "again")
+    await service.wait(again.session_id)
+    assert [m.text for m in ctx.sessions.load_messages(first.session_id)] == [
+        "hi", "Hello.", "again", "Again."]
+    assert lock_chat(ctx.paths.root, first.session_id) is not None  # released at the end

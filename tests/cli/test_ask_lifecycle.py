@@ -200,3 +200,46 @@ def test_a_reader_that_goes_away_ends_every_command_quietly(
     done = into_closed_pipe(data, "--help")  # (argparse itself ignores a closed output)
     assert (done.returncode, done.stderr) == (0, "")
     assert_no_traceback("", data)
+
+
+def test_a_second_ask_in_a_chat_that_is_answering_is_refused(
+        server: FakeOpenAIServer, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    server.enqueue_text("First answer.")
+    first = assista(data, "ask", "--base-url", server.base_url, "--model", "gpt-test", "one")
+    assert first.returncode == 0, first.stderr
+    [chat] = exported(data)
+    session = str(chat["id"])
+    held = ScriptedResponse(chunks=text_stream(ANSWER, chunk_size=16), hold_after=20)
+    server.enqueue(held)
+    server.enqueue_text("Third answer.")
+    answering = ask(server, data, "--session", session, "two")
+    try:
+        assert held.holding.wait(60)  # the second question is being answered
+        second = assista(data, "ask", "--base-url", server.base_url, "--model", "gpt-test",
+                         "--session", session, "three")
+        held.release()
+        out, err = answering.communicate(timeout=60)
+    finally:
+        held.release()
+        answering.kill()
+    assert second.returncode == 1 and second.stdout == ""
+    assert second.stderr == ("assista: error: This chat is answering in another Assista "
+                             "process (the window or assista ask); wait until it has "
+                             "finished.\n")
+    assert answering.returncode == 0 and out.decode() == ANSWER, err
+    assert len(server.chat_requests) == 2  # the refused question was never sent
+    # The chat is as if the asks had come one after the other; the next one goes on it.
+    third = assista(data, "ask", "--base-url", server.base_url, "--model", "gpt-test",
+                    "--session", session, "three")
+    assert third.returncode == 0, third.stderr
+    sent = server.last_chat_body["messages"]
+    assert [m["content"] for m in sent if m["role"] != "system"] == [
+        "one", "First answer.", "two", ANSWER, "three"]
+    [chat] = exported(data)
+    messages = chat["messages"]
+    assert isinstance(messages, list)
+    assert [(m["role"], text_of(m), m["status"]) for m in messages] == [
+        ("user", "one", "complete"), ("assistant", "First answer.", "complete"),
+        ("user", "two", "complete"), ("assistant", ANSWER, "complete"),
+        ("user", "three", "complete"), ("assistant", "Third answer.", "complete")]
