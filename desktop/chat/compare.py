@@ -245,13 +245,15 @@ class CompareRunner:
         finally:
             if turn.failure is not None:
                 self._record_failure(column, turn.failure, recorder)
-            if recorder is not None:
-                await finish_saving(turn, recorder)
-            if orchestrator is not None:
-                with contextlib.suppress(Exception):
-                    await orchestrator.provider.aclose()
-            column.ended = True
-            turn.emit(TurnEnded(run.session_id, column.status))
+            try:
+                if recorder is not None:
+                    await finish_saving(turn, recorder)
+                if orchestrator is not None:
+                    with contextlib.suppress(Exception):
+                        await orchestrator.provider.aclose()
+            finally:  # (also when stopped again meanwhile)
+                column.ended = True
+                turn.emit(TurnEnded(run.session_id, column.status))
 
     @staticmethod
     def _record_failure(column: CompareColumn, error: str,

@@ -19,27 +19,25 @@ log = logging.getLogger(__name__)
 
 
 async def finish_saving(turn: RunningTurn, recorder: SessionRecorder) -> None:
-    """Never raises: the caller's clean-up must run.
+    """Wait for the turn's last saves; a failure is told, not raised.
 
     Stopping the turn again while its last saves run (Quit or a signal just as the
     answer ends, a second Stop) does not abandon them: the app would end with what
-    was shown not stored. They finish first (the queue's own retries bound them)."""
-    closing = asyncio.ensure_future(recorder.close())
+    was shown not stored. They finish first (the queue's own retries bound them). A
+    stop that comes when nothing is left to store is raised (CancelledError)."""
     try:
         while True:
             try:
-                await asyncio.shield(closing)
+                await recorder.close()
                 break
             except asyncio.CancelledError:
-                if closing.cancelled():
+                if not recorder.queue.pending:
                     raise
                 log.info("chat %s: stopped while its last saves run; they finish first",
                          turn.session_id)
                 task = asyncio.current_task()
                 if task is not None:
                     task.uncancel()
-    except asyncio.CancelledError:
-        log.warning("chat %s: its last saves were cancelled", turn.session_id)
     except SaveError as exc:
         log.error("chat %s: %s", turn.session_id, exc)
         message = f"{exc}. It is shown here but not stored."
