@@ -369,5 +369,5 @@ def quit_now(window: MainWindow) -> None:
     if window.ready:
         window.quit_guard.allow()
         window.tray.quitting = True
-        window.close()
+    window.close()  # (while it loads: what was typed is kept as the chat's draft)
     QCoreApplication.quit()
