@@ -40,9 +40,10 @@ def environ() -> dict[str, str]:
 
 
 def ask(server: FakeOpenAIServer, data: Path, *args: str) -> subprocess.Popen[bytes]:
+    model = [] if "--compare" in args else ["--model", "gpt-test"]
     return subprocess.Popen(
         [sys.executable, "-m", "desktop", "ask", "--base-url", server.base_url,
-         "--model", "gpt-test", "--data-dir", str(data), *args],
+         *model, "--data-dir", str(data), *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environ(), cwd=ROOT)
 
 
@@ -243,3 +244,29 @@ def test_a_second_ask_in_a_chat_that_is_answering_is_refused(
         ("user", "one", "complete"), ("assistant", "First answer.", "complete"),
         ("user", "two", "complete"), ("assistant", ANSWER, "complete"),
         ("user", "three", "complete"), ("assistant", "Third answer.", "complete")]
+
+
+def test_sigterm_mid_compare_keeps_every_answer_so_far(
+        server: FakeOpenAIServer, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    answers = [ScriptedResponse(chunks=text_stream(ANSWER, chunk_size=16), hold_after=10)
+               for _column in range(2)]
+    server.enqueue(*answers)
+    child = ask(server, data, "--compare", "gpt-test,gpt-test", "tell me a long story")
+    try:
+        assert all(answer.holding.wait(60) for answer in answers)
+        child.send_signal(signal.SIGTERM)
+        _out, err = child.communicate(timeout=60)
+    finally:
+        for answer in answers:
+            answer.release()
+        child.kill()
+    assert child.returncode == 128 + signal.SIGTERM, err
+    assert err.decode() == "assista: error: interrupted\n"
+    assert_no_traceback(err.decode(), data)
+    [chat] = exported(data)
+    messages = chat["messages"]
+    assert isinstance(messages, list)
+    stopped = [m for m in messages if m["role"] == "assistant"]
+    assert len(stopped) == 2
+    assert all(m["status"] == "stopped" and ANSWER.startswith(text_of(m)) for m in stopped)
