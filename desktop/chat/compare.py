@@ -103,6 +103,15 @@ class CompareRunner:
         question or one of its answers; the new answers become its siblings."""
         _check_count(targets, minimum=1)
         self._not_busy(session_id)
+        self.service.locks.claim(session_id)  # (before the shown branch changes)
+        try:
+            return self._ask_others(session_id, message_id, targets, overrides)
+        except BaseException:
+            self.service.locks.release(session_id)
+            raise
+
+    def _ask_others(self, session_id: str, message_id: str, targets: Sequence[CompareTarget],
+                    overrides: TurnOverrides | None) -> CompareRun:
         branch = self.service.ctx.sessions.switch_branch(session_id, message_id)
         ids = [m.id for m in branch.messages]
         if message_id not in ids:
@@ -156,6 +165,21 @@ class CompareRunner:
                 overrides: TurnOverrides | None, approver: Approver | UseBoard | None,
                 confirm: ConfirmContinue | UseBoard | None, save: bool,
                 new_question: bool) -> CompareRun:
+        if save:
+            self.service.locks.claim(session_id)  # (ChatBusy: it answers in another process)
+        try:
+            return self._make_run(chat, session_id, history, question, targets,
+                                  overrides=overrides, approver=approver, confirm=confirm,
+                                  save=save, new_question=new_question)
+        except BaseException:
+            self.service.locks.release(session_id)
+            raise
+
+    def _make_run(self, chat: ChatRef, session_id: str, history: list[Message],
+                  question: Message, targets: Sequence[CompareTarget], *,
+                  overrides: TurnOverrides | None, approver: Approver | UseBoard | None,
+                  confirm: ConfirmContinue | UseBoard | None, save: bool,
+                  new_question: bool) -> CompareRun:
         service = self.service
         info = service.ctx.sessions.get_session(session_id) if save else None
         title = info.title if info is not None else ""
@@ -181,8 +205,6 @@ class CompareRunner:
             jobs.append(job)
         if all(isinstance(job, str) for job in jobs):
             raise ConfigError(str(jobs[0]))
-        if save:
-            service.locks.claim(session_id)  # (ChatBusy: it answers in another process)
         run = CompareRun(session_id, question, columns, group, saved=save)
         self.runs[session_id] = run
         service._running[session_id] = group

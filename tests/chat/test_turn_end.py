@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from desktop.app import AppContext
+from desktop.chat.compare_run import CompareTarget
 from desktop.chat.events import ChatEvent, TurnEnded
 from desktop.chat.profile import NewChat
 from desktop.chat.service import ChatService
@@ -95,3 +96,25 @@ async def test_a_chat_answering_in_another_process_refuses_a_turn_here(
     assert [m.text for m in ctx.sessions.load_messages(first.session_id)] == [
         "hi", "Hello.", "again", "Again."]
     assert lock_chat(ctx.paths.root, first.session_id) is not None  # released at the end
+
+
+async def test_compare_in_a_chat_answering_in_another_process_is_refused_too(
+        ctx: AppContext, server: FakeOpenAIServer) -> None:
+    config = add_provider(ctx, server)
+    server.enqueue_text("Hello.")
+    service = ChatService(ctx)
+    first = service.start(NewChat(), "hi")
+    await service.wait(first.session_id)
+    answer = ctx.sessions.load_messages(first.session_id)[-1]
+    before = ctx.sessions.load_active_branch(first.session_id).messages
+    elsewhere = lock_chat(ctx.paths.root, first.session_id)
+    assert elsewhere is not None
+    targets = [CompareTarget(config, "gpt-test"), CompareTarget(config, "gpt-test")]
+    with pytest.raises(ChatBusy):
+        service.compare.start(first.session_id, "both of you", targets)
+    with pytest.raises(ChatBusy):
+        service.compare.ask_others(first.session_id, answer.id, targets[:1])
+    assert ctx.sessions.load_active_branch(first.session_id).messages == before
+    assert len(server.chat_requests) == 1
+    elsewhere.release()
+    assert lock_chat(ctx.paths.root, first.session_id) is not None  # none left held here
