@@ -16,7 +16,15 @@ def main(argv: list[str] | None = None) -> int:
     guard_process()  # the commands the model runs must not read the app's keys
     from desktop.cli.commands import run
 
-    return run(args)
+    try:
+        try:
+            return run(args)
+        finally:  # (--help exits): a reader that went away shows here, not at exit
+            sys.stdout.flush()
+    except BrokenPipeError:  # ``assista ... | head``: every command ends quietly
+        from desktop.cli.failure import output_closed
+
+        return output_closed()
 
 
 def gui_main() -> int:

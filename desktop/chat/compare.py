@@ -37,9 +37,10 @@ from desktop.chat.compare_run import (
 from desktop.chat.events import TurnEnded, TurnFailed
 from desktop.chat.generation_stats import GenerationMeter
 from desktop.chat.running import RunningTurn
-from desktop.chat.service import BOARD, ChatService, UseBoard
+from desktop.chat.service import ChatService
 from desktop.chat.turn_plan import TurnOverrides, TurnPlan
 from desktop.chat.turn_saving import finish_saving
+from desktop.chat.use_board import BOARD, UseBoard
 from desktop.core.conversation import SessionRecorder
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.messages import ImagePart, Message, Part, TextPart
@@ -102,6 +103,15 @@ class CompareRunner:
         question or one of its answers; the new answers become its siblings."""
         _check_count(targets, minimum=1)
         self._not_busy(session_id)
+        self.service.locks.claim(session_id)  # (before the shown branch changes)
+        try:
+            return self._ask_others(session_id, message_id, targets, overrides)
+        except BaseException:
+            self.service.locks.release(session_id)
+            raise
+
+    def _ask_others(self, session_id: str, message_id: str, targets: Sequence[CompareTarget],
+                    overrides: TurnOverrides | None) -> CompareRun:
         branch = self.service.ctx.sessions.switch_branch(session_id, message_id)
         ids = [m.id for m in branch.messages]
         if message_id not in ids:
@@ -155,6 +165,21 @@ class CompareRunner:
                 overrides: TurnOverrides | None, approver: Approver | UseBoard | None,
                 confirm: ConfirmContinue | UseBoard | None, save: bool,
                 new_question: bool) -> CompareRun:
+        if save:
+            self.service.locks.claim(session_id)  # (ChatBusy: it answers in another process)
+        try:
+            return self._make_run(chat, session_id, history, question, targets,
+                                  overrides=overrides, approver=approver, confirm=confirm,
+                                  save=save, new_question=new_question)
+        except BaseException:
+            self.service.locks.release(session_id)
+            raise
+
+    def _make_run(self, chat: ChatRef, session_id: str, history: list[Message],
+                  question: Message, targets: Sequence[CompareTarget], *,
+                  overrides: TurnOverrides | None, approver: Approver | UseBoard | None,
+                  confirm: ConfirmContinue | UseBoard | None, save: bool,
+                  new_question: bool) -> CompareRun:
         service = self.service
         info = service.ctx.sessions.get_session(session_id) if save else None
         title = info.title if info is not None else ""
@@ -242,13 +267,15 @@ class CompareRunner:
         finally:
             if turn.failure is not None:
                 self._record_failure(column, turn.failure, recorder)
-            if recorder is not None:
-                await finish_saving(turn, recorder)
-            if orchestrator is not None:
-                with contextlib.suppress(Exception):
-                    await orchestrator.provider.aclose()
-            column.ended = True
-            turn.emit(TurnEnded(run.session_id, column.status))
+            try:
+                if recorder is not None:
+                    await finish_saving(turn, recorder)
+                if orchestrator is not None:
+                    with contextlib.suppress(Exception):
+                        await orchestrator.provider.aclose()
+            finally:  # (also when stopped again meanwhile)
+                column.ended = True
+                turn.emit(TurnEnded(run.session_id, column.status))
 
     @staticmethod
     def _record_failure(column: CompareColumn, error: str,

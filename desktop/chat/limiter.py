@@ -9,6 +9,7 @@ part of the request, so Stop cancels it like any other.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncGenerator, Callable
 
 from desktop.core.events import StreamEvent
@@ -52,14 +53,20 @@ class LimitedProvider:
         self._on_wait = on_wait
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
+        """The provider's stream, holding a slot. Closing it (``aclose``: a consumer
+        that stops reading, a cancelled turn, the loop's shutdown) closes the
+        provider's stream too, on the loop, before the slot is given back: left to the
+        garbage collector, that stream was closed without a loop ("async generator
+        ignored GeneratorExit") while its slot was already free."""
         queued = self._slots.locked()
         if queued and self._on_wait is not None:
             self._on_wait(True)
         async with self._slots:
             if queued and self._on_wait is not None:
                 self._on_wait(False)
-            async for event in self.inner.stream(request):
-                yield event
+            async with contextlib.aclosing(self.inner.stream(request)) as events:
+                async for event in events:
+                    yield event
 
     async def list_models(self) -> list[ModelInfo]:
         return await self.inner.list_models()

@@ -13,6 +13,7 @@ stored in the chat.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
@@ -61,13 +62,14 @@ class ChatSampler:
         text: list[str] = []
         stop_reason = "endTurn"
         try:
-            async for event in provider.stream(chat_request):
-                if isinstance(event, TextDelta):
-                    text.append(event.text)
-                elif isinstance(event, ErrorEvent):
-                    raise RuntimeError(event.message)
-                elif isinstance(event, EndEvent) and event.finish_reason == "length":
-                    stop_reason = "maxTokens"
+            async with contextlib.aclosing(provider.stream(chat_request)) as events:
+                async for event in events:  # (closed on the loop, also on an error)
+                    if isinstance(event, TextDelta):
+                        text.append(event.text)
+                    elif isinstance(event, ErrorEvent):
+                        raise RuntimeError(event.message)
+                    elif isinstance(event, EndEvent) and event.finish_reason == "length":
+                        stop_reason = "maxTokens"
         finally:
             await provider.aclose()
         return SamplingAnswer("".join(text), model, stop_reason)

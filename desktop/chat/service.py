@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import enum
 import logging
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -35,8 +34,10 @@ from desktop.chat.message_edits import CONTINUATION_KEY, CONTINUE_PROMPT, Messag
 from desktop.chat.profile import ChatProfiles, ChatRef
 from desktop.chat.running import RunningTurn
 from desktop.chat.titling import ChatTitler
+from desktop.chat.turn_locks import TurnLocks
 from desktop.chat.turn_plan import TurnOverrides, TurnPlan, plan_turn
 from desktop.chat.turn_saving import finish_saving
+from desktop.chat.use_board import BOARD, UseBoard
 from desktop.core.conversation import SessionRecorder, auto_title
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.messages import Message, Part, TextPart
@@ -49,16 +50,6 @@ if TYPE_CHECKING:
     from desktop.tools.approval import ApprovalDecision, ApprovalRequest, Approver
 
 log = logging.getLogger(__name__)
-
-class UseBoard(enum.Enum):
-    """The default of :meth:`ChatService.start`'s ``approver`` and ``confirm``: the
-    service's own (approvals on the board, "Continue?" asked of the chat's observers).
-    ``None`` means something else: nobody to ask (the call is denied, the loop stops)."""
-
-    BOARD = "board"
-
-
-BOARD = UseBoard.BOARD
 
 
 class ChatService:
@@ -74,6 +65,7 @@ class ChatService:
         self.edits = MessageEdits(ctx.sessions)
         self.limiter = ProviderLimiter(self._slot_limit)
         self._running: dict[str, RunningTurn] = {}
+        self.locks = TurnLocks(ctx.paths.root)  # a chat answers in one process at a time
         self._observers: dict[str, list[ChatObserver]] = {}
         self.chat_states = ChatStates()
         self.on_state: list[StateObserver] = self.chat_states.observers
@@ -155,15 +147,8 @@ class ChatService:
         if not regenerate:
             user = Message(role="user", parts=[TextPart(text=text), *attachments],
                            provider_data={CONTINUATION_KEY: True} if continuation else {})
-        if not save:
-            session_id, history = f"unsaved-{id(user)}", []
-        else:
-            session_id = self._ensure_chat(chat, plan, text, attachments)
-            if session_id in self._running:
-                raise ConfigError("This chat is still answering; stop it first.")
-            history = (self.ctx.sessions.start_branch(session_id, branch_from)
-                       if branch_from is not None else
-                       list(self.ctx.sessions.load_active_branch(session_id).messages))
+        session_id, history = self._open_chat(chat, plan, text, attachments, branch_from) \
+            if save else (f"unsaved-{id(user)}", [])
         info = self.ctx.sessions.get_session(session_id) if save else None
         turn = RunningTurn(session_id, info.title if info else "", [], history,
                            model=plan.model)
@@ -175,12 +160,33 @@ class ChatService:
             orchestrator = self._build(turn, plan, overrides, approver, confirm)
         except BaseException:
             self._running.pop(session_id, None)
+            self.locks.release(session_id)
             self.chat_states.set(session_id, "idle")
             raise
         turn.task = asyncio.ensure_future(self._run(turn, orchestrator, plan, user, save))
         if save and branch_from is None and not (regenerate or continuation):
             self.chats.set_draft(chat, "")  # the draft was this message
         return turn
+
+    def _open_chat(self, chat: ChatRef, plan: TurnPlan, text: str, attachments: Sequence[Part],
+                   branch_from: str | None) -> tuple[str, list[Message]]:
+        """The chat's id (a new chat is created) and what its turn starts from, with its
+        lock held: a chat answers in one process at a time (:mod:`.turn_locks`)."""
+        sid = chat if isinstance(chat, str) else None
+        if sid is not None and sid in self._running:
+            raise ConfigError("This chat is still answering; stop it first.")
+        try:
+            if sid is not None:
+                self.locks.claim(sid)  # (before anything in it changes)
+            sid = self._ensure_chat(chat, plan, text, attachments)
+            self.locks.claim(sid)
+            sessions = self.ctx.sessions
+            return sid, (sessions.start_branch(sid, branch_from) if branch_from is not None
+                         else list(sessions.load_active_branch(sid).messages))
+        except BaseException:
+            if sid is not None:
+                self.locks.release(sid)
+            raise
 
     def _ensure_chat(self, chat: ChatRef, plan: TurnPlan, text: str,
                      attachments: Sequence[Part]) -> str:
@@ -255,15 +261,18 @@ class ChatService:
             turn.failure = f"Unexpected error: {exc}"
             turn.emit(TurnFailed(turn.failure))
         finally:
-            if recorder is not None:
-                await finish_saving(turn, recorder)
-            with contextlib.suppress(Exception):
-                await orchestrator.provider.aclose()
-            self._finish(turn)
+            try:
+                if recorder is not None:
+                    await finish_saving(turn, recorder)
+                with contextlib.suppress(Exception):
+                    await orchestrator.provider.aclose()
+            finally:  # (also when stopped again meanwhile: the chat must not stay busy)
+                self._finish(turn)
 
     def _finish(self, turn: RunningTurn) -> None:
         sid = turn.session_id
         self._running.pop(sid, None)
+        self.locks.release(sid)
         status = "stopped" if turn.result is None and turn.failure is None else (
             "failed" if turn.result is None else turn.result.status)
         failed = turn.failure is not None or status == "error"

@@ -19,13 +19,25 @@ log = logging.getLogger(__name__)
 
 
 async def finish_saving(turn: RunningTurn, recorder: SessionRecorder) -> None:
-    """Never raises: the caller's clean-up must run."""
+    """Wait for the turn's last saves; a failure is told, not raised.
+
+    Stopping the turn again while its last saves run (Quit or a signal just as the
+    answer ends, a second Stop) does not abandon them: the app would end with what
+    was shown not stored. They finish first (the queue's own retries bound them). A
+    stop that comes when nothing is left to store is raised (CancelledError)."""
     try:
-        await recorder.close()
-    except asyncio.CancelledError:
-        # Shutting down: the turn must end now; the queue's writer keeps saving in the
-        # background for as long as the loop runs.
-        log.warning("chat %s: stopped while its last saves were running", turn.session_id)
+        while True:
+            try:
+                await recorder.close()
+                break
+            except asyncio.CancelledError:
+                if not recorder.queue.pending:
+                    raise
+                log.info("chat %s: stopped while its last saves run; they finish first",
+                         turn.session_id)
+                task = asyncio.current_task()
+                if task is not None:
+                    task.uncancel()
     except SaveError as exc:
         log.error("chat %s: %s", turn.session_id, exc)
         message = f"{exc}. It is shown here but not stored."

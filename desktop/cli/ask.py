@@ -33,7 +33,8 @@ from desktop.chat.profile import ChatRef, NewChat
 from desktop.chat.service import ChatService
 from desktop.chat.turn_plan import TurnOverrides
 from desktop.cli.context import open_cli_context
-from desktop.cli.failure import fail
+from desktop.cli.failure import fail, output_closed
+from desktop.cli.interrupt import exit_status, run_interruptible
 from desktop.cli.mcp_inputs import mcp_turn, wants_mcp_inputs
 from desktop.cli.mcp_sign_in import TerminalBrowser, sign_in_needed_text, sign_in_where_needed
 from desktop.cli.mcp_terminal import TerminalElicitor, TerminalSamplingApprover
@@ -114,13 +115,25 @@ class _Printer:
         self.lines = TerminalLines(err)  # never inside a question waiting for an answer
         self.as_json = as_json
         self.show_tools = not as_json and err.isatty()
+        self.closed = False  # the output's reader went away
 
     def __call__(self, event: ChatEvent) -> None:
+        if self.closed:
+            return
         if isinstance(event, ToolProgress) and event.kind == "progress":
-            self._progress(event)
+            try:
+                self._progress(event)
+            except BrokenPipeError:
+                self.closed = True
             return
         if isinstance(event, NOT_PRINTED):
             return  # the service's own news; the output is the agent loop's events
+        try:
+            self._print(event)
+        except BrokenPipeError:  # the reader went away (| head): the answer goes on, saved
+            self.closed = True
+
+    def _print(self, event: ChatEvent) -> None:
         if self.as_json:
             self.out.write(json.dumps(event_to_dict(event), ensure_ascii=False) + "\n")
             self.out.flush()
@@ -301,11 +314,11 @@ def ask_command(args: argparse.Namespace) -> int:
     except AssistaError as exc:
         return fail(str(exc))
     try:
-        user_message, result = asyncio.run(_ask(ctx, args, printer))
+        user_message, result = run_interruptible(_ask(ctx, args, printer))
         if result is None:
             raise KeyboardInterrupt
-    except KeyboardInterrupt:
-        return fail("interrupted", EXIT_INTERRUPTED)
+    except KeyboardInterrupt as interrupt:  # Ctrl+C, SIGTERM, SIGHUP: the answer is saved
+        return fail("interrupted", exit_status(interrupt))
     except AssistaError as exc:
         log.info("ask failed: %s", exc)
         return fail(str(exc))
@@ -314,6 +327,8 @@ def ask_command(args: argparse.Namespace) -> int:
         return fail(f"unexpected error: {exc} (details in {ctx.paths.logs_dir})")
     finally:
         ctx.close()
+    if printer.closed:
+        return output_closed()
     if args.json:
         final = {"type": "messages", "status": result.status,
                  "messages": [m.model_dump(mode="json")

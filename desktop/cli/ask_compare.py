@@ -47,7 +47,8 @@ from desktop.cli.ask import (
     resolve_provider,
 )
 from desktop.cli.context import open_cli_context
-from desktop.cli.failure import fail
+from desktop.cli.failure import fail, output_closed
+from desktop.cli.interrupt import exit_status, run_interruptible
 from desktop.cli.mcp_inputs import mcp_turn, wants_mcp_inputs
 from desktop.core.agent_events import ToolRunFinished, ToolRunStarted
 from desktop.core.errors import AssistaError, ConfigError
@@ -117,6 +118,7 @@ class ComparePrinter:
         self._held: list[list[str]] = []
         self._ended: list[bool] = []
         self._current = 0
+        self.closed = False  # the output's reader went away
 
     def start(self, run: CompareRun) -> None:
         self.run = run
@@ -130,8 +132,13 @@ class ComparePrinter:
         return partial(self._event, index)
 
     def _write(self, text: str) -> None:
-        self.out.write(text)
-        self.out.flush()
+        if self.closed:
+            return
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except BrokenPipeError:  # the reader went away (| head): the answers go on, saved
+            self.closed = True
 
     def _event(self, index: int, event: ChatEvent) -> None:
         if isinstance(event, TurnEnded):
@@ -213,9 +220,9 @@ def compare_command(args: argparse.Namespace) -> int:
     except AssistaError as exc:
         return fail(str(exc))
     try:
-        run = asyncio.run(_compare(ctx, args, printer))
-    except KeyboardInterrupt:
-        return fail("interrupted", EXIT_INTERRUPTED)
+        run = run_interruptible(_compare(ctx, args, printer))
+    except KeyboardInterrupt as interrupt:  # Ctrl+C, SIGTERM, SIGHUP: the answer is saved
+        return fail("interrupted", exit_status(interrupt))
     except AssistaError as exc:
         log.info("ask --compare failed: %s", exc)
         return fail(str(exc))
@@ -224,6 +231,8 @@ def compare_command(args: argparse.Namespace) -> int:
         return fail(f"unexpected error: {exc} (details in {ctx.paths.logs_dir})")
     finally:
         ctx.close()
+    if printer.closed:
+        return output_closed()
     if args.json:
         for column in run.columns:
             line = {"type": "messages", "model": column.target.name, "column": column.index,

@@ -41,7 +41,9 @@ def export_command(args: argparse.Namespace) -> int:
         try:
             sys.stdout.write(text)
             sys.stdout.flush()
-        except OSError as exc:  # a full disk, a closed pipe
+        except BrokenPipeError:
+            raise  # the reader went away (| head): a quiet end (desktop.__main__)
+        except OSError as exc:  # a full disk
             with contextlib.suppress(OSError):  # nothing more can reach stdout
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return fail(f"cannot write the export: {exc.strerror or exc}")

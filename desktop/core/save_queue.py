@@ -91,8 +91,9 @@ class SaveQueue:
 
     async def close(self) -> None:
         """Wait until everything is stored; retry what failed; SaveError if it still
-        fails (the messages stay in :attr:`pending`)."""
-        if self._writer is not None:
+        fails (the messages stay in :attr:`pending`). Called again after it was
+        interrupted, it goes on with what is left."""
+        if self._writer is not None and not self._writer.cancelled():
             await asyncio.shield(self._writer)
         if self._pending and not await self._drain(self.final_delays):
             error = self.last_error

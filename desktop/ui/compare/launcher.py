@@ -98,7 +98,7 @@ class CompareLauncher(QObject):
             run = self.service.compare.start(controller.chat, self.question(), targets,
                                              attachments)
         except AssistaError as exc:
-            self.pane.show_error(str(exc))
+            self.pane.show_error(self.controller.refusal(exc))
             return None
         composer.clear()
         if controller.session_id != run.session_id:
@@ -113,7 +113,7 @@ class CompareLauncher(QObject):
         try:
             run = self.service.compare.ask_others(session_id, message_id, targets)
         except AssistaError as exc:
-            self.pane.show_error(str(exc))
+            self.pane.show_error(self.controller.refusal(exc))
             return None
         self._follow(run)
         return run

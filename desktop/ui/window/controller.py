@@ -32,6 +32,7 @@ from desktop.chat.events import (
 from desktop.chat.profile import ChatRef, NewChat
 from desktop.chat.running import RunningTurn
 from desktop.chat.service import ChatService
+from desktop.chat.turn_locks import ChatBusy
 from desktop.chat.turn_plan import ProviderMissing
 from desktop.core.errors import AssistaError
 from desktop.core.events import TextDelta
@@ -247,7 +248,7 @@ class ChatController(QObject):
         try:
             turn = self.service.continue_answer(self.session_id)
         except AssistaError as exc:
-            self.errorOccurred.emit(str(exc))
+            self.errorOccurred.emit(self.refusal(exc))
             return False
         self._watch(turn.session_id)
         self.userMessageAdded.emit(turn.base[-1])
@@ -274,7 +275,7 @@ class ChatController(QObject):
             self.providerMissing.emit()
             return False
         except AssistaError as exc:
-            self.errorOccurred.emit(str(exc))
+            self.errorOccurred.emit(self.refusal(exc))
             return False
         if self.session_id != turn.session_id:
             self.session_id = turn.session_id
@@ -288,6 +289,13 @@ class ChatController(QObject):
             self.userMessageAdded.emit(turn.base[-1])
         self.busyChanged.emit(True)
         return True
+
+    def refusal(self, exc: AssistaError) -> str:
+        """Why a turn did not start, for the user."""
+        if isinstance(exc, ChatBusy):
+            return self.tr("This chat is answering in another Assista process (assista ask); "
+                           "try again once that answer has finished.")
+        return str(exc)
 
     def _on_event(self, event: ChatEvent) -> None:
         """An event of the chat on screen (live, or replayed when it was opened)."""

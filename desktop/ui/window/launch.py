@@ -8,10 +8,12 @@ The window is on screen before the app has loaded. In order:
 2. the skeleton lists the newest chats (one query with plain ``sqlite3``) and its
    message box takes typing: the window is filled in for the user;
 3. then the rest is imported and opened (the database with its checks, settings, the
-   agent loop, the chat view), and :meth:`MainWindow.attach` builds the real content
-   in steps with the window's events handled between them; what was typed meanwhile
-   goes on in the composer (and is sent if Enter was pressed);
-4. then the qasync loop runs the app.
+   agent loop, the chat view); the qasync loop starts running, and on it
+   :meth:`MainWindow.attach` builds the real content in steps with the window's
+   events handled between them; what was typed meanwhile goes on in the composer
+   (and is sent if Enter was pressed: the loop runs, so it is answered);
+4. the loop runs the app until it quits, then stops the chats' answers (what they
+   wrote is saved) on the loop too (:mod:`desktop.ui.window.app_loop`).
 
 Only Qt and a few light modules are imported at the top of this module.
 """
@@ -19,6 +21,7 @@ Only Qt and a few light modules are imported at the top of this module.
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
@@ -39,6 +42,7 @@ from desktop.ui.window.startup_skeleton import EarlyTyping, hand_over_typing
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
+    from desktop.ui.window.controller import ChatController
 
 FIRST_FRAME_TIMEOUT_MS = 1000  # never wait longer than this for the first paint
 
@@ -296,9 +300,31 @@ def _launch_gui(data_dir: str | None, *, smoke: bool, quick: str | None) -> int:
 
 def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bool,
                quick: str | None = None) -> int:
-    import asyncio
+    """Fill the window in and run the app, on the asyncio loop from the start (see
+    :mod:`desktop.ui.window.app_loop`): a question sent at any moment is answered."""
+    from desktop import __version__
+    from desktop.ui.window.app_loop import run_app
 
-    import qasync
+    app.setApplicationVersion(__version__)
+    theme.settle(app, ctx.settings.current.theme)
+    theme.set_base_font_size(ctx.settings.current.base_font_pt or None)
+    closing: list[Callable[[], None]] = []  # (after the loop, before the data is closed)
+    try:
+        run_app(app, lambda: start_window(app, window, ctx, smoke=smoke, quick=quick,
+                                          closing=closing),
+                lambda controller: controller.shutdown(),
+                on_signal=lambda: quit_now(window))
+    finally:
+        for close in reversed(closing):
+            close()
+        ctx.close()
+    return 0
+
+
+def start_window(app: QApplication, window: MainWindow, ctx: AppContext, *, smoke: bool,
+                 quick: str | None, closing: list[Callable[[], None]]) -> ChatController:
+    """Build the window's content and start its work (run on the running loop)."""
+    import asyncio
 
     from desktop import __version__
     from desktop.chat.service import ChatService
@@ -306,29 +332,22 @@ def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bo
     from desktop.ui.window.settings_signal import follow_settings
     from desktop.ui.window.single_instance import InstanceServer
 
-    app.setApplicationVersion(__version__)
-    theme.settle(app, ctx.settings.current.theme)
-    theme.set_base_font_size(ctx.settings.current.base_font_pt or None)
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
     # The window's chat service has the model title new chats (Preferences can say no).
     controller = ChatController(ctx, service=ChatService(ctx, write_titles=True))
-    settings_signal = follow_settings(app, controller)
+    closing.append(follow_settings(app, controller).close)
     window.attach(controller, between_steps=app.processEvents)
     reopen_last_chat(window)
     app.processEvents()
     collect_and_freeze()
     gc.enable()
-    instance_server = InstanceServer(ctx.paths.root, window.bring_to_front,
-                                     on_command=window.quick.command)
+    closing.append(InstanceServer(ctx.paths.root, window.bring_to_front,
+                                  on_command=window.quick.command).close)
     if quick is not None:
         window.quick.standalone = not window.isVisible()
         QTimer.singleShot(0, lambda: window.quick.open(quick))
         QTimer.singleShot(0, window.run_start_work)  # no first frame of its own to wait for
     if ctx.notice:
         QTimer.singleShot(0, lambda: window.show_error(ctx.notice or ""))
-    closed = asyncio.Event()
-    app.aboutToQuit.connect(closed.set)
     app.lastWindowClosed.connect(app.quit)
     if smoke:
         def finish() -> None:
@@ -341,12 +360,14 @@ def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bo
         QTimer.singleShot(200, lambda: asyncio.ensure_future(first_run(window)))
     if not window.isVisible() and quick is None:  # closed while it was loading
         QTimer.singleShot(0, app.quit)
-    try:
-        with loop:
-            loop.run_until_complete(closed.wait())
-            loop.run_until_complete(controller.shutdown())
-    finally:
-        settings_signal.close()
-        instance_server.close()
-        ctx.close()
-    return 0
+    return controller
+
+
+def quit_now(window: MainWindow) -> None:
+    """Quit without asking (SIGTERM, the session ending): answers are stopped, what
+    they wrote so far is kept, marked stopped."""
+    if window.ready:
+        window.quit_guard.allow()
+        window.tray.quitting = True
+    window.close()  # (while it loads: what was typed is kept as the chat's draft)
+    QCoreApplication.quit()

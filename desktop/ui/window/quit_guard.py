@@ -31,6 +31,10 @@ class QuitGuard(QObject):
             self._ask(running)
         return not running
 
+    def allow(self) -> None:
+        """The window closes without asking (Quit was chosen, or the session ends)."""
+        self._confirmed = True
+
     def _ask(self, running: int) -> None:
         if self.box is not None and self.box.isVisible():
             self.box.raise_()
@@ -47,7 +51,7 @@ class QuitGuard(QObject):
         def answered(_result: int) -> None:
             self.box = None
             if box.clickedButton() is quit_button:
-                self._confirmed = True
+                self.allow()
                 self.window.close()
 
         box.finished.connect(answered)
