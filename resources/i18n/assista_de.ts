@@ -528,6 +528,10 @@
     <context>
         <name>ChatController</name>
         <message>
+            <source>This chat is answering in another Assista process (assista ask); try again once that answer has finished.</source>
+            <translation>Dieser Chat antwortet gerade in einem anderen Assista-Prozess (assista ask); versuchen Sie es erneut, sobald diese Antwort fertig ist.</translation>
+        </message>
+        <message>
             <source>Waiting for another answer from this provider to finish…</source>
             <translation>Warte, bis eine andere Antwort dieses Anbieters fertig ist…</translation>
         </message>

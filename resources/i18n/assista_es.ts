@@ -528,6 +528,10 @@
     <context>
         <name>ChatController</name>
         <message>
+            <source>This chat is answering in another Assista process (assista ask); try again once that answer has finished.</source>
+            <translation>Este chat está respondiendo en otro proceso de Assista (assista ask); vuelva a intentarlo cuando esa respuesta haya terminado.</translation>
+        </message>
+        <message>
             <source>Waiting for another answer from this provider to finish…</source>
             <translation>Esperando a que termine otra respuesta de este proveedor…</translation>
         </message>

@@ -528,6 +528,10 @@
     <context>
         <name>ChatController</name>
         <message>
+            <source>This chat is answering in another Assista process (assista ask); try again once that answer has finished.</source>
+            <translation>Cette discussion répond dans un autre processus Assista (assista ask) ; réessayez une fois cette réponse terminée.</translation>
+        </message>
+        <message>
             <source>Waiting for another answer from this provider to finish…</source>
             <translation>En attente de la fin d’une autre réponse de ce fournisseur…</translation>
         </message>

@@ -528,6 +528,10 @@
     <context>
         <name>ChatController</name>
         <message>
+            <source>This chat is answering in another Assista process (assista ask); try again once that answer has finished.</source>
+            <translation>このチャットは別の Assista プロセス（assista ask）で回答中です。その回答が終わってからもう一度お試しください。</translation>
+        </message>
+        <message>
             <source>Waiting for another answer from this provider to finish…</source>
             <translation>このプロバイダーの別の回答が終わるのを待っています…</translation>
         </message>

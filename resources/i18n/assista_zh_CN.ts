@@ -528,6 +528,10 @@
     <context>
         <name>ChatController</name>
         <message>
+            <source>This chat is answering in another Assista process (assista ask); try again once that answer has finished.</source>
+            <translation>此对话正在另一个 Assista 进程（assista ask）中回答；请在该回答结束后再试。</translation>
+        </message>
+        <message>
             <source>Waiting for another answer from this provider to finish…</source>
             <translation>正在等待此提供商的另一个回答完成…</translation>
         </message>
