@@ -90,8 +90,12 @@ def ensure_system_packages(names: list[str]) -> None:
 
 
 #: Servers nobody here wrote that the tests talk to, from the npm registry (skipped where
-#: Node.js is missing): the MCP reference server, over stdio, Streamable HTTP and SSE.
-NPM_TEST_SERVERS = ["@modelcontextprotocol/server-everything@2026.8.31"]
+#: Node.js is missing): the MCP reference server, over stdio, Streamable HTTP and SSE, and
+#: s3rver, a second S3 server for sync.
+NPM_TEST_SERVERS = [
+    "@modelcontextprotocol/server-everything@2026.8.31",
+    "s3rver@3.7.1",  # a second S3 server for the sync tests (tests/sync/test_s3rver.py)
+]
 NPM_PREFIX = ROOT / "build" / "test-servers"
 
 
