@@ -1,14 +1,19 @@
-"""s3rver (npm): a second, independent S3 server for the sync tests, on 127.0.0.1 with a
-port the OS picks and its objects in a directory of files. Its bucket listings answer in
-the XML namespace ``http://doc.s3.amazonaws.com/2006-03-01/`` (not AWS's), the server
-that once made sync a silent no-op.
+"""s3rver (npm) and its fork @20minutes/s3rver: S3 servers for the sync tests that nobody
+here wrote, on 127.0.0.1 with a port the OS picks and their objects in a directory of
+files. Their bucket listings answer in the XML namespace
+``http://doc.s3.amazonaws.com/2006-03-01/`` (not AWS's), the server that once made sync a
+silent no-op.
 
-s3rver 3.7.1 checks that a request's access key id is one it knows (``S3RVER``) but does
-not verify Signature Version 4 signatures ("Signature version 4 calculation is
-unimplemented" in its lib/middleware/authentication.js): a wrong secret is accepted.
+- ``s3rver`` 3.7.1 checks that a request's access key id is one it knows (``S3RVER``)
+  but does not verify Signature Version 4 signatures ("Signature version 4 calculation
+  is unimplemented" in its lib/middleware/authentication.js): a wrong secret passes.
+- ``@20minutes/s3rver`` 5.0.0 verifies SigV4 signatures (a wrong secret is refused
+  with 403 SignatureDoesNotMatch), and signs the bucket's path without a trailing
+  slash, as the AWS SDKs send it. Its package.json asks for Node 24 and ships no
+  ``bin/`` script, but the library runs on Node 20: it is started through ``node -e``.
 
-``packaging/dev.py test`` installs it under ``build/test-servers`` (npm); tests using it
-skip, saying so, where Node.js or the package is missing."""
+``packaging/dev.py test`` installs both under ``build/test-servers`` (npm); tests using
+them skip, saying so, where Node.js or the package is missing."""
 
 from __future__ import annotations
 
@@ -24,26 +29,38 @@ import pytest
 from tests.tools.mcp_reference import PREFIX
 
 KEY_ID = SECRET = "S3RVER"  # the one account s3rver knows
-S3RVER = PREFIX / "node_modules" / "s3rver" / "bin" / "s3rver.js"
 NODE = shutil.which("node")
+PACKAGES = ("s3rver", "@20minutes/s3rver")
+#: Starts the package's S3rver class (argv: package folder, data folder).
+LAUNCH = """
+const S3rver = require(process.argv[1]);
+new S3rver({address: '127.0.0.1', port: 0, directory: process.argv[2], silent: true,
+            vhostBuckets: false}).run()
+  .then(({address, port}) => console.log('S3rver listening on %s:%d', address, port))
+  .catch(error => { console.error(error); process.exit(1); });
+"""
 
-needs_s3rver = pytest.mark.skipif(
-    NODE is None or not S3RVER.exists(),
-    reason="s3rver is not installed: it needs Node.js and npm "
-    "(packaging/dev.py test installs it under build/test-servers)",
-)
+
+def package_dir(package: str) -> Path:
+    return PREFIX / "node_modules" / package
+
+
+def skip_unless_installed(package: str) -> None:
+    if NODE is None or not (package_dir(package) / "package.json").exists():
+        pytest.skip(f"{package} is not installed: it needs Node.js and npm "
+                    "(packaging/dev.py test installs it under build/test-servers)")
 
 _LISTENING = re.compile(r"S3rver listening on 127\.0\.0\.1:(\d+)")
 
 
 class S3rver:
-    def __init__(self, root: Path, bucket: str = "chats") -> None:
+    def __init__(self, root: Path, package: str = "s3rver", bucket: str = "chats") -> None:
+        skip_unless_installed(package)
         root.mkdir(parents=True, exist_ok=True)
-        self.root, self.bucket = root, bucket
+        self.root, self.bucket, self.package = root, bucket, package
         assert NODE is not None
         self._process = subprocess.Popen(
-            [NODE, str(S3RVER), "--directory", str(root), "--address", "127.0.0.1",
-             "--port", "0", "--silent", "--no-vhost-buckets"],
+            [NODE, "-e", LAUNCH, str(package_dir(package)), str(root)],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             text=True,
         )
@@ -58,7 +75,7 @@ class S3rver:
                 break
         if not port:
             self._process.wait(10)
-            raise RuntimeError("s3rver did not start:\n" + "".join(lines))
+            raise RuntimeError(f"{package} did not start:\n" + "".join(lines))
         # Keep reading what it prints, so it never blocks on a full pipe.
         threading.Thread(target=self._process.stdout.read, daemon=True).start()
         self.endpoint = f"http://127.0.0.1:{port}"

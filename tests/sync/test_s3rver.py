@@ -1,7 +1,8 @@
-"""Sync through a second real S3 server, s3rver from npm (not written here, unlike the
-moto setup): its listings come in another XML namespace, two data folders end with the
-union of their chats, nothing readable is on the server, and an emptied bucket gets
-everything again."""
+"""Sync through S3 servers nobody here wrote (unlike the moto setup): s3rver from npm and
+its fork @20minutes/s3rver, which checks SigV4 signatures. Their listings come in another
+XML namespace; two data folders end with the union of their chats, nothing readable is
+on the server, an emptied bucket gets everything again, and bad credentials are refused
+with the user's data untouched."""
 
 from __future__ import annotations
 
@@ -14,22 +15,36 @@ from httpx_auth import AWS4Auth
 
 from desktop.sync.errors import SyncError
 from tests.sync.conftest import Device, Place
-from tests.sync.s3rver_server import KEY_ID, SECRET, S3rver, needs_s3rver
-
-pytestmark = needs_s3rver
+from tests.sync.s3rver_server import KEY_ID, PACKAGES, SECRET, S3rver
 
 S3RVER_NS = "http://doc.s3.amazonaws.com/2006-03-01/"
 SECRETS = (b"Zanzibar", b"Stonetown", b"Quokka", b"Rottnest")
 EVERYTHING = {"book the ferry to Stonetown", "quokkas live on Rottnest"}
 
 
-@pytest.fixture
-def s3rver(tmp_path: Path) -> Iterator[Place]:
-    server = S3rver(tmp_path / "s3rver-root")
+def _place(root: Path, package: str) -> Iterator[Place]:
+    server = S3rver(root, package)
     try:
         yield Place("s3", server.url, server.environ, server.stored, server, server.wipe)
     finally:
         server.stop()
+
+
+@pytest.fixture(params=PACKAGES)
+def s3rver(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Place]:
+    yield from _place(tmp_path / "s3rver-root", request.param)
+
+
+@pytest.fixture
+def checking(tmp_path: Path) -> Iterator[Place]:
+    """The fork that verifies SigV4 signatures."""
+    yield from _place(tmp_path / "s3rver-root", "@20minutes/s3rver")
+
+
+@pytest.fixture
+def unchecking(tmp_path: Path) -> Iterator[Place]:
+    """s3rver 3.7.1, which does not."""
+    yield from _place(tmp_path / "s3rver-root", "s3rver")
 
 
 def _device(tmp_path: Path, name: str, place: Place) -> Device:
@@ -47,23 +62,21 @@ def _two_devices_synced(tmp_path: Path, place: Place) -> tuple[Device, Device]:
     return a, b
 
 
-def test_s3rver_lists_in_a_namespace_other_than_aws(s3rver: Place, tmp_path: Path) -> None:
+def test_listings_come_in_a_namespace_other_than_aws(s3rver: Place, tmp_path: Path) -> None:
     """The quirk these tests are about is really there (else they would prove nothing)."""
     server: S3rver = s3rver.server
     a, b = _two_devices_synced(tmp_path, s3rver)
-    reply = httpx.get(f"{server.endpoint}/{server.bucket}/",
+    reply = httpx.get(f"{server.endpoint}/{server.bucket}",
                       params={"list-type": "2", "prefix": "assista/"},
                       auth=AWS4Auth(KEY_ID, SECRET, "us-east-1", "s3"), trust_env=False)
-    assert reply.status_code == 200
+    assert reply.status_code == 200, reply.text
     assert f'<ListBucketResult xmlns="{S3RVER_NS}">' in reply.text
     assert "<Key>assista/" in reply.text  # the sync wrote its files there
     a.db.close()
     b.db.close()
 
 
-def test_two_data_folders_end_with_the_union_through_s3rver(
-    s3rver: Place, tmp_path: Path
-) -> None:
+def test_two_data_folders_end_with_the_union(s3rver: Place, tmp_path: Path) -> None:
     a, b = _two_devices_synced(tmp_path, s3rver)
     assert a.texts() == b.texts() == EVERYTHING
     keys: list[str] = s3rver.server.keys()
@@ -72,9 +85,9 @@ def test_two_data_folders_end_with_the_union_through_s3rver(
     b.db.close()
 
 
-def test_nothing_readable_is_stored_on_s3rver(s3rver: Place, tmp_path: Path) -> None:
+def test_nothing_readable_is_stored_on_the_server(s3rver: Place, tmp_path: Path) -> None:
     a, b = _two_devices_synced(tmp_path, s3rver)
-    stored = s3rver.stored()  # every file s3rver keeps: objects and their metadata
+    stored = s3rver.stored()  # every file the server keeps: objects and their metadata
     assert any("devices" in name for name in stored)
     for name, data in stored.items():
         for secret in SECRETS:
@@ -84,7 +97,7 @@ def test_nothing_readable_is_stored_on_s3rver(s3rver: Place, tmp_path: Path) -> 
     b.db.close()
 
 
-def test_an_emptied_s3rver_bucket_gets_everything_again(s3rver: Place, tmp_path: Path) -> None:
+def test_an_emptied_bucket_gets_everything_again(s3rver: Place, tmp_path: Path) -> None:
     a, b = _two_devices_synced(tmp_path, s3rver)
     s3rver.wipe()
     assert s3rver.server.keys() == []
@@ -99,26 +112,35 @@ def test_an_emptied_s3rver_bucket_gets_everything_again(s3rver: Place, tmp_path:
         device.db.close()
 
 
-def test_an_unknown_access_key_is_refused_in_plain_words(s3rver: Place, tmp_path: Path) -> None:
-    refused = Place("s3", s3rver.url,
-                    {**s3rver.environ, "AWS_ACCESS_KEY_ID": "NOBODY"}, s3rver.stored)
-    a = _device(tmp_path, "a", refused)
+def _refused(tmp_path: Path, place: Place, **environ: str) -> None:
+    """A sync with ``environ``'s credentials fails with 403, changing nothing anywhere."""
+    wrong = Place("s3", place.url, {**place.environ, **environ}, place.stored)
+    a = _device(tmp_path, "a", wrong)
     a.chat("Zanzibar itinerary", "book the ferry to Stonetown")
     before = a.user_data()
     with pytest.raises(SyncError, match="403"):
         a.sync()
     assert a.user_data() == before
-    assert s3rver.server.keys() == []
+    assert place.server.keys() == []
     a.db.close()
 
 
-def test_s3rver_does_not_check_sigv4_signatures(s3rver: Place, tmp_path: Path) -> None:
+def test_an_unknown_access_key_is_refused_in_plain_words(s3rver: Place, tmp_path: Path) -> None:
+    _refused(tmp_path, s3rver, AWS_ACCESS_KEY_ID="NOBODY")
+
+
+def test_a_wrong_secret_is_refused_by_a_server_checking_signatures(
+        checking: Place, tmp_path: Path) -> None:
+    _refused(tmp_path, checking, AWS_SECRET_ACCESS_KEY="wrong")
+
+
+def test_s3rver_3_does_not_check_sigv4_signatures(unchecking: Place, tmp_path: Path) -> None:
     """Recorded so docs/conformance.md stays true: s3rver 3.7.1 accepts a SigV4 request
     signed with a wrong secret (only the key id is checked)."""
-    wrong = Place("s3", s3rver.url, {**s3rver.environ, "AWS_SECRET_ACCESS_KEY": "wrong"},
-                  s3rver.stored)
+    wrong = Place("s3", unchecking.url,
+                  {**unchecking.environ, "AWS_SECRET_ACCESS_KEY": "wrong"}, unchecking.stored)
     a = _device(tmp_path, "a", wrong)
     a.chat("Chat", "hello")
     a.sync()
-    assert s3rver.server.keys()
+    assert unchecking.server.keys()
     a.db.close()
