@@ -41,9 +41,13 @@ class S3Target:
         region = environ.get("AWS_REGION") or environ.get("AWS_DEFAULT_REGION") or "us-east-1"
         endpoint = environ.get("AWS_ENDPOINT_URL_S3") or environ.get("AWS_ENDPOINT_URL")
         if endpoint:  # MinIO, R2, B2, ...: path-style addressing works everywhere
-            self._base = f"{endpoint.rstrip('/')}/{bucket}/"
+            # Listings go to the bucket's path without a trailing slash, as the AWS SDKs
+            # send them: a server that signs the bucket's name (not the path it got)
+            # refuses ``/bucket/`` with 403 SignatureDoesNotMatch.
+            self._bucket = f"{endpoint.rstrip('/')}/{bucket}"
+            self._base = f"{self._bucket}/"
         else:
-            self._base = f"https://{bucket}.s3.{region}.amazonaws.com/"
+            self._base = self._bucket = f"https://{bucket}.s3.{region}.amazonaws.com/"
         self._prefix = f"{prefix.strip('/')}/" if prefix.strip("/") else ""
         self.description = f"s3://{bucket}/{self._prefix}"
         auth = AWS4Auth(
@@ -92,7 +96,7 @@ class S3Target:
             if token:
                 params["continuation-token"] = token
             reply = request(
-                self._client, self.description, "GET", self._base, f"listing {directory}",
+                self._client, self.description, "GET", self._bucket, f"listing {directory}",
                 ok=(200,), params=params, limit=LISTING_LIMIT,
             )
             root = self._parse(reply.body)
