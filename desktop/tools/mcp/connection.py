@@ -43,7 +43,7 @@ from desktop.tools.mcp.server_requests import (
     sampling_callback,
 )
 from desktop.tools.mcp.stderr import StderrLog
-from desktop.tools.mcp.streams import CommandNotFound, one_line
+from desktop.tools.mcp.streams import STARTING_MARK, CommandNotFound, one_line
 from desktop.tools.mcp.transports import HttpClients, open_transport
 
 log = logging.getLogger(__name__)
@@ -232,12 +232,14 @@ class McpConnection:
         self._set_state("stopped")
 
     async def _with_last_words(self, message: str, written: int) -> str:
-        """``message`` and, for a process that ended before it was up, the last lines it
+        """``message`` and, for a process that exited before it was up, the last lines it
         wrote on stderr: "Connection closed" alone does not say why a server exited."""
         if self.config.transport != "stdio" or self._up_since:
             return message
-        await asyncio.to_thread(self.stderr.wait_ended, 1.0)
-        said = [line.strip() for line in self.stderr.since(written) if line.strip()]
+        if not await asyncio.to_thread(self.stderr.wait_ended, 1.0):
+            return message  # still running: the error says what was wrong
+        said = [line.strip() for line in self.stderr.since(written)
+                if line.strip() and not line.startswith(STARTING_MARK)]
         if not said:
             return message
         for line in said[-20:]:

@@ -17,6 +17,9 @@ from desktop.tools.mcp.shellenv import find_command
 from desktop.tools.mcp.stderr import StderrLog
 from desktop.tools.mcp.stdio_client import capped_stdio_client
 
+#: The line the app writes into a server's stderr log before each start (not the server's).
+STARTING_MARK = "--- starting"
+
 
 class CommandNotFound(FileNotFoundError):
     """A stdio server's command does not exist: retrying cannot help."""
@@ -34,7 +37,7 @@ async def stdio_streams(config: McpServerConfig, path: str,
     params = StdioServerParameters(command=command, args=config.args, env=env, cwd=config.cwd)
     read_fd, write_fd = os.pipe()
     errlog = os.fdopen(write_fd, "w", encoding="utf-8", errors="replace")
-    stderr.append(f"--- starting {config.describe()} ---")
+    stderr.append(f"{STARTING_MARK} {config.describe()} ---")
     stderr.start_reader(read_fd)
     try:
         async with capped_stdio_client(params, errlog=errlog) as streams:
