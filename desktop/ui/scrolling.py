@@ -5,7 +5,7 @@ area's width and shows scroll bars only when the widget cannot shrink further.""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtWidgets import QFrame, QScrollArea, QWidget
+from PySide6.QtWidgets import QFrame, QScrollArea, QSizePolicy, QStackedWidget, QWidget
 
 
 def scrolling(widget: QWidget) -> QScrollArea:
@@ -39,3 +39,25 @@ def narrow_side(side: QWidget, dialog: QWidget, *, widest: int, fraction: float 
     """Keep a dialog's side list (providers, assistants) at most ``widest`` pixels and
     ``fraction`` of the dialog: on a small screen the form beside it gets the room."""
     _SideWidth(side, dialog, fraction, widest)
+
+
+def sized_by_current(stack: QStackedWidget) -> None:
+    """Let ``stack`` take the size of its current page only (a QStackedWidget takes the
+    largest of all its pages): a small page shown alone, such as the Providers dialog's
+    first-run presets, is then not held as wide as a wide form hidden behind it."""
+    policies: dict[QWidget, QSizePolicy] = {}
+
+    def follow(current: int) -> None:
+        for index in range(stack.count()):
+            page = stack.widget(index)
+            if page is None:
+                continue
+            policies.setdefault(page, page.sizePolicy())
+            if index == current:
+                page.setSizePolicy(policies[page])
+            else:
+                page.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+            page.updateGeometry()
+
+    stack.currentChanged.connect(follow)
+    follow(stack.currentIndex())
