@@ -14,6 +14,9 @@ def scrolling(widget: QWidget) -> QScrollArea:
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)
     area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+    # Not a stop of its own for Tab (an invisible one): Tab goes to the fields inside,
+    # and the area scrolls to show the one focused.
+    area.setFocusPolicy(Qt.FocusPolicy.NoFocus)
     # The dialog's own background shows through (no second, darker panel).
     area.viewport().setAutoFillBackground(False)
     widget.setAutoFillBackground(False)

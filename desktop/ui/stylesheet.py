@@ -72,6 +72,10 @@ QPushButton#stopButton {{ background: {c['error']}; color: {c['accent_text']};
 QListWidget {{ border: none; background: transparent; }}
 QListWidget::item {{ padding: {px(6)}px {px(8)}px; border-radius: {px(6)}px; }}
 QListWidget::item:selected {{ background: {c['hover']}; color: {c['text']}; }}
+QListWidget#sectionList {{ background: {c['sidebar']}; border: 1px solid {c['border']};
+    border-radius: {px(6)}px; padding: {px(4)}px; }}
+QListWidget#sectionList::item {{ margin: {px(1)}px 0; }}
+QListWidget#sectionList::item:selected {{ color: {c['accent']}; }}
 #toolCard {{ background: {c['base']}; border: 1px solid {c['border']};
     border-radius: {px(8)}px; }}
 #toolCardName {{ font-weight: 600; }}

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QUrl, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -35,6 +34,7 @@ from desktop.chat.answer_figures import price_table
 from desktop.ui import theme
 from desktop.ui.dialogs.desktop_tab import DesktopTab
 from desktop.ui.dialogs.language_choice import LanguageChoice
+from desktop.ui.dialogs.section_pages import SectionPages
 from desktop.ui.dialogs.usage_page import UsagePage
 from desktop.ui.dialogs.web_search_settings import WebSearchSettings
 from desktop.ui.inspector.settings_tab import InspectorSettings
@@ -87,6 +87,17 @@ def validate_proxy_url(url: str) -> str | None:
     return None
 
 
+class _TextBox(QPlainTextEdit):
+    """A few lines tall by default (a plain edit asks for 192 px, which made the General
+    page scroll in a dialog of the usual size); it still grows with the dialog."""
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        lines = self.fontMetrics().lineSpacing() * 5
+        frame = 2 * self.frameWidth() + int(self.document().documentMargin() * 2)
+        return QSize(hint.width(), lines + frame)
+
+
 def normalize_hosts(text: str) -> str:
     """No-proxy hosts separated by commas, spaces or new lines → ``"a,b,c"``."""
     hosts = [h for h in text.replace("\n", ",").replace(" ", ",").split(",") if h]
@@ -100,24 +111,26 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.controller = controller
         self.setWindowTitle(self.tr("Preferences"))
-        self.resize(640, 520)
+        self.resize(760, 540)
         layout = QVBoxLayout(self)
-        self.tabs = QTabWidget()
-        self.tabs.addTab(self._general_tab(), self.tr("General"))
-        self.tabs.addTab(self._chats_tab(), self.tr("Chats"))
-        self.tabs.addTab(self._network_tab(), self.tr("Network"))
+        # Every section in a list at the side (eight tabs did not fit in a row)
+        self.pages = SectionPages(self.tr("Preferences sections"))
+        self.pages.add_page(self._general_tab(), self.tr("General"), "settings")
+        self.pages.add_page(self._chats_tab(), self.tr("Chats"), "message-square")
+        self.network_page = self._network_tab()
+        self.pages.add_page(self.network_page, self.tr("Network"), "globe")
         self.desktop_tab = DesktopTab(controller.ctx.paths.portable)
-        self.tabs.addTab(self.desktop_tab, self.tr("Desktop"))
+        self.pages.add_page(self.desktop_tab, self.tr("Desktop"), "monitor")
         self.desktop_tab.shortcutChosen.connect(self._save_shortcut)
-        self.tabs.addTab(self._data_tab(), self.tr("Data"))
+        self.pages.add_page(self._data_tab(), self.tr("Data"), "database")
         self.web_search = WebSearchSettings()
-        self.tabs.addTab(self.web_search, self.tr("Web search"))
+        self.pages.add_page(self.web_search, self.tr("Web search"), "search")
         self.usage_page = UsagePage(controller.ctx.db, lambda: price_table(
             controller.settings.prices))  # answers, tokens, cost and speed per model
-        self.tabs.addTab(self.usage_page, self.tr("Usage"))
+        self.pages.add_page(self.usage_page, self.tr("Usage"), "chart-column")
         self.inspector_settings = InspectorSettings(controller.ctx.inspector.clear_all)
-        self.tabs.addTab(self.inspector_settings, self.tr("Request inspector"))
-        layout.addWidget(self.tabs, 1)
+        self.pages.add_page(self.inspector_settings, self.tr("Request inspector"), "scan-search")
+        layout.addWidget(self.pages, 1)
         bottom = QHBoxLayout()
         self.error_label = QLabel()
         self.error_label.setWordWrap(True)
@@ -133,7 +146,7 @@ class SettingsDialog(QDialog):
         layout.addLayout(bottom)
         self.load()
 
-    # -- tabs --------------------------------------------------------------------------
+    # -- pages -------------------------------------------------------------------------
 
     def _general_tab(self) -> QWidget:
         page = QWidget()
@@ -144,11 +157,11 @@ class SettingsDialog(QDialog):
         self.language = LanguageChoice()
         self.assistant_combo = QComboBox()
         self.assistant_combo.setToolTip(self.tr("The assistant new chats start with"))
-        self.instructions_edit = QPlainTextEdit()
+        self.instructions_edit = _TextBox()
         self.instructions_edit.setPlaceholderText(
             self.tr("Added to every chat: who you are, how you like answers…"))
         self.instructions_edit.setAccessibleName(self.tr("Custom instructions"))
-        self.prompt_edit = QPlainTextEdit()
+        self.prompt_edit = _TextBox()
         self.prompt_edit.setAccessibleName(self.tr("Default system prompt"))
         form.addRow(self.tr("Theme"), self.theme_combo)
         form.addRow(self.tr("Language"), self.language)
@@ -309,18 +322,18 @@ class SettingsDialog(QDialog):
         problem = validate_proxy_url(self.proxy_edit.text())
         if problem is not None:
             self.error_label.setText(problem)
-            self.tabs.setCurrentIndex(2)
+            self.pages.setCurrentWidget(self.network_page)
             self.proxy_edit.setFocus()
             return False
         problem = self.desktop_tab.problem()
         if problem is not None:
             self.error_label.setText(problem)
-            self.tabs.setCurrentWidget(self.desktop_tab)
+            self.pages.setCurrentWidget(self.desktop_tab)
             return False
         problem = self.web_search.problem()
         if problem is not None:
             self.error_label.setText(problem)
-            self.tabs.setCurrentWidget(self.web_search)
+            self.pages.setCurrentWidget(self.web_search)
             return False
         self.web_search.save_key(self.controller.ctx.secrets)
         try:  # the window follows the saved theme and proxy (settings_signal.py)
