@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import (
     QDialog,
+    QDialogButtonBox,
     QHBoxLayout,
     QInputDialog,
     QListWidget,
@@ -71,9 +72,16 @@ class KnowledgeDialog(QDialog):
         self.detail.indexRequested.connect(self.index_current)
         self.detail.cancelRequested.connect(self.cancel_indexing)
         self.detail.chatToggled.connect(self._toggle_chat)
-        layout = QHBoxLayout(self)
-        layout.addLayout(left, 1)
-        layout.addWidget(self.detail, 2)
+        body = QHBoxLayout()
+        body.addLayout(left, 1)
+        body.addWidget(self.detail, 2)
+        # The standard Close at the bottom right (Esc and the title bar did it alone)
+        self.button_box = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.button_box.rejected.connect(self.reject)
+        self.close_button = self.button_box.button(QDialogButtonBox.StandardButton.Close)
+        layout = QVBoxLayout(self)
+        layout.addLayout(body, 1)
+        layout.addWidget(self.button_box)
         self.reload()
 
     # -- the list ---------------------------------------------------------------------
