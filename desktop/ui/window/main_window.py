@@ -196,6 +196,11 @@ class MainWindow(QMainWindow):
                                        self.state.splitter or list(DEFAULT_SPLITTER))
         self.splitter = self.panels.splitter
         self.panels.set_tab_order(self.sessions.list, self.chat, self.composer.input)
+        from desktop.ui.window.tab_order import TabOrder
+
+        self.tab_order = TabOrder(self, lambda: (
+            self.top_bar, self.panels.chats_button, self.sessions, self.chat, self.chat_pane,
+            self.sidebar), lambda: self.chat)
         root = QWidget()
         # Fixed: the window never widens itself to fit its content (that shrinks instead)
         root.setMinimumSize(*WINDOW_CONTENT_MIN)
@@ -217,6 +222,11 @@ class MainWindow(QMainWindow):
             # window shortcuts (Ctrl+N, Ctrl+K, ...) only work in the active window.
             self._activated = True
             self.activateWindow()
+
+    def focusNextPrevChild(self, next: bool) -> bool:
+        # Tab in reading order (top bar, chat list, messages, composer, Tool activity)
+        order = getattr(self, "tab_order", None)  # (not in the start-up skeleton)
+        return (order is not None and order.move(next)) or super().focusNextPrevChild(next)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
