@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.chat.answer_figures import price_table
-from desktop.ui import theme
+from desktop.ui import default_prompt, theme
 from desktop.ui.dialogs.desktop_tab import DesktopTab
 from desktop.ui.dialogs.language_choice import LanguageChoice
 from desktop.ui.dialogs.section_pages import SectionPages
@@ -277,7 +277,7 @@ class SettingsDialog(QDialog):
         self.assistant_combo.setCurrentIndex(
             max(0, self.assistant_combo.findData(s.default_assistant_id)))
         self.instructions_edit.setPlainText(s.custom_instructions)
-        self.prompt_edit.setPlainText(s.system_prompt)
+        self.prompt_edit.setPlainText(default_prompt.shown(s.system_prompt))
         self.overflow_combo.setCurrentIndex(max(0, self.overflow_combo.findData(
             s.context_overflow)))
         self.retention_spin.setValue(s.trash_retention_days)
@@ -297,7 +297,7 @@ class SettingsDialog(QDialog):
             "language": self.language.value(),
             "default_assistant_id": self.assistant_combo.currentData(),
             "custom_instructions": self.instructions_edit.toPlainText().strip(),
-            "system_prompt": self.prompt_edit.toPlainText().strip(),
+            "system_prompt": default_prompt.stored(self.prompt_edit.toPlainText().strip()),
             "context_overflow": self.overflow_combo.currentData(),
             "trash_retention_days": self.retention_spin.value(),
             "model_titles": self.model_titles_check.isChecked(),

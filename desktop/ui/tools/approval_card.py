@@ -29,6 +29,7 @@ from desktop.tools.approval import ApprovalDecision, ApprovalPreview, ApprovalRe
 from desktop.tools.grant_scopes import scope_kind
 from desktop.ui import theme
 from desktop.ui.plain_text import button_text, plain_label, plain_tooltip
+from desktop.ui.tools.approval_title import approval_title
 from desktop.ui.tools.scope_row import ScopeRow
 
 MAX_DIFF_LINES = 2_000
@@ -192,7 +193,7 @@ class ApprovalCard(QFrame):
         self.request: ApprovalRequest = request
         self.call_id = request.call_id
         self.setAccessibleName(self.tr("Approval needed: {tool}").format(tool=request.tool))
-        self.setAccessibleDescription(request.preview.title or request.tool)
+        self.setAccessibleDescription(approval_title(request.preview) or request.tool)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 10)
         layout.setSpacing(5)
@@ -224,7 +225,7 @@ class ApprovalCard(QFrame):
         self.chat_button.clicked.connect(lambda: self.chatRequested.emit(pending.session_id))
         layout.addWidget(self.chat_button, 0, Qt.AlignmentFlag.AlignLeft)
         if request.preview.title:
-            title = plain_label(request.preview.title)
+            title = plain_label(approval_title(request.preview))
             title.setWordWrap(True)
             title.setObjectName("approvalTitle")
             layout.addWidget(title)

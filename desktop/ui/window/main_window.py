@@ -37,7 +37,7 @@ from desktop.ui.window.startup_skeleton import (
     StartupSkeleton,
     hand_over_typing,
 )
-from desktop.ui.window.window_menus import MENU_TITLES, WindowMenus
+from desktop.ui.window.window_menus import WindowMenus, menu_titles
 
 if TYPE_CHECKING:
     from desktop.chat.approvals import PendingApproval
@@ -69,7 +69,7 @@ class MainWindow(QMainWindow):
         self.start_work = FirstFrameWork()  # (model list, MCP servers: after a frame)
         self.setCentralWidget(StartupSkeleton(APP_NAME, self.state.splitter,
                                               self.state.sidebar_visible))
-        for title in MENU_TITLES:  # the real menus replace these in attach()
+        for title in menu_titles():  # the real menus replace these in attach()
             self.menuBar().addMenu(title).setEnabled(False)
         self.statusBar().showMessage(self.tr("Opening…"))
         if controller is not None:
