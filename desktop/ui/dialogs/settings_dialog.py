@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -246,9 +246,11 @@ class SettingsDialog(QDialog):
         form = QFormLayout(page)
         paths = self.controller.ctx.paths
         row = QHBoxLayout()
-        self.folder_label = QLabel(str(paths.root))
-        self.folder_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.folder_label.setWordWrap(True)
+        # (a read-only field: a long path scrolls in it, where a label cut it off)
+        self.folder_label = QLineEdit(str(paths.root))
+        self.folder_label.setReadOnly(True)
+        self.folder_label.setAccessibleName(self.tr("Data folder"))
+        self.folder_label.setCursorPosition(0)
         self.open_folder_button = QPushButton(self.tr("Open folder"))
         self.open_folder_button.clicked.connect(self.open_folder)
         row.addWidget(self.folder_label, 1)

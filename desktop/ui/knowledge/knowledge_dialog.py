@@ -34,6 +34,7 @@ from desktop.knowledge.chat_link import (
 from desktop.knowledge.store import EmbeddingConfig, KnowledgeBase, KnowledgeStore
 from desktop.ui.knowledge.index_job import IndexJob, IndexOutcome
 from desktop.ui.knowledge.knowledge_detail import KnowledgeDetail
+from desktop.ui.scrolling import scrolling
 
 if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
@@ -74,7 +75,7 @@ class KnowledgeDialog(QDialog):
         self.detail.chatToggled.connect(self._toggle_chat)
         body = QHBoxLayout()
         body.addLayout(left, 1)
-        body.addWidget(self.detail, 2)
+        body.addWidget(scrolling(self.detail), 2)  # a small screen scrolls it
         # The standard Close at the bottom right (Esc and the title bar did it alone)
         self.button_box = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.button_box.rejected.connect(self.reject)
