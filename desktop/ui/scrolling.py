@@ -4,7 +4,7 @@ area's width and shows scroll bars only when the widget cannot shrink further.""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QFrame, QScrollArea, QSizePolicy, QStackedWidget, QWidget
 
 
@@ -50,7 +50,8 @@ def sized_by_current(stack: QStackedWidget) -> None:
     first-run presets, is then not held as wide as a wide form hidden behind it."""
     policies: dict[QWidget, QSizePolicy] = {}
 
-    def follow(current: int) -> None:
+    def follow() -> None:
+        current = stack.currentIndex()
         for index in range(stack.count()):
             page = stack.widget(index)
             if page is None:
@@ -62,5 +63,8 @@ def sized_by_current(stack: QStackedWidget) -> None:
                 page.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
             page.updateGeometry()
 
-    stack.currentChanged.connect(follow)
-    follow(stack.currentIndex())
+    # (after the switch, from the event loop: the stack also switches pages while it is
+    # being destroyed, and nothing may touch its pages then; a timer with the stack as
+    # its context is dropped with it)
+    stack.currentChanged.connect(lambda _index: QTimer.singleShot(0, stack, follow))
+    follow()

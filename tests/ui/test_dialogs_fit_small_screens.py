@@ -1,7 +1,8 @@
 """Every dialog at 1400x900, 1024x700, 800x600 and 640x480, in Chinese and in the
 right-to-left pseudo-locale: it fits the screen (fit_to_screen gives it 95 %), and
 nothing in it is cut: no button or one-line label narrower than its text, no wrapped
-label shorter than its lines. (What does not fit scrolls inside the dialog.)"""
+label shorter than its lines, no page scrolling sideways. (What does not fit scrolls
+down inside the dialog.)"""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QDialog,
     QLabel,
+    QScrollArea,
     QSizePolicy,
     QTabWidget,
     QWidget,
@@ -69,6 +71,9 @@ def cut_texts(root: QWidget) -> list[str]:
                 found.append(f"label {name} {widget.text()[:40]!r}")
             elif widget.wordWrap() and widget.heightForWidth(widget.width()) > widget.height() + 2:
                 found.append(f"wrapped label {name} {widget.text()[:40]!r}")
+        if isinstance(widget, QScrollArea) and widget.widgetResizable() and \
+                widget.horizontalScrollBar().maximum() > 0:
+            found.append(f"scrolls sideways: {type(widget.widget()).__name__}")
         parent = widget.parentWidget()
         if parent is not None and not _in_scroll_area(widget, root) and \
                 not parent.rect().adjusted(-1, -1, 1, 1).contains(widget.geometry()):

@@ -30,6 +30,7 @@ class DesktopTab(QWidget):
     def __init__(self, portable: bool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         form = QFormLayout(self)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.tray_check = QCheckBox(self.tr("Keep running in the tray when the window is closed"))
         self.tray_check.setToolTip(self.tr("Closing the window hides it; the tray icon's menu "
                                            "brings it back, and its Quit quits"))

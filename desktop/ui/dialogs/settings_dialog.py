@@ -151,6 +151,7 @@ class SettingsDialog(QDialog):
     def _general_tab(self) -> QWidget:
         page = QWidget()
         form = QFormLayout(page)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.theme_combo = QComboBox()
         for value, label in THEMES:
             self.theme_combo.addItem(self.tr(label), value)
@@ -187,6 +188,7 @@ class SettingsDialog(QDialog):
     def _chats_tab(self) -> QWidget:
         page = QWidget()
         form = QFormLayout(page)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.overflow_combo = QComboBox()
         for value, label in OVERFLOW:
             self.overflow_combo.addItem(self.tr(label), value)
@@ -210,6 +212,7 @@ class SettingsDialog(QDialog):
     def _network_tab(self) -> QWidget:
         page = QWidget()
         form = QFormLayout(page)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.proxy_edit = QLineEdit()
         self.proxy_edit.setAccessibleName(self.tr("Proxy URL"))
         self.proxy_edit.setPlaceholderText(self.tr("Empty: the system's settings. "
@@ -244,6 +247,7 @@ class SettingsDialog(QDialog):
     def _data_tab(self) -> QWidget:
         page = QWidget()
         form = QFormLayout(page)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         paths = self.controller.ctx.paths
         row = QHBoxLayout()
         # (a read-only field: a long path scrolls in it, where a label cut it off)

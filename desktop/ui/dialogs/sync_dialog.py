@@ -135,6 +135,7 @@ class SyncDialog(QDialog):
         self.enabled_box.setChecked(config.enabled or not config.configured)
 
         self.form = form = QFormLayout()
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         form.addRow(self.tr("Target"), url_row)
         form.addRow(self.tr("User name"), self.user_edit)
         form.addRow(self.tr("Password"), self.secret_edit)

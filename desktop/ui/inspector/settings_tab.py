@@ -25,6 +25,7 @@ class InspectorSettings(QWidget):
         super().__init__(parent)
         self._clear = clear
         form = QFormLayout(self)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.enabled_check = QCheckBox(self.tr("Record every request sent to a model"))
         self.enabled_check.setToolTip(self.tr("What was sent (keys and tokens hidden), what "
                                               "came back and the timings, for Inspect on "
