@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QRect
 
 from desktop.storage.window_state import WindowState
+from desktop.ui.window.launch import new_window
 from desktop.ui.window.main_window import MainWindow
 
 
@@ -21,7 +22,7 @@ def _inside(window: MainWindow) -> None:
 
 
 def test_the_default_size_is_shrunk_to_a_small_screen(qtbot: Any) -> None:
-    window = MainWindow(state=WindowState())
+    window = new_window(WindowState())
     qtbot.addWidget(window)
     screen = window.screen()
     assert screen is not None
@@ -35,7 +36,7 @@ def test_a_size_saved_on_a_larger_screen_is_shrunk(qtbot: Any) -> None:
     qtbot.addWidget(big)
     big.setGeometry(300, 200, 2400, 1500)
     saved = bytes(big.saveGeometry().toBase64().data()).decode("ascii")
-    again = MainWindow(state=WindowState(geometry=saved))
+    again = new_window(WindowState(geometry=saved))
     qtbot.addWidget(again)
     _inside(again)
     assert QByteArray.fromBase64(saved.encode("ascii"))  # (a real saved geometry)
