@@ -68,3 +68,18 @@ def test_preset_grid_reflows_down_to_one_column(qtbot: Any) -> None:
     # the buttons stay in reading order: row by row
     ys = [button.y() for button in buttons]
     assert ys == sorted(ys)
+
+
+def test_right_to_left_the_first_preset_is_at_the_right(qtbot: Any) -> None:
+    from PySide6.QtCore import Qt
+
+    page = WelcomePage()
+    qtbot.addWidget(page)
+    page.setLayoutDirection(Qt.LayoutDirection.RightToLeft)
+    buttons = preset_buttons(page)
+    widest = max(button.sizeHint().width() for button in buttons)
+    page.resize(widest * 2 + 30, 600)
+    page.show()
+    qtbot.waitExposed(page)
+    qtbot.waitUntil(lambda: buttons[0].y() == buttons[1].y())
+    assert buttons[0].x() > buttons[1].x()
