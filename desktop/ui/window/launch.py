@@ -32,9 +32,8 @@ from desktop.storage.first_chats import read_first_chats
 from desktop.storage.instance_lock import InstanceLock, acquire_instance_lock
 from desktop.storage.integrity_check import IntegrityCheck
 from desktop.storage.paths import DataPaths
-from desktop.storage.window_state import WindowState, read_window_state
+from desktop.storage.window_state import read_window_state
 from desktop.ui import i18n, theme
-from desktop.ui.window.helpers import within_screen
 from desktop.ui.window.main_window import MainWindow
 from desktop.ui.window.startup_skeleton import EarlyTyping, hand_over_typing
 
@@ -196,14 +195,6 @@ def claim_data_folder(data_dir: str | None, smoke: bool,
     return paths, lock
 
 
-def new_window(state: WindowState) -> MainWindow:
-    """The main window as ``state`` left it, within its screen (its default 1280x820, or
-    a size saved on a larger screen, is shrunk to a smaller one's free area)."""
-    window = MainWindow(state=state)
-    within_screen(window)
-    return window
-
-
 def show_first_frame(window: MainWindow) -> None:
     """Show ``window`` and return once its first frame has been painted."""
     waiting = QEventLoop()
@@ -282,7 +273,7 @@ def _launch_gui(data_dir: str | None, *, smoke: bool, quick: str | None) -> int:
     i18n.install_translations(app, state.language)  # before any widget is made
     theme.apply_theme(app, state.theme, quick=True)
     theme.set_zoom(state.zoom)
-    window = new_window(state)
+    window = MainWindow(state=state)
     if quick is None:
         show_first_frame(window)
         window.show_first_chats(read_first_chats(paths.db_path))
