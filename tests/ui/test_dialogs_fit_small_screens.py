@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.app import AppContext
-from desktop.ui import i18n
+from desktop.ui import i18n, theme
 from desktop.ui.dialogs.section_pages import SectionPages
 from tests.support.openai_server import FakeOpenAIServer
 from tests.ui.conversation_helpers import add_provider, make_chat, make_window
@@ -36,6 +36,7 @@ SCREENS = [(1400, 900), (1024, 700), (800, 600), (640, 480)]
 @pytest.fixture(params=["zh_CN", "ar"])
 def language(request: pytest.FixtureRequest, qapp: QApplication,
              monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    theme.apply_theme(qapp, "light")  # the app's stylesheet: its paddings take room too
     if request.param == "ar":  # Arabic-looking pseudo-translations, laid out right to left
         monkeypatch.setenv(i18n.PSEUDO_VARIABLE, "ar")
         i18n.install_translations(qapp, "")

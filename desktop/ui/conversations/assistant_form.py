@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.storage.assistants import Assistant
+from desktop.ui.form_rows import whole
 from desktop.ui.reflow_grid import ReflowGrid
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ class AssistantForm(QWidget):
         temperature.addWidget(self.temperature_spin)
         temperature.addStretch(1)
         # (short, to fit a narrow dialog; the whole sentence is its tooltip)
-        self.tools_check = QCheckBox(self.tr("Only these tools"))
+        self.tools_check = whole(QCheckBox(self.tr("Only these tools")))
         self.tools_check.setToolTip(self.tr("Only these tools (otherwise the app's tool "
                                             "settings)"))
         self.tools_box = QWidget()

@@ -37,6 +37,7 @@ from desktop.ui.dialogs.language_choice import LanguageChoice
 from desktop.ui.dialogs.section_pages import SectionPages
 from desktop.ui.dialogs.usage_page import UsagePage
 from desktop.ui.dialogs.web_search_settings import WebSearchSettings
+from desktop.ui.form_rows import whole
 from desktop.ui.inspector.settings_tab import InspectorSettings
 
 if TYPE_CHECKING:
@@ -199,7 +200,7 @@ class SettingsDialog(QDialog):
         self.retention_spin.setRange(0, 3650)
         self.retention_spin.setSuffix(self.tr(" days"))
         self.retention_spin.setSpecialValueText(self.tr("Erase at the next start"))
-        self.model_titles_check = QCheckBox(self.tr("Let the model title new chats"))
+        self.model_titles_check = whole(QCheckBox(self.tr("Let the model title new chats")))
         self.model_titles_check.setToolTip(
             self.tr("After a new chat's first answer, its model writes a short title (one small "
             "request). Off: the first line of your first message stays the title. A title "
