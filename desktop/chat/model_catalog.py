@@ -9,8 +9,9 @@ its badges ("vision 128k" finds image models with a 128K context).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from desktop.providers.pricing import Price, price_for
 
@@ -20,6 +21,10 @@ if TYPE_CHECKING:
 
 CHOICES_KEY = "model_choices"
 RECENT_LIMIT = 6
+#: The labels :meth:`ModelEntry.badges` gives for what a model can do (the interface
+#: words them in its language; sizes and prices are shown as they are).
+CAPABILITY_BADGES = ("tools", "images", "reasoning")
+SectionKind = Literal["favourites", "recent", "provider"]
 
 
 @dataclass(frozen=True)
@@ -48,9 +53,22 @@ class ModelEntry:
             badges.append(format_price(self.price))
         return badges
 
-    def matches(self, query: str) -> bool:
-        haystack = " ".join([self.model, self.provider_name, *self.badges()]).lower()
+    def matches(self, query: str, words: Callable[[str], str] | None = None) -> bool:
+        """Every word of ``query`` is in the model id, the provider's name or a badge
+        (also as ``words`` puts it: the badges in the interface's language)."""
+        badges = self.badges()
+        shown = [words(b) for b in badges] if words is not None else []
+        haystack = " ".join([self.model, self.provider_name, *badges, *shown]).lower()
         return all(word in haystack for word in query.lower().split())
+
+
+class ModelSection(NamedTuple):
+    """A group of the picker: ``kind`` "favourites" or "recent" (the interface names
+    them), or "provider" with the provider's name as ``title``."""
+
+    kind: SectionKind
+    title: str
+    entries: list[ModelEntry]
 
 
 def format_tokens(count: int) -> str:
@@ -119,16 +137,18 @@ class ModelCatalog:
             ids.insert(0, config.model)
         return [self.entry(config, model, favourites) for model in ids]
 
-    def sections(self, query: str = "") -> list[tuple[str, list[ModelEntry]]]:
-        """(title, entries) groups to show for ``query``; empty groups are left out."""
+    def sections(self, query: str = "", words: Callable[[str], str] | None = None
+                 ) -> list[ModelSection]:
+        """The groups to show for ``query`` (``words``: see :meth:`ModelEntry.matches`);
+        empty groups are left out."""
         favourite_keys, recent_keys = self._choices()
         favourites = set(favourite_keys)
         by_key: dict[str, ModelEntry] = {}
-        groups: list[tuple[str, list[ModelEntry]]] = []
+        groups: list[ModelSection] = []
         for config in self.ctx.all_providers():
             entries = self.provider_models(config, favourites)
             by_key.update((e.key, e) for e in entries)
-            groups.append((config.name, entries))
+            groups.append(ModelSection("provider", config.name, entries))
         known = {c.id: c for c in self.ctx.all_providers()}
 
         def lookup(key: str) -> ModelEntry | None:
@@ -138,7 +158,8 @@ class ModelCatalog:
             config = known.get(provider_id)  # a model typed in, not in the list
             return self.entry(config, model, favourites) if config is not None else None
 
-        pinned = [("Favourites", [e for k in favourite_keys if (e := lookup(k))]),
-                  ("Recent", [e for k in recent_keys if (e := lookup(k))])]
-        return [(title, hits) for title, entries in [*pinned, *groups]
-                if (hits := [e for e in entries if e.matches(query)])]
+        pinned = [ModelSection("favourites", "Favourites",
+                               [e for k in favourite_keys if (e := lookup(k))]),
+                  ModelSection("recent", "Recent", [e for k in recent_keys if (e := lookup(k))])]
+        return [ModelSection(kind, title, hits) for kind, title, entries in [*pinned, *groups]
+                if (hits := [e for e in entries if e.matches(query, words)])]

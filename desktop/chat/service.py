@@ -87,14 +87,15 @@ class ChatService:
 
     def observe(self, session_id: str, observer: ChatObserver) -> Callable[[], None]:
         """Watch a chat: first everything its running turn streamed so far, then live.
-        Looking at a chat marks it read. Returns the function that stops watching."""
+        Looking at a chat marks it read (a failed one stays failed until its next turn).
+        Returns the function that stops watching."""
         self._observers.setdefault(session_id, []).append(observer)
         running = self._running.get(session_id)
         if running is not None:
             running.observers.append(observer)
             running.replay(observer)
-        elif self.chat_states.get(session_id) in ("unread", "failed"):
-            self.chat_states.set(session_id, "idle")
+        elif self.chat_states.get(session_id) == "unread":  # ("failed" stays: it is not
+            self.chat_states.set(session_id, "idle")       # mended by looking at it)
 
         def unobserve() -> None:
             watchers = self._observers.get(session_id, [])
@@ -278,8 +279,8 @@ class ChatService:
         failed = turn.failure is not None or status == "error"
         if sid.startswith("unsaved-"):
             state: ChatState = "idle"
-        elif failed:
-            state = "failed" if not self._observers.get(sid) else "idle"
+        elif failed:  # (watched or not: the chat list marks it until it answers)
+            state = "failed"
         else:
             state = "idle" if self._observers.get(sid) else "unread"
         self.chat_states.set(sid, state)

@@ -25,6 +25,18 @@ ProgressKind = Literal["status", "output", "progress"]
 CallStatus = Literal["awaiting_approval", "running"]
 
 
+#: The approval titles the built-in tools give, in English (the interface words each
+#: code in its own language with the same parameters).
+TITLE_CODES: dict[str, str] = {
+    "fetch": "Fetch {host}",
+    "run_command": "Run a command",
+    "run_command_in": "Run a command in {folder}",
+    "create": "Create {path}",
+    "overwrite": "Overwrite {path}",
+    "edit": "Edit {path}",
+}
+
+
 def parse_policy(value: str) -> Policy:
     """``"Allow"``/``"ask"``/``" DENY "`` -> a :data:`Policy`; ``ValueError`` otherwise."""
     cleaned = value.strip().lower()
@@ -41,14 +53,25 @@ class ApprovalPreview:
     ``kind`` tells the UI how to render ``text``: a unified diff (edits and writes,
     computed without writing), the command line (run_command), the URL
     (fetch_url) or pretty-printed arguments (anything else). ``title`` is a short
-    summary line such as ``"Edit src/app.py"``; ``error`` is set when the preview
-    could not be computed (the request still goes to the user).
+    summary line such as ``"Edit src/app.py"`` (English, for logs and the command line);
+    ``title_code`` and ``title_params`` say the same for an interface to word in its
+    language (``"edit"``, ``(("path", "src/app.py"),)``: see :data:`TITLE_CODES`);
+    ``error`` is set when the preview could not be computed (the request still goes to
+    the user).
     """
 
     kind: PreviewKind
     text: str
     title: str = ""
     error: str | None = None
+    title_code: str = ""
+    title_params: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def titled(cls, kind: PreviewKind, text: str, code: str, **params: str) -> ApprovalPreview:
+        """A preview whose title is :data:`TITLE_CODES` ``[code]`` filled with ``params``."""
+        return cls(kind, text, TITLE_CODES[code].format(**params), title_code=code,
+                   title_params=tuple(params.items()))
 
     @classmethod
     def arguments(cls, args: Mapping[str, Any], title: str = "") -> ApprovalPreview:

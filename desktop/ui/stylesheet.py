@@ -8,7 +8,8 @@ from collections.abc import Callable
 
 def stylesheet(c: dict[str, str], px: Callable[[float], int]) -> str:
     # Buttons are styled here, so the style's own focus rectangle is gone: the focus
-    # rules at the end draw a clear accent ring instead, in both themes.
+    # rules at the end draw a clear accent ring instead, in both themes (a button filled
+    # with the accent gets a ring of its own colour: an accent ring would not show).
     return f"""
 QMainWindow, QDialog {{ background: {c['window']}; }}
 #sessionPanel, #toolSidebar {{ background: {c['sidebar']}; }}
@@ -80,6 +81,10 @@ QPushButton#stopButton {{ background: {c['error']}; color: {c['accent_text']};
 QListWidget {{ border: none; background: transparent; }}
 QListWidget::item {{ padding: {px(6)}px {px(8)}px; border-radius: {px(6)}px; }}
 QListWidget::item:selected {{ background: {c['hover']}; color: {c['text']}; }}
+QListWidget#sectionList {{ background: {c['sidebar']}; border: 1px solid {c['border']};
+    border-radius: {px(6)}px; padding: {px(4)}px; }}
+QListWidget#sectionList::item {{ margin: {px(1)}px 0; }}
+QListWidget#sectionList::item:selected {{ color: {c['accent']}; }}
 #toolCard {{ background: {c['base']}; border: 1px solid {c['border']};
     border-radius: {px(8)}px; }}
 #toolCardName {{ font-weight: 600; }}
@@ -106,6 +111,8 @@ QToolButton#iconButton:checked {{ background: {c['hover']}; }}
 QPushButton, QToolButton {{ qproperty-iconSize: {px(16)}px {px(16)}px; }}
 QPushButton:focus, QToolButton#iconButton:focus, QToolButton#messageAction:focus {{
     border: {px(2)}px solid {c['accent']}; }}
+QPushButton#primaryButton:focus, QPushButton#stopButton:focus {{
+    border: {px(2)}px solid {c['focus_ring']}; }}
 QListWidget:focus, QTreeWidget:focus, QTableWidget:focus {{
     border: 1px solid {c['accent']}; border-radius: {px(6)}px; }}
 """

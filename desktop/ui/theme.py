@@ -35,6 +35,7 @@ LIGHT = {
     "user_bg": "#eef3ff", "assistant_bg": "#ffffff", "sidebar": "#f0f2f5",
     "error": "#b42318", "ok": "#067647", "warn": "#b54708", "hover": "#e8ecf2",
     "code_bg": "#f6f7f9",
+    "focus_ring": "#0b1220",  # (around an accent button: 3:1 against it and the page)
 }
 DARK = {
     "window": "#1b1d21", "base": "#23262b", "text": "#e6e8eb", "muted": "#9aa0a6",
@@ -42,6 +43,7 @@ DARK = {
     "user_bg": "#263043", "assistant_bg": "#23262b", "sidebar": "#1f2125",
     "error": "#f97066", "ok": "#47cd89", "warn": "#fdb022", "hover": "#2c3036",
     "code_bg": "#1c1e22",
+    "focus_ring": "#ffffff",
 }
 # High contrast: white text on black, yellow for what acts (links, focus, selection),
 # every border white; each pair reads at 15:1 or more (WCAG AAA asks 7:1).
@@ -51,6 +53,7 @@ HIGH_CONTRAST = {
     "user_bg": "#000000", "assistant_bg": "#000000", "sidebar": "#000000",
     "error": "#ff8080", "ok": "#7dff7d", "warn": "#ffd000", "hover": "#333333",
     "code_bg": "#0d0d0d", "disabled_bg": "#000000",  # (a white "border" fill would hide text)
+    "focus_ring": "#ffffff",
 }
 MODES = ("system", "light", "dark", "high_contrast")
 

@@ -17,7 +17,7 @@ widget above it grows instead.
 from __future__ import annotations
 
 from PySide6.QtCore import QRect, QSize, Qt
-from PySide6.QtWidgets import QLabel, QLayout, QLayoutItem, QWidget, QWidgetItem
+from PySide6.QtWidgets import QLabel, QLayout, QLayoutItem, QStyle, QWidget, QWidgetItem
 
 
 class WrapRow(QLayout):
@@ -150,7 +150,7 @@ class WrapRow(QLayout):
                 return y + line - outer.y() + margins.bottom()
             height = self._height(lead, width)
             if apply:
-                lead.setGeometry(QRect(rect.x(), y, width, height))
+                lead.setGeometry(self._visual(QRect(rect.x(), y, width, height)))
             y += height + (gap if buttons else 0)
         line_items: list[QLayoutItem] = []
         used = 0
@@ -204,8 +204,14 @@ class WrapRow(QLayout):
     def _is_right(self, item: QLayoutItem) -> bool:
         return 0 <= self._right_from <= self._items.index(item)
 
-    @staticmethod
-    def _place(item: QLayoutItem, x: int, y: int, width: int, line: int) -> None:
+    def _place(self, item: QLayoutItem, x: int, y: int, width: int, line: int) -> None:
         # (a label takes the line's height, its text centred; a button its own height)
         height = line if item.hasHeightForWidth() else min(line, item.sizeHint().height())
-        item.setGeometry(QRect(x, y + (line - height) // 2, width, height))
+        item.setGeometry(self._visual(QRect(x, y + (line - height) // 2, width, height)))
+
+    def _visual(self, rect: QRect) -> QRect:
+        """``rect`` mirrored in a right-to-left interface: the first button at the right."""
+        parent = self.parentWidget()
+        if parent is None or parent.layoutDirection() == Qt.LayoutDirection.LeftToRight:
+            return rect
+        return QStyle.visualRect(parent.layoutDirection(), self.geometry(), rect)

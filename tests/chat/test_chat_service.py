@@ -97,6 +97,24 @@ async def test_a_watched_chat_is_not_marked_unread(
         "first", "One.", "second", "Two."]
 
 
+async def test_a_failed_chat_stays_failed_watched_or_not_until_it_answers(
+        service: ChatService, server: FakeOpenAIServer) -> None:
+    server.enqueue_error(400, "The model does not exist")
+    server.enqueue_error(400, "The model does not exist")
+    server.enqueue(ScriptedResponse(chunks=text_stream("Hello.")))
+    turn = service.start(NewChat(), "first")
+    await service.wait_idle()
+    assert service.state(turn.session_id) == "failed"
+    service.observe(turn.session_id, lambda _e: None)  # looking at it does not mend it
+    assert service.state(turn.session_id) == "failed"
+    again = service.start(turn.session_id, "again")  # watched, and failing again
+    await service.wait_idle()
+    assert service.state(again.session_id) == "failed"
+    last = service.start(turn.session_id, "once more")
+    await service.wait_idle()
+    assert service.state(last.session_id) == "idle"
+
+
 async def test_requests_beyond_the_provider_limit_wait_their_turn(
         service: ChatService, server: FakeOpenAIServer, ctx: AppContext) -> None:
     ctx.settings.update(max_concurrent_requests=1)

@@ -235,5 +235,6 @@ async def test_preview_is_the_diff_without_writing(code: Path, root: Path) -> No
     args = {"path": "app.py", "old_string": "def main():", "new_string": "def run():"}
     preview = await tool.preview(args, ToolContext(workspace=Workspace(root)))
     assert preview.kind == "diff" and preview.title == "Edit app.py"
+    assert (preview.title_code, preview.title_params) == ("edit", (("path", "app.py"),))
     assert "-def main():\n+def run():\n" in preview.text
     assert code.read_text() == CODE

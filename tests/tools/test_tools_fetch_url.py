@@ -184,3 +184,5 @@ async def test_preview_is_the_url() -> None:
         "https://example.org/a",
         "Fetch example.org",
     )
+    # the same as a code and its data, for the interface to word in its language
+    assert (preview.title_code, preview.title_params) == ("fetch", (("host", "example.org"),))

@@ -156,6 +156,7 @@ async def test_preview_is_a_diff_and_writes_nothing(root: Path) -> None:
         {"path": "a.txt", "content": "new\n"}, ToolContext(workspace=Workspace(root))
     )
     assert preview.kind == "diff" and preview.title == "Overwrite a.txt"
+    assert (preview.title_code, preview.title_params) == ("overwrite", (("path", "a.txt"),))
     assert "-old\n+new\n" in preview.text
     assert (root / "a.txt").read_text() == "old\n"
 

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.app import AppContext
+from desktop.ui.dialogs.section_pages import SectionPages
 from desktop.ui.window.main_window import MainWindow
 from desktop.ui.window.update_notice import UpdateDialog
 from desktop.updates.feed import parse_feed
@@ -52,8 +53,8 @@ def _internal(widget: QWidget) -> bool:
 
 
 def shown_in(widget: QWidget, root: QWidget) -> bool:
-    """``widget`` is on screen with ``root`` (tab pages other than the current one count
-    too: they are a click away)."""
+    """``widget`` is on screen with ``root`` (tab pages and Preferences sections other than
+    the current one count too: they are a click away)."""
     current: QWidget | None = widget
     while current is not None and current is not root:
         if current.isHidden() and not _is_tab_page(current):
@@ -64,7 +65,7 @@ def shown_in(widget: QWidget, root: QWidget) -> bool:
 
 def _is_tab_page(widget: QWidget) -> bool:
     stack = widget.parentWidget()
-    return stack is not None and isinstance(stack.parentWidget(), QTabWidget)
+    return stack is not None and isinstance(stack.parentWidget(), QTabWidget | SectionPages)
 
 
 def unnamed_controls(root: QWidget, seen: list[QWidget] | None = None) -> list[str]:

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 from desktop import APP_NAME
 from desktop.app import AppContext
 from desktop.ui import i18n
+from desktop.ui.dialogs.section_pages import SectionPages
 from desktop.ui.window.main_window import MainWindow
 from tests.support.openai_server import FakeOpenAIServer
 from tests.ui.conversation_helpers import add_provider, make_chat, make_window
@@ -181,11 +182,18 @@ def test_every_dialog_is_translated(window: MainWindow, qtbot: Any, name: str) -
     dialog = DIALOGS[name](window)
     qtbot.waitUntil(dialog.isVisible, timeout=5000)
     pages = [dialog]
+    titles: list[tuple[str, str]] = []
     if isinstance(tabs := dialog.findChild(QTabWidget), QTabWidget):
         for index in range(tabs.count()):  # each tab's page, shown in turn
             tabs.setCurrentIndex(index)
             pages.append(tabs.widget(index))
+    if isinstance(sections := dialog.findChild(SectionPages), SectionPages):
+        for index in range(sections.count()):  # each section's page, shown in turn
+            sections.setCurrentIndex(index)
+            pages.append(sections.currentWidget())
+            titles.append((f"section{index}", sections.title(index)))
     problems = [problem for page in pages for problem in untranslated(widget_texts(page))]
+    problems += untranslated(iter(titles))
     dialog.close()
     assert problems == [], f"{name}: texts that did not go through tr(): {problems}"
 

@@ -110,3 +110,16 @@ def test_the_right_group_stays_at_the_right_of_its_line(qtbot: Any) -> None:
     lay_out(host, 900)
     assert len({b.geometry().top() for b in buttons}) == 1  # one line when it fits
     assert buttons[0].geometry().left() == 16
+
+
+def test_right_to_left_the_first_button_is_at_the_right(qtbot: Any) -> None:
+    """(Arabic, Hebrew: the row reads from the right, as Qt's own layouts do.)"""
+    from PySide6.QtCore import Qt
+
+    host, _row, _label, buttons = make_row(qtbot)
+    host.setLayoutDirection(Qt.LayoutDirection.RightToLeft)
+    lay_out(host, 900)
+    xs = [b.x() for b in buttons]
+    assert xs == sorted(xs, reverse=True)  # one line, from the right
+    assert buttons[0].geometry().right() >= host.width() - 16 - 8 - 2
+    check_uncut(host, buttons)

@@ -146,7 +146,7 @@ def plan_edit(workspace: Workspace, args: Mapping[str, Any]) -> tuple[str, bytes
 async def _preview(args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
     workspace = ctx.require_workspace()
     rel, _, diff, _ = await asyncio.to_thread(plan_edit, workspace, args)
-    return ApprovalPreview("diff", diff, f"Edit {rel}")
+    return ApprovalPreview.titled("diff", diff, "edit", path=rel)
 
 
 async def _handle(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:

@@ -123,7 +123,7 @@ async def _preview(args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
     refusal = literal_refusal(urlsplit(url).hostname or "", AllowList(ctx.trust.fetch_allow_hosts))
     if refusal is not None:  # refused anyway: the model is told without asking the user
         raise ToolError(str(refusal), code="blocked_address")
-    return ApprovalPreview("url", url, f"Fetch {urlsplit(url).hostname}")
+    return ApprovalPreview.titled("url", url, "fetch", host=urlsplit(url).hostname or "")
 
 
 def is_text_type(media_type: str) -> bool:

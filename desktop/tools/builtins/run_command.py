@@ -80,8 +80,9 @@ def run_command_tool() -> Tool:
 async def _preview(args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
     workspace = ctx.require_workspace()
     folder = workspace.relative(workspace.resolve_dir(args.get("cwd") or "."))
-    title = "Run a command" if folder == "." else f"Run a command in {folder}"
-    return ApprovalPreview("command", args["command"], title)
+    if folder == ".":
+        return ApprovalPreview.titled("command", args["command"], "run_command")
+    return ApprovalPreview.titled("command", args["command"], "run_command_in", folder=folder)
 
 
 class _Capture:

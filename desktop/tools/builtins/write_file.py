@@ -94,17 +94,17 @@ async def _preview(args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
     workspace = ctx.require_workspace()
     path, content = args["path"], args["content"]
     data = await asyncio.to_thread(read_existing, workspace, path)
-    verb = "Create" if data is None else "Overwrite"
+    code = "create" if data is None else "overwrite"
     try:
         old = _old_text(data, path)
     except ToolError:  # binary or not UTF-8: say so instead of a diff
         size = 0 if data is None else len(data)
-        return ApprovalPreview(
+        return ApprovalPreview.titled(
             "diff",
             f"(binary file of {kib(size)} replaced by {len(content)} characters of text)",
-            f"{verb} {path}",
+            code, path=path,
         )
-    return ApprovalPreview("diff", make_diff(path, old, content), f"{verb} {path}")
+    return ApprovalPreview.titled("diff", make_diff(path, old, content), code, path=path)
 
 
 async def _preview_create(args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
@@ -116,7 +116,8 @@ async def _preview_create(args: dict[str, Any], ctx: ToolContext) -> ApprovalPre
             f"'{path}' already exists. Use write_file to replace it, or edit_file to change it.",
             code="already_exists",
         )
-    return ApprovalPreview("diff", make_diff(path, None, args["content"]), f"Create {path}")
+    return ApprovalPreview.titled("diff", make_diff(path, None, args["content"]), "create",
+                                  path=path)
 
 
 async def _write(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:

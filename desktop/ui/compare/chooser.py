@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from desktop.chat.compare_run import MAX_MODELS, MIN_MODELS
 from desktop.chat.model_catalog import ModelCatalog, ModelEntry
+from desktop.ui import model_words
 from desktop.ui.plain_text import plain_tooltip
 from desktop.ui.window.model_picker import ENTRY_ROLE, ModelRowDelegate
 
@@ -88,11 +89,12 @@ class CompareChooser(QDialog):
         row = self.list.currentRow() if keep_row else -1
         self.list.blockSignals(True)
         self.list.clear()
-        for title, entries in self.catalog.sections(self.search.text().strip()):
-            header = QListWidgetItem(title)
+        for section in self.catalog.sections(self.search.text().strip(),
+                                             model_words.badge_text):
+            header = QListWidgetItem(model_words.section_title(section))
             header.setFlags(Qt.ItemFlag.NoItemFlags)
             self.list.addItem(header)
-            for entry in entries:
+            for entry in section.entries:
                 item = QListWidgetItem(entry.model)
                 item.setData(ENTRY_ROLE, entry)
                 item.setToolTip(plain_tooltip(f"{entry.model} — {entry.provider_name}"))

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
-    QGridLayout,
     QHBoxLayout,
     QLineEdit,
     QPlainTextEdit,
@@ -22,6 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.storage.assistants import Assistant
+from desktop.ui.form_rows import whole
+from desktop.ui.reflow_grid import ReflowGrid
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
@@ -38,6 +39,7 @@ class AssistantForm(QWidget):
         self.ctx = ctx
         self._loading = False
         form = QFormLayout(self)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.name_edit = QLineEdit()
         self.name_edit.setPlaceholderText(self.tr("e.g. Code reviewer"))
         self.description_edit = QLineEdit()
@@ -64,18 +66,19 @@ class AssistantForm(QWidget):
         temperature.addWidget(self.temperature_check)
         temperature.addWidget(self.temperature_spin)
         temperature.addStretch(1)
-        self.tools_check = QCheckBox(self.tr("Only these tools (otherwise the app's tool "
-                                             "settings)"))
+        # (short, to fit a narrow dialog; the whole sentence is its tooltip)
+        self.tools_check = whole(QCheckBox(self.tr("Only these tools")))
+        self.tools_check.setToolTip(self.tr("Only these tools (otherwise the app's tool "
+                                            "settings)"))
         self.tools_box = QWidget()
         self.tools_box.setAccessibleName(self.tr("Enabled tools"))
-        grid = QGridLayout(self.tools_box)
-        grid.setContentsMargins(0, 0, 0, 0)
+        grid = ReflowGrid(self.tools_box, max_columns=3)  # fewer columns when narrow
         self.tool_checks: dict[str, QCheckBox] = {}
-        for i, name in enumerate(tool_names):
+        for name in tool_names:
             box = QCheckBox(name)
             box.setChecked(True)
             box.toggled.connect(self._edited)
-            grid.addWidget(box, i // 3, i % 3)
+            grid.addWidget(box)
             self.tool_checks[name] = box
         form.addRow(self.tr("Name"), self.name_edit)
         form.addRow(self.tr("Description"), self.description_edit)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.prompt import base_prompt, build_system_prompt
+from desktop.ui import default_prompt
 from desktop.ui.plain_text import plain_label
 
 if TYPE_CHECKING:
@@ -38,7 +39,8 @@ class SessionPromptDialog(QDialog):
         sources = controller.profile.prompt_sources(controller.enabled_tools())
         self._sources = sources
         assistant = controller.profile.assistant()
-        self.inherited = base_prompt(sources.default, sources.assistant)
+        # (the app's default in the interface's language; what is sent shows below)
+        self.inherited = default_prompt.shown(base_prompt(sources.default, sources.assistant))
         origin = (self.tr("the assistant “{name}”").format(name=assistant.name)
                   if assistant is not None and (assistant.system_prompt or "").strip()
                   else self.tr("the default system prompt (Settings → Preferences)"))

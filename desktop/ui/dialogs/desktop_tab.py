@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.settings import AppSettings
 from desktop.ui import theme
+from desktop.ui.form_rows import whole
 from desktop.ui.markdown.accessible import Announcer
 from desktop.ui.quick.global_shortcut import GlobalShortcut
 from desktop.updates.feed import DEFAULT_FEED_URL
@@ -30,7 +31,9 @@ class DesktopTab(QWidget):
     def __init__(self, portable: bool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         form = QFormLayout(self)
-        self.tray_check = QCheckBox(self.tr("Keep running in the tray when the window is closed"))
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        # (short: a check box cannot wrap; the tooltip says what closing does then)
+        self.tray_check = whole(QCheckBox(self.tr("Keep running in the tray")))
         self.tray_check.setToolTip(self.tr("Closing the window hides it; the tray icon's menu "
                                            "brings it back, and its Quit quits"))
         if not QSystemTrayIcon.isSystemTrayAvailable():
@@ -64,7 +67,7 @@ class DesktopTab(QWidget):
         form.addRow("", self.shortcut_status)
         self.global_shortcut: GlobalShortcut | None = None
         self.announcer = Announcer()
-        self.updates_check = QCheckBox(self.tr("Look for a new version once a day"))
+        self.updates_check = whole(QCheckBox(self.tr("Look for a new version once a day")))
         self.updates_check.setEnabled(not portable)
         form.addRow(self.tr("Updates"), self.updates_check)
         self.feed_edit = QLineEdit()

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QUrl, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -26,18 +26,19 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop.chat.answer_figures import price_table
-from desktop.ui import theme
+from desktop.ui import default_prompt, theme
 from desktop.ui.dialogs.desktop_tab import DesktopTab
 from desktop.ui.dialogs.language_choice import LanguageChoice
+from desktop.ui.dialogs.section_pages import SectionPages
 from desktop.ui.dialogs.title_model import TitleModelCombo
 from desktop.ui.dialogs.usage_page import UsagePage
 from desktop.ui.dialogs.web_search_settings import WebSearchSettings
+from desktop.ui.form_rows import whole
 from desktop.ui.inspector.settings_tab import InspectorSettings
 
 if TYPE_CHECKING:
@@ -88,6 +89,17 @@ def validate_proxy_url(url: str) -> str | None:
     return None
 
 
+class _TextBox(QPlainTextEdit):
+    """A few lines tall by default (a plain edit asks for 192 px, which made the General
+    page scroll in a dialog of the usual size); it still grows with the dialog."""
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        lines = self.fontMetrics().lineSpacing() * 5
+        frame = 2 * self.frameWidth() + int(self.document().documentMargin() * 2)
+        return QSize(hint.width(), lines + frame)
+
+
 def normalize_hosts(text: str) -> str:
     """No-proxy hosts separated by commas, spaces or new lines → ``"a,b,c"``."""
     hosts = [h for h in text.replace("\n", ",").replace(" ", ",").split(",") if h]
@@ -101,24 +113,26 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.controller = controller
         self.setWindowTitle(self.tr("Preferences"))
-        self.resize(640, 520)
+        self.resize(760, 540)
         layout = QVBoxLayout(self)
-        self.tabs = QTabWidget()
-        self.tabs.addTab(self._general_tab(), self.tr("General"))
-        self.tabs.addTab(self._chats_tab(), self.tr("Chats"))
-        self.tabs.addTab(self._network_tab(), self.tr("Network"))
+        # Every section in a list at the side (eight tabs did not fit in a row)
+        self.pages = SectionPages(self.tr("Preferences sections"))
+        self.pages.add_page(self._general_tab(), self.tr("General"), "settings")
+        self.pages.add_page(self._chats_tab(), self.tr("Chats"), "message-square")
+        self.network_page = self._network_tab()
+        self.pages.add_page(self.network_page, self.tr("Network"), "globe")
         self.desktop_tab = DesktopTab(controller.ctx.paths.portable)
-        self.tabs.addTab(self.desktop_tab, self.tr("Desktop"))
+        self.pages.add_page(self.desktop_tab, self.tr("Desktop"), "monitor")
         self.desktop_tab.shortcutChosen.connect(self._save_shortcut)
-        self.tabs.addTab(self._data_tab(), self.tr("Data"))
+        self.pages.add_page(self._data_tab(), self.tr("Data"), "database")
         self.web_search = WebSearchSettings()
-        self.tabs.addTab(self.web_search, self.tr("Web search"))
+        self.pages.add_page(self.web_search, self.tr("Web search"), "search")
         self.usage_page = UsagePage(controller.ctx.db, lambda: price_table(
             controller.settings.prices))  # answers, tokens, cost and speed per model
-        self.tabs.addTab(self.usage_page, self.tr("Usage"))
+        self.pages.add_page(self.usage_page, self.tr("Usage"), "chart-column")
         self.inspector_settings = InspectorSettings(controller.ctx.inspector.clear_all)
-        self.tabs.addTab(self.inspector_settings, self.tr("Request inspector"))
-        layout.addWidget(self.tabs, 1)
+        self.pages.add_page(self.inspector_settings, self.tr("Request inspector"), "scan-search")
+        layout.addWidget(self.pages, 1)
         bottom = QHBoxLayout()
         self.error_label = QLabel()
         self.error_label.setWordWrap(True)
@@ -134,22 +148,23 @@ class SettingsDialog(QDialog):
         layout.addLayout(bottom)
         self.load()
 
-    # -- tabs --------------------------------------------------------------------------
+    # -- pages -------------------------------------------------------------------------
 
     def _general_tab(self) -> QWidget:
         page = QWidget()
         form = QFormLayout(page)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.theme_combo = QComboBox()
         for value, label in THEMES:
             self.theme_combo.addItem(self.tr(label), value)
         self.language = LanguageChoice()
         self.assistant_combo = QComboBox()
         self.assistant_combo.setToolTip(self.tr("The assistant new chats start with"))
-        self.instructions_edit = QPlainTextEdit()
+        self.instructions_edit = _TextBox()
         self.instructions_edit.setPlaceholderText(
             self.tr("Added to every chat: who you are, how you like answers…"))
         self.instructions_edit.setAccessibleName(self.tr("Custom instructions"))
-        self.prompt_edit = QPlainTextEdit()
+        self.prompt_edit = _TextBox()
         self.prompt_edit.setAccessibleName(self.tr("Default system prompt"))
         form.addRow(self.tr("Theme"), self.theme_combo)
         form.addRow(self.tr("Language"), self.language)
@@ -175,6 +190,7 @@ class SettingsDialog(QDialog):
     def _chats_tab(self) -> QWidget:
         page = QWidget()
         form = QFormLayout(page)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.overflow_combo = QComboBox()
         for value, label in OVERFLOW:
             self.overflow_combo.addItem(self.tr(label), value)
@@ -185,7 +201,7 @@ class SettingsDialog(QDialog):
         self.retention_spin.setRange(0, 3650)
         self.retention_spin.setSuffix(self.tr(" days"))
         self.retention_spin.setSpecialValueText(self.tr("Erase at the next start"))
-        self.model_titles_check = QCheckBox(self.tr("Let the model title new chats"))
+        self.model_titles_check = whole(QCheckBox(self.tr("Let the model title new chats")))
         self.model_titles_check.setToolTip(
             self.tr("After a new chat's first answer, its model writes a short title (one small "
             "request). Off: the first line of your first message stays the title. A title "
@@ -201,6 +217,7 @@ class SettingsDialog(QDialog):
     def _network_tab(self) -> QWidget:
         page = QWidget()
         form = QFormLayout(page)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.proxy_edit = QLineEdit()
         self.proxy_edit.setAccessibleName(self.tr("Proxy URL"))
         self.proxy_edit.setPlaceholderText(self.tr("Empty: the system's settings. "
@@ -235,11 +252,14 @@ class SettingsDialog(QDialog):
     def _data_tab(self) -> QWidget:
         page = QWidget()
         form = QFormLayout(page)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         paths = self.controller.ctx.paths
         row = QHBoxLayout()
-        self.folder_label = QLabel(str(paths.root))
-        self.folder_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.folder_label.setWordWrap(True)
+        # (a read-only field: a long path scrolls in it, where a label cut it off)
+        self.folder_label = QLineEdit(str(paths.root))
+        self.folder_label.setReadOnly(True)
+        self.folder_label.setAccessibleName(self.tr("Data folder"))
+        self.folder_label.setCursorPosition(0)
         self.open_folder_button = QPushButton(self.tr("Open folder"))
         self.open_folder_button.clicked.connect(self.open_folder)
         row.addWidget(self.folder_label, 1)
@@ -268,7 +288,7 @@ class SettingsDialog(QDialog):
         self.assistant_combo.setCurrentIndex(
             max(0, self.assistant_combo.findData(s.default_assistant_id)))
         self.instructions_edit.setPlainText(s.custom_instructions)
-        self.prompt_edit.setPlainText(s.system_prompt)
+        self.prompt_edit.setPlainText(default_prompt.shown(s.system_prompt))
         self.overflow_combo.setCurrentIndex(max(0, self.overflow_combo.findData(
             s.context_overflow)))
         self.retention_spin.setValue(s.trash_retention_days)
@@ -290,7 +310,7 @@ class SettingsDialog(QDialog):
             "language": self.language.value(),
             "default_assistant_id": self.assistant_combo.currentData(),
             "custom_instructions": self.instructions_edit.toPlainText().strip(),
-            "system_prompt": self.prompt_edit.toPlainText().strip(),
+            "system_prompt": default_prompt.stored(self.prompt_edit.toPlainText().strip()),
             "context_overflow": self.overflow_combo.currentData(),
             "trash_retention_days": self.retention_spin.value(),
             "model_titles": self.model_titles_check.isChecked(),
@@ -316,18 +336,18 @@ class SettingsDialog(QDialog):
         problem = validate_proxy_url(self.proxy_edit.text())
         if problem is not None:
             self.error_label.setText(problem)
-            self.tabs.setCurrentIndex(2)
+            self.pages.setCurrentWidget(self.network_page)
             self.proxy_edit.setFocus()
             return False
         problem = self.desktop_tab.problem()
         if problem is not None:
             self.error_label.setText(problem)
-            self.tabs.setCurrentWidget(self.desktop_tab)
+            self.pages.setCurrentWidget(self.desktop_tab)
             return False
         problem = self.web_search.problem()
         if problem is not None:
             self.error_label.setText(problem)
-            self.tabs.setCurrentWidget(self.web_search)
+            self.pages.setCurrentWidget(self.web_search)
             return False
         self.web_search.save_key(self.controller.ctx.secrets)
         try:  # the window follows the saved theme and proxy (settings_signal.py)

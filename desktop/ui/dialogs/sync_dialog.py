@@ -39,6 +39,7 @@ from desktop.sync.config import (
     target_secret_id,
 )
 from desktop.sync.targets.address import URL_FORMS
+from desktop.ui.form_rows import whole
 from desktop.ui.icons import icon
 from desktop.ui.plain_text import plain_label
 from desktop.ui.window.sync_scheduler import one_line
@@ -130,11 +131,12 @@ class SyncDialog(QDialog):
         else:
             self.passphrase_edit.setPlaceholderText(self.tr("the same on every computer; it cannot "
                                                     "be recovered"))
-        self.enabled_box = QCheckBox(
-                self.tr("Sync automatically (after changes and every 5 minutes)"))
+        self.enabled_box = whole(QCheckBox(
+                self.tr("Sync automatically (after changes and every 5 minutes)")))
         self.enabled_box.setChecked(config.enabled or not config.configured)
 
         self.form = form = QFormLayout()
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         form.addRow(self.tr("Target"), url_row)
         form.addRow(self.tr("User name"), self.user_edit)
         form.addRow(self.tr("Password"), self.secret_edit)

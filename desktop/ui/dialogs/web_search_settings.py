@@ -40,6 +40,7 @@ class WebSearchSettings(QWidget):
         hint.setObjectName("emptyHint")
         hint.setWordWrap(True)
         form = QFormLayout(self)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         form.addRow(self.tr("Service"), self.service_combo)
         form.addRow(self.tr("Address"), self.url_edit)
         form.addRow(self.tr("API key"), self.key_edit)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QPushButton,
     QSpinBox,
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.settings import AppSettings
+from desktop.ui.form_rows import whole
 from desktop.ui.plain_text import plain_label
 
 
@@ -25,7 +27,8 @@ class InspectorSettings(QWidget):
         super().__init__(parent)
         self._clear = clear
         form = QFormLayout(self)
-        self.enabled_check = QCheckBox(self.tr("Record every request sent to a model"))
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        self.enabled_check = whole(QCheckBox(self.tr("Record every request sent to a model")))
         self.enabled_check.setToolTip(self.tr("What was sent (keys and tokens hidden), what "
                                               "came back and the timings, for Inspect on "
                                               "each answer and assista inspect"))
@@ -50,7 +53,12 @@ class InspectorSettings(QWidget):
         self.clear_button.clicked.connect(self.clear)
         self.clear_button.setEnabled(clear is not None)
         self.cleared: QLabel = plain_label()
-        form.addRow(self.clear_button, self.cleared)
+        # (in the field column: a button in the label column widened it and squeezed
+        # the fields beside it)
+        clear_row = QHBoxLayout()
+        clear_row.addWidget(self.clear_button)
+        clear_row.addWidget(self.cleared, 1)
+        form.addRow("", clear_row)
 
     def load(self, settings: AppSettings) -> None:
         self.enabled_check.setChecked(settings.inspector_enabled)

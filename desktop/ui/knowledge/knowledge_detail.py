@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from desktop.knowledge.store import EmbeddingConfig, KnowledgeBase
 from desktop.ui import locale_format
 from desktop.ui.chat.sources_view import elide
+from desktop.ui.wrap_row import WrapRow
 
 if TYPE_CHECKING:
     from desktop.core.settings import ProviderConfig
@@ -71,10 +72,9 @@ class KnowledgeDetail(QWidget):
         self.remove_button = QPushButton(self.tr("Remove"))
         self.remove_button.setToolTip(self.tr("Stop indexing the selected folder or file"))
         self.remove_button.clicked.connect(self._remove)
-        path_row = QHBoxLayout()
+        path_row = WrapRow()  # (the buttons wrap in a narrow dialog)
         for button in (add_folder, add_files, self.remove_button):
             path_row.addWidget(button)
-        path_row.addStretch(1)
         self.figures = _label()
         self.provider_combo = QComboBox()
         self.provider_combo.setAccessibleName(self.tr("Embedding provider"))
@@ -91,10 +91,9 @@ class KnowledgeDetail(QWidget):
                                                   "searches this knowledge base"))
         self.assistants_menu = QMenu(self)
         self.assistants_button.setMenu(self.assistants_menu)
-        use_row = QHBoxLayout()
+        use_row = WrapRow()
         use_row.addWidget(self.chat_check)
         use_row.addWidget(self.assistants_button)
-        use_row.addStretch(1)
         index_row = self._index_row()
 
         form = QFormLayout()

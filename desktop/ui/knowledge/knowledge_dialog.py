@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import (
     QDialog,
+    QDialogButtonBox,
     QHBoxLayout,
     QInputDialog,
     QListWidget,
@@ -33,6 +34,8 @@ from desktop.knowledge.chat_link import (
 from desktop.knowledge.store import EmbeddingConfig, KnowledgeBase, KnowledgeStore
 from desktop.ui.knowledge.index_job import IndexJob, IndexOutcome
 from desktop.ui.knowledge.knowledge_detail import KnowledgeDetail
+from desktop.ui.scrolling import narrow_side, scrolling
+from desktop.ui.wrap_row import WrapRow
 
 if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
@@ -58,11 +61,14 @@ class KnowledgeDialog(QDialog):
         self.rename_button.clicked.connect(self.rename_base)
         self.delete_button = QPushButton(self.tr("Delete"))
         self.delete_button.clicked.connect(self.delete_base)
-        buttons = QHBoxLayout()
+        # The list side takes at most 30 % of a narrow dialog; its buttons wrap there.
+        self.list_side = QWidget()
+        left = QVBoxLayout(self.list_side)
+        left.setContentsMargins(0, 0, 0, 0)
+        left.addWidget(self.bases, 1)
+        buttons = WrapRow()
         for button in (new, self.rename_button, self.delete_button):
             buttons.addWidget(button)
-        left = QVBoxLayout()
-        left.addWidget(self.bases, 1)
         left.addLayout(buttons)
         self.detail = KnowledgeDetail()
         self.detail.addPaths.connect(self.add_paths)
@@ -71,9 +77,17 @@ class KnowledgeDialog(QDialog):
         self.detail.indexRequested.connect(self.index_current)
         self.detail.cancelRequested.connect(self.cancel_indexing)
         self.detail.chatToggled.connect(self._toggle_chat)
-        layout = QHBoxLayout(self)
-        layout.addLayout(left, 1)
-        layout.addWidget(self.detail, 2)
+        body = QHBoxLayout()
+        body.addWidget(self.list_side, 1)
+        body.addWidget(scrolling(self.detail), 2)  # a small screen scrolls it
+        narrow_side(self.list_side, self, widest=320)
+        # The standard Close at the bottom right (Esc and the title bar did it alone)
+        self.button_box = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.button_box.rejected.connect(self.reject)
+        self.close_button = self.button_box.button(QDialogButtonBox.StandardButton.Close)
+        layout = QVBoxLayout(self)
+        layout.addLayout(body, 1)
+        layout.addWidget(self.button_box)
         self.reload()
 
     # -- the list ---------------------------------------------------------------------

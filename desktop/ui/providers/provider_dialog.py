@@ -34,7 +34,7 @@ from desktop.ui.providers.provider_form import ProviderForm
 from desktop.ui.providers.provider_list import ProviderList
 from desktop.ui.providers.provider_text import key_note, source_text
 from desktop.ui.providers.welcome_page import WelcomePage
-from desktop.ui.scrolling import narrow_side, scrolling
+from desktop.ui.scrolling import narrow_side, scrolling, sized_by_current
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
@@ -104,6 +104,7 @@ class ProviderDialog(QDialog):
         editor.addStretch(1)
         self.stack.addWidget(self.welcome)
         self.stack.addWidget(self.editor)
+        sized_by_current(self.stack)  # the presets are not held as wide as the form
         right.addWidget(scrolling(self.stack), 1)  # a small screen scrolls it
 
         bottom = QHBoxLayout()

@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QSpinBox,
     QWidget,
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.provider_options import CapabilityOverrides, CommonOptions, ResponsesOptions
 from desktop.core.settings import ProviderConfig
+from desktop.ui.wrap_row import WrapRow
 
 THINKING_KINDS = {"anthropic", "gemini", "ollama", "openai-responses"}
 BUDGET_KINDS = {"anthropic", "gemini"}
@@ -56,6 +56,7 @@ class ProviderOptionsBox(QGroupBox):
         super().__init__(parent)
         self.setTitle(self.tr("Model behaviour"))
         form = QFormLayout(self)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.thinking_check = QCheckBox(self.tr("Ask the model to think before answering"))
         self.thinking_check.setAccessibleName(self.tr("Extended thinking"))
         self.budget_spin = QSpinBox()
@@ -67,11 +68,10 @@ class ProviderOptionsBox(QGroupBox):
         for effort in EFFORTS:
             self.effort_combo.addItem(self.tr(EFFORT_NAMES[effort]), effort)
         self.effort_combo.setAccessibleName(self.tr("Reasoning effort"))
-        thinking_row = QHBoxLayout()
+        thinking_row = WrapRow()  # (wraps in a narrow dialog)
         thinking_row.addWidget(self.thinking_check)
         thinking_row.addWidget(self.budget_spin)
         thinking_row.addWidget(self.effort_combo)
-        thinking_row.addStretch(1)
         self.thinking_label = QLabel(self.tr("Thinking"))
         form.addRow(self.thinking_label, thinking_row)
 
@@ -80,10 +80,14 @@ class ProviderOptionsBox(QGroupBox):
                 self.tr("Chain responses on the server (previous_response_id)"), "chain")
         self.mode_combo.addItem(self.tr("Stateless replay (store: false)"), "replay")
         self.mode_combo.setAccessibleName(self.tr("Responses API mode"))
+        # (narrower than its longest entry when the dialog is: the list shows it whole)
+        self.mode_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.mode_combo.setMinimumContentsLength(16)
         self.mode_label = QLabel(self.tr("Conversation state"))
         form.addRow(self.mode_label, self.mode_combo)
 
-        caps_row = QHBoxLayout()
+        caps_row = WrapRow()
         self.capability_checks: dict[str, QCheckBox] = {}
         for key, label, accessible in CAPABILITY_FLAGS:
             check = QCheckBox(self.tr(label))
@@ -94,7 +98,6 @@ class ProviderOptionsBox(QGroupBox):
             self.capability_checks[key] = check
             caps_row.addWidget(check)
             check.stateChanged.connect(self._emit)
-        caps_row.addStretch(1)
         form.addRow(self.tr("Capabilities"), caps_row)
 
         self.thinking_check.toggled.connect(self._sync_enabled)

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop.providers.presets import PRESETS
 from desktop.ui.providers.provider_text import preset_title
+from desktop.ui.reflow_grid import ReflowGrid
 
 
 class WelcomePage(QWidget):
-    """Shown when no provider exists yet: one button per preset."""
+    """Shown when no provider exists yet: one button per preset, in a grid that reflows."""
 
     presetChosen = Signal(str)  # preset id
 
@@ -25,13 +26,14 @@ class WelcomePage(QWidget):
         )
         hint.setObjectName("emptyHint")
         hint.setWordWrap(True)
-        grid = QGridLayout()
-        for index, preset in enumerate(PRESETS.values()):
+        # as many columns as the width allows, down to one (no horizontal scrolling)
+        grid = ReflowGrid(max_columns=3)
+        for preset in PRESETS.values():
             button = QPushButton(preset_title(preset))
             button.setAutoDefault(False)
             button.setAccessibleName(self.tr("Add {name}").format(name=preset_title(preset)))
             button.clicked.connect(lambda _=False, pid=preset.id: self.presetChosen.emit(pid))
-            grid.addWidget(button, index // 2, index % 2)
+            grid.addWidget(button)
         layout.addWidget(heading)
         layout.addWidget(hint)
         layout.addLayout(grid)

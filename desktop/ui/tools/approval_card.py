@@ -29,6 +29,7 @@ from desktop.tools.approval import ApprovalDecision, ApprovalPreview, ApprovalRe
 from desktop.tools.grant_scopes import scope_kind, unscoped_reason
 from desktop.ui import theme
 from desktop.ui.plain_text import button_text, plain_label, plain_tooltip, shown, shown_html
+from desktop.ui.tools.approval_title import approval_title
 from desktop.ui.tools.scope_row import ScopeRow, always_tooltip
 from desktop.ui.tools.tool_names import display_name
 
@@ -196,7 +197,7 @@ class ApprovalCard(QFrame):
         self.call_id = request.call_id
         tool = self.tool_name = display_name(request.tool, request.source)
         self.setAccessibleName(self.tr("Approval needed: {tool}").format(tool=tool))
-        self.setAccessibleDescription(shown(request.preview.title) or tool)
+        self.setAccessibleDescription(shown(approval_title(request.preview)) or tool)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 10)
         layout.setSpacing(5)
@@ -229,7 +230,7 @@ class ApprovalCard(QFrame):
         self.chat_button.clicked.connect(lambda: self.chatRequested.emit(pending.session_id))
         layout.addWidget(self.chat_button, 0, Qt.AlignmentFlag.AlignLeft)
         if request.preview.title:
-            title = plain_label(shown(request.preview.title))
+            title = plain_label(shown(approval_title(request.preview)))
             title.setWordWrap(True)
             title.setObjectName("approvalTitle")
             layout.addWidget(title)

@@ -28,6 +28,7 @@ from desktop.core.errors import ConfigError
 from desktop.storage.mcp_secrets import settle_servers
 from desktop.tools.mcp.config import McpServerConfig, load_mcp_config, parse_mcp_json
 from desktop.ui.plain_text import plain_label
+from desktop.ui.scrolling import scrolling, sized_by_current
 from desktop.ui.tools.mcp_catalog_dialog import catalog_button
 from desktop.ui.tools.mcp_form import McpServerForm
 from desktop.ui.tools.mcp_import import PasteDialog, claude_desktop_config
@@ -83,7 +84,8 @@ class McpDialog(QDialog):
         self.form.restartRequested.connect(self.restart_current)
         self.stack.addWidget(empty)
         self.stack.addWidget(self.form)
-        splitter.addWidget(self.stack)
+        sized_by_current(self.stack)
+        splitter.addWidget(scrolling(self.stack))  # a small screen scrolls the form
         splitter.setSizes([280, 640])
         layout.addWidget(splitter, 1)
 

@@ -5,7 +5,8 @@ Every dialog is window-modal and opened with ``open()``, never ``exec()``: a nes
 event loop would hold up the asyncio tasks (a streaming answer, the model list, MCP
 servers) that run on Qt's loop. There is one dialog of each kind at a time; asking
 again brings it forward. What a dialog changed is announced by a signal, and the
-window decides who follows.
+window decides who follows. When a dialog closes, the keyboard focus goes back to the
+widget that had it when the dialog opened (the message box, usually).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDialog, QMenuBar, QWidget
+from shiboken6 import isValid
 
 from desktop.ui.window.helpers import delete_on_close
 
@@ -60,8 +62,11 @@ class DialogLauncher(QObject):
             existing.raise_()
             existing.activateWindow()
             return existing
+        # where the keyboard was: it goes back there when the dialog closes
+        before = self.parent_widget.focusWidget()
         dialog = make()
         delete_on_close(dialog)
+        dialog.finished.connect(lambda _result: self.give_focus_back(before))
 
         def closed(_result: int) -> None:
             if self._dialogs.get(kind) is dialog:
@@ -72,6 +77,18 @@ class DialogLauncher(QObject):
         fit_to_screen(dialog, self.parent_widget)
         dialog.open()
         return dialog
+
+    def give_focus_back(self, widget: QWidget | None) -> None:
+        """Focus ``widget`` (what had it when a dialog opened) or, when it is gone or
+        hidden, the message box: never whatever comes first in the window's chain
+        (a message's Copy button, say)."""
+        window = self.parent_widget
+        if widget is None or not isValid(widget) or not widget.isVisible() \
+                or not widget.isEnabled() or widget.window() is not window:
+            composer = getattr(window, "composer", None)
+            widget = composer.input if composer is not None else None
+        if widget is not None:
+            widget.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def open_providers(self) -> QDialog:
         from desktop.ui.providers.provider_dialog import ProviderDialog

@@ -38,7 +38,7 @@ from desktop.ui.window.startup_skeleton import (
     StartupSkeleton,
     hand_over_typing,
 )
-from desktop.ui.window.window_menus import MENU_TITLES, WindowMenus
+from desktop.ui.window.window_menus import WindowMenus, menu_titles
 
 if TYPE_CHECKING:
     from desktop.chat.approvals import PendingApproval
@@ -71,7 +71,7 @@ class MainWindow(QMainWindow):
         self.start_work = FirstFrameWork()  # (model list, MCP servers: after a frame)
         self.setCentralWidget(StartupSkeleton(APP_NAME, self.state.splitter,
                                               self.state.sidebar_visible is True))
-        for title in MENU_TITLES:  # the real menus replace these in attach()
+        for title in menu_titles():  # the real menus replace these in attach()
             self.menuBar().addMenu(title).setEnabled(False)
         self.statusBar().showMessage(self.tr("Opening…"))
         if controller is not None:
@@ -200,6 +200,11 @@ class MainWindow(QMainWindow):
                                        self.state.splitter or list(DEFAULT_SPLITTER))
         self.splitter = self.panels.splitter
         self.panels.set_tab_order(self.sessions.list, self.chat, self.composer.input)
+        from desktop.ui.window.tab_order import TabOrder
+
+        self.tab_order = TabOrder(self, lambda: (
+            self.top_bar, self.panels.chats_button, self.sessions, self.chat, self.chat_pane,
+            self.sidebar), lambda: self.chat)
         root = QWidget()
         # Fixed: the window never widens itself to fit its content (that shrinks instead)
         root.setMinimumSize(*WINDOW_CONTENT_MIN)
@@ -221,6 +226,11 @@ class MainWindow(QMainWindow):
             # window shortcuts (Ctrl+N, Ctrl+K, ...) only work in the active window.
             self._activated = True
             self.activateWindow()
+
+    def focusNextPrevChild(self, next: bool) -> bool:
+        # Tab in reading order (top bar, chat list, messages, composer, Tool activity)
+        order = getattr(self, "tab_order", None)  # (not in the start-up skeleton)
+        return (order is not None and order.move(next)) or super().focusNextPrevChild(next)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.chat.model_catalog import ModelCatalog, ModelEntry
-from desktop.ui import theme
+from desktop.ui import model_words, theme
 from desktop.ui.icons import render
 from desktop.ui.plain_text import plain_tooltip
 
@@ -104,7 +104,7 @@ class ModelRowDelegate(QStyledItemDelegate):
         painter.drawText(QRect(left, top, text_width, line), int(Qt.AlignmentFlag.AlignVCenter),
                          metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, text_width))
         self._paint_badges(painter, font, QRect(left, top + line + 2, text_width, line),
-                           [entry.provider_name, *entry.badges()], colors)
+                           [entry.provider_name, *model_words.badges(entry)], colors)
         painter.restore()
 
     def _paint_badges(self, painter: QPainter, font: QFont, area: QRect, badges: list[str],
@@ -192,15 +192,15 @@ class ModelPicker(QFrame):
         """List what matches the search text (section titles are not selectable)."""
         query = self.search.text().strip()
         self.list.clear()
-        for title, entries in self.catalog.sections(query):
-            header = QListWidgetItem(title)
+        for section in self.catalog.sections(query, model_words.badge_text):
+            header = QListWidgetItem(model_words.section_title(section))
             header.setFlags(Qt.ItemFlag.NoItemFlags)
             self.list.addItem(header)
-            for entry in entries:
+            for entry in section.entries:
                 item = QListWidgetItem(entry.model)
                 item.setData(ENTRY_ROLE, entry)
                 item.setToolTip(plain_tooltip(f"{entry.model} — {entry.provider_name}\n"
-                                              + " · ".join(entry.badges())))
+                                              + " · ".join(model_words.badges(entry))))
                 self.list.addItem(item)
         self.empty_label.setText(self._no_match)
         self.empty_label.setVisible(self.list.count() == 0)

@@ -23,6 +23,14 @@ if TYPE_CHECKING:
 
 #: The menus in order (the skeleton shows them disabled until the real ones replace them)
 MENU_TITLES = ("&File", "&Chat", "&Settings", "&View", "&Help")
+# (the contexts the real menus translate them in: the Chat menu is ConversationActions')
+_MENU_CONTEXTS = ("MainWindow", "ConversationActions", "MainWindow", "MainWindow", "MainWindow")
+
+
+def menu_titles() -> list[str]:
+    """:data:`MENU_TITLES` in the interface's language, as the real menus say them."""
+    return [QCoreApplication.translate(context, title)
+            for context, title in zip(_MENU_CONTEXTS, MENU_TITLES, strict=True)]
 
 
 class WindowMenus(QObject):

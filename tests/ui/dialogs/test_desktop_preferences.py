@@ -39,7 +39,7 @@ def test_the_desktop_tab_saves_tray_and_update_settings(
     tab.updates_check.setChecked(False)
     tab.feed_edit.setText("ftp://example.com/feed")
     assert not dialog.save()  # a feed must be http(s)
-    assert dialog.tabs.currentWidget() is tab and "https://" in dialog.error_label.text()
+    assert dialog.pages.currentWidget() is tab and "https://" in dialog.error_label.text()
     assert not ctx.settings.current.keep_in_tray  # nothing saved
     tab.feed_edit.setText("https://example.com/releases/latest")
     assert dialog.save()

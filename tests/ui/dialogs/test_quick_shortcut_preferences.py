@@ -23,7 +23,7 @@ def open_desktop_tab(qtbot: Any, window: Any) -> SettingsDialog:
     dialog = window.dialogs.open_preferences()
     assert isinstance(dialog, SettingsDialog)
     qtbot.addWidget(dialog)
-    dialog.tabs.setCurrentWidget(dialog.desktop_tab)
+    dialog.pages.setCurrentWidget(dialog.desktop_tab)
     return dialog
 
 

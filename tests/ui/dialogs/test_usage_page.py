@@ -31,7 +31,7 @@ def test_usage_tab_shows_each_model_and_a_total(
     dialog = window.dialogs.open_preferences()
     assert isinstance(dialog, SettingsDialog)
     page = dialog.usage_page
-    dialog.tabs.setCurrentWidget(page)
+    dialog.pages.setCurrentWidget(page)
     qtbot.waitUntil(lambda: page.table.rowCount() == 3, timeout=5000)
     cost_a = 0.5 + (1250 * 1.0 + 130 * 2.0) / 1e6  # reported + priced now
     assert table(page) == [

@@ -194,3 +194,20 @@ def test_an_assistant_searches_a_base(
     assert chat_knowledge(dialog.controller.service.chats.profiles, chat) == ["Papers"]
     actions[0].setChecked(False)
     assert "knowledge" not in ctx.assistants.get(helper.id).extra
+
+
+def test_a_close_button_closes_the_dialog(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    from PySide6.QtWidgets import QDialogButtonBox, QPushButton
+
+    dialog = _dialog(qtbot, open_ctx())
+    box = dialog.findChild(QDialogButtonBox)
+    assert isinstance(box, QDialogButtonBox)
+    close = box.button(QDialogButtonBox.StandardButton.Close)
+    assert isinstance(close, QPushButton) and close.isVisible() and close.text() == "Close"
+    # at the bottom, under the list and the detail
+    assert close.mapTo(dialog, close.rect().topLeft()).y() > dialog.bases.geometry().bottom()
+    with qtbot.waitSignal(dialog.rejected):
+        close.click()
+    assert not dialog.isVisible()

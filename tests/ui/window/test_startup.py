@@ -18,7 +18,8 @@ from desktop.app import AppContext
 from desktop.core.settings import ProviderConfig
 from desktop.storage.window_state import WINDOW_STATE_KEY, read_window_state
 from desktop.ui.window.controller import ChatController
-from desktop.ui.window.main_window import MENU_TITLES, MainWindow
+from desktop.ui.window.main_window import MainWindow
+from desktop.ui.window.window_menus import MENU_TITLES
 from tests.support.openai_server import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[3]
