@@ -208,6 +208,33 @@
         </message>
     </context>
     <context>
+        <name>ApprovalTitle</name>
+        <message>
+            <source>Fetch {host}</source>
+            <translation>{host} abrufen</translation>
+        </message>
+        <message>
+            <source>Run a command</source>
+            <translation>Einen Befehl ausführen</translation>
+        </message>
+        <message>
+            <source>Run a command in {folder}</source>
+            <translation>Einen Befehl in {folder} ausführen</translation>
+        </message>
+        <message>
+            <source>Create {path}</source>
+            <translation>{path} erstellen</translation>
+        </message>
+        <message>
+            <source>Overwrite {path}</source>
+            <translation>{path} überschreiben</translation>
+        </message>
+        <message>
+            <source>Edit {path}</source>
+            <translation>{path} bearbeiten</translation>
+        </message>
+    </context>
+    <context>
         <name>AssistantForm</name>
         <message>
             <source>e.g. Code reviewer</source>
@@ -240,6 +267,10 @@
         <message>
             <source>Temperature</source>
             <translation>Temperatur</translation>
+        </message>
+        <message>
+            <source>Only these tools</source>
+            <translation>Nur diese Werkzeuge</translation>
         </message>
         <message>
             <source>Only these tools (otherwise the app's tool settings)</source>
@@ -1047,6 +1078,13 @@
         </message>
     </context>
     <context>
+        <name>DefaultPrompt</name>
+        <message>
+            <source>You are Assista, a helpful assistant running in a desktop app. Use the available tools when they help answer the user's question. Format answers in Markdown.</source>
+            <translation>Du bist Assista, ein hilfreicher Assistent in einer Desktop-App. Nutze die verfügbaren Werkzeuge, wenn sie helfen, die Frage des Nutzers zu beantworten. Formatiere Antworten in Markdown.</translation>
+        </message>
+    </context>
+    <context>
         <name>DesktopNotifier</name>
         <message>
             <source>Answer failed</source>
@@ -1072,9 +1110,9 @@
     <context>
         <name>DesktopTab</name>
         <message>
-            <source>Keep running in the tray when the window is closed</source>
+            <source>Keep running in the tray</source>
             <extracomment>The quick-ask shortcut was changed (Qt's portable text, "" for none): saved at once, so the status below says whether the desktop took it.</extracomment>
-            <translation>Beim Schließen des Fensters im Infobereich weiterlaufen</translation>
+            <translation>Im Infobereich weiterlaufen</translation>
         </message>
         <message>
             <source>Closing the window hides it; the tray icon's menu brings it back, and its Quit quits</source>
@@ -2639,6 +2677,29 @@
         </message>
     </context>
     <context>
+        <name>ModelWords</name>
+        <message>
+            <source>Favourites</source>
+            <translation>Favoriten</translation>
+        </message>
+        <message>
+            <source>Recent</source>
+            <translation>Zuletzt verwendet</translation>
+        </message>
+        <message>
+            <source>tools</source>
+            <translation>Werkzeuge</translation>
+        </message>
+        <message>
+            <source>images</source>
+            <translation>Bilder</translation>
+        </message>
+        <message>
+            <source>reasoning</source>
+            <translation>Schlussfolgern</translation>
+        </message>
+    </context>
+    <context>
         <name>PasteDialog</name>
         <message>
             <source>Paste MCP servers</source>
@@ -3784,6 +3845,10 @@
         <message>
             <source>Preferences</source>
             <translation>Einstellungen</translation>
+        </message>
+        <message>
+            <source>Preferences sections</source>
+            <translation>Bereiche der Einstellungen</translation>
         </message>
         <message>
             <source>General</source>

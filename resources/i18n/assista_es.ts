@@ -208,6 +208,33 @@
         </message>
     </context>
     <context>
+        <name>ApprovalTitle</name>
+        <message>
+            <source>Fetch {host}</source>
+            <translation>Obtener {host}</translation>
+        </message>
+        <message>
+            <source>Run a command</source>
+            <translation>Ejecutar un comando</translation>
+        </message>
+        <message>
+            <source>Run a command in {folder}</source>
+            <translation>Ejecutar un comando en {folder}</translation>
+        </message>
+        <message>
+            <source>Create {path}</source>
+            <translation>Crear {path}</translation>
+        </message>
+        <message>
+            <source>Overwrite {path}</source>
+            <translation>Sobrescribir {path}</translation>
+        </message>
+        <message>
+            <source>Edit {path}</source>
+            <translation>Editar {path}</translation>
+        </message>
+    </context>
+    <context>
         <name>AssistantForm</name>
         <message>
             <source>e.g. Code reviewer</source>
@@ -240,6 +267,10 @@
         <message>
             <source>Temperature</source>
             <translation>Temperatura</translation>
+        </message>
+        <message>
+            <source>Only these tools</source>
+            <translation>Solo estas herramientas</translation>
         </message>
         <message>
             <source>Only these tools (otherwise the app's tool settings)</source>
@@ -1047,6 +1078,13 @@
         </message>
     </context>
     <context>
+        <name>DefaultPrompt</name>
+        <message>
+            <source>You are Assista, a helpful assistant running in a desktop app. Use the available tools when they help answer the user's question. Format answers in Markdown.</source>
+            <translation>Eres Assista, un asistente útil que funciona en una aplicación de escritorio. Usa las herramientas disponibles cuando ayuden a responder la pregunta del usuario. Da formato a las respuestas en Markdown.</translation>
+        </message>
+    </context>
+    <context>
         <name>DesktopNotifier</name>
         <message>
             <source>Answer failed</source>
@@ -1072,9 +1110,9 @@
     <context>
         <name>DesktopTab</name>
         <message>
-            <source>Keep running in the tray when the window is closed</source>
+            <source>Keep running in the tray</source>
             <extracomment>The quick-ask shortcut was changed (Qt's portable text, "" for none): saved at once, so the status below says whether the desktop took it.</extracomment>
-            <translation>Seguir en la bandeja al cerrar la ventana</translation>
+            <translation>Seguir ejecutándose en la bandeja</translation>
         </message>
         <message>
             <source>Closing the window hides it; the tray icon's menu brings it back, and its Quit quits</source>
@@ -2639,6 +2677,29 @@
         </message>
     </context>
     <context>
+        <name>ModelWords</name>
+        <message>
+            <source>Favourites</source>
+            <translation>Favoritos</translation>
+        </message>
+        <message>
+            <source>Recent</source>
+            <translation>Recientes</translation>
+        </message>
+        <message>
+            <source>tools</source>
+            <translation>herramientas</translation>
+        </message>
+        <message>
+            <source>images</source>
+            <translation>imágenes</translation>
+        </message>
+        <message>
+            <source>reasoning</source>
+            <translation>razonamiento</translation>
+        </message>
+    </context>
+    <context>
         <name>PasteDialog</name>
         <message>
             <source>Paste MCP servers</source>
@@ -3784,6 +3845,10 @@
         <message>
             <source>Preferences</source>
             <translation>Preferencias</translation>
+        </message>
+        <message>
+            <source>Preferences sections</source>
+            <translation>Secciones de preferencias</translation>
         </message>
         <message>
             <source>General</source>

@@ -208,6 +208,33 @@
         </message>
     </context>
     <context>
+        <name>ApprovalTitle</name>
+        <message>
+            <source>Fetch {host}</source>
+            <translation>Récupérer {host}</translation>
+        </message>
+        <message>
+            <source>Run a command</source>
+            <translation>Exécuter une commande</translation>
+        </message>
+        <message>
+            <source>Run a command in {folder}</source>
+            <translation>Exécuter une commande dans {folder}</translation>
+        </message>
+        <message>
+            <source>Create {path}</source>
+            <translation>Créer {path}</translation>
+        </message>
+        <message>
+            <source>Overwrite {path}</source>
+            <translation>Écraser {path}</translation>
+        </message>
+        <message>
+            <source>Edit {path}</source>
+            <translation>Modifier {path}</translation>
+        </message>
+    </context>
+    <context>
         <name>AssistantForm</name>
         <message>
             <source>e.g. Code reviewer</source>
@@ -240,6 +267,10 @@
         <message>
             <source>Temperature</source>
             <translation>Température</translation>
+        </message>
+        <message>
+            <source>Only these tools</source>
+            <translation>Uniquement ces outils</translation>
         </message>
         <message>
             <source>Only these tools (otherwise the app's tool settings)</source>
@@ -1047,6 +1078,13 @@
         </message>
     </context>
     <context>
+        <name>DefaultPrompt</name>
+        <message>
+            <source>You are Assista, a helpful assistant running in a desktop app. Use the available tools when they help answer the user's question. Format answers in Markdown.</source>
+            <translation>Tu es Assista, un assistant utile qui fonctionne dans une application de bureau. Utilise les outils disponibles lorsqu'ils aident à répondre à la question de l'utilisateur. Mets en forme les réponses en Markdown.</translation>
+        </message>
+    </context>
+    <context>
         <name>DesktopNotifier</name>
         <message>
             <source>Answer failed</source>
@@ -1072,9 +1110,9 @@
     <context>
         <name>DesktopTab</name>
         <message>
-            <source>Keep running in the tray when the window is closed</source>
+            <source>Keep running in the tray</source>
             <extracomment>The quick-ask shortcut was changed (Qt's portable text, "" for none): saved at once, so the status below says whether the desktop took it.</extracomment>
-            <translation>Continuer dans la zone de notification quand la fenêtre est fermée</translation>
+            <translation>Continuer dans la zone de notification</translation>
         </message>
         <message>
             <source>Closing the window hides it; the tray icon's menu brings it back, and its Quit quits</source>
@@ -2639,6 +2677,29 @@
         </message>
     </context>
     <context>
+        <name>ModelWords</name>
+        <message>
+            <source>Favourites</source>
+            <translation>Favoris</translation>
+        </message>
+        <message>
+            <source>Recent</source>
+            <translation>Récents</translation>
+        </message>
+        <message>
+            <source>tools</source>
+            <translation>outils</translation>
+        </message>
+        <message>
+            <source>images</source>
+            <translation>images</translation>
+        </message>
+        <message>
+            <source>reasoning</source>
+            <translation>raisonnement</translation>
+        </message>
+    </context>
+    <context>
         <name>PasteDialog</name>
         <message>
             <source>Paste MCP servers</source>
@@ -3784,6 +3845,10 @@
         <message>
             <source>Preferences</source>
             <translation>Préférences</translation>
+        </message>
+        <message>
+            <source>Preferences sections</source>
+            <translation>Sections des préférences</translation>
         </message>
         <message>
             <source>General</source>

@@ -208,6 +208,33 @@
         </message>
     </context>
     <context>
+        <name>ApprovalTitle</name>
+        <message>
+            <source>Fetch {host}</source>
+            <translation>{host} を取得</translation>
+        </message>
+        <message>
+            <source>Run a command</source>
+            <translation>コマンドを実行</translation>
+        </message>
+        <message>
+            <source>Run a command in {folder}</source>
+            <translation>{folder} でコマンドを実行</translation>
+        </message>
+        <message>
+            <source>Create {path}</source>
+            <translation>{path} を作成</translation>
+        </message>
+        <message>
+            <source>Overwrite {path}</source>
+            <translation>{path} を上書き</translation>
+        </message>
+        <message>
+            <source>Edit {path}</source>
+            <translation>{path} を編集</translation>
+        </message>
+    </context>
+    <context>
         <name>AssistantForm</name>
         <message>
             <source>e.g. Code reviewer</source>
@@ -240,6 +267,10 @@
         <message>
             <source>Temperature</source>
             <translation>温度</translation>
+        </message>
+        <message>
+            <source>Only these tools</source>
+            <translation>これらのツールのみ</translation>
         </message>
         <message>
             <source>Only these tools (otherwise the app's tool settings)</source>
@@ -1044,6 +1075,13 @@
         </message>
     </context>
     <context>
+        <name>DefaultPrompt</name>
+        <message>
+            <source>You are Assista, a helpful assistant running in a desktop app. Use the available tools when they help answer the user's question. Format answers in Markdown.</source>
+            <translation>あなたは Assista です。デスクトップアプリで動作する頼りになるアシスタントです。ユーザーの質問に答えるのに役立つときは、利用できるツールを使ってください。回答は Markdown で書式設定してください。</translation>
+        </message>
+    </context>
+    <context>
         <name>DesktopNotifier</name>
         <message>
             <source>Answer failed</source>
@@ -1069,9 +1107,9 @@
     <context>
         <name>DesktopTab</name>
         <message>
-            <source>Keep running in the tray when the window is closed</source>
+            <source>Keep running in the tray</source>
             <extracomment>The quick-ask shortcut was changed (Qt's portable text, "" for none): saved at once, so the status below says whether the desktop took it.</extracomment>
-            <translation>ウィンドウを閉じてもトレイで動作を続ける</translation>
+            <translation>トレイで実行し続ける</translation>
         </message>
         <message>
             <source>Closing the window hides it; the tray icon's menu brings it back, and its Quit quits</source>
@@ -2627,6 +2665,29 @@
         </message>
     </context>
     <context>
+        <name>ModelWords</name>
+        <message>
+            <source>Favourites</source>
+            <translation>お気に入り</translation>
+        </message>
+        <message>
+            <source>Recent</source>
+            <translation>最近</translation>
+        </message>
+        <message>
+            <source>tools</source>
+            <translation>ツール</translation>
+        </message>
+        <message>
+            <source>images</source>
+            <translation>画像</translation>
+        </message>
+        <message>
+            <source>reasoning</source>
+            <translation>推論</translation>
+        </message>
+    </context>
+    <context>
         <name>PasteDialog</name>
         <message>
             <source>Paste MCP servers</source>
@@ -3765,6 +3826,10 @@
         <message>
             <source>Preferences</source>
             <translation>環境設定</translation>
+        </message>
+        <message>
+            <source>Preferences sections</source>
+            <translation>設定のセクション</translation>
         </message>
         <message>
             <source>General</source>

@@ -208,6 +208,33 @@
         </message>
     </context>
     <context>
+        <name>ApprovalTitle</name>
+        <message>
+            <source>Fetch {host}</source>
+            <translation>获取 {host}</translation>
+        </message>
+        <message>
+            <source>Run a command</source>
+            <translation>运行命令</translation>
+        </message>
+        <message>
+            <source>Run a command in {folder}</source>
+            <translation>在 {folder} 中运行命令</translation>
+        </message>
+        <message>
+            <source>Create {path}</source>
+            <translation>创建 {path}</translation>
+        </message>
+        <message>
+            <source>Overwrite {path}</source>
+            <translation>覆盖 {path}</translation>
+        </message>
+        <message>
+            <source>Edit {path}</source>
+            <translation>编辑 {path}</translation>
+        </message>
+    </context>
+    <context>
         <name>AssistantForm</name>
         <message>
             <source>e.g. Code reviewer</source>
@@ -240,6 +267,10 @@
         <message>
             <source>Temperature</source>
             <translation>温度</translation>
+        </message>
+        <message>
+            <source>Only these tools</source>
+            <translation>仅使用这些工具</translation>
         </message>
         <message>
             <source>Only these tools (otherwise the app's tool settings)</source>
@@ -1044,6 +1075,13 @@
         </message>
     </context>
     <context>
+        <name>DefaultPrompt</name>
+        <message>
+            <source>You are Assista, a helpful assistant running in a desktop app. Use the available tools when they help answer the user's question. Format answers in Markdown.</source>
+            <translation>你是 Assista，一个运行在桌面应用中的得力助手。在有助于回答用户问题时使用可用的工具。用 Markdown 格式回答。</translation>
+        </message>
+    </context>
+    <context>
         <name>DesktopNotifier</name>
         <message>
             <source>Answer failed</source>
@@ -1069,9 +1107,9 @@
     <context>
         <name>DesktopTab</name>
         <message>
-            <source>Keep running in the tray when the window is closed</source>
+            <source>Keep running in the tray</source>
             <extracomment>The quick-ask shortcut was changed (Qt's portable text, "" for none): saved at once, so the status below says whether the desktop took it.</extracomment>
-            <translation>关闭窗口后在托盘中继续运行</translation>
+            <translation>在托盘中保持运行</translation>
         </message>
         <message>
             <source>Closing the window hides it; the tray icon's menu brings it back, and its Quit quits</source>
@@ -2627,6 +2665,29 @@
         </message>
     </context>
     <context>
+        <name>ModelWords</name>
+        <message>
+            <source>Favourites</source>
+            <translation>收藏</translation>
+        </message>
+        <message>
+            <source>Recent</source>
+            <translation>最近</translation>
+        </message>
+        <message>
+            <source>tools</source>
+            <translation>工具</translation>
+        </message>
+        <message>
+            <source>images</source>
+            <translation>图像</translation>
+        </message>
+        <message>
+            <source>reasoning</source>
+            <translation>推理</translation>
+        </message>
+    </context>
+    <context>
         <name>PasteDialog</name>
         <message>
             <source>Paste MCP servers</source>
@@ -3765,6 +3826,10 @@
         <message>
             <source>Preferences</source>
             <translation>偏好设置</translation>
+        </message>
+        <message>
+            <source>Preferences sections</source>
+            <translation>偏好设置分区</translation>
         </message>
         <message>
             <source>General</source>
