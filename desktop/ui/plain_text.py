@@ -80,3 +80,12 @@ def button_text(text: str) -> str:
     """``text`` for a button's label: a single ``&`` would mark a keyboard shortcut
     (and vanish), so every ampersand is doubled."""
     return text.replace("&", "&&")
+
+
+class StatusLabel(QLabel):
+    """A label whose accessible name says what it is ("Answer status"): a screen reader
+    then reads that name instead of the text, so the text goes in its description."""
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self.setAccessibleDescription(text)

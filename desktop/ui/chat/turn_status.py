@@ -25,7 +25,7 @@ from desktop.chat.approvals import PendingApproval
 from desktop.chat.events import ProviderRetrying
 from desktop.tools.approval import ApprovalDecision
 from desktop.tools.grant_scopes import always_scope, unscoped_reason
-from desktop.ui.plain_text import make_plain, plain_tooltip, shown
+from desktop.ui.plain_text import StatusLabel, make_plain, plain_tooltip, shown
 from desktop.ui.tools.approval_title import approval_title
 from desktop.ui.tools.scope_row import always_tooltip
 from desktop.ui.tools.tool_names import display_name
@@ -143,7 +143,7 @@ class TurnStatus(QFrame):
         self._deadline = 0.0
         self._dots = 0
         self._rounds = 0
-        self.label = QLabel()
+        self.label = StatusLabel()
         make_plain(self.label)  # a tool's name and a server's reason are not markup
         self.label.setObjectName("emptyHint")
         self.label.setAccessibleName(self.tr("Answer status"))

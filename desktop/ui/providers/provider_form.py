@@ -277,6 +277,8 @@ class ProviderForm(QWidget):
         self.status_label.setStyleSheet(f"color: {color};" if text else "")
         self.status_label.setProperty("kind", kind)
         self.status_label.setText(text)
+        # (its accessible name says what it is; a screen reader reads what it says here)
+        self.status_label.setAccessibleDescription(text)
 
     def set_busy(self, busy: bool, text: str = "") -> None:
         self.fetch_button.setEnabled(not busy and not self._read_only)
