@@ -28,7 +28,7 @@ def first_run(desktop: Desktop, model: JourneyModel) -> None:
     desktop.click_on(role="push button", name="Fetch models")
     desktop.wait_until_server(lambda: any(r.path.endswith("/models") for r in model.requests))
     desktop.wait_for(any_contains="models found")
-    field = desktop.wait_for(role="combo box", name="Model", inside="Providers")
+    field = desktop.wait_for(role="combo box", inside="Providers")  # (the only one)
     desktop.click(field)
     desktop.key("ctrl+a")
     desktop.type("gpt-journey")
