@@ -51,7 +51,8 @@ def test_endless_and_bombed_replies_under_a_memory_limit(
 
 def test_huge_imports_under_a_memory_limit(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    done = assista("export", "--format", "json", data_dir=data)  # create the folder
+    data.mkdir()  # (export does not make a folder that is missing)
+    done = assista("export", "--format", "json", data_dir=data)  # creates the database in it
     assert done.returncode == 0
     before = state(data)
     huge = tmp_path / "conversations.json"

@@ -141,7 +141,8 @@ async def test_saves_retried_after_the_lock_goes_store_the_whole_answer(
 
 def test_assista_ask_exits_non_zero_when_the_answer_cannot_be_saved(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    seed = assista("export", "--format", "json", data_dir=data)  # creates the database
+    data.mkdir()  # (export does not make a folder that is missing)
+    seed = assista("export", "--format", "json", data_dir=data)  # creates the database in it
     assert seed.returncode == 0, seed.stderr
     before = state(data)
     db_path = next(data.glob("*.sqlite3"))

@@ -405,8 +405,6 @@ def sign_in_problem(exc: BaseException) -> str | None:
     for current in _chain(exc):
         if isinstance(current, ClientRejected | SignInTimedOut):
             return str(current)
-        if isinstance(current, PermissionError) and "cancelled" in str(current):
-            return "sign-in cancelled"
         if isinstance(current, OAuthRegistrationError):
             return ("its sign-in does not let apps register themselves "
                     f"({one_line_text(str(current))}): enter the Client ID (and secret) "

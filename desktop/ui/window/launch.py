@@ -38,6 +38,7 @@ from desktop.storage.window_state import read_window_state
 from desktop.ui import i18n, theme
 from desktop.ui.window.main_window import MainWindow
 from desktop.ui.window.qt_start import new_application
+from desktop.ui.window.screen_fit import fit_to_screen
 from desktop.ui.window.startup_skeleton import EarlyTyping, hand_over_typing
 
 if TYPE_CHECKING:
@@ -200,7 +201,9 @@ def claim_data_folder(data_dir: str | None, smoke: bool,
 
 
 def show_first_frame(window: MainWindow) -> None:
-    """Show ``window`` and return once its first frame has been painted."""
+    """Show ``window`` (no bigger than the screen) and return once its first frame has
+    been painted."""
+    fit_to_screen(window)
     waiting = QEventLoop()
     window.after_first_paint(waiting.quit)
     QTimer.singleShot(FIRST_FRAME_TIMEOUT_MS, waiting.quit)

@@ -31,7 +31,6 @@ from desktop.storage.window_state import WINDOW_STATE_KEY, WindowState
 from desktop.ui import theme
 from desktop.ui.window.first_frame_work import FirstFrameWork
 from desktop.ui.window.helpers import window_log
-from desktop.ui.window.screen_fit import fit_to_screen
 from desktop.ui.window.startup_skeleton import (
     DEFAULT_SPLITTER,
     EarlyTyping,
@@ -61,7 +60,6 @@ class MainWindow(QMainWindow):
         self.state = state or WindowState()
         if self.state.geometry:
             self.restoreGeometry(QByteArray.fromBase64(self.state.geometry.encode("ascii")))
-        fit_to_screen(self)
         self.ready = False  # True once attach() has filled the window in
         # True once chats are listed and typing is taken (by the skeleton, then for real)
         self.filled_in = False

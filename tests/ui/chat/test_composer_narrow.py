@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import qasync
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractButton, QApplication
 
 from desktop.app import AppContext
@@ -128,6 +129,8 @@ def test_the_window_at_each_size_cuts_no_composer_button(
     window = make_window(qtbot, ctx)
     window.controller.set_workspace(str(folder))
     composer = window.composer
+    # (Tool activity starts closed: opened, it takes its room beside the chat)
+    qtbot.mouseClick(window.top_bar.sidebar_button, Qt.MouseButton.LeftButton)
     for width, height in ((1400, 900), (1024, 700), (800, 600), (640, 480), (1400, 900)):
         window.resize(width, height)
         qtbot.waitUntil(lambda w=width: window.width() == w)  # type: ignore[misc]

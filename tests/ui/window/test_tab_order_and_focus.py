@@ -67,6 +67,9 @@ def test_tab_goes_in_reading_order(
 ) -> None:
     window = _window(qtbot, open_ctx(), fake_server)
     sessions, composer = window.sessions, window.composer
+    # (Tool activity starts closed: opened, it comes after the composer)
+    qtbot.mouseClick(window.top_bar.sidebar_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(window.sidebar.isVisible)
     order = _tab_round(qtbot, window, sessions.search_button)
 
     def at(widget: QWidget) -> int:
