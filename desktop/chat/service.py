@@ -39,6 +39,7 @@ from desktop.chat.turn_plan import TurnOverrides, TurnPlan, plan_turn
 from desktop.chat.turn_saving import finish_saving
 from desktop.chat.use_board import BOARD, UseBoard
 from desktop.core.conversation import SessionRecorder, auto_title
+from desktop.core.error_codes import unexpected
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.messages import Message, Part, TextPart
 
@@ -254,12 +255,12 @@ class ChatService:
         except asyncio.CancelledError:
             log.info("turn of %s stopped", turn.session_id)
         except AssistaError as exc:
-            turn.failure = str(exc)
-            turn.emit(TurnFailed(str(exc)))
+            turn.failure, turn.failure_info = str(exc), exc.info
+            turn.emit(TurnFailed(str(exc), exc.info))
         except Exception as exc:
             log.exception("turn failed")
-            turn.failure = f"Unexpected error: {exc}"
-            turn.emit(TurnFailed(turn.failure))
+            turn.failure, turn.failure_info = unexpected(exc)
+            turn.emit(TurnFailed(turn.failure, turn.failure_info))
         finally:
             try:
                 if recorder is not None:
