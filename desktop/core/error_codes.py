@@ -100,7 +100,7 @@ def provider_failure(
     code = _code(raw_code, status, detail or "")
     params: dict[str, Any] = {"provider": provider or "provider", "status": status,
                               "model": model, "detail": detail or None,
-                              "retry_after": None if retry_after is None
+                              "retry_after": None if retry_after is None or retry_after < 1
                               else round(retry_after), "url": url}
     return ErrorInfo(code, {k: v for k, v in params.items() if v is not None})
 
