@@ -159,7 +159,8 @@ class CompareRunner:
 
     def _not_busy(self, session_id: str) -> None:
         if session_id in self.service._running:
-            raise ConfigError("This chat is still answering; stop it first.")
+            raise ConfigError("This chat is still answering; stop it first.",
+                              code="still_answering")
 
     def _launch(self, chat: ChatRef, session_id: str, history: list[Message],
                 question: Message, targets: Sequence[CompareTarget], *,

@@ -175,7 +175,8 @@ class ChatService:
         lock held: a chat answers in one process at a time (:mod:`.turn_locks`)."""
         sid = chat if isinstance(chat, str) else None
         if sid is not None and sid in self._running:
-            raise ConfigError("This chat is still answering; stop it first.")
+            raise ConfigError("This chat is still answering; stop it first.",
+                              code="still_answering")
         try:
             if sid is not None:
                 self.locks.claim(sid)  # (before anything in it changes)
@@ -372,7 +373,8 @@ class ChatService:
     def delete_message(self, session_id: str, message_id: str) -> ActiveBranch:
         """Delete a message and what follows it (not while the chat answers)."""
         if session_id in self._running:
-            raise ConfigError("This chat is still answering; stop it first.")
+            raise ConfigError("This chat is still answering; stop it first.",
+                              code="still_answering")
         branch = self.edits.delete_from(session_id, message_id)
         self._sessions_changed()
         return branch

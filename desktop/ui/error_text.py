@@ -79,6 +79,13 @@ _SENTENCES: dict[str, Any] = {
         "Errors", "The base URL of {provider} cannot be used. Check it in Providers."),
     "provider_reported": QT_TRANSLATE_NOOP(
         "Errors", "{provider} reported an error."),
+    "no_model": QT_TRANSLATE_NOOP("Errors", "Choose a model for {provider} first."),
+    "no_vision": QT_TRANSLATE_NOOP(
+        "Errors", "{model} cannot see images. Pick a vision model, or turn on vision for it in "
+        "Providers if you know it supports images."),
+    "still_answering": QT_TRANSLATE_NOOP("Errors", "This chat is still answering; stop it first."),
+    "message_gone": QT_TRANSLATE_NOOP("Errors", "That message is already gone."),
+    "chat_gone": QT_TRANSLATE_NOOP("Errors", "That chat is gone."),
     "unexpected": QT_TRANSLATE_NOOP(
         "Errors", "Something unexpected went wrong."),
 }

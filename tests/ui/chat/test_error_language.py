@@ -6,10 +6,12 @@ reopened; an answer stored before errors had codes still shows its English text.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import qasync
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from desktop.app import AppContext
@@ -116,3 +118,50 @@ def test_english_words_the_code_too(qapp: QApplication) -> None:
                         "provider": "Loopback", "status": 401, "detail": "bad key"}}})
     assert status_text(known) == ("✗ Loopback did not accept the API key (HTTP 401). Check the "
                                   "key in Providers. Details: bad key")
+
+
+def test_test_connection_says_a_refused_key_in_chinese(
+    qtbot: Any, chinese: None, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    from desktop.ui.providers.provider_dialog import ProviderDialog
+    from tests.support.openai_server import MODELS_PATH
+    from tests.ui.providers.test_provider_dialog import SECRET, add_custom, wait_idle
+
+    # (closing the dialog asks about the unsaved draft: it is dropped)
+    monkeypatch.setattr(QMessageBox, "question",
+                        lambda *_args: QMessageBox.StandardButton.Discard)
+    dialog = ProviderDialog(open_ctx())
+    qtbot.addWidget(dialog)
+    dialog.show()
+    add_custom(qtbot, dialog, fake_server.base_url)
+    fake_server.enqueue(ScriptedResponse.error(
+        401, f"Incorrect API key provided: {SECRET}", code="invalid_api_key"), path=MODELS_PATH)
+    dialog.form.test_button.click()
+    wait_idle(qtbot, dialog)
+    text = dialog.form.status_label.text()
+    assert text.startswith("✗ ") and text.endswith(
+        " 不接受该 API 密钥（HTTP 401）。请在“提供商”中检查密钥。 "
+        "详情：Incorrect API key provided: ***"), text
+    assert dialog.form.status_label.property("kind") == "error"
+
+
+def test_a_refused_send_is_said_in_chinese(
+    qtbot: Any, chinese: None, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    ctx = open_ctx()
+    config = add_provider(ctx, fake_server)
+    ctx.settings_store.save_provider(config.model_copy(update={"model": "gpt-3.5-turbo"}))
+    window = make_window(qtbot, ctx)
+    image = tmp_path / "dot.png"
+    image.write_bytes(b"\x89PNG\r\n\x1a\n")
+    assert window.chat_pane.add_attachment(image)
+    qtbot.keyClicks(window.composer.input, "look")
+    qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+    assert window.chat_pane.error_banner.text() == (
+        "gpt-3.5-turbo 无法查看图片。请选择支持视觉的模型；如果确定它支持图片，也可以在“提供商”中"
+        "为它开启视觉功能。")
+    assert fake_server.chat_requests == []
