@@ -6,7 +6,7 @@ window words it by code in the user's language (``desktop/ui/error_text.py``); t
 CLI and the log print the English one-liner. A code the window does not know is shown
 with that English text.
 
-Qt-free: the providers, the chat service and the storage use it.
+Qt-free: the providers, the agent loop and the chat service use it.
 """
 
 from __future__ import annotations

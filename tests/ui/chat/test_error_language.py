@@ -165,3 +165,12 @@ def test_a_refused_send_is_said_in_chinese(
         "gpt-3.5-turbo 无法查看图片。请选择支持视觉的模型；如果确定它支持图片，也可以在“提供商”中"
         "为它开启视觉功能。")
     assert fake_server.chat_requests == []
+
+
+def test_every_provider_code_has_a_sentence(qapp: QApplication) -> None:
+    from desktop.core.error_codes import PROVIDER_CODES, ErrorInfo
+    from desktop.ui.error_text import error_text
+
+    i18n.install_translations(qapp, "en")
+    for code in PROVIDER_CODES:
+        assert error_text(ErrorInfo(code, {"provider": "P"}), "FALLBACK") != "FALLBACK", code
