@@ -101,7 +101,7 @@ def error_text(info: ErrorInfo | None, fallback: str) -> str:
     source = str(next((_SENTENCES[key] for key in (f"{info.code}+{name}" for name in params)
                        if key in _SENTENCES), _SENTENCES[info.code]))
     values = {k: str(v) for k, v in params.items()}
-    values.setdefault("provider", QCoreApplication.translate(_CONTEXT, "The provider"))
+    values.setdefault("provider", QCoreApplication.translate("Errors", "The provider"))
     try:
         sentence = QCoreApplication.translate(_CONTEXT, source).format(**values)
     except (KeyError, IndexError, ValueError):  # a translation naming another field
