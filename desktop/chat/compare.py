@@ -42,6 +42,7 @@ from desktop.chat.turn_plan import TurnOverrides, TurnPlan
 from desktop.chat.turn_saving import finish_saving
 from desktop.chat.use_board import BOARD, UseBoard
 from desktop.core.conversation import SessionRecorder
+from desktop.core.error_codes import ERROR_KEY, ErrorInfo, unexpected
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.messages import ImagePart, Message, Part, TextPart
 from desktop.core.orchestrator import RunResult
@@ -158,7 +159,8 @@ class CompareRunner:
 
     def _not_busy(self, session_id: str) -> None:
         if session_id in self.service._running:
-            raise ConfigError("This chat is still answering; stop it first.")
+            raise ConfigError("This chat is still answering; stop it first.",
+                              code="still_answering")
 
     def _launch(self, chat: ChatRef, session_id: str, history: list[Message],
                 question: Message, targets: Sequence[CompareTarget], *,
@@ -231,8 +233,8 @@ class CompareRunner:
             await asyncio.gather(*(c.turn.task for c in run.columns if c.turn.task),
                                  return_exceptions=True)
         except AssistaError as exc:  # the question could not be saved: nothing ran
-            run.group.failure = str(exc)
-            run.group.emit(TurnFailed(str(exc)))
+            run.group.failure, run.group.failure_info = str(exc), exc.info
+            run.group.emit(TurnFailed(str(exc), exc.info))
         finally:
             self._settle(run)
 
@@ -260,13 +262,13 @@ class CompareRunner:
         except asyncio.CancelledError:
             log.info("compare column %s stopped", column.target.name)
         except AssistaError as exc:
-            turn.failure = str(exc)
+            turn.failure, turn.failure_info = str(exc), exc.info
         except Exception as exc:
             log.exception("compare column failed")
-            turn.failure = f"Unexpected error: {exc}"
+            turn.failure, turn.failure_info = unexpected(exc)
         finally:
             if turn.failure is not None:
-                self._record_failure(column, turn.failure, recorder)
+                self._record_failure(column, turn.failure, turn.failure_info, recorder)
             try:
                 if recorder is not None:
                     await finish_saving(turn, recorder)
@@ -278,16 +280,17 @@ class CompareRunner:
                 turn.emit(TurnEnded(run.session_id, column.status))
 
     @staticmethod
-    def _record_failure(column: CompareColumn, error: str,
+    def _record_failure(column: CompareColumn, error: str, info: ErrorInfo | None,
                         recorder: SessionRecorder | None) -> None:
         """A column that failed without an answer on record gets one: failed, with
         the error, so the sibling says what happened."""
-        column.turn.emit(TurnFailed(error))
+        column.turn.emit(TurnFailed(error, info))
         if column.first_id is not None:
             return
         target = column.target
         failed = Message(role="assistant", status="error", error=error, model=target.model,
-                         provider=target.config.name)
+                         provider=target.config.name,
+                         provider_data={ERROR_KEY: info.to_json()} if info else {})
         column.first_id = failed.id
         column.turn.history.append(failed)
         if recorder is not None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from desktop.chat.events import ChatEvent, ChatObserver
 from desktop.chat.running import RunningTurn
 from desktop.core.agent_events import AssistantStarted
+from desktop.core.error_codes import ErrorInfo
 from desktop.core.messages import Message
 from desktop.core.save_queue import MessageStore
 
@@ -110,6 +111,13 @@ class CompareColumn:
         if self.turn.failure is not None:
             return self.turn.failure
         return self.turn.result.error if self.turn.result is not None else None
+
+    @property
+    def error_info(self) -> ErrorInfo | None:
+        """The code + params of :attr:`error` (None: it has none)."""
+        if self.turn.failure is not None:
+            return self.turn.failure_info
+        return self.turn.result.error_info if self.turn.result is not None else None
 
     @property
     def answer(self) -> list[Message]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from desktop.core.agent_events import AgentEvent
+from desktop.core.error_codes import ErrorInfo, retry_failure
 from desktop.core.messages import Message
 from desktop.tools.approval import ToolProgress
 
@@ -35,6 +36,11 @@ class ProviderRetrying:
     delay_s: float
     reason: str  # "HTTP 429", or an exception's name
     max_retries: int = 0  # retries the provider makes at most (0: unknown)
+
+    @property
+    def info(self) -> ErrorInfo:
+        """Why, as a code (rate_limited, server_error, timeout, unreachable) + params."""
+        return retry_failure(self.reason, self.provider)
     type: str = field(default="provider_retrying", init=False)
 
 
@@ -58,7 +64,8 @@ class ConfirmRequested:
 class TurnFailed:
     """The turn could not run or ended with an error the loop did not report."""
 
-    message: str
+    message: str  # in English
+    info: ErrorInfo | None = None  # its code + params, to word it in the user's language
     type: str = field(default="turn_failed", init=False)
 
 

@@ -43,7 +43,7 @@ class MessageEdits:
     def delete_from(self, session_id: str, message_id: str) -> ActiveBranch:
         """Delete ``message_id`` and everything after it; the chat's branch now."""
         if not self.sessions.delete_message(message_id):
-            raise ConfigError("That message is already gone.")
+            raise ConfigError("That message is already gone.", code="message_gone")
         return self.sessions.load_active_branch(session_id)
 
     def fork(self, session_id: str, up_to: str) -> str:
@@ -51,7 +51,7 @@ class MessageEdits:
         ``up_to`` (with the tool results that answer it); returns its id."""
         info = self.sessions.get_session(session_id)
         if info is None:
-            raise ConfigError("That chat is gone.")
+            raise ConfigError("That chat is gone.", code="chat_gone")
         messages = self.sessions.load_active_branch(session_id).messages
         ids = [m.id for m in messages]
         if up_to not in ids:

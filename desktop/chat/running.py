@@ -20,6 +20,7 @@ from desktop.chat.events import (
     ProviderRetrying,
     TurnQueued,
 )
+from desktop.core.error_codes import ErrorInfo
 from desktop.core.events import ReasoningDelta, TextDelta
 from desktop.core.messages import Message
 from desktop.core.orchestrator import RunResult
@@ -45,6 +46,7 @@ class RunningTurn:
     retry_limit: int = 0  # how often the provider retries a refused request (0: unknown)
     result: RunResult | None = None
     failure: str | None = None
+    failure_info: ErrorInfo | None = None  # the failure's code + params
     observers: list[ChatObserver] = field(default_factory=list)
     _log: list[ChatEvent | _Run] = field(default_factory=list)
     _confirm: asyncio.Future[bool] | None = None

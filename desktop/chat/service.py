@@ -39,6 +39,7 @@ from desktop.chat.turn_plan import TurnOverrides, TurnPlan, plan_turn
 from desktop.chat.turn_saving import finish_saving
 from desktop.chat.use_board import BOARD, UseBoard
 from desktop.core.conversation import SessionRecorder, auto_title
+from desktop.core.error_codes import unexpected
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.messages import Message, Part, TextPart
 
@@ -175,7 +176,8 @@ class ChatService:
         lock held: a chat answers in one process at a time (:mod:`.turn_locks`)."""
         sid = chat if isinstance(chat, str) else None
         if sid is not None and sid in self._running:
-            raise ConfigError("This chat is still answering; stop it first.")
+            raise ConfigError("This chat is still answering; stop it first.",
+                              code="still_answering")
         try:
             if sid is not None:
                 self.locks.claim(sid)  # (before anything in it changes)
@@ -255,12 +257,12 @@ class ChatService:
         except asyncio.CancelledError:
             log.info("turn of %s stopped", turn.session_id)
         except AssistaError as exc:
-            turn.failure = str(exc)
-            turn.emit(TurnFailed(str(exc)))
+            turn.failure, turn.failure_info = str(exc), exc.info
+            turn.emit(TurnFailed(str(exc), exc.info))
         except Exception as exc:
             log.exception("turn failed")
-            turn.failure = f"Unexpected error: {exc}"
-            turn.emit(TurnFailed(turn.failure))
+            turn.failure, turn.failure_info = unexpected(exc)
+            turn.emit(TurnFailed(turn.failure, turn.failure_info))
         finally:
             try:
                 if recorder is not None:
@@ -372,7 +374,8 @@ class ChatService:
     def delete_message(self, session_id: str, message_id: str) -> ActiveBranch:
         """Delete a message and what follows it (not while the chat answers)."""
         if session_id in self._running:
-            raise ConfigError("This chat is still answering; stop it first.")
+            raise ConfigError("This chat is still answering; stop it first.",
+                              code="still_answering")
         branch = self.edits.delete_from(session_id, message_id)
         self._sessions_changed()
         return branch

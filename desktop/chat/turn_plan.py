@@ -69,12 +69,14 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
         raise ProviderMissing("Add a provider to start chatting.")
     model = o.model or (o.config.model if o.config is not None else profiles.model(chat))
     if not model:
-        raise ConfigError(f"Choose a model for {config.name} first.")
+        raise ConfigError(f"Choose a model for {config.name} first.", code="no_model",
+                          params={"provider": config.name})
     caps = ctx.capabilities_for(config, model)
     if any(isinstance(p, ImagePart) for p in attachments) and not caps.vision:
         raise ConfigError(
             f"{model} cannot see images. Pick a vision model, or turn on vision for "
-            f"it in Providers if you know it supports images.")
+            f"it in Providers if you know it supports images.", code="no_vision",
+            params={"model": model})
     workspace = o.workspace or profiles.workspace(chat)
     if o.tools is not None:
         names = list(o.tools)

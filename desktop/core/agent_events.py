@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from desktop.core.error_codes import ErrorInfo
 from desktop.core.events import StreamEvent
 from desktop.core.messages import Message, ToolCallPart, ToolResultPart, Usage
 
@@ -79,6 +80,7 @@ class RunFinished:
     status: RunStatus
     usage: Usage
     error: str | None = None
+    info: ErrorInfo | None = None  # the error's code + params, to word it translated
     type: str = field(default="run_finished", init=False)
 
 

@@ -10,6 +10,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop.core.error_codes import ErrorInfo
 from desktop.core.messages import Source, Usage
 
 
@@ -73,9 +74,12 @@ class ErrorEvent:
     """An error reported by the provider inside or before the stream."""
 
     message: str
-    code: str | None = None
+    code: str | None = None  # the provider's own code, or our transport code
     status: int | None = None
     provider: str | None = None
+    #: The closed code + params the window words it by (desktop.core.error_codes);
+    #: None: an event made without one (shown with ``message``).
+    info: ErrorInfo | None = field(default=None, compare=False)
     type: str = field(default="error", init=False)
 
 
@@ -116,6 +120,8 @@ def event_to_dict(event: Any) -> dict[str, Any]:
             continue
         if hasattr(value, "model_dump"):
             value = value.model_dump(mode="json")
+        elif isinstance(value, ErrorInfo):
+            value = value.to_json()
         elif isinstance(value, list):
             value = [v.model_dump(mode="json") if hasattr(v, "model_dump") else v
                      for v in value]

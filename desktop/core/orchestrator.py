@@ -41,6 +41,7 @@ from desktop.core.context_budget import (
     summary_message,
     summary_source,
 )
+from desktop.core.error_codes import ERROR_KEY, ErrorInfo, stored_error
 from desktop.core.errors import ProviderError
 from desktop.core.events import EndEvent, ErrorEvent, TextDelta
 from desktop.core.exchange_origin import set_message
@@ -62,6 +63,7 @@ class RunResult:
     new_messages: list[Message] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     error: str | None = None
+    error_info: ErrorInfo | None = None  # its code + params (desktop.core.error_codes)
 
     @property
     def text(self) -> str:
@@ -87,9 +89,10 @@ class _Run:
 
 
 class _StreamFailed(Exception):
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, info: ErrorInfo | None) -> None:
         super().__init__(message)
         self.message = message
+        self.info = info
 
 
 class Orchestrator:
@@ -149,6 +152,7 @@ class Orchestrator:
                     if message.status == "error":
                         result.status = "error"
                         result.error = message.error
+                        result.error_info = stored_error(message)
                     break
                 await self._run_tools(run, message, round_no)
                 rounds_since_confirm += 1
@@ -162,7 +166,8 @@ class Orchestrator:
             result.status = "stopped"
             emit(RunFinished(status="stopped", usage=result.usage))
             raise
-        emit(RunFinished(status=result.status, usage=result.usage, error=result.error))
+        emit(RunFinished(status=result.status, usage=result.usage, error=result.error,
+                         info=result.error_info))
         return result
 
     async def _may_continue(self, rounds: int, emit: Sink) -> bool:
@@ -189,7 +194,11 @@ class Orchestrator:
             self._close(run, builder, builder.finish("stopped", finish_reason="cancelled"))
             raise
         except _StreamFailed as failed:
-            return self._close(run, builder, builder.finish("error", error=failed.message))
+            data = dict(builder.message.provider_data)
+            if failed.info is not None:  # (worded again in the user's language when shown)
+                data[ERROR_KEY] = failed.info.to_json()
+            return self._close(run, builder, builder.finish("error", error=failed.message,
+                                                            provider_data=data))
         return self._close(run, builder, builder.finish(
             "complete", finish_reason=end.finish_reason, provider_data=dict(end.provider_data)))
 
@@ -250,14 +259,14 @@ class Orchestrator:
                 async for event in stream:
                     if isinstance(event, ErrorEvent):
                         emit(event)
-                        raise _StreamFailed(event.message)
+                        raise _StreamFailed(event.message, event.info)
                     if isinstance(event, EndEvent):
                         end = event
                         continue
                     builder.feed(event)
                     emit(event)
         except ProviderError as err:
-            raise _StreamFailed(str(err)) from err
+            raise _StreamFailed(str(err), err.info) from err
         return end
 
     async def _run_tools(self, run: _Run, message: Message, round_no: int) -> None:

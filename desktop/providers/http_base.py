@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from desktop.core.error_codes import TRANSPORT_CODES, provider_failure
 from desktop.core.errors import ConfigError, ProviderError
 from desktop.core.events import ErrorEvent, StreamEvent
 from desktop.core.exchange import ExchangeRecording
@@ -40,6 +41,7 @@ from desktop.providers.http_errors import (
     describe_error_body,
     describe_status,
     describe_transport_error,
+    server_detail,
 )
 from desktop.providers.http_json import get_json
 from desktop.providers.limits import MAX_JSON_REPLY, ReplyTooLarge, read_limited
@@ -361,9 +363,15 @@ class HttpProvider:
         )
         return self._redact(message), code
 
-    def _error_event(self, message: str, code: str | None, status: int | None = None) -> ErrorEvent:
+    def _error_event(self, message: str, code: str | None, status: int | None = None, *,
+                     detail: str | None = None, model: str | None = None,
+                     retry_after: float | None = None) -> ErrorEvent:
+        """``message``: the English one-liner; ``detail``: the server's own words."""
         text = str(ProviderError(message, provider=self.name, status=status))
-        return ErrorEvent(text, code=code, status=status, provider=self.name)
+        url = self._redact(self.base_url) if code in TRANSPORT_CODES else None
+        info = provider_failure(code, status, provider=self.name, model=model, detail=detail,
+                                retry_after=retry_after, url=url)
+        return ErrorEvent(text, code=code, status=status, provider=self.name, info=info)
 
     def _status_message(
         self, response: httpx.Response, body: bytes, model: str | None = None
@@ -377,8 +385,15 @@ class HttpProvider:
         return describe_status(status, body, content_type, secrets=self._secrets)
 
     async def _status_error(self, response: httpx.Response, model: str | None = None) -> ErrorEvent:
-        message, code = self._status_message(response, await self._read_body(response), model)
-        return self._error_event(message, code, response.status_code)
+        return self._status_failure(response, await self._read_body(response), model)
+
+    def _status_failure(self, response: httpx.Response, body: bytes,
+                        model: str | None = None) -> ErrorEvent:
+        """The ErrorEvent of a non-2xx reply whose ``body`` was read."""
+        message, code = self._status_message(response, body, model)
+        detail, retry_after = server_detail(response, body, self._secrets)
+        return self._error_event(message, code, response.status_code, detail=detail,
+                                 model=model, retry_after=retry_after)
 
     async def _read_body(self, response: httpx.Response) -> bytes:
         """The start of an error reply (enough for a message), then the rest dropped."""

@@ -15,9 +15,10 @@ from typing import Any
 
 import httpx
 
-from desktop.providers.retry import redact
+from desktop.providers.retry import parse_retry_after, redact
 
-__all__ = ["describe_error_body", "describe_status", "describe_transport_error"]
+__all__ = ["describe_error_body", "describe_status", "describe_transport_error",
+           "server_detail"]
 
 SNIPPET_CHARS = 200
 
@@ -99,6 +100,19 @@ def describe_error_body(
         looks_html = "html" in content_type.lower() or text.lstrip().startswith("<")
         message = _html_snippet(text) if looks_html else text
     return redact(_shorten(message, 400), secrets), code
+
+
+def server_detail(
+    response: httpx.Response, body: bytes, secrets: tuple[str | None, ...] = ()
+) -> tuple[str | None, float | None]:
+    """``(the server's own message, the seconds it asks to wait)`` of a non-2xx reply:
+    kept as data beside the error's code (None when it said nothing)."""
+    if 300 <= response.status_code < 400:
+        return None, None
+    content_type = response.headers.get("content-type", "")
+    message, _ = describe_error_body(body, content_type, secrets=secrets)
+    wait = parse_retry_after(response.headers) if response.status_code in (429, 503) else None
+    return message or None, wait
 
 
 _HINTS = {

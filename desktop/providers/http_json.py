@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from desktop.core.errors import ProviderError
+from desktop.providers.http_errors import server_detail
 from desktop.providers.limits import MAX_JSON_REPLY, ReplyTooLarge, read_limited
 from desktop.providers.retry import RetryPolicy, is_retryable_status, send_with_retry
 
@@ -42,21 +43,23 @@ async def get_json(
             if not 200 <= status < 300:
                 raw = await provider._read_body(response)
                 message, error_code = provider._status_message(response, raw)
+                detail, wait = server_detail(response, raw, provider._secrets)
                 raise ProviderError(message, provider=provider.name, status=status,
-                                    code=error_code, retryable=is_retryable_status(status))
+                                    server_code=error_code, detail=detail, retry_after=wait,
+                                    retryable=is_retryable_status(status))
             raw = await read_limited(response, MAX_JSON_REPLY)
         finally:
             await response.aclose()
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
         message, code = provider._describe(exc, streaming=False)
-        raise ProviderError(message, provider=provider.name, code=code,
+        raise ProviderError(message, provider=provider.name, server_code=code,
                             retryable=True) from None
     except ReplyTooLarge as exc:
         raise ProviderError(str(exc), provider=provider.name,
-                            code="reply_too_large") from None
+                            server_code="reply_too_large") from None
     try:
         return json.loads(raw)
     except ValueError:
         where = f"{provider.base_url}{provider.path_prefix}{path}"
         raise ProviderError(f"{where} did not return JSON; check the base URL",
-                            provider=provider.name) from None  # fmt: skip
+                            provider=provider.name, code="bad_response") from None  # fmt: skip

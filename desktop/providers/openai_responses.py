@@ -108,7 +108,7 @@ class OpenAIResponsesProvider(HttpProvider):
                     self._no_encrypted.add(request.model)
                     encrypted = False
                     continue
-                return self._error_event(*self._status_message(response, raw), status)
+                return self._status_failure(response, raw, request.model)
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
             return self._error_event(*self._describe(exc, streaming=False))
         except Exception as exc:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol, TypeVar
 
+from desktop.core.error_codes import TRANSPORT_CODES, provider_failure
 from desktop.core.errors import ProviderError
 from desktop.core.events import ErrorEvent, StreamEvent
 from desktop.providers.retry import redact
@@ -79,5 +80,8 @@ class ParserBase:
         self, message: str, code: str | None, status: int | None = None
     ) -> ErrorEvent:
         # The status goes on the event only: an in-stream error is not an HTTP reply.
-        text = str(ProviderError(redact(message, self.secrets), provider=self.provider))
-        return ErrorEvent(text, code=code, status=status, provider=self.provider)
+        message = redact(message, self.secrets)
+        text = str(ProviderError(message, provider=self.provider))
+        detail = None if code in TRANSPORT_CODES else message  # (else the server's words)
+        info = provider_failure(code, status, provider=self.provider, detail=detail)
+        return ErrorEvent(text, code=code, status=status, provider=self.provider, info=info)

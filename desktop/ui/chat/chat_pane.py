@@ -48,6 +48,7 @@ from desktop.ui.chat.composer import Composer, local_files
 from desktop.ui.chat.edit_banner import EditBanner
 from desktop.ui.chat.find_bar import FindBar
 from desktop.ui.chat.save_banner import SaveBanner
+from desktop.ui.error_text import exception_text
 from desktop.ui.plain_text import make_plain
 
 if TYPE_CHECKING:
@@ -297,7 +298,7 @@ class ChatPane(QWidget):
         try:
             part = load_attachment(path)
         except AssistaError as exc:
-            self.show_error(str(exc))
+            self.show_error(exception_text(exc))
             return False
         self.composer.add_attachment(path.name, part)
         return True

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from desktop.chat.mcp_inputs import McpInputs, fill_template, template_variables
 from desktop.core.errors import AssistaError
 from desktop.core.messages import Part
+from desktop.ui.error_text import exception_text
 from desktop.ui.plain_text import plain_label
 
 if TYPE_CHECKING:
@@ -113,7 +114,7 @@ class McpResourceDialog(QDialog):
             try:
                 uri = fill_template(uri, {n: e.text() for n, e in self.fields.items()})
             except ValueError as exc:
-                self.problem.setText(str(exc))
+                self.problem.setText(exception_text(exc))
                 return
         self.attach_button.setEnabled(False)
         self.problem.setText(self.tr("Reading {0}…").format(uri))
@@ -123,7 +124,7 @@ class McpResourceDialog(QDialog):
         try:
             parts: list[Part] = await self.inputs.read(server, uri)
         except AssistaError as exc:
-            self.problem.setText(self.tr("Cannot attach {0}: {1}").format(uri, str(exc)))
+            self.problem.setText(self.tr("Cannot attach {0}: {1}").format(uri, exception_text(exc)))
             self.attach_button.setEnabled(True)
             return
         for part in parts:

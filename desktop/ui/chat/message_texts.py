@@ -7,6 +7,7 @@ from PySide6.QtCore import QCoreApplication
 from desktop.chat.message_edits import is_continuation
 from desktop.core.messages import Message
 from desktop.ui import locale_format
+from desktop.ui.error_text import message_error_text
 
 
 def header_text(message: Message) -> str:
@@ -31,5 +32,5 @@ def status_text(message: Message) -> str | None:
         return QCoreApplication.translate(
             "MessageWidget", "⚠ Interrupted — the app closed while this answer was streaming")
     if message.status == "error":
-        return "✗ " + (message.error or "")
+        return "✗ " + message_error_text(message)
     return None

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QWidget
 
 from desktop.chat.events import SaveFailed
 from desktop.core.messages import Message
+from desktop.ui.error_text import exception_text
 from desktop.ui.plain_text import plain_label
 
 log = logging.getLogger(__name__)
@@ -65,7 +66,7 @@ class SaveBanner(QFrame):
         except Exception as exc:  # the database's words, for the user (and the log)
             log.warning("saving again failed: %s", exc)
             self._say(self.tr("Still not saved: {error}. The answer is kept here; try "
-                              "again.").format(error=str(exc)))
+                              "again.").format(error=exception_text(exc)))
         else:
             self.hide()
         finally:

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from desktop.chat.mcp_inputs import McpInputs, PromptChoice
 from desktop.core.errors import AssistaError
+from desktop.ui.error_text import exception_text
 from desktop.ui.plain_text import plain_label
 
 if TYPE_CHECKING:
@@ -194,7 +195,7 @@ class SlashPrompts(QObject):
             turn = await self.inputs.prompt_turn(choice, arguments)
         except AssistaError as exc:
             self.error.setText(self.tr("The prompt /{0} failed: {1}").format(
-                choice.command, str(exc)))
+                choice.command, exception_text(exc)))
             self.error.show()
             return
         parts = [chip.part for chip in self.composer.chips] + turn.parts

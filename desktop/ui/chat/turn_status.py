@@ -32,17 +32,19 @@ from desktop.ui.tools.tool_names import display_name
 from desktop.ui.wrap_row import WrapRow
 
 # (translated when shown)
-REASONS = {"HTTP 429": str(QT_TRANSLATE_NOOP("TurnStatus", "Rate limited")),
-           "HTTP 529": str(QT_TRANSLATE_NOOP("TurnStatus", "Overloaded")),
-           "HTTP 503": str(QT_TRANSLATE_NOOP("TurnStatus", "Service unavailable")),
-           "HTTP 408": str(QT_TRANSLATE_NOOP("TurnStatus", "Timed out"))}
+REASONS = {"rate_limited": str(QT_TRANSLATE_NOOP("TurnStatus", "Rate limited")),
+           "quota": str(QT_TRANSLATE_NOOP("TurnStatus", "Rate limited")),
+           "timeout": str(QT_TRANSLATE_NOOP("TurnStatus", "Timed out"))}
+SERVER_REASONS = {529: str(QT_TRANSLATE_NOOP("TurnStatus", "Overloaded")),
+                  503: str(QT_TRANSLATE_NOOP("TurnStatus", "Service unavailable"))}
 
 
 def retry_headline(event: ProviderRetrying, seconds_left: int) -> str:
-    reason = REASONS.get(event.reason)
+    info = event.info  # why, by its code (rate_limited, server_error, unreachable...)
+    reason = REASONS.get(info.code) or SERVER_REASONS.get(info.params.get("status") or 0)
     if reason is not None:
         why = QCoreApplication.translate("TurnStatus", reason)
-    elif event.reason.startswith("HTTP "):
+    elif "status" in info.params:
         why = QCoreApplication.translate("TurnStatus", "Server error ({reason})").format(
             reason=event.reason)
     else:

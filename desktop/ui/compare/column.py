@@ -33,6 +33,7 @@ from desktop.providers.pricing import Price
 from desktop.tools.approval import ToolProgress
 from desktop.ui import icons, locale_format
 from desktop.ui.chat.chat_view import ChatView
+from desktop.ui.error_text import error_text
 from desktop.ui.plain_text import plain_tooltip
 from desktop.ui.window.bridge import AgentBridge
 
@@ -132,7 +133,8 @@ class CompareColumnView(QFrame):
         elif isinstance(event, ConfirmRequested):
             self.chat.turn_status.show_confirm(event.rounds)
         elif isinstance(event, TurnFailed | SaveFailed):
-            self.state.setText(event.message)
+            self.state.setText(error_text(event.info, event.message)
+                               if isinstance(event, TurnFailed) else event.message)
             self.state.setProperty("kind", "error")
         elif isinstance(event, TurnEnded):
             self._ended(True)
@@ -149,8 +151,10 @@ class CompareColumnView(QFrame):
         self.chat.turn_status.clear()
         status = self.column.status
         if status == "failed":
+            error = self.column.error
             self.state.setText(self.tr("Failed: {error}").format(
-                error=self.column.error or self.tr("unknown error")))
+                error=error_text(self.column.error_info, error) if error
+                else self.tr("unknown error")))
         elif status == "stopped":
             self.state.setText(self.tr("Stopped"))
         elif status == "limit":

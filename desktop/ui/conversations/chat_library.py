@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from desktop.core.errors import AssistaError
+from desktop.ui.error_text import exception_text
 
 if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
@@ -26,7 +27,7 @@ class ChatLibrary:
         try:
             action()
         except AssistaError as exc:
-            self.controller.errorOccurred.emit(str(exc))
+            self.controller.errorOccurred.emit(exception_text(exc))
             return False
         self.controller.sessionsChanged.emit()
         return True
@@ -47,7 +48,7 @@ class ChatLibrary:
         try:
             self.controller.delete_session(session_id)
         except AssistaError as exc:
-            self.controller.errorOccurred.emit(str(exc))
+            self.controller.errorOccurred.emit(exception_text(exc))
             return False
         return True
 
@@ -70,7 +71,7 @@ class ChatLibrary:
             try:
                 self.store.switch_branch(session_id, message_id)
             except AssistaError as exc:
-                c.errorOccurred.emit(str(exc))
+                c.errorOccurred.emit(exception_text(exc))
                 return False
         c.open_session(session_id)
         return c.session_id == session_id

@@ -33,6 +33,7 @@ from desktop.storage.database import Database
 from desktop.storage.usage_stats import ModelUsage, usage_by_model
 from desktop.ui import locale_format
 from desktop.ui.chat.usage_text import PriceSource
+from desktop.ui.error_text import exception_text
 
 DAY = 86400.0
 COLUMNS = 6
@@ -111,7 +112,7 @@ class UsagePage(QWidget):
         try:
             rows = await loop.run_in_executor(_READER, usage_by_model, self.db, since)
         except AssistaError as exc:
-            rows, problem = [], str(exc)
+            rows, problem = [], exception_text(exc)
         else:
             problem = ""
         if version != self._version or not isValid(self):

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from desktop.chat.replay import ReplayResult, original_result, replay
 from desktop.ui import locale_format
+from desktop.ui.error_text import exception_text
 from desktop.ui.plain_text import plain_label
 
 if TYPE_CHECKING:
@@ -145,7 +146,8 @@ class ReplayView(QWidget):
             result = await replay(self.ctx, self.record, config, model)
         except Exception as exc:  # the panel stays usable whatever happens
             log.exception("replay failed")
-            result = ReplayResult(f"{config.name} · {model}", "", str(exc), None, None, None)
+            result = ReplayResult(f"{config.name} · {model}", "", exception_text(exc), None,
+                                  None, None)
         self.again.show_result(result)
         self.status.setText(self.tr("Replay failed.") if result.error else
                             self.tr("Replayed."))

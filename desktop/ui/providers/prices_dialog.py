@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.settings import ModelPrice
+from desktop.ui.error_text import exception_text
 
 # (translated where the table is made)
 COLUMNS = [str(QT_TRANSLATE_NOOP("PricesDialog", "Model id")),
@@ -107,7 +108,7 @@ class PricesDialog(QDialog):
         try:
             prices = self.prices()
         except ValueError as exc:
-            self.error.setText(str(exc))
+            self.error.setText(exception_text(exc))
             return
         self.pricesChanged.emit(prices)
         self.accept()

@@ -30,6 +30,7 @@ from desktop.providers.factory import create_provider
 from desktop.providers.presets import get_preset
 from desktop.providers.retry import RetryPolicy, redact
 from desktop.ui import theme
+from desktop.ui.error_text import exception_text
 from desktop.ui.providers.provider_form import ProviderForm
 from desktop.ui.providers.provider_list import ProviderList
 from desktop.ui.providers.provider_text import key_note, source_text
@@ -203,7 +204,7 @@ class ProviderDialog(QDialog):
             try:
                 key = self.ctx.secrets.get(config.id)
             except AssistaError as exc:
-                key_error = str(exc)
+                key_error = exception_text(exc)
         self.form.load(config, key, read_only=config.source != "user")
         self.form.set_key_note(key_note(config, self.ctx.secrets))
         if key_error:
@@ -276,7 +277,7 @@ class ProviderDialog(QDialog):
                 self.ctx.secrets.delete(config.id)
             self._activate_if_none(config.id)
         except AssistaError as exc:
-            self.form.set_status(redact(str(exc), [key]), "error")
+            self.form.set_status(redact(exception_text(exc), [key]), "error")
             return
         if self._is_draft(config):
             self._draft = None
@@ -306,7 +307,7 @@ class ProviderDialog(QDialog):
             self.ctx.settings_store.delete_provider(current.id)
             self.ctx.secrets.delete(current.id)
         except AssistaError as exc:
-            self.form.set_status(str(exc), "error")
+            self.form.set_status(exception_text(exc), "error")
             return
         self._dirty, self._current = False, None
         self.reload()
@@ -321,7 +322,7 @@ class ProviderDialog(QDialog):
             self.ctx.settings_store.save_provider(config)
             self._activate_if_none(config.id)
         except AssistaError as exc:
-            self.form.set_status(str(exc), "error")
+            self.form.set_status(exception_text(exc), "error")
             return
         self.reload(select_id=config.id)
         self.form.set_status(self.tr("Added to your providers."), "ok")
@@ -346,7 +347,7 @@ class ProviderDialog(QDialog):
             provider = create_provider(config, key, retry=RetryPolicy.disabled(),
                                        proxy=self.ctx.proxy)
         except AssistaError as exc:
-            self.form.set_status(f"✗ {redact(str(exc), [key])}", "error")
+            self.form.set_status(f"✗ {redact(exception_text(exc), [key])}", "error")
             return
         self.form.start_check(provider, key, test=test)
 

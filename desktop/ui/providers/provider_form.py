@@ -28,13 +28,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.errors import AssistaError, ProviderError
+from desktop.core.errors import AssistaError
 from desktop.core.provider import ModelInfo, Provider
 from desktop.core.settings import ProviderConfig
 from desktop.providers.presets import ProviderPreset
 from desktop.providers.retry import redact
 from desktop.storage.settings_store import SENSITIVE_HEADERS
 from desktop.ui import theme
+from desktop.ui.error_text import exception_text
 from desktop.ui.plain_text import plain_label
 from desktop.ui.providers.header_lines import format_headers, parse_headers
 from desktop.ui.providers.provider_options import ProviderOptionsBox
@@ -322,9 +323,7 @@ class ProviderForm(QWidget):
         try:
             models = await provider.list_models()
         except AssistaError as exc:
-            error = str(exc)
-            if isinstance(exc, ProviderError) and exc.status in (401, 403):
-                error += self.tr(" — check the API key.")
+            error = exception_text(exc)  # (a 401 or 403 says to check the key)
         except Exception as exc:  # a bug or an odd server: report it, keep the dialog alive
             log.exception("%s: listing models failed", provider.name)
             error = self.tr("Unexpected error: {error}").format(

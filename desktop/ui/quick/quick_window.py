@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from desktop.chat.approvals import PendingApproval
 from desktop.core.agent_events import AssistantStarted, RunFinished
 from desktop.ui.chat.composer import ComposerInput
+from desktop.ui.error_text import error_text
 from desktop.ui.markdown.accessible import Announcer
 from desktop.ui.markdown.view import MarkdownView
 from desktop.ui.window.controller import ChatController
@@ -174,10 +175,11 @@ class QuickAskWindow(QWidget):
         self.answer.flush()
         text = self.answer.toPlainText()  # as shown (and read out), not the markdown
         failed = event.status == "error"
-        if failed and event.error:
-            self.show_status(event.error)
+        error = error_text(event.info, event.error) if failed and event.error else ""
+        if error:
+            self.show_status(error)
         if event.status != "stopped":
-            self.announcer.announce(self.answer, event.error if failed and event.error else text)
+            self.announcer.announce(self.answer, error or text)
             self.answerFinished.emit(text, failed)
 
     def _approval_requested(self, pending: PendingApproval) -> None:

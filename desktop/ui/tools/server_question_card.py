@@ -36,6 +36,7 @@ from desktop.tools.mcp.server_requests import (
     SamplingRequest,
     coerce_answer,
 )
+from desktop.ui.error_text import exception_text
 from desktop.ui.plain_text import button_text, plain_label, shown
 
 FieldWidget = QLineEdit | QCheckBox | QComboBox
@@ -150,7 +151,7 @@ class ServerQuestionCard(QFrame):
         try:
             content = coerce_answer(request, self.raw_values())
         except ValueError as exc:
-            self.problem.setText(str(exc))
+            self.problem.setText(exception_text(exc))
             self.problem.show()
             return
         for name, schema in request.fields.items():  # choices keep their JSON type

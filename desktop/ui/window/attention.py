@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 
 from desktop.core.errors import AssistaError
+from desktop.ui.error_text import error_text
 from desktop.ui.markdown.accessible import Announcer
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ class Attention(QObject):
         # What is shown (and read out), not the markdown source.
         text = shown.plain_body_text() if shown is not None else (last.text if last else "")
         if event.status == "error" and event.error:
-            text = event.error
+            text = error_text(event.info, event.error)
         if event.status == "stopped":
             return
         if text:

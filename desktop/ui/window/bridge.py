@@ -23,6 +23,7 @@ from desktop.core.events import (
     ToolCallStarted,
     UsageEvent,
 )
+from desktop.ui.error_text import error_text
 
 
 class AgentBridge(QObject):
@@ -74,7 +75,7 @@ class AgentBridge(QObject):
         elif isinstance(event, UsageEvent):
             self.usage.emit(event.usage)
         elif isinstance(event, ErrorEvent):
-            self.streamError.emit(event.message)
+            self.streamError.emit(error_text(event.info, event.message))
         elif isinstance(event, LimitReached):
             self.limitReached.emit(event)
         elif isinstance(event, RunFinished):

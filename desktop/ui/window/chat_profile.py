@@ -14,6 +14,7 @@ from desktop.chat.service import ChatService
 from desktop.core.errors import AssistaError
 from desktop.core.prompt import PromptSources, build_system_prompt
 from desktop.storage.assistants import Assistant
+from desktop.ui.error_text import exception_text
 
 
 class ChatOnScreen(Protocol):
@@ -52,7 +53,7 @@ class ChatProfile:
         try:
             c.service.chats.set_prompt(c.chat, prompt)
         except AssistaError as exc:
-            c.errorOccurred.emit(str(exc))
+            c.errorOccurred.emit(exception_text(exc))
             return
         c.selectionChanged.emit()
 

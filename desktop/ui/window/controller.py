@@ -40,6 +40,7 @@ from desktop.core.messages import Message, Part
 from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.storage.branches import ActiveBranch
 from desktop.tools.approval import ChatGrants, ToolProgress
+from desktop.ui.error_text import error_text, exception_text
 from desktop.ui.window.bridge import AgentBridge
 from desktop.ui.window.chat_profile import ChatProfile
 
@@ -162,7 +163,7 @@ class ChatController(QObject):
             try:
                 self.branches = self.ctx.sessions.load_active_branch(session_id)
             except AssistaError as exc:
-                self.errorOccurred.emit(str(exc))
+                self.errorOccurred.emit(exception_text(exc))
                 return
             messages = list(self.branches.messages)
         self._watch(None)
@@ -212,7 +213,7 @@ class ChatController(QObject):
         try:
             branch = self.ctx.sessions.step_branch(self.session_id, message_id, step)
         except AssistaError as exc:
-            self.errorOccurred.emit(str(exc))
+            self.errorOccurred.emit(exception_text(exc))
             return
         self._history = list(branch.messages)
         self.branches = branch
@@ -225,7 +226,7 @@ class ChatController(QObject):
         try:
             branch = self.service.delete_message(self.session_id, message_id)
         except AssistaError as exc:
-            self.errorOccurred.emit(str(exc))
+            self.errorOccurred.emit(exception_text(exc))
             return
         self.branches, self._history = branch, list(branch.messages)
         self.sessionOpened.emit(self.session_id, list(self._history))
@@ -237,7 +238,7 @@ class ChatController(QObject):
         try:
             fork = self.service.fork_chat(self.session_id, message_id)
         except AssistaError as exc:
-            self.errorOccurred.emit(str(exc))
+            self.errorOccurred.emit(exception_text(exc))
             return
         self.open_session(fork)
 
@@ -295,7 +296,7 @@ class ChatController(QObject):
         if isinstance(exc, ChatBusy):
             return self.tr("This chat is answering in another Assista process (assista ask); "
                            "try again once that answer has finished.")
-        return str(exc)
+        return exception_text(exc)
 
     def _on_event(self, event: ChatEvent) -> None:
         """An event of the chat on screen (live, or replayed when it was opened)."""
@@ -318,7 +319,7 @@ class ChatController(QObject):
         elif isinstance(event, SaveFailed):
             self.saveFailed.emit(event)
         elif isinstance(event, TurnFailed):
-            self.errorOccurred.emit(event.message)
+            self.errorOccurred.emit(error_text(event.info, event.message))
         elif isinstance(event, TurnEnded):
             self._turn_ended(event)
         else:
