@@ -1218,6 +1218,134 @@
         </message>
     </context>
     <context>
+        <name>Errors</name>
+        <message>
+            <source>{provider} did not accept the API key. Check the key in Providers.</source>
+            <extracomment>code (or "code+param": the sentence when that param is known) -&gt; the sentence.</extracomment>
+            <translation>{provider} hat den API-Schlüssel nicht angenommen. Prüfen Sie den Schlüssel unter „Anbieter“.</translation>
+        </message>
+        <message>
+            <source>{provider} did not accept the API key (HTTP {status}). Check the key in Providers.</source>
+            <translation>{provider} hat den API-Schlüssel nicht angenommen (HTTP {status}). Prüfen Sie den Schlüssel unter „Anbieter“.</translation>
+        </message>
+        <message>
+            <source>{provider} refused access: the API key may not be allowed to use this model or endpoint.</source>
+            <translation>{provider} hat den Zugriff verweigert: Der API-Schlüssel darf dieses Modell oder diesen Endpunkt möglicherweise nicht verwenden.</translation>
+        </message>
+        <message>
+            <source>{provider} refused access (HTTP {status}): the API key may not be allowed to use this model or endpoint.</source>
+            <translation>{provider} hat den Zugriff verweigert (HTTP {status}): Der API-Schlüssel darf dieses Modell oder diesen Endpunkt möglicherweise nicht verwenden.</translation>
+        </message>
+        <message>
+            <source>{provider} did not find the address asked for. Check the base URL.</source>
+            <translation>{provider} hat die angefragte Adresse nicht gefunden. Prüfen Sie die Basis-URL.</translation>
+        </message>
+        <message>
+            <source>{provider} does not know this model. Choose another model or check its name.</source>
+            <translation>{provider} kennt dieses Modell nicht. Wählen Sie ein anderes Modell oder prüfen Sie seinen Namen.</translation>
+        </message>
+        <message>
+            <source>{provider} does not know the model {model}. Choose another model or check its name.</source>
+            <translation>{provider} kennt das Modell {model} nicht. Wählen Sie ein anderes Modell oder prüfen Sie seinen Namen.</translation>
+        </message>
+        <message>
+            <source>{provider} is limiting requests (too many, too fast). Try again in a moment.</source>
+            <translation>{provider} begrenzt die Anfragen (zu viele, zu schnell). Versuchen Sie es gleich noch einmal.</translation>
+        </message>
+        <message>
+            <source>{provider} is limiting requests (too many, too fast). Try again in {retry_after} s.</source>
+            <translation>{provider} begrenzt die Anfragen (zu viele, zu schnell). Versuchen Sie es in {retry_after} s noch einmal.</translation>
+        </message>
+        <message>
+            <source>{provider} says the account's quota or credit is used up. Check the plan or billing.</source>
+            <translation>{provider} meldet, dass das Kontingent oder Guthaben des Kontos aufgebraucht ist. Prüfen Sie Tarif oder Abrechnung.</translation>
+        </message>
+        <message>
+            <source>The conversation is too long for this model's context window. Start a new chat, or delete earlier messages.</source>
+            <translation>Die Unterhaltung ist zu lang für das Kontextfenster dieses Modells. Beginnen Sie einen neuen Chat oder löschen Sie frühere Nachrichten.</translation>
+        </message>
+        <message>
+            <source>{provider} refused the request.</source>
+            <translation>{provider} hat die Anfrage abgelehnt.</translation>
+        </message>
+        <message>
+            <source>{provider} refused the request (HTTP {status}).</source>
+            <translation>{provider} hat die Anfrage abgelehnt (HTTP {status}).</translation>
+        </message>
+        <message>
+            <source>{provider} had a server error. Try again later.</source>
+            <translation>Bei {provider} ist ein Serverfehler aufgetreten. Versuchen Sie es später noch einmal.</translation>
+        </message>
+        <message>
+            <source>{provider} had a server error (HTTP {status}). Try again later.</source>
+            <translation>Bei {provider} ist ein Serverfehler aufgetreten (HTTP {status}). Versuchen Sie es später noch einmal.</translation>
+        </message>
+        <message>
+            <source>Could not connect to {provider}. Check the base URL, the network and the proxy, and that the server is running.</source>
+            <translation>Keine Verbindung zu {provider}. Prüfen Sie Basis-URL, Netzwerk und Proxy und ob der Server läuft.</translation>
+        </message>
+        <message>
+            <source>Could not connect to {provider} at {url}. Check the base URL, the network and the proxy, and that the server is running.</source>
+            <translation>Keine Verbindung zu {provider} unter {url}. Prüfen Sie Basis-URL, Netzwerk und Proxy und ob der Server läuft.</translation>
+        </message>
+        <message>
+            <source>{provider} did not answer in time.</source>
+            <translation>{provider} hat nicht rechtzeitig geantwortet.</translation>
+        </message>
+        <message>
+            <source>The connection to {provider} broke before the answer was complete.</source>
+            <translation>Die Verbindung zu {provider} ist abgebrochen, bevor die Antwort vollständig war.</translation>
+        </message>
+        <message>
+            <source>{provider} sent an answer that could not be read. Check the base URL.</source>
+            <translation>{provider} hat eine Antwort gesendet, die nicht gelesen werden konnte. Prüfen Sie die Basis-URL.</translation>
+        </message>
+        <message>
+            <source>{provider} sent a reply larger than the limit; it was not read.</source>
+            <translation>{provider} hat eine Antwort über der Größenbegrenzung gesendet; sie wurde nicht gelesen.</translation>
+        </message>
+        <message>
+            <source>The base URL of {provider} cannot be used. Check it in Providers.</source>
+            <translation>Die Basis-URL von {provider} kann nicht verwendet werden. Prüfen Sie sie unter „Anbieter“.</translation>
+        </message>
+        <message>
+            <source>{provider} reported an error.</source>
+            <translation>{provider} hat einen Fehler gemeldet.</translation>
+        </message>
+        <message>
+            <source>Choose a model for {provider} first.</source>
+            <translation>Wählen Sie zuerst ein Modell für {provider}.</translation>
+        </message>
+        <message>
+            <source>{model} cannot see images. Pick a vision model, or turn on vision for it in Providers if you know it supports images.</source>
+            <translation>{model} kann keine Bilder sehen. Wählen Sie ein Modell mit Bildverständnis oder schalten Sie es unter „Anbieter“ ein, wenn Sie wissen, dass es Bilder unterstützt.</translation>
+        </message>
+        <message>
+            <source>This chat is still answering; stop it first.</source>
+            <translation>Dieser Chat antwortet noch; stoppen Sie ihn zuerst.</translation>
+        </message>
+        <message>
+            <source>That message is already gone.</source>
+            <translation>Diese Nachricht gibt es nicht mehr.</translation>
+        </message>
+        <message>
+            <source>That chat is gone.</source>
+            <translation>Diesen Chat gibt es nicht mehr.</translation>
+        </message>
+        <message>
+            <source>Something unexpected went wrong.</source>
+            <translation>Etwas Unerwartetes ist schiefgegangen.</translation>
+        </message>
+        <message>
+            <source>{sentence} Details: {detail}</source>
+            <translation>{sentence} Details: {detail}</translation>
+        </message>
+        <message>
+            <source>The provider</source>
+            <translation>Der Anbieter</translation>
+        </message>
+    </context>
+    <context>
         <name>ExchangeView</name>
         <message>
             <source>Find in the request</source>
@@ -2972,10 +3100,6 @@
         <message>
             <source>Fetching models…</source>
             <translation>Modelle werden abgerufen…</translation>
-        </message>
-        <message>
-            <source> — check the API key.</source>
-            <translation> — prüfen Sie den API-Schlüssel.</translation>
         </message>
         <message>
             <source>Unexpected error: {error}</source>

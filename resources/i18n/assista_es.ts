@@ -1218,6 +1218,134 @@
         </message>
     </context>
     <context>
+        <name>Errors</name>
+        <message>
+            <source>{provider} did not accept the API key. Check the key in Providers.</source>
+            <extracomment>code (or "code+param": the sentence when that param is known) -&gt; the sentence.</extracomment>
+            <translation>{provider} no aceptó la clave de API. Revise la clave en Proveedores.</translation>
+        </message>
+        <message>
+            <source>{provider} did not accept the API key (HTTP {status}). Check the key in Providers.</source>
+            <translation>{provider} no aceptó la clave de API (HTTP {status}). Revise la clave en Proveedores.</translation>
+        </message>
+        <message>
+            <source>{provider} refused access: the API key may not be allowed to use this model or endpoint.</source>
+            <translation>{provider} denegó el acceso: puede que la clave de API no tenga permiso para usar este modelo o este punto de acceso.</translation>
+        </message>
+        <message>
+            <source>{provider} refused access (HTTP {status}): the API key may not be allowed to use this model or endpoint.</source>
+            <translation>{provider} denegó el acceso (HTTP {status}): puede que la clave de API no tenga permiso para usar este modelo o este punto de acceso.</translation>
+        </message>
+        <message>
+            <source>{provider} did not find the address asked for. Check the base URL.</source>
+            <translation>{provider} no encontró la dirección solicitada. Revise la URL base.</translation>
+        </message>
+        <message>
+            <source>{provider} does not know this model. Choose another model or check its name.</source>
+            <translation>{provider} no conoce este modelo. Elija otro modelo o revise su nombre.</translation>
+        </message>
+        <message>
+            <source>{provider} does not know the model {model}. Choose another model or check its name.</source>
+            <translation>{provider} no conoce el modelo {model}. Elija otro modelo o revise su nombre.</translation>
+        </message>
+        <message>
+            <source>{provider} is limiting requests (too many, too fast). Try again in a moment.</source>
+            <translation>{provider} está limitando las solicitudes (demasiadas, demasiado rápido). Vuelva a intentarlo en un momento.</translation>
+        </message>
+        <message>
+            <source>{provider} is limiting requests (too many, too fast). Try again in {retry_after} s.</source>
+            <translation>{provider} está limitando las solicitudes (demasiadas, demasiado rápido). Vuelva a intentarlo en {retry_after} s.</translation>
+        </message>
+        <message>
+            <source>{provider} says the account's quota or credit is used up. Check the plan or billing.</source>
+            <translation>{provider} indica que la cuota o el crédito de la cuenta se ha agotado. Revise el plan o la facturación.</translation>
+        </message>
+        <message>
+            <source>The conversation is too long for this model's context window. Start a new chat, or delete earlier messages.</source>
+            <translation>La conversación es demasiado larga para la ventana de contexto de este modelo. Empiece un chat nuevo o elimine mensajes anteriores.</translation>
+        </message>
+        <message>
+            <source>{provider} refused the request.</source>
+            <translation>{provider} rechazó la solicitud.</translation>
+        </message>
+        <message>
+            <source>{provider} refused the request (HTTP {status}).</source>
+            <translation>{provider} rechazó la solicitud (HTTP {status}).</translation>
+        </message>
+        <message>
+            <source>{provider} had a server error. Try again later.</source>
+            <translation>{provider} tuvo un error del servidor. Vuelva a intentarlo más tarde.</translation>
+        </message>
+        <message>
+            <source>{provider} had a server error (HTTP {status}). Try again later.</source>
+            <translation>{provider} tuvo un error del servidor (HTTP {status}). Vuelva a intentarlo más tarde.</translation>
+        </message>
+        <message>
+            <source>Could not connect to {provider}. Check the base URL, the network and the proxy, and that the server is running.</source>
+            <translation>No se pudo conectar con {provider}. Revise la URL base, la red y el proxy, y que el servidor esté en marcha.</translation>
+        </message>
+        <message>
+            <source>Could not connect to {provider} at {url}. Check the base URL, the network and the proxy, and that the server is running.</source>
+            <translation>No se pudo conectar con {provider} en {url}. Revise la URL base, la red y el proxy, y que el servidor esté en marcha.</translation>
+        </message>
+        <message>
+            <source>{provider} did not answer in time.</source>
+            <translation>{provider} no respondió a tiempo.</translation>
+        </message>
+        <message>
+            <source>The connection to {provider} broke before the answer was complete.</source>
+            <translation>La conexión con {provider} se cortó antes de que la respuesta estuviera completa.</translation>
+        </message>
+        <message>
+            <source>{provider} sent an answer that could not be read. Check the base URL.</source>
+            <translation>{provider} envió una respuesta que no se pudo leer. Revise la URL base.</translation>
+        </message>
+        <message>
+            <source>{provider} sent a reply larger than the limit; it was not read.</source>
+            <translation>{provider} envió una respuesta mayor que el límite; no se leyó.</translation>
+        </message>
+        <message>
+            <source>The base URL of {provider} cannot be used. Check it in Providers.</source>
+            <translation>La URL base de {provider} no se puede usar. Revísela en Proveedores.</translation>
+        </message>
+        <message>
+            <source>{provider} reported an error.</source>
+            <translation>{provider} informó de un error.</translation>
+        </message>
+        <message>
+            <source>Choose a model for {provider} first.</source>
+            <translation>Elija primero un modelo para {provider}.</translation>
+        </message>
+        <message>
+            <source>{model} cannot see images. Pick a vision model, or turn on vision for it in Providers if you know it supports images.</source>
+            <translation>{model} no puede ver imágenes. Elija un modelo con visión, o active la visión para él en Proveedores si sabe que admite imágenes.</translation>
+        </message>
+        <message>
+            <source>This chat is still answering; stop it first.</source>
+            <translation>Este chat todavía está respondiendo; deténgalo primero.</translation>
+        </message>
+        <message>
+            <source>That message is already gone.</source>
+            <translation>Ese mensaje ya no existe.</translation>
+        </message>
+        <message>
+            <source>That chat is gone.</source>
+            <translation>Ese chat ya no existe.</translation>
+        </message>
+        <message>
+            <source>Something unexpected went wrong.</source>
+            <translation>Algo inesperado salió mal.</translation>
+        </message>
+        <message>
+            <source>{sentence} Details: {detail}</source>
+            <translation>{sentence} Detalles: {detail}</translation>
+        </message>
+        <message>
+            <source>The provider</source>
+            <translation>El proveedor</translation>
+        </message>
+    </context>
+    <context>
         <name>ExchangeView</name>
         <message>
             <source>Find in the request</source>
@@ -2972,10 +3100,6 @@
         <message>
             <source>Fetching models…</source>
             <translation>Obteniendo modelos…</translation>
-        </message>
-        <message>
-            <source> — check the API key.</source>
-            <translation> — revisa la clave de API.</translation>
         </message>
         <message>
             <source>Unexpected error: {error}</source>

@@ -1218,6 +1218,134 @@
         </message>
     </context>
     <context>
+        <name>Errors</name>
+        <message>
+            <source>{provider} did not accept the API key. Check the key in Providers.</source>
+            <extracomment>code (or "code+param": the sentence when that param is known) -&gt; the sentence.</extracomment>
+            <translation>{provider} n’a pas accepté la clé d’API. Vérifiez la clé dans Fournisseurs.</translation>
+        </message>
+        <message>
+            <source>{provider} did not accept the API key (HTTP {status}). Check the key in Providers.</source>
+            <translation>{provider} n’a pas accepté la clé d’API (HTTP {status}). Vérifiez la clé dans Fournisseurs.</translation>
+        </message>
+        <message>
+            <source>{provider} refused access: the API key may not be allowed to use this model or endpoint.</source>
+            <translation>{provider} a refusé l’accès : la clé d’API n’a peut-être pas le droit d’utiliser ce modèle ou ce point d’accès.</translation>
+        </message>
+        <message>
+            <source>{provider} refused access (HTTP {status}): the API key may not be allowed to use this model or endpoint.</source>
+            <translation>{provider} a refusé l’accès (HTTP {status}) : la clé d’API n’a peut-être pas le droit d’utiliser ce modèle ou ce point d’accès.</translation>
+        </message>
+        <message>
+            <source>{provider} did not find the address asked for. Check the base URL.</source>
+            <translation>{provider} n’a pas trouvé l’adresse demandée. Vérifiez l’URL de base.</translation>
+        </message>
+        <message>
+            <source>{provider} does not know this model. Choose another model or check its name.</source>
+            <translation>{provider} ne connaît pas ce modèle. Choisissez un autre modèle ou vérifiez son nom.</translation>
+        </message>
+        <message>
+            <source>{provider} does not know the model {model}. Choose another model or check its name.</source>
+            <translation>{provider} ne connaît pas le modèle {model}. Choisissez un autre modèle ou vérifiez son nom.</translation>
+        </message>
+        <message>
+            <source>{provider} is limiting requests (too many, too fast). Try again in a moment.</source>
+            <translation>{provider} limite les requêtes (trop nombreuses, trop rapides). Réessayez dans un instant.</translation>
+        </message>
+        <message>
+            <source>{provider} is limiting requests (too many, too fast). Try again in {retry_after} s.</source>
+            <translation>{provider} limite les requêtes (trop nombreuses, trop rapides). Réessayez dans {retry_after} s.</translation>
+        </message>
+        <message>
+            <source>{provider} says the account's quota or credit is used up. Check the plan or billing.</source>
+            <translation>{provider} indique que le quota ou le crédit du compte est épuisé. Vérifiez l’abonnement ou la facturation.</translation>
+        </message>
+        <message>
+            <source>The conversation is too long for this model's context window. Start a new chat, or delete earlier messages.</source>
+            <translation>La conversation est trop longue pour la fenêtre de contexte de ce modèle. Commencez une nouvelle discussion ou supprimez des messages plus anciens.</translation>
+        </message>
+        <message>
+            <source>{provider} refused the request.</source>
+            <translation>{provider} a refusé la requête.</translation>
+        </message>
+        <message>
+            <source>{provider} refused the request (HTTP {status}).</source>
+            <translation>{provider} a refusé la requête (HTTP {status}).</translation>
+        </message>
+        <message>
+            <source>{provider} had a server error. Try again later.</source>
+            <translation>{provider} a rencontré une erreur serveur. Réessayez plus tard.</translation>
+        </message>
+        <message>
+            <source>{provider} had a server error (HTTP {status}). Try again later.</source>
+            <translation>{provider} a rencontré une erreur serveur (HTTP {status}). Réessayez plus tard.</translation>
+        </message>
+        <message>
+            <source>Could not connect to {provider}. Check the base URL, the network and the proxy, and that the server is running.</source>
+            <translation>Impossible de se connecter à {provider}. Vérifiez l’URL de base, le réseau et le proxy, et que le serveur fonctionne.</translation>
+        </message>
+        <message>
+            <source>Could not connect to {provider} at {url}. Check the base URL, the network and the proxy, and that the server is running.</source>
+            <translation>Impossible de se connecter à {provider} à l’adresse {url}. Vérifiez l’URL de base, le réseau et le proxy, et que le serveur fonctionne.</translation>
+        </message>
+        <message>
+            <source>{provider} did not answer in time.</source>
+            <translation>{provider} n’a pas répondu à temps.</translation>
+        </message>
+        <message>
+            <source>The connection to {provider} broke before the answer was complete.</source>
+            <translation>La connexion à {provider} a été coupée avant la fin de la réponse.</translation>
+        </message>
+        <message>
+            <source>{provider} sent an answer that could not be read. Check the base URL.</source>
+            <translation>{provider} a envoyé une réponse illisible. Vérifiez l’URL de base.</translation>
+        </message>
+        <message>
+            <source>{provider} sent a reply larger than the limit; it was not read.</source>
+            <translation>{provider} a envoyé une réponse dépassant la limite ; elle n’a pas été lue.</translation>
+        </message>
+        <message>
+            <source>The base URL of {provider} cannot be used. Check it in Providers.</source>
+            <translation>L’URL de base de {provider} est inutilisable. Vérifiez-la dans Fournisseurs.</translation>
+        </message>
+        <message>
+            <source>{provider} reported an error.</source>
+            <translation>{provider} a signalé une erreur.</translation>
+        </message>
+        <message>
+            <source>Choose a model for {provider} first.</source>
+            <translation>Choisissez d’abord un modèle pour {provider}.</translation>
+        </message>
+        <message>
+            <source>{model} cannot see images. Pick a vision model, or turn on vision for it in Providers if you know it supports images.</source>
+            <translation>{model} ne peut pas voir les images. Choisissez un modèle doté de la vision, ou activez la vision pour lui dans Fournisseurs si vous savez qu’il prend en charge les images.</translation>
+        </message>
+        <message>
+            <source>This chat is still answering; stop it first.</source>
+            <translation>Cette discussion est encore en train de répondre ; arrêtez-la d’abord.</translation>
+        </message>
+        <message>
+            <source>That message is already gone.</source>
+            <translation>Ce message n’existe déjà plus.</translation>
+        </message>
+        <message>
+            <source>That chat is gone.</source>
+            <translation>Cette discussion n’existe plus.</translation>
+        </message>
+        <message>
+            <source>Something unexpected went wrong.</source>
+            <translation>Une erreur inattendue s’est produite.</translation>
+        </message>
+        <message>
+            <source>{sentence} Details: {detail}</source>
+            <translation>{sentence} Détails : {detail}</translation>
+        </message>
+        <message>
+            <source>The provider</source>
+            <translation>Le fournisseur</translation>
+        </message>
+    </context>
+    <context>
         <name>ExchangeView</name>
         <message>
             <source>Find in the request</source>
@@ -2972,10 +3100,6 @@
         <message>
             <source>Fetching models…</source>
             <translation>Récupération des modèles…</translation>
-        </message>
-        <message>
-            <source> — check the API key.</source>
-            <translation> — vérifiez la clé d’API.</translation>
         </message>
         <message>
             <source>Unexpected error: {error}</source>

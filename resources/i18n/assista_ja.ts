@@ -1215,6 +1215,134 @@
         </message>
     </context>
     <context>
+        <name>Errors</name>
+        <message>
+            <source>{provider} did not accept the API key. Check the key in Providers.</source>
+            <extracomment>code (or "code+param": the sentence when that param is known) -&gt; the sentence.</extracomment>
+            <translation>{provider} が API キーを受け付けませんでした。「プロバイダー」でキーを確認してください。</translation>
+        </message>
+        <message>
+            <source>{provider} did not accept the API key (HTTP {status}). Check the key in Providers.</source>
+            <translation>{provider} が API キーを受け付けませんでした（HTTP {status}）。「プロバイダー」でキーを確認してください。</translation>
+        </message>
+        <message>
+            <source>{provider} refused access: the API key may not be allowed to use this model or endpoint.</source>
+            <translation>{provider} がアクセスを拒否しました。この API キーにはこのモデルまたはエンドポイントの使用が許可されていない可能性があります。</translation>
+        </message>
+        <message>
+            <source>{provider} refused access (HTTP {status}): the API key may not be allowed to use this model or endpoint.</source>
+            <translation>{provider} がアクセスを拒否しました（HTTP {status}）。この API キーにはこのモデルまたはエンドポイントの使用が許可されていない可能性があります。</translation>
+        </message>
+        <message>
+            <source>{provider} did not find the address asked for. Check the base URL.</source>
+            <translation>{provider} で要求されたアドレスが見つかりませんでした。ベース URL を確認してください。</translation>
+        </message>
+        <message>
+            <source>{provider} does not know this model. Choose another model or check its name.</source>
+            <translation>{provider} はこのモデルを認識しません。別のモデルを選ぶか、名前を確認してください。</translation>
+        </message>
+        <message>
+            <source>{provider} does not know the model {model}. Choose another model or check its name.</source>
+            <translation>{provider} はモデル {model} を認識しません。別のモデルを選ぶか、名前を確認してください。</translation>
+        </message>
+        <message>
+            <source>{provider} is limiting requests (too many, too fast). Try again in a moment.</source>
+            <translation>{provider} がリクエストを制限しています（多すぎる、または速すぎます）。しばらくしてから再試行してください。</translation>
+        </message>
+        <message>
+            <source>{provider} is limiting requests (too many, too fast). Try again in {retry_after} s.</source>
+            <translation>{provider} がリクエストを制限しています（多すぎる、または速すぎます）。{retry_after} 秒後に再試行してください。</translation>
+        </message>
+        <message>
+            <source>{provider} says the account's quota or credit is used up. Check the plan or billing.</source>
+            <translation>{provider} によると、アカウントの割り当てまたはクレジットを使い切りました。プランまたは請求情報を確認してください。</translation>
+        </message>
+        <message>
+            <source>The conversation is too long for this model's context window. Start a new chat, or delete earlier messages.</source>
+            <translation>会話がこのモデルのコンテキストウィンドウに対して長すぎます。新しいチャットを始めるか、前のメッセージを削除してください。</translation>
+        </message>
+        <message>
+            <source>{provider} refused the request.</source>
+            <translation>{provider} がリクエストを拒否しました。</translation>
+        </message>
+        <message>
+            <source>{provider} refused the request (HTTP {status}).</source>
+            <translation>{provider} がリクエストを拒否しました（HTTP {status}）。</translation>
+        </message>
+        <message>
+            <source>{provider} had a server error. Try again later.</source>
+            <translation>{provider} でサーバーエラーが発生しました。後でもう一度お試しください。</translation>
+        </message>
+        <message>
+            <source>{provider} had a server error (HTTP {status}). Try again later.</source>
+            <translation>{provider} でサーバーエラーが発生しました（HTTP {status}）。後でもう一度お試しください。</translation>
+        </message>
+        <message>
+            <source>Could not connect to {provider}. Check the base URL, the network and the proxy, and that the server is running.</source>
+            <translation>{provider} に接続できませんでした。ベース URL、ネットワーク、プロキシを確認し、サーバーが動作していることを確かめてください。</translation>
+        </message>
+        <message>
+            <source>Could not connect to {provider} at {url}. Check the base URL, the network and the proxy, and that the server is running.</source>
+            <translation>{url} の {provider} に接続できませんでした。ベース URL、ネットワーク、プロキシを確認し、サーバーが動作していることを確かめてください。</translation>
+        </message>
+        <message>
+            <source>{provider} did not answer in time.</source>
+            <translation>{provider} が時間内に応答しませんでした。</translation>
+        </message>
+        <message>
+            <source>The connection to {provider} broke before the answer was complete.</source>
+            <translation>回答が完了する前に {provider} との接続が切れました。</translation>
+        </message>
+        <message>
+            <source>{provider} sent an answer that could not be read. Check the base URL.</source>
+            <translation>{provider} から読み取れない応答が返されました。ベース URL を確認してください。</translation>
+        </message>
+        <message>
+            <source>{provider} sent a reply larger than the limit; it was not read.</source>
+            <translation>{provider} からの応答が上限を超えたため、読み取りませんでした。</translation>
+        </message>
+        <message>
+            <source>The base URL of {provider} cannot be used. Check it in Providers.</source>
+            <translation>{provider} のベース URL は使用できません。「プロバイダー」で確認してください。</translation>
+        </message>
+        <message>
+            <source>{provider} reported an error.</source>
+            <translation>{provider} がエラーを報告しました。</translation>
+        </message>
+        <message>
+            <source>Choose a model for {provider} first.</source>
+            <translation>先に {provider} のモデルを選んでください。</translation>
+        </message>
+        <message>
+            <source>{model} cannot see images. Pick a vision model, or turn on vision for it in Providers if you know it supports images.</source>
+            <translation>{model} は画像を見ることができません。ビジョン対応のモデルを選ぶか、画像に対応していることが分かっている場合は「プロバイダー」でビジョンを有効にしてください。</translation>
+        </message>
+        <message>
+            <source>This chat is still answering; stop it first.</source>
+            <translation>このチャットはまだ回答中です。先に停止してください。</translation>
+        </message>
+        <message>
+            <source>That message is already gone.</source>
+            <translation>そのメッセージはすでにありません。</translation>
+        </message>
+        <message>
+            <source>That chat is gone.</source>
+            <translation>そのチャットはすでにありません。</translation>
+        </message>
+        <message>
+            <source>Something unexpected went wrong.</source>
+            <translation>予期しないエラーが発生しました。</translation>
+        </message>
+        <message>
+            <source>{sentence} Details: {detail}</source>
+            <translation>{sentence} 詳細: {detail}</translation>
+        </message>
+        <message>
+            <source>The provider</source>
+            <translation>プロバイダー</translation>
+        </message>
+    </context>
+    <context>
         <name>ExchangeView</name>
         <message>
             <source>Find in the request</source>
@@ -2960,10 +3088,6 @@
         <message>
             <source>Fetching models…</source>
             <translation>モデルを取得しています…</translation>
-        </message>
-        <message>
-            <source> — check the API key.</source>
-            <translation> — API キーを確認してください。</translation>
         </message>
         <message>
             <source>Unexpected error: {error}</source>

@@ -1215,6 +1215,134 @@
         </message>
     </context>
     <context>
+        <name>Errors</name>
+        <message>
+            <source>{provider} did not accept the API key. Check the key in Providers.</source>
+            <extracomment>code (or "code+param": the sentence when that param is known) -&gt; the sentence.</extracomment>
+            <translation>{provider} 不接受该 API 密钥。请在“提供商”中检查密钥。</translation>
+        </message>
+        <message>
+            <source>{provider} did not accept the API key (HTTP {status}). Check the key in Providers.</source>
+            <translation>{provider} 不接受该 API 密钥（HTTP {status}）。请在“提供商”中检查密钥。</translation>
+        </message>
+        <message>
+            <source>{provider} refused access: the API key may not be allowed to use this model or endpoint.</source>
+            <translation>{provider} 拒绝访问：该 API 密钥可能无权使用此模型或端点。</translation>
+        </message>
+        <message>
+            <source>{provider} refused access (HTTP {status}): the API key may not be allowed to use this model or endpoint.</source>
+            <translation>{provider} 拒绝访问（HTTP {status}）：该 API 密钥可能无权使用此模型或端点。</translation>
+        </message>
+        <message>
+            <source>{provider} did not find the address asked for. Check the base URL.</source>
+            <translation>{provider} 找不到所请求的地址。请检查基础 URL。</translation>
+        </message>
+        <message>
+            <source>{provider} does not know this model. Choose another model or check its name.</source>
+            <translation>{provider} 不认识此模型。请选择其他模型或检查模型名称。</translation>
+        </message>
+        <message>
+            <source>{provider} does not know the model {model}. Choose another model or check its name.</source>
+            <translation>{provider} 不认识模型 {model}。请选择其他模型或检查模型名称。</translation>
+        </message>
+        <message>
+            <source>{provider} is limiting requests (too many, too fast). Try again in a moment.</source>
+            <translation>{provider} 正在限制请求（请求过多、过快）。请稍后再试。</translation>
+        </message>
+        <message>
+            <source>{provider} is limiting requests (too many, too fast). Try again in {retry_after} s.</source>
+            <translation>{provider} 正在限制请求（请求过多、过快）。请在 {retry_after} 秒后再试。</translation>
+        </message>
+        <message>
+            <source>{provider} says the account's quota or credit is used up. Check the plan or billing.</source>
+            <translation>{provider} 表示账户的配额或额度已用完。请检查套餐或账单。</translation>
+        </message>
+        <message>
+            <source>The conversation is too long for this model's context window. Start a new chat, or delete earlier messages.</source>
+            <translation>对话太长，超出了此模型的上下文窗口。请开始新的对话，或删除较早的消息。</translation>
+        </message>
+        <message>
+            <source>{provider} refused the request.</source>
+            <translation>{provider} 拒绝了该请求。</translation>
+        </message>
+        <message>
+            <source>{provider} refused the request (HTTP {status}).</source>
+            <translation>{provider} 拒绝了该请求（HTTP {status}）。</translation>
+        </message>
+        <message>
+            <source>{provider} had a server error. Try again later.</source>
+            <translation>{provider} 发生服务器错误。请稍后再试。</translation>
+        </message>
+        <message>
+            <source>{provider} had a server error (HTTP {status}). Try again later.</source>
+            <translation>{provider} 发生服务器错误（HTTP {status}）。请稍后再试。</translation>
+        </message>
+        <message>
+            <source>Could not connect to {provider}. Check the base URL, the network and the proxy, and that the server is running.</source>
+            <translation>无法连接到 {provider}。请检查基础 URL、网络和代理，并确认服务器正在运行。</translation>
+        </message>
+        <message>
+            <source>Could not connect to {provider} at {url}. Check the base URL, the network and the proxy, and that the server is running.</source>
+            <translation>无法连接到位于 {url} 的 {provider}。请检查基础 URL、网络和代理，并确认服务器正在运行。</translation>
+        </message>
+        <message>
+            <source>{provider} did not answer in time.</source>
+            <translation>{provider} 没有及时响应。</translation>
+        </message>
+        <message>
+            <source>The connection to {provider} broke before the answer was complete.</source>
+            <translation>与 {provider} 的连接在回答完成前中断了。</translation>
+        </message>
+        <message>
+            <source>{provider} sent an answer that could not be read. Check the base URL.</source>
+            <translation>{provider} 返回的回答无法读取。请检查基础 URL。</translation>
+        </message>
+        <message>
+            <source>{provider} sent a reply larger than the limit; it was not read.</source>
+            <translation>{provider} 返回的回复超过了大小上限，未被读取。</translation>
+        </message>
+        <message>
+            <source>The base URL of {provider} cannot be used. Check it in Providers.</source>
+            <translation>{provider} 的基础 URL 无法使用。请在“提供商”中检查。</translation>
+        </message>
+        <message>
+            <source>{provider} reported an error.</source>
+            <translation>{provider} 报告了一个错误。</translation>
+        </message>
+        <message>
+            <source>Choose a model for {provider} first.</source>
+            <translation>请先为 {provider} 选择一个模型。</translation>
+        </message>
+        <message>
+            <source>{model} cannot see images. Pick a vision model, or turn on vision for it in Providers if you know it supports images.</source>
+            <translation>{model} 无法查看图片。请选择支持视觉的模型；如果确定它支持图片，也可以在“提供商”中为它开启视觉功能。</translation>
+        </message>
+        <message>
+            <source>This chat is still answering; stop it first.</source>
+            <translation>此对话仍在回答中；请先停止它。</translation>
+        </message>
+        <message>
+            <source>That message is already gone.</source>
+            <translation>该消息已不存在。</translation>
+        </message>
+        <message>
+            <source>That chat is gone.</source>
+            <translation>该对话已不存在。</translation>
+        </message>
+        <message>
+            <source>Something unexpected went wrong.</source>
+            <translation>发生了意外错误。</translation>
+        </message>
+        <message>
+            <source>{sentence} Details: {detail}</source>
+            <translation>{sentence} 详情：{detail}</translation>
+        </message>
+        <message>
+            <source>The provider</source>
+            <translation>提供商</translation>
+        </message>
+    </context>
+    <context>
         <name>ExchangeView</name>
         <message>
             <source>Find in the request</source>
@@ -2960,10 +3088,6 @@
         <message>
             <source>Fetching models…</source>
             <translation>正在获取模型…</translation>
-        </message>
-        <message>
-            <source> — check the API key.</source>
-            <translation> — 请检查 API 密钥。</translation>
         </message>
         <message>
             <source>Unexpected error: {error}</source>
