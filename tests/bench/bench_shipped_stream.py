@@ -30,6 +30,7 @@ import json
 import os
 import queue
 import shutil
+import signal
 import sqlite3
 import statistics
 import subprocess
@@ -240,7 +241,8 @@ def xdotool(*args: str, env: dict[str, str]) -> str:
                           timeout=60, check=False).stdout
 
 
-def run_app(server: Server, env: dict[str, str], text: str) -> dict[str, float]:
+def run_app(server: Server, env: dict[str, str], text: str,
+            profile: str | None = None) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="assista-bench-home-") as home:
         app_env = dict(env, HOME=home, OPENAI_API_KEY="sk-bench", OPENAI_BASE_URL=server.url)
         for key in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "ANTHROPIC_API_KEY",
@@ -265,10 +267,19 @@ def run_app(server: Server, env: dict[str, str], text: str) -> dict[str, float]:
             server.watch(proc.pid)
             xdotool("type", "--delay", "15", "Write a long answer", env=app_env)
             xdotool("key", "Return", env=app_env)
+            spy = None
+            if profile:  # py-spy on the app for the whole stream (collapsed stacks)
+                spy = subprocess.Popen([str(Path(sys.executable).with_name("py-spy")),
+                                        "record", "--pid", str(proc.pid), "--rate", "250",
+                                        "--format", "raw", "--threads", "--nonblocking",
+                                        "-o", profile])
             wall, cpu, busy, end = server.stream(timeout=120)
             while time.monotonic() - end < 30 and not finished_in_db(home):
                 time.sleep(0.01)
             in_db = time.monotonic() - end
+            if spy is not None:
+                spy.send_signal(signal.SIGINT)
+                spy.wait(timeout=60)
             whole = exported_whole(app_env, text)
             return {"wall": wall, "cpu": cpu, "busy": busy, "lag": in_db,
                     "chars": float(len(text) if whole else -1)}
@@ -316,6 +327,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--qasync-floor", action="store_true",
                         help="also run the floor client on qasync + async httpx")
+    parser.add_argument("--profile", metavar="OUT",
+                        help="run the app once per rate under py-spy, stacks to OUT.RATE")
     parser.add_argument("--serve", type=float)
     args = parser.parse_args()
 
@@ -334,6 +347,13 @@ def main() -> int:
     try:
         for rate in (float(r) for r in args.rates.split(",")):
             server = Server(args.chars, rate)
+            if args.profile:
+                out = f"{args.profile}.{rate:.0f}"
+                r = run_app(server, env, text, out)
+                r["load"] = os.getloadavg()[0]
+                print(describe("app", r), f"\n    profile: {out}", flush=True)
+                server.close()
+                continue
             figures: dict[str, list[dict[str, float]]] = {k: [] for k in kinds}
             print(f"{rate:.0f} tok/s ({rate / 4:.1f} events/s):", flush=True)
             for _ in range(args.runs):
