@@ -131,6 +131,7 @@ class Server:
     """The paced server process and the start/end times it reports."""
 
     def __init__(self, chars: int, rate: float) -> None:
+        self.chars = chars
         self.proc = subprocess.Popen(
             [sys.executable, __file__, "--serve", str(rate), "--chars", str(chars)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
@@ -148,20 +149,24 @@ class Server:
             # the client's CPU at this very moment, before anything else runs
             self.marks.put((kind, float(at)))
             if self.watched:
-                self.cpu_marks.put((kind, cpu_seconds(self.watched), machine_busy()))
+                threads = thread_cpu(self.watched)
+                self.cpu_marks.put((kind, cpu_seconds(self.watched), machine_busy(), threads))
 
     def watch(self, pid: int) -> None:
-        self.cpu_marks: queue.Queue[tuple[str, float, float]] = queue.Queue()
+        self.cpu_marks: queue.Queue[tuple[str, float, float, dict[str, float]]] = \
+            queue.Queue()
+        self.thread_marks: list[dict[str, float]] = []
         self.watched = pid
 
     def stream(self, timeout: float) -> tuple[float, float, float, float]:
         """Wait for one stream: (wall seconds, client CPU seconds, machine busy cores,
         monotonic end)."""
         kind, start = self.marks.get(timeout=timeout)
-        _k, cpu0, busy0 = self.cpu_marks.get(timeout=5)
+        _k, cpu0, busy0, threads0 = self.cpu_marks.get(timeout=5)
         assert kind == "start", kind
         kind, end = self.marks.get(timeout=timeout)
-        _k, cpu1, busy1 = self.cpu_marks.get(timeout=5)
+        _k, cpu1, busy1, threads1 = self.cpu_marks.get(timeout=5)
+        self.thread_marks = [threads0, threads1]
         assert kind == "end", kind
         wall = end - start
         return wall, cpu1 - cpu0, (busy1 - busy0) / wall, end
@@ -172,10 +177,39 @@ class Server:
         self.proc.wait(timeout=10)
 
 
+def events_of(server: Server) -> float:
+    return float(-(-server.chars // CHARS_PER_EVENT))
+
+
 def cpu_seconds(pid: int) -> float:
     """utime + stime + cutime + cstime of ``pid`` (all its threads, waited-for children)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return sum(int(f) for f in fields[11:15]) / TICKS
+
+
+def thread_cpu(pid: int) -> dict[str, float]:
+    """CPU seconds of each thread of ``pid`` by name (threads of one name summed)."""
+    found: dict[str, float] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            stat = (task / "stat").read_text()
+        except OSError:
+            continue  # it ended
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        name = name.rstrip("0123456789_").rstrip("-_") or name
+        fields = stat.rsplit(")", 1)[1].split()
+        found[name] = found.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / TICKS
+    return found
+
+
+def per_thread(server: Server, events: float) -> str:
+    """µs of CPU per event in each thread that spent any during the stream."""
+    if len(server.thread_marks) < 2:
+        return ""
+    start, end = server.thread_marks[-2], server.thread_marks[-1]
+    spent = {name: end[name] - start.get(name, 0.0) for name in end}
+    return ", ".join(f"{name} {seconds / events * 1e6:.0f}" for name, seconds in
+                     sorted(spent.items(), key=lambda kv: -kv[1]) if seconds > 0)
 
 
 def machine_busy() -> float:
@@ -193,12 +227,13 @@ def run_floor(server: Server, env: dict[str, str], use_qasync: bool) -> dict[str
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     server.watch(proc.pid)
     wall, cpu, busy, _end = server.stream(timeout=120)
+    threads = per_thread(server, events_of(server))
     out, err = proc.communicate(timeout=60)
     if proc.returncode != 0:
         raise RuntimeError(f"floor client failed:\n{err[-2000:]}")
     shown = json.loads(out.strip().splitlines()[-1])
     return {"wall": wall, "cpu": cpu, "busy": busy, "lag": shown["lag"],
-            "chars": shown["chars"]}
+            "chars": shown["chars"], "threads": threads}  # type: ignore[dict-item]
 
 
 def assista() -> str:
@@ -274,6 +309,7 @@ def run_app(server: Server, env: dict[str, str], text: str,
                                         "--format", "raw", "--threads", "--nonblocking",
                                         "-o", profile])
             wall, cpu, busy, end = server.stream(timeout=120)
+            threads = per_thread(server, events_of(server))
             while time.monotonic() - end < 30 and not finished_in_db(home):
                 time.sleep(0.01)
             in_db = time.monotonic() - end
@@ -282,7 +318,8 @@ def run_app(server: Server, env: dict[str, str], text: str,
                 spy.wait(timeout=60)
             whole = exported_whole(app_env, text)
             return {"wall": wall, "cpu": cpu, "busy": busy, "lag": in_db,
-                    "chars": float(len(text) if whole else -1)}
+                    "chars": float(len(text) if whole else -1),
+                    "threads": threads}  # type: ignore[dict-item]
         finally:
             proc.terminate()
             try:
@@ -317,7 +354,8 @@ def start_screen() -> tuple[dict[str, str], list[subprocess.Popen[bytes]]]:
 def describe(name: str, r: dict[str, float]) -> str:
     return (f"    {name:<6} {r['cpu'] / r['wall']:.3f} of a core over {r['wall']:.1f} s   "
             f"load {r['load']:.2f}, machine busy {r['busy']:.2f} cores   "
-            f"done {r['lag'] * 1000:.0f} ms after the stream, {r['chars']:.0f} chars")
+            f"done {r['lag'] * 1000:.0f} ms after the stream, {r['chars']:.0f} chars\n"
+            f"           µs of CPU per event by thread: {r.get('threads', '')}")
 
 
 def main() -> int:
@@ -347,6 +385,7 @@ def main() -> int:
     try:
         for rate in (float(r) for r in args.rates.split(",")):
             server = Server(args.chars, rate)
+            server.chars = len(text)
             if args.profile:
                 out = f"{args.profile}.{rate:.0f}"
                 r = run_app(server, env, text, out)
