@@ -188,7 +188,7 @@ def cpu_seconds(pid: int) -> float:
 
 
 def thread_cpu(pid: int) -> dict[str, float]:
-    """CPU seconds of each thread of ``pid`` by name (threads of one name summed)."""
+    """CPU seconds of ``pid``'s main thread and of its other threads by name."""
     found: dict[str, float] = {}
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
@@ -196,7 +196,9 @@ def thread_cpu(pid: int) -> dict[str, float]:
         except OSError:
             continue  # it ended
         name = stat[stat.index("(") + 1:stat.rindex(")")]
-        name = name.rstrip("0123456789_").rstrip("-_") or name
+        # Python does not name its threads for the OS: they all show the process's
+        # name; the main thread (the Qt/event-loop thread) is the one whose id is the pid.
+        name = "main thread" if task.name == str(pid) else f"other {name}"
         fields = stat.rsplit(")", 1)[1].split()
         found[name] = found.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / TICKS
     return found
