@@ -26,6 +26,7 @@ import json
 import logging
 import re
 from collections.abc import AsyncGenerator, Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import httpx
@@ -59,6 +60,12 @@ from desktop.providers.retry import (
     redact,
 )
 from desktop.providers.stream_parser import StreamParser
+from desktop.providers.stream_thread import (
+    close_on_stream_thread,
+    home_callback,
+    on_stream_thread,
+    relay,
+)
 from desktop.providers.wire import DRAIN_TIMEOUT_S, SSE, Wire, drain
 
 if TYPE_CHECKING:
@@ -121,6 +128,7 @@ class HttpProvider:
         self._headers = dict(headers or {})
         self._client = client
         self._owns_client = client is None
+        self._thread_client: httpx.AsyncClient | None = None
         self._on_retry = on_retry
         self._recording = recording
         secret_headers = (v for k, v in self._headers.items() if SECRET_HEADER.search(k))
@@ -131,6 +139,9 @@ class HttpProvider:
         return f"{type(self).__name__}(name={self.name!r}, base_url={redact(self.base_url)!r})"
 
     async def aclose(self) -> None:
+        if self._thread_client is not None:
+            thread_client, self._thread_client = self._thread_client, None
+            close_on_stream_thread(thread_client)
         if self._owns_client and self._client is not None:
             client, self._client = self._client, None
             await client.aclose()
@@ -175,10 +186,21 @@ class HttpProvider:
     # -- the template
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
-        """Yield normalized events; the last one is an EndEvent or an ErrorEvent."""
+        """Yield normalized events; the last one is an EndEvent or an ErrorEvent.
+
+        A provider that owns its client reads on the stream thread (see
+        :mod:`~desktop.providers.stream_thread`); an injected client is read here."""
         capture = None
-        if self._recording is not None:
+        if self._recording is not None:  # made here: it notes the caller's origin
             capture = ExchangeCapture(self._recording, self.name, request, self._secrets)
+        events = relay(partial(self._captured, request, capture)) if self._owns_client \
+            else self._captured(request, capture)
+        async with contextlib.aclosing(events):
+            async for event in events:
+                yield event
+
+    async def _captured(self, request: ChatRequest, capture: ExchangeCapture | None
+                        ) -> AsyncGenerator[StreamEvent, None]:
         try:  # closed here: a stream the consumer stops must not be left to the GC
             async with contextlib.aclosing(self._stream(request, capture)) as events:
                 if capture is None:
@@ -271,7 +293,8 @@ class HttpProvider:
 
     async def _send(self, http_request: httpx.Request) -> httpx.Response:
         """Send a streaming request with retries (recorded when it is being captured)."""
-        return await send_recorded(self._get_client(), http_request, self.retry, self._on_retry)
+        on_retry = home_callback(self._on_retry) if self._on_retry is not None else None
+        return await send_recorded(self._get_client(), http_request, self.retry, on_retry)
 
     async def _whole_answer(
         self, response: httpx.Response, parser: StreamParser[Any]
@@ -305,6 +328,10 @@ class HttpProvider:
     # -- requests
 
     def _get_client(self) -> httpx.AsyncClient:
+        if on_stream_thread() and self._owns_client:  # a client of the stream thread's loop
+            if self._thread_client is None:
+                self._thread_client = make_async_client(timeout=self.timeout, proxy=self.proxy)
+            return self._thread_client
         if self._client is None:
             self._client = make_async_client(timeout=self.timeout, proxy=self.proxy)
             self._owns_client = True

@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop.core.events import StreamEvent, ToolCallComplete, ToolCallStarted
+from desktop.core.events import (
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolCallComplete,
+    ToolCallStarted,
+)
 from desktop.core.messages import Message
 from desktop.core.provider import ChatRequest
 from desktop.providers.anthropic import AnthropicProvider
@@ -141,11 +147,16 @@ def index_of(chunks: list[bytes], needle: bytes) -> int:
 
 def normalized(events: list[StreamEvent]) -> list[StreamEvent]:
     """``events`` with made-up tool call ids (``call_…``) replaced by their order of
-    appearance, so two runs of one transcript compare equal."""
+    appearance and each run of text (or reasoning) deltas joined (a stream read on
+    its own thread hands over what arrived together as one delta), so two runs of
+    one transcript compare equal."""
     names: dict[str, str] = {}
     out: list[StreamEvent] = []
     for event in events:
-        if isinstance(event, ToolCallStarted):
+        last = out[-1] if out else None
+        if type(event) in (TextDelta, ReasoningDelta) and type(last) is type(event):
+            out[-1] = type(event)(last.text + event.text)  # type: ignore[union-attr]
+        elif isinstance(event, ToolCallStarted):
             alias = names.setdefault(event.id, f"id{len(names)}")
             out.append(ToolCallStarted(event.index, alias, event.name))
         elif isinstance(event, ToolCallComplete):

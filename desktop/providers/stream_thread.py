@@ -1,0 +1,231 @@
+"""Reading a provider's stream off the app's event loop.
+
+In the app the event loop is Qt's (qasync): every socket read there costs a socket
+notifier and timers, many times what decoding the bytes costs. So a provider that
+owns its HTTP client reads its stream on one shared thread, ``assista-stream``,
+running a plain asyncio loop: the same code (request, retries, decoding, parsing,
+the request inspector's capture), only on that loop with a client made there.
+The caller's loop gets the events in batches, at most ~30 times a second (the view
+paints at most 15), with each run of text deltas joined into one.
+
+Stopping (the consumer closes or is cancelled) cancels the stream on its thread and
+waits until it has closed (response closed, capture finished).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import threading
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
+
+from desktop.core.events import ReasoningDelta, StreamEvent, TextDelta
+
+if TYPE_CHECKING:
+    from httpx import AsyncClient
+
+__all__ = ["HANDOVER_S", "close_on_stream_thread", "home_callback", "joined",
+           "on_stream_thread", "relay"]
+
+#: The least time between two handovers to the caller's loop.
+HANDOVER_S = 1 / 30
+#: How long stopping waits for the stream's thread to close the stream.
+CLOSE_WAIT_S = 5.0
+
+#: The caller's loop, seen by code running on the stream thread for it.
+_HOME: contextvars.ContextVar[asyncio.AbstractEventLoop | None] = contextvars.ContextVar(
+    "stream_home", default=None)
+_lock = threading.Lock()
+_closing: set[asyncio.Task[None]] = set()  # closes under way (kept from the GC)
+_worker: _StreamThread | None = None
+
+
+class _StreamThread:
+    """One daemon thread running a plain asyncio loop for every provider's stream."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self._run, name="assista-stream", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+
+def _stream_thread() -> _StreamThread:
+    global _worker
+    with _lock:
+        if _worker is None:
+            _worker = _StreamThread()
+        return _worker
+
+
+def on_stream_thread() -> bool:
+    worker = _worker
+    return worker is not None and threading.current_thread() is worker.thread
+
+
+def home_callback(callback: Callable[..., None]) -> Callable[..., None]:
+    """``callback`` as code on the stream thread must call it: on the caller's loop."""
+    home = _HOME.get()
+    if home is None or not on_stream_thread():
+        return callback
+
+    def on_home(*args: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # the caller's loop is closed
+            home.call_soon_threadsafe(callback, *args)
+    return on_home
+
+
+def close_on_stream_thread(client: AsyncClient) -> None:
+    """Close ``client`` (made on the stream thread) there, without waiting for it:
+    whoever closes a provider goes on at once (a chat's next turn must not wait)."""
+    loop = _stream_thread().loop
+
+    def close() -> None:
+        task = loop.create_task(client.aclose())
+        _closing.add(task)
+        task.add_done_callback(_closing.discard)
+
+    loop.call_soon_threadsafe(close)
+
+
+async def relay(source: Callable[[], AsyncIterator[StreamEvent]]
+                ) -> AsyncGenerator[StreamEvent, None]:
+    """The events of ``source()``, run on the stream thread, yielded on this loop."""
+    worker = _stream_thread()
+    home = asyncio.get_running_loop()
+    box = _Mailbox(home, worker.loop)
+    token = _HOME.set(home)
+    context = contextvars.copy_context()  # the caller's (the inspector's origin, ...)
+    _HOME.reset(token)
+    worker.loop.call_soon_threadsafe(box.start, source, context)
+    try:
+        while True:
+            batch, done = await box.take()
+            for event in joined(batch):
+                yield event
+            if done:
+                break
+        if box.error is not None:
+            raise box.error
+    finally:
+        if not box.finished.done():
+            worker.loop.call_soon_threadsafe(box.cancel)
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait({box.finished}, timeout=CLOSE_WAIT_S)
+
+
+def joined(batch: list[StreamEvent]) -> list[StreamEvent]:
+    """``batch`` with each run of text (or reasoning) deltas joined into one."""
+    out: list[StreamEvent] = []
+    run: list[str] = []
+    kind: type[TextDelta] | type[ReasoningDelta] | None = None
+    for event in batch:
+        if type(event) is kind:
+            run.append(event.text)
+            continue
+        if kind is not None:
+            out.append(kind("".join(run)))
+            kind = None
+        if type(event) is TextDelta or type(event) is ReasoningDelta:
+            kind, run = type(event), [event.text]
+        else:
+            out.append(event)
+    if kind is not None:
+        out.append(kind("".join(run)))
+    return out
+
+
+class _Mailbox:
+    """What the stream thread has decoded and the caller's loop has not taken yet."""
+
+    def __init__(self, home: asyncio.AbstractEventLoop,
+                 worker: asyncio.AbstractEventLoop) -> None:
+        self.home = home
+        self.worker = worker
+        self.lock = threading.Lock()
+        self.items: list[StreamEvent] = []
+        self.done = False
+        self.pending = False  # a handover is on its way
+        self.error: BaseException | None = None
+        self.finished: asyncio.Future[None] = home.create_future()
+        self._waiter: asyncio.Future[None] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._last = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+
+    # -- on the stream thread
+
+    def start(self, source: Callable[[], AsyncIterator[StreamEvent]],
+              context: contextvars.Context) -> None:
+        self._task = self.worker.create_task(self._pump(source), context=context)
+        self._task.add_done_callback(lambda _task: self._close())
+
+    def cancel(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _pump(self, source: Callable[[], AsyncIterator[StreamEvent]]) -> None:
+        events = source()
+        try:
+            async for event in events:
+                self._put(event)
+        except asyncio.CancelledError:
+            pass  # the consumer stopped
+        except BaseException as exc:  # a bug: the consumer sees it
+            self.error = exc
+        finally:
+            aclose = getattr(events, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    def _put(self, event: StreamEvent) -> None:
+        with self.lock:
+            self.items.append(event)
+            if self.pending:
+                return
+            self.pending = True
+        wait = self._last + HANDOVER_S - time.monotonic()
+        if wait > 0:
+            self._timer = self.worker.call_later(wait, self._hand_over)
+        else:
+            self._hand_over()
+
+    def _hand_over(self) -> None:
+        self._last = time.monotonic()
+        with contextlib.suppress(RuntimeError):  # the caller's loop is closed
+            self.home.call_soon_threadsafe(self._wake)
+
+    def _close(self) -> None:
+        with self.lock:
+            self.done = True
+        if self._timer is not None:
+            self._timer.cancel()
+        self._hand_over()
+
+    # -- on the caller's loop
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+        with self.lock:
+            done = self.done
+        if done and not self.finished.done():
+            self.finished.set_result(None)
+
+    async def take(self) -> tuple[list[StreamEvent], bool]:
+        while True:
+            with self.lock:
+                if self.items or self.done:
+                    items, self.items = self.items, []
+                    self.pending = False
+                    return items, self.done
+                self._waiter = self.home.create_future()
+            await self._waiter
+            self._waiter = None
