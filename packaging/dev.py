@@ -167,13 +167,9 @@ def cmd_test(args: list[str]) -> int:
     steps = [
         [str(python), "-m", "ruff", "check", "desktop", "tests", "packaging"],
         [str(python), "-m", "mypy"],
-        # The unit suite, offscreen, on two workers (pytest-xdist; one on a one-core
-        # machine): much of its time is spent waiting on servers and child processes, and
-        # each worker has its own QApplication, ports and temporary folders. Then the
-        # journeys: the installed ``assista`` on Xvfb with a window manager (their
-        # screenshots go to build/journeys/), one at a time.
-        [*pytest, "-n", "auto", "--maxprocesses=2", "--dist", "loadscope",
-         "--ignore=tests/journeys", *args],
+        # The unit suite, offscreen; then the journeys: the installed ``assista`` on
+        # Xvfb with a window manager (their screenshots go to build/journeys/).
+        [*pytest, "--ignore=tests/journeys", *args],
     ]
     if not args:
         steps.append([*pytest, "tests/journeys"])
