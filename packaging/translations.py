@@ -22,6 +22,7 @@ build``. The tools ship with PySide6 (``pyside6-lupdate``, ``pyside6-lrelease``)
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -177,8 +178,16 @@ def build() -> list[Path]:
     for ts in sorted(TS_DIR.glob("assista_*.ts")):
         qm = ts.with_suffix(".qm")
         if not qm.exists() or qm.stat().st_mtime < ts.stat().st_mtime:
-            subprocess.run([tool("lrelease"), "-silent", str(ts), "-qm", str(qm)],
-                           check=True)
+            # Written beside it, then renamed: a process loading the .qm meanwhile (a
+            # running app, a parallel test worker) reads the old file or the new, never
+            # half of one.
+            part = qm.with_name(f"{qm.name}.{os.getpid()}.part")
+            try:
+                subprocess.run([tool("lrelease"), "-silent", str(ts), "-qm", str(part)],
+                               check=True)
+                os.replace(part, qm)
+            finally:
+                part.unlink(missing_ok=True)
         built.append(qm)
     return built
 
