@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from desktop.core.messages import Message
@@ -65,13 +65,14 @@ _OVERLOAD = re.compile(r"(?i)overload|server_error|api_error|internal|unavailabl
 _MODEL = re.compile(r"(?i)model")
 
 
-@dataclass(frozen=True, slots=True)
-class ErrorInfo:
+class ErrorInfo(NamedTuple):
     """What a failure is (``code``) and its data (``params``): stored and passed on
-    beside the English sentence, so it can be worded in another language later."""
+    beside the English sentence, so it can be worded in another language later. (A
+    named tuple: ``desktop.core.errors`` loads before the window's first frame, where
+    the dataclasses module does not yet.)"""
 
     code: str
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: Mapping[str, Any] = MappingProxyType({})
 
     def to_json(self) -> dict[str, Any]:
         return {"code": self.code, "params": dict(self.params)}
