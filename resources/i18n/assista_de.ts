@@ -2828,6 +2828,37 @@
         </message>
     </context>
     <context>
+        <name>PageCount</name>
+        <message numerus="yes">
+            <source>%n slide(s)</source>
+            <translation>
+                <numerusform>%n Folie</numerusform>
+                <numerusform>%n Folien</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n sheet(s)</source>
+            <translation>
+                <numerusform>%n Tabellenblatt</numerusform>
+                <numerusform>%n Tabellenblätter</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n chapter(s)</source>
+            <translation>
+                <numerusform>%n Kapitel</numerusform>
+                <numerusform>%n Kapitel</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n page(s)</source>
+            <translation>
+                <numerusform>%n Seite</numerusform>
+                <numerusform>%n Seiten</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
         <name>PasteDialog</name>
         <message>
             <source>Paste MCP servers</source>

@@ -116,6 +116,37 @@
         </message>
     </context>
     <context>
+        <name>PageCount</name>
+        <message numerus="yes">
+            <source>%n slide(s)</source>
+            <translation>
+                <numerusform>%n slide</numerusform>
+                <numerusform>%n slides</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n sheet(s)</source>
+            <translation>
+                <numerusform>%n sheet</numerusform>
+                <numerusform>%n sheets</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n chapter(s)</source>
+            <translation>
+                <numerusform>%n chapter</numerusform>
+                <numerusform>%n chapters</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n page(s)</source>
+            <translation>
+                <numerusform>%n page</numerusform>
+                <numerusform>%n pages</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
         <name>ProviderForm</name>
         <message numerus="yes">
             <source>✓ Connected — %n models</source>

@@ -2828,6 +2828,37 @@
         </message>
     </context>
     <context>
+        <name>PageCount</name>
+        <message numerus="yes">
+            <source>%n slide(s)</source>
+            <translation>
+                <numerusform>%n diapositiva</numerusform>
+                <numerusform>%n diapositivas</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n sheet(s)</source>
+            <translation>
+                <numerusform>%n hoja</numerusform>
+                <numerusform>%n hojas</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n chapter(s)</source>
+            <translation>
+                <numerusform>%n capítulo</numerusform>
+                <numerusform>%n capítulos</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n page(s)</source>
+            <translation>
+                <numerusform>%n página</numerusform>
+                <numerusform>%n páginas</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
         <name>PasteDialog</name>
         <message>
             <source>Paste MCP servers</source>

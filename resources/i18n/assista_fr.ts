@@ -2828,6 +2828,37 @@
         </message>
     </context>
     <context>
+        <name>PageCount</name>
+        <message numerus="yes">
+            <source>%n slide(s)</source>
+            <translation>
+                <numerusform>%n diapositive</numerusform>
+                <numerusform>%n diapositives</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n sheet(s)</source>
+            <translation>
+                <numerusform>%n feuille</numerusform>
+                <numerusform>%n feuilles</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n chapter(s)</source>
+            <translation>
+                <numerusform>%n chapitre</numerusform>
+                <numerusform>%n chapitres</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n page(s)</source>
+            <translation>
+                <numerusform>%n page</numerusform>
+                <numerusform>%n pages</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
         <name>PasteDialog</name>
         <message>
             <source>Paste MCP servers</source>

@@ -2816,6 +2816,33 @@
         </message>
     </context>
     <context>
+        <name>PageCount</name>
+        <message numerus="yes">
+            <source>%n slide(s)</source>
+            <translation>
+                <numerusform>%n 枚のスライド</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n sheet(s)</source>
+            <translation>
+                <numerusform>%n シート</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n chapter(s)</source>
+            <translation>
+                <numerusform>%n 章</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n page(s)</source>
+            <translation>
+                <numerusform>%n ページ</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
         <name>PasteDialog</name>
         <message>
             <source>Paste MCP servers</source>

@@ -10,7 +10,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QLocale, QRectF, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QLocale, QObject, QRectF, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
@@ -64,15 +64,27 @@ def details_text(info: AttachmentInfo) -> str:
     if info.size is not None:
         pieces.append(QLocale().formattedDataSize(info.size))
     if info.pages:
-        units = {
-            "pptx": QCoreApplication.translate("AttachmentCard", "%n slide(s)", "", info.pages),
-            "xlsx": QCoreApplication.translate("AttachmentCard", "%n sheet(s)", "", info.pages),
-            "epub": QCoreApplication.translate("AttachmentCard", "%n chapter(s)", "",
-                                               info.pages),
-        }
-        pieces.append(units.get(info.kind) or QCoreApplication.translate(
-            "AttachmentCard", "%n page(s)", "", info.pages))
+        pieces.append(page_count(info.kind, info.pages))
     return " · ".join(pieces)
+
+
+class PageCount(QObject):
+    """"3 pages", "12 slides"...: ``self.tr`` with a count, the form lupdate reads as a
+    plural (it takes ``QCoreApplication.translate(..., n)`` for a plain text, and English
+    then read "1 page(s)")."""
+
+    def text(self, kind: str, count: int) -> str:
+        if kind == "pptx":
+            return self.tr("%n slide(s)", "", count)
+        if kind == "xlsx":
+            return self.tr("%n sheet(s)", "", count)
+        if kind == "epub":
+            return self.tr("%n chapter(s)", "", count)
+        return self.tr("%n page(s)", "", count)
+
+
+def page_count(kind: str, count: int) -> str:
+    return PageCount().text(kind, count)
 
 
 class FileIcon(QWidget):
