@@ -132,7 +132,9 @@ def test_no_control_overlaps_or_is_clipped_at_640x480(
     add_provider(ctx, fake_server)
     window = _sized(qtbot, ctx, 640, 480)
     send(qtbot, window, "hello")
-    assert layout_problems(window.panels, window) == []
+    # (Stop turning back into Send is restyled: its row lays out again at the next turn
+    # of the event loop)
+    qtbot.waitUntil(lambda: layout_problems(window.panels, window) == [])
     window.panels.show_chat_list(True)
     window.panels.show_tools_drawer(True)
     assert layout_problems(window.panels, window) == []
