@@ -15,7 +15,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -332,8 +331,10 @@ class Desktop:
         self.click(node)
         return node
 
-    def wait_until_server(self, predicate: Any, what: str = "") -> Any:
-        return wait_until(predicate, what=what)
+    def wait_idle(self) -> None:
+        """Until no answer is running: the composer's Stop is Send again (the app turns
+        it back once the turn's saves are done)."""
+        self.wait_gone(role="push button", name="Stop")
 
     # -- what is stored
 
@@ -360,16 +361,3 @@ def stored_texts(sessions: Sequence[dict[str, Any]]) -> Iterator[tuple[str, str]
             text = "".join(str(part.get("text", "")) for part in message.get("parts", [])
                            if isinstance(part, dict) and part.get("type") == "text")
             yield str(message.get("role", "")), text
-
-
-def wait_until(predicate: Any, timeout: float = PATIENCE, what: str = "") -> Any:
-    """For conditions outside the screen (what a server received, what is stored): looks
-    again every 100 ms until true."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise JourneyFailure(f"timed out waiting for {what or predicate}")
-        time.sleep(0.1)

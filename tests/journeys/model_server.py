@@ -40,6 +40,15 @@ class JourneyModel(FakeOpenAIServer):
     def __init__(self) -> None:
         super().__init__(models=("gpt-journey", "gpt-journey-mini", "gpt-other"))
 
+    def wait_for_path(self, suffix: str, timeout: float = 60) -> None:
+        """Until a request for a path ending in ``suffix`` arrived (the server's own
+        condition, notified on every request)."""
+        with self._request_seen:
+            if not self._request_seen.wait_for(
+                    lambda: any(r.path.split("?")[0].endswith(suffix) for r in self.requests),
+                    timeout):
+                raise AssertionError(f"no request for *{suffix} arrived")
+
     @property
     def answer_requests(self) -> list[RecordedRequest]:
         return [r for r in self.chat_requests if not is_title_request(r)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.journeys.desktop import Desktop, stored_texts, wait_until
+from tests.journeys.desktop import Desktop, JourneyFailure, stored_texts
 
 
 def ask(desktop: Desktop, question: str) -> None:
@@ -36,8 +36,10 @@ def pick_model(desktop: Desktop, model: str) -> None:
 
 
 def assert_stored(desktop: Desktop, question: str, answer: str) -> None:
-    def stored() -> bool:
-        texts = list(stored_texts(desktop.export()))
-        return ("user", question) in texts and any(
-            role == "assistant" and answer in text for role, text in texts)
-    wait_until(stored, what=f"{question!r} and its answer in `assista export`")
+    """Once the answer is over on screen, ``assista export`` holds the question and it."""
+    desktop.wait_idle()
+    texts = list(stored_texts(desktop.export()))
+    if ("user", question) not in texts or not any(
+            role == "assistant" and answer in text for role, text in texts):
+        raise JourneyFailure(f"{question!r} and its answer are not in `assista export`: "
+                             f"{texts}")

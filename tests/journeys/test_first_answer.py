@@ -26,7 +26,7 @@ def first_run(desktop: Desktop, model: JourneyModel) -> None:
     desktop.click_on(role="password text", name="API key")
     desktop.type("sk-first-run")
     desktop.click_on(role="push button", name="Fetch models")
-    desktop.wait_until_server(lambda: any(r.path.endswith("/models") for r in model.requests))
+    model.wait_for_path("/models")
     desktop.wait_for(any_contains="models found")
     field = desktop.wait_for(role="combo box", inside="Providers")  # (the only one)
     desktop.click(field)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.journeys.desktop import Desktop, stored_texts, wait_until
+from tests.journeys.desktop import Desktop, stored_texts
 from tests.journeys.model_server import JourneyModel
 from tests.journeys.steps import ask, choose_workspace
 from tests.support.openai_server import ScriptedResponse, text_stream, tool_call_stream
@@ -39,7 +39,8 @@ def test_two_approvals_in_one_turn_each_answered_in_the_chat(desktop: Desktop,
                   ScriptedResponse(chunks=text_stream("Both handled.", 4)))
     ask(desktop, "Make notes")
     desktop.click_on(role="push button", name="Allow once", inside="Conversation")
-    wait_until((folder / "notes.txt").exists, what="notes.txt written")
+    # The first is answered: the second approval of the same turn is the one waiting.
+    desktop.wait_for(any_contains="Waiting for your approval: Run command")
     desktop.shot("second-approval")
     # The second approval of the same turn is asked in the chat too.
     desktop.click_on(role="push button", name="Deny", inside="Conversation")
