@@ -34,6 +34,7 @@ from desktop.tools.mcp.server_requests import (
     ElicitationAnswer,
     ElicitationRequest,
     SamplingRequest,
+    choices,
     coerce_answer,
 )
 from desktop.ui.error_text import exception_text
@@ -113,16 +114,15 @@ class ServerQuestionCard(QFrame):
     def _field(self, schema: dict[str, Any]) -> FieldWidget:
         kind = schema.get("type")
         default = schema.get("default")
-        choices = schema.get("enum") or [c.get("const") for c in schema.get("oneOf") or []
-                                          if isinstance(c, dict) and "const" in c]
+        allowed = choices(schema)  # (value, title): enum with enumNames, titled oneOf/anyOf
         if kind == "boolean":
             box = QCheckBox(button_text(shown(str(schema.get("description") or ""))))
             box.setChecked(bool(default))
             return box
-        if choices:
+        if allowed and kind != "array":
             combo = QComboBox()
-            for choice in choices:
-                combo.addItem(shown(str(choice)), str(choice))  # (the value as sent)
+            for value, title in allowed:
+                combo.addItem(shown(title), str(value))  # (shows the title, sends the value)
             if default is not None and combo.findData(str(default)) >= 0:
                 combo.setCurrentIndex(combo.findData(str(default)))
             return combo

@@ -62,3 +62,22 @@ def test_url_mode_shows_the_address_and_confirms(qtbot: Any,
     assert card.submit_button.text() == "Done"
     card.submit_button.click()
     assert question._future.result() == ElicitationAnswer("accept")
+
+
+def test_titled_choices_show_their_titles_and_send_their_values(
+        qtbot: Any, qt_loop: qasync.QEventLoop) -> None:
+    schema = {"type": "object", "required": ["size"], "properties": {
+        "size": {"type": "string", "enum": ["s", "l"], "enumNames": ["Small", "Large"]},
+        "tone": {"type": "string", "oneOf": [{"const": "w", "title": "Warm"},
+                                              {"const": "c", "title": "Cool"}]}}}
+    question = pending(qt_loop, ElicitationRequest("shop", "Pick", schema))
+    card = ServerQuestionCard(question)
+    qtbot.addWidget(card)
+    size, tone = card.fields["size"], card.fields["tone"]
+    assert isinstance(size, QComboBox) and isinstance(tone, QComboBox)
+    assert [size.itemText(i) for i in range(size.count())] == ["Small", "Large"]
+    assert [tone.itemText(i) for i in range(tone.count())] == ["Warm", "Cool"]
+    size.setCurrentIndex(1)
+    tone.setCurrentIndex(1)
+    card.submit()
+    assert question._future.result() == ElicitationAnswer("accept", {"size": "l", "tone": "c"})
