@@ -248,7 +248,19 @@ def test_a_frozen_build_runs_the_supervisor_through_its_entry_point(root: Path) 
     """(A frozen build has no interpreter to run the module's file with.)"""
     code = ("import sys; from desktop.__main__ import main; "
             "sys.exit(main(['--assista-run-command', '1', 'echo from the shell; exit 3']))")
-    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
-                          text=True, timeout=60, check=False,
-                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
-    assert (done.returncode, done.stdout) == (3, "from the shell\n"), done.stderr
+    # Standard input is a pipe the app never writes and keeps open, as the app's own:
+    # at end of file (the test run's /dev/null in CI) the supervisor ends the command.
+    supervisor = subprocess.Popen(
+        [sys.executable, "-c", code], cwd=root, stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
+    assert supervisor.stdin is not None and supervisor.stdout is not None
+    try:
+        out = supervisor.stdout.read()  # (end of file: the supervisor and its shell ended)
+        code_seen = supervisor.wait(timeout=60)
+    finally:
+        supervisor.stdin.close()
+        supervisor.kill()
+        supervisor.wait()
+    assert supervisor.stderr is not None
+    assert (code_seen, out) == (3, "from the shell\n"), supervisor.stderr.read()
