@@ -180,11 +180,20 @@ def cmd_test(args: list[str]) -> int:
     ]
     if not args:
         steps.append([*pytest, "tests/journeys"])
+    trail = ROOT / "build" / "test-trail"
+    trail.mkdir(parents=True, exist_ok=True)
+    env["ASSISTA_TEST_TRAIL"] = str(trail / "under-way")
     for step in steps:
         say(" ".join(step[2:]))
+        for old in trail.iterdir():
+            old.unlink()
         code = subprocess.call(step, cwd=ROOT, env=env)
         if code != 0:
             say(f"FAILED: {' '.join(step[2:])} (exit {code})")
+            if code < 0:  # killed by a signal: say in which test(s)
+                for left in sorted(trail.iterdir()):
+                    say(f"  the test under way ({left.name}): "
+                        f"{left.read_text(encoding='utf-8').strip()}")
             return code
     say("all checks passed")
     return 0

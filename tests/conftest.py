@@ -11,6 +11,17 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
+def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:
+    """With ``ASSISTA_TEST_TRAIL`` set (``packaging/dev.py test`` sets it), the test
+    under way is written there: when a crash kills the run (a segfault prints only
+    stacks), the runner says which test it was."""
+    trail = os.environ.get("ASSISTA_TEST_TRAIL")
+    if trail:
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+        with open(f"{trail}{'.' + worker if worker else ''}", "w", encoding="utf-8") as out:
+            out.write(nodeid + "\n")
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     """Widgets a test closed (pytest-qt's ``qtbot.addWidget``) are deleted before the next
