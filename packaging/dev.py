@@ -90,14 +90,19 @@ def ensure_system_packages(names: list[str]) -> None:
 
 
 #: Servers nobody here wrote that the tests talk to, from the npm registry (skipped where
-#: Node.js is missing): the MCP reference server, over stdio, Streamable HTTP and SSE, and
-#: two S3 servers for sync (s3rver and a fork of it).
+#: Node.js is missing): the MCP reference server, over stdio, Streamable HTTP and SSE,
+#: two S3 servers for sync (s3rver and a fork of it) and two OAuth authorization servers.
 NPM_TEST_SERVERS = [
     "@modelcontextprotocol/server-everything@2026.8.31",
     # S3 servers for the sync tests (tests/sync/test_s3rver.py): s3rver, and its fork that
     # checks SigV4 signatures (it asks for Node 24 but runs on 20: an install warning only)
     "s3rver@3.7.1",
     "@20minutes/s3rver@5.0.0",
+    # OAuth authorization servers for the MCP sign-in tests (tests/tools/oauth_servers.py):
+    # panva's certified OpenID Provider (discovery, dynamic registration, PKCE, refresh
+    # tokens, JWT access tokens for a resource indicator) and oauth2-mock-server
+    "oidc-provider@9.13.3",
+    "oauth2-mock-server@8.2.3",
 ]
 NPM_PREFIX = ROOT / "build" / "test-servers"
 
