@@ -37,10 +37,12 @@ QT_SYSTEM_PACKAGES = [
 # xdotool presses the quick-ask global shortcut on Xvfb and dbus-daemon runs a private
 # bus with a fake desktop portal (tests/ui/quick/test_global_shortcut_*.py).
 # The journeys (tests/journeys) add a window manager and ImageMagick's ``import`` for
-# their screenshots: the shipped app driven on Xvfb as a person would. rclone serves
-# WebDAV for the sync tests (a second server besides wsgidav).
+# their screenshots: the shipped app driven on Xvfb as a person would. rclone and nginx
+# (with its WebDAV PROPFIND module, and nginx's 1 MB upload limit) serve WebDAV for the
+# sync tests, besides wsgidav.
 TEST_SYSTEM_PACKAGES = ["xvfb", "xdotool", "dbus", "at-spi2-core", "python3-pyatspi",
-                        "openbox", "imagemagick", "rclone"]
+                        "openbox", "imagemagick", "rclone", "nginx-light",
+                        "libnginx-mod-http-dav-ext"]
 
 
 def say(text: str) -> None:
