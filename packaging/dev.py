@@ -41,7 +41,7 @@ QT_SYSTEM_PACKAGES = [
 # (with its WebDAV PROPFIND module, and nginx's 1 MB upload limit) serve WebDAV for the
 # sync tests, besides wsgidav.
 TEST_SYSTEM_PACKAGES = ["xvfb", "xdotool", "dbus", "at-spi2-core", "python3-pyatspi",
-                        "openbox", "imagemagick", "rclone", "nginx-light",
+                        "openbox", "imagemagick", "rclone", "nginx",
                         "libnginx-mod-http-dav-ext"]
 
 
