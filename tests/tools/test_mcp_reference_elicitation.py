@@ -160,3 +160,33 @@ async def test_url_mode_reaches_the_person_and_the_answer_the_server(action: str
     said = {"accept": "User completed the URL elicitation flow",
             "decline": "User declined to open the URL"}[action]
     assert said in echoed
+
+
+@pytest.mark.parametrize("action", ["accept", "decline"])
+async def test_a_tool_that_needs_an_address_opened_first(action: str) -> None:
+    """The server refuses the call until the person opened an address (error -32042,
+    URL elicitation required, with the address in its data): the person is asked,
+    and once they confirm the call is made again with the same arguments; declined,
+    the call fails saying so."""
+    person = Person(action, "accept")
+    mcp = McpManager([config("stdio", None)], login_path=PLAIN_PATH, backoff_s=0.01,
+                     elicitor=person)
+    try:
+        assert await mcp.start_all() == {"everything": True}
+        echoed = await run(mcp, "trigger-url-elicitation", {
+            "url": "https://example.org/connect", "errorPath": True})
+    finally:
+        await mcp.stop_all()
+    prerequisite = person.asked[0]
+    assert prerequisite.url == "https://modelcontextprotocol.io"
+    assert "satisfy the prerequisite" in prerequisite.message
+    if action == "accept":  # the call again: now the server asks for its own address
+        assert [q.url for q in person.asked] == ["https://modelcontextprotocol.io",
+                                                 "https://example.org/connect"]
+        assert "User completed the URL elicitation flow" in echoed
+    else:
+        assert len(person.asked) == 1
+        result = json.loads(echoed)
+        assert result["status"] == "error"
+        said = result["error"]["message"]
+        assert "declined" in said and "browser-based authorization" in said
