@@ -216,3 +216,22 @@ def test_binary_resource_size_is_its_decoded_size() -> None:
     assert "256 bytes" in parts[0].text  # type: ignore[union-attr]
 
 
+
+
+async def test_a_cancelled_call_leaves_the_server_usable(everything: McpManager) -> None:
+    """Stopped once its first progress arrives: the call ends at once (the server is
+    told; server-everything goes on with the operation, its later progress for the
+    cancelled call is ignored) and the next call works."""
+    import asyncio
+
+    started = asyncio.Event()
+    connection = everything.connections["everything"]
+    call_task = asyncio.create_task(connection.call_tool(
+        "trigger-long-running-operation", {"duration": 20, "steps": 20}, 60,
+        lambda progress, total, message: started.set()))
+    await started.wait()
+    call_task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call_task
+    assert "hello again" in json.dumps(await call(everything, "echo", {"message": "hello again"}))
+    assert connection.state == "running"
