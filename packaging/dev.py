@@ -37,10 +37,12 @@ QT_SYSTEM_PACKAGES = [
 # xdotool presses the quick-ask global shortcut on Xvfb and dbus-daemon runs a private
 # bus with a fake desktop portal (tests/ui/quick/test_global_shortcut_*.py).
 # The journeys (tests/journeys) add a window manager and ImageMagick's ``import`` for
-# their screenshots: the shipped app driven on Xvfb as a person would. rclone serves
-# WebDAV for the sync tests (a second server besides wsgidav).
+# their screenshots: the shipped app driven on Xvfb as a person would. rclone and nginx
+# (with its WebDAV PROPFIND module, and nginx's 1 MB upload limit) serve WebDAV for the
+# sync tests, besides wsgidav.
 TEST_SYSTEM_PACKAGES = ["xvfb", "xdotool", "dbus", "at-spi2-core", "python3-pyatspi",
-                        "openbox", "imagemagick", "rclone"]
+                        "openbox", "imagemagick", "rclone", "nginx",
+                        "libnginx-mod-http-dav-ext"]
 
 
 def say(text: str) -> None:
@@ -90,14 +92,19 @@ def ensure_system_packages(names: list[str]) -> None:
 
 
 #: Servers nobody here wrote that the tests talk to, from the npm registry (skipped where
-#: Node.js is missing): the MCP reference server, over stdio, Streamable HTTP and SSE, and
-#: two S3 servers for sync (s3rver and a fork of it).
+#: Node.js is missing): the MCP reference server, over stdio, Streamable HTTP and SSE,
+#: two S3 servers for sync (s3rver and a fork of it) and two OAuth authorization servers.
 NPM_TEST_SERVERS = [
     "@modelcontextprotocol/server-everything@2026.8.31",
     # S3 servers for the sync tests (tests/sync/test_s3rver.py): s3rver, and its fork that
     # checks SigV4 signatures (it asks for Node 24 but runs on 20: an install warning only)
     "s3rver@3.7.1",
     "@20minutes/s3rver@5.0.0",
+    # OAuth authorization servers for the MCP sign-in tests (tests/tools/oauth_servers.py):
+    # panva's certified OpenID Provider (discovery, dynamic registration, PKCE, refresh
+    # tokens, JWT access tokens for a resource indicator) and oauth2-mock-server
+    "oidc-provider@9.13.3",
+    "oauth2-mock-server@8.2.3",
 ]
 NPM_PREFIX = ROOT / "build" / "test-servers"
 

@@ -24,11 +24,11 @@ _STARTED = re.compile(r"Server started on (http://127\.0\.0\.1:\d+)/?")
 
 
 class RcloneWebDav:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, port: int = 0) -> None:
         root.mkdir(parents=True, exist_ok=True)
         self.root = root
         self._process = subprocess.Popen(
-            ["rclone", "serve", "webdav", str(root), "--addr", "127.0.0.1:0",
+            ["rclone", "serve", "webdav", str(root), "--addr", f"127.0.0.1:{port}",
              "--user", USER, "--pass", PASSWORD, "--config", "/dev/null"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             text=True,
@@ -47,6 +47,10 @@ class RcloneWebDav:
             raise RuntimeError("rclone serve webdav did not start:\n" + "".join(lines))
         # Keep reading what it logs, so it never blocks on a full pipe.
         threading.Thread(target=self._process.stderr.read, daemon=True).start()
+
+    @property
+    def port(self) -> int:
+        return int(self.base.rsplit(":", 1)[1])
 
     @property
     def url(self) -> str:

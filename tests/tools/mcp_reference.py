@@ -16,10 +16,15 @@ from pathlib import Path
 
 import pytest
 
+from desktop.tools.mcp import LoginPath, McpServerConfig
+
 ROOT = Path(__file__).resolve().parents[2]
 PREFIX = Path(os.environ.get("ASSISTA_TEST_SERVERS", ROOT / "build" / "test-servers"))
 EVERYTHING = PREFIX / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" \
     / "index.js"
+
+
+PLAIN_PATH = LoginPath(environ={"PATH": os.environ.get("PATH", "")})
 
 
 def everything_command() -> list[str]:
@@ -57,3 +62,15 @@ class NodeServer:
     def stop(self) -> None:
         self.process.kill()
         self.process.wait(timeout=10)
+
+
+def config(transport: str, servers: dict[str, NodeServer] | None) -> McpServerConfig:
+    if transport == "stdio":
+        command, *args = everything_command()
+        return McpServerConfig(name="everything", command=command, args=[*args, "stdio"],
+                               startup_timeout_s=60, call_timeout_s=60)
+    assert servers is not None
+    path = "/mcp" if transport == "http" else "/sse"
+    return McpServerConfig(name="everything", transport=transport,
+                           url=servers[transport].url(path), startup_timeout_s=60,
+                           call_timeout_s=60)

@@ -17,7 +17,7 @@ import pytest
 from desktop.core.messages import ToolCallPart
 from desktop.tools import ToolExecutor
 from desktop.tools.approval import ToolProgress, allow_all
-from desktop.tools.mcp import LoginPath, McpManager, McpServerConfig
+from desktop.tools.mcp import McpManager, McpServerConfig
 from desktop.tools.mcp.server_requests import (
     ElicitationAnswer,
     ElicitationRequest,
@@ -25,9 +25,8 @@ from desktop.tools.mcp.server_requests import (
     SamplingRequest,
 )
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, tool_call_stream
-from tests.tools.mcp_reference import NodeServer, everything_command
+from tests.tools.mcp_reference import PLAIN_PATH, NodeServer, config, everything_command
 
-PLAIN_PATH = LoginPath(environ={"PATH": os.environ.get("PATH", "")})
 CONDITIONAL = {"trigger-elicitation-request", "trigger-sampling-request"}
 
 
@@ -48,18 +47,6 @@ def http_servers() -> Iterator[dict[str, NodeServer]]:
     finally:
         for server in servers.values():
             server.stop()
-
-
-def config(transport: str, servers: dict[str, NodeServer] | None) -> McpServerConfig:
-    if transport == "stdio":
-        command, *args = everything_command()
-        return McpServerConfig(name="everything", command=command, args=[*args, "stdio"],
-                               startup_timeout_s=60, call_timeout_s=60)
-    assert servers is not None
-    path = "/mcp" if transport == "http" else "/sse"
-    return McpServerConfig(name="everything", transport=transport,
-                           url=servers[transport].url(path), startup_timeout_s=60,
-                           call_timeout_s=60)
 
 
 @pytest.fixture(params=["stdio", "http", "sse"])
@@ -229,3 +216,22 @@ def test_binary_resource_size_is_its_decoded_size() -> None:
     assert "256 bytes" in parts[0].text  # type: ignore[union-attr]
 
 
+
+
+async def test_a_cancelled_call_leaves_the_server_usable(everything: McpManager) -> None:
+    """Stopped once its first progress arrives: the call ends at once (the server is
+    told; server-everything goes on with the operation, its later progress for the
+    cancelled call is ignored) and the next call works."""
+    import asyncio
+
+    started = asyncio.Event()
+    connection = everything.connections["everything"]
+    call_task = asyncio.create_task(connection.call_tool(
+        "trigger-long-running-operation", {"duration": 20, "steps": 20}, 60,
+        lambda progress, total, message: started.set()))
+    await started.wait()
+    call_task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call_task
+    assert "hello again" in json.dumps(await call(everything, "echo", {"message": "hello again"}))
+    assert connection.state == "running"

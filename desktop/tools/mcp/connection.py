@@ -45,6 +45,7 @@ from desktop.tools.mcp.server_requests import (
 from desktop.tools.mcp.stderr import StderrLog
 from desktop.tools.mcp.streams import STARTING_MARK, CommandNotFound, one_line
 from desktop.tools.mcp.transports import HttpClients, open_transport
+from desktop.tools.mcp.url_required import with_url_prerequisites
 
 log = logging.getLogger(__name__)
 
@@ -349,9 +350,11 @@ class McpConnection:
         self._origins.append(origin)
         try:
             result: mt.CallToolResult = await self.request(
-                lambda client, remaining: client.call_tool(
-                    name, arguments, read_timeout_seconds=remaining,
-                    progress_callback=AsyncProgress(progress) if progress else None),
+                lambda client, remaining: with_url_prerequisites(
+                    lambda: client.call_tool(
+                        name, arguments, read_timeout_seconds=remaining,
+                        progress_callback=AsyncProgress(progress) if progress else None),
+                    self.name, self.elicitor, origin),
                 timeout_s)
             return result
         finally:

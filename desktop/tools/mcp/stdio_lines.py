@@ -55,6 +55,15 @@ class LineSplitter:
             lines.append(self._finish())
             start = end + 1
 
+    @property
+    def pending(self) -> int:
+        """The size of the line not finished yet."""
+        return self._size
+
+    def cut(self) -> bytes | Oversized:
+        """The line so far, as if it ended here."""
+        return self._finish()
+
     def _add(self, piece: bytes) -> None:
         room = self.limit - self._size
         if room > 0:
@@ -69,9 +78,12 @@ class LineSplitter:
         return head if size <= self.limit else Oversized(head, tail, size)
 
 
-def cut_note(size: int, limit: int) -> str:
-    return (f"[The MCP server's answer was {size / MB:.0f} MB, more than the "
-            f"{limit / MB:.0f} MB Assista reads; only its beginning follows.]")
+def cut_note(size: int | None, limit: int, *, cut: bool = True) -> str:
+    """What is said of an oversized answer (``size`` None: not read to its end): before
+    the beginning of a tool's answer, or (``cut`` False) as an error."""
+    was = f"was {size / MB:.0f} MB, more than" if size is not None else "is larger than"
+    text = f"The MCP server's answer {was} the {limit / MB:.0f} MB Assista reads"
+    return f"[{text}; only its beginning follows.]" if cut else f"{text}."
 
 
 def replacement(line: Oversized, limit: int, methods: dict[Any, str]) -> str | None:
@@ -81,15 +93,22 @@ def replacement(line: Oversized, limit: int, methods: dict[Any, str]) -> str | N
     if found is None:
         return None
     ident = json.loads(found.group(1))
-    method = methods.pop(ident, None)
-    note = cut_note(line.size, limit)
+    return stand_in(ident, methods.pop(ident, None), line.head, line.size, limit)
+
+
+def stand_in(ident: Any, method: str | None, head: bytes, size: int | None,
+             limit: int) -> str:
+    """The answer to request ``ident`` that stands for an oversized one (``size`` bytes,
+    None: unknown) beginning with ``head``: a tool's answer is its first text after a
+    note saying it was cut, any other answer an error saying why."""
     if method == "tools/call":
-        text = first_text(line.head.decode("utf-8", "ignore"))
+        note = cut_note(size, limit)
+        text = first_text(head.decode("utf-8", "ignore"))
         result = {"content": [{"type": "text", "text": f"{note}\n\n{text}" if text else note}],
                   "isError": False}
         return json.dumps({"jsonrpc": "2.0", "id": ident, "result": result})
-    return json.dumps({"jsonrpc": "2.0", "id": ident,
-                       "error": {"code": -32603, "message": note}})
+    return json.dumps({"jsonrpc": "2.0", "id": ident, "error": {
+        "code": -32603, "message": cut_note(size, limit, cut=False)}})
 
 
 def first_text(head: str) -> str:

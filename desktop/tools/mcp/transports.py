@@ -14,6 +14,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from desktop.core.proxy import Proxy
 from desktop.tools.mcp.config import McpServerConfig
+from desktop.tools.mcp.http_limits import ANSWER_LIMIT, SDK_SSE_EVENT_LIMIT, MessageLimit
 from desktop.tools.mcp.oauth import SignIn
 from desktop.tools.mcp.stderr import StderrLog
 from desktop.tools.mcp.streams import WatchedRead, stdio_streams
@@ -21,10 +22,12 @@ from desktop.tools.mcp.streams import WatchedRead, stdio_streams
 
 class HttpClients:
     """The SDK's client factory (its signature), routed through ``proxy`` (None:
-    httpx2's defaults, which read the environment's proxy variables)."""
+    httpx2's defaults, which read the environment's proxy variables); every message
+    read is capped by ``limit`` (see :mod:`.http_limits`)."""
 
-    def __init__(self, proxy: Proxy | None) -> None:
+    def __init__(self, proxy: Proxy | None, limit: MessageLimit | None = None) -> None:
         self.proxy = proxy
+        self.limit = limit or MessageLimit()
 
     def __call__(self, headers: dict[str, str] | None = None,
                  timeout: httpx2.Timeout | None = None,
@@ -34,7 +37,10 @@ class HttpClients:
             routing = self.proxy.client_kwargs(httpx2)
         # The SDK's defaults: a server may hold a response stream open for minutes.
         timeout = timeout or httpx2.Timeout(30.0, read=300.0)
-        return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, **routing)
+        # Uncompressed: the limit then bounds what is held in memory.
+        headers = {"Accept-Encoding": "identity", **(headers or {})}
+        return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth,
+                                  event_hooks={"response": [self.limit]}, **routing)
 
 
 @contextlib.asynccontextmanager
@@ -47,13 +53,18 @@ async def open_transport(config: McpServerConfig, *, path: str, stderr: StderrLo
         async with stdio_streams(config, path, stderr) as (read, write):
             yield WatchedRead(read, on_end), write
         return
-    clients = HttpClients(proxy)
+    if config.transport == "http":
+        clients = HttpClients(proxy, MessageLimit(ANSWER_LIMIT))
+    else:  # the SDK's legacy SSE client reads no event over its own limit: cut below it
+        clients = HttpClients(proxy, MessageLimit(min(ANSWER_LIMIT, SDK_SSE_EVENT_LIMIT - 4096),
+                                                  event_room=SDK_SSE_EVENT_LIMIT))
     async with contextlib.AsyncExitStack() as stack:
         auth = await stack.enter_async_context(sign_in.auth()) if sign_in is not None else None
         if config.transport == "http":
             http = await stack.enter_async_context(clients(config.headers, auth=auth))
             read, write = await stack.enter_async_context(
-                streamable_http_client(config.url, http_client=http))
+                streamable_http_client(config.url, http_client=http,
+                                       max_sse_event_size=2 * ANSWER_LIMIT))  # (ours cuts first)
         else:
             read, write = await stack.enter_async_context(
                 sse_client(config.url, headers=config.headers, httpx_client_factory=clients,
