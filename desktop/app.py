@@ -332,7 +332,8 @@ class AppContext:
             registry, space, set(enabled), timeout_s=settings.agent.tool_timeout_s,
             policies=policies, approver=approver, grants=self.grants,
             chat_grants=chat_grants, on_progress=on_progress, proxy=self.proxy,
-            trust=ToolTrust.from_settings(settings), checkpoint=checkpoint,
+            trust=ToolTrust.from_settings(settings, hidden_paths=(str(self.paths.root),)),
+            checkpoint=checkpoint,
         )
 
     @property

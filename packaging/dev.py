@@ -43,6 +43,8 @@ QT_SYSTEM_PACKAGES = [
 TEST_SYSTEM_PACKAGES = ["xvfb", "xdotool", "dbus", "at-spi2-core", "python3-pyatspi",
                         "openbox", "imagemagick", "rclone", "nginx",
                         "libnginx-mod-http-dav-ext"]
+#: What the app uses when present (run_command's sandbox); the .deb recommends it.
+APP_SYSTEM_PACKAGES = ["bubblewrap"]
 
 
 def say(text: str) -> None:
@@ -162,7 +164,7 @@ def cmd_translations(_args: list[str]) -> int:
 
 def cmd_run(args: list[str]) -> int:
     if sys.platform.startswith("linux"):
-        ensure_system_packages(QT_SYSTEM_PACKAGES)
+        ensure_system_packages(QT_SYSTEM_PACKAGES + APP_SYSTEM_PACKAGES)
     python = ensure_venv()
     install(python, "")
     build_translations(python)
@@ -171,7 +173,7 @@ def cmd_run(args: list[str]) -> int:
 
 def cmd_test(args: list[str]) -> int:
     if sys.platform.startswith("linux"):
-        ensure_system_packages(QT_SYSTEM_PACKAGES + TEST_SYSTEM_PACKAGES)
+        ensure_system_packages(QT_SYSTEM_PACKAGES + APP_SYSTEM_PACKAGES + TEST_SYSTEM_PACKAGES)
     python = ensure_venv()
     install(python, "[test]")
     build_translations(python)

@@ -141,6 +141,7 @@ def _control(bundle: Path, root: Path, arch: str) -> str:
         f"Maintainer: {app_identity.MAINTAINER}\n"
         f"Installed-Size: {size_kib}\n"
         f"Depends: {depends_field(bundle)}\n"
+        "Recommends: bubblewrap\n"  # run_command's sandbox (desktop.tools.sandbox)
         "Section: net\nPriority: optional\n"
         f"Homepage: {app_identity.HOMEPAGE}\n"
         f"Description: {summary.strip() or app_identity.DISPLAY_NAME} - LLM chat client\n"

@@ -114,6 +114,11 @@ class AppSettings(BaseModel):
     # Environment variables run_command passes on besides its scrubbed base set (names;
     # keys and tokens stay out unless named here).
     command_env: list[str] = Field(default_factory=list)
+    # run_command in the operating system's sandbox (desktop.tools.sandbox) where there is
+    # one: read-only system, the workspace writable, a private /tmp; and whether commands
+    # may use the network there (off: not even this computer's servers).
+    command_sandbox: bool = True
+    command_network: bool = False
     # MCP servers, as desktop.tools.mcp.config.McpServerConfig dictionaries.
     mcp_servers: list[dict[str, Any]] = Field(default_factory=list)
     # One proxy for every request the app makes (providers, model lists, fetch_url,

@@ -66,6 +66,8 @@ class ApprovalPreview:
     error: str | None = None
     title_code: str = ""
     title_params: tuple[tuple[str, str], ...] = ()
+    # Where a command will run (run_command): a code of desktop.tools.sandbox.CODES, "".
+    confinement: str = ""
 
     @classmethod
     def titled(cls, kind: PreviewKind, text: str, code: str, **params: str) -> ApprovalPreview:

@@ -4,7 +4,10 @@ Handed to every call through :class:`~desktop.tools.registry.ToolContext` so tha
 a tool never reads settings or the process environment itself:
 ``fetch_allow_hosts`` are hosts, addresses or networks ``fetch_url`` may reach even
 when they are local or private; ``command_env`` names the environment variables a
-``run_command`` command gets besides the scrubbed base environment.
+``run_command`` command gets besides the scrubbed base environment; ``command_sandbox``
+and ``command_network`` say whether commands run in the system's sandbox and may use the
+network there; ``hidden_paths`` are folders a sandboxed command never sees (the app's
+data folder).
 """
 
 from __future__ import annotations
@@ -20,10 +23,15 @@ if TYPE_CHECKING:
 class ToolTrust:
     fetch_allow_hosts: tuple[str, ...] = ()
     command_env: tuple[str, ...] = ()
+    command_sandbox: bool = True
+    command_network: bool = False
+    hidden_paths: tuple[str, ...] = ()
 
     @classmethod
-    def from_settings(cls, settings: AppSettings) -> ToolTrust:
-        return cls(tuple(settings.fetch_allow_hosts), tuple(settings.command_env))
+    def from_settings(cls, settings: AppSettings, *, hidden_paths: tuple[str, ...] = (),
+                      ) -> ToolTrust:
+        return cls(tuple(settings.fetch_allow_hosts), tuple(settings.command_env),
+                   settings.command_sandbox, settings.command_network, hidden_paths)
 
 
 __all__ = ["ToolTrust"]

@@ -18,10 +18,12 @@ import asyncio
 import codecs
 import contextlib
 import copy
+import dataclasses
 import os
 import signal
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from desktop.core.errors import ToolError
@@ -30,6 +32,7 @@ from desktop.tools.approval import ApprovalPreview
 from desktop.tools.builtins._cmdenv import command_environment
 from desktop.tools.errors import ToolFailure
 from desktop.tools.registry import Tool, ToolContext
+from desktop.tools.sandbox import Confinement, confinement
 
 NAME = "run_command"
 TITLE = "Run command"  # shown to people (translated in the window)
@@ -77,12 +80,24 @@ def run_command_tool() -> Tool:
     )
 
 
+def _confinement(ctx: ToolContext, cwd: Path) -> Confinement:
+    workspace = ctx.require_workspace()
+    return confinement(workspace.root, cwd, enabled=ctx.trust.command_sandbox,
+                       network=ctx.trust.command_network, hidden=ctx.trust.hidden_paths)
+
+
 async def _preview(args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
     workspace = ctx.require_workspace()
-    folder = workspace.relative(workspace.resolve_dir(args.get("cwd") or "."))
+    where = workspace.resolve_dir(args.get("cwd") or ".")
+    folder = workspace.relative(where)
+    # (bubblewrap is tried once per process, on a thread: not on the event loop)
+    sandbox = (await asyncio.to_thread(_confinement, ctx, where)).code
     if folder == ".":
-        return ApprovalPreview.titled("command", args["command"], "run_command")
-    return ApprovalPreview.titled("command", args["command"], "run_command_in", folder=folder)
+        preview = ApprovalPreview.titled("command", args["command"], "run_command")
+    else:
+        preview = ApprovalPreview.titled("command", args["command"], "run_command_in",
+                                         folder=folder)
+    return dataclasses.replace(preview, confinement=sandbox)
 
 
 class _Capture:
@@ -202,13 +217,15 @@ async def kill_group(process: asyncio.subprocess.Process) -> None:
 
 async def _handle(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     workspace = ctx.require_workspace()
-    cwd = str(workspace.resolve_dir(args.get("cwd") or "."))
+    where = workspace.resolve_dir(args.get("cwd") or ".")
+    cwd = str(where)
+    sandbox = await asyncio.to_thread(_confinement, ctx, where)
     limit = float(args.get("timeout_s") or ctx.default_timeout_s)
     cap = max(ctx.result_budget // 2 - 500, 2_000)
     out, err = _Capture(cap), _Capture(cap)
     started = time.monotonic()
     env = command_environment(os.environ, ctx.trust.command_env)
-    spawning = asyncio.ensure_future(_spawn(args["command"], cwd, env))
+    spawning = asyncio.ensure_future(_spawn(sandbox.shell_line(args["command"]), cwd, env))
     try:
         process = await asyncio.shield(spawning)
     except asyncio.CancelledError:  # stopped while starting: let it start, then kill it
@@ -240,6 +257,7 @@ async def _handle(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         "stdout": out.text(),
         "stderr": err.text(),
         "duration_s": round(time.monotonic() - started, 3),
+        "sandbox": sandbox.describe(),
     }
     if out.dropped or err.dropped:
         result["truncated"] = True

@@ -29,7 +29,7 @@ from desktop.tools.approval import ApprovalDecision, ApprovalPreview, ApprovalRe
 from desktop.tools.grant_scopes import scope_kind, unscoped_reason
 from desktop.ui import theme
 from desktop.ui.plain_text import button_text, plain_label, plain_tooltip, shown, shown_html
-from desktop.ui.tools.approval_title import approval_title
+from desktop.ui.tools.approval_title import approval_title, confinement_text
 from desktop.ui.tools.scope_row import ScopeRow, always_tooltip
 from desktop.ui.tools.tool_names import display_name
 
@@ -234,6 +234,7 @@ class ApprovalCard(QFrame):
             title.setWordWrap(True)
             title.setObjectName("approvalTitle")
             layout.addWidget(title)
+        self.confinement_label = self._confinement(layout, request.preview.confinement)
 
         preview = request.preview
         heading = (self.tr(_PREVIEW_HEADINGS[preview.kind]) if preview.kind in _PREVIEW_HEADINGS
@@ -257,6 +258,18 @@ class ApprovalCard(QFrame):
 
         self._add_buttons(layout, request)
         self.set_shortcuts(False)
+
+    @staticmethod
+    def _confinement(layout: QVBoxLayout, code: str) -> QLabel | None:
+        """Where a command will run: sandboxed (the safe state) or, as a warning, not."""
+        where = confinement_text(code)
+        if not where:
+            return None
+        label = plain_label(where)
+        label.setWordWrap(True)
+        label.setObjectName("toolCardMeta" if code.startswith("sandboxed") else "approvalError")
+        layout.addWidget(label)
+        return label
 
     def _add_buttons(self, layout: QVBoxLayout, request: ApprovalRequest) -> None:
         self.reason_edit = QLineEdit()

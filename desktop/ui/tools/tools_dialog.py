@@ -82,7 +82,9 @@ class ToolsDialog(QDialog):
         self._fill_tools()
         layout.addWidget(self.table, 3)
         self.trust_fields = TrustFields(self.controller.settings.fetch_allow_hosts,
-                                        self.controller.settings.command_env)
+                                        self.controller.settings.command_env,
+                                        sandbox=self.controller.settings.command_sandbox,
+                                        network=self.controller.settings.command_network)
         layout.addWidget(self.trust_fields)
 
         grants_title = QLabel(self.tr("<b>Always allowed</b> — these tools run without asking, "
@@ -187,7 +189,9 @@ class ToolsDialog(QDialog):
         enabled += [n for n in settings.enabled_tools if n not in shown]
         self.controller.update_settings(tool_policies=policies, enabled_tools=enabled,
                                         fetch_allow_hosts=self.trust_fields.hosts(),
-                                        command_env=self.trust_fields.env())
+                                        command_env=self.trust_fields.env(),
+                                        command_sandbox=self.trust_fields.sandbox(),
+                                        command_network=self.trust_fields.network())
         self.controller.toolsChanged.emit()
         self.accept()
 

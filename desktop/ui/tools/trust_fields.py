@@ -7,7 +7,7 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from PySide6.QtWidgets import QFormLayout, QLineEdit, QWidget
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QLineEdit, QWidget
 
 from desktop.ui.plain_text import plain_label
 
@@ -29,10 +29,26 @@ def bad_host(entry: str) -> bool:
 
 
 class TrustFields(QWidget):
-    def __init__(self, hosts: list[str], env: list[str], parent: QWidget | None = None) -> None:
+    def __init__(self, hosts: list[str], env: list[str], parent: QWidget | None = None, *,
+                 sandbox: bool = True, network: bool = False) -> None:
         super().__init__(parent)
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
+        self.sandbox_box = QCheckBox(self.tr("Run commands in a sandbox"))
+        self.sandbox_box.setChecked(sandbox)
+        self.sandbox_box.setToolTip(self.tr(
+            "Commands see the system read-only, may write only in the workspace and a "
+            "private temporary folder, and never see this app's data (Linux: bubblewrap; "
+            "macOS: sandbox-exec). Without a sandbox on this system they run as you."))
+        self.network_box = QCheckBox(self.tr("Let sandboxed commands use the network"))
+        self.network_box.setChecked(network)
+        self.network_box.setToolTip(self.tr(
+            "Off: a command cannot reach the internet or servers on this computer "
+            "(downloads, package installs and git push fail)."))
+        self.network_box.setEnabled(sandbox)
+        self.sandbox_box.toggled.connect(self.network_box.setEnabled)
+        form.addRow(self.sandbox_box)
+        form.addRow(self.network_box)
         self.hosts_edit = QLineEdit(", ".join(hosts))
         self.hosts_edit.setPlaceholderText(self.tr("e.g. 127.0.0.1, nas.local, .corp.example, "
                                                    "10.0.0.0/8"))
@@ -58,6 +74,12 @@ class TrustFields(QWidget):
 
     def hosts(self) -> list[str]:
         return split_entries(self.hosts_edit.text())
+
+    def sandbox(self) -> bool:
+        return self.sandbox_box.isChecked()
+
+    def network(self) -> bool:
+        return self.network_box.isChecked()
 
     def env(self) -> list[str]:
         return split_entries(self.env_edit.text())

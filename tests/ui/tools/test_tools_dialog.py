@@ -187,3 +187,47 @@ def test_composer_menu_switches_tools_for_this_chat(
     window.controller.reload_settings()
     assert "cannot use tools" in (composer.tools_note or "")
     assert "cannot use tools" in composer.tools_button.toolTip()
+
+
+def test_the_command_sandbox_and_its_network_are_set_in_settings_and_shown_on_approvals(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    from desktop.chat.approvals import PendingApproval
+    from desktop.tools.approval import ApprovalPreview, ApprovalRequest
+    from desktop.ui.tools.approval_card import ApprovalCard
+
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    dialog = open_dialog(window)
+    fields = dialog.trust_fields
+    assert fields.sandbox_box.isChecked() and not fields.network_box.isChecked()
+    fields.network_box.click()  # (on the page with the grants, maybe not the one shown)
+    dialog.save()
+    assert (ctx.settings.current.command_sandbox, ctx.settings.current.command_network) == (
+        True, True)
+    runner = ctx.build_tools(str(tmp_path), ["run_command"])
+    trust = runner.trust  # type: ignore[attr-defined]
+    assert (trust.command_sandbox, trust.command_network) == (True, True)
+    assert trust.hidden_paths == (str(ctx.paths.root),)  # the app's data: never seen
+    again = open_dialog(window).trust_fields
+    again.sandbox_box.click()
+    assert not again.network_box.isEnabled()  # (no sandbox: no network switch)
+    again.window().save()  # type: ignore[attr-defined]
+    assert ctx.settings.current.command_sandbox is False
+
+    for code, words, name in (
+            ("sandboxed_offline", "Sandboxed · no network · writes only in the workspace",
+             "toolCardMeta"),
+            ("unsandboxed_missing",
+             "Not sandboxed: this system offers no sandbox (install bubblewrap)",
+             "approvalError")):
+        card = ApprovalCard(PendingApproval(ApprovalRequest(
+            tool="run_command", call_id="c1", arguments={"command": "make"},
+            preview=ApprovalPreview("command", "make", "Run a command", confinement=code)),
+            qt_loop.create_future()))
+        qtbot.addWidget(card)
+        assert card.confinement_label is not None
+        assert (card.confinement_label.text(), card.confinement_label.objectName()) == (
+            words, name)
