@@ -61,6 +61,20 @@ class ProjectService:
     def chat_ids(self, project: Project) -> list[str]:
         return self.store.chat_ids(project.id)
 
+    def chats(self, project: Project) -> list[tuple[str, str]]:
+        """(id, title) of its chats, most recent first."""
+        return self.store.chat_rows(project.id)
+
+    def chat_counts(self) -> dict[str, int]:
+        """How many chats each project holds, by id."""
+        return self.store.chat_counts()
+
+    def knowledge_bases(self) -> list[str]:
+        """The names of every knowledge base there is (to attach to a project)."""
+        from desktop.knowledge.store import KnowledgeStore
+
+        return [base.name for base in KnowledgeStore(self.store.db).list()]
+
     def knowledge(self, project: Project) -> list[str]:
         """The knowledge bases its chats search: those attached, and its files base."""
         names = list(project.knowledge)

@@ -150,6 +150,13 @@ class ProjectStore:
             "ORDER BY updated_at DESC", (project_id,))
         return [str(r[0]) for r in rows]
 
+    def chat_rows(self, project_id: str) -> list[tuple[str, str]]:
+        """(id, title) of its chats not in the trash, most recent first."""
+        rows = self._db.query(
+            "SELECT id, title FROM sessions WHERE project_id = ? AND deleted_at IS NULL "
+            "ORDER BY updated_at DESC", (project_id,))
+        return [(str(r[0]), str(r[1])) for r in rows]
+
     def chat_counts(self) -> dict[str, int]:
         rows = self._db.query(
             "SELECT project_id, COUNT(*) FROM sessions WHERE project_id IS NOT NULL "

@@ -160,6 +160,9 @@ class MainWindow(QMainWindow):
         self.updates = UpdateNotice(self, __version__)  # at most daily, after the first frame
         self.quit_guard = QuitGuard(self, controller)
         self.conversations = ConversationActions(self)
+        from desktop.ui.conversations.project_actions import ProjectActions
+
+        self.project_actions = ProjectActions(self)  # the chat list's Projects, the page
         self.menus = WindowMenus(self)
 
     def _list_chats(self) -> None:
