@@ -126,7 +126,7 @@ class ProjectService:
             text = "\n\n".join(s.text for s in extract_sections(path)).strip()
         except DocumentError as exc:
             raise ConfigError(str(exc), code="project_file_unreadable",
-                              params={"file": path.name}) from exc
+                              params={"file": path.name, "detail": str(exc)}) from exc
         size = path.stat().st_size
         in_context = sum(len(f.content or "") for f in self.store.files(project.id)
                          if f.name != path.name)
