@@ -53,6 +53,9 @@ class ProjectActions(QObject):
         page.chatRequested.connect(self.controller.open_session)
         page.newChatRequested.connect(self.new_chat)
         page.deleteRequested.connect(self.confirm_delete)
+        from desktop.ui.window.dialog_launcher import fit_to_screen
+
+        fit_to_screen(page, self.window)  # on a small screen the buttons stay reachable
         page.show()
         return page
 

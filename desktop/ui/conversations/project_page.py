@@ -36,6 +36,13 @@ from desktop.ui.scrolling import scrolling
 ID_ROLE = Qt.ItemDataRole.UserRole
 
 
+def _fit(view: QListWidget, most: int) -> None:
+    """As tall as its rows (one at least, ``most`` at most; more scroll)."""
+    rows = min(max(view.count(), 1), most)
+    row = view.sizeHintForRow(0) if view.count() else view.fontMetrics().height() + 6
+    view.setFixedHeight(row * rows + 2 * view.frameWidth() + 4)
+
+
 class ProjectPage(QDialog):
     saved = Signal(str)  # project id: created or changed
     chatRequested = Signal(str)  # session id to open
@@ -72,7 +79,8 @@ class ProjectPage(QDialog):
         self.instructions.setPlaceholderText(
             self.tr("What every chat in this project should know or do. Added after the "
                     "assistant's prompt."))
-        self.instructions.setMinimumHeight(90)
+        self.instructions.setMinimumHeight(80)
+        self.instructions.setMaximumHeight(150)
         form.addRow(self.tr("Instructions"), self.instructions)
         self.model = QLineEdit()
         self.model.setPlaceholderText(self.tr("The provider's default"))
@@ -87,7 +95,6 @@ class ProjectPage(QDialog):
         form.addRow(self.tr("Workspace folder"), folder_row)
         self.knowledge = QListWidget()
         self.knowledge.setAccessibleName(self.tr("Knowledge bases"))
-        self.knowledge.setMaximumHeight(90)
         form.addRow(self.tr("Knowledge bases"), self.knowledge)
         form.addRow(self.tr("Files"), self._build_files())
         form.addRow(self.tr("Chats"), self._build_chats())
@@ -99,7 +106,6 @@ class ProjectPage(QDialog):
         column.setContentsMargins(0, 0, 0, 0)
         self.files = QListWidget()
         self.files.setAccessibleName(self.tr("Files"))
-        self.files.setMaximumHeight(120)
         note = QLabel(self.tr("Every chat in the project has these: small text files whole, "
                               "larger ones searched."))
         note.setObjectName("emptyHint")
@@ -123,7 +129,6 @@ class ProjectPage(QDialog):
         column.setContentsMargins(0, 0, 0, 0)
         self.chats = QListWidget()
         self.chats.setAccessibleName(self.tr("Chats"))
-        self.chats.setMaximumHeight(140)
         self.chats.itemActivated.connect(
             lambda item: self.chatRequested.emit(str(item.data(ID_ROLE))))
         self.new_chat_button = QPushButton(self.tr("New chat in this project"))
@@ -169,6 +174,7 @@ class ProjectPage(QDialog):
             self.knowledge.addItem(item)
         if not self.knowledge.count():
             self.knowledge.addItem(QListWidgetItem(self.tr("No knowledge bases yet.")))
+        _fit(self.knowledge, 4)
         self.delete_button.setVisible(project is not None)
         self.new_chat_button.setEnabled(project is not None)
         self._load_lists()
@@ -192,6 +198,8 @@ class ProjectPage(QDialog):
         if not self.chats.count():
             self.chats.addItem(QListWidgetItem(self.tr("No chats yet. Start one, or drag a "
                                                        "chat onto the project in the list.")))
+        _fit(self.files, 5)
+        _fit(self.chats, 6)
 
     def _checked_knowledge(self) -> tuple[str, ...]:
         items = (self.knowledge.item(i) for i in range(self.knowledge.count()))
