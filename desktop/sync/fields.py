@@ -68,6 +68,8 @@ def read_fields(conn: sqlite3.Connection, kind: str, ids: list[str]) -> dict[str
     if kind == SETTINGS:
         settings = read_settings(conn)
         return {APP_SETTINGS_KEY: settings} if settings is not None else {}
+    if kind not in _TABLES:
+        return {}  # a kind of a newer version of the app: nothing of it here
     table, fields = _TABLES[kind]
     found: dict[str, dict[str, Any]] = {}
     for start in range(0, len(ids), 500):
@@ -119,6 +121,8 @@ def write_field(
             (APP_SETTINGS_KEY, json.dumps(doc, separators=(",", ":"))),
         )
         return True
+    if kind not in _TABLES:
+        return False  # a kind of a newer version of the app: left alone
     table, fields = _TABLES[kind]
     if field not in fields:
         return False

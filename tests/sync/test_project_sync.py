@@ -7,11 +7,19 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import pytest
+
 from desktop.projects.service import ProjectService
+from desktop.storage.database import Database
+from desktop.sync.merge import Merger
+from desktop.sync.state import load_clock
 from tests.sync.conftest import Device, Place
 
 
-def test_projects_sync_between_two_data_folders(tmp_path: Path, folder: Place) -> None:
+@pytest.mark.parametrize("target", ["folder", "webdav"])
+def test_projects_sync_between_two_data_folders(
+        tmp_path: Path, target: str, request: pytest.FixtureRequest) -> None:
+    folder: Place = request.getfixturevalue(target)
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     work = tmp_path / "work"
@@ -57,3 +65,16 @@ def test_projects_sync_between_two_data_folders(tmp_path: Path, folder: Place) -
     finally:
         a.db.close()
         b.db.close()
+
+
+def test_a_kind_of_a_newer_app_is_left_alone_and_the_rest_merges(tmp_path: Path) -> None:
+    with Database(tmp_path / "assista.sqlite3") as db:
+        with db.transaction() as conn:
+            clock = load_clock(conn)
+            stamp = clock.stamp()
+            merger = Merger(conn, clock)
+            merger.apply([["f", "zz", "x1", "name", "?", stamp], ["t", "zz", "x2", stamp],
+                          ["f", "p", "f" * 32, "name", "Garden", stamp]])
+            merger.finish()
+        project = ProjectService.on(db).get("f" * 32)
+        assert project is not None and project.name == "Garden"
