@@ -91,3 +91,34 @@ def test_a_large_file_is_searched_not_sent_whole(
     assert "marigold" not in _system(body)
     assert project.files_base in _system(body)  # the prompt says where to search
     assert "search_knowledge" in [t["function"]["name"] for t in body.get("tools", [])]
+
+
+def test_a_projects_workspace_tools_and_knowledge_reach_its_chats(
+        ctx: AppContext, server: FakeOpenAIServer, tmp_path: Path) -> None:
+    from desktop.knowledge.indexer import Indexer
+    from desktop.knowledge.store import KnowledgeStore
+
+    add_provider(ctx, server)
+    work = tmp_path / "work"
+    work.mkdir()
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "roses.md").write_text("Prune roses in March.\n", encoding="utf-8")
+    store = KnowledgeStore(ctx.db)
+    Indexer(store, store.add("Roses", [docs])).run()
+    project = ctx.projects.create("Garden", workspace=str(work), knowledge=["Roses"],
+                                  tools=["read_file"])
+    service = ChatService(ctx)
+    server.enqueue_text("one")
+    server.enqueue_text("two")
+    _ask(service, NewChat(project_id=project.id), "hi")
+    _ask(service, NewChat(), "hi")
+    inside, outside = (r.json for r in server.chat_requests)
+
+    def tools(body: dict[str, Any]) -> set[str]:
+        return {t["function"]["name"] for t in body.get("tools", [])}
+
+    assert str(work.resolve()) in _system(inside)  # the project's folder
+    assert tools(inside) == {"read_file", "search_knowledge"}  # its tools, its base
+    assert str(work.resolve()) not in _system(outside)
+    assert "search_knowledge" not in tools(outside)

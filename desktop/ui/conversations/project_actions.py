@@ -46,7 +46,8 @@ class ProjectActions(QObject):
         """The project's page ("": a new project), one at a time, not modal."""
         if self.page is not None:
             self.page.close()
-        page = self.page = ProjectPage(self.projects, project_id or None, self.window)
+        page = self.page = ProjectPage(self.projects, project_id or None, self.window,
+                                       tool_names=self.controller.tools.registry().names())
         page.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         page.destroyed.connect(lambda _obj=None: self._forget(page))
         page.saved.connect(lambda _id: self.controller.sessionsChanged.emit())

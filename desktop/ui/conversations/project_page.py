@@ -1,5 +1,5 @@
 """The project page: a project's settings (name, instructions, default model, workspace,
-knowledge bases), its files and its chats, all editable in one place.
+knowledge bases, tools), its files and its chats, all editable in one place.
 
 Save stores the settings; files are added and removed at once (a new project is
 saved first). Everything goes through the :class:`ProjectService` it is given; the
@@ -9,10 +9,12 @@ owner opens chats, starts a chat in the project and confirms a deletion.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QDialog,
     QFileDialog,
     QFormLayout,
@@ -31,6 +33,8 @@ from desktop.core.errors import AssistaError
 from desktop.projects.service import ProjectService
 from desktop.storage.projects import Project
 from desktop.ui.error_text import exception_text
+from desktop.ui.form_rows import whole
+from desktop.ui.reflow_grid import ReflowGrid
 from desktop.ui.scrolling import scrolling
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -50,9 +54,10 @@ class ProjectPage(QDialog):
     deleteRequested = Signal(str)  # project id
 
     def __init__(self, projects: ProjectService, project_id: str | None = None,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, tool_names: Sequence[str] = ()) -> None:
         super().__init__(parent)
         self.projects = projects
+        self.tool_names = list(tool_names)
         self.project: Project | None = projects.get(project_id)
         self.resize(720, 640)
         root = QVBoxLayout(self)
@@ -96,9 +101,32 @@ class ProjectPage(QDialog):
         self.knowledge = QListWidget()
         self.knowledge.setAccessibleName(self.tr("Knowledge bases"))
         form.addRow(self.tr("Knowledge bases"), self.knowledge)
+        self._build_tools(form)
         form.addRow(self.tr("Files"), self._build_files())
         form.addRow(self.tr("Chats"), self._build_chats())
         return page
+
+    def _build_tools(self, form: QFormLayout) -> None:
+        self.tools_check = whole(QCheckBox(self.tr("Only these tools")))
+        self.tools_check.setToolTip(self.tr("Only these tools (otherwise the app's tool "
+                                            "settings)"))
+        self.tools_box = QWidget()
+        self.tools_box.setAccessibleName(self.tr("Enabled tools"))
+        grid = ReflowGrid(self.tools_box, max_columns=3)  # fewer columns when narrow
+        self.tool_checks: dict[str, QCheckBox] = {}
+        for name in self.tool_names:
+            box = QCheckBox(name)
+            box.setChecked(True)
+            grid.addWidget(box)
+            self.tool_checks[name] = box
+        self.tools_check.toggled.connect(self.tools_box.setEnabled)
+        form.addRow(self.tr("Tools"), self.tools_check)
+        form.addRow("", self.tools_box)
+
+    def _chosen_tools(self) -> tuple[str, ...] | None:
+        if not self.tools_check.isChecked():
+            return None
+        return tuple(name for name, box in self.tool_checks.items() if box.isChecked())
 
     def _build_files(self) -> QWidget:
         box = QWidget()
@@ -175,6 +203,11 @@ class ProjectPage(QDialog):
         if not self.knowledge.count():
             self.knowledge.addItem(QListWidgetItem(self.tr("No knowledge bases yet.")))
         _fit(self.knowledge, 4)
+        tools = project.tools if project is not None else None
+        self.tools_check.setChecked(tools is not None)
+        self.tools_box.setEnabled(tools is not None)
+        for name, box in self.tool_checks.items():
+            box.setChecked(tools is None or name in tools)
         self.delete_button.setVisible(project is not None)
         self.new_chat_button.setEnabled(project is not None)
         self._load_lists()
@@ -222,11 +255,11 @@ class ProjectPage(QDialog):
             if self.project is None:
                 self.project = self.projects.create(
                     name, instructions=instructions, knowledge=knowledge,
-                    workspace=workspace, model=model)
+                    workspace=workspace, model=model, tools=self._chosen_tools())
             else:
                 self.project = self.projects.save(dataclasses.replace(
                     self.project, name=name, instructions=instructions, model=model,
-                    workspace=workspace, knowledge=knowledge))
+                    workspace=workspace, knowledge=knowledge, tools=self._chosen_tools()))
         except AssistaError as exc:
             self._show_error(exc)
             return False

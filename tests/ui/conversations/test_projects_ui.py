@@ -114,3 +114,32 @@ def test_a_bad_project_input_is_said_on_the_page_and_nothing_is_lost(
     page.workspace.clear()
     assert page.save() and ctx.projects.resolve("Garden").instructions == (
         "Kept while the name is missing.")
+
+
+def test_the_page_edits_a_projects_tools_and_knowledge_bases(
+        qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+        tmp_path: Path) -> None:
+    from desktop.knowledge.store import KnowledgeStore
+
+    ctx = open_ctx()
+    (tmp_path / "docs").mkdir()
+    KnowledgeStore(ctx.db).add("Roses", [tmp_path / "docs"])
+    project = ctx.projects.create("Garden")
+    window = make_window(qtbot, ctx)
+    page = window.project_actions.open_page(project.id)
+    assert not page.tools_check.isChecked() and not page.tools_box.isEnabled()
+    names = list(page.tool_checks)
+    assert "read_file" in names
+    page.tools_check.setChecked(True)
+    for name, box in page.tool_checks.items():
+        box.setChecked(name == "read_file")
+    (roses,) = [page.knowledge.item(i) for i in range(page.knowledge.count())]
+    assert roses.text() == "Roses"
+    roses.setCheckState(Qt.CheckState.Checked)
+    qtbot.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
+    saved = ctx.projects.resolve("Garden")
+    assert saved.tools == ("read_file",) and saved.knowledge == ("Roses",)
+    page.close()
+    again = window.project_actions.open_page(project.id)
+    assert again.tools_check.isChecked()
+    assert [n for n, b in again.tool_checks.items() if b.isChecked()] == ["read_file"]
