@@ -35,9 +35,9 @@ class ProjectActions(QObject):
         self.section.deleteRequested.connect(self.confirm_delete)
         self.section.chatMoved.connect(lambda _id: self.controller.sessionsChanged.emit())
         self.section.errorOccurred.connect(window.show_error)
-        self.controller.sessionsChanged.connect(self._changed)
 
-    def _changed(self) -> None:
+    def refresh(self) -> None:
+        """Read the projects again (the window calls it whenever it redraws the chats)."""
         self.section.refresh()
         if self.page is not None:
             self.page.reload()

@@ -143,3 +143,16 @@ def test_the_page_edits_a_projects_tools_and_knowledge_bases(
     again = window.project_actions.open_page(project.id)
     assert again.tools_check.isChecked()
     assert [n for n, b in again.tool_checks.items() if b.isChecked()] == ["read_file"]
+
+
+def test_projects_written_elsewhere_show_when_the_window_redraws_its_chats(
+        qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext]) -> None:
+    ctx = open_ctx()
+    window = make_window(qtbot, ctx)
+    section = window.project_actions.section
+    project = ctx.projects.create("Garden")  # as a sync merge or the CLI writes it
+    chat = ctx.sessions.create_session("Roses", project_id=project.id)
+    window.refresh_sessions()  # what the window does after a merge
+    assert section.project_ids() == [project.id]
+    assert window.sessions.headers()[0] == "Garden"
+    assert window.sessions.item_for(chat.id) is not None
