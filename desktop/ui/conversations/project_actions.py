@@ -35,6 +35,17 @@ class ProjectActions(QObject):
         self.section.deleteRequested.connect(self.confirm_delete)
         self.section.chatMoved.connect(lambda _id: self.controller.sessionsChanged.emit())
         self.section.errorOccurred.connect(window.show_error)
+        self.controller.selectionChanged.connect(self._show_hint)
+        self.controller.sessionOpened.connect(lambda _id, _messages: self._show_hint())
+
+    def _show_hint(self) -> None:
+        """A new chat in a project says so where the chat will be."""
+        c = self.controller
+        project = self.projects.get(c.new_chat.project_id) if c.session_id is None else None
+        self.window.chat.overlays.set_hint(
+            self.tr("New chat in the project “{name}”: its instructions and files are part "
+                    "of every answer.").format(name=project.name) if project is not None
+            else None)
 
     def refresh(self) -> None:
         """Read the projects again (the window calls it whenever it redraws the chats)."""
@@ -108,6 +119,7 @@ class ProjectActions(QObject):
             return
         if self.controller.new_chat.project_id == project_id:
             self.controller.new_chat.project_id = None
+            self.controller.selectionChanged.emit()  # its model and tools are the app's
         if self.page is not None:
             self.page.close()
         self.controller.sessionsChanged.emit()

@@ -62,6 +62,7 @@ def test_a_project_made_in_the_window_reaches_its_chats_only(
 
     qtbot.mouseClick(page.new_chat_button, Qt.MouseButton.LeftButton)
     assert window.controller.new_chat.project_id == page.project.id
+    assert "Garden" in window.chat.overlays.empty.text()  # the empty chat says where it is
     fake_server.enqueue_text("It is 4417.")
     send(qtbot, window, "What is the code?")
     in_project = window.controller.session_id
@@ -70,6 +71,7 @@ def test_a_project_made_in_the_window_reaches_its_chats_only(
     assert "Garden" in window.sessions.headers()  # its chats listed under its name
 
     window.controller.new_session()
+    assert "Garden" not in window.chat.overlays.empty.text()
     fake_server.enqueue_text("No idea.")
     send(qtbot, window, "What is the code?")
     elsewhere = window.controller.session_id
