@@ -81,9 +81,11 @@ def _run(ctx: AppContext, args: argparse.Namespace) -> int:
         project = service.resolve(args.name)
         files = service.files(project)
         chats = service.delete(project)
+        kept = (f"its {len(chats)} chat is kept" if len(chats) == 1
+                else f"its {len(chats)} chats are kept")
         sys.stdout.write(
-            f"deleted project {project.name}: its {len(chats)} chats are kept, now in no "
-            f"project; the text of its {len(files)} files was deleted with it"
+            f"deleted project {project.name}: {kept}, now in no project; the text of "
+            f"its {len(files)} file{'' if len(files) == 1 else 's'} was deleted with it"
             + (f"; the knowledge base {project.files_base} is kept (assista knowledge list)"
                if project.files_base else "") + "\n")
     return 0

@@ -85,7 +85,7 @@ def test_project_commands_and_ask_in_a_project(tmp_path: Path) -> None:
     assert "greenhouse.md" in shown.stdout and "in context" in shown.stdout
     assert in_project in shown.stdout and INSTRUCTIONS in shown.stdout
     assert deleted.returncode == 0, deleted.stderr
-    assert "its 1 chats are kept" in deleted.stdout
+    assert "its 1 chat is kept, now in no project" in deleted.stdout
     assert after.stdout == ""
     assert len(sessions) == 2 and sessions[in_project] is None  # kept, in no project
 
