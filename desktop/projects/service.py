@@ -76,12 +76,18 @@ class ProjectService:
         return [base.name for base in KnowledgeStore(self.store.db).list()]
 
     def knowledge(self, project: Project) -> list[str]:
-        """The knowledge bases its chats search: those attached, and its files base."""
+        """The knowledge bases its chats search: those attached, and its files base when
+        files are searched there; only bases that exist here (a synced project may name
+        bases of another machine)."""
         names = list(project.knowledge)
-        if project.files_base and self.store.files(project.id) and any(
-                not f.in_context for f in self.store.files(project.id)):
+        if project.files_base and any(not f.in_context for f in self.store.files(project.id)):
             names.append(project.files_base)
-        return list(dict.fromkeys(names))
+        if not names:
+            return []
+        from desktop.knowledge.store import KnowledgeStore
+
+        here = {base.name.casefold() for base in KnowledgeStore(self.store.db).list()}
+        return [n for n in dict.fromkeys(names) if n.casefold() in here]
 
     # -- changing ------------------------------------------------------------------
 

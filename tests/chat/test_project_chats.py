@@ -122,3 +122,17 @@ def test_a_projects_workspace_tools_and_knowledge_reach_its_chats(
     assert tools(inside) == {"read_file", "search_knowledge"}  # its tools, its base
     assert str(work.resolve()) not in _system(outside)
     assert "search_knowledge" not in tools(outside)
+
+
+def test_knowledge_bases_a_project_names_but_this_machine_lacks_are_left_out(
+        ctx: AppContext, server: FakeOpenAIServer) -> None:
+    import dataclasses
+
+    add_provider(ctx, server)
+    project = ctx.projects.create("Garden")
+    # as synced from another machine, where the base "Roses" exists
+    ctx.projects.store.save(dataclasses.replace(project, knowledge=("Roses",)))
+    server.enqueue_text("ok")
+    _ask(ChatService(ctx), NewChat(project_id=project.id), "hi")
+    tools = [t["function"]["name"] for t in server.last_chat_body.get("tools", [])]
+    assert "search_knowledge" not in tools  # a search that could only fail
