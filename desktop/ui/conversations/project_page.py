@@ -8,6 +8,7 @@ owner opens chats, starts a chat in the project and confirms a deletion.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
@@ -58,6 +59,7 @@ class ProjectPage(QDialog):
         super().__init__(parent)
         self.projects = projects
         self.tool_names = list(tool_names)
+        self.task: asyncio.Future[None] | None = None  # files being added
         self.project: Project | None = projects.get(project_id)
         self.resize(720, 640)
         root = QVBoxLayout(self)
@@ -269,19 +271,35 @@ class ProjectPage(QDialog):
 
     # -- actions -----------------------------------------------------------------------
 
-    def add_files(self, paths: list[Path]) -> None:
+    def add_files(self, paths: list[Path]) -> asyncio.Future[None] | None:
+        """Add files on a worker thread (a large one is indexed); the page says so
+        meanwhile. A new project is saved first. Returns the running task."""
         if self.project is None and not self.save():
-            return
+            return None
         assert self.project is not None
-        for path in paths:
+        project = self.project
+        self._adding(True)
+
+        async def run() -> None:
             try:
-                self.projects.add_file(self.project, path)
-            except AssistaError as exc:
-                self._show_error(exc)
-                break
-        self.project = self.projects.get(self.project.id) or self.project
-        self._load_lists()
-        self.saved.emit(self.project.id)
+                for path in paths:
+                    try:
+                        await asyncio.to_thread(self.projects.add_file, project, path)
+                    except AssistaError as exc:
+                        self._show_error(exc)
+                        break
+            finally:
+                self._adding(False)
+            self.project = self.projects.get(project.id) or project
+            self._load_lists()
+            self.saved.emit(project.id)
+
+        self.task = asyncio.ensure_future(run())
+        return self.task
+
+    def _adding(self, busy: bool) -> None:
+        self.add_files_button.setEnabled(not busy)
+        self.add_files_button.setText(self.tr("Adding…") if busy else self.tr("Add files…"))
 
     def _choose_files(self) -> None:
         names, _ = QFileDialog.getOpenFileNames(self, self.tr("Add files to the project"))

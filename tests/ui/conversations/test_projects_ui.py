@@ -54,8 +54,10 @@ def test_a_project_made_in_the_window_reaches_its_chats_only(
     page = window.project_actions.open_page("")
     qtbot.keyClicks(page.name, "Garden")
     page.instructions.setPlainText(INSTRUCTIONS)
-    page.add_files([notes])  # a new project is saved first
-    assert page.project is not None
+    task = page.add_files([notes])  # a new project is saved first
+    assert task is not None and not page.add_files_button.isEnabled()
+    qtbot.waitUntil(task.done)
+    assert page.project is not None and page.add_files_button.isEnabled()
     assert [page.files.item(i).text() for i in range(page.files.count())] == [
         "greenhouse.md  ·  in every chat"]
     assert [section.list.item(i).text() for i in range(section.list.count())] == ["Garden"]
@@ -116,6 +118,13 @@ def test_a_bad_project_input_is_said_on_the_page_and_nothing_is_lost(
     page.workspace.clear()
     assert page.save() and ctx.projects.resolve("Garden").instructions == (
         "Kept while the name is missing.")
+    binary = tmp_path / "photo.raw"
+    binary.write_bytes(b"\x00\x01\x02" * 100)
+    task = page.add_files([binary])
+    assert task is not None
+    qtbot.waitUntil(task.done)
+    assert "photo.raw could not be added to the project" in page.error.text()
+    assert page.files.count() == 0 and page.add_files_button.isEnabled()
 
 
 def test_the_page_edits_a_projects_tools_and_knowledge_bases(
