@@ -167,3 +167,34 @@ def test_projects_written_elsewhere_show_when_the_window_redraws_its_chats(
     assert section.project_ids() == [project.id]
     assert window.sessions.headers()[0] == "Garden"
     assert window.sessions.item_for(chat.id) is not None
+
+
+def test_a_chats_menu_moves_it_into_a_project_and_out(
+        qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext]) -> None:
+    from PySide6.QtWidgets import QMenu
+
+    from tests.ui.conversation_helpers import make_chat, trigger_menu
+
+    ctx = open_ctx()
+    garden = ctx.projects.create("Garden")
+    chat = make_chat(ctx, "Roses", "when to prune?")
+    window = make_window(qtbot, ctx)
+    sessions = window.sessions
+    item = sessions.item_for(chat)
+    assert item is not None
+    before = set(sessions.findChildren(QMenu))
+    sessions._menu(sessions.list.visualItemRect(item).center())
+    (menu,) = [m for m in sessions.findChildren(QMenu) if m not in before and m.title() == ""]
+    move = next(a for a in menu.actions() if a.text() == "Move to project")
+    submenu = move.menu()
+    assert submenu is not None
+    (into,) = [a for a in submenu.actions() if a.text() == "Garden"]
+    menu.close()
+    into.trigger()
+    info = ctx.sessions.get_session(chat)
+    assert info is not None and info.project_id == garden.id
+    assert sessions.headers()[0] == "Garden"
+    trigger_menu(qtbot, window, chat, "Remove from project")
+    info = ctx.sessions.get_session(chat)
+    assert info is not None and info.project_id is None
+    assert "Garden" not in sessions.headers()
