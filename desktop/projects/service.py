@@ -150,11 +150,12 @@ class ProjectService:
         self.store.remove_file(file.id)
         if file.in_context or not project.files_base or not file.path:
             return
+        from desktop.knowledge.indexer import Indexer
         from desktop.knowledge.store import KnowledgeStore
 
         store = KnowledgeStore(self.store.db)
-        if store.find(project.files_base) is not None:
-            store.remove_path(project.files_base, file.path)
+        if store.find(project.files_base) is not None:  # its passages leave the index now
+            Indexer(store, store.remove_path(project.files_base, file.path)).run()
 
     # -- helpers -------------------------------------------------------------------
 

@@ -136,3 +136,22 @@ def test_knowledge_bases_a_project_names_but_this_machine_lacks_are_left_out(
     _ask(ChatService(ctx), NewChat(project_id=project.id), "hi")
     tools = [t["function"]["name"] for t in server.last_chat_body.get("tools", [])]
     assert "search_knowledge" not in tools  # a search that could only fail
+
+
+def test_a_removed_large_file_is_no_longer_searched(ctx: AppContext, tmp_path: Path) -> None:
+    from desktop.knowledge.search import search_base
+    from desktop.knowledge.store import KnowledgeStore
+
+    big = tmp_path / "manual.txt"
+    big.write_text("Pruning roses in March. " * 2000 + "The secret word is marigold.\n",
+                   encoding="utf-8")
+    project = ctx.projects.create("Garden", files=[big])
+    project = ctx.projects.resolve("Garden")
+    store = KnowledgeStore(ctx.db)
+    assert project.files_base is not None
+    assert search_base(store, store.get(project.files_base), "marigold", 3)
+    (file,) = ctx.projects.files(project)
+    ctx.projects.remove_file(project, file)
+    assert ctx.projects.files(project) == []
+    assert not search_base(store, store.get(project.files_base), "marigold", 3)
+    assert ctx.projects.knowledge(project) == []  # nothing left to search
