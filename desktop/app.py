@@ -22,6 +22,7 @@ from desktop.core.provider import ModelCapabilities, ModelInfo
 from desktop.core.proxy import Proxy
 from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.core.tooling import NoTools, ToolRunner
+from desktop.projects.service import ProjectService
 from desktop.providers.capabilities import Capabilities, resolve_capabilities
 from desktop.providers.factory import create_provider, providers_from_environment
 from desktop.providers.presets import PRESETS
@@ -80,6 +81,7 @@ class AppContext:
     lock: InstanceLock | None = None
     notice: str | None = None  # shown once at start (e.g. a recovered damaged database)
     assistants: AssistantStore = field(init=False)
+    projects: ProjectService = field(init=False)
     settings: SettingsService = field(init=False)
     # Keys and tokens this process has seen, hidden from its log (see open()).
     redactor: SecretRedactor = field(default_factory=SecretRedactor)
@@ -124,6 +126,7 @@ class AppContext:
         ctx.notice = notice
         ctx.settings_store.secrets = lambda: ctx.secrets  # URL passwords, header values
         ctx.assistants = AssistantStore(db)
+        ctx.projects = ProjectService.on(db)
         ctx.settings = SettingsService(ctx.settings_store, before_save=ctx._stash_secrets)
         settings = ctx.settings.current
         if lock is not None and any(holds_clear_secrets(s) for s in settings.mcp_servers):

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from desktop.core.provider_options import RequestOptions
     from desktop.core.settings import ProviderConfig
     from desktop.storage.assistants import Assistant
+    from desktop.storage.projects import Project
     from desktop.storage.session_rows import SessionInfo
 
 DISABLED_TOOLS_KEY = "disabled_tools"
@@ -40,6 +41,7 @@ class NewChat:
     draft: str = ""  # typed, not sent yet (desktop.chat.drafts)
     options: ChatOptions = field(default_factory=ChatOptions)
     knowledge: list[str] = field(default_factory=list)  # knowledge bases it searches
+    project_id: str | None = None  # the project it is started in (desktop.projects)
 
     @property
     def grant_key(self) -> str:
@@ -70,6 +72,24 @@ class ChatProfiles:
             assistant_id = info.assistant_id if info is not None else None
         return self.ctx.assistants.get(assistant_id) if assistant_id else None
 
+    def project(self, chat: ChatRef) -> Project | None:
+        """The project the chat is in (None: in none, or the project is gone)."""
+        if isinstance(chat, NewChat):
+            project_id = chat.project_id
+        else:
+            info = self.info(chat)
+            project_id = info.project_id if info is not None else None
+        return self.ctx.projects.get(project_id)
+
+    def project_prompt(self, chat: ChatRef) -> str:
+        """What the chat's project adds to its system prompt ("" outside a project)."""
+        project = self.project(chat)
+        if project is None:
+            return ""
+        from desktop.projects.context import project_context
+
+        return project_context(project, self.ctx.projects.files(project))
+
     def own_prompt(self, chat: ChatRef) -> str | None:
         """The chat's own system prompt (``None``: its assistant's, else the default)."""
         if isinstance(chat, NewChat):
@@ -78,11 +98,17 @@ class ChatProfiles:
         return info.system_prompt if info is not None else None
 
     def workspace(self, chat: ChatRef) -> str | None:
+        """The chat's own folder, else its project's, else the app's."""
         if isinstance(chat, NewChat):
-            return chat.workspace or self.ctx.settings.current.workspace
-        info = self.info(chat)
-        if info is not None and info.workspace:
-            return info.workspace
+            own = chat.workspace
+        else:
+            info = self.info(chat)
+            own = info.workspace if info is not None else None
+        if own:
+            return own
+        project = self.project(chat)
+        if project is not None and project.workspace:
+            return project.workspace
         return self.ctx.settings.current.workspace
 
     def prompt_sources(self, chat: ChatRef, tools: tuple[str, ...] = (), *,
@@ -94,7 +120,7 @@ class ChatProfiles:
             assistant=assistant.system_prompt if assistant is not None else None,
             session=self.own_prompt(chat), custom_instructions=settings.custom_instructions,
             workspace=workspace if workspace is not None else self.workspace(chat),
-            tools=tools, today=date.today())
+            tools=tools, today=date.today(), project=self.project_prompt(chat))
 
     def system_prompt(self, chat: ChatRef, tools: tuple[str, ...] = (), *,
                       workspace: str | None = None) -> str | None:
@@ -151,7 +177,8 @@ class ChatProfiles:
 
     def provider(self, chat: ChatRef) -> ProviderConfig | None:
         """The chat's provider: its own when it still exists, else its assistant's,
-        else the one picked last (the top bar's default for new chats)."""
+        else its project's, else the one picked last (the top bar's default for new
+        chats)."""
         known = {p.id: p for p in self.ctx.all_providers()}
         wanted: str | None
         if isinstance(chat, NewChat):
@@ -164,6 +191,9 @@ class ChatProfiles:
         assistant = self.assistant(chat)
         if assistant is not None and assistant.provider_id in known:
             return known[str(assistant.provider_id)]
+        project = self.project(chat)
+        if project is not None and project.provider_id in known:
+            return known[str(project.provider_id)]
         return self.ctx.active_provider(self.ctx.settings.current)
 
     def model(self, chat: ChatRef) -> str:
@@ -183,6 +213,10 @@ class ChatProfiles:
         if assistant is not None and assistant.model and \
                 assistant.provider_id in (None, config.id):
             return assistant.model
+        project = self.project(chat)
+        if project is not None and project.model and \
+                project.provider_id in (None, config.id):
+            return project.model
         return config.model
 
     def saved_extra(self, chat: NewChat) -> dict[str, object] | None:
@@ -197,6 +231,11 @@ class ChatProfiles:
         return extra or None
 
     # -- tool switches -------------------------------------------------------------------
+
+    def project_tools(self, chat: ChatRef) -> tuple[str, ...] | None:
+        """The tools the chat's project allows (None: no project, or no limit)."""
+        project = self.project(chat)
+        return project.tools if project is not None else None
 
     def disabled_tools(self, chat: ChatRef) -> list[str]:
         if isinstance(chat, NewChat):

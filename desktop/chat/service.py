@@ -203,7 +203,8 @@ class ChatService:
         info = self.ctx.sessions.create_session(
             title=auto_title(text or " ".join(names)), provider_id=plan.config.id,
             model=plan.model, workspace=plan.workspace, system_prompt=chat.system_prompt,
-            assistant_id=chat.assistant_id, extra=self.profiles.saved_extra(chat))
+            assistant_id=chat.assistant_id, extra=self.profiles.saved_extra(chat),
+            project_id=chat.project_id)
         self.titles.chat_created(info.id, info.title, plan.config, plan.model,
                                  text or " ".join(names))
         self.tools.move_grants(chat.grant_key, info.id)

@@ -82,7 +82,9 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
         names = list(o.tools)
     else:
         disabled = set(profiles.disabled_tools(chat))
-        names = [n for n in tools.available(settings, workspace) if n not in disabled]
+        allowed = profiles.project_tools(chat)  # None: every tool the app enables
+        names = [n for n in tools.available(settings, workspace)
+                 if n not in disabled and (allowed is None or n in allowed)]
     names += [n for n in o.extra_tools if n not in names]
     check_known(names, tools.registry())
     from desktop.knowledge.chat_link import chat_knowledge

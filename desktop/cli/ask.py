@@ -272,10 +272,16 @@ async def _ask(ctx: AppContext, args: argparse.Namespace,
     if not prompt.strip() and not wants_mcp_inputs(args) and not args.attach:
         raise ConfigError("the prompt is empty")
     service = ChatService(ctx)
-    chat: ChatRef = NewChat(workspace=args.workspace)
+    project = ctx.projects.resolve(args.project) if getattr(args, "project", None) else None
+    chat: ChatRef = NewChat(workspace=args.workspace,
+                            project_id=project.id if project is not None else None)
     if args.session and not args.no_save:
-        if ctx.sessions.get_session(args.session) is None:
+        info = ctx.sessions.get_session(args.session)
+        if info is None:
             raise ConfigError(f"no session with id {args.session!r}")
+        if project is not None and info.project_id != project.id:
+            raise ConfigError(f"the session {args.session} is not in the project "
+                              f"{project.name!r}")
         chat = args.session
     config = resolve_provider(ctx, args, service, chat)
     mcp_files = _mcp_files(args)

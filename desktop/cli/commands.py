@@ -1,5 +1,5 @@
 """Argument parsing and dispatch for ``assista`` and its subcommands (ask, export, import,
-mcp, sync)."""
+mcp, knowledge, project, sync)."""
 
 from __future__ import annotations
 
@@ -95,6 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop.cli.knowledge_args import add_knowledge_parser
 
     add_knowledge_parser(sub, _add_common)
+
+    from desktop.cli.project_args import add_project_parser
+
+    add_project_parser(sub, _add_common, ask)
 
     export = sub.add_parser("export", help="export conversations")
     _add_common(export)
@@ -193,6 +197,10 @@ def _run_command(args: argparse.Namespace) -> int:
         from desktop.cli.knowledge_cmd import knowledge_command
 
         return knowledge_command(args)
+    if args.command == "project":
+        from desktop.cli.project_cmd import project_command
+
+        return project_command(args)
     if args.command == "undo":
         from desktop.cli.undo_cmd import undo_command
 

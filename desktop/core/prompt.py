@@ -4,8 +4,9 @@ The system prompt is built in layers, like the reference agents do:
 
 1. the base prompt — the chat's own system prompt when it has one, else its
    assistant's, else the app's default (``AppSettings.system_prompt``);
-2. the user's custom instructions (who they are, how they like answers);
-3. context: the workspace folder and what the tools can do there, and today's date.
+2. the chat's project: its instructions and small files (desktop.projects.context);
+3. the user's custom instructions (who they are, how they like answers);
+4. context: the workspace folder and what the tools can do there, and today's date.
 
 System messages inside the history that follow one another are collapsed
 into one (several ``system`` messages in a row are rejected or mishandled by
@@ -38,6 +39,7 @@ class PromptSources:
     workspace: str | None = None  # the chat's workspace folder
     tools: Sequence[str] = field(default_factory=tuple)  # enabled tool names
     today: date | None = None  # None: no date line
+    project: str = ""  # the chat's project's section (desktop.projects.context)
 
 
 def base_prompt(default: str, assistant: str | None = None, session: str | None = None) -> str:
@@ -64,7 +66,8 @@ def workspace_context(workspace: str | None, tools: Sequence[str] = ()) -> str:
 
 def build_system_prompt(sources: PromptSources) -> str | None:
     """The layered system prompt, or ``None`` when every layer is empty."""
-    sections = [base_prompt(sources.default, sources.assistant, sources.session)]
+    sections = [base_prompt(sources.default, sources.assistant, sources.session),
+                sources.project.strip()]
     instructions = sources.custom_instructions.strip()
     if instructions:
         sections.append(f"The user's custom instructions:\n{instructions}")

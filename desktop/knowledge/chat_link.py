@@ -1,6 +1,7 @@
 """Which knowledge bases a chat uses: its own (``extra["knowledge"]`` of the session,
-or ``NewChat.knowledge`` before it is saved) and its assistant's (``extra["knowledge"]``
-of the assistant), each a list of names."""
+or ``NewChat.knowledge`` before it is saved), its assistant's (``extra["knowledge"]``
+of the assistant), each a list of names, and its project's (attached, and the one
+made for the project's larger files)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ def chat_knowledge(profiles: ChatProfiles, chat: ChatRef) -> list[str]:
     assistant = profiles.assistant(chat)
     if assistant is not None:
         names += _names(assistant.extra)
+    project = profiles.project(chat)
+    if project is not None:
+        names += profiles.ctx.projects.knowledge(project)
     return list(dict.fromkeys(names))
 
 

@@ -4,10 +4,11 @@ The export reads only sessions and messages; settings, providers and keys are
 never part of it. Chats in the trash are not exported.
 
 JSON (version 2) holds every session field (pinned, archived, system prompt,
-assistant, active leaf...) and every message of every branch in creation order,
-each with its ``parent_id``, usage, provider data and ``selected_at`` (which
-branch each fork shows): importing it gives back identical sessions (see
-:mod:`desktop.storage.importer`). Version 1 files (before branches) still import.
+assistant, project, active leaf...), the chats' projects with their files' text,
+and every message of every branch in creation order, each with its ``parent_id``,
+usage, provider data and ``selected_at`` (which branch each fork shows): importing
+it gives back identical sessions (see :mod:`desktop.storage.importer`). Version 1
+files (before branches) still import.
 Markdown shows the active branch, then each other branch after the message it
 branches from.
 """
@@ -58,7 +59,7 @@ def export_sessions(
         raise ValueError(f"unknown export format {fmt!r} (use 'json' or 'markdown')")
     sessions = _collect(store, session_ids)
     if fmt == "json":
-        return _to_json(sessions)
+        return _to_json(sessions, _projects(store, sessions, every=session_ids is None))
     return _to_markdown(sessions)
 
 
@@ -108,16 +109,30 @@ def _collect(store: SessionStore, session_ids: Sequence[str] | None) -> list[Ses
     return [store.export_record(session_id) for session_id in ids]
 
 
+def _projects(store: SessionStore, records: list[SessionRecord],
+              every: bool) -> list[dict[str, Any]]:
+    """The projects of the exported chats (every project when every chat is exported)."""
+    from desktop.storage.projects import ProjectStore
+
+    projects = ProjectStore(store.db)
+    wanted = ([p.id for p in projects.list_projects()] if every else
+              list(dict.fromkeys(r.info.project_id for r in records if r.info.project_id)))
+    entries = [projects.export_entry(project_id) for project_id in wanted]
+    return [entry for entry in entries if entry is not None]
+
+
 # -- JSON ----------------------------------------------------------------------------
 
 
-def _to_json(records: list[SessionRecord]) -> str:
+def _to_json(records: list[SessionRecord], projects: list[dict[str, Any]]) -> str:
     doc: dict[str, Any] = {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
         "exported_at": time.time(),
         "sessions": [record.to_json() for record in records],
     }
+    if projects:
+        doc["projects"] = projects  # each with its files (desktop.storage.projects)
     text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
     try:
         text.encode("utf-8")

@@ -10,6 +10,7 @@ new ids. Each chat is written in its own transaction.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import stat
@@ -38,6 +39,7 @@ class ImportReport:
     imported: list[str] = field(default_factory=list)  # session ids, in file order
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (title, reason)
     messages: int = 0
+    projects: int = 0  # projects added (with their files)
 
     def summary(self) -> str:
         what = "ChatGPT export" if self.source == "chatgpt" else "Assista export"
@@ -45,6 +47,8 @@ class ImportReport:
         text = (
             f"Imported {n} chat{'s' if n != 1 else ''} ({self.messages} messages) from the {what}."
         )
+        if self.projects:
+            text += f" Added {self.projects} project{'s' if self.projects != 1 else ''}."
         if self.skipped:
             text += f" Skipped {len(self.skipped)}: " + "; ".join(
                 f"{title} ({reason})" for title, reason in self.skipped[:5]
@@ -118,8 +122,11 @@ def parse_document(doc: Any) -> tuple[Source, list[SessionRecord]]:
 def import_document(store: SessionStore, doc: Any) -> ImportReport:
     source, records = parse_document(doc)
     report = ImportReport(source)
+    known = _import_projects(store, doc, report) if source == "assista" else set()
     for parsed in records:
         title = parsed.info.title
+        if parsed.info.project_id is not None and parsed.info.project_id not in known:
+            parsed.info = dataclasses.replace(parsed.info, project_id=None)
         record = parsed
         if store.get_session(parsed.info.id, include_deleted=True) is not None:
             report.skipped.append((title, "already imported"))
@@ -136,6 +143,22 @@ def import_document(store: SessionStore, doc: Any) -> ImportReport:
         report.imported.append(info.id)
         report.messages += len(record.messages)
     return report
+
+
+def _import_projects(store: SessionStore, doc: dict[str, Any], report: ImportReport) -> set[str]:
+    """Add the export's projects not here yet; the ids of every project there is now."""
+    from desktop.storage.projects import ProjectStore
+
+    projects = ProjectStore(store.db)
+    entries = doc.get("projects")
+    for entry in entries if isinstance(entries, list) else ():
+        try:
+            if projects.import_entry(entry) is not None:
+                report.projects += 1
+        except StorageError as exc:
+            name = entry.get("name") if isinstance(entry, dict) else None
+            report.skipped.append((f"project {name or '?'}", str(exc)))
+    return {p.id for p in projects.list_projects()}
 
 
 def import_file(store: SessionStore, path: str | Path) -> ImportReport:

@@ -34,11 +34,12 @@ class SessionInfo:
     archived: bool = False
     deleted_at: float | None = None  # set while the chat is in the trash (undo)
     active_leaf_id: str | None = None  # last message of the active branch
+    project_id: str | None = None  # the project the chat is in (desktop.projects)
 
 
 SESSION_COLUMNS = (
     "id, title, created_at, updated_at, provider_id, model, workspace, extra, system_prompt, "
-    "assistant_id, pinned, archived, deleted_at, active_leaf_id"
+    "assistant_id, pinned, archived, deleted_at, active_leaf_id, project_id"
 )
 SESSION_SELECT = (
     f"SELECT {SESSION_COLUMNS}, "
@@ -100,6 +101,7 @@ def session_values(info: SessionInfo) -> dict[str, Any]:
         "archived": int(info.archived),
         "deleted_at": info.deleted_at,
         "active_leaf_id": info.active_leaf_id,
+        "project_id": info.project_id,
     }
 
 
@@ -133,6 +135,7 @@ def session_from_row(row: sqlite3.Row) -> SessionInfo:
         archived=bool(row["archived"]),
         deleted_at=float(row["deleted_at"]) if row["deleted_at"] is not None else None,
         active_leaf_id=row["active_leaf_id"],
+        project_id=row["project_id"],
     )
 
 

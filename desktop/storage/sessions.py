@@ -80,6 +80,7 @@ class SessionStore(MessageTree):
         extra: dict[str, Any] | None = None,
         system_prompt: str | None = None,
         assistant_id: str | None = None,
+        project_id: str | None = None,
     ) -> SessionInfo:
         now = self._now()
         info = SessionInfo(
@@ -94,6 +95,7 @@ class SessionStore(MessageTree):
             extra=dict(extra or {}),
             system_prompt=system_prompt,
             assistant_id=assistant_id,
+            project_id=project_id,
         )
         self._db.execute(INSERT_SESSION, session_values(info))
         return info
@@ -148,6 +150,7 @@ class SessionStore(MessageTree):
         extra: dict[str, Any] | _Unset = UNSET,
         system_prompt: str | _Unset | None = UNSET,
         assistant_id: str | _Unset | None = UNSET,
+        project_id: str | _Unset | None = UNSET,
     ) -> SessionInfo:
         """Change the given fields (``None`` clears one) and bump ``updated_at``."""
         given: dict[str, object] = {
@@ -158,6 +161,7 @@ class SessionStore(MessageTree):
             "extra": dumps(extra) if isinstance(extra, dict) else extra,
             "system_prompt": system_prompt,
             "assistant_id": assistant_id,
+            "project_id": project_id,
         }
         changes: dict[str, Any] = {k: v for k, v in given.items() if not isinstance(v, _Unset)}
         changes["updated_at"] = self._now()

@@ -1,7 +1,9 @@
-"""Which fields of chats, assistants and settings sync, read and written as database values.
+"""Which fields of chats, assistants, projects (and their files) and settings sync, read
+and written as database values.
 
-Left out on purpose: a chat's ``workspace`` and every provider id (paths and
-provider configurations belong to one machine; providers carry keys), and the
+Left out on purpose: a chat's and a project's ``workspace`` and every provider id
+(paths and provider configurations belong to one machine; providers carry keys), a
+project's ``files_base`` and a file's ``path`` (this machine's), and the
 settings that name local things (workspace, active provider, MCP servers with
 their commands and tokens). API keys are never in these tables at all.
 """
@@ -18,22 +20,43 @@ SESSION = "s"
 MESSAGE = "m"
 ASSISTANT = "a"
 SETTINGS = "g"
+PROJECT = "p"
+PROJECT_FILE = "pf"
+#: The kinds whose fields sync, in the order they are sent.
+FIELD_KINDS = (SESSION, ASSISTANT, PROJECT, PROJECT_FILE, SETTINGS)
 
 SESSION_FIELDS = (
     "title", "created_at", "updated_at", "model", "extra", "system_prompt", "assistant_id",
-    "pinned", "archived", "deleted_at", "active_leaf_id",
+    "pinned", "archived", "deleted_at", "active_leaf_id", "project_id",
 )
 ASSISTANT_FIELDS = (
     "position", "name", "description", "system_prompt", "model", "temperature",
     "enabled_tools", "created_at", "updated_at", "extra",
 )
+PROJECT_FIELDS = (
+    "position", "name", "instructions", "knowledge", "model", "tools", "created_at",
+    "updated_at", "extra",
+)
+PROJECT_FILE_FIELDS = ("project_id", "name", "content", "size", "created_at")
 # (the base font size suits one machine's screen)
 LOCAL_SETTINGS = frozenset({"workspace", "active_provider_id", "mcp_servers", "base_font_pt"})
 
 # The most recent value wins for these whatever the stamps say: "last active" order.
 MAX_FIELDS = frozenset({"updated_at"})
 
-_TABLES = {SESSION: ("sessions", SESSION_FIELDS), ASSISTANT: ("assistants", ASSISTANT_FIELDS)}
+_TABLES = {SESSION: ("sessions", SESSION_FIELDS), ASSISTANT: ("assistants", ASSISTANT_FIELDS),
+           PROJECT: ("projects", PROJECT_FIELDS),
+           PROJECT_FILE: ("project_files", PROJECT_FILE_FIELDS)}
+# The row a field of an entity not here yet is written into.
+_NEW_ROW = {
+    SESSION: "INSERT OR IGNORE INTO sessions (id, created_at, updated_at) VALUES (?, 0, 0)",
+    ASSISTANT: "INSERT OR IGNORE INTO assistants (id, position, name, created_at, updated_at) "
+               "VALUES (?, 0, '', 0, 0)",
+    PROJECT: "INSERT OR IGNORE INTO projects (id, name, created_at, updated_at) "
+             "VALUES (?, '', 0, 0)",
+    PROJECT_FILE: "INSERT OR IGNORE INTO project_files (id, project_id, name, created_at) "
+                  "VALUES (?, '', '', 0)",
+}
 
 
 def encode(value: Any) -> str:
@@ -45,6 +68,8 @@ def read_fields(conn: sqlite3.Connection, kind: str, ids: list[str]) -> dict[str
     if kind == SETTINGS:
         settings = read_settings(conn)
         return {APP_SETTINGS_KEY: settings} if settings is not None else {}
+    if kind not in _TABLES:
+        return {}  # a kind of a newer version of the app: nothing of it here
     table, fields = _TABLES[kind]
     found: dict[str, dict[str, Any]] = {}
     for start in range(0, len(ids), 500):
@@ -96,20 +121,12 @@ def write_field(
             (APP_SETTINGS_KEY, json.dumps(doc, separators=(",", ":"))),
         )
         return True
+    if kind not in _TABLES:
+        return False  # a kind of a newer version of the app: left alone
     table, fields = _TABLES[kind]
     if field not in fields:
         return False
-    if kind == SESSION:
-        conn.execute(
-            "INSERT OR IGNORE INTO sessions (id, created_at, updated_at) VALUES (?, 0, 0)",
-            (entity_id,),
-        )
-    else:
-        conn.execute(
-            "INSERT OR IGNORE INTO assistants (id, position, name, created_at, updated_at) "
-            "VALUES (?, 0, '', 0, 0)",
-            (entity_id,),
-        )
+    conn.execute(_NEW_ROW[kind], (entity_id,))
     if field in MAX_FIELDS:
         conn.execute(
             f"UPDATE {table} SET {field} = MAX(COALESCE({field}, 0), ?) WHERE id = ?",
@@ -128,3 +145,9 @@ def delete_entity(conn: sqlite3.Connection, kind: str, entity_id: str) -> None:
         conn.execute(
             "UPDATE sessions SET assistant_id = NULL WHERE assistant_id = ?", (entity_id,)
         )
+    elif kind == PROJECT:  # its chats move out (kept); its files go with it
+        conn.execute("UPDATE sessions SET project_id = NULL WHERE project_id = ?", (entity_id,))
+        conn.execute("DELETE FROM project_files WHERE project_id = ?", (entity_id,))
+        conn.execute("DELETE FROM projects WHERE id = ?", (entity_id,))
+    elif kind == PROJECT_FILE:
+        conn.execute("DELETE FROM project_files WHERE id = ?", (entity_id,))

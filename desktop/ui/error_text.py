@@ -88,6 +88,14 @@ _SENTENCES: dict[str, Any] = {
     "chat_gone": QT_TRANSLATE_NOOP("Errors", "That chat is gone."),
     "unexpected": QT_TRANSLATE_NOOP(
         "Errors", "Something unexpected went wrong."),
+    "project_name_needed": QT_TRANSLATE_NOOP("Errors", "A project needs a name."),
+    "project_exists": QT_TRANSLATE_NOOP("Errors", "There is already a project named {name}."),
+    "no_project": QT_TRANSLATE_NOOP("Errors", "There is no project named {name}."),
+    "project_file_missing": QT_TRANSLATE_NOOP("Errors", "The file {file} does not exist."),
+    "project_file_unreadable": QT_TRANSLATE_NOOP(
+        "Errors", "{file} could not be added to the project."),
+    "project_workspace_missing": QT_TRANSLATE_NOOP(
+        "Errors", "The workspace {folder} is not a folder."),
 }
 _WITH_DETAIL = QT_TRANSLATE_NOOP("Errors", "{sentence} Details: {detail}")
 

@@ -14,6 +14,7 @@ class ColumnOverlays:
         self.empty = QLabel(translate(
             "VirtualColumn", "Ask anything. Press Enter to send, Shift+Enter for a new line."),
             viewport)
+        self.empty.setWordWrap(True)
         self.empty.setObjectName("emptyHint")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         # (on the viewport, not over it: a widget over the viewport makes Qt repaint all of
@@ -22,6 +23,11 @@ class ColumnOverlays:
         self.jump_button.setObjectName("jumpButton")
         self.jump_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.jump_button.hide()
+
+    def set_hint(self, text: str | None) -> None:
+        """What an empty chat says (None: how to send, the default)."""
+        self.empty.setText(text or QCoreApplication.translate(
+            "VirtualColumn", "Ask anything. Press Enter to send, Shift+Enter for a new line."))
 
     def update(self, *, empty: bool, jump: bool) -> None:
         self.empty.setGeometry(self._viewport.rect())

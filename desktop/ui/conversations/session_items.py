@@ -4,7 +4,7 @@ widget's keys (F2 / Del / Enter) and the undo bar shown after a delete."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Literal
 
@@ -12,6 +12,7 @@ from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
     QCoreApplication,
     QEvent,
+    QMimeData,
     QModelIndex,
     QPersistentModelIndex,
     QRect,
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QListWidget,
+    QListWidgetItem,
     QPushButton,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -41,9 +43,10 @@ View = Literal["chats", "archived", "trash"]
 ID_ROLE = Qt.ItemDataRole.UserRole
 HEADER_ROLE = Qt.ItemDataRole.UserRole + 1  # group title shown above the first chat of a group
 TITLE_ROLE = Qt.ItemDataRole.UserRole + 2  # the stored title (to notice a rename)
-PINNED_ROLE = Qt.ItemDataRole.UserRole + 3
+PINNED_ROLE = Qt.ItemDataRole.UserRole + 3  # (also: PROJECT_ROLE holds its project's id)
 INFO_ROLE = Qt.ItemDataRole.UserRole + 4  # the SessionInfo (for the tooltip)
 STATE_ROLE = Qt.ItemDataRole.UserRole + 5  # the chat's ChatState when not idle
+PROJECT_ROLE = Qt.ItemDataRole.UserRole + 6  # the id of the chat's project, if any
 
 #: What each state says to a screen reader and in the tooltip (see :func:`state_text`).
 STATE_TEXT = {"queued": str(QT_TRANSLATE_NOOP("SessionItems", "waiting for the provider")),
@@ -53,7 +56,22 @@ STATE_TEXT = {"queued": str(QT_TRANSLATE_NOOP("SessionItems", "waiting for the p
               "unread": str(QT_TRANSLATE_NOOP("SessionItems", "new answer"))}
 STATE_MARK = 14  # px kept free on the right of a row for the mark
 UNDO_SECONDS = 10
+#: The drag of a chat (onto a project): its session id, as UTF-8.
+CHAT_MIME = "application/x-assista-chat"
 _ModelIndex = QModelIndex | QPersistentModelIndex
+
+
+def chat_mime(session_id: str) -> QMimeData:
+    data = QMimeData()
+    data.setData(CHAT_MIME, session_id.encode("utf-8"))
+    return data
+
+
+def dragged_chat(data: QMimeData) -> str | None:
+    """The session id a drag carries (None: not a chat)."""
+    if not data.hasFormat(CHAT_MIME):
+        return None
+    return bytes(data.data(CHAT_MIME).data()).decode("utf-8", "replace") or None
 
 
 def state_text(state: str) -> str:
@@ -75,10 +93,11 @@ def date_group(timestamp: float, now: datetime | None = None) -> str:
     return QCoreApplication.translate("SessionItems", "Older")
 
 
-def grouped(sessions: Sequence[SessionInfo], view: View,
-            now: datetime | None = None) -> list[tuple[str, SessionInfo]]:
+def grouped(sessions: Sequence[SessionInfo], view: View, now: datetime | None = None,
+            projects: Mapping[str, str] | None = None) -> list[tuple[str, SessionInfo]]:
     """Each chat with its group: pinned ones first under "Pinned" (main view only),
-    then by recency (the trash by when each chat was deleted)."""
+    then (main view only) the chats of each project under its name (``projects``: name
+    by id, in their order), then by recency (the trash by when each chat was deleted)."""
     def when(info: SessionInfo) -> float:
         return info.deleted_at if view == "trash" and info.deleted_at else info.updated_at
 
@@ -86,7 +105,11 @@ def grouped(sessions: Sequence[SessionInfo], view: View,
     pinned_ids = {s.id for s in pinned}
     rest = sorted((s for s in sessions if s.id not in pinned_ids), key=when, reverse=True)
     pinned_title = QCoreApplication.translate("SessionItems", "Pinned")
-    return [(pinned_title, s) for s in pinned] + [(date_group(when(s), now), s) for s in rest]
+    groups = [(pinned_title, s) for s in pinned]
+    names = projects if view == "chats" and projects else {}
+    for project_id, name in names.items():
+        groups += [(name, s) for s in rest if s.project_id == project_id]
+    return groups + [(date_group(when(s), now), s) for s in rest if s.project_id not in names]
 
 
 def tooltip_for(info: SessionInfo, messages_text: str = "") -> str:
@@ -206,13 +229,25 @@ class SectionDelegate(QStyledItemDelegate):
 
 
 class ChatListWidget(QListWidget):
-    """The list of chats, with F2 / Del / Enter."""
+    """The list of chats, with F2 / Del / Enter; a chat can be dragged onto a project."""
 
     renameKey = Signal()
     deleteKey = Signal()
     # Printable text typed while the list has the focus (after a click on a chat):
     # the window hands it to the composer, so clicking a chat never swallows typing.
     typed = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setDragEnabled(True)
+        self.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
+
+    def mimeTypes(self) -> list[str]:
+        return [CHAT_MIME]
+
+    def mimeData(self, items: Sequence[QListWidgetItem]) -> QMimeData:
+        ids = [str(i.data(ID_ROLE)) for i in items if i.data(ID_ROLE)]
+        return chat_mime(ids[0]) if ids else QMimeData()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         editing = self.state() == QAbstractItemView.State.EditingState

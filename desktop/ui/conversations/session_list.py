@@ -1,5 +1,6 @@
-"""Left panel: new chat, search, and the saved chats — pinned first, then by recency
-grouped Today / Yesterday / Previous 7 days / Older — with Archived and Trash views.
+"""Left panel: new chat, search, the projects, and the saved chats — pinned first, then
+each project's under its name, then by recency grouped Today / Yesterday / Previous 7
+days / Older — with Archived and Trash views.
 
 Each chat has a context menu (Rename, Pin, Duplicate, Archive, Delete); keys: F2
 renames in place, Del moves to the trash, Enter opens. Deleting shows an undo bar
@@ -36,6 +37,7 @@ from desktop.ui.conversations.session_items import (
     ID_ROLE,
     INFO_ROLE,
     PINNED_ROLE,
+    PROJECT_ROLE,
     TITLE_ROLE,
     ChatListWidget,
     UndoBar,
@@ -44,6 +46,7 @@ from desktop.ui.conversations.session_items import (
 )
 
 if TYPE_CHECKING:
+    from desktop.ui.conversations.project_section import ProjectSection
     from desktop.ui.window.controller import ChatController
 
 
@@ -64,7 +67,8 @@ class SessionList(QWidget):
         self.view: View = "chats"
         self._current: str | None = None
         self._pending_refresh = False
-        layout = QVBoxLayout(self)
+        self.project_section: ProjectSection | None = None
+        layout = self._layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 10, 10, 10)
         self.new_button = QPushButton(self.tr("+  New chat"))
         self.new_button.setObjectName("primaryButton")
@@ -165,6 +169,16 @@ class SessionList(QWidget):
         controller.sessionOpened.connect(lambda session_id, _messages: self.select(session_id))
         controller.chatStateChanged.connect(self.set_chat_state)
 
+    def set_projects(self, section: ProjectSection) -> None:
+        """Show the projects above the chats (their chats are grouped under them; the
+        owner redraws the list when a chat moves)."""
+        self.project_section = section
+        self._layout.insertWidget(2, section)
+
+    def _project_names(self) -> dict[str, str]:
+        section = self.project_section
+        return {p.id: p.name for p in section.projects.all()} if section is not None else {}
+
     def set_chat_state(self, session_id: str, state: str) -> None:
         self.marks.set_state(session_id, state)
 
@@ -207,9 +221,10 @@ class SessionList(QWidget):
         self.list.blockSignals(True)
         self.list.clear()
         previous: str | None = None
-        for group, info in grouped(sessions, self.view):
+        for group, info in grouped(sessions, self.view, projects=self._project_names()):
             item = QListWidgetItem(info.title)
             item.setData(ID_ROLE, info.id)
+            item.setData(PROJECT_ROLE, info.project_id)
             item.setData(TITLE_ROLE, info.title)
             item.setData(PINNED_ROLE, info.pinned)
             if group != previous:
@@ -296,11 +311,27 @@ class SessionList(QWidget):
                 add(self.tr("Unpin") if pinned else self.tr("Pin"),
                     partial(self._call, "set_pinned", session_id, not pinned))
             add(self.tr("Duplicate"), partial(self._call, "duplicate_session", session_id))
+            self._project_menu(menu, session_id, item.data(PROJECT_ROLE))
             add(self.tr("Unarchive") if archived else self.tr("Archive"),
                 partial(self._call, "set_archived", session_id, not archived))
             menu.addSeparator()
             add(self.tr("Delete"), partial(self.delete, session_id), "Del")
         menu.popup(self.list.viewport().mapToGlobal(pos))
+
+    def _project_menu(self, menu: QMenu, session_id: str, project_id: str | None) -> None:
+        """Move to project ▸ (each other project), and Remove from project."""
+        section = self.project_section
+        if section is None:
+            return
+        others = [p for p in section.projects.all() if p.id != project_id]
+        if others:
+            move = menu.addMenu(self.tr("Move to project"))
+            for project in others:
+                move.addAction(project.name).triggered.connect(
+                    partial(section.move_chat, session_id, project.id))
+        if project_id:
+            menu.addAction(self.tr("Remove from project")).triggered.connect(
+                partial(section.move_chat, session_id, None))
 
     def _call(self, method: str, *args: object) -> None:
         if self.library is not None:

@@ -160,6 +160,9 @@ class MainWindow(QMainWindow):
         self.updates = UpdateNotice(self, __version__)  # at most daily, after the first frame
         self.quit_guard = QuitGuard(self, controller)
         self.conversations = ConversationActions(self)
+        from desktop.ui.conversations.project_actions import ProjectActions
+
+        self.project_actions = ProjectActions(self)  # the chat list's Projects, the page
         self.menus = WindowMenus(self)
 
     def _list_chats(self) -> None:
@@ -296,7 +299,11 @@ class MainWindow(QMainWindow):
     # -- what the controller did ----------------------------------------------------------
 
     def refresh_sessions(self) -> None:
+        """Redraw the chat list and its projects (a change here, or merged by sync)."""
         self.sessions.refresh(self.controller.session_id)
+        projects = getattr(self, "project_actions", None)
+        if projects is not None:
+            projects.refresh()
 
     def _session_opened(self, session_id: str, messages: list[Message]) -> None:
         self.chat_pane.show_chat(messages)
