@@ -233,6 +233,34 @@
             <source>Edit {path}</source>
             <translation>{path} bearbeiten</translation>
         </message>
+        <message>
+            <source>Sandboxed · no network · writes only in the workspace</source>
+            <translation>In der Sandbox · kein Netzwerk · schreibt nur im Arbeitsordner</translation>
+        </message>
+        <message>
+            <source>Sandboxed · network allowed · writes only in the workspace</source>
+            <translation>In der Sandbox · Netzwerk erlaubt · schreibt nur im Arbeitsordner</translation>
+        </message>
+        <message>
+            <source>Not sandboxed: the sandbox is turned off in Settings → Tools</source>
+            <translation>Keine Sandbox: Die Sandbox ist in Einstellungen → Werkzeuge ausgeschaltet</translation>
+        </message>
+        <message>
+            <source>Not sandboxed: this system offers no sandbox (install bubblewrap)</source>
+            <translation>Keine Sandbox: Dieses System bietet keine (bubblewrap installieren)</translation>
+        </message>
+        <message>
+            <source>sandboxed · no network</source>
+            <translation>Sandbox · kein Netzwerk</translation>
+        </message>
+        <message>
+            <source>sandboxed · network</source>
+            <translation>Sandbox · Netzwerk</translation>
+        </message>
+        <message>
+            <source>not sandboxed</source>
+            <translation>keine Sandbox</translation>
+        </message>
     </context>
     <context>
         <name>AssistantForm</name>
@@ -1335,6 +1363,30 @@
         <message>
             <source>Something unexpected went wrong.</source>
             <translation>Etwas Unerwartetes ist schiefgegangen.</translation>
+        </message>
+        <message>
+            <source>A project needs a name.</source>
+            <translation>Ein Projekt braucht einen Namen.</translation>
+        </message>
+        <message>
+            <source>There is already a project named {name}.</source>
+            <translation>Es gibt bereits ein Projekt namens {name}.</translation>
+        </message>
+        <message>
+            <source>There is no project named {name}.</source>
+            <translation>Es gibt kein Projekt namens {name}.</translation>
+        </message>
+        <message>
+            <source>The file {file} does not exist.</source>
+            <translation>Die Datei {file} existiert nicht.</translation>
+        </message>
+        <message>
+            <source>{file} could not be added to the project.</source>
+            <translation>{file} konnte nicht zum Projekt hinzugefügt werden.</translation>
+        </message>
+        <message>
+            <source>The workspace {folder} is not a folder.</source>
+            <translation>Der Arbeitsordner {folder} ist kein Ordner.</translation>
         </message>
         <message>
             <source>{sentence} Details: {detail}</source>
@@ -2929,6 +2981,204 @@
         </message>
     </context>
     <context>
+        <name>ProjectActions</name>
+        <message>
+            <source>New chat in the project “{name}”: its instructions and files are part of every answer.</source>
+            <translation>Neuer Chat im Projekt „{name}“: seine Anweisungen und Dateien fließen in jede Antwort ein.</translation>
+        </message>
+        <message>
+            <source>New chat in the project {name}</source>
+            <translation>Neuer Chat im Projekt {name}</translation>
+        </message>
+        <message>
+            <source>Delete the project “{name}”?</source>
+            <translation>Projekt „{name}“ löschen?</translation>
+        </message>
+        <message numerus="yes">
+            <source>Its %n chats are kept and move out of the project. Its instructions and the text of its files are deleted.</source>
+            <translation>
+                <numerusform>Sein %n Chat bleibt erhalten und wird aus dem Projekt genommen. Seine Anweisungen und der Text seiner Dateien werden gelöscht.</numerusform>
+                <numerusform>Seine %n Chats bleiben erhalten und werden aus dem Projekt genommen. Seine Anweisungen und der Text seiner Dateien werden gelöscht.</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Delete project</source>
+            <translation>Projekt löschen</translation>
+        </message>
+        <message numerus="yes">
+            <source>Deleted the project {name}; its %n chats are in the list.</source>
+            <translation>
+                <numerusform>Projekt {name} gelöscht; sein %n Chat ist in der Liste.</numerusform>
+                <numerusform>Projekt {name} gelöscht; seine %n Chats sind in der Liste.</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>ProjectPage</name>
+        <message>
+            <source>e.g. Thesis, Garden, Client X</source>
+            <translation>z. B. Abschlussarbeit, Garten, Kunde X</translation>
+        </message>
+        <message>
+            <source>Name</source>
+            <translation>Name</translation>
+        </message>
+        <message>
+            <source>What every chat in this project should know or do. Added after the assistant's prompt.</source>
+            <translation>Was jeder Chat in diesem Projekt wissen oder tun soll. Wird nach dem Prompt des Assistenten angefügt.</translation>
+        </message>
+        <message>
+            <source>Instructions</source>
+            <translation>Anweisungen</translation>
+        </message>
+        <message>
+            <source>The provider's default</source>
+            <translation>Standard des Anbieters</translation>
+        </message>
+        <message>
+            <source>Default model</source>
+            <translation>Standardmodell</translation>
+        </message>
+        <message>
+            <source>None</source>
+            <translation>Keiner</translation>
+        </message>
+        <message>
+            <source>Choose…</source>
+            <translation>Auswählen…</translation>
+        </message>
+        <message>
+            <source>Workspace folder</source>
+            <translation>Arbeitsordner</translation>
+        </message>
+        <message>
+            <source>Knowledge bases</source>
+            <translation>Wissensdatenbanken</translation>
+        </message>
+        <message>
+            <source>Files</source>
+            <translation>Dateien</translation>
+        </message>
+        <message>
+            <source>Chats</source>
+            <translation>Chats</translation>
+        </message>
+        <message>
+            <source>Only these tools</source>
+            <translation>Nur diese Werkzeuge</translation>
+        </message>
+        <message>
+            <source>Only these tools (otherwise the app's tool settings)</source>
+            <translation>Nur diese Werkzeuge (sonst die Werkzeug-Einstellungen der App)</translation>
+        </message>
+        <message>
+            <source>Enabled tools</source>
+            <translation>Aktivierte Werkzeuge</translation>
+        </message>
+        <message>
+            <source>Tools</source>
+            <translation>Werkzeuge</translation>
+        </message>
+        <message>
+            <source>Every chat in the project has these: small text files whole, larger ones searched.</source>
+            <translation>Jeder Chat im Projekt hat diese: kleine Textdateien vollständig, größere werden durchsucht.</translation>
+        </message>
+        <message>
+            <source>Add files…</source>
+            <translation>Dateien hinzufügen…</translation>
+        </message>
+        <message>
+            <source>Remove</source>
+            <translation>Entfernen</translation>
+        </message>
+        <message>
+            <source>New chat in this project</source>
+            <translation>Neuer Chat in diesem Projekt</translation>
+        </message>
+        <message>
+            <source>Delete project…</source>
+            <translation>Projekt löschen…</translation>
+        </message>
+        <message>
+            <source>Save</source>
+            <translation>Speichern</translation>
+        </message>
+        <message>
+            <source>Close</source>
+            <translation>Schließen</translation>
+        </message>
+        <message>
+            <source>Project: {name}</source>
+            <translation>Projekt: {name}</translation>
+        </message>
+        <message>
+            <source>New project</source>
+            <translation>Neues Projekt</translation>
+        </message>
+        <message>
+            <source>No knowledge bases yet.</source>
+            <translation>Noch keine Wissensdatenbanken.</translation>
+        </message>
+        <message>
+            <source>in every chat</source>
+            <translation>in jedem Chat</translation>
+        </message>
+        <message>
+            <source>searched when needed</source>
+            <translation>bei Bedarf durchsucht</translation>
+        </message>
+        <message>
+            <source>No chats yet. Start one, or drag a chat onto the project in the list.</source>
+            <translation>Noch keine Chats. Starte einen oder ziehe einen Chat in der Liste auf das Projekt.</translation>
+        </message>
+        <message>
+            <source>Adding…</source>
+            <translation>Wird hinzugefügt…</translation>
+        </message>
+        <message>
+            <source>Add files to the project</source>
+            <translation>Dateien zum Projekt hinzufügen</translation>
+        </message>
+    </context>
+    <context>
+        <name>ProjectSection</name>
+        <message>
+            <source>Projects</source>
+            <translation>Projekte</translation>
+        </message>
+        <message>
+            <source>New project</source>
+            <translation>Neues Projekt</translation>
+        </message>
+        <message>
+            <source>Drag a chat here to move it into a project</source>
+            <translation>Ziehe einen Chat hierher, um ihn in ein Projekt zu verschieben</translation>
+        </message>
+        <message>
+            <source>Group chats with shared instructions and files.</source>
+            <translation>Gruppiere Chats mit gemeinsamen Anweisungen und Dateien.</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n chats</source>
+            <translation>
+                <numerusform>%n Chat</numerusform>
+                <numerusform>%n Chats</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Open project</source>
+            <translation>Projekt öffnen</translation>
+        </message>
+        <message>
+            <source>New chat in project</source>
+            <translation>Neuer Chat im Projekt</translation>
+        </message>
+        <message>
+            <source>Delete project…</source>
+            <translation>Projekt löschen…</translation>
+        </message>
+    </context>
+    <context>
         <name>PromptArgumentsDialog</name>
         <message>
             <source>/{0}</source>
@@ -3739,6 +3989,7 @@
         </message>
         <message>
             <source>Today</source>
+            <extracomment>The drag of a chat (onto a project): its session id, as UTF-8.</extracomment>
             <translation>Heute</translation>
         </message>
         <message>
@@ -3878,6 +4129,14 @@
         <message>
             <source>Delete</source>
             <translation>Löschen</translation>
+        </message>
+        <message>
+            <source>Move to project</source>
+            <translation>In Projekt verschieben</translation>
+        </message>
+        <message>
+            <source>Remove from project</source>
+            <translation>Aus dem Projekt entfernen</translation>
         </message>
         <message>
             <source>the chat</source>
@@ -5071,6 +5330,22 @@
     </context>
     <context>
         <name>TrustFields</name>
+        <message>
+            <source>Run commands in a sandbox</source>
+            <translation>Befehle in einer Sandbox ausführen</translation>
+        </message>
+        <message>
+            <source>Commands see the system read-only, may write only in the workspace and a private temporary folder, and never see this app's data (Linux: bubblewrap; macOS: sandbox-exec). Without a sandbox on this system they run as you.</source>
+            <translation>Befehle sehen das System nur lesend, dürfen nur im Arbeitsordner und in einem eigenen temporären Ordner schreiben und sehen nie die Daten dieser App (Linux: bubblewrap; macOS: sandbox-exec). Ohne Sandbox auf diesem System laufen sie als Sie.</translation>
+        </message>
+        <message>
+            <source>Let sandboxed commands use the network</source>
+            <translation>Befehlen in der Sandbox das Netzwerk erlauben</translation>
+        </message>
+        <message>
+            <source>Off: a command cannot reach the internet or servers on this computer (downloads, package installs and git push fail).</source>
+            <translation>Aus: Ein Befehl erreicht weder das Internet noch Server auf diesem Computer (Downloads, Paketinstallationen und git push schlagen fehl).</translation>
+        </message>
         <message>
             <source>e.g. 127.0.0.1, nas.local, .corp.example, 10.0.0.0/8</source>
             <translation>z. B. 127.0.0.1, nas.local, .corp.example, 10.0.0.0/8</translation>

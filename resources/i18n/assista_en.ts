@@ -147,6 +147,33 @@
         </message>
     </context>
     <context>
+        <name>ProjectActions</name>
+        <message numerus="yes">
+            <source>Its %n chats are kept and move out of the project. Its instructions and the text of its files are deleted.</source>
+            <translation>
+                <numerusform>Its %n chat is kept and moves out of the project. Its instructions and the text of its files are deleted.</numerusform>
+                <numerusform>Its %n chats are kept and move out of the project. Its instructions and the text of its files are deleted.</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>Deleted the project {name}; its %n chats are in the list.</source>
+            <translation>
+                <numerusform>Deleted the project {name}; its %n chat is in the list.</numerusform>
+                <numerusform>Deleted the project {name}; its %n chats are in the list.</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>ProjectSection</name>
+        <message numerus="yes">
+            <source>%n chats</source>
+            <translation>
+                <numerusform>%n chat</numerusform>
+                <numerusform>%n chats</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
         <name>ProviderForm</name>
         <message numerus="yes">
             <source>✓ Connected — %n models</source>

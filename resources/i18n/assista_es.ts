@@ -233,6 +233,34 @@
             <source>Edit {path}</source>
             <translation>Editar {path}</translation>
         </message>
+        <message>
+            <source>Sandboxed · no network · writes only in the workspace</source>
+            <translation>En sandbox · sin red · solo escribe en el espacio de trabajo</translation>
+        </message>
+        <message>
+            <source>Sandboxed · network allowed · writes only in the workspace</source>
+            <translation>En sandbox · red permitida · solo escribe en el espacio de trabajo</translation>
+        </message>
+        <message>
+            <source>Not sandboxed: the sandbox is turned off in Settings → Tools</source>
+            <translation>Sin sandbox: el sandbox está desactivado en Ajustes → Herramientas</translation>
+        </message>
+        <message>
+            <source>Not sandboxed: this system offers no sandbox (install bubblewrap)</source>
+            <translation>Sin sandbox: este sistema no ofrece ninguno (instala bubblewrap)</translation>
+        </message>
+        <message>
+            <source>sandboxed · no network</source>
+            <translation>en sandbox · sin red</translation>
+        </message>
+        <message>
+            <source>sandboxed · network</source>
+            <translation>en sandbox · con red</translation>
+        </message>
+        <message>
+            <source>not sandboxed</source>
+            <translation>sin sandbox</translation>
+        </message>
     </context>
     <context>
         <name>AssistantForm</name>
@@ -1335,6 +1363,30 @@
         <message>
             <source>Something unexpected went wrong.</source>
             <translation>Algo inesperado salió mal.</translation>
+        </message>
+        <message>
+            <source>A project needs a name.</source>
+            <translation>Un proyecto necesita un nombre.</translation>
+        </message>
+        <message>
+            <source>There is already a project named {name}.</source>
+            <translation>Ya hay un proyecto llamado {name}.</translation>
+        </message>
+        <message>
+            <source>There is no project named {name}.</source>
+            <translation>No hay ningún proyecto llamado {name}.</translation>
+        </message>
+        <message>
+            <source>The file {file} does not exist.</source>
+            <translation>El archivo {file} no existe.</translation>
+        </message>
+        <message>
+            <source>{file} could not be added to the project.</source>
+            <translation>No se pudo añadir {file} al proyecto.</translation>
+        </message>
+        <message>
+            <source>The workspace {folder} is not a folder.</source>
+            <translation>El espacio de trabajo {folder} no es una carpeta.</translation>
         </message>
         <message>
             <source>{sentence} Details: {detail}</source>
@@ -2929,6 +2981,204 @@
         </message>
     </context>
     <context>
+        <name>ProjectActions</name>
+        <message>
+            <source>New chat in the project “{name}”: its instructions and files are part of every answer.</source>
+            <translation>Nuevo chat en el proyecto «{name}»: sus instrucciones y archivos forman parte de cada respuesta.</translation>
+        </message>
+        <message>
+            <source>New chat in the project {name}</source>
+            <translation>Nuevo chat en el proyecto {name}</translation>
+        </message>
+        <message>
+            <source>Delete the project “{name}”?</source>
+            <translation>¿Eliminar el proyecto «{name}»?</translation>
+        </message>
+        <message numerus="yes">
+            <source>Its %n chats are kept and move out of the project. Its instructions and the text of its files are deleted.</source>
+            <translation>
+                <numerusform>Su %n chat se conserva y sale del proyecto. Se eliminan sus instrucciones y el texto de sus archivos.</numerusform>
+                <numerusform>Sus %n chats se conservan y salen del proyecto. Se eliminan sus instrucciones y el texto de sus archivos.</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Delete project</source>
+            <translation>Eliminar proyecto</translation>
+        </message>
+        <message numerus="yes">
+            <source>Deleted the project {name}; its %n chats are in the list.</source>
+            <translation>
+                <numerusform>Se eliminó el proyecto {name}; su %n chat está en la lista.</numerusform>
+                <numerusform>Se eliminó el proyecto {name}; sus %n chats están en la lista.</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>ProjectPage</name>
+        <message>
+            <source>e.g. Thesis, Garden, Client X</source>
+            <translation>p. ej. Tesis, Jardín, Cliente X</translation>
+        </message>
+        <message>
+            <source>Name</source>
+            <translation>Nombre</translation>
+        </message>
+        <message>
+            <source>What every chat in this project should know or do. Added after the assistant's prompt.</source>
+            <translation>Lo que cada chat de este proyecto debe saber o hacer. Se añade tras el prompt del asistente.</translation>
+        </message>
+        <message>
+            <source>Instructions</source>
+            <translation>Instrucciones</translation>
+        </message>
+        <message>
+            <source>The provider's default</source>
+            <translation>El predeterminado del proveedor</translation>
+        </message>
+        <message>
+            <source>Default model</source>
+            <translation>Modelo predeterminado</translation>
+        </message>
+        <message>
+            <source>None</source>
+            <translation>Ninguna</translation>
+        </message>
+        <message>
+            <source>Choose…</source>
+            <translation>Elegir…</translation>
+        </message>
+        <message>
+            <source>Workspace folder</source>
+            <translation>Carpeta de trabajo</translation>
+        </message>
+        <message>
+            <source>Knowledge bases</source>
+            <translation>Bases de conocimiento</translation>
+        </message>
+        <message>
+            <source>Files</source>
+            <translation>Archivos</translation>
+        </message>
+        <message>
+            <source>Chats</source>
+            <translation>Chats</translation>
+        </message>
+        <message>
+            <source>Only these tools</source>
+            <translation>Solo estas herramientas</translation>
+        </message>
+        <message>
+            <source>Only these tools (otherwise the app's tool settings)</source>
+            <translation>Solo estas herramientas (si no, los ajustes de herramientas de la aplicación)</translation>
+        </message>
+        <message>
+            <source>Enabled tools</source>
+            <translation>Herramientas activadas</translation>
+        </message>
+        <message>
+            <source>Tools</source>
+            <translation>Herramientas</translation>
+        </message>
+        <message>
+            <source>Every chat in the project has these: small text files whole, larger ones searched.</source>
+            <translation>Todos los chats del proyecto los tienen: los archivos de texto pequeños completos, los grandes se buscan.</translation>
+        </message>
+        <message>
+            <source>Add files…</source>
+            <translation>Añadir archivos…</translation>
+        </message>
+        <message>
+            <source>Remove</source>
+            <translation>Quitar</translation>
+        </message>
+        <message>
+            <source>New chat in this project</source>
+            <translation>Nuevo chat en este proyecto</translation>
+        </message>
+        <message>
+            <source>Delete project…</source>
+            <translation>Eliminar proyecto…</translation>
+        </message>
+        <message>
+            <source>Save</source>
+            <translation>Guardar</translation>
+        </message>
+        <message>
+            <source>Close</source>
+            <translation>Cerrar</translation>
+        </message>
+        <message>
+            <source>Project: {name}</source>
+            <translation>Proyecto: {name}</translation>
+        </message>
+        <message>
+            <source>New project</source>
+            <translation>Nuevo proyecto</translation>
+        </message>
+        <message>
+            <source>No knowledge bases yet.</source>
+            <translation>Aún no hay bases de conocimiento.</translation>
+        </message>
+        <message>
+            <source>in every chat</source>
+            <translation>en cada chat</translation>
+        </message>
+        <message>
+            <source>searched when needed</source>
+            <translation>se busca cuando hace falta</translation>
+        </message>
+        <message>
+            <source>No chats yet. Start one, or drag a chat onto the project in the list.</source>
+            <translation>Aún no hay chats. Empieza uno o arrastra un chat al proyecto en la lista.</translation>
+        </message>
+        <message>
+            <source>Adding…</source>
+            <translation>Añadiendo…</translation>
+        </message>
+        <message>
+            <source>Add files to the project</source>
+            <translation>Añadir archivos al proyecto</translation>
+        </message>
+    </context>
+    <context>
+        <name>ProjectSection</name>
+        <message>
+            <source>Projects</source>
+            <translation>Proyectos</translation>
+        </message>
+        <message>
+            <source>New project</source>
+            <translation>Nuevo proyecto</translation>
+        </message>
+        <message>
+            <source>Drag a chat here to move it into a project</source>
+            <translation>Arrastra un chat aquí para moverlo a un proyecto</translation>
+        </message>
+        <message>
+            <source>Group chats with shared instructions and files.</source>
+            <translation>Agrupa chats con instrucciones y archivos compartidos.</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n chats</source>
+            <translation>
+                <numerusform>%n chat</numerusform>
+                <numerusform>%n chats</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Open project</source>
+            <translation>Abrir proyecto</translation>
+        </message>
+        <message>
+            <source>New chat in project</source>
+            <translation>Nuevo chat en el proyecto</translation>
+        </message>
+        <message>
+            <source>Delete project…</source>
+            <translation>Eliminar proyecto…</translation>
+        </message>
+    </context>
+    <context>
         <name>PromptArgumentsDialog</name>
         <message>
             <source>/{0}</source>
@@ -3739,6 +3989,7 @@
         </message>
         <message>
             <source>Today</source>
+            <extracomment>The drag of a chat (onto a project): its session id, as UTF-8.</extracomment>
             <translation>Hoy</translation>
         </message>
         <message>
@@ -3878,6 +4129,14 @@
         <message>
             <source>Delete</source>
             <translation>Eliminar</translation>
+        </message>
+        <message>
+            <source>Move to project</source>
+            <translation>Mover al proyecto</translation>
+        </message>
+        <message>
+            <source>Remove from project</source>
+            <translation>Quitar del proyecto</translation>
         </message>
         <message>
             <source>the chat</source>
@@ -5071,6 +5330,22 @@
     </context>
     <context>
         <name>TrustFields</name>
+        <message>
+            <source>Run commands in a sandbox</source>
+            <translation>Ejecutar los comandos en un sandbox</translation>
+        </message>
+        <message>
+            <source>Commands see the system read-only, may write only in the workspace and a private temporary folder, and never see this app's data (Linux: bubblewrap; macOS: sandbox-exec). Without a sandbox on this system they run as you.</source>
+            <translation>Los comandos ven el sistema como solo lectura, solo pueden escribir en el espacio de trabajo y en una carpeta temporal privada, y nunca ven los datos de esta aplicación (Linux: bubblewrap; macOS: sandbox-exec). Si el sistema no ofrece sandbox, se ejecutan como tú.</translation>
+        </message>
+        <message>
+            <source>Let sandboxed commands use the network</source>
+            <translation>Permitir que los comandos en sandbox usen la red</translation>
+        </message>
+        <message>
+            <source>Off: a command cannot reach the internet or servers on this computer (downloads, package installs and git push fail).</source>
+            <translation>Desactivado: un comando no puede llegar a internet ni a servidores de este equipo (las descargas, las instalaciones de paquetes y git push fallan).</translation>
+        </message>
         <message>
             <source>e.g. 127.0.0.1, nas.local, .corp.example, 10.0.0.0/8</source>
             <translation>p. ej., 127.0.0.1, nas.local, .corp.example, 10.0.0.0/8</translation>

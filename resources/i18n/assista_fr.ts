@@ -233,6 +233,34 @@
             <source>Edit {path}</source>
             <translation>Modifier {path}</translation>
         </message>
+        <message>
+            <source>Sandboxed · no network · writes only in the workspace</source>
+            <translation>En bac à sable · sans réseau · écrit seulement dans l'espace de travail</translation>
+        </message>
+        <message>
+            <source>Sandboxed · network allowed · writes only in the workspace</source>
+            <translation>En bac à sable · réseau autorisé · écrit seulement dans l'espace de travail</translation>
+        </message>
+        <message>
+            <source>Not sandboxed: the sandbox is turned off in Settings → Tools</source>
+            <translation>Sans bac à sable : il est désactivé dans Paramètres → Outils</translation>
+        </message>
+        <message>
+            <source>Not sandboxed: this system offers no sandbox (install bubblewrap)</source>
+            <translation>Sans bac à sable : ce système n'en offre pas (installez bubblewrap)</translation>
+        </message>
+        <message>
+            <source>sandboxed · no network</source>
+            <translation>bac à sable · sans réseau</translation>
+        </message>
+        <message>
+            <source>sandboxed · network</source>
+            <translation>bac à sable · réseau</translation>
+        </message>
+        <message>
+            <source>not sandboxed</source>
+            <translation>sans bac à sable</translation>
+        </message>
     </context>
     <context>
         <name>AssistantForm</name>
@@ -1335,6 +1363,30 @@
         <message>
             <source>Something unexpected went wrong.</source>
             <translation>Une erreur inattendue s’est produite.</translation>
+        </message>
+        <message>
+            <source>A project needs a name.</source>
+            <translation>Un projet doit avoir un nom.</translation>
+        </message>
+        <message>
+            <source>There is already a project named {name}.</source>
+            <translation>Il existe déjà un projet nommé {name}.</translation>
+        </message>
+        <message>
+            <source>There is no project named {name}.</source>
+            <translation>Il n’y a pas de projet nommé {name}.</translation>
+        </message>
+        <message>
+            <source>The file {file} does not exist.</source>
+            <translation>Le fichier {file} n’existe pas.</translation>
+        </message>
+        <message>
+            <source>{file} could not be added to the project.</source>
+            <translation>{file} n’a pas pu être ajouté au projet.</translation>
+        </message>
+        <message>
+            <source>The workspace {folder} is not a folder.</source>
+            <translation>L’espace de travail {folder} n’est pas un dossier.</translation>
         </message>
         <message>
             <source>{sentence} Details: {detail}</source>
@@ -2929,6 +2981,204 @@
         </message>
     </context>
     <context>
+        <name>ProjectActions</name>
+        <message>
+            <source>New chat in the project “{name}”: its instructions and files are part of every answer.</source>
+            <translation>Nouvelle discussion dans le projet « {name} » : ses instructions et ses fichiers font partie de chaque réponse.</translation>
+        </message>
+        <message>
+            <source>New chat in the project {name}</source>
+            <translation>Nouvelle discussion dans le projet {name}</translation>
+        </message>
+        <message>
+            <source>Delete the project “{name}”?</source>
+            <translation>Supprimer le projet « {name} » ?</translation>
+        </message>
+        <message numerus="yes">
+            <source>Its %n chats are kept and move out of the project. Its instructions and the text of its files are deleted.</source>
+            <translation>
+                <numerusform>Sa %n discussion est conservée et sort du projet. Ses instructions et le texte de ses fichiers sont supprimés.</numerusform>
+                <numerusform>Ses %n discussions sont conservées et sortent du projet. Ses instructions et le texte de ses fichiers sont supprimés.</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Delete project</source>
+            <translation>Supprimer le projet</translation>
+        </message>
+        <message numerus="yes">
+            <source>Deleted the project {name}; its %n chats are in the list.</source>
+            <translation>
+                <numerusform>Projet {name} supprimé ; sa %n discussion est dans la liste.</numerusform>
+                <numerusform>Projet {name} supprimé ; ses %n discussions sont dans la liste.</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>ProjectPage</name>
+        <message>
+            <source>e.g. Thesis, Garden, Client X</source>
+            <translation>p. ex. Thèse, Jardin, Client X</translation>
+        </message>
+        <message>
+            <source>Name</source>
+            <translation>Nom</translation>
+        </message>
+        <message>
+            <source>What every chat in this project should know or do. Added after the assistant's prompt.</source>
+            <translation>Ce que chaque discussion de ce projet doit savoir ou faire. Ajouté après le prompt de l’assistant.</translation>
+        </message>
+        <message>
+            <source>Instructions</source>
+            <translation>Instructions</translation>
+        </message>
+        <message>
+            <source>The provider's default</source>
+            <translation>Celui du fournisseur par défaut</translation>
+        </message>
+        <message>
+            <source>Default model</source>
+            <translation>Modèle par défaut</translation>
+        </message>
+        <message>
+            <source>None</source>
+            <translation>Aucun</translation>
+        </message>
+        <message>
+            <source>Choose…</source>
+            <translation>Choisir…</translation>
+        </message>
+        <message>
+            <source>Workspace folder</source>
+            <translation>Dossier de travail</translation>
+        </message>
+        <message>
+            <source>Knowledge bases</source>
+            <translation>Bases de connaissances</translation>
+        </message>
+        <message>
+            <source>Files</source>
+            <translation>Fichiers</translation>
+        </message>
+        <message>
+            <source>Chats</source>
+            <translation>Discussions</translation>
+        </message>
+        <message>
+            <source>Only these tools</source>
+            <translation>Seulement ces outils</translation>
+        </message>
+        <message>
+            <source>Only these tools (otherwise the app's tool settings)</source>
+            <translation>Seulement ces outils (sinon les réglages d’outils de l’application)</translation>
+        </message>
+        <message>
+            <source>Enabled tools</source>
+            <translation>Outils activés</translation>
+        </message>
+        <message>
+            <source>Tools</source>
+            <translation>Outils</translation>
+        </message>
+        <message>
+            <source>Every chat in the project has these: small text files whole, larger ones searched.</source>
+            <translation>Chaque discussion du projet les a : les petits fichiers texte en entier, les plus grands par recherche.</translation>
+        </message>
+        <message>
+            <source>Add files…</source>
+            <translation>Ajouter des fichiers…</translation>
+        </message>
+        <message>
+            <source>Remove</source>
+            <translation>Retirer</translation>
+        </message>
+        <message>
+            <source>New chat in this project</source>
+            <translation>Nouvelle discussion dans ce projet</translation>
+        </message>
+        <message>
+            <source>Delete project…</source>
+            <translation>Supprimer le projet…</translation>
+        </message>
+        <message>
+            <source>Save</source>
+            <translation>Enregistrer</translation>
+        </message>
+        <message>
+            <source>Close</source>
+            <translation>Fermer</translation>
+        </message>
+        <message>
+            <source>Project: {name}</source>
+            <translation>Projet : {name}</translation>
+        </message>
+        <message>
+            <source>New project</source>
+            <translation>Nouveau projet</translation>
+        </message>
+        <message>
+            <source>No knowledge bases yet.</source>
+            <translation>Pas encore de base de connaissances.</translation>
+        </message>
+        <message>
+            <source>in every chat</source>
+            <translation>dans chaque discussion</translation>
+        </message>
+        <message>
+            <source>searched when needed</source>
+            <translation>recherché au besoin</translation>
+        </message>
+        <message>
+            <source>No chats yet. Start one, or drag a chat onto the project in the list.</source>
+            <translation>Pas encore de discussion. Commencez-en une, ou faites glisser une discussion sur le projet dans la liste.</translation>
+        </message>
+        <message>
+            <source>Adding…</source>
+            <translation>Ajout…</translation>
+        </message>
+        <message>
+            <source>Add files to the project</source>
+            <translation>Ajouter des fichiers au projet</translation>
+        </message>
+    </context>
+    <context>
+        <name>ProjectSection</name>
+        <message>
+            <source>Projects</source>
+            <translation>Projets</translation>
+        </message>
+        <message>
+            <source>New project</source>
+            <translation>Nouveau projet</translation>
+        </message>
+        <message>
+            <source>Drag a chat here to move it into a project</source>
+            <translation>Faites glisser une discussion ici pour la placer dans un projet</translation>
+        </message>
+        <message>
+            <source>Group chats with shared instructions and files.</source>
+            <translation>Regroupez des discussions avec des instructions et des fichiers partagés.</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n chats</source>
+            <translation>
+                <numerusform>%n discussion</numerusform>
+                <numerusform>%n discussions</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Open project</source>
+            <translation>Ouvrir le projet</translation>
+        </message>
+        <message>
+            <source>New chat in project</source>
+            <translation>Nouvelle discussion dans le projet</translation>
+        </message>
+        <message>
+            <source>Delete project…</source>
+            <translation>Supprimer le projet…</translation>
+        </message>
+    </context>
+    <context>
         <name>PromptArgumentsDialog</name>
         <message>
             <source>/{0}</source>
@@ -3739,6 +3989,7 @@
         </message>
         <message>
             <source>Today</source>
+            <extracomment>The drag of a chat (onto a project): its session id, as UTF-8.</extracomment>
             <translation>Aujourd’hui</translation>
         </message>
         <message>
@@ -3878,6 +4129,14 @@
         <message>
             <source>Delete</source>
             <translation>Supprimer</translation>
+        </message>
+        <message>
+            <source>Move to project</source>
+            <translation>Déplacer vers le projet</translation>
+        </message>
+        <message>
+            <source>Remove from project</source>
+            <translation>Retirer du projet</translation>
         </message>
         <message>
             <source>the chat</source>
@@ -5071,6 +5330,22 @@
     </context>
     <context>
         <name>TrustFields</name>
+        <message>
+            <source>Run commands in a sandbox</source>
+            <translation>Exécuter les commandes dans un bac à sable</translation>
+        </message>
+        <message>
+            <source>Commands see the system read-only, may write only in the workspace and a private temporary folder, and never see this app's data (Linux: bubblewrap; macOS: sandbox-exec). Without a sandbox on this system they run as you.</source>
+            <translation>Les commandes voient le système en lecture seule, n'écrivent que dans l'espace de travail et un dossier temporaire privé, et ne voient jamais les données de cette application (Linux : bubblewrap ; macOS : sandbox-exec). Sans bac à sable sur ce système, elles s'exécutent en votre nom.</translation>
+        </message>
+        <message>
+            <source>Let sandboxed commands use the network</source>
+            <translation>Autoriser le réseau aux commandes en bac à sable</translation>
+        </message>
+        <message>
+            <source>Off: a command cannot reach the internet or servers on this computer (downloads, package installs and git push fail).</source>
+            <translation>Désactivé : une commande ne peut joindre ni Internet ni les serveurs de cet ordinateur (téléchargements, installations de paquets et git push échouent).</translation>
+        </message>
         <message>
             <source>e.g. 127.0.0.1, nas.local, .corp.example, 10.0.0.0/8</source>
             <translation>p. ex. 127.0.0.1, nas.local, .corp.example, 10.0.0.0/8</translation>

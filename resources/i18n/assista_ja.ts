@@ -233,6 +233,34 @@
             <source>Edit {path}</source>
             <translation>{path} を編集</translation>
         </message>
+        <message>
+            <source>Sandboxed · no network · writes only in the workspace</source>
+            <translation>サンドボックス内 · ネットワークなし · 書き込みはワークスペースのみ</translation>
+        </message>
+        <message>
+            <source>Sandboxed · network allowed · writes only in the workspace</source>
+            <translation>サンドボックス内 · ネットワーク許可 · 書き込みはワークスペースのみ</translation>
+        </message>
+        <message>
+            <source>Not sandboxed: the sandbox is turned off in Settings → Tools</source>
+            <translation>サンドボックスなし: 設定 → ツール でサンドボックスがオフになっています</translation>
+        </message>
+        <message>
+            <source>Not sandboxed: this system offers no sandbox (install bubblewrap)</source>
+            <translation>サンドボックスなし: このシステムにはサンドボックスがありません（bubblewrap をインストールしてください）</translation>
+        </message>
+        <message>
+            <source>sandboxed · no network</source>
+            <translation>サンドボックス · ネットワークなし</translation>
+        </message>
+        <message>
+            <source>sandboxed · network</source>
+            <translation>サンドボックス · ネットワークあり</translation>
+        </message>
+        <message>
+            <source>not sandboxed</source>
+            <translation>サンドボックスなし</translation>
+        </message>
     </context>
     <context>
         <name>AssistantForm</name>
@@ -1332,6 +1360,30 @@
         <message>
             <source>Something unexpected went wrong.</source>
             <translation>予期しないエラーが発生しました。</translation>
+        </message>
+        <message>
+            <source>A project needs a name.</source>
+            <translation>プロジェクトには名前が必要です。</translation>
+        </message>
+        <message>
+            <source>There is already a project named {name}.</source>
+            <translation>{name} という名前のプロジェクトはすでにあります。</translation>
+        </message>
+        <message>
+            <source>There is no project named {name}.</source>
+            <translation>{name} という名前のプロジェクトはありません。</translation>
+        </message>
+        <message>
+            <source>The file {file} does not exist.</source>
+            <translation>ファイル {file} は存在しません。</translation>
+        </message>
+        <message>
+            <source>{file} could not be added to the project.</source>
+            <translation>{file} をプロジェクトに追加できませんでした。</translation>
+        </message>
+        <message>
+            <source>The workspace {folder} is not a folder.</source>
+            <translation>ワークスペース {folder} はフォルダーではありません。</translation>
         </message>
         <message>
             <source>{sentence} Details: {detail}</source>
@@ -2913,6 +2965,201 @@
         </message>
     </context>
     <context>
+        <name>ProjectActions</name>
+        <message>
+            <source>New chat in the project “{name}”: its instructions and files are part of every answer.</source>
+            <translation>プロジェクト「{name}」の新しいチャット：その指示とファイルがすべての回答に使われます。</translation>
+        </message>
+        <message>
+            <source>New chat in the project {name}</source>
+            <translation>プロジェクト {name} の新しいチャット</translation>
+        </message>
+        <message>
+            <source>Delete the project “{name}”?</source>
+            <translation>プロジェクト「{name}」を削除しますか？</translation>
+        </message>
+        <message numerus="yes">
+            <source>Its %n chats are kept and move out of the project. Its instructions and the text of its files are deleted.</source>
+            <translation>
+                <numerusform>%n 件のチャットは残り、プロジェクトから外れます。プロジェクトの指示とファイルのテキストは削除されます。</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Delete project</source>
+            <translation>プロジェクトを削除</translation>
+        </message>
+        <message numerus="yes">
+            <source>Deleted the project {name}; its %n chats are in the list.</source>
+            <translation>
+                <numerusform>プロジェクト {name} を削除しました。%n 件のチャットは一覧に残っています。</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>ProjectPage</name>
+        <message>
+            <source>e.g. Thesis, Garden, Client X</source>
+            <translation>例：論文、庭、顧客 X</translation>
+        </message>
+        <message>
+            <source>Name</source>
+            <translation>名前</translation>
+        </message>
+        <message>
+            <source>What every chat in this project should know or do. Added after the assistant's prompt.</source>
+            <translation>このプロジェクトのすべてのチャットが知っておくべきこと、行うべきこと。アシスタントのプロンプトの後に追加されます。</translation>
+        </message>
+        <message>
+            <source>Instructions</source>
+            <translation>指示</translation>
+        </message>
+        <message>
+            <source>The provider's default</source>
+            <translation>プロバイダーの既定</translation>
+        </message>
+        <message>
+            <source>Default model</source>
+            <translation>既定のモデル</translation>
+        </message>
+        <message>
+            <source>None</source>
+            <translation>なし</translation>
+        </message>
+        <message>
+            <source>Choose…</source>
+            <translation>選択…</translation>
+        </message>
+        <message>
+            <source>Workspace folder</source>
+            <translation>ワークスペースフォルダー</translation>
+        </message>
+        <message>
+            <source>Knowledge bases</source>
+            <translation>ナレッジベース</translation>
+        </message>
+        <message>
+            <source>Files</source>
+            <translation>ファイル</translation>
+        </message>
+        <message>
+            <source>Chats</source>
+            <translation>チャット</translation>
+        </message>
+        <message>
+            <source>Only these tools</source>
+            <translation>これらのツールのみ</translation>
+        </message>
+        <message>
+            <source>Only these tools (otherwise the app's tool settings)</source>
+            <translation>これらのツールのみ（そうでなければアプリのツール設定）</translation>
+        </message>
+        <message>
+            <source>Enabled tools</source>
+            <translation>有効なツール</translation>
+        </message>
+        <message>
+            <source>Tools</source>
+            <translation>ツール</translation>
+        </message>
+        <message>
+            <source>Every chat in the project has these: small text files whole, larger ones searched.</source>
+            <translation>プロジェクトのすべてのチャットで使えます：小さなテキストファイルは全文、大きなものは検索されます。</translation>
+        </message>
+        <message>
+            <source>Add files…</source>
+            <translation>ファイルを追加…</translation>
+        </message>
+        <message>
+            <source>Remove</source>
+            <translation>削除</translation>
+        </message>
+        <message>
+            <source>New chat in this project</source>
+            <translation>このプロジェクトで新しいチャット</translation>
+        </message>
+        <message>
+            <source>Delete project…</source>
+            <translation>プロジェクトを削除…</translation>
+        </message>
+        <message>
+            <source>Save</source>
+            <translation>保存</translation>
+        </message>
+        <message>
+            <source>Close</source>
+            <translation>閉じる</translation>
+        </message>
+        <message>
+            <source>Project: {name}</source>
+            <translation>プロジェクト：{name}</translation>
+        </message>
+        <message>
+            <source>New project</source>
+            <translation>新しいプロジェクト</translation>
+        </message>
+        <message>
+            <source>No knowledge bases yet.</source>
+            <translation>ナレッジベースはまだありません。</translation>
+        </message>
+        <message>
+            <source>in every chat</source>
+            <translation>すべてのチャットで</translation>
+        </message>
+        <message>
+            <source>searched when needed</source>
+            <translation>必要なときに検索</translation>
+        </message>
+        <message>
+            <source>No chats yet. Start one, or drag a chat onto the project in the list.</source>
+            <translation>チャットはまだありません。新しく始めるか、一覧のチャットをプロジェクトにドラッグしてください。</translation>
+        </message>
+        <message>
+            <source>Adding…</source>
+            <translation>追加中…</translation>
+        </message>
+        <message>
+            <source>Add files to the project</source>
+            <translation>プロジェクトにファイルを追加</translation>
+        </message>
+    </context>
+    <context>
+        <name>ProjectSection</name>
+        <message>
+            <source>Projects</source>
+            <translation>プロジェクト</translation>
+        </message>
+        <message>
+            <source>New project</source>
+            <translation>新しいプロジェクト</translation>
+        </message>
+        <message>
+            <source>Drag a chat here to move it into a project</source>
+            <translation>チャットをここにドラッグするとプロジェクトに移動します</translation>
+        </message>
+        <message>
+            <source>Group chats with shared instructions and files.</source>
+            <translation>共通の指示とファイルでチャットをまとめます。</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n chats</source>
+            <translation>
+                <numerusform>%n 件のチャット</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Open project</source>
+            <translation>プロジェクトを開く</translation>
+        </message>
+        <message>
+            <source>New chat in project</source>
+            <translation>プロジェクトで新しいチャット</translation>
+        </message>
+        <message>
+            <source>Delete project…</source>
+            <translation>プロジェクトを削除…</translation>
+        </message>
+    </context>
+    <context>
         <name>PromptArgumentsDialog</name>
         <message>
             <source>/{0}</source>
@@ -3717,6 +3964,7 @@
         </message>
         <message>
             <source>Today</source>
+            <extracomment>The drag of a chat (onto a project): its session id, as UTF-8.</extracomment>
             <translation>今日</translation>
         </message>
         <message>
@@ -3855,6 +4103,14 @@
         <message>
             <source>Delete</source>
             <translation>削除</translation>
+        </message>
+        <message>
+            <source>Move to project</source>
+            <translation>プロジェクトへ移動</translation>
+        </message>
+        <message>
+            <source>Remove from project</source>
+            <translation>プロジェクトから外す</translation>
         </message>
         <message>
             <source>the chat</source>
@@ -5044,6 +5300,22 @@
     </context>
     <context>
         <name>TrustFields</name>
+        <message>
+            <source>Run commands in a sandbox</source>
+            <translation>コマンドをサンドボックスで実行する</translation>
+        </message>
+        <message>
+            <source>Commands see the system read-only, may write only in the workspace and a private temporary folder, and never see this app's data (Linux: bubblewrap; macOS: sandbox-exec). Without a sandbox on this system they run as you.</source>
+            <translation>コマンドからはシステムが読み取り専用に見え、書き込めるのはワークスペースと専用の一時フォルダーだけで、このアプリのデータは見えません（Linux: bubblewrap、macOS: sandbox-exec）。このシステムにサンドボックスがない場合は、あなたの権限で実行されます。</translation>
+        </message>
+        <message>
+            <source>Let sandboxed commands use the network</source>
+            <translation>サンドボックス内のコマンドにネットワークを許可する</translation>
+        </message>
+        <message>
+            <source>Off: a command cannot reach the internet or servers on this computer (downloads, package installs and git push fail).</source>
+            <translation>オフ: コマンドはインターネットにもこのコンピューター上のサーバーにも接続できません（ダウンロード、パッケージのインストール、git push は失敗します）。</translation>
+        </message>
         <message>
             <source>e.g. 127.0.0.1, nas.local, .corp.example, 10.0.0.0/8</source>
             <translation>例: 127.0.0.1, nas.local, .corp.example, 10.0.0.0/8</translation>

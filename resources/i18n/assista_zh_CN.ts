@@ -233,6 +233,34 @@
             <source>Edit {path}</source>
             <translation>编辑 {path}</translation>
         </message>
+        <message>
+            <source>Sandboxed · no network · writes only in the workspace</source>
+            <translation>沙盒中 · 无网络 · 只能写入工作区</translation>
+        </message>
+        <message>
+            <source>Sandboxed · network allowed · writes only in the workspace</source>
+            <translation>沙盒中 · 允许网络 · 只能写入工作区</translation>
+        </message>
+        <message>
+            <source>Not sandboxed: the sandbox is turned off in Settings → Tools</source>
+            <translation>未使用沙盒：已在 设置 → 工具 中关闭沙盒</translation>
+        </message>
+        <message>
+            <source>Not sandboxed: this system offers no sandbox (install bubblewrap)</source>
+            <translation>未使用沙盒：此系统没有可用的沙盒（请安装 bubblewrap）</translation>
+        </message>
+        <message>
+            <source>sandboxed · no network</source>
+            <translation>沙盒 · 无网络</translation>
+        </message>
+        <message>
+            <source>sandboxed · network</source>
+            <translation>沙盒 · 有网络</translation>
+        </message>
+        <message>
+            <source>not sandboxed</source>
+            <translation>无沙盒</translation>
+        </message>
     </context>
     <context>
         <name>AssistantForm</name>
@@ -1332,6 +1360,30 @@
         <message>
             <source>Something unexpected went wrong.</source>
             <translation>发生了意外错误。</translation>
+        </message>
+        <message>
+            <source>A project needs a name.</source>
+            <translation>项目需要一个名称。</translation>
+        </message>
+        <message>
+            <source>There is already a project named {name}.</source>
+            <translation>已有名为 {name} 的项目。</translation>
+        </message>
+        <message>
+            <source>There is no project named {name}.</source>
+            <translation>没有名为 {name} 的项目。</translation>
+        </message>
+        <message>
+            <source>The file {file} does not exist.</source>
+            <translation>文件 {file} 不存在。</translation>
+        </message>
+        <message>
+            <source>{file} could not be added to the project.</source>
+            <translation>无法将 {file} 添加到项目。</translation>
+        </message>
+        <message>
+            <source>The workspace {folder} is not a folder.</source>
+            <translation>工作区 {folder} 不是文件夹。</translation>
         </message>
         <message>
             <source>{sentence} Details: {detail}</source>
@@ -2913,6 +2965,201 @@
         </message>
     </context>
     <context>
+        <name>ProjectActions</name>
+        <message>
+            <source>New chat in the project “{name}”: its instructions and files are part of every answer.</source>
+            <translation>项目“{name}”中的新聊天：它的说明和文件会用于每次回答。</translation>
+        </message>
+        <message>
+            <source>New chat in the project {name}</source>
+            <translation>项目 {name} 中的新聊天</translation>
+        </message>
+        <message>
+            <source>Delete the project “{name}”?</source>
+            <translation>删除项目“{name}”？</translation>
+        </message>
+        <message numerus="yes">
+            <source>Its %n chats are kept and move out of the project. Its instructions and the text of its files are deleted.</source>
+            <translation>
+                <numerusform>它的 %n 个聊天会保留并移出项目。项目的说明和文件文本将被删除。</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Delete project</source>
+            <translation>删除项目</translation>
+        </message>
+        <message numerus="yes">
+            <source>Deleted the project {name}; its %n chats are in the list.</source>
+            <translation>
+                <numerusform>已删除项目 {name}；它的 %n 个聊天仍在列表中。</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>ProjectPage</name>
+        <message>
+            <source>e.g. Thesis, Garden, Client X</source>
+            <translation>例如：论文、花园、客户 X</translation>
+        </message>
+        <message>
+            <source>Name</source>
+            <translation>名称</translation>
+        </message>
+        <message>
+            <source>What every chat in this project should know or do. Added after the assistant's prompt.</source>
+            <translation>此项目中每个聊天都应知道或遵循的内容。添加在助手提示词之后。</translation>
+        </message>
+        <message>
+            <source>Instructions</source>
+            <translation>说明</translation>
+        </message>
+        <message>
+            <source>The provider's default</source>
+            <translation>提供商的默认模型</translation>
+        </message>
+        <message>
+            <source>Default model</source>
+            <translation>默认模型</translation>
+        </message>
+        <message>
+            <source>None</source>
+            <translation>无</translation>
+        </message>
+        <message>
+            <source>Choose…</source>
+            <translation>选择…</translation>
+        </message>
+        <message>
+            <source>Workspace folder</source>
+            <translation>工作区文件夹</translation>
+        </message>
+        <message>
+            <source>Knowledge bases</source>
+            <translation>知识库</translation>
+        </message>
+        <message>
+            <source>Files</source>
+            <translation>文件</translation>
+        </message>
+        <message>
+            <source>Chats</source>
+            <translation>聊天</translation>
+        </message>
+        <message>
+            <source>Only these tools</source>
+            <translation>仅这些工具</translation>
+        </message>
+        <message>
+            <source>Only these tools (otherwise the app's tool settings)</source>
+            <translation>仅这些工具（否则使用应用的工具设置）</translation>
+        </message>
+        <message>
+            <source>Enabled tools</source>
+            <translation>已启用的工具</translation>
+        </message>
+        <message>
+            <source>Tools</source>
+            <translation>工具</translation>
+        </message>
+        <message>
+            <source>Every chat in the project has these: small text files whole, larger ones searched.</source>
+            <translation>项目中的每个聊天都能使用这些文件：小文本文件完整提供，大文件按需搜索。</translation>
+        </message>
+        <message>
+            <source>Add files…</source>
+            <translation>添加文件…</translation>
+        </message>
+        <message>
+            <source>Remove</source>
+            <translation>移除</translation>
+        </message>
+        <message>
+            <source>New chat in this project</source>
+            <translation>在此项目中新建聊天</translation>
+        </message>
+        <message>
+            <source>Delete project…</source>
+            <translation>删除项目…</translation>
+        </message>
+        <message>
+            <source>Save</source>
+            <translation>保存</translation>
+        </message>
+        <message>
+            <source>Close</source>
+            <translation>关闭</translation>
+        </message>
+        <message>
+            <source>Project: {name}</source>
+            <translation>项目：{name}</translation>
+        </message>
+        <message>
+            <source>New project</source>
+            <translation>新建项目</translation>
+        </message>
+        <message>
+            <source>No knowledge bases yet.</source>
+            <translation>还没有知识库。</translation>
+        </message>
+        <message>
+            <source>in every chat</source>
+            <translation>在每个聊天中</translation>
+        </message>
+        <message>
+            <source>searched when needed</source>
+            <translation>需要时搜索</translation>
+        </message>
+        <message>
+            <source>No chats yet. Start one, or drag a chat onto the project in the list.</source>
+            <translation>还没有聊天。新建一个，或将列表中的聊天拖到该项目上。</translation>
+        </message>
+        <message>
+            <source>Adding…</source>
+            <translation>正在添加…</translation>
+        </message>
+        <message>
+            <source>Add files to the project</source>
+            <translation>向项目添加文件</translation>
+        </message>
+    </context>
+    <context>
+        <name>ProjectSection</name>
+        <message>
+            <source>Projects</source>
+            <translation>项目</translation>
+        </message>
+        <message>
+            <source>New project</source>
+            <translation>新建项目</translation>
+        </message>
+        <message>
+            <source>Drag a chat here to move it into a project</source>
+            <translation>将聊天拖到这里即可移入项目</translation>
+        </message>
+        <message>
+            <source>Group chats with shared instructions and files.</source>
+            <translation>用共享的说明和文件将聊天分组。</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n chats</source>
+            <translation>
+                <numerusform>%n 个聊天</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Open project</source>
+            <translation>打开项目</translation>
+        </message>
+        <message>
+            <source>New chat in project</source>
+            <translation>在项目中新建聊天</translation>
+        </message>
+        <message>
+            <source>Delete project…</source>
+            <translation>删除项目…</translation>
+        </message>
+    </context>
+    <context>
         <name>PromptArgumentsDialog</name>
         <message>
             <source>/{0}</source>
@@ -3717,6 +3964,7 @@
         </message>
         <message>
             <source>Today</source>
+            <extracomment>The drag of a chat (onto a project): its session id, as UTF-8.</extracomment>
             <translation>今天</translation>
         </message>
         <message>
@@ -3855,6 +4103,14 @@
         <message>
             <source>Delete</source>
             <translation>删除</translation>
+        </message>
+        <message>
+            <source>Move to project</source>
+            <translation>移到项目</translation>
+        </message>
+        <message>
+            <source>Remove from project</source>
+            <translation>从项目中移除</translation>
         </message>
         <message>
             <source>the chat</source>
@@ -5044,6 +5300,22 @@
     </context>
     <context>
         <name>TrustFields</name>
+        <message>
+            <source>Run commands in a sandbox</source>
+            <translation>在沙盒中运行命令</translation>
+        </message>
+        <message>
+            <source>Commands see the system read-only, may write only in the workspace and a private temporary folder, and never see this app's data (Linux: bubblewrap; macOS: sandbox-exec). Without a sandbox on this system they run as you.</source>
+            <translation>命令以只读方式看到系统，只能写入工作区和私有临时文件夹，且永远看不到本应用的数据（Linux：bubblewrap；macOS：sandbox-exec）。如果此系统没有沙盒，命令将以您的身份运行。</translation>
+        </message>
+        <message>
+            <source>Let sandboxed commands use the network</source>
+            <translation>允许沙盒中的命令使用网络</translation>
+        </message>
+        <message>
+            <source>Off: a command cannot reach the internet or servers on this computer (downloads, package installs and git push fail).</source>
+            <translation>关闭时：命令无法访问互联网或本机上的服务器（下载、安装软件包和 git push 会失败）。</translation>
+        </message>
         <message>
             <source>e.g. 127.0.0.1, nas.local, .corp.example, 10.0.0.0/8</source>
             <translation>例如 127.0.0.1, nas.local, .corp.example, 10.0.0.0/8</translation>
