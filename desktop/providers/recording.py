@@ -26,7 +26,6 @@ from desktop.core.exchange import (
     ExchangeTail,
     RetryRecord,
 )
-from desktop.core.exchange_origin import current_origin
 from desktop.core.messages import new_id
 from desktop.core.provider import ChatRequest
 from desktop.providers.retry import RetryPolicy, send_with_retry
@@ -92,7 +91,7 @@ class ExchangeCapture:
 
     def __init__(self, recording: ExchangeRecording, provider: str,
                  request: ChatRequest, secrets: tuple[str | None, ...]) -> None:
-        origin = current_origin()
+        origin = request.origin
         self.id = new_id("exch_")
         self._recording: ExchangeRecording | None = recording
         self._secrets = tuple(s for s in secrets if s)

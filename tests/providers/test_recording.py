@@ -13,9 +13,8 @@ import pytest
 from desktop.chat.inspection import curl_command
 from desktop.core.events import TextDelta
 from desktop.core.exchange import ExchangeRecording
-from desktop.core.exchange_origin import set_message, set_session
 from desktop.core.messages import Message
-from desktop.core.provider import ChatRequest
+from desktop.core.provider import ChatRequest, RequestOrigin
 from desktop.providers.openai_chat import OpenAIChatProvider
 from desktop.providers.retry import RetryPolicy
 from desktop.storage.inspector_records import ExchangeRecord
@@ -52,8 +51,10 @@ def provider_for(url: str, writer: InspectorWriter, **kwargs: object) -> OpenAIC
                               **kwargs)  # type: ignore[arg-type]
 
 
-async def run(provider: OpenAIChatProvider, text: str = "hi") -> list[object]:
-    request = ChatRequest(model="gpt-test", messages=[Message.user(text)])
+async def run(provider: OpenAIChatProvider, text: str = "hi",
+              origin: RequestOrigin | None = None) -> list[object]:
+    request = ChatRequest(model="gpt-test", messages=[Message.user(text)],
+                          origin=origin or RequestOrigin())
     events = [event async for event in provider.stream(request)]
     await provider.aclose()
     return events
@@ -69,9 +70,8 @@ def recorded(writer: InspectorWriter) -> list[ExchangeRecord]:
 async def test_records_the_bytes_the_server_received_and_sent(
         server: FakeOpenAIServer, writer: InspectorWriter) -> None:
     scripted = server.enqueue_text("Hello, inspector! " * 20, chunk_size=4)
-    set_session("ses_1")
-    set_message("msg_1")
-    events = await run(provider_for(server.base_url, writer))
+    events = await run(provider_for(server.base_url, writer),
+                       origin=RequestOrigin("ses_1", "msg_1"))
     assert "".join(e.text for e in events if isinstance(e, TextDelta)).startswith("Hello")
     [record] = recorded(writer)
     received = server.chat_requests[-1]
