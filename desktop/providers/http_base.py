@@ -20,7 +20,6 @@ byte of the body, never mid-stream, so no text is ever duplicated.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
@@ -35,8 +34,7 @@ from pydantic import BaseModel, ValidationError
 from desktop.core.error_codes import TRANSPORT_CODES, provider_failure
 from desktop.core.errors import ConfigError, ProviderError
 from desktop.core.events import ErrorEvent, StreamEvent
-from desktop.core.exchange import ExchangeRecording
-from desktop.core.provider import ChatRequest
+from desktop.core.provider import ChatRequest, ModelInfo
 from desktop.core.provider_options import CommonOptions, OpenAIChatOptions
 from desktop.providers.http_errors import (
     describe_error_body,
@@ -47,17 +45,12 @@ from desktop.providers.http_errors import (
 from desktop.providers.http_json import get_json
 from desktop.providers.limits import MAX_JSON_REPLY, ReplyTooLarge, read_limited
 from desktop.providers.ndjson import NDJSONError
-from desktop.providers.recording import (
-    CAPTURING,
-    ExchangeCapture,
-    recorded_chunks,
-    send_recorded,
-)
 from desktop.providers.retry import (
     USER_AGENT,
     RetryPolicy,
     make_async_client,
     redact,
+    send_with_retry,
 )
 from desktop.providers.stream_parser import StreamParser
 from desktop.providers.stream_thread import (
@@ -67,6 +60,7 @@ from desktop.providers.stream_thread import (
     relay,
 )
 from desktop.providers.wire import DRAIN_TIMEOUT_S, SSE, Wire, drain
+from desktop.providers.wire_tap import WireTap
 
 if TYPE_CHECKING:
     from desktop.core.proxy import Proxy
@@ -108,7 +102,6 @@ class HttpProvider:
         on_retry: Callable[[int, float, str], None] | None = None,
         options: CommonOptions | Mapping[str, Any] | None = None,
         proxy: Proxy | None = None,
-        recording: ExchangeRecording | None = None,
     ) -> None:
         """``timeout`` is also the longest silence tolerated mid-stream.
         ``on_retry(attempt, delay_s, reason)`` is called before each retry wait;
@@ -117,7 +110,9 @@ class HttpProvider:
         environment (``None``: the environment decides). ``options``: the adapter's
         switches (a mapping is validated strictly; ConfigError). Request defaults in
         them are not read here: they reach each request through the agent loop.
-        ``recording``: every streamed request is captured for the request inspector."""
+        The clients it makes tell a request's wire observer what goes over the wire
+        (:mod:`~desktop.providers.wire_tap`; the request inspector's, see
+        :func:`desktop.providers.recording.recorded`)."""
         self.name = name or self.default_name
         self.options = self._typed_options(options)
         self.base_url = base_url.strip().rstrip("/")
@@ -130,10 +125,19 @@ class HttpProvider:
         self._owns_client = client is None
         self._thread_client: httpx.AsyncClient | None = None
         self._on_retry = on_retry
-        self._recording = recording
         secret_headers = (v for k, v in self._headers.items() if SECRET_HEADER.search(k))
         self._secrets = (self._api_key, *secret_headers)
         self._configure()
+
+    @property
+    def secrets(self) -> tuple[str | None, ...]:
+        """The key and the values of secret-looking headers (to redact)."""
+        return self._secrets
+
+    @property
+    def reads_on_stream_thread(self) -> bool:
+        """Whether :meth:`stream` reads on the stream thread (it owns its client)."""
+        return self._owns_client
 
     def __repr__(self) -> str:  # never shows the key, nor a password in the URL
         return f"{type(self).__name__}(name={self.name!r}, base_url={redact(self.base_url)!r})"
@@ -174,6 +178,9 @@ class HttpProvider:
     def _auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
 
+    async def list_models(self) -> list[ModelInfo]:
+        raise NotImplementedError
+
     def _stream_path(self, request: ChatRequest) -> str:
         raise NotImplementedError
 
@@ -190,44 +197,21 @@ class HttpProvider:
 
         A provider that owns its client reads on the stream thread (see
         :mod:`~desktop.providers.stream_thread`); an injected client is read here."""
-        capture = None
-        if self._recording is not None:  # made here: it notes the caller's origin
-            capture = ExchangeCapture(self._recording, self.name, request, self._secrets)
-        events = relay(partial(self._captured, request, capture)) if self._owns_client \
-            else self._captured(request, capture)
+        events = relay(partial(self.events, request)) if self._owns_client \
+            else self.events(request)
         async with contextlib.aclosing(events):
             async for event in events:
                 yield event
 
-    async def _captured(self, request: ChatRequest, capture: ExchangeCapture | None
-                        ) -> AsyncGenerator[StreamEvent, None]:
-        try:  # closed here: a stream the consumer stops must not be left to the GC
-            async with contextlib.aclosing(self._stream(request, capture)) as events:
-                if capture is None:
-                    async for event in events:
-                        yield event
-                    return
-                record = capture.event
-                async for event in events:
-                    record(event)
-                    yield event
-        except (asyncio.CancelledError, GeneratorExit):
-            capture.finish("stopped") if capture is not None else None
-            raise
-        finally:
-            if capture is not None:
-                capture.finish()
-
-    async def _stream(self, request: ChatRequest, capture: ExchangeCapture | None
-                      ) -> AsyncGenerator[StreamEvent, None]:
-        token = CAPTURING.set(capture)  # the inspector's, while opening (no yield here)
-        try:
-            opened = await self._open(request)
-            parser = self._parser(request)
-            events = [opened] if isinstance(opened, ErrorEvent) else \
-                await self._not_a_stream(opened, parser, request.model)
-        finally:
-            CAPTURING.reset(token)
+    async def events(self, request: ChatRequest, *,
+                     extensions: Mapping[str, Any] | None = None
+                     ) -> AsyncGenerator[StreamEvent, None]:
+        """:meth:`stream`'s events, read on this loop. ``extensions``: httpx request
+        extensions of each HTTP request sent for it (e.g. a wire observer)."""
+        opened = await self._open(request, extensions)
+        parser = self._parser(request)
+        events = [opened] if isinstance(opened, ErrorEvent) else \
+            await self._not_a_stream(opened, parser, request.model)
         if isinstance(opened, ErrorEvent):
             yield opened
             return
@@ -236,7 +220,7 @@ class HttpProvider:
             if events is None:
                 decoder = self.wire.decoder()
                 decode, feed = decoder.feed, parser.feed  # bound once: the per-token path
-                chunks = recorded_chunks(response.aiter_bytes(), capture)
+                chunks = response.aiter_bytes()
                 try:
                     async for chunk in chunks:
                         for item in decode(chunk):
@@ -277,12 +261,13 @@ class HttpProvider:
             return await self._web_page(response, parser)
         return None
 
-    async def _open(self, request: ChatRequest) -> httpx.Response | ErrorEvent:
+    async def _open(self, request: ChatRequest, extensions: Mapping[str, Any] | None = None
+                    ) -> httpx.Response | ErrorEvent:
         """Send the request (with retries); the response or a terminal ErrorEvent."""
         try:
             http_request = self._build_request(
                 "POST", self._stream_path(request), self._body(request), self.stream_params,
-                stream=True,
+                stream=True, extensions=extensions,
             )  # fmt: skip
             return await self._send(http_request)
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
@@ -292,9 +277,10 @@ class HttpProvider:
             return self._error_event(self._redact(f"unexpected error: {exc}"), "internal_error")
 
     async def _send(self, http_request: httpx.Request) -> httpx.Response:
-        """Send a streaming request with retries (recorded when it is being captured)."""
+        """Send a streaming request with retries."""
         on_retry = home_callback(self._on_retry) if self._on_retry is not None else None
-        return await send_recorded(self._get_client(), http_request, self.retry, on_retry)
+        return await send_with_retry(self._get_client(), http_request, self.retry,
+                                     on_retry=on_retry)
 
     async def _whole_answer(
         self, response: httpx.Response, parser: StreamParser[Any]
@@ -302,9 +288,6 @@ class HttpProvider:
         """A server that ignored ``stream`` and sent the whole answer as JSON."""
         try:
             raw = await read_limited(response, MAX_JSON_REPLY, "answer")
-            capture = CAPTURING.get()
-            if capture is not None:
-                capture.chunk(raw)
             payload = json.loads(raw)
         except httpx.HTTPError as exc:
             return parser.error(*self._describe(exc, streaming=True))
@@ -330,10 +313,12 @@ class HttpProvider:
     def _get_client(self) -> httpx.AsyncClient:
         if on_stream_thread() and self._owns_client:  # a client of the stream thread's loop
             if self._thread_client is None:
-                self._thread_client = make_async_client(timeout=self.timeout, proxy=self.proxy)
+                self._thread_client = make_async_client(timeout=self.timeout, proxy=self.proxy,
+                                                        wrap=WireTap)
             return self._thread_client
         if self._client is None:
-            self._client = make_async_client(timeout=self.timeout, proxy=self.proxy)
+            self._client = make_async_client(timeout=self.timeout, proxy=self.proxy,
+                                             wrap=WireTap)
             self._owns_client = True
         return self._client
 
@@ -350,6 +335,7 @@ class HttpProvider:
         *,
         stream: bool = False,
         timeout: float | None = None,
+        extensions: Mapping[str, Any] | None = None,
     ) -> httpx.Request:
         base = httpx.URL(self.base_url)  # keeps a query string such as ?api-version=...
         url = base.copy_with(path=base.path.rstrip("/") + self.path_prefix + path)
@@ -363,9 +349,12 @@ class HttpProvider:
             headers["Content-Type"] = "application/json"
             content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
         headers.update(self._headers)  # last: the user's headers win
-        return self._get_client().build_request(
+        request = self._get_client().build_request(
             method, url, content=content, headers=headers, timeout=self._timeout(timeout)
         )
+        if extensions:
+            request.extensions.update(extensions)
+        return request
 
     async def _get_json(
         self,
@@ -426,11 +415,8 @@ class HttpProvider:
         """The start of an error reply (enough for a message), then the rest dropped."""
         body = bytearray()
         chunks = response.aiter_bytes()
-        capture = CAPTURING.get()
         try:
             async for chunk in chunks:
-                if capture is not None:
-                    capture.chunk(chunk)
                 body += chunk
                 if len(body) >= ERROR_BODY_LIMIT:
                     break

@@ -20,7 +20,8 @@ The option ``responses_mode`` picks how a conversation is carried:
 from __future__ import annotations
 
 import logging
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 import httpx
 
@@ -79,7 +80,8 @@ class OpenAIResponsesProvider(HttpProvider):
         stored = request.extra.get("store", self.mode != "replay") is not False
         return OpenAIResponsesStreamParser(self.name, secrets=self._secrets, stored=stored)
 
-    async def _open(self, request: ChatRequest) -> httpx.Response | ErrorEvent:
+    async def _open(self, request: ChatRequest, extensions: Mapping[str, Any] | None = None
+                    ) -> httpx.Response | ErrorEvent:
         """Send the request (retries, then the chain/encryption fallbacks).
 
         Returns a 2xx response, or a terminal ErrorEvent for everything else.
@@ -92,7 +94,8 @@ class OpenAIResponsesProvider(HttpProvider):
                 body = build_openai_responses_body(
                     request, chain=chain, store=not stateless, include_encrypted=encrypted
                 )
-                http_request = self._build_request("POST", "/responses", body, stream=True)
+                http_request = self._build_request("POST", "/responses", body, stream=True,
+                                                   extensions=extensions)
                 response = await self._send(http_request)
                 status = response.status_code
                 if 200 <= status < 300:

@@ -14,8 +14,9 @@ from desktop.chat.inspection import curl_command
 from desktop.core.events import TextDelta
 from desktop.core.exchange import ExchangeRecording
 from desktop.core.messages import Message
-from desktop.core.provider import ChatRequest, RequestOrigin
+from desktop.core.provider import ChatRequest, Provider, RequestOrigin
 from desktop.providers.openai_chat import OpenAIChatProvider
+from desktop.providers.recording import recorded as with_recording
 from desktop.providers.retry import RetryPolicy
 from desktop.storage.inspector_records import ExchangeRecord
 from desktop.storage.inspector_writer import InspectorWriter
@@ -45,13 +46,14 @@ def writer(tmp_path: Path) -> Iterator[InspectorWriter]:
     made.close()
 
 
-def provider_for(url: str, writer: InspectorWriter, **kwargs: object) -> OpenAIChatProvider:
-    return OpenAIChatProvider(url, KEY, recording=ExchangeRecording(writer, "openai", "prov_x"),
-                              retry=RetryPolicy(sleep=_no_wait, random=lambda: 0.0),
-                              **kwargs)  # type: ignore[arg-type]
+def provider_for(url: str, writer: InspectorWriter, **kwargs: object) -> Provider:
+    return with_recording(OpenAIChatProvider(url, KEY, retry=RetryPolicy(sleep=_no_wait,
+                                                                   random=lambda: 0.0),
+                                       **kwargs),  # type: ignore[arg-type]
+                    ExchangeRecording(writer, "openai", "prov_x"))
 
 
-async def run(provider: OpenAIChatProvider, text: str = "hi",
+async def run(provider: Provider, text: str = "hi",
               origin: RequestOrigin | None = None) -> list[object]:
     request = ChatRequest(model="gpt-test", messages=[Message.user(text)],
                           origin=origin or RequestOrigin())
@@ -117,7 +119,12 @@ async def test_no_secret_in_the_file_the_json_or_curl(
     for secret in secrets:
         assert secret not in exported and secret not in curl
     assert "«redacted»" in record.url and "user:«redacted»@" in record.url
-    assert '"Authorization: Bearer ${OPENAI_API_KEY}"' in curl
+    # What was sent: httpx turns the URL's user and password into Basic auth, which
+    # replaces the key's Bearer header (the wire tap records the request as sent).
+    received = server.chat_requests[-1].headers
+    assert received["authorization"].startswith("Basic ")
+    assert ("Authorization", "Basic «redacted»") in record.request_headers
+    assert '"Authorization: Basic ${OPENAI_API_KEY}"' in curl
     assert "${X_CUSTOM_TOKEN}" in curl and "X-Plain: visible" in curl
     assert "your key «redacted»" in record.answer_text
 
