@@ -307,10 +307,12 @@ class AppContext:
         on_progress: ProgressSink | None = None,
         extra_policies: Mapping[str, Policy] | None = None,
         checkpoint: TurnCheckpoint | None = None,
+        origin: str | None = None,
     ) -> ToolRunner:
         """A tool executor for one turn: ``enabled`` names from ``registry`` (the
         built-ins, plus MCP tools when given), approval policies from settings,
-        persisted "always" grants, and the caller's approver (none: Ask = denied)."""
+        persisted "always" grants, and the caller's approver (none: Ask = denied).
+        ``origin``: the chat the turn runs in."""
         from desktop.tools.executor import ToolExecutor
         from desktop.tools.trust import ToolTrust
         from desktop.tools.workspace import Workspace
@@ -332,7 +334,7 @@ class AppContext:
             registry, space, set(enabled), timeout_s=settings.agent.tool_timeout_s,
             policies=policies, approver=approver, grants=self.grants,
             chat_grants=chat_grants, on_progress=on_progress, proxy=self.proxy,
-            trust=ToolTrust.from_settings(settings), checkpoint=checkpoint,
+            trust=ToolTrust.from_settings(settings), checkpoint=checkpoint, origin=origin,
         )
 
     @property

@@ -31,7 +31,7 @@ from desktop.chat.compare_run import (
     CompareColumn,
     CompareRun,
     CompareTarget,
-    asking_column,
+    PerModel,
 )
 from desktop.chat.events import TurnEnded, TurnFailed
 from desktop.chat.running import RunningTurn
@@ -71,12 +71,13 @@ class CompareRunner:
 
     def start(self, chat: ChatRef, text: str, targets: Sequence[CompareTarget],
               attachments: Sequence[Part] = (), *, overrides: TurnOverrides | None = None,
-              approver: Approver | UseBoard | None = BOARD,
+              approver: Approver | UseBoard | PerModel | None = BOARD,
               confirm: ConfirmContinue | UseBoard | None = BOARD,
               save: bool = True) -> CompareRun:
         """Ask ``text`` (with ``attachments``) of every target at once, after the chat's
         conversation; raises ConfigError (a sentence for the user) when it cannot start.
-        ``approver``/``confirm``/``save`` as in :meth:`ChatService.start`."""
+        ``approver``/``confirm``/``save`` as in :meth:`ChatService.start`; ``PerModel``:
+        each model's tools ask their own approver."""
         _check_count(targets)
         if not (text.strip() or attachments):
             raise ConfigError("the message is empty")
@@ -153,7 +154,8 @@ class CompareRunner:
 
     def _launch(self, chat: ChatRef, session_id: str, history: list[Message],
                 question: Message, targets: Sequence[CompareTarget], *,
-                overrides: TurnOverrides | None, approver: Approver | UseBoard | None,
+                overrides: TurnOverrides | None,
+                approver: Approver | UseBoard | PerModel | None,
                 confirm: ConfirmContinue | UseBoard | None, save: bool,
                 new_question: bool) -> CompareRun:
         if save:
@@ -168,7 +170,8 @@ class CompareRunner:
 
     def _make_run(self, chat: ChatRef, session_id: str, history: list[Message],
                   question: Message, targets: Sequence[CompareTarget], *,
-                  overrides: TurnOverrides | None, approver: Approver | UseBoard | None,
+                  overrides: TurnOverrides | None,
+                  approver: Approver | UseBoard | PerModel | None,
                   confirm: ConfirmContinue | UseBoard | None, save: bool,
                   new_question: bool) -> CompareRun:
         service = self.service
@@ -184,7 +187,13 @@ class CompareRunner:
                                list(base), list(base), model=target.model)
             column = CompareColumn(index, target, turn)
             column_overrides = _for_target(overrides, target)
-            asker = partial(self._ask, column) if isinstance(approver, UseBoard) else approver
+            asker: Approver | None
+            if isinstance(approver, UseBoard):
+                asker = partial(self._ask, column)
+            elif isinstance(approver, PerModel):
+                asker = approver.approver_for(target)
+            else:
+                asker = approver
             job: _Job
             try:
                 plan = service.plan(chat, images, column_overrides)
@@ -226,7 +235,6 @@ class CompareRunner:
             self._settle(run)
 
     async def _run_column(self, run: CompareRun, column: CompareColumn, job: _Job) -> None:
-        asking_column.set(column.target.name)  # (this task's context: its tools inherit it)
         turn = column.turn
         recorder = None
         if run.saved:

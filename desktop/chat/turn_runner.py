@@ -150,7 +150,8 @@ class TurnRunner:
             approver=partial(self._ask, turn) if isinstance(approver, UseBoard) else approver,
             grants=self.tools.chat_grants(sid), on_progress=turn.emit,
             extra_policies=overrides.policies if overrides is not None else None,
-            knowledge=plan.knowledge, checkpoint=self.tools.checkpoint(sid, turn.base))
+            knowledge=plan.knowledge, checkpoint=self.tools.checkpoint(sid, turn.base),
+            origin=sid)
         orchestrator = self.ctx.build_orchestrator(
             provider, turn.tools, settings,
             partial(self._confirm, turn) if isinstance(confirm, UseBoard) else confirm,
@@ -167,10 +168,6 @@ class TurnRunner:
         (``failure``, ``failure_info``) and told by ``failed`` (default: TurnFailed to
         its watchers) before the last saves; ``job=None``: the turn failed already.
         Then the provider is closed; :meth:`finish` is the caller's."""
-        from desktop.tools.mcp.origin import request_origin
-
-        # MCP servers that ask (sampling, elicitation) during this turn ask for this chat.
-        request_origin.set(turn.session_id)
         try:
             if job is not None:
                 plan = job.plan

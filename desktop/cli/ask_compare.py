@@ -29,7 +29,7 @@ from desktop.chat.compare_run import (
     MIN_MODELS,
     CompareRun,
     CompareTarget,
-    asking_column,
+    PerModel,
 )
 from desktop.chat.events import ChatEvent, ChatObserver, TurnEnded
 from desktop.chat.profile import ChatRef, NewChat
@@ -88,22 +88,25 @@ def compare_targets(ctx: AppContext, args: argparse.Namespace, service: ChatServ
     return targets
 
 
-def labelled(approver: Approver | None, err: TextIO) -> Approver | None:
-    """``approver`` (the terminal's) saying first which model asks, one question at a
-    time: the models' tools run at once."""
+def labelled(approver: Approver | None, err: TextIO) -> Approver | PerModel | None:
+    """``approver`` (the terminal's) for each model, saying first which model asks,
+    one question at a time: the models' tools run at once."""
     if approver is None or approver is allow_all:
         return approver
     lock = asyncio.Lock()
     ask = approver
 
-    async def labelled_approver(request: ApprovalRequest) -> ApprovalDecision:
-        async with lock:
-            err.write(f"\n[{asking_column.get() or '?'}] asks to run "
-                      f"{visible(request.tool, lines=False)}:\n")
-            err.flush()
-            return await ask(request)
+    def approver_for(target: CompareTarget) -> Approver:
+        async def labelled_approver(request: ApprovalRequest) -> ApprovalDecision:
+            async with lock:
+                err.write(f"\n[{target.name}] asks to run "
+                          f"{visible(request.tool, lines=False)}:\n")
+                err.flush()
+                return await ask(request)
 
-    return labelled_approver
+        return labelled_approver
+
+    return PerModel(approver_for)
 
 
 class ComparePrinter:

@@ -61,6 +61,8 @@ class ToolContext:
     HTTP requests a tool makes (None: httpx's defaults, which read the proxy
     variables of the environment). ``trust``: what the user lets tools reach beyond
     their safe defaults (fetch allow-list, environment variables for commands).
+    ``origin``: the chat (session id) the call is made for: an MCP server's sampling
+    or elicitation request during the call belongs to it.
     """
 
     workspace: Workspace | None = None
@@ -72,6 +74,7 @@ class ToolContext:
     proxy: Proxy | None = None
     on_progress: Callable[[float, float | None, str | None], None] | None = None
     trust: ToolTrust = field(default_factory=ToolTrust)
+    origin: str | None = None
 
     def require_workspace(self) -> Workspace:
         """The workspace, or a ``no_workspace`` ToolError telling the model none is selected."""
