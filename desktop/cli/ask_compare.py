@@ -37,14 +37,14 @@ from desktop.chat.service import ChatService
 from desktop.cli.ask import (
     EXIT_INTERRUPTED,
     NOT_PRINTED,
-    _approver,
-    _attached_files,
-    _confirm_on_tty,
-    _mcp_files,
-    _overrides,
-    _read_prompt,
-    _start_mcp,
+    attached_files,
+    confirm_on_tty,
+    mcp_config_files,
+    read_prompt,
     resolve_provider,
+    start_mcp_servers,
+    terminal_approver,
+    turn_overrides,
 )
 from desktop.cli.context import open_cli_context
 from desktop.cli.failure import fail, output_closed
@@ -185,7 +185,7 @@ class ComparePrinter:
 
 async def _compare(ctx: AppContext, args: argparse.Namespace,
                    printer: ComparePrinter) -> CompareRun:
-    prompt = _read_prompt(args.prompt)
+    prompt = read_prompt(args.prompt)
     if not prompt.strip() and not wants_mcp_inputs(args) and not args.attach:
         raise ConfigError("the prompt is empty")
     service = ChatService(ctx)
@@ -195,16 +195,16 @@ async def _compare(ctx: AppContext, args: argparse.Namespace,
             raise ConfigError(f"no session with id {args.session!r}")
         chat = args.session
     targets = compare_targets(ctx, args, service, chat)
-    mcp_files = _mcp_files(args)
-    await _start_mcp(service, mcp_files, printer.err)
+    mcp_files = mcp_config_files(args)
+    await start_mcp_servers(service, mcp_files, printer.err)
     try:
         prompt, attachments = await mcp_turn(service.tools, args, prompt)
-        attachments = [*attachments, *_attached_files(ctx, args, targets[0].config,
+        attachments = [*attachments, *attached_files(ctx, args, targets[0].config,
                                                       printer.err)]
         run = service.compare.start(
             chat, prompt, targets, attachments,
-            overrides=_overrides(args, service, targets[0].config, mcp_files),
-            approver=labelled(_approver(args), printer.err), confirm=_confirm_on_tty,
+            overrides=turn_overrides(args, service, targets[0].config, mcp_files),
+            approver=labelled(terminal_approver(args), printer.err), confirm=confirm_on_tty,
             save=not args.no_save)
         printer.start(run)
         for column in run.columns:

@@ -36,7 +36,7 @@ from desktop.core.exchange import (
 )
 from desktop.core.messages import new_id
 from desktop.core.provider import ChatRequest, ModelInfo
-from desktop.providers.stream_thread import relay
+from desktop.providers.http_endpoint import Sending
 from desktop.providers.wire_tap import WIRE_TAP
 
 if TYPE_CHECKING:
@@ -84,18 +84,18 @@ class RecordingProvider:
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         """The provider's events; recorded where it reads them (its stream thread
         when it reads there), before they are batched for the caller."""
-        source = partial(self._recorded, request)
-        events = relay(source) if self.inner.reads_on_stream_thread else source()
+        events = self.inner.read(partial(self._recorded, request))
         async with contextlib.aclosing(events):
             async for event in events:
                 yield event
 
-    async def _recorded(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
+    async def _recorded(self, request: ChatRequest, sending: Sending
+                        ) -> AsyncGenerator[StreamEvent, None]:
         inner = self.inner
         capture = ExchangeCapture(self.recording, inner.name, request, inner.secrets)
+        tapped = Sending({**(sending.extensions or {}), WIRE_TAP: capture}, sending.on_retry)
         try:  # closed here: a stream the consumer stops must not be left to the GC
-            async with contextlib.aclosing(
-                    inner.events(request, extensions={WIRE_TAP: capture})) as events:
+            async with contextlib.aclosing(inner.events(request, tapped)) as events:
                 record = capture.event
                 async for event in events:
                     record(event)
