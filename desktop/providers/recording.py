@@ -22,7 +22,7 @@ import dataclasses
 import time
 from collections.abc import AsyncGenerator
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 import httpx
 
@@ -80,6 +80,12 @@ class RecordingProvider:
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         """The provider's events; recorded where it reads them (its stream thread

@@ -5,6 +5,7 @@ no secret anywhere in the file, the JSON or the curl command; retries; timings).
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from desktop.providers.recording import recorded as with_recording
 from desktop.providers.retry import RetryPolicy
 from desktop.storage.inspector_records import ExchangeRecord
 from desktop.storage.inspector_writer import InspectorWriter
-from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse
+from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
 
 KEY = "sk-inspector-secret-0123456789"
 HEADER_TOKEN = "hdr-token-abcdef123456"
@@ -157,3 +158,19 @@ async def test_nothing_is_recorded_without_a_recording(server: FakeOpenAIServer,
     provider = OpenAIChatProvider(server.base_url, KEY)
     await run(provider)
     assert not (tmp_path / "inspector.sqlite").exists()
+
+
+async def test_a_compressed_stream_is_recorded_as_the_text_the_server_wrote(
+        server: FakeOpenAIServer, writer: InspectorWriter) -> None:
+    plain = text_stream("Squeezed but readable.", 4)
+    packer = zlib.compressobj(wbits=16 + zlib.MAX_WBITS)  # gzip, flushed per event
+    packed = [packer.compress(c) + packer.flush(zlib.Z_SYNC_FLUSH) for c in plain]
+    packed[-1] += packer.flush()
+    server.enqueue(ScriptedResponse(chunks=packed, headers={
+        "Content-Type": "text/event-stream", "Content-Encoding": "gzip"}))
+    events = await run(provider_for(server.base_url, writer))
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == \
+        "Squeezed but readable."
+    [record] = recorded(writer)
+    assert b"".join(c.data for c in record.chunks) == b"".join(plain)
+    assert record.answer_text == "Squeezed but readable."
