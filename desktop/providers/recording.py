@@ -54,7 +54,10 @@ CONTENT_EVENTS = frozenset({"text_delta", "reasoning_delta", "tool_call_started"
 
 def recorded(provider: HttpProvider, recording: ExchangeRecording | None
              ) -> HttpProvider | RecordingProvider:
-    """``provider``, its streamed requests recorded when there is a ``recording``."""
+    """``provider``, its streamed requests recorded when there is a ``recording``.
+    (What goes over the wire is told by the clients the provider makes; a client
+    given to it records only if its transport is a
+    :class:`~desktop.providers.wire_tap.WireTap`.)"""
     return provider if recording is None else RecordingProvider(provider, recording)
 
 
