@@ -98,3 +98,13 @@ def test_the_check_sees_each_kind_of_crossing(tmp_path: Path) -> None:
         "chat/probe.py:2 imports _helper from desktop.chat.service",
         "chat/probe.py:7 uses service._running",
     ]
+
+
+def test_no_context_variable_carries_a_hidden_parameter() -> None:
+    """What a call needs is passed to it (the request's origin, the tool call's chat,
+    the caller's loop), not left in a context variable for code far below to read."""
+    found = [f"{path.relative_to(ROOT)}:{node.lineno}"
+             for path in sorted(ROOT.rglob("*.py"))
+             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("ContextVar")]
+    assert not found, found
