@@ -310,10 +310,12 @@ class AppContext:
         on_progress: ProgressSink | None = None,
         extra_policies: Mapping[str, Policy] | None = None,
         checkpoint: TurnCheckpoint | None = None,
+        origin: str | None = None,
     ) -> ToolRunner:
         """A tool executor for one turn: ``enabled`` names from ``registry`` (the
         built-ins, plus MCP tools when given), approval policies from settings,
-        persisted "always" grants, and the caller's approver (none: Ask = denied)."""
+        persisted "always" grants, and the caller's approver (none: Ask = denied).
+        ``origin``: the chat the turn runs in."""
         from desktop.tools.executor import ToolExecutor
         from desktop.tools.trust import ToolTrust
         from desktop.tools.workspace import Workspace
@@ -336,7 +338,7 @@ class AppContext:
             policies=policies, approver=approver, grants=self.grants,
             chat_grants=chat_grants, on_progress=on_progress, proxy=self.proxy,
             trust=ToolTrust.from_settings(settings, hidden_paths=(str(self.paths.root),)),
-            checkpoint=checkpoint,
+            checkpoint=checkpoint, origin=origin,
         )
 
     @property

@@ -107,9 +107,11 @@ class ChatTools:
                on_progress: ProgressSink | None,
                extra_policies: Mapping[str, Policy] | None = None,
                knowledge: Sequence[str] = (),
-               checkpoint: TurnCheckpoint | None = None) -> ToolRunner:
+               checkpoint: TurnCheckpoint | None = None,
+               origin: str | None = None) -> ToolRunner:
         """An executor for one turn (``NoTools`` when nothing is enabled).
-        ``knowledge``: the chat's knowledge bases, searched by ``search_knowledge``."""
+        ``knowledge``: the chat's knowledge bases, searched by ``search_knowledge``.
+        ``origin``: the chat the turn runs in (MCP servers' questions belong to it)."""
         if not names:
             return NoTools()
         registry = self.registry()
@@ -132,7 +134,7 @@ class ChatTools:
         return self.ctx.build_tools(workspace, names, registry=registry, settings=settings,
                                     approver=approver, chat_grants=grants,
                                     on_progress=on_progress, extra_policies=extra_policies,
-                                    checkpoint=checkpoint)
+                                    checkpoint=checkpoint, origin=origin)
 
     # -- MCP --------------------------------------------------------------------------
 

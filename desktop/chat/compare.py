@@ -9,16 +9,15 @@ saved once; every column's answer is saved as a child of it, so the answers are
 answer with its error and leaves the others alone. When the run ends the kept
 column (by default the first) is the active branch. Qt-free.
 
-The runner is the service's collaborator: it uses the service's own turn assembly
-(``_build``), running-turn table and end-of-turn bookkeeping (``_finish``) rather
-than copies of them, so a compare run behaves like any turn to everyone else
-(chat list state, Stop, shutdown, titles).
+Each column's turn is built, run and ended by the chat service's
+:class:`~desktop.chat.turn_runner.TurnRunner`, and the run as a whole is a turn of
+that runner too (its group turn), so a compare run behaves like any turn to everyone
+else (chat list state, Stop, shutdown, titles).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
@@ -32,17 +31,16 @@ from desktop.chat.compare_run import (
     CompareColumn,
     CompareRun,
     CompareTarget,
-    asking_column,
+    PerModel,
 )
 from desktop.chat.events import TurnEnded, TurnFailed
-from desktop.chat.generation_stats import GenerationMeter
 from desktop.chat.running import RunningTurn
 from desktop.chat.service import ChatService
 from desktop.chat.turn_plan import TurnOverrides, TurnPlan
-from desktop.chat.turn_saving import finish_saving
+from desktop.chat.turn_runner import TurnJob
 from desktop.chat.use_board import BOARD, UseBoard
 from desktop.core.conversation import SessionRecorder
-from desktop.core.error_codes import ERROR_KEY, ErrorInfo, unexpected
+from desktop.core.error_codes import ERROR_KEY
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.messages import ImagePart, Message, Part, TextPart
 from desktop.core.orchestrator import RunResult
@@ -51,14 +49,14 @@ from desktop.tools.approval import ApprovalDecision
 
 if TYPE_CHECKING:
     from desktop.chat.profile import ChatRef
-    from desktop.core.orchestrator import ConfirmContinue, Orchestrator
+    from desktop.core.orchestrator import ConfirmContinue
     from desktop.storage.branches import ActiveBranch
     from desktop.tools.approval import ApprovalRequest, Approver
 
 log = logging.getLogger(__name__)
 
 #: What a column runs: its loop and plan, or why it could not start.
-_Job = tuple["Orchestrator", TurnPlan] | str
+_Job = TurnJob | str
 
 
 class CompareRunner:
@@ -73,12 +71,13 @@ class CompareRunner:
 
     def start(self, chat: ChatRef, text: str, targets: Sequence[CompareTarget],
               attachments: Sequence[Part] = (), *, overrides: TurnOverrides | None = None,
-              approver: Approver | UseBoard | None = BOARD,
+              approver: Approver | UseBoard | PerModel | None = BOARD,
               confirm: ConfirmContinue | UseBoard | None = BOARD,
               save: bool = True) -> CompareRun:
         """Ask ``text`` (with ``attachments``) of every target at once, after the chat's
         conversation; raises ConfigError (a sentence for the user) when it cannot start.
-        ``approver``/``confirm``/``save`` as in :meth:`ChatService.start`."""
+        ``approver``/``confirm``/``save`` as in :meth:`ChatService.start`; ``PerModel``:
+        each model's tools ask their own approver."""
         _check_count(targets)
         if not (text.strip() or attachments):
             raise ConfigError("the message is empty")
@@ -103,7 +102,7 @@ class CompareRunner:
         """Answer an earlier question again with other models: ``message_id`` is the
         question or one of its answers; the new answers become its siblings."""
         _check_count(targets, minimum=1)
-        self._not_busy(session_id)
+        self.service.runner.check_idle(session_id)
         self.service.locks.claim(session_id)  # (before the shown branch changes)
         try:
             return self._ask_others(session_id, message_id, targets, overrides)
@@ -149,22 +148,14 @@ class CompareRunner:
 
     def _chat_for(self, chat: ChatRef, plan: TurnPlan, attachments: Sequence[Part],
                   text: str) -> str:
-        service = self.service
-        if isinstance(chat, str):
-            if service.ctx.sessions.get_session(chat) is None:
-                raise ConfigError(f"no chat with id {chat!r}")
-            self._not_busy(chat)
-            return chat
-        return service._ensure_chat(chat, plan, text, attachments)
-
-    def _not_busy(self, session_id: str) -> None:
-        if session_id in self.service._running:
-            raise ConfigError("This chat is still answering; stop it first.",
-                              code="still_answering")
+        session_id = self.service.open_chat(chat, plan, text, attachments)
+        self.service.runner.check_idle(session_id)
+        return session_id
 
     def _launch(self, chat: ChatRef, session_id: str, history: list[Message],
                 question: Message, targets: Sequence[CompareTarget], *,
-                overrides: TurnOverrides | None, approver: Approver | UseBoard | None,
+                overrides: TurnOverrides | None,
+                approver: Approver | UseBoard | PerModel | None,
                 confirm: ConfirmContinue | UseBoard | None, save: bool,
                 new_question: bool) -> CompareRun:
         if save:
@@ -179,7 +170,8 @@ class CompareRunner:
 
     def _make_run(self, chat: ChatRef, session_id: str, history: list[Message],
                   question: Message, targets: Sequence[CompareTarget], *,
-                  overrides: TurnOverrides | None, approver: Approver | UseBoard | None,
+                  overrides: TurnOverrides | None,
+                  approver: Approver | UseBoard | PerModel | None,
                   confirm: ConfirmContinue | UseBoard | None, save: bool,
                   new_question: bool) -> CompareRun:
         service = self.service
@@ -187,7 +179,6 @@ class CompareRunner:
         title = info.title if info is not None else ""
         base = [*history, question]
         group = RunningTurn(session_id, title, list(base), list(base), model=targets[0].model)
-        group.observers = list(service._observers.get(session_id, []))
         images = [p for p in question.parts if isinstance(p, ImagePart)]
         columns: list[CompareColumn] = []
         jobs: list[_Job] = []
@@ -196,11 +187,17 @@ class CompareRunner:
                                list(base), list(base), model=target.model)
             column = CompareColumn(index, target, turn)
             column_overrides = _for_target(overrides, target)
-            asker = partial(self._ask, column) if isinstance(approver, UseBoard) else approver
+            asker: Approver | None
+            if isinstance(approver, UseBoard):
+                asker = partial(self._ask, column)
+            elif isinstance(approver, PerModel):
+                asker = approver.approver_for(target)
+            else:
+                asker = approver
             job: _Job
             try:
                 plan = service.plan(chat, images, column_overrides)
-                job = (service._build(turn, plan, column_overrides, asker, confirm), plan)
+                job = service.runner.build(turn, plan, column_overrides, asker, confirm)
             except AssistaError as exc:
                 job = str(exc)
             columns.append(column)
@@ -209,8 +206,7 @@ class CompareRunner:
             raise ConfigError(str(jobs[0]))
         run = CompareRun(session_id, question, columns, group, saved=save)
         self.runs[session_id] = run
-        service._running[session_id] = group
-        service.chat_states.set(session_id, "answering")
+        service.runner.begin(group)
         group.task = asyncio.ensure_future(self._run(run, jobs, new_question))
         return run
 
@@ -239,52 +235,28 @@ class CompareRunner:
             self._settle(run)
 
     async def _run_column(self, run: CompareRun, column: CompareColumn, job: _Job) -> None:
-        from desktop.tools.mcp.origin import request_origin
-
-        request_origin.set(run.session_id)
-        asking_column.set(column.target.name)  # (this task's context: its tools inherit it)
         turn = column.turn
         recorder = None
         if run.saved:
             column.store = ColumnStore(self.service.ctx.sessions, run.question.id)
             recorder = SessionRecorder(column.store, run.session_id, turn.emit)
-        orchestrator = None
+        if isinstance(job, str):
+            turn.failure = job
         try:
-            if isinstance(job, str):
-                turn.failure = job
-            else:
-                orchestrator, plan = job
-                meter = GenerationMeter(recorder or turn.emit, turn.history, plan.system)
-                turn.result = await orchestrator.run(
-                    turn.history, model=plan.model, system=plan.system, sink=meter,
-                    temperature=plan.temperature)
-                turn.result.new_messages = meter.patch(turn.result.new_messages)
-        except asyncio.CancelledError:
-            log.info("compare column %s stopped", column.target.name)
-        except AssistaError as exc:
-            turn.failure, turn.failure_info = str(exc), exc.info
-        except Exception as exc:
-            log.exception("compare column failed")
-            turn.failure, turn.failure_info = unexpected(exc)
-        finally:
-            if turn.failure is not None:
-                self._record_failure(column, turn.failure, turn.failure_info, recorder)
-            try:
-                if recorder is not None:
-                    await finish_saving(turn, recorder)
-                if orchestrator is not None:
-                    with contextlib.suppress(Exception):
-                        await orchestrator.provider.aclose()
-            finally:  # (also when stopped again meanwhile)
-                column.ended = True
-                turn.emit(TurnEnded(run.session_id, column.status))
+            await self.service.runner.execute(
+                turn, None if isinstance(job, str) else job, recorder,
+                failed=partial(self._record_failure, column, recorder))
+        finally:  # (also when stopped again meanwhile)
+            column.ended = True
+            turn.emit(TurnEnded(run.session_id, column.status))
 
     @staticmethod
-    def _record_failure(column: CompareColumn, error: str, info: ErrorInfo | None,
-                        recorder: SessionRecorder | None) -> None:
+    def _record_failure(column: CompareColumn, recorder: SessionRecorder | None,
+                        turn: RunningTurn) -> None:
         """A column that failed without an answer on record gets one: failed, with
         the error, so the sibling says what happened."""
-        column.turn.emit(TurnFailed(error, info))
+        error, info = turn.failure or "", turn.failure_info
+        turn.emit(TurnFailed(error, info))
         if column.first_id is not None:
             return
         target = column.target
@@ -292,7 +264,7 @@ class CompareRunner:
                          provider=target.config.name,
                          provider_data={ERROR_KEY: info.to_json()} if info else {})
         column.first_id = failed.id
-        column.turn.history.append(failed)
+        turn.history.append(failed)
         if recorder is not None:
             recorder.queue.put(failed)
 
@@ -325,7 +297,7 @@ class CompareRunner:
         run.ended = True  # (before the chat service's observers hear of it)
         if self.runs.get(run.session_id) is run:
             del self.runs[run.session_id]  # its watchers hold it; the runner is done
-        self.service._finish(group)
+        self.service.runner.finish(group)
         for callback in list(run.on_end):
             try:
                 callback(run)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -27,14 +26,11 @@ from desktop.core.save_queue import MessageStore
 if TYPE_CHECKING:
     from desktop.chat.approvals import PendingApproval
     from desktop.core.settings import ProviderConfig
-    from desktop.tools.approval import ApprovalRequest
+    from desktop.tools.approval import ApprovalRequest, Approver
 
 MIN_MODELS = 2
 MAX_MODELS = 4
 
-#: The name of the compare column whose task is running (its tools, its approvals):
-#: a terminal asking for approval says which model asks.
-asking_column: ContextVar[str] = ContextVar("compare_column", default="")
 
 
 @dataclass(frozen=True)
@@ -48,6 +44,14 @@ class CompareTarget:
     @property
     def name(self) -> str:
         return self.label or self.model
+
+
+@dataclass(frozen=True)
+class PerModel:
+    """An approver for each model of a run, made for it (a terminal's asking says
+    which model asks)."""
+
+    approver_for: Callable[[CompareTarget], Approver]
 
 
 class ColumnStore:

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from desktop.core.events import EndEvent, ErrorEvent, TextDelta
-from desktop.core.provider import ChatRequest
+from desktop.core.provider import ChatRequest, RequestOrigin
 from desktop.tools.mcp.server_requests import SamplingAnswer, SamplingDenied, SamplingRequest
 
 if TYPE_CHECKING:
@@ -58,7 +58,8 @@ class ChatSampler:
         chat_request = ChatRequest(
             model=model, messages=list(request.messages), system=request.system_prompt,
             temperature=request.temperature,
-            max_tokens=min(max(request.max_tokens, 1), MAX_SAMPLING_TOKENS))
+            max_tokens=min(max(request.max_tokens, 1), MAX_SAMPLING_TOKENS),
+            origin=RequestOrigin(request.origin))  # recorded as the asking chat's
         text: list[str] = []
         stop_reason = "endTurn"
         try:

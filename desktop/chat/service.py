@@ -10,25 +10,15 @@ finishes, and is then marked unread. Qt-free.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import TYPE_CHECKING
 
 from desktop.chat.approvals import ApprovalBoard, PendingApproval
 from desktop.chat.chat_settings import ChatSettings
 from desktop.chat.chat_states import ChatStates, StateObserver
 from desktop.chat.chat_tools import ChatTools
-from desktop.chat.events import (
-    ChatObserver,
-    ChatState,
-    ProviderRetrying,
-    TurnEnded,
-    TurnFailed,
-    TurnQueued,
-)
-from desktop.chat.generation_stats import GenerationMeter
+from desktop.chat.events import ChatObserver, ChatState
 from desktop.chat.limiter import ProviderLimiter
 from desktop.chat.message_edits import CONTINUATION_KEY, CONTINUE_PROMPT, MessageEdits
 from desktop.chat.profile import ChatProfiles, ChatRef
@@ -36,11 +26,10 @@ from desktop.chat.running import RunningTurn
 from desktop.chat.titling import ChatTitler
 from desktop.chat.turn_locks import TurnLocks
 from desktop.chat.turn_plan import TurnOverrides, TurnPlan, plan_turn
-from desktop.chat.turn_saving import finish_saving
+from desktop.chat.turn_runner import TurnJob, TurnRunner
 from desktop.chat.use_board import BOARD, UseBoard
 from desktop.core.conversation import SessionRecorder, auto_title
-from desktop.core.error_codes import unexpected
-from desktop.core.errors import AssistaError, ConfigError
+from desktop.core.errors import ConfigError
 from desktop.core.messages import Message, Part, TextPart
 
 if TYPE_CHECKING:
@@ -48,7 +37,7 @@ if TYPE_CHECKING:
     from desktop.core.orchestrator import ConfirmContinue
     from desktop.core.settings import AppSettings
     from desktop.storage.branches import ActiveBranch
-    from desktop.tools.approval import ApprovalDecision, ApprovalRequest, Approver
+    from desktop.tools.approval import Approver
 
 log = logging.getLogger(__name__)
 
@@ -65,10 +54,11 @@ class ChatService:
         self.approvals = ApprovalBoard()
         self.edits = MessageEdits(ctx.sessions)
         self.limiter = ProviderLimiter(self._slot_limit)
-        self._running: dict[str, RunningTurn] = {}
         self.locks = TurnLocks(ctx.paths.root)  # a chat answers in one process at a time
-        self._observers: dict[str, list[ChatObserver]] = {}
-        self.chat_states = ChatStates()
+        # Builds, runs and ends every turn (this service's and each compare column's).
+        self.runner = TurnRunner(ctx, self.tools, self.approvals, self.limiter, self.locks)
+        self.runner.on_ended.append(self._turn_ended)
+        self.chat_states: ChatStates = self.runner.states
         self.on_state: list[StateObserver] = self.chat_states.observers
         self.on_sessions_changed: list[Callable[[], None]] = []
         self.approvals.on_request.append(self._approval_opened)
@@ -90,23 +80,7 @@ class ChatService:
         """Watch a chat: first everything its running turn streamed so far, then live.
         Looking at a chat marks it read (a failed one stays failed until its next turn).
         Returns the function that stops watching."""
-        self._observers.setdefault(session_id, []).append(observer)
-        running = self._running.get(session_id)
-        if running is not None:
-            running.observers.append(observer)
-            running.replay(observer)
-        elif self.chat_states.get(session_id) == "unread":  # ("failed" stays: it is not
-            self.chat_states.set(session_id, "idle")       # mended by looking at it)
-
-        def unobserve() -> None:
-            watchers = self._observers.get(session_id, [])
-            if observer in watchers:
-                watchers.remove(observer)
-            turn = self._running.get(session_id)
-            if turn is not None and observer in turn.observers:
-                turn.observers.remove(observer)
-
-        return unobserve
+        return self.runner.observe(session_id, observer)
 
     def state(self, session_id: str) -> ChatState:
         return self.chat_states.get(session_id)
@@ -115,10 +89,10 @@ class ChatService:
         return self.chat_states.all()
 
     def running(self, session_id: str | None) -> RunningTurn | None:
-        return self._running.get(session_id) if session_id else None
+        return self.runner.running(session_id)
 
     def running_ids(self) -> list[str]:
-        return list(self._running)
+        return self.runner.running_ids()
 
     # -- turns -------------------------------------------------------------------------
 
@@ -155,17 +129,13 @@ class ChatService:
         turn = RunningTurn(session_id, info.title if info else "", [], history,
                            model=plan.model)
         turn.base = [*history, *([user] if user is not None else [])]
-        turn.observers = list(self._observers.get(session_id, []))
-        self._running[session_id] = turn
-        self.chat_states.set(session_id, "answering")
+        self.runner.begin(turn)
         try:
-            orchestrator = self._build(turn, plan, overrides, approver, confirm)
+            job = self.runner.build(turn, plan, overrides, approver, confirm)
         except BaseException:
-            self._running.pop(session_id, None)
-            self.locks.release(session_id)
-            self.chat_states.set(session_id, "idle")
+            self.runner.abandon(turn)
             raise
-        turn.task = asyncio.ensure_future(self._run(turn, orchestrator, plan, user, save))
+        turn.task = asyncio.ensure_future(self._run(turn, job, user, save))
         if save and branch_from is None and not (regenerate or continuation):
             self.chats.set_draft(chat, "")  # the draft was this message
         return turn
@@ -175,13 +145,12 @@ class ChatService:
         """The chat's id (a new chat is created) and what its turn starts from, with its
         lock held: a chat answers in one process at a time (:mod:`.turn_locks`)."""
         sid = chat if isinstance(chat, str) else None
-        if sid is not None and sid in self._running:
-            raise ConfigError("This chat is still answering; stop it first.",
-                              code="still_answering")
+        if sid is not None:
+            self.runner.check_idle(sid)
         try:
             if sid is not None:
                 self.locks.claim(sid)  # (before anything in it changes)
-            sid = self._ensure_chat(chat, plan, text, attachments)
+            sid = self.open_chat(chat, plan, text, attachments, switch=True)
             self.locks.claim(sid)
             sessions = self.ctx.sessions
             return sid, (sessions.start_branch(sid, branch_from) if branch_from is not None
@@ -191,13 +160,17 @@ class ChatService:
                 self.locks.release(sid)
             raise
 
-    def _ensure_chat(self, chat: ChatRef, plan: TurnPlan, text: str,
-                     attachments: Sequence[Part]) -> str:
+    def open_chat(self, chat: ChatRef, plan: TurnPlan, text: str,
+                  attachments: Sequence[Part] = (), *, switch: bool = False) -> str:
+        """The id of ``chat``: a new chat is created (titled after ``text``, or the
+        attachments' names) with ``plan``'s provider and model; an existing one must
+        exist (ConfigError) and, with ``switch``, takes ``plan``'s provider and model."""
         if isinstance(chat, str):
             if self.ctx.sessions.get_session(chat) is None:
                 raise ConfigError(f"no chat with id {chat!r}")
-            self.ctx.sessions.update_session(chat, provider_id=plan.config.id,
-                                             model=plan.model)
+            if switch:
+                self.ctx.sessions.update_session(chat, provider_id=plan.config.id,
+                                                 model=plan.model)
             return chat
         names = [getattr(p, "name", None) or "attachment" for p in attachments]
         info = self.ctx.sessions.create_session(
@@ -211,37 +184,8 @@ class ChatService:
         self._sessions_changed()
         return info.id
 
-    def _build(self, turn: RunningTurn, plan: TurnPlan, overrides: TurnOverrides | None,
-               approver: Approver | UseBoard | None,
-               confirm: ConfirmContinue | UseBoard | None) -> Orchestrator:
-        settings = self.ctx.settings.current
-        sid = turn.session_id
-        raw = self.ctx.build_provider(plan.config, on_retry=partial(self._retrying, turn,
-                                                                      plan.config.name))
-        turn.retry_limit = int(getattr(getattr(raw, "retry", None), "max_retries", 0))
-        provider = self.limiter.wrap(raw, plan.config.id, on_wait=partial(self._queued, turn))
-        turn.tools = self.tools.runner(
-            list(plan.tools), workspace=plan.workspace, settings=settings,
-            approver=partial(self._ask, turn) if isinstance(approver, UseBoard) else approver,
-            grants=self.tools.chat_grants(sid), on_progress=turn.emit,
-            extra_policies=overrides.policies if overrides is not None else None,
-            knowledge=plan.knowledge, checkpoint=self.tools.checkpoint(sid, turn.base))
-        orchestrator = self.ctx.build_orchestrator(
-            provider, turn.tools, settings,
-            partial(self._confirm, turn) if isinstance(confirm, UseBoard) else confirm,
-            config=plan.config, model=plan.model)
-        # The chat's own options over the provider's defaults, by the loop's one route.
-        orchestrator.request_options = plan.request
-        return orchestrator
-
-    async def _run(self, turn: RunningTurn, orchestrator: Orchestrator, plan: TurnPlan,
-                   user: Message | None, save: bool) -> None:
-        # MCP servers that ask (sampling, elicitation) during this turn ask for this chat.
-        from desktop.core.exchange_origin import set_session
-        from desktop.tools.mcp.origin import request_origin
-
-        request_origin.set(turn.session_id)
-        set_session(turn.session_id)  # what the request inspector records belongs to it
+    async def _run(self, turn: RunningTurn, job: TurnJob, user: Message | None,
+                   save: bool) -> None:
         recorder = SessionRecorder(self.ctx.sessions, turn.session_id, turn.emit) if save \
             else None
         try:
@@ -249,75 +193,23 @@ class ChatService:
                 turn.history.append(user)
                 if recorder is not None:  # saved off the loop, before the answer
                     recorder.queue.put(user)
-            # The meter goes first: the recorder saves the answer with its stats.
-            meter = GenerationMeter(recorder or turn.emit, turn.history, plan.system)
-            turn.result = await orchestrator.run(
-                turn.history, model=plan.model, system=plan.system, sink=meter,
-                temperature=plan.temperature)
-            turn.result.new_messages = meter.patch(turn.result.new_messages)
-        except asyncio.CancelledError:
-            log.info("turn of %s stopped", turn.session_id)
-        except AssistaError as exc:
-            turn.failure, turn.failure_info = str(exc), exc.info
-            turn.emit(TurnFailed(str(exc), exc.info))
-        except Exception as exc:
-            log.exception("turn failed")
-            turn.failure, turn.failure_info = unexpected(exc)
-            turn.emit(TurnFailed(turn.failure, turn.failure_info))
-        finally:
-            try:
-                if recorder is not None:
-                    await finish_saving(turn, recorder)
-                with contextlib.suppress(Exception):
-                    await orchestrator.provider.aclose()
-            finally:  # (also when stopped again meanwhile: the chat must not stay busy)
-                self._finish(turn)
+            await self.runner.execute(turn, job, recorder)
+        finally:  # (also when stopped again meanwhile: the chat must not stay busy)
+            self.runner.finish(turn)
 
-    def _finish(self, turn: RunningTurn) -> None:
-        sid = turn.session_id
-        self._running.pop(sid, None)
-        self.locks.release(sid)
-        status = "stopped" if turn.result is None and turn.failure is None else (
-            "failed" if turn.result is None else turn.result.status)
-        failed = turn.failure is not None or status == "error"
-        if sid.startswith("unsaved-"):
-            state: ChatState = "idle"
-        elif failed:  # (watched or not: the chat list marks it until it answers)
-            state = "failed"
-        else:
-            state = "idle" if self._observers.get(sid) else "unread"
-        self.chat_states.set(sid, state)
-        turn.emit(TurnEnded(sid, status))
+    def _turn_ended(self, turn: RunningTurn, status: str) -> None:
         self._sessions_changed()
-        self.titles.turn_ended(sid, status, turn.history)
+        self.titles.turn_ended(turn.session_id, status, turn.history)
 
-    # -- callbacks from a running turn -------------------------------------------------
-
-    def _retrying(self, turn: RunningTurn, name: str, attempt: int, delay_s: float,
-                  reason: str) -> None:
-        turn.emit(ProviderRetrying(name, attempt, delay_s, reason, turn.retry_limit))
-
-    def _queued(self, turn: RunningTurn, waiting: bool) -> None:
-        self.chat_states.set(turn.session_id, "queued" if waiting else "answering")
-        turn.emit(TurnQueued(waiting))
-
-    async def _ask(self, turn: RunningTurn, request: ApprovalRequest) -> ApprovalDecision:
-        return await self.approvals.ask(request, turn.session_id, turn.title)
-
-    async def _confirm(self, turn: RunningTurn, rounds: int) -> bool:
-        self.chat_states.set(turn.session_id, "approval")
-        try:
-            return await turn.ask_confirm(rounds)
-        finally:
-            if turn.session_id in self._running:
-                self.chat_states.set(turn.session_id, "answering")
+    # -- the board -----------------------------------------------------------------------
 
     def _approval_opened(self, pending: PendingApproval) -> None:
-        if pending.session_id in self._running:
+        if self.runner.running(pending.session_id) is not None:
             self.chat_states.set(pending.session_id, "approval")
 
     def _approval_closed(self, _call_id: str) -> None:
-        for sid, turn in self._running.items():
+        for turn in self.runner.turns():
+            sid = turn.session_id
             if self.chat_states.get(sid) == "approval" and not turn.confirm_pending and \
                     not self.approvals.for_chat(sid):
                 self.chat_states.set(sid, "answering")
@@ -326,18 +218,18 @@ class ChatService:
 
     def stop(self, session_id: str | None) -> None:
         """Stop a chat's answer; what streamed is kept, marked stopped."""
-        turn = self._running.get(session_id) if session_id else None
+        turn = self.runner.running(session_id)
         if turn is None:
             return
         self.approvals.deny_chat(turn.session_id, "The user stopped the answer.")
         turn.cancel()
 
     def stop_all(self) -> None:
-        for session_id in list(self._running):
+        for session_id in self.runner.running_ids():
             self.stop(session_id)
 
     def answer_confirm(self, session_id: str, proceed: bool) -> None:
-        turn = self._running.get(session_id)
+        turn = self.runner.running(session_id)
         if turn is not None:
             turn.answer_confirm(proceed)
 
@@ -347,13 +239,13 @@ class ChatService:
         return bool(cancel(call_id)) if cancel is not None else False
 
     async def wait(self, session_id: str) -> None:
-        turn = self._running.get(session_id)
+        turn = self.runner.running(session_id)
         if turn is not None and turn.task is not None:
             await asyncio.gather(turn.task, return_exceptions=True)
 
     async def wait_idle(self) -> None:
-        while self._running:
-            tasks = [t.task for t in self._running.values() if t.task is not None]
+        while turns := self.runner.turns():
+            tasks = [t.task for t in turns if t.task is not None]
             await asyncio.gather(*tasks, return_exceptions=True)
 
     async def shutdown(self) -> None:
@@ -374,9 +266,7 @@ class ChatService:
 
     def delete_message(self, session_id: str, message_id: str) -> ActiveBranch:
         """Delete a message and what follows it (not while the chat answers)."""
-        if session_id in self._running:
-            raise ConfigError("This chat is still answering; stop it first.",
-                              code="still_answering")
+        self.runner.check_idle(session_id)
         branch = self.edits.delete_from(session_id, message_id)
         self._sessions_changed()
         return branch
@@ -394,7 +284,7 @@ class ChatService:
     def rename_chat(self, session_id: str, title: str) -> None:
         title = title.strip() or "New chat"
         self.ctx.sessions.rename_session(session_id, title)
-        if (turn := self._running.get(session_id)) is not None:
+        if (turn := self.runner.running(session_id)) is not None:
             turn.title = title
         self._sessions_changed()
 
@@ -405,6 +295,3 @@ class ChatService:
             except Exception:
                 log.exception("a chat-list observer failed")
 
-
-if TYPE_CHECKING:
-    from desktop.core.orchestrator import Orchestrator

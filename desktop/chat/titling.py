@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 
 from desktop.chat.title_request import title_call, title_complete
 from desktop.core.events import TextDelta
-from desktop.core.exchange_origin import set_session
 from desktop.core.messages import Message
+from desktop.core.provider import RequestOrigin
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
@@ -145,7 +145,7 @@ class ChatTitler:
         reasoning = self.ctx.capabilities_for(job.config, job.model).reasoning
         call = title_call(job.config, job.model, reasoning, TITLE_PROMPT, conversation)
         # Recorded as the chat's, not as the answer the task was started after.
-        set_session(job.session_id)
+        call.request.origin = RequestOrigin(job.session_id)
         provider = self.ctx.build_provider(call.config)
         reply = ""
         try:

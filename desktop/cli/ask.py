@@ -166,7 +166,7 @@ class _Printer:
             self.lines.write(f"  … {visible(event.text, lines=False)}{share}\n")
 
 
-async def _confirm_on_tty(rounds: int) -> bool:
+async def confirm_on_tty(rounds: int) -> bool:
     if not sys.stdin.isatty():
         return False
     answer = await asyncio.to_thread(
@@ -174,7 +174,7 @@ async def _confirm_on_tty(rounds: int) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
-def _read_prompt(prompt: str) -> str:
+def read_prompt(prompt: str) -> str:
     """The prompt as text; bytes that are not UTF-8 (argv keeps them as surrogates,
     stdin as they came) become U+FFFD, with a warning, instead of failing later."""
     raw = (sys.stdin.buffer.read() if prompt == "-"
@@ -186,14 +186,15 @@ def _read_prompt(prompt: str) -> str:
     return text
 
 
-def _mcp_files(args: argparse.Namespace) -> list[McpServerConfig]:
+def mcp_config_files(args: argparse.Namespace) -> list[McpServerConfig]:
     configs: list[McpServerConfig] = []
     for path in getattr(args, "mcp_config", None) or []:
         configs += load_mcp_config(path)
     return configs
 
 
-async def _start_mcp(service: ChatService, extra: list[McpServerConfig], err: TextIO) -> None:
+async def start_mcp_servers(service: ChatService, extra: list[McpServerConfig],
+                            err: TextIO) -> None:
     """The configured MCP servers plus those of --mcp-config files."""
     if not extra and not service.ctx.settings.current.mcp_servers:
         return
@@ -211,7 +212,7 @@ async def _start_mcp(service: ChatService, extra: list[McpServerConfig], err: Te
             err.write(f"assista: warning: {visible(reason)}\n")
 
 
-def _approver(args: argparse.Namespace) -> Approver | None:
+def terminal_approver(args: argparse.Namespace) -> Approver | None:
     if getattr(args, "approve_all", False):
         return allow_all
     if sys.stdin.isatty():
@@ -219,7 +220,7 @@ def _approver(args: argparse.Namespace) -> Approver | None:
     return None  # nobody to ask: calls that need approval are denied
 
 
-def _overrides(args: argparse.Namespace, service: ChatService, config: ProviderConfig,
+def turn_overrides(args: argparse.Namespace, service: ChatService, config: ProviderConfig,
                mcp_files: list[McpServerConfig]) -> TurnOverrides:
     """What the command line sets for this turn; the chat's own prompt, assistant,
     custom instructions, workspace and tool switches apply to everything else."""
@@ -249,7 +250,7 @@ def _knowledge_bases(service: ChatService, args: argparse.Namespace) -> list[Kno
     return bases
 
 
-def _attached_files(ctx: AppContext, args: argparse.Namespace, config: ProviderConfig,
+def attached_files(ctx: AppContext, args: argparse.Namespace, config: ProviderConfig,
                     err: TextIO) -> list[Part]:
     """The --attach files as message parts, cut to the model's budget (said on stderr)."""
     from pathlib import Path
@@ -268,7 +269,7 @@ def _attached_files(ctx: AppContext, args: argparse.Namespace, config: ProviderC
 
 async def _ask(ctx: AppContext, args: argparse.Namespace,
                printer: _Printer) -> tuple[Message, RunResult | None]:
-    prompt = _read_prompt(args.prompt)
+    prompt = read_prompt(args.prompt)
     if not prompt.strip() and not wants_mcp_inputs(args) and not args.attach:
         raise ConfigError("the prompt is empty")
     service = ChatService(ctx)
@@ -284,7 +285,7 @@ async def _ask(ctx: AppContext, args: argparse.Namespace,
                               f"{project.name!r}")
         chat = args.session
     config = resolve_provider(ctx, args, service, chat)
-    mcp_files = _mcp_files(args)
+    mcp_files = mcp_config_files(args)
     # Servers that ask are answered on the terminal (declined without one); sampling
     # runs on this run's provider and model.
     from desktop.chat.sampling import ChatSampler
@@ -293,13 +294,13 @@ async def _ask(ctx: AppContext, args: argparse.Namespace,
     sampler = ChatSampler(service, TerminalSamplingApprover(sys.stderr, asking))
     service.tools.elicitor = TerminalElicitor(sys.stderr, asking)
     service.tools.sampler = sampler
-    await _start_mcp(service, mcp_files, printer.err)
+    await start_mcp_servers(service, mcp_files, printer.err)
     try:
         prompt, attachments = await mcp_turn(service.tools, args, prompt)
-        attachments = [*attachments, *_attached_files(ctx, args, config, printer.err)]
+        attachments = [*attachments, *attached_files(ctx, args, config, printer.err)]
         turn = service.start(chat, prompt, attachments,
-                             overrides=_overrides(args, service, config, mcp_files),
-                             approver=_approver(args), confirm=_confirm_on_tty,
+                             overrides=turn_overrides(args, service, config, mcp_files),
+                             approver=terminal_approver(args), confirm=confirm_on_tty,
                              save=not args.no_save)
         sampler.use_model(turn.session_id, config, config.model)
         service.observe(turn.session_id, printer)

@@ -29,7 +29,7 @@ from desktop.chat.compare_run import (
     MIN_MODELS,
     CompareRun,
     CompareTarget,
-    asking_column,
+    PerModel,
 )
 from desktop.chat.events import ChatEvent, ChatObserver, TurnEnded
 from desktop.chat.profile import ChatRef, NewChat
@@ -37,14 +37,14 @@ from desktop.chat.service import ChatService
 from desktop.cli.ask import (
     EXIT_INTERRUPTED,
     NOT_PRINTED,
-    _approver,
-    _attached_files,
-    _confirm_on_tty,
-    _mcp_files,
-    _overrides,
-    _read_prompt,
-    _start_mcp,
+    attached_files,
+    confirm_on_tty,
+    mcp_config_files,
+    read_prompt,
     resolve_provider,
+    start_mcp_servers,
+    terminal_approver,
+    turn_overrides,
 )
 from desktop.cli.context import open_cli_context
 from desktop.cli.failure import fail, output_closed
@@ -88,22 +88,25 @@ def compare_targets(ctx: AppContext, args: argparse.Namespace, service: ChatServ
     return targets
 
 
-def labelled(approver: Approver | None, err: TextIO) -> Approver | None:
-    """``approver`` (the terminal's) saying first which model asks, one question at a
-    time: the models' tools run at once."""
+def labelled(approver: Approver | None, err: TextIO) -> Approver | PerModel | None:
+    """``approver`` (the terminal's) for each model, saying first which model asks,
+    one question at a time: the models' tools run at once."""
     if approver is None or approver is allow_all:
         return approver
     lock = asyncio.Lock()
     ask = approver
 
-    async def labelled_approver(request: ApprovalRequest) -> ApprovalDecision:
-        async with lock:
-            err.write(f"\n[{asking_column.get() or '?'}] asks to run "
-                      f"{visible(request.tool, lines=False)}:\n")
-            err.flush()
-            return await ask(request)
+    def approver_for(target: CompareTarget) -> Approver:
+        async def labelled_approver(request: ApprovalRequest) -> ApprovalDecision:
+            async with lock:
+                err.write(f"\n[{target.name}] asks to run "
+                          f"{visible(request.tool, lines=False)}:\n")
+                err.flush()
+                return await ask(request)
 
-    return labelled_approver
+        return labelled_approver
+
+    return PerModel(approver_for)
 
 
 class ComparePrinter:
@@ -182,7 +185,7 @@ class ComparePrinter:
 
 async def _compare(ctx: AppContext, args: argparse.Namespace,
                    printer: ComparePrinter) -> CompareRun:
-    prompt = _read_prompt(args.prompt)
+    prompt = read_prompt(args.prompt)
     if not prompt.strip() and not wants_mcp_inputs(args) and not args.attach:
         raise ConfigError("the prompt is empty")
     service = ChatService(ctx)
@@ -192,16 +195,16 @@ async def _compare(ctx: AppContext, args: argparse.Namespace,
             raise ConfigError(f"no session with id {args.session!r}")
         chat = args.session
     targets = compare_targets(ctx, args, service, chat)
-    mcp_files = _mcp_files(args)
-    await _start_mcp(service, mcp_files, printer.err)
+    mcp_files = mcp_config_files(args)
+    await start_mcp_servers(service, mcp_files, printer.err)
     try:
         prompt, attachments = await mcp_turn(service.tools, args, prompt)
-        attachments = [*attachments, *_attached_files(ctx, args, targets[0].config,
+        attachments = [*attachments, *attached_files(ctx, args, targets[0].config,
                                                       printer.err)]
         run = service.compare.start(
             chat, prompt, targets, attachments,
-            overrides=_overrides(args, service, targets[0].config, mcp_files),
-            approver=labelled(_approver(args), printer.err), confirm=_confirm_on_tty,
+            overrides=turn_overrides(args, service, targets[0].config, mcp_files),
+            approver=labelled(terminal_approver(args), printer.err), confirm=confirm_on_tty,
             save=not args.no_save)
         printer.start(run)
         for column in run.columns:

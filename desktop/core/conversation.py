@@ -1,6 +1,7 @@
-"""Runs one user turn of a stored conversation and saves it as it streams.
+"""Saving a turn of a stored conversation as it streams.
 
-Used by both the window and ``assista ask``: the user message is saved first, each
+:class:`SessionRecorder` is the sink the chat's turn runner
+(:mod:`desktop.chat.turn_runner`) gives the agent loop: the user message is saved first, each
 assistant message is saved when it starts, at most every ``save_interval`` seconds
 while it streams (so a crash loses at most about a second), and when it completes;
 each round of tool results is saved as soon as it is complete. Saves run off the
@@ -23,7 +24,7 @@ from desktop.core.agent_events import (
 )
 from desktop.core.events import ReasoningDelta, TextDelta, ToolCallComplete
 from desktop.core.messages import Message
-from desktop.core.orchestrator import Orchestrator, RunResult, Sink
+from desktop.core.orchestrator import Sink
 from desktop.core.save_queue import MessageStore, SaveQueue
 
 log = logging.getLogger(__name__)
@@ -82,6 +83,7 @@ class SessionRecorder:
                 for event in held:
                     self.downstream(event)
 
+
     def __call__(self, event: AgentEvent) -> None:
         if type(event) is TextDelta or isinstance(event, _STREAMED):
             if self._snapshot is not None and self._clock() - self._last_save >= self.save_interval:
@@ -104,31 +106,6 @@ class SessionRecorder:
             return
         if self.downstream is not None:
             self.downstream(event)
-
-async def run_turn(
-    orchestrator: Orchestrator,
-    store: MessageStore,
-    session_id: str,
-    history: list[Message],
-    user_message: Message | None,
-    *,
-    model: str,
-    system: str | None = None,
-    sink: Sink | None = None,
-    temperature: float | None = None,
-) -> RunResult:
-    """Append and save ``user_message``, then run the agent loop with persistence.
-
-    ``user_message=None`` answers ``history`` as it is (regenerating an answer)."""
-    if user_message is not None:
-        history.append(user_message)
-        store.save_message(session_id, user_message)
-    recorder = SessionRecorder(store, session_id, sink)
-    try:
-        return await orchestrator.run(history, model=model, system=system, sink=recorder,
-                                      temperature=temperature)
-    finally:
-        await recorder.close()  # SaveError: the answer is whole in memory, not stored
 
 
 def auto_title(text: str, limit: int = 60) -> str:

@@ -44,9 +44,8 @@ from desktop.core.context_budget import (
 from desktop.core.error_codes import ERROR_KEY, ErrorInfo, stored_error
 from desktop.core.errors import ProviderError
 from desktop.core.events import EndEvent, ErrorEvent, TextDelta
-from desktop.core.exchange_origin import set_message
 from desktop.core.messages import Message, ToolCallPart, ToolResultPart, Usage
-from desktop.core.provider import ChatRequest, Provider
+from desktop.core.provider import ChatRequest, Provider, RequestOrigin
 from desktop.core.provider_options import RequestOptions
 from desktop.core.settings import AgentSettings
 from desktop.core.tooling import ToolRunner
@@ -84,6 +83,7 @@ class _Run:
     model: str
     system: str | None
     temperature: float | None
+    origin: RequestOrigin = field(default_factory=RequestOrigin)  # of the request made now
     trim_notice: str | None = None
     summary: tuple[int, str] | None = None  # (messages summarized, summary text)
 
@@ -125,14 +125,18 @@ class Orchestrator:
         system: str | None = None,
         sink: Sink | None = None,
         temperature: float | None = None,
+        session_id: str | None = None,
     ) -> RunResult:
         """Run the loop on ``history`` (ending with the new user message).
 
         New assistant and tool messages are appended to ``history`` as they complete.
+        ``session_id``: the chat the requests are made for (each request carries it and
+        the answer's message id: the request inspector files its record under them).
         """
         emit: Sink = sink or (lambda _event: None)
         result = RunResult(status="complete")
-        run = _Run(history, result, emit, model, system, temperature)
+        run = _Run(history, result, emit, model, system, temperature,
+                   RequestOrigin(session_id))
         rounds_since_confirm = 0
         requests_since_confirm = 0
         round_no = 0
@@ -181,10 +185,11 @@ class Orchestrator:
         builder = MessageBuilder(model=run.model, provider=self.provider.name)
         run.emit(AssistantStarted(message_id=builder.id, round=round_no, model=run.model,
                                   snapshot=builder.snapshot))
-        set_message(builder.id)  # the request inspector links what it records to it
+        run.origin = RequestOrigin(run.origin.session_id, builder.id)
         specs = self.tools.specs() if self.provider.supports_tools else []
         messages, system = await self._fit(run)
-        request = ChatRequest(model=run.model, messages=messages, system=system, tools=specs)
+        request = ChatRequest(model=run.model, messages=messages, system=system, tools=specs,
+                              origin=run.origin)
         self.request_options.apply(request)
         if run.temperature is not None:
             request.temperature = run.temperature
@@ -223,7 +228,8 @@ class Orchestrator:
 
     async def _summarize(self, run: _Run, dropped: list[Message]) -> str:
         request = ChatRequest(model=run.model, system=SUMMARY_INSTRUCTION,
-                              messages=[Message.user(summary_source(dropped))])
+                              messages=[Message.user(summary_source(dropped))],
+                              origin=run.origin)
         parts: list[str] = []
         try:
             async with contextlib.aclosing(self.provider.stream(request)) as stream:

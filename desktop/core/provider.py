@@ -24,6 +24,15 @@ class ToolSpec:
     parameters: dict[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class RequestOrigin:
+    """Which chat (session) and which answer (message) a model request is made for:
+    what the request inspector files a recorded exchange under."""
+
+    session_id: str | None = None
+    message_id: str | None = None
+
+
 @dataclass(slots=True)
 class ChatRequest:
     model: str
@@ -41,6 +50,8 @@ class ChatRequest:
     # Anthropic's web search server tool, Gemini google_search, OpenRouter's web plugin).
     web_search: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    # Not sent: the chat and answer the request is made for (the inspector's filing).
+    origin: RequestOrigin = field(default_factory=RequestOrigin)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 #: Wire API ("kind") -> (module, class). Every adapter takes the same constructor:
 #: ``(base_url, api_key, *, name, headers, timeout, retry, client, on_retry, options,
-#: proxy, recording)`` (see :class:`desktop.providers.http_base.HttpProvider`).
+#: proxy)`` (see :class:`desktop.providers.http_base.HttpProvider`).
 ADAPTERS: dict[str, tuple[str, str]] = {
     "openai": ("desktop.providers.openai_chat", "OpenAIChatProvider"),
     "openai-responses": ("desktop.providers.openai_responses", "OpenAIResponsesProvider"),
@@ -76,7 +76,9 @@ def create_provider(
         raise ConfigError(f"{config.name}: unsupported provider kind {config.kind!r}")
     module_name, class_name = adapter
     cls = getattr(importlib.import_module(module_name), class_name)
-    provider: Provider = cls(
+    from desktop.providers.recording import recorded
+
+    return recorded(cls(
         url,
         api_key,
         name=config.name,
@@ -87,9 +89,7 @@ def create_provider(
         options=config.options,
         on_retry=on_retry,
         proxy=proxy,
-        recording=recording,
-    )
-    return provider
+    ), recording)
 
 
 def providers_from_environment(environ: Mapping[str, str] | None = None) -> list[ProviderConfig]:

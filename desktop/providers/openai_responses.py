@@ -27,7 +27,7 @@ import httpx
 from desktop.core.events import ErrorEvent
 from desktop.core.provider import ChatRequest, ModelInfo
 from desktop.core.provider_options import ResponsesOptions
-from desktop.providers.http_base import HttpProvider
+from desktop.providers.http_base import HttpProvider, Sending
 from desktop.providers.openai_chat import parse_models
 from desktop.providers.openai_responses_format import (
     build_openai_responses_body,
@@ -79,7 +79,7 @@ class OpenAIResponsesProvider(HttpProvider):
         stored = request.extra.get("store", self.mode != "replay") is not False
         return OpenAIResponsesStreamParser(self.name, secrets=self._secrets, stored=stored)
 
-    async def _open(self, request: ChatRequest) -> httpx.Response | ErrorEvent:
+    async def _open(self, request: ChatRequest, sending: Sending) -> httpx.Response | ErrorEvent:
         """Send the request (retries, then the chain/encryption fallbacks).
 
         Returns a 2xx response, or a terminal ErrorEvent for everything else.
@@ -92,8 +92,9 @@ class OpenAIResponsesProvider(HttpProvider):
                 body = build_openai_responses_body(
                     request, chain=chain, store=not stateless, include_encrypted=encrypted
                 )
-                http_request = self._build_request("POST", "/responses", body, stream=True)
-                response = await self._send(http_request)
+                http_request = self._build_request("POST", "/responses", body, stream=True,
+                                                   extensions=sending.extensions)
+                response = await self._send(http_request, sending)
                 status = response.status_code
                 if 200 <= status < 300:
                     return response

@@ -1,20 +1,28 @@
-"""Capturing one model request for the request inspector, on the streaming path.
+"""Recording model requests for the request inspector: a wrapper around a provider.
 
-:class:`ExchangeCapture` is made by the streaming template for each request when the
-provider was given an :class:`~desktop.core.exchange.ExchangeRecording`. On the
-per-chunk path it only appends ``(time, bytes)`` to a list and notes token times;
-every :data:`FLUSH_CHUNKS` chunks or :data:`FLUSH_S` seconds the list goes to the
-writer, which stores (and redacts) it on its own thread.
+:func:`recorded` wraps an HTTP provider when recording is on. Each streamed request
+gets an :class:`ExchangeCapture`, filed under the chat and answer the request carries
+(:attr:`ChatRequest.origin <desktop.core.provider.ChatRequest.origin>`). The wrapper
+notes the events (token times, the answer text, the error); what goes over the wire
+(the request as sent, retries, the response's status, headers and every raw chunk
+with its arrival time) is told to the capture by the HTTP client's transport
+wrapper (:mod:`desktop.providers.wire_tap`), which finds it in the request's httpx
+extensions. The template (:mod:`desktop.providers.http_base`) knows none of this.
+
+On the per-chunk path a capture only appends ``(time, bytes)`` to a list; every
+:data:`FLUSH_CHUNKS` chunks or :data:`FLUSH_S` seconds the list goes to the writer,
+which stores (and redacts) it on its own thread.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import time
-from collections.abc import AsyncIterator, Callable
-from contextvars import ContextVar
+from collections.abc import AsyncGenerator
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any, Self
 
 import httpx
 
@@ -26,13 +34,16 @@ from desktop.core.exchange import (
     ExchangeTail,
     RetryRecord,
 )
-from desktop.core.exchange_origin import current_origin
 from desktop.core.messages import new_id
-from desktop.core.provider import ChatRequest
-from desktop.providers.retry import RetryPolicy, send_with_retry
+from desktop.core.provider import ChatRequest, ModelInfo
+from desktop.providers.http_endpoint import Sending
+from desktop.providers.wire_tap import WIRE_TAP
 
-__all__ = ["CAPTURING", "FLUSH_CHUNKS", "FLUSH_S", "ExchangeCapture", "chat_request_dict",
-           "recorded_chunks", "send_recorded"]
+if TYPE_CHECKING:
+    from desktop.providers.http_base import HttpProvider
+
+__all__ = ["FLUSH_CHUNKS", "FLUSH_S", "ExchangeCapture", "RecordingProvider",
+           "chat_request_dict", "recorded"]
 
 FLUSH_CHUNKS = 256
 FLUSH_S = 1.0
@@ -41,31 +52,68 @@ CONTENT_EVENTS = frozenset({"text_delta", "reasoning_delta", "tool_call_started"
                             "tool_call_complete"})
 
 
-#: The capture of the request being opened or read (set around those awaits only,
-#: never across a ``yield``: the stream's consumer must not see it).
-CAPTURING: ContextVar[ExchangeCapture | None] = ContextVar("capturing", default=None)
+def recorded(provider: HttpProvider, recording: ExchangeRecording | None
+             ) -> HttpProvider | RecordingProvider:
+    """``provider``, its streamed requests recorded when there is a ``recording``.
+    (What goes over the wire is told by the clients the provider makes; a client
+    given to it records only if its transport is a
+    :class:`~desktop.providers.wire_tap.WireTap`.)"""
+    return provider if recording is None else RecordingProvider(provider, recording)
 
 
-async def send_recorded(client: httpx.AsyncClient, request: httpx.Request,
-                        policy: RetryPolicy,
-                        on_retry: Callable[[int, float, str], None] | None
-                        ) -> httpx.Response:
-    """:func:`send_with_retry`, the request, retries and response headers recorded
-    when a capture is under way."""
-    capture = CAPTURING.get()
-    if capture is None:
-        return await send_with_retry(client, request, policy, on_retry=on_retry)
-    capture.request(request)
-    response = await send_with_retry(client, request, policy,
-                                     on_retry=capture.on_retry(on_retry))
-    capture.response(response)
-    return response
+class RecordingProvider:
+    """An HTTP provider whose every streamed request is captured; everything else
+    (model lists, its options, ``retry``, closing) is the provider's own."""
 
+    def __init__(self, inner: HttpProvider, recording: ExchangeRecording) -> None:
+        self.inner = inner
+        self.recording = recording
+        self.name = inner.name
+        self.supports_tools = inner.supports_tools
+        self.supports_reasoning = inner.supports_reasoning
 
-def recorded_chunks(chunks: AsyncIterator[bytes],
-                    capture: ExchangeCapture | None) -> AsyncIterator[bytes]:
-    """``chunks``, each recorded as it arrives when there is a capture."""
-    return chunks if capture is None else _RecordedChunks(chunks, capture.chunk)
+    def __getattr__(self, name: str) -> Any:  # the provider's attributes and methods
+        return getattr(self.inner, name)
+
+    def __repr__(self) -> str:
+        return f"recorded({self.inner!r})"
+
+    async def list_models(self) -> list[ModelInfo]:
+        return await self.inner.list_models()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
+        """The provider's events; recorded where it reads them (its stream thread
+        when it reads there), before they are batched for the caller."""
+        events = self.inner.read(partial(self._recorded, request))
+        async with contextlib.aclosing(events):
+            async for event in events:
+                yield event
+
+    async def _recorded(self, request: ChatRequest, sending: Sending
+                        ) -> AsyncGenerator[StreamEvent, None]:
+        inner = self.inner
+        capture = ExchangeCapture(self.recording, inner.name, request, inner.secrets)
+        tapped = Sending({**(sending.extensions or {}), WIRE_TAP: capture}, sending.on_retry)
+        try:  # closed here: a stream the consumer stops must not be left to the GC
+            async with contextlib.aclosing(inner.events(request, tapped)) as events:
+                record = capture.event
+                async for event in events:
+                    record(event)
+                    yield event
+        except (asyncio.CancelledError, GeneratorExit):
+            capture.finish("stopped")
+            raise
+        finally:
+            capture.finish()
 
 
 def chat_request_dict(request: ChatRequest) -> dict[str, Any]:
@@ -87,12 +135,13 @@ def chat_request_dict(request: ChatRequest) -> dict[str, Any]:
 class ExchangeCapture:
     """One request's record while it runs; :meth:`finish` hands over the rest."""
 
-    __slots__ = ("_chunks", "_deltas", "_first_seq", "_flush_at", "_head", "_recording",
-                 "_secrets", "_started", "_text", "id", "tail")
+    __slots__ = ("_attempts", "_chunks", "_deltas", "_first_seq", "_flush_at", "_head",
+                 "_last_end", "_last_outcome", "_recording", "_secrets", "_started", "_text",
+                 "id", "tail")
 
     def __init__(self, recording: ExchangeRecording, provider: str,
                  request: ChatRequest, secrets: tuple[str | None, ...]) -> None:
-        origin = current_origin()
+        origin = request.origin
         self.id = new_id("exch_")
         self._recording: ExchangeRecording | None = recording
         self._secrets = tuple(s for s in secrets if s)
@@ -107,15 +156,24 @@ class ExchangeCapture:
         self._first_seq = 0
         self._text: list[str] = []
         self._deltas = 0
+        self._attempts = 0
+        self._last_end = 0.0  # when the last attempt got its answer (or failed)
+        self._last_outcome = ""
         self.tail = ExchangeTail()
 
     def _now(self) -> float:
         return time.monotonic() - self._started
 
-    # -- the request phase
+    # -- the request phase (told by the HTTP client's wire tap)
 
-    def request(self, request: httpx.Request) -> None:
-        """The request as it goes out (the last one sent, when retried)."""
+    def sending(self, request: httpx.Request) -> None:
+        """The request as it goes out (the last one sent, when retried): a second
+        attempt is recorded as a retry of the first, with why and how long after."""
+        now = self._now()
+        if self._attempts:
+            self.tail.retries.append(RetryRecord(self._last_end, self._attempts,
+                                                 now - self._last_end, self._last_outcome))
+        self._attempts += 1
         head = self._head
         if head is None:
             return
@@ -125,17 +183,12 @@ class ExchangeCapture:
                         for k, v in request.headers.raw]
         head.body = request.content if isinstance(request.stream, httpx.ByteStream) else b""
 
-    def on_retry(self, then: Callable[[int, float, str], None] | None
-                 ) -> Callable[[int, float, str], None]:
-        """``then`` (the provider's retry callback) with the retry recorded first."""
-        def record(attempt: int, delay: float, reason: str) -> None:
-            self.tail.retries.append(RetryRecord(self._now(), attempt + 1, delay, reason))
-            if then is not None:
-                then(attempt, delay, reason)
-        return record
+    def failed(self, reason: str) -> None:
+        self._last_end, self._last_outcome = self._now(), reason
 
     def response(self, response: httpx.Response) -> None:
-        self.tail.headers_s = self._now()
+        self._last_end = self.tail.headers_s = self._now()
+        self._last_outcome = f"HTTP {response.status_code}"
         self.tail.status = response.status_code
         self.tail.headers = [(k.decode("latin-1"), v.decode("latin-1"))
                              for k, v in response.headers.raw]
@@ -189,22 +242,3 @@ class ExchangeCapture:
         self._first_seq += len(chunks)
         self._flush_at = now + FLUSH_S
         recording.writer.write(batch)
-
-
-class _RecordedChunks:
-    """An async iterator (not a generator: nothing for the garbage collector to
-    finalize when a stream is drained or cancelled) recording each chunk."""
-
-    __slots__ = ("_inner", "_note")
-
-    def __init__(self, inner: AsyncIterator[bytes], note: Callable[[bytes], None]) -> None:
-        self._inner = inner
-        self._note = note
-
-    def __aiter__(self) -> _RecordedChunks:
-        return self
-
-    async def __anext__(self) -> bytes:
-        chunk = await self._inner.__anext__()
-        self._note(chunk)
-        return chunk

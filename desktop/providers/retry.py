@@ -14,6 +14,7 @@ import math
 import random
 import re
 import time
+import urllib.request
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -160,6 +161,7 @@ def make_async_client(
     transport: httpx.AsyncBaseTransport | None = None,
     verify: bool = True,
     proxy: Proxy | None = None,
+    wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None,
 ) -> httpx.AsyncClient:
     """An ``AsyncClient`` with sensible timeouts.
 
@@ -167,9 +169,18 @@ def make_async_client(
     and waiting for a pooled connection; connecting gets ``connect_timeout``. With a
     ``proxy`` the client goes through it (or directly, for its bypassed hosts) and
     ignores the process environment; without one it honours HTTP(S)_PROXY / NO_PROXY.
+    ``wrap``: wraps its transports, the direct one and the proxy's. Not without a
+    ``proxy`` when the environment names one: httpx routes through the environment's
+    proxies only with the transports it makes itself (the app always gives a proxy).
     """
-    return httpx.AsyncClient(transport=transport,
-                             **_client_options(timeout, connect_timeout, verify, proxy, False))
+    options = _client_options(timeout, connect_timeout, verify, proxy, False)
+    if wrap is not None and (proxy is not None or not urllib.request.getproxies()):
+        transport = wrap(transport or httpx.AsyncHTTPTransport(
+            verify=options["verify"], limits=options["limits"], trust_env=options["trust_env"]))
+        mounts = options.get("mounts")
+        if mounts:
+            options["mounts"] = {k: v if v is None else wrap(v) for k, v in mounts.items()}
+    return httpx.AsyncClient(transport=transport, **options)
 
 
 def make_client(

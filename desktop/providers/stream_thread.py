@@ -27,7 +27,7 @@ from desktop.core.events import ReasoningDelta, StreamEvent, TextDelta
 if TYPE_CHECKING:
     from httpx import AsyncClient
 
-__all__ = ["HANDOVER_S", "close_on_stream_thread", "home_callback", "joined",
+__all__ = ["HANDOVER_S", "call_on_loop", "close_on_stream_thread", "joined",
            "on_stream_thread", "relay"]
 
 #: The least time between two handovers to the caller's loop.
@@ -35,9 +35,6 @@ HANDOVER_S = 1 / 30
 #: How long stopping waits for the stream's thread to close the stream.
 CLOSE_WAIT_S = 5.0
 
-#: The caller's loop, seen by code running on the stream thread for it.
-_HOME: contextvars.ContextVar[asyncio.AbstractEventLoop | None] = contextvars.ContextVar(
-    "stream_home", default=None)
 _lock = threading.Lock()
 _closing: set[asyncio.Task[None]] = set()  # closes under way (kept from the GC)
 _worker: _StreamThread | None = None
@@ -69,16 +66,19 @@ def on_stream_thread() -> bool:
     return worker is not None and threading.current_thread() is worker.thread
 
 
-def home_callback(callback: Callable[..., None]) -> Callable[..., None]:
-    """``callback`` as code on the stream thread must call it: on the caller's loop."""
-    home = _HOME.get()
-    if home is None or not on_stream_thread():
-        return callback
-
-    def on_home(*args: Any) -> None:
-        with contextlib.suppress(RuntimeError):  # the caller's loop is closed
-            home.call_soon_threadsafe(callback, *args)
-    return on_home
+def call_on_loop(loop: asyncio.AbstractEventLoop, callback: Callable[..., None],
+                 *args: Any) -> None:
+    """``callback(*args)`` on ``loop`` (the caller's, from code on the stream thread);
+    at once when that is this thread's loop."""
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is loop:
+        callback(*args)
+        return
+    with contextlib.suppress(RuntimeError):  # the caller's loop is closed
+        loop.call_soon_threadsafe(callback, *args)
 
 
 def close_on_stream_thread(client: AsyncClient) -> None:
@@ -100,10 +100,9 @@ async def relay(source: Callable[[], AsyncIterator[StreamEvent]]
     worker = _stream_thread()
     home = asyncio.get_running_loop()
     box = _Mailbox(home, worker.loop)
-    token = _HOME.set(home)
-    context = contextvars.copy_context()  # the caller's (the inspector's origin, ...)
-    _HOME.reset(token)
-    worker.loop.call_soon_threadsafe(box.start, source, context)
+    # (in a context of its own: nothing reaches the stream thread but what ``source``
+    # was given)
+    worker.loop.call_soon_threadsafe(box.start, source)
     try:
         while True:
             batch, done = await box.take()
@@ -161,9 +160,9 @@ class _Mailbox:
 
     # -- on the stream thread
 
-    def start(self, source: Callable[[], AsyncIterator[StreamEvent]],
-              context: contextvars.Context) -> None:
-        self._task = self.worker.create_task(self._pump(source), context=context)
+    def start(self, source: Callable[[], AsyncIterator[StreamEvent]]) -> None:
+        self._task = self.worker.create_task(self._pump(source),
+                                             context=contextvars.Context())
         self._task.add_done_callback(lambda _task: self._close())
 
     def cancel(self) -> None:

@@ -97,6 +97,7 @@ class ToolExecutor:
         proxy: Proxy | None = None,
         trust: ToolTrust | None = None,
         checkpoint: TurnCheckpoint | None = None,  # files kept before writes, for undo
+        origin: str | None = None,  # the chat the calls are made for (ToolContext.origin)
     ) -> None:
         if timeout_s <= 0:
             raise ValueError("timeout_s must be positive")
@@ -113,6 +114,7 @@ class ToolExecutor:
         self.proxy = proxy
         self.trust = trust or ToolTrust()
         self.checkpoint = checkpoint
+        self.origin = origin
         self._running: dict[str, _Running] = {}
         if self.enabled is not None:
             unknown = sorted(self.enabled - set(registry.names()))
@@ -214,6 +216,7 @@ class ToolExecutor:
             default_timeout_s=self.timeout_s,
             proxy=self.proxy,
             trust=self.trust,
+            origin=self.origin,
             on_output=lambda text, stream: self._emit(
                 ToolProgress(call.id, call.name, "output", text, stream)
             ),

@@ -7,12 +7,10 @@ There is no global registry: build one (``desktop.tools.builtin_registry()``, or
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import re
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -30,23 +28,6 @@ if TYPE_CHECKING:  # jsonschema is slow to import: loaded when a validator is fi
 
 DEFAULT_RESULT_BUDGET = 100_000
 _NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_DEFER_SCHEMA_CHECK: ContextVar[bool] = ContextVar("defer_schema_check", default=False)
-
-
-@contextlib.contextmanager
-def deferred_schema_checks() -> Iterator[None]:
-    """Tools made inside this block check their schema and build their validator on
-    first use instead of on construction.
-
-    For the built-in tools, whose schemas are fixed in the source (tests check them):
-    the window then starts without importing jsonschema. Everything else (MCP tools,
-    tools made by callers) is still checked when made.
-    """
-    token = _DEFER_SCHEMA_CHECK.set(True)
-    try:
-        yield
-    finally:
-        _DEFER_SCHEMA_CHECK.reset(token)
 
 
 @dataclass(slots=True)
@@ -61,6 +42,8 @@ class ToolContext:
     HTTP requests a tool makes (None: httpx's defaults, which read the proxy
     variables of the environment). ``trust``: what the user lets tools reach beyond
     their safe defaults (fetch allow-list, environment variables for commands).
+    ``origin``: the chat (session id) the call is made for: an MCP server's sampling
+    or elicitation request during the call belongs to it.
     """
 
     workspace: Workspace | None = None
@@ -72,6 +55,7 @@ class ToolContext:
     proxy: Proxy | None = None
     on_progress: Callable[[float, float | None, str | None], None] | None = None
     trust: ToolTrust = field(default_factory=ToolTrust)
+    origin: str | None = None
 
     def require_workspace(self) -> Workspace:
         """The workspace, or a ``no_workspace`` ToolError telling the model none is selected."""
@@ -114,11 +98,13 @@ class Tool:
     """One tool: what the model sees (name, description, parameters) and its handler.
 
     ``parameters`` is a JSON Schema (Draft 2020-12) for the arguments object; it
-    is checked on construction (on first use of :attr:`validator` for tools made
-    inside :func:`deferred_schema_checks`) and its validator is built once and
-    cached on the tool. ``read_only`` tools change nothing; tools that write declare
-    ``writes_paths`` so that the executor serializes calls touching the same
-    files (a per-path lock held while the call runs).
+    is checked on construction (with ``deferred_check``, on first use of
+    :attr:`validator`: for the built-in tools, whose schemas are constants the
+    tests check, so the window starts without importing jsonschema) and its
+    validator is built once and cached on the tool. ``read_only`` tools change
+    nothing; tools that write declare ``writes_paths`` so that the executor
+    serializes calls touching the same files (a per-path lock held while the call
+    runs).
 
     ``default_policy`` is the approval policy when settings do not override it
     (None: ``allow`` for read-only tools, ``ask`` otherwise). ``preview`` computes
@@ -141,6 +127,7 @@ class Tool:
     timeout_s: float | None = None
     source: str = "builtin"
     title: str = ""
+    deferred_check: bool = False
     _validator: Draft202012Validator | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -158,7 +145,7 @@ class Tool:
             raise ValueError(f"Tool {self.name}: parameters must be a JSON Schema of type object.")
         if self.read_only and self.writes_paths is not None:
             raise ValueError(f"Tool {self.name}: a read-only tool cannot declare writes_paths.")
-        if not _DEFER_SCHEMA_CHECK.get():
+        if not self.deferred_check:
             self._build_validator()
 
     @property

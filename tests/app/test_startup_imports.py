@@ -18,7 +18,7 @@ import pytest
 from desktop.app import AppContext
 from desktop.storage.secrets import SecretStore
 from desktop.tools import builtin_registry
-from desktop.tools.registry import Tool, ToolContext, deferred_schema_checks
+from desktop.tools.registry import Tool, ToolContext
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -87,11 +87,10 @@ async def _handler(args: dict[str, Any], ctx: ToolContext) -> Any:
 
 def test_a_deferred_tool_reports_a_bad_schema_when_first_used() -> None:
     bad = {"type": "object", "properties": {"x": {"type": 5}}}
-    with deferred_schema_checks():
-        tool = Tool("late", "checked later", bad, _handler)
+    tool = Tool("late", "checked later", bad, _handler, deferred_check=True)
     with pytest.raises(ValueError, match="invalid parameters schema"):
         _ = tool.validator
-    # Outside the block, tools are checked when made, as before.
+    # Other tools are checked when made.
     with pytest.raises(ValueError, match="invalid parameters schema"):
         Tool("early", "checked now", bad, _handler)
 

@@ -50,7 +50,7 @@ def scenario(kind: str, base_url: str, data_dir: str, chars: int) -> dict[str, f
         if kind == "hidden":
             controller.new_session()  # the chat answers with nothing on screen
         session = controller.service.running(controller.session_id) or next(
-            iter(controller.service._running.values()))
+            iter(controller.service.runner.turns()))
         await controller.service.wait_idle()
         if kind == "shown":
             # the frame that shows the whole answer

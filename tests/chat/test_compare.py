@@ -318,3 +318,19 @@ async def test_an_image_goes_to_the_models_that_can_see_and_fails_the_others(
     sent = servers[1].chat_requests[0].json["messages"][-1]["content"]
     assert any(part.get("type") == "image_url" for part in sent)
     assert servers[0].chat_requests == []
+
+
+async def test_each_models_request_is_recorded_under_the_chat_and_its_answer(
+        ctx: AppContext, servers: list[FakeOpenAIServer]) -> None:
+    targets = providers(ctx, servers)[:2]
+    service = ChatService(ctx)
+    servers[0].enqueue_text("First.")
+    servers[1].enqueue_text("Second.")
+    run = service.compare.start(NewChat(), "Which is best?", targets)
+    await run.wait()
+    ctx.inspector.flush()
+    records = ctx.inspector.store.for_session(run.session_id)
+    assert sorted(r.model for r in records) == ["model-a", "model-b"]
+    by_model = {r.model: r.message_id for r in records}
+    assert [by_model[c.target.model] for c in run.columns] == \
+        [c.first_id for c in run.columns]

@@ -4,12 +4,10 @@ from collections.abc import Callable
 
 import pytest
 
-from desktop.core.conversation import SessionRecorder, auto_title, run_turn
+from desktop.core.conversation import SessionRecorder, auto_title
 from desktop.core.events import TextDelta
 from desktop.core.messages import Message
-from desktop.core.orchestrator import Orchestrator
 from desktop.core.save_queue import SaveError, SaveQueue
-from tests.core.scripted import EchoTools, ScriptedProvider, text_reply, tool_reply
 
 
 class MemoryStore:
@@ -29,20 +27,6 @@ class FakeClock:
 
     def __call__(self) -> float:
         return self.now
-
-
-async def test_run_turn_saves_user_assistant_and_tool_messages() -> None:
-    store = MemoryStore()
-    provider = ScriptedProvider([tool_reply(("c1", "echo", "{}")), text_reply("Final")])
-    history: list[Message] = []
-    result = await run_turn(Orchestrator(provider, EchoTools()), store, "s1", history,
-                            Message.user("hello"), model="m")
-    latest = store.latest()
-    assert [m.role for m in history] == ["user", "assistant", "tool", "assistant"]
-    assert all(m.id in latest for m in history)
-    assert latest[history[-1].id].status == "complete"
-    assert latest[history[-1].id].text == "Final"
-    assert result.text == "Final"
 
 
 class CountingQueue(SaveQueue):

@@ -5,6 +5,7 @@ no secret anywhere in the file, the JSON or the curl command; retries; timings).
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,14 +14,14 @@ import pytest
 from desktop.chat.inspection import curl_command
 from desktop.core.events import TextDelta
 from desktop.core.exchange import ExchangeRecording
-from desktop.core.exchange_origin import set_message, set_session
 from desktop.core.messages import Message
-from desktop.core.provider import ChatRequest
+from desktop.core.provider import ChatRequest, Provider, RequestOrigin
 from desktop.providers.openai_chat import OpenAIChatProvider
+from desktop.providers.recording import recorded as with_recording
 from desktop.providers.retry import RetryPolicy
 from desktop.storage.inspector_records import ExchangeRecord
 from desktop.storage.inspector_writer import InspectorWriter
-from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse
+from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
 
 KEY = "sk-inspector-secret-0123456789"
 HEADER_TOKEN = "hdr-token-abcdef123456"
@@ -46,14 +47,17 @@ def writer(tmp_path: Path) -> Iterator[InspectorWriter]:
     made.close()
 
 
-def provider_for(url: str, writer: InspectorWriter, **kwargs: object) -> OpenAIChatProvider:
-    return OpenAIChatProvider(url, KEY, recording=ExchangeRecording(writer, "openai", "prov_x"),
-                              retry=RetryPolicy(sleep=_no_wait, random=lambda: 0.0),
-                              **kwargs)  # type: ignore[arg-type]
+def provider_for(url: str, writer: InspectorWriter, **kwargs: object) -> Provider:
+    return with_recording(OpenAIChatProvider(url, KEY, retry=RetryPolicy(sleep=_no_wait,
+                                                                   random=lambda: 0.0),
+                                       **kwargs),  # type: ignore[arg-type]
+                    ExchangeRecording(writer, "openai", "prov_x"))
 
 
-async def run(provider: OpenAIChatProvider, text: str = "hi") -> list[object]:
-    request = ChatRequest(model="gpt-test", messages=[Message.user(text)])
+async def run(provider: Provider, text: str = "hi",
+              origin: RequestOrigin | None = None) -> list[object]:
+    request = ChatRequest(model="gpt-test", messages=[Message.user(text)],
+                          origin=origin or RequestOrigin())
     events = [event async for event in provider.stream(request)]
     await provider.aclose()
     return events
@@ -69,9 +73,8 @@ def recorded(writer: InspectorWriter) -> list[ExchangeRecord]:
 async def test_records_the_bytes_the_server_received_and_sent(
         server: FakeOpenAIServer, writer: InspectorWriter) -> None:
     scripted = server.enqueue_text("Hello, inspector! " * 20, chunk_size=4)
-    set_session("ses_1")
-    set_message("msg_1")
-    events = await run(provider_for(server.base_url, writer))
+    events = await run(provider_for(server.base_url, writer),
+                       origin=RequestOrigin("ses_1", "msg_1"))
     assert "".join(e.text for e in events if isinstance(e, TextDelta)).startswith("Hello")
     [record] = recorded(writer)
     received = server.chat_requests[-1]
@@ -117,7 +120,12 @@ async def test_no_secret_in_the_file_the_json_or_curl(
     for secret in secrets:
         assert secret not in exported and secret not in curl
     assert "«redacted»" in record.url and "user:«redacted»@" in record.url
-    assert '"Authorization: Bearer ${OPENAI_API_KEY}"' in curl
+    # What was sent: httpx turns the URL's user and password into Basic auth, which
+    # replaces the key's Bearer header (the wire tap records the request as sent).
+    received = server.chat_requests[-1].headers
+    assert received["authorization"].startswith("Basic ")
+    assert ("Authorization", "Basic «redacted»") in record.request_headers
+    assert '"Authorization: Basic ${OPENAI_API_KEY}"' in curl
     assert "${X_CUSTOM_TOKEN}" in curl and "X-Plain: visible" in curl
     assert "your key «redacted»" in record.answer_text
 
@@ -150,3 +158,19 @@ async def test_nothing_is_recorded_without_a_recording(server: FakeOpenAIServer,
     provider = OpenAIChatProvider(server.base_url, KEY)
     await run(provider)
     assert not (tmp_path / "inspector.sqlite").exists()
+
+
+async def test_a_compressed_stream_is_recorded_as_the_text_the_server_wrote(
+        server: FakeOpenAIServer, writer: InspectorWriter) -> None:
+    plain = text_stream("Squeezed but readable.", 4)
+    packer = zlib.compressobj(wbits=16 + zlib.MAX_WBITS)  # gzip, flushed per event
+    packed = [packer.compress(c) + packer.flush(zlib.Z_SYNC_FLUSH) for c in plain]
+    packed[-1] += packer.flush()
+    server.enqueue(ScriptedResponse(chunks=packed, headers={
+        "Content-Type": "text/event-stream", "Content-Encoding": "gzip"}))
+    events = await run(provider_for(server.base_url, writer))
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == \
+        "Squeezed but readable."
+    [record] = recorded(writer)
+    assert b"".join(c.data for c in record.chunks) == b"".join(plain)
+    assert record.answer_text == "Squeezed but readable."

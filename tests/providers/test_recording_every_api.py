@@ -11,6 +11,7 @@ import pytest
 
 from desktop.core.events import TextDelta
 from desktop.core.exchange import ExchangeRecording
+from desktop.providers.recording import recorded
 from desktop.providers.retry import RetryPolicy
 from desktop.storage.inspector_writer import InspectorWriter
 from tests.support.openai_server import FakeOpenAIServer
@@ -33,8 +34,8 @@ async def test_each_api_is_recorded_byte_for_byte(case: ApiCase, server: FakeOpe
     chunks = case.text("Recorded on every API.", 5)
     case.enqueue(server, case.response(chunks), case.error_reply(400, "bad request"))
     writer = InspectorWriter(tmp_path, lambda: (14, 200))
-    provider = case.make(server, retry=RetryPolicy.disabled(),
-                         recording=ExchangeRecording(writer, case.id, "p1"))
+    provider = recorded(case.make(server, retry=RetryPolicy.disabled()),
+                        ExchangeRecording(writer, case.id, "p1"))
     texts = [e.text async for e in provider.stream(case.request) if isinstance(e, TextDelta)]
     assert "".join(texts) == "Recorded on every API."
     _ = [e async for e in provider.stream(case.request)]  # the 400

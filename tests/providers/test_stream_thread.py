@@ -24,6 +24,7 @@ from desktop.core.exchange import ExchangeRecording
 from desktop.core.messages import Message
 from desktop.core.provider import ChatRequest
 from desktop.providers.openai_chat import OpenAIChatProvider
+from desktop.providers.recording import recorded
 from desktop.providers.retry import RetryPolicy
 from desktop.providers.stream_thread import joined
 from desktop.storage.inspector_writer import InspectorWriter
@@ -65,8 +66,8 @@ async def test_a_stop_closes_the_stream_on_its_thread(server: FakeOpenAIServer,
     held = ScriptedResponse(chunks=text_stream("one two three four", 4), hold_after=2)
     server.enqueue(held)
     writer = InspectorWriter(tmp_path, lambda: (14, 200))
-    provider = OpenAIChatProvider(server.base_url, "sk-test",
-                                  recording=ExchangeRecording(writer, "openai", "prov_x"))
+    provider = recorded(OpenAIChatProvider(server.base_url, "sk-test"),
+                        ExchangeRecording(writer, "openai", "prov_x"))
     first = asyncio.get_running_loop().create_future()
 
     async def consume() -> None:

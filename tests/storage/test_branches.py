@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.core.conversation import SessionRecorder, run_turn
 from desktop.core.errors import StorageError
 from desktop.core.messages import Message, TextPart
-from desktop.core.orchestrator import Orchestrator
 from desktop.storage.sessions import SessionStore
-from tests.core.scripted import EchoTools, ScriptedProvider, text_reply, tool_reply
 
 
 def _answer(text: str) -> Message:
@@ -141,33 +138,3 @@ def test_a_branch_started_but_never_saved_is_restored_at_startup(store: SessionS
     assert store.load_messages(s.id) == []
     store.mark_interrupted()
     assert _texts(store.load_messages(s.id)) == ["q", "a"]
-
-
-async def test_orchestrator_regeneration_with_tools_is_a_branch(store: SessionStore) -> None:
-    s = store.create_session()
-    provider = ScriptedProvider(
-        [
-            text_reply("plain answer"),
-            tool_reply(("call_1", "echo", '{"x": 1}')),
-            text_reply("answer after the tool"),
-        ]
-    )
-    orchestrator = Orchestrator(provider, EchoTools())
-    history: list[Message] = []
-    question = Message.user("question")
-    await run_turn(orchestrator, store, s.id, history, question, model="m")
-    first = store.load_messages(s.id)
-    assert _texts(first) == ["question", "plain answer"]
-
-    history = store.start_branch(s.id, first[1].id)
-    recorder = SessionRecorder(store, s.id)
-    await orchestrator.run(history, model="m", sink=recorder)
-    await recorder.close()  # saves run in a worker thread
-    branch = store.load_active_branch(s.id)
-    roles = [m.role for m in branch.messages]
-    assert roles == ["user", "assistant", "tool", "assistant"]
-    assert branch.messages[-1].text == "answer after the tool"
-    assert branch.position(branch.messages[1].id).label == "2/2"  # type: ignore[union-attr]
-    assert [m.id for m in branch.messages] == [m.id for m in history]  # same as in memory
-    assert provider.requests[1].messages == [question]  # only the branch was sent
-    assert len(store.load_all_messages(s.id)) == 5

@@ -14,7 +14,7 @@ from desktop.tools.builtins.read_file import read_file_tool
 from desktop.tools.builtins.run_command import run_command_tool
 from desktop.tools.builtins.search_files import search_files_tool
 from desktop.tools.builtins.write_file import create_file_tool, write_file_tool
-from desktop.tools.registry import ToolRegistry, deferred_schema_checks
+from desktop.tools.registry import ToolRegistry
 
 __all__ = [
     "builtin_registry",
@@ -33,17 +33,17 @@ def builtin_registry() -> ToolRegistry:
     """A new registry holding every built-in tool, read-only ones first.
 
     Their schemas are constants checked by the tests, so each validator is built on
-    the tool's first call rather than here (starting the app skips jsonschema)."""
-    with deferred_schema_checks():
-        return ToolRegistry(
-            [
-                read_file_tool(),
-                list_directory_tool(),
-                search_files_tool(),
-                write_file_tool(),
-                create_file_tool(),
-                edit_file_tool(),
-                run_command_tool(),
-                fetch_url_tool(),
-            ]
-        )
+    the tool's first call rather than here (``deferred_check``: starting the app skips
+    jsonschema)."""
+    return ToolRegistry(
+        [
+            read_file_tool(),
+            list_directory_tool(),
+            search_files_tool(),
+            write_file_tool(),
+            create_file_tool(),
+            edit_file_tool(),
+            run_command_tool(),
+            fetch_url_tool(),
+        ]
+    )

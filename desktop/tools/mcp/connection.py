@@ -34,7 +34,6 @@ from desktop.tools.mcp.listing import ServerLists, list_everything
 from desktop.tools.mcp.live_lists import LiveLists, McpEvent, McpObserver
 from desktop.tools.mcp.loopback_redirect import SIGN_IN_TIMEOUT_S
 from desktop.tools.mcp.oauth import OAuthSetup, find_sign_in_needed, sign_in_problem
-from desktop.tools.mcp.origin import request_origin
 from desktop.tools.mcp.progress import AsyncProgress, ProgressFn
 from desktop.tools.mcp.server_requests import (
     Elicitor,
@@ -116,9 +115,9 @@ class McpConnection:
                 log.exception("MCP observer failed")
 
     def _origin(self) -> str | None:
-        """The chat a server request belongs to (see server_requests.request_origin)."""
-        origin = request_origin.get()
-        return origin if origin is not None or not self._origins else self._origins[-1]
+        """The chat a server request belongs to: that of the newest call in flight (the
+        SDK asks outside the call, on its own task)."""
+        return self._origins[-1] if self._origins else None
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -341,12 +340,12 @@ class McpConnection:
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], timeout_s: float,
-        progress: ProgressFn | None = None,
+        progress: ProgressFn | None = None, origin: str | None = None,
     ) -> mt.CallToolResult:
         """Call a tool; every failure is a ToolError the model can read. ``progress``
-        hears the server's progress notifications. Cancelling the awaiting task tells
-        the server (the SDK sends ``notifications/cancelled``)."""
-        origin = request_origin.get()
+        hears the server's progress notifications. ``origin``: the chat the call is made
+        for (a sampling or elicitation request meanwhile belongs to it). Cancelling the
+        awaiting task tells the server (the SDK sends ``notifications/cancelled``)."""
         self._origins.append(origin)
         try:
             result: mt.CallToolResult = await self.request(

@@ -182,7 +182,7 @@ def mcp_tool(connection: McpConnection, remote: mt.Tool, name: str) -> Tool:
 
     async def handler(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         result = await connection.call_tool(remote.name, args, config.call_timeout_s,
-                                            progress=ctx.progress)
+                                            progress=ctx.progress, origin=ctx.origin)
         return convert_result(result)
 
     async def preview(args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:

@@ -6,10 +6,10 @@ The app decides how to answer through two Protocols the caller provides: an
 chat's model). Without one, the request is declined and the capability is not
 advertised, so well-behaved servers do not ask at all.
 
-Which chat a request belongs to is :data:`desktop.tools.mcp.origin.request_origin`:
-the chat service sets it for the turn, and tool calls inherit it; the connection
-falls back to the chat of the newest call in flight when the SDK runs the callback
-outside the call.
+Which chat a request belongs to is the chat of the tool call in flight on that
+connection (:attr:`ToolContext.origin <desktop.tools.registry.ToolContext.origin>`,
+given to the call); the SDK runs the callback outside the call, so with calls from
+several chats in flight the newest one's is taken.
 """
 
 from __future__ import annotations
