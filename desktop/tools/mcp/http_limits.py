@@ -30,10 +30,10 @@ from typing import Any
 import httpx2
 
 from desktop.tools.mcp.stdio_lines import (
-    _ID_FIRST,
-    _TAIL_BYTES,
+    ID_FIRST,
     MAX_MESSAGE_BYTES,
     MB,
+    TAIL_BYTES,
     LineSplitter,
     Oversized,
     replacement,
@@ -202,7 +202,7 @@ class _CappedEvents(httpx2.AsyncByteStream):
         self._reset()
         log.warning("An MCP server's event went on past %d bytes; reading stopped",
                     self.limit.endless)
-        found = _ID_FIRST.search(head)
+        found = ID_FIRST.search(head)
         if found is not None:
             ident = json.loads(found.group(1))
         elif len(self.sent) == 1:
@@ -227,7 +227,7 @@ class _CappedEvents(httpx2.AsyncByteStream):
             if self.size > self.limit.limit:
                 self._go_over()
         elif line.startswith(b"data:"):
-            self._data(line, line[-_TAIL_BYTES:])
+            self._data(line, line[-TAIL_BYTES:])
         else:
             self.fields.append(line)
 
@@ -238,7 +238,7 @@ class _CappedEvents(httpx2.AsyncByteStream):
         kept, self.kept = self.kept, []
         for line in kept:
             if line.startswith(b"data:"):
-                self._data(line, line[-_TAIL_BYTES:])
+                self._data(line, line[-TAIL_BYTES:])
             else:
                 self.fields.append(line)
 
@@ -250,7 +250,7 @@ class _CappedEvents(httpx2.AsyncByteStream):
             piece = (b"\n" if self.head else b"") + value[:room]
             self.head.append(piece)
             self.head_size += len(piece)
-        self.tail = (self.tail + b"\n" + tail)[-_TAIL_BYTES:]
+        self.tail = (self.tail + b"\n" + tail)[-TAIL_BYTES:]
 
     def _finish(self) -> bytes:
         if not self.over:

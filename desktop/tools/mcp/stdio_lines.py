@@ -18,9 +18,9 @@ from typing import Any
 
 MB = 1024 * 1024
 MAX_MESSAGE_BYTES = 16 * MB
-_TAIL_BYTES = 4096
+TAIL_BYTES = 4096
 _ID = r'(-?\d+|"(?:[^"\\]|\\.)*")'
-_ID_FIRST = re.compile(rb'^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*' + _ID.encode())
+ID_FIRST = re.compile(rb'^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*' + _ID.encode())
 _ID_LAST = re.compile(rb'"id"\s*:\s*' + _ID.encode() + rb"\s*\}\s*$")
 _TEXT = re.compile(r'"text"\s*:\s*"')
 _DECODER = json.JSONDecoder()
@@ -69,7 +69,7 @@ class LineSplitter:
         if room > 0:
             self._parts.append(piece[:room])
         if len(piece) > room:
-            self._tail = (self._tail + piece[max(room, 0):])[-_TAIL_BYTES:]
+            self._tail = (self._tail + piece[max(room, 0):])[-TAIL_BYTES:]
         self._size += len(piece)
 
     def _finish(self) -> bytes | Oversized:
@@ -89,7 +89,7 @@ def cut_note(size: int | None, limit: int, *, cut: bool = True) -> str:
 def replacement(line: Oversized, limit: int, methods: dict[Any, str]) -> str | None:
     """The JSON-RPC message that stands for an oversized one (None: not an answer to a
     request of ours, so it is left out)."""
-    found = _ID_FIRST.search(line.head) or _ID_LAST.search(line.tail)
+    found = ID_FIRST.search(line.head) or _ID_LAST.search(line.tail)
     if found is None:
         return None
     ident = json.loads(found.group(1))
