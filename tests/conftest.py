@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Iterator
 
 import pytest
 
+from desktop.ui.collector import collect_due
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+#: As in the window (desktop.ui.collector): the cyclic collector runs on the main thread
+#: only, between tests; run by a worker thread it destroyed Qt objects there, and their
+#: timers fired on freed memory (a segfault in a later test's processEvents).
+_THRESHOLD = (gc.get_threshold()[0], gc.get_threshold()[1], gc.get_threshold()[2])
+gc.disable()
 
 
 def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:
@@ -29,6 +37,7 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     pile up across the session and every later test that walks the application's
     widgets (a theme change, a font zoom) pays for all of them."""
     result = yield
+    collect_due(_THRESHOLD)
     if "PySide6.QtWidgets" in sys.modules:
         from PySide6.QtCore import QCoreApplication, QEvent
 

@@ -342,7 +342,12 @@ def start_window(app: QApplication, window: MainWindow, ctx: AppContext, *, smok
     reopen_last_chat(window)
     app.processEvents()
     collect_and_freeze()
-    gc.enable()
+    # From here on the cyclic collector runs on this thread only (see its module): run
+    # on a worker thread it destroyed Qt objects there, and their timers fired on
+    # freed memory.
+    from desktop.ui.collector import MainThreadCollector
+
+    closing.append(MainThreadCollector(app).stop)
     closing.append(InstanceServer(ctx.paths.root, window.bring_to_front,
                                   on_command=window.quick.command).close)
     if quick is not None:
