@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from desktop.chat.provider_service import ProviderService
 from desktop.core.errors import ConfigError
 from desktop.core.provider import ModelCapabilities, ModelInfo
 from desktop.core.proxy import Proxy
 from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.core.tooling import NoTools, ToolRunner
 from desktop.providers.capabilities import Capabilities, resolve_capabilities
-from desktop.providers.factory import create_provider, providers_from_environment
-from desktop.providers.presets import PRESETS
+from desktop.providers.factory import create_provider
 from desktop.storage.assistants import AssistantStore
 from desktop.storage.data_folder import open_data_folder
 from desktop.storage.database import Database
@@ -73,7 +73,6 @@ class AppContext:
     settings_store: SettingsStore
     registry: ToolRegistry
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
-    detected: list[ProviderConfig] = field(default_factory=list)
     _grants: JsonGrantStore | None = None
     _secrets: SecretStore | None = None
     _inspector: InspectorWriter | None = None
@@ -81,6 +80,7 @@ class AppContext:
     notice: str | None = None  # shown once at start (e.g. a recovered damaged database)
     assistants: AssistantStore = field(init=False)
     settings: SettingsService = field(init=False)
+    providers: ProviderService = field(init=False)
     # Keys and tokens this process has seen, hidden from its log (see open()).
     redactor: SecretRedactor = field(default_factory=SecretRedactor)
 
@@ -125,6 +125,9 @@ class AppContext:
         ctx.settings_store.secrets = lambda: ctx.secrets  # URL passwords, header values
         ctx.assistants = AssistantStore(db)
         ctx.settings = SettingsService(ctx.settings_store, before_save=ctx._stash_secrets)
+        ctx.providers = ProviderService(
+            ctx.settings_store, ctx.settings, secrets=lambda: ctx.secrets,
+            environ=ctx.environ, redactor=redactor, proxy=lambda: ctx.proxy)
         settings = ctx.settings.current
         if lock is not None and any(holds_clear_secrets(s) for s in settings.mcp_servers):
             settings = ctx.settings.replace(settings)  # tokens saved in clear before: moved
@@ -201,46 +204,6 @@ class AppContext:
 
     # -- providers ------------------------------------------------------------------
 
-    def all_providers(self) -> list[ProviderConfig]:
-        """User-configured providers, then ones from the environment, then detected ones."""
-        configured = self.settings_store.list_providers()
-        seen = {(p.base_url.rstrip("/"), p.kind) for p in configured}
-        extra: list[ProviderConfig] = []
-        for config in [*providers_from_environment(self.environ), *self.detected]:
-            key = (config.base_url.rstrip("/"), config.kind)
-            if key not in seen:
-                seen.add(key)
-                extra.append(config)
-        return [*configured, *extra]
-
-    def active_provider(self, settings: AppSettings | None = None) -> ProviderConfig | None:
-        settings = settings or self.settings.current
-        providers = self.all_providers()
-        for config in providers:
-            if config.id == settings.active_provider_id:
-                return config
-        return providers[0] if providers else None
-
-    def find_provider(self, name: str) -> ProviderConfig | None:
-        wanted = name.strip().lower()
-        for config in self.all_providers():
-            if wanted in (config.id.lower(), config.name.lower()):
-                return config
-        return None
-
-    def api_key_for(self, config: ProviderConfig) -> str | None:
-        key: str | None = None
-        if config.source == "environment" and config.api_key_env:
-            key = self.environ.get(config.api_key_env) or None
-        elif config.source == "user":
-            key = self.secrets.get(config.id)
-        if key is None and config.source != "user":
-            preset = PRESETS.get(config.preset)
-            found = preset.key_from_env(self.environ) if preset is not None else None
-            key = found[1] if found else None
-        self.redactor.add(key)
-        return key
-
     def build_provider(self, config: ProviderConfig, *,
                        on_retry: Callable[[int, float, str], None] | None = None) -> Provider:
         settings = self.settings.current
@@ -250,7 +213,7 @@ class AppContext:
 
             recording = ExchangeRecording(self.inspector, config.kind, config.id)
         return create_provider(config.model_copy(update={"timeout_s": settings.request_timeout_s}),
-                               self.api_key_for(config), on_retry=on_retry, proxy=self.proxy,
+                               self.providers.api_key(config), on_retry=on_retry, proxy=self.proxy,
                                recording=recording)
 
     # -- model lists and capabilities ---------------------------------------------------

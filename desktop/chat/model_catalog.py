@@ -145,11 +145,11 @@ class ModelCatalog:
         favourites = set(favourite_keys)
         by_key: dict[str, ModelEntry] = {}
         groups: list[ModelSection] = []
-        for config in self.ctx.all_providers():
+        for config in self.ctx.providers.all():
             entries = self.provider_models(config, favourites)
             by_key.update((e.key, e) for e in entries)
             groups.append(ModelSection("provider", config.name, entries))
-        known = {c.id: c for c in self.ctx.all_providers()}
+        known = {c.id: c for c in self.ctx.providers.all()}
 
         def lookup(key: str) -> ModelEntry | None:
             provider_id, _tab, model = key.partition("\t")

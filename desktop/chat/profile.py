@@ -152,7 +152,7 @@ class ChatProfiles:
     def provider(self, chat: ChatRef) -> ProviderConfig | None:
         """The chat's provider: its own when it still exists, else its assistant's,
         else the one picked last (the top bar's default for new chats)."""
-        known = {p.id: p for p in self.ctx.all_providers()}
+        known = {p.id: p for p in self.ctx.providers.all()}
         wanted: str | None
         if isinstance(chat, NewChat):
             wanted = chat.provider_id
@@ -164,7 +164,7 @@ class ChatProfiles:
         assistant = self.assistant(chat)
         if assistant is not None and assistant.provider_id in known:
             return known[str(assistant.provider_id)]
-        return self.ctx.active_provider(self.ctx.settings.current)
+        return self.ctx.providers.active(self.ctx.settings.current)
 
     def model(self, chat: ChatRef) -> str:
         """The chat's model; for a chat on another provider than it was saved with,

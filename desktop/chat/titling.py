@@ -100,7 +100,7 @@ class ChatTitler:
         """The provider and model that write titles: the one named in Preferences (its
         default model when none is named) while that provider exists, else the chat's."""
         settings = self.ctx.settings.current
-        chosen = next((p for p in self.ctx.all_providers()
+        chosen = next((p for p in self.ctx.providers.all()
                        if p.id == settings.title_provider_id), None)
         if chosen is None or not (settings.title_model or chosen.model):
             return config, model

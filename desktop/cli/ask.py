@@ -69,7 +69,7 @@ def resolve_provider(ctx: AppContext, args: argparse.Namespace, service: ChatSer
     chat's: the one picked last in the app, or from the environment)."""
     config: ProviderConfig | None = None
     if args.provider:
-        config = ctx.find_provider(args.provider)
+        config = ctx.providers.find(args.provider)
         if config is None:
             preset = PRESETS.get(args.provider.strip().lower())
             if preset is None:

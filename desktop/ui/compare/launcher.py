@@ -84,7 +84,7 @@ class CompareLauncher(QObject):
         return self._chooser(1, lambda targets: self.ask_others(message_id, targets))
 
     def targets(self, chosen: list[tuple[str, str]]) -> list[CompareTarget]:
-        configs = {c.id: c for c in self.controller.ctx.all_providers()}
+        configs = {c.id: c for c in self.controller.ctx.providers.all()}
         return [CompareTarget(configs[pid].model_copy(update={"model": model}), model)
                 for pid, model in chosen if pid in configs]
 

@@ -107,7 +107,7 @@ class AssistantForm(QWidget):
         self.prompt_edit.setPlainText(a.system_prompt)
         self.provider_combo.clear()
         self.provider_combo.addItem(self.tr("The provider chosen in the window"), None)
-        for config in self.ctx.all_providers():
+        for config in self.ctx.providers.all():
             self.provider_combo.addItem(config.name, config.id)
         index = self.provider_combo.findData(a.provider_id) if a.provider_id else 0
         if index < 0:  # a provider that was removed
@@ -147,7 +147,7 @@ class AssistantForm(QWidget):
         self.model_combo.blockSignals(True)
         self.model_combo.clear()
         provider_id = self.provider_combo.currentData()
-        config = next((p for p in self.ctx.all_providers() if p.id == provider_id), None)
+        config = next((p for p in self.ctx.providers.all() if p.id == provider_id), None)
         if config is not None:
             self.model_combo.addItems([m.id for m in self.ctx.cached_models(config)])
         self.model_combo.setEditText(model)

@@ -29,7 +29,7 @@ class TitleModelCombo(QComboBox):
         self.choices = [("", "")]
         self.addItem(self.tr("The chat's model"))
         chosen = (settings.title_provider_id, settings.title_model)
-        for config in ctx.all_providers():
+        for config in ctx.providers.all():
             models = [config.model] if config.model else []
             models += [m.id for m in ctx.cached_models(config) if m.id not in models]
             if chosen[0] == config.id and chosen[1] and chosen[1] not in models:

@@ -81,7 +81,7 @@ class ReplayView(QWidget):
         self.ctx = ctx
         self.record = record
         self.task: asyncio.Future[None] | None = None
-        self.providers = ctx.all_providers()
+        self.providers = ctx.providers.all()
         self.provider_box = QComboBox()
         self.provider_box.setAccessibleName(self.tr("Provider to send to"))
         for config in self.providers:

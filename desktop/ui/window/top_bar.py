@@ -237,7 +237,7 @@ class TopBar(QWidget):
         ctx = self.controller.ctx
         active = self.controller.provider()
         self.provider_combo.clear()
-        for config in ctx.all_providers():
+        for config in ctx.providers.all():
             label = config.name + (" (environment)" if config.source == "environment" else "")
             label += " (detected)" if config.source == "detected" else ""
             self.provider_combo.addItem(label, config.id)

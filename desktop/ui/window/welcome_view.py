@@ -194,7 +194,7 @@ class WelcomeGuide(QObject):
         c = self.window.controller
         if c.session_id is not None or c.history:
             return False
-        return not c.ctx.all_providers() or not c.ctx.sessions.has_sessions()
+        return not c.ctx.providers.all() or not c.ctx.sessions.has_sessions()
 
     def refresh(self, *_args: object) -> None:
         wanted = self.wanted()
@@ -204,7 +204,7 @@ class WelcomeGuide(QObject):
             return
         c = self.window.controller
         view = self.view
-        view.show_steps(bool(c.ctx.all_providers()), bool(c.model()))
+        view.show_steps(bool(c.ctx.providers.all()), bool(c.model()))
         view.show()
         view.raise_()
 
