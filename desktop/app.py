@@ -6,24 +6,19 @@ point and handed to whoever needs it. This module imports no Qt.
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 import logging
 import os
 import threading
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.chat.provider_service import ProviderService
 from desktop.core.errors import ConfigError
-from desktop.core.provider import ModelCapabilities, ModelInfo
 from desktop.core.proxy import Proxy
 from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.core.tooling import NoTools, ToolRunner
-from desktop.providers.capabilities import Capabilities, resolve_capabilities
 from desktop.providers.factory import create_provider
 from desktop.storage.assistants import AssistantStore
 from desktop.storage.data_folder import open_data_folder
@@ -60,9 +55,6 @@ GRANTS_FILE = "tool_grants.json"
 
 
 _OPENING_SECRETS = threading.Lock()
-#: One plain thread (not the event loop's default executor: under qasync that is a pool
-#: of QThreads tied to one loop) for building providers off the event loop.
-_PROVIDER_BUILDER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assista-provider")
 
 
 @dataclass
@@ -127,7 +119,9 @@ class AppContext:
         ctx.settings = SettingsService(ctx.settings_store, before_save=ctx._stash_secrets)
         ctx.providers = ProviderService(
             ctx.settings_store, ctx.settings, secrets=lambda: ctx.secrets,
-            environ=ctx.environ, redactor=redactor, proxy=lambda: ctx.proxy)
+            environ=ctx.environ, redactor=redactor, proxy=lambda: ctx.proxy,
+            # (looked up per call: a test records what ctx.build_provider builds)
+            build=lambda config: ctx.build_provider(config))  # noqa: PLW0108
         settings = ctx.settings.current
         if lock is not None and any(holds_clear_secrets(s) for s in settings.mcp_servers):
             settings = ctx.settings.replace(settings)  # tokens saved in clear before: moved
@@ -215,46 +209,6 @@ class AppContext:
         return create_provider(config.model_copy(update={"timeout_s": settings.request_timeout_s}),
                                self.providers.api_key(config), on_retry=on_retry, proxy=self.proxy,
                                recording=recording)
-
-    # -- model lists and capabilities ---------------------------------------------------
-
-    def cached_models(self, config: ProviderConfig) -> list[ModelInfo]:
-        """The provider's model list as last fetched (empty if never fetched)."""
-        raw = self.settings_store.get_value(f"models:{config.id}", None)
-        if not isinstance(raw, list):
-            return []
-        models: list[ModelInfo] = []
-        for item in raw:
-            if isinstance(item, dict) and isinstance(item.get("id"), str):
-                caps = item.get("capabilities")
-                models.append(ModelInfo(
-                    id=item["id"], name=item.get("name"),
-                    context_window=item.get("context_window"),
-                    capabilities=ModelCapabilities(**caps) if isinstance(caps, dict) else None,
-                ))
-        return models
-
-    async def refresh_models(self, config: ProviderConfig) -> list[ModelInfo]:
-        """Fetch the model list from the provider and cache it; raises ProviderError."""
-        # Built on a worker thread: the first provider built imports and opens the
-        # keyring and makes a TLS context (0.1-0.3 s), which at start-up froze the window
-        # just after it was filled in.
-        provider = await asyncio.wrap_future(_PROVIDER_BUILDER.submit(self.build_provider, config))
-        try:
-            models = await provider.list_models()
-        finally:
-            await provider.aclose()
-        self.settings_store.set_value(f"models:{config.id}", [
-            {"id": m.id, "name": m.name, "context_window": m.context_window,
-             "capabilities": dataclasses.asdict(m.capabilities) if m.capabilities else None}
-            for m in models
-        ])
-        return models
-
-    def capabilities_for(self, config: ProviderConfig, model: str) -> Capabilities:
-        reported = next((m.capabilities for m in self.cached_models(config) if m.id == model),
-                        None)
-        return resolve_capabilities(model, reported, config.options.capabilities)
 
     # -- tools ----------------------------------------------------------------------
 
@@ -345,7 +299,7 @@ class AppContext:
         options = config.options.request_options() if config is not None else None
         window = None
         if config is not None:
-            window = self.capabilities_for(config, model or config.model).context_window
+            window = self.providers.capabilities(config, model or config.model).context_window
         return Orchestrator(provider, tools, settings.agent, confirm_continue=confirm,
                             request_options=options, context_window=window,
                             overflow=settings.context_overflow)

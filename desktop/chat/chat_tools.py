@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from desktop.core.settings import AppSettings
     from desktop.tools.approval import Approver, Policy, ProgressSink
     from desktop.tools.checkpoints import TurnCheckpoint
+    from desktop.tools.mcp.catalog import RegistryCatalog
     from desktop.tools.mcp.config import McpServerConfig
     from desktop.tools.mcp.live_lists import McpEvent
     from desktop.tools.mcp.manager import McpManager
@@ -67,6 +68,14 @@ class ChatTools:
         self.browser: Browser | None = None
         # The settings (secrets as stored: placeholders) each server was started from
         self.started_settings: dict[str, dict[str, Any]] = {}
+
+    def server_catalog(self) -> RegistryCatalog:
+        """The MCP servers the official registry lists (or the one ``ASSISTA_MCP_REGISTRY``
+        names), cached in the data folder, fetched through the app's proxy."""
+        from desktop.tools.mcp.catalog import OFFICIAL_REGISTRY, REGISTRY_ENV, RegistryCatalog
+
+        base = self.ctx.environ.get(REGISTRY_ENV) or OFFICIAL_REGISTRY
+        return RegistryCatalog(self.ctx.paths.root, base_url=base, proxy=self.ctx.proxy)
 
     # -- which tools ----------------------------------------------------------------
 

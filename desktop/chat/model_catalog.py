@@ -122,7 +122,7 @@ class ModelCatalog:
     # -- entries -----------------------------------------------------------------------
 
     def entry(self, config: ProviderConfig, model: str, favourites: set[str]) -> ModelEntry:
-        caps = self.ctx.capabilities_for(config, model)
+        caps = self.ctx.providers.capabilities(config, model)
         prices = {m: Price(p.input, p.output, p.cached_input)
                   for m, p in self.ctx.settings.current.prices.items()}
         return ModelEntry(
@@ -132,7 +132,7 @@ class ModelCatalog:
 
     def provider_models(self, config: ProviderConfig, favourites: set[str]) -> list[ModelEntry]:
         """The provider's cached list (its default model first when not listed)."""
-        ids = [m.id for m in self.ctx.cached_models(config)]
+        ids = [m.id for m in self.ctx.providers.cached_models(config)]
         if config.model and config.model not in ids:
             ids.insert(0, config.model)
         return [self.entry(config, model, favourites) for model in ids]

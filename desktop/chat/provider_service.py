@@ -13,12 +13,17 @@ What is listed: the user's own providers, then ones whose key is in the environm
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import logging
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from desktop.core.messages import new_id
+from desktop.core.provider import ModelCapabilities, ModelInfo
 from desktop.core.settings import AppSettings, ProviderConfig
+from desktop.providers.capabilities import Capabilities, resolve_capabilities
 from desktop.providers.factory import create_provider, providers_from_environment
 from desktop.providers.presets import PRESETS
 
@@ -32,6 +37,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: One plain thread (not the event loop's default executor: under qasync that is a pool
+#: of QThreads tied to one loop) for building providers off the event loop.
+_PROVIDER_BUILDER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assista-provider")
+
 #: ``observer()``: called after the list of providers changed (saved, removed, detected).
 ProvidersObserver = Callable[[], None]
 
@@ -39,15 +48,18 @@ ProvidersObserver = Callable[[], None]
 class ProviderService:
     def __init__(self, store: SettingsStore, settings: SettingsService, *,
                  secrets: Callable[[], SecretStore], environ: Mapping[str, str],
-                 redactor: SecretRedactor, proxy: Callable[[], Proxy]) -> None:
+                 redactor: SecretRedactor, proxy: Callable[[], Proxy],
+                 build: Callable[[ProviderConfig], Provider]) -> None:
         """``secrets``: the secret store, opened when first asked for (the keyring is
-        slow to open); ``proxy``: the proxy as Preferences say now."""
+        slow to open); ``proxy``: the proxy as Preferences say now; ``build``: a
+        provider for requests as the app makes them (its timeout, recorded)."""
         self._store = store
         self._settings = settings
         self._secrets = secrets
         self._environ = environ
         self._redactor = redactor
         self._proxy = proxy
+        self._build = build
         self._detected: list[ProviderConfig] = []
         self._observers: list[ProvidersObserver] = []
 
@@ -121,6 +133,48 @@ class ProviderService:
         config = config.model_copy(update={"timeout_s": min(config.timeout_s, timeout_s)})
         return create_provider(config, key, retry=RetryPolicy.disabled(), proxy=self._proxy())
 
+    # -- model lists and capabilities -------------------------------------------------
+
+    def cached_models(self, config: ProviderConfig) -> list[ModelInfo]:
+        """The provider's model list as last fetched (empty if never fetched)."""
+        raw = self._store.get_value(f"models:{config.id}", None)
+        if not isinstance(raw, list):
+            return []
+        models: list[ModelInfo] = []
+        for item in raw:
+            if isinstance(item, dict) and isinstance(item.get("id"), str):
+                caps = item.get("capabilities")
+                models.append(ModelInfo(
+                    id=item["id"], name=item.get("name"),
+                    context_window=item.get("context_window"),
+                    capabilities=ModelCapabilities(**caps) if isinstance(caps, dict) else None,
+                ))
+        return models
+
+    async def refresh_models(self, config: ProviderConfig) -> list[ModelInfo]:
+        """Fetch the model list from the provider and cache it; raises ProviderError."""
+        # Built on a worker thread: the first provider built imports and opens the
+        # keyring and makes a TLS context (0.1-0.3 s), which at start-up froze the window
+        # just after it was filled in.
+        provider = await asyncio.wrap_future(_PROVIDER_BUILDER.submit(self._build, config))
+        try:
+            models = await provider.list_models()
+        finally:
+            await provider.aclose()
+        self._store.set_value(f"models:{config.id}", [
+            {"id": m.id, "name": m.name, "context_window": m.context_window,
+             "capabilities": dataclasses.asdict(m.capabilities) if m.capabilities else None}
+            for m in models
+        ])
+        return models
+
+    def capabilities(self, config: ProviderConfig, model: str) -> Capabilities:
+        """What ``model`` of ``config`` can do: as the provider reported it, else as
+        known by its name, with the user's overrides."""
+        reported = next((m.capabilities for m in self.cached_models(config) if m.id == model),
+                        None)
+        return resolve_capabilities(model, reported, config.options.capabilities)
+
     # -- changing -------------------------------------------------------------------------
 
     def save(self, config: ProviderConfig, api_key: str | None) -> None:
@@ -157,8 +211,6 @@ class ProviderService:
     async def detect_local(self) -> list[ProviderConfig]:
         """Look for LM Studio and Ollama running on this computer; what answers is
         listed from now on (and returned)."""
-        import asyncio
-
         import httpx  # slow to import: only on a first run
 
         from desktop.providers.factory import detect_lmstudio, detect_ollama

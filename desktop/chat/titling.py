@@ -142,7 +142,7 @@ class ChatTitler:
     async def _ask(self, job: TitleJob) -> str:
         conversation = (f"User: {job.question[:EXCERPT_CHARS]}\n\n"
                         f"Assistant: {job.answer[:EXCERPT_CHARS]}")
-        reasoning = self.ctx.capabilities_for(job.config, job.model).reasoning
+        reasoning = self.ctx.providers.capabilities(job.config, job.model).reasoning
         call = title_call(job.config, job.model, reasoning, TITLE_PROMPT, conversation)
         # Recorded as the chat's, not as the answer the task was started after.
         set_session(job.session_id)

@@ -256,7 +256,7 @@ def _attached_files(ctx: AppContext, args: argparse.Namespace, config: ProviderC
 
     from desktop.core.attachments import attachment_budget, attachment_note, load_attachment
 
-    budget = attachment_budget(ctx.capabilities_for(config, config.model).context_window)
+    budget = attachment_budget(ctx.providers.capabilities(config, config.model).context_window)
     parts = []
     for name in args.attach:
         part = load_attachment(Path(name).expanduser(), max_chars=budget)

@@ -123,7 +123,8 @@ class ConversationActions(QObject):
 
         def make() -> QDialog:
             names = self.controller.tools.registry().names()
-            dialog = AssistantsDialog(self.controller.ctx, names, self.window,
+            dialog = AssistantsDialog(self.controller.assistants, self.controller.providers,
+                                      names, self.window,
                                       select=current.id if current is not None else None)
             dialog.assistantsChanged.connect(self.assistantsChanged)
             return dialog

@@ -125,7 +125,7 @@ class ReplayView(QWidget):
             return
         config = self.providers[index]
         self.model_box.clear()
-        models = [m.id for m in self.ctx.cached_models(config)]
+        models = [m.id for m in self.ctx.providers.cached_models(config)]
         preferred = self.record.model if config.id == self.record.provider_id else config.model
         for model in dict.fromkeys([preferred, *models]):
             if model:

@@ -61,7 +61,8 @@ class McpDialog(QDialog):
         layout = QVBoxLayout(self)
         splitter = QSplitter()
         self.list_panel = McpServerList(self._connection, self._started)
-        self.browse_button = catalog_button(self, controller.ctx, self._add_configs)
+        self.browse_button = catalog_button(self, controller.tools.server_catalog,
+                                            self._add_configs)
         self.list_panel.add_buttons(self.browse_button)
         self.server_list = self.list_panel.list
         self.add_button, self.remove_button = (self.list_panel.add_button,

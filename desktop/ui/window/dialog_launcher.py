@@ -94,7 +94,7 @@ class DialogLauncher(QObject):
         from desktop.ui.providers.provider_dialog import ProviderDialog
 
         def make() -> QDialog:
-            dialog = ProviderDialog(self.controller.ctx.providers, self.parent_widget)
+            dialog = ProviderDialog(self.controller.providers, self.parent_widget)
             dialog.providersChanged.connect(self._providers_changed)
             # (closing re-reads them too: a provider may have been removed unsaved)
             dialog.finished.connect(lambda _result: self._providers_changed())

@@ -95,6 +95,7 @@ LOAD_STEPS = (
     "desktop.ui.chat.usage_text",
     "desktop.ui.window.single_instance",
     "desktop.ui.window.sync_scheduler",  # (~12 ms: the sync status and change log)
+    "desktop.ui.window.window_wiring",
     "desktop.ui.window.dialog_launcher",
     "desktop.ui.window.tray",
     "desktop.ui.window.panels",
@@ -122,7 +123,7 @@ def make_application() -> QApplication:
 
 async def first_run(window: MainWindow) -> None:
     """With no provider at all, look for a local LM Studio, then open the dialog."""
-    providers = window.controller.ctx.providers
+    providers = window.controller.providers
     if providers.all():
         return
     detected = await providers.detect_local()

@@ -7,8 +7,9 @@ or the settings change (debounced: typing a chat's title is one sync, not twenty
 every few minutes (to receive the other devices' changes), and on *Sync now*. A failed
 run (offline, server down) is shown; the next one sends what waits.
 
-After a run that merged something the window follows: settings are re-read, the chat
-list is refreshed and the chat on screen is reopened when it changed.
+After a run that merged something the window follows (:meth:`MainWindow._connect_sync`
+wires it): settings are re-read, the chat list is refreshed and the chat on screen is
+reopened when it changed.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from desktop.ui.plain_text import plain_tooltip
 if TYPE_CHECKING:
     from desktop.app import AppContext
     from desktop.sync.run import SyncEngine, SyncReport
-    from desktop.ui.window.main_window import MainWindow
 
 log = logging.getLogger(__name__)
 
@@ -265,33 +265,3 @@ class SyncStatusLabel(QLabel):
         if event.button() == Qt.MouseButton.LeftButton:
             self.clicked.emit()
         super().mousePressEvent(event)
-
-
-def install_sync(window: MainWindow, **timing: int) -> SyncScheduler:
-    """Sync for ``window``: the scheduler, its status-bar label, and what triggers a run
-    and follows one. ``timing``: ``debounce_ms`` / ``period_ms`` (tests)."""
-    controller = window.controller
-    scheduler = SyncScheduler(controller.ctx, window, **timing)
-    label = SyncStatusLabel(scheduler)
-    window.statusBar().addPermanentWidget(label)
-    label.clicked.connect(lambda: window.dialogs.open_sync(scheduler))
-    controller.sessionsChanged.connect(scheduler.changed)
-    controller.bridge.runFinished.connect(lambda _event: scheduler.changed())
-    unsubscribe = controller.ctx.settings.subscribe(lambda _old, _new: scheduler.changed())
-    scheduler.destroyed.connect(lambda *_: unsubscribe())
-
-    def merged(report: SyncReport | None, _error: str) -> None:
-        if report is None or not report.merged.changed:
-            return
-        if report.merged.settings_changed:
-            controller.ctx.settings.reload()
-        window.refresh_sessions()
-        current = controller.session_id
-        if current and current in report.merged.chats and not controller.busy:
-            controller.open_session(current)
-
-    scheduler.finished.connect(merged)
-    app = QCoreApplication.instance()
-    if app is not None:  # a run ends before the database closes
-        app.aboutToQuit.connect(scheduler.shutdown)
-    return scheduler
