@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from desktop.core.provider import Provider
     from desktop.storage.inspector_writer import InspectorWriter
     from desktop.storage.secrets import SecretStore
+    from desktop.sync.service import SyncService
     from desktop.tools.approval import Approver, ChatGrants, Policy, ProgressSink
     from desktop.tools.checkpoints import CheckpointStore, TurnCheckpoint
     from desktop.tools.grants import JsonGrantStore
@@ -173,6 +174,15 @@ class AppContext:
             self._inspector = InspectorWriter(self.paths.root, limits, self.redactor.values,
                                               read_only=self.db.read_only)
         return self._inspector
+
+    @property
+    def sync(self) -> SyncService:
+        """Sync's configuration, secrets, status and engine (the window's scheduler and
+        Sync dialog use this)."""
+        from desktop.sync.service import SyncService
+
+        return SyncService(self.db, self.settings_store, secrets=lambda: self.secrets,
+                           proxy=lambda: self.proxy)
 
     def close(self) -> None:
         if self._inspector is not None:

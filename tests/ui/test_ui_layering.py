@@ -28,7 +28,6 @@ STILL_IMPORTING: dict[str, set[str]] = {
     "desktop/ui/conversations/search_dialog.py": {"storage"},  # search hits
     "desktop/ui/conversations/session_items.py": {"storage"},  # SessionInfo
     "desktop/ui/conversations/session_list.py": {"storage"},  # SessionInfo
-    "desktop/ui/dialogs/sync_dialog.py": {"app"},
     "desktop/ui/dialogs/usage_page.py": {"storage"},  # usage figures
     "desktop/ui/dialogs/web_search_settings.py": {"storage"},  # SecretStore
     "desktop/ui/inspector/event_tables.py": {"storage"},  # ExchangeRecord
@@ -48,7 +47,6 @@ STILL_IMPORTING: dict[str, set[str]] = {
     "desktop/ui/window/launch.py": {"app", "providers", "storage"},
     "desktop/ui/window/main_window.py": {"storage"},  # window state, SessionInfo
     "desktop/ui/window/startup_skeleton.py": {"storage"},  # FirstChat
-    "desktop/ui/window/sync_scheduler.py": {"app"},
     "desktop/ui/window/top_bar.py": {"providers"},  # prices
     "desktop/ui/window/welcome_view.py": {"storage"},  # AssistantStore
 }
@@ -63,7 +61,6 @@ STILL_REACHING_CTX = {
     "desktop/ui/conversations/session_list.py",
     "desktop/ui/conversations/session_prompt_dialog.py",
     "desktop/ui/dialogs/settings_dialog.py",
-    "desktop/ui/dialogs/sync_dialog.py",
     "desktop/ui/inspector/replay_view.py",
     "desktop/ui/knowledge/knowledge_dialog.py",
     "desktop/ui/tools/mcp_dialog.py",
@@ -72,14 +69,11 @@ STILL_REACHING_CTX = {
     "desktop/ui/window/attention.py",
     "desktop/ui/window/chat_settings_popover.py",
     "desktop/ui/window/controller.py",
-    "desktop/ui/window/dialog_launcher.py",
     "desktop/ui/window/launch.py",
     "desktop/ui/window/main_window.py",
     "desktop/ui/window/settings_signal.py",
-    "desktop/ui/window/sync_scheduler.py",
     "desktop/ui/window/update_notice.py",
     "desktop/ui/window/window_menus.py",
-    "desktop/ui/window/window_wiring.py",
 }
 
 #: The window's helpers: handed what they use, they never see the main window (its

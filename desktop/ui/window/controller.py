@@ -44,6 +44,7 @@ from desktop.core.services import SettingsSource
 from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.storage.assistants import AssistantStore
 from desktop.storage.branches import ActiveBranch
+from desktop.sync.service import SyncService
 from desktop.tools.approval import ChatGrants, ToolProgress
 from desktop.ui.error_text import error_text, exception_text
 from desktop.ui.window.bridge import AgentBridge
@@ -118,6 +119,10 @@ class ChatController(QObject):
     @property
     def providers(self) -> ProviderService:
         return self.ctx.providers
+
+    @property
+    def sync(self) -> SyncService:
+        return self.ctx.sync
 
     @property
     def tools(self) -> ChatTools:

@@ -166,7 +166,7 @@ class DialogLauncher(QObject):
         """Settings → Sync: saving reconfigures ``scheduler``, the window's sync."""
         from desktop.ui.dialogs.sync_dialog import SyncDialog
 
-        return self.show_one("sync", lambda: SyncDialog(self.controller.ctx, scheduler,
+        return self.show_one("sync", lambda: SyncDialog(self.controller.sync, scheduler,
                                                         self.parent_widget))
 
     def open_about(self) -> QDialog:

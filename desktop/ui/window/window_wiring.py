@@ -53,7 +53,7 @@ def connect_sync(window: MainWindow) -> SyncScheduler:
     its label is in the status bar; after a run that merged something the window
     follows (settings re-read, the chat list and the chat on screen)."""
     c = window.controller
-    sync = SyncScheduler(c.ctx, window)
+    sync = SyncScheduler(c.sync, window)
     label = SyncStatusLabel(sync)
     window.statusBar().addPermanentWidget(label)
     label.clicked.connect(lambda: window.dialogs.open_sync(sync))
