@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from desktop.core.settings import AppSettings
     from desktop.tools.approval import Approver, Policy, ProgressSink
     from desktop.tools.checkpoints import TurnCheckpoint
+    from desktop.tools.grants import JsonGrantStore
     from desktop.tools.mcp.catalog import RegistryCatalog
     from desktop.tools.mcp.config import McpServerConfig
     from desktop.tools.mcp.live_lists import McpEvent
@@ -92,6 +93,11 @@ class ChatTools:
     def mcp_tools(self, servers: Iterable[str]) -> list[str]:
         wanted = set(servers)
         return [t.name for t in self.registry() if t.source in wanted]
+
+    @property
+    def saved_grants(self) -> JsonGrantStore:
+        """The user's "always allow" grants (Settings lists and revokes them)."""
+        return self.ctx.grants
 
     def chat_grants(self, session_id: str) -> ChatGrants:
         """The chat's "allow for this chat" grants."""

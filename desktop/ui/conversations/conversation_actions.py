@@ -86,7 +86,7 @@ class ConversationActions(QObject):
 
     def open_search(self) -> SearchDialog:
         if self.search is None:
-            self.search = SearchDialog(self.controller.ctx.sessions, self.window)
+            self.search = SearchDialog(self.controller.sessions, self.window)
             self.search.hitChosen.connect(self.open_hit)
         self.search.start()
         return self.search

@@ -44,6 +44,7 @@ from desktop.core.services import SettingsSource
 from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.storage.assistants import AssistantStore
 from desktop.storage.branches import ActiveBranch
+from desktop.storage.sessions import SessionStore
 from desktop.sync.service import SyncService
 from desktop.tools.approval import ChatGrants, ToolProgress
 from desktop.ui.error_text import error_text, exception_text
@@ -121,6 +122,11 @@ class ChatController(QObject):
         return self.ctx.providers
 
     @property
+    def sessions(self) -> SessionStore:
+        """The saved chats (listing, searching, import and export read them here)."""
+        return self.ctx.sessions
+
+    @property
     def sync(self) -> SyncService:
         return self.ctx.sync
 
@@ -133,9 +139,10 @@ class ChatController(QObject):
         there, each adapter follows its own chat."""
         return ChatController(self.ctx, parent, service=self.service)
 
-    def chat_title(self, session_id: str) -> str:
+    def chat_title(self, session_id: str) -> str | None:
+        """The chat's title (None: there is no such chat, or it is in the trash)."""
         info = self.ctx.sessions.get_session(session_id)
-        return info.title if info is not None else ""
+        return info.title if info is not None else None
 
     def model_catalog(self) -> ModelCatalog:
         """Every provider's models (as last fetched), their prices and capabilities."""
