@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from desktop.providers.pricing import Price, price_for
+from desktop.core.pricing import Price, price_for
 
 if TYPE_CHECKING:
     from desktop.app import AppContext

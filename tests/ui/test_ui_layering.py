@@ -17,9 +17,6 @@ LOWER = ("storage", "providers", "app")
 #: (directly, or for annotations only). launch.py is the window's entry point (it opens
 #: the data folder and builds the context) and controller.py the adapter that holds it.
 STILL_IMPORTING: dict[str, set[str]] = {
-    "desktop/ui/chat/usage_text.py": {"providers"},  # prices
-    "desktop/ui/compare/column.py": {"providers"},  # prices
-    "desktop/ui/compare/launcher.py": {"providers"},  # prices
     "desktop/ui/conversations/assistant_form.py": {"storage"},  # Assistant
     "desktop/ui/conversations/assistant_gallery.py": {"storage"},  # AssistantStore
     "desktop/ui/conversations/assistants_dialog.py": {"storage"},  # Assistant(Store)
@@ -47,7 +44,6 @@ STILL_IMPORTING: dict[str, set[str]] = {
     "desktop/ui/window/launch.py": {"app", "providers", "storage"},
     "desktop/ui/window/main_window.py": {"storage"},  # window state, SessionInfo
     "desktop/ui/window/startup_skeleton.py": {"storage"},  # FirstChat
-    "desktop/ui/window/top_bar.py": {"providers"},  # prices
     "desktop/ui/window/welcome_view.py": {"storage"},  # AssistantStore
 }
 

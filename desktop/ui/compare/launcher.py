@@ -20,7 +20,7 @@ from desktop.chat.answer_figures import price_table
 from desktop.chat.compare_run import CompareRun, CompareTarget
 from desktop.core.errors import AssistaError
 from desktop.core.messages import Message
-from desktop.providers.pricing import Price
+from desktop.core.pricing import Price
 from desktop.ui.compare.chooser import CompareChooser
 from desktop.ui.compare.view import CompareView
 

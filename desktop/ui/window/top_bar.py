@@ -204,7 +204,7 @@ class TopBar(QWidget):
 
     def show_usage(self, messages: list[Message]) -> None:
         """Tokens (and cost, where the model has a price) of ``messages``."""
-        from desktop.providers.pricing import Price
+        from desktop.core.pricing import Price
         from desktop.ui.chat.usage_text import format_usage, session_usage, usage_tooltip
 
         prices = {model: Price(p.input, p.output, p.cached_input)
