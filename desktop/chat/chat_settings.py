@@ -19,8 +19,8 @@ from desktop.tools.approval import ChatGrants
 
 if TYPE_CHECKING:
     from desktop.core.provider_options import RequestOptions
+    from desktop.core.records import Assistant
     from desktop.core.settings import ProviderConfig
-    from desktop.storage.assistants import Assistant
 
 
 class ChatSettings:

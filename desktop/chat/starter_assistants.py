@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from desktop.storage.assistants import Assistant, AssistantStore
+    from desktop.core.records import Assistant
+    from desktop.storage.assistants import AssistantStore
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.storage.assistants import Assistant
+from desktop.core.records import Assistant
 from desktop.ui.form_rows import whole
 from desktop.ui.reflow_grid import ReflowGrid
 

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.errors import AssistaError
-from desktop.storage.assistants import Assistant
+from desktop.core.records import Assistant
 from desktop.ui import theme
 from desktop.ui.conversations.assistant_form import AssistantForm
 from desktop.ui.icons import icon

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.storage.sessions import SessionInfo
+from desktop.core.records import SessionInfo
 from desktop.ui import theme
 from desktop.ui.conversations.chat_library import ChatLibrary
 from desktop.ui.conversations.chat_states import ChatStateMarks

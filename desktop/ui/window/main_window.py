@@ -123,7 +123,7 @@ class MainWindow(QMainWindow):
         skeleton = self.centralWidget()
         if isinstance(skeleton, StartupSkeleton):
             self.early_typing, self.early_chat = skeleton.take_typing(), skeleton.chosen_chat
-            from desktop.storage.session_rows import SessionInfo
+            from desktop.core.records import SessionInfo
 
             # its first chats stay listed until the full list is read (next step)
             self.sessions.set_sessions([
