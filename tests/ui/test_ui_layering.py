@@ -17,13 +17,10 @@ LOWER = ("storage", "providers", "app")
 #: (directly, or for annotations only). launch.py is the window's entry point (it opens
 #: the data folder and builds the context) and controller.py the adapter that holds it.
 STILL_IMPORTING: dict[str, set[str]] = {
-    "desktop/ui/conversations/assistant_gallery.py": {"storage"},  # AssistantStore
-    "desktop/ui/conversations/assistants_dialog.py": {"storage"},  # AssistantStore
     "desktop/ui/conversations/conversation_actions.py": {"storage"},  # search query
     "desktop/ui/conversations/import_export.py": {"storage"},  # export, import
     "desktop/ui/conversations/search_dialog.py": {"storage"},  # search hits
     "desktop/ui/dialogs/usage_page.py": {"storage"},  # usage figures
-    "desktop/ui/dialogs/web_search_settings.py": {"storage"},  # SecretStore
     "desktop/ui/inspector/event_tables.py": {"storage"},  # ExchangeRecord
     "desktop/ui/inspector/opener.py": {"app"},
     "desktop/ui/inspector/panel.py": {"app", "storage"},
@@ -32,7 +29,7 @@ STILL_IMPORTING: dict[str, set[str]] = {
     "desktop/ui/providers/provider_dialog.py": {"providers"},  # presets, redact
     "desktop/ui/providers/provider_form.py": {"providers", "storage"},  # presets, redact
     "desktop/ui/providers/provider_list.py": {"providers"},  # presets
-    "desktop/ui/providers/provider_text.py": {"providers", "storage"},  # presets
+    "desktop/ui/providers/provider_text.py": {"providers"},  # presets
     "desktop/ui/providers/welcome_page.py": {"providers"},  # presets
     "desktop/ui/tools/mcp_dialog.py": {"storage"},  # MCP secrets
     "desktop/ui/tools/mcp_sign_in.py": {"storage"},  # MCP secrets
@@ -40,7 +37,6 @@ STILL_IMPORTING: dict[str, set[str]] = {
     "desktop/ui/window/launch.py": {"app", "providers", "storage"},
     "desktop/ui/window/main_window.py": {"storage"},  # window state, FirstChat
     "desktop/ui/window/startup_skeleton.py": {"storage"},  # FirstChat
-    "desktop/ui/window/welcome_view.py": {"storage"},  # AssistantStore
 }
 
 #: Interface modules that still reach into the context (``something.ctx``).

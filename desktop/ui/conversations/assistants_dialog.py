@@ -31,7 +31,7 @@ from desktop.ui.scrolling import narrow_side, scrolling
 
 if TYPE_CHECKING:
     from desktop.chat.provider_service import ProviderService
-    from desktop.storage.assistants import AssistantStore
+    from desktop.core.services import AssistantSource
     from desktop.ui.conversations.assistant_gallery import AssistantGallery
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -42,7 +42,7 @@ class AssistantsDialog(QDialog):
 
     assistantsChanged = Signal()
 
-    def __init__(self, store: AssistantStore, providers: ProviderService,
+    def __init__(self, store: AssistantSource, providers: ProviderService,
                  tool_names: list[str], parent: QWidget | None = None, *,
                  select: str | None = None) -> None:
         super().__init__(parent)

@@ -29,7 +29,7 @@ from desktop.ui.icons import icon_px, render
 
 if TYPE_CHECKING:
     from desktop.chat.provider_service import ProviderService
-    from desktop.storage.assistants import AssistantStore
+    from desktop.core.services import AssistantSource
     from desktop.ui.window.controller import ChatController
 
 # (translated where they are shown)
@@ -168,7 +168,7 @@ class WelcomeGuide(QObject):
     assistantAdded = Signal(str)  # the id of an assistant added in the starter gallery
 
     def __init__(self, controller: ChatController, providers: ProviderService,
-                 assistants: AssistantStore, over: QWidget) -> None:
+                 assistants: AssistantSource, over: QWidget) -> None:
         """``over``: the chat view the welcome lies over while it helps."""
         super().__init__(over)
         self.controller = controller
