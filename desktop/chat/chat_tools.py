@@ -78,6 +78,15 @@ class ChatTools:
         base = self.ctx.environ.get(REGISTRY_ENV) or OFFICIAL_REGISTRY
         return RegistryCatalog(self.ctx.paths.root, base_url=base, proxy=self.ctx.proxy)
 
+    def settle_server_secrets(self, before: list[dict[str, Any]], renamed: Mapping[str, str],
+                              kept: set[str]) -> list[str]:
+        """Before an edited MCP server list is saved: removed servers' keys and sign-ins
+        are forgotten, renamed ones take theirs along (see
+        :func:`desktop.storage.mcp_secrets.settle_servers`)."""
+        from desktop.storage.mcp_secrets import settle_servers
+
+        return settle_servers(before, renamed, kept, self.ctx.secrets)
+
     # -- which tools ----------------------------------------------------------------
 
     def registry(self) -> ToolRegistry:

@@ -31,7 +31,6 @@ STILL_IMPORTING: dict[str, set[str]] = {
     "desktop/ui/providers/provider_list.py": {"providers"},  # presets
     "desktop/ui/providers/provider_text.py": {"providers"},  # presets
     "desktop/ui/providers/welcome_page.py": {"providers"},  # presets
-    "desktop/ui/tools/mcp_dialog.py": {"storage"},  # MCP secrets
     "desktop/ui/tools/mcp_sign_in.py": {"storage"},  # MCP secrets
     "desktop/ui/window/controller.py": {"app", "storage"},
     "desktop/ui/window/launch.py": {"app", "providers", "storage"},
@@ -45,7 +44,6 @@ STILL_REACHING_CTX = {
     "desktop/ui/dialogs/settings_dialog.py",
     "desktop/ui/inspector/replay_view.py",
     "desktop/ui/knowledge/knowledge_dialog.py",
-    "desktop/ui/tools/mcp_dialog.py",
     "desktop/ui/tools/undo_bar.py",
     "desktop/ui/window/chat_settings_popover.py",
     "desktop/ui/window/controller.py",
