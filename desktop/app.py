@@ -6,26 +6,21 @@ point and handed to whoever needs it. This module imports no Qt.
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 import logging
 import os
 import threading
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from desktop.chat.provider_service import ProviderService
 from desktop.core.errors import ConfigError
-from desktop.core.provider import ModelCapabilities, ModelInfo
 from desktop.core.proxy import Proxy
 from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.core.tooling import NoTools, ToolRunner
 from desktop.projects.service import ProjectService
-from desktop.providers.capabilities import Capabilities, resolve_capabilities
-from desktop.providers.factory import create_provider, providers_from_environment
-from desktop.providers.presets import PRESETS
+from desktop.providers.factory import create_provider
 from desktop.storage.assistants import AssistantStore
 from desktop.storage.data_folder import open_data_folder
 from desktop.storage.database import Database
@@ -50,6 +45,7 @@ if TYPE_CHECKING:
     from desktop.core.provider import Provider
     from desktop.storage.inspector_writer import InspectorWriter
     from desktop.storage.secrets import SecretStore
+    from desktop.sync.service import SyncService
     from desktop.tools.approval import Approver, ChatGrants, Policy, ProgressSink
     from desktop.tools.checkpoints import CheckpointStore, TurnCheckpoint
     from desktop.tools.grants import JsonGrantStore
@@ -61,9 +57,6 @@ GRANTS_FILE = "tool_grants.json"
 
 
 _OPENING_SECRETS = threading.Lock()
-#: One plain thread (not the event loop's default executor: under qasync that is a pool
-#: of QThreads tied to one loop) for building providers off the event loop.
-_PROVIDER_BUILDER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assista-provider")
 
 
 @dataclass
@@ -74,7 +67,6 @@ class AppContext:
     settings_store: SettingsStore
     registry: ToolRegistry
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
-    detected: list[ProviderConfig] = field(default_factory=list)
     _grants: JsonGrantStore | None = None
     _secrets: SecretStore | None = None
     _inspector: InspectorWriter | None = None
@@ -83,6 +75,7 @@ class AppContext:
     assistants: AssistantStore = field(init=False)
     projects: ProjectService = field(init=False)
     settings: SettingsService = field(init=False)
+    providers: ProviderService = field(init=False)
     # Keys and tokens this process has seen, hidden from its log (see open()).
     redactor: SecretRedactor = field(default_factory=SecretRedactor)
 
@@ -128,6 +121,11 @@ class AppContext:
         ctx.assistants = AssistantStore(db)
         ctx.projects = ProjectService.on(db)
         ctx.settings = SettingsService(ctx.settings_store, before_save=ctx._stash_secrets)
+        ctx.providers = ProviderService(
+            ctx.settings_store, ctx.settings, secrets=lambda: ctx.secrets,
+            environ=ctx.environ, redactor=redactor, proxy=lambda: ctx.proxy,
+            # (looked up per call: a test records what ctx.build_provider builds)
+            build=lambda config: ctx.build_provider(config))  # noqa: PLW0108
         settings = ctx.settings.current
         if lock is not None and any(holds_clear_secrets(s) for s in settings.mcp_servers):
             settings = ctx.settings.replace(settings)  # tokens saved in clear before: moved
@@ -180,6 +178,15 @@ class AppContext:
                                               read_only=self.db.read_only)
         return self._inspector
 
+    @property
+    def sync(self) -> SyncService:
+        """Sync's configuration, secrets, status and engine (the window's scheduler and
+        Sync dialog use this)."""
+        from desktop.sync.service import SyncService
+
+        return SyncService(self.db, self.settings_store, secrets=lambda: self.secrets,
+                           proxy=lambda: self.proxy)
+
     def close(self) -> None:
         if self._inspector is not None:
             self._inspector.close()
@@ -204,46 +211,6 @@ class AppContext:
 
     # -- providers ------------------------------------------------------------------
 
-    def all_providers(self) -> list[ProviderConfig]:
-        """User-configured providers, then ones from the environment, then detected ones."""
-        configured = self.settings_store.list_providers()
-        seen = {(p.base_url.rstrip("/"), p.kind) for p in configured}
-        extra: list[ProviderConfig] = []
-        for config in [*providers_from_environment(self.environ), *self.detected]:
-            key = (config.base_url.rstrip("/"), config.kind)
-            if key not in seen:
-                seen.add(key)
-                extra.append(config)
-        return [*configured, *extra]
-
-    def active_provider(self, settings: AppSettings | None = None) -> ProviderConfig | None:
-        settings = settings or self.settings.current
-        providers = self.all_providers()
-        for config in providers:
-            if config.id == settings.active_provider_id:
-                return config
-        return providers[0] if providers else None
-
-    def find_provider(self, name: str) -> ProviderConfig | None:
-        wanted = name.strip().lower()
-        for config in self.all_providers():
-            if wanted in (config.id.lower(), config.name.lower()):
-                return config
-        return None
-
-    def api_key_for(self, config: ProviderConfig) -> str | None:
-        key: str | None = None
-        if config.source == "environment" and config.api_key_env:
-            key = self.environ.get(config.api_key_env) or None
-        elif config.source == "user":
-            key = self.secrets.get(config.id)
-        if key is None and config.source != "user":
-            preset = PRESETS.get(config.preset)
-            found = preset.key_from_env(self.environ) if preset is not None else None
-            key = found[1] if found else None
-        self.redactor.add(key)
-        return key
-
     def build_provider(self, config: ProviderConfig, *,
                        on_retry: Callable[[int, float, str], None] | None = None) -> Provider:
         settings = self.settings.current
@@ -253,48 +220,8 @@ class AppContext:
 
             recording = ExchangeRecording(self.inspector, config.kind, config.id)
         return create_provider(config.model_copy(update={"timeout_s": settings.request_timeout_s}),
-                               self.api_key_for(config), on_retry=on_retry, proxy=self.proxy,
+                               self.providers.api_key(config), on_retry=on_retry, proxy=self.proxy,
                                recording=recording)
-
-    # -- model lists and capabilities ---------------------------------------------------
-
-    def cached_models(self, config: ProviderConfig) -> list[ModelInfo]:
-        """The provider's model list as last fetched (empty if never fetched)."""
-        raw = self.settings_store.get_value(f"models:{config.id}", None)
-        if not isinstance(raw, list):
-            return []
-        models: list[ModelInfo] = []
-        for item in raw:
-            if isinstance(item, dict) and isinstance(item.get("id"), str):
-                caps = item.get("capabilities")
-                models.append(ModelInfo(
-                    id=item["id"], name=item.get("name"),
-                    context_window=item.get("context_window"),
-                    capabilities=ModelCapabilities(**caps) if isinstance(caps, dict) else None,
-                ))
-        return models
-
-    async def refresh_models(self, config: ProviderConfig) -> list[ModelInfo]:
-        """Fetch the model list from the provider and cache it; raises ProviderError."""
-        # Built on a worker thread: the first provider built imports and opens the
-        # keyring and makes a TLS context (0.1-0.3 s), which at start-up froze the window
-        # just after it was filled in.
-        provider = await asyncio.wrap_future(_PROVIDER_BUILDER.submit(self.build_provider, config))
-        try:
-            models = await provider.list_models()
-        finally:
-            await provider.aclose()
-        self.settings_store.set_value(f"models:{config.id}", [
-            {"id": m.id, "name": m.name, "context_window": m.context_window,
-             "capabilities": dataclasses.asdict(m.capabilities) if m.capabilities else None}
-            for m in models
-        ])
-        return models
-
-    def capabilities_for(self, config: ProviderConfig, model: str) -> Capabilities:
-        reported = next((m.capabilities for m in self.cached_models(config) if m.id == model),
-                        None)
-        return resolve_capabilities(model, reported, config.options.capabilities)
 
     # -- tools ----------------------------------------------------------------------
 
@@ -388,7 +315,7 @@ class AppContext:
         options = config.options.request_options() if config is not None else None
         window = None
         if config is not None:
-            window = self.capabilities_for(config, model or config.model).context_window
+            window = self.providers.capabilities(config, model or config.model).context_window
         return Orchestrator(provider, tools, settings.agent, confirm_continue=confirm,
                             request_options=options, context_window=window,
                             overflow=settings.context_overflow)

@@ -18,7 +18,7 @@ from desktop.chat.generation_stats import GenerationStats, estimate_tokens
 from desktop.core.agent_events import AssistantFinished, AssistantStarted
 from desktop.core.events import ReasoningDelta, TextDelta, ToolCallStarted
 from desktop.core.messages import Message, Usage
-from desktop.providers.pricing import Price, cost_of
+from desktop.core.pricing import Price, cost_of
 from desktop.storage.usage_stats import ModelUsage
 
 

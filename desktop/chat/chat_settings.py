@@ -19,8 +19,8 @@ from desktop.tools.approval import ChatGrants
 
 if TYPE_CHECKING:
     from desktop.core.provider_options import RequestOptions
+    from desktop.core.records import Assistant
     from desktop.core.settings import ProviderConfig
-    from desktop.storage.assistants import Assistant
 
 
 class ChatSettings:
@@ -92,7 +92,7 @@ class ChatSettings:
         self.drafts.set(chat, text)
 
     def set_provider(self, chat: ChatRef, provider_id: str) -> None:
-        config = next((p for p in self.ctx.all_providers() if p.id == provider_id), None)
+        config = next((p for p in self.ctx.providers.all() if p.id == provider_id), None)
         if config is None:
             return
         self.ctx.settings.update(active_provider_id=provider_id)
@@ -148,7 +148,7 @@ class ChatSettings:
                 chat, assistant_id=assistant.id if assistant else None)
         if assistant is None:
             return
-        known = {p.id for p in self.ctx.all_providers()}
+        known = {p.id for p in self.ctx.providers.all()}
         if assistant.provider_id in known:
             self.set_provider(chat, str(assistant.provider_id))
         if assistant.model:

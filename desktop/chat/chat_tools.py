@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from desktop.core.settings import AppSettings
     from desktop.tools.approval import Approver, Policy, ProgressSink
     from desktop.tools.checkpoints import TurnCheckpoint
+    from desktop.tools.grants import JsonGrantStore
+    from desktop.tools.mcp.catalog import RegistryCatalog
     from desktop.tools.mcp.config import McpServerConfig
     from desktop.tools.mcp.live_lists import McpEvent
     from desktop.tools.mcp.manager import McpManager
@@ -68,6 +70,23 @@ class ChatTools:
         # The settings (secrets as stored: placeholders) each server was started from
         self.started_settings: dict[str, dict[str, Any]] = {}
 
+    def server_catalog(self) -> RegistryCatalog:
+        """The MCP servers the official registry lists (or the one ``ASSISTA_MCP_REGISTRY``
+        names), cached in the data folder, fetched through the app's proxy."""
+        from desktop.tools.mcp.catalog import OFFICIAL_REGISTRY, REGISTRY_ENV, RegistryCatalog
+
+        base = self.ctx.environ.get(REGISTRY_ENV) or OFFICIAL_REGISTRY
+        return RegistryCatalog(self.ctx.paths.root, base_url=base, proxy=self.ctx.proxy)
+
+    def settle_server_secrets(self, before: list[dict[str, Any]], renamed: Mapping[str, str],
+                              kept: set[str]) -> list[str]:
+        """Before an edited MCP server list is saved: removed servers' keys and sign-ins
+        are forgotten, renamed ones take theirs along (see
+        :func:`desktop.storage.mcp_secrets.settle_servers`)."""
+        from desktop.storage.mcp_secrets import settle_servers
+
+        return settle_servers(before, renamed, kept, self.ctx.secrets)
+
     # -- which tools ----------------------------------------------------------------
 
     def registry(self) -> ToolRegistry:
@@ -83,6 +102,11 @@ class ChatTools:
     def mcp_tools(self, servers: Iterable[str]) -> list[str]:
         wanted = set(servers)
         return [t.name for t in self.registry() if t.source in wanted]
+
+    @property
+    def saved_grants(self) -> JsonGrantStore:
+        """The user's "always allow" grants (Settings lists and revokes them)."""
+        return self.ctx.grants
 
     def chat_grants(self, session_id: str) -> ChatGrants:
         """The chat's "allow for this chat" grants."""

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from desktop.providers.pricing import Price, price_for
+from desktop.core.pricing import Price, price_for
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
@@ -122,7 +122,7 @@ class ModelCatalog:
     # -- entries -----------------------------------------------------------------------
 
     def entry(self, config: ProviderConfig, model: str, favourites: set[str]) -> ModelEntry:
-        caps = self.ctx.capabilities_for(config, model)
+        caps = self.ctx.providers.capabilities(config, model)
         prices = {m: Price(p.input, p.output, p.cached_input)
                   for m, p in self.ctx.settings.current.prices.items()}
         return ModelEntry(
@@ -132,7 +132,7 @@ class ModelCatalog:
 
     def provider_models(self, config: ProviderConfig, favourites: set[str]) -> list[ModelEntry]:
         """The provider's cached list (its default model first when not listed)."""
-        ids = [m.id for m in self.ctx.cached_models(config)]
+        ids = [m.id for m in self.ctx.providers.cached_models(config)]
         if config.model and config.model not in ids:
             ids.insert(0, config.model)
         return [self.entry(config, model, favourites) for model in ids]
@@ -145,11 +145,11 @@ class ModelCatalog:
         favourites = set(favourite_keys)
         by_key: dict[str, ModelEntry] = {}
         groups: list[ModelSection] = []
-        for config in self.ctx.all_providers():
+        for config in self.ctx.providers.all():
             entries = self.provider_models(config, favourites)
             by_key.update((e.key, e) for e in entries)
             groups.append(ModelSection("provider", config.name, entries))
-        known = {c.id: c for c in self.ctx.all_providers()}
+        known = {c.id: c for c in self.ctx.providers.all()}
 
         def lookup(key: str) -> ModelEntry | None:
             provider_id, _tab, model = key.partition("\t")

@@ -20,10 +20,9 @@ from desktop.core.prompt import PromptSources, build_system_prompt
 if TYPE_CHECKING:
     from desktop.app import AppContext
     from desktop.core.provider_options import RequestOptions
+    from desktop.core.records import Assistant, SessionInfo
     from desktop.core.settings import ProviderConfig
-    from desktop.storage.assistants import Assistant
     from desktop.storage.projects import Project
-    from desktop.storage.session_rows import SessionInfo
 
 DISABLED_TOOLS_KEY = "disabled_tools"
 
@@ -179,7 +178,7 @@ class ChatProfiles:
         """The chat's provider: its own when it still exists, else its assistant's,
         else its project's, else the one picked last (the top bar's default for new
         chats)."""
-        known = {p.id: p for p in self.ctx.all_providers()}
+        known = {p.id: p for p in self.ctx.providers.all()}
         wanted: str | None
         if isinstance(chat, NewChat):
             wanted = chat.provider_id
@@ -194,7 +193,7 @@ class ChatProfiles:
         project = self.project(chat)
         if project is not None and project.provider_id in known:
             return known[str(project.provider_id)]
-        return self.ctx.active_provider(self.ctx.settings.current)
+        return self.ctx.providers.active(self.ctx.settings.current)
 
     def model(self, chat: ChatRef) -> str:
         """The chat's model; for a chat on another provider than it was saved with,

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from desktop.storage.assistants import Assistant, AssistantStore
+    from desktop.core.records import Assistant
+    from desktop.core.services import AssistantSource
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ STARTERS: tuple[StarterAssistant, ...] = (
 )
 
 
-def add_starter(store: AssistantStore, starter: StarterAssistant) -> Assistant:
+def add_starter(store: AssistantSource, starter: StarterAssistant) -> Assistant:
     """Add ``starter`` as the user's own assistant (a number after its name when that
     name is taken: adding twice gives two to edit)."""
     taken = {a.name for a in store.list_assistants()}

@@ -100,7 +100,7 @@ class ChatTitler:
         """The provider and model that write titles: the one named in Preferences (its
         default model when none is named) while that provider exists, else the chat's."""
         settings = self.ctx.settings.current
-        chosen = next((p for p in self.ctx.all_providers()
+        chosen = next((p for p in self.ctx.providers.all()
                        if p.id == settings.title_provider_id), None)
         if chosen is None or not (settings.title_model or chosen.model):
             return config, model
@@ -142,7 +142,7 @@ class ChatTitler:
     async def _ask(self, job: TitleJob) -> str:
         conversation = (f"User: {job.question[:EXCERPT_CHARS]}\n\n"
                         f"Assistant: {job.answer[:EXCERPT_CHARS]}")
-        reasoning = self.ctx.capabilities_for(job.config, job.model).reasoning
+        reasoning = self.ctx.providers.capabilities(job.config, job.model).reasoning
         call = title_call(job.config, job.model, reasoning, TITLE_PROMPT, conversation)
         # Recorded as the chat's, not as the answer the task was started after.
         call.request.origin = RequestOrigin(job.session_id)

@@ -71,7 +71,7 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
     if not model:
         raise ConfigError(f"Choose a model for {config.name} first.", code="no_model",
                           params={"provider": config.name})
-    caps = ctx.capabilities_for(config, model)
+    caps = ctx.providers.capabilities(config, model)
     if any(isinstance(p, ImagePart) for p in attachments) and not caps.vision:
         raise ConfigError(
             f"{model} cannot see images. Pick a vision model, or turn on vision for "

@@ -69,7 +69,7 @@ def resolve_provider(ctx: AppContext, args: argparse.Namespace, service: ChatSer
     chat's: the one picked last in the app, or from the environment)."""
     config: ProviderConfig | None = None
     if args.provider:
-        config = ctx.find_provider(args.provider)
+        config = ctx.providers.find(args.provider)
         if config is None:
             preset = PRESETS.get(args.provider.strip().lower())
             if preset is None:
@@ -257,7 +257,7 @@ def attached_files(ctx: AppContext, args: argparse.Namespace, config: ProviderCo
 
     from desktop.core.attachments import attachment_budget, attachment_note, load_attachment
 
-    budget = attachment_budget(ctx.capabilities_for(config, config.model).context_window)
+    budget = attachment_budget(ctx.providers.capabilities(config, config.model).context_window)
     parts = []
     for name in args.attach:
         part = load_attachment(Path(name).expanduser(), max_chars=budget)

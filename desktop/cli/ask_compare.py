@@ -76,7 +76,7 @@ def compare_targets(ctx: AppContext, args: argparse.Namespace, service: ChatServ
     targets = []
     for item in items:
         name, colon, model = item.partition(":")
-        config = ctx.find_provider(name) if colon and model.strip() else None
+        config = ctx.providers.find(name) if colon and model.strip() else None
         if config is not None:
             model = model.strip()
             config = config.model_copy(update={"model": model})

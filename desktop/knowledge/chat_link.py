@@ -34,8 +34,8 @@ def chat_knowledge(profiles: ChatProfiles, chat: ChatRef) -> list[str]:
 
 def provider_key(ctx: AppContext, provider_id: str) -> str | None:
     """The API key of the configured provider ``provider_id`` (embedding models)."""
-    config = next((c for c in ctx.all_providers() if c.id == provider_id), None)
-    return ctx.api_key_for(config) if config is not None else None
+    config = next((c for c in ctx.providers.all() if c.id == provider_id), None)
+    return ctx.providers.api_key(config) if config is not None else None
 
 
 def own_knowledge(profiles: ChatProfiles, chat: ChatRef) -> list[str]:

@@ -11,33 +11,17 @@ import dataclasses
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from desktop.core.errors import StorageError
 from desktop.core.messages import new_id
+from desktop.core.records import Assistant
 from desktop.storage.database import Database
 
 _COLUMNS = (
     "id, position, name, description, system_prompt, provider_id, model, temperature, "
     "enabled_tools, created_at, updated_at, extra"
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Assistant:
-    name: str
-    system_prompt: str = ""
-    description: str = ""
-    provider_id: str | None = None  # None: the provider chosen in the window
-    model: str | None = None  # None: the provider's default model
-    temperature: float | None = None  # None: the provider's default
-    enabled_tools: tuple[str, ...] | None = None  # None: the app's tool settings
-    id: str = field(default_factory=lambda: new_id("asst_"))
-    position: int = 0
-    created_at: float = 0.0
-    updated_at: float = 0.0
-    extra: dict[str, Any] = field(default_factory=dict, hash=False)
 
 
 class AssistantStore:

@@ -28,8 +28,9 @@ from desktop.core.messages import (
     ToolCallPart,
     ToolResultPart,
 )
+from desktop.core.records import SessionInfo
 from desktop.storage.records import SessionRecord
-from desktop.storage.session_rows import SessionInfo, clean_title
+from desktop.storage.session_rows import clean_title
 
 SESSION_PREFIX = "ses_chatgpt_"
 MESSAGE_PREFIX = "msg_chatgpt_"

@@ -14,13 +14,13 @@ from typing import Any
 
 from desktop.core.errors import StorageError
 from desktop.core.messages import Message, new_id
+from desktop.core.records import SessionInfo
 from desktop.storage import tree
 from desktop.storage.session_rows import (
     INSERT_MESSAGE,
     INSERT_SESSION,
     MESSAGE_COLUMNS,
     SESSION_SELECT,
-    SessionInfo,
     message_from_row,
     message_values,
     session_from_row,

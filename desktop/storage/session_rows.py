@@ -9,32 +9,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass, field
 from typing import Any
 
 from desktop.core.messages import Message
+from desktop.core.records import SessionInfo
 
 DEFAULT_TITLE = "New chat"
-
-
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
-    id: str
-    title: str
-    created_at: float
-    updated_at: float
-    provider_id: str | None = None
-    model: str | None = None
-    workspace: str | None = None
-    message_count: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict, hash=False)
-    system_prompt: str | None = None  # this chat's own system prompt (None: inherited)
-    assistant_id: str | None = None  # the assistant the chat was started from
-    pinned: bool = False
-    archived: bool = False
-    deleted_at: float | None = None  # set while the chat is in the trash (undo)
-    active_leaf_id: str | None = None  # last message of the active branch
-    project_id: str | None = None  # the project the chat is in (desktop.projects)
 
 
 SESSION_COLUMNS = (

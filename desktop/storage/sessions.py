@@ -17,6 +17,7 @@ from typing import Any
 
 from desktop.core.errors import StorageError
 from desktop.core.messages import new_id
+from desktop.core.records import SessionInfo
 from desktop.storage.branches import ActiveBranch, MessageTree
 from desktop.storage.database import Database
 from desktop.storage.records import SessionRecord, read_record, with_new_ids, write_record
@@ -25,7 +26,6 @@ from desktop.storage.session_rows import (
     DEFAULT_TITLE,
     INSERT_SESSION,
     SESSION_SELECT,
-    SessionInfo,
     clean_title,
     dumps,
     session_from_row,

@@ -33,9 +33,9 @@ async def test_the_provider_for_a_model_list_is_built_off_the_event_loop(
             config = ProviderConfig(name="P", base_url=server.base_url)
             ctx.settings_store.save_provider(config)
             ctx.secrets.set(config.id, "sk-test")
-            assert [m.id for m in await ctx.refresh_models(config)] == ["a", "b"]
+            assert [m.id for m in await ctx.providers.refresh_models(config)] == ["a", "b"]
         assert built_on and built_on[0] is not threading.current_thread()
-        assert [m.id for m in ctx.cached_models(config)] == ["a", "b"]
+        assert [m.id for m in ctx.providers.cached_models(config)] == ["a", "b"]
     finally:
         ctx.close()
 

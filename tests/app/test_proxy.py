@@ -101,7 +101,7 @@ async def test_the_model_list_refresh_goes_through_it(
     use_proxy(ctx, proxy)
     with FakeOpenAIServer(models=["a", "b"]) as server:
         config = ProviderConfig(name="P", base_url=server.base_url)
-        assert [m.id for m in await ctx.refresh_models(config)] == ["a", "b"]
+        assert [m.id for m in await ctx.providers.refresh_models(config)] == ["a", "b"]
         assert through(proxy, "/v1/models") == [f"GET {server.base_url}/models"]
 
 

@@ -40,7 +40,7 @@ def test_keys_the_context_handles_are_redacted_from_its_log(tmp_path: Path) -> N
         ctx.secrets.set(config.id, PROVIDER_KEY)
         ctx.settings.update(mcp_servers=[{"name": "srv", "transport": "stdio",
                                           "command": "srv", "env": {"API_TOKEN": MCP_TOKEN}}])
-        assert ctx.api_key_for(config) == PROVIDER_KEY
+        assert ctx.providers.api_key(config) == PROVIDER_KEY
         logging.getLogger("test").warning("key %s token %s", PROVIDER_KEY, MCP_TOKEN)
         text = _log_text(ctx)
         assert f"key {logs.REDACTED} token {logs.REDACTED}" in text

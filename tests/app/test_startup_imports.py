@@ -45,7 +45,7 @@ def test_opening_the_data_folder_loads_no_slow_library(tmp_path: Path) -> None:
     code = ("from desktop.app import AppContext\n"
             f"ctx = AppContext.open({str(tmp_path / 'data')!r}, environ={{}}, "
             "log_to_stderr=False)\n"
-            "ctx.all_providers(); ctx.registry.names(); ctx.close()")
+            "ctx.providers.all(); ctx.registry.names(); ctx.close()")
     loaded = loaded_after(code, LAZY)
     assert not any(loaded.values()), [name for name, yes in loaded.items() if yes]
 

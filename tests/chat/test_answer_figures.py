@@ -8,8 +8,8 @@ from desktop.chat.answer_figures import LiveMeter, figures_of, price_table
 from desktop.core.agent_events import AssistantFinished, AssistantStarted
 from desktop.core.events import TextDelta
 from desktop.core.messages import Message, TextPart, Usage
+from desktop.core.pricing import Price
 from desktop.core.settings import ModelPrice
-from desktop.providers.pricing import Price
 
 
 class Clock:

@@ -16,7 +16,7 @@ def _answer(server: FakeOpenAIServer) -> None:
 
 
 def _with_provider_defaults(ctx: AppContext, **defaults: object) -> None:
-    config = ctx.all_providers()[0]
+    config = ctx.providers.all()[0]
     options = config.options.model_copy(update=defaults)
     ctx.settings_store.save_provider(config.model_copy(update={"options": options}))
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 from desktop.core.messages import Usage
+from desktop.core.pricing import Price, cost_of, price_for
 from desktop.core.provider import ModelCapabilities
 from desktop.providers.capabilities import known_capabilities, resolve_capabilities
-from desktop.providers.pricing import Price, cost_of, price_for
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,8 @@ import dataclasses
 import pytest
 
 from desktop.core.errors import StorageError
-from desktop.storage.assistants import Assistant, AssistantStore
+from desktop.core.records import Assistant
+from desktop.storage.assistants import AssistantStore
 from desktop.storage.database import Database
 from desktop.storage.sessions import SessionStore
 

@@ -12,7 +12,7 @@ import pytest
 from desktop.app import AppContext
 from desktop.chat.answer_figures import model_cost
 from desktop.core.messages import Message, TextPart, ToolCallPart, ToolResultPart, Usage
-from desktop.providers.pricing import Price
+from desktop.core.pricing import Price
 from desktop.storage.usage_stats import usage_by_model
 
 DAY = 86400.0

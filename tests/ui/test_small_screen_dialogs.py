@@ -18,7 +18,8 @@ def test_provider_and_assistant_dialogs_fit_640x480(
     qtbot: Any, open_ctx: Callable[..., AppContext],
 ) -> None:
     ctx = open_ctx()
-    for dialog in (ProviderDialog(ctx), AssistantsDialog(ctx, TOOLS)):
+    for dialog in (ProviderDialog(ctx.providers),
+                   AssistantsDialog(ctx.assistants, ctx.providers, TOOLS)):
         qtbot.addWidget(dialog)
         least = dialog.minimumSizeHint()
         assert least.width() <= 620 and least.height() <= 460, (type(dialog).__name__, least)

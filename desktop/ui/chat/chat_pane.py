@@ -77,7 +77,7 @@ class ChatPane(QWidget):
         self.error_banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_banner.hide()
         self.edit_banner = EditBanner()
-        self.save_banner = SaveBanner(partial(store_messages, controller.ctx.sessions))
+        self.save_banner = SaveBanner(partial(store_messages, controller.sessions))
         controller.saveFailed.connect(self.save_banner.show_failure)
         self.setAcceptDrops(True)
         self._draft_chat: ChatRef = controller.chat  # whose draft the composer holds
@@ -252,10 +252,11 @@ class ChatPane(QWidget):
         from desktop.chat.inspection import answer_ids, last_answer_ids
         from desktop.ui.inspector.opener import open_inspector
 
-        ctx, session_id = self.controller.ctx, self.controller.session_id
-        messages = ctx.sessions.load_active_branch(session_id).messages if session_id else []
+        session_id = self.controller.session_id
+        messages = (self.controller.sessions.load_active_branch(session_id).messages
+                    if session_id else [])
         ids = answer_ids(messages, message_id) if message_id else last_answer_ids(messages)
-        self.inspector = open_inspector(ctx, ids, self.window())
+        self.inspector = open_inspector(self.controller.ctx, ids, self.window())
 
     def delete_message(self, message_id: str) -> None:
         answer = QMessageBox.question(

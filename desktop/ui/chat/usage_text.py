@@ -8,7 +8,7 @@ from PySide6.QtCore import QCoreApplication
 
 from desktop.chat.answer_figures import figures_of
 from desktop.core.messages import Message, Usage
-from desktop.providers.pricing import Price, cost_of
+from desktop.core.pricing import Price, cost_of
 from desktop.ui import locale_format
 
 _k = locale_format.compact_count

@@ -29,7 +29,7 @@ from desktop.chat.events import (
 )
 from desktop.core.agent_events import AgentEvent
 from desktop.core.events import TextDelta
-from desktop.providers.pricing import Price
+from desktop.core.pricing import Price
 from desktop.tools.approval import ToolProgress
 from desktop.ui import icons, locale_format
 from desktop.ui.chat.chat_view import ChatView

@@ -3,8 +3,9 @@ message's "Ask other models…" open the model chooser; the chat service runs th
 compare; the compare view takes the chat's place until "Keep this one" or "Back to
 chat" hands the chat back, showing the kept answer with the others as ‹ n/m ›.
 
-It wires itself to the window's pieces (like the welcome guide): the window only
-creates it. Widgets observe; every turn is started and steered by the chat service.
+It is handed the chat controller, the chat pane it covers and the dialog launcher;
+:meth:`MainWindow._connect_compare` connects the pieces' signals to it. Widgets
+observe; every turn is started and steered by the chat service.
 """
 
 from __future__ import annotations
@@ -17,49 +18,48 @@ from PySide6.QtWidgets import QBoxLayout, QDialog
 
 from desktop.chat.answer_figures import price_table
 from desktop.chat.compare_run import CompareRun, CompareTarget
-from desktop.chat.model_catalog import ModelCatalog
 from desktop.core.errors import AssistaError
 from desktop.core.messages import Message
-from desktop.providers.pricing import Price
+from desktop.core.pricing import Price
 from desktop.ui.compare.chooser import CompareChooser
 from desktop.ui.compare.view import CompareView
 
 if TYPE_CHECKING:
     from desktop.chat.approvals import PendingApproval
-    from desktop.ui.window.main_window import MainWindow
+    from desktop.ui.chat.chat_pane import ChatPane
+    from desktop.ui.window.controller import ChatController
+    from desktop.ui.window.dialog_launcher import DialogLauncher
 
 COMMAND = "/compare"
 
 
 class CompareLauncher(QObject):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
-        self.controller = controller = window.controller
+    def __init__(self, controller: ChatController, pane: ChatPane,
+                 dialogs: DialogLauncher) -> None:
+        """``pane``: where the compare view takes the chat's place; ``dialogs``: opens
+        the model chooser (one at a time, modal to the window)."""
+        super().__init__(pane)
+        self.controller = controller
         self.service = controller.service
-        self.pane = window.chat_pane
+        self.pane = pane
+        self.dialogs = dialogs
         self.view: CompareView | None = None
-        self.pane.composer.compareRequested.connect(self.choose_for_prompt)
-        self.pane.chat.askOthersRequested.connect(self.choose_for_message)
-        controller.sessionOpened.connect(self._session_opened)
-        controller.userMessageAdded.connect(lambda _message: self.close_view())
-        controller.bridge.approvalRequested.connect(self._approval)
-        controller.bridge.approvalClosed.connect(self._approval_closed)
 
     # -- choosing -------------------------------------------------------------------------
 
     def _chooser(self, minimum: int,
                  start: Callable[[list[CompareTarget]], object]) -> QDialog:
-        catalog = ModelCatalog(self.controller.ctx)
+        catalog = self.controller.model_catalog()
         config, model = self.controller.provider(), self.controller.model()
         chosen = [(config.id, model)] if config is not None and model and minimum > 1 else []
 
         def make() -> QDialog:
-            dialog = CompareChooser(catalog, chosen, minimum=minimum, parent=self.window)
+            dialog = CompareChooser(catalog, chosen, minimum=minimum,
+                                    parent=self.dialogs.parent_widget)
             dialog.accepted.connect(lambda: start(self.targets(dialog.chosen)))
             return dialog
 
-        return self.window.dialogs.show_one("compare", make)
+        return self.dialogs.show_one("compare", make)
 
     def question(self) -> str:
         """The composer's text without the "/compare" typed in front of it."""
@@ -84,7 +84,7 @@ class CompareLauncher(QObject):
         return self._chooser(1, lambda targets: self.ask_others(message_id, targets))
 
     def targets(self, chosen: list[tuple[str, str]]) -> list[CompareTarget]:
-        configs = {c.id: c for c in self.controller.ctx.all_providers()}
+        configs = {c.id: c for c in self.controller.providers.all()}
         return [CompareTarget(configs[pid].model_copy(update={"model": model}), model)
                 for pid, model in chosen if pid in configs]
 
@@ -182,17 +182,17 @@ class CompareLauncher(QObject):
         if run is not None and run.saved and self.controller.session_id == run.session_id:
             self.controller.open_session(run.session_id)  # the kept answer, with ‹ n/m ›
 
-    def _session_opened(self, session_id: str, _messages: list[Message]) -> None:
+    def session_opened(self, session_id: str, _messages: list[Message]) -> None:
         run = self.service.compare.run_of(session_id)
         if self.view is not None and self.view.run.session_id != session_id:
             self.close_view()
         if self.view is None and run is not None and not run.done:
             self.show_view(run)  # back to a chat whose compare still runs
 
-    def _approval(self, pending: PendingApproval) -> None:
+    def approval_requested(self, pending: PendingApproval) -> None:
         if self.view is not None:
             self.view.show_approval(pending)
 
-    def _approval_closed(self, call_id: str) -> None:
+    def approval_closed(self, call_id: str) -> None:
         if self.view is not None:
             self.view.approval_closed(call_id)

@@ -20,12 +20,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.storage.assistants import Assistant
+from desktop.core.records import Assistant
 from desktop.ui.form_rows import whole
 from desktop.ui.reflow_grid import ReflowGrid
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.provider_service import ProviderService
 
 
 class AssistantForm(QWidget):
@@ -33,10 +33,10 @@ class AssistantForm(QWidget):
 
     changed = Signal()
 
-    def __init__(self, ctx: AppContext, tool_names: list[str],
+    def __init__(self, providers: ProviderService, tool_names: list[str],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.ctx = ctx
+        self.providers = providers
         self._loading = False
         form = QFormLayout(self)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
@@ -107,7 +107,7 @@ class AssistantForm(QWidget):
         self.prompt_edit.setPlainText(a.system_prompt)
         self.provider_combo.clear()
         self.provider_combo.addItem(self.tr("The provider chosen in the window"), None)
-        for config in self.ctx.all_providers():
+        for config in self.providers.all():
             self.provider_combo.addItem(config.name, config.id)
         index = self.provider_combo.findData(a.provider_id) if a.provider_id else 0
         if index < 0:  # a provider that was removed
@@ -147,9 +147,9 @@ class AssistantForm(QWidget):
         self.model_combo.blockSignals(True)
         self.model_combo.clear()
         provider_id = self.provider_combo.currentData()
-        config = next((p for p in self.ctx.all_providers() if p.id == provider_id), None)
+        config = self.providers.get(provider_id)
         if config is not None:
-            self.model_combo.addItems([m.id for m in self.ctx.cached_models(config)])
+            self.model_combo.addItems([m.id for m in self.providers.cached_models(config)])
         self.model_combo.setEditText(model)
         self.model_combo.blockSignals(False)
 

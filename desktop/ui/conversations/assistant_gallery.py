@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from desktop.chat.starter_assistants import STARTERS, StarterAssistant, add_starter
 
 if TYPE_CHECKING:
-    from desktop.storage.assistants import AssistantStore
+    from desktop.core.services import AssistantSource
 
 #: Cards per row at the dialog's usual width (one column when it is narrow).
 COLUMNS = 2
@@ -71,7 +71,7 @@ class AssistantGallery(QDialog):
 
     added = Signal(str)  # the new assistant's id
 
-    def __init__(self, store: AssistantStore, parent: QWidget | None = None) -> None:
+    def __init__(self, store: AssistantSource, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.store = store
         self.setWindowTitle(self.tr("Starter assistants"))

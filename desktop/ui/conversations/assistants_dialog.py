@@ -23,14 +23,15 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.errors import AssistaError
-from desktop.storage.assistants import Assistant
+from desktop.core.records import Assistant
 from desktop.ui import theme
 from desktop.ui.conversations.assistant_form import AssistantForm
 from desktop.ui.icons import icon
 from desktop.ui.scrolling import narrow_side, scrolling
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.provider_service import ProviderService
+    from desktop.core.services import AssistantSource
     from desktop.ui.conversations.assistant_gallery import AssistantGallery
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -41,11 +42,12 @@ class AssistantsDialog(QDialog):
 
     assistantsChanged = Signal()
 
-    def __init__(self, ctx: AppContext, tool_names: list[str],
-                 parent: QWidget | None = None, *, select: str | None = None) -> None:
+    def __init__(self, store: AssistantSource, providers: ProviderService,
+                 tool_names: list[str], parent: QWidget | None = None, *,
+                 select: str | None = None) -> None:
         super().__init__(parent)
-        self.ctx = ctx
-        self.store = ctx.assistants
+        self.store = store
+        self.providers = providers
         self.tool_names = tool_names
         self.setWindowTitle(self.tr("Assistants"))
         self.resize(860, 600)
@@ -118,7 +120,7 @@ class AssistantsDialog(QDialog):
         return left
 
     def _build_form(self) -> QWidget:
-        self.form = AssistantForm(self.ctx, self.tool_names)
+        self.form = AssistantForm(self.providers, self.tool_names)
         self.form.changed.connect(self._changed)
         return self.form
 

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.storage.sessions import SessionInfo
+from desktop.core.records import SessionInfo
 from desktop.ui import locale_format, theme
 from desktop.ui.plain_text import plain_label
 

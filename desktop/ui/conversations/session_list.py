@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.storage.sessions import SessionInfo
+from desktop.core.records import SessionInfo
 from desktop.ui import theme
 from desktop.ui.conversations.chat_library import ChatLibrary
 from desktop.ui.conversations.chat_states import ChatStateMarks
@@ -191,7 +191,7 @@ class SessionList(QWidget):
             return
         if current is None:
             current = self.controller.session_id
-        store = self.controller.ctx.sessions
+        store = self.controller.sessions
         if self.view == "trash":
             days = self.controller.settings.trash_retention_days
             self.trash_hint.setText(

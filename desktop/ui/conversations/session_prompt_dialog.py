@@ -44,10 +44,9 @@ class SessionPromptDialog(QDialog):
         origin = (self.tr("the assistant “{name}”").format(name=assistant.name)
                   if assistant is not None and (assistant.system_prompt or "").strip()
                   else self.tr("the default system prompt (Settings → Preferences)"))
-        info = (controller.ctx.sessions.get_session(controller.session_id)
-                if controller.session_id else None)
+        title = controller.chat_title(controller.session_id) if controller.session_id else None
         layout = QVBoxLayout(self)
-        heading = plain_label(f"“{info.title}”" if info is not None else self.tr("The new chat"))
+        heading = plain_label(f"“{title}”" if title is not None else self.tr("The new chat"))
         heading.setObjectName("appTitle")
         layout.addWidget(heading)
         self.own_check = QCheckBox(self.tr("Use this chat's own system prompt"))

@@ -293,7 +293,7 @@ class SettingsDialog(QDialog):
             s.context_overflow)))
         self.retention_spin.setValue(s.trash_retention_days)
         self.model_titles_check.setChecked(s.model_titles)
-        self.title_model_combo.load(self.controller.ctx, s)
+        self.title_model_combo.load(self.controller.providers, s)
         self.title_model_combo.setEnabled(s.model_titles)
         self.proxy_edit.setText(s.proxy_url)
         self.no_proxy_edit.setText(s.no_proxy)

@@ -33,9 +33,6 @@ from PySide6.QtWidgets import (
 from desktop.sync.config import (
     PASSPHRASE_ID,
     SyncConfig,
-    check_connection,
-    load_config,
-    save_config,
     target_secret_id,
 )
 from desktop.sync.targets.address import URL_FORMS
@@ -45,8 +42,8 @@ from desktop.ui.plain_text import plain_label
 from desktop.ui.window.sync_scheduler import one_line
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
     from desktop.sync.run import SyncReport
+    from desktop.sync.service import SyncService
     from desktop.ui.window.sync_scheduler import SyncScheduler
 
 # (translated where they are shown)
@@ -62,22 +59,22 @@ class SyncDialog(QDialog):
     testFinished = Signal(str, bool)  # the result line, whether the connection works
     _tested = Signal(str, bool)  # from the worker: the result line, whether it worked
 
-    def __init__(self, ctx: AppContext, scheduler: SyncScheduler,
+    def __init__(self, sync: SyncService, scheduler: SyncScheduler,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Sync"))
         self.setWindowModality(Qt.WindowModality.WindowModal)
-        self.ctx, self.scheduler = ctx, scheduler
+        self.sync, self.scheduler = sync, scheduler
         self._testing = False
         self.ok: bool | None = None
-        self._has_passphrase = bool(ctx.secrets.get(PASSPHRASE_ID))
+        self._has_passphrase = bool(sync.secret(PASSPHRASE_ID))
         intro = QLabel(self.tr("Sync your chats, assistants and settings with your other computers "
                        "through storage you own. Everything is encrypted here with your "
                        "passphrase before it leaves; API keys never do."))
         intro.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
-        layout.addLayout(self._build_form(load_config(ctx.settings_store)))
+        layout.addLayout(self._build_form(sync.config()))
         self.result_label = plain_label()
         self.result_label.setObjectName("syncResult")
         self.result_label.setWordWrap(True)
@@ -172,7 +169,7 @@ class SyncDialog(QDialog):
                           endpoint=self.endpoint_edit.text().strip(),
                           region=self.region_edit.text().strip(),
                           # not in the form: kept as saved
-                          max_upload_mb=load_config(self.ctx.settings_store).max_upload_mb)
+                          max_upload_mb=self.sync.config().max_upload_mb)
 
     def _kind_changed(self) -> None:
         kind = self.config().kind
@@ -189,7 +186,7 @@ class SyncDialog(QDialog):
         self.user_edit.setPlaceholderText(
             self.tr("{user} (from the URL)").format(user=unquote(in_url)) if in_url else "")
         secret_id = target_secret_id(self.config())
-        stored = bool(secret_id and self.ctx.secrets.get(secret_id))
+        stored = bool(secret_id and self.sync.secret(secret_id))
         self.secret_edit.setPlaceholderText(self.tr(SAVED) if stored else "")
         # Twice when it is first set or replaced: a typo would lock every other device out.
         self.form.setRowVisible(self.repeat_edit, not self._has_passphrase
@@ -225,10 +222,10 @@ class SyncDialog(QDialog):
         typed = self.secret_edit.text()
         if typed or secret_id is None:
             return typed or None
-        return self.ctx.secrets.get(secret_id)
+        return self.sync.secret(secret_id)
 
     def _passphrase(self) -> str:
-        return self.passphrase_edit.text() or self.ctx.secrets.get(PASSPHRASE_ID) or ""
+        return self.passphrase_edit.text() or self.sync.secret(PASSPHRASE_ID) or ""
 
     def _say(self, text: str, ok: bool | None = None) -> None:
         self.ok = ok  # how the last action ended (None: under way)
@@ -244,16 +241,16 @@ class SyncDialog(QDialog):
             return False
         config = self.config()
         if self.passphrase_edit.text():
-            self.ctx.secrets.set(PASSPHRASE_ID, self.passphrase_edit.text())
+            self.sync.set_secret(PASSPHRASE_ID, self.passphrase_edit.text())
             self._has_passphrase = True
             self.passphrase_edit.clear()
             self.repeat_edit.clear()
             self.passphrase_edit.setPlaceholderText(self.tr(SAVED))
         secret_id = target_secret_id(config)
         if secret_id and self.secret_edit.text():
-            self.ctx.secrets.set(secret_id, self.secret_edit.text())
+            self.sync.set_secret(secret_id, self.secret_edit.text())
             self.secret_edit.clear()
-        save_config(self.ctx.settings_store, config)
+        self.sync.save_config(config)
         self._kind_changed()
         self.scheduler.reconfigure()
         self.saved.emit()
@@ -281,7 +278,7 @@ class SyncDialog(QDialog):
         from desktop.core.errors import AssistaError
 
         try:
-            text = check_connection(self.ctx.db, config, secret, passphrase, self.ctx.proxy)
+            text = self.sync.check(config, secret, passphrase)
             ok = True
         except AssistaError as exc:
             text, ok = one_line(str(exc), 300), False

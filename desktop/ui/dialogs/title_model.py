@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QComboBox, QWidget
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.provider_service import ProviderService
     from desktop.core.settings import AppSettings
 
 
@@ -24,14 +24,14 @@ class TitleModelCombo(QComboBox):
         self.setToolTip(self.tr("The chat's own model, or one model for every title (a "
                                 "small, quick one is enough)"))
 
-    def load(self, ctx: AppContext, settings: AppSettings) -> None:
+    def load(self, providers: ProviderService, settings: AppSettings) -> None:
         self.clear()
         self.choices = [("", "")]
         self.addItem(self.tr("The chat's model"))
         chosen = (settings.title_provider_id, settings.title_model)
-        for config in ctx.all_providers():
+        for config in providers.all():
             models = [config.model] if config.model else []
-            models += [m.id for m in ctx.cached_models(config) if m.id not in models]
+            models += [m.id for m in providers.cached_models(config) if m.id not in models]
             if chosen[0] == config.id and chosen[1] and chosen[1] not in models:
                 models.insert(0, chosen[1])  # named once, not listed by the server now
             for model in models:

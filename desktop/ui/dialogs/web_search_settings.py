@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QLineEdit, QWidget
 from desktop.chat.web_search import SECRET_ID
 
 if TYPE_CHECKING:
+    from desktop.core.services import KeyStore
     from desktop.core.settings import AppSettings
-    from desktop.storage.secrets import SecretStore
 
 
 class WebSearchSettings(QWidget):
@@ -56,7 +56,7 @@ class WebSearchSettings(QWidget):
             self.tr("https://searx.example.org") if service == "searxng"
             else self.tr("Default: the service's API") if service else "")
 
-    def load(self, settings: AppSettings, secrets: SecretStore) -> None:
+    def load(self, settings: AppSettings, secrets: KeyStore) -> None:
         self.service_combo.setCurrentIndex(
             max(0, self.service_combo.findData(settings.web_search_service)))
         self.url_edit.setText(settings.web_search_url)
@@ -73,7 +73,7 @@ class WebSearchSettings(QWidget):
         return {"web_search_service": self.service_combo.currentData(),
                 "web_search_url": self.url_edit.text().strip()}
 
-    def save_key(self, secrets: SecretStore) -> None:
+    def save_key(self, secrets: KeyStore) -> None:
         key = self.key_edit.text().strip()
         if key == self._key_loaded:
             return

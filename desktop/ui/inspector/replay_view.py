@@ -81,7 +81,7 @@ class ReplayView(QWidget):
         self.ctx = ctx
         self.record = record
         self.task: asyncio.Future[None] | None = None
-        self.providers = ctx.all_providers()
+        self.providers = ctx.providers.all()
         self.provider_box = QComboBox()
         self.provider_box.setAccessibleName(self.tr("Provider to send to"))
         for config in self.providers:
@@ -125,7 +125,7 @@ class ReplayView(QWidget):
             return
         config = self.providers[index]
         self.model_box.clear()
-        models = [m.id for m in self.ctx.cached_models(config)]
+        models = [m.id for m in self.ctx.providers.cached_models(config)]
         preferred = self.record.model if config.id == self.record.provider_id else config.model
         for model in dict.fromkeys([preferred, *models]):
             if model:

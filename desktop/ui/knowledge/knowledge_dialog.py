@@ -112,7 +112,7 @@ class KnowledgeDialog(QDialog):
         base = self.current()
         chats = self.controller.service.chats
         in_chat = base is not None and base.name in chats.knowledge(self.controller.chat)
-        self.detail.show_base(base, self.ctx.all_providers(), in_chat)
+        self.detail.show_base(base, self.ctx.providers.all(), in_chat)
         self.rename_button.setEnabled(base is not None)
         self.delete_button.setEnabled(base is not None)
         if base is not None:

@@ -1,10 +1,11 @@
 """The "Providers" dialog: add, edit, test and remove model providers.
 
-Left: a :class:`ProviderList` of every provider from :meth:`AppContext.all_providers`
+Left: a :class:`ProviderList` of every provider the :class:`ProviderService` lists
 (user-configured ones are editable; ones from the environment are read-only; a detected
-LM Studio can be added). Right: a :class:`ProviderForm`. Keys go to ``ctx.secrets``,
-never to the settings. Network work (fetch models, test connection) runs as an asyncio
-task on the qasync loop (see :meth:`ProviderForm.start_check`).
+LM Studio can be added). Right: a :class:`ProviderForm`. Saving and removing go through
+the service (keys to the secret store, never to the settings). Network work (fetch
+models, test connection) runs as an asyncio task on the qasync loop
+(see :meth:`ProviderForm.start_check`).
 """
 
 from __future__ import annotations
@@ -24,11 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.errors import AssistaError
-from desktop.core.messages import new_id
 from desktop.core.settings import ProviderConfig
-from desktop.providers.factory import create_provider
 from desktop.providers.presets import get_preset
-from desktop.providers.retry import RetryPolicy, redact
+from desktop.providers.retry import redact
 from desktop.ui import theme
 from desktop.ui.error_text import exception_text
 from desktop.ui.providers.provider_form import ProviderForm
@@ -38,7 +37,7 @@ from desktop.ui.providers.welcome_page import WelcomePage
 from desktop.ui.scrolling import narrow_side, scrolling, sized_by_current
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.provider_service import ProviderService
 
 CHECK_TIMEOUT_S = 20.0  # fetch/test should fail fast, not wait for a 120 s chat timeout
 
@@ -48,9 +47,9 @@ class ProviderDialog(QDialog):
 
     providersChanged = Signal()
 
-    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+    def __init__(self, providers: ProviderService, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.ctx = ctx
+        self.providers = providers
         self.setWindowTitle(self.tr("Providers"))
         self.resize(820, 520)
         self._configs: dict[str, ProviderConfig] = {}
@@ -139,7 +138,7 @@ class ProviderDialog(QDialog):
         """Re-read the providers and show ``select_id`` (default: keep the selection).
 
         Unsaved edits in the form are dropped (a new, unsaved provider is kept)."""
-        configs = self.ctx.all_providers()
+        configs = self.providers.all()
         if self._draft is not None:
             configs.append(self._draft)
         self._configs = {config.id: config for config in configs}
@@ -202,11 +201,11 @@ class ProviderDialog(QDialog):
         key_error = ""
         if config.source == "user" and not self._is_draft(config):
             try:
-                key = self.ctx.secrets.get(config.id)
+                key = self.providers.saved_key(config.id)
             except AssistaError as exc:
                 key_error = exception_text(exc)
         self.form.load(config, key, read_only=config.source != "user")
-        self.form.set_key_note(key_note(config, self.ctx.secrets))
+        self.form.set_key_note(key_note(config, self.providers.key_store()))
         if key_error:
             self.form.set_status(key_error, "error")
         self.source_label.setText(source_text(config))
@@ -270,12 +269,7 @@ class ProviderDialog(QDialog):
         config = self.form.to_config(current)
         key = self.form.api_key()
         try:
-            self.ctx.settings_store.save_provider(config)
-            if key:
-                self.ctx.secrets.set(config.id, key)
-            else:
-                self.ctx.secrets.delete(config.id)
-            self._activate_if_none(config.id)
+            self.providers.save(config, key)
         except AssistaError as exc:
             self.form.set_status(redact(exception_text(exc), [key]), "error")
             return
@@ -285,11 +279,6 @@ class ProviderDialog(QDialog):
         self.reload(select_id=config.id)
         self.form.set_status(self.tr("Saved."), "ok")
         self.providersChanged.emit()
-
-    def _activate_if_none(self, provider_id: str) -> None:
-        known = {config.id for config in self.ctx.all_providers()}
-        if self.ctx.settings.current.active_provider_id not in known:
-            self.ctx.settings.update(active_provider_id=provider_id)
 
     def _remove(self) -> None:
         current = self._current
@@ -304,8 +293,7 @@ class ProviderDialog(QDialog):
         if not self._ask(self.tr("Remove provider"), text, QMessageBox.StandardButton.Yes):
             return
         try:
-            self.ctx.settings_store.delete_provider(current.id)
-            self.ctx.secrets.delete(current.id)
+            self.providers.remove(current.id)
         except AssistaError as exc:
             self.form.set_status(exception_text(exc), "error")
             return
@@ -317,10 +305,8 @@ class ProviderDialog(QDialog):
         current = self._current
         if current is None or current.source != "detected":
             return
-        config = current.model_copy(update={"id": new_id("prov_"), "source": "user"})
         try:
-            self.ctx.settings_store.save_provider(config)
-            self._activate_if_none(config.id)
+            config = self.providers.adopt(current)
         except AssistaError as exc:
             self.form.set_status(exception_text(exc), "error")
             return
@@ -342,10 +328,8 @@ class ProviderDialog(QDialog):
                     raise AssistaError(error)
                 config, key = self.form.to_config(current), self.form.api_key() or None
             else:
-                config, key = current, self.ctx.api_key_for(current)
-            config = config.model_copy(update={"timeout_s": min(config.timeout_s, CHECK_TIMEOUT_S)})
-            provider = create_provider(config, key, retry=RetryPolicy.disabled(),
-                                       proxy=self.ctx.proxy)
+                config, key = current, self.providers.api_key(current)
+            provider = self.providers.checker(config, key, timeout_s=CHECK_TIMEOUT_S)
         except AssistaError as exc:
             self.form.set_status(f"✗ {redact(exception_text(exc), [key])}", "error")
             return

@@ -4,11 +4,15 @@ its list and the form share one wording."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QCoreApplication
 
 from desktop.core.settings import ProviderConfig
 from desktop.providers.presets import PRESETS, ProviderPreset
-from desktop.storage.secrets import SecretStore
+
+if TYPE_CHECKING:
+    from desktop.core.services import KeyStore
 
 
 def preset_of(config: ProviderConfig) -> ProviderPreset:
@@ -53,7 +57,7 @@ def source_text(config: ProviderConfig) -> str:
     return ""
 
 
-def key_note(config: ProviderConfig, secrets: SecretStore) -> str:
+def key_note(config: ProviderConfig, secrets: KeyStore) -> str:
     """Where the key of ``config`` is kept."""
     if config.source == "environment":
         return QCoreApplication.translate(

@@ -1,31 +1,45 @@
-"""Opens the quick-ask window (tray menu, ``assista quick``) and connects it to the
-main window: "Open in the main window" shows its chat there, and a finished answer
-the user is not looking at becomes a desktop notification."""
+"""Opens the quick-ask window (tray menu, ``assista quick``) and says what the main
+window should do: show its chat ("Open in the main window"), tell the desktop that an
+answer finished while the user looks elsewhere, and quit when it was started alone and
+is put away. It never sees the main window's pieces: :meth:`MainWindow._connect`
+wires its signals."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QWidget
 
 from desktop.core.settings import AppSettings
 from desktop.ui.quick.global_shortcut import GlobalShortcut
 from desktop.ui.quick.quick_window import QuickAskWindow
-from desktop.ui.window.controller import ChatController
 from desktop.ui.window.settings_signal import SettingsSignal
 
 if TYPE_CHECKING:
-    from desktop.ui.window.main_window import MainWindow
+    from desktop.core.services import SettingsSource
+    from desktop.ui.window.controller import ChatController
 
 # What ``assista quick`` may put into the question: nothing, the selected text, the clipboard.
 PREFILLS = ("none", "selection", "clipboard")
 
 
 class QuickAsk(QObject):
-    def __init__(self, window: MainWindow) -> None:
+    openInMainRequested = Signal(str)  # session id: show this chat in the main window
+    #: an answer in the quick window finished: chat title, answer, failed, the quick window
+    answerFinished = Signal(str, str, bool, object)
+    #: started alone (``assista quick``), put away, and the main window is hidden too
+    hiddenAlone = Signal()
+
+    def __init__(self, controller: ChatController, settings: SettingsSource,
+                 window: QWidget) -> None:
+        """``controller``: the main window's (the quick window gets a companion on
+        the same chat service); ``window``: the main window (placed on its screen)."""
         super().__init__(window)
         self.window = window
+        self.controller = controller
+        self.settings = settings
         self.quick_window: QuickAskWindow | None = None
         # Started by ``assista quick`` with no app running: the main window stays hidden
         # until asked for, and putting the quick window away quits (unless the app keeps
@@ -33,7 +47,7 @@ class QuickAsk(QObject):
         self.standalone = False
         self._menu_actions: list[QAction] = []
         # The system-wide shortcut, following Preferences as it is saved.
-        self.settings_signal = SettingsSignal(window.controller.ctx.settings, self)
+        self.settings_signal = SettingsSignal(settings, self)
         self.settings_signal.changed.connect(self._settings_changed)
         self.shortcut = GlobalShortcut(self)
         self.use_shortcut(self.shortcut)
@@ -45,7 +59,7 @@ class QuickAsk(QObject):
             self.shortcut.close()
             self.shortcut = shortcut
         shortcut.activated.connect(self.toggle)
-        shortcut.set_shortcut(self.window.controller.settings.quick_shortcut)
+        shortcut.set_shortcut(self.settings.current.quick_shortcut)
 
     def menu_action(self) -> QAction:
         """File → Quick ask, with the keys of the global shortcut (also in the app where
@@ -53,7 +67,7 @@ class QuickAsk(QObject):
         action = QAction(self.tr("&Quick ask…"), self)
         action.triggered.connect(lambda _checked=False: self.open())
         self._menu_actions.append(action)
-        self._show_keys(self.window.controller.settings.quick_shortcut)
+        self._show_keys(self.settings.current.quick_shortcut)
         return action
 
     def _show_keys(self, text: str) -> None:
@@ -76,11 +90,9 @@ class QuickAsk(QObject):
 
     def ensure(self) -> QuickAskWindow:
         if self.quick_window is None:
-            main = self.window.controller
             # Its own adapter on the app's one chat service: turns run there, not here.
-            controller = ChatController(main.ctx, self, service=main.service)
-            quick = QuickAskWindow(controller)
-            quick.openInMainRequested.connect(self.open_in_main)
+            quick = QuickAskWindow(self.controller.companion(self))
+            quick.openInMainRequested.connect(self.openInMainRequested)
             quick.answerFinished.connect(self._answer_finished)
             quick.installEventFilter(self)  # its Hide: see standalone
             screen = self.window.screen().availableGeometry()  # top middle, like a launcher
@@ -118,25 +130,17 @@ class QuickAsk(QObject):
     def _hidden_alone(self) -> None:
         quick = self.quick_window
         if not self.standalone or self.window.isVisible() or \
-                (quick is not None and quick.isVisible()) or self.window.tray.keeps_running():
+                (quick is not None and quick.isVisible()):
             return
-        self.standalone = False
-        self.window.tray.quit()  # asks first when the quick answer is still coming
-
-    def open_in_main(self, session_id: str) -> None:
-        self.window.controller.open_session(session_id)
-        self.window.bring_to_front()
+        self.hiddenAlone.emit()
 
     def _answer_finished(self, text: str, failed: bool) -> None:
         quick = self.quick_window
         if quick is None:
             return
-        title = ""
         session_id = quick.controller.session_id
-        if session_id is not None:
-            info = self.window.controller.ctx.sessions.get_session(session_id)
-            title = info.title if info is not None else ""
-        self.window.notifier.answer_finished(title, text, failed=failed, shown_in=quick)
+        title = (quick.controller.chat_title(session_id) or "") if session_id else ""
+        self.answerFinished.emit(title, text, failed, quick)
 
     def close(self) -> None:
         self.standalone = False

@@ -32,8 +32,6 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.tools.mcp.catalog import (
-    OFFICIAL_REGISTRY,
-    REGISTRY_ENV,
     CatalogEntry,
     CatalogError,
     CatalogResult,
@@ -42,7 +40,6 @@ from desktop.tools.mcp.catalog import (
 )
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
     from desktop.tools.mcp.config import McpServerConfig
 
 AddServers = Callable[[list["McpServerConfig"]], bool]
@@ -241,16 +238,15 @@ class McpCatalogDialog(QDialog):
         return True
 
 
-def catalog_button(parent: QDialog, ctx: AppContext, add: AddServers) -> QPushButton:
-    """The "Browse" button of the MCP dialog: opens the catalog."""
+def catalog_button(parent: QDialog, catalogs: Callable[[], RegistryCatalog],
+                   add: AddServers) -> QPushButton:
+    """The "Browse" button of the MCP dialog: opens the catalog ``catalogs`` makes."""
     button = QPushButton(QCoreApplication.translate("McpDialog", "Browse"))
     button.setToolTip(QCoreApplication.translate(
         "McpDialog", "Servers listed in the official MCP registry"))
 
     def open_catalog() -> None:
-        base = ctx.environ.get(REGISTRY_ENV) or OFFICIAL_REGISTRY
-        catalog = RegistryCatalog(ctx.paths.root, base_url=base, proxy=ctx.proxy)
-        dialog = McpCatalogDialog(catalog, add, parent)
+        dialog = McpCatalogDialog(catalogs(), add, parent)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         parent.catalog_dialog = dialog  # type: ignore[attr-defined]
         dialog.open()

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.errors import ConfigError
-from desktop.storage.mcp_secrets import settle_servers
 from desktop.tools.mcp.config import McpServerConfig, load_mcp_config, parse_mcp_json
 from desktop.ui.plain_text import plain_label
 from desktop.ui.scrolling import scrolling, sized_by_current
@@ -61,7 +60,8 @@ class McpDialog(QDialog):
         layout = QVBoxLayout(self)
         splitter = QSplitter()
         self.list_panel = McpServerList(self._connection, self._started)
-        self.browse_button = catalog_button(self, controller.ctx, self._add_configs)
+        self.browse_button = catalog_button(self, controller.tools.server_catalog,
+                                            self._add_configs)
         self.list_panel.add_buttons(self.browse_button)
         self.server_list = self.list_panel.list
         self.add_button, self.remove_button = (self.list_panel.add_button,
@@ -261,8 +261,8 @@ class McpDialog(QDialog):
         kept = {old: str(s.get("name", "")) for s, old in self._saved_names if id(s) in present}
         renamed = {old: new for old, new in kept.items() if new != old}
         try:  # before saving: the values saved next are then the ones under each name
-            settle_servers(list(self.controller.settings.mcp_servers), renamed, set(kept),
-                           self.controller.ctx.secrets)
+            self.controller.tools.settle_server_secrets(
+                list(self.controller.settings.mcp_servers), renamed, set(kept))
         except Exception as exc:  # a keyring that fails must not lose the user's edits
             log.warning("MCP servers: stored keys and sign-ins not settled: %s", exc)
         self.controller.update_settings(mcp_servers=[c.model_dump(mode="json") for c in configs])

@@ -198,7 +198,7 @@ class ToolsDialog(QDialog):
     # -- grants ------------------------------------------------------------------------------
 
     def _fill_grants(self) -> None:
-        grants = self.controller.ctx.grants.list()
+        grants = self.controller.tools.saved_grants.list()
         self.grants_table.setRowCount(len(grants))
         self.revoke_buttons.clear()
         for row, grant in enumerate(grants):
@@ -228,7 +228,7 @@ class ToolsDialog(QDialog):
 
     def revoke(self, tool: str, scope: str = "") -> None:
         """Remove an "always allow" grant at once (no Save needed)."""
-        if self.controller.ctx.grants.revoke(tool, scope):
+        if self.controller.tools.saved_grants.revoke(tool, scope):
             self.message.setText(self.tr("Revoked: {tool} will ask again before it runs.").format(
                 tool=display_name(tool)))
         self._fill_grants()

@@ -36,8 +36,7 @@ class Attention(QObject):
         if not session_id:
             return ""
         with contextlib.suppress(AssistaError):
-            info = self.window.controller.ctx.sessions.get_session(session_id)
-            return info.title if info is not None else ""
+            return self.window.controller.chat_title(session_id) or ""
         return ""
 
     def _run_finished(self, event: RunFinished) -> None:

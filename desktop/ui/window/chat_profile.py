@@ -13,7 +13,7 @@ from desktop.chat.profile import ChatRef
 from desktop.chat.service import ChatService
 from desktop.core.errors import AssistaError
 from desktop.core.prompt import PromptSources, build_system_prompt
-from desktop.storage.assistants import Assistant
+from desktop.core.records import Assistant
 from desktop.ui.error_text import exception_text
 
 

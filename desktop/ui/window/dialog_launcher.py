@@ -94,7 +94,7 @@ class DialogLauncher(QObject):
         from desktop.ui.providers.provider_dialog import ProviderDialog
 
         def make() -> QDialog:
-            dialog = ProviderDialog(self.controller.ctx, self.parent_widget)
+            dialog = ProviderDialog(self.controller.providers, self.parent_widget)
             dialog.providersChanged.connect(self._providers_changed)
             # (closing re-reads them too: a provider may have been removed unsaved)
             dialog.finished.connect(lambda _result: self._providers_changed())
@@ -166,7 +166,7 @@ class DialogLauncher(QObject):
         """Settings → Sync: saving reconfigures ``scheduler``, the window's sync."""
         from desktop.ui.dialogs.sync_dialog import SyncDialog
 
-        return self.show_one("sync", lambda: SyncDialog(self.controller.ctx, scheduler,
+        return self.show_one("sync", lambda: SyncDialog(self.controller.sync, scheduler,
                                                         self.parent_widget))
 
     def open_about(self) -> QDialog:

@@ -95,6 +95,7 @@ LOAD_STEPS = (
     "desktop.ui.chat.usage_text",
     "desktop.ui.window.single_instance",
     "desktop.ui.window.sync_scheduler",  # (~12 ms: the sync status and change log)
+    "desktop.ui.window.window_wiring",
     "desktop.ui.window.dialog_launcher",
     "desktop.ui.window.tray",
     "desktop.ui.window.panels",
@@ -122,20 +123,11 @@ def make_application() -> QApplication:
 
 async def first_run(window: MainWindow) -> None:
     """With no provider at all, look for a local LM Studio, then open the dialog."""
-    import asyncio
-
-    ctx = window.controller.ctx
-    if ctx.all_providers():
+    providers = window.controller.providers
+    if providers.all():
         return
-    import httpx  # slow to import: only on a first run
-
-    from desktop.providers.factory import detect_lmstudio, detect_ollama
-
-    async with httpx.AsyncClient(**ctx.proxy.client_kwargs()) as client:
-        found = await asyncio.gather(detect_lmstudio(client), detect_ollama(client, ctx.environ))
-    detected = [config for config in found if config is not None]
+    detected = await providers.detect_local()
     if detected:
-        ctx.detected.extend(detected)
         window.top_bar.refresh_providers()
         names = QCoreApplication.translate("Launch", " and ").join(
             config.name for config in detected)

@@ -123,7 +123,7 @@ class MainWindow(QMainWindow):
         skeleton = self.centralWidget()
         if isinstance(skeleton, StartupSkeleton):
             self.early_typing, self.early_chat = skeleton.take_typing(), skeleton.chosen_chat
-            from desktop.storage.session_rows import SessionInfo
+            from desktop.core.records import SessionInfo
 
             # its first chats stay listed until the full list is read (next step)
             self.sessions.set_sessions([
@@ -153,9 +153,11 @@ class MainWindow(QMainWindow):
         self.dialogs = DialogLauncher(controller, self)
         WindowDrops(self, self.chat_pane)  # files dropped anywhere attach to the chat
         self.tool_activity = ToolActivity(controller, self.composer, self.sidebar, self)
-        self.tray = AppTray(self)  # New chat, Quick ask, Show/Hide, Quit
+        # New chat, Quick ask, Show/Hide, Quit
+        self.tray = AppTray(self, controller.settings_service, lambda: self.quit_guard.box)
         self.notifier = DesktopNotifier(self, self.tray)
-        self.quick = QuickAsk(self)  # the small always-on-top window
+        # the small always-on-top window
+        self.quick = QuickAsk(controller, controller.settings_service, self)
         self.attention = Attention(self)  # finished answers: announced, notified
         self.updates = UpdateNotice(self, __version__)  # at most daily, after the first frame
         self.quit_guard = QuitGuard(self, controller)
@@ -172,9 +174,13 @@ class MainWindow(QMainWindow):
         """Providers, workspace and usage; the work that waits for a frame."""
         from desktop.ui.compare.launcher import CompareLauncher
         from desktop.ui.window.welcome_view import WelcomeGuide
+        from desktop.ui.window.window_wiring import connect_compare, connect_welcome
 
-        self.welcome = WelcomeGuide(self)  # wires itself: first-run steps, the last chat
-        self.compare = CompareLauncher(self)  # wires itself: Compare, /compare, Ask others
+        c = self.controller
+        self.welcome = WelcomeGuide(c, c.providers, c.assistants, self.chat)  # first run
+        self.compare = CompareLauncher(c, self.chat_pane, self.dialogs)  # Compare, Ask others
+        connect_welcome(self)
+        connect_compare(self)
         self.top_bar.refresh_providers()
         self._update_workspace()
         self.top_bar.show_usage(self.controller.history)
@@ -292,9 +298,10 @@ class MainWindow(QMainWindow):
         self.chat.turn_status.confirmAnswered.connect(c.answer_confirm)
         c.bridge.runFinished.connect(self._run_finished)
         c.bridge.contextTrimmed.connect(lambda text: self.statusBar().showMessage(text, 15000))
-        from desktop.ui.window.sync_scheduler import install_sync
+        from desktop.ui.window.window_wiring import connect_sync, connect_tray_and_quick
 
-        self.sync = install_sync(self)  # runs on chat and settings changes, and a timer
+        connect_tray_and_quick(self)
+        self.sync = connect_sync(self)  # runs on chat and settings changes, and a timer
 
     # -- what the controller did ----------------------------------------------------------
 
@@ -371,6 +378,10 @@ class MainWindow(QMainWindow):
 
     # -- the window itself ----------------------------------------------------------------
 
+    def hide_to_tray(self) -> None:
+        self.save_window_state()
+        self.hide()
+
     def bring_to_front(self) -> None:  # (another start of the app, the tray, quick ask)
         if self.isMinimized():
             self.showNormal()
@@ -405,7 +416,9 @@ class MainWindow(QMainWindow):
         self.notifier.approval_needed(pending.chat_title, request.tool, request.source)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.ready and self.tray.hide_instead(event):  # "Keep running in the tray"
+        if self.ready and self.tray.keeps_running():  # "Keep running in the tray"
+            event.ignore()
+            self.hide_to_tray()
             return
         if self.ready and not self.quit_guard.may_close():
             event.ignore()  # chats are answering: the user is asked first

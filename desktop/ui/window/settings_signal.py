@@ -1,6 +1,6 @@
 """The settings service as a Qt signal, and what the window does when settings change.
 
-:class:`~desktop.storage.settings_service.SettingsService` is Qt-free and calls plain
+:class:`~desktop.core.services.SettingsSource` (the settings service) is Qt-free and calls plain
 observers; widgets want a signal they can connect to (and that Qt queues when a
 change comes from another thread). :func:`follow_settings` is the window's part:
 whoever changed a setting (Preferences, the View menu, a test) only saves it, and
@@ -19,7 +19,7 @@ from desktop.ui import theme
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication
 
-    from desktop.storage.settings_service import SettingsService
+    from desktop.core.services import SettingsSource
     from desktop.ui.window.controller import ChatController
 
 
@@ -28,7 +28,7 @@ class SettingsSignal(QObject):
 
     changed = Signal(object, object)
 
-    def __init__(self, service: SettingsService, parent: QObject | None = None) -> None:
+    def __init__(self, service: SettingsSource, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._unsubscribe = unsubscribe = service.subscribe(self._notify)
         # Deleted with its parent: the service must not call into a dead object.
@@ -49,7 +49,7 @@ def proxy_changed(old: AppSettings, new: AppSettings) -> bool:
 def follow_settings(app: QApplication, controller: ChatController) -> SettingsSignal:
     """Apply saved changes to the running app: the theme, and MCP servers over HTTP
     reconnect through a new proxy (providers and ``fetch_url`` read it per request)."""
-    signal = SettingsSignal(controller.ctx.settings, controller)
+    signal = SettingsSignal(controller.settings_service, controller)
 
     def changed(old: AppSettings, new: AppSettings) -> None:
         if new.theme != old.theme and new.theme != theme.mode():

@@ -7,8 +7,9 @@ or the settings change (debounced: typing a chat's title is one sync, not twenty
 every few minutes (to receive the other devices' changes), and on *Sync now*. A failed
 run (offline, server down) is shown; the next one sends what waits.
 
-After a run that merged something the window follows: settings are re-read, the chat
-list is refreshed and the chat on screen is reopened when it changed.
+After a run that merged something the window follows (:meth:`MainWindow._connect_sync`
+wires it): settings are re-read, the chat list is refreshed and the chat on screen is
+reopened when it changed.
 """
 
 from __future__ import annotations
@@ -22,14 +23,13 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
-from desktop.sync.config import SyncConfig, engine_from_config, load_config
-from desktop.sync.status import SyncStatus, read_status
+from desktop.sync.config import SyncConfig
+from desktop.sync.status import SyncStatus
 from desktop.ui.plain_text import plain_tooltip
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
     from desktop.sync.run import SyncEngine, SyncReport
-    from desktop.ui.window.main_window import MainWindow
+    from desktop.sync.service import SyncService
 
 log = logging.getLogger(__name__)
 
@@ -91,10 +91,10 @@ class SyncScheduler(QObject):
     statusChanged = Signal()  # what the status bar shows may have changed
     _done = Signal(object, object, str)  # from the worker: engine, report, error
 
-    def __init__(self, ctx: AppContext, parent: QObject | None = None, *,
+    def __init__(self, sync: SyncService, parent: QObject | None = None, *,
                  debounce_ms: int = DEBOUNCE_MS, period_ms: int = PERIOD_MS) -> None:
         super().__init__(parent)
-        self.ctx = ctx
+        self.sync = sync
         self.config = SyncConfig()
         self.error: str | None = None  # why this window's last run failed
         self._engine: SyncEngine | None = None
@@ -125,7 +125,7 @@ class SyncScheduler(QObject):
 
     def reconfigure(self) -> None:
         """Read the saved configuration again (the Sync dialog saved it)."""
-        self.config = load_config(self.ctx.settings_store)
+        self.config = self.sync.config()
         self.error = None
         if not self.running:
             self._drop_engine()
@@ -165,7 +165,7 @@ class SyncScheduler(QObject):
         return True
 
     def status(self) -> SyncStatus:
-        return read_status(self.ctx.db)
+        return self.sync.status()
 
     def text(self, now: float | None = None) -> str:
         return status_text(self.status(), time.time() if now is None else now,
@@ -193,8 +193,7 @@ class SyncScheduler(QObject):
         error = ""
         try:
             if engine is None:  # made here: the keyring may take a moment to answer
-                engine = engine_from_config(self.ctx.db, self.config, self.ctx.secrets,
-                                            self.ctx.proxy)
+                engine = self.sync.engine(self.config)
             report = engine.run()
         except SyncBusyError:
             error = "busy"  # `assista sync` has the folder; its outcome is recorded
@@ -265,33 +264,3 @@ class SyncStatusLabel(QLabel):
         if event.button() == Qt.MouseButton.LeftButton:
             self.clicked.emit()
         super().mousePressEvent(event)
-
-
-def install_sync(window: MainWindow, **timing: int) -> SyncScheduler:
-    """Sync for ``window``: the scheduler, its status-bar label, and what triggers a run
-    and follows one. ``timing``: ``debounce_ms`` / ``period_ms`` (tests)."""
-    controller = window.controller
-    scheduler = SyncScheduler(controller.ctx, window, **timing)
-    label = SyncStatusLabel(scheduler)
-    window.statusBar().addPermanentWidget(label)
-    label.clicked.connect(lambda: window.dialogs.open_sync(scheduler))
-    controller.sessionsChanged.connect(scheduler.changed)
-    controller.bridge.runFinished.connect(lambda _event: scheduler.changed())
-    unsubscribe = controller.ctx.settings.subscribe(lambda _old, _new: scheduler.changed())
-    scheduler.destroyed.connect(lambda *_: unsubscribe())
-
-    def merged(report: SyncReport | None, _error: str) -> None:
-        if report is None or not report.merged.changed:
-            return
-        if report.merged.settings_changed:
-            controller.ctx.settings.reload()
-        window.refresh_sessions()
-        current = controller.session_id
-        if current and current in report.merged.chats and not controller.busy:
-            controller.open_session(current)
-
-    scheduler.finished.connect(merged)
-    app = QCoreApplication.instance()
-    if app is not None:  # a run ends before the database closes
-        app.aboutToQuit.connect(scheduler.shutdown)
-    return scheduler

@@ -18,7 +18,6 @@ from PySide6.QtGui import QIcon, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
 from desktop import APP_NAME
-from desktop.chat.model_catalog import ModelCatalog
 from desktop.ui.conversations.assistant_picker import AssistantPicker
 from desktop.ui.icons import icon, icon_button
 from desktop.ui.window.chat_settings_popover import ChatSettingsPopover
@@ -89,7 +88,7 @@ class TopBar(QWidget):
         self.sidebar_button.setToolTip(self.tr("Show or hide the tool activity panel (Ctrl+B)"))
         self.sidebar_button.setCheckable(True)
         self.sidebar_button.setChecked(False)  # (closed until a tool runs, or chosen)
-        self.catalog = ModelCatalog(controller.ctx)
+        self.catalog = controller.model_catalog()
         self.picker = ModelPicker(self.catalog, self)
         self.chat_settings = ChatSettingsPopover(controller, self)
         self.compact = False  # narrow: icons instead of words, no title or usage
@@ -205,7 +204,7 @@ class TopBar(QWidget):
 
     def show_usage(self, messages: list[Message]) -> None:
         """Tokens (and cost, where the model has a price) of ``messages``."""
-        from desktop.providers.pricing import Price
+        from desktop.core.pricing import Price
         from desktop.ui.chat.usage_text import format_usage, session_usage, usage_tooltip
 
         prices = {model: Price(p.input, p.output, p.cached_input)
@@ -234,10 +233,9 @@ class TopBar(QWidget):
         """List the providers again and show the open chat's provider and model; the
         model list comes from the cache at once and from the server after the first
         frame."""
-        ctx = self.controller.ctx
         active = self.controller.provider()
         self.provider_combo.clear()
-        for config in ctx.all_providers():
+        for config in self.controller.providers.all():
             label = config.name + (" (environment)" if config.source == "environment" else "")
             label += " (detected)" if config.source == "detected" else ""
             self.provider_combo.addItem(label, config.id)
@@ -261,7 +259,7 @@ class TopBar(QWidget):
         if config is None:
             return
         self._listed_for = config.id
-        cached = self.controller.ctx.cached_models(config)
+        cached = self.controller.providers.cached_models(config)
         if cached:
             self._fill_models([m.id for m in cached])
         # Asking the server loads httpx, the adapter and the keyring and builds a TLS
@@ -277,7 +275,7 @@ class TopBar(QWidget):
 
         async def fetch() -> None:
             try:
-                models = await self.controller.ctx.refresh_models(config)
+                models = await self.controller.providers.refresh_models(config)
             except Exception as exc:
                 window_log().info("could not list models for %s: %s", config.name, exc)
                 return

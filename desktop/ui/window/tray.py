@@ -5,6 +5,10 @@ gets one later reuse it); the icon is made only where there is a tray. With
 "Keep running in the tray" (Preferences → General) closing the window hides it
 instead; the tray's Quit really quits, through the window's close (and so through
 :class:`QuitGuard`'s question when chats are answering).
+
+It sees the window only as a widget to show, hide and close: what its menu asks for
+that is not about the window (a new chat, quick ask, the window in front, the window
+put away) it emits, and :meth:`MainWindow._connect` decides who does it.
 """
 
 from __future__ import annotations
@@ -12,16 +16,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QIcon
-from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtGui import QAction, QIcon
+from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QSystemTrayIcon, QWidget
 
 from desktop import APP_NAME
 from desktop.resources import icon_path
 from desktop.ui.plain_text import notification_text
 
 if TYPE_CHECKING:
-    from desktop.ui.window.main_window import MainWindow
+    from desktop.core.services import SettingsSource
 
 
 def app_icon() -> QIcon:
@@ -34,9 +38,20 @@ def app_icon() -> QIcon:
 
 
 class AppTray(QObject):
-    def __init__(self, window: MainWindow) -> None:
+    newChatRequested = Signal()
+    quickAskRequested = Signal()
+    frontRequested = Signal()  # Show window, a click on a notification
+    hideRequested = Signal()  # Hide window: the window keeps its layout and hides
+
+    def __init__(self, window: QWidget, settings: SettingsSource,
+                 quit_question: Callable[[], QMessageBox | None]) -> None:
+        """``window``: the one it shows, hides and closes; ``settings``: whether it
+        keeps running in the tray; ``quit_question``: the window's question while
+        chats are answering, when it is showing."""
         super().__init__(window)
         self.window = window
+        self.settings = settings
+        self.quit_question = quit_question
         self.quitting = False  # Quit was chosen: the next close really closes
         self.quit_app: Callable[[], None] = QApplication.quit  # (tests record it instead)
         self.menu = QMenu()
@@ -53,7 +68,7 @@ class AppTray(QObject):
             self.icon.setToolTip(APP_NAME)
             self.icon.setContextMenu(self.menu)
             self.icon.activated.connect(self._activated)
-            self.icon.messageClicked.connect(window.bring_to_front)
+            self.icon.messageClicked.connect(self.frontRequested)
             self.icon.show()
 
     def _add(self, text: str, slot: Callable[[], None]) -> QAction:
@@ -73,19 +88,17 @@ class AppTray(QObject):
     # -- what the menu does -------------------------------------------------------------
 
     def new_chat(self) -> None:
-        self.window.bring_to_front()
-        self.window.controller.new_session()
-        self.window.composer.input.setFocus()
+        self.frontRequested.emit()
+        self.newChatRequested.emit()
 
     def quick_ask(self) -> None:
-        self.window.quick.open()
+        self.quickAskRequested.emit()
 
     def toggle_window(self) -> None:
         if self.window.isVisible() and not self.window.isMinimized():
-            self.window.save_window_state()
-            self.window.hide()
+            self.hideRequested.emit()
         else:
-            self.window.bring_to_front()
+            self.frontRequested.emit()
         self._update_labels()
 
     def quit(self) -> None:
@@ -94,13 +107,13 @@ class AppTray(QObject):
         if self.window.close():
             self.quit_app()
             return
-        box = self.window.quit_guard.box
+        box = self.quit_question()
         if box is None:
             self.quitting = False
             return
         # Chats are answering: the window asks first, in front. Quit closes the window
         # (then the app quits); Cancel leaves it open and the tray as it was.
-        self.window.bring_to_front()
+        self.frontRequested.emit()
         box.finished.connect(lambda _result: QTimer.singleShot(0, self._after_question))
 
     def _after_question(self) -> None:
@@ -117,18 +130,7 @@ class AppTray(QObject):
     def keeps_running(self) -> bool:
         """Closing the window hides it (the setting is on, there is a tray to come
         back from, and Quit was not chosen)."""
-        settings = self.window.controller.settings
-        return settings.keep_in_tray and self.available() and not self.quitting
-
-    def hide_instead(self, event: QCloseEvent) -> bool:
-        """The window's close: hide it instead when it keeps running in the tray
-        (the event is ignored); False when it really closes."""
-        if not self.keeps_running():
-            return False
-        self.window.save_window_state()
-        event.ignore()
-        self.window.hide()
-        return True
+        return self.settings.current.keep_in_tray and self.available() and not self.quitting
 
     def show_message(self, title: str, text: str) -> bool:
         if self.icon is None or not QSystemTrayIcon.supportsMessages():

@@ -3,9 +3,8 @@ provider, pick a model, ask), and the last chat reopened at the next start.
 
 :class:`WelcomeView` lies over the chat view while there is nothing to show there —
 no provider yet, or no chat at all — and goes away with the first message. Each step
-says whether it is done and has the button that does it. :class:`WelcomeGuide` wires
-it to the window and remembers the chat on screen for the next start
-(:mod:`desktop.chat.last_chat`).
+says whether it is done and has the button that does it. :class:`WelcomeGuide` decides
+when it shows; the window wires what its buttons ask for.
 """
 
 from __future__ import annotations
@@ -25,12 +24,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.chat.last_chat import remember_last_chat
 from desktop.ui import theme
 from desktop.ui.icons import icon_px, render
 
 if TYPE_CHECKING:
-    from desktop.ui.window.main_window import MainWindow
+    from desktop.chat.provider_service import ProviderService
+    from desktop.core.services import AssistantSource
+    from desktop.ui.window.controller import ChatController
 
 # (translated where they are shown)
 STEPS = (
@@ -159,42 +159,44 @@ class WelcomeView(QWidget):
 
 
 class WelcomeGuide(QObject):
-    """Shows the welcome while it helps, remembers the chat on screen."""
+    """Shows the welcome while it helps. What its buttons ask for it emits (the
+    window wires them); it calls :meth:`refresh` when what it shows may change."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
-        c = window.controller
+    providersRequested = Signal()
+    modelRequested = Signal()
+    askRequested = Signal()
+    assistantAdded = Signal(str)  # the id of an assistant added in the starter gallery
+
+    def __init__(self, controller: ChatController, providers: ProviderService,
+                 assistants: AssistantSource, over: QWidget) -> None:
+        """``over``: the chat view the welcome lies over while it helps."""
+        super().__init__(over)
+        self.controller = controller
+        self.providers = providers
+        self.assistants = assistants
+        self.over = over
         # Built the first time it is wanted: a returning user with chats never needs it,
         # and building (and restyling) it took a share of the start-up stall.
         self._view: WelcomeView | None = None
-        for signal in (c.sessionOpened, c.userMessageAdded, c.selectionChanged,
-                       c.sessionsChanged, window.dialogs.providersChanged):
-            signal.connect(self.refresh)
-        c.sessionOpened.connect(lambda session_id, _messages: remember_last_chat(
-            c.ctx, session_id))
-        c.userMessageAdded.connect(lambda _message: remember_last_chat(c.ctx, c.session_id))
-        self.refresh()
 
     @property
     def view(self) -> WelcomeView:
         if self._view is None:
-            window = self.window
-            view = WelcomeView(window.chat_pane.chat)
+            view = WelcomeView(self.over)
             view.hide()
-            view.providersRequested.connect(window.dialogs.open_providers)
-            view.modelRequested.connect(window.top_bar.open_model_picker)
-            view.askRequested.connect(window.composer.input.setFocus)
+            view.providersRequested.connect(self.providersRequested)
+            view.modelRequested.connect(self.modelRequested)
+            view.askRequested.connect(self.askRequested)
             view.startersRequested.connect(self.open_starters)
             self._view = view
         return self._view
 
     def wanted(self) -> bool:
         """An empty new chat, and no provider yet or no chat at all."""
-        c = self.window.controller
+        c = self.controller
         if c.session_id is not None or c.history:
             return False
-        return not c.ctx.all_providers() or not c.ctx.sessions.has_sessions()
+        return not self.providers.all() or not c.has_chats()
 
     def refresh(self, *_args: object) -> None:
         wanted = self.wanted()
@@ -202,9 +204,8 @@ class WelcomeGuide(QObject):
             if self._view is not None:
                 self._view.hide()
             return
-        c = self.window.controller
         view = self.view
-        view.show_steps(bool(c.ctx.all_providers()), bool(c.model()))
+        view.show_steps(bool(self.providers.all()), bool(self.controller.model()))
         view.show()
         view.raise_()
 
@@ -212,9 +213,8 @@ class WelcomeGuide(QObject):
         """The starter gallery; an assistant added here is used by the new chat."""
         from desktop.ui.conversations.assistant_gallery import AssistantGallery
 
-        c = self.window.controller
-        gallery = AssistantGallery(c.ctx.assistants, self.window)
+        gallery = AssistantGallery(self.assistants, self.over.window())
         gallery.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
-        gallery.added.connect(c.profile.set_assistant)
+        gallery.added.connect(self.assistantAdded)
         gallery.open()
         self.gallery = gallery

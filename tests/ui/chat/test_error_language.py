@@ -133,7 +133,7 @@ def test_test_connection_says_a_refused_key_in_chinese(
     # (closing the dialog asks about the unsaved draft: it is dropped)
     monkeypatch.setattr(QMessageBox, "question",
                         lambda *_args: QMessageBox.StandardButton.Discard)
-    dialog = ProviderDialog(open_ctx())
+    dialog = ProviderDialog(open_ctx().providers)
     qtbot.addWidget(dialog)
     dialog.show()
     add_custom(qtbot, dialog, fake_server.base_url)

@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from desktop.core.messages import Message, TextPart, Usage
-from desktop.providers.pricing import Price
+from desktop.core.pricing import Price
 from desktop.ui.chat.chat_view import ChatView
 from desktop.ui.window.bridge import AgentBridge
 

@@ -91,7 +91,7 @@ def test_picking_a_model_changes_this_chat_only(
     assert bar_story(window)[1] == "model-x"
     assert bar_story(window)[2].startswith("Server A · model-x")
     # the provider's own default model is unchanged: a new chat starts on it
-    stored = next(p for p in ctx.all_providers() if p.id == configs[0].id)
+    stored = next(p for p in ctx.providers.all() if p.id == configs[0].id)
     assert stored.model == "model-a"
     window.controller.new_session()
     assert window.controller.model() == "model-a"

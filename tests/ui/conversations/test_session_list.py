@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QListWidgetItem, QMessageBox
 
 from desktop.app import AppContext
-from desktop.storage.sessions import SessionInfo
+from desktop.core.records import SessionInfo
 from desktop.ui.conversations.session_items import date_group, grouped
 from tests.ui.conversation_helpers import make_chat, make_window, trigger_menu
 

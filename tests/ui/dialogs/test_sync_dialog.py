@@ -25,10 +25,14 @@ from tests.ui.sync_helpers import PASSPHRASE, OtherDevice
 
 
 @pytest.fixture
-def dialog(qtbot: Any, open_ctx: Callable[..., AppContext]) -> Iterator[SyncDialog]:
-    ctx = open_ctx()
-    scheduler = SyncScheduler(ctx)
-    made = SyncDialog(ctx, scheduler)
+def ctx(open_ctx: Callable[..., AppContext]) -> AppContext:
+    return open_ctx()
+
+
+@pytest.fixture
+def dialog(qtbot: Any, ctx: AppContext) -> Iterator[SyncDialog]:
+    scheduler = SyncScheduler(ctx.sync)
+    made = SyncDialog(ctx.sync, scheduler)
     qtbot.addWidget(made)
     made.show()
     yield made
@@ -60,9 +64,8 @@ def _everything_stored(ctx: AppContext) -> str:
 
 
 def test_saves_the_target_locally_and_the_secrets_in_the_keyring(
-    qtbot: Any, dialog: SyncDialog, tmp_path: Path,
+    qtbot: Any, ctx: AppContext, dialog: SyncDialog, tmp_path: Path,
 ) -> None:
-    ctx = dialog.ctx
     assert dialog.repeat_edit.isVisibleTo(dialog)  # no passphrase yet: asked twice
     assert not dialog.user_edit.isVisibleTo(dialog)  # a folder needs no user name
     _fill(dialog, "webdavs://dav.example.com/remote.php/dav/files/me/assista",
@@ -83,7 +86,7 @@ def test_saves_the_target_locally_and_the_secrets_in_the_keyring(
     assert PASSPHRASE not in stored and "dav-password-123" not in stored
     assert dialog.scheduler.active  # the window's sync follows at once
 
-    again = SyncDialog(ctx, dialog.scheduler)
+    again = SyncDialog(ctx.sync, dialog.scheduler)
     qtbot.addWidget(again)
     again.show()
     assert again.url_edit.text() == config.url and again.user_edit.text() == "me"
@@ -97,7 +100,7 @@ def test_saves_the_target_locally_and_the_secrets_in_the_keyring(
 
 
 def test_s3_asks_for_keys_and_the_passphrase_must_match(
-    qtbot: Any, dialog: SyncDialog,
+    qtbot: Any, ctx: AppContext, dialog: SyncDialog,
 ) -> None:
     _fill(dialog, "s3://my-bucket/assista", repeat="something else")
     assert dialog.endpoint_edit.isVisibleTo(dialog)
@@ -107,16 +110,16 @@ def test_s3_asks_for_keys_and_the_passphrase_must_match(
     assert dialog.problem() == "The two passphrases differ."
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     assert dialog.isVisible() and dialog.result_label.text() == "The two passphrases differ."
-    assert dialog.ctx.secrets.get(PASSPHRASE_ID) is None
+    assert ctx.secrets.get(PASSPHRASE_ID) is None
     dialog.repeat_edit.setText(PASSPHRASE)
     dialog.endpoint_edit.setText("https://minio.example:9000")
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
-    assert load_config(dialog.ctx.settings_store).endpoint == "https://minio.example:9000"
-    assert dialog.ctx.secrets.get(S3_SECRET_ID) == "s3-secret-key"
+    assert load_config(ctx.settings_store).endpoint == "https://minio.example:9000"
+    assert ctx.secrets.get(S3_SECRET_ID) == "s3-secret-key"
 
 
 def test_test_connection_ok_then_a_wrong_passphrase(
-    qtbot: Any, dialog: SyncDialog, tmp_path: Path,
+    qtbot: Any, ctx: AppContext, dialog: SyncDialog, tmp_path: Path,
 ) -> None:
     url = (tmp_path / "shared").as_uri()
     _fill(dialog, url)
@@ -132,7 +135,7 @@ def test_test_connection_ok_then_a_wrong_passphrase(
     _fill(dialog, url, passphrase="not the passphrase")
     text, ok = _test(qtbot, dialog)
     assert not ok and text.startswith("The sync passphrase is wrong")
-    assert dialog.ctx.sessions.list_sessions() == []  # testing changes nothing here
+    assert ctx.sessions.list_sessions() == []  # testing changes nothing here
 
 
 def test_test_connection_through_webdav_and_an_unreachable_server(
@@ -181,8 +184,8 @@ def test_saving_keeps_the_maximum_upload_set_outside_the_form(
 
     ctx = open_ctx()
     save_config(ctx.settings_store, SyncConfig(url=(tmp_path / "t").as_uri(), max_upload_mb=2))
-    scheduler = SyncScheduler(ctx)
-    made = SyncDialog(ctx, scheduler)
+    scheduler = SyncScheduler(ctx.sync)
+    made = SyncDialog(ctx.sync, scheduler)
     qtbot.addWidget(made)
     made.show()
     _fill(made, (tmp_path / "other").as_uri())

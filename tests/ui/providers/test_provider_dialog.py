@@ -100,7 +100,7 @@ def open_dialog(
     qtbot: Any, qt_loop: qasync.QEventLoop, answers: dict[str, Any]
 ) -> Callable[[AppContext], ProviderDialog]:
     def make(ctx: AppContext) -> ProviderDialog:
-        dialog = ProviderDialog(ctx)
+        dialog = ProviderDialog(ctx.providers)
         qtbot.addWidget(dialog)
         dialog.show()
         return dialog
@@ -155,7 +155,7 @@ def test_first_run_shows_welcome_and_add_menu_lists_presets(
     assert "platform.openai.com/api-keys" in form.key_link.text()
     assert form.key_edit.echoMode() == QLineEdit.EchoMode.Password
     assert "No system keyring found" in form.key_note.text()
-    assert str(dialog.ctx.secrets.path) in form.key_note.text()
+    assert str(dialog.providers.key_store().path) in form.key_note.text()
 
 
 def test_add_provider_persists_config_and_key_outside_the_database(
@@ -409,11 +409,11 @@ def test_detected_provider_can_be_added(
     server: FakeOpenAIServer,
 ) -> None:
     ctx = make_ctx()
-    ctx.detected = [
+    ctx.providers.add_detected([
         config_from_preset(
             "lmstudio", base_url=server.base_url, source="detected", id="detected_lmstudio"
         )
-    ]
+    ])
     dialog = open_dialog(ctx)
     assert list_texts(dialog) == ["LM Studio — detected"]
     assert dialog.adopt_button.isVisible()

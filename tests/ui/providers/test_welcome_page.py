@@ -25,7 +25,7 @@ def preset_buttons(page: WelcomePage) -> list[QPushButton]:
 def test_presets_fit_the_first_run_dialog_without_horizontal_scrolling(
     qtbot: Any, open_ctx: Callable[..., AppContext], width: int, height: int,
 ) -> None:
-    dialog = ProviderDialog(open_ctx())
+    dialog = ProviderDialog(open_ctx().providers)
     qtbot.addWidget(dialog)
     assert dialog.stack.currentWidget() is dialog.welcome
     # as fit_to_screen sizes it on that screen

@@ -111,7 +111,7 @@ def test_starter_assistants_are_added_only_on_request_and_then_editable(
     qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
 ) -> None:
     ctx = open_ctx()
-    dialog = AssistantsDialog(ctx, ["read_file"])
+    dialog = AssistantsDialog(ctx.assistants, ctx.providers, ["read_file"])
     qtbot.addWidget(dialog)
     dialog.show()
     assert dialog.list.count() == 0

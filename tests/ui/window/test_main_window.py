@@ -295,7 +295,7 @@ def test_image_refused_for_a_model_without_vision(
 
 def test_session_usage_and_cost() -> None:
     from desktop.core.messages import Usage
-    from desktop.providers.pricing import Price
+    from desktop.core.pricing import Price
     from desktop.ui.chat.usage_text import format_usage, session_usage
 
     messages = [

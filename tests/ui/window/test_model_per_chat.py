@@ -19,7 +19,7 @@ from tests.ui.window.test_main_window import add_provider, make_window, send
 
 
 def _cache_models(ctx: AppContext, ids: list[str]) -> None:
-    config = ctx.all_providers()[0]
+    config = ctx.providers.all()[0]
     ctx.settings_store.set_value(f"models:{config.id}", [{"id": i} for i in ids])
 
 

@@ -220,7 +220,7 @@ def test_model_list_and_mcp_wait_for_the_first_frame(
 ) -> None:
     ctx = open_ctx()
     add_provider(ctx, fake_server)
-    ctx.settings_store.set_value("models:" + ctx.all_providers()[0].id,
+    ctx.settings_store.set_value("models:" + ctx.providers.all()[0].id,
                                  [{"id": "gpt-cached"}])
     window = MainWindow(ChatController(ctx))
     qtbot.addWidget(window)

@@ -49,22 +49,26 @@ def test_a_long_error_is_one_short_line() -> None:
 
 
 @pytest.fixture
-def scheduler(qtbot: Any, open_ctx: Callable[..., AppContext],
-              tmp_path: Path) -> Iterator[SyncScheduler]:
-    ctx = open_ctx()
+def ctx(open_ctx: Callable[..., AppContext]) -> AppContext:
+    return open_ctx()
+
+
+@pytest.fixture
+def scheduler(qtbot: Any, ctx: AppContext, tmp_path: Path) -> Iterator[SyncScheduler]:
     configure(ctx, (tmp_path / "shared").as_uri())
-    made = SyncScheduler(ctx, debounce_ms=20, period_ms=3_600_000)
+    made = SyncScheduler(ctx.sync, debounce_ms=20, period_ms=3_600_000)
     yield made
     made.shutdown()
 
 
 def test_runs_in_a_worker_after_a_change_and_the_label_says_so(
-    qtbot: Any, scheduler: SyncScheduler, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    qtbot: Any, ctx: AppContext, scheduler: SyncScheduler, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     label = SyncStatusLabel(scheduler)
     qtbot.addWidget(label)
     assert not label.isHidden() and label.text() == "Not synced yet"
-    make_chat(scheduler.ctx, "Local chat", "written here")
+    make_chat(ctx, "Local chat", "written here")
     label.refresh()
     assert label.text() == "2 changes waiting"  # the chat and its message
     threads: list[threading.Thread] = []
@@ -114,7 +118,7 @@ def test_switched_off_or_not_configured_it_does_not_run(
     qtbot: Any, open_ctx: Callable[..., AppContext], tmp_path: Path,
 ) -> None:
     ctx = open_ctx()
-    bare = SyncScheduler(ctx, debounce_ms=1)
+    bare = SyncScheduler(ctx.sync, debounce_ms=1)
     label = SyncStatusLabel(bare)
     qtbot.addWidget(label)
     assert not bare.active and not bare.sync_now() and label.isHidden()
@@ -134,7 +138,7 @@ def test_a_failed_run_is_shown_and_the_next_catches_up(
     root.mkdir()
     server = WebDavServer(root)
     ctx = open_ctx()
-    scheduler = SyncScheduler(ctx, debounce_ms=20, period_ms=3_600_000)
+    scheduler = SyncScheduler(ctx.sync, debounce_ms=20, period_ms=3_600_000)
     label = SyncStatusLabel(scheduler)
     qtbot.addWidget(label)
     try:
@@ -163,7 +167,7 @@ def test_a_missing_passphrase_is_a_failure_not_a_crash(
     ctx = open_ctx()
     configure(ctx, (tmp_path / "shared").as_uri())
     ctx.secrets.delete("sync:passphrase")
-    scheduler = SyncScheduler(ctx, debounce_ms=1)
+    scheduler = SyncScheduler(ctx.sync, debounce_ms=1)
     with qtbot.waitSignal(scheduler.finished, timeout=30000) as blocker:
         pass
     assert blocker.args == [None, "Set the sync passphrase in Settings → Sync."]

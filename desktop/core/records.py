@@ -1,0 +1,51 @@
+"""What a saved chat and an assistant are, as the app reads them: plain records.
+
+Defined here, below storage, so that whoever shows them (the window, the terminal)
+names their type without importing the database code that reads and writes them
+(:mod:`desktop.storage.sessions`, :mod:`desktop.storage.assistants`). Qt-free.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop.core.messages import new_id
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    id: str
+    title: str
+    created_at: float
+    updated_at: float
+    provider_id: str | None = None
+    model: str | None = None
+    workspace: str | None = None
+    message_count: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict, hash=False)
+    system_prompt: str | None = None  # this chat's own system prompt (None: inherited)
+    assistant_id: str | None = None  # the assistant the chat was started from
+    pinned: bool = False
+    archived: bool = False
+    deleted_at: float | None = None  # set while the chat is in the trash (undo)
+    active_leaf_id: str | None = None  # last message of the active branch
+    project_id: str | None = None  # the project the chat is in (desktop.projects)
+
+
+@dataclass(frozen=True, slots=True)
+class Assistant:
+    """A named system prompt with a default provider, model, temperature and tools."""
+
+    name: str
+    system_prompt: str = ""
+    description: str = ""
+    provider_id: str | None = None  # None: the provider chosen in the window
+    model: str | None = None  # None: the provider's default model
+    temperature: float | None = None  # None: the provider's default
+    enabled_tools: tuple[str, ...] | None = None  # None: the app's tool settings
+    id: str = field(default_factory=lambda: new_id("asst_"))
+    position: int = 0
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict, hash=False)
