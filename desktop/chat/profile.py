@@ -20,9 +20,8 @@ from desktop.core.prompt import PromptSources, build_system_prompt
 if TYPE_CHECKING:
     from desktop.app import AppContext
     from desktop.core.provider_options import RequestOptions
-    from desktop.core.records import Assistant, SessionInfo
+    from desktop.core.records import Assistant, Project, SessionInfo
     from desktop.core.settings import ProviderConfig
-    from desktop.storage.projects import Project
 
 DISABLED_TOOLS_KEY = "disabled_tools"
 

@@ -15,8 +15,8 @@ from desktop.app import AppContext
 from desktop.cli.context import open_cli_context
 from desktop.cli.failure import fail
 from desktop.core.errors import AssistaError, ConfigError
+from desktop.core.records import Project
 from desktop.projects.service import ProjectService
-from desktop.storage.projects import Project
 
 
 def _instructions(args: argparse.Namespace) -> str:

@@ -1,4 +1,4 @@
-"""What a saved chat and an assistant are, as the app reads them: plain records.
+"""What a saved chat, an assistant and a project are, as the app reads them: plain records.
 
 Defined here, below storage, so that whoever shows them (the window, the terminal)
 names their type without importing the database code that reads and writes them
@@ -7,6 +7,7 @@ names their type without importing the database code that reads and writes them
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,3 +50,44 @@ class Assistant:
     created_at: float = 0.0
     updated_at: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict, hash=False)
+
+
+def new_project_id() -> str:
+    return uuid.uuid4().hex
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    """A project: its chats get its instructions and files, and start with its model."""
+
+    name: str
+    instructions: str = ""  # added to the system prompt after the assistant's
+    knowledge: tuple[str, ...] = ()  # knowledge bases its chats search
+    workspace: str | None = None  # the folder its chats' file tools work in
+    provider_id: str | None = None  # None: the chat's provider
+    model: str | None = None  # None: the provider's (or assistant's) model
+    tools: tuple[str, ...] | None = None  # None: the app's tool settings
+    files_base: str | None = None  # the knowledge base made for its larger files
+    id: str = field(default_factory=new_project_id)
+    position: int = 0
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectFile:
+    """A file added to a project: its text (in every chat's context) or, for a
+    larger one, ``content`` None: it is searched in the project's files base."""
+
+    project_id: str
+    name: str
+    content: str | None
+    path: str | None = None
+    size: int = 0
+    id: str = field(default_factory=new_project_id)
+    created_at: float = 0.0
+
+    @property
+    def in_context(self) -> bool:
+        return self.content is not None

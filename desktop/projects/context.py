@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from desktop.storage.projects import Project, ProjectFile
+from desktop.core.records import Project, ProjectFile
 
 
 def _fenced(name: str, text: str) -> str:

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.core.errors import ConfigError, StorageError
+from desktop.core.records import Project, ProjectFile
 from desktop.storage.database import Database
-from desktop.storage.projects import Project, ProjectFile, ProjectStore
+from desktop.storage.projects import ProjectStore
 
 if TYPE_CHECKING:
     from desktop.knowledge.store import KnowledgeStore

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
-from dataclasses import dataclass, field
 from typing import Any
 
 from desktop.core.errors import StorageError
+from desktop.core.records import Project, ProjectFile, new_project_id
 from desktop.storage.database import Database
 
 _COLUMNS = (
@@ -23,45 +22,7 @@ _COLUMNS = (
 _FILE_COLUMNS = "id, project_id, name, content, path, size, created_at"
 
 
-def new_project_id() -> str:
-    return uuid.uuid4().hex
 
-
-@dataclass(frozen=True, slots=True)
-class Project:
-    """A project: its chats get its instructions and files, and start with its model."""
-
-    name: str
-    instructions: str = ""  # added to the system prompt after the assistant's
-    knowledge: tuple[str, ...] = ()  # knowledge bases its chats search
-    workspace: str | None = None  # the folder its chats' file tools work in
-    provider_id: str | None = None  # None: the chat's provider
-    model: str | None = None  # None: the provider's (or assistant's) model
-    tools: tuple[str, ...] | None = None  # None: the app's tool settings
-    files_base: str | None = None  # the knowledge base made for its larger files
-    id: str = field(default_factory=new_project_id)
-    position: int = 0
-    created_at: float = 0.0
-    updated_at: float = 0.0
-    extra: dict[str, Any] = field(default_factory=dict, hash=False)
-
-
-@dataclass(frozen=True, slots=True)
-class ProjectFile:
-    """A file added to a project: its text (in every chat's context) or, for a
-    larger one, ``content`` None: it is searched in the project's files base."""
-
-    project_id: str
-    name: str
-    content: str | None
-    path: str | None = None
-    size: int = 0
-    id: str = field(default_factory=new_project_id)
-    created_at: float = 0.0
-
-    @property
-    def in_context(self) -> bool:
-        return self.content is not None
 
 
 class ProjectStore:

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from desktop.core.errors import StorageError
+from desktop.core.records import Project
 from desktop.storage.database import Database
 from desktop.storage.migrations import MIGRATIONS
-from desktop.storage.projects import Project, ProjectStore
+from desktop.storage.projects import ProjectStore
 from desktop.storage.sessions import SessionStore
 
 

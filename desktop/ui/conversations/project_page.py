@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.errors import AssistaError
+from desktop.core.records import Project
 from desktop.projects.service import ProjectService
-from desktop.storage.projects import Project
 from desktop.ui.error_text import exception_text
 from desktop.ui.form_rows import whole
 from desktop.ui.reflow_grid import ReflowGrid

@@ -42,6 +42,7 @@ from desktop.core.events import TextDelta
 from desktop.core.messages import Message, Part
 from desktop.core.services import SettingsSource
 from desktop.core.settings import AppSettings, ProviderConfig
+from desktop.projects.service import ProjectService
 from desktop.storage.assistants import AssistantStore
 from desktop.storage.branches import ActiveBranch
 from desktop.storage.sessions import SessionStore
@@ -125,6 +126,10 @@ class ChatController(QObject):
     def sessions(self) -> SessionStore:
         """The saved chats (listing, searching, import and export read them here)."""
         return self.ctx.sessions
+
+    @property
+    def projects(self) -> ProjectService:
+        return self.ctx.projects
 
     @property
     def sync(self) -> SyncService:
