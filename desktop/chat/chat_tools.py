@@ -119,7 +119,8 @@ class ChatTools:
 
             registry = ToolRegistry([t for t in registry if t.name != KNOWLEDGE_TOOL])
             registry.register(search_knowledge_tool(self.ctx.db, knowledge,
-                                                    partial(provider_key, self.ctx)))
+                                                    partial(provider_key, self.ctx),
+                                                    self.ctx.proxy))
         if WEB_TOOL in names:
             from desktop.chat.web_search import web_search_config
             from desktop.tools.builtins.web_search import web_search_tool

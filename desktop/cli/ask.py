@@ -242,7 +242,7 @@ def _knowledge_bases(service: ChatService, args: argparse.Namespace) -> list[Kno
     from desktop.cli.knowledge_cmd import index_base
     from desktop.knowledge.store import KnowledgeStore
 
-    store = KnowledgeStore(service.ctx.db)
+    store = KnowledgeStore(service.ctx.db, proxy=service.ctx.proxy)
     bases = [store.get(name) for name in args.knowledge]
     for base in bases if not service.ctx.db.read_only else ():  # else: as indexed
         index_base(store, base, quiet=True)

@@ -35,9 +35,12 @@ class AnthropicProvider(HttpProvider):
     ``anthropic-version``.
     """
 
+    kind = "anthropic"
+    key_variable = "ANTHROPIC_API_KEY"
+    native_web_search = True
     default_name = "Anthropic"
     path_prefix = "/v1"
-    options_model = AnthropicOptions
+    Options = AnthropicOptions
     options: AnthropicOptions
 
     def _configure(self) -> None:

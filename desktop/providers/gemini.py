@@ -15,7 +15,7 @@ blocked prompt or answer is an error the parser reports.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, ClassVar
 from urllib.parse import quote
@@ -25,6 +25,7 @@ import httpx
 from desktop.core.errors import ProviderError
 from desktop.core.provider import ChatRequest, ModelCapabilities, ModelInfo
 from desktop.core.provider_options import GeminiOptions
+from desktop.providers.embedding import Embeds, floats, gemini_model
 from desktop.providers.gemini_format import build_gemini_body
 from desktop.providers.gemini_stream import GeminiStreamParser
 from desktop.providers.http_base import ERROR_BODY_LIMIT, HttpProvider
@@ -45,7 +46,7 @@ def model_path(model: str) -> str:
     return quote(model, safe="/-._~")
 
 
-class GeminiProvider(HttpProvider):
+class GeminiProvider(Embeds, HttpProvider):
     """A :class:`desktop.core.provider.Provider` for the Gemini API.
 
     ``options`` (:class:`GeminiOptions`): ``thinking_level``, ``include_thoughts``,
@@ -53,8 +54,12 @@ class GeminiProvider(HttpProvider):
     :func:`~desktop.providers.gemini_format.build_gemini_body`).
     """
 
+    kind = "gemini"
+    key_variable = "GEMINI_API_KEY"
+    native_web_search = True
+    embedding_kind = "gemini"
     default_name = "Google Gemini"
-    options_model = GeminiOptions
+    Options = GeminiOptions
     options: GeminiOptions
     stream_params: ClassVar[Mapping[str, str]] = MappingProxyType({"alt": "sse"})
 
@@ -63,6 +68,15 @@ class GeminiProvider(HttpProvider):
 
     def _stream_path(self, request: ChatRequest) -> str:
         return f"/{model_path(request.model)}:streamGenerateContent"
+
+    def _embedding_request(self, model: str, texts: Sequence[str]
+                           ) -> tuple[str, dict[str, Any]]:
+        name = gemini_model(model)
+        return f"/{name}:batchEmbedContents", {"requests": [
+            {"model": name, "content": {"parts": [{"text": t}]}} for t in texts]}
+
+    def _embedding_vectors(self, data: Any) -> list[list[float]]:
+        return [floats(e["values"]) for e in data["embeddings"]]
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         return build_gemini_body(request, self.options)

@@ -38,6 +38,7 @@ from desktop.core.events import ErrorEvent, StreamEvent
 from desktop.core.exchange import ExchangeRecording
 from desktop.core.provider import ChatRequest
 from desktop.core.provider_options import CommonOptions, OpenAIChatOptions
+from desktop.providers.http_clients import USER_AGENT, make_async_client
 from desktop.providers.http_errors import (
     describe_error_body,
     describe_status,
@@ -53,12 +54,7 @@ from desktop.providers.recording import (
     recorded_chunks,
     send_recorded,
 )
-from desktop.providers.retry import (
-    USER_AGENT,
-    RetryPolicy,
-    make_async_client,
-    redact,
-)
+from desktop.providers.retry import RetryPolicy, redact
 from desktop.providers.stream_parser import StreamParser
 from desktop.providers.stream_thread import (
     close_on_stream_thread,
@@ -81,6 +77,17 @@ SECRET_HEADER = re.compile(r"(?i)auth|key|token|secret|password|cookie")
 
 
 class HttpProvider:
+    # -- facts about the wire API, read through desktop.providers.registry (one
+    # registration line there makes a new adapter known to every consumer)
+    #: The wire API's name, stored in ``ProviderConfig.kind``.
+    kind: ClassVar[str] = ""
+    #: The environment variable "Copy as curl" names for the key ("" : made from kind).
+    key_variable: ClassVar[str] = ""
+    #: The API searches the web itself when asked (see desktop.providers.web_search).
+    native_web_search: ClassVar[bool] = False
+    #: The kind of the embedding request its servers answer (None: they do not embed;
+    #: the adapter of that kind has ``embed``, see desktop.providers.embedding).
+    embedding_kind: ClassVar[str | None] = None
     supports_tools: bool = True
     supports_reasoning: bool = True
     #: How the response body streams.
@@ -90,8 +97,9 @@ class HttpProvider:
     #: Query parameters of the streaming request (Gemini: ``alt=sse``).
     stream_params: ClassVar[Mapping[str, str] | None] = None
     default_name: ClassVar[str] = "provider"
-    #: The adapter's options model (see desktop.core.provider_options).
-    options_model: ClassVar[type[CommonOptions]] = OpenAIChatOptions
+    #: The adapter's options model (see desktop.core.provider_options): its fields and
+    #: the facts the option form reads (thinking switch, budget, effort).
+    Options: ClassVar[type[CommonOptions]] = OpenAIChatOptions
     options: CommonOptions
     default_timeout: ClassVar[float] = 120.0
 
@@ -158,7 +166,7 @@ class HttpProvider:
         """Adapter set-up after the common fields are set (URL clean-up, options)."""
 
     def _typed_options(self, options: CommonOptions | Mapping[str, Any] | None) -> Any:
-        model = self.options_model
+        model = self.Options
         if isinstance(options, model):
             return options
         if isinstance(options, BaseModel):  # another kind's: keep the fields this one has
@@ -170,6 +178,11 @@ class HttpProvider:
             error = exc.errors()[0]
             where = ".".join(str(part) for part in error["loc"])
             raise ConfigError(f"{self.name}: invalid option {where}: {error['msg']}") from None
+
+    @classmethod
+    def searches_web(cls, base_url: str) -> bool:
+        """Whether a provider of this API at ``base_url`` searches the web itself."""
+        return cls.native_web_search
 
     def _auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}

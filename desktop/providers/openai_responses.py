@@ -52,8 +52,12 @@ class OpenAIResponsesProvider(HttpProvider):
     ``"replay"``.
     """
 
+    kind = "openai-responses"
+    key_variable = "OPENAI_API_KEY"
+    native_web_search = True
+    embedding_kind = "openai"  # (its servers' /embeddings: the Chat Completions adapter's)
     default_name = "OpenAI (Responses API)"
-    options_model = ResponsesOptions
+    Options = ResponsesOptions
     options: ResponsesOptions
 
     def _configure(self) -> None:

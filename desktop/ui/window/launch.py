@@ -127,11 +127,10 @@ async def first_run(window: MainWindow) -> None:
     ctx = window.controller.ctx
     if ctx.all_providers():
         return
-    import httpx  # slow to import: only on a first run
-
     from desktop.providers.factory import detect_lmstudio, detect_ollama
+    from desktop.providers.http_clients import make_async_client  # (slow: a first run only)
 
-    async with httpx.AsyncClient(**ctx.proxy.client_kwargs()) as client:
+    async with make_async_client(timeout=5.0, connect_timeout=5.0, proxy=ctx.proxy) as client:
         found = await asyncio.gather(detect_lmstudio(client), detect_ollama(client, ctx.environ))
     detected = [config for config in found if config is not None]
     if detected:
