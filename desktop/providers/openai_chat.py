@@ -33,7 +33,7 @@ class OpenAIChatProvider(Embeds, HttpProvider):
 
     @classmethod
     def searches_web(cls, base_url: str) -> bool:
-        return is_openrouter(base_url)  # (OpenRouter's web plugin)
+        return cls.native_web_search or is_openrouter(base_url)  # (OpenRouter's plugin)
 
     def _embedding_request(self, model: str, texts: Sequence[str]
                            ) -> tuple[str, dict[str, Any]]:
