@@ -73,6 +73,7 @@ PARAMETERS: dict[str, Any] = {
 def edit_file_tool() -> Tool:
     return Tool(
         name=NAME, title=TITLE,
+        needs_workspace=True, scope="path",
         description=DESCRIPTION,
         parameters=copy.deepcopy(PARAMETERS),
         handler=_handle,

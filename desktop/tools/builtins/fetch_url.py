@@ -94,6 +94,7 @@ PARAMETERS: dict[str, Any] = {
 def fetch_url_tool() -> Tool:
     return Tool(
         name=NAME, title=TITLE,
+        scope="host",
         description=DESCRIPTION,
         parameters=copy.deepcopy(PARAMETERS),
         handler=_handle,

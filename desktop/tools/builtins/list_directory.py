@@ -57,6 +57,7 @@ PARAMETERS: dict[str, Any] = {
 def list_directory_tool() -> Tool:
     return Tool(
         name=NAME, title=TITLE, description=DESCRIPTION, parameters=copy.deepcopy(PARAMETERS),
+        needs_workspace=True,
         handler=_handle
     )
 

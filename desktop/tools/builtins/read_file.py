@@ -80,6 +80,7 @@ PARAMETERS: dict[str, Any] = {
 def read_file_tool() -> Tool:
     return Tool(
         name=NAME, title=TITLE, description=DESCRIPTION, parameters=copy.deepcopy(PARAMETERS),
+        needs_workspace=True,
         handler=_handle
     )
 

@@ -68,6 +68,7 @@ PARAMETERS: dict[str, Any] = {
 def run_command_tool() -> Tool:
     return Tool(
         name=NAME, title=TITLE,
+        needs_workspace=True, scope="command",
         description=DESCRIPTION,
         parameters=copy.deepcopy(PARAMETERS),
         handler=_handle,

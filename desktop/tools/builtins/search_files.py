@@ -76,6 +76,7 @@ PARAMETERS: dict[str, Any] = {
 def search_files_tool() -> Tool:
     return Tool(
         name=NAME, title=TITLE, description=DESCRIPTION, parameters=copy.deepcopy(PARAMETERS),
+        needs_workspace=True,
         handler=_handle
     )
 

@@ -54,6 +54,7 @@ def _paths(args: Mapping[str, Any]) -> list[str]:
 def write_file_tool() -> Tool:
     return Tool(
         name="write_file",
+        needs_workspace=True, scope="path",
         title="Write file",
         description=WRITE_DESCRIPTION,
         parameters=copy.deepcopy(_PARAMETERS),
@@ -67,6 +68,7 @@ def write_file_tool() -> Tool:
 def create_file_tool() -> Tool:
     return Tool(
         name="create_file",
+        needs_workspace=True, scope="path",
         title="Create file",
         description=CREATE_DESCRIPTION,
         parameters=copy.deepcopy(_PARAMETERS),
