@@ -24,7 +24,7 @@ import httpx
 
 from desktop.core.errors import ProviderError
 from desktop.core.provider import ChatRequest, ModelCapabilities, ModelInfo
-from desktop.core.provider_options import GeminiOptions
+from desktop.core.provider_options import CommonOptions, GeminiOptions
 from desktop.providers.embedding import Embeds, floats, gemini_model
 from desktop.providers.gemini_format import build_gemini_body
 from desktop.providers.gemini_stream import GeminiStreamParser
@@ -62,6 +62,18 @@ class GeminiProvider(Embeds, HttpProvider):
     Options = GeminiOptions
     options: GeminiOptions
     stream_params: ClassVar[Mapping[str, str]] = MappingProxyType({"alt": "sse"})
+
+    @classmethod
+    def quiet_request(cls, options: CommonOptions, request: ChatRequest, *, preset: str,
+                      reasoning: bool, always: bool) -> CommonOptions:
+        if not reasoning:
+            return options
+        if "gemini-3" in request.model:  # levels only; "low" is the least Gemini 3 takes
+            return options.model_copy(update={"thinking_level": "low",
+                                              "include_thoughts": False})
+        # a budget: 0 is off, 128 the least 2.5 Pro accepts
+        request.reasoning_budget = 128 if always else 0
+        return options.model_copy(update={"thinking_level": None, "include_thoughts": False})
 
     def _auth_headers(self) -> dict[str, str]:
         return {"x-goog-api-key": self._api_key} if self._api_key else {}

@@ -184,6 +184,14 @@ class HttpProvider:
         """Whether a provider of this API at ``base_url`` searches the web itself."""
         return cls.native_web_search
 
+    @classmethod
+    def quiet_request(cls, options: CommonOptions, request: ChatRequest, *, preset: str,
+                      reasoning: bool, always: bool) -> CommonOptions:
+        """Options (and ``request`` fields, set in place) for a short answer without
+        thinking, such as a chat title: ``reasoning``, the model can reason; ``always``,
+        it cannot stop (then ask for the lowest effort, within ``request.max_tokens``)."""
+        return options
+
     def _auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
 

@@ -20,7 +20,7 @@ import httpx
 
 from desktop.core.errors import ProviderError
 from desktop.core.provider import ChatRequest, ModelCapabilities, ModelInfo
-from desktop.core.provider_options import OllamaOptions
+from desktop.core.provider_options import CommonOptions, OllamaOptions
 from desktop.providers.embedding import Embeds, floats
 from desktop.providers.http_base import HttpProvider
 from desktop.providers.http_errors import (
@@ -61,6 +61,13 @@ class OllamaProvider(Embeds, HttpProvider):
     wire = NDJSON
     Options = OllamaOptions
     options: OllamaOptions
+
+    @classmethod
+    def quiet_request(cls, options: CommonOptions, request: ChatRequest, *, preset: str,
+                      reasoning: bool, always: bool) -> CommonOptions:
+        if not reasoning:
+            return options
+        return options.model_copy(update={"think": "low" if always else False})
 
     def _configure(self) -> None:
         self.base_url = _SUFFIX.sub("", self.base_url).rstrip("/")

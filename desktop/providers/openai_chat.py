@@ -12,6 +12,7 @@ from typing import Any
 
 from desktop.core.errors import ProviderError
 from desktop.core.provider import ChatRequest, ModelInfo
+from desktop.core.provider_options import CommonOptions
 from desktop.providers.embedding import Embeds, floats
 from desktop.providers.http_base import HttpProvider
 from desktop.providers.openai_chat_format import build_openai_chat_body
@@ -34,6 +35,16 @@ class OpenAIChatProvider(Embeds, HttpProvider):
     @classmethod
     def searches_web(cls, base_url: str) -> bool:
         return cls.native_web_search or is_openrouter(base_url)  # (OpenRouter's plugin)
+
+    @classmethod
+    def quiet_request(cls, options: CommonOptions, request: ChatRequest, *, preset: str,
+                      reasoning: bool, always: bool) -> CommonOptions:
+        if always and preset == "openai":
+            # OpenAI's reasoning models: their own cap and effort fields on Chat Completions.
+            request.extra = {"max_completion_tokens": request.max_tokens,
+                             "reasoning_effort": "low"}
+            request.max_tokens = None
+        return options
 
     def _embedding_request(self, model: str, texts: Sequence[str]
                            ) -> tuple[str, dict[str, Any]]:

@@ -26,7 +26,7 @@ import httpx
 
 from desktop.core.events import ErrorEvent
 from desktop.core.provider import ChatRequest, ModelInfo
-from desktop.core.provider_options import ResponsesOptions
+from desktop.core.provider_options import CommonOptions, ResponsesOptions
 from desktop.providers.http_base import HttpProvider
 from desktop.providers.openai_chat import parse_models
 from desktop.providers.openai_responses_format import (
@@ -59,6 +59,13 @@ class OpenAIResponsesProvider(HttpProvider):
     default_name = "OpenAI (Responses API)"
     Options = ResponsesOptions
     options: ResponsesOptions
+
+    @classmethod
+    def quiet_request(cls, options: CommonOptions, request: ChatRequest, *, preset: str,
+                      reasoning: bool, always: bool) -> CommonOptions:
+        if always:
+            request.reasoning_effort = "low"
+        return options
 
     def _configure(self) -> None:
         self.mode: Mode = self.options.responses_mode
