@@ -57,6 +57,7 @@ class GeminiProvider(Embeds, HttpProvider):
     kind = "gemini"
     key_variable = "GEMINI_API_KEY"
     native_web_search = True
+    web_search_with_tools = False  # "Tool use with function calling is unsupported"
     embedding_kind = "gemini"
     default_name = "Google Gemini"
     Options = GeminiOptions

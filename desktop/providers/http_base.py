@@ -85,6 +85,9 @@ class HttpProvider:
     key_variable: ClassVar[str] = ""
     #: The API searches the web itself when asked (see desktop.providers.web_search).
     native_web_search: ClassVar[bool] = False
+    #: ... also in a request that declares function tools (Gemini refuses that for many
+    #: models: a turn with tools then uses the search service of Settings, if any).
+    web_search_with_tools: ClassVar[bool] = True
     #: The kind of the embedding request its servers answer (None: they do not embed;
     #: the adapter of that kind has ``embed``, see desktop.providers.embedding).
     embedding_kind: ClassVar[str | None] = None
