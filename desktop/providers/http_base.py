@@ -37,7 +37,7 @@ from desktop.core.errors import ConfigError, ProviderError
 from desktop.core.events import ErrorEvent, StreamEvent
 from desktop.core.exchange import ExchangeRecording
 from desktop.core.provider import ChatRequest
-from desktop.core.provider_options import CommonOptions, OpenAIChatOptions
+from desktop.core.provider_options import CommonOptions
 from desktop.providers.http_clients import USER_AGENT, make_async_client
 from desktop.providers.http_errors import (
     describe_error_body,
@@ -63,6 +63,7 @@ from desktop.providers.stream_thread import (
     relay,
 )
 from desktop.providers.wire import DRAIN_TIMEOUT_S, SSE, Wire, drain
+from desktop.providers.wire_api import WireApi
 
 if TYPE_CHECKING:
     from desktop.core.proxy import Proxy
@@ -76,21 +77,7 @@ ERROR_BODY_LIMIT = 65536
 SECRET_HEADER = re.compile(r"(?i)auth|key|token|secret|password|cookie")
 
 
-class HttpProvider:
-    # -- facts about the wire API, read through desktop.providers.registry (one
-    # registration line there makes a new adapter known to every consumer)
-    #: The wire API's name, stored in ``ProviderConfig.kind``.
-    kind: ClassVar[str] = ""
-    #: The environment variable "Copy as curl" names for the key ("" : made from kind).
-    key_variable: ClassVar[str] = ""
-    #: The API searches the web itself when asked (see desktop.providers.web_search).
-    native_web_search: ClassVar[bool] = False
-    #: ... also in a request that declares function tools (Gemini refuses that for many
-    #: models: a turn with tools then uses the search service of Settings, if any).
-    web_search_with_tools: ClassVar[bool] = True
-    #: The kind of the embedding request its servers answer (None: they do not embed;
-    #: the adapter of that kind has ``embed``, see desktop.providers.embedding).
-    embedding_kind: ClassVar[str | None] = None
+class HttpProvider(WireApi):  # (the facts about its API: desktop.providers.wire_api)
     supports_tools: bool = True
     supports_reasoning: bool = True
     #: How the response body streams.
@@ -100,9 +87,6 @@ class HttpProvider:
     #: Query parameters of the streaming request (Gemini: ``alt=sse``).
     stream_params: ClassVar[Mapping[str, str] | None] = None
     default_name: ClassVar[str] = "provider"
-    #: The adapter's options model (see desktop.core.provider_options): its fields and
-    #: the facts the option form reads (thinking switch, budget, effort).
-    Options: ClassVar[type[CommonOptions]] = OpenAIChatOptions
     options: CommonOptions
     default_timeout: ClassVar[float] = 120.0
 
@@ -181,19 +165,6 @@ class HttpProvider:
             error = exc.errors()[0]
             where = ".".join(str(part) for part in error["loc"])
             raise ConfigError(f"{self.name}: invalid option {where}: {error['msg']}") from None
-
-    @classmethod
-    def searches_web(cls, base_url: str) -> bool:
-        """Whether a provider of this API at ``base_url`` searches the web itself."""
-        return cls.native_web_search
-
-    @classmethod
-    def quiet_request(cls, options: CommonOptions, request: ChatRequest, *, preset: str,
-                      reasoning: bool, always: bool) -> CommonOptions:
-        """Options (and ``request`` fields, set in place) for a short answer without
-        thinking, such as a chat title: ``reasoning``, the model can reason; ``always``,
-        it cannot stop (then ask for the lowest effort, within ``request.max_tokens``)."""
-        return options
 
     def _auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
