@@ -31,11 +31,11 @@ __all__ = ["openai_server"]
 
 
 @pytest.fixture
-def echo_registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def echo_registered() -> Iterator[None]:
     registry.wire_apis()  # the built-ins first, as in the app
     registry.register(EchoWireProvider)  # the one registration
     yield
-    monkeypatch.delitem(registry._classes, KIND)
+    registry.unregister(KIND)
 
 
 def config(base_url: str = "http://127.0.0.1:9/v1", **options: Any) -> ProviderConfig:
@@ -123,3 +123,9 @@ def test_the_knowledge_dialog_offers_it_for_embeddings(qtbot: Any) -> None:
         detail.model_edit.editingFinished.emit()
     assert chosen.args[0] == EmbeddingConfig(kind=KIND, base_url=echo.base_url, model="e",
                                              provider_id=echo.id)
+
+
+def test_it_is_forgotten_once_unregistered() -> None:
+    registry.register(EchoWireProvider)
+    registry.unregister(KIND)
+    assert registry.wire_api(KIND) is None and KIND not in embedding_kinds()

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from desktop.providers.http_base import HttpProvider
 
-__all__ = ["ADAPTERS", "embedding_adapter", "key_variable", "register", "wire_api",
-           "wire_apis"]
+__all__ = ["ADAPTERS", "embedding_adapter", "key_variable", "register", "unregister",
+           "wire_api", "wire_apis"]
 
 #: One line per wire API: ``module:Class`` of its adapter.
 ADAPTERS: tuple[str, ...] = (
@@ -47,6 +47,12 @@ def register(cls: type[HttpProvider]) -> type[HttpProvider]:
     with _lock:
         _classes[cls.kind] = cls
     return cls
+
+
+def unregister(kind: str) -> None:
+    """Forget a class given to :func:`register` (a test's, or a plug-in's)."""
+    with _lock:
+        _classes.pop(kind, None)
 
 
 def wire_apis() -> dict[str, type[HttpProvider]]:
