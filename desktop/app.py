@@ -24,7 +24,7 @@ from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.core.tooling import NoTools, ToolRunner
 from desktop.providers.capabilities import Capabilities, resolve_capabilities
 from desktop.providers.factory import create_provider, providers_from_environment
-from desktop.providers.presets import PRESETS
+from desktop.providers.presets import find_preset
 from desktop.storage.assistants import AssistantStore
 from desktop.storage.data_folder import open_data_folder
 from desktop.storage.database import Database
@@ -235,7 +235,7 @@ class AppContext:
         elif config.source == "user":
             key = self.secrets.get(config.id)
         if key is None and config.source != "user":
-            preset = PRESETS.get(config.preset)
+            preset = find_preset(config.preset)
             found = preset.key_from_env(self.environ) if preset is not None else None
             key = found[1] if found else None
         self.redactor.add(key)

@@ -1,8 +1,9 @@
 """A new wire API is one module plus one registration: a test-only adapter
 (tests/support/echo_wire.py) is registered, and every consumer of the facts about a
 wire API picks it up with no other edit: the factory, a stored config's options, the
-request inspector's curl command, native web search, the provider form, the knowledge
-dialog's embedding providers, the CLI's embedding kinds and embeddings themselves."""
+request inspector's curl command, native web search, the provider form and its "Add
+provider" list (the API's own preset), the knowledge dialog's embedding providers, the
+CLI's embedding kinds and embeddings themselves."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from PySide6.QtWidgets import QPushButton
 
 from desktop.chat.inspection import key_variable
 from desktop.core.events import TextDelta
@@ -20,6 +22,7 @@ from desktop.knowledge.embeddings import embed, embedding_kinds
 from desktop.knowledge.store import EmbeddingConfig
 from desktop.providers import registry
 from desktop.providers.factory import create_provider
+from desktop.providers.presets import all_presets, config_from_preset, find_preset
 from desktop.providers.retry import RetryPolicy
 from desktop.providers.web_search import has_native_web_search
 from tests.knowledge.embedding_server import EmbeddingServer, bag_of_words
@@ -46,6 +49,28 @@ def config(base_url: str = "http://127.0.0.1:9/v1", **options: Any) -> ProviderC
 def test_it_is_unknown_before_its_registration() -> None:
     assert registry.wire_api(KIND) is None
     assert not has_native_web_search(KIND, "http://127.0.0.1:9")
+    assert "echo" not in all_presets() and find_preset("echo") is None
+
+
+@pytest.mark.usefixtures("echo_registered")
+def test_its_preset_is_offered_with_the_others(qtbot: Any) -> None:
+    from desktop.ui.providers.provider_list import ProviderList
+    from desktop.ui.providers.welcome_page import WelcomePage
+
+    made = config_from_preset("echo")
+    assert (made.kind, made.model, made.preset) == (KIND, "echo-1", "echo")
+    assert list(all_presets())[-1] == "echo"  # after the built-in ones
+    providers = ProviderList()
+    welcome = WelcomePage()
+    qtbot.addWidget(providers)
+    qtbot.addWidget(welcome)
+    menu = providers.add_button.menu()
+    assert menu is not None and "Echo service" in [a.text() for a in menu.actions()]
+    with qtbot.waitSignal(welcome.presetChosen) as chosen:
+        button = next(b for b in welcome.findChildren(QPushButton)
+                      if b.text() == "Echo service")
+        button.click()
+    assert chosen.args == ["echo"]
 
 
 @pytest.mark.usefixtures("echo_registered")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, cast
 
 from desktop.core.errors import ConfigError
 from desktop.core.settings import ProviderConfig
-from desktop.providers.presets import PRESETS, config_from_preset
+from desktop.providers.presets import PRESETS, config_from_preset, find_preset
 from desktop.providers.registry import wire_api
 
 if TYPE_CHECKING:  # httpx and the adapters load with the first provider (slow imports)
@@ -56,7 +56,7 @@ def create_provider(
         raise ConfigError(
             f"{config.name}: the base URL must start with http:// or https:// (got {url!r})"
         )
-    preset = PRESETS.get(config.preset)
+    preset = find_preset(config.preset)
     if preset is not None and preset.requires_key and not api_key:
         where = f"set {preset.api_key_env} or " if preset.api_key_env else ""
         raise ConfigError(f"{config.name} needs an API key: {where}add one in Settings")

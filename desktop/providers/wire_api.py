@@ -16,6 +16,7 @@ from desktop.core.provider_options import CommonOptions, OpenAIChatOptions
 
 if TYPE_CHECKING:
     from desktop.core.provider import ChatRequest
+    from desktop.providers.presets import ProviderPreset
 
 __all__ = ["WireApi"]
 
@@ -36,6 +37,9 @@ class WireApi:
     #: The kind of the embedding request its servers answer (None: they do not embed;
     #: the adapter of that kind has ``embed``, see desktop.providers.embedding).
     embedding_kind: ClassVar[str | None] = None
+    #: Services of this API offered in "Add provider" besides the built-in presets
+    #: (desktop.providers.presets: those of the built-in APIs are listed there).
+    presets: ClassVar[tuple[ProviderPreset, ...]] = ()
 
     @classmethod
     def searches_web(cls, base_url: str) -> bool:

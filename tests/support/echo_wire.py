@@ -10,6 +10,7 @@ from typing import Literal
 
 from desktop.core.provider_options import CommonOptions
 from desktop.providers.openai_chat import OpenAIChatProvider
+from desktop.providers.presets import ProviderPreset
 
 KIND = "echo-wire"
 
@@ -28,3 +29,5 @@ class EchoWireProvider(OpenAIChatProvider):
     embedding_kind = KIND  # its own embed(): OpenAI's /embeddings request
     default_name = "Echo"
     Options = EchoOptions
+    presets = (ProviderPreset(id="echo", name="Echo service", kind=KIND, requires_key=False,
+                              base_url="http://127.0.0.1:9/v1", default_model="echo-1"),)

@@ -7,13 +7,13 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication
 
 from desktop.core.settings import ProviderConfig
-from desktop.providers.presets import PRESETS, ProviderPreset
+from desktop.providers.presets import PRESETS, ProviderPreset, find_preset
 from desktop.storage.secrets import SecretStore
 
 
 def preset_of(config: ProviderConfig) -> ProviderPreset:
     """The config's preset; the "custom" one for unknown ids."""
-    return PRESETS.get(config.preset) or PRESETS["custom"]
+    return find_preset(config.preset) or PRESETS["custom"]
 
 
 def preset_title(preset: ProviderPreset) -> str:
