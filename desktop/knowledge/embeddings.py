@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from desktop.core.errors import AssistaError, ProviderError
@@ -34,7 +35,8 @@ def embedding_kinds() -> list[str]:
 def embed(config: EmbeddingConfig, texts: Sequence[str], api_key: str | None = None, *,
           proxy: Proxy | None = None, retry: RetryPolicy | None = None) -> list[list[float]]:
     """One vector per text, in order; raises EmbeddingError. ``proxy``: the app's
-    (None: the environment's proxy variables). Not from a thread running an event loop."""
+    (None: the environment's proxy variables). Blocks, also when called from a
+    coroutine (``assista ask --knowledge`` indexes from its own)."""
     adapter = embedding_adapter(config.kind)
     if adapter is None:
         raise EmbeddingError(f"there is no embedding API {config.kind!r}")
@@ -42,7 +44,12 @@ def embed(config: EmbeddingConfig, texts: Sequence[str], api_key: str | None = N
                        proxy=proxy, retry=retry)
     if not isinstance(provider, Embeds):
         raise EmbeddingError(f"the {config.kind} adapter does not embed")
-    return asyncio.run(_embed(provider, config.model, texts))
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # a worker thread, the CLI: no loop here
+        return asyncio.run(_embed(provider, config.model, texts))
+    with ThreadPoolExecutor(1, thread_name_prefix="embed") as pool:  # a loop of its own
+        return pool.submit(asyncio.run, _embed(provider, config.model, texts)).result()
 
 
 async def _embed(provider: Embeds, model: str, texts: Sequence[str]) -> list[list[float]]:

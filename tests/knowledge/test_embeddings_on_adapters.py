@@ -142,3 +142,10 @@ def test_an_api_that_does_not_embed_is_refused() -> None:
     config = EmbeddingConfig(kind="anthropic", base_url="http://127.0.0.1:9", model="m")
     with pytest.raises(EmbeddingError, match="no embedding API 'anthropic'"):
         embed(config, ["hello"])
+
+
+async def test_embedding_from_inside_a_running_loop(server: EmbeddingServer) -> None:
+    """``assista ask --knowledge`` indexes (and embeds) from its coroutine: embed() is
+    synchronous and must work there too, as the blocking client it replaced did."""
+    config = EmbeddingConfig(kind="openai", base_url=server.base_url, model="embed-test")
+    assert embed(config, ["from a coroutine"]) == [bag_of_words("from a coroutine")]
