@@ -35,10 +35,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: Built-in tools that only make sense with a workspace folder.
-WORKSPACE_TOOLS = frozenset({"read_file", "list_directory", "search_files", "write_file",
-                             "create_file", "edit_file", "run_command"})
-
 
 #: Added to a turn whose chat (or assistant) has knowledge bases; bound to them.
 KNOWLEDGE_TOOL = "search_knowledge"
@@ -95,9 +91,10 @@ class ChatTools:
     def available(self, settings: AppSettings, workspace: str | None) -> list[str]:
         """Every tool a chat could use with this workspace."""
         registry = self.registry()
-        names = [n for n in settings.enabled_tools if workspace or n not in WORKSPACE_TOOLS]
-        names += [t.name for t in registry if t.source != "builtin"]
-        return [n for n in dict.fromkeys(names) if registry.get(n) is not None]
+        names = [*settings.enabled_tools, *(t.name for t in registry if t.source != "builtin")]
+        tools = [registry.get(n) for n in dict.fromkeys(names)]
+        # (a tool that needs a workspace folder says so: Tool.needs_workspace)
+        return [t.name for t in tools if t is not None and (workspace or not t.needs_workspace)]
 
     def mcp_tools(self, servers: Iterable[str]) -> list[str]:
         wanted = set(servers)
@@ -145,7 +142,8 @@ class ChatTools:
 
             registry = ToolRegistry([t for t in registry if t.name != KNOWLEDGE_TOOL])
             registry.register(search_knowledge_tool(self.ctx.db, knowledge,
-                                                    partial(provider_key, self.ctx)))
+                                                    partial(provider_key, self.ctx),
+                                                    self.ctx.proxy))
         if WEB_TOOL in names:
             from desktop.chat.web_search import web_search_config
             from desktop.tools.builtins.web_search import web_search_tool

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.core.exchange import REDACTED
 from desktop.core.messages import Message
+from desktop.providers.registry import key_variable as adapters_variable
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
@@ -19,14 +20,6 @@ if TYPE_CHECKING:
 __all__ = ["NothingRecorded", "answer_ids", "curl_command", "describe", "exchanges_for",
            "key_variable", "last_answer_ids"]
 
-#: The environment variable "Copy as curl" names for a provider kind's key.
-KEY_VARIABLES = {
-    "openai": "OPENAI_API_KEY",
-    "openai-responses": "OPENAI_API_KEY",
-    "anthropic": "ANTHROPIC_API_KEY",
-    "gemini": "GEMINI_API_KEY",
-    "ollama": "OLLAMA_API_KEY",
-}
 #: Headers that carry the provider's key itself (the rest become their own variables).
 KEY_HEADERS = frozenset({"authorization", "x-api-key", "x-goog-api-key", "api-key"})
 
@@ -36,7 +29,9 @@ class NothingRecorded(LookupError):
 
 
 def key_variable(kind: str) -> str:
-    return KEY_VARIABLES.get(kind) or re.sub(r"[^A-Z0-9]+", "_", kind.upper()) + "_API_KEY"
+    """The environment variable "Copy as curl" names for a provider kind's key (the
+    adapter's ``key_variable``)."""
+    return adapters_variable(kind)
 
 
 def answer_ids(messages: Sequence[Message], message_id: str) -> list[str]:

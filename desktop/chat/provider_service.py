@@ -25,7 +25,7 @@ from desktop.core.provider import ModelCapabilities, ModelInfo
 from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.providers.capabilities import Capabilities, resolve_capabilities
 from desktop.providers.factory import create_provider, providers_from_environment
-from desktop.providers.presets import PRESETS
+from desktop.providers.presets import find_preset
 
 if TYPE_CHECKING:
     from desktop.core.provider import Provider
@@ -109,7 +109,7 @@ class ProviderService:
         elif config.source == "user":
             key = self._secrets().get(config.id)
         if key is None and config.source != "user":
-            preset = PRESETS.get(config.preset)
+            preset = find_preset(config.preset)
             found = preset.key_from_env(self._environ) if preset is not None else None
             key = found[1] if found else None
         self._redactor.add(key)
@@ -211,11 +211,11 @@ class ProviderService:
     async def detect_local(self) -> list[ProviderConfig]:
         """Look for LM Studio and Ollama running on this computer; what answers is
         listed from now on (and returned)."""
-        import httpx  # slow to import: only on a first run
-
         from desktop.providers.factory import detect_lmstudio, detect_ollama
+        from desktop.providers.http_clients import make_async_client  # (a first run only)
 
-        async with httpx.AsyncClient(**self._proxy().client_kwargs()) as client:
+        async with make_async_client(timeout=5.0, connect_timeout=5.0,
+                                     proxy=self._proxy()) as client:
             found = await asyncio.gather(detect_lmstudio(client),
                                          detect_ollama(client, self._environ))
         detected = [config for config in found if config is not None]

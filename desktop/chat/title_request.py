@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from desktop.core.messages import Message, TextPart
 from desktop.core.provider import ChatRequest
+from desktop.providers.registry import wire_api
 
 if TYPE_CHECKING:
     from desktop.core.settings import ProviderConfig
@@ -24,9 +25,8 @@ TITLE_MAX_TOKENS = 48
 #: Tokens for a model that reasons however it is asked (the thought counts against
 #: the cap): enough for a short one and the title.
 REASONING_MAX_TOKENS = 1024
-#: The level asked of models that cannot switch reasoning off (every API and model
-#: family that has levels knows "low").
-LOW_EFFORT = "low"
+#: (Models that cannot switch reasoning off are asked for "low", the level every API
+#: and model family with levels knows: see each adapter's ``quiet_request``.)
 
 # Models that keep reasoning whatever the request says (reasoning is their only mode).
 _ALWAYS_REASONING = re.compile(
@@ -51,26 +51,10 @@ def title_call(config: ProviderConfig, model: str, reasoning: bool, system: str,
     always = reasoning and bool(_ALWAYS_REASONING.search(model))
     if always:
         request.max_tokens = REASONING_MAX_TOKENS
-    kind = config.kind
-    if kind == "anthropic":  # thinking only when asked for: never here
-        options = options.model_copy(update={"thinking": False})
-    elif kind == "gemini" and reasoning:
-        if "gemini-3" in model:  # levels only; "low" is the least every Gemini 3 takes
-            options = options.model_copy(update={"thinking_level": LOW_EFFORT,
-                                                 "include_thoughts": False})
-        else:  # a budget: 0 is off, 128 the least 2.5 Pro accepts
-            options = options.model_copy(update={"thinking_level": None,
-                                                 "include_thoughts": False})
-            request.reasoning_budget = 128 if always else 0
-    elif kind == "ollama" and reasoning:
-        options = options.model_copy(update={"think": LOW_EFFORT if always else False})
-    elif kind == "openai-responses" and always:
-        request.reasoning_effort = LOW_EFFORT
-    elif kind == "openai" and always and config.preset == "openai":
-        # OpenAI's reasoning models: their own cap and effort fields on Chat Completions.
-        request.max_tokens = None
-        request.extra = {"max_completion_tokens": REASONING_MAX_TOKENS,
-                         "reasoning_effort": LOW_EFFORT}
+    adapter = wire_api(config.kind)  # (each API switches thinking off its own way)
+    if adapter is not None:
+        options = adapter.quiet_request(options, request, preset=config.preset,
+                                        reasoning=reasoning, always=always)
     if options is not config.options:
         config = config.model_copy(update={"options": options})
     return TitleCall(config, request)

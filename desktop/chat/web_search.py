@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from desktop.core.errors import ConfigError
+from desktop.providers.registry import wire_api
 from desktop.providers.web_search import has_native_web_search
 from desktop.tools.builtins.web_search import WebSearchConfig
 
@@ -44,8 +45,10 @@ def plan_web_search(ctx: AppContext, settings: AppSettings, config: ProviderConf
     if not request.web_search:
         return request, False
     service = web_search_config(ctx, settings)
+    adapter = wire_api(config.kind)
+    alongside_tools = adapter is None or adapter.web_search_with_tools
     if has_native_web_search(config.kind, config.base_url) and not (
-            config.kind == "gemini" and has_tools and service is not None):
+            not alongside_tools and has_tools and service is not None):
         return request, False
     request = request.model_copy(update={"web_search": False})
     if service is None:

@@ -47,7 +47,7 @@ from desktop.core.orchestrator import RunResult
 from desktop.core.settings import ProviderConfig
 from desktop.core.terminal_text import visible
 from desktop.knowledge.store import KnowledgeBase
-from desktop.providers.presets import PRESETS
+from desktop.providers.presets import find_preset
 from desktop.tools.approval import Approver, ToolProgress, allow_all
 from desktop.tools.mcp.config import McpServerConfig, load_mcp_config
 from desktop.tools.terminal_approver import TerminalApprover
@@ -71,7 +71,7 @@ def resolve_provider(ctx: AppContext, args: argparse.Namespace, service: ChatSer
     if args.provider:
         config = ctx.providers.find(args.provider)
         if config is None:
-            preset = PRESETS.get(args.provider.strip().lower())
+            preset = find_preset(args.provider.strip().lower())
             if preset is None:
                 raise ConfigError(
                     f"no provider or preset named {args.provider!r} "
@@ -243,7 +243,7 @@ def _knowledge_bases(service: ChatService, args: argparse.Namespace) -> list[Kno
     from desktop.cli.knowledge_cmd import index_base
     from desktop.knowledge.store import KnowledgeStore
 
-    store = KnowledgeStore(service.ctx.db)
+    store = KnowledgeStore(service.ctx.db, proxy=service.ctx.proxy)
     bases = [store.get(name) for name in args.knowledge]
     for base in bases if not service.ctx.db.read_only else ():  # else: as indexed
         index_base(store, base, quiet=True)

@@ -18,8 +18,9 @@ def add_knowledge_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser
     add.add_argument("paths", metavar="PATH", nargs="+", help="folders and files")
     add.add_argument("--embedding-model", metavar="M",
                      help="also embed the chunks with this model (hybrid search)")
-    add.add_argument("--embedding-kind", choices=["openai", "ollama", "gemini"],
-                     default="openai", help="the embedding API (default: OpenAI-compatible)")
+    add.add_argument("--embedding-kind", metavar="KIND", default="openai",
+                     help="the embedding API: openai (any OpenAI-compatible, the default), "
+                          "ollama, gemini (any adapter that embeds)")
     add.add_argument("--embedding-url", metavar="URL", default="https://api.openai.com/v1")
     add.add_argument("--embedding-key-env", metavar="VAR", default=None,
                      help="environment variable holding the API key")

@@ -15,9 +15,9 @@ from pathlib import Path
 from desktop.app import AppContext
 from desktop.cli.context import open_cli_context
 from desktop.cli.failure import fail
-from desktop.core.errors import AssistaError
+from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.terminal_text import own_stream, visible
-from desktop.knowledge.embeddings import EmbeddingError, check_embedding
+from desktop.knowledge.embeddings import EmbeddingError, check_embedding, embedding_kinds
 from desktop.knowledge.store import EmbeddingConfig, KnowledgeBase, KnowledgeStore
 
 SNIPPET_CHARS = 100
@@ -26,6 +26,10 @@ SNIPPET_CHARS = 100
 def _embedding(args: argparse.Namespace) -> EmbeddingConfig | None:
     if not getattr(args, "embedding_model", None):
         return None
+    kinds = embedding_kinds()  # (the adapters that embed say so)
+    if args.embedding_kind not in kinds:
+        raise ConfigError(f"--embedding-kind: {args.embedding_kind!r} is not one of "
+                          f"{', '.join(kinds)}")
     return EmbeddingConfig(kind=args.embedding_kind, base_url=args.embedding_url,
                            model=args.embedding_model, api_key_env=args.embedding_key_env)
 
@@ -67,12 +71,12 @@ def _snippet(text: str, query: str) -> str:
 
 
 def _run(ctx: AppContext, args: argparse.Namespace) -> int:
-    store = KnowledgeStore(ctx.db)
+    store = KnowledgeStore(ctx.db, proxy=ctx.proxy)
     action = args.knowledge_command
     if action == "add":
         embedding = _embedding(args)
         if embedding is not None:  # before anything is made: a wrong URL leaves nothing
-            check_embedding(embedding, store.api_key(embedding))
+            check_embedding(embedding, store.api_key(embedding), proxy=store.proxy)
         base = store.add(args.name, [Path(p) for p in args.paths], embedding)
         try:
             index_base(store, base)

@@ -17,11 +17,12 @@ database never fails to load. Code that builds options itself validates strictly
 from __future__ import annotations
 
 import copy
+import importlib
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError
 
 if TYPE_CHECKING:
     from desktop.core.provider import ChatRequest
@@ -45,6 +46,9 @@ log = logging.getLogger(__name__)
 #: Every effort level one of the APIs names (OpenAI: none..xhigh; Ollama: max).
 Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
 MAX_TOKENS_LIMIT = 10_000_000
+#: Wire API -> its options model (each CommonOptions subclass with a kind adds itself).
+_MODELS: dict[str, type[CommonOptions]] = {}
+_LOADED: set[str] = set()  # kinds looked up with the registry loaded: no need again
 
 
 class _Options(BaseModel):
@@ -97,7 +101,23 @@ class CapabilityOverrides(CapabilityFlags):
 
 
 class CommonOptions(RequestOptions):
+    """The options every wire API has; each API's model (its adapter's nested
+    ``Options``) adds its switches and says which thinking controls the provider form
+    shows. A subclass with a ``kind`` is known to :func:`model_for` once defined."""
+
+    #: The provider form shows the thinking switch; its token budget; its effort levels.
+    shows_thinking: ClassVar[bool] = False
+    shows_budget: ClassVar[bool] = False
+    shows_effort: ClassVar[bool] = False
+
     capabilities: CapabilityOverrides | None = None
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        kind = cls.model_fields["kind"].default if "kind" in cls.model_fields else None
+        if isinstance(kind, str) and kind:
+            _MODELS[kind] = cls
 
     def request_options(self) -> RequestOptions:
         fields = set(RequestOptions.model_fields)
@@ -109,18 +129,24 @@ class OpenAIChatOptions(CommonOptions):
 
 
 class ResponsesOptions(CommonOptions):
+    shows_thinking = True
+    shows_effort = True
     kind: Literal["openai-responses"] = "openai-responses"
     # chain: previous_response_id; replay: the whole conversation, store: false.
     responses_mode: Literal["chain", "replay"] = "chain"
 
 
 class AnthropicOptions(CommonOptions):
+    shows_thinking = True
+    shows_budget = True
     kind: Literal["anthropic"] = "anthropic"
     thinking: bool | Literal["adaptive"] = False  # thinking without asking per request
     thinking_budget: int | None = Field(default=None, ge=1024, le=MAX_TOKENS_LIMIT)
 
 
 class GeminiOptions(CommonOptions):
+    shows_thinking = True
+    shows_budget = True
     kind: Literal["gemini"] = "gemini"
     thinking_level: Literal["minimal", "low", "medium", "high"] | None = None  # Gemini 3
     include_thoughts: bool | None = None  # None: whenever thinking is not off
@@ -128,6 +154,7 @@ class GeminiOptions(CommonOptions):
 
 
 class OllamaOptions(CommonOptions):
+    shows_thinking = True
     kind: Literal["ollama"] = "ollama"
     think: bool | Literal["low", "medium", "high", "max"] | None = None
     keep_alive: str | int | None = None  # "5m", seconds, -1: keep loaded
@@ -135,23 +162,20 @@ class OllamaOptions(CommonOptions):
     model_options: dict[str, Any] = Field(default_factory=dict)  # any Modelfile parameter
 
 
-ProviderOptions = Annotated[
-    OpenAIChatOptions | ResponsesOptions | AnthropicOptions | GeminiOptions | OllamaOptions,
-    Field(discriminator="kind"),
-]
-
-MODELS: dict[str, type[CommonOptions]] = {
-    "openai": OpenAIChatOptions,
-    "openai-responses": ResponsesOptions,
-    "anthropic": AnthropicOptions,
-    "gemini": GeminiOptions,
-    "ollama": OllamaOptions,
-}
+#: A provider's options: its kind's model (stored with every field of that model).
+ProviderOptions = SerializeAsAny[CommonOptions]
 
 
 def model_for(kind: str) -> type[CommonOptions]:
-    """The options model of a wire API (an unknown kind gets the common fields)."""
-    return MODELS.get(kind, OpenAIChatOptions)
+    """The options model of a wire API (an unknown kind gets the common fields).
+
+    The built-in APIs' models are defined above; another API's model is defined with
+    its adapter, known once the wire APIs are loaded (desktop.providers.registry,
+    imported by name: core does not depend on the providers)."""
+    if kind not in _MODELS and kind not in _LOADED:
+        _LOADED.add(kind)
+        importlib.import_module("desktop.providers.registry").wire_apis()
+    return _MODELS.get(kind, OpenAIChatOptions)
 
 
 def _drop(data: dict[str, Any], loc: tuple[int | str, ...]) -> str:

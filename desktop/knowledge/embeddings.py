@@ -1,17 +1,23 @@
-"""Embedding requests: OpenAI-compatible ``/embeddings``, Ollama ``/api/embed``,
-Gemini ``batchEmbedContents``. Synchronous (indexing runs in a worker thread or the
-CLI; a query embeds one string)."""
+"""Embedding a knowledge base's passages and queries with the provider adapters'
+``embed`` (:mod:`desktop.providers.embedding`): the same HTTP client, proxy, retries
+and redaction as a chat. Synchronous: indexing runs in a worker thread or the CLI,
+a query embeds one string (the tool calls it in a worker thread)."""
 
 from __future__ import annotations
 
-import os
+import asyncio
 from collections.abc import Sequence
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
-import httpx
-
-from desktop.core.errors import AssistaError
+from desktop.core.errors import AssistaError, ProviderError
 from desktop.knowledge.store import EmbeddingConfig
+from desktop.providers.embedding import Embeds
+from desktop.providers.registry import embedding_adapter, wire_apis
+
+if TYPE_CHECKING:
+    from desktop.core.proxy import Proxy
+    from desktop.providers.retry import RetryPolicy
 
 BATCH = 64
 TIMEOUT_S = 60.0
@@ -21,64 +27,48 @@ class EmbeddingError(AssistaError):
     """The embedding service failed or answered something unexpected."""
 
 
+def embedding_kinds() -> list[str]:
+    """The embedding requests there are (``openai``, ``gemini``, ``ollama``...)."""
+    return sorted({cls.embedding_kind for cls in wire_apis().values() if cls.embedding_kind})
 
 
-def _post(client: httpx.Client, url: str, body: dict[str, Any],
-          headers: dict[str, str]) -> Any:
+def embed(config: EmbeddingConfig, texts: Sequence[str], api_key: str | None = None, *,
+          proxy: Proxy | None = None, retry: RetryPolicy | None = None) -> list[list[float]]:
+    """One vector per text, in order; raises EmbeddingError. ``proxy``: the app's
+    (None: the environment's proxy variables). Blocks, also when called from a
+    coroutine (``assista ask --knowledge`` indexes from its own)."""
+    adapter = embedding_adapter(config.kind)
+    if adapter is None:
+        raise EmbeddingError(f"there is no embedding API {config.kind!r}")
+    provider = adapter(config.base_url, api_key, name="embedding", timeout=TIMEOUT_S,
+                       proxy=proxy, retry=retry)
+    if not isinstance(provider, Embeds):
+        raise EmbeddingError(f"the {config.kind} adapter does not embed")
     try:
-        response = client.post(url, json=body, headers=headers)
-    except httpx.HTTPError as exc:
-        raise EmbeddingError(f"embedding request failed: {exc}") from None
-    if response.status_code >= 400:
-        raise EmbeddingError(f"embedding request failed: HTTP {response.status_code} "
-                             f"{response.text[:200]}")
-    return response.json()
+        asyncio.get_running_loop()
+    except RuntimeError:  # a worker thread, the CLI: no loop here
+        return asyncio.run(_embed(provider, config.model, texts))
+    with ThreadPoolExecutor(1, thread_name_prefix="embed") as pool:  # a loop of its own
+        return pool.submit(asyncio.run, _embed(provider, config.model, texts)).result()
 
 
-def _batch(client: httpx.Client, config: EmbeddingConfig,
-           texts: Sequence[str], key: str | None) -> list[list[float]]:
-    base = config.base_url.rstrip("/")
-    if config.kind == "ollama":
-        data = _post(client, f"{base}/api/embed", {"model": config.model, "input": list(texts)},
-                     {})
-        return [list(map(float, v)) for v in data["embeddings"]]
-    if config.kind == "gemini":
-        model = config.model if config.model.startswith("models/") else f"models/{config.model}"
-        body = {"requests": [{"model": model, "content": {"parts": [{"text": t}]}}
-                             for t in texts]}
-        data = _post(client, f"{base}/{model}:batchEmbedContents", body,
-                     {"x-goog-api-key": key} if key else {})
-        return [list(map(float, e["values"])) for e in data["embeddings"]]
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
-    data = _post(client, f"{base}/embeddings", {"model": config.model, "input": list(texts)},
-                 headers)
-    ordered = sorted(data["data"], key=lambda item: item.get("index", 0))
-    return [list(map(float, item["embedding"])) for item in ordered]
-
-
-def embed(config: EmbeddingConfig, texts: Sequence[str],
-          api_key: str | None = None) -> list[list[float]]:
-    """One vector per text, in order; raises EmbeddingError. ``api_key``: else the
-    environment variable the config names."""
-    key = api_key or (os.environ.get(config.api_key_env) if config.api_key_env else None)
+async def _embed(provider: Embeds, model: str, texts: Sequence[str]) -> list[list[float]]:
     out: list[list[float]] = []
-    with httpx.Client(timeout=TIMEOUT_S) as client:
+    try:
         for start in range(0, len(texts), BATCH):
-            piece = texts[start:start + BATCH]
-            try:
-                vectors = _batch(client, config, piece, key)
-            except (KeyError, TypeError, ValueError) as exc:
-                raise EmbeddingError(f"unexpected embedding response ({exc!r})") from None
-            if len(vectors) != len(piece):
-                raise EmbeddingError("the embedding service returned the wrong number of vectors")
-            out += vectors
+            out += await provider.embed(model, texts[start:start + BATCH])
+    except ProviderError as exc:
+        raise EmbeddingError(f"embedding request failed: {exc}") from None
+    finally:
+        await provider.aclose()  # (HttpProvider's)
     return out
 
 
-def check_embedding(config: EmbeddingConfig, api_key: str | None = None) -> None:
+def check_embedding(config: EmbeddingConfig, api_key: str | None = None, *,
+                    proxy: Proxy | None = None) -> None:
     """Embed one word, to know the service answers before a base is made with it."""
     try:
-        embed(config, ["test"], api_key)
+        embed(config, ["test"], api_key, proxy=proxy)
     except EmbeddingError as exc:
         raise EmbeddingError(f"the embedding model {config.model!r} at {config.base_url} "
                              f"cannot be used ({exc}); nothing was changed") from None

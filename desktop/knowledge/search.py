@@ -71,7 +71,8 @@ def search_base(store: KnowledgeStore, base: KnowledgeBase, query: str,
     if base.embedding is not None:
         from desktop.knowledge.embeddings import embed
 
-        vector = embed(base.embedding, [query], store.api_key(base.embedding))[0]
+        vector = embed(base.embedding, [query], store.api_key(base.embedding),
+                       proxy=store.proxy)[0]
     return search(store, base, query, top_k, vector)
 
 
@@ -91,7 +92,7 @@ def embed_missing(store: KnowledgeStore, base: KnowledgeBase, batch: int = 256,
         if not rows:
             break
         vectors = embed(base.embedding, [r["text"] for r in rows],
-                        store.api_key(base.embedding))
+                        store.api_key(base.embedding), proxy=store.proxy)
         with store.db.transaction() as conn:
             conn.executemany("UPDATE knowledge_chunks SET embedding = ? WHERE id = ?",
                              [(to_blob(v), r["id"]) for v, r in zip(vectors, rows, strict=True)])

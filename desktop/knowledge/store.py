@@ -8,9 +8,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from desktop.core.errors import ConfigError
 from desktop.storage.database import Database
+
+if TYPE_CHECKING:
+    from desktop.core.proxy import Proxy
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,12 +56,15 @@ class KnowledgeBase:
 
 class KnowledgeStore:
     """``keys``: a configured provider's API key by provider id (the app's key store),
-    for embedding models chosen from a provider."""
+    for embedding models chosen from a provider. ``proxy``: the app's, for the
+    embedding requests (None: the environment's proxy variables)."""
 
     def __init__(self, db: Database,
-                 keys: Callable[[str], str | None] | None = None) -> None:
+                 keys: Callable[[str], str | None] | None = None,
+                 proxy: Proxy | None = None) -> None:
         self.db = db
         self.keys = keys
+        self.proxy = proxy
 
     def api_key(self, config: EmbeddingConfig) -> str | None:
         if config.provider_id and self.keys is not None:

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.core.errors import ToolError
 from desktop.knowledge.search import Hit, search
 from desktop.knowledge.store import KnowledgeStore
 from desktop.storage.database import Database
 from desktop.tools.registry import Tool, ToolContext
+
+if TYPE_CHECKING:
+    from desktop.core.proxy import Proxy
 
 NAME = "search_knowledge"
 TITLE = "Search knowledge"  # shown to people (translated in the window)
@@ -43,12 +46,13 @@ def _result(n: int, hit: Hit) -> dict[str, Any]:
 
 
 def search_knowledge_tool(db: Database, bases: Sequence[str],
-                          keys: Callable[[str], str | None] | None = None) -> Tool:
+                          keys: Callable[[str], str | None] | None = None,
+                          proxy: Proxy | None = None) -> Tool:
     """The tool bound to the knowledge bases named ``bases`` (checked when called:
     a base removed meanwhile is a clear error for the model). ``keys``: API keys of
     configured providers (embedding models chosen from one)."""
     names = list(dict.fromkeys(bases))
-    store = KnowledgeStore(db, keys)
+    store = KnowledgeStore(db, keys, proxy)
 
     async def handle(args: dict[str, Any], ctx: ToolContext) -> Any:
         query = str(args["query"])
@@ -63,7 +67,8 @@ def search_knowledge_tool(db: Database, bases: Sequence[str],
                 from desktop.knowledge.embeddings import embed
 
                 key = store.api_key(base.embedding)
-                vector = (await asyncio.to_thread(embed, base.embedding, [query], key))[0]
+                vector = (await asyncio.to_thread(embed, base.embedding, [query], key,
+                                                  proxy=store.proxy))[0]
             # (off the event loop: the first hybrid search loads the base's vectors)
             hits += await asyncio.to_thread(search, store, base, query, top_k, vector)
         hits.sort(key=lambda h: -h.score)

@@ -13,7 +13,7 @@ from typing import Any
 
 from desktop.core.errors import ProviderError
 from desktop.core.provider import ChatRequest, ModelCapabilities, ModelInfo
-from desktop.core.provider_options import AnthropicOptions
+from desktop.core.provider_options import AnthropicOptions, CommonOptions
 from desktop.providers.anthropic_format import ModelLimits, build_anthropic_body
 from desktop.providers.anthropic_stream import AnthropicStreamParser
 from desktop.providers.http_base import HttpProvider
@@ -35,10 +35,18 @@ class AnthropicProvider(HttpProvider):
     ``anthropic-version``.
     """
 
+    kind = "anthropic"
+    key_variable = "ANTHROPIC_API_KEY"
+    native_web_search = True
     default_name = "Anthropic"
     path_prefix = "/v1"
-    options_model = AnthropicOptions
+    Options = AnthropicOptions
     options: AnthropicOptions
+
+    @classmethod
+    def quiet_request(cls, options: CommonOptions, request: ChatRequest, *, preset: str,
+                      reasoning: bool, always: bool) -> CommonOptions:
+        return options.model_copy(update={"thinking": False})  # (only when asked for)
 
     def _configure(self) -> None:
         self.base_url = self.base_url.removesuffix("/v1")

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import os
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from desktop.core.errors import ConfigError
 from desktop.core.settings import ProviderConfig
-from desktop.providers.presets import PRESETS, config_from_preset
+from desktop.providers.presets import PRESETS, config_from_preset, find_preset
+from desktop.providers.registry import wire_api
 
 if TYPE_CHECKING:  # httpx and the adapters load with the first provider (slow imports)
     import httpx
@@ -24,17 +24,6 @@ if TYPE_CHECKING:  # httpx and the adapters load with the first provider (slow i
 __all__ = ["create_provider", "detect_lmstudio", "detect_ollama", "providers_from_environment"]
 
 log = logging.getLogger(__name__)
-
-#: Wire API ("kind") -> (module, class). Every adapter takes the same constructor:
-#: ``(base_url, api_key, *, name, headers, timeout, retry, client, on_retry, options,
-#: proxy)`` (see :class:`desktop.providers.http_base.HttpProvider`).
-ADAPTERS: dict[str, tuple[str, str]] = {
-    "openai": ("desktop.providers.openai_chat", "OpenAIChatProvider"),
-    "openai-responses": ("desktop.providers.openai_responses", "OpenAIResponsesProvider"),
-    "anthropic": ("desktop.providers.anthropic", "AnthropicProvider"),
-    "gemini": ("desktop.providers.gemini", "GeminiProvider"),
-    "ollama": ("desktop.providers.ollama", "OllamaProvider"),
-}
 
 #: Presets not listed from the environment: the same key already lists its main preset.
 ENV_SKIPPED_PRESETS = frozenset({"openai-responses"})
@@ -67,18 +56,17 @@ def create_provider(
         raise ConfigError(
             f"{config.name}: the base URL must start with http:// or https:// (got {url!r})"
         )
-    preset = PRESETS.get(config.preset)
+    preset = find_preset(config.preset)
     if preset is not None and preset.requires_key and not api_key:
         where = f"set {preset.api_key_env} or " if preset.api_key_env else ""
         raise ConfigError(f"{config.name} needs an API key: {where}add one in Settings")
-    adapter = ADAPTERS.get(config.kind)
-    if adapter is None:
+    # Every adapter takes the same constructor (see HttpProvider).
+    cls = wire_api(config.kind)
+    if cls is None:
         raise ConfigError(f"{config.name}: unsupported provider kind {config.kind!r}")
-    module_name, class_name = adapter
-    cls = getattr(importlib.import_module(module_name), class_name)
     from desktop.providers.recording import recorded
 
-    return recorded(cls(
+    provider = cls(
         url,
         api_key,
         name=config.name,
@@ -89,7 +77,8 @@ def create_provider(
         options=config.options,
         on_retry=on_retry,
         proxy=proxy,
-    ), recording)
+    )
+    return cast("Provider", recorded(provider, recording))
 
 
 def providers_from_environment(environ: Mapping[str, str] | None = None) -> list[ProviderConfig]:

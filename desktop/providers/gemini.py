@@ -15,7 +15,7 @@ blocked prompt or answer is an error the parser reports.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, ClassVar
 from urllib.parse import quote
@@ -24,7 +24,8 @@ import httpx
 
 from desktop.core.errors import ProviderError
 from desktop.core.provider import ChatRequest, ModelCapabilities, ModelInfo
-from desktop.core.provider_options import GeminiOptions
+from desktop.core.provider_options import CommonOptions, GeminiOptions
+from desktop.providers.embedding import Embeds, floats, gemini_model
 from desktop.providers.gemini_format import build_gemini_body
 from desktop.providers.gemini_stream import GeminiStreamParser
 from desktop.providers.http_base import ERROR_BODY_LIMIT, HttpProvider
@@ -45,7 +46,7 @@ def model_path(model: str) -> str:
     return quote(model, safe="/-._~")
 
 
-class GeminiProvider(HttpProvider):
+class GeminiProvider(Embeds, HttpProvider):
     """A :class:`desktop.core.provider.Provider` for the Gemini API.
 
     ``options`` (:class:`GeminiOptions`): ``thinking_level``, ``include_thoughts``,
@@ -53,16 +54,42 @@ class GeminiProvider(HttpProvider):
     :func:`~desktop.providers.gemini_format.build_gemini_body`).
     """
 
+    kind = "gemini"
+    key_variable = "GEMINI_API_KEY"
+    native_web_search = True
+    web_search_with_tools = False  # "Tool use with function calling is unsupported"
+    embedding_kind = "gemini"
     default_name = "Google Gemini"
-    options_model = GeminiOptions
+    Options = GeminiOptions
     options: GeminiOptions
     stream_params: ClassVar[Mapping[str, str]] = MappingProxyType({"alt": "sse"})
+
+    @classmethod
+    def quiet_request(cls, options: CommonOptions, request: ChatRequest, *, preset: str,
+                      reasoning: bool, always: bool) -> CommonOptions:
+        if not reasoning:
+            return options
+        if "gemini-3" in request.model:  # levels only; "low" is the least Gemini 3 takes
+            return options.model_copy(update={"thinking_level": "low",
+                                              "include_thoughts": False})
+        # a budget: 0 is off, 128 the least 2.5 Pro accepts
+        request.reasoning_budget = 128 if always else 0
+        return options.model_copy(update={"thinking_level": None, "include_thoughts": False})
 
     def _auth_headers(self) -> dict[str, str]:
         return {"x-goog-api-key": self._api_key} if self._api_key else {}
 
     def _stream_path(self, request: ChatRequest) -> str:
         return f"/{model_path(request.model)}:streamGenerateContent"
+
+    def _embedding_request(self, model: str, texts: Sequence[str]
+                           ) -> tuple[str, dict[str, Any]]:
+        name = gemini_model(model)
+        return f"/{name}:batchEmbedContents", {"requests": [
+            {"model": name, "content": {"parts": [{"text": t}]}} for t in texts]}
+
+    def _embedding_vectors(self, data: Any) -> list[list[float]]:
+        return [floats(e["values"]) for e in data["embeddings"]]
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         return build_gemini_body(request, self.options)

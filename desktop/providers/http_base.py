@@ -37,7 +37,7 @@ from pydantic import BaseModel, ValidationError
 from desktop.core.errors import ConfigError
 from desktop.core.events import ErrorEvent, StreamEvent
 from desktop.core.provider import ChatRequest, ModelInfo
-from desktop.core.provider_options import CommonOptions, OpenAIChatOptions
+from desktop.core.provider_options import CommonOptions
 from desktop.providers.http_endpoint import (
     CONNECT_TIMEOUT_S,
     ERROR_BODY_LIMIT,
@@ -50,6 +50,7 @@ from desktop.providers.ndjson import NDJSONError
 from desktop.providers.retry import RetryPolicy
 from desktop.providers.stream_parser import StreamParser
 from desktop.providers.wire import DRAIN_TIMEOUT_S, drain
+from desktop.providers.wire_api import WireApi
 
 if TYPE_CHECKING:
     from desktop.core.proxy import Proxy
@@ -59,13 +60,11 @@ __all__ = ["CONNECT_TIMEOUT_S", "ERROR_BODY_LIMIT", "HttpProvider", "Sending"]
 log = logging.getLogger(__name__)
 
 
-class HttpProvider(HttpEndpoint):
+class HttpProvider(HttpEndpoint, WireApi):  # (its API's facts: desktop.providers.wire_api)
     supports_tools: bool = True
     supports_reasoning: bool = True
     #: Query parameters of the streaming request (Gemini: ``alt=sse``).
     stream_params: ClassVar[Mapping[str, str] | None] = None
-    #: The adapter's options model (see desktop.core.provider_options).
-    options_model: ClassVar[type[CommonOptions]] = OpenAIChatOptions
     options: CommonOptions
 
     def __init__(
@@ -103,7 +102,7 @@ class HttpProvider(HttpEndpoint):
         """Adapter set-up after the common fields are set (URL clean-up, options)."""
 
     def _typed_options(self, options: CommonOptions | Mapping[str, Any] | None) -> Any:
-        model = self.options_model
+        model = self.Options
         if isinstance(options, model):
             return options
         if isinstance(options, BaseModel):  # another kind's: keep the fields this one has

@@ -24,6 +24,7 @@ import httpx
 from desktop.core.error_codes import TRANSPORT_CODES, provider_failure
 from desktop.core.errors import ProviderError
 from desktop.core.events import ErrorEvent, StreamEvent
+from desktop.providers.http_clients import USER_AGENT, make_async_client
 from desktop.providers.http_errors import (
     describe_status,
     describe_transport_error,
@@ -31,10 +32,8 @@ from desktop.providers.http_errors import (
 )
 from desktop.providers.limits import MAX_JSON_REPLY, ReplyTooLarge, read_limited
 from desktop.providers.retry import (
-    USER_AGENT,
     RetryPolicy,
     is_retryable_status,
-    make_async_client,
     redact,
     send_with_retry,
 )

@@ -11,6 +11,7 @@ import asyncio
 import ipaddress
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -19,7 +20,8 @@ import httpx
 
 from desktop.core.errors import ProviderError
 from desktop.core.provider import ChatRequest, ModelCapabilities, ModelInfo
-from desktop.core.provider_options import OllamaOptions
+from desktop.core.provider_options import CommonOptions, OllamaOptions
+from desktop.providers.embedding import Embeds, floats
 from desktop.providers.http_base import HttpProvider
 from desktop.providers.http_errors import (
     describe_error_body,
@@ -42,7 +44,7 @@ SHOW_MAX_MODELS = 64  # beyond this, capabilities stay unknown rather than 64+ r
 _SUFFIX = re.compile(r"(?i)/(api|v1)$")
 
 
-class OllamaProvider(HttpProvider):
+class OllamaProvider(Embeds, HttpProvider):
     """A :class:`desktop.core.provider.Provider` for Ollama (local, or ollama.com with a key).
 
     ``options`` (:class:`OllamaOptions`): ``think`` (bool or ``"low"|"medium"|"high"|
@@ -51,17 +53,34 @@ class OllamaProvider(HttpProvider):
     sent as a Bearer token.
     """
 
+    kind = "ollama"
+    key_variable = "OLLAMA_API_KEY"
+    embedding_kind = "ollama"
     default_name = "Ollama"
     default_timeout = 300.0  # a local model may load for minutes before its first token
     wire = NDJSON
-    options_model = OllamaOptions
+    Options = OllamaOptions
     options: OllamaOptions
+
+    @classmethod
+    def quiet_request(cls, options: CommonOptions, request: ChatRequest, *, preset: str,
+                      reasoning: bool, always: bool) -> CommonOptions:
+        if not reasoning:
+            return options
+        return options.model_copy(update={"think": "low" if always else False})
 
     def _configure(self) -> None:
         self.base_url = _SUFFIX.sub("", self.base_url).rstrip("/")
 
     def _stream_path(self, request: ChatRequest) -> str:
         return "/api/chat"
+
+    def _embedding_request(self, model: str, texts: Sequence[str]
+                           ) -> tuple[str, dict[str, Any]]:
+        return "/api/embed", {"model": model, "input": list(texts)}
+
+    def _embedding_vectors(self, data: Any) -> list[list[float]]:
+        return [floats(v) for v in data["embeddings"]]
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         return build_ollama_body(request, self.options)

@@ -7,23 +7,52 @@ The streaming lifecycle (retries, errors, cut streams) is the template's, in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from desktop.core.errors import ProviderError
 from desktop.core.provider import ChatRequest, ModelInfo
+from desktop.core.provider_options import CommonOptions
+from desktop.providers.embedding import Embeds, floats
 from desktop.providers.http_base import HttpProvider
 from desktop.providers.openai_chat_format import build_openai_chat_body
 from desktop.providers.openai_chat_stream import OpenAIChatStreamParser
 from desktop.providers.sse import ServerSentEvent
 from desktop.providers.stream_parser import StreamParser
+from desktop.providers.web_search import is_openrouter
 
 __all__ = ["OpenAIChatProvider", "parse_models"]
 
 
-class OpenAIChatProvider(HttpProvider):
+class OpenAIChatProvider(Embeds, HttpProvider):
     """A :class:`desktop.core.provider.Provider` for ``POST {base_url}/chat/completions``."""
 
+    kind = "openai"
+    key_variable = "OPENAI_API_KEY"
+    embedding_kind = "openai"
     default_name = "OpenAI-compatible"
+
+    @classmethod
+    def searches_web(cls, base_url: str) -> bool:
+        return cls.native_web_search or is_openrouter(base_url)  # (OpenRouter's plugin)
+
+    @classmethod
+    def quiet_request(cls, options: CommonOptions, request: ChatRequest, *, preset: str,
+                      reasoning: bool, always: bool) -> CommonOptions:
+        if always and preset == "openai":
+            # OpenAI's reasoning models: their own cap and effort fields on Chat Completions.
+            request.extra = {"max_completion_tokens": request.max_tokens,
+                             "reasoning_effort": "low"}
+            request.max_tokens = None
+        return options
+
+    def _embedding_request(self, model: str, texts: Sequence[str]
+                           ) -> tuple[str, dict[str, Any]]:
+        return "/embeddings", {"model": model, "input": list(texts)}
+
+    def _embedding_vectors(self, data: Any) -> list[list[float]]:
+        ordered = sorted(data["data"], key=lambda item: item.get("index", 0))
+        return [floats(item["embedding"]) for item in ordered]
 
     def _stream_path(self, request: ChatRequest) -> str:
         return "/chat/completions"

@@ -26,7 +26,7 @@ import httpx
 
 from desktop.core.events import ErrorEvent
 from desktop.core.provider import ChatRequest, ModelInfo
-from desktop.core.provider_options import ResponsesOptions
+from desktop.core.provider_options import CommonOptions, ResponsesOptions
 from desktop.providers.http_base import HttpProvider, Sending
 from desktop.providers.openai_chat import parse_models
 from desktop.providers.openai_responses_format import (
@@ -52,9 +52,20 @@ class OpenAIResponsesProvider(HttpProvider):
     ``"replay"``.
     """
 
+    kind = "openai-responses"
+    key_variable = "OPENAI_API_KEY"
+    native_web_search = True
+    embedding_kind = "openai"  # (its servers' /embeddings: the Chat Completions adapter's)
     default_name = "OpenAI (Responses API)"
-    options_model = ResponsesOptions
+    Options = ResponsesOptions
     options: ResponsesOptions
+
+    @classmethod
+    def quiet_request(cls, options: CommonOptions, request: ChatRequest, *, preset: str,
+                      reasoning: bool, always: bool) -> CommonOptions:
+        if always:
+            request.reasoning_effort = "low"
+        return options
 
     def _configure(self) -> None:
         self.mode: Mode = self.options.responses_mode

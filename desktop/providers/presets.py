@@ -9,8 +9,10 @@ from typing import Any
 
 from desktop.core.errors import ConfigError
 from desktop.core.settings import ProviderConfig, ProviderSource
+from desktop.providers.registry import wire_apis
 
-__all__ = ["APP_TITLE", "APP_URL", "PRESETS", "ProviderPreset", "config_from_preset", "get_preset"]
+__all__ = ["APP_TITLE", "APP_URL", "PRESETS", "ProviderPreset", "all_presets",
+           "config_from_preset", "find_preset", "get_preset"]
 
 #: Sent to OpenRouter for app attribution (https://openrouter.ai/docs/api-reference/overview).
 APP_URL = "https://github.com/assista/assista-desktop"
@@ -159,12 +161,27 @@ PRESETS: dict[str, ProviderPreset] = {
 }
 
 
+def all_presets() -> dict[str, ProviderPreset]:
+    """The presets above, then those the wire APIs' adapters declare (``presets`` on
+    the adapter class: a new API brings its own services)."""
+    found = dict(PRESETS)
+    for cls in wire_apis().values():
+        for preset in cls.presets:
+            found.setdefault(preset.id, preset)
+    return found
+
+
+def find_preset(preset_id: str) -> ProviderPreset | None:
+    """The preset ``preset_id`` (the adapters are loaded only for one not above)."""
+    return PRESETS.get(preset_id) or all_presets().get(preset_id)
+
+
 def get_preset(preset_id: str) -> ProviderPreset:
-    try:
-        return PRESETS[preset_id]
-    except KeyError:
-        known = ", ".join(PRESETS)
+    preset = find_preset(preset_id)
+    if preset is None:
+        known = ", ".join(all_presets())
         raise ConfigError(f"unknown provider preset {preset_id!r} (known: {known})") from None
+    return preset
 
 
 def config_from_preset(

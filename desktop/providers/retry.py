@@ -1,4 +1,5 @@
-"""Retry policy, HTTP client factory and secret redaction shared by every adapter.
+"""Retry policy and secret redaction shared by every adapter (the clients come from
+:mod:`desktop.providers.http_clients`).
 
 Only the request phase is retried: connection errors, timeouts and retryable
 statuses (408, 409, 429, 5xx) that happen before the first byte of the body.
@@ -14,32 +15,21 @@ import math
 import random
 import re
 import time
-import urllib.request
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 import httpx
-
-from desktop.providers.tls import shared_context
-
-if TYPE_CHECKING:
-    from desktop.core.proxy import Proxy
 
 __all__ = [
     "RETRYABLE_EXCEPTIONS",
     "RetryPolicy",
     "is_retryable_status",
-    "make_async_client",
-    "make_client",
     "parse_retry_after",
     "redact",
     "send_with_retry",
 ]
 
 log = logging.getLogger(__name__)
-
-USER_AGENT = "AssistaDesktop/0.1"
 
 #: Transport failures that mean "the request never got a response": safe to retry.
 RETRYABLE_EXCEPTIONS: tuple[type[Exception], ...] = (
@@ -152,65 +142,6 @@ async def send_with_retry(
             on_retry(attempt, delay, reason)
         await policy.sleep(delay)
         attempt += 1
-
-
-def make_async_client(
-    *,
-    timeout: float = 120.0,
-    connect_timeout: float = 10.0,
-    transport: httpx.AsyncBaseTransport | None = None,
-    verify: bool = True,
-    proxy: Proxy | None = None,
-    wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None,
-) -> httpx.AsyncClient:
-    """An ``AsyncClient`` with sensible timeouts.
-
-    ``timeout`` bounds each read (the longest silence tolerated mid-stream), writes
-    and waiting for a pooled connection; connecting gets ``connect_timeout``. With a
-    ``proxy`` the client goes through it (or directly, for its bypassed hosts) and
-    ignores the process environment; without one it honours HTTP(S)_PROXY / NO_PROXY.
-    ``wrap``: wraps its transports, the direct one and the proxy's. Not without a
-    ``proxy`` when the environment names one: httpx routes through the environment's
-    proxies only with the transports it makes itself (the app always gives a proxy).
-    """
-    options = _client_options(timeout, connect_timeout, verify, proxy, False)
-    if wrap is not None and (proxy is not None or not urllib.request.getproxies()):
-        transport = wrap(transport or httpx.AsyncHTTPTransport(
-            verify=options["verify"], limits=options["limits"], trust_env=options["trust_env"]))
-        mounts = options.get("mounts")
-        if mounts:
-            options["mounts"] = {k: v if v is None else wrap(v) for k, v in mounts.items()}
-    return httpx.AsyncClient(transport=transport, **options)
-
-
-def make_client(
-    *,
-    timeout: float = 120.0,
-    connect_timeout: float = 10.0,
-    verify: bool = True,
-    proxy: Proxy | None = None,
-    auth: httpx.Auth | None = None,
-) -> httpx.Client:
-    """The blocking twin of :func:`make_async_client` (sync runs in a worker thread):
-    the same timeouts, TLS, user agent and proxy routing."""
-    return httpx.Client(auth=auth,
-                        **_client_options(timeout, connect_timeout, verify, proxy, True))
-
-
-def _client_options(timeout: float, connect_timeout: float, verify: bool,
-                    proxy: Proxy | None, blocking: bool) -> dict[str, Any]:
-    routing: dict[str, Any] = {"trust_env": True}
-    if proxy is not None:
-        routing = proxy.client_kwargs(blocking=blocking)
-    return {
-        "timeout": httpx.Timeout(timeout, connect=min(connect_timeout, timeout)),
-        "limits": httpx.Limits(max_connections=20, max_keepalive_connections=10),
-        "headers": {"User-Agent": USER_AGENT},
-        # (one CA bundle read per process, not one per client)
-        "verify": shared_context(routing["trust_env"]) if verify else False,
-        "follow_redirects": False,
-        **routing,
-    }
 
 
 _REDACTIONS: tuple[tuple[re.Pattern[str], str], ...] = (

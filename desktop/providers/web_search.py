@@ -14,9 +14,10 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from desktop.providers.registry import wire_api
+
 #: Searches one Anthropic request may make (each is billed).
 ANTHROPIC_MAX_USES = 5
-NATIVE_KINDS = frozenset({"openai-responses", "anthropic", "gemini"})
 
 
 def is_openrouter(base_url: str) -> bool:
@@ -25,7 +26,9 @@ def is_openrouter(base_url: str) -> bool:
 
 
 def has_native_web_search(kind: str, base_url: str) -> bool:
-    return kind in NATIVE_KINDS or (kind == "openai" and is_openrouter(base_url))
+    """The adapter of ``kind`` says (``native_web_search``, ``searches_web``)."""
+    adapter = wire_api(kind)
+    return adapter is not None and adapter.searches_web(base_url)
 
 
 def responses_tool() -> dict[str, Any]:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from desktop.storage.settings_store import SettingsStore
 from desktop.sync.errors import SyncError
+from desktop.sync.targets.registry import kind_of_scheme, target_class, url_forms
 
 if TYPE_CHECKING:
     # Imported where used: the window reads the configuration at start-up and needs
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
 CONFIG_KEY = "sync"
 PASSPHRASE_ID = "sync:passphrase"
+#: The keyring ids of the targets' secrets (each target class names its own: secret_id).
 PASSWORD_ID = "sync:password"  # WebDAV
 S3_SECRET_ID = "sync:s3-secret"
 
@@ -45,9 +47,7 @@ class SyncConfig:
     @property
     def kind(self) -> str:
         """``file``, ``webdav``, ``s3`` or ``""`` (no or unknown URL)."""
-        scheme = urlsplit(self.url.strip()).scheme.lower()
-        return {"file": "file", "webdav": "webdav", "webdavs": "webdav", "s3": "s3"}.get(
-            scheme, "")
+        return kind_of_scheme(urlsplit(self.url.strip()).scheme)
 
     @property
     def configured(self) -> bool:
@@ -79,36 +79,19 @@ def save_config(store: SettingsStore, config: SyncConfig) -> None:
     store.set_value(CONFIG_KEY, config.to_json())
 
 
-def webdav_url(url: str, user: str) -> str:
-    """``url`` with ``user`` as its user name (the one given in the URL wins)."""
-    parts = urlsplit(url.strip())
-    if parts.username or not user.strip():
-        return url.strip()
-    return urlunsplit(parts._replace(netloc=f"{quote(user.strip(), safe='')}@{parts.netloc}"))
-
-
 def open_config_target(config: SyncConfig, secret: str | None,
                        proxy: Proxy | None = None) -> Target:
     """The target of ``config``; ``secret`` is its WebDAV password or S3 secret key;
     ``proxy``: the one of Preferences."""
-    from desktop.sync.targets.address import open_target
-
-    if config.kind == "webdav":
-        return open_target(webdav_url(config.url, config.user), {}, password=secret or None,
-                           proxy=proxy)
-    if config.kind == "s3":
-        environ = {"AWS_ACCESS_KEY_ID": config.user.strip(),
-                   "AWS_SECRET_ACCESS_KEY": secret or ""}
-        if config.region.strip():
-            environ["AWS_REGION"] = config.region.strip()
-        if config.endpoint.strip():
-            environ["AWS_ENDPOINT_URL"] = config.endpoint.strip()
-        return open_target(config.url, environ, proxy=proxy)
-    return open_target(config.url, {})
+    cls = target_class(config.kind)
+    if cls is None:
+        raise SyncError(f"Unknown sync target {config.url!r}: use {url_forms()}.")
+    return cls.from_settings(config, secret, proxy)
 
 
 def target_secret_id(config: SyncConfig) -> str | None:
-    return {"webdav": PASSWORD_ID, "s3": S3_SECRET_ID}.get(config.kind)
+    cls = target_class(config.kind) if config.kind else None
+    return cls.secret_id if cls is not None else None
 
 
 def engine_from_config(db: Database, config: SyncConfig, secrets: SecretStore,

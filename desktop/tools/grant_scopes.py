@@ -18,6 +18,7 @@ anything else asks as before. Matching errs on the side of asking:
 from __future__ import annotations
 
 import fnmatch
+import functools
 import posixpath
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
@@ -33,14 +34,15 @@ if TYPE_CHECKING:
 ScopeKind = Literal["path", "command", "host"]
 ScopeProblem = Literal["not_scoped", "empty", "outside", "git", "shell", "host"]
 
-#: The tools whose grants are scoped, and what by.
-SCOPE_KINDS: dict[str, ScopeKind] = {
-    "write_file": "path",
-    "create_file": "path",
-    "edit_file": "path",
-    "run_command": "command",
-    "fetch_url": "host",
-}
+
+
+@functools.cache
+def _builtin_scopes() -> dict[str, ScopeKind]:
+    """The built-in tools whose grants are scoped, and what by (each tool says:
+    ``Tool.scope``)."""
+    from desktop.tools.builtins import builtin_registry  # (the tools import this module)
+
+    return {tool.name: tool.scope for tool in builtin_registry() if tool.scope is not None}
 
 PROBLEMS: dict[ScopeProblem, str] = {
     "not_scoped": "this tool cannot have a scoped grant",
@@ -54,12 +56,12 @@ PROBLEMS: dict[ScopeProblem, str] = {
 
 
 def scope_kind(tool: str) -> ScopeKind | None:
-    return SCOPE_KINDS.get(tool)
+    return _builtin_scopes().get(tool)
 
 
 def always_needs_scope(tool: str, source: str = "builtin") -> bool:
     """Whether "always allow" for this tool must name a scope (built-in scoped tools)."""
-    return source == "builtin" and tool in SCOPE_KINDS
+    return source == "builtin" and tool in _builtin_scopes()
 
 
 def always_scope(request: ApprovalRequest) -> str | None:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # jsonschema is slow to import: loaded when a validator is fi
     from jsonschema import Draft202012Validator
 
     from desktop.core.proxy import Proxy
+    from desktop.tools.grant_scopes import ScopeKind
 
 DEFAULT_RESULT_BUDGET = 100_000
 _NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -113,7 +114,8 @@ class Tool:
     per-call limit of their own). ``source`` is ``"builtin"`` or the MCP server's
     name. ``title`` is a built-in tool's name for people ("Read file", English: the
     window translates it); "" shows :attr:`name` (MCP tools). Raises ``ValueError``
-    for an invalid name, schema or policy.
+    for an invalid name, schema or policy. ``scope`` and ``needs_workspace``: facts
+    read by the grants and the chat's tool list (through the registry, by name).
     """
 
     name: str
@@ -128,6 +130,11 @@ class Tool:
     source: str = "builtin"
     title: str = ""
     deferred_check: bool = False
+    #: What an "allow always" grant of this tool is scoped by (a built-in's: always
+    #: scoped; see desktop.tools.grant_scopes); None: grants are not scoped.
+    scope: ScopeKind | None = None
+    #: Offered only in a chat with a workspace folder.
+    needs_workspace: bool = False
     _validator: Draft202012Validator | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:

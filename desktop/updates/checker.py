@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+from desktop.providers.http_clients import make_async_client
 from desktop.updates.feed import DEFAULT_FEED_URL, FeedError, Release, newest, parse_feed
 
 if TYPE_CHECKING:
@@ -103,7 +104,8 @@ class UpdateChecker:
     async def check_now(self) -> CheckResult | None:
         url = self.feed_url()
         try:
-            async with httpx.AsyncClient(**self.ctx.proxy.client_kwargs()) as client:
+            async with make_async_client(timeout=5.0, connect_timeout=5.0,
+                                         proxy=self.ctx.proxy) as client:
                 result = await check(url, self.current, client)
         except FeedError as exc:
             log.warning("update check failed: %s", exc)

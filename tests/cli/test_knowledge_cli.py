@@ -79,3 +79,18 @@ def test_ask_with_knowledge_calls_search_knowledge(server: FakeOpenAIServer,
     unknown = assista("ask", "--base-url", server.base_url, "--model", "gpt-test",
                       "--knowledge", "Nope", "hi", data_dir=tmp_path / "data", env=KEY)
     assert unknown.returncode == 1 and "no knowledge base named 'Nope'" in unknown.stderr
+
+
+def test_an_embedding_kind_no_adapter_has_is_refused_before_anything_is_made(
+    tmp_path: Path,
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("text")
+    data = ["--data-dir", str(tmp_path / "data")]
+    done = assista("knowledge", "add", "K", str(docs), "--embedding-model", "m",
+                   "--embedding-kind", "anthropic", *data, data_dir=tmp_path)
+    assert done.returncode != 0
+    assert "--embedding-kind: 'anthropic' is not one of gemini, ollama, openai" in done.stderr
+    listed = assista("knowledge", "list", *data, data_dir=tmp_path)
+    assert listed.returncode == 0 and listed.stdout == ""

@@ -52,10 +52,11 @@ from desktop.core.orchestrator import Orchestrator
 from desktop.core.provider import ChatRequest, ModelCapabilities, ModelInfo, Provider, ToolSpec
 from desktop.core.settings import ProviderConfig
 from desktop.core.tooling import NoTools
-from desktop.providers.factory import ADAPTERS, create_provider
+from desktop.providers.factory import create_provider
 from desktop.providers.gemini import GeminiProvider, model_path
 from desktop.providers.gemini_format import SERVER_ID, SIGNATURE, SIGNED_TEXT
 from desktop.providers.presets import config_from_preset
+from desktop.providers.registry import wire_api
 from desktop.providers.retry import RetryPolicy
 from tests.support.fixtures import RecordingSleep
 from tests.support.gemini_server import (
@@ -424,7 +425,7 @@ def test_is_a_provider_and_registered() -> None:
     assert provider.name == "Google Gemini"
     assert provider.supports_tools and provider.supports_reasoning
     assert KEY not in repr(provider)
-    assert ADAPTERS["gemini"] == ("desktop.providers.gemini", "GeminiProvider")
+    assert wire_api("gemini") is GeminiProvider
 
 
 async def test_created_from_the_preset() -> None:

@@ -6,10 +6,10 @@ import time
 import httpx
 import pytest
 
+from desktop.providers.http_clients import make_async_client
 from desktop.providers.retry import (
     RetryPolicy,
     is_retryable_status,
-    make_async_client,
     parse_retry_after,
     redact,
     send_with_retry,

@@ -9,7 +9,7 @@ import certifi
 import pytest
 
 from desktop.core.proxy import Proxy
-from desktop.providers.retry import make_async_client
+from desktop.providers.http_clients import make_async_client
 from desktop.providers.tls import shared_context
 
 

@@ -15,9 +15,11 @@ import httpx
 import pytest
 
 from desktop.app import AppContext
+from desktop.providers.http_clients import make_async_client
 from desktop.updates.checker import LAST_CHECK_KEY, UpdateChecker, check
 from desktop.updates.feed import FeedError, choose_asset, parse_feed
 from tests.support.openai_server import unused_port
+from tests.support.proxy_server import LoopbackProxy
 
 ASSETS = [
     {"name": "assista_1.4.0_amd64.deb", "browser_download_url": "https://dl.example/a.deb"},
@@ -176,5 +178,35 @@ def test_the_checker_reads_the_feed_at_most_daily_and_never_portable(
         now[0] += 25 * 3600
         ctx.settings.update(check_updates=False)
         assert not checker.due()
+    finally:
+        ctx.close()
+
+
+def test_the_check_goes_through_the_proxy_of_preferences(
+    feed: FeedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The checker's client comes from the app's client factory: the proxy set in
+    Preferences carries the request, the process environment's proxy does not."""
+    made: list[object] = []
+
+    def counted(**kwargs: Any) -> httpx.AsyncClient:
+        made.append(kwargs.get("proxy"))
+        return make_async_client(**kwargs)
+
+    monkeypatch.setattr("desktop.updates.checker.make_async_client", counted)
+    dead = f"http://127.0.0.1:{unused_port()}"
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.setenv(name, dead)
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    feed.serve(release("v99.0.0"))
+    ctx = AppContext.open(tmp_path / "data", environ={}, log_to_stderr=False)
+    try:
+        with LoopbackProxy() as proxy:
+            ctx.settings.update(update_feed_url=feed.url, proxy_url=proxy.url, no_proxy="")
+            result = asyncio.run(UpdateChecker(ctx, "1.0.0").check_now())
+        assert result is not None and str(result.release.version) == "99.0.0"
+        assert proxy.seen == [f"GET {feed.url}"]
+        assert len(made) == 1
     finally:
         ctx.close()

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
 import httpx
 
 from desktop.sync.errors import SyncError
+
+if TYPE_CHECKING:
+    from desktop.core.proxy import Proxy
+    from desktop.sync.config import SyncConfig
 
 #: How much of a reply may be held in memory, by what it is.
 KEY_FILE_LIMIT = 64 * 1024
@@ -33,6 +38,38 @@ class UploadTooLargeError(SyncError):
     def __init__(self, message: str, size: int) -> None:
         super().__init__(message)
         self.size = size
+
+
+#: The Sync settings' fields a target may use (besides its URL).
+SettingsField = Literal["user", "secret", "endpoint", "region"]
+
+
+class TargetFacts:
+    """What the app knows about a kind of target, on its class (registered in
+    :mod:`desktop.sync.targets.registry`)."""
+
+    #: How its URL is written, for hints and messages.
+    url_form: ClassVar[str] = ""
+    #: The keyring id of its secret (None: it has none).
+    secret_id: ClassVar[str | None] = None
+    #: The Sync settings' fields it uses, and those that must be filled in.
+    fields: ClassVar[frozenset[SettingsField]] = frozenset()
+    required: ClassVar[frozenset[SettingsField]] = frozenset()
+    #: What its user name and secret are called (codes the settings word and translate).
+    user_label: ClassVar[str] = "user_name"
+    secret_label: ClassVar[str] = "password"
+
+    @classmethod
+    def from_url(cls, url: str, environ: Mapping[str, str], *, password: str | None = None,
+                 proxy: Proxy | None = None) -> Target:
+        """The target ``url`` names (one of its schemes); SyncError when it cannot be."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_settings(cls, config: SyncConfig, secret: str | None,
+                      proxy: Proxy | None = None) -> Target:
+        """The target of the Sync settings ``config``; ``secret`` from the keyring."""
+        return cls.from_url(config.url, {}, password=secret, proxy=proxy)
 
 
 class Target(Protocol):

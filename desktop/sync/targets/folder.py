@@ -4,14 +4,34 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 from desktop.core.messages import new_id
 from desktop.sync.errors import SyncError
-from desktop.sync.targets.base import Entry, amount
+from desktop.sync.targets.base import Entry, TargetFacts, amount
+
+if TYPE_CHECKING:
+    from desktop.core.proxy import Proxy
 
 
-class FolderTarget:
+class FolderTarget(TargetFacts):
+    url_form = "file:///path"
+
+    @classmethod
+    def from_url(cls, url: str, environ: Mapping[str, str], *, password: str | None = None,
+                 proxy: Proxy | None = None) -> FolderTarget:
+        parts = urlsplit(url.strip())
+        if parts.netloc not in ("", "localhost"):
+            raise SyncError(f"A file URL names a folder on this machine: file:///path ({url}).")
+        folder = Path(url2pathname(parts.path))
+        if not parts.path or not folder.is_absolute():  # file:// would be the current folder
+            raise SyncError(f"A file URL names a folder by its full path: file:///path ({url}).")
+        return cls(folder)
+
     def __init__(self, root: Path) -> None:
         self.root = root
         self.description = str(root)

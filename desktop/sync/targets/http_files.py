@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from desktop.providers.retry import make_client
+from desktop.providers.http_clients import make_client
 from desktop.sync.targets.base import (
     ERROR_BODY_LIMIT,
     status_error,

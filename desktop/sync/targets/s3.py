@@ -13,23 +13,52 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING
-from urllib.parse import quote
+from urllib.parse import quote, unquote, urlsplit
 
 from httpx_auth import AWS4Auth
 
+from desktop.sync.config import S3_SECRET_ID
 from desktop.sync.errors import SyncError
-from desktop.sync.targets.base import LISTING_LIMIT, Entry
+from desktop.sync.targets.base import LISTING_LIMIT, Entry, TargetFacts
 from desktop.sync.targets.http_files import new_client, request
 from desktop.sync.targets.xml_names import child_text, children, local_name
 
 if TYPE_CHECKING:
     from desktop.core.proxy import Proxy
+    from desktop.sync.config import SyncConfig
 
 
 MAX_LISTED = 10_000_000  # names in one folder (compaction keeps a device's to about 100)
 
 
-class S3Target:
+class S3Target(TargetFacts):
+    url_form = "s3://bucket/prefix"
+    secret_id = S3_SECRET_ID
+    fields = frozenset({"user", "secret", "endpoint", "region"})
+    required = frozenset({"user", "secret"})
+    user_label = "access_key_id"
+    secret_label = "secret_access_key"
+
+    @classmethod
+    def from_url(cls, url: str, environ: Mapping[str, str], *, password: str | None = None,
+                 proxy: Proxy | None = None) -> S3Target:
+        """The keys, region and endpoint: the standard AWS variables in ``environ``."""
+        parts = urlsplit(url.strip())
+        if not parts.netloc:
+            raise SyncError(f"The S3 URL {url} has no bucket: s3://bucket/prefix.")
+        return cls(parts.netloc, unquote(parts.path), environ, proxy)
+
+    @classmethod
+    def from_settings(cls, config: SyncConfig, secret: str | None,
+                      proxy: Proxy | None = None) -> S3Target:
+        environ = {"AWS_ACCESS_KEY_ID": config.user.strip(),
+                   "AWS_SECRET_ACCESS_KEY": secret or ""}
+        if config.region.strip():
+            environ["AWS_REGION"] = config.region.strip()
+        if config.endpoint.strip():
+            environ["AWS_ENDPOINT_URL"] = config.endpoint.strip()
+        return cls.from_url(config.url, environ, proxy=proxy)
+
     def __init__(self, bucket: str, prefix: str, environ: Mapping[str, str],
                  proxy: Proxy | None = None) -> None:
         key_id = environ.get("AWS_ACCESS_KEY_ID", "")

@@ -8,20 +8,25 @@ from __future__ import annotations
 
 import contextlib
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import httpx
 
 from desktop.core.messages import new_id
+from desktop.sync.config import PASSWORD_ID
 from desktop.sync.errors import SyncError
-from desktop.sync.targets.base import LISTING_LIMIT, Entry
+from desktop.sync.targets.base import LISTING_LIMIT, Entry, TargetFacts
 from desktop.sync.targets.http_files import new_client, request
 from desktop.sync.targets.xml_names import child_text, children, local_name
 
 if TYPE_CHECKING:
     from desktop.core.proxy import Proxy
+    from desktop.sync.config import SyncConfig
+
+PASSWORD_VARIABLE = "ASSISTA_SYNC_PASSWORD"
 
 _PROPFIND = (
     b'<?xml version="1.0" encoding="utf-8"?>'
@@ -30,7 +35,43 @@ _PROPFIND = (
 )
 
 
-class WebDavTarget:
+def webdav_url(url: str, user: str) -> str:
+    """``url`` with ``user`` as its user name (the one given in the URL wins)."""
+    parts = urlsplit(url.strip())
+    if parts.username or not user.strip():
+        return url.strip()
+    return urlunsplit(parts._replace(netloc=f"{quote(user.strip(), safe='')}@{parts.netloc}"))
+
+
+class WebDavTarget(TargetFacts):
+    url_form = "webdav(s)://user@host/path"
+    secret_id = PASSWORD_ID
+    fields = frozenset({"user", "secret"})
+
+    @classmethod
+    def from_url(cls, url: str, environ: Mapping[str, str], *, password: str | None = None,
+                 proxy: Proxy | None = None) -> WebDavTarget:
+        """The password: ``password``, else the ``ASSISTA_SYNC_PASSWORD`` variable."""
+        parts = urlsplit(url.strip())
+        if not parts.hostname:
+            raise SyncError(f"The WebDAV URL {url} has no host.")
+        http = "https" if parts.scheme.lower() == "webdavs" else "http"
+        host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+        port = f":{parts.port}" if parts.port else ""
+        user = unquote(parts.username) if parts.username else None
+        secret = password if password is not None else environ.get(PASSWORD_VARIABLE)
+        if parts.password:
+            raise SyncError(
+                f"Put the WebDAV password in {PASSWORD_VARIABLE}, not in the URL."
+            )
+        return cls(f"{http}://{host}{port}{parts.path}", user, secret, proxy)
+
+    @classmethod
+    def from_settings(cls, config: SyncConfig, secret: str | None,
+                      proxy: Proxy | None = None) -> WebDavTarget:
+        return cls.from_url(webdav_url(config.url, config.user), {},
+                            password=secret or None, proxy=proxy)
+
     def __init__(self, base_url: str, user: str | None, password: str | None,
                  proxy: Proxy | None = None) -> None:
         self._base = base_url.rstrip("/") + "/"

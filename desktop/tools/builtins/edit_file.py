@@ -74,6 +74,7 @@ def edit_file_tool() -> Tool:
     return Tool(
         deferred_check=True,  # a constant schema (the tests check it)
         name=NAME, title=TITLE,
+        needs_workspace=True, scope="path",
         description=DESCRIPTION,
         parameters=copy.deepcopy(PARAMETERS),
         handler=_handle,

@@ -95,6 +95,7 @@ def fetch_url_tool() -> Tool:
     return Tool(
         deferred_check=True,  # a constant schema (the tests check it)
         name=NAME, title=TITLE,
+        scope="host",
         description=DESCRIPTION,
         parameters=copy.deepcopy(PARAMETERS),
         handler=_handle,
@@ -154,6 +155,7 @@ async def _handle(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     import httpx
 
     from desktop import __version__
+    from desktop.providers.http_clients import make_async_client
 
     url = check_url(args["url"])
     max_chars = min(
@@ -168,11 +170,11 @@ async def _handle(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     # With a transport of our own httpx ignores the proxy variables: read them here.
     proxy = ctx.proxy or Proxy.from_settings("", "", os.environ)
     try:
-        async with httpx.AsyncClient(
-            **proxy.client_kwargs(),
+        async with make_async_client(
+            proxy=proxy,
             transport=guarded_transport(allow),  # direct connections: checked address
             follow_redirects=False,  # each hop is checked and must stay on the approved host
-            timeout=httpx.Timeout(30.0, connect=15.0),
+            timeout=30.0, connect_timeout=15.0,
             headers=headers,
         ) as client:
             return await _follow(client, url, allow, max_chars, bool(args.get("raw", False)))

@@ -77,6 +77,7 @@ def search_files_tool() -> Tool:
     return Tool(
         deferred_check=True,  # a constant schema (the tests check it)
         name=NAME, title=TITLE, description=DESCRIPTION, parameters=copy.deepcopy(PARAMETERS),
+        needs_workspace=True,
         handler=_handle
     )
 

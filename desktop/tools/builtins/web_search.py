@@ -26,6 +26,7 @@ import httpx
 
 from desktop.core.errors import ToolError
 from desktop.core.proxy import Proxy
+from desktop.providers.http_clients import make_async_client
 from desktop.tools.registry import Tool, ToolContext
 
 NAME = "web_search"
@@ -123,8 +124,8 @@ async def search_web(config: WebSearchConfig, query: str, count: int = DEFAULT_C
     name = SERVICE_NAMES[config.service]
     route = proxy or Proxy.from_settings("", "", os.environ)
     try:
-        async with (httpx.AsyncClient(**route.client_kwargs(),
-                                      timeout=httpx.Timeout(30.0, connect=15.0)) as client,
+        async with (make_async_client(proxy=route, timeout=30.0, connect_timeout=15.0)
+                    as client,
                     client.stream(method, url, **kwargs) as response):
             body = b""
             async for block in response.aiter_bytes():

@@ -55,6 +55,7 @@ def write_file_tool() -> Tool:
     return Tool(
         deferred_check=True,  # a constant schema (the tests check it)
         name="write_file",
+        needs_workspace=True, scope="path",
         title="Write file",
         description=WRITE_DESCRIPTION,
         parameters=copy.deepcopy(_PARAMETERS),
@@ -69,6 +70,7 @@ def create_file_tool() -> Tool:
     return Tool(
         deferred_check=True,  # a constant schema (the tests check it)
         name="create_file",
+        needs_workspace=True, scope="path",
         title="Create file",
         description=CREATE_DESCRIPTION,
         parameters=copy.deepcopy(_PARAMETERS),

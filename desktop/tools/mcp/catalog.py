@@ -33,6 +33,7 @@ import httpx
 
 from desktop.core.errors import AssistaError
 from desktop.core.proxy import Proxy
+from desktop.providers.http_clients import make_async_client
 from desktop.tools.mcp.config import McpServerConfig
 
 log = logging.getLogger(__name__)
@@ -146,12 +147,12 @@ class RegistryCatalog:
         return result
 
     async def _fetch_all(self) -> list[dict[str, Any]]:
-        routing = self.proxy.client_kwargs(httpx) if self.proxy is not None else {}
         servers: list[dict[str, Any]] = []
         cursor: str | None = None
         seen: set[str] = set()  # a registry that hands out a cursor twice would loop
         paths = list(LIST_PATHS)
-        async with httpx.AsyncClient(timeout=self.timeout_s, **routing) as client:
+        async with make_async_client(timeout=self.timeout_s, connect_timeout=self.timeout_s,
+                                     proxy=self.proxy) as client:
             for _ in range(self.max_pages):
                 params: dict[str, str | int] = {"limit": self.page_limit}
                 if cursor:

@@ -31,7 +31,7 @@ import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
 import httpx2
@@ -46,6 +46,7 @@ from mcp.shared.auth import (
 )
 from pydantic import AnyUrl, ValidationError
 
+from desktop.providers.http_clients import make_async_client
 from desktop.tools.mcp.config import McpServerConfig
 from desktop.tools.mcp.loopback_redirect import (
     CALLBACK_PATH,
@@ -78,6 +79,12 @@ class ClientRejected(Exception):
         super().__init__(f"the authorization server of {server!r} does not know this app "
                          f"(HTTP {status}); registering it again")
         self.server = server
+
+
+def _direct_client() -> httpx2.AsyncClient:
+    """The client of a sign-in made outside a connection: the environment's proxy."""
+    return cast("httpx2.AsyncClient",
+                make_async_client(http=httpx2, timeout=httpx2.Timeout(15.0)))
 
 
 async def authorization_refused(url: str, clients: Callable[[], httpx2.AsyncClient]) -> int | None:
@@ -303,7 +310,7 @@ class SignIn:
     wait_s: float = SIGN_IN_TIMEOUT_S  # how long the browser may take to come back
     #: Makes the HTTP client that asks the authorization server before the browser opens
     #: (set by the connection: through the app's proxy).
-    http_client: Callable[[], httpx2.AsyncClient] = httpx2.AsyncClient
+    http_client: Callable[[], httpx2.AsyncClient] = _direct_client
     client_rejected: bool = False  # the last attempt found the stored client unknown
     _check_client: bool = False
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, cast
 
 import httpx2
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from desktop.core.proxy import Proxy
+from desktop.providers.http_clients import make_async_client
 from desktop.tools.mcp.config import McpServerConfig
 from desktop.tools.mcp.http_limits import ANSWER_LIMIT, SDK_SSE_EVENT_LIMIT, MessageLimit
 from desktop.tools.mcp.oauth import SignIn
@@ -32,15 +33,14 @@ class HttpClients:
     def __call__(self, headers: dict[str, str] | None = None,
                  timeout: httpx2.Timeout | None = None,
                  auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
-        routing: dict[str, Any] = {}
-        if self.proxy is not None:
-            routing = self.proxy.client_kwargs(httpx2)
         # The SDK's defaults: a server may hold a response stream open for minutes.
         timeout = timeout or httpx2.Timeout(30.0, read=300.0)
         # Uncompressed: the limit then bounds what is held in memory.
         headers = {"Accept-Encoding": "identity", **(headers or {})}
-        return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth,
-                                  event_hooks={"response": [self.limit]}, **routing)
+        client = cast("httpx2.AsyncClient", make_async_client(
+            http=httpx2, headers=headers, timeout=timeout, auth=auth, proxy=self.proxy))
+        client.event_hooks = {"response": [self.limit]}
+        return client
 
 
 @contextlib.asynccontextmanager

@@ -35,7 +35,7 @@ from desktop.sync.config import (
     SyncConfig,
     target_secret_id,
 )
-from desktop.sync.targets.address import URL_FORMS
+from desktop.sync.targets.registry import target_class, url_forms
 from desktop.ui.form_rows import whole
 from desktop.ui.icons import icon
 from desktop.ui.plain_text import plain_label
@@ -48,10 +48,18 @@ if TYPE_CHECKING:
 
 # (translated where they are shown)
 SAVED = str(QT_TRANSLATE_NOOP("SyncDialog", "saved in the keyring — type to replace"))
-_SECRET_LABELS = {"webdav": str(QT_TRANSLATE_NOOP("SyncDialog", "Password")),
-                  "s3": str(QT_TRANSLATE_NOOP("SyncDialog", "Secret access key"))}
-_USER_LABELS = {"webdav": str(QT_TRANSLATE_NOOP("SyncDialog", "User name")),
-                "s3": str(QT_TRANSLATE_NOOP("SyncDialog", "Access key ID"))}
+# The words of the targets' label codes (TargetFacts.user_label, secret_label), and
+# what to say when a field a target requires is empty.
+_LABELS = {"password": str(QT_TRANSLATE_NOOP("SyncDialog", "Password")),
+           "secret_access_key": str(QT_TRANSLATE_NOOP("SyncDialog", "Secret access key")),
+           "user_name": str(QT_TRANSLATE_NOOP("SyncDialog", "User name")),
+           "access_key_id": str(QT_TRANSLATE_NOOP("SyncDialog", "Access key ID"))}
+_MISSING = {"password": str(QT_TRANSLATE_NOOP("SyncDialog", "Enter the password.")),
+            "secret_access_key": str(QT_TRANSLATE_NOOP("SyncDialog",
+                                                       "Enter the S3 secret access key.")),
+            "user_name": str(QT_TRANSLATE_NOOP("SyncDialog", "Enter the user name.")),
+            "access_key_id": str(QT_TRANSLATE_NOOP("SyncDialog",
+                                                   "Enter the S3 access key ID."))}
 
 
 class SyncDialog(QDialog):
@@ -100,8 +108,9 @@ class SyncDialog(QDialog):
 
     def _build_form(self, config: SyncConfig) -> QFormLayout:
         self.url_edit = QLineEdit(config.url)
-        self.url_edit.setPlaceholderText(URL_FORMS.replace(" or ", ", "))
-        self.url_edit.setToolTip(URL_FORMS.replace(" or ", ", "))
+        forms = url_forms().replace(" or ", ", ")
+        self.url_edit.setPlaceholderText(forms)
+        self.url_edit.setToolTip(forms)
         self.url_edit.setAccessibleName(self.tr("Sync target"))  # (no buddy label in a row)
         self.folder_button = QPushButton(icon("folder"), self.tr("Folder…"))
         self.folder_button.setToolTip(self.tr("Choose a folder another tool replicates (Syncthing, "
@@ -172,17 +181,19 @@ class SyncDialog(QDialog):
                           max_upload_mb=self.sync.config().max_upload_mb)
 
     def _kind_changed(self) -> None:
-        kind = self.config().kind
-        remote = kind in ("webdav", "s3")
-        self.form.setRowVisible(self.user_edit, remote)
-        self.form.setRowVisible(self.secret_edit, remote)
-        self.form.setRowVisible(self.endpoint_edit, kind == "s3")
-        self.form.setRowVisible(self.region_edit, kind == "s3")
-        for edit, labels in ((self.user_edit, _USER_LABELS), (self.secret_edit, _SECRET_LABELS)):
-            label = self.form.labelForField(edit)
-            if isinstance(label, QLabel) and kind in labels:
-                label.setText(self.tr(labels[kind]))
-        in_url = urlsplit(self.url_edit.text().strip()).username if kind == "webdav" else None
+        target = target_class(self.config().kind)  # (its class says which fields it uses)
+        fields = target.fields if target is not None else frozenset()
+        self.form.setRowVisible(self.user_edit, "user" in fields)
+        self.form.setRowVisible(self.secret_edit, "secret" in fields)
+        self.form.setRowVisible(self.endpoint_edit, "endpoint" in fields)
+        self.form.setRowVisible(self.region_edit, "region" in fields)
+        if target is not None:
+            for edit, code in ((self.user_edit, target.user_label),
+                               (self.secret_edit, target.secret_label)):
+                label = self.form.labelForField(edit)
+                if isinstance(label, QLabel) and code in _LABELS:
+                    label.setText(self.tr(_LABELS[code]))
+        in_url = urlsplit(self.url_edit.text().strip()).username if "user" in fields else None
         self.user_edit.setPlaceholderText(
             self.tr("{user} (from the URL)").format(user=unquote(in_url)) if in_url else "")
         secret_id = target_secret_id(self.config())
@@ -200,16 +211,15 @@ class SyncDialog(QDialog):
     def problem(self) -> str | None:
         """Why the form cannot be saved or tested, in one sentence; None when it can."""
         config = self.config()
-        if not config.url:
-            return self.tr("Enter where to sync: {forms}.").format(
-                forms=URL_FORMS.replace(" or ", ", "))
-        if not config.kind:
-            return self.tr("Unknown target: use {forms}.").format(
-                forms=URL_FORMS.replace(" or ", ", "))
-        if config.kind == "s3" and not config.user:
-            return self.tr("Enter the S3 access key ID.")
-        if config.kind == "s3" and not self._secret():
-            return self.tr("Enter the S3 secret access key.")
+        target = target_class(config.kind) if config.kind else None
+        if not config.url or target is None:
+            forms = url_forms().replace(" or ", ", ")
+            return (self.tr("Enter where to sync: {forms}.") if not config.url else
+                    self.tr("Unknown target: use {forms}.")).format(forms=forms)
+        if "user" in target.required and not config.user:
+            return self.tr(_MISSING[target.user_label])
+        if "secret" in target.required and not self._secret():
+            return self.tr(_MISSING[target.secret_label])
         typed = self.passphrase_edit.text()
         if not typed and not self._has_passphrase:
             return self.tr("Choose a passphrase (the same on every computer).")

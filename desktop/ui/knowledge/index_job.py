@@ -18,6 +18,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from desktop.core.errors import AssistaError
+from desktop.core.proxy import Proxy
 from desktop.knowledge.indexer import Indexer, IndexReport
 from desktop.knowledge.store import KnowledgeStore
 from desktop.storage.database import Database
@@ -42,11 +43,12 @@ class IndexJob(QObject):
 
     def __init__(self, db_path: Path, base_name: str,
                  keys: Callable[[str], str | None] | None = None,
-                 parent: QObject | None = None) -> None:
+                 parent: QObject | None = None, *, proxy: Proxy | None = None) -> None:
         super().__init__(parent)
         self.db_path = db_path
         self.base_name = base_name
         self.keys = keys
+        self.proxy = proxy  # the app's, for the embedding requests
         self.cancel_event = threading.Event()
         self.worker: threading.Thread | None = None
         self._last = 0.0
@@ -74,7 +76,7 @@ class IndexJob(QObject):
         db: Database | None = None
         try:
             db = Database(self.db_path)
-            store = KnowledgeStore(db, self.keys)
+            store = KnowledgeStore(db, self.keys, self.proxy)
             base = store.get(self.base_name)
             indexer = Indexer(store, base, self._progress)
             indexer.cancel = self.cancel_event

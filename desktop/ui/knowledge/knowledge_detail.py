@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.knowledge.store import EmbeddingConfig, KnowledgeBase
+from desktop.providers.registry import wire_api
 from desktop.ui import locale_format
 from desktop.ui.chat.sources_view import elide
 from desktop.ui.wrap_row import WrapRow
@@ -37,9 +38,12 @@ if TYPE_CHECKING:
     from desktop.core.settings import ProviderConfig
     from desktop.ui.knowledge.index_job import IndexOutcome
 
-#: Wire APIs whose servers embed, and the embedding request each takes.
-EMBEDDING_KINDS = {"openai": "openai", "openai-responses": "openai", "ollama": "ollama",
-                   "gemini": "gemini"}
+
+
+def _embedding_kind(provider_kind: str) -> str | None:
+    """The embedding request a provider's servers take (its adapter says; None: none)."""
+    adapter = wire_api(provider_kind)
+    return adapter.embedding_kind if adapter is not None else None
 
 
 def _label() -> QLabel:
@@ -133,7 +137,7 @@ class KnowledgeDetail(QWidget):
     def show_base(self, base: KnowledgeBase | None, providers: list[ProviderConfig],
                   in_chat: bool) -> None:
         self.base = base
-        self.providers = [p for p in providers if p.kind in EMBEDDING_KINDS]
+        self.providers = [p for p in providers if _embedding_kind(p.kind)]
         self.setEnabled(base is not None)
         self.title.setText(base.name if base else self.tr("No knowledge base yet"))
         self.paths.clear()
@@ -241,7 +245,7 @@ class KnowledgeDetail(QWidget):
         provider = next((p for p in self.providers if p.id == provider_id), None)
         config = None
         if provider is not None and model:
-            config = EmbeddingConfig(kind=EMBEDDING_KINDS[provider.kind],
+            config = EmbeddingConfig(kind=_embedding_kind(provider.kind) or provider.kind,
                                      base_url=provider.base_url, model=model,
                                      provider_id=provider.id)
         if self.base is not None and config != self.base.embedding and (

@@ -46,7 +46,8 @@ class KnowledgeDialog(QDialog):
         super().__init__(parent)
         self.controller = controller
         self.ctx = controller.ctx
-        self.store = KnowledgeStore(self.ctx.db, partial(provider_key, self.ctx))
+        self.store = KnowledgeStore(self.ctx.db, partial(provider_key, self.ctx),
+                                    self.ctx.proxy)
         self.job: IndexJob | None = None
         self.last_outcome: IndexOutcome | None = None
         self._again = False  # asked to index while indexing: once more after it
@@ -237,7 +238,8 @@ class KnowledgeDialog(QDialog):
         if self.job is not None:
             self._again = True  # paths or the model changed meanwhile
             return
-        job = IndexJob(self.ctx.db.path, base.name, partial(provider_key, self.ctx))
+        job = IndexJob(self.ctx.db.path, base.name, partial(provider_key, self.ctx),
+                       proxy=self.ctx.proxy)
         job.progress.connect(self.detail.show_progress)
         job.finished.connect(self._indexed)
         self.job = job

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.settings import ProviderConfig
-from desktop.providers.presets import PRESETS
+from desktop.providers.presets import all_presets
 from desktop.ui.providers.provider_text import item_text, preset_title
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -51,7 +51,7 @@ class ProviderList(QWidget):
         self.add_button = QPushButton(self.tr("Add provider"))
         self.add_button.setAccessibleName(self.tr("Add provider"))
         menu = QMenu(self.add_button)
-        for preset in PRESETS.values():
+        for preset in all_presets().values():  # (with those new APIs bring)
             action = menu.addAction(preset_title(preset))
             action.triggered.connect(lambda _=False, pid=preset.id: self.presetChosen.emit(pid))
         self.add_button.setMenu(menu)

@@ -22,12 +22,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.provider_options import CapabilityOverrides, CommonOptions, ResponsesOptions
+from desktop.core.provider_options import (
+    CapabilityOverrides,
+    CommonOptions,
+    OpenAIChatOptions,
+    ResponsesOptions,
+)
 from desktop.core.settings import ProviderConfig
 from desktop.ui.wrap_row import WrapRow
 
-THINKING_KINDS = {"anthropic", "gemini", "ollama", "openai-responses"}
-BUDGET_KINDS = {"anthropic", "gemini"}
 EFFORTS = ["low", "medium", "high"]
 # (translated where the check boxes are made)
 CAPABILITY_FLAGS = [
@@ -106,7 +109,8 @@ class ProviderOptionsBox(QGroupBox):
         self.effort_combo.currentIndexChanged.connect(self._emit)
         self.mode_combo.currentIndexChanged.connect(self._emit)
         self._loading = False
-        self._kind = "openai"
+        # The kind's options model: its fields, and which thinking controls it has.
+        self._model: type[CommonOptions] = OpenAIChatOptions
 
     def _emit(self, *_args: object) -> None:
         if not self._loading:
@@ -120,21 +124,20 @@ class ProviderOptionsBox(QGroupBox):
     def load(self, config: ProviderConfig, *, read_only: bool = False) -> None:
         self._loading = True
         try:
-            self._kind = config.kind
             options = config.options
-            thinking = self._kind in THINKING_KINDS
-            self.thinking_label.setVisible(thinking)
-            self.thinking_check.setVisible(thinking)
-            self.budget_spin.setVisible(self._kind in BUDGET_KINDS)
-            self.effort_combo.setVisible(self._kind == "openai-responses")
+            self._model = model = type(options)
+            self.thinking_label.setVisible(model.shows_thinking)
+            self.thinking_check.setVisible(model.shows_thinking)
+            self.budget_spin.setVisible(model.shows_budget)
+            self.effort_combo.setVisible(model.shows_effort)
             self.thinking_check.setChecked(options.reasoning)
             self.budget_spin.setValue(options.reasoning_budget or 8192)
             effort = options.reasoning_effort or "medium"
             self.effort_combo.setCurrentIndex(max(0, EFFORTS.index(effort)
                                                   if effort in EFFORTS else 1))
-            responses = self._kind == "openai-responses"
-            self.mode_label.setVisible(responses)
-            self.mode_combo.setVisible(responses)
+            modes = "responses_mode" in model.model_fields
+            self.mode_label.setVisible(modes)
+            self.mode_combo.setVisible(modes)
             mode = options.responses_mode if isinstance(options, ResponsesOptions) else "chain"
             self.mode_combo.setCurrentIndex(max(0, self.mode_combo.findData(mode)))
             caps = options.capabilities or CapabilityOverrides()
@@ -157,13 +160,15 @@ class ProviderOptionsBox(QGroupBox):
         """``base`` options with this box's values applied (the box edits only some
         fields: the others are kept as they are)."""
         options: dict[str, Any] = base.model_dump()
-        if self._kind in THINKING_KINDS:
+        model = self._model
+        if model.shows_thinking:
             options["reasoning"] = self.thinking_check.isChecked()
-            if self._kind in BUDGET_KINDS:
+            if model.shows_budget:
                 options["reasoning_budget"] = self.budget_spin.value()
-            if self._kind == "openai-responses":
+            if model.shows_effort:
                 options["reasoning_effort"] = self.effort_combo.currentData()
-                options["responses_mode"] = self.mode_combo.currentData()
+        if "responses_mode" in model.model_fields:
+            options["responses_mode"] = self.mode_combo.currentData()
         # Overrides the box does not show (limits, per-model flags) are kept.
         previous = base.capabilities.model_dump() if base.capabilities is not None else {}
         caps: dict[str, Any] = {key: value for key, value in previous.items()

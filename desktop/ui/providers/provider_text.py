@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication
 
 from desktop.core.settings import ProviderConfig
-from desktop.providers.presets import PRESETS, ProviderPreset
+from desktop.providers.presets import PRESETS, ProviderPreset, find_preset
 
 if TYPE_CHECKING:
     from desktop.core.services import KeyStore
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def preset_of(config: ProviderConfig) -> ProviderPreset:
     """The config's preset; the "custom" one for unknown ids."""
-    return PRESETS.get(config.preset) or PRESETS["custom"]
+    return find_preset(config.preset) or PRESETS["custom"]
 
 
 def preset_title(preset: ProviderPreset) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
-from desktop.providers.presets import PRESETS
+from desktop.providers.presets import all_presets
 from desktop.ui.providers.provider_text import preset_title
 from desktop.ui.reflow_grid import ReflowGrid
 
@@ -28,7 +28,7 @@ class WelcomePage(QWidget):
         hint.setWordWrap(True)
         # as many columns as the width allows, down to one (no horizontal scrolling)
         grid = ReflowGrid(max_columns=3)
-        for preset in PRESETS.values():
+        for preset in all_presets().values():  # (with those new APIs bring)
             button = QPushButton(preset_title(preset))
             button.setAutoDefault(False)
             button.setAccessibleName(self.tr("Add {name}").format(name=preset_title(preset)))
