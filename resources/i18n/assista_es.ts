@@ -1797,7 +1797,6 @@
         <name>KnowledgeDetail</name>
         <message>
             <source>Folders and files of the knowledge base</source>
-            <extracomment>Wire APIs whose servers embed, and the embedding request each takes.</extracomment>
             <translation>Carpetas y archivos de la base de conocimiento</translation>
         </message>
         <message>
@@ -3574,6 +3573,7 @@
         <name>QuickAsk</name>
         <message>
             <source>&amp;Quick ask…</source>
+            <extracomment>an answer in the quick window finished: chat title, answer, failed, the quick window started alone (``assista quick``), put away, and the main window is hidden too</extracomment>
             <translation>&amp;Pregunta rápida…</translation>
         </message>
     </context>
@@ -4616,6 +4616,14 @@
         <message>
             <source>Access key ID</source>
             <translation>ID de clave de acceso</translation>
+        </message>
+        <message>
+            <source>Enter the password.</source>
+            <translation>Introduzca la contraseña.</translation>
+        </message>
+        <message>
+            <source>Enter the user name.</source>
+            <translation>Introduzca el nombre de usuario.</translation>
         </message>
         <message>
             <source>Sync</source>

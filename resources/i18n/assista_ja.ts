@@ -1790,7 +1790,6 @@
         <name>KnowledgeDetail</name>
         <message>
             <source>Folders and files of the knowledge base</source>
-            <extracomment>Wire APIs whose servers embed, and the embedding request each takes.</extracomment>
             <translation>ナレッジベースのフォルダーとファイル</translation>
         </message>
         <message>
@@ -3553,6 +3552,7 @@
         <name>QuickAsk</name>
         <message>
             <source>&amp;Quick ask…</source>
+            <extracomment>an answer in the quick window finished: chat title, answer, failed, the quick window started alone (``assista quick``), put away, and the main window is hidden too</extracomment>
             <translation>クイック質問(&amp;Q)…</translation>
         </message>
     </context>
@@ -4590,6 +4590,14 @@
         <message>
             <source>Access key ID</source>
             <translation>アクセスキー ID</translation>
+        </message>
+        <message>
+            <source>Enter the password.</source>
+            <translation>パスワードを入力してください。</translation>
+        </message>
+        <message>
+            <source>Enter the user name.</source>
+            <translation>ユーザー名を入力してください。</translation>
         </message>
         <message>
             <source>Sync</source>
