@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from desktop.core.messages import Message
     from desktop.core.settings import AppSettings
     from desktop.tools.approval import Approver, Policy, ProgressSink
+    from desktop.tools.builtins.remember import SaveMemory
     from desktop.tools.checkpoints import TurnCheckpoint
     from desktop.tools.mcp.config import McpServerConfig
     from desktop.tools.mcp.live_lists import McpEvent
@@ -42,6 +43,8 @@ WORKSPACE_TOOLS = frozenset({"read_file", "list_directory", "search_files", "wri
 KNOWLEDGE_TOOL = "search_knowledge"
 #: Added to a turn that searches the web on a provider without a search of its own.
 WEB_TOOL = "web_search"
+#: Added to a turn of a chat that may write memories; bound to the chat's scope.
+REMEMBER_TOOL = "remember"
 
 
 def check_known(names: Iterable[str], registry: ToolRegistry) -> None:
@@ -107,9 +110,11 @@ class ChatTools:
                on_progress: ProgressSink | None,
                extra_policies: Mapping[str, Policy] | None = None,
                knowledge: Sequence[str] = (),
-               checkpoint: TurnCheckpoint | None = None) -> ToolRunner:
+               checkpoint: TurnCheckpoint | None = None,
+               remember: SaveMemory | None = None) -> ToolRunner:
         """An executor for one turn (``NoTools`` when nothing is enabled).
-        ``knowledge``: the chat's knowledge bases, searched by ``search_knowledge``."""
+        ``knowledge``: the chat's knowledge bases, searched by ``search_knowledge``;
+        ``remember``: where the ``remember`` tool saves (None: it is not offered)."""
         if not names:
             return NoTools()
         registry = self.registry()
@@ -120,6 +125,14 @@ class ChatTools:
             registry = ToolRegistry([t for t in registry if t.name != KNOWLEDGE_TOOL])
             registry.register(search_knowledge_tool(self.ctx.db, knowledge,
                                                     partial(provider_key, self.ctx)))
+        if REMEMBER_TOOL in names:
+            if remember is None:
+                names = [n for n in names if n != REMEMBER_TOOL]
+            else:
+                from desktop.tools.builtins.remember import Remember
+
+                registry = ToolRegistry([t for t in registry if t.name != REMEMBER_TOOL])
+                registry.register(Remember.tool(remember))
         if WEB_TOOL in names:
             from desktop.chat.web_search import web_search_config
             from desktop.tools.builtins.web_search import web_search_tool

@@ -199,7 +199,8 @@ class CompareRunner:
             asker = partial(self._ask, column) if isinstance(approver, UseBoard) else approver
             job: _Job
             try:
-                plan = service.plan(chat, images, column_overrides)
+                plan = service.plan(chat, images, column_overrides,
+                                    question=question.body_text)
                 job = (service._build(turn, plan, column_overrides, asker, confirm), plan)
             except AssistaError as exc:
                 job = str(exc)

@@ -40,6 +40,9 @@ class NewChat:
     draft: str = ""  # typed, not sent yet (desktop.chat.drafts)
     options: ChatOptions = field(default_factory=ChatOptions)
     knowledge: list[str] = field(default_factory=list)  # knowledge bases it searches
+    # A temporary chat: no memory read or written, and not kept once closed.
+    temporary: bool = False
+    project_id: str | None = None  # the project it is made in (its memory scope)
 
     @property
     def grant_key(self) -> str:
@@ -85,8 +88,17 @@ class ChatProfiles:
             return info.workspace
         return self.ctx.settings.current.workspace
 
+    def project_id(self, chat: ChatRef) -> str | None:
+        """The chat's project (its memory scope); None: in no project."""
+        if isinstance(chat, NewChat):
+            return chat.project_id
+        from desktop.storage.memories import session_project_id
+
+        return session_project_id(self.ctx.db, chat)
+
     def prompt_sources(self, chat: ChatRef, tools: tuple[str, ...] = (), *,
-                       workspace: str | None = None) -> PromptSources:
+                       workspace: str | None = None,
+                       memories: tuple[str, ...] = ()) -> PromptSources:
         settings = self.ctx.settings.current
         assistant = self.assistant(chat)
         return PromptSources(
@@ -94,11 +106,13 @@ class ChatProfiles:
             assistant=assistant.system_prompt if assistant is not None else None,
             session=self.own_prompt(chat), custom_instructions=settings.custom_instructions,
             workspace=workspace if workspace is not None else self.workspace(chat),
-            tools=tools, today=date.today())
+            tools=tools, today=date.today(), memories=memories)
 
     def system_prompt(self, chat: ChatRef, tools: tuple[str, ...] = (), *,
-                      workspace: str | None = None) -> str | None:
-        return build_system_prompt(self.prompt_sources(chat, tools, workspace=workspace))
+                      workspace: str | None = None,
+                      memories: tuple[str, ...] = ()) -> str | None:
+        return build_system_prompt(self.prompt_sources(chat, tools, workspace=workspace,
+                                                       memories=memories))
 
     # -- request settings ----------------------------------------------------------------
 

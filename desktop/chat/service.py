@@ -31,7 +31,7 @@ from desktop.chat.events import (
 from desktop.chat.generation_stats import GenerationMeter
 from desktop.chat.limiter import ProviderLimiter
 from desktop.chat.message_edits import CONTINUATION_KEY, CONTINUE_PROMPT, MessageEdits
-from desktop.chat.profile import ChatProfiles, ChatRef
+from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
 from desktop.chat.running import RunningTurn
 from desktop.chat.titling import ChatTitler
 from desktop.chat.turn_locks import TurnLocks
@@ -42,6 +42,7 @@ from desktop.core.conversation import SessionRecorder, auto_title
 from desktop.core.error_codes import unexpected
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.messages import Message, Part, TextPart
+from desktop.storage.memories import MemoryStore
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
@@ -64,6 +65,8 @@ class ChatService:
         self.chats = ChatSettings(self.profiles, self.tools)
         self.approvals = ApprovalBoard()
         self.edits = MessageEdits(ctx.sessions)
+        self.memories = MemoryStore(ctx.db)  # facts kept across chats
+        self.on_memories_changed: list[Callable[[], None]] = []  # one saved by a turn
         self.limiter = ProviderLimiter(self._slot_limit)
         self._running: dict[str, RunningTurn] = {}
         self.locks = TurnLocks(ctx.paths.root)  # a chat answers in one process at a time
@@ -123,9 +126,10 @@ class ChatService:
     # -- turns -------------------------------------------------------------------------
 
     def plan(self, chat: ChatRef, attachments: Sequence[Part] = (),
-             overrides: TurnOverrides | None = None) -> TurnPlan:
+             overrides: TurnOverrides | None = None, question: str = "") -> TurnPlan:
+        """``question``: what the user asks (the memories most relevant to it are sent)."""
         return plan_turn(self.profiles, self.tools, self.ctx.settings.current, chat,
-                         attachments, overrides=overrides)
+                         attachments, overrides=overrides, question=question)
 
     def start(self, chat: ChatRef, text: str, attachments: Sequence[Part] = (), *,
               branch_from: str | None = None, regenerate: bool = False,
@@ -144,7 +148,9 @@ class ChatService:
         ``continuation``: ``text`` asks to continue the last answer (shown as such)."""
         if not (text.strip() or attachments or regenerate):
             raise ConfigError("the message is empty")
-        plan = self.plan(chat, attachments, overrides)
+        if isinstance(chat, NewChat) and chat.temporary:
+            save = False  # a temporary chat is never stored
+        plan = self.plan(chat, attachments, overrides, question=text)
         user: Message | None = None
         if not regenerate:
             user = Message(role="user", parts=[TextPart(text=text), *attachments],
@@ -224,7 +230,8 @@ class ChatService:
             approver=partial(self._ask, turn) if isinstance(approver, UseBoard) else approver,
             grants=self.tools.chat_grants(sid), on_progress=turn.emit,
             extra_policies=overrides.policies if overrides is not None else None,
-            knowledge=plan.knowledge, checkpoint=self.tools.checkpoint(sid, turn.base))
+            knowledge=plan.knowledge, checkpoint=self.tools.checkpoint(sid, turn.base),
+            remember=partial(self._remember, turn, plan) if plan.memory else None)
         orchestrator = self.ctx.build_orchestrator(
             provider, turn.tools, settings,
             partial(self._confirm, turn) if isinstance(confirm, UseBoard) else confirm,
@@ -291,6 +298,20 @@ class ChatService:
         self.titles.turn_ended(sid, status, turn.history)
 
     # -- callbacks from a running turn -------------------------------------------------
+
+    def _remember(self, turn: RunningTurn, plan: TurnPlan, fact: str) -> tuple[str, str]:
+        """The ``remember`` tool of ``turn`` saves ``fact`` in the chat's scope."""
+        saved = not turn.session_id.startswith("unsaved-")
+        question = turn.base[-1] if turn.base and turn.base[-1].role == "user" else None
+        memory = self.memories.add(
+            fact, plan.memory_project, session_id=turn.session_id if saved else None,
+            message_id=question.id if saved and question is not None else None)
+        for callback in list(self.on_memories_changed):
+            try:
+                callback()
+            except Exception:
+                log.exception("a memory observer failed")
+        return memory.id, memory.text
 
     def _retrying(self, turn: RunningTurn, name: str, attempt: int, delay_s: float,
                   reason: str) -> None:

@@ -68,6 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--system", metavar="TEXT", help="system prompt for this question")
     ask.add_argument("--session", metavar="ID", help="continue an existing session")
     ask.add_argument("--no-save", action="store_true", help="do not store the conversation")
+    ask.add_argument("--no-memory", action="store_true",
+                     help="no memory: none is sent to the model, none is saved")
+    ask.add_argument("--temporary", action="store_true",
+                     help="a temporary chat: no memory, and nothing is stored")
     ask.add_argument("--approve-all", action="store_true",
                      help="approve every tool call that would ask (Deny still denies)")
     ask.add_argument("--allow", metavar="NAME", action="append", default=[],
@@ -95,6 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop.cli.knowledge_args import add_knowledge_parser
 
     add_knowledge_parser(sub, _add_common)
+
+    from desktop.cli.memory_cmd import add_memory_parser
+
+    add_memory_parser(sub, _add_common)
 
     export = sub.add_parser("export", help="export conversations")
     _add_common(export)
@@ -169,6 +177,8 @@ def run(argv: list[str]) -> int:
 
 
 def _run_command(args: argparse.Namespace) -> int:
+    if args.command == "ask" and args.temporary:
+        args.no_save = True  # a temporary chat is not kept
     if args.command == "ask" and args.compare:
         from desktop.cli.ask_compare import compare_command
 
@@ -193,6 +203,10 @@ def _run_command(args: argparse.Namespace) -> int:
         from desktop.cli.knowledge_cmd import knowledge_command
 
         return knowledge_command(args)
+    if args.command == "memory":
+        from desktop.cli.memory_cmd import memory_command
+
+        return memory_command(args)
     if args.command == "undo":
         from desktop.cli.undo_cmd import undo_command
 

@@ -38,6 +38,7 @@ class PromptSources:
     workspace: str | None = None  # the chat's workspace folder
     tools: Sequence[str] = field(default_factory=tuple)  # enabled tool names
     today: date | None = None  # None: no date line
+    memories: Sequence[str] = field(default_factory=tuple)  # what the chat may remember
 
 
 def base_prompt(default: str, assistant: str | None = None, session: str | None = None) -> str:
@@ -62,12 +63,23 @@ def workspace_context(workspace: str | None, tools: Sequence[str] = ()) -> str:
     return text
 
 
+MEMORY_HEADING = ("Memories: facts the user chose to keep from earlier chats (each one is "
+                  "a saved memory; use them when they are relevant, do not list them):")
+
+
+def memory_section(memories: Sequence[str]) -> str:
+    """The memories a chat is told, each marked as a memory."""
+    return "\n".join([MEMORY_HEADING, *(f"<memory>{text}</memory>" for text in memories)])
+
+
 def build_system_prompt(sources: PromptSources) -> str | None:
     """The layered system prompt, or ``None`` when every layer is empty."""
     sections = [base_prompt(sources.default, sources.assistant, sources.session)]
     instructions = sources.custom_instructions.strip()
     if instructions:
         sections.append(f"The user's custom instructions:\n{instructions}")
+    if sources.memories:
+        sections.append(memory_section(sources.memories))
     context = [workspace_context(sources.workspace, sources.tools)]
     if sources.today is not None:
         context.append(f"Today is {sources.today.isoformat()}.")

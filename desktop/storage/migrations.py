@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from desktop.knowledge.schema import KNOWLEDGE_TABLES
 from desktop.storage.fts import create_search_index
+from desktop.storage.memory_schema import MEMORY_TABLES
 from desktop.storage.sync_tables import SYNC_TABLES
 
 MigrationStep = str | Callable[[sqlite3.Connection], None]
@@ -162,6 +163,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, create_search_index),  # FTS5 tables + triggers (desktop.storage.fts)
     Migration(5, SYNC_TABLES),  # change log and merge state of sync (desktop.sync)
     Migration(6, KNOWLEDGE_TABLES),  # knowledge bases, files, chunks (desktop.knowledge)
+    # (7: projects, on its own branch)
+    Migration(8, MEMORY_TABLES),  # memories, their search index, sync triggers
 )
 
 LATEST_VERSION: int = MIGRATIONS[-1].version

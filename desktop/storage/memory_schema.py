@@ -1,0 +1,48 @@
+"""The memory tables (migration 8): memories, their FTS5 index kept by triggers, and
+the triggers that note their changes for sync (kind ``r``). Never change this SQL in
+place: a change needs a new migration."""
+
+from __future__ import annotations
+
+# Seconds since the epoch, with a fraction (as in desktop.storage.sync_tables).
+_NOW = "((julianday('now') - 2440587.5) * 86400.0)"
+
+MEMORY_TABLES = f"""
+CREATE TABLE memories (
+    num               INTEGER PRIMARY KEY,           -- row id of the search index
+    id                TEXT NOT NULL UNIQUE,          -- uuid hex
+    text              TEXT NOT NULL,
+    project_id        TEXT,                          -- NULL: global
+    created_at        REAL NOT NULL,
+    updated_at        REAL NOT NULL,
+    source_session_id TEXT,                          -- the chat it was remembered in
+    source_message_id TEXT,                          -- the question that led to it
+    enabled           INTEGER NOT NULL DEFAULT 1     -- 0: kept but not sent
+);
+CREATE INDEX memories_by_project ON memories (project_id);
+
+CREATE VIRTUAL TABLE memories_fts USING fts5 (
+    text, content = 'memories', content_rowid = 'num',
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_fts (rowid, text) VALUES (NEW.num, NEW.text);
+END;
+CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
+    INSERT INTO memories_fts (memories_fts, rowid, text) VALUES ('delete', OLD.num, OLD.text);
+END;
+CREATE TRIGGER memories_au AFTER UPDATE OF text ON memories BEGIN
+    INSERT INTO memories_fts (memories_fts, rowid, text) VALUES ('delete', OLD.num, OLD.text);
+    INSERT INTO memories_fts (rowid, text) VALUES (NEW.num, NEW.text);
+END;
+
+CREATE TRIGGER sync_memory_insert AFTER INSERT ON memories BEGIN
+    INSERT INTO sync_log (kind, id, at) VALUES ('r', NEW.id, {_NOW});
+END;
+CREATE TRIGGER sync_memory_update AFTER UPDATE ON memories BEGIN
+    INSERT INTO sync_log (kind, id, at) VALUES ('r', NEW.id, {_NOW});
+END;
+CREATE TRIGGER sync_memory_delete AFTER DELETE ON memories BEGIN
+    INSERT INTO sync_log (kind, id, at) VALUES ('r', OLD.id, {_NOW});
+END;
+"""
