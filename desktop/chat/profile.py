@@ -19,6 +19,7 @@ from desktop.core.prompt import PromptSources, build_system_prompt
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
+    from desktop.core.messages import Message
     from desktop.core.provider_options import RequestOptions
     from desktop.core.settings import ProviderConfig
     from desktop.storage.assistants import Assistant
@@ -40,9 +41,16 @@ class NewChat:
     draft: str = ""  # typed, not sent yet (desktop.chat.drafts)
     options: ChatOptions = field(default_factory=ChatOptions)
     knowledge: list[str] = field(default_factory=list)  # knowledge bases it searches
-    # A temporary chat: no memory read or written, and not kept once closed.
+    # A temporary chat: no memory read or written, and not kept once closed; its
+    # messages live here only (the service adds each turn's).
     temporary: bool = False
+    history: list[Message] = field(default_factory=list)
     project_id: str | None = None  # the project it is made in (its memory scope)
+
+    @property
+    def temporary_id(self) -> str:
+        """The id its turns run under (never a stored chat's)."""
+        return f"unsaved-temporary-{id(self)}"
 
     @property
     def grant_key(self) -> str:

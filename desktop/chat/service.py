@@ -148,15 +148,24 @@ class ChatService:
         ``continuation``: ``text`` asks to continue the last answer (shown as such)."""
         if not (text.strip() or attachments or regenerate):
             raise ConfigError("the message is empty")
-        if isinstance(chat, NewChat) and chat.temporary:
+        temporary = isinstance(chat, NewChat) and chat.temporary
+        if temporary:
             save = False  # a temporary chat is never stored
         plan = self.plan(chat, attachments, overrides, question=text)
         user: Message | None = None
         if not regenerate:
             user = Message(role="user", parts=[TextPart(text=text), *attachments],
                            provider_data={CONTINUATION_KEY: True} if continuation else {})
-        session_id, history = self._open_chat(chat, plan, text, attachments, branch_from) \
-            if save else (f"unsaved-{id(user)}", [])
+        if isinstance(chat, NewChat) and temporary:
+            if chat.temporary_id in self._running:
+                raise ConfigError("This chat is still answering; stop it first.",
+                                  code="still_answering")
+            # (its own list: the loop appends each finished message to it)
+            session_id, history = chat.temporary_id, chat.history
+        else:
+            session_id, history = self._open_chat(chat, plan, text, attachments,
+                                                  branch_from) \
+                if save else (f"unsaved-{id(user)}", [])
         info = self.ctx.sessions.get_session(session_id) if save else None
         turn = RunningTurn(session_id, info.title if info else "", [], history,
                            model=plan.model)

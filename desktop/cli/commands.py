@@ -68,10 +68,6 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--system", metavar="TEXT", help="system prompt for this question")
     ask.add_argument("--session", metavar="ID", help="continue an existing session")
     ask.add_argument("--no-save", action="store_true", help="do not store the conversation")
-    ask.add_argument("--no-memory", action="store_true",
-                     help="no memory: none is sent to the model, none is saved")
-    ask.add_argument("--temporary", action="store_true",
-                     help="a temporary chat: no memory, and nothing is stored")
     ask.add_argument("--approve-all", action="store_true",
                      help="approve every tool call that would ask (Deny still denies)")
     ask.add_argument("--allow", metavar="NAME", action="append", default=[],
@@ -100,9 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_knowledge_parser(sub, _add_common)
 
-    from desktop.cli.memory_cmd import add_memory_parser
+    from desktop.cli.memory_args import add_memory_parser
 
-    add_memory_parser(sub, _add_common)
+    add_memory_parser(sub, _add_common, ask)
 
     export = sub.add_parser("export", help="export conversations")
     _add_common(export)

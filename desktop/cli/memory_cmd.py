@@ -9,7 +9,6 @@ the start of it that only one memory has).
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 
 from desktop.cli.context import open_cli_context
 from desktop.cli.failure import fail
@@ -17,22 +16,6 @@ from desktop.core.errors import AssistaError
 from desktop.core.terminal_text import visible
 from desktop.storage.database import Database
 from desktop.storage.memories import MemoryStore, project_id_by_name
-
-
-def add_memory_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
-                      add_common: Callable[[argparse.ArgumentParser], None]) -> None:
-    memory = sub.add_parser("memory", help="what the assistant remembers about you")
-    commands = memory.add_subparsers(dest="memory_command", required=True)
-    listing = commands.add_parser("list", help="ID<TAB>SCOPE<TAB>TEXT, newest first")
-    add_common(listing)
-    listing.add_argument("--project", metavar="NAME", help="only this project's memories")
-    add = commands.add_parser("add", help="remember a fact (global, or a project's)")
-    add_common(add)
-    add.add_argument("text", metavar="TEXT")
-    add.add_argument("--project", metavar="NAME", help="keep it in this project only")
-    forget = commands.add_parser("forget", help="delete a memory")
-    add_common(forget)
-    forget.add_argument("id", metavar="ID")
 
 
 def _project_names(db: Database) -> dict[str, str]:

@@ -1,7 +1,8 @@
 """Export sessions as lossless JSON or as readable Markdown.
 
 The export reads only sessions and messages; settings, providers and keys are
-never part of it. Chats in the trash are not exported.
+never part of it. Chats in the trash are not exported. An export of every chat
+also holds the memories (:mod:`desktop.storage.memory_export`).
 
 JSON (version 2) holds every session field (pinned, archived, system prompt,
 assistant, active leaf...) and every message of every branch in creation order,
@@ -32,6 +33,7 @@ from desktop.core.messages import (
     ToolResultPart,
 )
 from desktop.core.sources import answer_sources
+from desktop.storage.memory_export import export_memories
 from desktop.storage.records import SessionRecord
 from desktop.storage.sessions import SessionStore
 
@@ -58,7 +60,9 @@ def export_sessions(
         raise ValueError(f"unknown export format {fmt!r} (use 'json' or 'markdown')")
     sessions = _collect(store, session_ids)
     if fmt == "json":
-        return _to_json(sessions)
+        # Memories belong to no one chat: they come with an export of everything.
+        memories = export_memories(store.db) if session_ids is None else []
+        return _to_json(sessions, memories)
     return _to_markdown(sessions)
 
 
@@ -111,13 +115,15 @@ def _collect(store: SessionStore, session_ids: Sequence[str] | None) -> list[Ses
 # -- JSON ----------------------------------------------------------------------------
 
 
-def _to_json(records: list[SessionRecord]) -> str:
+def _to_json(records: list[SessionRecord], memories: list[dict[str, Any]]) -> str:
     doc: dict[str, Any] = {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
         "exported_at": time.time(),
         "sessions": [record.to_json() for record in records],
     }
+    if memories:
+        doc["memories"] = memories
     text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
     try:
         text.encode("utf-8")

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from desktop.core.errors import StorageError
 from desktop.storage.chatgpt import looks_like_chatgpt, parse_chatgpt
 from desktop.storage.export import EXPORT_FORMAT, parse_export_document
+from desktop.storage.memory_export import import_memories
 from desktop.storage.records import SessionRecord, ids_taken, with_new_ids
 from desktop.storage.sessions import SessionStore
 
@@ -38,6 +39,7 @@ class ImportReport:
     imported: list[str] = field(default_factory=list)  # session ids, in file order
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (title, reason)
     messages: int = 0
+    memories: int = 0  # memories added
 
     def summary(self) -> str:
         what = "ChatGPT export" if self.source == "chatgpt" else "Assista export"
@@ -45,6 +47,8 @@ class ImportReport:
         text = (
             f"Imported {n} chat{'s' if n != 1 else ''} ({self.messages} messages) from the {what}."
         )
+        if self.memories:
+            text += f" Added {self.memories} memor{'ies' if self.memories != 1 else 'y'}."
         if self.skipped:
             text += f" Skipped {len(self.skipped)}: " + "; ".join(
                 f"{title} ({reason})" for title, reason in self.skipped[:5]
@@ -135,6 +139,8 @@ def import_document(store: SessionStore, doc: Any) -> ImportReport:
             continue
         report.imported.append(info.id)
         report.messages += len(record.messages)
+    if source == "assista":
+        report.memories = import_memories(store.db, doc)
     return report
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from desktop.sync import fields
 from desktop.sync.clock import HybridClock
-from desktop.sync.fields import ASSISTANT, MESSAGE, SESSION, SETTINGS
+from desktop.sync.fields import FIELD_KINDS, MESSAGE, SETTINGS
 from desktop.sync.segments import Op, encode_ops
 from desktop.sync.state import SEEDED, get_meta, load_clock, save_clock, set_meta
 
@@ -89,7 +89,7 @@ def _everything(conn: sqlite3.Connection) -> list[Touched]:
         # Stamped as old as can be: what a device had before joining loses to what the
         # others already share (a fresh install's default settings must not win).
         Touched(kind, entity_id, None, 0.0)
-        for kind in (SESSION, ASSISTANT, SETTINGS)
+        for kind in FIELD_KINDS
         for entity_id in fields.all_ids(conn, kind)
     ]
 
@@ -97,7 +97,7 @@ def _everything(conn: sqlite3.Connection) -> list[Touched]:
 def _field_ops(
     conn: sqlite3.Connection, clock: HybridClock, touched: list[Touched]
 ) -> Iterator[Op]:
-    for kind in (SESSION, ASSISTANT, SETTINGS):
+    for kind in FIELD_KINDS:
         mine = [t for t in touched if t.kind == kind]
         current = fields.read_fields(conn, kind, [t.id for t in mine])
         for item in mine:

@@ -1,4 +1,5 @@
-"""Which fields of chats, assistants and settings sync, read and written as database values.
+"""Which fields of chats, assistants, memories and settings sync, read and written as
+database values.
 
 Left out on purpose: a chat's ``workspace`` and every provider id (paths and
 provider configurations belong to one machine; providers carry keys), and the
@@ -18,6 +19,7 @@ SESSION = "s"
 MESSAGE = "m"
 ASSISTANT = "a"
 SETTINGS = "g"
+MEMORY = "r"  # desktop.storage.memories
 
 SESSION_FIELDS = (
     "title", "created_at", "updated_at", "model", "extra", "system_prompt", "assistant_id",
@@ -27,13 +29,20 @@ ASSISTANT_FIELDS = (
     "position", "name", "description", "system_prompt", "model", "temperature",
     "enabled_tools", "created_at", "updated_at", "extra",
 )
+MEMORY_FIELDS = (
+    "text", "project_id", "created_at", "updated_at", "source_session_id",
+    "source_message_id", "enabled",
+)
 # (the base font size suits one machine's screen)
 LOCAL_SETTINGS = frozenset({"workspace", "active_provider_id", "mcp_servers", "base_font_pt"})
 
 # The most recent value wins for these whatever the stamps say: "last active" order.
 MAX_FIELDS = frozenset({"updated_at"})
 
-_TABLES = {SESSION: ("sessions", SESSION_FIELDS), ASSISTANT: ("assistants", ASSISTANT_FIELDS)}
+_TABLES = {SESSION: ("sessions", SESSION_FIELDS), ASSISTANT: ("assistants", ASSISTANT_FIELDS),
+           MEMORY: ("memories", MEMORY_FIELDS)}
+#: The kinds whose fields sync, in the order they are sent.
+FIELD_KINDS = (SESSION, ASSISTANT, MEMORY, SETTINGS)
 
 
 def encode(value: Any) -> str:
@@ -104,6 +113,12 @@ def write_field(
             "INSERT OR IGNORE INTO sessions (id, created_at, updated_at) VALUES (?, 0, 0)",
             (entity_id,),
         )
+    elif kind == MEMORY:
+        conn.execute(
+            "INSERT OR IGNORE INTO memories (id, text, created_at, updated_at) "
+            "VALUES (?, '', 0, 0)",
+            (entity_id,),
+        )
     else:
         conn.execute(
             "INSERT OR IGNORE INTO assistants (id, position, name, created_at, updated_at) "
@@ -123,6 +138,8 @@ def write_field(
 def delete_entity(conn: sqlite3.Connection, kind: str, entity_id: str) -> None:
     if kind == SESSION:
         conn.execute("DELETE FROM sessions WHERE id = ?", (entity_id,))  # messages cascade
+    elif kind == MEMORY:
+        conn.execute("DELETE FROM memories WHERE id = ?", (entity_id,))
     elif kind == ASSISTANT:
         conn.execute("DELETE FROM assistants WHERE id = ?", (entity_id,))
         conn.execute(

@@ -15,9 +15,11 @@ from tests.cli.test_ask_export import KEY, ROOT
 from tests.support.openai_server import FakeOpenAIServer
 
 
-def run(*args: str, data: Path) -> subprocess.CompletedProcess[str]:
+def run(*args: str, data: Path, env: dict[str, str] | None = None
+        ) -> subprocess.CompletedProcess[str]:
     environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    environ.update({"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", **KEY})
+    environ.update({"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", **KEY,
+                    **(env or {})})
     return subprocess.run([sys.executable, "-m", "desktop", *args, "--data-dir", str(data)],
                           capture_output=True, text=True, env=environ, cwd=ROOT, timeout=60,
                           check=False)

@@ -1,0 +1,117 @@
+"""Memory in the chat service (the window's and the CLI's one route), against a
+loopback server that records the requests: scopes, pause, relevance when there are
+many, temporary chats, and where a remembered fact goes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from desktop.app import AppContext
+from desktop.chat.approvals import PendingApproval
+from desktop.chat.profile import NewChat
+from desktop.chat.service import ChatService
+from desktop.storage.memories import ALL_WHILE_AT_MOST, RELEVANT_COUNT, MemoryStore
+from desktop.tools.approval import ApprovalDecision
+from tests.support.openai_server import FakeOpenAIServer
+
+
+def system_of(body: dict[str, Any]) -> str:
+    first = body["messages"][0]
+    return str(first["content"]) if first["role"] == "system" else ""
+
+
+def tools_of(body: dict[str, Any]) -> list[str]:
+    return [t["function"]["name"] for t in body.get("tools", [])]
+
+
+async def ask(service: ChatService, server: FakeOpenAIServer, chat: NewChat | str,
+              text: str = "hello") -> dict[str, Any]:
+    server.enqueue_text("ok")
+    service.start(chat, text)
+    await service.wait_idle()
+    body: dict[str, Any] = server.chat_requests[-1].json
+    return body
+
+
+async def test_a_projects_memories_reach_its_chats_and_no_others(
+        service: ChatService, server: FakeOpenAIServer) -> None:
+    store = service.memories
+    store.add("Lives in Lyon")
+    store.add("The garden has three apple trees", "project-garden")
+    store.add("The thesis is about moss", "project-thesis")
+    garden = system_of(await ask(service, server, NewChat(project_id="project-garden")))
+    assert "<memory>Lives in Lyon</memory>" in garden
+    assert "<memory>The garden has three apple trees</memory>" in garden
+    assert "moss" not in garden
+    plain = system_of(await ask(service, server, NewChat()))
+    assert "<memory>Lives in Lyon</memory>" in plain
+    assert "apple" not in plain and "moss" not in plain
+
+
+async def test_remembered_in_a_project_chat_stays_in_the_project(
+        service: ChatService, server: FakeOpenAIServer, ctx: AppContext) -> None:
+    ctx.settings.update(tool_policies={"remember": "allow"})
+    server.enqueue_tool_calls([("remember", json.dumps({"fact": "Uses no pesticides"}))])
+    server.enqueue_text("Noted.")
+    turn = service.start(NewChat(project_id="project-garden"), "Remember: no pesticides")
+    await service.wait_idle()
+    [memory] = service.memories.all()
+    assert (memory.text, memory.project_id) == ("Uses no pesticides", "project-garden")
+    assert memory.source_session_id == turn.session_id
+    assert memory.source_message_id == turn.base[-1].id
+    assert "pesticides" not in system_of(await ask(service, server, NewChat()))
+    assert "pesticides" in system_of(await ask(service, server,
+                                               NewChat(project_id="project-garden")))
+
+
+async def test_remember_asks_first_by_default(service: ChatService,
+                                              server: FakeOpenAIServer) -> None:
+    server.enqueue_tool_calls([("remember", json.dumps({"fact": "Likes tea"}))])
+    server.enqueue_text("Fine.")
+    asked: list[PendingApproval] = []
+    service.approvals.on_request.append(asked.append)
+    service.approvals.on_request.append(
+        lambda p: p.resolve(ApprovalDecision.deny("not that")))
+    service.start(NewChat(), "I like tea")
+    await service.wait_idle()
+    assert [p.request.tool for p in asked] == ["remember"]
+    assert service.memories.all() == []
+
+
+async def test_paused_memory_is_neither_read_nor_written(
+        service: ChatService, server: FakeOpenAIServer, ctx: AppContext) -> None:
+    service.memories.add("Lives in Lyon")
+    ctx.settings.update(memory_enabled=False)
+    body = await ask(service, server, NewChat())
+    assert "Lyon" not in system_of(body)
+    assert "remember" not in tools_of(body)
+    ctx.settings.update(memory_enabled=True)
+    body = await ask(service, server, NewChat())
+    assert "Lyon" in system_of(body) and "remember" in tools_of(body)
+
+
+async def test_many_memories_send_the_most_relevant(
+        service: ChatService, server: FakeOpenAIServer) -> None:
+    store = service.memories
+    for n in range(ALL_WHILE_AT_MOST + 10):
+        store.add(f"Filler fact number {n}")
+    store.add("Allergic to hazelnuts")
+    for n in range(5):
+        store.add(f"Another filler {n}")
+    system = system_of(await ask(service, server, NewChat(), "Can I eat this hazelnuts cake?"))
+    assert "<memory>Allergic to hazelnuts</memory>" in system
+    assert system.count("<memory>") == RELEVANT_COUNT
+
+
+async def test_a_temporary_chat_reads_writes_and_keeps_nothing(
+        service: ChatService, server: FakeOpenAIServer, ctx: AppContext) -> None:
+    service.memories.add("Lives in Lyon")
+    chat = NewChat(temporary=True)
+    first = await ask(service, server, chat, "first question")
+    assert "Lyon" not in system_of(first) and "remember" not in tools_of(first)
+    second = await ask(service, server, chat, "second question")
+    sent = [m["content"] for m in second["messages"] if m["role"] != "system"]
+    assert sent == ["first question", "ok", "second question"]  # it remembers its turns
+    assert ctx.sessions.list_sessions(archived=None) == []
+    assert MemoryStore(ctx.db).count() == 1
