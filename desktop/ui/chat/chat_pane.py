@@ -118,6 +118,7 @@ class ChatPane(QWidget):
         self.chat.deleteRequested.connect(self.delete_message)
         self.chat.forkRequested.connect(controller.fork_chat)
         self.chat.continueRequested.connect(controller.continue_answer)
+        self.chat.memoryUndoRequested.connect(controller.forget_memory)
         self.chat.inspectRequested.connect(self.inspect)
         self.inspect_shortcut = QShortcut(QKeySequence("Ctrl+Shift+I"), self)
         self.inspect_shortcut.activated.connect(self.inspect)

@@ -334,6 +334,18 @@ class ChatController(QObject):
         self._refresh_branches()
         self.busyChanged.emit(False)
 
+    # -- memory -----------------------------------------------------------------------------
+
+    def forget_memory(self, memory_id: str) -> None:
+        """Undo of "Memory saved": the memory is deleted (said in the status bar)."""
+        try:
+            forgotten = self.service.memories.forget(memory_id)
+        except AssistaError as exc:
+            self.errorOccurred.emit(exception_text(exc))
+            return
+        self.statusMessage.emit(self.tr("Memory removed.") if forgotten else
+                                self.tr("This memory was already deleted."), 5000)
+
     # -- tools ------------------------------------------------------------------------------
 
     def disabled_tools(self) -> list[str]:

@@ -53,7 +53,7 @@ def test_pause_and_policy_are_saved(qtbot: Any, qt_loop: qasync.QEventLoop,
                                     open_ctx: Callable[..., AppContext]) -> None:
     ctx = open_ctx()
     ctx.settings.update(tool_policies={"run_command": "deny"})
-    window, dialog = open_settings(qtbot, ctx)
+    _window, dialog = open_settings(qtbot, ctx)
     page = dialog.memory_page
     assert page.enabled_check.isChecked() and page.policy_combo.currentData() == "ask"
     page.enabled_check.setChecked(False)

@@ -1,0 +1,65 @@
+"""Memory in the window, against a loopback server that records the requests: the
+model's remember call shows "Memory saved: … · Undo" in the chat, the fact reaches a
+new chat's system prompt, and Undo forgets it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import qasync
+
+from desktop.app import AppContext
+from desktop.ui.window.main_window import MainWindow
+from tests.support.openai_server import FakeOpenAIServer
+from tests.ui.conversation_helpers import add_provider, make_window, send, system_text
+
+FACT = "The user's dog is called Pixel."
+
+
+def remember_in_a_chat(qtbot: Any, ctx: AppContext, server: FakeOpenAIServer) -> MainWindow:
+    ctx.settings.update(tool_policies={"remember": "allow"})
+    add_provider(ctx, server)
+    window = make_window(qtbot, ctx)
+    server.enqueue_tool_calls([("remember", json.dumps({"fact": FACT}))])
+    server.enqueue_text("I'll remember that.")
+    send(qtbot, window, "Remember that my dog is called Pixel")
+    return window
+
+
+def notice_of(window: MainWindow) -> Any:
+    call = next(m for m in window.controller.history if m.tool_calls)
+    widget = window.chat.widget_for(call.id)
+    assert widget is not None
+    return widget.tool_calls.memories
+
+
+def test_memory_saved_shows_in_the_chat_and_reaches_a_new_chat(
+        qtbot: Any, qt_loop: qasync.QEventLoop,
+        open_ctx: Callable[..., AppContext]) -> None:
+    ctx = open_ctx()
+    with FakeOpenAIServer(models=["gpt-test"]) as server:
+        window = remember_in_a_chat(qtbot, ctx, server)
+        notices = notice_of(window)
+        qtbot.waitUntil(notices.isVisible)
+        assert notices.text() == f"Memory saved: {FACT} · Undo"
+        window.controller.new_session()
+        server.enqueue_text("Pixel.")
+        send(qtbot, window, "What is my dog's name?")
+        assert f"<memory>{FACT}</memory>" in system_text(server.chat_requests[-1].json)
+
+
+def test_undo_forgets_the_memory(qtbot: Any, qt_loop: qasync.QEventLoop,
+                                 open_ctx: Callable[..., AppContext]) -> None:
+    ctx = open_ctx()
+    with FakeOpenAIServer(models=["gpt-test"]) as server:
+        window = remember_in_a_chat(qtbot, ctx, server)
+        notices = notice_of(window)
+        qtbot.waitUntil(notices.isVisible)
+        [memory] = window.controller.service.memories.all()
+        with qtbot.waitSignal(window.controller.statusMessage) as said:
+            notices.labels[0].linkActivated.emit(f"undo:{memory.id}")
+        assert said.args[0] == "Memory removed."
+        assert window.controller.service.memories.all() == []
+        assert notices.text() == f"Memory removed: {FACT}"
