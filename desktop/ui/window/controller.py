@@ -71,6 +71,8 @@ class ChatController(QObject):
         self.bridge = AgentBridge(self)
         self.session_id: str | None = None
         self.new_chat: NewChat = self.service.chats.new_chat()
+        # The temporary chat on screen (no memory, never stored; gone once left)
+        self.temporary: NewChat | None = None
         self.branches: ActiveBranch | None = None
         self.profile = ChatProfile(self)  # the chat's assistant and own system prompt
         self._history: list[Message] = []
@@ -88,6 +90,8 @@ class ChatController(QObject):
 
     @property
     def chat(self) -> ChatRef:
+        if self.temporary is not None:
+            return self.temporary
         return self.session_id or self.new_chat
 
     @property
@@ -144,6 +148,7 @@ class ChatController(QObject):
         """Show a new, empty chat with the assistant of the chat on screen; a chat that
         is answering goes on in the background."""
         new_chat = self.service.chats.new_chat(like=self.chat)
+        self.temporary = None  # (a temporary chat left is gone)
         self._watch(None)
         self.session_id = None
         self._history = []
@@ -153,6 +158,16 @@ class ChatController(QObject):
         self.busyChanged.emit(False)
         self.selectionChanged.emit()
         self.toolsChanged.emit()
+
+    def new_temporary_chat(self) -> None:
+        """Show a new temporary chat: it reads and writes no memory and is not kept
+        (its messages are gone once another chat is shown)."""
+        temporary = self.service.chats.new_chat(like=self.chat)
+        temporary.temporary = True
+        self.new_session()
+        self.temporary = temporary
+        self.sessionOpened.emit("", [])
+        self.selectionChanged.emit()
 
     def open_session(self, session_id: str) -> None:
         """Show a saved chat; if it is answering, what it streamed so far and then live."""
@@ -167,6 +182,7 @@ class ChatController(QObject):
                 return
             messages = list(self.branches.messages)
         self._watch(None)
+        self.temporary = None  # (a temporary chat left is gone)
         self.session_id = session_id
         self._history = messages
         self.sessionOpened.emit(session_id, list(messages))

@@ -63,3 +63,30 @@ def test_undo_forgets_the_memory(qtbot: Any, qt_loop: qasync.QEventLoop,
         assert said.args[0] == "Memory removed."
         assert window.controller.service.memories.all() == []
         assert notices.text() == f"Memory removed: {FACT}"
+
+
+def test_a_temporary_chat_from_the_file_menu_uses_no_memory_and_is_not_kept(
+        qtbot: Any, qt_loop: qasync.QEventLoop,
+        open_ctx: Callable[..., AppContext]) -> None:
+    ctx = open_ctx()
+    with FakeOpenAIServer(models=["gpt-test"]) as server:
+        add_provider(ctx, server)
+        window = make_window(qtbot, ctx)
+        window.controller.service.memories.add(FACT)
+        action = next(a for m in window.menuBar().actions() if m.menu() is not None
+                      for a in m.menu().actions() if a.text() == "New t&emporary chat")
+        action.trigger()
+        assert window.chat_pane.temporary_banner.isVisibleTo(window)
+        for question in ("first", "second"):
+            server.enqueue_text(f"answer to {question}")
+            send(qtbot, window, question)
+        body = server.chat_requests[-1].json
+        assert "Pixel" not in system_text(body)
+        assert "remember" not in [t["function"]["name"] for t in body.get("tools", [])]
+        assert [m["content"] for m in body["messages"][1:]] == [
+            "first", "answer to first", "second"]
+        assert ctx.sessions.list_sessions(archived=None) == []
+        window.controller.new_session()  # left: gone
+        assert not window.chat_pane.temporary_banner.isVisibleTo(window)
+        assert window.controller.temporary is None
+        assert ctx.sessions.list_sessions(archived=None) == []
