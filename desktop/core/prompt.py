@@ -5,6 +5,8 @@ The system prompt is built in layers, like the reference agents do:
 1. the base prompt — the chat's own system prompt when it has one, else its
    assistant's, else the app's default (``AppSettings.system_prompt``);
 2. the user's custom instructions (who they are, how they like answers);
+2b. the memories the chat may see (:mod:`desktop.storage.memories`), each marked
+   ``<memory>…</memory>`` under a line saying what they are;
 3. context: the workspace folder and what the tools can do there, and today's date.
 
 System messages inside the history that follow one another are collapsed

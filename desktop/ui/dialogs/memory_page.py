@@ -139,7 +139,8 @@ class MemoryPage(QWidget):
             self._fail(exc)
             found, total = [], 0
         for memory in found:
-            item = QListWidgetItem(shown(memory.text))
+            scope = f"  ·  {self.tr('project')}" if memory.project_id else ""
+            item = QListWidgetItem(shown(memory.text) + scope)
             item.setData(Qt.ItemDataRole.UserRole, memory.id)
             item.setToolTip(self.tr("In a project only") if memory.project_id
                             else self.tr("In every chat"))

@@ -25,10 +25,15 @@ def test_list_search_edit_delete(qtbot: Any, qt_loop: qasync.QEventLoop,
     store = window.controller.service.memories
     store.add("Lives in Lyon")
     store.add("Allergic to hazelnuts")
+    store.add("Three apple trees", "project-garden")
     page = dialog.memory_page
     dialog.pages.setCurrentWidget(page)  # shown: it reads the memories again
-    assert texts(page) == ["Allergic to hazelnuts", "Lives in Lyon"]
-    assert page.count_label.text() == "2 memories"
+    assert texts(page) == ["Three apple trees  ·  project", "Allergic to hazelnuts",
+                           "Lives in Lyon"]
+    assert page.count_label.text() == "3 memories"
+    assert page.list.item(0).toolTip() == "In a project only"
+    store.forget(store.all()[0].id)
+    page.refresh()
     page.search.setText("lyon")
     assert texts(page) == ["Lives in Lyon"]
     page.list.setCurrentRow(0)
