@@ -115,3 +115,20 @@ async def test_a_temporary_chat_reads_writes_and_keeps_nothing(
     assert sent == ["first question", "ok", "second question"]  # it remembers its turns
     assert ctx.sessions.list_sessions(archived=None) == []
     assert MemoryStore(ctx.db).count() == 1
+
+
+async def test_the_request_inspector_records_the_memories_as_sent(
+        service: ChatService, server: FakeOpenAIServer, ctx: AppContext) -> None:
+    from desktop.storage.inspector_store import InspectorStore
+
+    service.memories.add("Lives in Lyon")
+    server.enqueue_text("ok")
+    turn = service.start(NewChat(), "hello")
+    await service.wait_idle()
+    ctx.inspector.flush()
+    store = InspectorStore(ctx.inspector.path, read_only=True)
+    try:
+        [record] = store.for_session(turn.session_id)
+    finally:
+        store.close()
+    assert b"<memory>Lives in Lyon</memory>" in record.request_body
