@@ -105,8 +105,7 @@ class ChatProfiles:
         return session_project_id(self.ctx.db, chat)
 
     def prompt_sources(self, chat: ChatRef, tools: tuple[str, ...] = (), *,
-                       workspace: str | None = None,
-                       memories: tuple[str, ...] = ()) -> PromptSources:
+                       workspace: str | None = None) -> PromptSources:
         settings = self.ctx.settings.current
         assistant = self.assistant(chat)
         return PromptSources(
@@ -114,13 +113,11 @@ class ChatProfiles:
             assistant=assistant.system_prompt if assistant is not None else None,
             session=self.own_prompt(chat), custom_instructions=settings.custom_instructions,
             workspace=workspace if workspace is not None else self.workspace(chat),
-            tools=tools, today=date.today(), memories=memories)
+            tools=tools, today=date.today())
 
     def system_prompt(self, chat: ChatRef, tools: tuple[str, ...] = (), *,
-                      workspace: str | None = None,
-                      memories: tuple[str, ...] = ()) -> str | None:
-        return build_system_prompt(self.prompt_sources(chat, tools, workspace=workspace,
-                                                       memories=memories))
+                      workspace: str | None = None) -> str | None:
+        return build_system_prompt(self.prompt_sources(chat, tools, workspace=workspace))
 
     # -- request settings ----------------------------------------------------------------
 

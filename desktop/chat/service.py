@@ -264,10 +264,13 @@ class ChatService:
                 turn.history.append(user)
                 if recorder is not None:  # saved off the loop, before the answer
                     recorder.queue.put(user)
+            from desktop.chat.memory_recall import turn_system
+
+            system = await turn_system(plan, self.memories)  # (many memories: by vectors)
             # The meter goes first: the recorder saves the answer with its stats.
-            meter = GenerationMeter(recorder or turn.emit, turn.history, plan.system)
+            meter = GenerationMeter(recorder or turn.emit, turn.history, system)
             turn.result = await orchestrator.run(
-                turn.history, model=plan.model, system=plan.system, sink=meter,
+                turn.history, model=plan.model, system=system, sink=meter,
                 temperature=plan.temperature)
             turn.result.new_messages = meter.patch(turn.result.new_messages)
         except asyncio.CancelledError:

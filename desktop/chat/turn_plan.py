@@ -22,8 +22,10 @@ from desktop.chat.chat_tools import (
 from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
 from desktop.core.errors import ConfigError
 from desktop.core.messages import ImagePart, Part
+from desktop.core.prompt import with_memories
 
 if TYPE_CHECKING:
+    from desktop.chat.memory_recall import VectorRecall
     from desktop.core.provider_options import RequestOptions
     from desktop.core.settings import AppSettings, ProviderConfig
     from desktop.tools.approval import Policy
@@ -67,6 +69,11 @@ class TurnPlan:
     memory: bool = False
     memory_project: str | None = None
     memories: tuple[str, ...] = ()
+    # The system prompt without the memories, the question they were chosen for, and
+    # the embedding model that ranks them again by vectors when there are many.
+    base_system: str | None = None
+    question: str = ""
+    recall: VectorRecall | None = None
 
 
 def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
@@ -116,27 +123,26 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
     memory = memory_on(settings, chat, o)
     project = profiles.project_id(chat) if memory else None
     memories: tuple[str, ...] = ()
+    recall = None
     if memory:
+        from desktop.chat.memory_recall import recall_for_turn
         from desktop.storage.memories import MemoryStore
 
-        memories = tuple(m.text for m in MemoryStore(ctx.db).for_chat(project, question))
+        store = MemoryStore(ctx.db)
+        memories = tuple(m.text for m in store.for_chat(project, question))
+        recall = recall_for_turn(ctx, store, project, knowledge, config.base_url)
         if asked_remember or (o.tools is None and
                               REMEMBER_TOOL not in profiles.disabled_tools(chat)):
             names.append(REMEMBER_TOOL)  # made for this turn, bound to its scope
     if not caps.tools:
         names = []  # this model cannot call tools (or the user said so)
-    if o.system is not None:
-        from desktop.core.prompt import memory_section
-
-        system: str | None = "\n\n".join(
-            s for s in (o.system.strip(), memory_section(memories) if memories else "") if s)
-    else:
-        system = profiles.system_prompt(chat, tuple(names), workspace=workspace,
-                                        memories=memories)
-    return TurnPlan(config=config, model=model, system=system,
+    base = o.system if o.system is not None else profiles.system_prompt(
+        chat, tuple(names), workspace=workspace)
+    return TurnPlan(config=config, model=model, system=with_memories(base, memories),
                     temperature=request.temperature, tools=tuple(names),
                     workspace=workspace, request=request, knowledge=knowledge,
-                    memory=memory, memory_project=project, memories=memories)
+                    memory=memory, memory_project=project, memories=memories,
+                    base_system=base, question=question, recall=recall)
 
 
 def memory_on(settings: AppSettings, chat: ChatRef, overrides: TurnOverrides) -> bool:

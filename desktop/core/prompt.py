@@ -5,9 +5,10 @@ The system prompt is built in layers, like the reference agents do:
 1. the base prompt — the chat's own system prompt when it has one, else its
    assistant's, else the app's default (``AppSettings.system_prompt``);
 2. the user's custom instructions (who they are, how they like answers);
-2b. the memories the chat may see (:mod:`desktop.storage.memories`), each marked
-   ``<memory>…</memory>`` under a line saying what they are;
 3. context: the workspace folder and what the tools can do there, and today's date.
+
+The memories a chat may see (:mod:`desktop.storage.memories`) follow, each marked
+``<memory>…</memory>`` under a line saying what they are (:func:`with_memories`).
 
 System messages inside the history that follow one another are collapsed
 into one (several ``system`` messages in a row are rejected or mishandled by
@@ -40,7 +41,6 @@ class PromptSources:
     workspace: str | None = None  # the chat's workspace folder
     tools: Sequence[str] = field(default_factory=tuple)  # enabled tool names
     today: date | None = None  # None: no date line
-    memories: Sequence[str] = field(default_factory=tuple)  # what the chat may remember
 
 
 def base_prompt(default: str, assistant: str | None = None, session: str | None = None) -> str:
@@ -74,14 +74,19 @@ def memory_section(memories: Sequence[str]) -> str:
     return "\n".join([MEMORY_HEADING, *(f"<memory>{text}</memory>" for text in memories)])
 
 
+def with_memories(system: str | None, memories: Sequence[str]) -> str | None:
+    """``system`` with the memories after it (unchanged without memories)."""
+    if not memories:
+        return system
+    return "\n\n".join(s for s in ((system or "").strip(), memory_section(memories)) if s)
+
+
 def build_system_prompt(sources: PromptSources) -> str | None:
     """The layered system prompt, or ``None`` when every layer is empty."""
     sections = [base_prompt(sources.default, sources.assistant, sources.session)]
     instructions = sources.custom_instructions.strip()
     if instructions:
         sections.append(f"The user's custom instructions:\n{instructions}")
-    if sources.memories:
-        sections.append(memory_section(sources.memories))
     context = [workspace_context(sources.workspace, sources.tools)]
     if sources.today is not None:
         context.append(f"Today is {sources.today.isoformat()}.")

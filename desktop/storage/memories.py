@@ -131,22 +131,40 @@ class MemoryStore:
                                  "ORDER BY created_at DESC, num DESC", (project_id,))
         return [_memory(r) for r in rows]
 
+    def visible(self, project_id: str | None) -> list[Memory]:
+        """The enabled memories a chat in ``project_id`` may see, newest first."""
+        return [m for m in self.all(project_id, everything=False) if m.enabled]
+
+    def ranked(self, question: str, limit: int) -> list[str]:
+        """Ids of the memories best matching ``question`` by full-text rank, best first."""
+        match = match_query(question)
+        if match is None:
+            return []
+        rows = self.db.query(
+            "SELECT m.id FROM memories_fts f JOIN memories m ON m.num = f.rowid "
+            "WHERE memories_fts MATCH ? ORDER BY f.rank LIMIT ?", (match, limit))
+        return [str(r[0]) for r in rows]
+
+    def vectors(self, model: str) -> dict[str, bytes]:
+        """The stored vectors of ``model`` (a memory edited since has none)."""
+        rows = self.db.query("SELECT id, embedding FROM memories WHERE embedding_model = ? "
+                             "AND embedding IS NOT NULL", (model,))
+        return {str(r[0]): bytes(r[1]) for r in rows}
+
+    def set_vector(self, memory_id: str, model: str, blob: bytes) -> None:
+        self.db.execute("UPDATE memories SET embedding = ?, embedding_model = ? WHERE id = ?",
+                        (blob, model, memory_id))
+
     def for_chat(self, project_id: str | None, question: str = "") -> list[Memory]:
         """What a chat in ``project_id`` (None: in no project) is told: every enabled
         memory it may see while they are few, else the :data:`RELEVANT_COUNT` most
         relevant to ``question`` by full-text rank (the newest fill what is left)."""
-        visible = [m for m in self.all(project_id, everything=False) if m.enabled]
+        visible = self.visible(project_id)
         if len(visible) <= ALL_WHILE_AT_MOST:
             return sorted(visible, key=lambda m: (m.created_at, m.id))
         by_id = {m.id: m for m in visible}
-        chosen: list[str] = []
-        match = match_query(question)
-        if match is not None:
-            rows = self.db.query(
-                "SELECT m.id FROM memories_fts f JOIN memories m ON m.num = f.rowid "
-                "WHERE memories_fts MATCH ? ORDER BY f.rank LIMIT ?",
-                (match, RELEVANT_COUNT * 4))
-            chosen = [str(r[0]) for r in rows if str(r[0]) in by_id][:RELEVANT_COUNT]
+        ranked = self.ranked(question, RELEVANT_COUNT * 4)
+        chosen = [i for i in ranked if i in by_id][:RELEVANT_COUNT]
         for memory in visible:  # newest first
             if len(chosen) >= RELEVANT_COUNT:
                 break
@@ -179,7 +197,8 @@ class MemoryStore:
 
     def edit(self, memory_id: str, text: str) -> Memory:
         cleaned = clean_text(text)
-        if not self.db.execute("UPDATE memories SET text = ?, updated_at = ? WHERE id = ?",
+        if not self.db.execute("UPDATE memories SET text = ?, updated_at = ?, embedding = NULL "
+                               "WHERE id = ?",
                                (cleaned, time.time(), memory_id)):
             raise ConfigError(f"no memory with id {memory_id!r}", code="memory_missing",
                               params={"id": memory_id})

@@ -17,7 +17,9 @@ CREATE TABLE memories (
     updated_at        REAL NOT NULL,
     source_session_id TEXT,                          -- the chat it was remembered in
     source_message_id TEXT,                          -- the question that led to it
-    enabled           INTEGER NOT NULL DEFAULT 1     -- 0: kept but not sent
+    enabled           INTEGER NOT NULL DEFAULT 1,    -- 0: kept but not sent
+    embedding         BLOB,                          -- float32 vector, or NULL
+    embedding_model   TEXT                           -- which model made it
 );
 CREATE INDEX memories_by_project ON memories (project_id);
 
@@ -36,10 +38,17 @@ CREATE TRIGGER memories_au AFTER UPDATE OF text ON memories BEGIN
     INSERT INTO memories_fts (rowid, text) VALUES (NEW.num, NEW.text);
 END;
 
+-- a vector stands for the text it was made from
+CREATE TRIGGER memories_text_changed AFTER UPDATE OF text ON memories
+WHEN OLD.text IS NOT NEW.text BEGIN
+    UPDATE memories SET embedding = NULL, embedding_model = NULL WHERE num = NEW.num;
+END;
+
 CREATE TRIGGER sync_memory_insert AFTER INSERT ON memories BEGIN
     INSERT INTO sync_log (kind, id, at) VALUES ('r', NEW.id, {_NOW});
 END;
-CREATE TRIGGER sync_memory_update AFTER UPDATE ON memories BEGIN
+CREATE TRIGGER sync_memory_update AFTER UPDATE OF text, project_id, created_at, updated_at,
+    source_session_id, source_message_id, enabled ON memories BEGIN
     INSERT INTO sync_log (kind, id, at) VALUES ('r', NEW.id, {_NOW});
 END;
 CREATE TRIGGER sync_memory_delete AFTER DELETE ON memories BEGIN

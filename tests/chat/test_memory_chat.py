@@ -5,14 +5,21 @@ many, temporary chats, and where a remembered fact goes."""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from desktop.app import AppContext
 from desktop.chat.approvals import PendingApproval
 from desktop.chat.profile import NewChat
 from desktop.chat.service import ChatService
+from desktop.knowledge.store import EmbeddingConfig, KnowledgeStore
 from desktop.storage.memories import ALL_WHILE_AT_MOST, RELEVANT_COUNT, MemoryStore
 from desktop.tools.approval import ApprovalDecision
+from tests.knowledge import embedding_server
+from tests.knowledge.embedding_server import bag_of_words as _bag
 from tests.support.openai_server import FakeOpenAIServer
 
 
@@ -132,3 +139,45 @@ async def test_the_request_inspector_records_the_memories_as_sent(
     finally:
         store.close()
     assert b"<memory>Lives in Lyon</memory>" in record.request_body
+
+
+def _concepts(text: str) -> list[float]:
+    """The loopback embedding service's vectors, with a few words of one meaning put
+    on one dimension (so that only vectors, not full text, tell they are related)."""
+    same = {"hazelnuts": "nut", "praline": "nut"}
+    return _bag(" ".join(same.get(w, w) for w in re.findall(r"\w+", text.lower())))
+
+
+async def test_many_memories_are_ranked_by_vectors_where_the_knowledge_has_a_model(
+        service: ChatService, server: FakeOpenAIServer, ctx: AppContext,
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(embedding_server, "bag_of_words", _concepts)
+    store = service.memories
+    store.add("Allergic to hazelnuts")  # the oldest: the newest fill a full-text miss
+    for n in range(ALL_WHILE_AT_MOST + 15):
+        store.add(f"Filler fact number {n}")
+    (tmp_path / "notes.txt").write_text("notes", encoding="utf-8")
+    with embedding_server.EmbeddingServer() as embedder:
+        KnowledgeStore(ctx.db).add("notes", [tmp_path / "notes.txt"], EmbeddingConfig(
+            kind="openai", base_url=embedder.base_url, model="concepts"))
+        plain = system_of(await ask(service, server, NewChat(), "Is praline safe for me?"))
+        assert "hazelnuts" not in plain  # full text alone: no word in common
+        chat = NewChat(knowledge=["notes"])
+        system = system_of(await ask(service, server, chat, "Is praline safe for me?"))
+        assert "<memory>Allergic to hazelnuts</memory>" in system
+        assert system.count("<memory>") == RELEVANT_COUNT
+        assert len(embedder.requests[0]["input"]) == ALL_WHILE_AT_MOST + 16  # once each
+        await ask(service, server, NewChat(knowledge=["notes"]), "Any praline?")
+        assert embedder.requests[-1]["input"] == ["Any praline?"]  # only the question
+
+
+async def test_memories_are_not_embedded_by_a_remote_service(
+        service: ChatService, server: FakeOpenAIServer, ctx: AppContext,
+        tmp_path: Path) -> None:
+    for n in range(ALL_WHILE_AT_MOST + 1):
+        service.memories.add(f"Fact {n}")
+    (tmp_path / "notes.txt").write_text("notes", encoding="utf-8")
+    KnowledgeStore(ctx.db).add("notes", [tmp_path / "notes.txt"], EmbeddingConfig(
+        kind="openai", base_url="https://embeddings.example.com/v1", model="m"))
+    plan = service.plan(NewChat(knowledge=["notes"]), question="hello")
+    assert plan.recall is None and plan.memories  # full text only: nothing leaves
