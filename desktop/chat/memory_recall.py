@@ -10,7 +10,6 @@ never sent anywhere else. A failing service leaves the full-text choice in place
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,14 +17,11 @@ from functools import partial
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from desktop.core.errors import AssistaError
-from desktop.core.prompt import with_memories
 from desktop.knowledge.store import EmbeddingConfig, KnowledgeStore
 from desktop.storage.memories import ALL_WHILE_AT_MOST, RELEVANT_COUNT, MemoryStore
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
-    from desktop.chat.turn_plan import TurnPlan
 
 log = logging.getLogger(__name__)
 
@@ -73,20 +69,6 @@ def recall_for_turn(ctx: AppContext, memories: MemoryStore, project_id: str | No
 
     return vector_recall(KnowledgeStore(ctx.db, partial(provider_key, ctx)), knowledge,
                          provider_url)
-
-
-async def turn_system(plan: TurnPlan, memories: MemoryStore) -> str | None:
-    """The system prompt a turn is sent: the plan's, with its memories ranked again by
-    vectors when the plan says so (the full-text choice stays if that fails)."""
-    if plan.recall is None:
-        return plan.system
-    try:
-        texts = await asyncio.to_thread(recall, memories, plan.memory_project, plan.question,
-                                        plan.recall)
-    except AssistaError as exc:
-        log.warning("memories ranked by full text only: %s", exc)
-        return plan.system
-    return with_memories(plan.base_system, texts)
 
 
 Embed = Callable[[EmbeddingConfig, Sequence[str], str | None], list[list[float]]]

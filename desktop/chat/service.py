@@ -30,6 +30,7 @@ from desktop.chat.events import (
 )
 from desktop.chat.generation_stats import GenerationMeter
 from desktop.chat.limiter import ProviderLimiter
+from desktop.chat.memory_turns import memory_saver, turn_system
 from desktop.chat.message_edits import CONTINUATION_KEY, CONTINUE_PROMPT, MessageEdits
 from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
 from desktop.chat.running import RunningTurn
@@ -66,7 +67,6 @@ class ChatService:
         self.approvals = ApprovalBoard()
         self.edits = MessageEdits(ctx.sessions)
         self.memories = MemoryStore(ctx.db)  # facts kept across chats
-        self.on_memories_changed: list[Callable[[], None]] = []  # one saved by a turn
         self.limiter = ProviderLimiter(self._slot_limit)
         self._running: dict[str, RunningTurn] = {}
         self.locks = TurnLocks(ctx.paths.root)  # a chat answers in one process at a time
@@ -240,7 +240,7 @@ class ChatService:
             grants=self.tools.chat_grants(sid), on_progress=turn.emit,
             extra_policies=overrides.policies if overrides is not None else None,
             knowledge=plan.knowledge, checkpoint=self.tools.checkpoint(sid, turn.base),
-            remember=partial(self._remember, turn, plan) if plan.memory else None)
+            remember=memory_saver(self.memories, turn, plan))
         orchestrator = self.ctx.build_orchestrator(
             provider, turn.tools, settings,
             partial(self._confirm, turn) if isinstance(confirm, UseBoard) else confirm,
@@ -264,8 +264,6 @@ class ChatService:
                 turn.history.append(user)
                 if recorder is not None:  # saved off the loop, before the answer
                     recorder.queue.put(user)
-            from desktop.chat.memory_recall import turn_system
-
             system = await turn_system(plan, self.memories)  # (many memories: by vectors)
             # The meter goes first: the recorder saves the answer with its stats.
             meter = GenerationMeter(recorder or turn.emit, turn.history, system)
@@ -310,20 +308,6 @@ class ChatService:
         self.titles.turn_ended(sid, status, turn.history)
 
     # -- callbacks from a running turn -------------------------------------------------
-
-    def _remember(self, turn: RunningTurn, plan: TurnPlan, fact: str) -> tuple[str, str]:
-        """The ``remember`` tool of ``turn`` saves ``fact`` in the chat's scope."""
-        saved = not turn.session_id.startswith("unsaved-")
-        question = turn.base[-1] if turn.base and turn.base[-1].role == "user" else None
-        memory = self.memories.add(
-            fact, plan.memory_project, session_id=turn.session_id if saved else None,
-            message_id=question.id if saved and question is not None else None)
-        for callback in list(self.on_memories_changed):
-            try:
-                callback()
-            except Exception:
-                log.exception("a memory observer failed")
-        return memory.id, memory.text
 
     def _retrying(self, turn: RunningTurn, name: str, attempt: int, delay_s: float,
                   reason: str) -> None:
