@@ -36,6 +36,7 @@ from desktop.chat.compare_run import (
 )
 from desktop.chat.events import TurnEnded, TurnFailed
 from desktop.chat.generation_stats import GenerationMeter
+from desktop.chat.profile import NewChat
 from desktop.chat.running import RunningTurn
 from desktop.chat.service import ChatService
 from desktop.chat.turn_plan import TurnOverrides, TurnPlan
@@ -82,6 +83,9 @@ class CompareRunner:
         _check_count(targets)
         if not (text.strip() or attachments):
             raise ConfigError("the message is empty")
+        if isinstance(chat, NewChat) and chat.temporary:  # (its answers would be kept)
+            raise ConfigError("Comparing models is not available in a temporary chat.",
+                              code="temporary_compare")
         question = Message(role="user", parts=[TextPart(text=text), *attachments])
         plan = self._first_plan(chat, targets, overrides, attachments)  # (none: raises)
         jobs_chat = chat

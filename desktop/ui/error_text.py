@@ -88,6 +88,8 @@ _SENTENCES: dict[str, Any] = {
     "chat_gone": QT_TRANSLATE_NOOP("Errors", "That chat is gone."),
     "memory_empty": QT_TRANSLATE_NOOP("Errors", "A memory needs some text."),
     "memory_missing": QT_TRANSLATE_NOOP("Errors", "That memory is gone."),
+    "temporary_compare": QT_TRANSLATE_NOOP(
+        "Errors", "Comparing models is not available in a temporary chat."),
     "unexpected": QT_TRANSLATE_NOOP(
         "Errors", "Something unexpected went wrong."),
 }

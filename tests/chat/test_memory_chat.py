@@ -181,3 +181,15 @@ async def test_memories_are_not_embedded_by_a_remote_service(
         kind="openai", base_url="https://embeddings.example.com/v1", model="m"))
     plan = service.plan(NewChat(knowledge=["notes"]), question="hello")
     assert plan.recall is None and plan.memories  # full text only: nothing leaves
+
+
+async def test_a_temporary_chat_cannot_compare_models(service: ChatService,
+                                                      ctx: AppContext) -> None:
+    from desktop.chat.compare_run import CompareTarget
+    from desktop.core.errors import ConfigError
+
+    config = ctx.all_providers()[0]
+    targets = [CompareTarget(config, "gpt-test"), CompareTarget(config, "gpt-other")]
+    with pytest.raises(ConfigError, match="not available in a temporary chat"):
+        service.compare.start(NewChat(temporary=True), "which?", targets)
+    assert ctx.sessions.list_sessions(archived=None) == []
