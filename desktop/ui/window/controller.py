@@ -285,6 +285,11 @@ class ChatController(QObject):
             return False
         if branch_from is not None and self.session_id is None:
             return False
+        if branch_from is not None and self.temporary is not None:
+            self.statusMessage.emit(self.tr("A temporary chat has one version of each "
+                                            "message: edit and regenerate are not available."),
+                                    8000)
+            return False
         try:
             turn = self.service.start(self.chat, text, attachments, branch_from=branch_from,
                                       regenerate=regenerate)

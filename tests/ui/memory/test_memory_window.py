@@ -90,3 +90,21 @@ def test_a_temporary_chat_from_the_file_menu_uses_no_memory_and_is_not_kept(
         assert not window.chat_pane.temporary_banner.isVisibleTo(window)
         assert window.controller.temporary is None
         assert ctx.sessions.list_sessions(archived=None) == []
+
+
+def test_a_temporary_chat_offers_no_second_version(
+        qtbot: Any, qt_loop: qasync.QEventLoop,
+        open_ctx: Callable[..., AppContext]) -> None:
+    ctx = open_ctx()
+    with FakeOpenAIServer(models=["gpt-test"]) as server:
+        add_provider(ctx, server)
+        window = make_window(qtbot, ctx)
+        window.controller.new_temporary_chat()
+        server.enqueue_text("an answer")
+        send(qtbot, window, "a question")
+        answer = window.controller.history[-1]
+        with qtbot.waitSignal(window.controller.statusMessage) as said:
+            assert window.controller.regenerate(answer.id) is False
+        assert "not available" in said.args[0]
+        assert len(server.chat_requests) == 1
+        assert ctx.sessions.list_sessions(archived=None) == []
