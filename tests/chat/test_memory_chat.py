@@ -83,6 +83,8 @@ async def test_remember_asks_first_by_default(service: ChatService,
     service.start(NewChat(), "I like tea")
     await service.wait_idle()
     assert [p.request.tool for p in asked] == ["remember"]
+    assert asked[0].request.preview.title == "Save a memory"
+    assert json.loads(asked[0].request.preview.text) == {"fact": "Likes tea"}
     assert service.memories.all() == []
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from desktop.core.errors import ToolError
-from desktop.tools.approval import Policy
+from desktop.tools.approval import ApprovalPreview, Policy
 from desktop.tools.registry import Tool, ToolContext
 
 #: Saves a memory's text; returns its id and its text as kept.
@@ -53,6 +53,10 @@ class Remember:
             memory_id, text = save(fact)
             return {"saved": True, "memory_id": memory_id, "text": text}
 
+        async def preview(args: dict[str, Any], _ctx: ToolContext) -> ApprovalPreview:
+            shown = ApprovalPreview.arguments(args)  # the fact, as it would be kept
+            return ApprovalPreview.titled(shown.kind, shown.text, "remember")
+
         return Tool(name=cls.name, title=cls.title, description=cls.description,
                     parameters=cls.parameters, handler=handle, read_only=False,
-                    default_policy=cls.default_policy)
+                    default_policy=cls.default_policy, preview=preview)
