@@ -171,6 +171,11 @@ async def test_many_memories_are_ranked_by_vectors_where_the_knowledge_has_a_mod
         assert len(embedder.requests[0]["input"]) == ALL_WHILE_AT_MOST + 16  # once each
         await ask(service, server, NewChat(knowledge=["notes"]), "Any praline?")
         assert embedder.requests[-1]["input"] == ["Any praline?"]  # only the question
+        model = f"openai|{embedder.base_url}|concepts"
+        nuts = next(m for m in store.all() if "hazelnuts" in m.text)
+        assert nuts.id in store.vectors(model)
+        store.edit(nuts.id, "Allergic to hazelnuts and almonds")
+        assert nuts.id not in store.vectors(model)  # made again from the new text
 
 
 async def test_memories_are_not_embedded_by_a_remote_service(
