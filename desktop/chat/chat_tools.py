@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from desktop.core.messages import Message
     from desktop.core.settings import AppSettings
     from desktop.tools.approval import Approver, Policy, ProgressSink
+    from desktop.tools.builtins.remember import SaveMemory
     from desktop.tools.checkpoints import TurnCheckpoint
     from desktop.tools.grants import JsonGrantStore
     from desktop.tools.mcp.catalog import RegistryCatalog
@@ -40,6 +41,8 @@ log = logging.getLogger(__name__)
 KNOWLEDGE_TOOL = "search_knowledge"
 #: Added to a turn that searches the web on a provider without a search of its own.
 WEB_TOOL = "web_search"
+#: Added to a turn of a chat that may write memories; bound to the chat's scope.
+REMEMBER_TOOL = "remember"
 
 
 def check_known(names: Iterable[str], registry: ToolRegistry) -> None:
@@ -129,10 +132,12 @@ class ChatTools:
                extra_policies: Mapping[str, Policy] | None = None,
                knowledge: Sequence[str] = (),
                checkpoint: TurnCheckpoint | None = None,
-               origin: str | None = None) -> ToolRunner:
+               origin: str | None = None,
+               remember: SaveMemory | None = None) -> ToolRunner:
         """An executor for one turn (``NoTools`` when nothing is enabled).
-        ``knowledge``: the chat's knowledge bases, searched by ``search_knowledge``.
-        ``origin``: the chat the turn runs in (MCP servers' questions belong to it)."""
+        ``knowledge``: the chat's knowledge bases, searched by ``search_knowledge``;
+        ``origin``: the chat the turn runs in (MCP servers' questions belong to it);
+        ``remember``: where the ``remember`` tool saves (None: it is not offered)."""
         if not names:
             return NoTools()
         registry = self.registry()
@@ -144,6 +149,14 @@ class ChatTools:
             registry.register(search_knowledge_tool(self.ctx.db, knowledge,
                                                     partial(provider_key, self.ctx),
                                                     self.ctx.proxy))
+        if REMEMBER_TOOL in names:
+            if remember is None:
+                names = [n for n in names if n != REMEMBER_TOOL]
+            else:
+                from desktop.tools.builtins.remember import Remember
+
+                registry = ToolRegistry([t for t in registry if t.name != REMEMBER_TOOL])
+                registry.register(Remember.tool(remember))
         if WEB_TOOL in names:
             from desktop.chat.web_search import web_search_config
             from desktop.tools.builtins.web_search import web_search_tool

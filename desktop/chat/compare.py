@@ -34,6 +34,7 @@ from desktop.chat.compare_run import (
     PerModel,
 )
 from desktop.chat.events import TurnEnded, TurnFailed
+from desktop.chat.profile import NewChat
 from desktop.chat.running import RunningTurn
 from desktop.chat.service import ChatService
 from desktop.chat.turn_plan import TurnOverrides, TurnPlan
@@ -81,6 +82,9 @@ class CompareRunner:
         _check_count(targets)
         if not (text.strip() or attachments):
             raise ConfigError("the message is empty")
+        if isinstance(chat, NewChat) and chat.temporary:  # (its answers would be kept)
+            raise ConfigError("Comparing models is not available in a temporary chat.",
+                              code="temporary_compare")
         question = Message(role="user", parts=[TextPart(text=text), *attachments])
         plan = self._first_plan(chat, targets, overrides, attachments)  # (none: raises)
         jobs_chat = chat
@@ -196,7 +200,8 @@ class CompareRunner:
                 asker = approver
             job: _Job
             try:
-                plan = service.plan(chat, images, column_overrides)
+                plan = service.plan(chat, images, column_overrides,
+                                    question=question.body_text)
                 job = service.runner.build(turn, plan, column_overrides, asker, confirm)
             except AssistaError as exc:
                 job = str(exc)

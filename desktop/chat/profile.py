@@ -19,6 +19,7 @@ from desktop.core.prompt import PromptSources, build_system_prompt
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
+    from desktop.core.messages import Message
     from desktop.core.provider_options import RequestOptions
     from desktop.core.records import Assistant, Project, SessionInfo
     from desktop.core.settings import ProviderConfig
@@ -39,7 +40,16 @@ class NewChat:
     draft: str = ""  # typed, not sent yet (desktop.chat.drafts)
     options: ChatOptions = field(default_factory=ChatOptions)
     knowledge: list[str] = field(default_factory=list)  # knowledge bases it searches
+    # A temporary chat: no memory read or written, and not kept once closed; its
+    # messages live here only (the service adds each turn's).
+    temporary: bool = False
+    history: list[Message] = field(default_factory=list)
     project_id: str | None = None  # the project it is started in (desktop.projects)
+
+    @property
+    def temporary_id(self) -> str:
+        """The id its turns run under (never a stored chat's)."""
+        return f"unsaved-temporary-{id(self)}"
 
     @property
     def grant_key(self) -> str:
@@ -108,6 +118,13 @@ class ChatProfiles:
         if project is not None and project.workspace:
             return project.workspace
         return self.ctx.settings.current.workspace
+
+    def project_id(self, chat: ChatRef) -> str | None:
+        """The chat's project (its memory scope); None: in no project."""
+        if isinstance(chat, NewChat):
+            return chat.project_id
+        info = self.info(chat)
+        return info.project_id if info is not None else None
 
     def prompt_sources(self, chat: ChatRef, tools: tuple[str, ...] = (), *,
                        workspace: str | None = None) -> PromptSources:

@@ -21,7 +21,7 @@ from desktop.chat.chat_tools import ChatTools
 from desktop.chat.events import ChatObserver, ChatState
 from desktop.chat.limiter import ProviderLimiter
 from desktop.chat.message_edits import CONTINUATION_KEY, CONTINUE_PROMPT, MessageEdits
-from desktop.chat.profile import ChatProfiles, ChatRef
+from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
 from desktop.chat.running import RunningTurn
 from desktop.chat.titling import ChatTitler
 from desktop.chat.turn_locks import TurnLocks
@@ -31,6 +31,7 @@ from desktop.chat.use_board import BOARD, UseBoard
 from desktop.core.conversation import SessionRecorder, auto_title
 from desktop.core.errors import ConfigError
 from desktop.core.messages import Message, Part, TextPart
+from desktop.storage.memories import MemoryStore
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
@@ -56,7 +57,9 @@ class ChatService:
         self.limiter = ProviderLimiter(self._slot_limit)
         self.locks = TurnLocks(ctx.paths.root)  # a chat answers in one process at a time
         # Builds, runs and ends every turn (this service's and each compare column's).
-        self.runner = TurnRunner(ctx, self.tools, self.approvals, self.limiter, self.locks)
+        self.memories = MemoryStore(ctx.db)  # facts kept across chats
+        self.runner = TurnRunner(ctx, self.tools, self.approvals, self.limiter, self.locks,
+                                 memories=self.memories)
         self.runner.on_ended.append(self._turn_ended)
         self.chat_states: ChatStates = self.runner.states
         self.on_state: list[StateObserver] = self.chat_states.observers
@@ -97,9 +100,10 @@ class ChatService:
     # -- turns -------------------------------------------------------------------------
 
     def plan(self, chat: ChatRef, attachments: Sequence[Part] = (),
-             overrides: TurnOverrides | None = None) -> TurnPlan:
+             overrides: TurnOverrides | None = None, question: str = "") -> TurnPlan:
+        """``question``: what the user asks (the memories most relevant to it are sent)."""
         return plan_turn(self.profiles, self.tools, self.ctx.settings.current, chat,
-                         attachments, overrides=overrides)
+                         attachments, overrides=overrides, question=question)
 
     def start(self, chat: ChatRef, text: str, attachments: Sequence[Part] = (), *,
               branch_from: str | None = None, regenerate: bool = False,
@@ -118,13 +122,24 @@ class ChatService:
         ``continuation``: ``text`` asks to continue the last answer (shown as such)."""
         if not (text.strip() or attachments or regenerate):
             raise ConfigError("the message is empty")
-        plan = self.plan(chat, attachments, overrides)
+        temporary = isinstance(chat, NewChat) and chat.temporary
+        if temporary:
+            save = False  # a temporary chat is never stored
+        plan = self.plan(chat, attachments, overrides, question=text)
         user: Message | None = None
         if not regenerate:
             user = Message(role="user", parts=[TextPart(text=text), *attachments],
                            provider_data={CONTINUATION_KEY: True} if continuation else {})
-        session_id, history = self._open_chat(chat, plan, text, attachments, branch_from) \
-            if save else (f"unsaved-{id(user)}", [])
+        if isinstance(chat, NewChat) and temporary:
+            if self.runner.running(chat.temporary_id) is not None:
+                raise ConfigError("This chat is still answering; stop it first.",
+                                  code="still_answering")
+            # (its own list: the loop appends each finished message to it)
+            session_id, history = chat.temporary_id, chat.history
+        else:
+            session_id, history = self._open_chat(chat, plan, text, attachments,
+                                                  branch_from) \
+                if save else (f"unsaved-{id(user)}", [])
         info = self.ctx.sessions.get_session(session_id) if save else None
         turn = RunningTurn(session_id, info.title if info else "", [], history,
                            model=plan.model)

@@ -12,12 +12,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from desktop.chat.chat_tools import KNOWLEDGE_TOOL, WEB_TOOL, ChatTools, check_known
-from desktop.chat.profile import ChatProfiles, ChatRef
+from desktop.chat.chat_tools import (
+    KNOWLEDGE_TOOL,
+    REMEMBER_TOOL,
+    WEB_TOOL,
+    ChatTools,
+    check_known,
+)
+from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
 from desktop.core.errors import ConfigError
 from desktop.core.messages import ImagePart, Part
+from desktop.core.prompt import with_memories
 
 if TYPE_CHECKING:
+    from desktop.chat.memory_recall import VectorRecall
     from desktop.core.provider_options import RequestOptions
     from desktop.core.settings import AppSettings, ProviderConfig
     from desktop.tools.approval import Policy
@@ -40,6 +48,7 @@ class TurnOverrides:
     policies: dict[str, Policy] = field(default_factory=dict)
     knowledge: list[str] = field(default_factory=list)  # knowledge bases (--knowledge)
     web_search: bool = False  # search the web this turn (--web)
+    memory: bool = True  # read and write memories (off: --no-memory, --temporary)
 
 
 @dataclass(frozen=True)
@@ -55,11 +64,21 @@ class TurnPlan:
     request: RequestOptions
     # Knowledge bases searched by the search_knowledge tool (the chat's, its assistant's).
     knowledge: tuple[str, ...] = ()
+    # Memory: whether this turn reads and writes memories, and into which scope
+    # (a project's id; None: global). The memories sent are in the system prompt.
+    memory: bool = False
+    memory_project: str | None = None
+    memories: tuple[str, ...] = ()
+    # The system prompt without the memories, the question they were chosen for, and
+    # the embedding model that ranks them again by vectors when there are many.
+    base_system: str | None = None
+    question: str = ""
+    recall: VectorRecall | None = None
 
 
 def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
               chat: ChatRef, attachments: Sequence[Part] = (), *,
-              overrides: TurnOverrides | None = None) -> TurnPlan:
+              overrides: TurnOverrides | None = None, question: str = "") -> TurnPlan:
     """The request setup of ``chat``'s next turn; raises ConfigError (with a sentence
     for the user) when it cannot be sent."""
     o = overrides or TurnOverrides()
@@ -86,6 +105,8 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
         names = [n for n in tools.available(settings, workspace)
                  if n not in disabled and (allowed is None or n in allowed)]
     names += [n for n in o.extra_tools if n not in names]
+    asked_remember = REMEMBER_TOOL in names  # (--allow remember, --tools remember)
+    names = [n for n in names if n != REMEMBER_TOOL]  # made below when memory is on
     check_known(names, tools.registry())
     from desktop.knowledge.chat_link import chat_knowledge
 
@@ -101,10 +122,33 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
                                         has_tools=bool(names) and bool(caps.tools))
     if web_tool and WEB_TOOL not in names:
         names.append(WEB_TOOL)  # made for this turn, on the search service of Settings
+    memory = memory_on(settings, chat, o)
+    project = profiles.project_id(chat) if memory else None
+    memories: tuple[str, ...] = ()
+    recall = None
+    if memory:
+        from desktop.chat.memory_recall import recall_for_turn
+        from desktop.storage.memories import MemoryStore
+
+        store = MemoryStore(ctx.db)
+        memories = tuple(m.text for m in store.for_chat(project, question))
+        recall = recall_for_turn(ctx, store, project, knowledge, config.base_url)
+        if asked_remember or (o.tools is None and
+                              REMEMBER_TOOL not in profiles.disabled_tools(chat)):
+            names.append(REMEMBER_TOOL)  # made for this turn, bound to its scope
     if not caps.tools:
         names = []  # this model cannot call tools (or the user said so)
-    system = o.system if o.system is not None else profiles.system_prompt(
+    base = o.system if o.system is not None else profiles.system_prompt(
         chat, tuple(names), workspace=workspace)
-    return TurnPlan(config=config, model=model, system=system,
+    return TurnPlan(config=config, model=model, system=with_memories(base, memories),
                     temperature=request.temperature, tools=tuple(names),
-                    workspace=workspace, request=request, knowledge=knowledge)
+                    workspace=workspace, request=request, knowledge=knowledge,
+                    memory=memory, memory_project=project, memories=memories,
+                    base_system=base, question=question, recall=recall)
+
+
+def memory_on(settings: AppSettings, chat: ChatRef, overrides: TurnOverrides) -> bool:
+    """Whether a turn reads and writes memories: memory not paused in Settings, not
+    turned off for this turn, and not a temporary chat."""
+    return settings.memory_enabled and overrides.memory and not (
+        isinstance(chat, NewChat) and chat.temporary)

@@ -30,6 +30,7 @@ from desktop.chat.events import (
     TurnQueued,
 )
 from desktop.chat.generation_stats import GenerationMeter
+from desktop.chat.memory_turns import memory_saver, turn_system
 from desktop.chat.running import RunningTurn
 from desktop.chat.turn_saving import finish_saving
 from desktop.chat.use_board import UseBoard
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from desktop.chat.turn_plan import TurnOverrides, TurnPlan
     from desktop.core.conversation import SessionRecorder
     from desktop.core.orchestrator import ConfirmContinue, Orchestrator
+    from desktop.storage.memories import MemoryStore
     from desktop.tools.approval import ApprovalDecision, ApprovalRequest, Approver
 
 __all__ = ["TurnJob", "TurnRunner"]
@@ -65,8 +67,12 @@ class TurnJob:
 
 class TurnRunner:
     def __init__(self, ctx: AppContext, tools: ChatTools, approvals: ApprovalBoard,
-                 limiter: ProviderLimiter, locks: TurnLocks) -> None:
+                 limiter: ProviderLimiter, locks: TurnLocks, *,
+                 memories: MemoryStore | None = None) -> None:
         self.ctx = ctx
+        # Facts kept across chats: a turn's system prompt carries the relevant ones,
+        # its ``remember`` tool saves here (None: the turns use no memory).
+        self.memories = memories
         self.tools = tools
         self.approvals = approvals
         self.limiter = limiter
@@ -151,7 +157,8 @@ class TurnRunner:
             grants=self.tools.chat_grants(sid), on_progress=turn.emit,
             extra_policies=overrides.policies if overrides is not None else None,
             knowledge=plan.knowledge, checkpoint=self.tools.checkpoint(sid, turn.base),
-            origin=sid)
+            origin=sid, remember=(memory_saver(self.memories, turn, plan)
+                                  if self.memories is not None else None))
         orchestrator = self.ctx.build_orchestrator(
             provider, turn.tools, settings,
             partial(self._confirm, turn) if isinstance(confirm, UseBoard) else confirm,
@@ -171,10 +178,13 @@ class TurnRunner:
         try:
             if job is not None:
                 plan = job.plan
+                system = plan.system  # (many memories: ranked again by vectors)
+                if self.memories is not None:
+                    system = await turn_system(plan, self.memories)
                 # The meter goes first: the recorder saves the answer with its stats.
-                meter = GenerationMeter(recorder or turn.emit, turn.history, plan.system)
+                meter = GenerationMeter(recorder or turn.emit, turn.history, system)
                 turn.result = await job.orchestrator.run(
-                    turn.history, model=plan.model, system=plan.system, sink=meter,
+                    turn.history, model=plan.model, system=system, sink=meter,
                     temperature=plan.temperature, session_id=turn.session_id)
                 turn.result.new_messages = meter.patch(turn.result.new_messages)
         except asyncio.CancelledError:

@@ -233,7 +233,8 @@ def turn_overrides(args: argparse.Namespace, service: ChatService, config: Provi
     return TurnOverrides(config=config, model=config.model, system=args.system,
                          tools=tools, extra_tools=extra, workspace=args.workspace,
                          policies=dict.fromkeys(allowed, "allow"), knowledge=knowledge,
-                         web_search=bool(getattr(args, "web", False)))
+                         web_search=bool(getattr(args, "web", False)),
+                         memory=not (args.no_memory or args.temporary))
 
 
 def _knowledge_bases(service: ChatService, args: argparse.Namespace) -> list[KnowledgeBase]:

@@ -96,9 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_knowledge_parser(sub, _add_common)
 
-    from desktop.cli.project_args import add_project_parser
-
-    add_project_parser(sub, _add_common, ask)
+    _add_project_and_memory(sub, ask)
 
     export = sub.add_parser("export", help="export conversations")
     _add_common(export)
@@ -172,48 +170,43 @@ def run(argv: list[str]) -> int:
                     stream.close()
 
 
+#: Each subcommand's handler (module, function), imported only when it runs.
+_HANDLERS = {
+    "ask": ("desktop.cli.ask", "ask_command"),
+    "export": ("desktop.cli.export", "export_command"),
+    "import": ("desktop.cli.import_cmd", "import_command"),
+    "mcp": ("desktop.cli.mcp_cmd", "mcp_command"),
+    "knowledge": ("desktop.cli.knowledge_cmd", "knowledge_command"),
+    "project": ("desktop.cli.project_cmd", "project_command"),
+    "memory": ("desktop.cli.memory_cmd", "memory_command"),
+    "undo": ("desktop.cli.undo_cmd", "undo_command"),
+    "inspect": ("desktop.cli.inspect_cmd", "inspect_command"),
+    "sync": ("desktop.cli.sync_cmd", "sync_command"),
+}
+
+
+def _add_project_and_memory(sub: Any, ask: argparse.ArgumentParser) -> None:
+    from desktop.cli.memory_args import add_memory_parser
+    from desktop.cli.project_args import add_project_parser
+
+    add_project_parser(sub, _add_common, ask)
+    add_memory_parser(sub, _add_common, ask)
+
+
 def _run_command(args: argparse.Namespace) -> int:
+    import importlib
+
+    if args.command == "ask" and args.temporary:
+        args.no_save = True  # a temporary chat is not kept
     if args.command == "ask" and args.compare:
         from desktop.cli.ask_compare import compare_command
 
         return compare_command(args)
-    if args.command == "ask":
-        from desktop.cli.ask import ask_command
-
-        return ask_command(args)
-    if args.command == "export":
-        from desktop.cli.export import export_command
-
-        return export_command(args)
-    if args.command == "import":
-        from desktop.cli.import_cmd import import_command
-
-        return import_command(args)
-    if args.command == "mcp":
-        from desktop.cli.mcp_cmd import mcp_command
-
-        return mcp_command(args)
-    if args.command == "knowledge":
-        from desktop.cli.knowledge_cmd import knowledge_command
-
-        return knowledge_command(args)
-    if args.command == "project":
-        from desktop.cli.project_cmd import project_command
-
-        return project_command(args)
-    if args.command == "undo":
-        from desktop.cli.undo_cmd import undo_command
-
-        return undo_command(args)
-    if args.command == "inspect":
-        from desktop.cli.inspect_cmd import inspect_command
-
-        return inspect_command(args)
-    if args.command == "sync":
-        from desktop.cli.sync_cmd import sync_command
-
-        return sync_command(args)
-    raise AssertionError(f"unknown command {args.command!r}")
+    if args.command not in _HANDLERS:
+        raise AssertionError(f"unknown command {args.command!r}")
+    module, function = _HANDLERS[args.command]
+    code: int = getattr(importlib.import_module(module), function)(args)
+    return code
 
 
 def _open_window(args: argparse.Namespace) -> int:

@@ -8,6 +8,9 @@ The system prompt is built in layers, like the reference agents do:
 3. the user's custom instructions (who they are, how they like answers);
 4. context: the workspace folder and what the tools can do there, and today's date.
 
+The memories a chat may see (:mod:`desktop.storage.memories`) follow, each marked
+``<memory>…</memory>`` under a line saying what they are (:func:`with_memories`).
+
 System messages inside the history that follow one another are collapsed
 into one (several ``system`` messages in a row are rejected or mishandled by
 some providers); those at the very start are folded into the system prompt.
@@ -62,6 +65,22 @@ def workspace_context(workspace: str | None, tools: Sequence[str] = ()) -> str:
             "to this folder."
         )
     return text
+
+
+MEMORY_HEADING = ("Memories: facts the user chose to keep from earlier chats (each one is "
+                  "a saved memory; use them when they are relevant, do not list them):")
+
+
+def memory_section(memories: Sequence[str]) -> str:
+    """The memories a chat is told, each marked as a memory."""
+    return "\n".join([MEMORY_HEADING, *(f"<memory>{text}</memory>" for text in memories)])
+
+
+def with_memories(system: str | None, memories: Sequence[str]) -> str | None:
+    """``system`` with the memories after it (unchanged without memories)."""
+    if not memories:
+        return system
+    return "\n\n".join(s for s in ((system or "").strip(), memory_section(memories)) if s)
 
 
 def build_system_prompt(sources: PromptSources) -> str | None:

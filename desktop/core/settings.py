@@ -85,6 +85,8 @@ class AppSettings(BaseModel):
         "Format answers in Markdown."
     )
     custom_instructions: str = ""  # added to every chat's system prompt
+    # Memory (desktop.storage.memories): off pauses it: no memory is read or written.
+    memory_enabled: bool = True
     default_assistant_id: str | None = None
     # When a chat outgrows the model's context window: drop the oldest turns, or
     # replace them with a summary.

@@ -1,7 +1,8 @@
 """Export sessions as lossless JSON or as readable Markdown.
 
 The export reads only sessions and messages; settings, providers and keys are
-never part of it. Chats in the trash are not exported.
+never part of it. Chats in the trash are not exported. An export of every chat
+also holds the memories (:mod:`desktop.storage.memory_export`).
 
 JSON (version 2) holds every session field (pinned, archived, system prompt,
 assistant, project, active leaf...), the chats' projects with their files' text,
@@ -33,6 +34,7 @@ from desktop.core.messages import (
     ToolResultPart,
 )
 from desktop.core.sources import answer_sources
+from desktop.storage.memory_export import export_memories
 from desktop.storage.records import SessionRecord
 from desktop.storage.sessions import SessionStore
 
@@ -59,7 +61,10 @@ def export_sessions(
         raise ValueError(f"unknown export format {fmt!r} (use 'json' or 'markdown')")
     sessions = _collect(store, session_ids)
     if fmt == "json":
-        return _to_json(sessions, _projects(store, sessions, every=session_ids is None))
+        # Memories belong to no one chat: they come with an export of everything.
+        memories = export_memories(store.db) if session_ids is None else []
+        return _to_json(sessions, _projects(store, sessions, every=session_ids is None),
+                        memories)
     return _to_markdown(sessions)
 
 
@@ -124,7 +129,8 @@ def _projects(store: SessionStore, records: list[SessionRecord],
 # -- JSON ----------------------------------------------------------------------------
 
 
-def _to_json(records: list[SessionRecord], projects: list[dict[str, Any]]) -> str:
+def _to_json(records: list[SessionRecord], projects: list[dict[str, Any]],
+             memories: list[dict[str, Any]]) -> str:
     doc: dict[str, Any] = {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
@@ -133,6 +139,8 @@ def _to_json(records: list[SessionRecord], projects: list[dict[str, Any]]) -> st
     }
     if projects:
         doc["projects"] = projects  # each with its files (desktop.storage.projects)
+    if memories:
+        doc["memories"] = memories
     text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
     try:
         text.encode("utf-8")

@@ -22,6 +22,7 @@ from typing import Any, Literal
 from desktop.core.errors import StorageError
 from desktop.storage.chatgpt import looks_like_chatgpt, parse_chatgpt
 from desktop.storage.export import EXPORT_FORMAT, parse_export_document
+from desktop.storage.memory_export import import_memories
 from desktop.storage.records import SessionRecord, ids_taken, with_new_ids
 from desktop.storage.sessions import SessionStore
 
@@ -40,6 +41,7 @@ class ImportReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (title, reason)
     messages: int = 0
     projects: int = 0  # projects added (with their files)
+    memories: int = 0  # memories added
 
     def summary(self) -> str:
         what = "ChatGPT export" if self.source == "chatgpt" else "Assista export"
@@ -49,6 +51,8 @@ class ImportReport:
         )
         if self.projects:
             text += f" Added {self.projects} project{'s' if self.projects != 1 else ''}."
+        if self.memories:
+            text += f" Added {self.memories} memor{'ies' if self.memories != 1 else 'y'}."
         if self.skipped:
             text += f" Skipped {len(self.skipped)}: " + "; ".join(
                 f"{title} ({reason})" for title, reason in self.skipped[:5]
@@ -142,6 +146,8 @@ def import_document(store: SessionStore, doc: Any) -> ImportReport:
             continue
         report.imported.append(info.id)
         report.messages += len(record.messages)
+    if source == "assista":
+        report.memories = import_memories(store.db, doc)
     return report
 
 

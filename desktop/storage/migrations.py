@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from desktop.knowledge.schema import KNOWLEDGE_TABLES
 from desktop.storage.fts import create_search_index
+from desktop.storage.memory_schema import MEMORY_TABLES
 from desktop.storage.project_schema import PROJECT_TABLES
 from desktop.storage.sync_tables import SYNC_TABLES
 
@@ -164,6 +165,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, SYNC_TABLES),  # change log and merge state of sync (desktop.sync)
     Migration(6, KNOWLEDGE_TABLES),  # knowledge bases, files, chunks (desktop.knowledge)
     Migration(7, PROJECT_TABLES),  # projects, their files, sessions.project_id
+    Migration(8, MEMORY_TABLES),  # memories, their search index, sync triggers
 )
 
 LATEST_VERSION: int = MIGRATIONS[-1].version

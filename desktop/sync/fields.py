@@ -1,5 +1,5 @@
-"""Which fields of chats, assistants, projects (and their files) and settings sync, read
-and written as database values.
+"""Which fields of chats, assistants, projects (and their files), memories and settings
+sync, read and written as database values.
 
 Left out on purpose: a chat's and a project's ``workspace`` and every provider id
 (paths and provider configurations belong to one machine; providers carry keys), a
@@ -22,8 +22,9 @@ ASSISTANT = "a"
 SETTINGS = "g"
 PROJECT = "p"
 PROJECT_FILE = "pf"
+MEMORY = "r"  # desktop.storage.memories
 #: The kinds whose fields sync, in the order they are sent.
-FIELD_KINDS = (SESSION, ASSISTANT, PROJECT, PROJECT_FILE, SETTINGS)
+FIELD_KINDS = (SESSION, ASSISTANT, PROJECT, PROJECT_FILE, MEMORY, SETTINGS)
 
 SESSION_FIELDS = (
     "title", "created_at", "updated_at", "model", "extra", "system_prompt", "assistant_id",
@@ -38,6 +39,10 @@ PROJECT_FIELDS = (
     "updated_at", "extra",
 )
 PROJECT_FILE_FIELDS = ("project_id", "name", "content", "size", "created_at")
+MEMORY_FIELDS = (
+    "text", "project_id", "created_at", "updated_at", "source_session_id",
+    "source_message_id", "enabled",
+)
 # (the base font size suits one machine's screen)
 LOCAL_SETTINGS = frozenset({"workspace", "active_provider_id", "mcp_servers", "base_font_pt"})
 
@@ -46,7 +51,8 @@ MAX_FIELDS = frozenset({"updated_at"})
 
 _TABLES = {SESSION: ("sessions", SESSION_FIELDS), ASSISTANT: ("assistants", ASSISTANT_FIELDS),
            PROJECT: ("projects", PROJECT_FIELDS),
-           PROJECT_FILE: ("project_files", PROJECT_FILE_FIELDS)}
+           PROJECT_FILE: ("project_files", PROJECT_FILE_FIELDS),
+           MEMORY: ("memories", MEMORY_FIELDS)}
 # The row a field of an entity not here yet is written into.
 _NEW_ROW = {
     SESSION: "INSERT OR IGNORE INTO sessions (id, created_at, updated_at) VALUES (?, 0, 0)",
@@ -56,6 +62,8 @@ _NEW_ROW = {
              "VALUES (?, '', 0, 0)",
     PROJECT_FILE: "INSERT OR IGNORE INTO project_files (id, project_id, name, created_at) "
                   "VALUES (?, '', '', 0)",
+    MEMORY: "INSERT OR IGNORE INTO memories (id, text, created_at, updated_at) "
+            "VALUES (?, '', 0, 0)",
 }
 
 
@@ -140,6 +148,8 @@ def write_field(
 def delete_entity(conn: sqlite3.Connection, kind: str, entity_id: str) -> None:
     if kind == SESSION:
         conn.execute("DELETE FROM sessions WHERE id = ?", (entity_id,))  # messages cascade
+    elif kind == MEMORY:
+        conn.execute("DELETE FROM memories WHERE id = ?", (entity_id,))
     elif kind == ASSISTANT:
         conn.execute("DELETE FROM assistants WHERE id = ?", (entity_id,))
         conn.execute(

@@ -34,6 +34,7 @@ TITLE_CODES: dict[str, str] = {
     "create": "Create {path}",
     "overwrite": "Overwrite {path}",
     "edit": "Edit {path}",
+    "remember": "Save a memory",
 }
 
 

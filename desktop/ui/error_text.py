@@ -86,6 +86,10 @@ _SENTENCES: dict[str, Any] = {
     "still_answering": QT_TRANSLATE_NOOP("Errors", "This chat is still answering; stop it first."),
     "message_gone": QT_TRANSLATE_NOOP("Errors", "That message is already gone."),
     "chat_gone": QT_TRANSLATE_NOOP("Errors", "That chat is gone."),
+    "memory_empty": QT_TRANSLATE_NOOP("Errors", "A memory needs some text."),
+    "memory_missing": QT_TRANSLATE_NOOP("Errors", "That memory is gone."),
+    "temporary_compare": QT_TRANSLATE_NOOP(
+        "Errors", "Comparing models is not available in a temporary chat."),
     "unexpected": QT_TRANSLATE_NOOP(
         "Errors", "Something unexpected went wrong."),
     "project_name_needed": QT_TRANSLATE_NOOP("Errors", "A project needs a name."),

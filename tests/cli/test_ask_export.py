@@ -47,8 +47,9 @@ def test_ask_streams_plain_text_exactly(server: FakeOpenAIServer, tmp_path: Path
     body = server.last_chat_body
     assert body["model"] == "gpt-test" and body["stream"] is True
     assert body["messages"][-1] == {"role": "user", "content": "Say hi"}
-    # The window's rule: without a workspace only the tools that need no folder.
-    assert [t["function"]["name"] for t in body["tools"]] == ["fetch_url"]
+    # The window's rule: without a workspace only the tools that need no folder (and
+    # remember: memory is on).
+    assert [t["function"]["name"] for t in body["tools"]] == ["fetch_url", "remember"]
     headers = server.chat_requests[0].headers
     assert headers["authorization"] == "Bearer sk-cli-test-key-0123456789"
 

@@ -48,6 +48,7 @@ from desktop.ui.chat.composer import Composer, local_files
 from desktop.ui.chat.edit_banner import EditBanner
 from desktop.ui.chat.find_bar import FindBar
 from desktop.ui.chat.save_banner import SaveBanner
+from desktop.ui.chat.temporary_banner import TemporaryBanner
 from desktop.ui.error_text import exception_text
 from desktop.ui.plain_text import make_plain
 
@@ -77,6 +78,8 @@ class ChatPane(QWidget):
         self.error_banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_banner.hide()
         self.edit_banner = EditBanner()
+        self.temporary_banner = TemporaryBanner(lambda: controller.temporary is not None,
+                                                controller.sessionOpened)
         self.save_banner = SaveBanner(partial(store_messages, controller.sessions))
         controller.saveFailed.connect(self.save_banner.show_failure)
         self.setAcceptDrops(True)
@@ -95,7 +98,8 @@ class ChatPane(QWidget):
         find_row.addWidget(self.find_bar)
         column.addLayout(find_row)
         column.addWidget(self.chat, 1)  # (the chat's scroll bar runs to the pane's edge)
-        for widget in (self.error_banner, self.save_banner, self.edit_banner, self.composer):
+        for widget in (self.error_banner, self.save_banner, self.edit_banner,
+                       self.temporary_banner, self.composer):
             row = QHBoxLayout()
             row.setContentsMargins(24, 0, 24, 0)
             row.addWidget(widget)
@@ -118,6 +122,7 @@ class ChatPane(QWidget):
         self.chat.deleteRequested.connect(self.delete_message)
         self.chat.forkRequested.connect(controller.fork_chat)
         self.chat.continueRequested.connect(controller.continue_answer)
+        self.chat.memoryUndoRequested.connect(controller.forget_memory)
         self.chat.inspectRequested.connect(self.inspect)
         self.inspect_shortcut = QShortcut(QKeySequence("Ctrl+Shift+I"), self)
         self.inspect_shortcut.activated.connect(self.inspect)

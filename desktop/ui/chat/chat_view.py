@@ -47,6 +47,7 @@ class ChatView(VirtualColumn):
     deleteRequested = Signal(str)  # message id: it and what follows
     forkRequested = Signal(str)  # message id: a new chat down to it
     continueRequested = Signal()  # the last answer was cut off: go on
+    memoryUndoRequested = Signal(str)  # a memory's id: forget what a turn remembered
 
     def __init__(self, bridge: AgentBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -89,6 +90,7 @@ class ChatView(VirtualColumn):
         header.deleteRequested.connect(partial(self.deleteRequested.emit, message_id))
         header.forkRequested.connect(partial(self._fork_from, message_id))
         header.continueRequested.connect(self.continueRequested)
+        widget.memoryUndoRequested.connect(self.memoryUndoRequested)
         header.can_continue = partial(self._can_continue, message_id)
         widget.set_editing(message_id == self._editing)
         self.finder.widget_built(self._by_message[message_id], widget)

@@ -44,6 +44,7 @@ class MessageWidget(QFrame):
     """Displays one user or assistant message; assistant text can stream in."""
 
     heightChanged = Signal()
+    memoryUndoRequested = Signal(str)  # a memory's id ("Memory saved: … · Undo")
 
     def __init__(self, message: Message, *, show_header: bool = True,
                  continuation: bool = False, parent: QWidget | None = None,
@@ -127,6 +128,7 @@ class MessageWidget(QFrame):
         if self._tool_calls is None:
             self._tool_calls = ToolCallsInline()
             self._tool_calls.toggled.connect(self._changed)
+            self._tool_calls.memoryUndoRequested.connect(self.memoryUndoRequested)
             self._layout.insertWidget(self._layout.indexOf(self.body), self._tool_calls)
         return self._tool_calls
 

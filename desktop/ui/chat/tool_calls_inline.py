@@ -15,6 +15,7 @@ from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QToolButton, QVBoxLayout, QWidget
 
 from desktop.core.messages import ToolCallPart, ToolResultPart
+from desktop.ui.chat.memory_notice import MemoryNotices
 from desktop.ui.icons import icon_size, set_icon
 from desktop.ui.plain_text import button_text, shown_html
 from desktop.ui.tools.json_text import shorten_json
@@ -86,6 +87,7 @@ def details_html(calls: list[ToolCallPart], results: dict[str, ToolResultPart],
 
 class ToolCallsInline(QWidget):
     toggled = Signal()  # expanded or folded: the block's height changed
+    memoryUndoRequested = Signal(str)  # "Memory saved: … · Undo" (a memory's id)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -102,6 +104,10 @@ class ToolCallsInline(QWidget):
         self.toggle.setCursor(Qt.CursorShape.PointingHandCursor)
         self.toggle.toggled.connect(self._on_toggled)
         column.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
+        self.memories = MemoryNotices()  # what remember calls saved
+        self.memories.undoRequested.connect(self.memoryUndoRequested)
+        self.memories.undoRequested.connect(lambda _id: self._resized())
+        column.addWidget(self.memories)
         self.details: CodeView | None = None
         self._calls: list[ToolCallPart] = []
         self._results: dict[str, ToolResultPart] = {}
@@ -118,7 +124,11 @@ class ToolCallsInline(QWidget):
             self.tr("%n tool calls", "", len(calls)), calls, results, waiting)))
         if self.details is not None and self.details.isVisible():
             self.details.setHtml(details_html(calls, results, self.full))
+        was = self.memories.isVisibleTo(self), len(self.memories.labels)
+        self.memories.show_results(calls, results)
         self.show()
+        if (self.memories.isVisibleTo(self), len(self.memories.labels)) != was:
+            self._resized()
 
     def set_waiting(self, call_id: str, waiting: bool) -> None:
         """A call started or stopped waiting for approval (the line says so)."""

@@ -1,4 +1,4 @@
-"""Settings → Preferences…: look, prompts, chats, network (proxy, timeout), data folder.
+"""Settings → Preferences…: look, prompts, chats, memory, network (proxy, timeout), data folder.
 
 Saved with :meth:`ChatController.update_settings`; the proxy is validated first
 (``http://``, ``https://``, ``socks5://`` or ``socks5h://`` with a host) and, once
@@ -34,6 +34,7 @@ from desktop.chat.answer_figures import price_table
 from desktop.ui import default_prompt, theme
 from desktop.ui.dialogs.desktop_tab import DesktopTab
 from desktop.ui.dialogs.language_choice import LanguageChoice
+from desktop.ui.dialogs.memory_page import MemoryPage
 from desktop.ui.dialogs.section_pages import SectionPages
 from desktop.ui.dialogs.title_model import TitleModelCombo
 from desktop.ui.dialogs.usage_page import UsagePage
@@ -119,6 +120,8 @@ class SettingsDialog(QDialog):
         self.pages = SectionPages(self.tr("Preferences sections"))
         self.pages.add_page(self._general_tab(), self.tr("General"), "settings")
         self.pages.add_page(self._chats_tab(), self.tr("Chats"), "message-square")
+        self.memory_page = MemoryPage(controller.service.memories)
+        self.pages.add_page(self.memory_page, self.tr("Memory"), "bot")
         self.network_page = self._network_tab()
         self.pages.add_page(self.network_page, self.tr("Network"), "globe")
         self.desktop_tab = DesktopTab(controller.ctx.paths.portable)
@@ -303,6 +306,7 @@ class SettingsDialog(QDialog):
         self.desktop_tab.load(s)
         self.web_search.load(s, self.controller.ctx.secrets)
         self.inspector_settings.load(s)
+        self.memory_page.load(s)
 
     def changes(self) -> dict[str, object]:
         return {
@@ -323,6 +327,7 @@ class SettingsDialog(QDialog):
             **self.title_model_combo.changes(),
             **self.web_search.changes(),
             **self.inspector_settings.changes(),
+            **self.memory_page.changes(),
             **self.desktop_tab.changes(),
         }
 

@@ -19,6 +19,7 @@ _TITLES = {
     "create": QT_TRANSLATE_NOOP("ApprovalTitle", "Create {path}"),
     "overwrite": QT_TRANSLATE_NOOP("ApprovalTitle", "Overwrite {path}"),
     "edit": QT_TRANSLATE_NOOP("ApprovalTitle", "Edit {path}"),
+    "remember": QT_TRANSLATE_NOOP("ApprovalTitle", "Save a memory"),
 }
 
 

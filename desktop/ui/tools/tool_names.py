@@ -23,6 +23,7 @@ TITLES = (
     QT_TRANSLATE_NOOP("ToolNames", "Fetch web page"),
     QT_TRANSLATE_NOOP("ToolNames", "Search the web"),
     QT_TRANSLATE_NOOP("ToolNames", "Search knowledge"),
+    QT_TRANSLATE_NOOP("ToolNames", "Remember"),
 )
 
 
@@ -31,10 +32,12 @@ def builtin_titles() -> dict[str, str]:
     """Built-in tool name → English title, from the tools themselves."""
     from desktop.knowledge import tool as knowledge_tool
     from desktop.tools.builtins import builtin_registry, web_search
+    from desktop.tools.builtins.remember import Remember
 
     titles = {tool.name: tool.title for tool in builtin_registry() if tool.title}
     titles[web_search.NAME] = web_search.TITLE
     titles[knowledge_tool.NAME] = knowledge_tool.TITLE
+    titles[Remember.name] = Remember.title
     return titles
 
 

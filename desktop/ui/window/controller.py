@@ -79,6 +79,8 @@ class ChatController(QObject):
         self.bridge = AgentBridge(self)
         self.session_id: str | None = None
         self.new_chat: NewChat = self.service.chats.new_chat()
+        # The temporary chat on screen (no memory, never stored; gone once left)
+        self.temporary: NewChat | None = None
         self.branches: ActiveBranch | None = None
         self.profile = ChatProfile(self)  # the chat's assistant and own system prompt
         self._history: list[Message] = []
@@ -96,6 +98,8 @@ class ChatController(QObject):
 
     @property
     def chat(self) -> ChatRef:
+        if self.temporary is not None:
+            return self.temporary
         return self.session_id or self.new_chat
 
     @property
@@ -200,6 +204,7 @@ class ChatController(QObject):
         """Show a new, empty chat with the assistant of the chat on screen; a chat that
         is answering goes on in the background."""
         new_chat = self.service.chats.new_chat(like=self.chat)
+        self.temporary = None  # (a temporary chat left is gone)
         self._watch(None)
         self.session_id = None
         self._history = []
@@ -209,6 +214,16 @@ class ChatController(QObject):
         self.busyChanged.emit(False)
         self.selectionChanged.emit()
         self.toolsChanged.emit()
+
+    def new_temporary_chat(self) -> None:
+        """Show a new temporary chat: it reads and writes no memory and is not kept
+        (its messages are gone once another chat is shown)."""
+        temporary = self.service.chats.new_chat(like=self.chat)
+        temporary.temporary = True
+        self.new_session()
+        self.temporary = temporary
+        self.sessionOpened.emit("", [])
+        self.selectionChanged.emit()
 
     def open_session(self, session_id: str) -> None:
         """Show a saved chat; if it is answering, what it streamed so far and then live."""
@@ -223,6 +238,7 @@ class ChatController(QObject):
                 return
             messages = list(self.branches.messages)
         self._watch(None)
+        self.temporary = None  # (a temporary chat left is gone)
         self.session_id = session_id
         self._history = messages
         self.sessionOpened.emit(session_id, list(messages))
@@ -325,6 +341,11 @@ class ChatController(QObject):
             return False
         if branch_from is not None and self.session_id is None:
             return False
+        if branch_from is not None and self.temporary is not None:
+            self.statusMessage.emit(self.tr("A temporary chat has one version of each "
+                                            "message: edit and regenerate are not available."),
+                                    8000)
+            return False
         try:
             turn = self.service.start(self.chat, text, attachments, branch_from=branch_from,
                                       regenerate=regenerate)
@@ -389,6 +410,18 @@ class ChatController(QObject):
             self._turn = None
         self._refresh_branches()
         self.busyChanged.emit(False)
+
+    # -- memory -----------------------------------------------------------------------------
+
+    def forget_memory(self, memory_id: str) -> None:
+        """Undo of "Memory saved": the memory is deleted (said in the status bar)."""
+        try:
+            forgotten = self.service.memories.forget(memory_id)
+        except AssistaError as exc:
+            self.errorOccurred.emit(exception_text(exc))
+            return
+        self.statusMessage.emit(self.tr("Memory removed.") if forgotten else
+                                self.tr("This memory was already deleted."), 5000)
 
     # -- tools ------------------------------------------------------------------------------
 

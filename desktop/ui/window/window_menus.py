@@ -50,6 +50,8 @@ class WindowMenus(QObject):
         menu = w.menuBar().addMenu(QCoreApplication.translate("MainWindow", "&File"))
         self._action(menu, QCoreApplication.translate("MainWindow", "&New chat"),
                      QKeySequence.StandardKey.New, w.controller.new_session)
+        self._action(menu, QCoreApplication.translate("MainWindow", "New t&emporary chat"),
+                     QKeySequence("Ctrl+Shift+N"), w.controller.new_temporary_chat)
         self._action(menu, QCoreApplication.translate("MainWindow", "Choose &workspace folder…"),
                      None, w.choose_workspace)
         w.conversations.add_file_actions(menu)

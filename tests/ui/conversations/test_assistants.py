@@ -115,7 +115,8 @@ def test_chat_from_an_assistant_sends_its_prompt_model_temperature_and_tools(
     body = fake_server.last_chat_body
     assert body["model"] == "gpt-other"
     assert body["temperature"] == 0.3
-    assert [t["function"]["name"] for t in body["tools"]] == ["fetch_url"]
+    # (and remember: memory is on)
+    assert [t["function"]["name"] for t in body["tools"]] == ["fetch_url", "remember"]
     system = system_text(body)
     assert system.startswith("You review code tersely.")
     assert "My name is Ada." in system and "You are Assista" not in system

@@ -124,7 +124,7 @@ def test_bad_proxy_is_refused(
     assert not dialog.save_button.isEnabled()
     assert dialog.save() is False
     assert dialog.isVisible()
-    assert dialog.pages.currentIndex() == 2  # the Network tab, where the problem is
+    assert dialog.pages.currentWidget() is dialog.network_page  # where the problem is
     assert ctx.settings.current.proxy_url == "" and ctx.settings.current.request_timeout_s == 120
     dialog.proxy_edit.setText("http://proxy.example.com:3128")
     assert dialog.error_label.text() == "" and dialog.save_button.isEnabled()
@@ -161,18 +161,18 @@ def test_a_model_for_titles_is_chosen_in_preferences(
 def test_every_section_is_in_a_side_list_reached_by_keyboard(
     qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
 ) -> None:
-    """Eight sections, all in sight (no tab row with scroll arrows), each with an icon
+    """Nine sections, all in sight (no tab row with scroll arrows), each with an icon
     and a name; Tab reaches the list, the arrow keys choose, the page follows."""
     from PySide6.QtWidgets import QListWidget, QStackedWidget, QTabWidget
 
     _window, dialog = open_settings(qtbot, open_ctx())
     assert dialog.findChild(QTabWidget) is None
     sections = dialog.findChild(QListWidget, "sectionList")
-    assert isinstance(sections, QListWidget) and sections.count() == 8
+    assert isinstance(sections, QListWidget) and sections.count() == 9
     assert sections.accessibleName() == "Preferences sections"
     names = [sections.item(row).text() for row in range(sections.count())]
-    assert names == ["General", "Chats", "Network", "Desktop", "Data", "Web search", "Usage",
-                     "Request inspector"]
+    assert names == ["General", "Chats", "Memory", "Network", "Desktop", "Data", "Web search",
+                     "Usage", "Request inspector"]
     for row in range(sections.count()):
         item = sections.item(row)
         assert not item.icon().isNull(), item.text()
@@ -189,7 +189,7 @@ def test_every_section_is_in_a_side_list_reached_by_keyboard(
     qtbot.keyClick(sections, Qt.Key.Key_Down)
     qtbot.keyClick(sections, Qt.Key.Key_Down)
     assert dialog.pages.currentIndex() == 2
-    assert dialog.proxy_edit.isVisible() and not dialog.theme_combo.isVisible()
+    assert dialog.memory_page.search.isVisible() and not dialog.theme_combo.isVisible()
     qtbot.keyClick(sections, Qt.Key.Key_End)
     assert dialog.pages.currentWidget() is dialog.inspector_settings
     assert dialog.inspector_settings.isVisible()
