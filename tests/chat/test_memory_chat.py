@@ -195,7 +195,7 @@ async def test_a_temporary_chat_cannot_compare_models(service: ChatService,
     from desktop.chat.compare_run import CompareTarget
     from desktop.core.errors import ConfigError
 
-    config = ctx.all_providers()[0]
+    config = ctx.providers.all()[0]
     targets = [CompareTarget(config, "gpt-test"), CompareTarget(config, "gpt-other")]
     with pytest.raises(ConfigError, match="not available in a temporary chat"):
         service.compare.start(NewChat(temporary=True), "which?", targets)

@@ -119,7 +119,8 @@ def test_a_projects_workspace_tools_and_knowledge_reach_its_chats(
         return {t["function"]["name"] for t in body.get("tools", [])}
 
     assert str(work.resolve()) in _system(inside)  # the project's folder
-    assert tools(inside) == {"read_file", "search_knowledge"}  # its tools, its base
+    # its tools, its base (and memory's own tool: memory is on, in every chat that uses it)
+    assert tools(inside) == {"read_file", "search_knowledge", "remember"}
     assert str(work.resolve()) not in _system(outside)
     assert "search_knowledge" not in tools(outside)
 

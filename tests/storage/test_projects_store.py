@@ -21,7 +21,7 @@ def test_a_file_of_schema_6_upgrades_with_its_chats_in_no_project(tmp_path: Path
         old.execute("INSERT INTO sessions (id, title, created_at, updated_at) "
                     "VALUES (?, 'Before projects', 1, 1)", (chat,))
     with Database(path) as db:
-        assert db.schema_version == 7
+        assert db.schema_version == MIGRATIONS[-1].version
         info = SessionStore(db).get_session(chat)
         assert info is not None and info.project_id is None
         assert ProjectStore(db).list_projects() == []
