@@ -40,6 +40,7 @@ from desktop.ui.window.main_window import MainWindow
 from desktop.ui.window.qt_start import new_application
 from desktop.ui.window.screen_fit import fit_to_screen
 from desktop.ui.window.startup_skeleton import EarlyTyping, hand_over_typing
+from desktop.ui.window.startup_trace import StartupTrace, startup_trace
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
@@ -222,17 +223,23 @@ def collect_and_freeze() -> None:
     gc.freeze()
 
 
-def load_modules(app: QApplication) -> None:
+def load_modules(app: QApplication, trace: StartupTrace | None = None) -> None:
     import importlib
 
     for n, name in enumerate(LOAD_STEPS, 1):
+        if trace is not None:
+            trace.step(name)
         importlib.import_module(name)
         app.processEvents()
         if n % COLLECT_EVERY == 0:
+            if trace is not None:
+                trace.step("garbage collection")
             collect_and_freeze()
             app.processEvents()
     from desktop.providers.tls import shared_context
 
+    if trace is not None:
+        trace.step("CA certificates")
     shared_context(trust_env=False)  # (the CA bundle, read once: the model list needs it)
     app.processEvents()
 
@@ -281,8 +288,12 @@ def _launch_gui(data_dir: str | None, *, smoke: bool, quick: str | None) -> int:
     theme.apply_theme(app, state.theme, quick=True)
     theme.set_zoom(state.zoom)
     window = MainWindow(state=state)
+    trace = startup_trace() if quick is None else None  # (ASSISTA_STARTUP_TRACE)
     if quick is None:
         show_first_frame(window)
+        if trace is not None:
+            trace.shown()
+            trace.step("first chats")
         window.show_first_chats(read_first_chats(paths.db_path))
         app.processEvents()  # a frame with them
     # (``assista quick``: only the quick-ask window shows; the main window stays hidden
@@ -291,18 +302,22 @@ def _launch_gui(data_dir: str | None, *, smoke: bool, quick: str | None) -> int:
                            and lock.previous_unclean)
     if lock is not None:  # (only the process that owns the folder checks and repairs)
         check.start()
-    load_modules(app)
+    load_modules(app, trace)
+    if trace is not None:
+        trace.step("integrity check")
     while not check.wait(0.005):  # (usually over by now)
         app.processEvents()
+    if trace is not None:
+        trace.step("open data")
     ctx = open_context(window, paths, lock, check.verify())
     if ctx is None:
         return 1
     app.processEvents()  # keep the window responsive between the loading steps
-    return run_window(app, window, ctx, smoke, quick)
+    return run_window(app, window, ctx, smoke, quick, trace=trace)
 
 
 def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bool,
-               quick: str | None = None) -> int:
+               quick: str | None = None, *, trace: StartupTrace | None = None) -> int:
     """Fill the window in and run the app, on the asyncio loop from the start (see
     :mod:`desktop.ui.window.app_loop`): a question sent at any moment is answered."""
     from desktop import __version__
@@ -314,7 +329,7 @@ def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bo
     closing: list[Callable[[], None]] = []  # (after the loop, before the data is closed)
     try:
         run_app(app, lambda: start_window(app, window, ctx, smoke=smoke, quick=quick,
-                                          closing=closing),
+                                          closing=closing, trace=trace),
                 lambda controller: controller.shutdown(),
                 on_signal=lambda: quit_now(window))
     finally:
@@ -325,7 +340,8 @@ def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bo
 
 
 def start_window(app: QApplication, window: MainWindow, ctx: AppContext, *, smoke: bool,
-                 quick: str | None, closing: list[Callable[[], None]]) -> ChatController:
+                 quick: str | None, closing: list[Callable[[], None]],
+                 trace: StartupTrace | None = None) -> ChatController:
     """Build the window's content and start its work (run on the running loop)."""
     import asyncio
 
@@ -336,11 +352,23 @@ def start_window(app: QApplication, window: MainWindow, ctx: AppContext, *, smok
     from desktop.ui.window.single_instance import InstanceServer
 
     # The window's chat service has the model title new chats (Preferences can say no).
+    if trace is not None:
+        trace.step("chat service")
     controller = ChatController(ctx, service=ChatService(ctx, write_titles=True))
     closing.append(follow_settings(app, controller).close)
-    window.attach(controller, between_steps=app.processEvents)
+    between_steps: Callable[[], object] = app.processEvents
+    if trace is not None:
+        def between_steps() -> None:
+            app.processEvents()
+            if trace is not None:
+                trace.step("window content")
+    window.attach(controller, between_steps=between_steps)
+    if trace is not None:
+        trace.step("reopen last chat")
     reopen_last_chat(window)
     app.processEvents()
+    if trace is not None:
+        trace.loaded()
     collect_and_freeze()
     gc.enable()
     closing.append(InstanceServer(ctx.paths.root, window.bring_to_front,
