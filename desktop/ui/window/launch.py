@@ -28,6 +28,7 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+import desktop.ui.pyside_import_hook  # noqa: F401  (before the other modules)
 from desktop import APP_ID, APP_NAME
 from desktop.resources import icon_path
 from desktop.storage.first_chats import read_first_chats
@@ -225,7 +226,15 @@ def collect_and_freeze() -> None:
 
 def load_modules(app: QApplication, trace: StartupTrace | None = None) -> None:
     import importlib
+    import threading
 
+    from desktop.providers.tls import shared_context
+
+    # The CA bundle (the model list needs it) is read on a thread meanwhile: OpenSSL
+    # parses it without Python's lock (15-50 ms of the main thread before).
+    certificates = threading.Thread(target=shared_context, kwargs={"trust_env": False},
+                                    name="assista-certificates", daemon=True)
+    certificates.start()
     for n, name in enumerate(LOAD_STEPS, 1):
         if trace is not None:
             trace.step(name)
@@ -236,12 +245,11 @@ def load_modules(app: QApplication, trace: StartupTrace | None = None) -> None:
                 trace.step("garbage collection")
             collect_and_freeze()
             app.processEvents()
-    from desktop.providers.tls import shared_context
-
     if trace is not None:
         trace.step("CA certificates")
-    shared_context(trust_env=False)  # (the CA bundle, read once: the model list needs it)
-    app.processEvents()
+    while certificates.is_alive():  # (usually over by now)
+        certificates.join(0.005)
+        app.processEvents()
 
 
 def open_context(window: MainWindow, paths: DataPaths, lock: InstanceLock | None,
