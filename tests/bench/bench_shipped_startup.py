@@ -228,7 +228,11 @@ def run_app(env: dict[str, str], data: Path, server: ModelServer,
             started = time.time()
             proc = subprocess.Popen(command, env=app_env, stdout=log, stderr=log, cwd=home)
             try:
-                shown, window = spy.new_window(120)
+                try:
+                    shown, window = spy.new_window(120)
+                except queue.Empty:
+                    raise RuntimeError("the app's window did not show:\n" + (
+                        Path(home) / "app.log").read_text()[-3000:]) from None
                 # a question typed the moment the window shows
                 xdotool("type", "--delay", "5", "Hello there", env=app_env)
                 xdotool("key", "Return", env=app_env)
