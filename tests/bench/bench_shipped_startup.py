@@ -153,12 +153,14 @@ def seeded(chats: int) -> Path:
 
 class WindowSpy:
     """``xprop -spy`` on the root window: the time the window manager first lists a new
-    client window."""
+    client window, and the time it gives that window the keyboard focus."""
 
     def __init__(self, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen(["xprop", "-root", "-spy", "_NET_CLIENT_LIST"], env=env,
+        self.proc = subprocess.Popen(["xprop", "-root", "-spy", "_NET_CLIENT_LIST",
+                                      "_NET_ACTIVE_WINDOW"], env=env,
                                      stdout=subprocess.PIPE, text=True)
         self.lists: queue.Queue[tuple[float, set[str]]] = queue.Queue()
+        self.active: queue.Queue[tuple[float, set[str]]] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
         self.before = self.lists.get(timeout=10)[1]  # (xprop prints the list at once)
 
@@ -167,7 +169,7 @@ class WindowSpy:
         for line in self.proc.stdout:
             at = time.time()
             ids = set(line.split("#", 1)[1].replace(",", " ").split()) if "#" in line else set()
-            self.lists.put((at, ids))
+            (self.active if line.startswith("_NET_ACTIVE_WINDOW") else self.lists).put((at, ids))
 
     def new_window(self, timeout: float) -> tuple[float, str]:
         deadline = time.monotonic() + timeout
@@ -176,6 +178,14 @@ class WindowSpy:
             new = ids - self.before
             if new:
                 return at, sorted(new)[0]
+
+    def focused(self, window: str, timeout: float) -> float:
+        """When ``window`` has the keyboard focus (what is typed goes to it)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            at, ids = self.active.get(timeout=max(0.1, deadline - time.monotonic()))
+            if window in ids:
+                return at
 
     def close(self) -> None:
         self.proc.terminate()
@@ -233,7 +243,8 @@ def run_app(env: dict[str, str], data: Path, server: ModelServer,
                 except queue.Empty:
                     raise RuntimeError("the app's window did not show:\n" + (
                         Path(home) / "app.log").read_text()[-3000:]) from None
-                # a question typed the moment the window shows
+                # a question typed the moment the window shows and has the focus
+                focused = spy.focused(window, 30)
                 xdotool("type", "--delay", "5", "Hello there", env=app_env)
                 xdotool("key", "Return", env=app_env)
                 try:
@@ -256,6 +267,7 @@ def run_app(env: dict[str, str], data: Path, server: ModelServer,
             log.close()
         lines = {line.split()[0]: line.split() for line in trace.read_text().splitlines()}
         return {"shown": shown - started, "loaded": answered - started,
+                "focused": focused - started,
                 "trace_shown": float(lines["shown"][1]) - started,
                 "trace_loaded": float(lines["loaded"][1]) - started,
                 "stall": float(lines["loaded"][3]) / 1000,
@@ -281,12 +293,11 @@ def top_entries(path: str, count: int = 15) -> str:
             continue  # the main thread only (the window's)
         samples = int(n)
         total += samples
-        names = [f.split(" (")[0] + " (" + f.split(" (")[-1].split(":")[0].rsplit("/", 1)[-1]
-                 + ")" if " (" in f else f for f in frames[1:]]
+        names = [f.rsplit(":", 1)[0] + ")" if " (" in f else f for f in frames[1:]]
         if names:
             own[names[-1]] += samples
         for name in set(names):
-            if "desktop" in name or "launch" in name or "(" not in name:
+            if "desktop/" in name:
                 inclusive[name] += samples
     out = [f"    main thread: {total} samples; by own time:"]
     out += [f"      {n / total:6.1%}  {name}" for name, n in own.most_common(count)]
@@ -323,7 +334,8 @@ def bench(env: dict[str, str], chats: int, runs: int, server: ModelServer,
         a = run_app(env, data, server)
         app.append(a)
         print(f"  run {n + 1} assista      shown {a['shown'] * 1000:5.0f} ms, question sent "
-              f"{a['loaded'] * 1000:5.0f} ms (trace: first frame {a['trace_shown'] * 1000:.0f}"
+              f"{a['loaded'] * 1000:5.0f} ms (focused {a['focused'] * 1000:.0f}; trace: "
+              f"first frame {a['trace_shown'] * 1000:.0f}"
               f", loaded {a['trace_loaded'] * 1000:.0f}); longest stall "
               f"{a['stall'] * 1000:.0f} ms at {a['stall_at']} (to +0.5 s: "
               f"{a['settled_stall'] * 1000:.0f} ms at {a['settled_at']})   load {load:.2f}",

@@ -213,13 +213,10 @@ def show_first_frame(window: MainWindow) -> None:
     waiting.exec()
 
 
-COLLECT_EVERY = 6  # loading steps between two collections
-
-
 def collect_and_freeze() -> None:
-    """Collect what was loaded since the last call, then leave what is alive (modules,
-    classes, the window) out of every later pass: each pass scans only what is new,
-    a few milliseconds instead of one pass over everything (~40 ms here)."""
+    """Collect what was made since the last freeze, then leave what is alive (the
+    window) out of every later pass: each pass scans only what is new, a few
+    milliseconds instead of one pass over everything (~40 ms here)."""
     gc.collect()
     gc.freeze()
 
@@ -235,21 +232,22 @@ def load_modules(app: QApplication, trace: StartupTrace | None = None) -> None:
     certificates = threading.Thread(target=shared_context, kwargs={"trust_env": False},
                                     name="assista-certificates", daemon=True)
     certificates.start()
-    for n, name in enumerate(LOAD_STEPS, 1):
+    for name in LOAD_STEPS:
         if trace is not None:
             trace.step(name)
         importlib.import_module(name)
         app.processEvents()
-        if n % COLLECT_EVERY == 0:
-            if trace is not None:
-                trace.step("garbage collection")
-            collect_and_freeze()
-            app.processEvents()
     if trace is not None:
         trace.step("CA certificates")
     while certificates.is_alive():  # (usually over by now)
         certificates.join(0.005)
         app.processEvents()
+    # What was loaded (modules, classes) is left out of every later pass of the
+    # collector, without a pass over it first: the modules leave ~1,100 unreachable
+    # objects behind (~0.5 MB: types and functions made while importing), and the
+    # passes that freed them cost ~7% of the main thread until the app had loaded
+    # (py-spy, tests/bench/bench_shipped_startup.py).
+    gc.freeze()
 
 
 def open_context(window: MainWindow, paths: DataPaths, lock: InstanceLock | None,
@@ -275,7 +273,7 @@ def launch_gui(data_dir: str | None = None, *, smoke: bool = False,
     # No automatic cyclic collection while the app loads: its full passes over
     # everything loaded so far (20-40 ms each here, several of them, one even in the
     # highlighters' warm-up thread) landed in whichever step was running. Instead a
-    # short pass every few steps (collect_and_freeze), and the collector is back on
+    # freeze once loaded (load_modules), and the collector is back on
     # once the window is built.
     gc.disable()
     try:
