@@ -14,6 +14,11 @@ work started once the window is loaded: the model list, MCP servers, the first f
 the real content). A 1 ms timer beats while the trace runs; the longest time between two
 beats is the stall, named after the loading step that ran in it (:meth:`step`). Used by
 ``tests/bench/bench_shipped_startup.py`` on the ``assista`` a user starts.
+
+With ``ASSISTA_STALL_LOG`` naming a file, the timer keeps beating for as long as the app
+runs and every stall longer than a frame (16.7 ms) is appended to it, as
+``stall <unix time it ended> <ms>`` (tests/bench/bench_shipped_scroll.py: scrolling a
+long chat).
 """
 
 from __future__ import annotations
@@ -25,29 +30,33 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Qt, QTimer
 
 TRACE_VARIABLE = "ASSISTA_STARTUP_TRACE"
+STALL_VARIABLE = "ASSISTA_STALL_LOG"
 SETTLE_MS = 500
+FRAME_S = 1 / 60
 
 
 class StartupTrace(QObject):
     """Beats a 1 ms timer from :meth:`shown` until :meth:`settle` has passed."""
 
     def __init__(self, path: str, clock: Callable[[], float] = time.perf_counter,
-                 wall: Callable[[], float] = time.time) -> None:
+                 wall: Callable[[], float] = time.time, stall_log: str = "") -> None:
         super().__init__()
         self.path = path
+        self.stall_log = stall_log  # (after settled: every stall over a frame, to this file)
         self._clock, self._wall = clock, wall
         self._last = 0.0
         self.longest = 0.0
         self.longest_at = ""
         self._step = "first frame"
+        self.watching = False  # (settled, stalls logged)
         self._timer = QTimer(self)
         self._timer.setTimerType(Qt.TimerType.PreciseTimer)
         self._timer.setInterval(1)
         self._timer.timeout.connect(self._beat)
 
-    def _write(self, line: str) -> None:
+    def _write(self, line: str, path: str = "") -> None:
         try:
-            with open(self.path, "a", encoding="utf-8") as out:
+            with open(path or self.path, "a", encoding="utf-8") as out:
                 out.write(line + "\n")
         except OSError:
             pass  # a trace that cannot be written must not stop the app
@@ -65,8 +74,11 @@ class StartupTrace(QObject):
 
     def _beat(self) -> None:
         now = self._clock()
-        if self._timer.isActive() and now - self._last > self.longest:
-            self.longest, self.longest_at = now - self._last, self._step
+        gap = now - self._last
+        if self._timer.isActive() and gap > self.longest:
+            self.longest, self.longest_at = gap, self._step
+        if self.watching and gap > FRAME_S:
+            self._write(f"stall {self._wall():.6f} {gap * 1000:.1f}", self.stall_log)
         self._last = now
 
     def _line(self, what: str) -> str:
@@ -81,11 +93,18 @@ class StartupTrace(QObject):
 
     def _settled(self) -> None:
         self._beat()
-        self._timer.stop()
         self._write(self._line("settled"))
+        if self.stall_log:
+            self.watching = True  # the timer beats on: each stall over a frame is logged
+        else:
+            self._timer.stop()
 
 
 def startup_trace() -> StartupTrace | None:
-    """The trace the environment asks for (``ASSISTA_STARTUP_TRACE``), else None."""
+    """The trace the environment asks for (``ASSISTA_STARTUP_TRACE``, and
+    ``ASSISTA_STALL_LOG`` for the stalls after start-up), else None."""
     path = os.environ.get(TRACE_VARIABLE, "")
-    return StartupTrace(path) if path else None
+    stalls = os.environ.get(STALL_VARIABLE, "")
+    if not (path or stalls):
+        return None
+    return StartupTrace(path or os.devnull, stall_log=stalls)

@@ -70,3 +70,21 @@ def test_the_shipped_entry_point_writes_the_trace_only_when_asked(tmp_path: Path
     assert float(shown[1]) <= float(loaded[1])
     assert loaded[2] == "longest_stall_ms" and float(loaded[3]) >= 0
     assert loaded[4] == "at" and loaded[5:], lines  # the step that held the loop longest
+
+
+def test_with_a_stall_log_every_stall_over_a_frame_after_start_up_is_logged(
+        qtbot: QtBot, tmp_path: Path) -> None:
+    clock = Clock()
+    stalls = tmp_path / "stalls"
+    trace = StartupTrace(os.devnull, clock=clock, wall=lambda: 2.0, stall_log=str(stalls))
+    trace.shown()
+    trace.loaded()
+    qtbot.waitUntil(lambda: trace.watching, timeout=5000)  # settled: the timer beats on
+    clock.now += 0.010  # shorter than a frame: not logged
+    with qtbot.waitSignal(trace._timer.timeout, timeout=5000):
+        pass
+    clock.now += 0.030
+    with qtbot.waitSignal(trace._timer.timeout, timeout=5000):
+        pass
+    assert stalls.read_text().splitlines() == ["stall 2.000000 30.0"]
+    trace._timer.stop()
