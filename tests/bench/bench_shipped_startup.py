@@ -162,7 +162,8 @@ class WindowSpy:
         self.lists: queue.Queue[tuple[float, set[str]]] = queue.Queue()
         self.active: queue.Queue[tuple[float, set[str]]] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
-        self.before = self.lists.get(timeout=10)[1]  # (xprop prints the list at once)
+        self.before = self.lists.get(timeout=10)[1]  # (xprop prints the list at once,
+        self.active.get(timeout=10)  # and the focus: a window gone, its id used again)
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
