@@ -51,10 +51,23 @@ def seeded(chats: int, messages: int) -> Path:
     folder = SEED_CACHE / f"{chats}x{messages}-{schema[:12]}"
     if not (folder / "done").exists():
         shutil.rmtree(folder, ignore_errors=True)
-        from tests.bench.bench_memory import seed
+        from desktop.app import AppContext
+        from desktop.core.messages import Message, TextPart
+        from tests.bench.bench_chat_common import long_answer
 
         print(f"saving {chats} chats of {messages} messages (once) into {folder}", flush=True)
-        seed(folder / "data", chats, messages)
+        ctx = AppContext.open(folder / "data", environ={}, log_to_stderr=False)
+        answer = long_answer(1500)
+        try:
+            for n in range(chats):
+                session = ctx.sessions.create_session(f"Chat {n}")
+                for m in range(messages // 2):
+                    ctx.sessions.save_message(session.id, Message(
+                        role="user", parts=[TextPart(text=f"Question {m} of chat {n}?")]))
+                    ctx.sessions.save_message(session.id, Message(
+                        role="assistant", parts=[TextPart(text=f"{n}.{m} {answer}")]))
+        finally:
+            ctx.close()
         (folder / "done").touch()
     return folder / "data"
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -52,7 +53,8 @@ def mark(server: Server, kind: str, pid: int, timeout: float = 120) -> tuple[flo
     return at, cpu
 
 
-def run(server: Server, env: dict[str, str], two: bool) -> dict[str, float]:
+def run(server: Server, env: dict[str, str], two: bool,
+        profile: str = "") -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="assista-bench-home-") as home:
         app_env = dict(env, HOME=home, OPENAI_API_KEY="sk-bench", OPENAI_BASE_URL=server.url)
         for key in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "ANTHROPIC_API_KEY",
@@ -82,7 +84,16 @@ def run(server: Server, env: dict[str, str], two: bool) -> dict[str, float]:
                 xdotool("type", "--delay", "15", "Write another long answer", env=app_env)
                 xdotool("key", "Return", env=app_env)
                 start, cpu0 = mark(server, "start", proc.pid)
+            spy = None
+            if profile:  # py-spy while both stream (raw stacks, every thread)
+                spy = subprocess.Popen([str(Path(sys.executable).with_name("py-spy")),
+                                        "record", "--pid", str(proc.pid), "--rate", "250",
+                                        "--format", "raw", "--threads", "--nonblocking",
+                                        "-o", profile])
             end, cpu1 = mark(server, "end", proc.pid)
+            if spy is not None:
+                spy.send_signal(signal.SIGINT)
+                spy.wait(timeout=60)
             if two:
                 mark(server, "end", proc.pid)
             return {"cpu": (cpu1 - cpu0) / (end - start), "wall": end - start, "load": load}
@@ -101,6 +112,8 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=250, help="tokens per second")
     parser.add_argument("--chars", type=int, default=20_000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--profile", metavar="OUT",
+                        help="one 'two' run under py-spy (raw stacks to OUT), no figures")
     args = parser.parse_args()
     from tests.bench.bench_chat_common import long_answer, verdict
 
@@ -112,6 +125,10 @@ def main() -> int:
           f" on {env['DISPLAY']}; {args.runs} runs each, alternating; {os.cpu_count()} cores")
     figures: dict[str, list[float]] = {"one": [], "two": []}
     try:
+        if args.profile:
+            r = run(server, env, True, args.profile)
+            print(f"two chats under py-spy: {r['cpu']:.3f} of a core; stacks in {args.profile}")
+            return 0
         for n in range(args.runs):
             for kind in ("one", "two"):
                 r = run(server, env, kind == "two")
