@@ -218,7 +218,7 @@ def run_bare(env: dict[str, str], script: Path) -> dict[str, float]:
 
 
 def run_app(env: dict[str, str], data: Path, server: ModelServer,
-            profile: str | None = None) -> dict[str, Any]:
+            profile: str | None = None, app: str = "") -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="assista-bench-home-") as home:
         shutil.copytree(data, Path(home) / ".local/share/Assista")
         trace = Path(home) / "trace.txt"
@@ -227,7 +227,7 @@ def run_app(env: dict[str, str], data: Path, server: ModelServer,
         for key in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "ANTHROPIC_API_KEY",
                     "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENROUTER_API_KEY"):
             app_env.pop(key, None)
-        command = [assista()]
+        command = [app or assista()]
         if profile:  # py-spy starts the app (its own start is not counted in the figure)
             command = [str(Path(sys.executable).with_name("py-spy")), "record", "--rate",
                        "500", "--format", "raw", "--threads", "-o", profile, "--",
@@ -318,11 +318,11 @@ def verdict(ok: bool) -> str:
 
 
 def bench(env: dict[str, str], chats: int, runs: int, server: ModelServer,
-          script: Path) -> None:
+          script: Path, *, app_path: str = "") -> None:
     data = seeded(chats)
     print(f"[{chats:,} chats]", flush=True)
     run_bare(env, script)  # not counted: bytecode, page cache
-    run_app(env, data, server)
+    run_app(env, data, server, app=app_path)
     bare: list[dict[str, float]] = []
     app: list[dict[str, Any]] = []
     for n in range(runs):
@@ -332,7 +332,7 @@ def bench(env: dict[str, str], chats: int, runs: int, server: ModelServer,
         print(f"  run {n + 1} bare window  shown {b['shown'] * 1000:5.0f} ms"
               f"                                     load {load:.2f}", flush=True)
         load = os.getloadavg()[0]
-        a = run_app(env, data, server)
+        a = run_app(env, data, server, app=app_path)
         app.append(a)
         print(f"  run {n + 1} assista      shown {a['shown'] * 1000:5.0f} ms, question sent "
               f"{a['loaded'] * 1000:5.0f} ms (focused {a['focused'] * 1000:.0f}; trace: "
@@ -362,12 +362,14 @@ def main() -> int:
     parser.add_argument("--chats", default="1000,10000")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--profile", metavar="OUT")
+    parser.add_argument("--app", default="", help="another assista to start (e.g. the "
+                        "bundle's dist/assista/assista) instead of the venv's")
     args = parser.parse_args()
     env, screen = start_screen()
     env = dict(env, PYTHONPATH=str(ROOT))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     server = ModelServer()
-    print(f"app: {assista()} (this tree on PYTHONPATH), fresh HOME, provider from the "
+    print(f"app: {args.app or assista()} (this tree on PYTHONPATH), fresh HOME, provider from the "
           f"environment at {server.url}; screen {env['DISPLAY']}"
           f"{' with openbox' if len(screen) > 1 else ''}; {os.cpu_count()} cores")
     try:
@@ -385,7 +387,7 @@ def main() -> int:
                           f"{os.getloadavg()[0]:.2f}; stacks in {out}")
                     print(top_entries(out), flush=True)
                     continue
-                bench(env, chats, args.runs, server, script)
+                bench(env, chats, args.runs, server, script, app_path=args.app)
     finally:
         server.server.shutdown()
         for proc in reversed(screen):
