@@ -1,7 +1,8 @@
 """The app's runtime dependency closure, from the installed distribution metadata.
 
 The spec uses :func:`bundled_distributions` to give every bundled package its metadata
-and data files (ziamath's math font, say) without naming them; the build uses
+and data files (ziamath's math font, say) without naming them, and
+:func:`outside_closure` to leave out what only the tools need; the build uses
 :func:`undeclared` to warn about packages the code imports but ``pyproject.toml`` does
 not declare. :func:`runtime_closure` follows ``Requires-Dist`` with environment markers
 evaluated for this machine and no extras except those the parent asked for.
@@ -70,6 +71,24 @@ def bundled_distributions(top_levels: Iterable[str], skip: Iterable[str] = ()
             if top not in tops:
                 tops.append(top)
     return found
+
+
+def outside_closure(root: str) -> list[str]:
+    """Import names of the installed distributions ``root`` does not need at run time
+    (the test and build tools, and what they pulled in: lxml from python-docx, say).
+    The bundle leaves them out, so it holds what installing the app alone installs: an
+    optional import of one (openpyxl tries lxml, httpcore sniffio) finds nothing in the
+    bundle, as in a clean install. Never a standard-library name, never one a needed
+    distribution provides too."""
+    import sys
+
+    needed = {_canonical(d.metadata["Name"]) for d in runtime_closure(root)}
+    kept: set[str] = set()
+    other: set[str] = set()
+    for dist in md.distributions():
+        tops = top_level_packages(dist)
+        (kept if _canonical(dist.metadata["Name"]) in needed else other).update(tops)
+    return sorted(other - kept - set(sys.stdlib_module_names))
 
 
 def undeclared(root: str, top_levels: Iterable[str]) -> list[str]:

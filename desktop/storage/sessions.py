@@ -107,19 +107,24 @@ class SessionStore(MessageTree):
             return None
         return session_from_row(row)
 
-    def list_sessions(self, *, archived: bool | None = False) -> list[SessionInfo]:
+    def list_sessions(self, *, archived: bool | None = False,
+                      limit: int | None = None) -> list[SessionInfo]:
         """Sessions not in the trash: pinned first, then most recently updated.
 
         ``archived``: ``False`` (default) hides archived chats, ``True`` lists only
-        them, ``None`` lists both.
+        them, ``None`` lists both. ``limit``: only the first so many (the chat list
+        shows a page at a time: each message's count is read for those only).
         """
         where = "s.deleted_at IS NULL"
         if archived is not None:
             where += f" AND s.archived = {int(archived)}"
-        rows = self._db.query(
-            f"{SESSION_SELECT} WHERE {where} "
-            "ORDER BY s.pinned DESC, s.updated_at DESC, s.created_at DESC, s.num DESC"
-        )
+        order = "ORDER BY s.pinned DESC, s.updated_at DESC, s.created_at DESC, s.num DESC"
+        if limit is None:
+            rows = self._db.query(f"{SESSION_SELECT} WHERE {where} {order}")
+        else:
+            rows = self._db.query(
+                f"{SESSION_SELECT} WHERE s.rowid IN (SELECT s.rowid FROM sessions s "
+                f"WHERE {where} {order} LIMIT ?) {order}", (max(0, limit),))
         return [session_from_row(row) for row in rows]
 
     def has_sessions(self) -> bool:

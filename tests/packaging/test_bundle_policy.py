@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import bundle_policy as policy
 import pytest
 
@@ -71,3 +74,18 @@ def test_excluded_modules_spare_what_the_app_needs() -> None:
     needed = {"PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets", "PySide6.QtSvg",
               "sqlite3", "ssl", "asyncio", "email", "json", "certifi"}
     assert not needed & set(policy.EXCLUDED_MODULES)
+
+
+def test_the_bundle_leaves_out_what_only_the_tools_need() -> None:
+    import app_identity
+    import runtime_deps
+
+    left_out = set(runtime_deps.outside_closure(app_identity.identity().name))
+    # the test tools and what they pulled in (lxml: 9.7 MiB of the bundle, from python-docx)
+    assert {"lxml", "pytest", "hypothesis", "docx", "openai"} <= left_out
+    # what the app imports stays, and no standard-library module is named
+    assert not {"httpx", "PySide6", "openpyxl", "keyring", "pydantic", "qasync", "certifi",
+                "mcp", "numpy", "desktop"} & left_out
+    assert not left_out & set(sys.stdlib_module_names)
+    spec = (Path(__file__).resolve().parents[2] / "packaging/assista.spec").read_text()
+    assert "runtime_deps.outside_closure(IDENT.name)" in spec  # (what the Analysis excludes)

@@ -25,6 +25,19 @@ def test_create_get_list(store: SessionStore) -> None:
     assert [s.id for s in store.list_sessions()] == [b.id, a.id]
 
 
+def test_a_limited_list_is_the_first_of_the_whole_list(store: SessionStore) -> None:
+    chats = [store.create_session(f"chat {n}") for n in range(7)]
+    store.set_pinned(chats[0].id, True)
+    store.save_message(chats[3].id, Message.user("hi"))
+    store.set_archived(chats[5].id, True)
+    whole = store.list_sessions()
+    assert [s.title for s in whole[:3]] == ["chat 0", "chat 3", "chat 6"]
+    for limit in (0, 1, 3, 6, 10):
+        assert store.list_sessions(limit=limit) == whole[:limit]
+    assert store.list_sessions(archived=True, limit=1) == store.list_sessions(archived=True)
+    assert store.list_sessions(limit=2)[1].message_count == 1
+
+
 def test_list_orders_by_last_update(store: SessionStore) -> None:
     a = store.create_session("a")
     b = store.create_session("b")

@@ -49,6 +49,11 @@ if TYPE_CHECKING:
     from desktop.ui.conversations.project_section import ProjectSection
     from desktop.ui.window.controller import ChatController
 
+#: Chats listed at first, and added each time the list is scrolled to its end: with
+#: thousands of chats, listing them all took hundreds of milliseconds on every change
+#: (each sent message; tests/bench/bench_shipped_startup.py).
+PAGE = 200
+
 
 class SessionList(QWidget):
     newRequested = Signal()
@@ -68,6 +73,8 @@ class SessionList(QWidget):
         self._current: str | None = None
         self._pending_refresh = False
         self.project_section: ProjectSection | None = None
+        self.limit = PAGE  # chats listed in the Chats view (more when scrolled to the end)
+        self.more = False  # whether there are more than that
         layout = self._layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 10, 10, 10)
         self.new_button = QPushButton(self.tr("+  New chat"))
@@ -106,6 +113,7 @@ class SessionList(QWidget):
         self.list.renameKey.connect(lambda: self._with_current(self.start_rename))
         self.list.deleteKey.connect(lambda: self._with_current(self._delete_key))
         self.list.itemDelegate().closeEditor.connect(self._editor_closed)
+        self.list.verticalScrollBar().valueChanged.connect(self._scrolled)
         self.empty_label = QLabel()
         self.empty_label.setObjectName("emptyHint")
         self.empty_label.setWordWrap(True)
@@ -198,9 +206,23 @@ class SessionList(QWidget):
                 self.tr("Chats here are erased after %n days.", "", days)
                 if days else self.tr("Chats here are erased when the app next starts."))
             sessions = store.list_deleted()
-        else:
-            sessions = store.list_sessions(archived=self.view == "archived")
-        self.set_sessions(sessions, current)
+        elif self.view == "archived":
+            sessions = store.list_sessions(archived=True)
+        else:  # a page more than shown, to know whether there are more
+            sessions = store.list_sessions(limit=self.limit + 1)
+        self.more = self.view == "chats" and len(sessions) > self.limit
+        self.set_sessions(sessions[:self.limit] if self.more else sessions, current)
+
+    def _scrolled(self, value: int) -> None:
+        bar = self.list.verticalScrollBar()
+        if self.more and value >= bar.maximum() - bar.pageStep() // 2:
+            self.more = False  # (once: the next refresh tells again)
+            QTimer.singleShot(0, self.show_more)
+
+    def show_more(self) -> None:
+        """List the next page of chats (the list was scrolled to its end)."""
+        self.limit += PAGE
+        self.refresh()
 
     def set_view(self, view: View) -> None:
         self.view = view

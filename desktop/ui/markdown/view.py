@@ -39,7 +39,7 @@ from desktop.ui.markdown.streaming import IncrementalMarkdown, Update
 
 # At most 15 renders a second: text still flows, and each frame (parse, lay out, paint,
 # hand to the window system) costs ~3 ms of CPU; at 20 a second the 250 tok/s stream
-# cost 0.11 of a core, at 15 ~0.095 (tests/bench/bench_app_stream.py).
+# cost 0.11 of a core, at 15 ~0.095 (measured with the former tests/bench/bench_app_stream.py).
 FRAME_MS = 66
 MAX_DELAY_MS = 250
 GAP = 10

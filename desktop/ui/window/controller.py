@@ -89,7 +89,8 @@ class ChatController(QObject):
         self._mcp_task: asyncio.Future[dict[str, bool]] | None = None
         s = self.service
         s.on_state.append(self.chatStateChanged.emit)
-        s.on_sessions_changed.append(self.sessionsChanged.emit)
+        s.on_sessions_changed.append(self._sessions_changed)
+        self._holding: list[bool] | None = None  # (send: the chats' changes, held)
         s.approvals.on_request.append(self.bridge.approvalRequested.emit)
         s.approvals.on_close.append(self.bridge.approvalClosed.emit)
         s.tools.on_change.append(self.toolsChanged.emit)
@@ -328,6 +329,12 @@ class ChatController(QObject):
         self.busyChanged.emit(True)
         return True
 
+    def _sessions_changed(self) -> None:
+        if self._holding is None:
+            self.sessionsChanged.emit()
+        else:
+            self._holding.append(True)
+
     def branch_label(self, message_id: str) -> str | None:
         """"2/3" when the message has siblings in the shown conversation."""
         position = self.branches.position(message_id) if self.branches is not None else None
@@ -346,18 +353,30 @@ class ChatController(QObject):
                                             "message: edit and regenerate are not available."),
                                     8000)
             return False
+        # The chats change once for the list (it lists them all again): the chat made,
+        # opened and its message on top (at the end, with the new chat the open one).
+        held: list[bool] = []
+        self._holding = held
         try:
             turn = self.service.start(self.chat, text, attachments, branch_from=branch_from,
                                       regenerate=regenerate)
-        except ProviderMissing:
-            self.providerMissing.emit()
+        except (ProviderMissing, AssistaError) as exc:
+            self._holding = None
+            if held:  # (a chat made, then no turn)
+                self.sessionsChanged.emit()
+            if isinstance(exc, ProviderMissing):
+                self.providerMissing.emit()
+            else:
+                self.errorOccurred.emit(self.refusal(exc))
             return False
-        except AssistaError as exc:
-            self.errorOccurred.emit(self.refusal(exc))
-            return False
+        finally:
+            self._holding = None
+        changed = bool(held) or not regenerate  # (a question moves its chat on top)
         if self.session_id != turn.session_id:
             self.session_id = turn.session_id
             self.new_chat = self.service.chats.new_chat()
+            changed = True
+        if changed:
             self.sessionsChanged.emit()
         self._watch(turn.session_id)
         if branch_from is not None:

@@ -28,6 +28,7 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+import desktop.ui.pyside_import_hook  # noqa: F401  (before the other modules)
 from desktop import APP_ID, APP_NAME
 from desktop.resources import icon_path
 from desktop.storage.first_chats import read_first_chats
@@ -40,6 +41,7 @@ from desktop.ui.window.main_window import MainWindow
 from desktop.ui.window.qt_start import new_application
 from desktop.ui.window.screen_fit import fit_to_screen
 from desktop.ui.window.startup_skeleton import EarlyTyping, hand_over_typing
+from desktop.ui.window.startup_trace import StartupTrace, startup_trace
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
@@ -203,30 +205,41 @@ def show_first_frame(window: MainWindow) -> None:
     waiting.exec()
 
 
-COLLECT_EVERY = 6  # loading steps between two collections
-
-
 def collect_and_freeze() -> None:
-    """Collect what was loaded since the last call, then leave what is alive (modules,
-    classes, the window) out of every later pass: each pass scans only what is new,
-    a few milliseconds instead of one pass over everything (~40 ms here)."""
+    """Collect what was made since the last freeze, then leave what is alive (the
+    window) out of every later pass: each pass scans only what is new, a few
+    milliseconds instead of one pass over everything (~40 ms here)."""
     gc.collect()
     gc.freeze()
 
 
-def load_modules(app: QApplication) -> None:
+def load_modules(app: QApplication, trace: StartupTrace | None = None) -> None:
     import importlib
+    import threading
 
-    for n, name in enumerate(LOAD_STEPS, 1):
-        importlib.import_module(name)
-        app.processEvents()
-        if n % COLLECT_EVERY == 0:
-            collect_and_freeze()
-            app.processEvents()
     from desktop.providers.tls import shared_context
 
-    shared_context(trust_env=False)  # (the CA bundle, read once: the model list needs it)
-    app.processEvents()
+    # The CA bundle (the model list needs it) is read on a thread meanwhile: OpenSSL
+    # parses it without Python's lock (15-50 ms of the main thread before).
+    certificates = threading.Thread(target=shared_context, kwargs={"trust_env": False},
+                                    name="assista-certificates", daemon=True)
+    certificates.start()
+    for name in LOAD_STEPS:
+        if trace is not None:
+            trace.step(name)
+        importlib.import_module(name)
+        app.processEvents()
+    if trace is not None:
+        trace.step("CA certificates")
+    while certificates.is_alive():  # (usually over by now)
+        certificates.join(0.005)
+        app.processEvents()
+    # What was loaded (modules, classes) is left out of every later pass of the
+    # collector, without a pass over it first: the modules leave ~1,100 unreachable
+    # objects behind (~0.5 MB: types and functions made while importing), and the
+    # passes that freed them cost ~7% of the main thread until the app had loaded
+    # (py-spy, tests/bench/bench_shipped_startup.py).
+    gc.freeze()
 
 
 def open_context(window: MainWindow, paths: DataPaths, lock: InstanceLock | None,
@@ -252,7 +265,7 @@ def launch_gui(data_dir: str | None = None, *, smoke: bool = False,
     # No automatic cyclic collection while the app loads: its full passes over
     # everything loaded so far (20-40 ms each here, several of them, one even in the
     # highlighters' warm-up thread) landed in whichever step was running. Instead a
-    # short pass every few steps (collect_and_freeze), and the collector is back on
+    # freeze once loaded (load_modules), and the collector is back on
     # once the window is built.
     gc.disable()
     try:
@@ -273,8 +286,12 @@ def _launch_gui(data_dir: str | None, *, smoke: bool, quick: str | None) -> int:
     theme.apply_theme(app, state.theme, quick=True)
     theme.set_zoom(state.zoom)
     window = MainWindow(state=state)
+    trace = startup_trace() if quick is None else None  # (ASSISTA_STARTUP_TRACE)
     if quick is None:
         show_first_frame(window)
+        if trace is not None:
+            trace.shown()
+            trace.step("first chats")
         window.show_first_chats(read_first_chats(paths.db_path))
         app.processEvents()  # a frame with them
     # (``assista quick``: only the quick-ask window shows; the main window stays hidden
@@ -283,18 +300,22 @@ def _launch_gui(data_dir: str | None, *, smoke: bool, quick: str | None) -> int:
                            and lock.previous_unclean)
     if lock is not None:  # (only the process that owns the folder checks and repairs)
         check.start()
-    load_modules(app)
+    load_modules(app, trace)
+    if trace is not None:
+        trace.step("integrity check")
     while not check.wait(0.005):  # (usually over by now)
         app.processEvents()
+    if trace is not None:
+        trace.step("open data")
     ctx = open_context(window, paths, lock, check.verify())
     if ctx is None:
         return 1
     app.processEvents()  # keep the window responsive between the loading steps
-    return run_window(app, window, ctx, smoke, quick)
+    return run_window(app, window, ctx, smoke, quick, trace=trace)
 
 
 def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bool,
-               quick: str | None = None) -> int:
+               quick: str | None = None, *, trace: StartupTrace | None = None) -> int:
     """Fill the window in and run the app, on the asyncio loop from the start (see
     :mod:`desktop.ui.window.app_loop`): a question sent at any moment is answered."""
     from desktop import __version__
@@ -306,7 +327,7 @@ def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bo
     closing: list[Callable[[], None]] = []  # (after the loop, before the data is closed)
     try:
         run_app(app, lambda: start_window(app, window, ctx, smoke=smoke, quick=quick,
-                                          closing=closing),
+                                          closing=closing, trace=trace),
                 lambda controller: controller.shutdown(),
                 on_signal=lambda: quit_now(window))
     finally:
@@ -317,7 +338,8 @@ def run_window(app: QApplication, window: MainWindow, ctx: AppContext, smoke: bo
 
 
 def start_window(app: QApplication, window: MainWindow, ctx: AppContext, *, smoke: bool,
-                 quick: str | None, closing: list[Callable[[], None]]) -> ChatController:
+                 quick: str | None, closing: list[Callable[[], None]],
+                 trace: StartupTrace | None = None) -> ChatController:
     """Build the window's content and start its work (run on the running loop)."""
     import asyncio
 
@@ -328,11 +350,23 @@ def start_window(app: QApplication, window: MainWindow, ctx: AppContext, *, smok
     from desktop.ui.window.single_instance import InstanceServer
 
     # The window's chat service has the model title new chats (Preferences can say no).
+    if trace is not None:
+        trace.step("chat service")
     controller = ChatController(ctx, service=ChatService(ctx, write_titles=True))
     closing.append(follow_settings(app, controller).close)
-    window.attach(controller, between_steps=app.processEvents)
+    between_steps: Callable[[], object] = app.processEvents
+    if trace is not None:
+        def between_steps() -> None:
+            app.processEvents()
+            if trace is not None:
+                trace.step("window content")
+    window.attach(controller, between_steps=between_steps)
+    if trace is not None:
+        trace.step("reopen last chat")
     reopen_last_chat(window)
     app.processEvents()
+    if trace is not None:
+        trace.loaded()
     collect_and_freeze()
     # From here on the cyclic collector runs on this thread only (see its module): run
     # on a worker thread it destroyed Qt objects there, and their timers fired on

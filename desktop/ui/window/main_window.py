@@ -321,8 +321,7 @@ class MainWindow(QMainWindow):
 
     def _user_message(self, message: Message) -> None:
         self.chat_pane.add_user_message(message)
-        self.sidebar.begin_turn()
-        self.refresh_sessions()
+        self.sidebar.begin_turn()  # (the controller has the chats listed again)
 
     def _run_finished(self, event: RunFinished) -> None:
         self.top_bar.show_usage(self.controller.history)

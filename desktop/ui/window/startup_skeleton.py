@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QSize
-from PySide6.QtGui import QKeyEvent, QResizeEvent
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSize
+from PySide6.QtGui import QKeyEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -91,6 +91,8 @@ class StartupSkeleton(QWidget):
         self.message_box: EarlyMessageBox | None = None
         self.chosen_chat: str | None = None  #: clicked before the app had loaded
         self.first_chats: list[FirstChat] = []  #: listed by :meth:`fill`
+        self.early_keys: list[QKeyEvent] = []  #: pressed in the window before :meth:`fill`
+        self._watching: QWidget | None = None
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
@@ -111,6 +113,23 @@ class StartupSkeleton(QWidget):
         self.splitter.setSizes(list(splitter) if len(splitter) == 3 else list(DEFAULT_SPLITTER))
         outer.addWidget(self.splitter, 1)
         self.setEnabled(False)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Until the message box is there, keys pressed in the window are kept for it:
+        typing starts the moment the window has the focus (with nothing enabled in the
+        skeleton the window itself gets the keys, and dropped them)."""
+        super().showEvent(event)
+        if self.message_box is None and self._watching is None:
+            self._watching = self.window()
+            self._watching.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # (no Qt enum is looked at for the window's other events before the first frame)
+        if isinstance(event, QKeyEvent) and event.type() == QEvent.Type.KeyPress:
+            self.early_keys.append(QKeyEvent(event.type(), event.key(), event.modifiers(),
+                                             event.text()))
+            return True
+        return False
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """The side panes leave at the widths where the real ones become drawers."""
@@ -150,6 +169,12 @@ class StartupSkeleton(QWidget):
         self.chat_list.show()
         self.message_box.show()
         self.message_box.setFocus()
+        if self._watching is not None:
+            self._watching.removeEventFilter(self)
+            self._watching = None
+        for key in self.early_keys:  # (typed before the box was there)
+            self.message_box.keyPressEvent(key)
+        self.early_keys.clear()
 
     def _chosen(self, item: QListWidgetItem) -> None:
         if self.chat_list is not None:

@@ -12,9 +12,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QListWidgetItem, QMessageBox
 
 from desktop.app import AppContext
+from desktop.core.messages import Message
 from desktop.core.records import SessionInfo
 from desktop.ui.conversations.session_items import date_group, grouped
-from tests.ui.conversation_helpers import make_chat, make_window, trigger_menu
+from tests.support.openai_server import FakeOpenAIServer
+from tests.ui.conversation_helpers import add_provider, make_chat, make_window, trigger_menu
 
 
 def open_editor(lst: Any) -> QLineEdit:
@@ -243,3 +245,52 @@ def test_a_clicked_chat_keeps_the_focus_for_del_and_hands_typing_to_the_composer
     qtbot.keyClick(sessions.list, Qt.Key.Key_Delete)
     assert titles(window) == ["First"]
     assert [s.id for s in ctx.sessions.list_deleted()] == [second]
+
+
+def test_thousands_of_chats_are_listed_a_page_at_a_time(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    from desktop.ui.conversations.session_list import PAGE
+
+    ctx = open_ctx()
+    with ctx.db.transaction() as conn:  # (chats made in one go: 2.5 pages of them)
+        conn.executemany(
+            "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
+            [(f"id-{n:04}", f"Chat {n}", n, n) for n in range(PAGE * 5 // 2)])
+    window = make_window(qtbot, ctx)
+    lst = window.sessions
+    assert len(lst.items()) == PAGE and lst.more  # the newest first
+    assert lst.items()[0].text() == f"Chat {PAGE * 5 // 2 - 1}"
+    bar = lst.list.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    bar.setValue(bar.maximum())  # scrolled to the end: the next page comes
+    qtbot.waitUntil(lambda: len(lst.items()) == 2 * PAGE)
+    assert bar.value() < bar.maximum()  # (where the user was, with more below)
+    bar.setValue(bar.maximum())
+    qtbot.waitUntil(lambda: len(lst.items()) == PAGE * 5 // 2)
+    assert not lst.more and lst.items()[-1].text() == "Chat 0"
+    # A new message moves its chat to the top; the list keeps what was shown
+    ctx.sessions.save_message("id-0000", Message.user("back to this one"))
+    window.refresh_sessions()
+    assert lst.items()[0].text() == "Chat 0" and len(lst.items()) == PAGE * 5 // 2
+
+
+def test_a_message_in_a_new_chat_lists_the_chats_once(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    make_chat(ctx, "Earlier", "hello")
+    window = make_window(qtbot, ctx)
+    listings: list[int] = []
+    window.sessions.list.model().modelAboutToBeReset.connect(lambda: listings.append(1))
+    box = window.composer.input
+    box.setFocus()
+    qtbot.keyClicks(box, "A new question")
+    with qtbot.waitSignal(window.controller.bridge.runFinished, timeout=10000):
+        qtbot.keyClick(box, Qt.Key.Key_Return)  # (the turn starts in here)
+        # made, opened, its message: listed once, the new chat on top and the open one
+        assert len(listings) == 1
+        assert titles(window) == ["A new question", "Earlier"]
+        assert window.sessions.current_id() == window.controller.session_id is not None

@@ -201,3 +201,31 @@ def test_the_skeletons_side_panes_leave_where_the_real_ones_become_drawers(
     assert skeleton.sessions_panel.isVisible()
     skeleton.resize(600, 500)  # and the chat list below 760 px
     qtbot.waitUntil(lambda: not skeleton.sessions_panel.isVisible())
+
+
+def test_what_is_typed_before_the_chats_are_listed_goes_into_the_message_box(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    make_chat(ctx, "Earlier", "hello")
+    window = MainWindow(state=read_window_state(ctx.paths.db_path))
+    qtbot.addWidget(window)
+    window.show()  # (the launcher's first frame: nothing in the skeleton takes keys yet)
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    qtbot.keyClicks(window, "Hi there")  # the window has the focus: the user types
+    qtbot.keyClick(window, Qt.Key.Key_Return)
+    window.show_first_chats(read_first_chats(ctx.paths.db_path))
+    skeleton = window.centralWidget()
+    assert isinstance(skeleton, StartupSkeleton)
+    assert skeleton.message_box is not None
+    assert skeleton.message_box.toPlainText() == "Hi there"
+    assert skeleton.message_box.send_requested  # Enter: sent once the app has loaded
+    fake_server.enqueue_text("Answered.")
+    load(window, ctx)
+    qtbot.waitUntil(lambda: len(fake_server.chat_requests) == 1, timeout=10000)
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
+    assert "Hi there" in str(fake_server.chat_requests[0].json["messages"][-1]["content"])
