@@ -88,17 +88,7 @@ class SessionList(QWidget):
         layout.addWidget(self.search_button)
         self.title = QLabel(self.tr("Chats"))
         self.title.setObjectName("panelTitle")
-        self.trash_row = QWidget()
-        trash_row = QHBoxLayout(self.trash_row)
-        trash_row.setContentsMargins(0, 0, 0, 0)
-        self.trash_hint = QLabel()
-        self.trash_hint.setObjectName("emptyHint")
-        self.trash_hint.setWordWrap(True)
-        self.empty_trash_button = QPushButton(self.tr("Empty trash"))
-        self.empty_trash_button.clicked.connect(self._confirm_empty_trash)
-        trash_row.addWidget(self.trash_hint, 1)
-        trash_row.addWidget(self.empty_trash_button)
-        self.trash_row.hide()
+        self.trash_row = self._trash_row()
         self.list = ChatListWidget()
         self.list.setAccessibleName(self.tr("Chats"))
         self.marks = ChatStateMarks(self.list)  # answering, approval, failed, unread
@@ -126,6 +116,21 @@ class SessionList(QWidget):
         layout.addWidget(self.empty_label)
         layout.addWidget(self.undo_bar)
         layout.addWidget(self._view_switcher())
+
+    def _trash_row(self) -> QWidget:
+        """What the Trash view says above its chats, with Empty trash (hidden elsewhere)."""
+        row = QWidget()
+        trash_row = QHBoxLayout(row)
+        trash_row.setContentsMargins(0, 0, 0, 0)
+        self.trash_hint = QLabel()
+        self.trash_hint.setObjectName("emptyHint")
+        self.trash_hint.setWordWrap(True)
+        self.empty_trash_button = QPushButton(self.tr("Empty trash"))
+        self.empty_trash_button.clicked.connect(self._confirm_empty_trash)
+        trash_row.addWidget(self.trash_hint, 1)
+        trash_row.addWidget(self.empty_trash_button)
+        row.hide()
+        return row
 
     def _view_switcher(self) -> QWidget:
         box = QWidget()
