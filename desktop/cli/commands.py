@@ -132,6 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_undo_parser(sub, _add_common)
 
+    from desktop.cli.audio_cmd import add_audio_parsers
+
+    add_audio_parsers(sub, _add_common)
+
     _add_sync_parser(sub)
     quick = sub.add_parser("quick", help="open the quick-ask window (in the running app, or "
                            "start it); bind this to a keyboard shortcut of your desktop")
@@ -201,6 +205,10 @@ def _run_command(args: argparse.Namespace) -> int:
         from desktop.cli.inspect_cmd import inspect_command
 
         return inspect_command(args)
+    if args.command in ("transcribe", "speak"):
+        from desktop.cli.audio_cmd import audio_command
+
+        return audio_command(args)
     if args.command == "sync":
         from desktop.cli.sync_cmd import sync_command
 
