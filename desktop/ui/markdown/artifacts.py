@@ -51,28 +51,28 @@ def artifact_kind(lang: str, code: str) -> str | None:
 
 def button_labels(kind: str | None, showing_source: bool) -> list[tuple[str, str]]:
     """``(action, label)`` of a code block's header buttons, right to left."""
-    tr = QCoreApplication.translate
-    buttons = [("copy", tr("Segment", "Copy"))]
+    buttons = [("copy", QCoreApplication.translate("Segment", "Copy"))]
     if kind is None:
         return buttons
-    buttons.append(("save", tr("Segment", "Save…")))
+    buttons.append(("save", QCoreApplication.translate("Segment", "Save…")))
     if kind == "svg":
-        buttons.append(("source", tr("Segment", "Picture") if showing_source
-                        else tr("Segment", "Source")))
+        label = (QCoreApplication.translate("Segment", "Picture") if showing_source
+                 else QCoreApplication.translate("Segment", "Source"))
+        buttons.append(("source", label))
     else:
-        buttons.append(("preview", tr("Segment", "Preview")))
+        buttons.append(("preview", QCoreApplication.translate("Segment", "Preview")))
     return buttons
 
 
 def button_tip(action: str) -> str:
-    tr = QCoreApplication.translate
     if action == "preview":
-        return tr("Segment", "Open in your browser: this runs the model's code, with every "
-                             "network request blocked")
+        return QCoreApplication.translate(
+            "Segment", "Open in your browser: this runs the model's code, with every "
+                       "network request blocked")
     if action == "source":
-        return tr("Segment", "Show the code, or the drawing")
+        return QCoreApplication.translate("Segment", "Show the code, or the drawing")
     if action == "save":
-        return tr("Segment", "Save this as a file")
+        return QCoreApplication.translate("Segment", "Save this as a file")
     return ""
 
 
@@ -122,13 +122,13 @@ def preview_page(kind: str, code: str, *, dark: bool = False) -> str:
 def open_preview(parent: QWidget, kind: str, code: str, *, dark: bool = False) -> Path | None:
     """Write the preview of ``code`` (as it is now) and open it in the system browser,
     once the person agreed that it runs the model's code; the file's path, or None."""
-    tr = QCoreApplication.translate
     if not _Consent.given:
         answer = QMessageBox.question(
-            parent, tr("Segment", "Preview"),
-            tr("Segment", "The preview runs the model's code in your web browser. Every "
-                          "network request from it is blocked, so it cannot send anything "
-                          "anywhere or load anything. Open it?"))
+            parent, QCoreApplication.translate("Segment", "Preview"),
+            QCoreApplication.translate(
+                "Segment", "The preview runs the model's code in your web browser. Every "
+                           "network request from it is blocked, so it cannot send anything "
+                           "anywhere or load anything. Open it?"))
         if answer != QMessageBox.StandardButton.Yes:
             return None
         _Consent.given = True
@@ -136,13 +136,15 @@ def open_preview(parent: QWidget, kind: str, code: str, *, dark: bool = False) -
         page = preview_page(kind, code, dark=dark)
         path = write_preview(preview_folder(), page, kind)
     except MermaidMissing:
-        QMessageBox.warning(parent, tr("Segment", "Preview"),
-                            tr("Segment", "This build has no mermaid.js, so diagrams cannot "
-                                          "be previewed."))
+        QMessageBox.warning(parent, QCoreApplication.translate("Segment", "Preview"),
+                            QCoreApplication.translate(
+                                "Segment", "This build has no mermaid.js, so diagrams "
+                                           "cannot be previewed."))
         return None
     except OSError as exc:
-        QMessageBox.warning(parent, tr("Segment", "Preview"),
-                            tr("Segment", "Could not write the preview: {error}").format(
+        QMessageBox.warning(parent, QCoreApplication.translate("Segment", "Preview"),
+                            QCoreApplication.translate(
+                                "Segment", "Could not write the preview: {error}").format(
                                 error=exc.strerror or str(exc)))
         return None
     QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
@@ -151,20 +153,21 @@ def open_preview(parent: QWidget, kind: str, code: str, *, dark: bool = False) -
 
 def save_artifact(parent: QWidget, kind: str, code: str) -> Path | None:
     """Ask where, and write ``code`` there; the path, or None."""
-    tr = QCoreApplication.translate
     suffix = _SUFFIX.get(kind, ".txt")
     name, _filter = QFileDialog.getSaveFileName(
-        parent, tr("Segment", "Save as"), f"{kind}{suffix}",
-        tr("Segment", "{kind} files (*{suffix});;All files (*)").format(kind=kind.upper(),
-                                                                        suffix=suffix))
+        parent, QCoreApplication.translate("Segment", "Save as"), f"{kind}{suffix}",
+        QCoreApplication.translate(
+            "Segment", "{kind} files (*{suffix});;All files (*)").format(
+            kind=kind.upper(), suffix=suffix))
     if not name:
         return None
     path = Path(name)
     try:
         path.write_text(code, encoding="utf-8")
     except OSError as exc:
-        QMessageBox.warning(parent, tr("Segment", "Save as"),
-                            tr("Segment", "Could not save {path}: {error}").format(
+        QMessageBox.warning(parent, QCoreApplication.translate("Segment", "Save as"),
+                            QCoreApplication.translate(
+                                "Segment", "Could not save {path}: {error}").format(
                                 path=str(path), error=exc.strerror or str(exc)))
         return None
     return path
