@@ -159,3 +159,43 @@ def test_without_a_transcription_model_the_mic_says_what_to_set(
     qtbot.mouseClick(window.composer.mic_button, Qt.MouseButton.LeftButton)
     assert "Set a transcription model" in window.chat_pane.error_banner.text()
     assert isinstance(window.composer.mic_button.recorder, Recorder)
+
+
+def test_an_answer_that_is_a_page_has_preview_in_its_menu(
+        qtbot: Any, window: MainWindow, fake_server: FakeOpenAIServer, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from PySide6.QtCore import QObject, QUrl, Slot
+    from PySide6.QtGui import QDesktopServices
+
+    from desktop.ui.markdown import artifacts
+
+    class Opened(QObject):
+        urls: list[QUrl] = []
+
+        @Slot(QUrl)
+        def open(self, url: QUrl) -> None:
+            self.urls.append(url)
+
+    catcher = Opened()
+    QDesktopServices.setUrlHandler("file", catcher, "open")
+    monkeypatch.setattr(artifacts, "preview_folder", lambda: tmp_path / "previews")
+    monkeypatch.setattr(artifacts._Consent, "given", True)
+    try:
+        fake_server.enqueue_text("Plain words, not a page.")
+        send(qtbot, window, "Words?")
+        menu = answer_widget(window).header_row.more_menu
+        menu.aboutToShow.emit()
+        assert "Preview this page…" not in [a.text() for a in menu.actions()]
+        fake_server.enqueue_text("<!DOCTYPE html>\n<html><body><h1>Made page</h1>"
+                                 "<script>document.title='x'</script></body></html>")
+        send(qtbot, window, "Page?")
+        menu = answer_widget(window).header_row.more_menu
+        menu.aboutToShow.emit()
+        [preview] = [a for a in menu.actions() if a.text() == "Preview this page…"]
+        assert "runs the model's code" in preview.toolTip()
+        preview.trigger()
+        [url] = catcher.urls
+        page = Path(url.toLocalFile()).read_text()
+        assert "Made page" in page and "default-src 'none'" in page
+    finally:
+        QDesktopServices.unsetUrlHandler("file")
