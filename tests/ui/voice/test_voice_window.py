@@ -169,12 +169,12 @@ def test_an_answer_that_is_a_page_has_preview_in_its_menu(
 
     from desktop.ui.markdown import artifacts
 
-    class Opened(QObject):
-        urls: list[QUrl] = []
+    opened: list[QUrl] = []
 
+    class Opened(QObject):
         @Slot(QUrl)
         def open(self, url: QUrl) -> None:
-            self.urls.append(url)
+            opened.append(url)
 
     catcher = Opened()
     QDesktopServices.setUrlHandler("file", catcher, "open")
@@ -194,7 +194,7 @@ def test_an_answer_that_is_a_page_has_preview_in_its_menu(
         [preview] = [a for a in menu.actions() if a.text() == "Preview this page…"]
         assert "runs the model's code" in preview.toolTip()
         preview.trigger()
-        [url] = catcher.urls
+        [url] = opened
         page = Path(url.toLocalFile()).read_text()
         assert "Made page" in page and "default-src 'none'" in page
     finally:
