@@ -89,7 +89,7 @@ def mermaid_page(diagram: str, *, dark: bool = False, script: str | None = None)
     body = (f'<pre class="mermaid">{html.escape(diagram)}</pre>'
             f"<script>{code}</script><script>{run}</script>")
     style = (f"<style>body{{margin:16px;background:{background};"
-             "font-family:sans-serif}</style>")
+             "font-family:sans-serif}.mermaid{display:flex;justify-content:center}</style>")
     return _locked("Diagram", body, head=style)
 
 
