@@ -25,7 +25,6 @@ class VoiceSettings(QWidget):
                                                      "e.g. gpt-4o-mini-tts"))
         self.speech_voice = QLineEdit()
         self.speech_voice.setAccessibleName(self.tr("Voice"))
-        self.speech_voice.setPlaceholderText("alloy")
         self.transcription_provider = QComboBox()
         self.transcription_provider.setAccessibleName(self.tr("Provider that writes dictation"))
         self.transcription_model = QLineEdit()
