@@ -11,6 +11,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QPushButton, QWidget
 
 from desktop.core.audio_io import NoAudioDevice, Recorder
+from desktop.core.errors import AssistaError
 from desktop.ui import icons
 from desktop.ui.voice.voice_errors import voice_error_text
 from desktop.ui.voice.worker import Worker
@@ -57,7 +58,7 @@ class MicButton(QPushButton):
 
     def start(self) -> None:
         if not self.ready():
-            self._fail("no_transcription_model", "")
+            self._fail(AssistaError(code="no_transcription_model"))
             return
         try:
             if self.file_source is not None:
@@ -65,7 +66,7 @@ class MicButton(QPushButton):
             else:
                 self.recorder.start()
         except NoAudioDevice as exc:
-            self._fail(exc.code, str(exc))
+            self._fail(exc)
             return
         self._show(RECORDING)
 
@@ -76,11 +77,11 @@ class MicButton(QPushButton):
         frames = self.recorder.frames
         wav = self.recorder.stop()
         if frames == 0:
-            self._fail("nothing_heard", "")
+            self._fail(AssistaError(code="nothing_heard"))
             return
         transcribe = self.transcribe
         if transcribe is None:
-            self._fail("no_transcription_model", "")
+            self._fail(AssistaError(code="no_transcription_model"))
             return
         self._show(TRANSCRIBING)
         self._worker.run(lambda: transcribe(wav))
@@ -95,10 +96,10 @@ class MicButton(QPushButton):
         if isinstance(text, str) and text.strip():
             self.textReady.emit(text.strip())
         else:
-            self._fail("nothing_heard", "")
+            self._fail(AssistaError(code="nothing_heard"))
 
-    def _fail(self, code: str, detail: str) -> None:
-        message = voice_error_text(code, detail)
+    def _fail(self, exc: BaseException) -> None:
+        message = voice_error_text(exc)
         self._show(FAILED, message)
         self.failed.emit(message)
 

@@ -56,13 +56,13 @@ class ReadAloud(QObject):
         try:
             self.player.play(pcm)
         except NoAudioDevice as exc:
-            self._failed(exc.code, str(exc))
+            self._failed(exc)
             return
         self._set(PLAYING)
 
-    def _failed(self, code: str, detail: str) -> None:
+    def _failed(self, exc: BaseException) -> None:
         self._set(IDLE)
-        self.failed.emit(voice_error_text(code, detail))
+        self.failed.emit(voice_error_text(exc))
 
     def toggle_pause(self) -> None:
         if self.state == PLAYING:

@@ -4,8 +4,18 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
+from desktop.ui.error_text import exception_text
 
-def voice_error_text(code: str, detail: str) -> str:
+
+def voice_error_text(exc: BaseException) -> str:
+    """A voice failure as the window says it: the provider's failures (a wrong key, an
+    unknown model...) as every provider failure is worded, the rest by their code."""
+    code = str(getattr(exc, "code", "") or "")
+    text = _voice_text(code)
+    return text if text is not None else exception_text(exc)
+
+
+def _voice_text(code: str) -> str | None:
     if code == "no_microphone":
         return QCoreApplication.translate(
             "Voice", "No microphone could be opened. Connect one, or allow this app to use "
@@ -26,5 +36,4 @@ def voice_error_text(code: str, detail: str) -> str:
         return QCoreApplication.translate("Voice", "The speech audio could not be played.")
     if code == "nothing_heard":
         return QCoreApplication.translate("Voice", "Nothing was recorded.")
-    return QCoreApplication.translate("Voice", "The voice request failed: {detail}").format(
-        detail=detail)
+    return None

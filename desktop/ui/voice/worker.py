@@ -14,11 +14,11 @@ log = logging.getLogger(__name__)
 
 
 class Worker(QObject):
-    """``run(call)``: ``done(result)`` or ``failed(code, detail)`` on the UI thread
+    """``run(call)``: ``done(result)`` or ``failed(exception)`` on the UI thread
     (signals cross threads queued). A newer run makes an older one's result ignored."""
 
     done = Signal(object)
-    failed = Signal(str, str)  # error code, detail
+    failed = Signal(object)  # the exception
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -27,7 +27,7 @@ class Worker(QObject):
         self._relay_failed.connect(self._failed_if_current)
 
     _relay_done = Signal(int, object)
-    _relay_failed = Signal(int, str, str)
+    _relay_failed = Signal(int, object)
 
     def run(self, call: Callable[[], Any]) -> None:
         self._run += 1
@@ -37,10 +37,9 @@ class Worker(QObject):
             try:
                 result = call()
             except Exception as exc:  # reported, never raised on a worker thread
-                code = str(getattr(exc, "code", "") or "unexpected")
-                if code == "unexpected":
+                if not getattr(exc, "code", ""):
                     log.exception("voice call failed")
-                self._relay_failed.emit(number, code, str(exc))
+                self._relay_failed.emit(number, exc)
                 return
             self._relay_done.emit(number, result)
 
@@ -53,6 +52,6 @@ class Worker(QObject):
         if number == self._run:
             self.done.emit(result)
 
-    def _failed_if_current(self, number: int, code: str, detail: str) -> None:
+    def _failed_if_current(self, number: int, exc: object) -> None:
         if number == self._run:
-            self.failed.emit(code, detail)
+            self.failed.emit(exc)

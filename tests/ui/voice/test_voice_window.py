@@ -199,3 +199,19 @@ def test_an_answer_that_is_a_page_has_preview_in_its_menu(
         assert "Made page" in page and "default-src 'none'" in page
     finally:
         QDesktopServices.unsetUrlHandler("file")
+
+
+def test_a_provider_failure_is_worded_like_every_provider_failure(
+        qtbot: Any, window: MainWindow, fake_server: FakeOpenAIServer, audio: FakeAudioServer,
+        tmp_path: Path) -> None:
+    audio.fail_status = 401
+    clip = tmp_path / "said.wav"
+    clip.write_bytes(tone_wav(0.3))
+    mic = window.composer.mic_button
+    mic.file_source = clip
+    qtbot.mouseClick(mic, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(mic, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: mic.state == "failed", timeout=20000)
+    banner = window.chat_pane.error_banner.text()
+    assert banner.startswith("Voice box did not accept the API key (HTTP 401)"), banner
+    assert window.composer.input.toPlainText() == ""
