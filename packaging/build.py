@@ -183,6 +183,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_bundle:
         # The interface translations (.qm, not committed) go into resources/ first.
         say(f"translations: {len(translations.build())} .qm files")
+        # mermaid.js for the diagram previews, from npm with its licence (not committed).
+        import web_assets
+
+        say(f"web assets: {web_assets.fetch_mermaid() or 'mermaid not fetched (no npm)'}")
         say(f"pyinstaller: {run_pyinstaller():.1f} s")
     where = bundle_check.layout(DIST)
     checked = bundle_check.check_bundle(DIST)

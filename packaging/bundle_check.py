@@ -62,7 +62,8 @@ def required_modules(platform: str = sys.platform) -> list[str]:
         ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
         for path in (ROOT / "desktop").rglob("*.py")
     )
-    modules += ["certifi", "httpx", "socksio", "qasync", "keyring.backends.chainer"]
+    modules += ["certifi", "httpx", "socksio", "qasync", "keyring.backends.chainer",
+                "miniaudio"]  # read aloud and dictation
     backend = {"win32": "keyring.backends.Windows", "darwin": "keyring.backends.macOS"}
     modules.append(backend.get(platform, "keyring.backends.SecretService"))
     if platform.startswith("linux"):
@@ -123,6 +124,10 @@ def check_bundle(dist: Path, platform: str = sys.platform) -> CheckResult:
         "app icon": "resources/icons/assista.svg",
         "app icon PNG": "resources/icons/png/assista-256.png",
     }
+    if (ROOT / "resources" / "web" / "mermaid" / "mermaid.min.js").is_file():
+        # fetched for this build (packaging/web_assets.py): it and its licence go along
+        files["mermaid.js"] = "resources/web/mermaid/mermaid.min.js"
+        files["mermaid.js licence"] = "resources/web/mermaid/LICENSE"
     for what, rel in files.items():
         result.need((data / rel).is_file() or (where.internal / rel).is_file(),
                     f"{what} missing: {rel}")

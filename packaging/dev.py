@@ -42,7 +42,11 @@ QT_SYSTEM_PACKAGES = [
 # sync tests, besides wsgidav.
 TEST_SYSTEM_PACKAGES = ["xvfb", "xdotool", "dbus", "at-spi2-core", "python3-pyatspi",
                         "openbox", "imagemagick", "rclone", "nginx",
-                        "libnginx-mod-http-dav-ext"]
+                        "libnginx-mod-http-dav-ext",
+                        # The previews' safety test (tests/core/test_page_preview.py):
+                        # the generated page in a real browser, headless; espeak-ng:
+                        # the system speech of read-aloud on Linux.
+                        "chromium", "espeak-ng"]
 #: What the app uses when present (run_command's sandbox); the .deb recommends it.
 APP_SYSTEM_PACKAGES = ["bubblewrap"]
 
@@ -157,6 +161,17 @@ def build_translations(python: Path) -> None:
     run([str(python), str(ROOT / "packaging" / "translations.py"), "build"], cwd=ROOT)
 
 
+def fetch_web_assets() -> None:
+    """mermaid.js for the diagram previews (from npm, not committed)."""
+    sys.path.insert(0, str(ROOT / "packaging"))
+    import web_assets
+
+    try:
+        web_assets.fetch_mermaid()
+    except (OSError, subprocess.CalledProcessError) as exc:
+        say(f"could not fetch mermaid ({exc}); its previews will say it is missing")
+
+
 def cmd_translations(_args: list[str]) -> int:
     build_translations(ensure_venv())
     return 0
@@ -168,6 +183,7 @@ def cmd_run(args: list[str]) -> int:
     python = ensure_venv()
     install(python, "")
     build_translations(python)
+    fetch_web_assets()
     return subprocess.call([str(python), "-m", "desktop", *args], cwd=ROOT)
 
 
@@ -177,6 +193,7 @@ def cmd_test(args: list[str]) -> int:
     python = ensure_venv()
     install(python, "[test]")
     build_translations(python)
+    fetch_web_assets()
     install_npm_test_servers()
     env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
     pytest = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"]

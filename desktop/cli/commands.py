@@ -96,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_knowledge_parser(sub, _add_common)
 
-    _add_project_and_memory(sub, ask)
+    _add_feature_parsers(sub, ask)
 
     export = sub.add_parser("export", help="export conversations")
     _add_common(export)
@@ -181,16 +181,22 @@ _HANDLERS = {
     "memory": ("desktop.cli.memory_cmd", "memory_command"),
     "undo": ("desktop.cli.undo_cmd", "undo_command"),
     "inspect": ("desktop.cli.inspect_cmd", "inspect_command"),
+    "transcribe": ("desktop.cli.audio_cmd", "audio_command"),
+    "speak": ("desktop.cli.audio_cmd", "audio_command"),
     "sync": ("desktop.cli.sync_cmd", "sync_command"),
 }
 
 
-def _add_project_and_memory(sub: Any, ask: argparse.ArgumentParser) -> None:
+def _add_feature_parsers(sub: Any, ask: argparse.ArgumentParser) -> None:
+    """``assista project``, ``memory`` (and their ``ask`` options), ``transcribe``,
+    ``speak``."""
+    from desktop.cli.audio_cmd import add_audio_parsers
     from desktop.cli.memory_args import add_memory_parser
     from desktop.cli.project_args import add_project_parser
 
     add_project_parser(sub, _add_common, ask)
     add_memory_parser(sub, _add_common, ask)
+    add_audio_parsers(sub, _add_common)
 
 
 def _run_command(args: argparse.Namespace) -> int:

@@ -137,6 +137,13 @@ class AppSettings(BaseModel):
     # model named: that provider's default model).
     title_provider_id: str = ""
     title_model: str = ""
+    # Read aloud: a provider (id) and its speech model (/audio/speech); no model: the
+    # system's voice. Dictation: a provider and its transcription model.
+    speech_provider_id: str = ""
+    speech_model: str = Field(default="", max_length=200)
+    speech_voice: str = Field(default="alloy", max_length=100)
+    transcription_provider_id: str = ""
+    transcription_model: str = Field(default="", max_length=200)
     # Per-model prices (exact model id -> price) that win over the built-in table.
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     # The request inspector: every model request recorded (redacted) in inspector.sqlite,

@@ -39,6 +39,7 @@ FOLLOW_SLACK = 24
 class VirtualColumn(QAbstractScrollArea):
     askOthersRequested = Signal(str)  # message id: its question, answered by other models
     inspectRequested = Signal(str)  # message id: the requests its answer took
+    readAloudRequested = Signal(str)  # an answer's markdown
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -106,6 +107,7 @@ class VirtualColumn(QAbstractScrollArea):
                 self._add_continuation(index, first, number, ahead)
             self._apply_results(first, item)
             first.heightChanged.connect(partial(self._item_changed, index))
+            first.readAloudRequested.connect(self.readAloudRequested)
             first.prices = self.prices
             first.update_usage()
             first.header_row.askOthersRequested.connect(

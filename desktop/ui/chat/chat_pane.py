@@ -47,14 +47,17 @@ from desktop.ui.chat.chat_view import ChatView
 from desktop.ui.chat.composer import Composer, local_files
 from desktop.ui.chat.edit_banner import EditBanner
 from desktop.ui.chat.find_bar import FindBar
+from desktop.ui.chat.message_header import READ_ALOUD_KEYS
 from desktop.ui.chat.save_banner import SaveBanner
 from desktop.ui.chat.temporary_banner import TemporaryBanner
 from desktop.ui.error_text import exception_text
 from desktop.ui.plain_text import make_plain
+from desktop.ui.voice.read_aloud import ReadAloud, ReadingBar
 
 if TYPE_CHECKING:
     from desktop.chat.approvals import PendingApproval
     from desktop.chat.profile import ChatRef
+    from desktop.chat.voice import VoiceService
     from desktop.core.messages import Message, Part
     from desktop.ui.window.controller import ChatController
 
@@ -64,19 +67,32 @@ DRAFT_SAVE_MS = 800  # a pause in typing saves the draft
 log = logging.getLogger(__name__)
 
 
+
+def _no_speech(_markdown: str) -> bytes:
+    from desktop.core.speech_text import speech_text
+    from desktop.core.system_speech import synthesize
+
+    return synthesize(speech_text(_markdown))
+
 class ChatPane(QWidget):
-    def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
+    @staticmethod
+    def _error_banner() -> QLabel:
+        banner = QLabel()
+        make_plain(banner)  # errors quote servers and files: never markup
+        banner.setObjectName("errorBanner")
+        banner.setWordWrap(True)
+        banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        banner.hide()
+        return banner
+
+    def __init__(self, controller: ChatController, parent: QWidget | None = None, *,
+                 voice: VoiceService | None = None) -> None:
         super().__init__(parent)
         self.controller = controller
         self.chat = ChatView(controller.bridge)
         self.chat.prices = lambda: price_table(controller.settings.prices)  # answers' costs
         self.composer = Composer()
-        self.error_banner = QLabel()
-        make_plain(self.error_banner)  # errors quote servers and files: never markup
-        self.error_banner.setObjectName("errorBanner")
-        self.error_banner.setWordWrap(True)
-        self.error_banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.error_banner.hide()
+        self.error_banner = self._error_banner()
         self.edit_banner = EditBanner()
         self.temporary_banner = TemporaryBanner(lambda: controller.temporary is not None,
                                                 controller.sessionOpened)
@@ -98,7 +114,8 @@ class ChatPane(QWidget):
         find_row.addWidget(self.find_bar)
         column.addLayout(find_row)
         column.addWidget(self.chat, 1)  # (the chat's scroll bar runs to the pane's edge)
-        for widget in (self.error_banner, self.save_banner, self.edit_banner,
+        self.reading_bar = self._wire_voice(voice)
+        for widget in (self.error_banner, self.save_banner, self.edit_banner, self.reading_bar,
                        self.temporary_banner, self.composer):
             row = QHBoxLayout()
             row.setContentsMargins(24, 0, 24, 0)
@@ -136,6 +153,38 @@ class ChatPane(QWidget):
         """Fill the composer, the cursor at the end (where typing goes on)."""
         self.composer.input.setPlainText(text)
         self.composer.input.moveCursor(QTextCursor.MoveOperation.End)
+
+    def _wire_voice(self, voice: VoiceService | None) -> ReadingBar:
+        self.reader = ReadAloud(voice.speak if voice is not None else _no_speech, parent=self)
+        self.reader.failed.connect(self.show_error)
+        self.chat.readAloudRequested.connect(self.reader.read)
+        self.read_shortcut = QShortcut(READ_ALOUD_KEYS, self)
+        self.read_shortcut.activated.connect(self.read_last_answer)
+        mic = self.composer.mic_button
+        if voice is not None:
+            mic.set_service(voice.transcribe, voice.can_transcribe)
+        mic.textReady.connect(self.insert_dictation)
+        mic.failed.connect(self.show_error)
+        return ReadingBar(self.reader)
+
+    def read_last_answer(self) -> None:
+        """The shortcut: read the last answer aloud; while reading, stop."""
+        if self.reader.state != "idle":
+            self.reader.stop()
+            return
+        for item in reversed(self.chat.items()):
+            if item.messages and item.messages[0].role == "assistant":
+                text = "\n\n".join(m.body_text for m in item.messages if m.body_text.strip())
+                self.reader.read(text)
+                return
+
+    def insert_dictation(self, text: str) -> None:
+        """Dictated text goes where the cursor is, to be edited before sending."""
+        cursor = self.composer.input.textCursor()
+        before = self.composer.input.toPlainText()[:cursor.position()]
+        spacer = " " if before and not before[-1].isspace() else ""
+        cursor.insertText(spacer + text)
+        self.composer.input.setFocus()
 
     def open_find(self) -> None:
         """Ctrl+F: find words in the open chat."""

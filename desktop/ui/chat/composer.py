@@ -25,6 +25,7 @@ from desktop.ui import icons, theme
 from desktop.ui.chat.short_forms import ShortForms
 from desktop.ui.plain_text import plain_label
 from desktop.ui.tools.tool_names import display_name
+from desktop.ui.voice.dictation import MicButton
 from desktop.ui.wrap_row import WrapRow
 
 
@@ -166,12 +167,7 @@ class Composer(QFrame):
         self.input.setTabChangesFocus(True)
         layout.addWidget(self.input)
         row = WrapRow()  # (too narrow even for the short forms: it wraps, never cuts)
-        self.attach_button = QPushButton()
-        icons.set_icon(self.attach_button, "paperclip", self.tr("Attach images, PDF, Word, Excel, "
-                                                          "PowerPoint, EPUB or text files"),
-                       self.tr("Attach files"))
-        self.attach_button.clicked.connect(self.attachRequested)
-        row.addWidget(self.attach_button)
+        self.attach_button, self.mic_button = self._attach_and_mic(row)
         self.workspace_button = QPushButton()
         icons.set_icon(self.workspace_button, "folder",
                        self.tr("Choose the folder the file tools may read"),
@@ -213,6 +209,17 @@ class Composer(QFrame):
         self.input.textChanged.connect(self.fit_input)
         self._busy = False
         self._update_enabled()
+
+    def _attach_and_mic(self, row: WrapRow) -> tuple[QPushButton, MicButton]:
+        attach = QPushButton()
+        icons.set_icon(attach, "paperclip", self.tr("Attach images, PDF, Word, Excel, "
+                                                    "PowerPoint, EPUB or text files"),
+                       self.tr("Attach files"))
+        attach.clicked.connect(self.attachRequested)
+        row.addWidget(attach)
+        mic = MicButton()  # shown once the window gives it a transcriber
+        row.addWidget(mic)
+        return attach, mic
 
     def _add_button_row(self, row: WrapRow, layout: QVBoxLayout) -> ShortForms:
         """Put the buttons' row under the box. When it is too narrow, Compare, the

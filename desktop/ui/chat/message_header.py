@@ -14,11 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QPainter, QPaintEvent, QResizeEvent
+from PySide6.QtGui import QKeySequence, QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSizePolicy, QToolButton, QWidget
 
 from desktop.ui.chat.branch_bar import BranchBar, message_button
 from desktop.ui.icons import icon_size, set_icon
+
+#: Read the last answer aloud (again: stop); shown beside "Read aloud" in the menu.
+READ_ALOUD_KEYS = QKeySequence("Ctrl+Shift+R")
 
 
 class ElidedLabel(QLabel):
@@ -49,6 +52,8 @@ class MessageHeader(QWidget):
     continueRequested = Signal()
     inspectRequested = Signal()  # the request inspector, for this answer
     askOthersRequested = Signal()  # compare: this question answered by other models
+    readAloudRequested = Signal()
+    previewPageRequested = Signal()  # an answer that is a whole HTML page
 
     def __init__(self, role: str, title: str, fill_copy_menu: Callable[[QMenu], None],
                  parent: QWidget | None = None) -> None:
@@ -56,6 +61,7 @@ class MessageHeader(QWidget):
         self.setObjectName("messageHeaderRow")
         self.role = role
         self.can_continue: Callable[[], bool] = lambda: False  # set by the chat view
+        self.is_page: Callable[[], bool] = _never  # set by the message widget
         self._fill_copy_menu = fill_copy_menu
         line = QHBoxLayout(self)
         line.setContentsMargins(0, 0, 0, 0)
@@ -153,6 +159,13 @@ class MessageHeader(QWidget):
         menu.addAction(self.tr("Delete this and what follows…"), self.deleteRequested.emit)
         if self.role == "assistant":
             menu.addSeparator()
+            read = menu.addAction(self.tr("Read aloud"), self.readAloudRequested.emit)
+            read.setShortcut(READ_ALOUD_KEYS)
+            if self.is_page():
+                preview = menu.addAction(self.tr("Preview this page…"),
+                                         self.previewPageRequested.emit)
+                preview.setToolTip(self.tr("Opens in your browser: this runs the model's "
+                                           "code, with every network request blocked"))
             inspect = menu.addAction(self.tr("Inspect the request…"), self.inspectRequested.emit)
             inspect.setToolTip(self.tr("What was sent, what came back, timings, Replay"))
         if self.figures and not self.tokens_whole:
@@ -162,6 +175,7 @@ class MessageHeader(QWidget):
     def release(self) -> None:
         """Let go of the callbacks (they lead back to the message widget)."""
         self.can_continue = _never
+        self.is_page = _never
         self._fill_copy_menu = _no_copy_menu
 
 

@@ -45,6 +45,7 @@ class MessageWidget(QFrame):
 
     heightChanged = Signal()
     memoryUndoRequested = Signal(str)  # a memory's id ("Memory saved: … · Undo")
+    readAloudRequested = Signal(str)  # the answer's markdown
 
     def __init__(self, message: Message, *, show_header: bool = True,
                  continuation: bool = False, parent: QWidget | None = None,
@@ -115,6 +116,9 @@ class MessageWidget(QFrame):
         row.title.setToolTip(datetime.fromtimestamp(message.created_at).isoformat(" ",
                                                                                   "seconds"))
         row.copy_button.clicked.connect(self.copy_markdown)
+        row.readAloudRequested.connect(self._read_aloud)
+        row.previewPageRequested.connect(self._preview_page)
+        row.is_page = self._is_page
         self.header = row.title
         self.tokens_label = row.tokens_label
         self.copy_button, self.copy_menu = row.copy_button, row.copy_menu
@@ -359,6 +363,19 @@ class MessageWidget(QFrame):
 
     def copy_plain(self) -> None:
         QGuiApplication.clipboard().setText(self.plain_body_text())
+
+    def _read_aloud(self) -> None:
+        self.readAloudRequested.emit(self._owner().markdown_text())
+
+    def _is_page(self) -> bool:
+        from desktop.core.page_preview import is_page
+
+        return is_page(self._owner().markdown_text())
+
+    def _preview_page(self) -> None:
+        from desktop.ui.markdown.artifacts import open_preview
+
+        open_preview(self, "html", self._owner().markdown_text())
 
     def message_actions(self) -> list[QAction]:
         owner = self._owner()

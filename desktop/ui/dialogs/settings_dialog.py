@@ -38,6 +38,7 @@ from desktop.ui.dialogs.memory_page import MemoryPage
 from desktop.ui.dialogs.section_pages import SectionPages
 from desktop.ui.dialogs.title_model import TitleModelCombo
 from desktop.ui.dialogs.usage_page import UsagePage
+from desktop.ui.dialogs.voice_settings import VoiceSettings
 from desktop.ui.dialogs.web_search_settings import WebSearchSettings
 from desktop.ui.form_rows import whole
 from desktop.ui.inspector.settings_tab import InspectorSettings
@@ -215,6 +216,7 @@ class SettingsDialog(QDialog):
         self.title_model_combo = TitleModelCombo()
         self.model_titles_check.toggled.connect(self.title_model_combo.setEnabled)
         form.addRow(self.tr("Titles written by"), self.title_model_combo)
+        self.voice = VoiceSettings(form, page)
         return page
 
     def _network_tab(self) -> QWidget:
@@ -298,6 +300,7 @@ class SettingsDialog(QDialog):
         self.model_titles_check.setChecked(s.model_titles)
         self.title_model_combo.load(self.controller.providers, s)
         self.title_model_combo.setEnabled(s.model_titles)
+        self.voice.load(self.controller.providers.all(), s)
         self.proxy_edit.setText(s.proxy_url)
         self.no_proxy_edit.setText(s.no_proxy)
         self.timeout_spin.setValue(round(s.request_timeout_s))
@@ -325,6 +328,7 @@ class SettingsDialog(QDialog):
             # below 6 pt nothing is readable: such a value means "the default"
             "base_font_pt": self.font_spin.value() if self.font_spin.value() >= 6 else 0.0,
             **self.title_model_combo.changes(),
+            **self.voice.changes(),
             **self.web_search.changes(),
             **self.inspector_settings.changes(),
             **self.memory_page.changes(),

@@ -12,6 +12,7 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QMouseEvent, QTextCursor
 from PySide6.QtWidgets import QApplication
 
+from desktop.ui.markdown.artifacts import button_tip
 from desktop.ui.plain_text import plain_tooltip
 
 if TYPE_CHECKING:
@@ -23,30 +24,39 @@ class BodyPointer:
         # weakly: the view owns this object, and a cycle would keep a released view
         # alive for good once the chat has frozen it out of the collector (gc.freeze)
         self.view: MarkdownView = weakref.proxy(view)
-        self.hover_copy = -1  # the code block whose Copy button is under the pointer
+        self.hover_copy = -1  # the code block whose header button is under the pointer
+        self.hover_action = ""  # which of its buttons (copy, save, source, preview)
         self._press: QPointF | None = None
         self._press_anchor = ""
         self._dragging = False
 
     def copy_hit(self, point: QPointF) -> int:
         """The code block whose Copy button is at ``point`` (-1: none)."""
+        index, action = self.button_hit(point)
+        return index if action == "copy" else -1
+
+    def button_hit(self, point: QPointF) -> tuple[int, str]:
+        """The code block and the action of its header button at ``point`` ((-1, "")
+        for none)."""
         view = self.view
         index = view.segment_at(point.y())
         if index < 0:
-            return -1
+            return -1, ""
         segment = view.segment(index)
-        rect = segment.copy_rect(view.width())
         local = point - QPointF(0, segment.top)
-        return index if rect is not None and rect.contains(local) else -1
+        for action, _label, rect in segment.buttons(view.width()):
+            if rect.contains(local):
+                return index, action
+        return -1, ""
 
     def press(self, event: QMouseEvent) -> bool:
         """False when the view should handle it (not the left button)."""
         if event.button() != Qt.MouseButton.LeftButton:
             return False
         view, point = self.view, event.position()
-        hit = self.copy_hit(point)
+        hit, action = self.button_hit(point)
         if hit >= 0:
-            view.copy_code(hit)
+            view.code_action(hit, action)
             return True
         self._press = point
         self._press_anchor = view.anchor_at(point)
@@ -64,15 +74,15 @@ class BodyPointer:
             if self._dragging:
                 view.selection.extend_to(event.globalPosition().toPoint())
             return
-        hover = self.copy_hit(point)
-        if hover != self.hover_copy:
-            self.hover_copy = hover
+        hover, action = self.button_hit(point)
+        if (hover, action) != (self.hover_copy, self.hover_action):
+            self.hover_copy, self.hover_action = hover, action
             view.update()
         anchor = view.anchor_at(point)
         pointing = hover >= 0 or bool(anchor)
         view.setCursor(Qt.CursorShape.PointingHandCursor if pointing
                        else Qt.CursorShape.IBeamCursor)
-        view.setToolTip(plain_tooltip(anchor))
+        view.setToolTip(button_tip(action) if hover >= 0 else plain_tooltip(anchor))
 
     def release(self, event: QMouseEvent) -> None:
         view = self.view
@@ -97,5 +107,5 @@ class BodyPointer:
 
     def leave(self) -> None:
         if self.hover_copy >= 0:
-            self.hover_copy = -1
+            self.hover_copy, self.hover_action = -1, ""
             self.view.update()

@@ -28,7 +28,7 @@ from PySide6.QtGui import (
 )
 
 from desktop.ui import theme
-from desktop.ui.markdown import math_tex
+from desktop.ui.markdown import artifacts, math_tex
 from desktop.ui.markdown.renderer import Block
 
 CSS = (
@@ -101,11 +101,39 @@ class Segment:
         self.block = block
         self.style = style
         self.doc = SegmentDocument(style, attachments)
-        self.doc.setHtml(self._content_html(block))
+        self.show_source = False  # an SVG block: its code instead of the drawing
+        self.drawn = False  # an SVG block shows its drawing
+        self.doc.setHtml(self._html())
         self.top = 0
         self.height = 0
         self._width = -1.0
         self.changed_from = 0  # text position of the last change (see changed_top)
+
+    @property
+    def artifact(self) -> str | None:
+        """``svg``, ``mermaid``, ``html`` or None (see :mod:`artifacts`)."""
+        block = self.block
+        if block.kind != "code" or block.joins_prev or block.joins_next:
+            return None
+        return artifacts.artifact_kind(block.lang, block.code)
+
+    def _html(self) -> str:
+        self.drawn = False
+        if self.artifact == "svg" and not self.show_source:
+            image = artifacts.svg_image(self.block.code, self.style.dpr)
+            if image is not None:
+                self.doc.addResource(QTextDocument.ResourceType.ImageResource,
+                                     QUrl("svg:drawing"), image)
+                self.drawn = True
+                return '<img src="svg:drawing" />'
+        return self._content_html(self.block)
+
+    def toggle_source(self) -> None:
+        """An SVG block: show its code instead of its drawing, or back."""
+        self.show_source = not self.show_source
+        self.doc.setHtml(self._html())
+        self._width = -1.0
+        self.changed_from = 0
 
     @staticmethod
     def _content_html(block: Block) -> str:
@@ -121,7 +149,7 @@ class Segment:
             return False
         before = self.doc.toPlainText()
         self.block = block
-        self.doc.setHtml(self._content_html(block))
+        self.doc.setHtml(self._html())
         self._width = -1.0
         self.changed_from = common_prefix_length(before, self.doc.toPlainText())
         return True
@@ -170,12 +198,25 @@ class Segment:
         return self.height
 
     def copy_rect(self, width: float) -> QRectF | None:
+        buttons = self.buttons(width)
+        return buttons[0][2] if buttons else None
+
+    def buttons(self, width: float) -> list[tuple[str, str, QRectF]]:
+        """``(action, label, rect)`` of the header's buttons, right to left: Copy, then
+        for a drawing, diagram or page Save… and Source (an SVG) or Preview."""
         if self.block.kind != "code" or self.block.joins_prev:
-            return None
+            return []
         fm = QFontMetricsF(self._small_font())
-        w = max(fm.horizontalAdvance(QCoreApplication.translate("Segment", "Copy")),
-                fm.horizontalAdvance(QCoreApplication.translate("Segment", "Copied"))) + 16
-        return QRectF(width - w - 4, 3, w, self.header_height() - 6)
+        out = []
+        right = width - 4
+        for action, label in artifacts.button_labels(self.artifact, self.show_source):
+            w = fm.horizontalAdvance(label) + 16
+            if action == "copy":
+                w = max(w, fm.horizontalAdvance(
+                    QCoreApplication.translate("Segment", "Copied")) + 16)
+            out.append((action, label, QRectF(right - w, 3, w, self.header_height() - 6)))
+            right -= w + 4
+        return out
 
     def _small_font(self) -> QFont:
         font = QFont(self.style.font)
@@ -199,7 +240,8 @@ class Segment:
     # -- painting ---------------------------------------------------------------------
 
     def paint(self, painter: QPainter, width: float, selection: tuple[int, int] | None, *,
-              copy_hover: bool = False, copied: bool = False, clip: QRectF | None = None,
+              copy_hover: bool | str = False, copied: bool = False,
+              clip: QRectF | None = None,
               marks: list[QAbstractTextDocumentLayout.Selection] | None = None) -> None:
         """``clip``: the part to draw, in segment coordinates (the text layout then
         skips the lines outside it: a streamed frame repaints a line or two);
@@ -235,8 +277,9 @@ class Segment:
         self.doc.documentLayout().draw(painter, ctx)
         painter.restore()
 
-    def _paint_code_box(self, painter: QPainter, width: float, hover: bool,
+    def _paint_code_box(self, painter: QPainter, width: float, hover: bool | str,
                         copied: bool) -> None:
+        """``hover``: the action of the button under the pointer (True: Copy)."""
         s = self.style
         painter.save()
         painter.setPen(QPen(s.border, 1))
@@ -263,14 +306,14 @@ class Segment:
         painter.drawText(QRectF(CODE_PAD, 3, width / 2, header - 6),
                          Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
                          self.block.lang or "code")
-        rect = self.copy_rect(width)
-        if rect is not None:
-            if hover:
+        hovered = "copy" if hover is True else hover
+        for action, label, rect in self.buttons(width):
+            if action == hovered:
                 painter.fillRect(rect, s.border)
-            painter.setPen(s.accent if hover else s.muted)
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter,
-                             QCoreApplication.translate("Segment", "Copied") if copied
-                             else QCoreApplication.translate("Segment", "Copy"))
+            painter.setPen(s.accent if action == hovered else s.muted)
+            shown = (QCoreApplication.translate("Segment", "Copied")
+                     if action == "copy" and copied else label)
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, shown)
         painter.restore()
 
     # -- text -------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
 
 from desktop.ui.chat.chat_selection import BodyKey, BodyRange, Endpoint, SelectionModel
-from desktop.ui.markdown import accessible, segment_text
+from desktop.ui.markdown import accessible, artifacts, segment_text
 from desktop.ui.markdown.body_menu import build_body_menu
 from desktop.ui.markdown.body_pointer import BodyPointer
 from desktop.ui.markdown.find_marks import FoundWords
@@ -295,7 +295,8 @@ class MarkdownView(QWidget):
             painter.save()
             painter.translate(0, segment.top)
             segment.paint(painter, self.width(), ranges.get(index),
-                          copy_hover=index == self.pointer.hover_copy, copied=index == self._copied,
+                          copy_hover=index == self.pointer.hover_copy and self.pointer.hover_action,
+                          copied=index == self._copied,
                           clip=QRectF(rect).translated(0, -segment.top),
                           marks=self.found.selections(index, segment))
             painter.restore()
@@ -391,6 +392,24 @@ class MarkdownView(QWidget):
         self._copied = index
         self.update()
         QTimer.singleShot(1500, self._reset_copied)
+
+    def code_action(self, index: int, action: str) -> None:
+        """A code block's header button: copy, save, source (an SVG), preview."""
+        if action == "copy":
+            self.copy_code(index)
+            return
+        segment = self._segments[index]
+        kind = segment.artifact
+        if kind is None:
+            return
+        if action == "source":
+            segment.toggle_source()
+            self._content_changed()
+            self.update()
+        elif action == "preview":
+            artifacts.open_preview(self, kind, self.code_text(index), dark=self._style.dark)
+        elif action == "save":
+            artifacts.save_artifact(self, kind, self.code_text(index))
 
     def _reset_copied(self) -> None:
         self._copied = -1

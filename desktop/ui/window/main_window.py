@@ -105,9 +105,10 @@ class MainWindow(QMainWindow):
         self.update()  # (when shown) a frame of the new content runs the queued work
 
     def _build_chat_pane(self) -> None:
+        from desktop.chat.voice import VoiceService
         from desktop.ui.chat.chat_pane import ChatPane
 
-        self.chat_pane = ChatPane(self.controller)
+        self.chat_pane = ChatPane(self.controller, voice=VoiceService(self.controller.ctx))
 
     def _build_side_panes(self) -> None:
         from desktop.ui.conversations.session_list import SessionList

@@ -1,0 +1,1 @@
+"""Read aloud and dictation in the window."""
