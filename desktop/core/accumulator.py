@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from desktop.core.events import (
+    ImageEvent,
     ReasoningComplete,
     ReasoningDelta,
     SourcesEvent,
@@ -18,6 +19,7 @@ from desktop.core.events import (
     ToolCallComplete,
     UsageEvent,
 )
+from desktop.core.images import MAX_IMAGES, event_part
 from desktop.core.messages import (
     Message,
     MessageStatus,
@@ -91,6 +93,15 @@ class MessageBuilder:
             self._usage = event.usage if self._usage is None else self._usage + event.usage
         elif isinstance(event, SourcesEvent):
             self._sources.extend(s for s in event.sources if s not in self._sources)
+        elif isinstance(event, ImageEvent):
+            self._add_image(event)
+
+    def _add_image(self, event: ImageEvent) -> None:
+        count = sum(1 for s in self._segments if s.kind == "image")
+        if count >= MAX_IMAGES:
+            return  # (an answer keeps at most MAX_IMAGES; see desktop.core.images)
+        self._close_reasoning()
+        self._segments.append(_Segment("image", event_part(event, count + 1)))
 
     def _complete_reasoning(self, event: ReasoningComplete) -> None:
         seg = self._segments[-1] if self._segments else None

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from desktop.core.attachments import native_document
+from desktop.core.images import makes_images
 from desktop.core.messages import (
     ImagePart,
     Message,
@@ -258,6 +259,8 @@ def _generation_config(request: ChatRequest, options: GeminiOptions) -> dict[str
     thinking = _thinking_config(request, options)
     if thinking is not None:
         config["thinkingConfig"] = thinking
+    if makes_images(request.model):  # an image model answers with inlineData pictures
+        config["responseModalities"] = ["TEXT", "IMAGE"]
     return config
 
 

@@ -7,13 +7,19 @@ The streaming lifecycle (retries, errors, cut streams) is the template's, in
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from desktop.core.errors import ProviderError
+from desktop.core.events import StreamEvent
+from desktop.core.images import uses_images_api
 from desktop.core.provider import ChatRequest, ModelInfo
 from desktop.providers.http_base import HttpProvider
+from desktop.providers.images_api import image_answer
 from desktop.providers.openai_chat_format import build_openai_chat_body
 from desktop.providers.openai_chat_stream import OpenAIChatStreamParser
+from desktop.providers.recording import ExchangeCapture
 from desktop.providers.sse import ServerSentEvent
 from desktop.providers.stream_parser import StreamParser
 
@@ -33,6 +39,18 @@ class OpenAIChatProvider(HttpProvider):
 
     def _parser(self, request: ChatRequest) -> StreamParser[ServerSentEvent]:
         return OpenAIChatStreamParser(self.name, secrets=self._secrets)
+
+    async def _stream(self, request: ChatRequest, capture: ExchangeCapture | None
+                      ) -> AsyncGenerator[StreamEvent, None]:
+        """An Images API model (``gpt-image-1``, ``dall-e-3``) answers through
+        ``/images/generations`` (:mod:`desktop.providers.images_api`)."""
+        if uses_images_api(request.model):
+            for event in await image_answer(self, request):
+                yield event
+            return
+        async with contextlib.aclosing(super()._stream(request, capture)) as events:
+            async for event in events:
+                yield event
 
     async def list_models(self) -> list[ModelInfo]:
         """Models from ``GET {base_url}/models``, sorted by id; raises ProviderError."""

@@ -90,8 +90,8 @@ class OpenAIResponsesProvider(HttpProvider):
         try:
             while True:  # at most three rounds: each fallback switches itself off
                 body = build_openai_responses_body(
-                    request, chain=chain, store=not stateless, include_encrypted=encrypted
-                )
+                    request, chain=chain, store=not stateless, include_encrypted=encrypted,
+                    image_generation=self.options.image_generation)
                 http_request = self._build_request("POST", "/responses", body, stream=True)
                 response = await self._send(http_request)
                 status = response.status_code

@@ -1,0 +1,238 @@
+"""The images an answer carries, inline under its text, each with Save as…, Copy and
+Open; an image that is broken, too large or was not kept is a placeholder saying so.
+
+Decoding is the risky step (a hostile server can send a tiny file that claims to be
+a 60000x60000 picture), so :func:`decode_image` reads the header first and refuses
+more than :data:`~desktop.core.images.MAX_PIXELS` pixels before the decoder
+allocates anything, and Qt's own allocation limit backs that up.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QIODevice, Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QImage, QImageReader, QPixmap
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.images import (
+    GENERATED,
+    MAX_IMAGE_BYTES,
+    MAX_IMAGES,
+    MAX_PIXELS,
+    check_image,
+    part_problem,
+)
+from desktop.core.messages import ImagePart, ToolResultPart
+from desktop.ui.plain_text import plain_label
+
+#: The widest an answer's image is shown (a click on Open shows it whole).
+SHOWN_WIDTH = 512
+#: Qt's own cap on one decoded image, in MB (8192x8192 RGBA is 256 MB).
+ALLOCATION_LIMIT_MB = 300
+
+_SUFFIXES = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
+
+
+def decode_image(data: bytes) -> QImage | str:
+    """The picture of image bytes, or a problem code (``too_large``, ``not_an_image``,
+    ``bad_data``): the size is checked from the header before any pixel is decoded."""
+    kind = check_image(data)
+    if not isinstance(kind, str):
+        return kind.code
+    QImageReader.setAllocationLimit(ALLOCATION_LIMIT_MB)
+    buffer = QBuffer()
+    buffer.setData(QByteArray(data))
+    buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+    reader = QImageReader(buffer)
+    size = reader.size()
+    if not size.isValid():
+        return "bad_data"
+    if size.width() * size.height() > MAX_PIXELS:
+        return "too_large"
+    image = reader.read()
+    return "bad_data" if image.isNull() else image
+
+
+def part_bytes(part: ImagePart) -> bytes | str:
+    """The bytes a kept image part holds, or its problem code."""
+    problem = part_problem(part)
+    if problem is not None:
+        return problem
+    if len(part.data) > MAX_IMAGE_BYTES * 4 // 3 + 8:
+        return "too_large"
+    try:
+        return base64.b64decode(part.data, validate=False)
+    except (binascii.Error, ValueError):
+        return "bad_data"
+
+
+def problem_text(code: str, size: int = 0) -> str:
+    """The placeholder's words for a problem code."""
+    tr = QCoreApplication.translate
+    if code == "too_large":
+        return tr("AnswerImages", "Image not shown: it is larger than the app allows "
+                  "(20 MB, 8192×8192 pixels).")
+    if code == "not_inline":
+        return tr("AnswerImages", "Image not shown: the provider sent a link instead of "
+                  "the picture.")
+    if code == "download_failed":
+        return tr("AnswerImages", "Image not shown: it could not be downloaded.")
+    if code == "failed":
+        return tr("AnswerImages", "The provider could not make the image.")
+    if code == "not_an_image":
+        return tr("AnswerImages", "Image not shown: the data is not a picture the app "
+                  "can show (PNG, JPEG, GIF or WebP).")
+    return tr("AnswerImages", "Image not shown: its data is broken.")
+
+
+class AnswerImage(QWidget):
+    """One image of an answer: the picture (scaled to fit) with its actions, or a
+    placeholder. ``problem`` is what the user was told, for tests and the window."""
+
+    changed = Signal()
+
+    def __init__(self, part: ImagePart, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.part = part
+        self.data = b""
+        self.image: QImage | None = None
+        self.problem: str | None = None  # a text shown to the user (an action's failure too)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(4)
+        raw = part_bytes(part)
+        decoded = decode_image(raw) if isinstance(raw, bytes) else raw
+        if isinstance(decoded, QImage):
+            self.data = raw if isinstance(raw, bytes) else b""
+            self.image = decoded
+            self.picture = QLabel()
+            self.picture.setObjectName("answerImage")
+            shown = QPixmap.fromImage(decoded)
+            if decoded.width() > SHOWN_WIDTH:
+                shown = shown.scaledToWidth(SHOWN_WIDTH,
+                                            Qt.TransformationMode.SmoothTransformation)
+            self.picture.setPixmap(shown)
+            self.picture.setAccessibleName(self.tr("Image {width}×{height}").format(
+                width=decoded.width(), height=decoded.height()))
+            column.addWidget(self.picture)
+            column.addLayout(self._actions())
+        else:
+            self.problem = problem_text(decoded)
+            self.picture = plain_label(self.problem)
+            self.picture.setObjectName("imagePlaceholder")
+            self.picture.setWordWrap(True)
+            column.addWidget(self.picture)
+        self.note = plain_label()
+        self.note.setObjectName("messageStatus")
+        self.note.hide()
+        column.addWidget(self.note)
+
+    def _actions(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        row.setSpacing(6)
+        self.save_button = self._button(self.tr("Save as…"), self.save_as)
+        self.copy_button = self._button(self.tr("Copy"), self.copy)
+        self.open_button = self._button(self.tr("Open"), self.open)
+        for button in (self.save_button, self.copy_button, self.open_button):
+            row.addWidget(button)
+        row.addStretch(1)
+        return row
+
+    @staticmethod
+    def _button(text: str, slot: object) -> QToolButton:
+        button = QToolButton()
+        button.setObjectName("messageAction")
+        button.setText(text)
+        button.setCursor(Qt.CursorShape.PointingHandCursor)
+        button.clicked.connect(slot)
+        return button
+
+    @property
+    def suffix(self) -> str:
+        return _SUFFIXES.get(self.part.media_type, "png")
+
+    def _tell(self, text: str | None) -> None:
+        self.problem = text
+        self.note.setText(text or "")
+        self.note.setVisible(bool(text))
+        self.changed.emit()
+
+    def save_as(self) -> None:
+        name = f"{self.part.name or 'image'}.{self.suffix}"
+        path, _ = QFileDialog.getSaveFileName(
+            self, self.tr("Save image"), str(Path.home() / name),
+            self.tr("Images (*.{suffix})").format(suffix=self.suffix))
+        if path:
+            self.save_to(Path(path))
+
+    def save_to(self, path: Path) -> bool:
+        """Write the image's bytes as they came (no re-encoding) to ``path``."""
+        try:
+            path.write_bytes(self.data)
+        except OSError as exc:
+            self._tell(self.tr("The image could not be saved: {reason}").format(
+                reason=exc.strerror or str(exc)))
+            return False
+        self._tell(None)
+        return True
+
+    def copy(self) -> None:
+        if self.image is not None:
+            QGuiApplication.clipboard().setImage(self.image)
+
+    def open(self) -> None:
+        """Open the image with the system's viewer (from a temporary file)."""
+        folder = Path(tempfile.gettempdir()) / "assista-images"
+        target = folder / f"{self.part.name or 'image'}-{id(self):x}.{self.suffix}"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(self.data)
+        except OSError as exc:
+            self._tell(self.tr("The image could not be opened: {reason}").format(
+                reason=exc.strerror or str(exc)))
+            return
+        if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(target))):
+            self._tell(self.tr("No application opens images."))
+
+
+def answer_images(parts: list[ImagePart], changed: object) -> QWidget | None:
+    """The images of an answer, one under another (None when there are none)."""
+    if not parts:
+        return None
+    box = QWidget()
+    box.setObjectName("answerImages")
+    column = QVBoxLayout(box)
+    column.setContentsMargins(0, 0, 0, 0)
+    column.setSpacing(10)
+    for part in parts:
+        image = AnswerImage(part, box)
+        image.changed.connect(changed)
+        column.addWidget(image, 0, Qt.AlignmentFlag.AlignLeft)
+    return box
+
+
+def tool_images(results: list[ToolResultPart]) -> list[ImagePart]:
+    """The images tools returned (an MCP tool's image content, kept in the result's
+    ``provider_data["images"]``), as image parts to show with the answer."""
+    parts: list[ImagePart] = []
+    for result in results:
+        images = result.provider_data.get("images")
+        for index, image in enumerate(images if isinstance(images, list) else []):
+            if isinstance(image, dict) and isinstance(image.get("data"), str):
+                kind = image.get("mime_type")
+                parts.append(ImagePart(
+                    media_type=kind if isinstance(kind, str) else "image/png",
+                    data=image["data"], name=f"{result.name}-{index + 1}",
+                    provider_data={GENERATED: {"source": "mcp"}}))
+    return parts[:MAX_IMAGES]
