@@ -1,5 +1,5 @@
 """Argument parsing and dispatch for ``assista`` and its subcommands (ask, export, import,
-mcp, sync)."""
+image, mcp, sync)."""
 
 from __future__ import annotations
 
@@ -124,6 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
         sign.add_argument("--mcp-config", metavar="FILE", action="append", default=[],
                           help="also look for the server in this Claude-Desktop-style JSON file")
 
+    from desktop.cli.image_cmd import add_image_parser
+
+    add_image_parser(sub, _add_common)
+
     from desktop.cli.inspect_cmd import add_inspect_parser
 
     add_inspect_parser(sub, _add_common)
@@ -201,6 +205,10 @@ def _run_command(args: argparse.Namespace) -> int:
         from desktop.cli.inspect_cmd import inspect_command
 
         return inspect_command(args)
+    if args.command == "image":
+        from desktop.cli.image_cmd import image_command
+
+        return image_command(args)
     if args.command == "sync":
         from desktop.cli.sync_cmd import sync_command
 
