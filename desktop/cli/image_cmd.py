@@ -6,7 +6,8 @@ each path on its own line. The provider is chosen as ``assista ask`` chooses it
 Images API model (``gpt-image-1``, ``dall-e-3``) is asked through
 ``/images/generations``; any other model through its chat endpoint, keeping the
 images of the answer (Gemini's image models, OpenRouter's, the Responses API's
-``image_generation`` tool). Nothing is saved as a chat.
+``image_generation`` tool, which is offered to any model here). Nothing is saved as
+a chat.
 """
 
 from __future__ import annotations
@@ -101,6 +102,12 @@ async def _run(args: argparse.Namespace, prompt: str) -> list[ImageEvent]:
     try:
         service = ChatService(ctx)
         config = resolve_provider(ctx, args, service, NewChat())
+        if config.kind == "openai-responses":  # any model draws with the image tool
+            from desktop.core.provider_options import ResponsesOptions
+
+            if isinstance(config.options, ResponsesOptions):
+                options = config.options.model_copy(update={"image_generation": True})
+                config = config.model_copy(update={"options": options})
         provider = ctx.build_provider(config)
         try:
             return await _images(provider, args, prompt)

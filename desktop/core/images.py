@@ -135,6 +135,8 @@ def data_url_bytes(url: str) -> bytes | ImageProblem | None:
 
 def image_file_names(out: str, count: int) -> list[str]:
     """``FILE.png``, ``FILE-2.png``, ``FILE-3.png``... for ``count`` images."""
+    if count <= 0:
+        return []
     stem, dot, suffix = out.rpartition(".")
     if not dot or "/" in suffix or "\\" in suffix:
         stem, suffix = out, ""
