@@ -31,7 +31,7 @@ __all__ = ["add_image_parser", "image_command"]
 
 _SIZE = re.compile(r"^(\d{2,5})x(\d{2,5})$|^auto$")
 _PROBLEMS = {
-    "too_large": "an image was larger than the app allows (20 MB, 8192x8192 pixels)",
+    "too_large": "an image was larger than the app allows (10 MB, 8192x8192 pixels)",
     "not_an_image": "the provider sent data that is not a PNG, JPEG, GIF or WebP image",
     "bad_data": "the provider sent a broken image",
     "not_inline": "the provider sent a link instead of the image",

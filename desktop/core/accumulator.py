@@ -21,6 +21,7 @@ from desktop.core.events import (
 )
 from desktop.core.images import MAX_IMAGES, event_part
 from desktop.core.messages import (
+    ImagePart,
     Message,
     MessageStatus,
     Part,
@@ -97,11 +98,12 @@ class MessageBuilder:
             self._add_image(event)
 
     def _add_image(self, event: ImageEvent) -> None:
-        count = sum(1 for s in self._segments if s.kind == "image")
-        if count >= MAX_IMAGES:
+        kept = [s.part for s in self._segments if isinstance(s.part, ImagePart)]
+        if len(kept) >= MAX_IMAGES:
             return  # (an answer keeps at most MAX_IMAGES; see desktop.core.images)
         self._close_reasoning()
-        self._segments.append(_Segment("image", event_part(event, count + 1)))
+        size = sum(len(p.data) * 3 // 4 for p in kept)
+        self._segments.append(_Segment("image", event_part(event, len(kept) + 1, size)))
 
     def _complete_reasoning(self, event: ReasoningComplete) -> None:
         seg = self._segments[-1] if self._segments else None

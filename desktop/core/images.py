@@ -11,7 +11,9 @@ imports, sync (which moves message rows) and branch copies carry it with no
 second place to keep in step, and deleting a chat can never leave files behind
 nor lose them to a half-copied data folder. The price, a third more bytes than a
 file, is bounded: an image larger than :data:`MAX_IMAGE_BYTES` is not kept (the
-answer says so instead), and no answer keeps more than :data:`MAX_IMAGES`.
+answer says so instead), and no answer keeps more than :data:`MAX_IMAGES` images nor
+more than :data:`MAX_ANSWER_IMAGE_BYTES` in all, so one message row always fits in
+one sync upload (files beside the database would need a second sync channel).
 
 Nothing here decodes pixels: the window does that (with a size check before the
 decoder allocates anything); this module only checks the bytes are an image of a
@@ -30,7 +32,10 @@ from desktop.core.events import ImageEvent
 from desktop.core.messages import ImagePart
 
 #: The largest image kept with a message (decoded bytes).
-MAX_IMAGE_BYTES = 20 * 1024 * 1024
+MAX_IMAGE_BYTES = 10 * 1024 * 1024
+#: The most image bytes one answer keeps (later images are placeholders): base64 in
+#: the row, an answer stays below sync's default largest upload (16 MB).
+MAX_ANSWER_IMAGE_BYTES = 10 * 1024 * 1024
 #: The most images one answer keeps.
 MAX_IMAGES = 10
 #: The most pixels an image may have to be decoded (a 8192x8192 image).
@@ -160,8 +165,11 @@ def image_event(raw: str | bytes, source: str, media_type: str | None = None) ->
                       source)
 
 
-def event_part(event: ImageEvent, index: int) -> ImagePart:
-    """The message part of an :class:`ImageEvent` (``index``: its number in the answer)."""
+def event_part(event: ImageEvent, index: int, kept: int = 0) -> ImagePart:
+    """The message part of an :class:`ImageEvent` (``index``: its number in the answer;
+    ``kept``: the image bytes the answer already keeps)."""
+    if not event.problem and kept + len(event.data) * 3 // 4 > MAX_ANSWER_IMAGE_BYTES:
+        event = ImageEvent(source=event.source, problem="too_large", size=len(event.data) * 3 // 4)
     info: dict[str, object] = {"source": event.source}
     if event.problem:
         info.update(problem=event.problem, size=event.size)

@@ -82,7 +82,7 @@ def problem_text(code: str, size: int = 0) -> str:
     tr = QCoreApplication.translate
     if code == "too_large":
         return tr("AnswerImages", "Image not shown: it is larger than the app allows "
-                  "(20 MB, 8192×8192 pixels).")
+                  "(10 MB, 8192×8192 pixels).")
     if code == "not_inline":
         return tr("AnswerImages", "Image not shown: the provider sent a link instead of "
                   "the picture.")

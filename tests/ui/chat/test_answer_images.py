@@ -71,7 +71,7 @@ def answer_images_of(ctx: AppContext) -> list[bytes]:
 
 
 def test_images_api_answer_inline_with_save_copy_open(
-    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext], *,
     tmp_path: Path, opened: list[QUrl], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     with FakeOpenAIServer(models=["gpt-image-1"]) as server:
