@@ -12,16 +12,17 @@ from typing import Any
 
 import pytest
 import qasync
-from PySide6.QtCore import QObject, QUrl, Slot
+from PySide6.QtCore import QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QFileDialog
 
 from desktop.app import AppContext
-from desktop.core.messages import ImagePart, Message, TextPart
+from desktop.core.messages import ImagePart, Message, TextPart, ToolCallPart, ToolResultPart
 from desktop.core.settings import ProviderConfig
 from desktop.storage.export import export_sessions
 from desktop.storage.importer import import_document
 from desktop.ui.chat.answer_images import AnswerImage, decode_image
+from desktop.ui.chat.message_widget import MessageWidget
 from desktop.ui.window.main_window import MainWindow
 from tests.support.gemini_server import FakeGeminiServer, gemini_image_stream, stream_path
 from tests.support.images import broken_png, huge_png, png_bytes
@@ -200,3 +201,40 @@ def test_export_and_import_keep_the_images(
         assert copy.parts[1].provider_data == {"generated": {"source": "images_api"}}
     finally:
         other.close()
+
+
+def test_the_picker_marks_image_models(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    with FakeOpenAIServer() as server:
+        ctx = open_ctx()
+        use_provider(ctx, "openai", server.base_url, "gpt-4o")
+        config = ctx.all_providers()[0]
+        ctx.settings_store.set_value(f"models:{config.id}", [
+            {"id": i} for i in ("gpt-4o", "gpt-image-1", "dall-e-3")])
+        window = make_window(qtbot, ctx)
+        bar = window.top_bar
+        bar.model_button.click()
+        picker = bar.picker
+        qtbot.keyClicks(picker.search, "makes images")
+        assert sorted(picker.visible_models()) == ["dall-e-3", "gpt-image-1"]
+        row = picker.list.item(picker.first_model_row())
+        assert "makes images" in row.data(Qt.ItemDataRole.UserRole).badges()
+        picker.hide()
+
+
+def test_an_mcp_tools_image_shows_with_the_answer(qtbot: Any) -> None:
+    call = ToolCallPart(id="call_1", name="screenshot", arguments="{}")
+    answer = Message(role="assistant", parts=[TextPart(text="Taking one."), call])
+    widget = MessageWidget(answer)
+    qtbot.addWidget(widget)
+    assert widget.findChildren(AnswerImage) == []
+    result = ToolResultPart(tool_call_id="call_1", name="screenshot", content="[image]",
+                            provider_data={"images": [
+                                {"mime_type": "image/png", "data": base64.b64encode(RED).decode()},
+                                {"mime_type": "image/png", "data": "%%%"}]})
+    widget.add_tool_result(result)
+    good, bad = widget.findChildren(AnswerImage)
+    assert good.data == RED and good.image is not None
+    assert good.open_button.text() == "Open"
+    assert bad.image is None and bad.problem
