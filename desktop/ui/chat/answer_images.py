@@ -77,23 +77,25 @@ def part_bytes(part: ImagePart) -> bytes | str:
         return "bad_data"
 
 
-def problem_text(code: str, size: int = 0) -> str:
+def problem_text(code: str) -> str:
     """The placeholder's words for a problem code."""
-    tr = QCoreApplication.translate
     if code == "too_large":
-        return tr("AnswerImages", "Image not shown: it is larger than the app allows "
-                  "(10 MB, 8192×8192 pixels).")
+        return QCoreApplication.translate(
+            "AnswerImages", "Image not shown: it is larger than the app allows "
+            "(10 MB, 8192×8192 pixels).")
     if code == "not_inline":
-        return tr("AnswerImages", "Image not shown: the provider sent a link instead of "
-                  "the picture.")
+        return QCoreApplication.translate(
+            "AnswerImages", "Image not shown: the provider sent a link instead of the picture.")
     if code == "download_failed":
-        return tr("AnswerImages", "Image not shown: it could not be downloaded.")
+        return QCoreApplication.translate(
+            "AnswerImages", "Image not shown: it could not be downloaded.")
     if code == "failed":
-        return tr("AnswerImages", "The provider could not make the image.")
+        return QCoreApplication.translate("AnswerImages", "The provider could not make the image.")
     if code == "not_an_image":
-        return tr("AnswerImages", "Image not shown: the data is not a picture the app "
-                  "can show (PNG, JPEG, GIF or WebP).")
-    return tr("AnswerImages", "Image not shown: its data is broken.")
+        return QCoreApplication.translate(
+            "AnswerImages", "Image not shown: the data is not a picture the app can show "
+            "(PNG, JPEG, GIF or WebP).")
+    return QCoreApplication.translate("AnswerImages", "Image not shown: its data is broken.")
 
 
 class AnswerImage(QWidget):
