@@ -343,8 +343,9 @@ class MessageWidget(QFrame):
         if self.images is not None:
             self.images.deleteLater()
         self.images = answer_images(parts, self._changed)
-        if self.images is not None:
+        if self.images is not None:  # (shown now: the layout would show it only later,
             self._layout.insertWidget(self._layout.indexOf(self.body) + 1, self.images)
+            self.images.setVisible(True)  # and measure the block without it)
         self._changed()
 
     def flush(self) -> None:

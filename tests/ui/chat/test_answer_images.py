@@ -84,6 +84,10 @@ def test_images_api_answer_inline_with_save_copy_open(
         assert server.image_requests[0].json["prompt"] == "a red square"
     qtbot.waitUntil(lambda: len(shown_images(window)) == 2)
     first, second = shown_images(window)
+    block = next(w for w in window.findChildren(MessageWidget) if w.role == "assistant")
+    qtbot.waitUntil(lambda: first.isVisible() and second.isVisible())
+    # the chat's column measured the block with its images (not its header alone)
+    assert block.height() >= block.sizeHint().height() > first.picture.pixmap().height() + 20
     assert first.problem is None and first.image is not None
     assert (first.image.width(), first.image.height()) == (40, 30)
     assert first.picture.pixmap().width() == 40  # small: shown at its own size
