@@ -14,12 +14,29 @@ import binascii
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QIODevice, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QGuiApplication, QImage, QImageReader, QPixmap
+from PySide6.QtCore import (
+    QBuffer,
+    QByteArray,
+    QCoreApplication,
+    QIODevice,
+    QSize,
+    Qt,
+    QUrl,
+    Signal,
+)
+from PySide6.QtGui import (
+    QDesktopServices,
+    QGuiApplication,
+    QImage,
+    QImageReader,
+    QPainter,
+    QPaintEvent,
+    QPixmap,
+)
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
-    QLabel,
+    QSizePolicy,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -98,6 +115,52 @@ def problem_text(code: str) -> str:
     return QCoreApplication.translate("AnswerImages", "Image not shown: its data is broken.")
 
 
+class Picture(QWidget):
+    """An image scaled to fit the width it is given, never wider than :data:`SHOWN_WIDTH`
+    nor its own width (its height follows: it has a height for each width)."""
+
+    def __init__(self, image: QImage, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._source = QPixmap.fromImage(image)
+        self._scaled = QPixmap()
+        self.natural = QSize(min(SHOWN_WIDTH, image.width()),
+                             max(1, image.height() * min(SHOWN_WIDTH, image.width())
+                                 // max(1, image.width())))
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+
+    def shown_size(self, width: int) -> QSize:
+        return self.natural.scaled(min(width, self.natural.width()), self.natural.height(),
+                                   Qt.AspectRatioMode.KeepAspectRatio)
+
+    def pixmap(self) -> QPixmap:
+        """The picture as it is drawn now (scaled to the widget's width)."""
+        size = self.shown_size(self.width() if self.width() > 0 else self.natural.width())
+        if self._scaled.size() != size * self.devicePixelRatioF():
+            self._scaled = self._source.scaled(size * self.devicePixelRatioF(),
+                                               Qt.AspectRatioMode.KeepAspectRatio,
+                                               Qt.TransformationMode.SmoothTransformation)
+            self._scaled.setDevicePixelRatio(self.devicePixelRatioF())
+        return self._scaled
+
+    def sizeHint(self) -> QSize:
+        return self.natural
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(16, 16)
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        return self.shown_size(width).height()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        with QPainter(self) as painter:
+            painter.drawPixmap(0, 0, self.pixmap())
+
+
 class AnswerImage(QWidget):
     """One image of an answer: the picture (scaled to fit) with its actions, or a
     placeholder. ``problem`` is what the user was told, for tests and the window."""
@@ -118,23 +181,18 @@ class AnswerImage(QWidget):
         if isinstance(decoded, QImage):
             self.data = raw if isinstance(raw, bytes) else b""
             self.image = decoded
-            self.picture = QLabel()
+            self.picture = Picture(decoded)
             self.picture.setObjectName("answerImage")
-            shown = QPixmap.fromImage(decoded)
-            if decoded.width() > SHOWN_WIDTH:
-                shown = shown.scaledToWidth(SHOWN_WIDTH,
-                                            Qt.TransformationMode.SmoothTransformation)
-            self.picture.setPixmap(shown)
             self.picture.setAccessibleName(self.tr("Image {width}×{height}").format(
                 width=decoded.width(), height=decoded.height()))
             column.addWidget(self.picture)
             column.addLayout(self._actions())
         else:
             self.problem = problem_text(decoded)
-            self.picture = plain_label(self.problem)
-            self.picture.setObjectName("imagePlaceholder")
-            self.picture.setWordWrap(True)
-            column.addWidget(self.picture)
+            self.placeholder = plain_label(self.problem)
+            self.placeholder.setObjectName("imagePlaceholder")
+            self.placeholder.setWordWrap(True)
+            column.addWidget(self.placeholder)
         self.note = plain_label()
         self.note.setObjectName("messageStatus")
         self.note.hide()
@@ -220,7 +278,7 @@ def answer_images(parts: list[ImagePart], changed: object) -> QWidget | None:
     for part in parts:
         image = AnswerImage(part, box)
         image.changed.connect(changed)
-        column.addWidget(image, 0, Qt.AlignmentFlag.AlignLeft)
+        column.addWidget(image)
     return box
 
 

@@ -165,7 +165,7 @@ def test_broken_and_huge_images_are_placeholders(
     assert huge.image is None and "larger than the app allows" in str(huge.problem)
     assert broken.image is None and "broken" in str(broken.problem)
     assert html.image is None and "not a picture" in str(html.problem)
-    assert huge.picture.text() == huge.problem and huge.picture.isVisible()
+    assert huge.placeholder.text() == huge.problem and huge.placeholder.isVisible()
     assert good.image is not None and good.problem is None
     assert window.isVisible()
 
@@ -242,3 +242,20 @@ def test_an_mcp_tools_image_shows_with_the_answer(qtbot: Any) -> None:
     assert good.data == RED and good.image is not None
     assert good.open_button.text() == "Open"
     assert bad.image is None and bad.problem
+
+
+def test_a_wide_image_fits_a_narrow_column(qtbot: Any) -> None:
+    wide = png_bytes(1000, 500)
+    answer = Message(role="assistant", parts=[ImagePart(
+        data=base64.b64encode(wide).decode(), provider_data={"generated": {"source": "gemini"}})])
+    widget = MessageWidget(answer)
+    qtbot.addWidget(widget)
+    widget.resize(360, widget.heightForWidth(360))
+    widget.show()
+    (image,) = widget.findChildren(AnswerImage)
+    qtbot.waitUntil(lambda: image.picture.width() > 0)
+    assert image.picture.width() <= 360 - 32  # inside the card's margins
+    assert image.picture.pixmap().width() <= image.picture.width()
+    assert image.picture.heightForWidth(300) == 150  # the aspect ratio is kept
+    assert image.picture.heightForWidth(2000) == 256  # never above 512 wide
+    assert widget.heightForWidth(360) < widget.heightForWidth(900)  # it shrinks to fit
