@@ -101,3 +101,19 @@ def test_server_error_is_reported(tmp_path: Path) -> None:
                        "--out", str(tmp_path / "x.png"), "p", data_dir=tmp_path / "d", env=KEY)
     assert done.returncode == 1
     assert "assista: error:" in done.stderr
+
+
+def test_ask_with_an_image_model_keeps_the_image_with_the_chat(tmp_path: Path) -> None:
+    with FakeOpenAIServer() as server:
+        server.enqueue_images([RED])
+        done = assista("ask", "--base-url", server.base_url, "--model", "gpt-image-1",
+                       "a red square", data_dir=tmp_path / "data", env=KEY)
+    assert done.returncode == 0, done.stderr
+    assert "the answer has an image" in done.stderr
+    exported = assista("export", "--format", "json", data_dir=tmp_path / "data")
+    import base64
+    import json
+
+    (session,) = json.loads(exported.stdout)["sessions"]
+    images = [p for m in session["messages"] for p in m["parts"] if p["type"] == "image"]
+    assert [base64.b64decode(p["data"]) for p in images] == [RED]
