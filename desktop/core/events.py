@@ -80,6 +80,8 @@ class ImageEvent:
     source: str = ""
     problem: str | None = None
     size: int = 0
+    #: Sent back with the image on the next turn (Gemini's ``thoughtSignature``).
+    provider_data: dict[str, Any] = field(default_factory=dict)
     type: str = field(default="image", init=False)
 
 

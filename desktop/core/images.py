@@ -174,7 +174,8 @@ def event_part(event: ImageEvent, index: int, kept: int = 0) -> ImagePart:
     if event.problem:
         info.update(problem=event.problem, size=event.size)
     return ImagePart(media_type=event.media_type, data=event.data if not event.problem else "",
-                     name=f"image-{index}", provider_data={GENERATED: info})
+                     name=f"image-{index}",
+                     provider_data={**event.provider_data, GENERATED: info})
 
 
 def part_problem(part: ImagePart) -> str | None:

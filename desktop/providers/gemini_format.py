@@ -119,6 +119,14 @@ def _model_parts(message: Message, calls: dict[str, ToolCallPart]) -> list[dict[
                 _sign_text(out, signature, part.provider_data[SIGNED_TEXT])
             else:
                 out.append({"text": part.text, "thought": True, SIGNATURE: signature})
+        elif isinstance(part, ImagePart) and part.data and "generated" in part.provider_data:
+            # the model's own picture, so that "now make it blue" edits it
+            image: dict[str, Any] = {"inlineData": {"mimeType": part.media_type,
+                                                    "data": part.data}}
+            signature = part.provider_data.get(SIGNATURE)
+            if isinstance(signature, str) and signature:
+                image[SIGNATURE] = signature
+            out.append(image)
     return out
 
 

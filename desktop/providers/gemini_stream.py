@@ -280,11 +280,17 @@ class GeminiStreamParser(ParserBase):
                 events.append(ReasoningComplete("", provider_data=data))
         elif isinstance(part.get("inlineData"), dict):  # an image model's picture
             events.extend(self._close_reasoning())
-            inline = part["inlineData"]
-            kind = _text(inline.get("mimeType"))
-            if kind.startswith("image/"):
-                events.append(image_event(_text(inline.get("data")), "gemini", kind))
+            self._image(part["inlineData"], signature, events)
         # Other parts (executableCode, ...) are not asked for and not shown.
+
+    @staticmethod
+    def _image(inline: dict[str, Any], signature: str | None, events: list[StreamEvent]) -> None:
+        kind = _text(inline.get("mimeType"))
+        if kind.startswith("image/"):
+            event = image_event(_text(inline.get("data")), "gemini", kind)
+            if signature and not event.problem:  # (Gemini 3 edits need it back)
+                event.provider_data[SIGNATURE] = signature
+            events.append(event)
 
     def _function_call(
         self, call: dict[str, Any], signature: str | None, events: list[StreamEvent]

@@ -198,3 +198,37 @@ def test_broken_png_is_kept_as_sent_and_fails_later_at_decoding() -> None:
 
     event = image_event(broken_png(), "gemini")
     assert event.problem is None and isinstance(event, ImageEvent)
+
+
+async def test_gemini_gets_its_own_picture_back_to_edit_it() -> None:
+    """The next turn carries the model's image with its ``thoughtSignature`` (Gemini 3
+    image models refuse an edit without it); a user's attachment stays a user part."""
+    model = "gemini-3-pro-image-preview"
+    signed = gemini_image_stream("Here:", [RED])
+    import json as _json
+
+    first = _json.loads(signed[1].decode().removeprefix("data: "))
+    first["candidates"][0]["content"]["parts"][0]["thoughtSignature"] = "sig-img-1"
+    signed[1] = f"data: {_json.dumps(first)}\r\n\r\n".encode()
+    with FakeGeminiServer() as fake:
+        fake.enqueue(ScriptedResponse(chunks=signed), path=stream_path(model))
+        fake.enqueue(ScriptedResponse(chunks=gemini_image_stream("Bluer:", [BLUE])),
+                     path=stream_path(model))
+        question = Message.user("a red square")
+        events = await collect(GeminiProvider(fake.base_url, "AIza-test", retry=NO_RETRY),
+                               model)
+        reply = answer(events)
+        (part,) = images_of(reply)
+        assert part.provider_data["thoughtSignature"] == "sig-img-1"
+        request = ChatRequest(model=model, messages=[question, reply,
+                                                     Message.user("now make it blue")])
+        provider = GeminiProvider(fake.base_url, "AIza-test", retry=NO_RETRY)
+        async with contextlib.aclosing(provider.stream(request)) as stream:
+            [event async for event in stream]
+        await provider.aclose()
+        body = fake.last_body
+    model_turn = body["contents"][1]
+    assert model_turn["role"] == "model"
+    assert model_turn["parts"][-1] == {
+        "inlineData": {"mimeType": "image/png", "data": base64.b64encode(RED).decode()},
+        "thoughtSignature": "sig-img-1"}
