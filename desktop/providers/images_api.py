@@ -16,6 +16,7 @@ a provider behaves as its chat endpoint does (proxy, TLS, key, redaction).
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +31,7 @@ from desktop.providers.openai_chat_stream import usage_from_openai
 if TYPE_CHECKING:
     from desktop.providers.http_base import HttpProvider
 
-__all__ = ["ImageRequest", "generate_images", "image_answer"]
+__all__ = ["ImageRequest", "generate_images", "image_answer", "image_stream"]
 
 PATH = "/images/generations"
 IMAGE_TIMEOUT_S = 300.0  # a large gpt-image picture takes a minute or more
@@ -141,6 +142,13 @@ def request_from_chat(request: ChatRequest) -> ImageRequest:
                         size=str(extra["size"]) if extra.get("size") else None,
                         quality=str(extra["quality"]) if extra.get("quality") else None,
                         n=n if isinstance(n, int) and not isinstance(n, bool) else 1)
+
+
+async def image_stream(provider: HttpProvider, request: ChatRequest
+                       ) -> AsyncGenerator[StreamEvent, None]:
+    """:func:`image_answer` as a stream, for an adapter's ``_stream``."""
+    for event in await image_answer(provider, request):
+        yield event
 
 
 async def image_answer(provider: HttpProvider, request: ChatRequest) -> list[StreamEvent]:

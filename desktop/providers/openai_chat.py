@@ -16,7 +16,7 @@ from desktop.core.events import StreamEvent
 from desktop.core.images import uses_images_api
 from desktop.core.provider import ChatRequest, ModelInfo
 from desktop.providers.http_base import HttpProvider
-from desktop.providers.images_api import image_answer
+from desktop.providers.images_api import image_stream
 from desktop.providers.openai_chat_format import build_openai_chat_body
 from desktop.providers.openai_chat_stream import OpenAIChatStreamParser
 from desktop.providers.recording import ExchangeCapture
@@ -44,12 +44,10 @@ class OpenAIChatProvider(HttpProvider):
                       ) -> AsyncGenerator[StreamEvent, None]:
         """An Images API model (``gpt-image-1``, ``dall-e-3``) answers through
         ``/images/generations`` (:mod:`desktop.providers.images_api`)."""
-        if uses_images_api(request.model):
-            for event in await image_answer(self, request):
-                yield event
-            return
-        async with contextlib.aclosing(super()._stream(request, capture)) as events:
-            async for event in events:
+        events = image_stream(self, request) if uses_images_api(request.model) \
+            else super()._stream(request, capture)
+        async with contextlib.aclosing(events) as stream:
+            async for event in stream:
                 yield event
 
     async def list_models(self) -> list[ModelInfo]:

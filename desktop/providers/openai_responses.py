@@ -19,15 +19,19 @@ The option ``responses_mode`` picks how a conversation is carried:
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import AsyncGenerator
 from typing import Literal
 
 import httpx
 
-from desktop.core.events import ErrorEvent
+from desktop.core.events import ErrorEvent, StreamEvent
+from desktop.core.images import uses_images_api
 from desktop.core.provider import ChatRequest, ModelInfo
 from desktop.core.provider_options import ResponsesOptions
 from desktop.providers.http_base import HttpProvider
+from desktop.providers.images_api import image_stream
 from desktop.providers.openai_chat import parse_models
 from desktop.providers.openai_responses_format import (
     build_openai_responses_body,
@@ -35,6 +39,7 @@ from desktop.providers.openai_responses_format import (
     previous_response_missing,
 )
 from desktop.providers.openai_responses_stream import OpenAIResponsesStreamParser
+from desktop.providers.recording import ExchangeCapture
 from desktop.providers.sse import ServerSentEvent
 from desktop.providers.stream_parser import StreamParser
 
@@ -68,6 +73,17 @@ class OpenAIResponsesProvider(HttpProvider):
 
     def _stream_path(self, request: ChatRequest) -> str:
         return "/responses"
+
+    async def _stream(self, request: ChatRequest, capture: ExchangeCapture | None
+                      ) -> AsyncGenerator[StreamEvent, None]:
+        """An Images API model (``gpt-image-1``) answers through ``/images/generations``
+        (:mod:`desktop.providers.images_api`); other models draw with the
+        ``image_generation`` tool."""
+        events = image_stream(self, request) if uses_images_api(request.model) \
+            else super()._stream(request, capture)
+        async with contextlib.aclosing(events) as stream:
+            async for event in stream:
+                yield event
 
     async def list_models(self) -> list[ModelInfo]:
         """Models from ``GET {base_url}/models``, sorted by id; raises ProviderError."""

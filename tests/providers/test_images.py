@@ -185,7 +185,7 @@ async def test_responses_failed_image_call_is_a_placeholder() -> None:
         fake.enqueue(ScriptedResponse(chunks=image_generation_response([RED], "Sorry.",
                                                                        status="failed")))
         events = await collect(OpenAIResponsesProvider(fake.base_url, retry=NO_RETRY),
-                               "gpt-image-1-responses")
+                               "gpt-5-image-mini")
         body = fake.bodies[0]
     assert {"type": "image_generation"} in body["tools"]  # an image model: always offered
     (part,) = images_of(answer(events))
@@ -232,3 +232,14 @@ async def test_gemini_gets_its_own_picture_back_to_edit_it() -> None:
     assert model_turn["parts"][-1] == {
         "inlineData": {"mimeType": "image/png", "data": base64.b64encode(RED).decode()},
         "thoughtSignature": "sig-img-1"}
+
+
+async def test_a_responses_provider_asks_the_images_api_for_an_images_api_model() -> None:
+    with FakeResponsesServer() as fake:
+        fake.enqueue_images([BLUE])
+        events = await collect(OpenAIResponsesProvider(fake.base_url, retry=NO_RETRY),
+                               "gpt-image-1", size="1024x1024")
+        assert fake.image_requests[0].json["size"] == "1024x1024"
+        assert not fake.responses_requests
+    (part,) = images_of(answer(events))
+    assert base64.b64decode(part.data) == BLUE

@@ -137,7 +137,7 @@ def test_every_wire_api_shows_its_images(
         server, model, kind = FakeOpenAIServer(), "google/gemini-2.5-flash-image", "openai"
         server.enqueue(ScriptedResponse(chunks=image_stream("Here it is.", [BLUE])))
     else:
-        server, model, kind = FakeResponsesServer(), "gpt-image-1-mini-chat", "openai-responses"
+        server, model, kind = FakeResponsesServer(), "gpt-5-image-mini", "openai-responses"
         server.enqueue(ScriptedResponse(chunks=image_generation_response([BLUE],
                                                                          "Here it is.")))
     with server:
