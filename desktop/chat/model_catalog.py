@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
+from desktop.core.images import makes_images
 from desktop.core.pricing import Price, price_for
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ CHOICES_KEY = "model_choices"
 RECENT_LIMIT = 6
 #: The labels :meth:`ModelEntry.badges` gives for what a model can do (the interface
 #: words them in its language; sizes and prices are shown as they are).
-CAPABILITY_BADGES = ("tools", "images", "reasoning")
+CAPABILITY_BADGES = ("makes images", "tools", "images", "reasoning")
 SectionKind = Literal["favourites", "recent", "provider"]
 
 
@@ -45,7 +46,8 @@ class ModelEntry:
 
     def badges(self) -> list[str]:
         """Short labels, in the order the picker shows them."""
-        badges = [name for name, on in (("tools", self.tools), ("images", self.vision),
+        badges = [name for name, on in (("makes images", makes_images(self.model)),
+                                        ("tools", self.tools), ("images", self.vision),
                                         ("reasoning", self.reasoning)) if on]
         if self.context_window:
             badges.append(format_tokens(self.context_window))

@@ -41,7 +41,7 @@ from desktop.cli.mcp_terminal import TerminalElicitor, TerminalSamplingApprover
 from desktop.cli.terminal_lines import TerminalLines
 from desktop.core.agent_events import LimitReached, ToolRunFinished, ToolRunStarted
 from desktop.core.errors import AssistaError, ConfigError
-from desktop.core.events import ErrorEvent, TextDelta, event_to_dict
+from desktop.core.events import ErrorEvent, ImageEvent, TextDelta, event_to_dict
 from desktop.core.messages import Message, Part
 from desktop.core.orchestrator import RunResult
 from desktop.core.settings import ProviderConfig
@@ -149,6 +149,9 @@ class _Printer:
             self.lines.write(f"  {mark} {event.result.status}\n")
         elif isinstance(event, LimitReached) and not event.will_ask:
             self.err.write(f"assista: stopped after {event.rounds} tool rounds (limit)\n")
+        elif isinstance(event, ImageEvent):  # no picture on a terminal: say where it is
+            self.err.write("assista: the answer has an image; it is kept with the chat "
+                           "(assista image --out FILE.png writes images to files)\n")
         elif isinstance(event, ErrorEvent):
             pass  # reported once, at the end, as the run's error
 

@@ -1,5 +1,5 @@
 """Argument parsing and dispatch for ``assista`` and its subcommands (ask, export, import,
-mcp, knowledge, project, sync)."""
+image, mcp, knowledge, project, sync)."""
 
 from __future__ import annotations
 
@@ -126,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
         sign.add_argument("--mcp-config", metavar="FILE", action="append", default=[],
                           help="also look for the server in this Claude-Desktop-style JSON file")
 
+
     from desktop.cli.inspect_cmd import add_inspect_parser
 
     add_inspect_parser(sub, _add_common)
@@ -181,6 +182,7 @@ _HANDLERS = {
     "memory": ("desktop.cli.memory_cmd", "memory_command"),
     "undo": ("desktop.cli.undo_cmd", "undo_command"),
     "inspect": ("desktop.cli.inspect_cmd", "inspect_command"),
+    "image": ("desktop.cli.image_cmd", "image_command"),
     "transcribe": ("desktop.cli.audio_cmd", "audio_command"),
     "speak": ("desktop.cli.audio_cmd", "audio_command"),
     "sync": ("desktop.cli.sync_cmd", "sync_command"),
@@ -188,14 +190,16 @@ _HANDLERS = {
 
 
 def _add_feature_parsers(sub: Any, ask: argparse.ArgumentParser) -> None:
-    """``assista project``, ``memory`` (and their ``ask`` options), ``transcribe``,
-    ``speak``."""
+    """``assista project``, ``memory`` (and their ``ask`` options), ``image``,
+    ``transcribe``, ``speak``."""
     from desktop.cli.audio_cmd import add_audio_parsers
+    from desktop.cli.image_cmd import add_image_parser
     from desktop.cli.memory_args import add_memory_parser
     from desktop.cli.project_args import add_project_parser
 
     add_project_parser(sub, _add_common, ask)
     add_memory_parser(sub, _add_common, ask)
+    add_image_parser(sub, _add_common)
     add_audio_parsers(sub, _add_common)
 
 

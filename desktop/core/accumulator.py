@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from desktop.core.events import (
+    ImageEvent,
     ReasoningComplete,
     ReasoningDelta,
     SourcesEvent,
@@ -18,7 +19,9 @@ from desktop.core.events import (
     ToolCallComplete,
     UsageEvent,
 )
+from desktop.core.images import MAX_IMAGES, event_part
 from desktop.core.messages import (
+    ImagePart,
     Message,
     MessageStatus,
     Part,
@@ -91,6 +94,16 @@ class MessageBuilder:
             self._usage = event.usage if self._usage is None else self._usage + event.usage
         elif isinstance(event, SourcesEvent):
             self._sources.extend(s for s in event.sources if s not in self._sources)
+        elif isinstance(event, ImageEvent):
+            self._add_image(event)
+
+    def _add_image(self, event: ImageEvent) -> None:
+        kept = [s.part for s in self._segments if isinstance(s.part, ImagePart)]
+        if len(kept) >= MAX_IMAGES:
+            return  # (an answer keeps at most MAX_IMAGES; see desktop.core.images)
+        self._close_reasoning()
+        size = sum(len(p.data) * 3 // 4 for p in kept)
+        self._segments.append(_Segment("image", event_part(event, len(kept) + 1, size)))
 
     def _complete_reasoning(self, event: ReasoningComplete) -> None:
         seg = self._segments[-1] if self._segments else None

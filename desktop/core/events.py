@@ -70,6 +70,22 @@ class SourcesEvent:
 
 
 @dataclass(slots=True)
+class ImageEvent:
+    """An image in the answer (see :mod:`desktop.core.images`): base64 ``data`` of
+    ``media_type``, or ``problem`` (``too_large``, ``not_an_image``, ``bad_data``...)
+    when the provider sent one that is not kept."""
+
+    data: str = ""
+    media_type: str = "image/png"
+    source: str = ""
+    problem: str | None = None
+    size: int = 0
+    #: Sent back with the image on the next turn (Gemini's ``thoughtSignature``).
+    provider_data: dict[str, Any] = field(default_factory=dict)
+    type: str = field(default="image", init=False)
+
+
+@dataclass(slots=True)
 class ErrorEvent:
     """An error reported by the provider inside or before the stream."""
 
@@ -104,6 +120,7 @@ StreamEvent = (
     | ToolCallComplete
     | UsageEvent
     | SourcesEvent
+    | ImageEvent
     | ErrorEvent
     | EndEvent
 )

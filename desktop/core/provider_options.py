@@ -134,6 +134,7 @@ class ResponsesOptions(CommonOptions):
     kind: Literal["openai-responses"] = "openai-responses"
     # chain: previous_response_id; replay: the whole conversation, store: false.
     responses_mode: Literal["chain", "replay"] = "chain"
+    image_generation: bool = False  # offer the image_generation tool to every model
 
 
 class AnthropicOptions(CommonOptions):

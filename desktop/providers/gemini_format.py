@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from desktop.core.attachments import native_document
+from desktop.core.images import makes_images
 from desktop.core.messages import (
     ImagePart,
     Message,
@@ -118,6 +119,14 @@ def _model_parts(message: Message, calls: dict[str, ToolCallPart]) -> list[dict[
                 _sign_text(out, signature, part.provider_data[SIGNED_TEXT])
             else:
                 out.append({"text": part.text, "thought": True, SIGNATURE: signature})
+        elif isinstance(part, ImagePart) and part.data and "generated" in part.provider_data:
+            # the model's own picture, so that "now make it blue" edits it
+            image: dict[str, Any] = {"inlineData": {"mimeType": part.media_type,
+                                                    "data": part.data}}
+            signature = part.provider_data.get(SIGNATURE)
+            if isinstance(signature, str) and signature:
+                image[SIGNATURE] = signature
+            out.append(image)
     return out
 
 
@@ -258,6 +267,8 @@ def _generation_config(request: ChatRequest, options: GeminiOptions) -> dict[str
     thinking = _thinking_config(request, options)
     if thinking is not None:
         config["thinkingConfig"] = thinking
+    if makes_images(request.model):  # an image model answers with inlineData pictures
+        config["responseModalities"] = ["TEXT", "IMAGE"]
     return config
 
 

@@ -2,7 +2,8 @@
 
 Each SSE ``data:`` is a whole ``GenerateContentResponse``
 (https://ai.google.dev/api/generate-content#generatecontentresponse): text, thought
-and ``functionCall`` parts of ``candidates[0].content``, cumulative ``usageMetadata``,
+and ``functionCall`` parts of ``candidates[0].content``, images (``inlineData``),
+cumulative ``usageMetadata``,
 ``groundingMetadata``, and ``finishReason`` on the last chunk. Function calls arrive
 whole, so each one is announced and completed at once; calls without an id get a
 fresh ``call_…`` id (two calls to one function stay two calls). Where thought
@@ -26,6 +27,7 @@ from desktop.core.events import (
     ToolCallStarted,
     UsageEvent,
 )
+from desktop.core.images import image_event
 from desktop.core.messages import Source, Usage, new_id
 from desktop.providers.gemini_format import SERVER_ID, SIGNATURE, SIGNED_TEXT
 from desktop.providers.sse import ServerSentEvent
@@ -276,7 +278,19 @@ class GeminiStreamParser(ParserBase):
             if signature:
                 data = {SIGNATURE: signature, SIGNED_TEXT: len(text)}
                 events.append(ReasoningComplete("", provider_data=data))
-        # Other parts (inlineData, executableCode, ...) are not asked for and not shown.
+        elif isinstance(part.get("inlineData"), dict):  # an image model's picture
+            events.extend(self._close_reasoning())
+            self._image(part["inlineData"], signature, events)
+        # Other parts (executableCode, ...) are not asked for and not shown.
+
+    @staticmethod
+    def _image(inline: dict[str, Any], signature: str | None, events: list[StreamEvent]) -> None:
+        kind = _text(inline.get("mimeType"))
+        if kind.startswith("image/"):
+            event = image_event(_text(inline.get("data")), "gemini", kind)
+            if signature and not event.problem:  # (Gemini 3 edits need it back)
+                event.provider_data[SIGNATURE] = signature
+            events.append(event)
 
     def _function_call(
         self, call: dict[str, Any], signature: str | None, events: list[StreamEvent]

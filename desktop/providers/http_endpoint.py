@@ -245,6 +245,45 @@ class HttpEndpoint:
             raise ProviderError(f"{where} did not return JSON; check the base URL",
                                 provider=self.name, code="bad_response") from None  # fmt: skip
 
+    # -- the endpoint's other APIs (the Images API: desktop.providers.images_api)
+
+    def error_event(self, message: str, code: str | None) -> ErrorEvent:
+        """This provider's error event for ``message`` (worded like a stream's)."""
+        return self._error_event(message, code)
+
+    async def post_json(self, path: str, body: dict[str, Any], *, model: str | None,
+                        timeout: float) -> Any:
+        """POST ``body`` to ``path`` (with this provider's retries) and return the
+        decoded JSON reply, read with the size limit; or the ErrorEvent saying why not
+        (the status, transport and size errors worded as a stream's)."""
+        try:
+            http_request = self._build_request("POST", path, body, timeout=timeout)
+            response = await self._send(http_request)
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            return self._error_event(*self._describe(exc, streaming=False))
+        try:
+            if not 200 <= response.status_code < 300:
+                return await self._status_error(response, model)
+            try:
+                return json.loads(await read_limited(response, MAX_JSON_REPLY, "reply"))
+            except ReplyTooLarge as exc:
+                return self._error_event(str(exc), "reply_too_large")
+            except ValueError:
+                return self._error_event("the server sent invalid JSON", "malformed_stream")
+            except httpx.HTTPError as exc:
+                return self._error_event(*self._describe(exc, streaming=True))
+        finally:
+            await response.aclose()
+
+    async def download(self, url: str, limit: int, timeout: float) -> bytes | None:
+        """The body of ``url`` on this provider's client, at most ``limit`` bytes
+        (ReplyTooLarge past it; httpx errors raised); None when the server refuses."""
+        client = self._get_client()
+        async with client.stream("GET", url, timeout=self._timeout(timeout)) as reply:
+            if not 200 <= reply.status_code < 300:
+                return None
+            return await read_limited(reply, limit, "download")
+
     # -- errors
 
     def _redact(self, text: str) -> str:

@@ -7,14 +7,18 @@ The streaming lifecycle (retries, errors, cut streams) is the template's, in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
 from desktop.core.errors import ProviderError
+from desktop.core.events import StreamEvent
+from desktop.core.images import uses_images_api
 from desktop.core.provider import ChatRequest, ModelInfo
 from desktop.core.provider_options import CommonOptions
 from desktop.providers.embedding import Embeds, floats
-from desktop.providers.http_base import HttpProvider
+from desktop.providers.http_base import HttpProvider, Sending
+from desktop.providers.images_api import image_stream
 from desktop.providers.openai_chat_format import build_openai_chat_body
 from desktop.providers.openai_chat_stream import OpenAIChatStreamParser
 from desktop.providers.sse import ServerSentEvent
@@ -62,6 +66,16 @@ class OpenAIChatProvider(Embeds, HttpProvider):
 
     def _parser(self, request: ChatRequest) -> StreamParser[ServerSentEvent]:
         return OpenAIChatStreamParser(self.name, secrets=self._secrets)
+
+    async def events(self, request: ChatRequest, sending: Sending | None = None
+                     ) -> AsyncGenerator[StreamEvent, None]:
+        """An Images API model (``gpt-image-1``, ``dall-e-3``) answers through
+        ``/images/generations`` (:mod:`desktop.providers.images_api`)."""
+        events = image_stream(self, request) if uses_images_api(request.model) \
+            else super().events(request, sending)
+        async with contextlib.aclosing(events) as stream:
+            async for event in stream:
+                yield event
 
     async def list_models(self) -> list[ModelInfo]:
         """Models from ``GET {base_url}/models``, sorted by id; raises ProviderError."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from desktop.core.images import makes_images
 from desktop.core.messages import ImagePart, Message, TextPart, ToolResultPart
 from desktop.core.provider import ChatRequest
 from desktop.providers.web_search import openrouter_plugins
@@ -88,6 +89,8 @@ def build_openai_chat_body(request: ChatRequest) -> dict[str, Any]:
         body["temperature"] = request.temperature
     if request.max_tokens is not None:
         body["max_tokens"] = request.max_tokens
+    if makes_images(request.model):  # OpenRouter's image models answer in message.images
+        body["modalities"] = ["image", "text"]
     if request.web_search:  # sent only to OpenRouter (see desktop.providers.web_search)
         body["plugins"] = openrouter_plugins()
     for key, value in request.extra.items():

@@ -14,6 +14,7 @@ from typing import Any
 
 from desktop.core.events import (
     EndEvent,
+    ImageEvent,
     ReasoningComplete,
     ReasoningDelta,
     SourcesEvent,
@@ -23,6 +24,7 @@ from desktop.core.events import (
     ToolCallStarted,
     UsageEvent,
 )
+from desktop.core.images import ImageProblem, data_url_bytes, image_event
 from desktop.core.messages import Source, Usage, new_id
 from desktop.providers.sse import ServerSentEvent
 from desktop.providers.stream_parser import ParserBase
@@ -219,6 +221,9 @@ class OpenAIChatStreamParser(ParserBase):
         delta = choice.get("delta")
         if isinstance(delta, dict) and delta:
             self._feed_delta(delta, events)
+            images = delta.get("images")  # OpenRouter's image models: data URLs
+            if images and isinstance(images, list):
+                self._images(images, events)
             cited = url_citations(delta.get("annotations"))
             if cited:  # OpenRouter's web plugin, OpenAI's search models
                 events.append(SourcesEvent(cited))
@@ -254,6 +259,23 @@ class OpenAIChatStreamParser(ParserBase):
             if self._legacy_index is None:
                 self._legacy_index = max(self._calls, default=-1) + 1
             self._tool_fragment({"function": function_call}, self._legacy_index, events)
+
+    def _images(self, images: list[Any], events: list[StreamEvent]) -> None:
+        """``[{"type": "image_url", "image_url": {"url": "data:image/png;base64,..."}}]``."""
+        if self._reasoning:
+            self._close_reasoning(events)
+        for item in images:
+            ref = item.get("image_url") if isinstance(item, dict) else None
+            url = ref.get("url") if isinstance(ref, dict) else ref
+            if not isinstance(url, str):
+                continue
+            data = data_url_bytes(url)
+            if data is None:  # a link, not data: not fetched from a stream parser
+                events.append(ImageEvent(source="openrouter", problem="not_inline"))
+            elif isinstance(data, ImageProblem):
+                events.append(ImageEvent(source="openrouter", problem=data.code, size=data.size))
+            else:
+                events.append(image_event(data, "openrouter"))
 
     def _close_reasoning(self, events: list[StreamEvent]) -> None:
         events.append(ReasoningComplete("".join(self._reasoning)))

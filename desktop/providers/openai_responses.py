@@ -19,15 +19,19 @@ The option ``responses_mode`` picks how a conversation is carried:
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import AsyncGenerator
 from typing import Literal
 
 import httpx
 
-from desktop.core.events import ErrorEvent
+from desktop.core.events import ErrorEvent, StreamEvent
+from desktop.core.images import uses_images_api
 from desktop.core.provider import ChatRequest, ModelInfo
 from desktop.core.provider_options import CommonOptions, ResponsesOptions
 from desktop.providers.http_base import HttpProvider, Sending
+from desktop.providers.images_api import image_stream
 from desktop.providers.openai_chat import parse_models
 from desktop.providers.openai_responses_format import (
     build_openai_responses_body,
@@ -80,6 +84,17 @@ class OpenAIResponsesProvider(HttpProvider):
     def _stream_path(self, request: ChatRequest) -> str:
         return "/responses"
 
+    async def events(self, request: ChatRequest, sending: Sending | None = None
+                     ) -> AsyncGenerator[StreamEvent, None]:
+        """An Images API model (``gpt-image-1``) answers through ``/images/generations``
+        (:mod:`desktop.providers.images_api`); other models draw with the
+        ``image_generation`` tool."""
+        events = image_stream(self, request) if uses_images_api(request.model) \
+            else super().events(request, sending)
+        async with contextlib.aclosing(events) as stream:
+            async for event in stream:
+                yield event
+
     async def list_models(self) -> list[ModelInfo]:
         """Models from ``GET {base_url}/models``, sorted by id; raises ProviderError."""
         return parse_models(await self._get_json("/models"), self.name)
@@ -101,8 +116,8 @@ class OpenAIResponsesProvider(HttpProvider):
         try:
             while True:  # at most three rounds: each fallback switches itself off
                 body = build_openai_responses_body(
-                    request, chain=chain, store=not stateless, include_encrypted=encrypted
-                )
+                    request, chain=chain, store=not stateless, include_encrypted=encrypted,
+                    image_generation=self.options.image_generation)
                 http_request = self._build_request("POST", "/responses", body, stream=True,
                                                    extensions=sending.extensions)
                 response = await self._send(http_request, sending)

@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from desktop.core.attachments import native_document
+from desktop.core.images import makes_images
 from desktop.core.messages import ImagePart, Message, ReasoningPart, TextPart, ToolCallPart
 from desktop.core.provider import ChatRequest
 from desktop.providers.web_search import responses_tool
@@ -118,7 +119,7 @@ def split_at_previous_response(messages: list[Message]) -> tuple[str | None, lis
     return None, messages
 
 
-def _tools(request: ChatRequest) -> list[dict[str, Any]]:
+def _tools(request: ChatRequest, image_generation: bool = False) -> list[dict[str, Any]]:
     tools: list[dict[str, Any]] = [
         {"type": "function", "name": t.name, "description": t.description,
          "parameters": t.parameters, "strict": False}
@@ -126,6 +127,8 @@ def _tools(request: ChatRequest) -> list[dict[str, Any]]:
     ]
     if request.web_search:
         tools.append(responses_tool())
+    if image_generation or makes_images(request.model):  # pictures come back as
+        tools.append({"type": "image_generation"})  # image_generation_call items
     return tools
 
 
@@ -135,6 +138,7 @@ def build_openai_responses_body(
     chain: bool = True,
     store: bool = True,
     include_encrypted: bool = False,
+    image_generation: bool = False,
 ) -> dict[str, Any]:
     """The JSON body of a streaming ``POST /responses``.
 
@@ -142,6 +146,8 @@ def build_openai_responses_body(
     (``previous_response_id``) and send only newer items; otherwise send all.
     ``store=False`` keeps nothing on the server; ``include_encrypted`` asks for the
     encrypted reasoning needed to replay reasoning items without server state.
+    ``image_generation``: offer the ``image_generation`` tool (always offered to a
+    model that makes images, see :func:`desktop.core.images.makes_images`).
     Keys of ``request.extra`` override the defaults; a key set to ``None`` removes it.
     """
     previous, messages = (
@@ -158,7 +164,7 @@ def build_openai_responses_body(
         body["store"] = False
     if include_encrypted:
         body["include"] = [ENCRYPTED_REASONING]
-    tools = _tools(request)
+    tools = _tools(request, image_generation)
     if tools:
         body["tools"] = tools
     if request.reasoning or request.reasoning_effort:

@@ -14,6 +14,7 @@ from typing import Any
 
 from desktop.core.events import (
     EndEvent,
+    ImageEvent,
     ReasoningComplete,
     ReasoningDelta,
     SourcesEvent,
@@ -23,6 +24,7 @@ from desktop.core.events import (
     ToolCallStarted,
     UsageEvent,
 )
+from desktop.core.images import image_event
 from desktop.core.messages import Source, Usage
 from desktop.providers.sse import ServerSentEvent
 from desktop.providers.stream_parser import ParserBase
@@ -233,6 +235,13 @@ class OpenAIResponsesStreamParser(ParserBase):
             self._complete_call(call, _str(item.get("arguments")), events)
         elif kind == "reasoning":
             self._reasoning_done(key, item, events)
+        elif kind == "image_generation_call":  # the image_generation tool's picture
+            result = item.get("result")
+            if isinstance(result, str) and result:
+                media = "image/" + (_str(item.get("output_format")) or "png")
+                events.append(image_event(result, "responses", media))
+            elif item.get("status") == "failed":
+                events.append(ImageEvent(source="responses", problem="failed"))
         elif kind == "message":
             for index, raw in enumerate(item.get("content") or []):
                 part = _dict(raw)

@@ -1,5 +1,5 @@
 """The model list's words in the interface's language: the Favourites and Recent
-groups and the capability badges (tools, images, reasoning), which the Qt-free
+groups and the capability badges (makes images, tools, images, reasoning), which the Qt-free
 catalog (:mod:`desktop.chat.model_catalog`) gives as codes."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from desktop.chat.model_catalog import ModelEntry, ModelSection
 _SECTIONS = {"favourites": QT_TRANSLATE_NOOP("ModelWords", "Favourites"),
              "recent": QT_TRANSLATE_NOOP("ModelWords", "Recent")}
 # (a model's badges: what it can do)
-_BADGES = {"tools": QT_TRANSLATE_NOOP("ModelWords", "tools"),
+_BADGES = {"makes images": QT_TRANSLATE_NOOP("ModelWords", "makes images"),
+           "tools": QT_TRANSLATE_NOOP("ModelWords", "tools"),
            "images": QT_TRANSLATE_NOOP("ModelWords", "images"),
            "reasoning": QT_TRANSLATE_NOOP("ModelWords", "reasoning")}
 

@@ -36,6 +36,8 @@ QAbstractScrollArea#chatView {{ background: {c['window']}; border: none; }}
 #attachmentName {{ font-weight: 600; }}
 #attachmentDetails {{ color: {c['muted']}; }}
 #attachmentProblem {{ color: {c['error']}; }}
+#imagePlaceholder {{ color: {c['muted']}; background: {c['base']};
+    border: 1px dashed {c['border']}; border-radius: {px(8)}px; padding: {px(14)}px; }}
 #assistantContinuation {{ background: transparent; border: none; }}
 #reasoningToggle {{ border: none; color: {c['muted']}; padding: 0; text-align: left; }}
 #reasoningToggle:focus, #messageAction:focus {{ color: {c['accent']}; }}

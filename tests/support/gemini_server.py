@@ -30,6 +30,7 @@ __all__ = [
     "FakeGeminiServer",
     "gemini_chunk",
     "gemini_error",
+    "gemini_image_stream",
     "gemini_model",
     "gemini_sse",
     "gemini_text_stream",
@@ -125,6 +126,19 @@ def gemini_text_stream(
     pieces = [text[i : i + chunk_size] for i in range(0, len(text), max(1, chunk_size))] or [""]
     chunks = [gemini_chunk([{"text": piece}]) for piece in pieces[:-1]]
     chunks.append(gemini_chunk([{"text": pieces[-1]}], finish, usage=usage))
+    return gemini_sse(chunks)
+
+
+def gemini_image_stream(text: str, images: Sequence[bytes], *,
+                        mime_type: str = "image/png") -> list[bytes]:
+    """An image model's answer: a text part, then one ``inlineData`` part per image
+    (base64), the last chunk with ``finishReason`` and usage."""
+    import base64
+
+    chunks = [gemini_chunk([{"text": text}])]
+    parts = [{"inlineData": {"mimeType": mime_type, "data": base64.b64encode(i).decode()}}
+             for i in images]
+    chunks.append(gemini_chunk(parts, "STOP", usage=(5, 1290)))
     return gemini_sse(chunks)
 
 

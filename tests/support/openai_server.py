@@ -21,6 +21,7 @@ Typical use (the ``openai_server`` fixture in ``tests.support.fixtures`` does th
 
 from __future__ import annotations
 
+import base64
 import json
 import socket
 import sys
@@ -42,6 +43,7 @@ from tests.support.sse_builders import (
 
 __all__ = [
     "CHAT_PATH",
+    "IMAGES_PATH",
     "MODELS_PATH",
     "FakeOpenAIServer",
     "RecordedRequest",
@@ -55,6 +57,8 @@ __all__ = [
 ]
 
 CHAT_PATH = "/v1/chat/completions"
+IMAGES_PATH = "/v1/images/generations"
+FILES_PATH = "/files/"  # where served_file() bytes are (image URLs of an images reply)
 MODELS_PATH = "/v1/models"
 SSE_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
 
@@ -237,6 +241,7 @@ class FakeOpenAIServer:
         self.requests: list[RecordedRequest] = []
         self.stopping = False
         self._queues: dict[str, deque[ScriptedResponse]] = {}
+        self.files: dict[str, ScriptedResponse] = {}
         self._sent: list[ScriptedResponse] = []
         self._lock = threading.Lock()
         self._request_seen = threading.Condition(self._lock)
@@ -323,6 +328,28 @@ class FakeOpenAIServer:
         self.enqueue(response)
         return response
 
+    def enqueue_images(self, images: Sequence[bytes | str], **fields: Any) -> ScriptedResponse:
+        """Queue an Images API reply: bytes become ``b64_json`` items, a str a ``url``
+        item (see :meth:`serve_file`); ``fields`` go in the body (``usage``...)."""
+        data = [{"b64_json": base64.b64encode(i).decode()} if isinstance(i, bytes)
+                else {"url": i} for i in images]
+        response = ScriptedResponse.json_body({"created": 1_754_380_800, "data": data,
+                                               **fields})
+        self.enqueue(response, path=IMAGES_PATH)
+        return response
+
+    def serve_file(self, name: str, data: bytes, content_type: str = "image/png") -> str:
+        """Serve ``data`` at ``/files/NAME`` (as many times as asked); its URL."""
+        response = ScriptedResponse(headers={"Content-Type": content_type}, chunks=[data])
+        with self._lock:
+            self.files[FILES_PATH + name] = response
+        return f"{self.url}{FILES_PATH}{name}"
+
+    @property
+    def image_requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return [r for r in self.requests if r.path.split("?")[0] == IMAGES_PATH]
+
     def pending(self, path: str = CHAT_PATH) -> int:
         with self._lock:
             return len(self._queues.get(path, ()))
@@ -367,6 +394,8 @@ class FakeOpenAIServer:
                 response = queue.popleft()
                 self._sent.append(response)
                 return response
+        if path in self.files:
+            return self.files[path]
         if path == MODELS_PATH and request.method == "GET":
             data = [
                 m if isinstance(m, dict) else {"id": m, "object": "model", "owned_by": "fake"}

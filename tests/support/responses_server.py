@@ -130,6 +130,35 @@ def text_response(
     return events.finish(usage)
 
 
+def image_generation_response(
+    images: Sequence[bytes], text: str = "", *, response_id: str = "resp_image",
+    model: str = DEFAULT_MODEL, status: str = "completed",
+) -> list[bytes]:
+    """The ``image_generation`` tool's answer: one ``image_generation_call`` item per
+    image (``result``: base64 PNG; ``status="failed"`` leaves it out), then ``text``."""
+    import base64
+
+    events = _Events(response_id, model).start()
+    for n, image in enumerate(images):
+        item: dict[str, Any] = {"id": f"ig_{n}", "type": "image_generation_call",
+                                "output_format": "png", "size": "1024x1024"}
+        if status == "failed":
+            events.add("response.output_item.added", output_index=len(events.output),
+                       item={**item, "status": "in_progress"})
+            done = {**item, "status": "failed", "result": None}
+            events.add("response.output_item.done", output_index=len(events.output), item=done)
+            events.output.append(done)
+            continue
+        item["result"] = base64.b64encode(image).decode()
+        events.item(item, [("response.image_generation_call.generating", {})])
+    if text:
+        content = [{"type": "output_text", "annotations": [], "logprobs": [], "text": text}]
+        events.item({"id": f"msg_{response_id}", "type": "message", "role": "assistant",
+                     "content": content},
+                    [("response.output_text.delta", {"content_index": 0, "delta": text})])
+    return events.finish((10, 1056))
+
+
 def function_call_response(
     calls: Sequence[tuple[str, str, str]],
     *,

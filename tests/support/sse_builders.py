@@ -162,3 +162,20 @@ def split_bytes(data: bytes | Sequence[bytes], size: int) -> list[bytes]:
     blob = data if isinstance(data, bytes) else b"".join(data)
     size = max(1, size)
     return [blob[i : i + size] for i in range(0, len(blob), size)]
+
+
+def image_stream(text: str, images: Sequence[bytes | str], *,
+                 model: str = "google/gemini-2.5-flash-image") -> list[bytes]:
+    """OpenRouter's image answer: text deltas, then a delta with ``images`` (bytes become
+    ``data:image/png;base64,...`` URLs, a str is sent as it is), then the finish."""
+    import base64
+
+    urls = [f"data:image/png;base64,{base64.b64encode(i).decode()}" if isinstance(i, bytes)
+            else i for i in images]
+    chunks: list[dict[str, Any] | str] = [chat_chunk({"role": "assistant", "content": text},
+                                                     model=model)]
+    chunks.append(chat_chunk({"role": "assistant", "content": "", "images": [
+        {"type": "image_url", "image_url": {"url": url}, "index": n}
+        for n, url in enumerate(urls)]}, model=model))
+    chunks.append(chat_chunk({}, "stop", model=model))
+    return sse_chunks(chunks)

@@ -320,6 +320,8 @@ class ChatView(VirtualColumn):
             widget.set_status(message)
             if not message.text and not message.tool_calls and message.status == "complete":
                 widget.set_message(message)
+            elif any(p.type == "image" for p in message.parts):
+                widget.show_images(message)
             parent = widget.parentWidget()
             if isinstance(parent, MessageWidget):
                 parent.update_usage()

@@ -3,14 +3,13 @@ its name, type and size; a click opens the image."""
 
 from __future__ import annotations
 
-import base64
-
-from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QMouseEvent, QPixmap
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from desktop.core.attachments import attachment_info
 from desktop.core.messages import ImagePart
+from desktop.ui.chat.answer_images import decode_image, part_bytes
 from desktop.ui.chat.attachment_cards import details_text, open_attachment
 from desktop.ui.plain_text import plain_label, plain_tooltip
 
@@ -46,8 +45,9 @@ def image_strip(images: list[ImagePart], named: dict[str, QImage]) -> QWidget | 
     box = QHBoxLayout(strip)
     box.setContentsMargins(0, 0, 0, 0)
     for part in images:
-        image = QImage.fromData(QByteArray(base64.b64decode(part.data or "")))
-        if image.isNull():
+        raw = part_bytes(part)  # size-checked before decoding
+        image = decode_image(raw) if isinstance(raw, bytes) else None
+        if not isinstance(image, QImage):
             continue
         name = part.name or f"image{len(named) + 1}"
         named[name] = image

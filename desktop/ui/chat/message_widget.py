@@ -23,6 +23,7 @@ from desktop.chat.message_edits import is_continuation
 from desktop.core.attachments import attachment_info
 from desktop.core.messages import ImagePart, Message, ToolCallPart, ToolResultPart
 from desktop.ui import theme
+from desktop.ui.chat.answer_images import answer_images, tool_images
 from desktop.ui.chat.attachment_cards import attachment_cards
 from desktop.ui.chat.chat_selection import SelectionModel
 from desktop.ui.chat.copy_menu import fill_copy_menu
@@ -84,6 +85,7 @@ class MessageWidget(QFrame):
         self.folded = False
         self.editing = False
         self.attachments: QWidget | None = None  # the images' thumbnails
+        self.images: QWidget | None = None  # an answer's own images
         self.files: QWidget | None = None  # the other files' cards
         self.status_label = plain_label()  # a server's error text is not markup
         self.status_label.setObjectName("messageStatus")
@@ -285,12 +287,15 @@ class MessageWidget(QFrame):
                 painter.drawRoundedRect(QRectF(self.rect()).adjusted(1, 1, -1, -1), 10, 10)
 
     def _show_attachments(self, message: Message) -> None:
-        """Images as thumbnails, other files as cards (kind, name, size, their text)."""
+        """Images as thumbnails, other files as cards (kind, name, size, their text); an
+        answer's images inline (:mod:`desktop.ui.chat.answer_images`)."""
         for old in (self.attachments, self.files):
             if old is not None:
                 old.deleteLater()
-        self.attachments = image_strip([p for p in message.parts if isinstance(p, ImagePart)],
+        images = [p for p in message.parts if isinstance(p, ImagePart)]
+        self.attachments = image_strip(images if self.role == "user" else [],
                                        self.body.attachments)
+        self._show_answer_images()
         documents = [(info, part) for part in message.parts if not isinstance(part, ImagePart)
                      and (info := attachment_info(part)) is not None]
         self.files = attachment_cards(documents, self._changed)
@@ -327,6 +332,27 @@ class MessageWidget(QFrame):
     def add_tool_result(self, result: ToolResultPart) -> None:
         self._results[result.tool_call_id] = result
         self._update_tool_line()
+        if result.provider_data.get("images"):
+            self._show_answer_images()
+
+    def show_images(self, message: Message) -> None:
+        """The finished answer's images (its text streamed in already)."""
+        self.message = message
+        self._show_answer_images()
+
+    def _show_answer_images(self) -> None:
+        """The answer's images and those its tools returned, under its text."""
+        if self.role == "user":
+            return
+        parts = [p for p in self.message.parts if isinstance(p, ImagePart)]
+        parts += tool_images(list(self._results.values()))
+        if self.images is not None:
+            self.images.deleteLater()
+        self.images = answer_images(parts, self._changed)
+        if self.images is not None:  # (shown now: the layout would show it only later,
+            self._layout.insertWidget(self._layout.indexOf(self.body) + 1, self.images)
+            self.images.setVisible(True)  # and measure the block without it)
+        self._changed()
 
     def flush(self) -> None:
         self.body.flush()

@@ -4,13 +4,20 @@ diff view, command output) and any images the tool returned."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 import html
 import time
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QRectF, Qt, QUrl, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap
+from PySide6.QtGui import (
+    QColor,
+    QImage,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QPixmap,
+)
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -23,9 +30,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.messages import ToolCallPart, ToolResultPart
+from desktop.core.messages import ImagePart, ToolCallPart, ToolResultPart
 from desktop.tools.approval import ApprovalPreview
 from desktop.ui import theme
+from desktop.ui.chat.answer_images import decode_image, part_bytes
 from desktop.ui.plain_text import plain_label, plain_tooltip, shown
 from desktop.ui.tools.approval_card import (
     CodeView,
@@ -293,11 +301,10 @@ class ToolCallCard(QFrame):
             if not isinstance(image, dict) or not isinstance(image.get("data"), str):
                 continue
             mime = str(image.get("mime_type") or image.get("mime") or "image")
-            pixmap = QPixmap()
-            try:
-                loaded = pixmap.loadFromData(base64.b64decode(image["data"], validate=False))
-            except (binascii.Error, ValueError):
-                loaded = False
+            raw = part_bytes(ImagePart(data=image["data"]))  # size-checked before decoding
+            decoded = decode_image(raw) if isinstance(raw, bytes) else raw
+            loaded = isinstance(decoded, QImage)
+            pixmap = QPixmap.fromImage(decoded) if isinstance(decoded, QImage) else QPixmap()
             label = plain_label()
             label.setObjectName("toolImage")
             label.setAccessibleName(self.tr("Image returned by {tool}").format(
