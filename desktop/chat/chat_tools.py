@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from desktop.app import AppContext
     from desktop.core.messages import Message
     from desktop.core.settings import AppSettings
+    from desktop.skills.format import Skill
     from desktop.tools.approval import Approver, Policy, ProgressSink
     from desktop.tools.checkpoints import TurnCheckpoint
     from desktop.tools.mcp.config import McpServerConfig
@@ -42,6 +43,8 @@ WORKSPACE_TOOLS = frozenset({"read_file", "list_directory", "search_files", "wri
 KNOWLEDGE_TOOL = "search_knowledge"
 #: Added to a turn that searches the web on a provider without a search of its own.
 WEB_TOOL = "web_search"
+#: Added to a turn whose chat offers skills; bound to them.
+SKILL_TOOL = "load_skill"
 
 
 def check_known(names: Iterable[str], registry: ToolRegistry) -> None:
@@ -108,10 +111,11 @@ class ChatTools:
                extra_policies: Mapping[str, Policy] | None = None,
                knowledge: Sequence[str] = (),
                checkpoint: TurnCheckpoint | None = None,
-               origin: str | None = None) -> ToolRunner:
+               origin: str | None = None, skills: Sequence[Skill] = ()) -> ToolRunner:
         """An executor for one turn (``NoTools`` when nothing is enabled).
         ``knowledge``: the chat's knowledge bases, searched by ``search_knowledge``.
-        ``origin``: the chat the turn runs in (MCP servers' questions belong to it)."""
+        ``origin``: the chat the turn runs in (MCP servers' questions belong to it).
+        ``skills``: the skills the chat offers, read by ``load_skill``."""
         if not names:
             return NoTools()
         registry = self.registry()
@@ -122,6 +126,11 @@ class ChatTools:
             registry = ToolRegistry([t for t in registry if t.name != KNOWLEDGE_TOOL])
             registry.register(search_knowledge_tool(self.ctx.db, knowledge,
                                                     partial(provider_key, self.ctx)))
+        if SKILL_TOOL in names:
+            from desktop.skills.tool import load_skill_tool
+
+            registry = ToolRegistry([t for t in registry if t.name != SKILL_TOOL])
+            registry.register(load_skill_tool(skills))
         if WEB_TOOL in names:
             from desktop.chat.web_search import web_search_config
             from desktop.tools.builtins.web_search import web_search_tool

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from desktop.chat.chat_tools import KNOWLEDGE_TOOL, WEB_TOOL, ChatTools, check_known
+from desktop.chat.chat_tools import KNOWLEDGE_TOOL, SKILL_TOOL, WEB_TOOL, ChatTools, check_known
 from desktop.chat.profile import ChatProfiles, ChatRef
 from desktop.core.errors import ConfigError
 from desktop.core.messages import ImagePart, Part
@@ -20,6 +20,7 @@ from desktop.core.messages import ImagePart, Part
 if TYPE_CHECKING:
     from desktop.core.provider_options import RequestOptions
     from desktop.core.settings import AppSettings, ProviderConfig
+    from desktop.skills.format import Skill
     from desktop.tools.approval import Policy
 
 
@@ -55,6 +56,8 @@ class TurnPlan:
     request: RequestOptions
     # Knowledge bases searched by the search_knowledge tool (the chat's, its assistant's).
     knowledge: tuple[str, ...] = ()
+    # The skills offered (listed in the system prompt, read by load_skill).
+    skills: tuple[Skill, ...] = ()
 
 
 def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
@@ -101,10 +104,19 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
                                         has_tools=bool(names) and bool(caps.tools))
     if web_tool and WEB_TOOL not in names:
         names.append(WEB_TOOL)  # made for this turn, on the search service of Settings
+    skills: tuple[Skill, ...] = ()
+    if (o.tools is None or SKILL_TOOL in o.tools) \
+            and SKILL_TOOL not in profiles.disabled_tools(chat):
+        skills = tuple(profiles.skills(chat, workspace))
+        if skills and SKILL_TOOL not in names:
+            names.append(SKILL_TOOL)  # made for this turn, bound to these skills
     if not caps.tools:
         names = []  # this model cannot call tools (or the user said so)
+    if SKILL_TOOL not in names:
+        skills = ()
     system = o.system if o.system is not None else profiles.system_prompt(
-        chat, tuple(names), workspace=workspace)
+        chat, tuple(names), workspace=workspace, skills=skills)
     return TurnPlan(config=config, model=model, system=system,
                     temperature=request.temperature, tools=tuple(names),
-                    workspace=workspace, request=request, knowledge=knowledge)
+                    workspace=workspace, request=request, knowledge=knowledge,
+                    skills=skills)

@@ -32,6 +32,10 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_sync_parser(sub: Any) -> None:
+    """`assista sync` (and `assista skills`)."""
+    from desktop.cli.skills_cmd import add_skills_parser
+
+    add_skills_parser(sub, _add_common)
     sync = sub.add_parser("sync", help="sync chats with your other devices (push and pull once)")
     _add_common(sync)
     sync.add_argument("--target", metavar="URL", required=True,
@@ -209,6 +213,10 @@ def _run_command(args: argparse.Namespace) -> int:
         from desktop.cli.inspect_cmd import inspect_command
 
         return inspect_command(args)
+    if args.command == "skills":
+        from desktop.cli.skills_cmd import skills_command
+
+        return skills_command(args)
     if args.command == "sync":
         from desktop.cli.sync_cmd import sync_command
 

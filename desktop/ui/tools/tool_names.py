@@ -23,6 +23,7 @@ TITLES = (
     QT_TRANSLATE_NOOP("ToolNames", "Fetch web page"),
     QT_TRANSLATE_NOOP("ToolNames", "Search the web"),
     QT_TRANSLATE_NOOP("ToolNames", "Search knowledge"),
+    QT_TRANSLATE_NOOP("ToolNames", "Load skill"),
 )
 
 
@@ -30,11 +31,13 @@ TITLES = (
 def builtin_titles() -> dict[str, str]:
     """Built-in tool name → English title, from the tools themselves."""
     from desktop.knowledge import tool as knowledge_tool
+    from desktop.skills import tool as skill_tool
     from desktop.tools.builtins import builtin_registry, web_search
 
     titles = {tool.name: tool.title for tool in builtin_registry() if tool.title}
     titles[web_search.NAME] = web_search.TITLE
     titles[knowledge_tool.NAME] = knowledge_tool.TITLE
+    titles[skill_tool.NAME] = skill_tool.TITLE
     return titles
 
 
