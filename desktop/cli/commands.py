@@ -32,10 +32,6 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_sync_parser(sub: Any) -> None:
-    """`assista sync` (and `assista skills`)."""
-    from desktop.cli.skills_cmd import add_skills_parser
-
-    add_skills_parser(sub, _add_common)
     sync = sub.add_parser("sync", help="sync chats with your other devices (push and pull once)")
     _add_common(sync)
     sync.add_argument("--target", metavar="URL", required=True,
@@ -43,6 +39,27 @@ def _add_sync_parser(sub: Any) -> None:
     sync.add_argument("--max-upload-mb", type=float, metavar="MB", default=None,
                       help="upload files of at most this size (default 16; smaller files are "
                            "also used once the server refuses one as too large)")
+
+
+def _add_mcp_parser(sub: Any) -> None:
+    mcp = sub.add_parser("mcp", help="MCP servers: what they offer")
+    mcp_sub = mcp.add_subparsers(dest="mcp_command", required=True)
+    mcp_list = mcp_sub.add_parser("list", help="every server's tools, prompts and resources, "
+                                  "one per line: SERVER<TAB>tool|prompt|resource<TAB>NAME-or-URI")
+    _add_common(mcp_list)
+    mcp_list.add_argument("--mcp-config", metavar="FILE", action="append", default=[],
+                          help="also list the MCP servers in this Claude-Desktop-style JSON file")
+    mcp_list.add_argument("--json", action="store_true", help="print one JSON document")
+    from desktop.cli.mcp_bundle_cmd import add_bundle_parsers
+
+    add_bundle_parsers(mcp_sub, _add_common)
+    for verb, text in (("login", "sign in to a remote MCP server (prints the address to open)"),
+                       ("logout", "forget a remote MCP server's sign-in")):
+        sign = mcp_sub.add_parser(verb, help=text)
+        _add_common(sign)
+        sign.add_argument("name", metavar="SERVER")
+        sign.add_argument("--mcp-config", metavar="FILE", action="append", default=[],
+                          help="also look for the server in this Claude-Desktop-style JSON file")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -116,21 +133,11 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("file", metavar="FILE",
                      help="an Assista JSON export, or ChatGPT's conversations.json (or its .zip)")
 
-    mcp = sub.add_parser("mcp", help="MCP servers: what they offer")
-    mcp_sub = mcp.add_subparsers(dest="mcp_command", required=True)
-    mcp_list = mcp_sub.add_parser("list", help="every server's tools, prompts and resources, "
-                                  "one per line: SERVER<TAB>tool|prompt|resource<TAB>NAME-or-URI")
-    _add_common(mcp_list)
-    mcp_list.add_argument("--mcp-config", metavar="FILE", action="append", default=[],
-                          help="also list the MCP servers in this Claude-Desktop-style JSON file")
-    mcp_list.add_argument("--json", action="store_true", help="print one JSON document")
-    for verb, text in (("login", "sign in to a remote MCP server (prints the address to open)"),
-                       ("logout", "forget a remote MCP server's sign-in")):
-        sign = mcp_sub.add_parser(verb, help=text)
-        _add_common(sign)
-        sign.add_argument("name", metavar="SERVER")
-        sign.add_argument("--mcp-config", metavar="FILE", action="append", default=[],
-                          help="also look for the server in this Claude-Desktop-style JSON file")
+    _add_mcp_parser(sub)
+
+    from desktop.cli.skills_cmd import add_skills_parser
+
+    add_skills_parser(sub, _add_common)
 
     from desktop.cli.inspect_cmd import add_inspect_parser
 
