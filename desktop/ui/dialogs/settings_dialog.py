@@ -1,4 +1,5 @@
-"""Settings → Preferences…: look, prompts, chats, network (proxy, timeout), data folder.
+"""Settings → Preferences…: look, prompts, chats, network (proxy, timeout), data folder,
+skills.
 
 Saved with :meth:`ChatController.update_settings`; the proxy is validated first
 (``http://``, ``https://``, ``socks5://`` or ``socks5h://`` with a host) and, once
@@ -127,6 +128,13 @@ class SettingsDialog(QDialog):
         self.pages.add_page(self._data_tab(), self.tr("Data"), "database")
         self.web_search = WebSearchSettings()
         self.pages.add_page(self.web_search, self.tr("Web search"), "search")
+        from desktop.skills.service import SkillService
+        from desktop.ui.dialogs.skills_page import SkillsPage
+
+        self.skills_page = SkillsPage(SkillService(controller.ctx.paths.root,
+                                                   controller.ctx.settings),
+                                      controller.settings.workspace)
+        self.pages.add_page(self.skills_page, self.tr("Skills"), "file-text")
         self.usage_page = UsagePage(controller.ctx.db, lambda: price_table(
             controller.settings.prices))  # answers, tokens, cost and speed per model
         self.pages.add_page(self.usage_page, self.tr("Usage"), "chart-column")
@@ -303,6 +311,7 @@ class SettingsDialog(QDialog):
         self.desktop_tab.load(s)
         self.web_search.load(s, self.controller.ctx.secrets)
         self.inspector_settings.load(s)
+        self.skills_page.load(s.disabled_skills)
 
     def changes(self) -> dict[str, object]:
         return {
@@ -324,6 +333,7 @@ class SettingsDialog(QDialog):
             **self.web_search.changes(),
             **self.inspector_settings.changes(),
             **self.desktop_tab.changes(),
+            **self.skills_page.changes(),
         }
 
     def _check_proxy(self) -> None:

@@ -1,0 +1,59 @@
+"""Preferences → Skills: list (broken ones with their problem), switch off, add, remove."""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import qasync
+from PySide6.QtCore import Qt
+
+from desktop.app import AppContext
+from desktop.ui.dialogs.settings_dialog import SettingsDialog
+from tests.skills.test_skills import make_skill
+from tests.ui.conversation_helpers import make_window
+
+
+def test_skills_page(qtbot: Any, qt_loop: qasync.QEventLoop, tmp_path: Path,
+                     open_ctx: Callable[..., AppContext]) -> None:
+    ctx = open_ctx()
+    make_skill(ctx.paths.root / "skills")
+    broken = ctx.paths.root / "skills" / "broken"
+    broken.mkdir()
+    (broken / "SKILL.md").write_text("---\nname: broken\n---\n")
+    window = make_window(qtbot, ctx)
+    dialog = SettingsDialog(window.controller, window)
+    qtbot.addWidget(dialog)
+    page = dialog.skills_page
+    table = page.table
+    assert [table.item(r, 0).text() for r in range(table.rowCount())] == ["broken",
+                                                                          "pdf-tools"]
+    assert "no 'description'" in table.item(0, 2).text()
+    assert not table.item(0, 0).flags() & Qt.ItemFlag.ItemIsUserCheckable
+    assert table.item(1, 0).checkState() == Qt.CheckState.Checked
+    table.item(1, 0).setCheckState(Qt.CheckState.Unchecked)
+    assert dialog.save()
+    assert ctx.settings.current.disabled_skills == ["pdf-tools"]
+    # Add from a zip; a zip that climbs out is refused with the reason.
+    source = make_skill(tmp_path / "src", "house-style", "Our writing style.")
+    good = tmp_path / "style.zip"
+    with zipfile.ZipFile(good, "w") as archive:
+        archive.write(source / "SKILL.md", "house-style/SKILL.md")
+    assert page.add(str(good)) == "house-style"
+    assert "house-style" in [table.item(r, 0).text() for r in range(table.rowCount())]
+    evil = tmp_path / "evil.zip"
+    with zipfile.ZipFile(evil, "w") as archive:
+        archive.writestr("../x/SKILL.md", "---\nname: x\ndescription: y\n---\n")
+    assert page.add(str(evil)) is None
+    assert "outside its folder" in page.error_label.text()
+    assert page.add(str(good)) is None and "already added" in page.error_label.text()
+    # Remove the selected (added) skill: its folder is gone.
+    row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == "pdf-tools")
+    table.selectRow(row)
+    assert page.remove_button.isEnabled()
+    page.remove_selected(confirm=False)
+    assert not (ctx.paths.root / "skills" / "pdf-tools").exists()
+    assert "pdf-tools" not in [table.item(r, 0).text() for r in range(table.rowCount())]
+    assert page.changes() == {"disabled_skills": []}
