@@ -151,8 +151,18 @@ class BundleService:
                               params={"name": name})
         self.settings.update(mcp_servers=[s for s in servers if s is not raw])
         forget_server(raw, self.secrets)
-        folder = Path(str(raw.get("bundle") or ""))
-        inside = raw.get("bundle") and folder.resolve().parent == self.extensions_dir.resolve()
-        if inside:
-            shutil.rmtree(folder, ignore_errors=True)
-        return bool(inside)
+        return remove_bundle_files(self.data_root, raw)
+
+
+def remove_bundle_files(data_root: Path, raw: Mapping[str, Any]) -> bool:
+    """Delete the unpacked bundle of the server settings ``raw`` (only a folder right in
+    the extensions folder: never what a hand-edited setting points at elsewhere);
+    whether there was one."""
+    if not raw.get("bundle"):
+        return False
+    folder = Path(str(raw["bundle"]))
+    if folder.resolve().parent != (data_root / EXTENSIONS_DIRNAME).resolve() \
+            or not folder.is_dir():
+        return False
+    shutil.rmtree(folder, ignore_errors=True)
+    return True
