@@ -93,7 +93,10 @@ class BundleDialog(QDialog):
         self.setWindowTitle(self.tr("Install extension"))
         title = QLabel(self.tr("{name} {version}").format(name=manifest.display_name,
                                                            version=manifest.version))
-        title.setObjectName("dialogTitle")
+        font = title.font()
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        title.setFont(font)
         title.setTextFormat(Qt.TextFormat.PlainText)
         about = QLabel(self.tr("By {author}. {description}").format(
             author=manifest.author, description=manifest.description))
@@ -127,6 +130,9 @@ class BundleDialog(QDialog):
         layout.addStretch(1)
         layout.addWidget(buttons)
         self.finished.connect(self._finished)
+        self.install_button.setDefault(True)
+        self.setMinimumWidth(min(560, max(420, self.sizeHint().width())))
+        self.resize(560, self.sizeHint().height())
 
     def _label(self, field: ConfigField) -> QLabel:
         text = field.title + ("" if not field.required else " *")
