@@ -57,3 +57,31 @@ def test_skills_page(qtbot: Any, qt_loop: qasync.QEventLoop, tmp_path: Path,
     assert not (ctx.paths.root / "skills" / "pdf-tools").exists()
     assert "pdf-tools" not in [table.item(r, 0).text() for r in range(table.rowCount())]
     assert page.changes() == {"disabled_skills": []}
+
+
+def test_chat_and_assistant_switch_skills_off(qtbot: Any, qt_loop: qasync.QEventLoop,
+                                              open_ctx: Callable[..., AppContext]) -> None:
+    from desktop.chat.profile import NewChat
+    from desktop.storage.assistants import Assistant
+
+    ctx = open_ctx()
+    make_skill(ctx.paths.root / "skills")
+    make_skill(ctx.paths.root / "skills", "house-style", "Our writing style.")
+    window = make_window(qtbot, ctx)
+    menu = window.tool_activity.skill_switches.menu
+    window.tool_activity.refresh_tools()
+    actions = {a.text(): a for a in menu.actions()}
+    assert set(actions) == {"house-style", "pdf-tools"}
+    assert all(a.isChecked() for a in actions.values())
+    actions["pdf-tools"].setChecked(False)  # off for this chat only
+    chat = window.controller.chat
+    profiles = window.controller.service.chats.profiles
+    assert [s.name for s in profiles.skills(chat)] == ["house-style"]
+    prompt = profiles.system_prompt(chat, ("load_skill",)) or ""
+    assert "- house-style: Our writing style." in prompt and "pdf-tools" not in prompt
+    assert [s.name for s in profiles.skills(NewChat())] == ["house-style", "pdf-tools"]
+    # An assistant that switches house-style off: its chats do not offer it.
+    assistant = ctx.assistants.save(Assistant(name="Writer",
+                                              extra={"disabled_skills": ["house-style"]}))
+    assert [s.name for s in profiles.skills(NewChat(assistant_id=assistant.id))] == [
+        "pdf-tools"]
