@@ -12,12 +12,12 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from desktop.cli.context import open_cli_context
-from desktop.cli.failure import fail
-from desktop.core.errors import AssistaError
-from desktop.tools.mcp.bundles import BundleError, Manifest
+# (the parser is built at every start, the window's too: what runs a command is
+# imported when it runs)
+if TYPE_CHECKING:
+    from desktop.tools.mcp.bundles import Manifest
 
 
 def add_bundle_parsers(mcp_sub: Any, add_common: Any) -> None:
@@ -33,6 +33,8 @@ def add_bundle_parsers(mcp_sub: Any, add_common: Any) -> None:
 
 
 def _values(manifest: Manifest, pairs: list[str]) -> dict[str, Any]:
+    from desktop.tools.mcp.bundles import BundleError
+
     multiple = {f.key for f in manifest.fields if f.multiple}
     known = {f.key for f in manifest.fields}
     values: dict[str, Any] = {}
@@ -54,6 +56,10 @@ def _values(manifest: Manifest, pairs: list[str]) -> dict[str, Any]:
 
 
 def bundle_command(args: argparse.Namespace) -> int:
+    from desktop.cli.context import open_cli_context
+    from desktop.cli.failure import fail
+    from desktop.core.errors import AssistaError
+
     try:
         ctx = open_cli_context(args)
     except AssistaError as exc:

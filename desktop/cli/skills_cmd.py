@@ -12,10 +12,8 @@ import json
 import sys
 from typing import Any
 
-from desktop.cli.context import open_cli_context
-from desktop.cli.failure import fail
-from desktop.core.errors import AssistaError
-from desktop.core.terminal_text import visible
+# (the parser is built at every start, the window's too: what runs a command is
+# imported when it runs)
 
 
 def add_skills_parser(sub: Any, add_common: Any) -> None:
@@ -37,6 +35,10 @@ def add_skills_parser(sub: Any, add_common: Any) -> None:
 
 
 def skills_command(args: argparse.Namespace) -> int:
+    from desktop.cli.context import open_cli_context
+    from desktop.cli.failure import fail
+    from desktop.core.errors import AssistaError
+
     try:
         ctx = open_cli_context(args, writes=args.skills_command != "list")
     except AssistaError as exc:
@@ -63,6 +65,8 @@ def skills_command(args: argparse.Namespace) -> int:
 
 
 def _list(service: Any, args: argparse.Namespace) -> None:
+    from desktop.core.terminal_text import visible
+
     skills = service.list(args.workspace)
     if args.json:
         document = [{"name": s.name, "description": s.description, "path": str(s.path),
