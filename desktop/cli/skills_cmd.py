@@ -40,7 +40,8 @@ def skills_command(args: argparse.Namespace) -> int:
     from desktop.core.errors import AssistaError
 
     try:
-        ctx = open_cli_context(args, writes=args.skills_command != "list")
+        reads = args.skills_command == "list"
+        ctx = open_cli_context(args, writes=not reads, must_exist=reads)
     except AssistaError as exc:
         return fail(str(exc))
     from desktop.skills.service import SkillService
