@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from desktop.skills.service import SkillService
 
 #: The page's wording of the errors adding or removing a skill can carry.
-_ERRORS = {
+_ERRORS: dict[str, object] = {
     "skill_missing": QT_TRANSLATE_NOOP("SkillsPage", "{path} does not exist."),
     "skill_no_file": QT_TRANSLATE_NOOP("SkillsPage", "There is no SKILL.md in it."),
     "skill_invalid": QT_TRANSLATE_NOOP("SkillsPage", "The skill is not valid: {reason}"),
@@ -53,9 +53,9 @@ COLUMNS = 3
 
 
 def skill_error_text(exc: AssistaError) -> str:
-    source = _ERRORS.get(exc.code)
-    if source is None:
+    if exc.code not in _ERRORS:
         return error_text(exc.info, str(exc))
+    source = str(_ERRORS[exc.code])
     try:
         return QCoreApplication.translate("SkillsPage", source).format(**exc.params)
     except (KeyError, IndexError, ValueError):
