@@ -189,3 +189,57 @@ def test_values_checked() -> None:
     assert check_values(parsed, {"n": "3"}) == {"n": 3, "b": False}
     with pytest.raises(BundleError, match="out of range"):
         check_values(parsed, {"n": "9"})
+
+
+def _add_tree(archive: zipfile.ZipFile, folder: Path, prefix: str) -> None:
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            archive.write(path, f"{prefix}/{path.relative_to(folder).as_posix()}")
+
+
+def test_reference_server_everything_as_a_bundle(tmp_path: Path) -> None:
+    """The protocol's reference server (node, from npm) packed with its node_modules as
+    a real .mcpb: installed by the CLI, its tools listed and called, uninstalled."""
+    import asyncio
+
+    from tests.tools.mcp_reference import PREFIX, everything_command
+
+    everything_command()  # skips, saying why, where it is not installed
+    entry = "server/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+    data = {"manifest_version": "0.3", "name": "everything", "version": "1.0.0",
+            "description": "The MCP reference server.", "author": {"name": "MCP"},
+            "server": {"type": "node", "entry_point": entry,
+                       "mcp_config": {"command": "node",
+                                      "args": ["${__dirname}/" + entry, "stdio"]}},
+            "compatibility": {"platforms": ["linux", "darwin", "win32"],
+                              "runtimes": {"node": ">=18"}}}
+    bundle = tmp_path / "everything.mcpb"
+    with zipfile.ZipFile(bundle, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr("manifest.json", json.dumps(data))
+        _add_tree(archive, PREFIX / "node_modules", "server/node_modules")
+    args = ["--data-dir", str(tmp_path / "data")]
+    done = assista("mcp", "install", str(bundle), *args, data_dir=tmp_path)
+    assert done.returncode == 0, done.stderr
+    listed = assista("mcp", "list", *args, data_dir=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert "everything\ttool\techo" in listed.stdout.splitlines()
+
+    async def call_echo() -> Any:
+        from desktop.chat.chat_tools import ChatTools
+        from desktop.tools.registry import ToolContext
+
+        ctx = AppContext.open(str(tmp_path / "data"), log_to_stderr=False)
+        tools = ChatTools(ctx)
+        try:
+            assert await tools.start_mcp() == {"everything": True}
+            echo = next(t for t in tools.registry() if t.source == "everything"
+                        and t.name.endswith("echo"))
+            return _result(await echo.handler({"message": "bundled hello"}, ToolContext()))
+        finally:
+            await tools.stop_mcp()
+            ctx.close()
+
+    assert "bundled hello" in json.dumps(asyncio.run(call_echo()))
+    gone = assista("mcp", "uninstall", "everything", *args, data_dir=tmp_path)
+    assert gone.returncode == 0 and "and its files" in gone.stdout
+    assert not (tmp_path / "data" / "extensions" / "everything").exists()
