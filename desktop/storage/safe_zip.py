@@ -25,11 +25,11 @@ def member_path(name: str) -> PurePosixPath | None:
     """The member's relative path, None for a folder entry; UnsafeZipError if it
     would land outside the target folder."""
     clean = name.replace("\\", "/")
-    if clean.endswith("/"):
-        return None
     path = PurePosixPath(clean)
     if clean.startswith("/") or (path.parts and ":" in path.parts[0]) or ".." in path.parts:
         raise UnsafeZipError(f"the archive holds a path outside its folder: {name!r}")
+    if clean.endswith("/"):
+        return None
     if not path.parts or path.parts == (".",):
         raise UnsafeZipError(f"the archive holds an empty path: {name!r}")
     return path
@@ -62,8 +62,9 @@ def extract_zip(source: Path, target: Path, max_bytes: int = DEFAULT_MAX_BYTES) 
         written = 0
         for info in archive.infolist():
             rel = member_path(info.filename)
-            if rel is None:
-                (target / info.filename.replace("\\", "/")).mkdir(parents=True, exist_ok=True)
+            if rel is None:  # a folder (its path checked above)
+                folder = PurePosixPath(info.filename.replace("\\", "/"))
+                target.joinpath(*folder.parts).mkdir(parents=True, exist_ok=True)
                 continue
             out = target.joinpath(*rel.parts)
             out.parent.mkdir(parents=True, exist_ok=True)

@@ -151,3 +151,35 @@ def test_description_in_prompt_body_only_after_load_skill(server: FakeOpenAIServ
     request = server.chat_requests[0].json
     assert "pdf-tools" not in json.dumps(request)
     assert "load_skill" not in [t["function"]["name"] for t in request.get("tools", [])]
+
+
+@pytest.mark.parametrize("member", ["../outside/", "/abs/path.txt", "C:/windows.txt",
+                                    "a/../../b.txt", "..\\\\win\\\\x.txt"])
+def test_safe_zip_refuses_paths_outside(tmp_path: Path, member: str) -> None:
+    from desktop.storage.safe_zip import UnsafeZipError, extract_zip
+
+    archive_path = tmp_path / "x.zip"
+    with zipfile.ZipFile(archive_path, "w") as archive:
+        archive.writestr("ok.txt", "fine")
+        archive.writestr(member, "" if member.endswith("/") else "bad")
+    with pytest.raises(UnsafeZipError):
+        extract_zip(archive_path, tmp_path / "out" / "in")
+    assert not (tmp_path / "out").exists()
+    assert not (tmp_path / "outside").exists()
+
+
+def test_safe_zip_refuses_links_and_bombs(tmp_path: Path) -> None:
+    from desktop.storage.safe_zip import UnsafeZipError, extract_zip
+
+    link = tmp_path / "link.zip"
+    with zipfile.ZipFile(link, "w") as archive:
+        info = zipfile.ZipInfo("evil-link")
+        info.external_attr = (0o120777 << 16)
+        archive.writestr(info, "/etc/passwd")
+    with pytest.raises(UnsafeZipError, match="symbolic link"):
+        extract_zip(link, tmp_path / "a")
+    bomb = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("zeros", b"\0" * (3 * 1024 * 1024))
+    with pytest.raises(UnsafeZipError, match="more than 2 MB"):
+        extract_zip(bomb, tmp_path / "b", max_bytes=2 * 1024 * 1024)
