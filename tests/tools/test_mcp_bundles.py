@@ -182,6 +182,28 @@ def test_traversal_zip_refused(tmp_path: Path) -> None:
     assert not list((tmp_path / "data").rglob("escaped.txt"))
 
 
+def test_runtime_checks(tmp_path: Path) -> None:
+    from desktop.tools.mcp.bundle_install import BundleService
+
+    ctx = AppContext.open(str(tmp_path / "data"), log_to_stderr=False)
+    try:
+        service = BundleService(ctx.paths.root, ctx.settings, ctx.secrets)
+        newer = manifest(compatibility={"runtimes": {"python": ">=99"}})
+        opened = service.open(build_bundle(tmp_path / "a.mcpb", newer))
+        with pytest.raises(BundleError, match=r"needs Python >=99; this computer has 3\."):
+            service.install(opened, {"folder": str(tmp_path), "api_key": "k"})
+        opened.discard()
+        gone = manifest()
+        gone["server"]["mcp_config"]["command"] = "no-such-runtime-xyz"
+        opened = service.open(build_bundle(tmp_path / "b.mcpb", gone))
+        with pytest.raises(BundleError, match="needs no-such-runtime-xyz, which is not"):
+            service.install(opened, {"folder": str(tmp_path), "api_key": "k"})
+        opened.discard()
+        assert ctx.settings.current.mcp_servers == []
+    finally:
+        ctx.close()
+
+
 def test_values_checked() -> None:
     parsed = parse_manifest(manifest(user_config={
         "n": {"type": "number", "title": "Count", "min": 1, "max": 5},

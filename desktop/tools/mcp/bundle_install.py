@@ -52,7 +52,10 @@ def _runtime_problem(manifest: Manifest, command: str) -> str | None:
     """Why the bundle cannot run on this computer (None: it can, as far as we know)."""
     if shutil.which(command) is None and not Path(command).is_file():
         return f"it needs {command}, which is not installed on this computer"
-    wanted = manifest.runtimes.get("node") if manifest.server_type == "node" else None
+    runtime = {"node": "node", "python": "python", "uv": "python"}.get(manifest.server_type)
+    wanted = manifest.runtimes.get(runtime) if runtime else None
+    if wanted and runtime == "python" and manifest.server_type == "uv":
+        return None  # uv brings the Python it needs
     if wanted:
         from packaging.specifiers import InvalidSpecifier, SpecifierSet
         from packaging.version import InvalidVersion, Version
@@ -61,12 +64,23 @@ def _runtime_problem(manifest: Manifest, command: str) -> str | None:
             spec = SpecifierSet(wanted)
             done = subprocess.run([command, "--version"], capture_output=True, text=True,
                                   timeout=20, check=False)
-            version = Version(done.stdout.strip().lstrip("v"))
+            said = (done.stdout or done.stderr).strip().split()
+            version = Version(said[-1].lstrip("v") if said else "")
         except (InvalidSpecifier, InvalidVersion, OSError, subprocess.SubprocessError):
             return None  # a range or version we cannot read: let the server try
         if version not in spec:
-            return f"it needs Node.js {wanted}; this computer has {version}"
+            kind = "Node.js" if runtime == "node" else "Python"
+            return f"it needs {kind} {wanted}; this computer has {version}"
     return None
+
+
+def _command(manifest: Manifest, command: str) -> str:
+    """The command as this computer names it: a Python bundle's ``python`` is
+    ``python3`` where only that exists (most Linux systems)."""
+    if manifest.server_type == "python" and command == "python" \
+            and shutil.which(command) is None and shutil.which("python3") is not None:
+        return "python3"
+    return command
 
 
 class BundleService:
@@ -126,6 +140,7 @@ class BundleService:
         answers = check_values(manifest, values)
         target = self.extensions_dir / manifest.name
         entry = server_entry(manifest, target, answers)
+        entry["command"] = _command(manifest, str(entry["command"]))
         problem = _runtime_problem(manifest, str(entry["command"]))
         if problem is not None:
             raise BundleError(f"the bundle is refused: {problem}", code="bundle_refused",
