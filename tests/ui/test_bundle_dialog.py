@@ -27,6 +27,13 @@ def _drop(window: Any, path: Path) -> None:
     window.chat_pane.dropEvent(event)
 
 
+def _stop(qtbot: Any, window: Any) -> None:
+    import asyncio
+
+    task = asyncio.ensure_future(window.controller.tools.stop_mcp())
+    qtbot.waitUntil(task.done, timeout=30000)
+
+
 def _open_dialog(window: Any) -> BundleDialog | None:
     found = [w for w in QApplication.topLevelWidgets() + window.findChildren(BundleDialog)
              if isinstance(w, BundleDialog) and w.isVisible()]
@@ -59,6 +66,12 @@ def test_dropped_bundle_form_installs(qtbot: Any, qt_loop: qasync.QEventLoop, tm
     raw = ctx.settings.current.mcp_servers[0]
     assert raw["name"] == "notes" and "sk-form-secret-1" not in str(raw)
     assert (ctx.paths.root / "extensions" / "notes" / "server" / "main.py").is_file()
+    # The servers restart with it: its tools are the chat's.
+    controller = window.controller
+    qtbot.waitUntil(lambda: controller._mcp_task is not None and controller._mcp_task.done(),
+                    timeout=30000)
+    assert any(t.source == "notes" for t in controller.tools.registry())
+    _stop(qtbot, window)
 
 
 def test_broken_bundle_is_refused_with_the_reason(qtbot: Any, qt_loop: qasync.QEventLoop,
@@ -95,3 +108,7 @@ def test_installed_extension_is_in_mcp_servers_and_removing_it_uninstalls(
     assert dialog.save()
     assert ctx.settings.current.mcp_servers == [] and not folder.exists()
     dialog.close()
+    controller = window.controller
+    qtbot.waitUntil(lambda: controller._mcp_task is not None and controller._mcp_task.done(),
+                    timeout=30000)
+    _stop(qtbot, window)
