@@ -56,7 +56,8 @@ def test_dropped_bundle_form_installs(qtbot: Any, qt_loop: qasync.QEventLoop, tm
     edits = {e.accessibleName(): e for e in dialog.findChildren(QLineEdit)}
     assert edits["API key"].echoMode() == QLineEdit.EchoMode.Password
     assert edits["Mode"].text() == "fast"
-    assert dialog.findChild(QCheckBox).isChecked()
+    box = dialog.findChild(QCheckBox)
+    assert box is not None and box.isChecked()
     dialog.install()  # the folder is required
     assert dialog.isVisible() and "Notes folder is required" in dialog.error_label.text()
     edits["Notes folder"].setText(str(tmp_path))
@@ -100,7 +101,10 @@ def test_installed_extension_is_in_mcp_servers_and_removing_it_uninstalls(
     folder = ctx.paths.root / "extensions" / "notes"
     assert folder.is_dir()
     window = make_window(qtbot, ctx)
+    from desktop.ui.tools.mcp_dialog import McpDialog
+
     dialog = window.dialogs.open_mcp()
+    assert isinstance(dialog, McpDialog)
     names = [dialog.server_list.item(r).text() for r in range(dialog.server_list.count())]
     assert any("notes" in n for n in names)
     dialog.server_list.setCurrentRow(0)

@@ -16,6 +16,12 @@ from tests.skills.test_skills import make_skill
 from tests.ui.conversation_helpers import make_window
 
 
+def _item(table: Any, row: int, column: int) -> Any:
+    item = table.item(row, column)
+    assert item is not None
+    return item
+
+
 def test_skills_page(qtbot: Any, qt_loop: qasync.QEventLoop, tmp_path: Path,
                      open_ctx: Callable[..., AppContext]) -> None:
     ctx = open_ctx()
@@ -28,12 +34,12 @@ def test_skills_page(qtbot: Any, qt_loop: qasync.QEventLoop, tmp_path: Path,
     qtbot.addWidget(dialog)
     page = dialog.skills_page
     table = page.table
-    assert [table.item(r, 0).text() for r in range(table.rowCount())] == ["broken",
+    assert [_item(table, r, 0).text() for r in range(table.rowCount())] == ["broken",
                                                                           "pdf-tools"]
-    assert "no 'description'" in table.item(0, 2).text()
-    assert not table.item(0, 0).flags() & Qt.ItemFlag.ItemIsUserCheckable
-    assert table.item(1, 0).checkState() == Qt.CheckState.Checked
-    table.item(1, 0).setCheckState(Qt.CheckState.Unchecked)
+    assert "no 'description'" in _item(table, 0, 2).text()
+    assert not _item(table, 0, 0).flags() & Qt.ItemFlag.ItemIsUserCheckable
+    assert _item(table, 1, 0).checkState() == Qt.CheckState.Checked
+    _item(table, 1, 0).setCheckState(Qt.CheckState.Unchecked)
     assert dialog.save()
     assert ctx.settings.current.disabled_skills == ["pdf-tools"]
     # Add from a zip; a zip that climbs out is refused with the reason.
@@ -42,7 +48,7 @@ def test_skills_page(qtbot: Any, qt_loop: qasync.QEventLoop, tmp_path: Path,
     with zipfile.ZipFile(good, "w") as archive:
         archive.write(source / "SKILL.md", "house-style/SKILL.md")
     assert page.add(str(good)) == "house-style"
-    assert "house-style" in [table.item(r, 0).text() for r in range(table.rowCount())]
+    assert "house-style" in [_item(table, r, 0).text() for r in range(table.rowCount())]
     evil = tmp_path / "evil.zip"
     with zipfile.ZipFile(evil, "w") as archive:
         archive.writestr("../x/SKILL.md", "---\nname: x\ndescription: y\n---\n")
@@ -50,12 +56,12 @@ def test_skills_page(qtbot: Any, qt_loop: qasync.QEventLoop, tmp_path: Path,
     assert "outside its folder" in page.error_label.text()
     assert page.add(str(good)) is None and "already added" in page.error_label.text()
     # Remove the selected (added) skill: its folder is gone.
-    row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == "pdf-tools")
+    row = next(r for r in range(table.rowCount()) if _item(table, r, 0).text() == "pdf-tools")
     table.selectRow(row)
     assert page.remove_button.isEnabled()
     page.remove_selected(confirm=False)
     assert not (ctx.paths.root / "skills" / "pdf-tools").exists()
-    assert "pdf-tools" not in [table.item(r, 0).text() for r in range(table.rowCount())]
+    assert "pdf-tools" not in [_item(table, r, 0).text() for r in range(table.rowCount())]
     assert page.changes() == {"disabled_skills": []}
 
 
