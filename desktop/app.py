@@ -264,7 +264,9 @@ class AppContext:
             registry, space, set(enabled), timeout_s=settings.agent.tool_timeout_s,
             policies=policies, approver=approver, grants=self.grants,
             chat_grants=chat_grants, on_progress=on_progress, proxy=self.proxy,
-            trust=ToolTrust.from_settings(settings, hidden_paths=(str(self.paths.root),)),
+            # (the data folder hidden from commands, but for the skills: their scripts run)
+            trust=ToolTrust.from_settings(settings, hidden_paths=(str(self.paths.root),),
+                                          shown_paths=(str(self.paths.root / "skills"),)),
             checkpoint=checkpoint, origin=origin,
         )
 

@@ -129,6 +129,24 @@ class ChatSettings:
         else:
             self.ctx.sessions.update_session(chat, system_prompt=prompt)
 
+    def skill_states(self, chat: ChatRef) -> list[tuple[str, bool]]:
+        """The skills the chat could offer (valid, not switched off in Settings or by
+        its assistant), each with whether the chat itself keeps it on."""
+        from desktop.skills.catalog import disabled_names, find_skills, usable
+
+        assistant = self.profiles.assistant(chat)
+        off = disabled_names(self.ctx.settings.current.disabled_skills,
+                             assistant.extra if assistant is not None else None)
+        own_off = set(self.profiles.disabled_skills(chat))
+        found = usable(find_skills(self.ctx.paths.root, self.profiles.workspace(chat)), off)
+        return [(s.name, s.name not in own_off) for s in found]
+
+    def set_skill_enabled(self, chat: ChatRef, name: str, enabled: bool) -> None:
+        disabled = [n for n in self.profiles.disabled_skills(chat) if n != name]
+        if not enabled:
+            disabled.append(name)
+        self.profiles.set_disabled_skills(chat, disabled)
+
     def set_tool_enabled(self, chat: ChatRef, name: str, enabled: bool) -> None:
         disabled = [n for n in self.profiles.disabled_tools(chat) if n != name]
         if not enabled:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from desktop.app import AppContext
     from desktop.core.messages import Message
     from desktop.core.settings import AppSettings
+    from desktop.skills.format import Skill
     from desktop.tools.approval import Approver, Policy, ProgressSink
     from desktop.tools.builtins.remember import SaveMemory
     from desktop.tools.checkpoints import TurnCheckpoint
@@ -43,6 +44,8 @@ KNOWLEDGE_TOOL = "search_knowledge"
 WEB_TOOL = "web_search"
 #: Added to a turn of a chat that may write memories; bound to the chat's scope.
 REMEMBER_TOOL = "remember"
+#: Added to a turn whose chat offers skills; bound to them.
+SKILL_TOOL = "load_skill"
 
 
 def check_known(names: Iterable[str], registry: ToolRegistry) -> None:
@@ -133,11 +136,13 @@ class ChatTools:
                knowledge: Sequence[str] = (),
                checkpoint: TurnCheckpoint | None = None,
                origin: str | None = None,
-               remember: SaveMemory | None = None) -> ToolRunner:
+               remember: SaveMemory | None = None,
+               skills: Sequence[Skill] = ()) -> ToolRunner:
         """An executor for one turn (``NoTools`` when nothing is enabled).
         ``knowledge``: the chat's knowledge bases, searched by ``search_knowledge``;
         ``origin``: the chat the turn runs in (MCP servers' questions belong to it);
-        ``remember``: where the ``remember`` tool saves (None: it is not offered)."""
+        ``remember``: where the ``remember`` tool saves (None: it is not offered);
+        ``skills``: the skills the chat offers, read by ``load_skill``."""
         if not names:
             return NoTools()
         registry = self.registry()
@@ -157,6 +162,11 @@ class ChatTools:
 
                 registry = ToolRegistry([t for t in registry if t.name != REMEMBER_TOOL])
                 registry.register(Remember.tool(remember))
+        if SKILL_TOOL in names:
+            from desktop.skills.tool import load_skill_tool
+
+            registry = ToolRegistry([t for t in registry if t.name != SKILL_TOOL])
+            registry.register(load_skill_tool(skills))
         if WEB_TOOL in names:
             from desktop.chat.web_search import web_search_config
             from desktop.tools.builtins.web_search import web_search_tool

@@ -10,6 +10,7 @@ request from either.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from desktop.core.provider_options import RequestOptions
     from desktop.core.records import Assistant, Project, SessionInfo
     from desktop.core.settings import ProviderConfig
+    from desktop.skills.format import Skill
 
 DISABLED_TOOLS_KEY = "disabled_tools"
 
@@ -45,6 +47,7 @@ class NewChat:
     temporary: bool = False
     history: list[Message] = field(default_factory=list)
     project_id: str | None = None  # the project it is started in (desktop.projects)
+    disabled_skills: list[str] = field(default_factory=list)  # skills it does not offer
 
     @property
     def temporary_id(self) -> str:
@@ -127,19 +130,61 @@ class ChatProfiles:
         return info.project_id if info is not None else None
 
     def prompt_sources(self, chat: ChatRef, tools: tuple[str, ...] = (), *,
-                       workspace: str | None = None) -> PromptSources:
+                       workspace: str | None = None,
+                       skills: Sequence[Skill] | None = None) -> PromptSources:
+        """``skills``: those the turn offers (None: the chat's, when ``tools`` has
+        load_skill)."""
+        from desktop.skills.catalog import skills_prompt
+
         settings = self.ctx.settings.current
         assistant = self.assistant(chat)
+        workspace = workspace if workspace is not None else self.workspace(chat)
+        if skills is None:
+            skills = self.skills(chat, workspace) if "load_skill" in tools else ()
         return PromptSources(
             default=settings.system_prompt,
             assistant=assistant.system_prompt if assistant is not None else None,
             session=self.own_prompt(chat), custom_instructions=settings.custom_instructions,
-            workspace=workspace if workspace is not None else self.workspace(chat),
-            tools=tools, today=date.today(), project=self.project_prompt(chat))
+            workspace=workspace, tools=tools, today=date.today(),
+            project=self.project_prompt(chat), skills=skills_prompt(skills))
 
     def system_prompt(self, chat: ChatRef, tools: tuple[str, ...] = (), *,
-                      workspace: str | None = None) -> str | None:
-        return build_system_prompt(self.prompt_sources(chat, tools, workspace=workspace))
+                      workspace: str | None = None,
+                      skills: Sequence[Skill] | None = None) -> str | None:
+        return build_system_prompt(self.prompt_sources(chat, tools, workspace=workspace,
+                                                       skills=skills))
+
+    # -- skills --------------------------------------------------------------------------
+
+    def disabled_skills(self, chat: ChatRef) -> list[str]:
+        """The skills the chat itself switched off."""
+        if isinstance(chat, NewChat):
+            return list(chat.disabled_skills)
+        info = self.info(chat)
+        raw = (info.extra or {}).get("disabled_skills") if info is not None else None
+        return [str(n) for n in raw] if isinstance(raw, list) else []
+
+    def set_disabled_skills(self, chat: ChatRef, names: list[str]) -> None:
+        if isinstance(chat, NewChat):
+            chat.disabled_skills = list(names)
+            return
+        info = self.info(chat)
+        extra = dict(info.extra or {}) if info is not None else {}
+        extra["disabled_skills"] = list(names)
+        self.ctx.sessions.update_session(chat, extra=extra)
+
+    def skills(self, chat: ChatRef, workspace: str | None = None) -> list[Skill]:
+        """The valid skills the chat offers: found in the app's skills folder and its
+        workspace, less those switched off in Settings, by its assistant or by it."""
+        from desktop.skills.catalog import disabled_names, find_skills, usable
+
+        assistant = self.assistant(chat)
+        off = disabled_names(self.ctx.settings.current.disabled_skills,
+                             assistant.extra if assistant is not None else None,
+                             self.disabled_skills(chat))
+        found = find_skills(self.ctx.paths.root,
+                            workspace if workspace is not None else self.workspace(chat))
+        return usable(found, off)
 
     # -- request settings ----------------------------------------------------------------
 
@@ -243,6 +288,8 @@ class ChatProfiles:
             extra[CHAT_OPTIONS_KEY] = chat.options.to_json()
         if chat.knowledge:
             extra["knowledge"] = list(chat.knowledge)  # desktop.knowledge.chat_link
+        if chat.disabled_skills:
+            extra["disabled_skills"] = list(chat.disabled_skills)
         return extra or None
 
     # -- tool switches -------------------------------------------------------------------

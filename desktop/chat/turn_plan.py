@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from desktop.chat.chat_tools import (
     KNOWLEDGE_TOOL,
     REMEMBER_TOOL,
+    SKILL_TOOL,
     WEB_TOOL,
     ChatTools,
     check_known,
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from desktop.chat.memory_recall import VectorRecall
     from desktop.core.provider_options import RequestOptions
     from desktop.core.settings import AppSettings, ProviderConfig
+    from desktop.skills.format import Skill
     from desktop.tools.approval import Policy
 
 
@@ -74,6 +76,8 @@ class TurnPlan:
     base_system: str | None = None
     question: str = ""
     recall: VectorRecall | None = None
+    # The skills offered (listed in the system prompt, read by load_skill).
+    skills: tuple[Skill, ...] = ()
 
 
 def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
@@ -136,15 +140,30 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
         if asked_remember or (o.tools is None and
                               REMEMBER_TOOL not in profiles.disabled_tools(chat)):
             names.append(REMEMBER_TOOL)  # made for this turn, bound to its scope
+    skills = _offered_skills(profiles, chat, o, names, workspace)
     if not caps.tools:
         names = []  # this model cannot call tools (or the user said so)
+    if SKILL_TOOL not in names:
+        skills = ()
     base = o.system if o.system is not None else profiles.system_prompt(
-        chat, tuple(names), workspace=workspace)
+        chat, tuple(names), workspace=workspace, skills=skills)
     return TurnPlan(config=config, model=model, system=with_memories(base, memories),
                     temperature=request.temperature, tools=tuple(names),
                     workspace=workspace, request=request, knowledge=knowledge,
                     memory=memory, memory_project=project, memories=memories,
-                    base_system=base, question=question, recall=recall)
+                    base_system=base, question=question, recall=recall, skills=skills)
+
+
+def _offered_skills(profiles: ChatProfiles, chat: ChatRef, o: TurnOverrides,
+                    names: list[str], workspace: str | None) -> tuple[Skill, ...]:
+    """The skills the chat offers this turn (``load_skill`` added to ``names``)."""
+    if (o.tools is not None and SKILL_TOOL not in o.tools) \
+            or SKILL_TOOL in profiles.disabled_tools(chat):
+        return ()
+    skills = tuple(profiles.skills(chat, workspace))
+    if skills and SKILL_TOOL not in names:
+        names.append(SKILL_TOOL)  # made for this turn, bound to these skills
+    return skills
 
 
 def memory_on(settings: AppSettings, chat: ChatRef, overrides: TurnOverrides) -> bool:

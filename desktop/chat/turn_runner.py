@@ -156,7 +156,8 @@ class TurnRunner:
             approver=partial(self._ask, turn) if isinstance(approver, UseBoard) else approver,
             grants=self.tools.chat_grants(sid), on_progress=turn.emit,
             extra_policies=overrides.policies if overrides is not None else None,
-            knowledge=plan.knowledge, checkpoint=self.tools.checkpoint(sid, turn.base),
+            knowledge=plan.knowledge, skills=plan.skills,
+            checkpoint=self.tools.checkpoint(sid, turn.base),
             origin=sid, remember=(memory_saver(self.memories, turn, plan)
                                   if self.memories is not None else None))
         orchestrator = self.ctx.build_orchestrator(

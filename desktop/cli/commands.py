@@ -41,6 +41,27 @@ def _add_sync_parser(sub: Any) -> None:
                            "also used once the server refuses one as too large)")
 
 
+def _add_mcp_parser(sub: Any) -> None:
+    mcp = sub.add_parser("mcp", help="MCP servers: what they offer")
+    mcp_sub = mcp.add_subparsers(dest="mcp_command", required=True)
+    mcp_list = mcp_sub.add_parser("list", help="every server's tools, prompts and resources, "
+                                  "one per line: SERVER<TAB>tool|prompt|resource<TAB>NAME-or-URI")
+    _add_common(mcp_list)
+    mcp_list.add_argument("--mcp-config", metavar="FILE", action="append", default=[],
+                          help="also list the MCP servers in this Claude-Desktop-style JSON file")
+    mcp_list.add_argument("--json", action="store_true", help="print one JSON document")
+    from desktop.cli.mcp_bundle_cmd import add_bundle_parsers
+
+    add_bundle_parsers(mcp_sub, _add_common)
+    for verb, text in (("login", "sign in to a remote MCP server (prints the address to open)"),
+                       ("logout", "forget a remote MCP server's sign-in")):
+        sign = mcp_sub.add_parser(verb, help=text)
+        _add_common(sign)
+        sign.add_argument("name", metavar="SERVER")
+        sign.add_argument("--mcp-config", metavar="FILE", action="append", default=[],
+                          help="also look for the server in this Claude-Desktop-style JSON file")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="assista", description="Assista Desktop")
     parser.add_argument("--version", action=_VersionAction,
@@ -110,21 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("file", metavar="FILE",
                      help="an Assista JSON export, or ChatGPT's conversations.json (or its .zip)")
 
-    mcp = sub.add_parser("mcp", help="MCP servers: what they offer")
-    mcp_sub = mcp.add_subparsers(dest="mcp_command", required=True)
-    mcp_list = mcp_sub.add_parser("list", help="every server's tools, prompts and resources, "
-                                  "one per line: SERVER<TAB>tool|prompt|resource<TAB>NAME-or-URI")
-    _add_common(mcp_list)
-    mcp_list.add_argument("--mcp-config", metavar="FILE", action="append", default=[],
-                          help="also list the MCP servers in this Claude-Desktop-style JSON file")
-    mcp_list.add_argument("--json", action="store_true", help="print one JSON document")
-    for verb, text in (("login", "sign in to a remote MCP server (prints the address to open)"),
-                       ("logout", "forget a remote MCP server's sign-in")):
-        sign = mcp_sub.add_parser(verb, help=text)
-        _add_common(sign)
-        sign.add_argument("name", metavar="SERVER")
-        sign.add_argument("--mcp-config", metavar="FILE", action="append", default=[],
-                          help="also look for the server in this Claude-Desktop-style JSON file")
+    _add_mcp_parser(sub)
+
 
 
     from desktop.cli.inspect_cmd import add_inspect_parser
@@ -183,6 +191,7 @@ _HANDLERS = {
     "undo": ("desktop.cli.undo_cmd", "undo_command"),
     "inspect": ("desktop.cli.inspect_cmd", "inspect_command"),
     "image": ("desktop.cli.image_cmd", "image_command"),
+    "skills": ("desktop.cli.skills_cmd", "skills_command"),
     "transcribe": ("desktop.cli.audio_cmd", "audio_command"),
     "speak": ("desktop.cli.audio_cmd", "audio_command"),
     "sync": ("desktop.cli.sync_cmd", "sync_command"),
@@ -191,16 +200,18 @@ _HANDLERS = {
 
 def _add_feature_parsers(sub: Any, ask: argparse.ArgumentParser) -> None:
     """``assista project``, ``memory`` (and their ``ask`` options), ``image``,
-    ``transcribe``, ``speak``."""
+    ``transcribe``, ``speak``, ``skills``."""
     from desktop.cli.audio_cmd import add_audio_parsers
     from desktop.cli.image_cmd import add_image_parser
     from desktop.cli.memory_args import add_memory_parser
     from desktop.cli.project_args import add_project_parser
+    from desktop.cli.skills_cmd import add_skills_parser
 
     add_project_parser(sub, _add_common, ask)
     add_memory_parser(sub, _add_common, ask)
     add_image_parser(sub, _add_common)
     add_audio_parsers(sub, _add_common)
+    add_skills_parser(sub, _add_common)
 
 
 def _run_command(args: argparse.Namespace) -> int:

@@ -114,6 +114,10 @@ async def _list(ctx: AppContext, args: argparse.Namespace, out: TextIO, err: Tex
 
 
 def mcp_command(args: argparse.Namespace) -> int:
+    if args.mcp_command in ("install", "uninstall"):
+        from desktop.cli.mcp_bundle_cmd import bundle_command
+
+        return bundle_command(args)
     if args.mcp_command in ("login", "logout"):
         from desktop.cli.mcp_sign_in import login_command
 

@@ -6,7 +6,8 @@ The system prompt is built in layers, like the reference agents do:
    assistant's, else the app's default (``AppSettings.system_prompt``);
 2. the chat's project: its instructions and small files (desktop.projects.context);
 3. the user's custom instructions (who they are, how they like answers);
-4. context: the workspace folder and what the tools can do there, and today's date.
+4. context: the workspace folder and what the tools can do there, and today's date;
+5. the skills the model may load (their names and descriptions only).
 
 The memories a chat may see (:mod:`desktop.storage.memories`) follow, each marked
 ``<memory>…</memory>`` under a line saying what they are (:func:`with_memories`).
@@ -43,6 +44,7 @@ class PromptSources:
     tools: Sequence[str] = field(default_factory=tuple)  # enabled tool names
     today: date | None = None  # None: no date line
     project: str = ""  # the chat's project's section (desktop.projects.context)
+    skills: str = ""  # the skills the model may load (desktop.skills.catalog)
 
 
 def base_prompt(default: str, assistant: str | None = None, session: str | None = None) -> str:
@@ -94,6 +96,7 @@ def build_system_prompt(sources: PromptSources) -> str | None:
     if sources.today is not None:
         context.append(f"Today is {sources.today.isoformat()}.")
     sections.append(" ".join(c for c in context if c))
+    sections.append(sources.skills.strip())
     text = "\n\n".join(s for s in sections if s)
     return text or None
 

@@ -121,6 +121,8 @@ class AppSettings(BaseModel):
     # may use the network there (off: not even this computer's servers).
     command_sandbox: bool = True
     command_network: bool = False
+    # Agent Skills switched off for every chat (names; desktop.skills.catalog).
+    disabled_skills: list[str] = Field(default_factory=list)
     # MCP servers, as desktop.tools.mcp.config.McpServerConfig dictionaries.
     mcp_servers: list[dict[str, Any]] = Field(default_factory=list)
     # One proxy for every request the app makes (providers, model lists, fetch_url,

@@ -93,8 +93,10 @@ def _existing(paths: Iterable[str | Path]) -> list[str]:
 
 
 def bwrap_argv(bwrap: str, workspace: Path, cwd: Path, *, network: bool,
-               hidden: Iterable[str | Path] = ()) -> tuple[str, ...]:
-    """bubblewrap's arguments (before the command) for one command."""
+               hidden: Iterable[str | Path] = (),
+               shown: Iterable[str | Path] = ()) -> tuple[str, ...]:
+    """bubblewrap's arguments (before the command) for one command. ``shown``: folders
+    inside a hidden one that commands may read (the app's skills: their scripts run)."""
     argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-ipc", "--unshare-uts",
             "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/dev/shm"]
@@ -107,6 +109,9 @@ def bwrap_argv(bwrap: str, workspace: Path, cwd: Path, *, network: bool,
         if resolved == space or resolved in space.parents:
             continue  # (never hide the workspace itself)
         argv += ["--tmpfs", str(resolved)]
+    for path in _existing(shown):
+        resolved = Path(path).resolve()
+        argv += ["--ro-bind", str(resolved), str(resolved)]
     argv += ["--bind", str(space), str(space), "--chdir", str(cwd.resolve())]
     return tuple(argv)
 
@@ -129,7 +134,8 @@ def seatbelt_profile(workspace: Path, *, network: bool) -> str:
 
 
 def confinement(workspace: Path, cwd: Path, *, enabled: bool, network: bool,
-                hidden: Iterable[str | Path] = ()) -> Confinement:
+                hidden: Iterable[str | Path] = (),
+                shown: Iterable[str | Path] = ()) -> Confinement:
     """How a command in ``cwd`` of ``workspace`` will run, given the user's settings."""
     if not enabled:
         return Confinement("unsandboxed_off")
@@ -146,7 +152,8 @@ def confinement(workspace: Path, cwd: Path, *, enabled: bool, network: bool,
     bwrap = shutil.which("bwrap")
     assert bwrap is not None
     return Confinement("sandboxed_online" if network else "sandboxed_offline",
-                       bwrap_argv(bwrap, workspace, cwd, network=network, hidden=hidden))
+                       bwrap_argv(bwrap, workspace, cwd, network=network, hidden=hidden,
+                                  shown=shown))
 
 
 __all__ = ["CODES", "Confinement", "bwrap_argv", "bwrap_problem", "confinement",

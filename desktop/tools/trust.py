@@ -26,12 +26,15 @@ class ToolTrust:
     command_sandbox: bool = True
     command_network: bool = False
     hidden_paths: tuple[str, ...] = ()
+    # Folders inside a hidden one a sandboxed command may still read (the app's skills)
+    shown_paths: tuple[str, ...] = ()
 
     @classmethod
     def from_settings(cls, settings: AppSettings, *, hidden_paths: tuple[str, ...] = (),
-                      ) -> ToolTrust:
+                      shown_paths: tuple[str, ...] = ()) -> ToolTrust:
         return cls(tuple(settings.fetch_allow_hosts), tuple(settings.command_env),
-                   settings.command_sandbox, settings.command_network, hidden_paths)
+                   settings.command_sandbox, settings.command_network, hidden_paths,
+                   shown_paths)
 
 
 __all__ = ["ToolTrust"]

@@ -114,6 +114,19 @@ def test_a_sandboxed_command_never_sees_the_apps_data_folder(root: Path, outside
     assert done["exit_code"] != 0
 
 
+def test_a_sandboxed_command_runs_the_apps_skill_scripts_read_only(root: Path,
+                                                                   outside: Path) -> None:
+    script = outside / "skills" / "pdf-tools" / "scripts" / "hello.py"
+    script.parent.mkdir(parents=True)
+    script.write_text("print('skill ran')\n")
+    (outside / "assista.db").write_text("chats and keys")
+    trust = ToolTrust(hidden_paths=(str(outside),), shown_paths=(str(outside / "skills"),))
+    done = run(root, f"{sys.executable} -I {script}; cat {outside}/assista.db", trust)
+    assert "skill ran" in done["stdout"] and "chats and keys" not in done["stdout"]
+    changed = run(root, f"echo x >> {script}", trust)
+    assert changed["exit_code"] != 0 and script.read_text() == "print('skill ran')\n"
+
+
 def test_with_the_sandbox_turned_off_a_command_runs_unsandboxed_and_says_so(
         root: Path, outside: Path, web: str) -> None:
     done = run(root, f"echo free > {outside}/new.txt; " + fetch(web),

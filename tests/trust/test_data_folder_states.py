@@ -18,7 +18,8 @@ from tests.support.openai_server import FakeOpenAIServer
 from tests.trust.folders import break_apart, damage, read_only_mount
 from tests.trust.support import KEY, assista
 
-READS = {"export", "inspect", "knowledge list", "knowledge search", "ask --no-save", "image"}
+READS = {"export", "inspect", "knowledge list", "knowledge search", "ask --no-save", "image",
+         "skills list"}
 
 
 def leaf_commands(parser: argparse.ArgumentParser, prefix: str = "") -> set[str]:
@@ -47,6 +48,11 @@ def commands(tmp: Path, url: str) -> dict[str, list[str]]:
         "mcp list": ["mcp", "list"],
         "mcp login": ["mcp", "login", "srv"],
         "mcp logout": ["mcp", "logout", "srv"],
+        "mcp install": ["mcp", "install", str(tmp / "missing.mcpb")],
+        "mcp uninstall": ["mcp", "uninstall", "srv"],
+        "skills add": ["skills", "add", str(tmp / "docs")],
+        "skills list": ["skills", "list"],
+        "skills remove": ["skills", "remove", "nope"],
         "inspect": ["inspect"],
         "undo": ["undo", "--session", "nope"],
         "sync": ["sync", "--target", (tmp / "sync").as_uri()],

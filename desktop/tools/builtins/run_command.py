@@ -85,7 +85,8 @@ def run_command_tool() -> Tool:
 def _confinement(ctx: ToolContext, cwd: Path) -> Confinement:
     workspace = ctx.require_workspace()
     return confinement(workspace.root, cwd, enabled=ctx.trust.command_sandbox,
-                       network=ctx.trust.command_network, hidden=ctx.trust.hidden_paths)
+                       network=ctx.trust.command_network, hidden=ctx.trust.hidden_paths,
+                       shown=ctx.trust.shown_paths)
 
 
 async def _preview(args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:

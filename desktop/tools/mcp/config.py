@@ -68,6 +68,8 @@ class McpServerConfig(BaseModel):
     protocol: Protocol = "auto"  # "legacy" skips the 2026 discover probe
     call_timeout_s: float = Field(default=120.0, gt=0)
     startup_timeout_s: float = Field(default=30.0, gt=0)
+    # Installed from an .mcpb bundle: its unpacked folder (removed when it is uninstalled).
+    bundle: str = ""
 
     @model_validator(mode="after")
     def _check(self) -> McpServerConfig:

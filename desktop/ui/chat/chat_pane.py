@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import logging
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -63,6 +64,7 @@ if TYPE_CHECKING:
 
 COMPOSER_SHARE = 0.4  # the composer grows up to this share of the window's height
 DRAFT_SAVE_MS = 800  # a pause in typing saves the draft
+BUNDLE_SUFFIXES = (".mcpb", ".dxt")  # MCP bundles: dropped ones are installed
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +91,7 @@ class ChatPane(QWidget):
                  voice: VoiceService | None = None) -> None:
         super().__init__(parent)
         self.controller = controller
+        self.on_bundle: Callable[[str], object] | None = None  # (window_drops)
         self.chat = ChatView(controller.bridge)
         self.chat.prices = lambda: price_table(controller.settings.prices)  # answers' costs
         self.composer = Composer()
@@ -380,6 +383,11 @@ class ChatPane(QWidget):
     def dropEvent(self, event: QDropEvent) -> None:
         mime = event.mimeData()
         files = local_files(mime)
+        bundles = [f for f in files if f.suffix.lower() in BUNDLE_SUFFIXES]
+        if bundles and self.on_bundle is not None:
+            for bundle in bundles:
+                self.on_bundle(str(bundle))
+            files = [f for f in files if f not in bundles]
         if files:
             self.add_files(files)
         elif mime.hasImage():

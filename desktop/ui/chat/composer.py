@@ -145,6 +145,8 @@ class Composer(QFrame):
     toolSettingsRequested = Signal()
     mcpSettingsRequested = Signal()
     compareRequested = Signal()  # Compare, or "/compare" sent: ask several models at once
+    tool_actions: dict[str, QAction]
+    extra_menus: list[QMenu]  # submenus of the tools menu (the chat's skills)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -183,7 +185,7 @@ class Composer(QFrame):
         self._restyle_tools_button()
         self.tools_menu = StickyMenu(self.tools_button)
         self.tools_button.setMenu(self.tools_menu)
-        self.tool_actions: dict[str, QAction] = {}
+        self.tool_actions, self.extra_menus = {}, []
         self._tool_entries: list[tuple[str, str]] = []
         self._has_workspace = False
         self.tools_note: str | None = None
@@ -377,6 +379,8 @@ class Composer(QFrame):
         all_off.triggered.connect(lambda: self._switch_all(False))
         for action in (all_on, all_off):
             action.setEnabled(bool(tools))
+        for submenu in self.extra_menus:  # (the chat's skills: desktop.ui.chat.skill_switches)
+            menu.addMenu(submenu)
         menu.addSeparator()
         menu.addAction(self.tr("Tool settings…")).triggered.connect(self.toolSettingsRequested)
         menu.addAction(self.tr("MCP servers…")).triggered.connect(self.mcpSettingsRequested)

@@ -1,10 +1,12 @@
 """Files and images dropped anywhere on the window (the chat list, the top bar, the
 tool panel, not only the chat) attach to the open chat's next message, through the
 same path as the composer's paste and the chat pane's drop: documents are converted
-by desktop.documents, and a file that cannot be attached says why."""
+by desktop.documents, and a file that cannot be attached says why. An MCP bundle
+(``.mcpb``, ``.dxt``) dropped opens its install form instead."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject
@@ -24,9 +26,13 @@ DROP_EVENTS = frozenset({QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Typ
 class WindowDrops(QObject):
     """Watches a window's drops; children that take drops themselves keep them."""
 
-    def __init__(self, window: QWidget, pane: ChatPane) -> None:
+    def __init__(self, window: QWidget, pane: ChatPane,
+                 on_bundle: Callable[[str], object] | None = None) -> None:
         super().__init__(window)
         self.pane = pane
+        # An MCP bundle (.mcpb) dropped is installed, not attached.
+        self.on_bundle = on_bundle
+        pane.on_bundle = on_bundle
         window.setAcceptDrops(True)
         window.installEventFilter(self)
 

@@ -1,4 +1,5 @@
-"""Settings → Preferences…: look, prompts, chats, memory, network (proxy, timeout), data folder.
+"""Settings → Preferences…: look, prompts, chats, memory, network (proxy, timeout), data
+folder, skills.
 
 Saved with :meth:`ChatController.update_settings`; the proxy is validated first
 (``http://``, ``https://``, ``socks5://`` or ``socks5h://`` with a host) and, once
@@ -131,6 +132,13 @@ class SettingsDialog(QDialog):
         self.pages.add_page(self._data_tab(), self.tr("Data"), "database")
         self.web_search = WebSearchSettings()
         self.pages.add_page(self.web_search, self.tr("Web search"), "search")
+        from desktop.skills.service import SkillService
+        from desktop.ui.dialogs.skills_page import SkillsPage
+
+        self.skills_page = SkillsPage(SkillService(controller.ctx.paths.root,
+                                                   controller.ctx.settings),
+                                      controller.settings.workspace)
+        self.pages.add_page(self.skills_page, self.tr("Skills"), "file-text")
         self.usage_page = UsagePage(controller.ctx.db, lambda: price_table(
             controller.settings.prices))  # answers, tokens, cost and speed per model
         self.pages.add_page(self.usage_page, self.tr("Usage"), "chart-column")
@@ -310,6 +318,7 @@ class SettingsDialog(QDialog):
         self.web_search.load(s, self.controller.ctx.secrets)
         self.inspector_settings.load(s)
         self.memory_page.load(s)
+        self.skills_page.load(s.disabled_skills)
 
     def changes(self) -> dict[str, object]:
         return {
@@ -333,6 +342,7 @@ class SettingsDialog(QDialog):
             **self.inspector_settings.changes(),
             **self.memory_page.changes(),
             **self.desktop_tab.changes(),
+            **self.skills_page.changes(),
         }
 
     def _check_proxy(self) -> None:

@@ -265,7 +265,13 @@ class McpDialog(QDialog):
                 list(self.controller.settings.mcp_servers), renamed, set(kept))
         except Exception as exc:  # a keyring that fails must not lose the user's edits
             log.warning("MCP servers: stored keys and sign-ins not settled: %s", exc)
+        removed = [raw for raw in self.controller.settings.mcp_servers
+                   if str(raw.get("name", "")) not in kept]
         self.controller.update_settings(mcp_servers=[c.model_dump(mode="json") for c in configs])
+        from desktop.tools.mcp.bundle_install import remove_bundle_files
+
+        for raw in removed:  # an extension removed here is uninstalled: its files go too
+            remove_bundle_files(self.controller.ctx.paths.root, raw)
         # As stored (secrets as placeholders): what the servers start from
         self.servers = [normalized(dict(s)) for s in self.controller.settings.mcp_servers]
         self._saved_names = [(s, str(s["name"])) for s in self.servers]

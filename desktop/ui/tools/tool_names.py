@@ -24,6 +24,7 @@ TITLES = (
     QT_TRANSLATE_NOOP("ToolNames", "Search the web"),
     QT_TRANSLATE_NOOP("ToolNames", "Search knowledge"),
     QT_TRANSLATE_NOOP("ToolNames", "Remember"),
+    QT_TRANSLATE_NOOP("ToolNames", "Load skill"),
 )
 
 
@@ -31,6 +32,7 @@ TITLES = (
 def builtin_titles() -> dict[str, str]:
     """Built-in tool name → English title, from the tools themselves."""
     from desktop.knowledge import tool as knowledge_tool
+    from desktop.skills import tool as skill_tool
     from desktop.tools.builtins import builtin_registry, web_search
     from desktop.tools.builtins.remember import Remember
 
@@ -38,6 +40,7 @@ def builtin_titles() -> dict[str, str]:
     titles[web_search.NAME] = web_search.TITLE
     titles[knowledge_tool.NAME] = knowledge_tool.TITLE
     titles[Remember.name] = Remember.title
+    titles[skill_tool.NAME] = skill_tool.TITLE
     return titles
 
 

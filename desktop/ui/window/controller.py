@@ -452,6 +452,14 @@ class ChatController(QObject):
         self.service.chats.set_tool_enabled(self.chat, name, enabled)
         self.toolsChanged.emit()
 
+    def chat_skills(self) -> list[tuple[str, bool]]:
+        """The skills the current chat could offer, each with whether it is on."""
+        return self.service.chats.skill_states(self.chat)
+
+    def set_skill_enabled(self, name: str, enabled: bool) -> None:
+        self.service.chats.set_skill_enabled(self.chat, name, enabled)
+        self.toolsChanged.emit()
+
     def available_tools(self) -> list[str]:
         return self.service.chats.available_tools(self.chat)
 

@@ -135,6 +135,33 @@ class DialogLauncher(QObject):
 
         return self.show_one("mcp", make)
 
+    def install_extension(self, path: str | None = None) -> QDialog | None:
+        """File → Install extension… (or a bundle dropped on the window): the form of
+        the MCP bundle at ``path`` (asked for when None); once installed, the MCP
+        servers restart with it."""
+        from PySide6.QtCore import QCoreApplication
+        from PySide6.QtWidgets import QFileDialog
+
+        from desktop.tools.mcp.bundle_install import BundleService
+        from desktop.ui.tools.bundle_dialog import open_bundle_dialog
+
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(
+                self.parent_widget, QCoreApplication.translate("MainWindow", "Install extension"),
+                "", QCoreApplication.translate("MainWindow", "MCP bundles (*.mcpb *.dxt)"))
+            if not path:
+                return None
+        ctx = self.controller.ctx
+        dialog = open_bundle_dialog(BundleService(ctx.paths.root, ctx.settings, ctx.secrets),
+                                    path, self.parent_widget)
+        if dialog is not None:
+            dialog.accepted.connect(self._extension_installed)
+        return dialog
+
+    def _extension_installed(self) -> None:
+        self.controller.start_mcp()
+        self.mcpClosed.emit()  # the tools change
+
     def open_knowledge(self) -> QDialog:
         from desktop.ui.knowledge.knowledge_dialog import KnowledgeDialog
 

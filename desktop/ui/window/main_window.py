@@ -152,7 +152,8 @@ class MainWindow(QMainWindow):
 
         controller = self.controller
         self.dialogs = DialogLauncher(controller, self)
-        WindowDrops(self, self.chat_pane)  # files dropped anywhere attach to the chat
+        # files dropped anywhere attach to the chat (MCP bundles open their install form)
+        WindowDrops(self, self.chat_pane, self.dialogs.install_extension)
         self.tool_activity = ToolActivity(controller, self.composer, self.sidebar, self)
         # New chat, Quick ask, Show/Hide, Quit
         self.tray = AppTray(self, controller.settings_service, lambda: self.quit_guard.box)

@@ -34,6 +34,12 @@ class ToolActivity(QObject):
         self.controller = controller
         self.composer = composer
         self.sidebar = sidebar
+        from desktop.ui.chat.skill_switches import SkillSwitches
+
+        # The chat's skills, a submenu of the composer's tools menu
+        self.skill_switches = SkillSwitches(controller.chat_skills,
+                                            controller.set_skill_enabled, composer)
+        composer.extra_menus.append(self.skill_switches.menu)
         controller.tools.browser = open_in_browser  # remote MCP sign-in pages
         # MCP servers asking (a form, or messages for the model) go to the tool panel
         # through the chat's events; sampling runs on the chat's model once allowed.
@@ -61,6 +67,7 @@ class ToolActivity(QObject):
         if config is not None and model and not c.providers.capabilities(config, model).tools:
             note = self.tr("{model} cannot use tools: none are sent to it").format(model=model)
         self.composer.set_tools(tools, set(c.enabled_tools()), note)
+        self.skill_switches.refresh()
 
     def approval_shown(self, _call_id: str) -> None:
         self.revealRequested.emit(False)

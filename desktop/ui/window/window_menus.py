@@ -55,6 +55,8 @@ class WindowMenus(QObject):
         self._action(menu, QCoreApplication.translate("MainWindow", "Choose &workspace folder…"),
                      None, w.choose_workspace)
         w.conversations.add_file_actions(menu)
+        self._action(menu, QCoreApplication.translate("MainWindow", "Install &extension…"),
+                     None, w.dialogs.install_extension)
         menu.addSeparator()
         menu.addAction(w.quick.menu_action())  # with the global shortcut's keys
         self._action(menu, QCoreApplication.translate("MainWindow", "&Quit"),
