@@ -50,7 +50,7 @@ def _run(store: MemoryStore, args: argparse.Namespace) -> int:
 def memory_command(args: argparse.Namespace) -> int:
     try:
         reads = args.memory_command == "list"
-        ctx = open_cli_context(args, writes=not reads)
+        ctx = open_cli_context(args, writes=not reads, must_exist=reads)  # (a list creates nothing)
     except AssistaError as exc:
         return fail(str(exc))
     try:
