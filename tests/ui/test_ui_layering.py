@@ -20,12 +20,14 @@ STILL_IMPORTING: dict[str, set[str]] = {
     "desktop/ui/conversations/conversation_actions.py": {"storage"},  # search query
     "desktop/ui/conversations/import_export.py": {"storage"},  # export, import
     "desktop/ui/conversations/search_dialog.py": {"storage"},  # search hits
+    "desktop/ui/dialogs/memory_page.py": {"storage"},  # Memory, MemoryStore (annotations)
     "desktop/ui/dialogs/usage_page.py": {"storage"},  # usage figures
     "desktop/ui/inspector/event_tables.py": {"storage"},  # ExchangeRecord
     "desktop/ui/inspector/opener.py": {"app"},
     "desktop/ui/inspector/panel.py": {"app", "storage"},
     "desktop/ui/inspector/replay_view.py": {"app", "storage"},
     "desktop/ui/knowledge/index_job.py": {"storage"},  # Database
+    "desktop/ui/knowledge/knowledge_detail.py": {"providers"},  # an adapter's embedding kind
     "desktop/ui/providers/provider_dialog.py": {"providers"},  # presets, redact
     "desktop/ui/providers/provider_form.py": {"providers", "storage"},  # presets, redact
     "desktop/ui/providers/provider_list.py": {"providers"},  # presets

@@ -14,6 +14,8 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
@@ -51,6 +53,9 @@ from desktop.tools.approval import ChatGrants, ToolProgress
 from desktop.ui.error_text import error_text, exception_text
 from desktop.ui.window.bridge import AgentBridge
 from desktop.ui.window.chat_profile import ChatProfile
+
+if TYPE_CHECKING:
+    from desktop.tools.mcp.bundle_install import BundleService
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +136,18 @@ class ChatController(QObject):
     def sessions(self) -> SessionStore:
         """The saved chats (listing, searching, import and export read them here)."""
         return self.ctx.sessions
+
+    @property
+    def data_folder(self) -> Path:
+        """The data folder's root (extensions unpack below it)."""
+        return self.ctx.paths.root
+
+    @property
+    def bundles(self) -> BundleService:
+        """Installs and removes MCP bundles (.mcpb)."""
+        from desktop.tools.mcp.bundle_install import BundleService
+
+        return BundleService(self.ctx.paths.root, self.ctx.settings, self.ctx.secrets)
 
     @property
     def projects(self) -> ProjectService:

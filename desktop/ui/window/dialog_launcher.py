@@ -142,7 +142,6 @@ class DialogLauncher(QObject):
         from PySide6.QtCore import QCoreApplication
         from PySide6.QtWidgets import QFileDialog
 
-        from desktop.tools.mcp.bundle_install import BundleService
         from desktop.ui.tools.bundle_dialog import open_bundle_dialog
 
         if path is None:
@@ -151,9 +150,7 @@ class DialogLauncher(QObject):
                 "", QCoreApplication.translate("MainWindow", "MCP bundles (*.mcpb *.dxt)"))
             if not path:
                 return None
-        ctx = self.controller.ctx
-        dialog = open_bundle_dialog(BundleService(ctx.paths.root, ctx.settings, ctx.secrets),
-                                    path, self.parent_widget)
+        dialog = open_bundle_dialog(self.controller.bundles, path, self.parent_widget)
         if dialog is not None:
             dialog.accepted.connect(self._extension_installed)
         return dialog

@@ -161,18 +161,18 @@ def test_a_model_for_titles_is_chosen_in_preferences(
 def test_every_section_is_in_a_side_list_reached_by_keyboard(
     qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
 ) -> None:
-    """Nine sections, all in sight (no tab row with scroll arrows), each with an icon
+    """Ten sections, all in sight (no tab row with scroll arrows), each with an icon
     and a name; Tab reaches the list, the arrow keys choose, the page follows."""
     from PySide6.QtWidgets import QListWidget, QStackedWidget, QTabWidget
 
     _window, dialog = open_settings(qtbot, open_ctx())
     assert dialog.findChild(QTabWidget) is None
     sections = dialog.findChild(QListWidget, "sectionList")
-    assert isinstance(sections, QListWidget) and sections.count() == 9
+    assert isinstance(sections, QListWidget) and sections.count() == 10
     assert sections.accessibleName() == "Preferences sections"
     names = [sections.item(row).text() for row in range(sections.count())]
     assert names == ["General", "Chats", "Memory", "Network", "Desktop", "Data", "Web search",
-                     "Usage", "Request inspector"]
+                     "Skills", "Usage", "Request inspector"]
     for row in range(sections.count()):
         item = sections.item(row)
         assert not item.icon().isNull(), item.text()

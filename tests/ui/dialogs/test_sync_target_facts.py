@@ -62,8 +62,8 @@ def test_the_sync_settings_show_its_fields_and_keep_its_secret(
     qtbot: Any, open_ctx: Callable[..., AppContext],
 ) -> None:
     ctx = open_ctx()
-    scheduler = SyncScheduler(ctx)
-    dialog = SyncDialog(ctx, scheduler)
+    scheduler = SyncScheduler(ctx.sync)
+    dialog = SyncDialog(ctx.sync, scheduler)
     qtbot.addWidget(dialog)
     dialog.show()
     try:
