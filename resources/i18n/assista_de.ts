@@ -50,6 +50,73 @@
         </message>
     </context>
     <context>
+        <name>AnswerImage</name>
+        <message>
+            <source>Image {width}×{height}</source>
+            <translation>Bild {width}×{height}</translation>
+        </message>
+        <message>
+            <source>Save as…</source>
+            <translation>Speichern unter…</translation>
+        </message>
+        <message>
+            <source>Copy</source>
+            <translation>Kopieren</translation>
+        </message>
+        <message>
+            <source>Open</source>
+            <translation>Öffnen</translation>
+        </message>
+        <message>
+            <source>Save image</source>
+            <translation>Bild speichern</translation>
+        </message>
+        <message>
+            <source>Images (*.{suffix})</source>
+            <translation>Bilder (*.{suffix})</translation>
+        </message>
+        <message>
+            <source>The image could not be saved: {reason}</source>
+            <translation>Das Bild konnte nicht gespeichert werden: {reason}</translation>
+        </message>
+        <message>
+            <source>The image could not be opened: {reason}</source>
+            <translation>Das Bild konnte nicht geöffnet werden: {reason}</translation>
+        </message>
+        <message>
+            <source>No application opens images.</source>
+            <translation>Keine Anwendung öffnet Bilder.</translation>
+        </message>
+    </context>
+    <context>
+        <name>AnswerImages</name>
+        <message>
+            <source>Image not shown: it is larger than the app allows (10 MB, 8192×8192 pixels).</source>
+            <extracomment>The widest an answer's image is shown (a click on Open shows it whole). Qt's own cap on one decoded image, in MB (8192x8192 RGBA is 256 MB).</extracomment>
+            <translation>Bild nicht angezeigt: Es ist größer, als die App erlaubt (10 MB, 8192×8192 Pixel).</translation>
+        </message>
+        <message>
+            <source>Image not shown: the provider sent a link instead of the picture.</source>
+            <translation>Bild nicht angezeigt: Der Anbieter hat statt des Bildes einen Link gesendet.</translation>
+        </message>
+        <message>
+            <source>Image not shown: it could not be downloaded.</source>
+            <translation>Bild nicht angezeigt: Es konnte nicht heruntergeladen werden.</translation>
+        </message>
+        <message>
+            <source>The provider could not make the image.</source>
+            <translation>Der Anbieter konnte das Bild nicht erstellen.</translation>
+        </message>
+        <message>
+            <source>Image not shown: the data is not a picture the app can show (PNG, JPEG, GIF or WebP).</source>
+            <translation>Bild nicht angezeigt: Die Daten sind kein Bild, das die App anzeigen kann (PNG, JPEG, GIF oder WebP).</translation>
+        </message>
+        <message>
+            <source>Image not shown: its data is broken.</source>
+            <translation>Bild nicht angezeigt: Seine Daten sind beschädigt.</translation>
+        </message>
+    </context>
+    <context>
         <name>AppTray</name>
         <message>
             <source>{app} tray menu</source>
@@ -232,6 +299,10 @@
         <message>
             <source>Edit {path}</source>
             <translation>{path} bearbeiten</translation>
+        </message>
+        <message>
+            <source>Save a memory</source>
+            <translation>Eine Erinnerung speichern</translation>
         </message>
         <message>
             <source>Sandboxed · no network · writes only in the workspace</source>
@@ -578,6 +649,53 @@
         </message>
     </context>
     <context>
+        <name>BundleDialog</name>
+        <message>
+            <source>{path} is not a file.</source>
+            <translation>{path} ist keine Datei.</translation>
+        </message>
+        <message>
+            <source>The extension is refused: {reason}</source>
+            <translation>Die Erweiterung wird abgelehnt: {reason}</translation>
+        </message>
+        <message>
+            <source>An MCP server named {name} is already installed.</source>
+            <translation>Ein MCP-Server namens {name} ist bereits installiert.</translation>
+        </message>
+        <message>
+            <source>{field} is required.</source>
+            <translation>{field} ist erforderlich.</translation>
+        </message>
+        <message>
+            <source>{field} is not a valid value.</source>
+            <translation>{field} hat keinen gültigen Wert.</translation>
+        </message>
+        <message>
+            <source>Install extension</source>
+            <translation>Erweiterung installieren</translation>
+        </message>
+        <message>
+            <source>{name} {version}</source>
+            <translation>{name} {version}</translation>
+        </message>
+        <message>
+            <source>By {author}. {description}</source>
+            <translation>Von {author}. {description}</translation>
+        </message>
+        <message>
+            <source>It runs on this computer as the MCP server {name}, with your permissions; its tools ask before they act unless you allow them. Secrets go to the keyring.</source>
+            <translation>Sie läuft auf diesem Computer als MCP-Server {name} mit Ihren Rechten; ihre Werkzeuge fragen vor dem Handeln, sofern Sie sie nicht erlauben. Geheimnisse kommen in den Schlüsselbund.</translation>
+        </message>
+        <message>
+            <source>Install</source>
+            <translation>Installieren</translation>
+        </message>
+        <message>
+            <source>The extension could not be installed: {reason}</source>
+            <translation>Die Erweiterung konnte nicht installiert werden: {reason}</translation>
+        </message>
+    </context>
+    <context>
         <name>CallProgress</name>
         <message>
             <source>Progress</source>
@@ -587,12 +705,24 @@
     <context>
         <name>ChatController</name>
         <message>
+            <source>A temporary chat has one version of each message: edit and regenerate are not available.</source>
+            <translation>Ein temporärer Chat hat von jeder Nachricht nur eine Fassung: Bearbeiten und Neu erzeugen sind nicht verfügbar.</translation>
+        </message>
+        <message>
             <source>This chat is answering in another Assista process (assista ask); try again once that answer has finished.</source>
             <translation>Dieser Chat antwortet gerade in einem anderen Assista-Prozess (assista ask); versuchen Sie es erneut, sobald diese Antwort fertig ist.</translation>
         </message>
         <message>
             <source>Waiting for another answer from this provider to finish…</source>
             <translation>Warte, bis eine andere Antwort dieses Anbieters fertig ist…</translation>
+        </message>
+        <message>
+            <source>Memory removed.</source>
+            <translation>Erinnerung entfernt.</translation>
+        </message>
+        <message>
+            <source>This memory was already deleted.</source>
+            <translation>Diese Erinnerung war schon gelöscht.</translation>
         </message>
     </context>
     <context>
@@ -1361,6 +1491,18 @@
             <translation>Diesen Chat gibt es nicht mehr.</translation>
         </message>
         <message>
+            <source>A memory needs some text.</source>
+            <translation>Eine Erinnerung braucht etwas Text.</translation>
+        </message>
+        <message>
+            <source>That memory is gone.</source>
+            <translation>Diese Erinnerung gibt es nicht mehr.</translation>
+        </message>
+        <message>
+            <source>Comparing models is not available in a temporary chat.</source>
+            <translation>Modelle vergleichen ist in einem temporären Chat nicht möglich.</translation>
+        </message>
+        <message>
             <source>Something unexpected went wrong.</source>
             <translation>Etwas Unerwartetes ist schiefgegangen.</translation>
         </message>
@@ -2070,8 +2212,16 @@
             <translation>&amp;Neuer Chat</translation>
         </message>
         <message>
+            <source>New t&amp;emporary chat</source>
+            <translation>Neuer t&amp;emporärer Chat</translation>
+        </message>
+        <message>
             <source>Choose &amp;workspace folder…</source>
             <translation>&amp;Arbeitsordner wählen…</translation>
+        </message>
+        <message>
+            <source>Install &amp;extension…</source>
+            <translation>&amp;Erweiterung installieren…</translation>
         </message>
         <message>
             <source>&amp;Quit</source>
@@ -2164,6 +2314,14 @@
         <message>
             <source>Choose workspace folder</source>
             <translation>Arbeitsordner wählen</translation>
+        </message>
+        <message>
+            <source>Install extension</source>
+            <translation>Erweiterung installieren</translation>
+        </message>
+        <message>
+            <source>MCP bundles (*.mcpb *.dxt)</source>
+            <translation>MCP-Pakete (*.mcpb *.dxt)</translation>
         </message>
     </context>
     <context>
@@ -2672,6 +2830,123 @@
         </message>
     </context>
     <context>
+        <name>MemoryNotices</name>
+        <message>
+            <source>Memory removed: {fact}</source>
+            <translation>Erinnerung entfernt: {fact}</translation>
+        </message>
+        <message>
+            <source>Undo</source>
+            <translation>Rückgängig</translation>
+        </message>
+        <message>
+            <source>Memory saved: {fact}</source>
+            <translation>Erinnerung gespeichert: {fact}</translation>
+        </message>
+    </context>
+    <context>
+        <name>MemoryPage</name>
+        <message>
+            <source>Remember facts about me across chats</source>
+            <translation>Fakten über mich über Chats hinweg merken</translation>
+        </message>
+        <message>
+            <source>Off: memory is paused; no memory is sent to the model and none is saved</source>
+            <translation>Aus: Das Gedächtnis pausiert; keine Erinnerung wird an das Modell gesendet und keine gespeichert</translation>
+        </message>
+        <message>
+            <source>Memory</source>
+            <translation>Gedächtnis</translation>
+        </message>
+        <message>
+            <source>When the assistant wants to remember something</source>
+            <translation>Wenn der Assistent sich etwas merken möchte</translation>
+        </message>
+        <message>
+            <source>Ask me first</source>
+            <translation>Erst fragen</translation>
+        </message>
+        <message>
+            <source>Save without asking</source>
+            <translation>Ohne Nachfrage speichern</translation>
+        </message>
+        <message>
+            <source>New memories</source>
+            <translation>Neue Erinnerungen</translation>
+        </message>
+        <message>
+            <source>Say “remember that…” in a chat, or the assistant may propose a memory. Memories stay on this computer; they are in exports and sync (encrypted), and are sent only in the system prompt of your chats. Temporary chats use none.</source>
+            <translation>Sag in einem Chat „merk dir, dass…“, oder der Assistent schlägt eine Erinnerung vor. Erinnerungen bleiben auf diesem Computer; sie sind in Exporten und in der Synchronisierung (verschlüsselt) enthalten und werden nur im Systemprompt deiner Chats gesendet. Temporäre Chats verwenden keine.</translation>
+        </message>
+        <message>
+            <source>Search memories…</source>
+            <translation>Erinnerungen suchen…</translation>
+        </message>
+        <message>
+            <source>Search memories</source>
+            <translation>Erinnerungen suchen</translation>
+        </message>
+        <message>
+            <source>Memories</source>
+            <translation>Erinnerungen</translation>
+        </message>
+        <message>
+            <source>Edit…</source>
+            <translation>Bearbeiten…</translation>
+        </message>
+        <message>
+            <source>Delete</source>
+            <translation>Löschen</translation>
+        </message>
+        <message>
+            <source>Delete all…</source>
+            <translation>Alle löschen…</translation>
+        </message>
+        <message>
+            <source>In a project only</source>
+            <translation>Nur in einem Projekt</translation>
+        </message>
+        <message>
+            <source>In every chat</source>
+            <translation>In jedem Chat</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n memories</source>
+            <translation>
+                <numerusform>%n Erinnerung</numerusform>
+                <numerusform>%n Erinnerungen</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>No memory matches the search.</source>
+            <translation>Keine Erinnerung passt zur Suche.</translation>
+        </message>
+        <message>
+            <source>No memories yet.</source>
+            <translation>Noch keine Erinnerungen.</translation>
+        </message>
+        <message>
+            <source>Edit memory</source>
+            <translation>Erinnerung bearbeiten</translation>
+        </message>
+        <message>
+            <source>What the assistant remembers:</source>
+            <translation>Was sich der Assistent merkt:</translation>
+        </message>
+        <message>
+            <source>Delete all memories</source>
+            <translation>Alle Erinnerungen löschen</translation>
+        </message>
+        <message>
+            <source>Delete every memory? The assistant forgets all it knows about you; this cannot be undone.</source>
+            <translation>Alle Erinnerungen löschen? Der Assistent vergisst alles, was er über dich weiß; das lässt sich nicht rückgängig machen.</translation>
+        </message>
+        <message>
+            <source>Delete all</source>
+            <translation>Alle löschen</translation>
+        </message>
+    </context>
+    <context>
         <name>MessageAccessibility</name>
         <message>
             <source>Code block, {language}</source>
@@ -2718,6 +2993,7 @@
         <name>MessageHeader</name>
         <message>
             <source>Copy</source>
+            <extracomment>Read the last answer aloud (again: stop); shown beside "Read aloud" in the menu.</extracomment>
             <translation>Kopieren</translation>
         </message>
         <message>
@@ -2751,6 +3027,18 @@
         <message>
             <source>Delete this and what follows…</source>
             <translation>Diese und alle folgenden löschen…</translation>
+        </message>
+        <message>
+            <source>Read aloud</source>
+            <translation>Vorlesen</translation>
+        </message>
+        <message>
+            <source>Preview this page…</source>
+            <translation>Vorschau dieser Seite…</translation>
+        </message>
+        <message>
+            <source>Opens in your browser: this runs the model's code, with every network request blocked</source>
+            <translation>Öffnet sich im Browser: Das führt den Code des Modells aus, jede Netzwerkanfrage ist blockiert</translation>
         </message>
         <message>
             <source>Inspect the request…</source>
@@ -2833,6 +3121,45 @@
         </message>
     </context>
     <context>
+        <name>MicButton</name>
+        <message>
+            <source>Recording… click to stop</source>
+            <translation>Aufnahme… zum Beenden klicken</translation>
+        </message>
+        <message>
+            <source>Stop and write down what you said</source>
+            <translation>Beenden und das Gesagte aufschreiben</translation>
+        </message>
+        <message>
+            <source>Stop dictation</source>
+            <translation>Diktat beenden</translation>
+        </message>
+        <message>
+            <source>Writing it down…</source>
+            <translation>Wird aufgeschrieben…</translation>
+        </message>
+        <message>
+            <source>Your recording is being written down</source>
+            <translation>Ihre Aufnahme wird aufgeschrieben</translation>
+        </message>
+        <message>
+            <source>Transcribing</source>
+            <translation>Wird transkribiert</translation>
+        </message>
+        <message>
+            <source>Dictate (failed)</source>
+            <translation>Diktieren (fehlgeschlagen)</translation>
+        </message>
+        <message>
+            <source>Dictate: record what you say, then edit the text before sending</source>
+            <translation>Diktieren: Nimmt auf, was Sie sagen; den Text bearbeiten Sie vor dem Senden</translation>
+        </message>
+        <message>
+            <source>Dictate</source>
+            <translation>Diktieren</translation>
+        </message>
+    </context>
+    <context>
         <name>ModelPicker</name>
         <message>
             <source>Search models, or type a model id</source>
@@ -2864,6 +3191,10 @@
         <message>
             <source>Recent</source>
             <translation>Zuletzt verwendet</translation>
+        </message>
+        <message>
+            <source>makes images</source>
+            <translation>erzeugt Bilder</translation>
         </message>
         <message>
             <source>tools</source>
@@ -3659,6 +3990,45 @@
         </message>
     </context>
     <context>
+        <name>ReadingBar</name>
+        <message>
+            <source>Stop</source>
+            <translation>Stopp</translation>
+        </message>
+        <message>
+            <source>Stop reading aloud</source>
+            <translation>Vorlesen beenden</translation>
+        </message>
+        <message>
+            <source>Preparing to read aloud…</source>
+            <translation>Vorlesen wird vorbereitet…</translation>
+        </message>
+        <message>
+            <source>Reading aloud</source>
+            <translation>Wird vorgelesen</translation>
+        </message>
+        <message>
+            <source>Reading aloud (paused)</source>
+            <translation>Wird vorgelesen (angehalten)</translation>
+        </message>
+        <message>
+            <source>Resume</source>
+            <translation>Fortsetzen</translation>
+        </message>
+        <message>
+            <source>Pause</source>
+            <translation>Pause</translation>
+        </message>
+        <message>
+            <source>Go on reading</source>
+            <translation>Weiterlesen</translation>
+        </message>
+        <message>
+            <source>Pause reading</source>
+            <translation>Vorlesen anhalten</translation>
+        </message>
+    </context>
+    <context>
         <name>ReplayView</name>
         <message>
             <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
@@ -3905,6 +4275,58 @@
             <translation>Kopieren</translation>
         </message>
         <message>
+            <source>Save…</source>
+            <translation>Speichern…</translation>
+        </message>
+        <message>
+            <source>Picture</source>
+            <translation>Bild</translation>
+        </message>
+        <message>
+            <source>Source</source>
+            <translation>Quelltext</translation>
+        </message>
+        <message>
+            <source>Preview</source>
+            <translation>Vorschau</translation>
+        </message>
+        <message>
+            <source>Open in your browser: this runs the model's code, with every network request blocked</source>
+            <translation>Im Browser öffnen: Das führt den Code des Modells aus, jede Netzwerkanfrage ist blockiert</translation>
+        </message>
+        <message>
+            <source>Show the code, or the drawing</source>
+            <translation>Code oder Zeichnung zeigen</translation>
+        </message>
+        <message>
+            <source>Save this as a file</source>
+            <translation>Als Datei speichern</translation>
+        </message>
+        <message>
+            <source>The preview runs the model's code in your web browser. Every network request from it is blocked, so it cannot send anything anywhere or load anything. Open it?</source>
+            <translation>Die Vorschau führt den Code des Modells in Ihrem Webbrowser aus. Jede Netzwerkanfrage daraus ist blockiert, sie kann also nichts irgendwohin senden und nichts laden. Öffnen?</translation>
+        </message>
+        <message>
+            <source>This build has no mermaid.js, so diagrams cannot be previewed.</source>
+            <translation>Diese Version enthält kein mermaid.js, daher können Diagramme nicht in der Vorschau gezeigt werden.</translation>
+        </message>
+        <message>
+            <source>Could not write the preview: {error}</source>
+            <translation>Die Vorschau konnte nicht geschrieben werden: {error}</translation>
+        </message>
+        <message>
+            <source>Save as</source>
+            <translation>Speichern unter</translation>
+        </message>
+        <message>
+            <source>{kind} files (*{suffix});;All files (*)</source>
+            <translation>{kind}-Dateien (*{suffix});;Alle Dateien (*)</translation>
+        </message>
+        <message>
+            <source>Could not save {path}: {error}</source>
+            <translation>{path} konnte nicht gespeichert werden: {error}</translation>
+        </message>
+        <message>
             <source>Copied</source>
             <translation>Kopiert</translation>
         </message>
@@ -4021,6 +4443,7 @@
         <name>SessionList</name>
         <message>
             <source>+  New chat</source>
+            <extracomment>Chats listed at first, and added each time the list is scrolled to its end: with thousands of chats, listing them all took hundreds of milliseconds on every change (each sent message; tests/bench/bench_shipped_startup.py).</extracomment>
             <translation>+  Neuer Chat</translation>
         </message>
         <message>
@@ -4273,6 +4696,10 @@
             <translation>Chats</translation>
         </message>
         <message>
+            <source>Memory</source>
+            <translation>Gedächtnis</translation>
+        </message>
+        <message>
             <source>Network</source>
             <translation>Netzwerk</translation>
         </message>
@@ -4287,6 +4714,10 @@
         <message>
             <source>Web search</source>
             <translation>Websuche</translation>
+        </message>
+        <message>
+            <source>Skills</source>
+            <translation>Skills</translation>
         </message>
         <message>
             <source>Usage</source>
@@ -4498,6 +4929,133 @@
         </message>
     </context>
     <context>
+        <name>SkillSwitches</name>
+        <message>
+            <source>Skills</source>
+            <translation>Skills</translation>
+        </message>
+        <message>
+            <source>No skills (add some in Preferences → Skills)</source>
+            <translation>Keine Skills (in Einstellungen → Skills hinzufügen)</translation>
+        </message>
+    </context>
+    <context>
+        <name>SkillsPage</name>
+        <message>
+            <source>{path} does not exist.</source>
+            <extracomment>The page's wording of the errors adding or removing a skill can carry.</extracomment>
+            <translation>{path} existiert nicht.</translation>
+        </message>
+        <message>
+            <source>There is no SKILL.md in it.</source>
+            <translation>Darin ist keine SKILL.md.</translation>
+        </message>
+        <message>
+            <source>The skill is not valid: {reason}</source>
+            <translation>Der Skill ist ungültig: {reason}</translation>
+        </message>
+        <message>
+            <source>The zip is refused: {reason}</source>
+            <translation>Das ZIP wird abgelehnt: {reason}</translation>
+        </message>
+        <message>
+            <source>The skill is larger than 50 MB.</source>
+            <translation>Der Skill ist größer als 50 MB.</translation>
+        </message>
+        <message>
+            <source>A skill named {name} is already added.</source>
+            <translation>Ein Skill namens {name} ist bereits hinzugefügt.</translation>
+        </message>
+        <message>
+            <source>There is no added skill named {name}.</source>
+            <translation>Es gibt keinen hinzugefügten Skill namens {name}.</translation>
+        </message>
+        <message>
+            <source>Skills are folders of instructions, scripts and resources the model loads when a task needs them. The model sees each skill's name and description; it reads the rest with the Load skill tool, and runs scripts with Run command (which asks first). A chat or assistant can turn skills off for itself.</source>
+            <translation>Skills sind Ordner mit Anleitungen, Skripten und Ressourcen, die das Modell lädt, wenn eine Aufgabe sie braucht. Das Modell sieht Name und Beschreibung jedes Skills; den Rest liest es mit dem Werkzeug „Skill laden“, Skripte führt es mit „Befehl ausführen“ aus (das vorher fragt). Ein Chat oder Assistent kann Skills für sich ausschalten.</translation>
+        </message>
+        <message>
+            <source>Skills</source>
+            <translation>Skills</translation>
+        </message>
+        <message>
+            <source>Skill</source>
+            <translation>Skill</translation>
+        </message>
+        <message>
+            <source>From</source>
+            <translation>Herkunft</translation>
+        </message>
+        <message>
+            <source>Description</source>
+            <translation>Beschreibung</translation>
+        </message>
+        <message>
+            <source>No skills yet. Add a folder that holds a SKILL.md, or a zip of one.</source>
+            <translation>Noch keine Skills. Fügen Sie einen Ordner mit einer SKILL.md hinzu oder ein ZIP davon.</translation>
+        </message>
+        <message>
+            <source>Add folder…</source>
+            <translation>Ordner hinzufügen…</translation>
+        </message>
+        <message>
+            <source>Add zip…</source>
+            <translation>ZIP hinzufügen…</translation>
+        </message>
+        <message>
+            <source>Remove</source>
+            <translation>Entfernen</translation>
+        </message>
+        <message>
+            <source>Open skills folder</source>
+            <translation>Skill-Ordner öffnen</translation>
+        </message>
+        <message>
+            <source>On: offered to every chat</source>
+            <translation>Ein: jedem Chat angeboten</translation>
+        </message>
+        <message>
+            <source>Workspace</source>
+            <translation>Arbeitsordner</translation>
+        </message>
+        <message>
+            <source>App</source>
+            <translation>App</translation>
+        </message>
+        <message>
+            <source>Cannot be used: {problem}</source>
+            <translation>Nicht verwendbar: {problem}</translation>
+        </message>
+        <message>
+            <source>Add a skill folder</source>
+            <translation>Skill-Ordner hinzufügen</translation>
+        </message>
+        <message>
+            <source>Add a skill from a zip</source>
+            <translation>Skill aus ZIP hinzufügen</translation>
+        </message>
+        <message>
+            <source>Zip archives (*.zip)</source>
+            <translation>ZIP-Archive (*.zip)</translation>
+        </message>
+        <message>
+            <source>The skill could not be copied: {reason}</source>
+            <translation>Der Skill konnte nicht kopiert werden: {reason}</translation>
+        </message>
+        <message>
+            <source>Remove skill</source>
+            <translation>Skill entfernen</translation>
+        </message>
+        <message>
+            <source>Remove the skill {name}? Its folder is deleted.</source>
+            <translation>Skill {name} entfernen? Sein Ordner wird gelöscht.</translation>
+        </message>
+        <message>
+            <source>The skill could not be removed: {reason}</source>
+            <translation>Der Skill konnte nicht entfernt werden: {reason}</translation>
+        </message>
+    </context>
+    <context>
         <name>SlashPrompts</name>
         <message>
             <source>Prompts from MCP servers</source>
@@ -4575,7 +5133,7 @@
         </message>
         <message>
             <source>Chats</source>
-            <extracomment>clicked before the app had loaded listed by :meth:`fill`</extracomment>
+            <extracomment>clicked before the app had loaded listed by :meth:`fill` pressed in the window before :meth:`fill`</extracomment>
             <translation>Chats</translation>
         </message>
         <message>
@@ -4795,6 +5353,13 @@
                 <numerusform>%n Änderung wartet</numerusform>
                 <numerusform>%n Änderungen warten</numerusform>
             </translation>
+        </message>
+    </context>
+    <context>
+        <name>TemporaryBanner</name>
+        <message>
+            <source>Temporary chat: it uses no memory and is not kept once you leave it.</source>
+            <translation>Temporärer Chat: Er verwendet kein Gedächtnis und wird nicht behalten, sobald du ihn verlässt.</translation>
         </message>
     </context>
     <context>
@@ -5036,6 +5601,14 @@
         <message>
             <source>Search knowledge</source>
             <translation>Wissen durchsuchen</translation>
+        </message>
+        <message>
+            <source>Remember</source>
+            <translation>Merken</translation>
+        </message>
+        <message>
+            <source>Load skill</source>
+            <translation>Skill laden</translation>
         </message>
     </context>
     <context>
@@ -5778,6 +6351,80 @@
         </message>
     </context>
     <context>
+        <name>Voice</name>
+        <message>
+            <source>No microphone could be opened. Connect one, or allow this app to use the microphone in the system's privacy settings.</source>
+            <translation>Es konnte kein Mikrofon geöffnet werden. Schließen Sie eines an oder erlauben Sie dieser App das Mikrofon in den Datenschutzeinstellungen des Systems.</translation>
+        </message>
+        <message>
+            <source>No sound output could be opened, so nothing can be read aloud here.</source>
+            <translation>Es konnte keine Tonausgabe geöffnet werden, daher kann hier nichts vorgelesen werden.</translation>
+        </message>
+        <message>
+            <source>This system has no speech engine. Install espeak-ng, or set a speech model in Settings.</source>
+            <translation>Dieses System hat keine Sprachausgabe. Installieren Sie espeak-ng oder legen Sie in den Einstellungen ein Sprachmodell fest.</translation>
+        </message>
+        <message>
+            <source>Set a transcription model in Settings to dictate.</source>
+            <translation>Legen Sie in den Einstellungen ein Transkriptionsmodell fest, um zu diktieren.</translation>
+        </message>
+        <message>
+            <source>This answer has no text to read aloud.</source>
+            <translation>Diese Antwort hat keinen Text zum Vorlesen.</translation>
+        </message>
+        <message>
+            <source>The speech audio could not be played.</source>
+            <translation>Die Sprachausgabe konnte nicht abgespielt werden.</translation>
+        </message>
+        <message>
+            <source>Nothing was recorded.</source>
+            <translation>Es wurde nichts aufgenommen.</translation>
+        </message>
+    </context>
+    <context>
+        <name>VoiceSettings</name>
+        <message>
+            <source>Provider that reads aloud</source>
+            <translation>Anbieter, der vorliest</translation>
+        </message>
+        <message>
+            <source>Speech model</source>
+            <translation>Sprachmodell</translation>
+        </message>
+        <message>
+            <source>Empty: the system's voice. e.g. gpt-4o-mini-tts</source>
+            <translation>Leer: die Stimme des Systems. z. B. gpt-4o-mini-tts</translation>
+        </message>
+        <message>
+            <source>Voice</source>
+            <translation>Stimme</translation>
+        </message>
+        <message>
+            <source>Provider that writes dictation</source>
+            <translation>Anbieter, der Diktate aufschreibt</translation>
+        </message>
+        <message>
+            <source>Transcription model</source>
+            <translation>Transkriptionsmodell</translation>
+        </message>
+        <message>
+            <source>Empty: no dictation. e.g. whisper-1</source>
+            <translation>Leer: kein Diktat. z. B. whisper-1</translation>
+        </message>
+        <message>
+            <source>Read aloud on</source>
+            <translation>Vorlesen über</translation>
+        </message>
+        <message>
+            <source>Dictation on</source>
+            <translation>Diktat über</translation>
+        </message>
+        <message>
+            <source>The chat's provider</source>
+            <translation>Der Anbieter des Chats</translation>
+        </message>
+    </context>
+    <context>
         <name>WebSearchSettings</name>
         <message>
             <source>Search service</source>
@@ -5912,6 +6559,13 @@
         <message>
             <source>Step {number}</source>
             <translation>Schritt {number}</translation>
+        </message>
+    </context>
+    <context>
+        <name>_PathRow</name>
+        <message>
+            <source>Browse…</source>
+            <translation>Durchsuchen…</translation>
         </message>
     </context>
 </TS>

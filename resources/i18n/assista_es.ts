@@ -50,6 +50,73 @@
         </message>
     </context>
     <context>
+        <name>AnswerImage</name>
+        <message>
+            <source>Image {width}×{height}</source>
+            <translation>Imagen {width}×{height}</translation>
+        </message>
+        <message>
+            <source>Save as…</source>
+            <translation>Guardar como…</translation>
+        </message>
+        <message>
+            <source>Copy</source>
+            <translation>Copiar</translation>
+        </message>
+        <message>
+            <source>Open</source>
+            <translation>Abrir</translation>
+        </message>
+        <message>
+            <source>Save image</source>
+            <translation>Guardar imagen</translation>
+        </message>
+        <message>
+            <source>Images (*.{suffix})</source>
+            <translation>Imágenes (*.{suffix})</translation>
+        </message>
+        <message>
+            <source>The image could not be saved: {reason}</source>
+            <translation>No se pudo guardar la imagen: {reason}</translation>
+        </message>
+        <message>
+            <source>The image could not be opened: {reason}</source>
+            <translation>No se pudo abrir la imagen: {reason}</translation>
+        </message>
+        <message>
+            <source>No application opens images.</source>
+            <translation>Ninguna aplicación abre imágenes.</translation>
+        </message>
+    </context>
+    <context>
+        <name>AnswerImages</name>
+        <message>
+            <source>Image not shown: it is larger than the app allows (10 MB, 8192×8192 pixels).</source>
+            <extracomment>The widest an answer's image is shown (a click on Open shows it whole). Qt's own cap on one decoded image, in MB (8192x8192 RGBA is 256 MB).</extracomment>
+            <translation>Imagen no mostrada: supera lo que la aplicación permite (10 MB, 8192×8192 píxeles).</translation>
+        </message>
+        <message>
+            <source>Image not shown: the provider sent a link instead of the picture.</source>
+            <translation>Imagen no mostrada: el proveedor envió un enlace en lugar de la imagen.</translation>
+        </message>
+        <message>
+            <source>Image not shown: it could not be downloaded.</source>
+            <translation>Imagen no mostrada: no se pudo descargar.</translation>
+        </message>
+        <message>
+            <source>The provider could not make the image.</source>
+            <translation>El proveedor no pudo crear la imagen.</translation>
+        </message>
+        <message>
+            <source>Image not shown: the data is not a picture the app can show (PNG, JPEG, GIF or WebP).</source>
+            <translation>Imagen no mostrada: los datos no son una imagen que la aplicación pueda mostrar (PNG, JPEG, GIF o WebP).</translation>
+        </message>
+        <message>
+            <source>Image not shown: its data is broken.</source>
+            <translation>Imagen no mostrada: sus datos están dañados.</translation>
+        </message>
+    </context>
+    <context>
         <name>AppTray</name>
         <message>
             <source>{app} tray menu</source>
@@ -232,6 +299,10 @@
         <message>
             <source>Edit {path}</source>
             <translation>Editar {path}</translation>
+        </message>
+        <message>
+            <source>Save a memory</source>
+            <translation>Guardar un recuerdo</translation>
         </message>
         <message>
             <source>Sandboxed · no network · writes only in the workspace</source>
@@ -578,6 +649,53 @@
         </message>
     </context>
     <context>
+        <name>BundleDialog</name>
+        <message>
+            <source>{path} is not a file.</source>
+            <translation>{path} no es un archivo.</translation>
+        </message>
+        <message>
+            <source>The extension is refused: {reason}</source>
+            <translation>Se rechaza la extensión: {reason}</translation>
+        </message>
+        <message>
+            <source>An MCP server named {name} is already installed.</source>
+            <translation>Ya hay instalado un servidor MCP llamado {name}.</translation>
+        </message>
+        <message>
+            <source>{field} is required.</source>
+            <translation>{field} es obligatorio.</translation>
+        </message>
+        <message>
+            <source>{field} is not a valid value.</source>
+            <translation>{field} no tiene un valor válido.</translation>
+        </message>
+        <message>
+            <source>Install extension</source>
+            <translation>Instalar extensión</translation>
+        </message>
+        <message>
+            <source>{name} {version}</source>
+            <translation>{name} {version}</translation>
+        </message>
+        <message>
+            <source>By {author}. {description}</source>
+            <translation>De {author}. {description}</translation>
+        </message>
+        <message>
+            <source>It runs on this computer as the MCP server {name}, with your permissions; its tools ask before they act unless you allow them. Secrets go to the keyring.</source>
+            <translation>Se ejecuta en este equipo como el servidor MCP {name}, con tus permisos; sus herramientas preguntan antes de actuar salvo que las permitas. Los secretos van al llavero.</translation>
+        </message>
+        <message>
+            <source>Install</source>
+            <translation>Instalar</translation>
+        </message>
+        <message>
+            <source>The extension could not be installed: {reason}</source>
+            <translation>No se pudo instalar la extensión: {reason}</translation>
+        </message>
+    </context>
+    <context>
         <name>CallProgress</name>
         <message>
             <source>Progress</source>
@@ -587,12 +705,24 @@
     <context>
         <name>ChatController</name>
         <message>
+            <source>A temporary chat has one version of each message: edit and regenerate are not available.</source>
+            <translation>Un chat temporal tiene una sola versión de cada mensaje: editar y regenerar no están disponibles.</translation>
+        </message>
+        <message>
             <source>This chat is answering in another Assista process (assista ask); try again once that answer has finished.</source>
             <translation>Este chat está respondiendo en otro proceso de Assista (assista ask); vuelva a intentarlo cuando esa respuesta haya terminado.</translation>
         </message>
         <message>
             <source>Waiting for another answer from this provider to finish…</source>
             <translation>Esperando a que termine otra respuesta de este proveedor…</translation>
+        </message>
+        <message>
+            <source>Memory removed.</source>
+            <translation>Recuerdo eliminado.</translation>
+        </message>
+        <message>
+            <source>This memory was already deleted.</source>
+            <translation>Este recuerdo ya se había eliminado.</translation>
         </message>
     </context>
     <context>
@@ -1361,6 +1491,18 @@
             <translation>Ese chat ya no existe.</translation>
         </message>
         <message>
+            <source>A memory needs some text.</source>
+            <translation>Un recuerdo necesita algo de texto.</translation>
+        </message>
+        <message>
+            <source>That memory is gone.</source>
+            <translation>Ese recuerdo ya no existe.</translation>
+        </message>
+        <message>
+            <source>Comparing models is not available in a temporary chat.</source>
+            <translation>Comparar modelos no está disponible en un chat temporal.</translation>
+        </message>
+        <message>
             <source>Something unexpected went wrong.</source>
             <translation>Algo inesperado salió mal.</translation>
         </message>
@@ -2070,8 +2212,16 @@
             <translation>&amp;Nuevo chat</translation>
         </message>
         <message>
+            <source>New t&amp;emporary chat</source>
+            <translation>Nuevo chat t&amp;emporal</translation>
+        </message>
+        <message>
             <source>Choose &amp;workspace folder…</source>
             <translation>Elegir carpeta de &amp;trabajo…</translation>
+        </message>
+        <message>
+            <source>Install &amp;extension…</source>
+            <translation>Instalar &amp;extensión…</translation>
         </message>
         <message>
             <source>&amp;Quit</source>
@@ -2164,6 +2314,14 @@
         <message>
             <source>Choose workspace folder</source>
             <translation>Elegir carpeta de trabajo</translation>
+        </message>
+        <message>
+            <source>Install extension</source>
+            <translation>Instalar extensión</translation>
+        </message>
+        <message>
+            <source>MCP bundles (*.mcpb *.dxt)</source>
+            <translation>Paquetes MCP (*.mcpb *.dxt)</translation>
         </message>
     </context>
     <context>
@@ -2672,6 +2830,123 @@
         </message>
     </context>
     <context>
+        <name>MemoryNotices</name>
+        <message>
+            <source>Memory removed: {fact}</source>
+            <translation>Recuerdo eliminado: {fact}</translation>
+        </message>
+        <message>
+            <source>Undo</source>
+            <translation>Deshacer</translation>
+        </message>
+        <message>
+            <source>Memory saved: {fact}</source>
+            <translation>Recuerdo guardado: {fact}</translation>
+        </message>
+    </context>
+    <context>
+        <name>MemoryPage</name>
+        <message>
+            <source>Remember facts about me across chats</source>
+            <translation>Recordar datos sobre mí entre chats</translation>
+        </message>
+        <message>
+            <source>Off: memory is paused; no memory is sent to the model and none is saved</source>
+            <translation>Desactivado: la memoria está en pausa; no se envía ningún recuerdo al modelo ni se guarda ninguno</translation>
+        </message>
+        <message>
+            <source>Memory</source>
+            <translation>Memoria</translation>
+        </message>
+        <message>
+            <source>When the assistant wants to remember something</source>
+            <translation>Cuando el asistente quiere recordar algo</translation>
+        </message>
+        <message>
+            <source>Ask me first</source>
+            <translation>Preguntarme antes</translation>
+        </message>
+        <message>
+            <source>Save without asking</source>
+            <translation>Guardar sin preguntar</translation>
+        </message>
+        <message>
+            <source>New memories</source>
+            <translation>Recuerdos nuevos</translation>
+        </message>
+        <message>
+            <source>Say “remember that…” in a chat, or the assistant may propose a memory. Memories stay on this computer; they are in exports and sync (encrypted), and are sent only in the system prompt of your chats. Temporary chats use none.</source>
+            <translation>Di “recuerda que…” en un chat, o el asistente puede proponer un recuerdo. Los recuerdos se quedan en este ordenador; van en las exportaciones y en la sincronización (cifrada), y solo se envían en el mensaje del sistema de tus chats. Los chats temporales no usan ninguno.</translation>
+        </message>
+        <message>
+            <source>Search memories…</source>
+            <translation>Buscar recuerdos…</translation>
+        </message>
+        <message>
+            <source>Search memories</source>
+            <translation>Buscar recuerdos</translation>
+        </message>
+        <message>
+            <source>Memories</source>
+            <translation>Recuerdos</translation>
+        </message>
+        <message>
+            <source>Edit…</source>
+            <translation>Editar…</translation>
+        </message>
+        <message>
+            <source>Delete</source>
+            <translation>Eliminar</translation>
+        </message>
+        <message>
+            <source>Delete all…</source>
+            <translation>Eliminar todo…</translation>
+        </message>
+        <message>
+            <source>In a project only</source>
+            <translation>Solo en un proyecto</translation>
+        </message>
+        <message>
+            <source>In every chat</source>
+            <translation>En todos los chats</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n memories</source>
+            <translation>
+                <numerusform>%n recuerdo</numerusform>
+                <numerusform>%n recuerdos</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>No memory matches the search.</source>
+            <translation>Ningún recuerdo coincide con la búsqueda.</translation>
+        </message>
+        <message>
+            <source>No memories yet.</source>
+            <translation>Aún no hay recuerdos.</translation>
+        </message>
+        <message>
+            <source>Edit memory</source>
+            <translation>Editar recuerdo</translation>
+        </message>
+        <message>
+            <source>What the assistant remembers:</source>
+            <translation>Lo que recuerda el asistente:</translation>
+        </message>
+        <message>
+            <source>Delete all memories</source>
+            <translation>Eliminar todos los recuerdos</translation>
+        </message>
+        <message>
+            <source>Delete every memory? The assistant forgets all it knows about you; this cannot be undone.</source>
+            <translation>¿Eliminar todos los recuerdos? El asistente olvida todo lo que sabe de ti; no se puede deshacer.</translation>
+        </message>
+        <message>
+            <source>Delete all</source>
+            <translation>Eliminar todo</translation>
+        </message>
+    </context>
+    <context>
         <name>MessageAccessibility</name>
         <message>
             <source>Code block, {language}</source>
@@ -2718,6 +2993,7 @@
         <name>MessageHeader</name>
         <message>
             <source>Copy</source>
+            <extracomment>Read the last answer aloud (again: stop); shown beside "Read aloud" in the menu.</extracomment>
             <translation>Copiar</translation>
         </message>
         <message>
@@ -2751,6 +3027,18 @@
         <message>
             <source>Delete this and what follows…</source>
             <translation>Eliminar este y lo que sigue…</translation>
+        </message>
+        <message>
+            <source>Read aloud</source>
+            <translation>Leer en voz alta</translation>
+        </message>
+        <message>
+            <source>Preview this page…</source>
+            <translation>Vista previa de esta página…</translation>
+        </message>
+        <message>
+            <source>Opens in your browser: this runs the model's code, with every network request blocked</source>
+            <translation>Se abre en el navegador: ejecuta el código del modelo, con todas las solicitudes de red bloqueadas</translation>
         </message>
         <message>
             <source>Inspect the request…</source>
@@ -2833,6 +3121,45 @@
         </message>
     </context>
     <context>
+        <name>MicButton</name>
+        <message>
+            <source>Recording… click to stop</source>
+            <translation>Grabando… haga clic para detener</translation>
+        </message>
+        <message>
+            <source>Stop and write down what you said</source>
+            <translation>Detener y escribir lo que dijo</translation>
+        </message>
+        <message>
+            <source>Stop dictation</source>
+            <translation>Detener el dictado</translation>
+        </message>
+        <message>
+            <source>Writing it down…</source>
+            <translation>Escribiéndolo…</translation>
+        </message>
+        <message>
+            <source>Your recording is being written down</source>
+            <translation>Su grabación se está transcribiendo</translation>
+        </message>
+        <message>
+            <source>Transcribing</source>
+            <translation>Transcribiendo</translation>
+        </message>
+        <message>
+            <source>Dictate (failed)</source>
+            <translation>Dictar (falló)</translation>
+        </message>
+        <message>
+            <source>Dictate: record what you say, then edit the text before sending</source>
+            <translation>Dictar: graba lo que dice y edite el texto antes de enviarlo</translation>
+        </message>
+        <message>
+            <source>Dictate</source>
+            <translation>Dictar</translation>
+        </message>
+    </context>
+    <context>
         <name>ModelPicker</name>
         <message>
             <source>Search models, or type a model id</source>
@@ -2864,6 +3191,10 @@
         <message>
             <source>Recent</source>
             <translation>Recientes</translation>
+        </message>
+        <message>
+            <source>makes images</source>
+            <translation>crea imágenes</translation>
         </message>
         <message>
             <source>tools</source>
@@ -3659,6 +3990,45 @@
         </message>
     </context>
     <context>
+        <name>ReadingBar</name>
+        <message>
+            <source>Stop</source>
+            <translation>Detener</translation>
+        </message>
+        <message>
+            <source>Stop reading aloud</source>
+            <translation>Dejar de leer en voz alta</translation>
+        </message>
+        <message>
+            <source>Preparing to read aloud…</source>
+            <translation>Preparando la lectura…</translation>
+        </message>
+        <message>
+            <source>Reading aloud</source>
+            <translation>Leyendo en voz alta</translation>
+        </message>
+        <message>
+            <source>Reading aloud (paused)</source>
+            <translation>Leyendo en voz alta (en pausa)</translation>
+        </message>
+        <message>
+            <source>Resume</source>
+            <translation>Reanudar</translation>
+        </message>
+        <message>
+            <source>Pause</source>
+            <translation>Pausar</translation>
+        </message>
+        <message>
+            <source>Go on reading</source>
+            <translation>Seguir leyendo</translation>
+        </message>
+        <message>
+            <source>Pause reading</source>
+            <translation>Pausar la lectura</translation>
+        </message>
+    </context>
+    <context>
         <name>ReplayView</name>
         <message>
             <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
@@ -3905,6 +4275,58 @@
             <translation>Copiar</translation>
         </message>
         <message>
+            <source>Save…</source>
+            <translation>Guardar…</translation>
+        </message>
+        <message>
+            <source>Picture</source>
+            <translation>Imagen</translation>
+        </message>
+        <message>
+            <source>Source</source>
+            <translation>Código</translation>
+        </message>
+        <message>
+            <source>Preview</source>
+            <translation>Vista previa</translation>
+        </message>
+        <message>
+            <source>Open in your browser: this runs the model's code, with every network request blocked</source>
+            <translation>Abrir en el navegador: ejecuta el código del modelo, con todas las solicitudes de red bloqueadas</translation>
+        </message>
+        <message>
+            <source>Show the code, or the drawing</source>
+            <translation>Mostrar el código o el dibujo</translation>
+        </message>
+        <message>
+            <source>Save this as a file</source>
+            <translation>Guardar esto como archivo</translation>
+        </message>
+        <message>
+            <source>The preview runs the model's code in your web browser. Every network request from it is blocked, so it cannot send anything anywhere or load anything. Open it?</source>
+            <translation>La vista previa ejecuta el código del modelo en su navegador. Todas sus solicitudes de red se bloquean, así que no puede enviar nada a ninguna parte ni cargar nada. ¿Abrirla?</translation>
+        </message>
+        <message>
+            <source>This build has no mermaid.js, so diagrams cannot be previewed.</source>
+            <translation>Esta versión no incluye mermaid.js, así que no se pueden previsualizar diagramas.</translation>
+        </message>
+        <message>
+            <source>Could not write the preview: {error}</source>
+            <translation>No se pudo escribir la vista previa: {error}</translation>
+        </message>
+        <message>
+            <source>Save as</source>
+            <translation>Guardar como</translation>
+        </message>
+        <message>
+            <source>{kind} files (*{suffix});;All files (*)</source>
+            <translation>Archivos {kind} (*{suffix});;Todos los archivos (*)</translation>
+        </message>
+        <message>
+            <source>Could not save {path}: {error}</source>
+            <translation>No se pudo guardar {path}: {error}</translation>
+        </message>
+        <message>
             <source>Copied</source>
             <translation>Copiado</translation>
         </message>
@@ -4021,6 +4443,7 @@
         <name>SessionList</name>
         <message>
             <source>+  New chat</source>
+            <extracomment>Chats listed at first, and added each time the list is scrolled to its end: with thousands of chats, listing them all took hundreds of milliseconds on every change (each sent message; tests/bench/bench_shipped_startup.py).</extracomment>
             <translation>+  Nuevo chat</translation>
         </message>
         <message>
@@ -4273,6 +4696,10 @@
             <translation>Chats</translation>
         </message>
         <message>
+            <source>Memory</source>
+            <translation>Memoria</translation>
+        </message>
+        <message>
             <source>Network</source>
             <translation>Red</translation>
         </message>
@@ -4287,6 +4714,10 @@
         <message>
             <source>Web search</source>
             <translation>Búsqueda web</translation>
+        </message>
+        <message>
+            <source>Skills</source>
+            <translation>Habilidades</translation>
         </message>
         <message>
             <source>Usage</source>
@@ -4498,6 +4929,133 @@
         </message>
     </context>
     <context>
+        <name>SkillSwitches</name>
+        <message>
+            <source>Skills</source>
+            <translation>Habilidades</translation>
+        </message>
+        <message>
+            <source>No skills (add some in Preferences → Skills)</source>
+            <translation>No hay habilidades (añádelas en Preferencias → Habilidades)</translation>
+        </message>
+    </context>
+    <context>
+        <name>SkillsPage</name>
+        <message>
+            <source>{path} does not exist.</source>
+            <extracomment>The page's wording of the errors adding or removing a skill can carry.</extracomment>
+            <translation>{path} no existe.</translation>
+        </message>
+        <message>
+            <source>There is no SKILL.md in it.</source>
+            <translation>No contiene ningún SKILL.md.</translation>
+        </message>
+        <message>
+            <source>The skill is not valid: {reason}</source>
+            <translation>La habilidad no es válida: {reason}</translation>
+        </message>
+        <message>
+            <source>The zip is refused: {reason}</source>
+            <translation>Se rechaza el zip: {reason}</translation>
+        </message>
+        <message>
+            <source>The skill is larger than 50 MB.</source>
+            <translation>La habilidad ocupa más de 50 MB.</translation>
+        </message>
+        <message>
+            <source>A skill named {name} is already added.</source>
+            <translation>Ya hay una habilidad llamada {name}.</translation>
+        </message>
+        <message>
+            <source>There is no added skill named {name}.</source>
+            <translation>No hay ninguna habilidad añadida llamada {name}.</translation>
+        </message>
+        <message>
+            <source>Skills are folders of instructions, scripts and resources the model loads when a task needs them. The model sees each skill's name and description; it reads the rest with the Load skill tool, and runs scripts with Run command (which asks first). A chat or assistant can turn skills off for itself.</source>
+            <translation>Las habilidades son carpetas de instrucciones, scripts y recursos que el modelo carga cuando una tarea las necesita. El modelo ve el nombre y la descripción de cada habilidad; lee el resto con la herramienta Cargar habilidad y ejecuta los scripts con Ejecutar comando (que pregunta antes). Un chat o un asistente puede desactivar habilidades para sí.</translation>
+        </message>
+        <message>
+            <source>Skills</source>
+            <translation>Habilidades</translation>
+        </message>
+        <message>
+            <source>Skill</source>
+            <translation>Habilidad</translation>
+        </message>
+        <message>
+            <source>From</source>
+            <translation>Origen</translation>
+        </message>
+        <message>
+            <source>Description</source>
+            <translation>Descripción</translation>
+        </message>
+        <message>
+            <source>No skills yet. Add a folder that holds a SKILL.md, or a zip of one.</source>
+            <translation>Aún no hay habilidades. Añade una carpeta que contenga un SKILL.md, o un zip de ella.</translation>
+        </message>
+        <message>
+            <source>Add folder…</source>
+            <translation>Añadir carpeta…</translation>
+        </message>
+        <message>
+            <source>Add zip…</source>
+            <translation>Añadir zip…</translation>
+        </message>
+        <message>
+            <source>Remove</source>
+            <translation>Quitar</translation>
+        </message>
+        <message>
+            <source>Open skills folder</source>
+            <translation>Abrir carpeta de habilidades</translation>
+        </message>
+        <message>
+            <source>On: offered to every chat</source>
+            <translation>Activada: se ofrece a todos los chats</translation>
+        </message>
+        <message>
+            <source>Workspace</source>
+            <translation>Espacio de trabajo</translation>
+        </message>
+        <message>
+            <source>App</source>
+            <translation>App</translation>
+        </message>
+        <message>
+            <source>Cannot be used: {problem}</source>
+            <translation>No se puede usar: {problem}</translation>
+        </message>
+        <message>
+            <source>Add a skill folder</source>
+            <translation>Añadir una carpeta de habilidad</translation>
+        </message>
+        <message>
+            <source>Add a skill from a zip</source>
+            <translation>Añadir una habilidad desde un zip</translation>
+        </message>
+        <message>
+            <source>Zip archives (*.zip)</source>
+            <translation>Archivos zip (*.zip)</translation>
+        </message>
+        <message>
+            <source>The skill could not be copied: {reason}</source>
+            <translation>No se pudo copiar la habilidad: {reason}</translation>
+        </message>
+        <message>
+            <source>Remove skill</source>
+            <translation>Quitar habilidad</translation>
+        </message>
+        <message>
+            <source>Remove the skill {name}? Its folder is deleted.</source>
+            <translation>¿Quitar la habilidad {name}? Se borrará su carpeta.</translation>
+        </message>
+        <message>
+            <source>The skill could not be removed: {reason}</source>
+            <translation>No se pudo quitar la habilidad: {reason}</translation>
+        </message>
+    </context>
+    <context>
         <name>SlashPrompts</name>
         <message>
             <source>Prompts from MCP servers</source>
@@ -4575,7 +5133,7 @@
         </message>
         <message>
             <source>Chats</source>
-            <extracomment>clicked before the app had loaded listed by :meth:`fill`</extracomment>
+            <extracomment>clicked before the app had loaded listed by :meth:`fill` pressed in the window before :meth:`fill`</extracomment>
             <translation>Chats</translation>
         </message>
         <message>
@@ -4795,6 +5353,13 @@
                 <numerusform>%n cambio pendiente</numerusform>
                 <numerusform>%n cambios pendientes</numerusform>
             </translation>
+        </message>
+    </context>
+    <context>
+        <name>TemporaryBanner</name>
+        <message>
+            <source>Temporary chat: it uses no memory and is not kept once you leave it.</source>
+            <translation>Chat temporal: no usa memoria y no se guarda al salir de él.</translation>
         </message>
     </context>
     <context>
@@ -5036,6 +5601,14 @@
         <message>
             <source>Search knowledge</source>
             <translation>Buscar en el conocimiento</translation>
+        </message>
+        <message>
+            <source>Remember</source>
+            <translation>Recordar</translation>
+        </message>
+        <message>
+            <source>Load skill</source>
+            <translation>Cargar habilidad</translation>
         </message>
     </context>
     <context>
@@ -5778,6 +6351,80 @@
         </message>
     </context>
     <context>
+        <name>Voice</name>
+        <message>
+            <source>No microphone could be opened. Connect one, or allow this app to use the microphone in the system's privacy settings.</source>
+            <translation>No se pudo abrir ningún micrófono. Conecte uno o permita que esta aplicación use el micrófono en la configuración de privacidad del sistema.</translation>
+        </message>
+        <message>
+            <source>No sound output could be opened, so nothing can be read aloud here.</source>
+            <translation>No se pudo abrir ninguna salida de sonido, así que aquí no se puede leer nada en voz alta.</translation>
+        </message>
+        <message>
+            <source>This system has no speech engine. Install espeak-ng, or set a speech model in Settings.</source>
+            <translation>Este sistema no tiene motor de voz. Instale espeak-ng o configure un modelo de voz en Configuración.</translation>
+        </message>
+        <message>
+            <source>Set a transcription model in Settings to dictate.</source>
+            <translation>Configure un modelo de transcripción en Configuración para dictar.</translation>
+        </message>
+        <message>
+            <source>This answer has no text to read aloud.</source>
+            <translation>Esta respuesta no tiene texto para leer en voz alta.</translation>
+        </message>
+        <message>
+            <source>The speech audio could not be played.</source>
+            <translation>No se pudo reproducir el audio de voz.</translation>
+        </message>
+        <message>
+            <source>Nothing was recorded.</source>
+            <translation>No se grabó nada.</translation>
+        </message>
+    </context>
+    <context>
+        <name>VoiceSettings</name>
+        <message>
+            <source>Provider that reads aloud</source>
+            <translation>Proveedor que lee en voz alta</translation>
+        </message>
+        <message>
+            <source>Speech model</source>
+            <translation>Modelo de voz</translation>
+        </message>
+        <message>
+            <source>Empty: the system's voice. e.g. gpt-4o-mini-tts</source>
+            <translation>Vacío: la voz del sistema. p. ej., gpt-4o-mini-tts</translation>
+        </message>
+        <message>
+            <source>Voice</source>
+            <translation>Voz</translation>
+        </message>
+        <message>
+            <source>Provider that writes dictation</source>
+            <translation>Proveedor que transcribe el dictado</translation>
+        </message>
+        <message>
+            <source>Transcription model</source>
+            <translation>Modelo de transcripción</translation>
+        </message>
+        <message>
+            <source>Empty: no dictation. e.g. whisper-1</source>
+            <translation>Vacío: sin dictado. p. ej., whisper-1</translation>
+        </message>
+        <message>
+            <source>Read aloud on</source>
+            <translation>Leer en voz alta con</translation>
+        </message>
+        <message>
+            <source>Dictation on</source>
+            <translation>Dictado con</translation>
+        </message>
+        <message>
+            <source>The chat's provider</source>
+            <translation>El proveedor del chat</translation>
+        </message>
+    </context>
+    <context>
         <name>WebSearchSettings</name>
         <message>
             <source>Search service</source>
@@ -5912,6 +6559,13 @@
         <message>
             <source>Step {number}</source>
             <translation>Paso {number}</translation>
+        </message>
+    </context>
+    <context>
+        <name>_PathRow</name>
+        <message>
+            <source>Browse…</source>
+            <translation>Examinar…</translation>
         </message>
     </context>
 </TS>

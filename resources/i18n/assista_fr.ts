@@ -50,6 +50,73 @@
         </message>
     </context>
     <context>
+        <name>AnswerImage</name>
+        <message>
+            <source>Image {width}×{height}</source>
+            <translation>Image {width}×{height}</translation>
+        </message>
+        <message>
+            <source>Save as…</source>
+            <translation>Enregistrer sous…</translation>
+        </message>
+        <message>
+            <source>Copy</source>
+            <translation>Copier</translation>
+        </message>
+        <message>
+            <source>Open</source>
+            <translation>Ouvrir</translation>
+        </message>
+        <message>
+            <source>Save image</source>
+            <translation>Enregistrer l’image</translation>
+        </message>
+        <message>
+            <source>Images (*.{suffix})</source>
+            <translation>Images (*.{suffix})</translation>
+        </message>
+        <message>
+            <source>The image could not be saved: {reason}</source>
+            <translation>L’image n’a pas pu être enregistrée : {reason}</translation>
+        </message>
+        <message>
+            <source>The image could not be opened: {reason}</source>
+            <translation>L’image n’a pas pu être ouverte : {reason}</translation>
+        </message>
+        <message>
+            <source>No application opens images.</source>
+            <translation>Aucune application n’ouvre les images.</translation>
+        </message>
+    </context>
+    <context>
+        <name>AnswerImages</name>
+        <message>
+            <source>Image not shown: it is larger than the app allows (10 MB, 8192×8192 pixels).</source>
+            <extracomment>The widest an answer's image is shown (a click on Open shows it whole). Qt's own cap on one decoded image, in MB (8192x8192 RGBA is 256 MB).</extracomment>
+            <translation>Image non affichée : elle dépasse ce que l’application autorise (10 Mo, 8192×8192 pixels).</translation>
+        </message>
+        <message>
+            <source>Image not shown: the provider sent a link instead of the picture.</source>
+            <translation>Image non affichée : le fournisseur a envoyé un lien au lieu de l’image.</translation>
+        </message>
+        <message>
+            <source>Image not shown: it could not be downloaded.</source>
+            <translation>Image non affichée : elle n’a pas pu être téléchargée.</translation>
+        </message>
+        <message>
+            <source>The provider could not make the image.</source>
+            <translation>Le fournisseur n’a pas pu créer l’image.</translation>
+        </message>
+        <message>
+            <source>Image not shown: the data is not a picture the app can show (PNG, JPEG, GIF or WebP).</source>
+            <translation>Image non affichée : les données ne sont pas une image que l’application sait afficher (PNG, JPEG, GIF ou WebP).</translation>
+        </message>
+        <message>
+            <source>Image not shown: its data is broken.</source>
+            <translation>Image non affichée : ses données sont corrompues.</translation>
+        </message>
+    </context>
+    <context>
         <name>AppTray</name>
         <message>
             <source>{app} tray menu</source>
@@ -232,6 +299,10 @@
         <message>
             <source>Edit {path}</source>
             <translation>Modifier {path}</translation>
+        </message>
+        <message>
+            <source>Save a memory</source>
+            <translation>Enregistrer un souvenir</translation>
         </message>
         <message>
             <source>Sandboxed · no network · writes only in the workspace</source>
@@ -578,6 +649,53 @@
         </message>
     </context>
     <context>
+        <name>BundleDialog</name>
+        <message>
+            <source>{path} is not a file.</source>
+            <translation>{path} n'est pas un fichier.</translation>
+        </message>
+        <message>
+            <source>The extension is refused: {reason}</source>
+            <translation>L'extension est refusée : {reason}</translation>
+        </message>
+        <message>
+            <source>An MCP server named {name} is already installed.</source>
+            <translation>Un serveur MCP nommé {name} est déjà installé.</translation>
+        </message>
+        <message>
+            <source>{field} is required.</source>
+            <translation>{field} est obligatoire.</translation>
+        </message>
+        <message>
+            <source>{field} is not a valid value.</source>
+            <translation>{field} n'a pas une valeur valide.</translation>
+        </message>
+        <message>
+            <source>Install extension</source>
+            <translation>Installer l'extension</translation>
+        </message>
+        <message>
+            <source>{name} {version}</source>
+            <translation>{name} {version}</translation>
+        </message>
+        <message>
+            <source>By {author}. {description}</source>
+            <translation>Par {author}. {description}</translation>
+        </message>
+        <message>
+            <source>It runs on this computer as the MCP server {name}, with your permissions; its tools ask before they act unless you allow them. Secrets go to the keyring.</source>
+            <translation>Elle s'exécute sur cet ordinateur comme serveur MCP {name}, avec vos droits ; ses outils demandent avant d'agir sauf si vous les autorisez. Les secrets vont dans le trousseau.</translation>
+        </message>
+        <message>
+            <source>Install</source>
+            <translation>Installer</translation>
+        </message>
+        <message>
+            <source>The extension could not be installed: {reason}</source>
+            <translation>L'extension n'a pas pu être installée : {reason}</translation>
+        </message>
+    </context>
+    <context>
         <name>CallProgress</name>
         <message>
             <source>Progress</source>
@@ -587,12 +705,24 @@
     <context>
         <name>ChatController</name>
         <message>
+            <source>A temporary chat has one version of each message: edit and regenerate are not available.</source>
+            <translation>Une discussion temporaire n'a qu'une version de chaque message : modifier et régénérer ne sont pas disponibles.</translation>
+        </message>
+        <message>
             <source>This chat is answering in another Assista process (assista ask); try again once that answer has finished.</source>
             <translation>Cette discussion répond dans un autre processus Assista (assista ask) ; réessayez une fois cette réponse terminée.</translation>
         </message>
         <message>
             <source>Waiting for another answer from this provider to finish…</source>
             <translation>En attente de la fin d’une autre réponse de ce fournisseur…</translation>
+        </message>
+        <message>
+            <source>Memory removed.</source>
+            <translation>Souvenir supprimé.</translation>
+        </message>
+        <message>
+            <source>This memory was already deleted.</source>
+            <translation>Ce souvenir était déjà supprimé.</translation>
         </message>
     </context>
     <context>
@@ -1361,6 +1491,18 @@
             <translation>Cette discussion n’existe plus.</translation>
         </message>
         <message>
+            <source>A memory needs some text.</source>
+            <translation>Un souvenir a besoin d'un texte.</translation>
+        </message>
+        <message>
+            <source>That memory is gone.</source>
+            <translation>Ce souvenir n'existe plus.</translation>
+        </message>
+        <message>
+            <source>Comparing models is not available in a temporary chat.</source>
+            <translation>La comparaison de modèles n'est pas disponible dans une discussion temporaire.</translation>
+        </message>
+        <message>
             <source>Something unexpected went wrong.</source>
             <translation>Une erreur inattendue s’est produite.</translation>
         </message>
@@ -2070,8 +2212,16 @@
             <translation>&amp;Nouvelle discussion</translation>
         </message>
         <message>
+            <source>New t&amp;emporary chat</source>
+            <translation>Nouvelle discussion t&amp;emporaire</translation>
+        </message>
+        <message>
             <source>Choose &amp;workspace folder…</source>
             <translation>Choisir le dossier de &amp;travail…</translation>
+        </message>
+        <message>
+            <source>Install &amp;extension…</source>
+            <translation>Installer une &amp;extension…</translation>
         </message>
         <message>
             <source>&amp;Quit</source>
@@ -2164,6 +2314,14 @@
         <message>
             <source>Choose workspace folder</source>
             <translation>Choisir le dossier de travail</translation>
+        </message>
+        <message>
+            <source>Install extension</source>
+            <translation>Installer l'extension</translation>
+        </message>
+        <message>
+            <source>MCP bundles (*.mcpb *.dxt)</source>
+            <translation>Paquets MCP (*.mcpb *.dxt)</translation>
         </message>
     </context>
     <context>
@@ -2672,6 +2830,123 @@
         </message>
     </context>
     <context>
+        <name>MemoryNotices</name>
+        <message>
+            <source>Memory removed: {fact}</source>
+            <translation>Souvenir supprimé : {fact}</translation>
+        </message>
+        <message>
+            <source>Undo</source>
+            <translation>Annuler</translation>
+        </message>
+        <message>
+            <source>Memory saved: {fact}</source>
+            <translation>Souvenir enregistré : {fact}</translation>
+        </message>
+    </context>
+    <context>
+        <name>MemoryPage</name>
+        <message>
+            <source>Remember facts about me across chats</source>
+            <translation>Retenir des faits sur moi d'une discussion à l'autre</translation>
+        </message>
+        <message>
+            <source>Off: memory is paused; no memory is sent to the model and none is saved</source>
+            <translation>Désactivé : la mémoire est en pause ; aucun souvenir n'est envoyé au modèle ni enregistré</translation>
+        </message>
+        <message>
+            <source>Memory</source>
+            <translation>Mémoire</translation>
+        </message>
+        <message>
+            <source>When the assistant wants to remember something</source>
+            <translation>Quand l'assistant veut retenir quelque chose</translation>
+        </message>
+        <message>
+            <source>Ask me first</source>
+            <translation>Me demander d'abord</translation>
+        </message>
+        <message>
+            <source>Save without asking</source>
+            <translation>Enregistrer sans demander</translation>
+        </message>
+        <message>
+            <source>New memories</source>
+            <translation>Nouveaux souvenirs</translation>
+        </message>
+        <message>
+            <source>Say “remember that…” in a chat, or the assistant may propose a memory. Memories stay on this computer; they are in exports and sync (encrypted), and are sent only in the system prompt of your chats. Temporary chats use none.</source>
+            <translation>Dites « retiens que… » dans une discussion, ou l'assistant peut proposer un souvenir. Les souvenirs restent sur cet ordinateur ; ils figurent dans les exports et la synchronisation (chiffrée), et ne sont envoyés que dans l'invite système de vos discussions. Les discussions temporaires n'en utilisent aucun.</translation>
+        </message>
+        <message>
+            <source>Search memories…</source>
+            <translation>Rechercher dans les souvenirs…</translation>
+        </message>
+        <message>
+            <source>Search memories</source>
+            <translation>Rechercher dans les souvenirs</translation>
+        </message>
+        <message>
+            <source>Memories</source>
+            <translation>Souvenirs</translation>
+        </message>
+        <message>
+            <source>Edit…</source>
+            <translation>Modifier…</translation>
+        </message>
+        <message>
+            <source>Delete</source>
+            <translation>Supprimer</translation>
+        </message>
+        <message>
+            <source>Delete all…</source>
+            <translation>Tout supprimer…</translation>
+        </message>
+        <message>
+            <source>In a project only</source>
+            <translation>Dans un projet seulement</translation>
+        </message>
+        <message>
+            <source>In every chat</source>
+            <translation>Dans toutes les discussions</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n memories</source>
+            <translation>
+                <numerusform>%n souvenir</numerusform>
+                <numerusform>%n souvenirs</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>No memory matches the search.</source>
+            <translation>Aucun souvenir ne correspond à la recherche.</translation>
+        </message>
+        <message>
+            <source>No memories yet.</source>
+            <translation>Aucun souvenir pour l'instant.</translation>
+        </message>
+        <message>
+            <source>Edit memory</source>
+            <translation>Modifier le souvenir</translation>
+        </message>
+        <message>
+            <source>What the assistant remembers:</source>
+            <translation>Ce dont l'assistant se souvient :</translation>
+        </message>
+        <message>
+            <source>Delete all memories</source>
+            <translation>Supprimer tous les souvenirs</translation>
+        </message>
+        <message>
+            <source>Delete every memory? The assistant forgets all it knows about you; this cannot be undone.</source>
+            <translation>Supprimer tous les souvenirs ? L'assistant oublie tout ce qu'il sait de vous ; c'est irréversible.</translation>
+        </message>
+        <message>
+            <source>Delete all</source>
+            <translation>Tout supprimer</translation>
+        </message>
+    </context>
+    <context>
         <name>MessageAccessibility</name>
         <message>
             <source>Code block, {language}</source>
@@ -2718,6 +2993,7 @@
         <name>MessageHeader</name>
         <message>
             <source>Copy</source>
+            <extracomment>Read the last answer aloud (again: stop); shown beside "Read aloud" in the menu.</extracomment>
             <translation>Copier</translation>
         </message>
         <message>
@@ -2751,6 +3027,18 @@
         <message>
             <source>Delete this and what follows…</source>
             <translation>Supprimer ce message et la suite…</translation>
+        </message>
+        <message>
+            <source>Read aloud</source>
+            <translation>Lire à voix haute</translation>
+        </message>
+        <message>
+            <source>Preview this page…</source>
+            <translation>Aperçu de cette page…</translation>
+        </message>
+        <message>
+            <source>Opens in your browser: this runs the model's code, with every network request blocked</source>
+            <translation>S'ouvre dans le navigateur : cela exécute le code du modèle, toute requête réseau étant bloquée</translation>
         </message>
         <message>
             <source>Inspect the request…</source>
@@ -2833,6 +3121,45 @@
         </message>
     </context>
     <context>
+        <name>MicButton</name>
+        <message>
+            <source>Recording… click to stop</source>
+            <translation>Enregistrement… cliquez pour arrêter</translation>
+        </message>
+        <message>
+            <source>Stop and write down what you said</source>
+            <translation>Arrêter et écrire ce que vous avez dit</translation>
+        </message>
+        <message>
+            <source>Stop dictation</source>
+            <translation>Arrêter la dictée</translation>
+        </message>
+        <message>
+            <source>Writing it down…</source>
+            <translation>Transcription en cours…</translation>
+        </message>
+        <message>
+            <source>Your recording is being written down</source>
+            <translation>Votre enregistrement est en cours de transcription</translation>
+        </message>
+        <message>
+            <source>Transcribing</source>
+            <translation>Transcription</translation>
+        </message>
+        <message>
+            <source>Dictate (failed)</source>
+            <translation>Dicter (échec)</translation>
+        </message>
+        <message>
+            <source>Dictate: record what you say, then edit the text before sending</source>
+            <translation>Dicter : enregistre ce que vous dites, puis modifiez le texte avant l'envoi</translation>
+        </message>
+        <message>
+            <source>Dictate</source>
+            <translation>Dicter</translation>
+        </message>
+    </context>
+    <context>
         <name>ModelPicker</name>
         <message>
             <source>Search models, or type a model id</source>
@@ -2864,6 +3191,10 @@
         <message>
             <source>Recent</source>
             <translation>Récents</translation>
+        </message>
+        <message>
+            <source>makes images</source>
+            <translation>crée des images</translation>
         </message>
         <message>
             <source>tools</source>
@@ -3659,6 +3990,45 @@
         </message>
     </context>
     <context>
+        <name>ReadingBar</name>
+        <message>
+            <source>Stop</source>
+            <translation>Arrêter</translation>
+        </message>
+        <message>
+            <source>Stop reading aloud</source>
+            <translation>Arrêter la lecture</translation>
+        </message>
+        <message>
+            <source>Preparing to read aloud…</source>
+            <translation>Préparation de la lecture…</translation>
+        </message>
+        <message>
+            <source>Reading aloud</source>
+            <translation>Lecture à voix haute</translation>
+        </message>
+        <message>
+            <source>Reading aloud (paused)</source>
+            <translation>Lecture à voix haute (en pause)</translation>
+        </message>
+        <message>
+            <source>Resume</source>
+            <translation>Reprendre</translation>
+        </message>
+        <message>
+            <source>Pause</source>
+            <translation>Pause</translation>
+        </message>
+        <message>
+            <source>Go on reading</source>
+            <translation>Reprendre la lecture</translation>
+        </message>
+        <message>
+            <source>Pause reading</source>
+            <translation>Mettre la lecture en pause</translation>
+        </message>
+    </context>
+    <context>
         <name>ReplayView</name>
         <message>
             <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
@@ -3905,6 +4275,58 @@
             <translation>Copier</translation>
         </message>
         <message>
+            <source>Save…</source>
+            <translation>Enregistrer…</translation>
+        </message>
+        <message>
+            <source>Picture</source>
+            <translation>Image</translation>
+        </message>
+        <message>
+            <source>Source</source>
+            <translation>Source</translation>
+        </message>
+        <message>
+            <source>Preview</source>
+            <translation>Aperçu</translation>
+        </message>
+        <message>
+            <source>Open in your browser: this runs the model's code, with every network request blocked</source>
+            <translation>Ouvrir dans le navigateur : cela exécute le code du modèle, toute requête réseau étant bloquée</translation>
+        </message>
+        <message>
+            <source>Show the code, or the drawing</source>
+            <translation>Afficher le code ou le dessin</translation>
+        </message>
+        <message>
+            <source>Save this as a file</source>
+            <translation>Enregistrer ceci dans un fichier</translation>
+        </message>
+        <message>
+            <source>The preview runs the model's code in your web browser. Every network request from it is blocked, so it cannot send anything anywhere or load anything. Open it?</source>
+            <translation>L'aperçu exécute le code du modèle dans votre navigateur. Toute requête réseau qu'il fait est bloquée : il ne peut rien envoyer nulle part ni rien charger. L'ouvrir ?</translation>
+        </message>
+        <message>
+            <source>This build has no mermaid.js, so diagrams cannot be previewed.</source>
+            <translation>Cette version n'a pas mermaid.js : les diagrammes ne peuvent pas être prévisualisés.</translation>
+        </message>
+        <message>
+            <source>Could not write the preview: {error}</source>
+            <translation>Impossible d'écrire l'aperçu : {error}</translation>
+        </message>
+        <message>
+            <source>Save as</source>
+            <translation>Enregistrer sous</translation>
+        </message>
+        <message>
+            <source>{kind} files (*{suffix});;All files (*)</source>
+            <translation>Fichiers {kind} (*{suffix});;Tous les fichiers (*)</translation>
+        </message>
+        <message>
+            <source>Could not save {path}: {error}</source>
+            <translation>Impossible d'enregistrer {path} : {error}</translation>
+        </message>
+        <message>
             <source>Copied</source>
             <translation>Copié</translation>
         </message>
@@ -4021,6 +4443,7 @@
         <name>SessionList</name>
         <message>
             <source>+  New chat</source>
+            <extracomment>Chats listed at first, and added each time the list is scrolled to its end: with thousands of chats, listing them all took hundreds of milliseconds on every change (each sent message; tests/bench/bench_shipped_startup.py).</extracomment>
             <translation>+  Nouvelle discussion</translation>
         </message>
         <message>
@@ -4273,6 +4696,10 @@
             <translation>Discussions</translation>
         </message>
         <message>
+            <source>Memory</source>
+            <translation>Mémoire</translation>
+        </message>
+        <message>
             <source>Network</source>
             <translation>Réseau</translation>
         </message>
@@ -4287,6 +4714,10 @@
         <message>
             <source>Web search</source>
             <translation>Recherche Web</translation>
+        </message>
+        <message>
+            <source>Skills</source>
+            <translation>Compétences</translation>
         </message>
         <message>
             <source>Usage</source>
@@ -4498,6 +4929,133 @@
         </message>
     </context>
     <context>
+        <name>SkillSwitches</name>
+        <message>
+            <source>Skills</source>
+            <translation>Compétences</translation>
+        </message>
+        <message>
+            <source>No skills (add some in Preferences → Skills)</source>
+            <translation>Aucune compétence (ajoutez-en dans Préférences → Compétences)</translation>
+        </message>
+    </context>
+    <context>
+        <name>SkillsPage</name>
+        <message>
+            <source>{path} does not exist.</source>
+            <extracomment>The page's wording of the errors adding or removing a skill can carry.</extracomment>
+            <translation>{path} n'existe pas.</translation>
+        </message>
+        <message>
+            <source>There is no SKILL.md in it.</source>
+            <translation>Il ne contient pas de SKILL.md.</translation>
+        </message>
+        <message>
+            <source>The skill is not valid: {reason}</source>
+            <translation>La compétence n'est pas valide : {reason}</translation>
+        </message>
+        <message>
+            <source>The zip is refused: {reason}</source>
+            <translation>Le zip est refusé : {reason}</translation>
+        </message>
+        <message>
+            <source>The skill is larger than 50 MB.</source>
+            <translation>La compétence dépasse 50 Mo.</translation>
+        </message>
+        <message>
+            <source>A skill named {name} is already added.</source>
+            <translation>Une compétence nommée {name} est déjà ajoutée.</translation>
+        </message>
+        <message>
+            <source>There is no added skill named {name}.</source>
+            <translation>Aucune compétence ajoutée ne s'appelle {name}.</translation>
+        </message>
+        <message>
+            <source>Skills are folders of instructions, scripts and resources the model loads when a task needs them. The model sees each skill's name and description; it reads the rest with the Load skill tool, and runs scripts with Run command (which asks first). A chat or assistant can turn skills off for itself.</source>
+            <translation>Les compétences sont des dossiers d'instructions, de scripts et de ressources que le modèle charge quand une tâche en a besoin. Le modèle voit le nom et la description de chaque compétence ; il lit le reste avec l'outil Charger la compétence et exécute les scripts avec Exécuter une commande (qui demande d'abord). Une conversation ou un assistant peut désactiver des compétences pour lui-même.</translation>
+        </message>
+        <message>
+            <source>Skills</source>
+            <translation>Compétences</translation>
+        </message>
+        <message>
+            <source>Skill</source>
+            <translation>Compétence</translation>
+        </message>
+        <message>
+            <source>From</source>
+            <translation>Origine</translation>
+        </message>
+        <message>
+            <source>Description</source>
+            <translation>Description</translation>
+        </message>
+        <message>
+            <source>No skills yet. Add a folder that holds a SKILL.md, or a zip of one.</source>
+            <translation>Aucune compétence pour l'instant. Ajoutez un dossier contenant un SKILL.md, ou un zip de celui-ci.</translation>
+        </message>
+        <message>
+            <source>Add folder…</source>
+            <translation>Ajouter un dossier…</translation>
+        </message>
+        <message>
+            <source>Add zip…</source>
+            <translation>Ajouter un zip…</translation>
+        </message>
+        <message>
+            <source>Remove</source>
+            <translation>Supprimer</translation>
+        </message>
+        <message>
+            <source>Open skills folder</source>
+            <translation>Ouvrir le dossier des compétences</translation>
+        </message>
+        <message>
+            <source>On: offered to every chat</source>
+            <translation>Activée : proposée à chaque conversation</translation>
+        </message>
+        <message>
+            <source>Workspace</source>
+            <translation>Espace de travail</translation>
+        </message>
+        <message>
+            <source>App</source>
+            <translation>Application</translation>
+        </message>
+        <message>
+            <source>Cannot be used: {problem}</source>
+            <translation>Inutilisable : {problem}</translation>
+        </message>
+        <message>
+            <source>Add a skill folder</source>
+            <translation>Ajouter un dossier de compétence</translation>
+        </message>
+        <message>
+            <source>Add a skill from a zip</source>
+            <translation>Ajouter une compétence depuis un zip</translation>
+        </message>
+        <message>
+            <source>Zip archives (*.zip)</source>
+            <translation>Archives zip (*.zip)</translation>
+        </message>
+        <message>
+            <source>The skill could not be copied: {reason}</source>
+            <translation>La compétence n'a pas pu être copiée : {reason}</translation>
+        </message>
+        <message>
+            <source>Remove skill</source>
+            <translation>Supprimer la compétence</translation>
+        </message>
+        <message>
+            <source>Remove the skill {name}? Its folder is deleted.</source>
+            <translation>Supprimer la compétence {name} ? Son dossier sera effacé.</translation>
+        </message>
+        <message>
+            <source>The skill could not be removed: {reason}</source>
+            <translation>La compétence n'a pas pu être supprimée : {reason}</translation>
+        </message>
+    </context>
+    <context>
         <name>SlashPrompts</name>
         <message>
             <source>Prompts from MCP servers</source>
@@ -4575,7 +5133,7 @@
         </message>
         <message>
             <source>Chats</source>
-            <extracomment>clicked before the app had loaded listed by :meth:`fill`</extracomment>
+            <extracomment>clicked before the app had loaded listed by :meth:`fill` pressed in the window before :meth:`fill`</extracomment>
             <translation>Discussions</translation>
         </message>
         <message>
@@ -4795,6 +5353,13 @@
                 <numerusform>%n modification en attente</numerusform>
                 <numerusform>%n modifications en attente</numerusform>
             </translation>
+        </message>
+    </context>
+    <context>
+        <name>TemporaryBanner</name>
+        <message>
+            <source>Temporary chat: it uses no memory and is not kept once you leave it.</source>
+            <translation>Discussion temporaire : elle n'utilise aucune mémoire et n'est pas conservée une fois quittée.</translation>
         </message>
     </context>
     <context>
@@ -5036,6 +5601,14 @@
         <message>
             <source>Search knowledge</source>
             <translation>Rechercher dans les connaissances</translation>
+        </message>
+        <message>
+            <source>Remember</source>
+            <translation>Retenir</translation>
+        </message>
+        <message>
+            <source>Load skill</source>
+            <translation>Charger la compétence</translation>
         </message>
     </context>
     <context>
@@ -5778,6 +6351,80 @@
         </message>
     </context>
     <context>
+        <name>Voice</name>
+        <message>
+            <source>No microphone could be opened. Connect one, or allow this app to use the microphone in the system's privacy settings.</source>
+            <translation>Aucun micro n'a pu être ouvert. Branchez-en un, ou autorisez cette application à utiliser le micro dans les réglages de confidentialité du système.</translation>
+        </message>
+        <message>
+            <source>No sound output could be opened, so nothing can be read aloud here.</source>
+            <translation>Aucune sortie son n'a pu être ouverte : rien ne peut être lu à voix haute ici.</translation>
+        </message>
+        <message>
+            <source>This system has no speech engine. Install espeak-ng, or set a speech model in Settings.</source>
+            <translation>Ce système n'a pas de moteur vocal. Installez espeak-ng, ou choisissez un modèle vocal dans les Réglages.</translation>
+        </message>
+        <message>
+            <source>Set a transcription model in Settings to dictate.</source>
+            <translation>Choisissez un modèle de transcription dans les Réglages pour dicter.</translation>
+        </message>
+        <message>
+            <source>This answer has no text to read aloud.</source>
+            <translation>Cette réponse n'a pas de texte à lire.</translation>
+        </message>
+        <message>
+            <source>The speech audio could not be played.</source>
+            <translation>L'audio de la voix n'a pas pu être lu.</translation>
+        </message>
+        <message>
+            <source>Nothing was recorded.</source>
+            <translation>Rien n'a été enregistré.</translation>
+        </message>
+    </context>
+    <context>
+        <name>VoiceSettings</name>
+        <message>
+            <source>Provider that reads aloud</source>
+            <translation>Fournisseur qui lit à voix haute</translation>
+        </message>
+        <message>
+            <source>Speech model</source>
+            <translation>Modèle vocal</translation>
+        </message>
+        <message>
+            <source>Empty: the system's voice. e.g. gpt-4o-mini-tts</source>
+            <translation>Vide : la voix du système. p. ex. gpt-4o-mini-tts</translation>
+        </message>
+        <message>
+            <source>Voice</source>
+            <translation>Voix</translation>
+        </message>
+        <message>
+            <source>Provider that writes dictation</source>
+            <translation>Fournisseur qui transcrit la dictée</translation>
+        </message>
+        <message>
+            <source>Transcription model</source>
+            <translation>Modèle de transcription</translation>
+        </message>
+        <message>
+            <source>Empty: no dictation. e.g. whisper-1</source>
+            <translation>Vide : pas de dictée. p. ex. whisper-1</translation>
+        </message>
+        <message>
+            <source>Read aloud on</source>
+            <translation>Lecture à voix haute avec</translation>
+        </message>
+        <message>
+            <source>Dictation on</source>
+            <translation>Dictée avec</translation>
+        </message>
+        <message>
+            <source>The chat's provider</source>
+            <translation>Le fournisseur de la discussion</translation>
+        </message>
+    </context>
+    <context>
         <name>WebSearchSettings</name>
         <message>
             <source>Search service</source>
@@ -5912,6 +6559,13 @@
         <message>
             <source>Step {number}</source>
             <translation>Étape {number}</translation>
+        </message>
+    </context>
+    <context>
+        <name>_PathRow</name>
+        <message>
+            <source>Browse…</source>
+            <translation>Parcourir…</translation>
         </message>
     </context>
 </TS>

@@ -50,6 +50,73 @@
         </message>
     </context>
     <context>
+        <name>AnswerImage</name>
+        <message>
+            <source>Image {width}×{height}</source>
+            <translation>画像 {width}×{height}</translation>
+        </message>
+        <message>
+            <source>Save as…</source>
+            <translation>名前を付けて保存…</translation>
+        </message>
+        <message>
+            <source>Copy</source>
+            <translation>コピー</translation>
+        </message>
+        <message>
+            <source>Open</source>
+            <translation>開く</translation>
+        </message>
+        <message>
+            <source>Save image</source>
+            <translation>画像を保存</translation>
+        </message>
+        <message>
+            <source>Images (*.{suffix})</source>
+            <translation>画像 (*.{suffix})</translation>
+        </message>
+        <message>
+            <source>The image could not be saved: {reason}</source>
+            <translation>画像を保存できませんでした: {reason}</translation>
+        </message>
+        <message>
+            <source>The image could not be opened: {reason}</source>
+            <translation>画像を開けませんでした: {reason}</translation>
+        </message>
+        <message>
+            <source>No application opens images.</source>
+            <translation>画像を開けるアプリケーションがありません。</translation>
+        </message>
+    </context>
+    <context>
+        <name>AnswerImages</name>
+        <message>
+            <source>Image not shown: it is larger than the app allows (10 MB, 8192×8192 pixels).</source>
+            <extracomment>The widest an answer's image is shown (a click on Open shows it whole). Qt's own cap on one decoded image, in MB (8192x8192 RGBA is 256 MB).</extracomment>
+            <translation>画像を表示できません: アプリの上限（10 MB、8192×8192 ピクセル）を超えています。</translation>
+        </message>
+        <message>
+            <source>Image not shown: the provider sent a link instead of the picture.</source>
+            <translation>画像を表示できません: プロバイダーが画像ではなくリンクを送信しました。</translation>
+        </message>
+        <message>
+            <source>Image not shown: it could not be downloaded.</source>
+            <translation>画像を表示できません: ダウンロードできませんでした。</translation>
+        </message>
+        <message>
+            <source>The provider could not make the image.</source>
+            <translation>プロバイダーは画像を作成できませんでした。</translation>
+        </message>
+        <message>
+            <source>Image not shown: the data is not a picture the app can show (PNG, JPEG, GIF or WebP).</source>
+            <translation>画像を表示できません: アプリで表示できる画像（PNG、JPEG、GIF、WebP）ではありません。</translation>
+        </message>
+        <message>
+            <source>Image not shown: its data is broken.</source>
+            <translation>画像を表示できません: データが壊れています。</translation>
+        </message>
+    </context>
+    <context>
         <name>AppTray</name>
         <message>
             <source>{app} tray menu</source>
@@ -232,6 +299,10 @@
         <message>
             <source>Edit {path}</source>
             <translation>{path} を編集</translation>
+        </message>
+        <message>
+            <source>Save a memory</source>
+            <translation>メモリーを保存</translation>
         </message>
         <message>
             <source>Sandboxed · no network · writes only in the workspace</source>
@@ -578,6 +649,53 @@
         </message>
     </context>
     <context>
+        <name>BundleDialog</name>
+        <message>
+            <source>{path} is not a file.</source>
+            <translation>{path} はファイルではありません。</translation>
+        </message>
+        <message>
+            <source>The extension is refused: {reason}</source>
+            <translation>拡張機能は拒否されました：{reason}</translation>
+        </message>
+        <message>
+            <source>An MCP server named {name} is already installed.</source>
+            <translation>{name} という名前の MCP サーバーは既にインストールされています。</translation>
+        </message>
+        <message>
+            <source>{field} is required.</source>
+            <translation>{field} は必須です。</translation>
+        </message>
+        <message>
+            <source>{field} is not a valid value.</source>
+            <translation>{field} の値が無効です。</translation>
+        </message>
+        <message>
+            <source>Install extension</source>
+            <translation>拡張機能をインストール</translation>
+        </message>
+        <message>
+            <source>{name} {version}</source>
+            <translation>{name} {version}</translation>
+        </message>
+        <message>
+            <source>By {author}. {description}</source>
+            <translation>作成者：{author}。{description}</translation>
+        </message>
+        <message>
+            <source>It runs on this computer as the MCP server {name}, with your permissions; its tools ask before they act unless you allow them. Secrets go to the keyring.</source>
+            <translation>このコンピューター上で MCP サーバー {name} としてあなたの権限で動作します。許可しない限り、ツールは実行前に確認します。シークレットはキーリングに保存されます。</translation>
+        </message>
+        <message>
+            <source>Install</source>
+            <translation>インストール</translation>
+        </message>
+        <message>
+            <source>The extension could not be installed: {reason}</source>
+            <translation>拡張機能をインストールできませんでした：{reason}</translation>
+        </message>
+    </context>
+    <context>
         <name>CallProgress</name>
         <message>
             <source>Progress</source>
@@ -587,12 +705,24 @@
     <context>
         <name>ChatController</name>
         <message>
+            <source>A temporary chat has one version of each message: edit and regenerate are not available.</source>
+            <translation>一時チャットでは各メッセージのバージョンは 1 つだけです。編集と再生成は使えません。</translation>
+        </message>
+        <message>
             <source>This chat is answering in another Assista process (assista ask); try again once that answer has finished.</source>
             <translation>このチャットは別の Assista プロセス（assista ask）で回答中です。その回答が終わってからもう一度お試しください。</translation>
         </message>
         <message>
             <source>Waiting for another answer from this provider to finish…</source>
             <translation>このプロバイダーの別の回答が終わるのを待っています…</translation>
+        </message>
+        <message>
+            <source>Memory removed.</source>
+            <translation>メモリーを削除しました。</translation>
+        </message>
+        <message>
+            <source>This memory was already deleted.</source>
+            <translation>このメモリーはすでに削除されています。</translation>
         </message>
     </context>
     <context>
@@ -1358,6 +1488,18 @@
             <translation>そのチャットはすでにありません。</translation>
         </message>
         <message>
+            <source>A memory needs some text.</source>
+            <translation>メモリーにはテキストが必要です。</translation>
+        </message>
+        <message>
+            <source>That memory is gone.</source>
+            <translation>そのメモリーはもうありません。</translation>
+        </message>
+        <message>
+            <source>Comparing models is not available in a temporary chat.</source>
+            <translation>一時チャットではモデルの比較は使えません。</translation>
+        </message>
+        <message>
             <source>Something unexpected went wrong.</source>
             <translation>予期しないエラーが発生しました。</translation>
         </message>
@@ -2060,8 +2202,16 @@
             <translation>新しいチャット(&amp;N)</translation>
         </message>
         <message>
+            <source>New t&amp;emporary chat</source>
+            <translation>新しい一時チャット(&amp;E)</translation>
+        </message>
+        <message>
             <source>Choose &amp;workspace folder…</source>
             <translation>作業フォルダーを選択(&amp;W)…</translation>
+        </message>
+        <message>
+            <source>Install &amp;extension…</source>
+            <translation>拡張機能をインストール(&amp;E)…</translation>
         </message>
         <message>
             <source>&amp;Quit</source>
@@ -2154,6 +2304,14 @@
         <message>
             <source>Choose workspace folder</source>
             <translation>作業フォルダーを選択</translation>
+        </message>
+        <message>
+            <source>Install extension</source>
+            <translation>拡張機能をインストール</translation>
+        </message>
+        <message>
+            <source>MCP bundles (*.mcpb *.dxt)</source>
+            <translation>MCP バンドル (*.mcpb *.dxt)</translation>
         </message>
     </context>
     <context>
@@ -2660,6 +2818,122 @@
         </message>
     </context>
     <context>
+        <name>MemoryNotices</name>
+        <message>
+            <source>Memory removed: {fact}</source>
+            <translation>メモリーを削除しました: {fact}</translation>
+        </message>
+        <message>
+            <source>Undo</source>
+            <translation>元に戻す</translation>
+        </message>
+        <message>
+            <source>Memory saved: {fact}</source>
+            <translation>メモリーを保存しました: {fact}</translation>
+        </message>
+    </context>
+    <context>
+        <name>MemoryPage</name>
+        <message>
+            <source>Remember facts about me across chats</source>
+            <translation>チャットをまたいで私に関する事実を覚える</translation>
+        </message>
+        <message>
+            <source>Off: memory is paused; no memory is sent to the model and none is saved</source>
+            <translation>オフ: メモリーは一時停止中です。モデルにメモリーは送られず、保存もされません</translation>
+        </message>
+        <message>
+            <source>Memory</source>
+            <translation>メモリー</translation>
+        </message>
+        <message>
+            <source>When the assistant wants to remember something</source>
+            <translation>アシスタントが何かを覚えようとしたとき</translation>
+        </message>
+        <message>
+            <source>Ask me first</source>
+            <translation>先に確認する</translation>
+        </message>
+        <message>
+            <source>Save without asking</source>
+            <translation>確認せずに保存</translation>
+        </message>
+        <message>
+            <source>New memories</source>
+            <translation>新しいメモリー</translation>
+        </message>
+        <message>
+            <source>Say “remember that…” in a chat, or the assistant may propose a memory. Memories stay on this computer; they are in exports and sync (encrypted), and are sent only in the system prompt of your chats. Temporary chats use none.</source>
+            <translation>チャットで「…を覚えて」と言うか、アシスタントがメモリーを提案します。メモリーはこのコンピューターに保存され、エクスポートと同期（暗号化）に含まれ、チャットのシステムプロンプトでのみ送信されます。一時チャットでは使われません。</translation>
+        </message>
+        <message>
+            <source>Search memories…</source>
+            <translation>メモリーを検索…</translation>
+        </message>
+        <message>
+            <source>Search memories</source>
+            <translation>メモリーを検索</translation>
+        </message>
+        <message>
+            <source>Memories</source>
+            <translation>メモリー</translation>
+        </message>
+        <message>
+            <source>Edit…</source>
+            <translation>編集…</translation>
+        </message>
+        <message>
+            <source>Delete</source>
+            <translation>削除</translation>
+        </message>
+        <message>
+            <source>Delete all…</source>
+            <translation>すべて削除…</translation>
+        </message>
+        <message>
+            <source>In a project only</source>
+            <translation>1 つのプロジェクト内のみ</translation>
+        </message>
+        <message>
+            <source>In every chat</source>
+            <translation>すべてのチャットで</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n memories</source>
+            <translation>
+                <numerusform>%n 件のメモリー</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>No memory matches the search.</source>
+            <translation>検索に一致するメモリーはありません。</translation>
+        </message>
+        <message>
+            <source>No memories yet.</source>
+            <translation>メモリーはまだありません。</translation>
+        </message>
+        <message>
+            <source>Edit memory</source>
+            <translation>メモリーを編集</translation>
+        </message>
+        <message>
+            <source>What the assistant remembers:</source>
+            <translation>アシスタントが覚えている内容:</translation>
+        </message>
+        <message>
+            <source>Delete all memories</source>
+            <translation>すべてのメモリーを削除</translation>
+        </message>
+        <message>
+            <source>Delete every memory? The assistant forgets all it knows about you; this cannot be undone.</source>
+            <translation>すべてのメモリーを削除しますか？アシスタントはあなたについて知っていることをすべて忘れます。元に戻せません。</translation>
+        </message>
+        <message>
+            <source>Delete all</source>
+            <translation>すべて削除</translation>
+        </message>
+    </context>
+    <context>
         <name>MessageAccessibility</name>
         <message>
             <source>Code block, {language}</source>
@@ -2706,6 +2980,7 @@
         <name>MessageHeader</name>
         <message>
             <source>Copy</source>
+            <extracomment>Read the last answer aloud (again: stop); shown beside "Read aloud" in the menu.</extracomment>
             <translation>コピー</translation>
         </message>
         <message>
@@ -2739,6 +3014,18 @@
         <message>
             <source>Delete this and what follows…</source>
             <translation>これ以降を削除…</translation>
+        </message>
+        <message>
+            <source>Read aloud</source>
+            <translation>読み上げ</translation>
+        </message>
+        <message>
+            <source>Preview this page…</source>
+            <translation>このページをプレビュー…</translation>
+        </message>
+        <message>
+            <source>Opens in your browser: this runs the model's code, with every network request blocked</source>
+            <translation>ブラウザーで開きます：モデルのコードを実行し、すべてのネットワーク要求はブロックされます</translation>
         </message>
         <message>
             <source>Inspect the request…</source>
@@ -2821,6 +3108,45 @@
         </message>
     </context>
     <context>
+        <name>MicButton</name>
+        <message>
+            <source>Recording… click to stop</source>
+            <translation>録音中…クリックで停止</translation>
+        </message>
+        <message>
+            <source>Stop and write down what you said</source>
+            <translation>停止して話した内容を文字にする</translation>
+        </message>
+        <message>
+            <source>Stop dictation</source>
+            <translation>音声入力を停止</translation>
+        </message>
+        <message>
+            <source>Writing it down…</source>
+            <translation>文字にしています…</translation>
+        </message>
+        <message>
+            <source>Your recording is being written down</source>
+            <translation>録音を文字にしています</translation>
+        </message>
+        <message>
+            <source>Transcribing</source>
+            <translation>文字起こし中</translation>
+        </message>
+        <message>
+            <source>Dictate (failed)</source>
+            <translation>音声入力（失敗）</translation>
+        </message>
+        <message>
+            <source>Dictate: record what you say, then edit the text before sending</source>
+            <translation>音声入力：話した内容を録音し、送信前にテキストを編集できます</translation>
+        </message>
+        <message>
+            <source>Dictate</source>
+            <translation>音声入力</translation>
+        </message>
+    </context>
+    <context>
         <name>ModelPicker</name>
         <message>
             <source>Search models, or type a model id</source>
@@ -2852,6 +3178,10 @@
         <message>
             <source>Recent</source>
             <translation>最近</translation>
+        </message>
+        <message>
+            <source>makes images</source>
+            <translation>画像生成</translation>
         </message>
         <message>
             <source>tools</source>
@@ -3637,6 +3967,45 @@
         </message>
     </context>
     <context>
+        <name>ReadingBar</name>
+        <message>
+            <source>Stop</source>
+            <translation>停止</translation>
+        </message>
+        <message>
+            <source>Stop reading aloud</source>
+            <translation>読み上げを停止</translation>
+        </message>
+        <message>
+            <source>Preparing to read aloud…</source>
+            <translation>読み上げの準備中…</translation>
+        </message>
+        <message>
+            <source>Reading aloud</source>
+            <translation>読み上げ中</translation>
+        </message>
+        <message>
+            <source>Reading aloud (paused)</source>
+            <translation>読み上げ中（一時停止）</translation>
+        </message>
+        <message>
+            <source>Resume</source>
+            <translation>再開</translation>
+        </message>
+        <message>
+            <source>Pause</source>
+            <translation>一時停止</translation>
+        </message>
+        <message>
+            <source>Go on reading</source>
+            <translation>読み上げを続ける</translation>
+        </message>
+        <message>
+            <source>Pause reading</source>
+            <translation>読み上げを一時停止</translation>
+        </message>
+    </context>
+    <context>
         <name>ReplayView</name>
         <message>
             <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
@@ -3880,6 +4249,58 @@
             <translation>コピー</translation>
         </message>
         <message>
+            <source>Save…</source>
+            <translation>保存…</translation>
+        </message>
+        <message>
+            <source>Picture</source>
+            <translation>画像</translation>
+        </message>
+        <message>
+            <source>Source</source>
+            <translation>ソース</translation>
+        </message>
+        <message>
+            <source>Preview</source>
+            <translation>プレビュー</translation>
+        </message>
+        <message>
+            <source>Open in your browser: this runs the model's code, with every network request blocked</source>
+            <translation>ブラウザーで開く：モデルのコードを実行し、すべてのネットワーク要求はブロックされます</translation>
+        </message>
+        <message>
+            <source>Show the code, or the drawing</source>
+            <translation>コードまたは図を表示</translation>
+        </message>
+        <message>
+            <source>Save this as a file</source>
+            <translation>ファイルとして保存</translation>
+        </message>
+        <message>
+            <source>The preview runs the model's code in your web browser. Every network request from it is blocked, so it cannot send anything anywhere or load anything. Open it?</source>
+            <translation>プレビューはモデルのコードをウェブブラウザーで実行します。そこからのネットワーク要求はすべてブロックされるため、どこにも何も送信できず、何も読み込めません。開きますか？</translation>
+        </message>
+        <message>
+            <source>This build has no mermaid.js, so diagrams cannot be previewed.</source>
+            <translation>このビルドには mermaid.js がないため、図をプレビューできません。</translation>
+        </message>
+        <message>
+            <source>Could not write the preview: {error}</source>
+            <translation>プレビューを書き込めませんでした：{error}</translation>
+        </message>
+        <message>
+            <source>Save as</source>
+            <translation>名前を付けて保存</translation>
+        </message>
+        <message>
+            <source>{kind} files (*{suffix});;All files (*)</source>
+            <translation>{kind} ファイル (*{suffix});;すべてのファイル (*)</translation>
+        </message>
+        <message>
+            <source>Could not save {path}: {error}</source>
+            <translation>{path} を保存できませんでした：{error}</translation>
+        </message>
+        <message>
             <source>Copied</source>
             <translation>コピーしました</translation>
         </message>
@@ -3996,6 +4417,7 @@
         <name>SessionList</name>
         <message>
             <source>+  New chat</source>
+            <extracomment>Chats listed at first, and added each time the list is scrolled to its end: with thousands of chats, listing them all took hundreds of milliseconds on every change (each sent message; tests/bench/bench_shipped_startup.py).</extracomment>
             <translation>+  新しいチャット</translation>
         </message>
         <message>
@@ -4247,6 +4669,10 @@
             <translation>チャット</translation>
         </message>
         <message>
+            <source>Memory</source>
+            <translation>メモリー</translation>
+        </message>
+        <message>
             <source>Network</source>
             <translation>ネットワーク</translation>
         </message>
@@ -4261,6 +4687,10 @@
         <message>
             <source>Web search</source>
             <translation>ウェブ検索</translation>
+        </message>
+        <message>
+            <source>Skills</source>
+            <translation>スキル</translation>
         </message>
         <message>
             <source>Usage</source>
@@ -4472,6 +4902,133 @@
         </message>
     </context>
     <context>
+        <name>SkillSwitches</name>
+        <message>
+            <source>Skills</source>
+            <translation>スキル</translation>
+        </message>
+        <message>
+            <source>No skills (add some in Preferences → Skills)</source>
+            <translation>スキルはありません（環境設定 → スキル で追加）</translation>
+        </message>
+    </context>
+    <context>
+        <name>SkillsPage</name>
+        <message>
+            <source>{path} does not exist.</source>
+            <extracomment>The page's wording of the errors adding or removing a skill can carry.</extracomment>
+            <translation>{path} は存在しません。</translation>
+        </message>
+        <message>
+            <source>There is no SKILL.md in it.</source>
+            <translation>SKILL.md が含まれていません。</translation>
+        </message>
+        <message>
+            <source>The skill is not valid: {reason}</source>
+            <translation>スキルが無効です：{reason}</translation>
+        </message>
+        <message>
+            <source>The zip is refused: {reason}</source>
+            <translation>zip は拒否されました：{reason}</translation>
+        </message>
+        <message>
+            <source>The skill is larger than 50 MB.</source>
+            <translation>スキルが 50 MB を超えています。</translation>
+        </message>
+        <message>
+            <source>A skill named {name} is already added.</source>
+            <translation>{name} という名前のスキルは既に追加されています。</translation>
+        </message>
+        <message>
+            <source>There is no added skill named {name}.</source>
+            <translation>{name} という名前の追加済みスキルはありません。</translation>
+        </message>
+        <message>
+            <source>Skills are folders of instructions, scripts and resources the model loads when a task needs them. The model sees each skill's name and description; it reads the rest with the Load skill tool, and runs scripts with Run command (which asks first). A chat or assistant can turn skills off for itself.</source>
+            <translation>スキルは、タスクに必要なときにモデルが読み込む指示・スクリプト・リソースのフォルダーです。モデルには各スキルの名前と説明が見え、残りは「スキルを読み込む」ツールで読み、スクリプトは「コマンドを実行」で実行します（実行前に確認します）。チャットやアシスタントごとにスキルをオフにできます。</translation>
+        </message>
+        <message>
+            <source>Skills</source>
+            <translation>スキル</translation>
+        </message>
+        <message>
+            <source>Skill</source>
+            <translation>スキル</translation>
+        </message>
+        <message>
+            <source>From</source>
+            <translation>場所</translation>
+        </message>
+        <message>
+            <source>Description</source>
+            <translation>説明</translation>
+        </message>
+        <message>
+            <source>No skills yet. Add a folder that holds a SKILL.md, or a zip of one.</source>
+            <translation>スキルはまだありません。SKILL.md を含むフォルダー、またはその zip を追加してください。</translation>
+        </message>
+        <message>
+            <source>Add folder…</source>
+            <translation>フォルダーを追加…</translation>
+        </message>
+        <message>
+            <source>Add zip…</source>
+            <translation>zip を追加…</translation>
+        </message>
+        <message>
+            <source>Remove</source>
+            <translation>削除</translation>
+        </message>
+        <message>
+            <source>Open skills folder</source>
+            <translation>スキルフォルダーを開く</translation>
+        </message>
+        <message>
+            <source>On: offered to every chat</source>
+            <translation>オン：すべてのチャットで使用可能</translation>
+        </message>
+        <message>
+            <source>Workspace</source>
+            <translation>ワークスペース</translation>
+        </message>
+        <message>
+            <source>App</source>
+            <translation>アプリ</translation>
+        </message>
+        <message>
+            <source>Cannot be used: {problem}</source>
+            <translation>使用できません：{problem}</translation>
+        </message>
+        <message>
+            <source>Add a skill folder</source>
+            <translation>スキルフォルダーを追加</translation>
+        </message>
+        <message>
+            <source>Add a skill from a zip</source>
+            <translation>zip からスキルを追加</translation>
+        </message>
+        <message>
+            <source>Zip archives (*.zip)</source>
+            <translation>zip アーカイブ (*.zip)</translation>
+        </message>
+        <message>
+            <source>The skill could not be copied: {reason}</source>
+            <translation>スキルをコピーできませんでした：{reason}</translation>
+        </message>
+        <message>
+            <source>Remove skill</source>
+            <translation>スキルを削除</translation>
+        </message>
+        <message>
+            <source>Remove the skill {name}? Its folder is deleted.</source>
+            <translation>スキル {name} を削除しますか？フォルダーも削除されます。</translation>
+        </message>
+        <message>
+            <source>The skill could not be removed: {reason}</source>
+            <translation>スキルを削除できませんでした：{reason}</translation>
+        </message>
+    </context>
+    <context>
         <name>SlashPrompts</name>
         <message>
             <source>Prompts from MCP servers</source>
@@ -4549,7 +5106,7 @@
         </message>
         <message>
             <source>Chats</source>
-            <extracomment>clicked before the app had loaded listed by :meth:`fill`</extracomment>
+            <extracomment>clicked before the app had loaded listed by :meth:`fill` pressed in the window before :meth:`fill`</extracomment>
             <translation>チャット</translation>
         </message>
         <message>
@@ -4767,6 +5324,13 @@
             <translation>
                 <numerusform>%n 件の変更が未同期</numerusform>
             </translation>
+        </message>
+    </context>
+    <context>
+        <name>TemporaryBanner</name>
+        <message>
+            <source>Temporary chat: it uses no memory and is not kept once you leave it.</source>
+            <translation>一時チャット: メモリーを使わず、離れると保存されません。</translation>
         </message>
     </context>
     <context>
@@ -5007,6 +5571,14 @@
         <message>
             <source>Search knowledge</source>
             <translation>ナレッジを検索</translation>
+        </message>
+        <message>
+            <source>Remember</source>
+            <translation>記憶する</translation>
+        </message>
+        <message>
+            <source>Load skill</source>
+            <translation>スキルを読み込む</translation>
         </message>
     </context>
     <context>
@@ -5743,6 +6315,80 @@
         </message>
     </context>
     <context>
+        <name>Voice</name>
+        <message>
+            <source>No microphone could be opened. Connect one, or allow this app to use the microphone in the system's privacy settings.</source>
+            <translation>マイクを開けませんでした。マイクを接続するか、システムのプライバシー設定でこのアプリにマイクの使用を許可してください。</translation>
+        </message>
+        <message>
+            <source>No sound output could be opened, so nothing can be read aloud here.</source>
+            <translation>音声出力を開けなかったため、ここでは読み上げできません。</translation>
+        </message>
+        <message>
+            <source>This system has no speech engine. Install espeak-ng, or set a speech model in Settings.</source>
+            <translation>このシステムには音声エンジンがありません。espeak-ng をインストールするか、設定で音声モデルを指定してください。</translation>
+        </message>
+        <message>
+            <source>Set a transcription model in Settings to dictate.</source>
+            <translation>音声入力するには、設定で文字起こしモデルを指定してください。</translation>
+        </message>
+        <message>
+            <source>This answer has no text to read aloud.</source>
+            <translation>この回答には読み上げるテキストがありません。</translation>
+        </message>
+        <message>
+            <source>The speech audio could not be played.</source>
+            <translation>音声を再生できませんでした。</translation>
+        </message>
+        <message>
+            <source>Nothing was recorded.</source>
+            <translation>何も録音されませんでした。</translation>
+        </message>
+    </context>
+    <context>
+        <name>VoiceSettings</name>
+        <message>
+            <source>Provider that reads aloud</source>
+            <translation>読み上げるプロバイダー</translation>
+        </message>
+        <message>
+            <source>Speech model</source>
+            <translation>音声モデル</translation>
+        </message>
+        <message>
+            <source>Empty: the system's voice. e.g. gpt-4o-mini-tts</source>
+            <translation>空欄：システムの音声。例：gpt-4o-mini-tts</translation>
+        </message>
+        <message>
+            <source>Voice</source>
+            <translation>声</translation>
+        </message>
+        <message>
+            <source>Provider that writes dictation</source>
+            <translation>音声入力を文字にするプロバイダー</translation>
+        </message>
+        <message>
+            <source>Transcription model</source>
+            <translation>文字起こしモデル</translation>
+        </message>
+        <message>
+            <source>Empty: no dictation. e.g. whisper-1</source>
+            <translation>空欄：音声入力なし。例：whisper-1</translation>
+        </message>
+        <message>
+            <source>Read aloud on</source>
+            <translation>読み上げに使う</translation>
+        </message>
+        <message>
+            <source>Dictation on</source>
+            <translation>音声入力に使う</translation>
+        </message>
+        <message>
+            <source>The chat's provider</source>
+            <translation>チャットのプロバイダー</translation>
+        </message>
+    </context>
+    <context>
         <name>WebSearchSettings</name>
         <message>
             <source>Search service</source>
@@ -5877,6 +6523,13 @@
         <message>
             <source>Step {number}</source>
             <translation>ステップ {number}</translation>
+        </message>
+    </context>
+    <context>
+        <name>_PathRow</name>
+        <message>
+            <source>Browse…</source>
+            <translation>参照…</translation>
         </message>
     </context>
 </TS>

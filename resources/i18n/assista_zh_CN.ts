@@ -50,6 +50,73 @@
         </message>
     </context>
     <context>
+        <name>AnswerImage</name>
+        <message>
+            <source>Image {width}×{height}</source>
+            <translation>图片 {width}×{height}</translation>
+        </message>
+        <message>
+            <source>Save as…</source>
+            <translation>另存为…</translation>
+        </message>
+        <message>
+            <source>Copy</source>
+            <translation>复制</translation>
+        </message>
+        <message>
+            <source>Open</source>
+            <translation>打开</translation>
+        </message>
+        <message>
+            <source>Save image</source>
+            <translation>保存图片</translation>
+        </message>
+        <message>
+            <source>Images (*.{suffix})</source>
+            <translation>图片 (*.{suffix})</translation>
+        </message>
+        <message>
+            <source>The image could not be saved: {reason}</source>
+            <translation>无法保存图片：{reason}</translation>
+        </message>
+        <message>
+            <source>The image could not be opened: {reason}</source>
+            <translation>无法打开图片：{reason}</translation>
+        </message>
+        <message>
+            <source>No application opens images.</source>
+            <translation>没有可以打开图片的应用程序。</translation>
+        </message>
+    </context>
+    <context>
+        <name>AnswerImages</name>
+        <message>
+            <source>Image not shown: it is larger than the app allows (10 MB, 8192×8192 pixels).</source>
+            <extracomment>The widest an answer's image is shown (a click on Open shows it whole). Qt's own cap on one decoded image, in MB (8192x8192 RGBA is 256 MB).</extracomment>
+            <translation>图片未显示：超过了应用允许的大小（10 MB，8192×8192 像素）。</translation>
+        </message>
+        <message>
+            <source>Image not shown: the provider sent a link instead of the picture.</source>
+            <translation>图片未显示：服务商发送的是链接而不是图片。</translation>
+        </message>
+        <message>
+            <source>Image not shown: it could not be downloaded.</source>
+            <translation>图片未显示：无法下载。</translation>
+        </message>
+        <message>
+            <source>The provider could not make the image.</source>
+            <translation>服务商未能生成图片。</translation>
+        </message>
+        <message>
+            <source>Image not shown: the data is not a picture the app can show (PNG, JPEG, GIF or WebP).</source>
+            <translation>图片未显示：数据不是应用能显示的图片（PNG、JPEG、GIF 或 WebP）。</translation>
+        </message>
+        <message>
+            <source>Image not shown: its data is broken.</source>
+            <translation>图片未显示：数据已损坏。</translation>
+        </message>
+    </context>
+    <context>
         <name>AppTray</name>
         <message>
             <source>{app} tray menu</source>
@@ -232,6 +299,10 @@
         <message>
             <source>Edit {path}</source>
             <translation>编辑 {path}</translation>
+        </message>
+        <message>
+            <source>Save a memory</source>
+            <translation>保存一条记忆</translation>
         </message>
         <message>
             <source>Sandboxed · no network · writes only in the workspace</source>
@@ -578,6 +649,53 @@
         </message>
     </context>
     <context>
+        <name>BundleDialog</name>
+        <message>
+            <source>{path} is not a file.</source>
+            <translation>{path} 不是文件。</translation>
+        </message>
+        <message>
+            <source>The extension is refused: {reason}</source>
+            <translation>已拒绝该扩展：{reason}</translation>
+        </message>
+        <message>
+            <source>An MCP server named {name} is already installed.</source>
+            <translation>已安装名为 {name} 的 MCP 服务器。</translation>
+        </message>
+        <message>
+            <source>{field} is required.</source>
+            <translation>{field} 为必填项。</translation>
+        </message>
+        <message>
+            <source>{field} is not a valid value.</source>
+            <translation>{field} 的值无效。</translation>
+        </message>
+        <message>
+            <source>Install extension</source>
+            <translation>安装扩展</translation>
+        </message>
+        <message>
+            <source>{name} {version}</source>
+            <translation>{name} {version}</translation>
+        </message>
+        <message>
+            <source>By {author}. {description}</source>
+            <translation>作者：{author}。{description}</translation>
+        </message>
+        <message>
+            <source>It runs on this computer as the MCP server {name}, with your permissions; its tools ask before they act unless you allow them. Secrets go to the keyring.</source>
+            <translation>它作为 MCP 服务器 {name} 在这台电脑上以你的权限运行；除非你允许，其工具在操作前会先询问。机密信息保存到密钥环。</translation>
+        </message>
+        <message>
+            <source>Install</source>
+            <translation>安装</translation>
+        </message>
+        <message>
+            <source>The extension could not be installed: {reason}</source>
+            <translation>无法安装该扩展：{reason}</translation>
+        </message>
+    </context>
+    <context>
         <name>CallProgress</name>
         <message>
             <source>Progress</source>
@@ -587,12 +705,24 @@
     <context>
         <name>ChatController</name>
         <message>
+            <source>A temporary chat has one version of each message: edit and regenerate are not available.</source>
+            <translation>临时聊天中每条消息只有一个版本：不能编辑或重新生成。</translation>
+        </message>
+        <message>
             <source>This chat is answering in another Assista process (assista ask); try again once that answer has finished.</source>
             <translation>此对话正在另一个 Assista 进程（assista ask）中回答；请在该回答结束后再试。</translation>
         </message>
         <message>
             <source>Waiting for another answer from this provider to finish…</source>
             <translation>正在等待此提供商的另一个回答完成…</translation>
+        </message>
+        <message>
+            <source>Memory removed.</source>
+            <translation>已删除记忆。</translation>
+        </message>
+        <message>
+            <source>This memory was already deleted.</source>
+            <translation>这条记忆已被删除。</translation>
         </message>
     </context>
     <context>
@@ -1358,6 +1488,18 @@
             <translation>该对话已不存在。</translation>
         </message>
         <message>
+            <source>A memory needs some text.</source>
+            <translation>记忆需要一些文字。</translation>
+        </message>
+        <message>
+            <source>That memory is gone.</source>
+            <translation>这条记忆已不存在。</translation>
+        </message>
+        <message>
+            <source>Comparing models is not available in a temporary chat.</source>
+            <translation>临时聊天中不能比较模型。</translation>
+        </message>
+        <message>
             <source>Something unexpected went wrong.</source>
             <translation>发生了意外错误。</translation>
         </message>
@@ -2060,8 +2202,16 @@
             <translation>新建聊天(&amp;N)</translation>
         </message>
         <message>
+            <source>New t&amp;emporary chat</source>
+            <translation>新建临时聊天(&amp;E)</translation>
+        </message>
+        <message>
             <source>Choose &amp;workspace folder…</source>
             <translation>选择工作区文件夹(&amp;W)…</translation>
+        </message>
+        <message>
+            <source>Install &amp;extension…</source>
+            <translation>安装扩展(&amp;E)…</translation>
         </message>
         <message>
             <source>&amp;Quit</source>
@@ -2154,6 +2304,14 @@
         <message>
             <source>Choose workspace folder</source>
             <translation>选择工作区文件夹</translation>
+        </message>
+        <message>
+            <source>Install extension</source>
+            <translation>安装扩展</translation>
+        </message>
+        <message>
+            <source>MCP bundles (*.mcpb *.dxt)</source>
+            <translation>MCP 包 (*.mcpb *.dxt)</translation>
         </message>
     </context>
     <context>
@@ -2660,6 +2818,122 @@
         </message>
     </context>
     <context>
+        <name>MemoryNotices</name>
+        <message>
+            <source>Memory removed: {fact}</source>
+            <translation>已删除记忆：{fact}</translation>
+        </message>
+        <message>
+            <source>Undo</source>
+            <translation>撤销</translation>
+        </message>
+        <message>
+            <source>Memory saved: {fact}</source>
+            <translation>已保存记忆：{fact}</translation>
+        </message>
+    </context>
+    <context>
+        <name>MemoryPage</name>
+        <message>
+            <source>Remember facts about me across chats</source>
+            <translation>跨聊天记住关于我的事实</translation>
+        </message>
+        <message>
+            <source>Off: memory is paused; no memory is sent to the model and none is saved</source>
+            <translation>关闭：记忆已暂停；不会向模型发送任何记忆，也不会保存新的记忆</translation>
+        </message>
+        <message>
+            <source>Memory</source>
+            <translation>记忆</translation>
+        </message>
+        <message>
+            <source>When the assistant wants to remember something</source>
+            <translation>当助手想要记住某件事时</translation>
+        </message>
+        <message>
+            <source>Ask me first</source>
+            <translation>先询问我</translation>
+        </message>
+        <message>
+            <source>Save without asking</source>
+            <translation>直接保存，不询问</translation>
+        </message>
+        <message>
+            <source>New memories</source>
+            <translation>新记忆</translation>
+        </message>
+        <message>
+            <source>Say “remember that…” in a chat, or the assistant may propose a memory. Memories stay on this computer; they are in exports and sync (encrypted), and are sent only in the system prompt of your chats. Temporary chats use none.</source>
+            <translation>在聊天中说“记住……”，或由助手提议一条记忆。记忆保存在这台电脑上；它们包含在导出和同步（加密）中，只会在你的聊天的系统提示中发送。临时聊天不使用记忆。</translation>
+        </message>
+        <message>
+            <source>Search memories…</source>
+            <translation>搜索记忆…</translation>
+        </message>
+        <message>
+            <source>Search memories</source>
+            <translation>搜索记忆</translation>
+        </message>
+        <message>
+            <source>Memories</source>
+            <translation>记忆</translation>
+        </message>
+        <message>
+            <source>Edit…</source>
+            <translation>编辑…</translation>
+        </message>
+        <message>
+            <source>Delete</source>
+            <translation>删除</translation>
+        </message>
+        <message>
+            <source>Delete all…</source>
+            <translation>全部删除…</translation>
+        </message>
+        <message>
+            <source>In a project only</source>
+            <translation>仅在一个项目中</translation>
+        </message>
+        <message>
+            <source>In every chat</source>
+            <translation>在所有聊天中</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n memories</source>
+            <translation>
+                <numerusform>%n 条记忆</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>No memory matches the search.</source>
+            <translation>没有与搜索匹配的记忆。</translation>
+        </message>
+        <message>
+            <source>No memories yet.</source>
+            <translation>还没有记忆。</translation>
+        </message>
+        <message>
+            <source>Edit memory</source>
+            <translation>编辑记忆</translation>
+        </message>
+        <message>
+            <source>What the assistant remembers:</source>
+            <translation>助手记住的内容：</translation>
+        </message>
+        <message>
+            <source>Delete all memories</source>
+            <translation>删除所有记忆</translation>
+        </message>
+        <message>
+            <source>Delete every memory? The assistant forgets all it knows about you; this cannot be undone.</source>
+            <translation>删除所有记忆？助手会忘记关于你的一切；此操作无法撤销。</translation>
+        </message>
+        <message>
+            <source>Delete all</source>
+            <translation>全部删除</translation>
+        </message>
+    </context>
+    <context>
         <name>MessageAccessibility</name>
         <message>
             <source>Code block, {language}</source>
@@ -2706,6 +2980,7 @@
         <name>MessageHeader</name>
         <message>
             <source>Copy</source>
+            <extracomment>Read the last answer aloud (again: stop); shown beside "Read aloud" in the menu.</extracomment>
             <translation>复制</translation>
         </message>
         <message>
@@ -2739,6 +3014,18 @@
         <message>
             <source>Delete this and what follows…</source>
             <translation>删除此消息及其后内容…</translation>
+        </message>
+        <message>
+            <source>Read aloud</source>
+            <translation>朗读</translation>
+        </message>
+        <message>
+            <source>Preview this page…</source>
+            <translation>预览此页面…</translation>
+        </message>
+        <message>
+            <source>Opens in your browser: this runs the model's code, with every network request blocked</source>
+            <translation>在浏览器中打开：这会运行模型的代码，所有网络请求均被阻止</translation>
         </message>
         <message>
             <source>Inspect the request…</source>
@@ -2821,6 +3108,45 @@
         </message>
     </context>
     <context>
+        <name>MicButton</name>
+        <message>
+            <source>Recording… click to stop</source>
+            <translation>正在录音…点击停止</translation>
+        </message>
+        <message>
+            <source>Stop and write down what you said</source>
+            <translation>停止并将您说的话转成文字</translation>
+        </message>
+        <message>
+            <source>Stop dictation</source>
+            <translation>停止听写</translation>
+        </message>
+        <message>
+            <source>Writing it down…</source>
+            <translation>正在转成文字…</translation>
+        </message>
+        <message>
+            <source>Your recording is being written down</source>
+            <translation>正在将您的录音转成文字</translation>
+        </message>
+        <message>
+            <source>Transcribing</source>
+            <translation>正在转写</translation>
+        </message>
+        <message>
+            <source>Dictate (failed)</source>
+            <translation>听写（失败）</translation>
+        </message>
+        <message>
+            <source>Dictate: record what you say, then edit the text before sending</source>
+            <translation>听写：录下您说的话，发送前可编辑文字</translation>
+        </message>
+        <message>
+            <source>Dictate</source>
+            <translation>听写</translation>
+        </message>
+    </context>
+    <context>
         <name>ModelPicker</name>
         <message>
             <source>Search models, or type a model id</source>
@@ -2852,6 +3178,10 @@
         <message>
             <source>Recent</source>
             <translation>最近</translation>
+        </message>
+        <message>
+            <source>makes images</source>
+            <translation>生成图片</translation>
         </message>
         <message>
             <source>tools</source>
@@ -3637,6 +3967,45 @@
         </message>
     </context>
     <context>
+        <name>ReadingBar</name>
+        <message>
+            <source>Stop</source>
+            <translation>停止</translation>
+        </message>
+        <message>
+            <source>Stop reading aloud</source>
+            <translation>停止朗读</translation>
+        </message>
+        <message>
+            <source>Preparing to read aloud…</source>
+            <translation>正在准备朗读…</translation>
+        </message>
+        <message>
+            <source>Reading aloud</source>
+            <translation>正在朗读</translation>
+        </message>
+        <message>
+            <source>Reading aloud (paused)</source>
+            <translation>正在朗读（已暂停）</translation>
+        </message>
+        <message>
+            <source>Resume</source>
+            <translation>继续</translation>
+        </message>
+        <message>
+            <source>Pause</source>
+            <translation>暂停</translation>
+        </message>
+        <message>
+            <source>Go on reading</source>
+            <translation>继续朗读</translation>
+        </message>
+        <message>
+            <source>Pause reading</source>
+            <translation>暂停朗读</translation>
+        </message>
+    </context>
+    <context>
         <name>ReplayView</name>
         <message>
             <source>First token %1 · total %2 · %3 tokens · %4 tok/s</source>
@@ -3880,6 +4249,58 @@
             <translation>复制</translation>
         </message>
         <message>
+            <source>Save…</source>
+            <translation>保存…</translation>
+        </message>
+        <message>
+            <source>Picture</source>
+            <translation>图像</translation>
+        </message>
+        <message>
+            <source>Source</source>
+            <translation>源码</translation>
+        </message>
+        <message>
+            <source>Preview</source>
+            <translation>预览</translation>
+        </message>
+        <message>
+            <source>Open in your browser: this runs the model's code, with every network request blocked</source>
+            <translation>在浏览器中打开：这会运行模型的代码，所有网络请求均被阻止</translation>
+        </message>
+        <message>
+            <source>Show the code, or the drawing</source>
+            <translation>显示代码或图形</translation>
+        </message>
+        <message>
+            <source>Save this as a file</source>
+            <translation>将其保存为文件</translation>
+        </message>
+        <message>
+            <source>The preview runs the model's code in your web browser. Every network request from it is blocked, so it cannot send anything anywhere or load anything. Open it?</source>
+            <translation>预览会在您的网页浏览器中运行模型的代码。它发出的所有网络请求都会被阻止，因此它无法向任何地方发送任何内容，也无法加载任何内容。要打开吗？</translation>
+        </message>
+        <message>
+            <source>This build has no mermaid.js, so diagrams cannot be previewed.</source>
+            <translation>此版本没有 mermaid.js，因此无法预览图表。</translation>
+        </message>
+        <message>
+            <source>Could not write the preview: {error}</source>
+            <translation>无法写入预览：{error}</translation>
+        </message>
+        <message>
+            <source>Save as</source>
+            <translation>另存为</translation>
+        </message>
+        <message>
+            <source>{kind} files (*{suffix});;All files (*)</source>
+            <translation>{kind} 文件 (*{suffix});;所有文件 (*)</translation>
+        </message>
+        <message>
+            <source>Could not save {path}: {error}</source>
+            <translation>无法保存 {path}：{error}</translation>
+        </message>
+        <message>
             <source>Copied</source>
             <translation>已复制</translation>
         </message>
@@ -3996,6 +4417,7 @@
         <name>SessionList</name>
         <message>
             <source>+  New chat</source>
+            <extracomment>Chats listed at first, and added each time the list is scrolled to its end: with thousands of chats, listing them all took hundreds of milliseconds on every change (each sent message; tests/bench/bench_shipped_startup.py).</extracomment>
             <translation>+  新建聊天</translation>
         </message>
         <message>
@@ -4247,6 +4669,10 @@
             <translation>聊天</translation>
         </message>
         <message>
+            <source>Memory</source>
+            <translation>记忆</translation>
+        </message>
+        <message>
             <source>Network</source>
             <translation>网络</translation>
         </message>
@@ -4261,6 +4687,10 @@
         <message>
             <source>Web search</source>
             <translation>网络搜索</translation>
+        </message>
+        <message>
+            <source>Skills</source>
+            <translation>技能</translation>
         </message>
         <message>
             <source>Usage</source>
@@ -4472,6 +4902,133 @@
         </message>
     </context>
     <context>
+        <name>SkillSwitches</name>
+        <message>
+            <source>Skills</source>
+            <translation>技能</translation>
+        </message>
+        <message>
+            <source>No skills (add some in Preferences → Skills)</source>
+            <translation>没有技能（在 首选项 → 技能 中添加）</translation>
+        </message>
+    </context>
+    <context>
+        <name>SkillsPage</name>
+        <message>
+            <source>{path} does not exist.</source>
+            <extracomment>The page's wording of the errors adding or removing a skill can carry.</extracomment>
+            <translation>{path} 不存在。</translation>
+        </message>
+        <message>
+            <source>There is no SKILL.md in it.</source>
+            <translation>其中没有 SKILL.md。</translation>
+        </message>
+        <message>
+            <source>The skill is not valid: {reason}</source>
+            <translation>该技能无效：{reason}</translation>
+        </message>
+        <message>
+            <source>The zip is refused: {reason}</source>
+            <translation>已拒绝该 zip：{reason}</translation>
+        </message>
+        <message>
+            <source>The skill is larger than 50 MB.</source>
+            <translation>该技能大于 50 MB。</translation>
+        </message>
+        <message>
+            <source>A skill named {name} is already added.</source>
+            <translation>已添加名为 {name} 的技能。</translation>
+        </message>
+        <message>
+            <source>There is no added skill named {name}.</source>
+            <translation>没有名为 {name} 的已添加技能。</translation>
+        </message>
+        <message>
+            <source>Skills are folders of instructions, scripts and resources the model loads when a task needs them. The model sees each skill's name and description; it reads the rest with the Load skill tool, and runs scripts with Run command (which asks first). A chat or assistant can turn skills off for itself.</source>
+            <translation>技能是包含说明、脚本和资源的文件夹，模型在任务需要时加载。模型只看到每个技能的名称和描述；其余内容通过“加载技能”工具读取，脚本通过“运行命令”执行（会先询问）。聊天或助手可以为自己关闭技能。</translation>
+        </message>
+        <message>
+            <source>Skills</source>
+            <translation>技能</translation>
+        </message>
+        <message>
+            <source>Skill</source>
+            <translation>技能</translation>
+        </message>
+        <message>
+            <source>From</source>
+            <translation>来源</translation>
+        </message>
+        <message>
+            <source>Description</source>
+            <translation>描述</translation>
+        </message>
+        <message>
+            <source>No skills yet. Add a folder that holds a SKILL.md, or a zip of one.</source>
+            <translation>还没有技能。添加一个包含 SKILL.md 的文件夹，或它的 zip 压缩包。</translation>
+        </message>
+        <message>
+            <source>Add folder…</source>
+            <translation>添加文件夹…</translation>
+        </message>
+        <message>
+            <source>Add zip…</source>
+            <translation>添加 zip…</translation>
+        </message>
+        <message>
+            <source>Remove</source>
+            <translation>移除</translation>
+        </message>
+        <message>
+            <source>Open skills folder</source>
+            <translation>打开技能文件夹</translation>
+        </message>
+        <message>
+            <source>On: offered to every chat</source>
+            <translation>开启：提供给每个聊天</translation>
+        </message>
+        <message>
+            <source>Workspace</source>
+            <translation>工作区</translation>
+        </message>
+        <message>
+            <source>App</source>
+            <translation>应用</translation>
+        </message>
+        <message>
+            <source>Cannot be used: {problem}</source>
+            <translation>无法使用：{problem}</translation>
+        </message>
+        <message>
+            <source>Add a skill folder</source>
+            <translation>添加技能文件夹</translation>
+        </message>
+        <message>
+            <source>Add a skill from a zip</source>
+            <translation>从 zip 添加技能</translation>
+        </message>
+        <message>
+            <source>Zip archives (*.zip)</source>
+            <translation>Zip 压缩包 (*.zip)</translation>
+        </message>
+        <message>
+            <source>The skill could not be copied: {reason}</source>
+            <translation>无法复制该技能：{reason}</translation>
+        </message>
+        <message>
+            <source>Remove skill</source>
+            <translation>移除技能</translation>
+        </message>
+        <message>
+            <source>Remove the skill {name}? Its folder is deleted.</source>
+            <translation>移除技能 {name}？其文件夹将被删除。</translation>
+        </message>
+        <message>
+            <source>The skill could not be removed: {reason}</source>
+            <translation>无法移除该技能：{reason}</translation>
+        </message>
+    </context>
+    <context>
         <name>SlashPrompts</name>
         <message>
             <source>Prompts from MCP servers</source>
@@ -4549,7 +5106,7 @@
         </message>
         <message>
             <source>Chats</source>
-            <extracomment>clicked before the app had loaded listed by :meth:`fill`</extracomment>
+            <extracomment>clicked before the app had loaded listed by :meth:`fill` pressed in the window before :meth:`fill`</extracomment>
             <translation>聊天</translation>
         </message>
         <message>
@@ -4767,6 +5324,13 @@
             <translation>
                 <numerusform>%n 项更改待同步</numerusform>
             </translation>
+        </message>
+    </context>
+    <context>
+        <name>TemporaryBanner</name>
+        <message>
+            <source>Temporary chat: it uses no memory and is not kept once you leave it.</source>
+            <translation>临时聊天：不使用记忆，离开后不会保留。</translation>
         </message>
     </context>
     <context>
@@ -5007,6 +5571,14 @@
         <message>
             <source>Search knowledge</source>
             <translation>搜索知识库</translation>
+        </message>
+        <message>
+            <source>Remember</source>
+            <translation>记住</translation>
+        </message>
+        <message>
+            <source>Load skill</source>
+            <translation>加载技能</translation>
         </message>
     </context>
     <context>
@@ -5743,6 +6315,80 @@
         </message>
     </context>
     <context>
+        <name>Voice</name>
+        <message>
+            <source>No microphone could be opened. Connect one, or allow this app to use the microphone in the system's privacy settings.</source>
+            <translation>无法打开麦克风。请连接麦克风，或在系统隐私设置中允许此应用使用麦克风。</translation>
+        </message>
+        <message>
+            <source>No sound output could be opened, so nothing can be read aloud here.</source>
+            <translation>无法打开声音输出，因此这里无法朗读。</translation>
+        </message>
+        <message>
+            <source>This system has no speech engine. Install espeak-ng, or set a speech model in Settings.</source>
+            <translation>此系统没有语音引擎。请安装 espeak-ng，或在设置中设置语音模型。</translation>
+        </message>
+        <message>
+            <source>Set a transcription model in Settings to dictate.</source>
+            <translation>请在设置中设置转写模型以使用听写。</translation>
+        </message>
+        <message>
+            <source>This answer has no text to read aloud.</source>
+            <translation>此回答没有可朗读的文字。</translation>
+        </message>
+        <message>
+            <source>The speech audio could not be played.</source>
+            <translation>无法播放语音。</translation>
+        </message>
+        <message>
+            <source>Nothing was recorded.</source>
+            <translation>没有录到任何内容。</translation>
+        </message>
+    </context>
+    <context>
+        <name>VoiceSettings</name>
+        <message>
+            <source>Provider that reads aloud</source>
+            <translation>负责朗读的提供商</translation>
+        </message>
+        <message>
+            <source>Speech model</source>
+            <translation>语音模型</translation>
+        </message>
+        <message>
+            <source>Empty: the system's voice. e.g. gpt-4o-mini-tts</source>
+            <translation>留空：使用系统语音。例如 gpt-4o-mini-tts</translation>
+        </message>
+        <message>
+            <source>Voice</source>
+            <translation>声音</translation>
+        </message>
+        <message>
+            <source>Provider that writes dictation</source>
+            <translation>负责转写听写的提供商</translation>
+        </message>
+        <message>
+            <source>Transcription model</source>
+            <translation>转写模型</translation>
+        </message>
+        <message>
+            <source>Empty: no dictation. e.g. whisper-1</source>
+            <translation>留空：不使用听写。例如 whisper-1</translation>
+        </message>
+        <message>
+            <source>Read aloud on</source>
+            <translation>朗读使用</translation>
+        </message>
+        <message>
+            <source>Dictation on</source>
+            <translation>听写使用</translation>
+        </message>
+        <message>
+            <source>The chat's provider</source>
+            <translation>对话的提供商</translation>
+        </message>
+    </context>
+    <context>
         <name>WebSearchSettings</name>
         <message>
             <source>Search service</source>
@@ -5877,6 +6523,13 @@
         <message>
             <source>Step {number}</source>
             <translation>第 {number} 步</translation>
+        </message>
+    </context>
+    <context>
+        <name>_PathRow</name>
+        <message>
+            <source>Browse…</source>
+            <translation>浏览…</translation>
         </message>
     </context>
 </TS>
