@@ -230,8 +230,9 @@ def _forkable(command: Sequence[str], kwargs: dict[str, Any]) -> bool:
                    "process_group", "user", "group", "extra_groups", "umask"}
     if unsupported & {k for k, v in kwargs.items() if v}:
         return False
-    if not set(kwargs) <= {"input", "capture_output", "stdin", "stdout", "stderr", "env", "cwd",
-                           "timeout", "text", "check", "encoding", "errors"}:
+    used = {name for name, value in kwargs.items() if value is not None}
+    if not used <= {"input", "capture_output", "stdin", "stdout", "stderr", "env", "cwd",
+                    "timeout", "text", "check", "encoding", "errors"}:
         return False
     # A terminal changes how the interpreter sets up its streams at start (buffering)
     return not any(_a_terminal(kwargs.get(name), fd)
