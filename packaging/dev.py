@@ -174,9 +174,14 @@ def cmd_test(args: list[str]) -> int:
     steps = [
         [str(python), "-m", "ruff", "check", "desktop", "tests", "packaging"],
         [str(python), "-m", "mypy"],
-        # The unit suite, offscreen; then the journeys: the installed ``assista`` on
-        # Xvfb with a window manager (their screenshots go to build/journeys/).
-        [*pytest, "--ignore=tests/journeys", *args],
+        # The unit suite, offscreen, on two workers (pytest-xdist; one on a one-core
+        # machine), each test file whole on one worker (``loadfile``: a file's tests share
+        # servers and run in order, as they do alone); each worker has its own
+        # QApplication, ports and temporary folders. Then the journeys: the installed
+        # ``assista`` on Xvfb with a window manager (their screenshots go to
+        # build/journeys/), one at a time.
+        [*pytest, "-n", str(min(2, os.cpu_count() or 1)), "--dist", "loadfile",
+         "--ignore=tests/journeys", *args],
     ]
     if not args:
         steps.append([*pytest, "tests/journeys"])
