@@ -175,9 +175,10 @@ def cmd_test(args: list[str]) -> int:
         [str(python), "-m", "ruff", "check", "desktop", "tests", "packaging"],
         [str(python), "-m", "mypy"],
         # The unit suite, offscreen, on two workers (pytest-xdist; one on a one-core
-        # machine), each test file whole on one worker (``loadfile``: a file's tests share
-        # servers and run in order, as they do alone); each worker has its own
-        # QApplication, ports and temporary folders. Then the journeys: the installed
+        # machine): each test file whole on one worker, in order, and the window's
+        # tests (tests/ui) all on one worker in their usual order (``loadfile``, with
+        # the scheduler of tests/conftest.py); each worker has its own QApplication,
+        # ports and temporary folders. Then the journeys: the installed
         # ``assista`` on Xvfb with a window manager (their screenshots go to
         # build/journeys/), one at a time.
         [*pytest, "-n", str(min(2, os.cpu_count() or 1)), "--dist", "loadfile",

@@ -10,6 +10,7 @@ shrinks. "Qt" stands for PySide6/qasync/shiboken6: only the window imports it.
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -161,6 +162,7 @@ def imported(path: Path, module: str) -> set[str]:
     return found
 
 
+@functools.cache
 def edges() -> dict[tuple[str, str], str]:
     """Every (module, package) edge across packages: module path under desktop/ -> owner."""
     found: dict[tuple[str, str], str] = {}
