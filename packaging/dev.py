@@ -174,15 +174,9 @@ def cmd_test(args: list[str]) -> int:
     steps = [
         [str(python), "-m", "ruff", "check", "desktop", "tests", "packaging"],
         [str(python), "-m", "mypy"],
-        # The unit suite, offscreen, on two workers (pytest-xdist; one on a one-core
-        # machine): each test file whole on one worker, in order, and the window's
-        # tests (tests/ui) all on one worker in their usual order (``loadfile``, with
-        # the scheduler of tests/conftest.py); each worker has its own QApplication,
-        # ports and temporary folders. Then the journeys: the installed
-        # ``assista`` on Xvfb with a window manager (their screenshots go to
-        # build/journeys/), one at a time.
-        [*pytest, "-n", str(min(2, os.cpu_count() or 1)), "--dist", "loadfile",
-         "--ignore=tests/journeys", *args],
+        # The unit suite, offscreen; then the journeys: the installed ``assista`` on
+        # Xvfb with a window manager (their screenshots go to build/journeys/).
+        [*pytest, "--ignore=tests/journeys", *args],
     ]
     if not args:
         steps.append([*pytest, "tests/journeys"])
