@@ -64,13 +64,20 @@ def test_environment_working_directory_and_stdin_reach_the_command(tmp_path: Pat
     assert (tmp_path / "forked").is_dir() and (tmp_path / "fresh").is_dir()
 
 
-def test_a_timeout_kills_the_command() -> None:
+def test_a_timeout_kills_the_command(tmp_path: Path) -> None:
     """A server that takes the connection and never answers: the command is killed."""
+    env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+           "OPENAI_API_KEY": "sk-forked-cli-test"}
     with socket.create_server(("127.0.0.1", 0)) as silent:
         url = f"http://127.0.0.1:{silent.getsockname()[1]}/v1"
-        with pytest.raises(subprocess.TimeoutExpired):
-            forked_cli.run([*CLI, "ask", "--no-save", "--base-url", url, "--model", "m", "hi"],
-                           capture_output=True, timeout=2)
+        command = [*CLI, "ask", "--no-save", "--base-url", url, "--model", "m",
+                   "--data-dir", str(tmp_path / "data"), "hi"]
+        try:
+            done = forked_cli.run(command, capture_output=True, text=True, env=env,
+                                  timeout=3)
+        except subprocess.TimeoutExpired:
+            return
+    pytest.fail(f"the command ended by itself (exit {done.returncode}): {done.stderr}")
 
 
 def test_what_a_fork_cannot_carry_starts_fresh() -> None:
