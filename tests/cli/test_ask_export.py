@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import forked_cli
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,7 +32,7 @@ def assista(*args: str, data_dir: Path, env: dict[str, str] | None = None,
     command = [sys.executable, "-m", "desktop", *args]
     if args and args[0] in ("ask", "export"):
         command += ["--data-dir", str(data_dir)]
-    return subprocess.run(command, capture_output=True, text=True, env=environ, cwd=ROOT,
+    return forked_cli.run(command, capture_output=True, text=True, env=environ, cwd=ROOT,
                           input=stdin, timeout=60, check=False)
 
 

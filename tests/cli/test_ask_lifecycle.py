@@ -17,6 +17,7 @@ import pytest
 
 from desktop.app import AppContext
 from desktop.core.messages import Message
+from tests.support import forked_cli
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,7 +49,7 @@ def ask(server: FakeOpenAIServer, data: Path, *args: str) -> subprocess.Popen[by
 
 
 def assista(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "desktop", *args, "--data-dir", str(data)],
+    return forked_cli.run([sys.executable, "-m", "desktop", *args, "--data-dir", str(data)],
                           capture_output=True, text=True, env=environ(), cwd=ROOT,
                           timeout=60, check=False)
 
@@ -161,7 +162,7 @@ def into_closed_pipe(data: Path, *args: str) -> subprocess.CompletedProcess[str]
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        return subprocess.run([sys.executable, "-m", "desktop", *args, "--data-dir", str(data)],
+        return forked_cli.run([sys.executable, "-m", "desktop", *args, "--data-dir", str(data)],
                               stdout=write_end, stderr=subprocess.PIPE, text=True,
                               env=environ(), cwd=ROOT, timeout=60, check=False)
     finally:

@@ -12,6 +12,7 @@ from desktop.core.messages import Message, TextPart
 from desktop.storage.database import Database
 from desktop.storage.paths import DataPaths
 from desktop.storage.sessions import SessionStore
+from tests.support import forked_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "tests" / "storage" / "data" / "chatgpt_conversations.json"
@@ -20,7 +21,7 @@ SAMPLE = ROOT / "tests" / "storage" / "data" / "chatgpt_conversations.json"
 def assista(*args: str) -> subprocess.CompletedProcess[str]:
     environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
-    return subprocess.run(
+    return forked_cli.run(
         [sys.executable, "-m", "desktop", *args],
         capture_output=True,
         text=True,

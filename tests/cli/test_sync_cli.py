@@ -11,10 +11,11 @@ from pathlib import Path
 from desktop.core.messages import Message, TextPart
 from desktop.storage.database import Database
 from desktop.storage.sessions import SessionStore
+from tests.support import forked_cli
 
 
 def _assista(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return forked_cli.run(
         [sys.executable, "-m", "desktop", *args],
         env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=120,
         check=False,

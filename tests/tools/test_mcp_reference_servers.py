@@ -24,6 +24,7 @@ from desktop.tools.mcp.server_requests import (
     SamplingAnswer,
     SamplingRequest,
 )
+from tests.support import forked_cli
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, tool_call_stream
 from tests.tools.mcp_reference import PLAIN_PATH, NodeServer, config, everything_command
 
@@ -111,7 +112,7 @@ async def test_sampling_request_is_answered(everything: McpManager) -> None:
 
 def cli(home: Path, *args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "XDG_"))}
-    return subprocess.run([sys.executable, "-m", "desktop", *args], text=True,
+    return forked_cli.run([sys.executable, "-m", "desktop", *args], text=True,
                           capture_output=True, env={**env, "HOME": str(home), **kwargs.pop(
                               "env", {})}, timeout=180, check=False, **kwargs)
 

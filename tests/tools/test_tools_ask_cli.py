@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.support import forked_cli
 from tests.support.openai_server import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,9 +62,11 @@ def ask_args(server: FakeOpenAIServer, data_dir: Path, *args: str) -> list[str]:
 
 
 def ask(
-    server: FakeOpenAIServer, data_dir: Path, *args: str, stdin: str = ""
+    server: FakeOpenAIServer, data_dir: Path, *args: str, stdin: str = "", fresh: bool = False
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    """``assista ask``; ``fresh``: a new interpreter, not a fork of the warm one (what
+    ``/proc/<pid>/environ`` shows is the process's own start-up environment)."""
+    return (subprocess.run if fresh else forked_cli.run)(
         ask_args(server, data_dir, *args),
         capture_output=True,
         text=True,
@@ -172,7 +175,7 @@ def test_a_command_cannot_read_the_apps_own_environment(
     server.enqueue_tool_calls([("run_command", json.dumps({"command": script}))])
     server.enqueue_text("Read.")
     done = ask(server, tmp_path, "--workspace", str(workspace), "--tools", "run_command",
-               "--approve-all", "Read the environment")
+               "--approve-all", "Read the environment", fresh=True)
     assert done.returncode == 0, done.stderr
     [result] = tool_results(done.stdout)
     content = result["content"]

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support import forked_cli
+
 ROOT = Path(__file__).resolve().parents[2]
 KEY = {"OPENAI_API_KEY": "sk-trust-test-key-0123456789"}
 
@@ -23,7 +25,7 @@ def assista(*args: str, data_dir: Path, env: dict[str, str] | None = None,
     environ.update(env or {})
     command = [sys.executable, "-m", "desktop", *args, "--data-dir", str(data_dir)]
     data = stdin.encode() if isinstance(stdin, str) else stdin
-    done = subprocess.run(command, capture_output=True, env=environ, cwd=ROOT, input=data,
+    done = forked_cli.run(command, capture_output=True, env=environ, cwd=ROOT, input=data,
                           timeout=timeout, check=False,
                           preexec_fn=preexec)  # type: ignore[arg-type]
     return subprocess.CompletedProcess(done.args, done.returncode,

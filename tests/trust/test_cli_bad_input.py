@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import forked_cli
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
 from tests.trust.support import KEY, ROOT, assista, no_traceback, state
 
@@ -53,7 +54,7 @@ def test_a_prompt_that_is_not_utf8_is_sent_with_replacements(tmp_path: Path) -> 
     assert sent == "caf\ufffd \ufffd"
     with FakeOpenAIServer(models=["gpt-test"]) as server:
         server.enqueue_text("ok")
-        piped = subprocess.run(
+        piped = forked_cli.run(
             [sys.executable, "-m", "desktop", "ask", "--base-url", server.base_url,
              "--model", "gpt-test", "--data-dir", str(data), "-"],
             input=b"bad \xc3( bytes", capture_output=True, env=env(), cwd=ROOT, timeout=60,
@@ -103,7 +104,7 @@ def test_an_export_to_a_full_disk_fails_cleanly(tmp_path: Path, fmt: str) -> Non
     assert target.read_text() == "an older export\n"  # not replaced by a cut one
     assert not list(tmp_path.glob("*.tmp")) and not list(tmp_path.glob(".export.out*"))
     with open("/dev/full", "w") as full:
-        to_stdout = subprocess.run(
+        to_stdout = forked_cli.run(
             [sys.executable, "-m", "desktop", "export", "--format", fmt, "--data-dir",
              str(data)], stdout=full, stderr=subprocess.PIPE, text=True, env=env(),
             cwd=ROOT, timeout=60, check=False)
