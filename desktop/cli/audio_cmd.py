@@ -11,7 +11,6 @@ import argparse
 import logging
 import sys
 from pathlib import Path
-from typing import Any
 
 from desktop.app import AppContext
 from desktop.chat.profile import NewChat
@@ -24,32 +23,6 @@ from desktop.core.errors import AssistaError, ConfigError
 from desktop.providers.audio_api import SPEECH_FORMATS, AudioEndpoint
 
 log = logging.getLogger(__name__)
-
-
-def _add_provider_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--provider", metavar="NAME",
-                        help="a configured provider (name or id), or a preset/kind name")
-    parser.add_argument("--base-url", metavar="URL", help="API base URL (e.g. http://host/v1)")
-    parser.add_argument("--model", metavar="M", required=True,
-                        help="the speech or transcription model")
-
-
-def add_audio_parsers(sub: Any, add_common: Any) -> None:
-    transcribe = sub.add_parser("transcribe", help="print the text said in an audio file "
-                                "(the provider's /audio/transcriptions)")
-    add_common(transcribe)
-    _add_provider_args(transcribe)
-    transcribe.add_argument("file", metavar="FILE", help="an audio file (wav, mp3, m4a, ...)")
-    transcribe.add_argument("--language", metavar="CODE", help="the language spoken (e.g. en)")
-    speak = sub.add_parser("speak", help="write TEXT spoken to an audio file "
-                           "(the provider's /audio/speech)")
-    add_common(speak)
-    _add_provider_args(speak)
-    speak.add_argument("text", metavar="TEXT", help="what to say; '-' reads standard input")
-    speak.add_argument("--out", metavar="FILE", required=True,
-                       help="the audio file to write; its extension picks the format "
-                            f"({', '.join(SPEECH_FORMATS)}; default mp3)")
-    speak.add_argument("--voice", metavar="NAME", default="alloy", help="the voice (alloy)")
 
 
 def _endpoint(ctx: AppContext, args: argparse.Namespace) -> AudioEndpoint:

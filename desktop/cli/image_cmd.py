@@ -19,7 +19,6 @@ import contextlib
 import re
 import sys
 from pathlib import Path
-from typing import Any
 
 from desktop.core.errors import AssistaError, ConfigError
 from desktop.core.events import ErrorEvent, ImageEvent
@@ -27,7 +26,7 @@ from desktop.core.images import MAX_IMAGES, image_file_names, uses_images_api
 from desktop.core.messages import Message
 from desktop.core.provider import ChatRequest, Provider
 
-__all__ = ["add_image_parser", "image_command"]
+__all__ = ["image_command"]
 
 _SIZE = re.compile(r"^(\d{2,5})x(\d{2,5})$|^auto$")
 _PROBLEMS = {
@@ -38,22 +37,6 @@ _PROBLEMS = {
     "download_failed": "an image could not be downloaded",
     "failed": "the provider could not make the image",
 }
-
-
-def add_image_parser(sub: Any, add_common: Any) -> None:
-    image = sub.add_parser("image", help="make images from a prompt and write them to files")
-    add_common(image)
-    image.add_argument("prompt", help="what to draw; '-' reads it from standard input")
-    image.add_argument("--model", metavar="M", required=True, help="an image model id")
-    image.add_argument("--out", metavar="FILE.png", required=True,
-                       help="where to write the image (more: FILE-2.png, FILE-3.png...)")
-    image.add_argument("--size", metavar="WxH", help="e.g. 1024x1024 (Images API models)")
-    image.add_argument("--quality", metavar="Q", help="low, medium, high, standard, hd, auto")
-    image.add_argument("--n", type=int, default=1, metavar="N",
-                       help=f"how many images (1-{MAX_IMAGES})")
-    image.add_argument("--provider", metavar="NAME",
-                       help="a configured provider (name or id), or a preset/kind name")
-    image.add_argument("--base-url", metavar="URL", help="API base URL (e.g. http://host/v1)")
 
 
 def _check(args: argparse.Namespace, prompt: str) -> None:
