@@ -217,7 +217,10 @@ def _damaged(tmp_path: Path) -> Path:
         db.checkpoint()
     data = bytearray(path.read_bytes())
     pages = len(data) // 4096
-    start = 4096 * (pages // 2)  # a settings page: not read when opening
+    # A settings page, not read when opening: the rows were written after every table
+    # was made, so the last pages hold them (the middle of the file held a table's root
+    # page once the schema grew).
+    start = 4096 * (pages - 2)
     data[start : start + 4096] = b"\xa5" * 4096
     path.write_bytes(bytes(data))
     return path

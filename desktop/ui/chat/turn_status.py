@@ -26,7 +26,7 @@ from desktop.chat.events import ProviderRetrying
 from desktop.tools.approval import ApprovalDecision
 from desktop.tools.grant_scopes import always_scope, unscoped_reason
 from desktop.ui.plain_text import StatusLabel, make_plain, plain_tooltip, shown
-from desktop.ui.tools.approval_title import approval_title, confinement_short
+from desktop.ui.tools.approval_title import approval_title, confinement_text
 from desktop.ui.tools.scope_row import always_tooltip
 from desktop.ui.tools.tool_names import display_name
 from desktop.ui.wrap_row import WrapRow
@@ -72,9 +72,7 @@ def approval_subject(pending: PendingApproval) -> str:
     what = (preview.text.strip().split("\n")[0] if preview.kind == "command"
             else approval_title(preview))
     title = shown(what if len(what) <= SUBJECT_CHARS else what[:SUBJECT_CHARS - 1] + "…")
-    subject = f"{name} · {title}" if title and title != shown(request.tool) else name
-    where = confinement_short(preview.confinement)  # (a command: sandboxed or not)
-    return f"{subject} ({where})" if where else subject
+    return f"{name} · {title}" if title and title != shown(request.tool) else name
 
 
 def add_approval_buttons(row: WrapRow, decide: Callable[[str], None]) -> dict[str, QPushButton]:
@@ -287,6 +285,8 @@ class TurnStatus(QFrame):
         if kind == "approval" and self.pending is not None:
             fit_always(self.approval_buttons["allow_always"], self.pending)
             subject = approval_subject(self.pending)
+            # (a command says where it runs; the card in Tool activity says it too)
+            self.label.setToolTip(confinement_text(self.pending.request.preview.confinement))
             self.label.setText(self.tr("Waiting for your approval: {tool}").format(tool=subject)
                                if len(self.approvals) == 1 else
                                self.tr("Waiting for your approval ({number} of {count}): {tool}")

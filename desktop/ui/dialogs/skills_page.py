@@ -20,7 +20,6 @@ from PySide6.QtGui import QColor, QDesktopServices
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QMessageBox,
@@ -34,6 +33,7 @@ from PySide6.QtWidgets import (
 from desktop.core.errors import AssistaError
 from desktop.ui import theme
 from desktop.ui.error_text import error_text
+from desktop.ui.wrap_row import WrapRow
 
 if TYPE_CHECKING:
     from desktop.skills.format import Skill
@@ -107,10 +107,10 @@ class SkillsPage(QWidget):
         self.error_label.setWordWrap(True)
         self.error_label.setTextFormat(Qt.TextFormat.PlainText)
         self.error_label.setStyleSheet(f"color: {theme.colors()['error']};")
-        buttons = QHBoxLayout()
+        buttons = WrapRow()  # (a narrow dialog or longer words: the row wraps, never scrolls)
         for button in (self.add_folder_button, self.add_zip_button, self.remove_button):
             buttons.addWidget(button)
-        buttons.addStretch(1)
+        buttons.add_stretch()
         buttons.addWidget(self.open_button)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)

@@ -35,20 +35,6 @@ _CONFINEMENTS = {  # desktop.tools.sandbox.CODES
 }
 
 
-_SHORT = {
-    "sandboxed_offline": QT_TRANSLATE_NOOP("ApprovalTitle", "sandboxed · no network"),
-    "sandboxed_online": QT_TRANSLATE_NOOP("ApprovalTitle", "sandboxed · network"),
-    "unsandboxed_off": QT_TRANSLATE_NOOP("ApprovalTitle", "not sandboxed"),
-    "unsandboxed_missing": QT_TRANSLATE_NOOP("ApprovalTitle", "not sandboxed"),
-}
-
-
-def confinement_short(code: str) -> str:
-    """The same in a few words, for a one-line approval in the chat."""
-    source = _SHORT.get(code)
-    return QCoreApplication.translate("ApprovalTitle", str(source)) if source else ""
-
-
 def confinement_text(code: str) -> str:
     """Where a command will run, in the interface's language ("" when not a command)."""
     source = _CONFINEMENTS.get(code)
