@@ -202,7 +202,10 @@ def cmd_test(args: list[str]) -> int:
         [str(python), "-m", "mypy"],
         # The unit suite, offscreen; then the journeys: the installed ``assista`` on
         # Xvfb with a window manager (their screenshots go to build/journeys/).
-        [*pytest, "--ignore=tests/journeys", *args],
+        # Two workers, each test file whole on one (its fixtures and order as written);
+        # with arguments (a file, -k ...) one process, as given.
+        [*pytest, "--ignore=tests/journeys",
+         *(args or ["-n", "2", "--dist", "loadfile"])],
     ]
     if not args:
         steps.append([*pytest, "tests/journeys"])
