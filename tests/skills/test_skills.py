@@ -183,3 +183,14 @@ def test_safe_zip_refuses_links_and_bombs(tmp_path: Path) -> None:
         archive.writestr("zeros", b"\0" * (3 * 1024 * 1024))
     with pytest.raises(UnsafeZipError, match="more than 2 MB"):
         extract_zip(bomb, tmp_path / "b", max_bytes=2 * 1024 * 1024)
+
+
+def test_safe_zip_refuses_more_members_than_its_limit(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from desktop.storage import safe_zip
+
+    monkeypatch.setattr(safe_zip, "MAX_MEMBERS", 3)
+    archive = _zip(tmp_path / "many.zip", {f"f{i}.txt": "x" for i in range(4)})
+    with zipfile.ZipFile(archive) as opened, \
+            pytest.raises(safe_zip.UnsafeZipError, match="more than 3 files"):
+        safe_zip.check_zip(opened)

@@ -27,6 +27,20 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="bubblewrap is Linux's")
 
 REPO = Path(__file__).resolve().parents[2]
+#: A sandboxed command has its own empty /tmp, /var/tmp and /dev/shm: what the tests look
+#: at from inside must live elsewhere (a clone of the project in /tmp is invisible there).
+PRIVATE = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
+
+
+def _outside_private(path: Path) -> bool:
+    """Whether ``path`` (as written, and where its links lead) is outside those."""
+    return not any(seen == p or p in seen.parents
+                   for seen in (path.absolute(), path.resolve()) for p in PRIVATE)
+
+
+#: The Python the commands run: this one, or the system's when this one is in /tmp.
+PYTHON = sys.executable if _outside_private(Path(sys.executable)) else \
+    (shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin") or sys.executable)
 
 
 @pytest.fixture(autouse=True)
@@ -59,7 +73,8 @@ def web() -> Iterator[str]:
 @pytest.fixture
 def outside() -> Iterator[Path]:
     """A folder outside the workspace and outside /tmp (a sandbox's /tmp is its own)."""
-    folder = REPO / "build" / f"sandbox-outside-{uuid.uuid4().hex[:8]}"
+    base = REPO / "build" if _outside_private(REPO) else Path.home() / ".cache"
+    folder = base / f"assista-sandbox-outside-{uuid.uuid4().hex[:8]}"
     folder.mkdir(parents=True)
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
@@ -74,7 +89,7 @@ def run(root: Path, command: str, trust: ToolTrust) -> dict[str, Any]:
 
 
 def fetch(url: str) -> str:
-    return f"{sys.executable} -I -c \"import urllib.request as u; " \
+    return f"{PYTHON} -I -c \"import urllib.request as u; " \
            f"print(u.urlopen('{url}', timeout=10).read().decode())\""
 
 
@@ -121,7 +136,7 @@ def test_a_sandboxed_command_runs_the_apps_skill_scripts_read_only(root: Path,
     script.write_text("print('skill ran')\n")
     (outside / "assista.db").write_text("chats and keys")
     trust = ToolTrust(hidden_paths=(str(outside),), shown_paths=(str(outside / "skills"),))
-    done = run(root, f"{sys.executable} -I {script}; cat {outside}/assista.db", trust)
+    done = run(root, f"{PYTHON} -I {script}; cat {outside}/assista.db", trust)
     assert "skill ran" in done["stdout"] and "chats and keys" not in done["stdout"]
     changed = run(root, f"echo x >> {script}", trust)
     assert changed["exit_code"] != 0 and script.read_text() == "print('skill ran')\n"
