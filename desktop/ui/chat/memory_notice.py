@@ -67,13 +67,16 @@ class MemoryNotices(QWidget):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse
                                           | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
             fact = f"<i>{shown_html(html.escape(text))}</i>"
+            said = self.tr("Memory removed: {fact}") if memory_id in self.undone \
+                else self.tr("Memory saved: {fact}")
             if memory_id in self.undone:
-                label.setText(self.tr("Memory removed: {fact}").format(fact=fact))
+                label.setText(said.format(fact=fact))
             else:
                 undo = html.escape(self.tr("Undo"))
-                label.setText(self.tr("Memory saved: {fact}").format(fact=fact)
+                label.setText(said.format(fact=fact)
                               + f" · <a href='undo:{html.escape(memory_id)}'>{undo}</a>")
-            label.setAccessibleName(label.text() and text)
+            # (a screen reader says the notice whole, as plain text, not just the fact)
+            label.setAccessibleName(said.format(fact=text))
             label.linkActivated.connect(self._on_link)
             self._column.addWidget(label)
             self.labels.append(label)

@@ -161,22 +161,23 @@ class ProjectPage(QDialog):
         self.chats.setAccessibleName(self.tr("Chats"))
         self.chats.itemActivated.connect(
             lambda item: self.chatRequested.emit(str(item.data(ID_ROLE))))
-        self.new_chat_button = QPushButton(self.tr("New chat in this project"))
-        self.new_chat_button.clicked.connect(self._new_chat)
         column.addWidget(self.chats)
-        column.addWidget(self.new_chat_button, 0, Qt.AlignmentFlag.AlignLeft)
         return box
 
     def _build_buttons(self) -> QHBoxLayout:
         row = QHBoxLayout()
         self.delete_button = QPushButton(self.tr("Delete project…"))
         self.delete_button.clicked.connect(self._delete)
+        # (with the buttons that stay in sight: on a small screen the page scrolls)
+        self.new_chat_button = QPushButton(self.tr("New chat in this project"))
+        self.new_chat_button.clicked.connect(self._new_chat)
         self.save_button = QPushButton(self.tr("Save"))
         self.save_button.setDefault(True)
         self.save_button.clicked.connect(self.save)
         close = QPushButton(self.tr("Close"))
         close.clicked.connect(self.reject)
         row.addWidget(self.delete_button)
+        row.addWidget(self.new_chat_button)
         row.addStretch(1)
         row.addWidget(self.save_button)
         row.addWidget(close)
