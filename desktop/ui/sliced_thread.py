@@ -4,8 +4,9 @@ Why not a plain thread: Python code on a second thread competes with the event l
 the GIL. Every time the loop's thread lets go of it (many Qt calls do), it may wait up
 to the interpreter's switch interval (5 ms) to get it back, so a thread loading syntax
 highlighters behind the window turned a 13 ms scroll step into 50-110 ms (measured in
-tests/bench/bench_chat_history.py). Here the worker looks at the clock at each function
-call it makes and, once its slice is over, waits for the next one holding nothing. The
+the chat-history benchmark, now tests/bench/bench_shipped_scroll.py). Here the worker
+looks at the clock at each function call it makes and, once its slice is over, waits
+for the next one holding nothing. The
 loop hands out one slice of ``slice_ms`` every ``interval_ms`` from a timer, so while
 the worker is busy the window waits at most one slice for the GIL.
 

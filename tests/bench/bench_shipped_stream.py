@@ -278,9 +278,24 @@ def xdotool(*args: str, env: dict[str, str]) -> str:
                           timeout=60, check=False).stdout
 
 
+def without_inspector(home: str) -> None:
+    """The data folder of ``home`` with Preferences → Request inspector turned off, as
+    a user leaves it (the settings saved by the app's own code, before it starts)."""
+    from desktop.app import AppContext
+
+    ctx = AppContext.open(Path(home) / ".local/share/Assista", environ={},
+                          log_to_stderr=False)
+    try:
+        ctx.settings.update(inspector_enabled=False)
+    finally:
+        ctx.close()
+
+
 def run_app(server: Server, env: dict[str, str], text: str,
-            profile: str | None = None) -> dict[str, float]:
+            profile: str | None = None, inspector: bool = True) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="assista-bench-home-") as home:
+        if not inspector:
+            without_inspector(home)
         app_env = dict(env, HOME=home, OPENAI_API_KEY="sk-bench", OPENAI_BASE_URL=server.url)
         for key in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "ANTHROPIC_API_KEY",
                     "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENROUTER_API_KEY"):
@@ -369,6 +384,9 @@ def main() -> int:
                         help="also run the floor client on qasync + async httpx")
     parser.add_argument("--profile", metavar="OUT",
                         help="run the app once per rate under py-spy, stacks to OUT.RATE")
+    parser.add_argument("--inspector-off", action="store_true",
+                        help="also run the app with the request inspector turned off "
+                             "(what recording costs: app against app-noinsp)")
     parser.add_argument("--serve", type=float)
     args = parser.parse_args()
 
@@ -379,7 +397,8 @@ def main() -> int:
         serve(text, args.serve)
         return 0
     env, screen = start_screen()
-    kinds = ["floor", *(["qasync"] if args.qasync_floor else []), "app"]
+    kinds = ["floor", *(["qasync"] if args.qasync_floor else []), "app",
+             *(["app-noinsp"] if args.inspector_off else [])]
     print(f"answer: {len(text):,} chars in {CHARS_PER_EVENT}-character events; app: "
           f"{assista()} (fresh HOME, provider from the environment) on {env['DISPLAY']}"
           f"{' with openbox' if len(screen) > 1 else ''}; {args.runs} runs each, "
@@ -400,8 +419,8 @@ def main() -> int:
             for _ in range(args.runs):
                 for kind in kinds:
                     load = os.getloadavg()[0]
-                    if kind == "app":
-                        r = run_app(server, env, text)
+                    if kind.startswith("app"):
+                        r = run_app(server, env, text, inspector=kind == "app")
                     else:
                         r = run_floor(server, env, kind == "qasync")
                     r["load"] = load
@@ -415,6 +434,9 @@ def main() -> int:
                 per_event = value * figures[kind][0]["wall"] / events * 1e6
                 print(f"  median {kind:<6} {value:.3f} of a core, {per_event:.0f} µs "
                       f"per event")
+            if "app-noinsp" in median:
+                print(f"  recording costs app / app-noinsp "
+                      f"{median['app'] / median['app-noinsp']:.2f}x", flush=True)
             ratio = median["app"] / median["floor"]
             lag = max(r["lag"] for r in figures["app"])
             whole = all(r["chars"] >= len(text) for r in figures["app"])
