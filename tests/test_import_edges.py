@@ -64,6 +64,9 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("tools/mcp/bundle_install.py", "storage"):
         "unpacks a bundle with storage.safe_zip (the safe unzip belongs below both)",
     ("ui/dialogs/memory_page.py", "storage"): _UI_STORAGE,
+    ("ui/window/app_services.py", "app"):
+        "hands the widgets the composition root's narrow services (item 1: built there)",
+    ("ui/window/app_services.py", "storage"): "the chats' and assistants' store types",
     ("ui/knowledge/knowledge_detail.py", "providers"): _UI_PROVIDERS,
     ("chat/inspection.py", "app"): _APP,
     ("chat/last_chat.py", "app"): _APP,

@@ -99,7 +99,7 @@ class ChatPane(QWidget):
         self.edit_banner = EditBanner()
         self.temporary_banner = TemporaryBanner(lambda: controller.temporary is not None,
                                                 controller.sessionOpened)
-        self.save_banner = SaveBanner(partial(store_messages, controller.sessions))
+        self.save_banner = SaveBanner(partial(store_messages, controller.services.sessions))
         controller.saveFailed.connect(self.save_banner.show_failure)
         self.setAcceptDrops(True)
         self._draft_chat: ChatRef = controller.chat  # whose draft the composer holds
@@ -310,7 +310,7 @@ class ChatPane(QWidget):
         from desktop.ui.inspector.opener import open_inspector
 
         session_id = self.controller.session_id
-        messages = (self.controller.sessions.load_active_branch(session_id).messages
+        messages = (self.controller.services.sessions.load_active_branch(session_id).messages
                     if session_id else [])
         ids = answer_ids(messages, message_id) if message_id else last_answer_ids(messages)
         self.inspector = open_inspector(self.controller.ctx, ids, self.window())

@@ -49,7 +49,7 @@ class CompareLauncher(QObject):
 
     def _chooser(self, minimum: int,
                  start: Callable[[list[CompareTarget]], object]) -> QDialog:
-        catalog = self.controller.model_catalog()
+        catalog = self.controller.services.model_catalog()
         config, model = self.controller.provider(), self.controller.model()
         chosen = [(config.id, model)] if config is not None and model and minimum > 1 else []
 
@@ -84,7 +84,7 @@ class CompareLauncher(QObject):
         return self._chooser(1, lambda targets: self.ask_others(message_id, targets))
 
     def targets(self, chosen: list[tuple[str, str]]) -> list[CompareTarget]:
-        configs = {c.id: c for c in self.controller.providers.all()}
+        configs = {c.id: c for c in self.controller.services.providers.all()}
         return [CompareTarget(configs[pid].model_copy(update={"model": model}), model)
                 for pid, model in chosen if pid in configs]
 

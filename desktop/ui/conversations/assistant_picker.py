@@ -39,7 +39,7 @@ class AssistantPicker(ElidingComboBox):
         self.blockSignals(True)
         self.clear()
         self.addItem(self.tr("No assistant"), None)
-        for assistant in self.controller.assistants.list_assistants():
+        for assistant in self.controller.services.assistants.list_assistants():
             self.addItem(assistant.name, assistant.id)
         self.insertSeparator(self.count())
         self.addItem(self.tr("Manage assistants…"), MANAGE)

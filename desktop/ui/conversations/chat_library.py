@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 class ChatLibrary:
     def __init__(self, controller: ChatController) -> None:
         self.controller = controller
-        self.store = controller.sessions
+        self.store = controller.services.sessions
 
     def _do(self, action: Callable[[], object]) -> bool:
         try:

@@ -86,7 +86,7 @@ class ConversationActions(QObject):
 
     def open_search(self) -> SearchDialog:
         if self.search is None:
-            self.search = SearchDialog(self.controller.sessions, self.window)
+            self.search = SearchDialog(self.controller.services.sessions, self.window)
             self.search.hitChosen.connect(self.open_hit)
         self.search.start()
         return self.search
@@ -123,7 +123,8 @@ class ConversationActions(QObject):
 
         def make() -> QDialog:
             names = self.controller.tools.registry().names()
-            dialog = AssistantsDialog(self.controller.assistants, self.controller.providers,
+            services = self.controller.services
+            dialog = AssistantsDialog(services.assistants, services.providers,
                                       names, self.window,
                                       select=current.id if current is not None else None)
             dialog.assistantsChanged.connect(self.assistantsChanged)

@@ -100,7 +100,7 @@ class ImportExport(QObject):
 
     def export_current(self) -> None:
         session_id = self.controller.session_id
-        info = self.controller.sessions.get_session(session_id) if session_id else None
+        info = self.controller.services.sessions.get_session(session_id) if session_id else None
         if info is None:
             self.failed.emit(self.tr("Open a chat to export it (or use Export all chats…)."))
             return
@@ -144,7 +144,7 @@ class ImportExport(QObject):
 
     def start_export(self, session_ids: Sequence[str] | None, target: Path,
                      fmt: ExportFormat) -> asyncio.Future[None]:
-        store = self.controller.sessions
+        store = self.controller.services.sessions
         what = (self.tr("all chats") if session_ids is None
                 else self.tr("%n chats", "", len(session_ids)))
 
@@ -163,7 +163,7 @@ class ImportExport(QObject):
         return self._run(run())
 
     def start_import(self, path: Path) -> asyncio.Future[None]:
-        store = self.controller.sessions
+        store = self.controller.services.sessions
 
         async def run() -> None:
             try:

@@ -25,7 +25,7 @@ class ProjectActions(QObject):
         super().__init__(window)
         self.window = window
         self.controller = window.controller
-        self.projects = self.controller.projects
+        self.projects = self.controller.services.projects
         self.page: ProjectPage | None = None
         self.confirm_box: QMessageBox | None = None
         self.section = ProjectSection(self.projects)

@@ -204,7 +204,7 @@ class SessionList(QWidget):
             return
         if current is None:
             current = self.controller.session_id
-        store = self.controller.sessions
+        store = self.controller.services.sessions
         if self.view == "trash":
             days = self.controller.settings.trash_retention_days
             self.trash_hint.setText(

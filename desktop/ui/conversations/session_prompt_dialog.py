@@ -44,7 +44,8 @@ class SessionPromptDialog(QDialog):
         origin = (self.tr("the assistant “{name}”").format(name=assistant.name)
                   if assistant is not None and (assistant.system_prompt or "").strip()
                   else self.tr("the default system prompt (Settings → Preferences)"))
-        title = controller.chat_title(controller.session_id) if controller.session_id else None
+        title = (controller.services.chat_title(controller.session_id)
+                 if controller.session_id else None)
         layout = QVBoxLayout(self)
         heading = plain_label(f"“{title}”" if title is not None else self.tr("The new chat"))
         heading.setObjectName("appTitle")

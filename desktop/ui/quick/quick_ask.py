@@ -139,7 +139,7 @@ class QuickAsk(QObject):
         if quick is None:
             return
         session_id = quick.controller.session_id
-        title = (quick.controller.chat_title(session_id) or "") if session_id else ""
+        title = (quick.controller.services.chat_title(session_id) or "") if session_id else ""
         self.answerFinished.emit(title, text, failed, quick)
 
     def close(self) -> None:

@@ -271,7 +271,7 @@ class McpDialog(QDialog):
         from desktop.tools.mcp.bundle_install import remove_bundle_files
 
         for raw in removed:  # an extension removed here is uninstalled: its files go too
-            remove_bundle_files(self.controller.data_folder, raw)
+            remove_bundle_files(self.controller.services.data_folder, raw)
         # As stored (secrets as placeholders): what the servers start from
         self.servers = [normalized(dict(s)) for s in self.controller.settings.mcp_servers]
         self._saved_names = [(s, str(s["name"])) for s in self.servers]

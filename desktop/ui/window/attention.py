@@ -36,7 +36,7 @@ class Attention(QObject):
         if not session_id:
             return ""
         with contextlib.suppress(AssistaError):
-            return self.window.controller.chat_title(session_id) or ""
+            return self.window.controller.services.chat_title(session_id) or ""
         return ""
 
     def _run_finished(self, event: RunFinished) -> None:

@@ -142,7 +142,8 @@ class ChatSettingsPopover(QFrame):
             self.effort_combo.addItem(effort_name(effort), effort)
         self.effort_combo.setCurrentIndex(max(0, self.effort_combo.findData(own.reasoning_effort)))
         model = c.model()
-        can_reason = bool(config and model and c.providers.capabilities(config, model).reasoning)
+        can_reason = bool(config and model and
+                          c.services.providers.capabilities(config, model).reasoning)
         self.effort_combo.setToolTip("" if can_reason else
                                      self.tr("This model does not say it can reason; the setting "
                                      "is sent anyway."))

@@ -14,8 +14,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
@@ -32,9 +30,7 @@ from desktop.chat.events import (
     retry_text,
 )
 from desktop.chat.last_chat import remember_last_chat
-from desktop.chat.model_catalog import ModelCatalog
 from desktop.chat.profile import ChatRef, NewChat
-from desktop.chat.provider_service import ProviderService
 from desktop.chat.running import RunningTurn
 from desktop.chat.service import ChatService
 from desktop.chat.turn_locks import ChatBusy
@@ -42,20 +38,13 @@ from desktop.chat.turn_plan import ProviderMissing
 from desktop.core.errors import AssistaError
 from desktop.core.events import TextDelta
 from desktop.core.messages import Message, Part
-from desktop.core.services import SettingsSource
 from desktop.core.settings import AppSettings, ProviderConfig
-from desktop.projects.service import ProjectService
-from desktop.storage.assistants import AssistantStore
 from desktop.storage.branches import ActiveBranch
-from desktop.storage.sessions import SessionStore
-from desktop.sync.service import SyncService
 from desktop.tools.approval import ChatGrants, ToolProgress
 from desktop.ui.error_text import error_text, exception_text
+from desktop.ui.window.app_services import AppServices
 from desktop.ui.window.bridge import AgentBridge
 from desktop.ui.window.chat_profile import ChatProfile
-
-if TYPE_CHECKING:
-    from desktop.tools.mcp.bundle_install import BundleService
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +77,8 @@ class ChatController(QObject):
         self.temporary: NewChat | None = None
         self.branches: ActiveBranch | None = None
         self.profile = ChatProfile(self)  # the chat's assistant and own system prompt
+        # What the widgets are handed: the app's narrow services (providers, chats, ...)
+        self.services = AppServices(ctx)
         self._history: list[Message] = []
         self._unobserve: Callable[[], None] | None = None
         self._turn: RunningTurn | None = None  # the running turn of the chat on screen
@@ -123,41 +114,6 @@ class ChatController(QObject):
         return self.ctx.settings.current
 
     @property
-    def settings_service(self) -> SettingsSource:
-        """The settings as a service (read, change, observe): handed to the widgets
-        that change or follow them."""
-        return self.ctx.settings
-
-    @property
-    def providers(self) -> ProviderService:
-        return self.ctx.providers
-
-    @property
-    def sessions(self) -> SessionStore:
-        """The saved chats (listing, searching, import and export read them here)."""
-        return self.ctx.sessions
-
-    @property
-    def data_folder(self) -> Path:
-        """The data folder's root (extensions unpack below it)."""
-        return self.ctx.paths.root
-
-    @property
-    def bundles(self) -> BundleService:
-        """Installs and removes MCP bundles (.mcpb)."""
-        from desktop.tools.mcp.bundle_install import BundleService
-
-        return BundleService(self.ctx.paths.root, self.ctx.settings, self.ctx.secrets)
-
-    @property
-    def projects(self) -> ProjectService:
-        return self.ctx.projects
-
-    @property
-    def sync(self) -> SyncService:
-        return self.ctx.sync
-
-    @property
     def tools(self) -> ChatTools:
         return self.service.tools
 
@@ -166,25 +122,9 @@ class ChatController(QObject):
         there, each adapter follows its own chat."""
         return ChatController(self.ctx, parent, service=self.service)
 
-    def chat_title(self, session_id: str) -> str | None:
-        """The chat's title (None: there is no such chat, or it is in the trash)."""
-        info = self.ctx.sessions.get_session(session_id)
-        return info.title if info is not None else None
-
-    def model_catalog(self) -> ModelCatalog:
-        """Every provider's models (as last fetched), their prices and capabilities."""
-        return ModelCatalog(self.ctx)
-
-    def has_chats(self) -> bool:
-        return self.ctx.sessions.has_sessions()
-
     def remember_last_chat(self, session_id: str | None) -> None:
         """``session_id`` is on screen now: reopened at the next start."""
         remember_last_chat(self.ctx, session_id)
-
-    @property
-    def assistants(self) -> AssistantStore:
-        return self.ctx.assistants
 
     def provider(self) -> ProviderConfig | None:
         return self.service.chats.provider(self.chat)

@@ -94,7 +94,7 @@ class DialogLauncher(QObject):
         from desktop.ui.providers.provider_dialog import ProviderDialog
 
         def make() -> QDialog:
-            dialog = ProviderDialog(self.controller.providers, self.parent_widget)
+            dialog = ProviderDialog(self.controller.services.providers, self.parent_widget)
             dialog.providersChanged.connect(self._providers_changed)
             # (closing re-reads them too: a provider may have been removed unsaved)
             dialog.finished.connect(lambda _result: self._providers_changed())
@@ -150,7 +150,7 @@ class DialogLauncher(QObject):
                 "", QCoreApplication.translate("MainWindow", "MCP bundles (*.mcpb *.dxt)"))
             if not path:
                 return None
-        dialog = open_bundle_dialog(self.controller.bundles, path, self.parent_widget)
+        dialog = open_bundle_dialog(self.controller.services.bundles, path, self.parent_widget)
         if dialog is not None:
             dialog.accepted.connect(self._extension_installed)
         return dialog
@@ -190,7 +190,7 @@ class DialogLauncher(QObject):
         """Settings → Sync: saving reconfigures ``scheduler``, the window's sync."""
         from desktop.ui.dialogs.sync_dialog import SyncDialog
 
-        return self.show_one("sync", lambda: SyncDialog(self.controller.sync, scheduler,
+        return self.show_one("sync", lambda: SyncDialog(self.controller.services.sync, scheduler,
                                                         self.parent_widget))
 
     def open_about(self) -> QDialog:

@@ -125,7 +125,7 @@ def make_application() -> QApplication:
 
 async def first_run(window: MainWindow) -> None:
     """With no provider at all, look for a local LM Studio, then open the dialog."""
-    providers = window.controller.providers
+    providers = window.controller.services.providers
     if providers.all():
         return
     detected = await providers.detect_local()

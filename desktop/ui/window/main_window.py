@@ -156,10 +156,10 @@ class MainWindow(QMainWindow):
         WindowDrops(self, self.chat_pane, self.dialogs.install_extension)
         self.tool_activity = ToolActivity(controller, self.composer, self.sidebar, self)
         # New chat, Quick ask, Show/Hide, Quit
-        self.tray = AppTray(self, controller.settings_service, lambda: self.quit_guard.box)
+        self.tray = AppTray(self, controller.services.settings, lambda: self.quit_guard.box)
         self.notifier = DesktopNotifier(self, self.tray)
         # the small always-on-top window
-        self.quick = QuickAsk(controller, controller.settings_service, self)
+        self.quick = QuickAsk(controller, controller.services.settings, self)
         self.attention = Attention(self)  # finished answers: announced, notified
         self.updates = UpdateNotice(self, __version__)  # at most daily, after the first frame
         self.quit_guard = QuitGuard(self, controller)
@@ -179,7 +179,8 @@ class MainWindow(QMainWindow):
         from desktop.ui.window.window_wiring import connect_compare, connect_welcome
 
         c = self.controller
-        self.welcome = WelcomeGuide(c, c.providers, c.assistants, self.chat)  # first run
+        self.welcome = WelcomeGuide(c, c.services.providers, c.services.assistants,
+                                    self.chat)  # first run
         self.compare = CompareLauncher(c, self.chat_pane, self.dialogs)  # Compare, Ask others
         connect_welcome(self)
         connect_compare(self)

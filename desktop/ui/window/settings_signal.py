@@ -49,7 +49,7 @@ def proxy_changed(old: AppSettings, new: AppSettings) -> bool:
 def follow_settings(app: QApplication, controller: ChatController) -> SettingsSignal:
     """Apply saved changes to the running app: the theme, and MCP servers over HTTP
     reconnect through a new proxy (providers and ``fetch_url`` read it per request)."""
-    signal = SettingsSignal(controller.settings_service, controller)
+    signal = SettingsSignal(controller.services.settings, controller)
 
     def changed(old: AppSettings, new: AppSettings) -> None:
         if new.theme != old.theme and new.theme != theme.mode():

@@ -64,7 +64,8 @@ class ToolActivity(QObject):
                  for name in c.available_tools()]
         config, model = c.provider(), c.model()
         note = None
-        if config is not None and model and not c.providers.capabilities(config, model).tools:
+        capabilities = c.services.providers.capabilities
+        if config is not None and model and not capabilities(config, model).tools:
             note = self.tr("{model} cannot use tools: none are sent to it").format(model=model)
         self.composer.set_tools(tools, set(c.enabled_tools()), note)
         self.skill_switches.refresh()

@@ -88,7 +88,7 @@ class TopBar(QWidget):
         self.sidebar_button.setToolTip(self.tr("Show or hide the tool activity panel (Ctrl+B)"))
         self.sidebar_button.setCheckable(True)
         self.sidebar_button.setChecked(False)  # (closed until a tool runs, or chosen)
-        self.catalog = controller.model_catalog()
+        self.catalog = controller.services.model_catalog()
         self.picker = ModelPicker(self.catalog, self)
         self.chat_settings = ChatSettingsPopover(controller, self)
         self.compact = False  # narrow: icons instead of words, no title or usage
@@ -235,7 +235,7 @@ class TopBar(QWidget):
         frame."""
         active = self.controller.provider()
         self.provider_combo.clear()
-        for config in self.controller.providers.all():
+        for config in self.controller.services.providers.all():
             label = config.name + (" (environment)" if config.source == "environment" else "")
             label += " (detected)" if config.source == "detected" else ""
             self.provider_combo.addItem(label, config.id)
@@ -259,7 +259,7 @@ class TopBar(QWidget):
         if config is None:
             return
         self._listed_for = config.id
-        cached = self.controller.providers.cached_models(config)
+        cached = self.controller.services.providers.cached_models(config)
         if cached:
             self._fill_models([m.id for m in cached])
         # Asking the server loads httpx, the adapter and the keyring and builds a TLS
@@ -275,7 +275,7 @@ class TopBar(QWidget):
 
         async def fetch() -> None:
             try:
-                models = await self.controller.providers.refresh_models(config)
+                models = await self.controller.services.providers.refresh_models(config)
             except Exception as exc:
                 window_log().info("could not list models for %s: %s", config.name, exc)
                 return

@@ -196,7 +196,7 @@ class WelcomeGuide(QObject):
         c = self.controller
         if c.session_id is not None or c.history:
             return False
-        return not self.providers.all() or not c.has_chats()
+        return not self.providers.all() or not c.services.has_chats()
 
     def refresh(self, *_args: object) -> None:
         wanted = self.wanted()

@@ -53,20 +53,20 @@ def connect_sync(window: MainWindow) -> SyncScheduler:
     its label is in the status bar; after a run that merged something the window
     follows (settings re-read, the chat list and the chat on screen)."""
     c = window.controller
-    sync = SyncScheduler(c.sync, window)
+    sync = SyncScheduler(c.services.sync, window)
     label = SyncStatusLabel(sync)
     window.statusBar().addPermanentWidget(label)
     label.clicked.connect(lambda: window.dialogs.open_sync(sync))
     c.sessionsChanged.connect(sync.changed)
     c.bridge.runFinished.connect(lambda _event: sync.changed())
-    unsubscribe = c.settings_service.subscribe(lambda _old, _new: sync.changed())
+    unsubscribe = c.services.settings.subscribe(lambda _old, _new: sync.changed())
     sync.destroyed.connect(lambda *_: unsubscribe())
 
     def merged(report: SyncReport | None, _error: str) -> None:
         if report is None or not report.merged.changed:
             return
         if report.merged.settings_changed:
-            c.settings_service.reload()
+            c.services.settings.reload()
         window.refresh_sessions()
         current = c.session_id
         if current and current in report.merged.chats and not c.busy:
