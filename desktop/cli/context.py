@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from desktop.app import AppContext
-from desktop.core.errors import ReadOnlyStorageError, StorageError
+from desktop.cli.failure import fail
+from desktop.core.errors import AssistaError, ReadOnlyStorageError, StorageError
 from desktop.core.terminal_text import visible
 from desktop.storage.paths import DataPaths
 
@@ -42,6 +44,23 @@ def open_cli_context(args: argparse.Namespace, *, writes: bool = True,
     if ctx.notice:
         print(f"assista: warning: {visible(ctx.notice)}", file=sys.stderr)
     return ctx
+
+
+def run_in_context(args: argparse.Namespace, run: Callable[[AppContext], int], *,
+                   reads: bool) -> int:
+    """Open the data folder, ``run`` the command on it and close it; an AssistaError,
+    opening or running, is the command's one line on stderr and status 1. ``reads``:
+    the command only reads (a missing folder is an error, a read-only one is fine)."""
+    try:
+        ctx = open_cli_context(args, writes=not reads, must_exist=reads)
+    except AssistaError as exc:
+        return fail(str(exc))
+    try:
+        return run(ctx)
+    except AssistaError as exc:
+        return fail(str(exc))
+    finally:
+        ctx.close()
 
 
 def was_repaired(ctx: AppContext) -> bool:

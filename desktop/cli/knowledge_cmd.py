@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 from desktop.app import AppContext
-from desktop.cli.context import open_cli_context
+from desktop.cli.context import run_in_context
 from desktop.cli.failure import fail
-from desktop.core.errors import AssistaError, ConfigError
+from desktop.core.errors import ConfigError
 from desktop.core.terminal_text import own_stream, visible
 from desktop.knowledge.embeddings import EmbeddingError, check_embedding, embedding_kinds
 from desktop.knowledge.store import EmbeddingConfig, KnowledgeBase, KnowledgeStore
@@ -102,14 +102,5 @@ def _run(ctx: AppContext, args: argparse.Namespace) -> int:
 
 
 def knowledge_command(args: argparse.Namespace) -> int:
-    try:
-        reads = args.knowledge_command in ("list", "search")
-        ctx = open_cli_context(args, writes=not reads, must_exist=reads)
-    except AssistaError as exc:
-        return fail(str(exc))
-    try:
-        return _run(ctx, args)
-    except AssistaError as exc:
-        return fail(str(exc))
-    finally:
-        ctx.close()
+    return run_in_context(args, lambda ctx: _run(ctx, args),
+                          reads=args.knowledge_command in ("list", "search"))

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from desktop.cli.context import open_cli_context
-from desktop.cli.failure import fail
-from desktop.core.errors import AssistaError
+from desktop.cli.context import run_in_context
 from desktop.core.terminal_text import visible
 from desktop.storage.database import Database
 from desktop.storage.memories import MemoryStore, project_id_by_name
@@ -48,14 +46,5 @@ def _run(store: MemoryStore, args: argparse.Namespace) -> int:
 
 
 def memory_command(args: argparse.Namespace) -> int:
-    try:
-        reads = args.memory_command == "list"
-        ctx = open_cli_context(args, writes=not reads, must_exist=reads)  # (a list creates nothing)
-    except AssistaError as exc:
-        return fail(str(exc))
-    try:
-        return _run(MemoryStore(ctx.db), args)
-    except AssistaError as exc:
-        return fail(str(exc))
-    finally:
-        ctx.close()
+    return run_in_context(args, lambda ctx: _run(MemoryStore(ctx.db), args),
+                          reads=args.memory_command == "list")  # (a list creates nothing)

@@ -12,9 +12,8 @@ import sys
 from pathlib import Path
 
 from desktop.app import AppContext
-from desktop.cli.context import open_cli_context
-from desktop.cli.failure import fail
-from desktop.core.errors import AssistaError, ConfigError
+from desktop.cli.context import run_in_context
+from desktop.core.errors import ConfigError
 from desktop.core.records import Project
 from desktop.projects.service import ProjectService
 
@@ -92,14 +91,5 @@ def _run(ctx: AppContext, args: argparse.Namespace) -> int:
 
 
 def project_command(args: argparse.Namespace) -> int:
-    try:
-        reads = args.project_command in ("list", "show")
-        ctx = open_cli_context(args, writes=not reads, must_exist=reads)
-    except AssistaError as exc:
-        return fail(str(exc))
-    try:
-        return _run(ctx, args)
-    except AssistaError as exc:
-        return fail(str(exc))
-    finally:
-        ctx.close()
+    return run_in_context(args, lambda ctx: _run(ctx, args),
+                          reads=args.project_command in ("list", "show"))

@@ -7,7 +7,6 @@ The streaming lifecycle (retries, errors, cut streams) is the template's, in
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
@@ -67,15 +66,13 @@ class OpenAIChatProvider(Embeds, HttpProvider):
     def _parser(self, request: ChatRequest) -> StreamParser[ServerSentEvent]:
         return OpenAIChatStreamParser(self.name, secrets=self._secrets)
 
-    async def events(self, request: ChatRequest, sending: Sending | None = None
-                     ) -> AsyncGenerator[StreamEvent, None]:
+    def events(self, request: ChatRequest, sending: Sending | None = None
+               ) -> AsyncGenerator[StreamEvent, None]:
         """An Images API model (``gpt-image-1``, ``dall-e-3``) answers through
         ``/images/generations`` (:mod:`desktop.providers.images_api`)."""
-        events = image_stream(self, request) if uses_images_api(request.model) \
-            else super().events(request, sending)
-        async with contextlib.aclosing(events) as stream:
-            async for event in stream:
-                yield event
+        if uses_images_api(request.model):
+            return image_stream(self, request)
+        return super().events(request, sending)  # (as it is: no layer per event)
 
     async def list_models(self) -> list[ModelInfo]:
         """Models from ``GET {base_url}/models``, sorted by id; raises ProviderError."""

@@ -19,7 +19,6 @@ The option ``responses_mode`` picks how a conversation is carried:
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import AsyncGenerator
 from typing import Literal
@@ -84,16 +83,14 @@ class OpenAIResponsesProvider(HttpProvider):
     def _stream_path(self, request: ChatRequest) -> str:
         return "/responses"
 
-    async def events(self, request: ChatRequest, sending: Sending | None = None
-                     ) -> AsyncGenerator[StreamEvent, None]:
+    def events(self, request: ChatRequest, sending: Sending | None = None
+               ) -> AsyncGenerator[StreamEvent, None]:
         """An Images API model (``gpt-image-1``) answers through ``/images/generations``
         (:mod:`desktop.providers.images_api`); other models draw with the
         ``image_generation`` tool."""
-        events = image_stream(self, request) if uses_images_api(request.model) \
-            else super().events(request, sending)
-        async with contextlib.aclosing(events) as stream:
-            async for event in stream:
-                yield event
+        if uses_images_api(request.model):
+            return image_stream(self, request)
+        return super().events(request, sending)  # (as it is: no layer per event)
 
     async def list_models(self) -> list[ModelInfo]:
         """Models from ``GET {base_url}/models``, sorted by id; raises ProviderError."""
