@@ -10,6 +10,7 @@ and dropped: the inspector is a diagnostic, it must never break a chat.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -35,15 +36,19 @@ class InspectorWriter:
         self._limits = limits
         self._secrets = secrets
         self._store: InspectorStore | None = None
+        self._opening = threading.Lock()
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assista-inspector")
         self.failures = 0
 
     @property
     def store(self) -> InspectorStore:
-        """The database, opened on first use (by the writer thread or a reader)."""
-        if self._store is None:
-            self._store = InspectorStore(self.path, read_only=self.read_only)
-        return self._store
+        """The database, opened on first use (by the writer thread or a reader) — once:
+        two threads opening it at the same moment raced each other's WAL switch
+        ("database is locked") and left a second connection open."""
+        with self._opening:
+            if self._store is None:
+                self._store = InspectorStore(self.path, read_only=self.read_only)
+            return self._store
 
     # -- ExchangeWriter
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -78,3 +79,23 @@ def test_a_batch_after_closing_is_dropped_quietly(tmp_path: Path) -> None:
     writer = InspectorWriter(tmp_path, lambda: (1, 1))
     writer.close()
     writer.write(batch("late", time.time()))  # no exception: the stream goes on
+
+
+def test_threads_opening_the_store_at_once_share_one_connection(tmp_path: Path) -> None:
+    """The writer thread and a reader asking for the store at the same moment: one
+    database connection, not two racing each other's WAL switch."""
+    writer = InspectorWriter(tmp_path, lambda: (30.0, 100.0))
+    start = threading.Barrier(8)
+    stores: list[InspectorStore] = []
+
+    def reach() -> None:
+        start.wait()
+        stores.append(writer.store)
+
+    threads = [threading.Thread(target=reach) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(stores) == 8 and all(store is stores[0] for store in stores)
+    writer.close()
