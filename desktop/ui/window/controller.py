@@ -31,6 +31,7 @@ from desktop.chat.events import (
 )
 from desktop.chat.last_chat import remember_last_chat
 from desktop.chat.profile import ChatRef, NewChat
+from desktop.chat.research.progress import ResearchProgress
 from desktop.chat.running import RunningTurn
 from desktop.chat.service import ChatService
 from desktop.chat.turn_locks import ChatBusy
@@ -375,6 +376,8 @@ class ChatController(QObject):
             self.errorOccurred.emit(error_text(event.info, event.message))
         elif isinstance(event, TurnEnded):
             self._turn_ended(event)
+        elif isinstance(event, ResearchProgress):
+            self.bridge.research.emit(event)
         else:
             self.bridge(event)
 
