@@ -26,7 +26,6 @@ from desktop.chat.research.progress import ResearchLimits
 from desktop.chat.research.start import (
     RESEARCH_KEY,
     ResearchJob,
-    prepare_research,
     run_research,
 )
 from desktop.chat.running import RunningTurn
@@ -138,7 +137,8 @@ class ChatService:
         plan = self.plan(chat, attachments, overrides, question=text)
         research_job = None
         if research is not None:  # (checked before a chat is made for it)
-            research_job = prepare_research(self.ctx, plan, research, text)
+            research_job = ResearchJob(research, self.tools.research_gatherer(plan.knowledge),
+                                       text)
         user: Message | None = None
         if not regenerate:
             data: dict[str, object] = {CONTINUATION_KEY: True} if continuation else {}
