@@ -18,7 +18,7 @@ from desktop.chat.research.progress import ResearchProgress
 from desktop.ui import icons
 from desktop.ui.plain_text import StatusLabel, make_plain
 
-SHOWN_STEPS = 5
+SHOWN_STEPS = 4
 SHOWN_QUERIES = 3
 SHOWN_PAGES = 4
 
@@ -54,11 +54,18 @@ class ResearchPanel(QFrame):
         self.searches = QLabel()
         self.pages = QLabel()
         self.stop_line = QLabel()
+        columns = QHBoxLayout()  # side by side: the card stays a few lines high
+        columns.setSpacing(16)
         for label in (self.figures, self.plan, self.searches, self.pages, self.stop_line):
             make_plain(label)
             label.setWordWrap(True)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            layout.addWidget(label)
+            label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+            if label in (self.plan, self.searches, self.pages):
+                columns.addWidget(label, 1)
+            else:
+                layout.addWidget(label)
+        layout.insertLayout(2, columns)
         make_plain(self.title)
         self.last: ResearchProgress | None = None
         self._received = 0.0
@@ -136,7 +143,7 @@ class ResearchPanel(QFrame):
             parts.append(self.tr("cost unknown"))
         elif event.max_cost is not None:
             parts.append(self.tr("{cost} of {ceiling}").format(
-                cost=_dollars(locale, event.cost), ceiling=_dollars(locale, event.max_cost)))
+                cost=_dollars(locale, event.cost), ceiling=_dollars(locale, event.max_cost, 2)))
         else:
             parts.append(_dollars(locale, event.cost))
         self.figures.setText(" · ".join(parts))
@@ -153,7 +160,7 @@ class ResearchPanel(QFrame):
         if event.stop == "cost":
             return self.tr("Stopped at the cost ceiling ({ceiling}); the report is made of "
                            "what was found.").format(
-                ceiling=_dollars(locale, event.max_cost or 0.0))
+                ceiling=_dollars(locale, event.max_cost or 0.0, 2))
         if event.stop == "stopped":
             return self.tr("Stopped; the report holds what was found so far.")
         if event.stop == "failed":
@@ -166,6 +173,9 @@ def _clock(seconds: float) -> str:
     return f"{whole // 60}:{whole % 60:02d}"
 
 
-def _dollars(locale: QLocale, amount: float) -> str:
-    digits = 2 if amount >= 1 else 4
-    return "$" + locale.toString(amount, "f", digits)
+def _dollars(locale: QLocale, amount: float, digits: int = 4) -> str:
+    """US dollars: cents for a ceiling or a dollar and more, else four places
+    ("< $0.0001" for less)."""
+    if 0 < amount < 0.0001:
+        return "< $" + locale.toString(0.0001, "f", 4)
+    return "$" + locale.toString(amount, "f", 2 if amount >= 1 else digits)
