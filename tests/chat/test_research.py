@@ -7,17 +7,20 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from desktop.app import AppContext
-from desktop.chat.events import ChatEvent
+from desktop.chat.events import ChatEvent, TurnFailed
 from desktop.chat.profile import NewChat
 from desktop.chat.research.progress import ResearchLimits, ResearchProgress
 from desktop.chat.service import ChatService
 from desktop.core.errors import ConfigError
 from desktop.core.messages import Message, SourcesPart
 from desktop.core.settings import ModelPrice
+from desktop.knowledge.indexer import Indexer
+from desktop.knowledge.store import KnowledgeStore
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
 from tests.support.research_web import Page, ResearchWeb, research_web
 
@@ -204,3 +207,44 @@ async def test_research_without_anything_to_search_says_what_to_do(
         service.start(NewChat(), "Anything?", research=ResearchLimits())
     assert raised.value.code == "research_no_search"
     assert ctx.sessions.list_sessions() == []
+
+
+async def test_research_searches_the_chats_knowledge_bases(
+        service: ChatService, server: FakeOpenAIServer, ctx: AppContext,
+        tmp_path: Path) -> None:
+    notes = tmp_path / "garden.txt"
+    notes.write_text("Our tomatoes ripen in August, after the beans.\n", encoding="utf-8")
+    store = KnowledgeStore(ctx.db)
+    Indexer(store, store.add("garden", [notes])).run()
+    _script(server, "QUERY: tomatoes ripen", "The tomatoes ripen in August [1].")
+    events: list[ChatEvent] = []
+    turn = service.start(NewChat(knowledge=["garden"]), "When do the tomatoes ripen?",
+                         research=ResearchLimits(max_rounds=1))
+    service.observe(turn.session_id, events.append)
+    await service.wait_idle()
+    report = _report(ctx, turn.session_id).text
+    assert report.startswith("The tomatoes ripen in August [1].")
+    assert re.search(rf"^- \[1\] garden\.txt.*: {re.escape(str(notes))}$", report, re.M)
+    asked = server.chat_requests[1].json["messages"][-1]["content"]
+    assert "Our tomatoes ripen in August" in asked  # the passage found, for the report
+    assert _last_progress(events).pages[0][1] == str(notes)
+
+
+async def test_a_failing_model_keeps_what_was_found_and_says_why(
+        service: ChatService, server: FakeOpenAIServer, ctx: AppContext,
+        web: ResearchWeb) -> None:
+    _script(server, PLAN)
+    server.enqueue(ScriptedResponse.error(400, "context length exceeded"))
+    events: list[ChatEvent] = []
+    turn = service.start(NewChat(), "How efficient are solar panels?",
+                         research=ResearchLimits(max_rounds=3))
+    service.observe(turn.session_id, events.append)
+    await service.wait_idle()
+    report = _report(ctx, turn.session_id)
+    assert report.status == "error"
+    assert "The research failed:" in report.text and "context length" in report.text
+    assert "about 20 percent of sunlight" in report.text  # the page read is kept
+    assert _listed(report.text) == {1: web.page_url("/solar")}
+    assert _last_progress(events).stop == "failed"
+    assert any(isinstance(e, TurnFailed) for e in events)
+    assert service.state(turn.session_id) == "failed"
