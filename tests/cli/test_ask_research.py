@@ -4,6 +4,7 @@ answer; a limit given on the command line is said; Ctrl+C keeps what was found."
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -109,3 +110,21 @@ def test_ctrl_c_keeps_a_partial_report_of_what_was_found(tmp_path: Path) -> None
     assert isinstance(messages, list)
     assert messages[-1]["status"] == "stopped" and text_of(messages[-1]) == printed
     assert os.path.isdir(data)
+
+
+def test_ask_research_json_prints_the_progress_as_events(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    with FakeOpenAIServer(models=["gpt-test"]) as server, research_web(PAGES) as web:
+        _settings(data, web)
+        server.enqueue_text(PLAN)
+        server.enqueue_text("Tides come from the Moon [1].")
+        done = forked_cli.run(_ask(server, data, "--json", "--max-rounds", "1", "tides?"),
+                              capture_output=True, text=True, env=environ(), cwd=ROOT,
+                              timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    progress = [e for e in events if e["type"] == "research_progress"]
+    assert progress[-1]["phase"] == "done" and progress[-1]["stop"] == "rounds"
+    assert progress[-1]["pages"] == [["Tides explained", f"{web.url}/tides"]]
+    assert events[-1]["type"] == "messages" and events[-1]["status"] == "complete"
+    assert "research:" not in done.stderr  # (the events say it)

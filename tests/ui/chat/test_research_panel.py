@@ -77,3 +77,22 @@ def test_the_progress_card_follows_a_research_run(
     assert rows == [f"1. Green tea  ·  {web.url}/tea"]
     qtbot.mouseClick(card.close_button, Qt.MouseButton.LeftButton)
     assert not card.isVisible()
+
+
+def test_research_with_nothing_to_search_says_what_to_do_and_keeps_the_question(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    composer = window.composer
+    qtbot.mouseClick(composer.research_button, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(composer.input, "Anything new on tides?")
+    qtbot.keyClick(composer.input, Qt.Key.Key_Return)
+    banner = window.chat_pane.error_banner
+    qtbot.waitUntil(banner.isVisible, timeout=5000)
+    assert banner.text().startswith("Research needs something to search")
+    assert composer.input.toPlainText() == "Anything new on tides?"  # nothing lost
+    assert composer.research_button.isChecked()  # still on, for once it can search
+    assert not fake_server.chat_requests and ctx.sessions.list_sessions() == []
