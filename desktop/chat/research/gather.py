@@ -10,8 +10,10 @@ run is the user's go-ahead to read the pages its searches find.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -119,11 +121,27 @@ class Gatherer:
                                   line=_int(item.get("line_start"))))
         return new
 
-    async def read(self, hit: Hit) -> Finding | None:
-        """The page of ``hit``, read (None when it could not be: counted as failed)."""
-        if hit.url in self._seen:
-            return None
-        self._seen.add(hit.url)
+    async def read(self, hits: Sequence[Hit]) -> list[Finding]:
+        """The pages of ``hits`` not read yet, read at once and kept in the order of
+        ``hits`` (a page that could not be read is counted as failed). Stopped, the
+        pages already read are kept."""
+        fresh = [hit for hit in {hit.url: hit for hit in hits}.values()
+                 if hit.url not in self._seen]
+        self._seen.update(hit.url for hit in fresh)
+        tasks = [asyncio.ensure_future(self._page(hit)) for hit in fresh]
+        kept: list[Finding] = []
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for hit, task in zip(fresh, tasks, strict=True):
+                page = task.result() if task.done() and not task.cancelled() \
+                    and task.exception() is None else None
+                if page is not None:
+                    kept.append(self._keep(page[0] or hit.title, page[1], url=hit.url))
+        return kept
+
+    async def _page(self, hit: Hit) -> tuple[str, str] | None:
+        """The title and text of ``hit``'s page (None: it could not be read)."""
         try:
             page: Any = await self._fetch.handler({"url": hit.url, "max_chars": PAGE_CHARS},
                                                   self._context())
@@ -135,8 +153,7 @@ class Gatherer:
         if not text.strip():
             self.failed_pages += 1
             return None
-        title = str(page.get("title") or "") if isinstance(page, dict) else ""
-        return self._keep(title or hit.title, text, url=hit.url)
+        return (str(page.get("title") or "") if isinstance(page, dict) else ""), text
 
     def _keep(self, title: str, text: str, **where: Any) -> Finding:
         finding = Finding(len(self.findings) + 1, title, text[:PAGE_CHARS], **where)

@@ -156,12 +156,11 @@ class ResearchRun:
             self._progress("searching")
             hits += await self.gatherer.search(query)
             await self.gatherer.search_knowledge(query)
-        unique = list({hit.url: hit for hit in hits}.values())
-        for hit in unique[:self.limits.pages_per_round]:
-            if self._over_time():
-                return
-            self._progress("reading")
-            await self.gatherer.read(hit)
+        if self._over_time():
+            return
+        self._progress("reading")
+        await self.gatherer.read(list({hit.url: hit for hit in hits}.values())
+                                 [:self.limits.pages_per_round])
         self._progress("reading")
 
     # -- limits --------------------------------------------------------------------------
