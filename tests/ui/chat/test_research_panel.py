@@ -96,3 +96,38 @@ def test_research_with_nothing_to_search_says_what_to_do_and_keeps_the_question(
     assert composer.input.toPlainText() == "Anything new on tides?"  # nothing lost
     assert composer.research_button.isChecked()  # still on, for once it can search
     assert not fake_server.chat_requests and ctx.sessions.list_sessions() == []
+
+
+def test_stop_keeps_a_report_of_what_was_found_and_the_card_says_so(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    with research_web(PAGES) as web:
+        ctx.settings.update(web_search_service="searxng", web_search_url=web.url,
+                            fetch_allow_hosts=["127.0.0.1"])
+        fake_server.enqueue_text("QUERY: caffeine in tea")
+        held = ScriptedResponse(chunks=text_stream("QUERY: black tea"), hold_after=1)
+        fake_server.enqueue(held)
+        card = window.chat_pane.research_panel
+        composer = window.composer
+        composer.research_button.setChecked(True)
+        qtbot.keyClicks(composer.input, "How much caffeine is in green tea?")
+        qtbot.keyClick(composer.input, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: "Sources read (1)" in card.pages.text(), timeout=10000)
+        assert composer.send_button.text() == "Stop"
+        qtbot.mouseClick(composer.send_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
+        held.release()
+    qtbot.waitUntil(card.stop_line.isVisible, timeout=5000)
+    assert card.stop_line.text() == "Stopped; the report holds what was found so far."
+    assert card.title.text() == "Research finished"
+    [stored] = [m for m in ctx.sessions.load_messages(window.controller.session_id or "")
+                if m.role == "assistant"]
+    assert stored.status == "stopped"
+    assert "Green tea has about 30 mg of caffeine a cup. [1]" in stored.text
+    assert f"- [1] Green tea: {web.url}/tea" in stored.text
+    answers = [w for w in window.findChildren(MessageWidget) if w.role == "assistant"]
+    assert answers and answers[-1].message.text == stored.text  # shown as stored
