@@ -114,7 +114,7 @@ async def test_a_research_run_writes_a_report_citing_the_pages_it_read(
 async def test_the_round_limit_stops_the_research_and_the_report_says_so(
         service: ChatService, server: FakeOpenAIServer, ctx: AppContext,
         web: ResearchWeb) -> None:
-    _script(server, PLAN, "Silicon panels convert about 20 percent [1].")
+    _script(server, PLAN, "Silicon panels convert about 20 percent [1], or more [7].")
     sid, events = await _research(service, ResearchLimits(max_rounds=1))
     assert len(server.chat_requests) == 2  # the plan, then the report: no "what next?"
     assert web.reads == ["/solar"]
@@ -122,6 +122,7 @@ async def test_the_round_limit_stops_the_research_and_the_report_says_so(
     report = _report(ctx, sid).text
     assert "stopped at its limit of 1 search rounds" in report
     assert _listed(report) == {1: web.page_url("/solar")}
+    assert "*[7] cites no source that was read.*" in report  # (the model made it up)
 
 
 async def test_the_time_limit_stops_the_research_and_the_report_says_so(

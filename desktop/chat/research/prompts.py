@@ -15,7 +15,7 @@ from desktop.chat.research.gather import Finding
 from desktop.chat.research.progress import StopReason
 
 __all__ = ["Plan", "cited", "next_prompt", "parse_plan", "parse_queries", "partial_report",
-           "plan_prompt", "report_prompt", "source_list"]
+           "plan_prompt", "report_prompt", "source_list", "unknown_citations"]
 
 MAX_PLAN_STEPS = 8
 _CITATION = re.compile(r"\[(\d{1,3})\]")
@@ -102,6 +102,16 @@ def cited(text: str, findings: Sequence[Finding]) -> list[Finding]:
     numbers = {int(m.group(1)) for m in _CITATION.finditer(text)}
     chosen = [f for f in findings if f.n in numbers]
     return chosen or list(findings)
+
+
+def unknown_citations(text: str, findings: Sequence[Finding]) -> str:
+    """A note naming the citations of ``text`` that match no finding ("" : none)."""
+    known = {f.n for f in findings}
+    wrong = sorted({int(m.group(1)) for m in _CITATION.finditer(text)} - known)
+    if not wrong:
+        return ""
+    cites = ", ".join(f"[{n}]" for n in wrong)
+    return f"{cites} cite{'s' if len(wrong) == 1 else ''} no source that was read."
 
 
 def source_list(findings: Sequence[Finding]) -> str:

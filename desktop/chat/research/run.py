@@ -32,6 +32,7 @@ from desktop.chat.research.prompts import (
     report_prompt,
     source_list,
     stop_note,
+    unknown_citations,
 )
 from desktop.core.accumulator import MessageBuilder
 from desktop.core.agent_events import (
@@ -254,7 +255,8 @@ class ResearchRun:
     def _end_message(self, builder: MessageBuilder, status: MessageStatus, note: str) -> None:
         findings = self.gatherer.findings
         text = builder.snapshot().text
-        tail = (f"\n\n*{note}*" if note else "") + source_list(cited(text, findings))
+        notes = [n for n in (note, unknown_citations(text, findings)) if n]
+        tail = "".join(f"\n\n*{n}*" for n in notes) + source_list(cited(text, findings))
         for event in (TextDelta(tail), SourcesEvent([f.source() for f in findings])):
             builder.feed(event)
             self.sink(event)
