@@ -247,5 +247,7 @@ async def test_a_failing_model_keeps_what_was_found_and_says_why(
     assert "about 20 percent of sunlight" in report.text  # the page read is kept
     assert _listed(report.text) == {1: web.page_url("/solar")}
     assert _last_progress(events).stop == "failed"
-    assert any(isinstance(e, TurnFailed) for e in events)
+    failed = next(e for e in events if isinstance(e, TurnFailed))
+    # Its code goes with it, for the window to word it in the user's language.
+    assert failed.info is not None and failed.info.code == "context_too_long"
     assert service.state(turn.session_id) == "failed"

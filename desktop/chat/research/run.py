@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ from desktop.core.agent_events import (
     RunFinished,
     RunStatus,
 )
+from desktop.core.error_codes import unexpected
 from desktop.core.errors import AssistaError, ProviderError
 from desktop.core.events import ErrorEvent, SourcesEvent, TextDelta, UsageEvent
 from desktop.core.messages import Message, MessageStatus, Usage
@@ -54,6 +56,8 @@ if TYPE_CHECKING:
     from desktop.core.provider_options import RequestOptions
 
 __all__ = ["ResearchRun", "ResearchSetup"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,21 +114,26 @@ class ResearchRun:
             else:
                 await self._write(question, builder)
             status: RunStatus = "complete"
-            error = None
+            error, info = None, None
         except asyncio.CancelledError:  # what was found is kept, then the stop goes on
             self.stop = "stopped"
             self._keep_what_was_found(question, builder, "stopped", self._note())
             self._progress("done")
             self.sink(RunFinished(status="stopped", usage=self.usage))
             raise
-        except AssistaError as exc:
-            self.stop, status, error = "failed", "error", str(exc)
+        except Exception as exc:  # (a bug too: what was found is not lost)
+            if isinstance(exc, AssistaError):
+                error, info = str(exc), exc.info
+            else:
+                log.exception("research failed")
+                error, info = unexpected(exc)
+            self.stop, status = "failed", "error"
             self._keep_what_was_found(question, builder, "error",
-                                      f"The research failed: {exc}")
+                                      f"The research failed: {error}")
         self._progress("done")
         result = RunResult(status=status, new_messages=list(self.messages), usage=self.usage,
-                           error=error)
-        self.sink(RunFinished(status=result.status, usage=self.usage, error=error))
+                           error=error, error_info=info)
+        self.sink(RunFinished(status=result.status, usage=self.usage, error=error, info=info))
         return result
 
     async def _research(self, question: str) -> None:

@@ -57,7 +57,7 @@ async def run_research(runner: TurnRunner, turn: RunningTurn, plan: TurnPlan,
     try:
         turn.result = await research.run(job.question)
         if turn.result.status == "error":
-            turn.failure = turn.result.error
+            turn.failure, turn.failure_info = turn.result.error, turn.result.error_info
     except asyncio.CancelledError:  # (turn.result stays None: the turn was stopped)
         log.info("research in %s stopped", turn.session_id)
     finally:
