@@ -21,6 +21,7 @@ from desktop.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
+    from desktop.chat.research.gather import Gatherer
     from desktop.core.messages import Message
     from desktop.core.settings import AppSettings
     from desktop.skills.format import Skill
@@ -128,6 +129,32 @@ class ChatTools:
         grants = self._grants.pop(old_key, None)
         if grants is not None:
             self._grants[session_id] = grants
+
+    def research_gatherer(self, knowledge: Sequence[str]) -> Gatherer:
+        """What a research run searches and reads with: the search service of Settings
+        and the knowledge bases named; ConfigError with what to do when there is
+        neither, or the service cannot search."""
+        from desktop.chat.research.gather import Gatherer
+        from desktop.chat.web_search import web_search_config
+        from desktop.tools.trust import ToolTrust
+
+        settings = self.ctx.settings.current
+        web = web_search_config(self.ctx, settings)
+        if web is not None and (problem := web.problem()) is not None:
+            raise ConfigError(problem)
+        tool = None
+        if knowledge:
+            from desktop.knowledge.chat_link import provider_key
+            from desktop.knowledge.tool import search_knowledge_tool
+
+            tool = search_knowledge_tool(self.ctx.db, knowledge, partial(provider_key, self.ctx),
+                                         self.ctx.proxy)
+        if web is None and tool is None:
+            raise ConfigError("Research needs something to search: choose a search service "
+                              "(SearXNG, Brave or Tavily) in Settings, or add a knowledge "
+                              "base to the chat.", code="research_no_search")
+        trust = ToolTrust.from_settings(settings, hidden_paths=(str(self.ctx.paths.root),))
+        return Gatherer(web, tool, proxy=self.ctx.proxy, trust=trust)
 
     def runner(self, names: list[str], *, workspace: str | None, settings: AppSettings,
                approver: Approver | None, grants: ChatGrants | None,

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from desktop.chat.research.progress import ResearchProgress
 from desktop.core.agent_events import AgentEvent
 from desktop.core.error_codes import ErrorInfo, retry_failure
 from desktop.core.messages import Message
@@ -109,7 +110,7 @@ class ServerQuestionClosed:
 
 
 ServiceEvent = (ProviderRetrying | TurnQueued | ConfirmRequested | TurnFailed | SaveFailed
-                | TurnEnded | ServerQuestionAsked | ServerQuestionClosed)
+                | TurnEnded | ServerQuestionAsked | ServerQuestionClosed | ResearchProgress)
 ChatEvent = AgentEvent | ToolProgress | ServiceEvent
 ChatObserver = Callable[[ChatEvent], None]
 

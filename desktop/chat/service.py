@@ -22,6 +22,12 @@ from desktop.chat.events import ChatObserver, ChatState
 from desktop.chat.limiter import ProviderLimiter
 from desktop.chat.message_edits import CONTINUATION_KEY, CONTINUE_PROMPT, MessageEdits
 from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
+from desktop.chat.research.progress import ResearchLimits
+from desktop.chat.research.start import (
+    RESEARCH_KEY,
+    ResearchJob,
+    run_research,
+)
 from desktop.chat.running import RunningTurn
 from desktop.chat.titling import ChatTitler
 from desktop.chat.turn_locks import TurnLocks
@@ -110,7 +116,8 @@ class ChatService:
               overrides: TurnOverrides | None = None,
               approver: Approver | UseBoard | None = BOARD,
               confirm: ConfirmContinue | UseBoard | None = BOARD, save: bool = True,
-              continuation: bool = False) -> RunningTurn:
+              continuation: bool = False,
+              research: ResearchLimits | None = None) -> RunningTurn:
         """Start a turn of ``chat`` (a new chat is created first) and return it at
         once; raises ConfigError (a sentence for the user) when it cannot start.
 
@@ -119,17 +126,26 @@ class ChatService:
         ``approver``/``confirm``: the CLI's own; by default approvals go on
         :attr:`approvals` and "Continue?" to the chat's observers.
         ``save=False``: nothing is stored (``assista ask --no-save``).
-        ``continuation``: ``text`` asks to continue the last answer (shown as such)."""
+        ``continuation``: ``text`` asks to continue the last answer (shown as such).
+        ``research``: research the question within these limits and answer with a
+        cited report (:mod:`desktop.chat.research`)."""
         if not (text.strip() or attachments or regenerate):
             raise ConfigError("the message is empty")
         temporary = isinstance(chat, NewChat) and chat.temporary
         if temporary:
             save = False  # a temporary chat is never stored
         plan = self.plan(chat, attachments, overrides, question=text)
+        research_job = None
+        if research is not None:  # (checked before a chat is made for it)
+            research_job = ResearchJob(research, self.tools.research_gatherer(plan.knowledge),
+                                       text)
         user: Message | None = None
         if not regenerate:
+            data: dict[str, object] = {CONTINUATION_KEY: True} if continuation else {}
+            if research_job is not None:
+                data[RESEARCH_KEY] = True
             user = Message(role="user", parts=[TextPart(text=text), *attachments],
-                           provider_data={CONTINUATION_KEY: True} if continuation else {})
+                           provider_data=data)
         if isinstance(chat, NewChat) and temporary:
             if self.runner.running(chat.temporary_id) is not None:
                 raise ConfigError("This chat is still answering; stop it first.",
@@ -146,11 +162,12 @@ class ChatService:
         turn.base = [*history, *([user] if user is not None else [])]
         self.runner.begin(turn)
         try:
-            job = self.runner.build(turn, plan, overrides, approver, confirm)
+            job = (self.runner.build(turn, plan, overrides, approver, confirm)
+                   if research_job is None else research_job)
         except BaseException:
             self.runner.abandon(turn)
             raise
-        turn.task = asyncio.ensure_future(self._run(turn, job, user, save))
+        turn.task = asyncio.ensure_future(self._run(turn, plan, job, user, save))
         if save and branch_from is None and not (regenerate or continuation):
             self.chats.set_draft(chat, "")  # the draft was this message
         return turn
@@ -199,8 +216,8 @@ class ChatService:
         self._sessions_changed()
         return info.id
 
-    async def _run(self, turn: RunningTurn, job: TurnJob, user: Message | None,
-                   save: bool) -> None:
+    async def _run(self, turn: RunningTurn, plan: TurnPlan, job: TurnJob | ResearchJob,
+                   user: Message | None, save: bool) -> None:
         recorder = SessionRecorder(self.ctx.sessions, turn.session_id, turn.emit) if save \
             else None
         try:
@@ -208,7 +225,10 @@ class ChatService:
                 turn.history.append(user)
                 if recorder is not None:  # saved off the loop, before the answer
                     recorder.queue.put(user)
-            await self.runner.execute(turn, job, recorder)
+            if isinstance(job, TurnJob):
+                await self.runner.execute(turn, job, recorder)
+            else:
+                await run_research(self.runner, turn, plan, job, recorder)
         finally:  # (also when stopped again meanwhile: the chat must not stay busy)
             self.runner.finish(turn)
 

@@ -46,10 +46,11 @@ if TYPE_CHECKING:
     from desktop.chat.turn_plan import TurnOverrides, TurnPlan
     from desktop.core.conversation import SessionRecorder
     from desktop.core.orchestrator import ConfirmContinue, Orchestrator
+    from desktop.core.provider import Provider
     from desktop.storage.memories import MemoryStore
     from desktop.tools.approval import ApprovalDecision, ApprovalRequest, Approver
 
-__all__ = ["TurnJob", "TurnRunner"]
+__all__ = ["TurnJob", "TurnRunner", "tell_failure"]
 
 log = logging.getLogger(__name__)
 
@@ -147,10 +148,7 @@ class TurnRunner:
         of the chat's watchers. Raises ConfigError when it cannot be built."""
         settings = self.ctx.settings.current
         sid = turn.session_id
-        raw = self.ctx.build_provider(plan.config, on_retry=partial(self._retrying, turn,
-                                                                      plan.config.name))
-        turn.retry_limit = int(getattr(getattr(raw, "retry", None), "max_retries", 0))
-        provider = self.limiter.wrap(raw, plan.config.id, on_wait=partial(self._queued, turn))
+        provider = self.provider(turn, plan)
         turn.tools = self.tools.runner(
             list(plan.tools), workspace=plan.workspace, settings=settings,
             approver=partial(self._ask, turn) if isinstance(approver, UseBoard) else approver,
@@ -167,6 +165,14 @@ class TurnRunner:
         # The chat's own options over the provider's defaults, by the loop's one route.
         orchestrator.request_options = plan.request
         return TurnJob(orchestrator, plan)
+
+    def provider(self, turn: RunningTurn, plan: TurnPlan) -> Provider:
+        """The provider of ``plan`` for ``turn``: its retries told to the turn's
+        watchers, its requests behind the provider's slots."""
+        raw = self.ctx.build_provider(plan.config, on_retry=partial(self._retrying, turn,
+                                                                      plan.config.name))
+        turn.retry_limit = int(getattr(getattr(raw, "retry", None), "max_retries", 0))
+        return self.limiter.wrap(raw, plan.config.id, on_wait=partial(self._queued, turn))
 
     async def execute(self, turn: RunningTurn, job: TurnJob | None,
                       recorder: SessionRecorder | None, *,
@@ -197,7 +203,7 @@ class TurnRunner:
             turn.failure, turn.failure_info = unexpected(exc)
         finally:
             if turn.failure is not None:
-                (failed or _tell_failure)(turn)
+                (failed or tell_failure)(turn)
             if recorder is not None:
                 await finish_saving(turn, recorder)
             if job is not None:
@@ -250,5 +256,5 @@ class TurnRunner:
                 self.states.set(turn.session_id, "answering")
 
 
-def _tell_failure(turn: RunningTurn) -> None:
+def tell_failure(turn: RunningTurn) -> None:
     turn.emit(TurnFailed(turn.failure or "", turn.failure_info))

@@ -30,6 +30,7 @@ from desktop.chat.events import (
     TurnQueued,
 )
 from desktop.chat.profile import ChatRef, NewChat
+from desktop.chat.research.progress import ResearchProgress
 from desktop.chat.service import ChatService
 from desktop.chat.turn_plan import TurnOverrides
 from desktop.cli.context import open_cli_context
@@ -38,6 +39,7 @@ from desktop.cli.interrupt import exit_status, run_interruptible
 from desktop.cli.mcp_inputs import mcp_turn, wants_mcp_inputs
 from desktop.cli.mcp_sign_in import TerminalBrowser, sign_in_needed_text, sign_in_where_needed
 from desktop.cli.mcp_terminal import TerminalElicitor, TerminalSamplingApprover
+from desktop.cli.research_lines import ResearchLines, research_limits
 from desktop.cli.terminal_lines import TerminalLines
 from desktop.core.agent_events import LimitReached, ToolRunFinished, ToolRunStarted
 from desktop.core.errors import AssistaError, ConfigError
@@ -116,6 +118,7 @@ class _Printer:
         self.as_json = as_json
         self.show_tools = not as_json and err.isatty()
         self.closed = False  # the output's reader went away
+        self.research = ResearchLines(err)
 
     def __call__(self, event: ChatEvent) -> None:
         if self.closed:
@@ -123,6 +126,12 @@ class _Printer:
         if isinstance(event, ToolProgress) and event.kind == "progress":
             try:
                 self._progress(event)
+            except BrokenPipeError:
+                self.closed = True
+            return
+        if isinstance(event, ResearchProgress) and not self.as_json:
+            try:
+                self.research(event)
             except BrokenPipeError:
                 self.closed = True
             return
@@ -305,7 +314,8 @@ async def _ask(ctx: AppContext, args: argparse.Namespace,
         turn = service.start(chat, prompt, attachments,
                              overrides=turn_overrides(args, service, config, mcp_files),
                              approver=terminal_approver(args), confirm=confirm_on_tty,
-                             save=not args.no_save)
+                             save=not args.no_save,
+                             research=research_limits(args, ctx.settings.current))
         sampler.use_model(turn.session_id, config, config.model)
         service.observe(turn.session_id, printer)
         assert turn.task is not None

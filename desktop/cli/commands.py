@@ -112,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--web", action="store_true",
                      help="let the model search the web (the provider's own search, else "
                           "the search service chosen in Settings)")
+    from desktop.cli.research_lines import add_research_arguments
+
+    add_research_arguments(ask)
 
     from desktop.cli.knowledge_args import add_knowledge_parser
 
@@ -219,6 +222,10 @@ def _run_command(args: argparse.Namespace) -> int:
     if args.command == "ask" and args.temporary:
         args.no_save = True  # a temporary chat is not kept
     if args.command == "ask" and args.compare:
+        if args.research:
+            from desktop.cli.failure import fail
+
+            return fail("--research and --compare cannot be used together")
         from desktop.cli.ask_compare import compare_command
 
         return compare_command(args)

@@ -159,3 +159,8 @@ class AppSettings(BaseModel):
     # the key store (desktop.chat.web_search.SECRET_ID).
     web_search_service: Literal["", "searxng", "brave", "tavily"] = ""
     web_search_url: str = ""
+    # Research (the composer's Research switch, assista ask --research): its search
+    # rounds, minutes and cost ceiling in US dollars (0: none) at most.
+    research_max_rounds: int = Field(default=3, ge=1, le=20)
+    research_max_minutes: float = Field(default=5.0, gt=0, le=240)
+    research_max_cost: float = Field(default=0.5, ge=0, le=1000)

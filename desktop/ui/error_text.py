@@ -84,6 +84,9 @@ _SENTENCES: dict[str, Any] = {
         "Errors", "{model} cannot see images. Pick a vision model, or turn on vision for it in "
         "Providers if you know it supports images."),
     "still_answering": QT_TRANSLATE_NOOP("Errors", "This chat is still answering; stop it first."),
+    "research_no_search": QT_TRANSLATE_NOOP(
+        "Errors", "Research needs something to search: choose a search service (SearXNG, "
+        "Brave or Tavily) in Settings, or add a knowledge base to the chat."),
     "message_gone": QT_TRANSLATE_NOOP("Errors", "That message is already gone."),
     "chat_gone": QT_TRANSLATE_NOOP("Errors", "That chat is gone."),
     "memory_empty": QT_TRANSLATE_NOOP("Errors", "A memory needs some text."),

@@ -49,6 +49,7 @@ from desktop.ui.chat.composer import Composer, local_files
 from desktop.ui.chat.edit_banner import EditBanner
 from desktop.ui.chat.find_bar import FindBar
 from desktop.ui.chat.message_header import READ_ALOUD_KEYS
+from desktop.ui.chat.research_panel import ResearchPanel
 from desktop.ui.chat.save_banner import SaveBanner
 from desktop.ui.chat.temporary_banner import TemporaryBanner
 from desktop.ui.error_text import exception_text
@@ -100,6 +101,9 @@ class ChatPane(QWidget):
         self.temporary_banner = TemporaryBanner(lambda: controller.temporary is not None,
                                                 controller.sessionOpened)
         self.save_banner = SaveBanner(partial(store_messages, controller.services.sessions))
+        self.research_panel = ResearchPanel(controller.bridge.research,
+                                            (controller.sessionOpened,
+                                             controller.userMessageAdded))
         controller.saveFailed.connect(self.save_banner.show_failure)
         self.setAcceptDrops(True)
         self._draft_chat: ChatRef = controller.chat  # whose draft the composer holds
@@ -119,7 +123,7 @@ class ChatPane(QWidget):
         column.addWidget(self.chat, 1)  # (the chat's scroll bar runs to the pane's edge)
         self.reading_bar = self._wire_voice(voice)
         for widget in (self.error_banner, self.save_banner, self.edit_banner, self.reading_bar,
-                       self.temporary_banner, self.composer):
+                       self.temporary_banner, self.research_panel, self.composer):
             row = QHBoxLayout()
             row.setContentsMargins(24, 0, 24, 0)
             row.addWidget(widget)
@@ -273,7 +277,9 @@ class ChatPane(QWidget):
             finally:
                 self._sending_edit = False
             return
-        self.controller.send(text, attachments or [])
+        research = self.composer.research_button.isChecked()
+        if self.controller.send(text, attachments or [], research=research):
+            self.composer.research_button.setChecked(False)  # (a research costs: once)
 
     def start_edit(self, message_id: str, text: str) -> None:
         """Put an earlier user message into the composer; Enter sends a new version."""

@@ -193,12 +193,7 @@ class Composer(QFrame):
         row.addWidget(self.tools_button)
         row.addWidget(self.workspace_button)
         row.add_stretch()
-        self.compare_button = QPushButton()
-        icons.set_icon(self.compare_button, "columns-3",
-                       self.tr("Ask 2 to 4 models at once and see their answers side by side "
-                               "(or type /compare)"), self.tr("Compare models"))
-        self.compare_button.clicked.connect(self.compareRequested)
-        row.addWidget(self.compare_button)
+        self.compare_button, self.research_button = self._compare_and_research(row)
         self.send_button = QPushButton(self.tr("Send"))
         self.send_button.setObjectName("primaryButton")
         self.send_button.setDefault(False)
@@ -211,6 +206,22 @@ class Composer(QFrame):
         self.input.textChanged.connect(self.fit_input)
         self._busy = False
         self._update_enabled()
+
+    def _compare_and_research(self, row: WrapRow) -> tuple[QPushButton, QPushButton]:
+        compare = QPushButton()
+        icons.set_icon(compare, "columns-3",
+                       self.tr("Ask 2 to 4 models at once and see their answers side by side "
+                               "(or type /compare)"), self.tr("Compare models"))
+        compare.clicked.connect(self.compareRequested)
+        row.addWidget(compare)
+        research = QPushButton()  # (on: the next question is researched)
+        research.setCheckable(True)
+        icons.set_icon(research, "scan-search",
+                       self.tr("Research: the model plans, searches the web and the chat's "
+                               "knowledge bases in rounds, reads pages and answers with a "
+                               "report citing them (limits in Settings)"), self.tr("Research"))
+        row.addWidget(research)
+        return compare, research
 
     def _attach_and_mic(self, row: WrapRow) -> tuple[QPushButton, MicButton]:
         attach = QPushButton()
@@ -235,6 +246,7 @@ class Composer(QFrame):
         self.tools_button.setIcon(icons.icon("wrench"))  # (seen in its short form only)
         self._tools_on = -1  # tools switched on (-1: none offered)
         forms.add(self.compare_button, self.tr("Compare"))
+        forms.add(self.research_button, self.tr("Research"))
         forms.add(self.workspace_button, self.tr("No workspace"))
         forms.add(self.tools_button, self.tools_button.text(), self._tools_short)
         return forms

@@ -1,5 +1,6 @@
 """The "Web search" page of Preferences: the search service behind the ``web_search``
-tool (SearXNG, Brave Search, Tavily), its address and its API key.
+tool (SearXNG, Brave Search, Tavily), its address and its API key; and the limits of
+a research run (the composer's Research switch): rounds, minutes, cost ceiling.
 
 Used when a chat searches the web on a provider without a search of its own; the key
 goes to the key store (desktop.chat.web_search.SECRET_ID), never to the settings.
@@ -9,7 +10,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QLineEdit, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QWidget,
+)
 
 from desktop.chat.web_search import SECRET_ID
 
@@ -45,8 +54,39 @@ class WebSearchSettings(QWidget):
         form.addRow(self.tr("Address"), self.url_edit)
         form.addRow(self.tr("API key"), self.key_edit)
         form.addRow("", hint)
+        self._research_rows(form)
         self._key_loaded = ""
         self.service_combo.currentIndexChanged.connect(self._follow_service)
+
+    def _research_rows(self, form: QFormLayout) -> None:
+        title = QLabel(self.tr("Research"))
+        font = title.font()
+        font.setBold(True)
+        title.setFont(font)
+        form.addRow(title)
+        self.rounds_spin = QSpinBox()
+        self.rounds_spin.setRange(1, 20)
+        self.rounds_spin.setAccessibleName(self.tr("Research: search rounds at most"))
+        self.minutes_spin = QSpinBox()
+        self.minutes_spin.setRange(1, 240)
+        self.minutes_spin.setSuffix(self.tr(" min"))
+        self.minutes_spin.setAccessibleName(self.tr("Research: minutes at most"))
+        self.cost_spin = QDoubleSpinBox()
+        self.cost_spin.setRange(0.0, 1000.0)
+        self.cost_spin.setDecimals(2)
+        self.cost_spin.setSingleStep(0.1)
+        self.cost_spin.setPrefix("$")
+        self.cost_spin.setSpecialValueText(self.tr("No ceiling"))
+        self.cost_spin.setAccessibleName(self.tr("Research: cost ceiling in US dollars"))
+        form.addRow(self.tr("Search rounds"), self.rounds_spin)
+        form.addRow(self.tr("Time limit"), self.minutes_spin)
+        form.addRow(self.tr("Cost ceiling"), self.cost_spin)
+        hint = QLabel(self.tr(
+            "A research run stops at whichever limit comes first and says so in its report. "
+            "The cost counts only models with a known price (Model prices)."))
+        hint.setObjectName("emptyHint")
+        hint.setWordWrap(True)
+        form.addRow("", hint)
 
     def _follow_service(self) -> None:
         service = self.service_combo.currentData()
@@ -63,6 +103,9 @@ class WebSearchSettings(QWidget):
         self._key_loaded = secrets.get(SECRET_ID) or ""
         self.key_edit.setText(self._key_loaded)
         self._follow_service()
+        self.rounds_spin.setValue(settings.research_max_rounds)
+        self.minutes_spin.setValue(max(1, round(settings.research_max_minutes)))
+        self.cost_spin.setValue(settings.research_max_cost)
 
     def problem(self) -> str | None:
         if self.service_combo.currentData() == "searxng" and not self.url_edit.text().strip():
@@ -71,7 +114,10 @@ class WebSearchSettings(QWidget):
 
     def changes(self) -> dict[str, object]:
         return {"web_search_service": self.service_combo.currentData(),
-                "web_search_url": self.url_edit.text().strip()}
+                "web_search_url": self.url_edit.text().strip(),
+                "research_max_rounds": self.rounds_spin.value(),
+                "research_max_minutes": float(self.minutes_spin.value()),
+                "research_max_cost": round(self.cost_spin.value(), 2)}
 
     def save_key(self, secrets: KeyStore) -> None:
         key = self.key_edit.text().strip()

@@ -53,6 +53,7 @@ class AgentBridge(QObject):
     serverQuestion = Signal(object)  # desktop.chat.server_questions.PendingQuestion
     serverQuestionClosed = Signal(str)  # its id: answered, or the turn ended
     queued = Signal(bool)  # the chat on screen waits for a provider slot (False: got one)
+    research = Signal(object)  # desktop.chat.research.progress.ResearchProgress
 
     def __call__(  # noqa: C901 - a flat dispatch table
             self, event: AgentEvent | ServerQuestionAsked | ServerQuestionClosed) -> None:

@@ -31,6 +31,7 @@ from desktop.chat.events import (
 )
 from desktop.chat.last_chat import remember_last_chat
 from desktop.chat.profile import ChatRef, NewChat
+from desktop.chat.research.progress import ResearchLimits, ResearchProgress
 from desktop.chat.running import RunningTurn
 from desktop.chat.service import ChatService
 from desktop.chat.turn_locks import ChatBusy
@@ -298,9 +299,10 @@ class ChatController(QObject):
         return position.label if position is not None else None
 
     def send(self, text: str, attachments: Sequence[Part] = (), *,
-             branch_from: str | None = None, regenerate: bool = False) -> bool:
+             branch_from: str | None = None, regenerate: bool = False,
+             research: bool = False) -> bool:
         """Start a turn of the chat on screen; False (and a signal saying why) when it
-        cannot start."""
+        cannot start. ``research``: a research run within the limits of Settings."""
         if not (text.strip() or attachments or regenerate) or self.busy:
             return False
         if branch_from is not None and self.session_id is None:
@@ -315,8 +317,10 @@ class ChatController(QObject):
         held: list[bool] = []
         self._holding = held
         try:
+            limits = (ResearchLimits.from_settings(self.service.ctx.settings.current)
+                      if research else None)
             turn = self.service.start(self.chat, text, attachments, branch_from=branch_from,
-                                      regenerate=regenerate)
+                                      regenerate=regenerate, research=limits)
         except (ProviderMissing, AssistaError) as exc:
             self._holding = None
             if held:  # (a chat made, then no turn)
@@ -375,6 +379,8 @@ class ChatController(QObject):
             self.errorOccurred.emit(error_text(event.info, event.message))
         elif isinstance(event, TurnEnded):
             self._turn_ended(event)
+        elif isinstance(event, ResearchProgress):
+            self.bridge.research.emit(event)
         else:
             self.bridge(event)
 

@@ -25,7 +25,7 @@ TOOLS = [(f"tool_{n}", "builtin") for n in range(8)]
 
 def buttons(composer: Composer) -> list[QAbstractButton]:
     return [composer.attach_button, composer.tools_button, composer.workspace_button,
-            composer.compare_button, composer.send_button]
+            composer.compare_button, composer.research_button, composer.send_button]
 
 
 def cut_buttons(composer: Composer) -> list[str]:
@@ -72,26 +72,27 @@ def test_narrow_composer_shows_short_forms_and_the_full_ones_when_wide_again(
     sized(qtbot, composer, 900)
     assert composer.short_forms.short == frozenset()
     assert [b.text() for b in buttons(composer)] == [
-        "", "tools: 8 on ▾", LONG_NAME[:23] + "…", "Compare", "Send"]
+        "", "tools: 8 on ▾", LONG_NAME[:23] + "…", "Compare", "Research", "Send"]
     assert cut_buttons(composer) == []
     one_line = composer.height()
 
     frame = composer.width() - composer.contentsRect().width()
-    need = sum(b.sizeHint().width() for b in buttons(composer)) + 4 * 6 + 20 + frame
+    need = sum(b.sizeHint().width() for b in buttons(composer)) + 5 * 6 + 20 + frame
     sized(qtbot, composer, need)  # just wide enough for the full forms
     assert composer.short_forms.short == frozenset() and cut_buttons(composer) == []
     sized(qtbot, composer, need - 1)  # one pixel short: Compare (the first to go) shortens
     assert [b.text() for b in buttons(composer)] == [
-        "", "tools: 8 on ▾", LONG_NAME[:23] + "…", "", "Send"]
+        "", "tools: 8 on ▾", LONG_NAME[:23] + "…", "", "Research", "Send"]
     assert cut_buttons(composer) == [] and composer.height() == one_line
-    sized(qtbot, composer, need - composer.workspace_button.sizeHint().width() // 2)
+    sized(qtbot, composer, need - composer.research_button.sizeHint().width()
+          - composer.workspace_button.sizeHint().width() // 2)
     assert composer.workspace_button.text() == ""  # enough alone: its icon only
     assert cut_buttons(composer) == [] and composer.height() == one_line
 
     sized(qtbot, composer, 300)
     assert cut_buttons(composer) == []
-    assert [b.text() for b in buttons(composer)] == ["", "8 ▾", "", "", "Send"]
-    for button in buttons(composer)[:4]:  # icons only: their names say what they are
+    assert [b.text() for b in buttons(composer)] == ["", "8 ▾", "", "", "", "Send"]
+    for button in buttons(composer)[:5]:  # icons only: their names say what they are
         assert button.accessibleName() and button.toolTip() and not button.icon().isNull()
     assert "quarterly" in composer.workspace_button.accessibleName()
 
@@ -104,7 +105,7 @@ def test_narrow_composer_shows_short_forms_and_the_full_ones_when_wide_again(
 
     sized(qtbot, composer, 900)
     assert [b.text() for b in buttons(composer)] == [
-        "", "tools: 2 on ▾", LONG_NAME[:23] + "…", "Compare", "Stop"]
+        "", "tools: 2 on ▾", LONG_NAME[:23] + "…", "Compare", "Research", "Stop"]
     assert composer.height() == one_line and cut_buttons(composer) == []
 
 
@@ -149,7 +150,7 @@ def test_zooming_in_shortens_the_buttons_that_no_longer_fit(qtbot: Any) -> None:
     composer = make_composer(qtbot)
     sized(qtbot, composer, 900)
     frame = composer.width() - composer.contentsRect().width()
-    need = sum(b.sizeHint().width() for b in buttons(composer)) + 4 * 6 + 20 + frame
+    need = sum(b.sizeHint().width() for b in buttons(composer)) + 5 * 6 + 20 + frame
     sized(qtbot, composer, need)  # the full forms just fit
     assert composer.short_forms.short == frozenset()
     try:

@@ -1,0 +1,70 @@
+"""A research turn on the chat service: checked before its chat is made (what it
+searches: :meth:`ChatTools.research_gatherer`), run on the
+chat's provider (through the per-provider limiter, like any turn), saved by the
+turn's recorder, ended by the :class:`~desktop.chat.turn_runner.TurnRunner`.
+
+:meth:`ChatService.start` with ``research=`` limits starts one (the window's
+Research switch, ``assista ask --research``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from desktop.chat.answer_figures import price_table
+from desktop.chat.research.gather import Gatherer
+from desktop.chat.research.progress import ResearchLimits
+from desktop.chat.research.run import ResearchRun, ResearchSetup
+
+if TYPE_CHECKING:
+    from desktop.chat.running import RunningTurn
+    from desktop.chat.turn_plan import TurnPlan
+    from desktop.chat.turn_runner import TurnRunner
+    from desktop.core.conversation import SessionRecorder
+
+__all__ = ["RESEARCH_KEY", "ResearchJob", "run_research"]
+
+log = logging.getLogger(__name__)
+
+#: ``provider_data`` key of a user message that asked for research.
+RESEARCH_KEY = "research"
+
+
+@dataclass(frozen=True, slots=True)
+class ResearchJob:
+    limits: ResearchLimits
+    gatherer: Gatherer
+    question: str
+
+
+async def run_research(runner: TurnRunner, turn: RunningTurn, plan: TurnPlan,
+                       job: ResearchJob, recorder: SessionRecorder | None) -> None:
+    """Run ``job`` for ``turn`` to its end (its report appended to ``turn.history``);
+    never raises but when stopped again while its last saves finish."""
+    from desktop.chat.turn_runner import tell_failure
+    from desktop.chat.turn_saving import finish_saving
+
+    provider = runner.provider(turn, plan)
+    setup = ResearchSetup(model=plan.model, request=plan.request, system=plan.system,
+                          prices=price_table(runner.ctx.settings.current.prices),
+                          session_id=turn.session_id)
+    research = ResearchRun(provider, setup, job.gatherer, job.limits, tell=turn.emit,
+                           sink=recorder or turn.emit, clock=job.limits.clock)
+    try:
+        turn.result = await research.run(job.question)
+        if turn.result.status == "error":
+            turn.failure, turn.failure_info = turn.result.error, turn.result.error_info
+    except asyncio.CancelledError:  # (turn.result stays None: the turn was stopped)
+        log.info("research in %s stopped", turn.session_id)
+    finally:
+        turn.history.extend(research.messages)
+        if turn.failure is not None:
+            tell_failure(turn)
+        if recorder is not None:
+            await finish_saving(turn, recorder)
+        with contextlib.suppress(Exception):
+            await provider.aclose()
