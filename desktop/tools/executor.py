@@ -33,7 +33,7 @@ from desktop.tools.approval import (
     ProgressSink,
     ToolProgress,
 )
-from desktop.tools.checkpoints import TurnCheckpoint, guard_writes
+from desktop.tools.checkpoints import TurnCheckpoint, guard_workspace, guard_writes
 from desktop.tools.errors import error_fields
 from desktop.tools.gate import ApprovalGate
 from desktop.tools.grants import GrantStore
@@ -254,7 +254,9 @@ class ToolExecutor:
             except ToolError as exc:
                 return self._error(call, started, error_fields(exc))
             self._status(call, "running")
-            async with self.locks.hold(paths), guard_writes(self.checkpoint, call.id, paths):
+            space = self.workspace.root if tool.changes_workspace and self.workspace else None
+            async with self.locks.hold(paths), guard_writes(self.checkpoint, call.id, paths), \
+                    guard_workspace(self.checkpoint, call.id, space):
                 result = await self._invoke(tool, args, ctx)
         except ToolError as exc:
             return self._error(call, started, error_fields(exc))

@@ -72,7 +72,7 @@ def run_command_tool() -> Tool:
     return Tool(
         deferred_check=True,  # a constant schema (the tests check it)
         name=NAME, title=TITLE,
-        needs_workspace=True, scope="command",
+        needs_workspace=True, scope="command", changes_workspace=True,
         description=DESCRIPTION,
         parameters=copy.deepcopy(PARAMETERS),
         handler=_handle,
