@@ -215,7 +215,7 @@ class ToolExecutor:
             result_budget=max(self.max_result_chars - _ENVELOPE_RESERVE, 1_000),
             default_timeout_s=self.timeout_s,
             proxy=self.proxy,
-            trust=self.trust,
+            trust=self.gate.trust_for(self.trust),
             origin=self.origin,
             on_output=lambda text, stream: self._emit(
                 ToolProgress(call.id, call.name, "output", text, stream)
@@ -235,19 +235,25 @@ class ToolExecutor:
                     f"The tool '{tool.name}' is set to Deny in Assista's settings, so the call "
                     "was not run. Do not call it again; tell the user if you need it.",
                 )
-            if verdict == "ask":
+            network = self.gate.wants_network(tool, args, ctx.trust)
+            if verdict == "ask" or network:
                 self._status(call, "awaiting_approval")
                 try:
                     preview = await self.gate.preview(tool, args, ctx, self.timeout_s)
                 except ToolError as exc:
                     return self._error(call, started, error_fields(exc))
+                # (an unsandboxed command has the network anyway: nothing to ask about it)
+                network = network and preview.confinement == "sandboxed_offline"
+            if verdict == "ask" or network:
                 if self.gate.approver is None:
                     return self._denied(call, started, None, _NOBODY_TO_ASK)
-                decision = await self.gate.ask(tool, call, args, preview, self.workspace)
+                decision = await self.gate.ask(tool, call, args, preview, self.workspace,
+                                               network=network)
                 if not decision.allowed:
                     return self._denied(
                         call, started, decision.reason, _denied_message(decision.reason)
                     )
+                ctx.trust = self.gate.trust_for(self.trust, once=network)
                 started = time.monotonic()  # the duration is the run, not the wait
             try:
                 paths = self._lock_paths(tool, args)
