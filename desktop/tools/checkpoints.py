@@ -196,8 +196,9 @@ class CheckpointStore:
                               + ", ".join(changed))
         large = [f.path for f in changes.files if f.too_large]
         if large:
-            raise UndoRefused("too large to have been kept (over 64 MB), so nothing was "
-                              "undone: " + ", ".join(large))
+            raise UndoRefused("too large to have been kept (over 64 MB, or past the "
+                              "512 MB a command's snapshot keeps), so nothing was undone: "
+                              + ", ".join(large))
         missing = [f.path for f in changes.files
                    if f.existed and f.after != f.blob and (f.blob is None or
                                                            not self._intact(f.blob))]

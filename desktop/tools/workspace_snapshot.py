@@ -46,7 +46,7 @@ SKIPPED_DIRS = frozenset({
 })
 CACHEDIR_TAG = "CACHEDIR.TAG"
 #: New copies one walk makes at most; files past it are noted as not kept.
-MAX_KEPT_BYTES = 2 * 1024 * 1024 * 1024
+MAX_KEPT_BYTES = 512 * 1024 * 1024
 INDEX_DIR = "workspaces"
 
 

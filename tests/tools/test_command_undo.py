@@ -156,3 +156,24 @@ def test_a_kept_copy_that_no_longer_matches_its_hash_refuses_the_undo(
         store.undo(turn)
     assert "change.txt" in str(refused.value)
     assert (root / "top.txt").exists()  # nothing was touched
+
+
+def test_pruning_keeps_what_a_recent_workspace_index_needs_and_drops_an_old_index(
+        tmp_path: Path, root: Path) -> None:
+    import os
+    import time
+
+    workspace(root)
+    store = CheckpointStore(tmp_path / "data" / "checkpoints")
+    walks = WorkspaceSnapshots(store, root)
+    walks.before()
+    blobs = store.root / "blobs"
+    old = time.time() - 90 * 86400
+    for blob in blobs.iterdir():
+        os.utime(blob, (old, old))
+    assert store.prune(30 * 86400) == 0
+    assert len(list(blobs.iterdir())) == 4  # (the index still names them)
+    os.utime(walks.index_path, (old, old))
+    store.prune(30 * 86400)
+    assert not walks.index_path.exists() and not list(blobs.iterdir())
+    assert walks.before().copied_files == 4  # (kept again on the next command)
