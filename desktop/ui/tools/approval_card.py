@@ -315,6 +315,8 @@ class ApprovalCard(QFrame):
             self.allow_once_button.setToolTip(self.tr(
                 "Run this command with the network; ask again next time"))
             self.allow_always_button.hide()  # (Settings → Tools sets it for every chat)
+            grid.removeWidget(self.deny_button)  # (in its place, not alone on the right)
+            grid.addWidget(self.deny_button, 1, 0)
         elif request.always_needs_scope or (scope_kind(request.tool)
                                             and request.source == "builtin"):
             self.scope_row = ScopeRow(request.tool, request.proposed_scope,
