@@ -35,7 +35,7 @@ from desktop.tools.approval import (
 )
 from desktop.tools.checkpoints import TurnCheckpoint, guard_workspace, guard_writes
 from desktop.tools.errors import error_fields
-from desktop.tools.gate import ApprovalGate
+from desktop.tools.gate import NO_NETWORK, ApprovalGate
 from desktop.tools.grants import GrantStore
 from desktop.tools.locks import SHARED_PATH_LOCKS, PathLocks
 from desktop.tools.registry import Tool, ToolContext, ToolRegistry
@@ -237,7 +237,8 @@ class ToolExecutor:
                 )
             network = self.gate.wants_network(tool, args, ctx.trust)
             if verdict == "ask" or network:
-                self._status(call, "awaiting_approval")
+                if verdict == "ask":
+                    self._status(call, "awaiting_approval")
                 try:
                     preview = await self.gate.preview(tool, args, ctx, self.timeout_s)
                 except ToolError as exc:
@@ -246,7 +247,10 @@ class ToolExecutor:
                 network = network and preview.confinement == "sandboxed_offline"
             if verdict == "ask" or network:
                 if self.gate.approver is None:
-                    return self._denied(call, started, None, _NOBODY_TO_ASK)
+                    return self._denied(call, started, None,
+                                        NO_NETWORK if network else _NOBODY_TO_ASK)
+                if verdict != "ask":
+                    self._status(call, "awaiting_approval")
                 decision = await self.gate.ask(tool, call, args, preview, self.workspace,
                                                network=network)
                 if not decision.allowed:

@@ -34,6 +34,13 @@ log = logging.getLogger(__name__)
 
 Verdict = Literal["allow", "deny", "ask"]
 
+#: To the model, when a command asked for the network and nobody can allow it.
+NO_NETWORK = (
+    "The command asked for the network, which commands do not have here unless the user "
+    "allows it, and no one can be asked in this session, so it was not run. Run it "
+    "without the network, or tell the user it needs the network (Settings > Tools)."
+)
+
 
 class ApprovalGate:
     """Policies (settings overrides, else the tool's default), grants and the approver.

@@ -105,3 +105,14 @@ def test_nothing_is_asked_when_commands_have_the_network_anyway(
     chat = Chat(root, ApprovalDecision.deny(), trust=trust)
     assert reached(chat.run(fetch(web), network=True))
     assert chat.asked == []
+
+
+def test_with_no_one_to_ask_a_command_asking_for_the_network_is_refused_and_says_why(
+        root: Path) -> None:
+    executor = ToolExecutor(builtin_registry(), Workspace(root), approver=None,
+                            policies={"run_command": "allow"})
+    done = payload(asyncio.run(executor.run(call("echo hi > made.txt", network=True))))
+    assert done["status"] == "denied" and "asked for the network" in str(done)
+    assert not (root / "made.txt").exists()
+    ran = payload(asyncio.run(executor.run(call("echo hi"))))
+    assert ran["status"] == "success"  # (without the network it runs as allowed)
