@@ -21,7 +21,6 @@ when empty).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 import json
@@ -31,13 +30,10 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterable
-from contextlib import asynccontextmanager
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
-
-from desktop.core.errors import ToolError
 
 if TYPE_CHECKING:
     from desktop.tools.workspace_snapshot import CommandChanges
@@ -105,7 +101,7 @@ def _state(path: Path) -> tuple[bool, bytes | None, bool]:
     """(exists, content or None when too large, too large)."""
     try:
         size = path.stat().st_size
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # (a file where a folder was)
         return False, None, False
     if size > MAX_FILE_BYTES:
         return True, None, True
@@ -178,10 +174,17 @@ class CheckpointStore:
     # -- undoing ------------------------------------------------------------------------
 
     def changed_since(self, changes: TurnChanges) -> list[str]:
-        """The files that are no longer as the agent left them."""
+        """The files that are no longer as the agent left them (a folder where a command
+        left none is a change, unless that command made it)."""
         changed = []
+        made = set(changes.dirs_created)
         for file in changes.files:
-            exists, data, too_large = _state(Path(file.path))
+            path = Path(file.path)
+            if path.is_dir() and not path.is_symlink():
+                if file.after is not None or file.path not in made:
+                    changed.append(file.path)
+                continue
+            exists, data, too_large = _state(path)
             now = None if not exists else ("too-large" if too_large else _sha(data or b""))
             if now != file.after:
                 changed.append(file.path)
@@ -205,27 +208,30 @@ class CheckpointStore:
         if missing:
             raise UndoRefused("their earlier contents are missing from the checkpoint "
                               "folder, so nothing was undone: " + ", ".join(missing))
-        results: list[UndoResult] = []
+        # What the turn created goes first (files, then its folders, deepest first), so
+        # that a file a command replaced by a folder (or the reverse) can come back.
+        done: dict[str, UndoAction] = {}
         for file in changes.files:
-            path = Path(file.path)
-            if file.existed and file.blob is not None:
-                old = self._blob(file.blob).read_bytes()
-                if file.after == file.blob:
-                    results.append(UndoResult(file.path, "unchanged"))
-                    continue
-                # (the mode it had before the turn; a turn kept by an older version did
-                # not note it: the file keeps the mode it has now)
-                mode = file.mode if file.mode is not None else _mode(path)
-                _write_atomically(path, old, _USER_MODE if mode is None else mode)
-                results.append(UndoResult(file.path, "restored"))
-            elif file.after is None:
-                results.append(UndoResult(file.path, "unchanged"))
-            else:
-                path.unlink(missing_ok=True)
-                results.append(UndoResult(file.path, "deleted"))
+            if not (file.existed and file.blob is not None) and file.after is not None:
+                Path(file.path).unlink(missing_ok=True)
+                done[file.path] = "deleted"
         for folder in sorted(changes.dirs_created, key=len, reverse=True):
             with contextlib.suppress(OSError):  # (only when empty: nothing else goes)
                 os.rmdir(folder)
+        for file in changes.files:
+            path = Path(file.path)
+            if file.path in done:
+                continue
+            if not (file.existed and file.blob is not None) or file.after == file.blob:
+                done[file.path] = "unchanged"
+                continue
+            # (the mode it had before the turn; a turn kept by an older version did
+            # not note it: the file keeps the mode it has now)
+            mode = file.mode if file.mode is not None else _mode(path)
+            old = self._blob(file.blob).read_bytes()
+            _write_atomically(path, old, _USER_MODE if mode is None else mode)
+            done[file.path] = "restored"
+        results = [UndoResult(f.path, done[f.path]) for f in changes.files]
         changes.undone_at = time.time()
         self._save(changes)
         return results
@@ -366,53 +372,3 @@ def _load(path: Path) -> TurnChanges | None:
                            [str(d) for d in raw.get("dirs_created") or []])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-
-
-@asynccontextmanager
-async def guard_writes(checkpoint: TurnCheckpoint | None, call_id: str,
-                       paths: Iterable[str]) -> AsyncIterator[None]:
-    """Around one call: keep its files before it runs and note them after. A file
-    that cannot be kept stops the call (nothing is written without a way back)."""
-    files = [Path(p) for p in paths]
-    if checkpoint is None or not files:
-        yield
-        return
-    try:
-        await asyncio.to_thread(checkpoint.before_write, call_id, files)
-    except OSError as exc:
-        raise ToolError(f"Assista could not keep a copy of the file before changing it "
-                        f"({exc.strerror or exc}), so it was not written.",
-                        code="io_error") from None
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            await asyncio.shield(asyncio.to_thread(checkpoint.after_write, files))
-
-
-@asynccontextmanager
-async def guard_workspace(checkpoint: TurnCheckpoint | None, call_id: str,
-                          root: Path | None) -> AsyncIterator[None]:
-    """Around a command: keep the workspace before it runs and note what it changed
-    after (see workspace_snapshot). A workspace that cannot be kept stops the call."""
-    if checkpoint is None or root is None:
-        yield
-        return
-    from desktop.tools.workspace_snapshot import WorkspaceSnapshots
-
-    walks = WorkspaceSnapshots(checkpoint.store, root)
-    try:
-        before = await asyncio.to_thread(walks.before)
-    except OSError as exc:
-        raise ToolError(f"Assista could not keep a copy of the workspace before the "
-                        f"command ({exc.strerror or exc}), so it was not run.",
-                        code="io_error") from None
-
-    def note() -> None:
-        checkpoint.note_command(call_id, walks.after(before))
-
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            await asyncio.shield(asyncio.to_thread(note))

@@ -33,7 +33,8 @@ from desktop.tools.approval import (
     ProgressSink,
     ToolProgress,
 )
-from desktop.tools.checkpoints import TurnCheckpoint, guard_workspace, guard_writes
+from desktop.tools.checkpoint_guards import guard_workspace, guard_writes
+from desktop.tools.checkpoints import TurnCheckpoint
 from desktop.tools.errors import error_fields
 from desktop.tools.gate import NO_NETWORK, ApprovalGate
 from desktop.tools.grants import GrantStore

@@ -177,3 +177,29 @@ def test_pruning_keeps_what_a_recent_workspace_index_needs_and_drops_an_old_inde
     store.prune(30 * 86400)
     assert not walks.index_path.exists() and not list(blobs.iterdir())
     assert walks.before().copied_files == 4  # (kept again on the next command)
+
+
+def test_a_file_a_command_replaced_by_a_folder_and_back_is_undone(
+        tmp_path: Path, root: Path) -> None:
+    (root / "a.txt").write_text("a file\n")
+    (root / "d").mkdir()
+    (root / "d" / "x.txt").write_text("in a folder\n")
+    store = CheckpointStore(tmp_path / "data" / "checkpoints")
+    turn = run_turn(store, root, [call("rm a.txt && mkdir -p a.txt/deep && echo in > "
+                                       "a.txt/deep/in.txt && rm -r d && echo f > d")])
+    assert (root / "a.txt").is_dir() and (root / "d").is_file()
+    store.undo(turn)
+    assert (root / "a.txt").read_text() == "a file\n"
+    assert (root / "d" / "x.txt").read_text() == "in a folder\n"
+    assert sorted(p.name for p in root.iterdir()) == ["a.txt", "d"]
+
+
+def test_a_folder_the_user_put_where_a_file_was_refuses_the_undo(
+        tmp_path: Path, root: Path) -> None:
+    (root / "a.txt").write_text("a file\n")
+    store = CheckpointStore(tmp_path / "data" / "checkpoints")
+    turn = run_turn(store, root, [call("rm a.txt")])
+    (root / "a.txt").mkdir()
+    with pytest.raises(UndoRefused, match="changed since") as refused:
+        store.undo(turn)
+    assert "a.txt" in str(refused.value) and (root / "a.txt").is_dir()
