@@ -141,6 +141,14 @@ class ChatSettings:
         found = usable(find_skills(self.ctx.paths.root, self.profiles.workspace(chat)), off)
         return [(s.name, s.name not in own_off) for s in found]
 
+    def skill_names(self, chat: ChatRef) -> list[str]:
+        """Every valid skill found for the chat (the app's and its workspace's), switched
+        off anywhere or not: what an assistant's editor lists."""
+        from desktop.skills.catalog import find_skills, usable
+
+        return [s.name for s in usable(find_skills(self.ctx.paths.root,
+                                                   self.profiles.workspace(chat)))]
+
     def set_skill_enabled(self, chat: ChatRef, name: str, enabled: bool) -> None:
         disabled = [n for n in self.profiles.disabled_skills(chat) if n != name]
         if not enabled:

@@ -35,6 +35,7 @@ TITLE_CODES: dict[str, str] = {
     "overwrite": "Overwrite {path}",
     "edit": "Edit {path}",
     "remember": "Save a memory",
+    "command_network": "Allow network for this chat's commands",
 }
 
 
@@ -98,6 +99,10 @@ class ApprovalRequest:
     # True: "Always allow" must name a valid scope (never the whole tool); without one
     # it is not offered.
     always_needs_scope: bool = False
+    # True: the call asks for the network, which commands do not have: "Allow for this
+    # chat" allows it to this chat's commands (ChatGrants.command_network), "Allow once"
+    # to this call; "Always allow" is not offered (Settings -> Tools says that).
+    network: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,9 +165,12 @@ ProgressSink = Callable[[ToolProgress], None]
 
 @dataclass(slots=True)
 class ChatGrants:
-    """Tools allowed "for this chat": keep one per chat and pass it to every executor."""
+    """Tools allowed "for this chat": keep one per chat and pass it to every executor.
+    ``command_network``: the chat's commands may use the network (asked on a command
+    that needs it, see :attr:`ApprovalRequest.network`)."""
 
     tools: set[str] = field(default_factory=set)
+    command_network: bool = False
 
     def __contains__(self, name: object) -> bool:
         return name in self.tools
@@ -172,6 +180,7 @@ class ChatGrants:
 
     def clear(self) -> None:
         self.tools.clear()
+        self.command_network = False
 
 
 async def allow_all(request: ApprovalRequest) -> ApprovalDecision:

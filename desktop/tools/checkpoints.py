@@ -12,13 +12,15 @@ loop, nothing to sync): ``checkpoints/<session id>/<run id>.json`` says what one
 turn wrote, ``checkpoints/blobs/<sha256>`` holds the old contents (shared by equal
 files). Files larger than :data:`MAX_FILE_BYTES` are noted as too large and cannot
 be undone (said so when asked). Turns older than the trash's retention are pruned
-when the data folder opens. ``run_command`` can change files too; those changes
-are not seen here.
+when the data folder opens. ``run_command`` can change any file of the workspace: its
+changes are found by walking the workspace before and after it
+(:mod:`desktop.tools.workspace_snapshot`, which keeps old contents in the same blobs)
+and noted here like a write's, with the folders it created (removed again on undo
+when empty).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 import json
@@ -28,13 +30,13 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterable
-from contextlib import asynccontextmanager
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from desktop.core.errors import ToolError
+if TYPE_CHECKING:
+    from desktop.tools.workspace_snapshot import CommandChanges
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 DIRNAME = "checkpoints"
@@ -79,6 +81,7 @@ class TurnChanges:
     files: list[FileCheckpoint] = field(default_factory=list)
     call_ids: list[str] = field(default_factory=list)
     undone_at: float | None = None
+    dirs_created: list[str] = field(default_factory=list)  # by commands (absolute)
 
 
 UndoAction = Literal["restored", "deleted", "unchanged"]
@@ -98,7 +101,7 @@ def _state(path: Path) -> tuple[bool, bytes | None, bool]:
     """(exists, content or None when too large, too large)."""
     try:
         size = path.stat().st_size
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # (a file where a folder was)
         return False, None, False
     if size > MAX_FILE_BYTES:
         return True, None, True
@@ -112,9 +115,10 @@ def _mode(path: Path) -> int | None:
         return None
 
 
-def _write_atomically(path: Path, data: bytes, mode: int | None = None) -> None:
+def _write_atomically(path: Path, data: bytes, mode: int | None = None, *,
+                      sync: bool = True) -> None:
     """Replace ``path`` with ``data``; ``mode``: its permission bits (None: private, 600,
-    as for the checkpoint folder's own files)."""
+    as for the checkpoint folder's own files); ``sync``: on disk before it replaces."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".assista-", suffix=".tmp", dir=path.parent)
     try:
@@ -123,7 +127,8 @@ def _write_atomically(path: Path, data: bytes, mode: int | None = None) -> None:
             handle.flush()
             if mode is not None:
                 os.fchmod(handle.fileno(), mode)
-            os.fsync(handle.fileno())
+            if sync:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -169,10 +174,17 @@ class CheckpointStore:
     # -- undoing ------------------------------------------------------------------------
 
     def changed_since(self, changes: TurnChanges) -> list[str]:
-        """The files that are no longer as the agent left them."""
+        """The files that are no longer as the agent left them (a folder where a command
+        left none is a change, unless that command made it)."""
         changed = []
+        made = set(changes.dirs_created)
         for file in changes.files:
-            exists, data, too_large = _state(Path(file.path))
+            path = Path(file.path)
+            if path.is_dir() and not path.is_symlink():
+                if file.after is not None or file.path not in made:
+                    changed.append(file.path)
+                continue
+            exists, data, too_large = _state(path)
             now = None if not exists else ("too-large" if too_large else _sha(data or b""))
             if now != file.after:
                 changed.append(file.path)
@@ -187,31 +199,39 @@ class CheckpointStore:
                               + ", ".join(changed))
         large = [f.path for f in changes.files if f.too_large]
         if large:
-            raise UndoRefused("too large to have been kept (over 64 MB), so nothing was "
-                              "undone: " + ", ".join(large))
+            raise UndoRefused("too large to have been kept (over 64 MB, or past the "
+                              "512 MB a command's snapshot keeps), so nothing was undone: "
+                              + ", ".join(large))
         missing = [f.path for f in changes.files
-                   if f.existed and (f.blob is None or not self._blob(f.blob).is_file())]
+                   if f.existed and f.after != f.blob and (f.blob is None or
+                                                           not self._intact(f.blob))]
         if missing:
             raise UndoRefused("their earlier contents are missing from the checkpoint "
                               "folder, so nothing was undone: " + ", ".join(missing))
-        results: list[UndoResult] = []
+        # What the turn created goes first (files, then its folders, deepest first), so
+        # that a file a command replaced by a folder (or the reverse) can come back.
+        done: dict[str, UndoAction] = {}
+        for file in changes.files:
+            if not (file.existed and file.blob is not None) and file.after is not None:
+                Path(file.path).unlink(missing_ok=True)
+                done[file.path] = "deleted"
+        for folder in sorted(changes.dirs_created, key=len, reverse=True):
+            with contextlib.suppress(OSError):  # (only when empty: nothing else goes)
+                os.rmdir(folder)
         for file in changes.files:
             path = Path(file.path)
-            if file.existed and file.blob is not None:
-                old = self._blob(file.blob).read_bytes()
-                if file.after == file.blob:
-                    results.append(UndoResult(file.path, "unchanged"))
-                    continue
-                # (the mode it had before the turn; a turn kept by an older version did
-                # not note it: the file keeps the mode it has now)
-                mode = file.mode if file.mode is not None else _mode(path)
-                _write_atomically(path, old, _USER_MODE if mode is None else mode)
-                results.append(UndoResult(file.path, "restored"))
-            elif file.after is None:
-                results.append(UndoResult(file.path, "unchanged"))
-            else:
-                path.unlink(missing_ok=True)
-                results.append(UndoResult(file.path, "deleted"))
+            if file.path in done:
+                continue
+            if not (file.existed and file.blob is not None) or file.after == file.blob:
+                done[file.path] = "unchanged"
+                continue
+            # (the mode it had before the turn; a turn kept by an older version did
+            # not note it: the file keeps the mode it has now)
+            mode = file.mode if file.mode is not None else _mode(path)
+            old = self._blob(file.blob).read_bytes()
+            _write_atomically(path, old, _USER_MODE if mode is None else mode)
+            done[file.path] = "restored"
+        results = [UndoResult(f.path, done[f.path]) for f in changes.files]
         changes.undone_at = time.time()
         self._save(changes)
         return results
@@ -222,7 +242,18 @@ class CheckpointStore:
         cutoff = time.time() - older_than_s
         removed = 0
         needed: set[str] = set()
+        for index in self.root.glob("workspaces/*.json"):  # (see workspace_snapshot)
+            try:
+                if index.stat().st_mtime < cutoff:
+                    index.unlink()
+                    continue
+                files = json.loads(index.read_text(encoding="utf-8"))["files"]
+                needed.update(str(v[5]) for v in files.values() if v[5])
+            except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
+                index.unlink(missing_ok=True)
         for manifest in self.root.glob("*/*.json"):
+            if manifest.parent.name == "workspaces":
+                continue
             changes = _load(manifest)
             if changes is None or changes.created_at < cutoff:
                 manifest.unlink(missing_ok=True)
@@ -239,12 +270,20 @@ class CheckpointStore:
     def _blob(self, digest: str) -> Path:
         return self.root / "blobs" / digest
 
-    def _keep_blob(self, data: bytes) -> str:
+    def _keep_blob(self, data: bytes, *, sync: bool = True) -> str:
+        """Keep ``data`` (once); ``sync=False`` for the workspace walks' many copies:
+        not flushed one by one (thousands of fsyncs), checked by their hash on undo."""
         digest = _sha(data)
         blob = self._blob(digest)
         if not blob.exists():
-            _write_atomically(blob, data)
+            _write_atomically(blob, data, sync=sync)
         return digest
+
+    def _intact(self, digest: str) -> bool:
+        try:
+            return _sha(self._blob(digest).read_bytes()) == digest
+        except OSError:
+            return False
 
     def _save(self, changes: TurnChanges) -> None:
         payload = {"version": 1, **asdict(changes)}
@@ -294,6 +333,30 @@ class TurnCheckpoint:
                 file.too_large = file.too_large or too_large
             self.store._save(self.changes)
 
+    def note_command(self, call_id: str, found: CommandChanges) -> None:
+        """Note what a command changed: a file this turn already kept gets its new
+        state; another, its state before the command (see workspace_snapshot)."""
+        with self._lock:
+            by_path = {f.path: f for f in self.changes.files}
+            for change in found.files:
+                known = by_path.get(change.path)
+                if known is not None:
+                    known.after = change.after
+                    known.too_large = known.too_large or change.after == "too-large"
+                    continue
+                old = change.before
+                too_large = old is not None and old.sha is None
+                self.changes.files.append(FileCheckpoint(
+                    change.path, old is not None, None if old is None else old.sha,
+                    change.after, too_large or change.after == "too-large",
+                    None if old is None else old.mode))
+            self.changes.dirs_created += [d for d in found.dirs_created
+                                          if d not in self.changes.dirs_created]
+            if call_id not in self.changes.call_ids:
+                self.changes.call_ids.append(call_id)
+            if self.changes.files or self.changes.dirs_created:
+                self.store._save(self.changes)
+
 
 def _safe_name(session_id: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in session_id) or "_"
@@ -305,28 +368,7 @@ def _load(path: Path) -> TurnChanges | None:
         files = [FileCheckpoint(**f) for f in raw.get("files") or []]
         return TurnChanges(str(raw["run_id"]), str(raw["session_id"]), str(raw["turn_id"]),
                            float(raw["created_at"]), files,
-                           [str(c) for c in raw.get("call_ids") or []], raw.get("undone_at"))
+                           [str(c) for c in raw.get("call_ids") or []], raw.get("undone_at"),
+                           [str(d) for d in raw.get("dirs_created") or []])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-
-
-@asynccontextmanager
-async def guard_writes(checkpoint: TurnCheckpoint | None, call_id: str,
-                       paths: Iterable[str]) -> AsyncIterator[None]:
-    """Around one call: keep its files before it runs and note them after. A file
-    that cannot be kept stops the call (nothing is written without a way back)."""
-    files = [Path(p) for p in paths]
-    if checkpoint is None or not files:
-        yield
-        return
-    try:
-        await asyncio.to_thread(checkpoint.before_write, call_id, files)
-    except OSError as exc:
-        raise ToolError(f"Assista could not keep a copy of the file before changing it "
-                        f"({exc.strerror or exc}), so it was not written.",
-                        code="io_error") from None
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            await asyncio.shield(asyncio.to_thread(checkpoint.after_write, files))

@@ -33,9 +33,10 @@ from desktop.tools.approval import (
     ProgressSink,
     ToolProgress,
 )
-from desktop.tools.checkpoints import TurnCheckpoint, guard_writes
+from desktop.tools.checkpoint_guards import guard_workspace, guard_writes
+from desktop.tools.checkpoints import TurnCheckpoint
 from desktop.tools.errors import error_fields
-from desktop.tools.gate import ApprovalGate
+from desktop.tools.gate import NO_NETWORK, ApprovalGate
 from desktop.tools.grants import GrantStore
 from desktop.tools.locks import SHARED_PATH_LOCKS, PathLocks
 from desktop.tools.registry import Tool, ToolContext, ToolRegistry
@@ -215,7 +216,7 @@ class ToolExecutor:
             result_budget=max(self.max_result_chars - _ENVELOPE_RESERVE, 1_000),
             default_timeout_s=self.timeout_s,
             proxy=self.proxy,
-            trust=self.trust,
+            trust=self.gate.trust_for(self.trust),
             origin=self.origin,
             on_output=lambda text, stream: self._emit(
                 ToolProgress(call.id, call.name, "output", text, stream)
@@ -235,26 +236,38 @@ class ToolExecutor:
                     f"The tool '{tool.name}' is set to Deny in Assista's settings, so the call "
                     "was not run. Do not call it again; tell the user if you need it.",
                 )
-            if verdict == "ask":
-                self._status(call, "awaiting_approval")
+            network = self.gate.wants_network(tool, args, ctx.trust)
+            if verdict == "ask" or network:
+                if verdict == "ask":
+                    self._status(call, "awaiting_approval")
                 try:
                     preview = await self.gate.preview(tool, args, ctx, self.timeout_s)
                 except ToolError as exc:
                     return self._error(call, started, error_fields(exc))
+                # (an unsandboxed command has the network anyway: nothing to ask about it)
+                network = network and preview.confinement == "sandboxed_offline"
+            if verdict == "ask" or network:
                 if self.gate.approver is None:
-                    return self._denied(call, started, None, _NOBODY_TO_ASK)
-                decision = await self.gate.ask(tool, call, args, preview, self.workspace)
+                    return self._denied(call, started, None,
+                                        NO_NETWORK if network else _NOBODY_TO_ASK)
+                if verdict != "ask":
+                    self._status(call, "awaiting_approval")
+                decision = await self.gate.ask(tool, call, args, preview, self.workspace,
+                                               network=network)
                 if not decision.allowed:
                     return self._denied(
                         call, started, decision.reason, _denied_message(decision.reason)
                     )
+                ctx.trust = self.gate.trust_for(self.trust, once=network)
                 started = time.monotonic()  # the duration is the run, not the wait
             try:
                 paths = self._lock_paths(tool, args)
             except ToolError as exc:
                 return self._error(call, started, error_fields(exc))
             self._status(call, "running")
-            async with self.locks.hold(paths), guard_writes(self.checkpoint, call.id, paths):
+            space = self.workspace.root if tool.changes_workspace and self.workspace else None
+            async with self.locks.hold(paths), guard_writes(self.checkpoint, call.id, paths), \
+                    guard_workspace(self.checkpoint, call.id, space):
                 result = await self._invoke(tool, args, ctx)
         except ToolError as exc:
             return self._error(call, started, error_fields(exc))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -26,11 +27,19 @@ from desktop.tools.grant_scopes import (
 )
 from desktop.tools.grants import GrantStore
 from desktop.tools.registry import Tool, ToolContext
+from desktop.tools.trust import ToolTrust
 from desktop.tools.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
 Verdict = Literal["allow", "deny", "ask"]
+
+#: To the model, when a command asked for the network and nobody can allow it.
+NO_NETWORK = (
+    "The command asked for the network, which commands do not have here unless the user "
+    "allows it, and no one can be asked in this session, so it was not run. Run it "
+    "without the network, or tell the user it needs the network (Settings > Tools)."
+)
 
 
 class ApprovalGate:
@@ -80,6 +89,20 @@ class ApprovalGate:
             return "allow"
         return "ask"
 
+    def trust_for(self, trust: ToolTrust, *, once: bool = False) -> ToolTrust:
+        """What a call of this chat may reach: ``trust`` with the chat's network grant
+        (``once``: the network allowed for this call only)."""
+        if self.chat_grants.command_network:
+            return dataclasses.replace(trust, command_network_chat=True)
+        return dataclasses.replace(trust, command_network=True) if once else trust
+
+    @staticmethod
+    def wants_network(tool: Tool, args: Mapping[str, Any], trust: ToolTrust) -> bool:
+        """The call says it needs the network (its tool's ``network_argument``), and
+        neither the settings nor the chat allow commands the network."""
+        return (bool(tool.network_argument) and args.get(tool.network_argument) is True
+                and not (trust.command_network or trust.command_network_chat))
+
     async def preview(
         self, tool: Tool, args: dict[str, Any], ctx: ToolContext, timeout_s: float
     ) -> ApprovalPreview:
@@ -101,10 +124,16 @@ class ApprovalGate:
 
     async def ask(
         self, tool: Tool, call: ToolCallPart, args: dict[str, Any], preview: ApprovalPreview,
-        workspace: Workspace | None = None,
+        workspace: Workspace | None = None, *, network: bool = False,
     ) -> ApprovalDecision:
         """Ask the approver; keep what it grants. The scope proposed for a write is
-        from its real path (a link into .git proposes nothing)."""
+        from its real path (a link into .git proposes nothing). ``network``: the call
+        asks for the network (see :attr:`ApprovalRequest.network`): "for this chat"
+        grants the chat's commands the network, not the tool."""
+        if network:
+            preview = dataclasses.replace(
+                ApprovalPreview.titled(preview.kind, preview.text, "command_network"),
+                confinement=preview.confinement, error=preview.error)
         if self.approver is None:
             return ApprovalDecision.deny(
                 "This tool needs approval and no one can be asked in this session."
@@ -117,10 +146,15 @@ class ApprovalGate:
             source=tool.source,
             description=tool.description,
             read_only=tool.read_only,
-            proposed_scope=self._proposal(tool, args, workspace),
+            proposed_scope="" if network else self._proposal(tool, args, workspace),
             always_needs_scope=always_needs_scope(tool.name, tool.source),
+            network=network,
         )
         decision = await self.approver(request)
+        if network:
+            if decision.kind == "allow_chat":
+                self.chat_grants.command_network = True
+            return decision  # (nothing else is kept: the tool asks as it did)
         if decision.kind == "allow_chat":
             self.chat_grants.add(tool.name)
         elif decision.kind == "allow_always" and (decision.scope or request.always_needs_scope):

@@ -66,7 +66,10 @@ def always_needs_scope(tool: str, source: str = "builtin") -> bool:
 
 def always_scope(request: ApprovalRequest) -> str | None:
     """The scope "Always allow" grants for this request: "" the whole tool; None: it is
-    not offered (the tool is granted only within a scope and none valid was proposed)."""
+    not offered (the tool is granted only within a scope and none valid was proposed;
+    or the call asks for the network, which Settings -> Tools gives every chat)."""
+    if request.network:
+        return None
     if not request.always_needs_scope:
         return ""
     scope = request.proposed_scope

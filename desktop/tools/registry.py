@@ -135,6 +135,12 @@ class Tool:
     scope: ScopeKind | None = None
     #: Offered only in a chat with a workspace folder.
     needs_workspace: bool = False
+    #: May change any file of the workspace (a command): the workspace is walked before
+    #: and after each call so that undo covers it (desktop.tools.workspace_snapshot).
+    changes_workspace: bool = False
+    #: The boolean argument by which a call says it needs the network (a command's): when
+    #: commands have none, the user is asked to allow it for the chat (ChatGrants).
+    network_argument: str = ""
     _validator: Draft202012Validator | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -29,15 +29,19 @@ from pathlib import Path
 
 #: What a Confinement's ``code`` can be (the interface words each):
 #: sandboxed_offline: sandboxed, no network; sandboxed_online: sandboxed, network allowed;
+#: sandboxed_chat_online: sandboxed, network allowed for this chat's commands (a grant);
 #: unsandboxed_off: the user turned the sandbox off; unsandboxed_missing: no sandbox on
 #: this system (bubblewrap not installed or not working; another OS).
-CODES = ("sandboxed_offline", "sandboxed_online", "unsandboxed_off", "unsandboxed_missing")
+CODES = ("sandboxed_offline", "sandboxed_online", "sandboxed_chat_online", "unsandboxed_off",
+         "unsandboxed_missing")
 
 _WORDS = {  # for the model, the logs and the command line (English)
     "sandboxed_offline": "sandboxed: no network; writes only inside the workspace and a "
                          "private /tmp",
     "sandboxed_online": "sandboxed: network allowed; writes only inside the workspace and "
                         "a private /tmp",
+    "sandboxed_chat_online": "sandboxed: network allowed for this chat's commands; writes "
+                             "only inside the workspace and a private /tmp",
     "unsandboxed_off": "not sandboxed (turned off in Settings > Tools)",
     "unsandboxed_missing": "not sandboxed (this system offers no sandbox{detail})",
 }
@@ -135,8 +139,11 @@ def seatbelt_profile(workspace: Path, *, network: bool) -> str:
 
 def confinement(workspace: Path, cwd: Path, *, enabled: bool, network: bool,
                 hidden: Iterable[str | Path] = (),
-                shown: Iterable[str | Path] = ()) -> Confinement:
-    """How a command in ``cwd`` of ``workspace`` will run, given the user's settings."""
+                shown: Iterable[str | Path] = (), chat_network: bool = False) -> Confinement:
+    """How a command in ``cwd`` of ``workspace`` will run, given the user's settings
+    (``chat_network``: the chat allows its commands the network)."""
+    online = "sandboxed_online" if network else "sandboxed_chat_online"
+    network = network or chat_network
     if not enabled:
         return Confinement("unsandboxed_off")
     if sys.platform == "darwin":  # pragma: no cover - macOS only
@@ -144,14 +151,13 @@ def confinement(workspace: Path, cwd: Path, *, enabled: bool, network: bool,
         if exe is None:
             return Confinement("unsandboxed_missing", detail="sandbox-exec not found")
         profile = seatbelt_profile(workspace, network=network)
-        return Confinement("sandboxed_online" if network else "sandboxed_offline",
-                           (exe, "-p", profile))
+        return Confinement(online if network else "sandboxed_offline", (exe, "-p", profile))
     problem = bwrap_problem()
     if problem is not None:
         return Confinement("unsandboxed_missing", detail=problem)
     bwrap = shutil.which("bwrap")
     assert bwrap is not None
-    return Confinement("sandboxed_online" if network else "sandboxed_offline",
+    return Confinement(online if network else "sandboxed_offline",
                        bwrap_argv(bwrap, workspace, cwd, network=network, hidden=hidden,
                                   shown=shown))
 

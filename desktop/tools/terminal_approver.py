@@ -92,7 +92,10 @@ class TerminalApprover:
         async with self._lock:
             self.err.write(render_request(request))
             scope = always_scope(request)
-            if scope:
+            if request.network:
+                self.err.write("  [c]hat allows the network to this chat's commands "
+                               "([y]es: to this command only)\n")
+            elif scope:
                 self.err.write(f"  [a]lways allows, in every chat: "
                                f"{describe_scope(request.tool, scope)}\n")
             elif scope is None:

@@ -6,8 +6,9 @@ a tool never reads settings or the process environment itself:
 when they are local or private; ``command_env`` names the environment variables a
 ``run_command`` command gets besides the scrubbed base environment; ``command_sandbox``
 and ``command_network`` say whether commands run in the system's sandbox and may use the
-network there; ``hidden_paths`` are folders a sandboxed command never sees (the app's
-data folder).
+network there (``command_network_chat``: this chat's commands may, a grant given on an
+approval: see :class:`~desktop.tools.approval.ChatGrants`); ``hidden_paths`` are
+folders a sandboxed command never sees (the app's data folder).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class ToolTrust:
     hidden_paths: tuple[str, ...] = ()
     # Folders inside a hidden one a sandboxed command may still read (the app's skills)
     shown_paths: tuple[str, ...] = ()
+    command_network_chat: bool = False
 
     @classmethod
     def from_settings(cls, settings: AppSettings, *, hidden_paths: tuple[str, ...] = (),

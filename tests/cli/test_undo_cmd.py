@@ -83,3 +83,37 @@ def test_undo_of_an_earlier_turn_by_its_question(server: FakeOpenAIServer,
     assert unknown.returncode == 1 and "no message with id 'nope'" in unknown.stderr
     no_chat = assista("undo", "--session", "nope", data_dir=data)
     assert no_chat.returncode == 1 and "no chat with id 'nope'" in no_chat.stderr
+
+
+def test_undo_puts_back_what_a_sandboxed_command_created_changed_and_deleted(
+        server: FakeOpenAIServer, tmp_path: Path) -> None:
+    from desktop.tools.sandbox import bwrap_problem
+
+    assert bwrap_problem() is None, bwrap_problem()  # (.ci/run installs bubblewrap)
+    data, ws = tmp_path / "data", tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.txt").write_text("old\n")
+    (ws / "gone.txt").write_text("mine\n")
+    server.enqueue_tool_calls([("run_command", json.dumps(
+        {"command": "echo more >> a.txt; rm gone.txt; mkdir sub; echo new > sub/b.txt"}))])
+    server.enqueue_text("Done.")
+    done = assista("ask", "--base-url", server.base_url, "--model", "gpt-test",
+                   "--workspace", str(ws), "--allow", "run_command", "--json",
+                   "Change the files", data_dir=data, env=KEY)
+    assert done.returncode == 0, done.stderr
+    assert (ws / "a.txt").read_text() == "old\nmore\n" and not (ws / "gone.txt").exists()
+    sid = str(json.loads(assista("export", "--format", "json",
+                                 data_dir=data).stdout)["sessions"][0]["id"])
+    (ws / "sub" / "b.txt").write_text("the user's\n")
+    refused = assista("undo", "--session", sid, data_dir=data)
+    assert refused.returncode == 1 and "changed since" in refused.stderr
+    assert str(ws.resolve() / "sub/b.txt") in refused.stderr
+    assert (ws / "a.txt").read_text() == "old\nmore\n"  # nothing was touched
+    (ws / "sub" / "b.txt").write_text("new\n")  # (as the command left it)
+    undone = assista("undo", "--session", sid, data_dir=data)
+    assert undone.returncode == 0, undone.stderr
+    assert sorted(undone.stdout.splitlines()) == [
+        f"deleted\t{ws.resolve() / 'sub/b.txt'}", f"restored\t{ws.resolve() / 'a.txt'}",
+        f"restored\t{ws.resolve() / 'gone.txt'}"]
+    assert (ws / "a.txt").read_text() == "old\n" and (ws / "gone.txt").read_text() == "mine\n"
+    assert sorted(p.name for p in ws.iterdir()) == ["a.txt", "gone.txt"]

@@ -93,3 +93,19 @@ async def test_without_a_valid_scope_always_is_not_offered() -> None:
     assert decision == ApprovalDecision.allow_once()  # "a" was not understood: asked again
     assert "[a]lways" not in err.getvalue().replace("no [a]lways", "")
     assert "no [a]lways: this call cannot be granted for good" in err.getvalue()
+
+
+async def test_a_command_asking_for_the_network_offers_it_for_the_chat_never_always() -> None:
+    err = io.StringIO()
+    answers = iter(["a\n", "c\n"])
+    asking = ApprovalRequest(tool="run_command", call_id="c1",
+                             arguments={"command": "pip download x", "network": True},
+                             preview=ApprovalPreview.titled("command", "pip download x",
+                                                            "command_network"),
+                             always_needs_scope=True, proposed_scope="pip", network=True)
+    decision = await TerminalApprover(err, read_line=lambda: next(answers))(asking)
+    assert decision == ApprovalDecision.allow_chat()  # ("a" was not understood)
+    shown = err.getvalue()
+    assert "Allow network for this chat's commands" in shown
+    assert "[c]hat allows the network to this chat's commands" in shown
+    assert "[a]lways" not in shown

@@ -56,6 +56,13 @@ PARAMETERS: dict[str, Any] = {
             "type": "string",
             "description": "Folder to run in, relative to the workspace root. Default: the root.",
         },
+        "network": {
+            "type": "boolean",
+            "description": "True when the command needs the network (downloads, package "
+                           "installs, web APIs). Commands run without network unless the "
+                           "user allows it: then the user is asked to allow it for this "
+                           "chat's commands. Default: false.",
+        },
         "timeout_s": {
             "type": "number",
             "exclusiveMinimum": 0,
@@ -72,7 +79,8 @@ def run_command_tool() -> Tool:
     return Tool(
         deferred_check=True,  # a constant schema (the tests check it)
         name=NAME, title=TITLE,
-        needs_workspace=True, scope="command",
+        needs_workspace=True, scope="command", changes_workspace=True,
+        network_argument="network",
         description=DESCRIPTION,
         parameters=copy.deepcopy(PARAMETERS),
         handler=_handle,
@@ -86,7 +94,7 @@ def _confinement(ctx: ToolContext, cwd: Path) -> Confinement:
     workspace = ctx.require_workspace()
     return confinement(workspace.root, cwd, enabled=ctx.trust.command_sandbox,
                        network=ctx.trust.command_network, hidden=ctx.trust.hidden_paths,
-                       shown=ctx.trust.shown_paths)
+                       shown=ctx.trust.shown_paths, chat_network=ctx.trust.command_network_chat)
 
 
 async def _preview(args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
@@ -261,6 +269,7 @@ async def _handle(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         "stderr": err.text(),
         "duration_s": round(time.monotonic() - started, 3),
         "sandbox": sandbox.describe(),
+        "confinement": sandbox.code,  # (for the tool card, which words it)
     }
     if out.dropped or err.dropped:
         result["truncated"] = True

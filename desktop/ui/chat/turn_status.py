@@ -71,6 +71,8 @@ def approval_subject(pending: PendingApproval) -> str:
     # (a command says more than "Run a command": its first line, cut short)
     what = (preview.text.strip().split("\n")[0] if preview.kind == "command"
             else approval_title(preview))
+    if request.network:  # ("Allow network for this chat's commands: curl …")
+        what = f"{approval_title(preview)}: {what}"
     title = shown(what if len(what) <= SUBJECT_CHARS else what[:SUBJECT_CHARS - 1] + "…")
     return f"{name} · {title}" if title and title != shown(request.tool) else name
 
@@ -102,6 +104,8 @@ def fit_always(button: QPushButton, pending: PendingApproval) -> None:
     granted only within a scope; with no valid scope it is disabled, with the reason."""
     request = pending.request
     button.setEnabled(always_scope(request) is not None)
+    if request.network:  # (the network for every chat: Settings → Tools)
+        button.hide()
     if request.always_needs_scope:
         button.setToolTip(plain_tooltip(always_tooltip(
             request.tool, request.proposed_scope,
@@ -109,6 +113,19 @@ def fit_always(button: QPushButton, pending: PendingApproval) -> None:
     else:
         button.setToolTip(QCoreApplication.translate("TurnStatus",
                                                      "Never ask again, in any chat"))
+
+
+def fit_chat(button: QPushButton, pending: PendingApproval) -> None:
+    """"Allow for this chat", or for a command that asks for the network, "Allow network
+    for this chat" (its commands may use it; the tool still asks as it did)."""
+    if pending.request.network:
+        button.setText(QCoreApplication.translate("TurnStatus", "Allow network for this chat"))
+        button.setToolTip(QCoreApplication.translate(
+            "TurnStatus", "This chat's commands may use the network from now on"))
+    else:
+        button.setText(QCoreApplication.translate("TurnStatus", "Allow for this chat"))
+        button.setToolTip(QCoreApplication.translate("TurnStatus",
+                                                     "Do not ask again in this chat"))
 
 
 class ApprovalRow(QWidget):
@@ -126,6 +143,7 @@ class ApprovalRow(QWidget):
         row.setContentsMargins(16, 0, 8, 6)
         self.buttons = add_approval_buttons(row, lambda kind: decide(pending, kind))
         fit_always(self.buttons["allow_always"], pending)
+        fit_chat(self.buttons["allow_chat"], pending)
 
 
 class TurnStatus(QFrame):
@@ -284,6 +302,7 @@ class TurnStatus(QFrame):
         self._update_rows(kind)
         if kind == "approval" and self.pending is not None:
             fit_always(self.approval_buttons["allow_always"], self.pending)
+            fit_chat(self.approval_buttons["allow_chat"], self.pending)
             subject = approval_subject(self.pending)
             # (a command says where it runs; the card in Tool activity says it too)
             self.label.setToolTip(confinement_text(self.pending.request.preview.confinement))

@@ -1,12 +1,14 @@
 """The form of one assistant: name, description, system prompt, default provider and
-model, temperature and tools. :class:`AssistantForm` shows an :class:`Assistant` and
-gives back the edited copy; saving and the list around it are the dialog's
+model, temperature, tools and skills (a skill switched off here is offered to none of
+the chats using the assistant: ``extra["disabled_skills"]``, read by the chat profile).
+:class:`AssistantForm` shows an :class:`Assistant` and gives back the edited copy;
+saving and the list around it are the dialog's
 (:mod:`desktop.ui.conversations.assistants_dialog`)."""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -15,17 +17,25 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFormLayout,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QPlainTextEdit,
     QWidget,
 )
 
 from desktop.core.records import Assistant
+from desktop.skills.catalog import DISABLED_SKILLS_KEY
 from desktop.ui.form_rows import whole
 from desktop.ui.reflow_grid import ReflowGrid
 
 if TYPE_CHECKING:
     from desktop.chat.provider_service import ProviderService
+
+
+def disabled_skills(assistant: Assistant) -> list[str]:
+    """The skills the assistant switched off."""
+    raw = assistant.extra.get(DISABLED_SKILLS_KEY)
+    return [str(n) for n in raw] if isinstance(raw, list) else []
 
 
 class AssistantForm(QWidget):
@@ -34,7 +44,7 @@ class AssistantForm(QWidget):
     changed = Signal()
 
     def __init__(self, providers: ProviderService, tool_names: list[str],
-                 parent: QWidget | None = None) -> None:
+                 skill_names: list[str] | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.providers = providers
         self._loading = False
@@ -88,6 +98,7 @@ class AssistantForm(QWidget):
         form.addRow(self.tr("Temperature"), temperature)
         form.addRow(self.tr("Tools"), self.tools_check)
         form.addRow("", self.tools_box)
+        self._add_skills(form, skill_names or [])
         for edit in (self.name_edit, self.description_edit):
             edit.textEdited.connect(self._edited)
         self.prompt_edit.textChanged.connect(self._edited)
@@ -124,6 +135,9 @@ class AssistantForm(QWidget):
         self.tools_box.setEnabled(a.enabled_tools is not None)
         for name, box in self.tool_checks.items():
             box.setChecked(a.enabled_tools is None or name in a.enabled_tools)
+        off = disabled_skills(a)
+        for name, box in self.skill_checks.items():
+            box.setChecked(name not in off)
         self._loading = False
 
     def value(self, base: Assistant) -> Assistant:
@@ -141,7 +155,37 @@ class AssistantForm(QWidget):
             temperature=(round(self.temperature_spin.value(), 2)
                          if self.temperature_check.isChecked() else None),
             enabled_tools=tools,
+            extra=self._extra(base),
         )
+
+    def _add_skills(self, form: QFormLayout, names: list[str]) -> None:
+        """A switch for each skill found (on: the assistant's chats are offered it)."""
+        self.skills_box = QWidget()
+        self.skills_box.setAccessibleName(self.tr("Skills"))
+        self.skills_box.setToolTip(self.tr("Skills offered to the chats that use this "
+                                           "assistant (Settings → Skills adds them)"))
+        grid = ReflowGrid(self.skills_box, max_columns=3)
+        self.skill_checks: dict[str, QCheckBox] = {}
+        for name in names:
+            box = QCheckBox(name)  # (a skill's name: letters, digits and hyphens)
+            box.setChecked(True)
+            box.toggled.connect(self._edited)
+            grid.addWidget(box)
+            self.skill_checks[name] = box
+        self.no_skills = QLabel(self.tr("No skills found (Settings → Skills adds them)."))
+        self.no_skills.setObjectName("emptyHint")
+        self.no_skills.setVisible(not names)
+        form.addRow(self.tr("Skills"), self.skills_box if names else self.no_skills)
+
+    def _extra(self, base: Assistant) -> dict[str, Any]:
+        """``base.extra`` with the skills switched off as the form shows them (a skill
+        switched off that is not listed here, from another workspace, stays off)."""
+        off = [n for n in disabled_skills(base) if n not in self.skill_checks]
+        off += [n for n, box in self.skill_checks.items() if not box.isChecked()]
+        extra = {k: v for k, v in base.extra.items() if k != DISABLED_SKILLS_KEY}
+        if off:
+            extra[DISABLED_SKILLS_KEY] = sorted(off)
+        return extra
 
     def _fill_models(self, model: str) -> None:
         self.model_combo.blockSignals(True)

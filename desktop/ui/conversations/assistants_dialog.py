@@ -44,11 +44,12 @@ class AssistantsDialog(QDialog):
 
     def __init__(self, store: AssistantSource, providers: ProviderService,
                  tool_names: list[str], parent: QWidget | None = None, *,
-                 select: str | None = None) -> None:
+                 select: str | None = None, skill_names: list[str] | None = None) -> None:
         super().__init__(parent)
         self.store = store
         self.providers = providers
         self.tool_names = tool_names
+        self.skill_names = list(skill_names or [])  # (the skills found: app, workspace)
         self.setWindowTitle(self.tr("Assistants"))
         self.resize(860, 600)
         self._current: Assistant | None = None
@@ -120,7 +121,7 @@ class AssistantsDialog(QDialog):
         return left
 
     def _build_form(self) -> QWidget:
-        self.form = AssistantForm(self.providers, self.tool_names)
+        self.form = AssistantForm(self.providers, self.tool_names, self.skill_names)
         self.form.changed.connect(self._changed)
         return self.form
 

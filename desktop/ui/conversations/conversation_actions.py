@@ -124,9 +124,11 @@ class ConversationActions(QObject):
         def make() -> QDialog:
             names = self.controller.tools.registry().names()
             services = self.controller.services
+            skills = self.controller.service.chats.skill_names(self.controller.chat)
             dialog = AssistantsDialog(services.assistants, services.providers,
                                       names, self.window,
-                                      select=current.id if current is not None else None)
+                                      select=current.id if current is not None else None,
+                                      skill_names=skills)
             dialog.assistantsChanged.connect(self.assistantsChanged)
             return dialog
 

@@ -308,8 +308,17 @@ class ApprovalCard(QFrame):
         # The built-in tools with scopes are only ever granted within one: the scope,
         # shown and editable here, is what "Always allow" grants (none valid: disabled).
         self.scope_row: ScopeRow | None = None
-        if request.always_needs_scope or (scope_kind(request.tool)
-                                          and request.source == "builtin"):
+        if request.network:  # (the network for the chat's commands, not the tool)
+            self.allow_chat_button.setToolTip(self.tr(
+                "This chat's commands may use the network from now on (forget it in "
+                "Settings → Tools)"))
+            self.allow_once_button.setToolTip(self.tr(
+                "Run this command with the network; ask again next time"))
+            self.allow_always_button.hide()  # (Settings → Tools sets it for every chat)
+            grid.removeWidget(self.deny_button)  # (in its place, not alone on the right)
+            grid.addWidget(self.deny_button, 1, 0)
+        elif request.always_needs_scope or (scope_kind(request.tool)
+                                            and request.source == "builtin"):
             self.scope_row = ScopeRow(request.tool, request.proposed_scope,
                                       unscoped=unscoped_reason(request.tool, request.arguments))
             self.scope_row.granted.connect(
@@ -368,8 +377,10 @@ class ApprovalCard(QFrame):
 
     def set_shortcuts(self, on: bool) -> None:
         """Alt+O / Alt+C / Alt+W / Alt+D for the first card only (no ambiguity)."""
+        chat = (self.tr("Allow network for this &chat") if self.request.network
+                else self.tr("Allow for this &chat"))
         texts = [(self.allow_once_button, self.tr("Allow &once")),
-                 (self.allow_chat_button, self.tr("Allow for this &chat")),
+                 (self.allow_chat_button, chat),
                  (self.allow_always_button, self.tr("Al&ways allow")),
                  (self.deny_button, self.tr("&Deny"))]
         for button, text in texts:
@@ -387,7 +398,8 @@ class ApprovalCard(QFrame):
                        *([self.scope_row] if self.scope_row is not None else [])):
             widget.setEnabled(False)
         texts = {"allow_once": self.tr("Allowed once"),
-                 "allow_chat": self.tr("Allowed for this chat"),
+                 "allow_chat": (self.tr("Network allowed for this chat's commands")
+                                if self.request.network else self.tr("Allowed for this chat")),
                  "allow_always": self.tr("Always allowed"), "deny": self.tr("Denied")}
         text = texts[decision.kind]
         if decision.scope:

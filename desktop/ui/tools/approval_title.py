@@ -20,6 +20,8 @@ _TITLES = {
     "overwrite": QT_TRANSLATE_NOOP("ApprovalTitle", "Overwrite {path}"),
     "edit": QT_TRANSLATE_NOOP("ApprovalTitle", "Edit {path}"),
     "remember": QT_TRANSLATE_NOOP("ApprovalTitle", "Save a memory"),
+    "command_network": QT_TRANSLATE_NOOP("ApprovalTitle",
+                                         "Allow network for this chat's commands"),
 }
 
 
@@ -28,6 +30,9 @@ _CONFINEMENTS = {  # desktop.tools.sandbox.CODES
         "ApprovalTitle", "Sandboxed · no network · writes only in the workspace"),
     "sandboxed_online": QT_TRANSLATE_NOOP(
         "ApprovalTitle", "Sandboxed · network allowed · writes only in the workspace"),
+    "sandboxed_chat_online": QT_TRANSLATE_NOOP(
+        "ApprovalTitle",
+        "Sandboxed · network allowed for this chat · writes only in the workspace"),
     "unsandboxed_off": QT_TRANSLATE_NOOP(
         "ApprovalTitle", "Not sandboxed: the sandbox is turned off in Settings → Tools"),
     "unsandboxed_missing": QT_TRANSLATE_NOOP(

@@ -74,6 +74,18 @@ def summarize_result(result: ToolResultPart, limit: int = 90) -> str:
     return summarize_arguments(json.dumps(result.content), limit)
 
 
+def result_confinement(result: ToolResultPart) -> str:
+    """Where a command ran (a code of desktop.tools.sandbox.CODES; "" for other tools)."""
+    data = _parse(result.content)
+    if not isinstance(data, dict):
+        return ""
+    for key in ("result", "error"):
+        value = data.get(key)
+        if isinstance(value, dict) and isinstance(value.get("confinement"), str):
+            return str(value["confinement"])
+    return ""
+
+
 def _strings(value: Any) -> list[str]:
     """The string values in a JSON value (numbers and flags make poor digests)."""
     if isinstance(value, str):

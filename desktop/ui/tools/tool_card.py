@@ -42,9 +42,11 @@ from desktop.ui.tools.approval_card import (
     monospace_font,
     preview_html,
 )
+from desktop.ui.tools.approval_title import confinement_text
 from desktop.ui.tools.json_text import shorten_json
 from desktop.ui.tools.tool_call_text import (
     format_duration,
+    result_confinement,
     result_has_output,
     result_html,
     summarize_arguments,
@@ -242,7 +244,9 @@ class ToolCallCard(QFrame):
         self.set_status(result.status)
         duration = result.duration_s if result.duration_s is not None else (
             time.monotonic() - self.started)
-        self.meta_label.setText(f"{format_duration(duration)} · {shown(summarize_result(result))}")
+        meta = f"{format_duration(duration)} · {shown(summarize_result(result))}"
+        where = confinement_text(result_confinement(result))  # (a command's sandbox)
+        self.meta_label.setText(f"{meta}\n{where}" if where else meta)
         self._show_images(result.provider_data.get("images"))
         if self.details.isVisible():
             self._fill_details()

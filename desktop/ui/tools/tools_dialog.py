@@ -222,9 +222,12 @@ class ToolsDialog(QDialog):
         self.no_grants.setVisible(not grants)
         chat = self.controller.chat_grants()
         names = sorted(chat.tools)
-        self.chat_label.setText(self.tr("Allowed for this chat: ") + names_text(names) if names else
-                                self.tr("No tool is allowed just for this chat."))
-        self.forget_button.setVisible(bool(names))
+        text = (self.tr("Allowed for this chat: ") + names_text(names) if names else
+                self.tr("No tool is allowed just for this chat."))
+        if chat.command_network:
+            text += "\n" + self.tr("This chat's commands may use the network.")
+        self.chat_label.setText(text)
+        self.forget_button.setVisible(bool(names) or chat.command_network)
 
     def revoke(self, tool: str, scope: str = "") -> None:
         """Remove an "always allow" grant at once (no Save needed)."""

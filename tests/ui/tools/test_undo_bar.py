@@ -70,3 +70,33 @@ def test_undo_refuses_when_a_file_changed(qtbot: Any, qt_loop: qasync.QEventLoop
     assert "changed since" in bar.result.text()
     assert (ws / "notes.txt").read_text() == "my own edit\n"
     assert (ws / "new" / "file.txt").read_text() == "created\n"
+
+
+def test_undo_of_a_turn_that_wrote_a_file_then_ran_a_command_on_it(
+        qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+        open_ctx: Callable[..., AppContext], tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "notes.txt").write_text("original\n")
+    (ws / "old.txt").write_text("removed by the command\n")
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    ctx.settings.update(tool_policies={"write_file": "allow", "run_command": "allow"})
+    window = make_window(qtbot, ctx)
+    window.controller.set_workspace(str(ws))
+    fake_server.enqueue_tool_calls([
+        ("write_file", json.dumps({"path": "notes.txt", "content": "rewritten\n"}))])
+    fake_server.enqueue_tool_calls([("run_command", json.dumps(
+        {"command": "echo appended >> notes.txt; rm old.txt; echo made > made.txt"}))])
+    fake_server.enqueue_text("Done.")
+    send(qtbot, window, "Change the notes, then run a command")
+    bar = window.tool_activity.undo_bar
+    qtbot.waitUntil(lambda: bar.button.isVisibleTo(window), timeout=20000)
+    assert (ws / "notes.txt").read_text() == "rewritten\nappended\n"
+    sid = window.controller.session_id
+    assert sid is not None
+    bar.run_undo(sid)
+    assert (ws / "notes.txt").read_text() == "original\n"
+    assert (ws / "old.txt").read_text() == "removed by the command\n"
+    assert sorted(p.name for p in ws.iterdir()) == ["notes.txt", "old.txt"]
+    assert "restored: " in bar.result.text() and "made.txt" in bar.result.text()
