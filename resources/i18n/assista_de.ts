@@ -234,8 +234,20 @@
             <translation>Nicht ausführen; der Assistent erfährt es (mit Ihrer Begründung)</translation>
         </message>
         <message>
+            <source>This chat's commands may use the network from now on (forget it in Settings → Tools)</source>
+            <translation>Die Befehle dieses Chats dürfen ab jetzt das Netzwerk nutzen (in Einstellungen → Werkzeuge vergessen)</translation>
+        </message>
+        <message>
+            <source>Run this command with the network; ask again next time</source>
+            <translation>Diesen Befehl mit Netzwerk ausführen; nächstes Mal erneut fragen</translation>
+        </message>
+        <message>
             <source>Full arguments</source>
             <translation>Alle Argumente</translation>
+        </message>
+        <message>
+            <source>Allow network for this &amp;chat</source>
+            <translation>Netzwerk für diesen &amp;Chat erlauben</translation>
         </message>
         <message>
             <source>Allow &amp;once</source>
@@ -256,6 +268,10 @@
         <message>
             <source>Allowed once</source>
             <translation>Einmal erlaubt</translation>
+        </message>
+        <message>
+            <source>Network allowed for this chat's commands</source>
+            <translation>Netzwerk für die Befehle dieses Chats erlaubt</translation>
         </message>
         <message>
             <source>Allowed for this chat</source>
@@ -305,12 +321,20 @@
             <translation>Eine Erinnerung speichern</translation>
         </message>
         <message>
+            <source>Allow network for this chat's commands</source>
+            <translation>Netzwerk für die Befehle dieses Chats erlauben</translation>
+        </message>
+        <message>
             <source>Sandboxed · no network · writes only in the workspace</source>
             <translation>In der Sandbox · kein Netzwerk · schreibt nur im Arbeitsordner</translation>
         </message>
         <message>
             <source>Sandboxed · network allowed · writes only in the workspace</source>
             <translation>In der Sandbox · Netzwerk erlaubt · schreibt nur im Arbeitsordner</translation>
+        </message>
+        <message>
+            <source>Sandboxed · network allowed for this chat · writes only in the workspace</source>
+            <translation>In der Sandbox · Netzwerk für diesen Chat erlaubt · schreibt nur im Arbeitsordner</translation>
         </message>
         <message>
             <source>Not sandboxed: the sandbox is turned off in Settings → Tools</source>
@@ -398,6 +422,18 @@
         <message>
             <source>(removed provider {id})</source>
             <translation>(entfernter Anbieter {id})</translation>
+        </message>
+        <message>
+            <source>Skills</source>
+            <translation>Skills</translation>
+        </message>
+        <message>
+            <source>Skills offered to the chats that use this assistant (Settings → Skills adds them)</source>
+            <translation>Skills, die den Chats mit diesem Assistenten angeboten werden (Einstellungen → Skills fügt sie hinzu)</translation>
+        </message>
+        <message>
+            <source>No skills found (Settings → Skills adds them).</source>
+            <translation>Keine Skills gefunden (Einstellungen → Skills fügt sie hinzu).</translation>
         </message>
     </context>
     <context>
@@ -5935,6 +5971,10 @@
             <translation>Kein Werkzeug ist nur für diesen Chat erlaubt.</translation>
         </message>
         <message>
+            <source>This chat's commands may use the network.</source>
+            <translation>Die Befehle dieses Chats dürfen das Netzwerk nutzen.</translation>
+        </message>
+        <message>
             <source>Revoked: {tool} will ask again before it runs.</source>
             <translation>Widerrufen: {tool} fragt vor dem Ausführen wieder.</translation>
         </message>
@@ -6167,6 +6207,14 @@
         <message>
             <source>Do not run it; the assistant is told</source>
             <translation>Nicht ausführen; der Assistent erfährt es</translation>
+        </message>
+        <message>
+            <source>Allow network for this chat</source>
+            <translation>Netzwerk für diesen Chat erlauben</translation>
+        </message>
+        <message>
+            <source>This chat's commands may use the network from now on</source>
+            <translation>Die Befehle dieses Chats dürfen ab jetzt das Netzwerk nutzen</translation>
         </message>
         <message>
             <source>Continue</source>

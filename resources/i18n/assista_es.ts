@@ -234,8 +234,20 @@
             <translation>No ejecutarla; se le comunica al asistente (con tu motivo)</translation>
         </message>
         <message>
+            <source>This chat's commands may use the network from now on (forget it in Settings → Tools)</source>
+            <translation>Los comandos de este chat pueden usar la red a partir de ahora (olvídalo en Ajustes → Herramientas)</translation>
+        </message>
+        <message>
+            <source>Run this command with the network; ask again next time</source>
+            <translation>Ejecutar este comando con red; preguntar de nuevo la próxima vez</translation>
+        </message>
+        <message>
             <source>Full arguments</source>
             <translation>Argumentos completos</translation>
+        </message>
+        <message>
+            <source>Allow network for this &amp;chat</source>
+            <translation>Permitir la red en este &amp;chat</translation>
         </message>
         <message>
             <source>Allow &amp;once</source>
@@ -256,6 +268,10 @@
         <message>
             <source>Allowed once</source>
             <translation>Permitido una vez</translation>
+        </message>
+        <message>
+            <source>Network allowed for this chat's commands</source>
+            <translation>Red permitida para los comandos de este chat</translation>
         </message>
         <message>
             <source>Allowed for this chat</source>
@@ -305,12 +321,20 @@
             <translation>Guardar un recuerdo</translation>
         </message>
         <message>
+            <source>Allow network for this chat's commands</source>
+            <translation>Permitir la red a los comandos de este chat</translation>
+        </message>
+        <message>
             <source>Sandboxed · no network · writes only in the workspace</source>
             <translation>En sandbox · sin red · solo escribe en el espacio de trabajo</translation>
         </message>
         <message>
             <source>Sandboxed · network allowed · writes only in the workspace</source>
             <translation>En sandbox · red permitida · solo escribe en el espacio de trabajo</translation>
+        </message>
+        <message>
+            <source>Sandboxed · network allowed for this chat · writes only in the workspace</source>
+            <translation>En el entorno aislado · red permitida en este chat · escribe solo en la carpeta de trabajo</translation>
         </message>
         <message>
             <source>Not sandboxed: the sandbox is turned off in Settings → Tools</source>
@@ -398,6 +422,18 @@
         <message>
             <source>(removed provider {id})</source>
             <translation>(proveedor eliminado {id})</translation>
+        </message>
+        <message>
+            <source>Skills</source>
+            <translation>Habilidades</translation>
+        </message>
+        <message>
+            <source>Skills offered to the chats that use this assistant (Settings → Skills adds them)</source>
+            <translation>Habilidades que se ofrecen a los chats que usan este asistente (Ajustes → Habilidades las añade)</translation>
+        </message>
+        <message>
+            <source>No skills found (Settings → Skills adds them).</source>
+            <translation>No se encontraron habilidades (Ajustes → Habilidades las añade).</translation>
         </message>
     </context>
     <context>
@@ -5935,6 +5971,10 @@
             <translation>Ninguna herramienta está permitida solo para este chat.</translation>
         </message>
         <message>
+            <source>This chat's commands may use the network.</source>
+            <translation>Los comandos de este chat pueden usar la red.</translation>
+        </message>
+        <message>
             <source>Revoked: {tool} will ask again before it runs.</source>
             <translation>Revocado: {tool} volverá a preguntar antes de ejecutarse.</translation>
         </message>
@@ -6167,6 +6207,14 @@
         <message>
             <source>Do not run it; the assistant is told</source>
             <translation>No ejecutarla; se le comunica al asistente</translation>
+        </message>
+        <message>
+            <source>Allow network for this chat</source>
+            <translation>Permitir la red en este chat</translation>
+        </message>
+        <message>
+            <source>This chat's commands may use the network from now on</source>
+            <translation>Los comandos de este chat pueden usar la red a partir de ahora</translation>
         </message>
         <message>
             <source>Continue</source>

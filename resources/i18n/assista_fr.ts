@@ -234,8 +234,20 @@
             <translation>Ne pas l’exécuter ; l’assistant en est informé (avec votre raison)</translation>
         </message>
         <message>
+            <source>This chat's commands may use the network from now on (forget it in Settings → Tools)</source>
+            <translation>Les commandes de ce chat peuvent désormais utiliser le réseau (à oublier dans Paramètres → Outils)</translation>
+        </message>
+        <message>
+            <source>Run this command with the network; ask again next time</source>
+            <translation>Exécuter cette commande avec le réseau ; redemander la prochaine fois</translation>
+        </message>
+        <message>
             <source>Full arguments</source>
             <translation>Arguments complets</translation>
+        </message>
+        <message>
+            <source>Allow network for this &amp;chat</source>
+            <translation>Autoriser le réseau pour ce &amp;chat</translation>
         </message>
         <message>
             <source>Allow &amp;once</source>
@@ -256,6 +268,10 @@
         <message>
             <source>Allowed once</source>
             <translation>Autorisé une fois</translation>
+        </message>
+        <message>
+            <source>Network allowed for this chat's commands</source>
+            <translation>Réseau autorisé pour les commandes de ce chat</translation>
         </message>
         <message>
             <source>Allowed for this chat</source>
@@ -305,12 +321,20 @@
             <translation>Enregistrer un souvenir</translation>
         </message>
         <message>
+            <source>Allow network for this chat's commands</source>
+            <translation>Autoriser le réseau pour les commandes de ce chat</translation>
+        </message>
+        <message>
             <source>Sandboxed · no network · writes only in the workspace</source>
             <translation>En bac à sable · sans réseau · écrit seulement dans l'espace de travail</translation>
         </message>
         <message>
             <source>Sandboxed · network allowed · writes only in the workspace</source>
             <translation>En bac à sable · réseau autorisé · écrit seulement dans l'espace de travail</translation>
+        </message>
+        <message>
+            <source>Sandboxed · network allowed for this chat · writes only in the workspace</source>
+            <translation>Dans le bac à sable · réseau autorisé pour ce chat · écrit uniquement dans le dossier de travail</translation>
         </message>
         <message>
             <source>Not sandboxed: the sandbox is turned off in Settings → Tools</source>
@@ -398,6 +422,18 @@
         <message>
             <source>(removed provider {id})</source>
             <translation>(fournisseur supprimé {id})</translation>
+        </message>
+        <message>
+            <source>Skills</source>
+            <translation>Compétences</translation>
+        </message>
+        <message>
+            <source>Skills offered to the chats that use this assistant (Settings → Skills adds them)</source>
+            <translation>Compétences proposées aux chats qui utilisent cet assistant (Paramètres → Compétences les ajoute)</translation>
+        </message>
+        <message>
+            <source>No skills found (Settings → Skills adds them).</source>
+            <translation>Aucune compétence trouvée (Paramètres → Compétences les ajoute).</translation>
         </message>
     </context>
     <context>
@@ -5935,6 +5971,10 @@
             <translation>Aucun outil n’est autorisé pour cette seule discussion.</translation>
         </message>
         <message>
+            <source>This chat's commands may use the network.</source>
+            <translation>Les commandes de ce chat peuvent utiliser le réseau.</translation>
+        </message>
+        <message>
             <source>Revoked: {tool} will ask again before it runs.</source>
             <translation>Révoqué : {tool} redemandera avant de s’exécuter.</translation>
         </message>
@@ -6167,6 +6207,14 @@
         <message>
             <source>Do not run it; the assistant is told</source>
             <translation>Ne pas l’exécuter ; l’assistant en est informé</translation>
+        </message>
+        <message>
+            <source>Allow network for this chat</source>
+            <translation>Autoriser le réseau pour ce chat</translation>
+        </message>
+        <message>
+            <source>This chat's commands may use the network from now on</source>
+            <translation>Les commandes de ce chat peuvent désormais utiliser le réseau</translation>
         </message>
         <message>
             <source>Continue</source>

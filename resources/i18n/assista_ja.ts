@@ -234,8 +234,20 @@
             <translation>実行しません。アシスタントに(理由とともに)伝えます</translation>
         </message>
         <message>
+            <source>This chat's commands may use the network from now on (forget it in Settings → Tools)</source>
+            <translation>このチャットのコマンドは今後ネットワークを使えます（設定 → ツールで取り消せます）</translation>
+        </message>
+        <message>
+            <source>Run this command with the network; ask again next time</source>
+            <translation>このコマンドをネットワークありで実行し、次回も確認する</translation>
+        </message>
+        <message>
             <source>Full arguments</source>
             <translation>すべての引数</translation>
+        </message>
+        <message>
+            <source>Allow network for this &amp;chat</source>
+            <translation>このチャットでネットワークを許可(&amp;C)</translation>
         </message>
         <message>
             <source>Allow &amp;once</source>
@@ -256,6 +268,10 @@
         <message>
             <source>Allowed once</source>
             <translation>今回だけ許可しました</translation>
+        </message>
+        <message>
+            <source>Network allowed for this chat's commands</source>
+            <translation>このチャットのコマンドにネットワークを許可しました</translation>
         </message>
         <message>
             <source>Allowed for this chat</source>
@@ -305,12 +321,20 @@
             <translation>メモリーを保存</translation>
         </message>
         <message>
+            <source>Allow network for this chat's commands</source>
+            <translation>このチャットのコマンドにネットワークを許可</translation>
+        </message>
+        <message>
             <source>Sandboxed · no network · writes only in the workspace</source>
             <translation>サンドボックス内 · ネットワークなし · 書き込みはワークスペースのみ</translation>
         </message>
         <message>
             <source>Sandboxed · network allowed · writes only in the workspace</source>
             <translation>サンドボックス内 · ネットワーク許可 · 書き込みはワークスペースのみ</translation>
+        </message>
+        <message>
+            <source>Sandboxed · network allowed for this chat · writes only in the workspace</source>
+            <translation>サンドボックス内 · このチャットではネットワーク許可 · 書き込みはワークスペース内のみ</translation>
         </message>
         <message>
             <source>Not sandboxed: the sandbox is turned off in Settings → Tools</source>
@@ -398,6 +422,18 @@
         <message>
             <source>(removed provider {id})</source>
             <translation>(削除されたプロバイダー {id})</translation>
+        </message>
+        <message>
+            <source>Skills</source>
+            <translation>スキル</translation>
+        </message>
+        <message>
+            <source>Skills offered to the chats that use this assistant (Settings → Skills adds them)</source>
+            <translation>このアシスタントを使うチャットに提供するスキル（設定 → スキル で追加）</translation>
+        </message>
+        <message>
+            <source>No skills found (Settings → Skills adds them).</source>
+            <translation>スキルが見つかりません（設定 → スキル で追加できます）。</translation>
         </message>
     </context>
     <context>
@@ -5899,6 +5935,10 @@
             <translation>このチャットだけで許可しているツールはありません。</translation>
         </message>
         <message>
+            <source>This chat's commands may use the network.</source>
+            <translation>このチャットのコマンドはネットワークを使えます。</translation>
+        </message>
+        <message>
             <source>Revoked: {tool} will ask again before it runs.</source>
             <translation>取り消しました。{tool} は実行前にまた確認します。</translation>
         </message>
@@ -6131,6 +6171,14 @@
         <message>
             <source>Do not run it; the assistant is told</source>
             <translation>実行しません。アシスタントに伝えます</translation>
+        </message>
+        <message>
+            <source>Allow network for this chat</source>
+            <translation>このチャットでネットワークを許可</translation>
+        </message>
+        <message>
+            <source>This chat's commands may use the network from now on</source>
+            <translation>このチャットのコマンドは今後ネットワークを使えます</translation>
         </message>
         <message>
             <source>Continue</source>

@@ -234,8 +234,20 @@
             <translation>不运行；会告知助手（附上你的理由）</translation>
         </message>
         <message>
+            <source>This chat's commands may use the network from now on (forget it in Settings → Tools)</source>
+            <translation>此聊天的命令从现在起可以使用网络（可在 设置 → 工具 中撤销）</translation>
+        </message>
+        <message>
+            <source>Run this command with the network; ask again next time</source>
+            <translation>允许此命令使用网络运行；下次再询问</translation>
+        </message>
+        <message>
             <source>Full arguments</source>
             <translation>完整参数</translation>
+        </message>
+        <message>
+            <source>Allow network for this &amp;chat</source>
+            <translation>允许此聊天使用网络(&amp;C)</translation>
         </message>
         <message>
             <source>Allow &amp;once</source>
@@ -256,6 +268,10 @@
         <message>
             <source>Allowed once</source>
             <translation>已允许一次</translation>
+        </message>
+        <message>
+            <source>Network allowed for this chat's commands</source>
+            <translation>已允许此聊天的命令访问网络</translation>
         </message>
         <message>
             <source>Allowed for this chat</source>
@@ -305,12 +321,20 @@
             <translation>保存一条记忆</translation>
         </message>
         <message>
+            <source>Allow network for this chat's commands</source>
+            <translation>允许此聊天的命令访问网络</translation>
+        </message>
+        <message>
             <source>Sandboxed · no network · writes only in the workspace</source>
             <translation>沙盒中 · 无网络 · 只能写入工作区</translation>
         </message>
         <message>
             <source>Sandboxed · network allowed · writes only in the workspace</source>
             <translation>沙盒中 · 允许网络 · 只能写入工作区</translation>
+        </message>
+        <message>
+            <source>Sandboxed · network allowed for this chat · writes only in the workspace</source>
+            <translation>沙盒中 · 此聊天允许网络 · 仅在工作区内写入</translation>
         </message>
         <message>
             <source>Not sandboxed: the sandbox is turned off in Settings → Tools</source>
@@ -398,6 +422,18 @@
         <message>
             <source>(removed provider {id})</source>
             <translation>（已删除的提供商 {id}）</translation>
+        </message>
+        <message>
+            <source>Skills</source>
+            <translation>技能</translation>
+        </message>
+        <message>
+            <source>Skills offered to the chats that use this assistant (Settings → Skills adds them)</source>
+            <translation>提供给使用此助手的聊天的技能（在 设置 → 技能 中添加）</translation>
+        </message>
+        <message>
+            <source>No skills found (Settings → Skills adds them).</source>
+            <translation>未找到技能（在 设置 → 技能 中添加）。</translation>
         </message>
     </context>
     <context>
@@ -5899,6 +5935,10 @@
             <translation>没有仅在此聊天中允许的工具。</translation>
         </message>
         <message>
+            <source>This chat's commands may use the network.</source>
+            <translation>此聊天的命令可以使用网络。</translation>
+        </message>
+        <message>
             <source>Revoked: {tool} will ask again before it runs.</source>
             <translation>已撤销：{tool} 运行前会再次询问。</translation>
         </message>
@@ -6131,6 +6171,14 @@
         <message>
             <source>Do not run it; the assistant is told</source>
             <translation>不运行；会告知助手</translation>
+        </message>
+        <message>
+            <source>Allow network for this chat</source>
+            <translation>允许此聊天使用网络</translation>
+        </message>
+        <message>
+            <source>This chat's commands may use the network from now on</source>
+            <translation>此聊天的命令从现在起可以使用网络</translation>
         </message>
         <message>
             <source>Continue</source>
