@@ -121,7 +121,7 @@ class ChatService:
         ``save=False``: nothing is stored (``assista ask --no-save``).
         ``continuation``: ``text`` asks to continue the last answer (shown as such)."""
         if not (text.strip() or attachments or regenerate):
-            raise ConfigError("the message is empty")
+            raise ConfigError("the message is empty", code="message_empty")
         temporary = isinstance(chat, NewChat) and chat.temporary
         if temporary:
             save = False  # a temporary chat is never stored
@@ -182,7 +182,8 @@ class ChatService:
         exist (ConfigError) and, with ``switch``, takes ``plan``'s provider and model."""
         if isinstance(chat, str):
             if self.ctx.sessions.get_session(chat) is None:
-                raise ConfigError(f"no chat with id {chat!r}")
+                raise ConfigError(f"no chat with id {chat!r}",
+                                  code="chat_gone", params={"chat": chat})
             if switch:
                 self.ctx.sessions.update_session(chat, provider_id=plan.config.id,
                                                  model=plan.model)

@@ -111,7 +111,8 @@ def _open_regular(path: Path) -> BinaryIO:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         if not S_ISREG(os.fstat(fd).st_mode):
-            raise DocumentError(f"{path.name} is not a regular file")
+            raise DocumentError(f"{path.name} is not a regular file",
+                                code="not_a_file", params={"file": path.name})
     except BaseException:
         os.close(fd)
         raise
@@ -131,14 +132,16 @@ def _read_and_hash(path: Path, size: int) -> tuple[str, bytes | None]:
         if document_kind(path) == "text":
             data = handle.read(MAX_DOCUMENT_BYTES + 1)  # (it may have grown since stat)
             if len(data) > MAX_DOCUMENT_BYTES:
-                raise DocumentError(f"{path.name} is too large to index")
+                raise DocumentError(f"{path.name} is too large to index",
+                                    code="index_too_large", params={"file": path.name})
             digest.update(data)
             return digest.hexdigest(), data
         read = 0
         for block in iter(lambda: handle.read(1 << 20), b""):
             read += len(block)
             if read > MAX_DOCUMENT_BYTES:
-                raise DocumentError(f"{path.name} is too large to index")
+                raise DocumentError(f"{path.name} is too large to index",
+                                    code="index_too_large", params={"file": path.name})
             digest.update(block)
     return digest.hexdigest(), None
 
@@ -212,7 +215,8 @@ class Indexer:
                 report.unchanged += 1
                 return
             if stat.st_size > MAX_DOCUMENT_BYTES:
-                raise DocumentError(f"{path.name} is too large to index")
+                raise DocumentError(f"{path.name} is too large to index",
+                                    code="index_too_large", params={"file": path.name})
             digest, data = _read_and_hash(path, stat.st_size)
             if old is not None and old[3] == digest:
                 report.unchanged += 1

@@ -139,7 +139,9 @@ class RegistryCatalog:
             cached = self.cached()
             if cached is None:
                 raise CatalogError(f"The MCP registry could not be read ({reason}) and "
-                                   "there is no saved copy yet.") from None
+                                   "there is no saved copy yet.",
+                                   code="mcp_registry_unreadable",
+                                   params={"detail": reason}) from None
             cached.offline = reason
             return cached
         result = CatalogResult(parse_entries(raw), time.time())

@@ -37,6 +37,7 @@ from desktop.storage.integrity_check import IntegrityCheck
 from desktop.storage.paths import DataPaths
 from desktop.storage.window_state import read_window_state
 from desktop.ui import i18n, theme
+from desktop.ui.error_text import exception_text
 from desktop.ui.window.main_window import MainWindow
 from desktop.ui.window.qt_start import new_application
 from desktop.ui.window.screen_fit import fit_to_screen
@@ -179,7 +180,7 @@ def claim_data_folder(data_dir: str | None, smoke: bool,
     except Exception as exc:
         QMessageBox.critical(None, APP_NAME, QCoreApplication.translate(
             "Launch", "{app} could not open its data folder:\n\n{error}").format(
-            app=APP_NAME, error=exc))
+            app=APP_NAME, error=exception_text(exc)))
         raise SystemExit(1) from exc
     if lock is None and not smoke:
         from desktop.ui.window.single_instance import activate_running_instance
@@ -254,7 +255,7 @@ def open_context(window: MainWindow, paths: DataPaths, lock: InstanceLock | None
             lock.release()
         QMessageBox.critical(window, APP_NAME, QCoreApplication.translate(
             "Launch", "{app} could not open its data:\n\n{error}").format(
-            app=APP_NAME, error=exc))
+            app=APP_NAME, error=exception_text(exc)))
         return None
 
 
