@@ -132,6 +132,9 @@ SENTENCES: dict[str, Any] = {
     "no_knowledge_base": QT_TRANSLATE_NOOP("Errors", "There is no knowledge base named {name}."),
     "paths_missing": QT_TRANSLATE_NOOP("Errors", "No such file or folder: {paths}."),
     "index_too_large": QT_TRANSLATE_NOOP("Errors", "{file} is too large to index."),
+    "link_broken": QT_TRANSLATE_NOOP("Errors", "{file} is a link to nothing."),
+    "link_outside": QT_TRANSLATE_NOOP(
+        "Errors", "{file} is a link out of the folder (links are followed only inside it)."),
     "embedding_no_api": QT_TRANSLATE_NOOP("Errors", "There is no embedding API {kind}."),
     "embedding_unsupported": QT_TRANSLATE_NOOP(
         "Errors", "Providers of the kind {kind} cannot make embeddings."),
@@ -145,6 +148,7 @@ SENTENCES: dict[str, Any] = {
     "mcp_server_exists": QT_TRANSLATE_NOOP(
         "Errors", "There is already an MCP server named {name}."),
     "prompt_needs_arguments": QT_TRANSLATE_NOOP("Errors", "The prompt {prompt} needs {names}."),
+    "catalog_values_missing": QT_TRANSLATE_NOOP("Errors", "These values are required: {names}."),
     "mcp_registry_unreadable": QT_TRANSLATE_NOOP(
         "Errors", "The MCP registry could not be read and there is no saved copy yet."),
     "mcp_config_json": QT_TRANSLATE_NOOP(

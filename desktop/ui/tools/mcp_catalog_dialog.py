@@ -232,7 +232,7 @@ class McpCatalogDialog(QDialog):
         try:
             config = install_config(entry.installs[index], entry.short_name, values)
         except ValueError as exc:
-            self.problem.setText(self.tr("Cannot add it: {0}").format(str(exc)))
+            self.problem.setText(self.tr("Cannot add it: {0}").format(exception_text(exc)))
             return False
         if self._add([config]):
             self.accept()
