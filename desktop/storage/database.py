@@ -393,9 +393,9 @@ def _wrap(exc: sqlite3.Error, path: Path, what: str) -> StorageError:
             f"The database {path} is damaged ({exc}). Restart Assista to recover it.",
             code="database_damaged_restart", params={"path": str(path), "detail": str(exc)}
         )
-    return StorageError(f"{what}: {exc}{disk_full_note(path, exc)}",
-                        code=("database_disk_full" if disk_full_note(path, exc)
-                              else "database_failed"),
+    note = disk_full_note(path, exc)
+    return StorageError(f"{what}: {exc}{note}",
+                        code="database_disk_full" if note else "database_failed",
                         params={"path": str(path), "detail": str(exc)})
 
 

@@ -37,7 +37,6 @@ from desktop.storage.integrity_check import IntegrityCheck
 from desktop.storage.paths import DataPaths
 from desktop.storage.window_state import read_window_state
 from desktop.ui import i18n, theme
-from desktop.ui.error_text import exception_text
 from desktop.ui.window.main_window import MainWindow
 from desktop.ui.window.qt_start import new_application
 from desktop.ui.window.screen_fit import fit_to_screen
@@ -178,6 +177,8 @@ def claim_data_folder(data_dir: str | None, smoke: bool,
         paths = DataPaths.resolve(data_dir)
         lock = acquire_instance_lock(paths)
     except Exception as exc:
+        from desktop.ui.error_text import exception_text  # (pydantic: not before the frame)
+
         QMessageBox.critical(None, APP_NAME, QCoreApplication.translate(
             "Launch", "{app} could not open its data folder:\n\n{error}").format(
             app=APP_NAME, error=exception_text(exc)))
@@ -253,6 +254,8 @@ def open_context(window: MainWindow, paths: DataPaths, lock: InstanceLock | None
     except AssistaError as exc:
         if lock is not None:
             lock.release()
+        from desktop.ui.error_text import exception_text  # (pydantic: not before the frame)
+
         QMessageBox.critical(window, APP_NAME, QCoreApplication.translate(
             "Launch", "{app} could not open its data:\n\n{error}").format(
             app=APP_NAME, error=exception_text(exc)))
