@@ -254,7 +254,9 @@ class AppContext:
         if unknown:
             raise ConfigError(
                 f"unknown tool(s): {', '.join(unknown)}; available: "
-                f"{', '.join(registry.names())}"
+                f"{', '.join(registry.names())}",
+                code="unknown_tools",
+                params={"tools": ", ".join(unknown), "available": ", ".join(registry.names())}
             )
         settings = settings or self.settings.current
         policies: dict[str, Policy] = dict(settings.tool_policies)

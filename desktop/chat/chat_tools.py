@@ -53,7 +53,10 @@ def check_known(names: Iterable[str], registry: ToolRegistry) -> None:
     unknown = [name for name in names if registry.get(name) is None]
     if unknown:
         raise ConfigError(f"unknown tool(s): {', '.join(unknown)}; available: "
-                          f"{', '.join(registry.names())}")
+                          f"{', '.join(registry.names())}",
+                          code="unknown_tools",
+                          params={"tools": ", ".join(unknown),
+                                  "available": ", ".join(registry.names())})
 
 
 class ChatTools:

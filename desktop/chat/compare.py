@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: What a column runs: its loop and plan, or why it could not start.
-_Job = TurnJob | str
+_Job = TurnJob | AssistaError  # (the reason a column cannot start)
 
 
 class CompareRunner:
@@ -81,7 +81,7 @@ class CompareRunner:
         each model's tools ask their own approver."""
         _check_count(targets)
         if not (text.strip() or attachments):
-            raise ConfigError("the message is empty")
+            raise ConfigError("the message is empty", code="message_empty")
         if isinstance(chat, NewChat) and chat.temporary:  # (its answers would be kept)
             raise ConfigError("Comparing models is not available in a temporary chat.",
                               code="temporary_compare")
@@ -119,12 +119,13 @@ class CompareRunner:
         branch = self.service.ctx.sessions.switch_branch(session_id, message_id)
         ids = [m.id for m in branch.messages]
         if message_id not in ids:
-            raise ConfigError("That message is not in this chat.")
+            raise ConfigError("That message is not in this chat.", code="message_not_in_chat")
         index = ids.index(message_id)
         while index >= 0 and branch.messages[index].role != "user":
             index -= 1
         if index < 0:
-            raise ConfigError("There is no question before this message to ask again.")
+            raise ConfigError("There is no question before this message to ask again.",
+                              code="no_question_before")
         history, question = branch.messages[:index], branch.messages[index]
         earlier: list[Message] = []
         for message in branch.messages[index + 1:]:  # the answer shown, to its end
@@ -204,11 +205,13 @@ class CompareRunner:
                                     question=question.body_text)
                 job = service.runner.build(turn, plan, column_overrides, asker, confirm)
             except AssistaError as exc:
-                job = str(exc)
+                job = exc
             columns.append(column)
             jobs.append(job)
-        if all(isinstance(job, str) for job in jobs):
-            raise ConfigError(str(jobs[0]))
+        refusals = [job for job in jobs if isinstance(job, AssistaError)]
+        if len(refusals) == len(jobs):
+            first = refusals[0]
+            raise ConfigError(str(first), code=first.code, params=first.params)
         run = CompareRun(session_id, question, columns, group, saved=save)
         self.runs[session_id] = run
         service.runner.begin(group)
@@ -245,11 +248,11 @@ class CompareRunner:
         if run.saved:
             column.store = ColumnStore(self.service.ctx.sessions, run.question.id)
             recorder = SessionRecorder(column.store, run.session_id, turn.emit)
-        if isinstance(job, str):
-            turn.failure = job
+        if isinstance(job, AssistaError):
+            turn.failure, turn.failure_info = str(job), job.info
         try:
             await self.service.runner.execute(
-                turn, None if isinstance(job, str) else job, recorder,
+                turn, None if isinstance(job, AssistaError) else job, recorder,
                 failed=partial(self._record_failure, column, recorder))
         finally:  # (also when stopped again meanwhile)
             column.ended = True
@@ -353,7 +356,10 @@ class CompareRunner:
 def _check_count(targets: Sequence[CompareTarget], minimum: int = MIN_MODELS) -> None:
     if not minimum <= len(targets) <= MAX_MODELS:
         raise ConfigError(f"compare {minimum} to {MAX_MODELS} models at once "
-                          f"({len(targets)} given)")
+                          f"({len(targets)} given)",
+                          code="compare_count",
+                          params={"minimum": minimum, "maximum": MAX_MODELS,
+                                  "given": len(targets)})
 
 
 def _for_target(overrides: TurnOverrides | None, target: CompareTarget) -> TurnOverrides:

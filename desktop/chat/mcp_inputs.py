@@ -69,7 +69,9 @@ class McpInputs:
     async def prompt_turn(self, choice: PromptChoice, arguments: dict[str, str]) -> PromptTurn:
         missing = [a.name for a in choice.arguments if a.required and not arguments.get(a.name)]
         if missing:
-            raise ConfigError(f"the prompt {choice.command} needs {', '.join(missing)}")
+            raise ConfigError(f"the prompt {choice.command} needs {', '.join(missing)}",
+                              code="prompt_needs_arguments",
+                              params={"prompt": choice.command, "names": ", ".join(missing)})
         return await self._manager().get_prompt(choice.server, choice.prompt.name,
                                                 {k: v for k, v in arguments.items() if v})
 
@@ -90,7 +92,7 @@ class McpInputs:
     def _manager(self) -> McpManager:
         manager = self.tools.mcp
         if manager is None:
-            raise ConfigError("no MCP servers are running")
+            raise ConfigError("no MCP servers are running", code="no_mcp_running")
         return manager
 
 

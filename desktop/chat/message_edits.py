@@ -55,7 +55,8 @@ class MessageEdits:
         messages = self.sessions.load_active_branch(session_id).messages
         ids = [m.id for m in messages]
         if up_to not in ids:
-            raise ConfigError("That message is not on the chat's shown branch.")
+            raise ConfigError("That message is not on the chat's shown branch.",
+                              code="message_not_shown")
         end = ids.index(up_to) + 1
         while end < len(messages) and messages[end].role == "tool":
             end += 1  # an answer's tool calls keep their results

@@ -48,7 +48,7 @@ def request_from_record(record: ExchangeRecord, model: str | None = None) -> Cha
     data: dict[str, Any] | None = record.chat_request
     if not data:
         raise AssistaError("this record has no request to replay (recorded by an older "
-                           "version)")
+                           "version)", code="replay_no_request")
     return ChatRequest(
         model=model or str(data.get("model") or record.model),
         messages=[Message.model_validate(m) for m in data.get("messages") or []],

@@ -130,7 +130,7 @@ class ChatService:
         ``research``: research the question within these limits and answer with a
         cited report (:mod:`desktop.chat.research`)."""
         if not (text.strip() or attachments or regenerate):
-            raise ConfigError("the message is empty")
+            raise ConfigError("the message is empty", code="message_empty")
         temporary = isinstance(chat, NewChat) and chat.temporary
         if temporary:
             save = False  # a temporary chat is never stored
@@ -199,7 +199,8 @@ class ChatService:
         exist (ConfigError) and, with ``switch``, takes ``plan``'s provider and model."""
         if isinstance(chat, str):
             if self.ctx.sessions.get_session(chat) is None:
-                raise ConfigError(f"no chat with id {chat!r}")
+                raise ConfigError(f"no chat with id {chat!r}",
+                                  code="chat_gone", params={"chat": chat})
             if switch:
                 self.ctx.sessions.update_session(chat, provider_id=plan.config.id,
                                                  model=plan.model)

@@ -31,7 +31,8 @@ class TurnLocks:
         try:
             lock = lock_chat(self.root, session_id)
         except OSError as exc:
-            raise ConfigError(f"cannot lock the chat for its answer: {exc}") from exc
+            raise ConfigError(f"cannot lock the chat for its answer: {exc}",
+                              code="chat_lock_failed", params={"detail": str(exc)}) from exc
         if lock is None:
             raise ChatBusy
         self._held[session_id] = lock

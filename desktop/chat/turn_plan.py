@@ -89,7 +89,7 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
     ctx = profiles.ctx
     config = o.config or profiles.provider(chat)
     if config is None:
-        raise ProviderMissing("Add a provider to start chatting.")
+        raise ProviderMissing("Add a provider to start chatting.", code="no_provider")
     model = o.model or (o.config.model if o.config is not None else profiles.model(chat))
     if not model:
         raise ConfigError(f"Choose a model for {config.name} first.", code="no_model",

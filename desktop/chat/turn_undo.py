@@ -20,13 +20,16 @@ def find_turn(ctx: AppContext, session_id: str, turn: str | None = None) -> Turn
     ``turn`` (a message id: the question, or an answer that made tool calls) that
     turn's. ConfigError for an unknown chat or message."""
     if ctx.sessions.get_session(session_id) is None:
-        raise ConfigError(f"no chat with id {session_id!r}")
+        raise ConfigError(f"no chat with id {session_id!r}",
+                          code="chat_gone", params={"chat": session_id})
     calls: list[str] = []
     if turn is not None:
         messages = {m.id: m for m in ctx.sessions.load_all_messages(session_id)}
         message = messages.get(turn)
         if message is None:
-            raise ConfigError(f"no message with id {turn!r} in chat {session_id}")
+            raise ConfigError(f"no message with id {turn!r} in chat {session_id}",
+                              code="message_not_in_chat",
+                              params={"message": turn, "chat": session_id})
         calls = [c.id for c in message.tool_calls]
     return ctx.checkpoints.find(session_id, turn, calls)
 
@@ -38,5 +41,5 @@ def undo_turn(ctx: AppContext, session_id: str, turn: str | None = None) -> list
     if changes is None:
         which = f"turn {turn}" if turn else "this chat"
         raise ConfigError(f"nothing to undo: no file written by the assistant in {which} "
-                          "is waiting to be undone")
+                          "is waiting to be undone", code="nothing_to_undo")
     return ctx.checkpoints.undo(changes)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from desktop.core.errors import ConfigError
 from desktop.providers.registry import wire_api
 from desktop.providers.web_search import has_native_web_search
-from desktop.tools.builtins.web_search import WebSearchConfig
+from desktop.tools.builtins.web_search import SERVICE_NAMES, WebSearchConfig
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
@@ -54,11 +54,15 @@ def plan_web_search(ctx: AppContext, settings: AppSettings, config: ProviderConf
     if service is None:
         raise ConfigError(
             f"{config.name} has no web search of its own: choose a search service "
-            "(SearXNG, Brave or Tavily) in Settings, or turn off Search the web.")
+            "(SearXNG, Brave or Tavily) in Settings, or turn off Search the web.",
+            code="no_native_search", params={"provider": config.name})
     problem = service.problem()
     if problem is not None:
-        raise ConfigError(problem)
+        raise ConfigError(problem, code=("search_needs_url" if service.service == "searxng"
+                                         else "search_needs_key"),
+                          params={"service": SERVICE_NAMES.get(service.service, service.service)})
     if not can_call_tools:
         raise ConfigError("This model cannot call tools, so it cannot search the web here; "
-                          "pick a model with tools or turn off Search the web.")
+                          "pick a model with tools or turn off Search the web.",
+                          code="search_needs_tools")
     return request, True

@@ -53,12 +53,18 @@ def load_attachment(path: Path, *, max_chars: int = DEFAULT_MAX_CHARS) -> Part:
     try:
         size = path.stat().st_size
     except OSError as exc:
-        raise AttachmentError(f"cannot read {path.name}: {exc.strerror or exc}") from None
+        raise AttachmentError(f"cannot read {path.name}: {exc.strerror or exc}",
+                              code="file_unreadable",
+                              params={"file": path.name,
+                                      "detail": exc.strerror or str(exc)}) from None
     kind, _ = mimetypes.guess_type(path.name)
     if kind in IMAGE_TYPES:
         if size > MAX_IMAGE_BYTES:
             raise AttachmentError(f"{path.name} is too large to attach "
-                                  f"({size // (1024 * 1024)} MB; the limit is 20 MB)")
+                                  f"({size // (1024 * 1024)} MB; the limit is 20 MB)",
+                                  code="attachment_too_large",
+                                  params={"file": path.name, "size": size // (1024 * 1024),
+                                          "limit": 20})
         data = _read(path)
         return ImagePart(media_type=kind or "image/png", name=path.name,
                          data=base64.b64encode(data).decode("ascii"),
@@ -75,7 +81,7 @@ def _document_part(path: Path, size: int, max_chars: int) -> TextPart:
     try:
         sections = extract_sections(path, max_text_bytes=head)
     except DocumentError as exc:
-        raise AttachmentError(str(exc)) from None
+        raise AttachmentError(str(exc), code=exc.code, params=exc.params) from None
     kind = document_kind(path)
     rendered = render_text(path.name, sections, max_chars,
                            file_was_cut=kind == "text" and size > head)
@@ -128,7 +134,10 @@ def _read(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except OSError as exc:
-        raise AttachmentError(f"cannot read {path.name}: {exc.strerror or exc}") from None
+        raise AttachmentError(f"cannot read {path.name}: {exc.strerror or exc}",
+                              code="file_unreadable",
+                              params={"file": path.name,
+                                      "detail": exc.strerror or str(exc)}) from None
 
 
 def attachment_name(part: Part) -> str | None:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Protocol
+from typing import Any, Protocol
 
 from desktop.core.errors import StorageError
 from desktop.core.messages import Message
@@ -44,8 +44,9 @@ class MessageStore(Protocol):
 class SaveError(StorageError):
     """Messages of a turn could not be stored; ``messages`` holds them, whole."""
 
-    def __init__(self, message: str, messages: Sequence[Message]) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, messages: Sequence[Message], *, code: str | None = None,
+                 params: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message, code=code, params=params)
         self.messages = list(messages)
 
 
@@ -99,7 +100,9 @@ class SaveQueue:
             error = self.last_error
             count = len(self._pending)
             what = "the answer" if count == 1 else f"{count} messages"
-            raise SaveError(f"{what} could not be saved: {_describe(error)}", self.pending)
+            raise SaveError(f"{what} could not be saved: {_describe(error)}", self.pending,
+                            code="answer_not_saved" if count == 1 else "messages_not_saved",
+                            params={"count": count, "detail": _describe(error)})
 
     async def _drain(self, delays: tuple[float, ...]) -> bool:
         """Save every waiting message in order; False when one keeps failing."""

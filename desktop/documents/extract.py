@@ -53,14 +53,21 @@ def check_file(path: Path) -> int:
     try:
         size = path.stat().st_size
     except OSError as exc:
-        raise DocumentError(f"cannot read {path.name}: {exc.strerror or exc}") from None
+        raise DocumentError(f"cannot read {path.name}: {exc.strerror or exc}",
+                            code="file_unreadable",
+                            params={"file": path.name,
+                                    "detail": exc.strerror or str(exc)}) from None
     if not path.is_file():
-        raise DocumentError(f"{path.name} is not a file")
+        raise DocumentError(f"{path.name} is not a file",
+                            code="not_a_file", params={"file": path.name})
     if size == 0:
-        raise DocumentError(f"{path.name} is empty")
+        raise DocumentError(f"{path.name} is empty", code="file_empty", params={"file": path.name})
     if size > MAX_DOCUMENT_BYTES:
         raise DocumentError(f"{path.name} is too large to read ({_size_text(size)}; "
-                            f"the limit is {MAX_DOCUMENT_BYTES // (1024 * 1024)} MB)")
+                            f"the limit is {MAX_DOCUMENT_BYTES // (1024 * 1024)} MB)",
+                            code="document_too_large",
+                            params={"file": path.name, "size": _size_text(size),
+                                    "limit": MAX_DOCUMENT_BYTES // (1024 * 1024)})
     return size
 
 
@@ -69,20 +76,25 @@ def read_bytes(path: Path, limit: int | None = None) -> bytes:
         with path.open("rb") as handle:
             return handle.read() if limit is None else handle.read(limit)
     except OSError as exc:
-        raise DocumentError(f"cannot read {path.name}: {exc.strerror or exc}") from None
+        raise DocumentError(f"cannot read {path.name}: {exc.strerror or exc}",
+                            code="file_unreadable",
+                            params={"file": path.name,
+                                    "detail": exc.strerror or str(exc)}) from None
 
 
 def decode_text(name: str, data: bytes, *, head_only: bool = False) -> str:
     """UTF-8 text (a BOM is dropped); raises DocumentError for binary or other encodings."""
     if b"\x00" in data[:SNIFF_BYTES]:
         raise DocumentError(f"{name} is not a text file or a supported document "
-                            "(PDF, DOCX, XLSX, CSV, PPTX, HTML, EPUB, Markdown, source code)")
+                            "(PDF, DOCX, XLSX, CSV, PPTX, HTML, EPUB, Markdown, source code)",
+                            code="document_unsupported", params={"file": name})
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         if head_only and exc.start >= len(data) - 3:  # a character cut by the read limit
             return data[:exc.start].decode("utf-8-sig")
-        raise DocumentError(f"{name} is not UTF-8 text") from None
+        raise DocumentError(f"{name} is not UTF-8 text",
+                            code="not_utf8", params={"file": name}) from None
 
 
 def extract_text_file(path: Path, max_bytes: int | None = None) -> list[Section]:
@@ -119,5 +131,8 @@ def extract_sections(path: Path, *, max_text_bytes: int | None = None) -> list[S
                 else _converter(kind)(path))
     if not any(s.text.strip() for s in sections):
         raise DocumentError(f"{path.name} has no text to read"
-                            + (" (scanned pages without a text layer?)" if kind == "pdf" else ""))
+                            + (" (scanned pages without a text layer?)" if kind == "pdf" else ""),
+                            code=("document_no_text_scanned" if kind == "pdf"
+                                  else "document_no_text"),
+                            params={"file": path.name})
     return sections

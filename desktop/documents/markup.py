@@ -33,7 +33,9 @@ def extract_epub(path: Path) -> list[Section]:
         rootfile = container.find(f".//{CONTAINER}rootfile")
         opf_path = rootfile.get("full-path", "") if rootfile is not None else ""
         if not opf_path:
-            raise DocumentError(f"{path.name} is damaged: no package document")
+            raise DocumentError(f"{path.name} is damaged: no package document",
+                                code="document_damaged",
+                                params={"file": path.name, "detail": "no package document"})
         opf = read_xml(package, opf_path, path)
         base = posixpath.dirname(opf_path)
         manifest = {item.get("id"): item.get("href", "") for item in opf.iter(f"{OPF}item")}

@@ -28,11 +28,16 @@ def open_package(path: Path, kind: str) -> zipfile.ZipFile:
     try:
         package = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError):
-        raise DocumentError(f"{path.name} is damaged or not a real {kind} file") from None
+        raise DocumentError(f"{path.name} is damaged or not a real {kind} file",
+                            code="document_not_real",
+                            params={"file": path.name, "kind": kind}) from None
     if sum(info.file_size for info in package.infolist()) > MAX_UNPACKED_BYTES:
         package.close()
         raise DocumentError(f"{path.name} unpacks to more than "
-                            f"{MAX_UNPACKED_BYTES // (1024 * 1024)} MB; it is not read")
+                            f"{MAX_UNPACKED_BYTES // (1024 * 1024)} MB; it is not read",
+                            code="document_unpacks_too_large",
+                            params={"file": path.name,
+                                    "limit": MAX_UNPACKED_BYTES // (1024 * 1024)})
     return package
 
 
@@ -40,9 +45,13 @@ def read_xml(package: zipfile.ZipFile, member: str, path: Path) -> ElementTree.E
     try:
         return ElementTree.fromstring(package.read(member))
     except KeyError:
-        raise DocumentError(f"{path.name} is damaged: it has no {member}") from None
+        raise DocumentError(f"{path.name} is damaged: it has no {member}",
+                            code="document_damaged",
+                            params={"file": path.name, "detail": f"it has no {member}"}) from None
     except (ElementTree.ParseError, zipfile.BadZipFile, OSError) as exc:
-        raise DocumentError(f"{path.name} is damaged ({member}: {exc})") from None
+        raise DocumentError(f"{path.name} is damaged ({member}: {exc})",
+                            code="document_damaged",
+                            params={"file": path.name, "detail": f"{member}: {exc}"}) from None
 
 
 def _run_text(element: ElementTree.Element) -> str:
@@ -91,7 +100,9 @@ def extract_docx(path: Path) -> list[Section]:
         root = read_xml(package, "word/document.xml", path)
     body = root.find(f"{W}body")
     if body is None:
-        raise DocumentError(f"{path.name} is damaged: its document has no body")
+        raise DocumentError(f"{path.name} is damaged: its document has no body",
+                            code="document_damaged",
+                            params={"file": path.name, "detail": "its document has no body"})
     return [Section("\n".join(_docx_blocks(body)))]
 
 

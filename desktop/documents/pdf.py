@@ -22,7 +22,8 @@ def extract_pdf(path: Path) -> list[Section]:
     a PDF, is damaged, or needs a password."""
     if not is_pdf(path):
         raise DocumentError(f"{path.name} is not a PDF (its content does not start "
-                            "like one: a damaged download or another kind of file)")
+                            "like one: a damaged download or another kind of file)",
+                            code="not_a_pdf", params={"file": path.name})
     # pypdf logs every recoverable oddity of a damaged file as a warning: not news.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     from pypdf import PdfReader
@@ -37,11 +38,15 @@ def extract_pdf(path: Path) -> list[Section]:
             sections.append(Section(page.extract_text() or "", number, f"page {number}"))
     except FileNotDecryptedError:
         raise DocumentError(f"{path.name} is password-protected; open it with its "
-                            "password and save an unprotected copy to attach it") from None
+                            "password and save an unprotected copy to attach it",
+                            code="pdf_password", params={"file": path.name}) from None
     except DocumentError:
         raise
     except Exception as exc:  # pypdf raises many kinds on broken files
         log.info("PDF %s could not be read: %r", path, exc)
         raise DocumentError(f"{path.name} is damaged and cannot be read as a PDF "
-                            f"({type(exc).__name__}: {exc})") from None
+                            f"({type(exc).__name__}: {exc})",
+                            code="document_damaged",
+                            params={"file": path.name,
+                                    "detail": f"{type(exc).__name__}: {exc}"}) from None
     return sections

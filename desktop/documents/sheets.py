@@ -37,7 +37,10 @@ def extract_xlsx(path: Path) -> list[Section]:
         workbook = load_workbook(path, read_only=True, data_only=True)
     except (zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
         raise DocumentError(f"{path.name} is damaged or not a real XLSX file "
-                            f"({type(exc).__name__})") from None
+                            f"({type(exc).__name__})",
+                            code="document_not_real",
+                            params={"file": path.name, "kind": "XLSX",
+                                    "detail": type(exc).__name__}) from None
     sections: list[Section] = []
     try:
         for number, sheet in enumerate(workbook.worksheets, start=1):
@@ -68,5 +71,7 @@ def extract_csv(path: Path) -> list[Section]:
     try:
         rows = ["\t".join(row) for row in csv.reader(io.StringIO(text), dialect)]
     except csv.Error as exc:
-        raise DocumentError(f"{path.name} is not valid CSV ({exc})") from None
+        raise DocumentError(f"{path.name} is not valid CSV ({exc})",
+                            code="not_csv",
+                            params={"file": path.name, "detail": str(exc)}) from None
     return [Section("\n".join(rows))]

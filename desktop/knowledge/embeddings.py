@@ -39,11 +39,13 @@ def embed(config: EmbeddingConfig, texts: Sequence[str], api_key: str | None = N
     coroutine (``assista ask --knowledge`` indexes from its own)."""
     adapter = embedding_adapter(config.kind)
     if adapter is None:
-        raise EmbeddingError(f"there is no embedding API {config.kind!r}")
+        raise EmbeddingError(f"there is no embedding API {config.kind!r}",
+                             code="embedding_no_api", params={"kind": config.kind})
     provider = adapter(config.base_url, api_key, name="embedding", timeout=TIMEOUT_S,
                        proxy=proxy, retry=retry)
     if not isinstance(provider, Embeds):
-        raise EmbeddingError(f"the {config.kind} adapter does not embed")
+        raise EmbeddingError(f"the {config.kind} adapter does not embed",
+                             code="embedding_unsupported", params={"kind": config.kind})
     try:
         asyncio.get_running_loop()
     except RuntimeError:  # a worker thread, the CLI: no loop here
@@ -58,7 +60,8 @@ async def _embed(provider: Embeds, model: str, texts: Sequence[str]) -> list[lis
         for start in range(0, len(texts), BATCH):
             out += await provider.embed(model, texts[start:start + BATCH])
     except ProviderError as exc:
-        raise EmbeddingError(f"embedding request failed: {exc}") from None
+        raise EmbeddingError(f"embedding request failed: {exc}",
+                             code="embedding_failed", params={"detail": str(exc)}) from None
     finally:
         await provider.aclose()  # (HttpProvider's)
     return out
@@ -71,4 +74,7 @@ def check_embedding(config: EmbeddingConfig, api_key: str | None = None, *,
         embed(config, ["test"], api_key, proxy=proxy)
     except EmbeddingError as exc:
         raise EmbeddingError(f"the embedding model {config.model!r} at {config.base_url} "
-                             f"cannot be used ({exc}); nothing was changed") from None
+                             f"cannot be used ({exc}); nothing was changed",
+                             code="embedding_model_unusable",
+                             params={"model": config.model, "url": config.base_url,
+                                     "detail": str(exc)}) from None

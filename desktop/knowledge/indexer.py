@@ -19,6 +19,7 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import BinaryIO
 
+from desktop.core.error_codes import ErrorInfo
 from desktop.documents import DocumentError, Section, document_kind, extract_sections
 from desktop.documents.extract import MAX_DOCUMENT_BYTES, decode_text
 from desktop.knowledge.chunking import chunk_sections
@@ -53,6 +54,7 @@ class IndexReport:
     unchanged: int = 0
     removed: int = 0
     failed: dict[str, str] = field(default_factory=dict)  # path -> reason
+    failed_info: dict[str, ErrorInfo] = field(default_factory=dict)  # path -> its code
     seconds: float = 0.0
 
 
@@ -62,7 +64,7 @@ def indexable(path: Path) -> bool:
 
 
 def walk(paths: tuple[str, ...],
-         refused: Callable[[Path, str], None] | None = None) -> Iterator[Path]:
+         refused: Callable[[Path, DocumentError], None] | None = None) -> Iterator[Path]:
     """Every indexable file under ``paths`` (files named directly are always taken).
 
     In a folder a link is followed only to a file inside that folder (never to
@@ -87,21 +89,27 @@ def walk(paths: tuple[str, ...],
                     refused(path, reason)
 
 
-def _refusal(path: Path, inside: Path) -> str | None:
+def _refusal(path: Path, inside: Path) -> DocumentError | None:
     """Why ``path`` (in the folder ``inside``) is not indexed, or None."""
+    file = {"file": path.name}
     if path.is_symlink():
         try:
             target = path.resolve(strict=True)
         except (OSError, RuntimeError):
-            return f"{path.name} is a link to nothing"
+            return DocumentError(f"{path.name} is a link to nothing", code="link_broken",
+                                 params=file)
         if not target.is_relative_to(inside):
-            return f"{path.name} is a link out of the folder (links are followed only inside it)"
+            return DocumentError(f"{path.name} is a link out of the folder (links are followed "
+                                 "only inside it)", code="link_outside", params=file)
     try:
         mode = path.stat().st_mode
     except OSError as exc:
-        return f"cannot read {path.name}: {exc.strerror or exc}"
+        return DocumentError(f"cannot read {path.name}: {exc.strerror or exc}",
+                             code="file_unreadable",
+                             params={**file, "detail": exc.strerror or str(exc)})
     if not S_ISREG(mode):
-        return f"{path.name} is not a regular file (a pipe, a device or a socket)"
+        return DocumentError(f"{path.name} is not a regular file (a pipe, a device or a "
+                             "socket)", code="not_a_file", params=file)
     return None
 
 
@@ -111,7 +119,8 @@ def _open_regular(path: Path) -> BinaryIO:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         if not S_ISREG(os.fstat(fd).st_mode):
-            raise DocumentError(f"{path.name} is not a regular file")
+            raise DocumentError(f"{path.name} is not a regular file",
+                                code="not_a_file", params={"file": path.name})
     except BaseException:
         os.close(fd)
         raise
@@ -131,14 +140,16 @@ def _read_and_hash(path: Path, size: int) -> tuple[str, bytes | None]:
         if document_kind(path) == "text":
             data = handle.read(MAX_DOCUMENT_BYTES + 1)  # (it may have grown since stat)
             if len(data) > MAX_DOCUMENT_BYTES:
-                raise DocumentError(f"{path.name} is too large to index")
+                raise DocumentError(f"{path.name} is too large to index",
+                                    code="index_too_large", params={"file": path.name})
             digest.update(data)
             return digest.hexdigest(), data
         read = 0
         for block in iter(lambda: handle.read(1 << 20), b""):
             read += len(block)
             if read > MAX_DOCUMENT_BYTES:
-                raise DocumentError(f"{path.name} is too large to index")
+                raise DocumentError(f"{path.name} is too large to index",
+                                    code="index_too_large", params={"file": path.name})
             digest.update(block)
     return digest.hexdigest(), None
 
@@ -170,8 +181,9 @@ class Indexer:
                      "SELECT id, path, mtime, size, hash FROM knowledge_files WHERE base_id = ?",
                      (self.base.id,))}
 
-        def refuse(path: Path, reason: str) -> None:
-            report.failed[str(path)] = reason
+        def refuse(path: Path, reason: DocumentError) -> None:
+            report.failed[str(path)] = str(reason)
+            report.failed_info[str(path)] = reason.info
 
         files = list(walk(self.base.paths, refuse))
         seen: set[str] = set()
@@ -206,13 +218,16 @@ class Indexer:
             stat = path.stat()
         except OSError as exc:
             report.failed[str(path)] = f"cannot read {path.name}: {exc.strerror or exc}"
+            report.failed_info[str(path)] = ErrorInfo("file_unreadable", {
+                "file": path.name, "detail": exc.strerror or str(exc)})
             return  # vanished while walking: left out like a deleted file
         try:
             if old is not None and old[1] == stat.st_mtime and old[2] == stat.st_size:
                 report.unchanged += 1
                 return
             if stat.st_size > MAX_DOCUMENT_BYTES:
-                raise DocumentError(f"{path.name} is too large to index")
+                raise DocumentError(f"{path.name} is too large to index",
+                                    code="index_too_large", params={"file": path.name})
             digest, data = _read_and_hash(path, stat.st_size)
             if old is not None and old[3] == digest:
                 report.unchanged += 1
@@ -223,6 +238,8 @@ class Indexer:
         except (DocumentError, OSError) as exc:
             sections, error, digest = [], str(exc), ""
             report.failed[str(path)] = error
+            if isinstance(exc, DocumentError):
+                report.failed_info[str(path)] = exc.info
         if old is None:
             report.added += 1
         else:

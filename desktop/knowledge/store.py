@@ -76,11 +76,12 @@ class KnowledgeStore:
         """Create ``name`` or add ``paths`` to it (absolute, each once)."""
         name = name.strip()
         if not name:
-            raise ConfigError("a knowledge base needs a name")
+            raise ConfigError("a knowledge base needs a name", code="knowledge_name_needed")
         wanted = [str(p.expanduser().resolve()) for p in paths]
         missing = [p for p in wanted if not Path(p).exists()]
         if missing:
-            raise ConfigError(f"no such file or folder: {', '.join(missing)}")
+            raise ConfigError(f"no such file or folder: {', '.join(missing)}",
+                              code="paths_missing", params={"paths": ", ".join(missing)})
         existing = self.find(name)
         with self.db.transaction() as conn:
             if existing is None:
@@ -119,17 +120,19 @@ class KnowledgeStore:
         if base is None:
             names = ", ".join(b.name for b in self.list()) or "none yet"
             raise ConfigError(f"no knowledge base named {name!r} (there are: {names}); "
-                              "create it with: assista knowledge add NAME PATH...")
+                              "create it with: assista knowledge add NAME PATH...",
+                              code="no_knowledge_base", params={"name": name, "names": names})
         return base
 
     def rename(self, name: str, new_name: str) -> KnowledgeBase:
         base = self.get(name)
         new_name = new_name.strip()
         if not new_name:
-            raise ConfigError("a knowledge base needs a name")
+            raise ConfigError("a knowledge base needs a name", code="knowledge_name_needed")
         other = self.find(new_name)
         if other is not None and other.id != base.id:
-            raise ConfigError(f"there is already a knowledge base named {other.name!r}")
+            raise ConfigError(f"there is already a knowledge base named {other.name!r}",
+                              code="knowledge_exists", params={"name": other.name})
         with self.db.transaction() as conn:
             conn.execute("UPDATE knowledge_bases SET name = ? WHERE id = ?", (new_name, base.id))
         return self.get(new_name)

@@ -113,7 +113,8 @@ def parse_models_page(payload: Any, provider: str = "Anthropic") -> ModelsPage:
     items = payload.get("data") if isinstance(payload, dict) else None
     if not isinstance(payload, dict) or not isinstance(items, list):
         raise ProviderError(
-            "unexpected response from /v1/models (no model list)", provider=provider
+            "unexpected response from /v1/models (no model list)", provider=provider,
+            code="bad_response"
         )
     page = ModelsPage([], {}, payload.get("has_more") is True)
     last_id = payload.get("last_id")

@@ -54,16 +54,20 @@ def create_provider(
     url = config.base_url.strip()
     if not url.startswith(("http://", "https://")):
         raise ConfigError(
-            f"{config.name}: the base URL must start with http:// or https:// (got {url!r})"
+            f"{config.name}: the base URL must start with http:// or https:// (got {url!r})",
+            code="invalid_url", params={"provider": config.name, "url": url}
         )
     preset = find_preset(config.preset)
     if preset is not None and preset.requires_key and not api_key:
         where = f"set {preset.api_key_env} or " if preset.api_key_env else ""
-        raise ConfigError(f"{config.name} needs an API key: {where}add one in Settings")
+        raise ConfigError(f"{config.name} needs an API key: {where}add one in Settings",
+                          code="api_key_needed", params={"provider": config.name})
     # Every adapter takes the same constructor (see HttpProvider).
     cls = wire_api(config.kind)
     if cls is None:
-        raise ConfigError(f"{config.name}: unsupported provider kind {config.kind!r}")
+        raise ConfigError(f"{config.name}: unsupported provider kind {config.kind!r}",
+                          code="unsupported_kind",
+                          params={"provider": config.name, "kind": config.kind})
     from desktop.providers.recording import recorded
 
     provider = cls(

@@ -150,7 +150,8 @@ def parse_models_page(payload: Any, provider: str) -> tuple[list[ModelInfo], str
     capabilities (tools and vision are not reported, so they stay unknown).
     """
     if not isinstance(payload, dict) or not isinstance(payload.get("models", []), list):
-        raise ProviderError("unexpected response from /models (no model list)", provider=provider)
+        raise ProviderError("unexpected response from /models (no model list)", provider=provider,
+                            code="bad_response")
     models: list[ModelInfo] = []
     for item in payload.get("models", []):
         if not isinstance(item, dict):

@@ -113,7 +113,10 @@ class HttpProvider(HttpEndpoint, WireApi):  # (its API's facts: desktop.provider
         except ValidationError as exc:
             error = exc.errors()[0]
             where = ".".join(str(part) for part in error["loc"])
-            raise ConfigError(f"{self.name}: invalid option {where}: {error['msg']}") from None
+            raise ConfigError(f"{self.name}: invalid option {where}: {error['msg']}",
+                              code="invalid_option",
+                              params={"provider": self.name, "option": where,
+                                      "detail": error["msg"]}) from None
 
     async def list_models(self) -> list[ModelInfo]:
         raise NotImplementedError

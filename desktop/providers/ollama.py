@@ -151,7 +151,7 @@ def _tag_entries(payload: Any, provider: str) -> list[tuple[str, dict[str, Any]]
     models = payload.get("models") if isinstance(payload, dict) else None
     if not isinstance(models, list):
         raise ProviderError("unexpected response from /api/tags (no model list); is this Ollama?",
-                            provider=provider)  # fmt: skip
+                            provider=provider, code="bad_response")  # fmt: skip
     entries: list[tuple[str, dict[str, Any]]] = []
     for item in models:
         name = (item.get("name") or item.get("model")) if isinstance(item, dict) else None

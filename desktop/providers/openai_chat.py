@@ -92,7 +92,8 @@ def parse_models(payload: Any, provider: str) -> list[ModelInfo]:
     if isinstance(payload, dict):
         items = payload.get("data", payload.get("models"))
     if not isinstance(items, list):
-        raise ProviderError("unexpected response from /models (no model list)", provider=provider)
+        raise ProviderError("unexpected response from /models (no model list)", provider=provider,
+                            code="bad_response")
     models: dict[str, ModelInfo] = {}
     for entry in items:
         item = {"id": entry} if isinstance(entry, str) else entry

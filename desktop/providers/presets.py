@@ -180,7 +180,9 @@ def get_preset(preset_id: str) -> ProviderPreset:
     preset = find_preset(preset_id)
     if preset is None:
         known = ", ".join(all_presets())
-        raise ConfigError(f"unknown provider preset {preset_id!r} (known: {known})") from None
+        raise ConfigError(f"unknown provider preset {preset_id!r} (known: {known})",
+                          code="unknown_preset",
+                          params={"preset": preset_id, "known": known}) from None
     return preset
 
 
@@ -197,7 +199,8 @@ def config_from_preset(
     preset = get_preset(preset_id)
     url = base_url or preset.base_url
     if not url:
-        raise ConfigError(f"{preset.name} needs a base URL (for example http://localhost:8080/v1)")
+        raise ConfigError(f"{preset.name} needs a base URL (for example http://localhost:8080/v1)",
+                          code="preset_needs_url", params={"provider": preset.name})
     return ProviderConfig(
         name=name or preset.name,
         kind=preset.kind,

@@ -41,9 +41,10 @@ class AssistantStore:
         """Insert or update by id (a new one goes last; an existing one keeps its place)."""
         name = " ".join(assistant.name.split())
         if not name:
-            raise StorageError("An assistant needs a name.")
+            raise StorageError("An assistant needs a name.", code="assistant_name_needed")
         if assistant.temperature is not None and not 0.0 <= assistant.temperature <= 2.0:
-            raise StorageError("The temperature must be between 0 and 2.")
+            raise StorageError("The temperature must be between 0 and 2.",
+                               code="temperature_range")
         now = time.time()
         values = {
             "id": assistant.id,
@@ -77,7 +78,8 @@ class AssistantStore:
             )
         saved = self.get(assistant.id)
         if saved is None:  # pragma: no cover - just written
-            raise StorageError(f"Assistant {assistant.id} could not be saved.")
+            raise StorageError(f"Assistant {assistant.id} could not be saved.",
+                               code="assistant_not_saved", params={"assistant": assistant.id})
         return saved
 
     def create(self, name: str, system_prompt: str = "", **fields: Any) -> Assistant:
@@ -86,7 +88,8 @@ class AssistantStore:
     def duplicate(self, assistant_id: str) -> Assistant:
         original = self.get(assistant_id)
         if original is None:
-            raise StorageError(f"Assistant {assistant_id} does not exist.")
+            raise StorageError(f"Assistant {assistant_id} does not exist.",
+                               code="assistant_missing", params={"assistant": assistant_id})
         return self.save(
             dataclasses.replace(
                 original, id=new_id("asst_"), name=f"{original.name} (copy)", created_at=0.0

@@ -82,7 +82,8 @@ class MessageTree:
             "SELECT session_id, parent_id FROM messages WHERE id = ?", (message_id,)
         )
         if row is None:
-            raise StorageError(f"Message {message_id} does not exist.")
+            raise StorageError(f"Message {message_id} does not exist.",
+                               code="message_gone", params={"message": message_id})
         with self._db.snapshot() as conn:
             ids = tree.children_ids(conn, row[0], row[1])
         return BranchPosition(ids.index(message_id) + 1, len(ids), tuple(ids))
@@ -109,7 +110,8 @@ class MessageTree:
                 self._insert(conn, session_id, message, parent, now)
                 return
             if row[0] != session_id:
-                raise StorageError(f"Cannot save message {message.id}: it belongs to another chat.")
+                raise StorageError(f"Cannot save message {message.id}: it belongs to another chat.",
+                                   code="message_other_chat", params={"message": message.id})
             conn.execute(UPDATE_MESSAGE, message_values(session_id, message))
             message.parent_id = row[1]
 
@@ -119,7 +121,8 @@ class MessageTree:
         with self._db.transaction() as conn:
             now = self._touch(conn, session_id)
             if conn.execute("SELECT 1 FROM messages WHERE id = ?", (message.id,)).fetchone():
-                raise StorageError(f"Message {message.id} already exists.")
+                raise StorageError(f"Message {message.id} already exists.",
+                                   code="message_exists", params={"message": message.id})
             self._insert(conn, session_id, message, parent_id, now)
 
     def start_branch(self, session_id: str, message_id: str) -> list[Message]:
@@ -132,7 +135,9 @@ class MessageTree:
                 (message_id, session_id),
             ).fetchone()
             if row is None:
-                raise StorageError(f"Message {message_id} is not in chat {session_id}.")
+                raise StorageError(f"Message {message_id} is not in chat {session_id}.",
+                                   code="message_not_in_chat",
+                                   params={"message": message_id, "chat": session_id})
             tree.set_leaf(conn, session_id, row[0])
         return self.load_messages(session_id)
 
@@ -143,7 +148,9 @@ class MessageTree:
             if not conn.execute(
                 "SELECT 1 FROM messages WHERE id = ? AND session_id = ?", (message_id, session_id)
             ).fetchone():
-                raise StorageError(f"Message {message_id} is not in chat {session_id}.")
+                raise StorageError(f"Message {message_id} is not in chat {session_id}.",
+                                   code="message_not_in_chat",
+                                   params={"message": message_id, "chat": session_id})
             tree.mark_selected(conn, session_id, message_id, self._now())
             tree.set_leaf(conn, session_id, tree.descend(conn, session_id, message_id))
         return self.load_active_branch(session_id)
@@ -201,7 +208,8 @@ class MessageTree:
         now = self._now()
         cur = conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
         if cur.rowcount == 0:
-            raise StorageError(f"Cannot save the message: chat {session_id} does not exist.")
+            raise StorageError(f"Cannot save the message: chat {session_id} does not exist.",
+                               code="chat_gone", params={"chat": session_id})
         return now
 
     @staticmethod
@@ -215,7 +223,10 @@ class MessageTree:
             ).fetchone()
         ):
             raise StorageError(
-                f"Cannot add message {message.id}: its parent {parent} is not in chat {session_id}."
+                f"Cannot add message {message.id}: its parent {parent} is not in chat "
+                f"{session_id}.",
+                code="message_parent_missing",
+                params={"message": message.id, "parent": parent, "chat": session_id}
             )
         message.parent_id = parent
         values = message_values(session_id, message)

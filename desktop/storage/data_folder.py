@@ -39,9 +39,15 @@ def open_data_folder(data_dir: str | None, redactor: SecretRedactor, *, log_to_s
         except OSError as exc:
             if cannot_write(exc):
                 raise ReadOnlyStorageError(f"The data folder {paths.root} cannot be written "
-                                           f"({exc.strerror or exc}).") from exc
+                                           f"({exc.strerror or exc}).",
+                                           code="data_folder_read_only",
+                                           params={"folder": str(paths.root),
+                                                   "detail": exc.strerror or str(exc)}) from exc
             raise StorageError(f"Cannot use {paths.root / LOCK_FILENAME}: "
-                               f"{exc.strerror or exc}") from exc
+                               f"{exc.strerror or exc}",
+                               code="data_folder_lock_failed",
+                               params={"file": str(paths.root / LOCK_FILENAME),
+                                       "detail": exc.strerror or str(exc)}) from exc
     if lock is None:
         return OpenedFolder(paths, Database.open(paths.db_path), None, None)
     try:
@@ -58,8 +64,10 @@ def _open_read_only(data_dir: str | None, redactor: SecretRedactor,
                     log_to_stderr: bool) -> OpenedFolder:
     paths = DataPaths.resolve(data_dir, create=False)
     if not paths.root.is_dir():
-        raise StorageError(f"The data folder {paths.root} does not exist.")
+        raise StorageError(f"The data folder {paths.root} does not exist.",
+                           code="data_folder_missing", params={"folder": str(paths.root)})
     if not paths.db_path.is_file():
-        raise StorageError(f"The data folder {paths.root} holds no Assista database.")
+        raise StorageError(f"The data folder {paths.root} holds no Assista database.",
+                           code="data_folder_empty", params={"folder": str(paths.root)})
     setup_logging(paths, stderr=log_to_stderr, redactor=redactor, to_file=False)
     return OpenedFolder(paths, Database.open(paths.db_path, read_only=True), None, None)

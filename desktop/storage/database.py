@@ -96,7 +96,9 @@ class Database:
         try:
             self._conn = _connect(self.path, busy_timeout_ms, read_only)
         except sqlite3.Error as exc:
-            raise StorageError(f"Cannot open the database {self.path}: {exc}") from exc
+            raise StorageError(f"Cannot open the database {self.path}: {exc}",
+                               code="database_open_failed",
+                               params={"path": str(self.path), "detail": str(exc)}) from exc
         try:
             self._conn.row_factory = sqlite3.Row
             self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
@@ -117,16 +119,21 @@ class Database:
             if is_corruption(exc):
                 raise DatabaseCorruptError(
                     f"The database {self.path} cannot be used ({exc}). It may be damaged or "
-                    "not an Assista database."
+                    "not an Assista database.",
+                    code="database_unusable", params={"path": str(self.path), "detail": str(exc)}
                 ) from exc
             full = disk_full_note(self.path, exc)
             if (_code(exc) in (_SQLITE_READONLY, _SQLITE_CANTOPEN) or full) \
                     and self.path.is_file():
                 raise ReadOnlyStorageError(
                     f"The database {self.path} cannot be written "
-                    f"({'the disk holding it is full' if full else exc})."
+                    f"({'the disk holding it is full' if full else exc}).",
+                    code="database_disk_full" if full else "database_unwritable",
+                    params={"path": str(self.path), "detail": str(exc)}
                 ) from exc
-            raise StorageError(f"Cannot open the database {self.path}: {exc}") from exc
+            raise StorageError(f"Cannot open the database {self.path}: {exc}",
+                               code="database_open_failed",
+                               params={"path": str(self.path), "detail": str(exc)}) from exc
         except BaseException:
             self._conn.close()
             raise
@@ -175,7 +182,8 @@ class Database:
             if self.read_only:
                 raise StorageError(
                     f"The database {self.path} is open read-only (its folder cannot be "
-                    "written); this change was not saved."
+                    "written); this change was not saved.",
+                    code="database_read_only", params={"path": str(self.path)}
                 )
             if self._depth:
                 self._depth += 1
@@ -187,7 +195,8 @@ class Database:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
-                raise StorageError(f"The database is busy or unavailable: {exc}") from exc
+                raise StorageError(f"The database is busy or unavailable: {exc}",
+                                   code="database_busy", params={"detail": str(exc)}) from exc
             self._depth = 1
             try:
                 yield self._conn
@@ -293,7 +302,7 @@ class Database:
 
     def _ensure_open(self) -> None:
         if self._closed:
-            raise StorageError("The database is closed.")
+            raise StorageError("The database is closed.", code="database_closed")
 
     def _check_not_newer(self) -> None:
         recorded = recorded_version(self._conn)
@@ -302,7 +311,9 @@ class Database:
                 f"The database {self.path} was written by a newer version of Assista "
                 f"(schema {recorded}; this version knows up to {self.latest_version}). "
                 "Update Assista, or start it with --data-dir pointing to another folder. "
-                "The database was not modified."
+                "The database was not modified.",
+                code="database_newer",
+                params={"path": str(self.path), "schema": recorded, "known": self.latest_version}
             )
 
     def _set_journal_mode(self) -> None:
@@ -317,7 +328,8 @@ class Database:
             first = " ".join(rows[0].split()) if rows else "no result"
             raise DatabaseCorruptError(
                 f"The database {self.path} is damaged ({first}"
-                f"{f' and {len(rows) - 1} more problems' if len(rows) > 1 else ''})."
+                f"{f' and {len(rows) - 1} more problems' if len(rows) > 1 else ''}).",
+                code="database_damaged", params={"path": str(self.path), "detail": first}
             )
 
     def _check_current(self) -> None:
@@ -325,7 +337,9 @@ class Database:
         if recorded < self.latest_version:
             raise StorageError(
                 f"The database {self.path} needs an upgrade (schema {recorded} to "
-                f"{self.latest_version}) and cannot be opened read-only."
+                f"{self.latest_version}) and cannot be opened read-only.",
+                code="database_needs_upgrade",
+                params={"path": str(self.path), "schema": recorded, "known": self.latest_version}
             )
 
     def _migrate(self) -> None:
@@ -376,9 +390,13 @@ def _connect(path: Path, busy_timeout_ms: int, read_only: bool) -> sqlite3.Conne
 def _wrap(exc: sqlite3.Error, path: Path, what: str) -> StorageError:
     if is_corruption(exc):
         return DatabaseCorruptError(
-            f"The database {path} is damaged ({exc}). Restart Assista to recover it."
+            f"The database {path} is damaged ({exc}). Restart Assista to recover it.",
+            code="database_damaged_restart", params={"path": str(path), "detail": str(exc)}
         )
-    return StorageError(f"{what}: {exc}{disk_full_note(path, exc)}")
+    note = disk_full_note(path, exc)
+    return StorageError(f"{what}: {exc}{note}",
+                        code="database_disk_full" if note else "database_failed",
+                        params={"path": str(path), "detail": str(exc)})
 
 
 def disk_full_note(path: Path, exc: sqlite3.Error) -> str:

@@ -73,18 +73,20 @@ def parse_json_export(text: str) -> list[SessionRecord]:
     try:
         doc = json.loads(text)
     except ValueError as exc:
-        raise StorageError(f"Not an Assista export: {exc}") from exc
+        raise StorageError(f"Not an Assista export: {exc}",
+                           code="not_an_export", params={"detail": str(exc)}) from exc
     return parse_export_document(doc)
 
 
 def parse_export_document(doc: Any) -> list[SessionRecord]:
     if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT:
-        raise StorageError("Not an Assista export file.")
+        raise StorageError("Not an Assista export file.", code="not_an_export")
     version = doc.get("version")
     if version not in READABLE_VERSIONS:
         raise StorageError(
             f"Unsupported Assista export version {version!r} (this version reads "
-            f"{', '.join(map(str, READABLE_VERSIONS))}); update Assista to import it."
+            f"{', '.join(map(str, READABLE_VERSIONS))}); update Assista to import it.",
+            code="export_version", params={"version": str(version)}
         )
     result: list[SessionRecord] = []
     for entry in doc.get("sessions", []):
@@ -94,7 +96,8 @@ def parse_export_document(doc: Any) -> list[SessionRecord]:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             title = entry.get("title") if isinstance(entry, dict) else None
             raise StorageError(
-                f"The chat {title!r} in the export is not readable: {first}"
+                f"The chat {title!r} in the export is not readable: {first}",
+                code="export_chat_malformed", params={"chat": str(title), "detail": first}
             ) from exc
     return result
 
@@ -109,7 +112,8 @@ def _collect(store: SessionStore, session_ids: Sequence[str] | None) -> list[Ses
         ids = []
         for session_id in dict.fromkeys(session_ids):
             if store.get_session(session_id) is None:
-                raise StorageError(f"Cannot export chat {session_id}: it does not exist.")
+                raise StorageError(f"Cannot export chat {session_id}: it does not exist.",
+                                   code="chat_gone", params={"chat": session_id})
             ids.append(session_id)
     return [store.export_record(session_id) for session_id in ids]
 

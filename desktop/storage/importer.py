@@ -72,12 +72,14 @@ def read_import_file(path: Path) -> Any:
     limit = MAX_IMPORT_BYTES
     too_large = StorageError(
         f"{path.name} holds more than {limit // (1024 * 1024)} MB of chats, more than "
-        "Assista imports at once; split the export or import the chats in parts."
+        "Assista imports at once; split the export or import the chats in parts.",
+        code="import_too_large", params={"file": path.name, "limit": limit // (1024 * 1024)}
     )
     try:
         if not stat.S_ISREG(path.stat().st_mode):  # a device, a pipe: no end, or no size
             raise StorageError(f"{path} is not a file (a folder, a device or a pipe); "
-                               "import reads an export file.")
+                               "import reads an export file.",
+                               code="import_not_file", params={"file": str(path)})
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as archive:
                 infos = [
@@ -85,7 +87,8 @@ def read_import_file(path: Path) -> Any:
                     if i.filename.rsplit("/", 1)[-1] == "conversations.json"
                 ]
                 if not infos:
-                    raise StorageError(f"{path.name} has no conversations.json inside.")
+                    raise StorageError(f"{path.name} has no conversations.json inside.",
+                                       code="import_no_conversations", params={"file": path.name})
                 if infos[0].file_size > limit:
                     raise too_large
                 with archive.open(infos[0]) as entry:  # the declared size may lie
@@ -96,15 +99,21 @@ def read_import_file(path: Path) -> Any:
             with path.open("rb") as handle:
                 raw = handle.read(limit + 1)
     except OSError as exc:
-        raise StorageError(f"Cannot read {path}: {exc.strerror or exc}") from exc
+        raise StorageError(f"Cannot read {path}: {exc.strerror or exc}",
+                           code="file_unreadable",
+                           params={"file": str(path), "detail": exc.strerror or str(exc)}) from exc
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError) as exc:
-        raise StorageError(f"{path.name} is a damaged zip file: {exc}") from exc
+        raise StorageError(f"{path.name} is a damaged zip file: {exc}",
+                           code="import_bad_zip",
+                           params={"file": path.name, "detail": str(exc)}) from exc
     if len(raw) > limit:
         raise too_large
     try:
         return json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise StorageError(f"{path.name} is not a JSON file: {exc}") from exc
+        raise StorageError(f"{path.name} is not a JSON file: {exc}",
+                           code="import_not_json",
+                           params={"file": path.name, "detail": str(exc)}) from exc
 
 
 def parse_document(doc: Any) -> tuple[Source, list[SessionRecord]]:
@@ -117,10 +126,12 @@ def parse_document(doc: Any) -> tuple[Source, list[SessionRecord]]:
             log.warning("ChatGPT export with fields of unexpected types: %s", exc)
             raise StorageError("The ChatGPT export could not be read: a conversation in it "
                                "has fields of the wrong type (not what ChatGPT writes); "
-                               "nothing was imported.") from exc
+                               "nothing was imported.", code="chatgpt_wrong_types") from exc
         except ValueError as exc:
-            raise StorageError(f"The ChatGPT export could not be read: {exc}") from exc
-    raise StorageError("This file is neither an Assista export nor a ChatGPT conversations.json.")
+            raise StorageError(f"The ChatGPT export could not be read: {exc}",
+                               code="chatgpt_unreadable", params={"detail": str(exc)}) from exc
+    raise StorageError("This file is neither an Assista export nor a ChatGPT conversations.json.",
+                       code="import_unknown_format")
 
 
 def import_document(store: SessionStore, doc: Any) -> ImportReport:

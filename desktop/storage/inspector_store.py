@@ -95,7 +95,9 @@ class InspectorStore:
             self._conn.executescript(_SCHEMA)
         except sqlite3.Error as exc:
             raise StorageError(f"cannot open the request inspector's database {path}: "
-                               f"{exc}") from exc
+                               f"{exc}",
+                               code="inspector_db_failed",
+                               params={"path": str(path), "detail": str(exc)}) from exc
 
     def close(self) -> None:
         with self._lock:

@@ -21,14 +21,17 @@ def import_memories(db: Database, doc: Any) -> int:
     if entries is None:
         return 0
     if not isinstance(entries, list):
-        raise StorageError("The memories in the export are not readable.")
+        raise StorageError("The memories in the export are not readable.",
+                           code="export_memories_malformed")
     store = MemoryStore(db)
     added = 0
     for entry in entries:
         try:
             memory = _memory(entry)
         except (KeyError, TypeError, ValueError) as exc:
-            raise StorageError(f"A memory in the export is not readable: {exc}") from exc
+            raise StorageError(f"A memory in the export is not readable: {exc}",
+                               code="export_memories_malformed",
+                               params={"detail": str(exc)}) from exc
         added += store.put(memory)
     return added
 

@@ -92,12 +92,18 @@ def data_dir_from_argv(argv: Sequence[str]) -> str | None:
             break
         if arg == DATA_DIR_FLAG:
             if i + 1 >= len(args) or args[i + 1].startswith("--"):
-                raise StorageError(f"{DATA_DIR_FLAG} needs a folder, e.g. {DATA_DIR_FLAG} ./data")
+                raise StorageError(f"{DATA_DIR_FLAG} needs a folder, e.g. {DATA_DIR_FLAG} ./data",
+                                   code="data_dir_flag",
+                                   params={"flag": DATA_DIR_FLAG,
+                                           "example": f"{DATA_DIR_FLAG} ./data"})
             value = args[i + 1]
         elif arg.startswith(DATA_DIR_FLAG + "="):
             value = arg.split("=", 1)[1]
             if not value:
-                raise StorageError(f"{DATA_DIR_FLAG} needs a folder, e.g. {DATA_DIR_FLAG}=./data")
+                raise StorageError(f"{DATA_DIR_FLAG} needs a folder, e.g. {DATA_DIR_FLAG}=./data",
+                                   code="data_dir_flag",
+                                   params={"flag": DATA_DIR_FLAG,
+                                           "example": f"{DATA_DIR_FLAG}=./data"})
     return value
 
 
@@ -110,14 +116,17 @@ def _make_private_dir(path: Path) -> None:
     """mkdir with mode 0700 for the leaf; existing folders keep their mode."""
     if path.exists():
         if not path.is_dir():
-            raise StorageError(f"The data location {path} exists but is not a folder.")
+            raise StorageError(f"The data location {path} exists but is not a folder.",
+                               code="data_location_not_folder", params={"folder": str(path)})
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.mkdir(mode=0o700)
     except FileExistsError:
         if not path.is_dir():
-            raise StorageError(f"The data location {path} exists but is not a folder.") from None
+            raise StorageError(f"The data location {path} exists but is not a folder.",
+                               code="data_location_not_folder",
+                               params={"folder": str(path)}) from None
         return
     except OSError as exc:
         error = ReadOnlyStorageError if cannot_write(exc) else StorageError

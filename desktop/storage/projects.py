@@ -87,7 +87,8 @@ class ProjectStore:
             )
         saved = self.get(project.id)
         if saved is None:  # pragma: no cover - just written
-            raise StorageError(f"Project {project.id} could not be saved.")
+            raise StorageError(f"Project {project.id} could not be saved.",
+                               code="project_not_saved", params={"project": project.id})
         return saved
 
     def delete(self, project_id: str) -> list[str]:
@@ -127,11 +128,13 @@ class ProjectStore:
     def move_chat(self, session_id: str, project_id: str | None) -> None:
         """Put a chat in a project (``None``: out of any); its ``updated_at`` is kept."""
         if project_id is not None and self.get(project_id) is None:
-            raise StorageError(f"Project {project_id} does not exist.")
+            raise StorageError(f"Project {project_id} does not exist.",
+                               code="project_missing", params={"project": project_id})
         changed = self._db.execute(
             "UPDATE sessions SET project_id = ? WHERE id = ?", (project_id, session_id))
         if not changed:
-            raise StorageError(f"Chat {session_id} does not exist.")
+            raise StorageError(f"Chat {session_id} does not exist.",
+                               code="chat_gone", params={"chat": session_id})
 
     # -- files ---------------------------------------------------------------------
 
@@ -179,7 +182,8 @@ class ProjectStore:
         """Store an exported project; ``None`` when its id is here already."""
         if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) \
                 or not isinstance(entry.get("name"), str):
-            raise StorageError("A project in the export is not readable.")
+            raise StorageError("A project in the export is not readable.",
+                               code="export_projects_malformed")
         if self.get(entry["id"]) is not None:
             return None
         tools = entry.get("tools")

@@ -53,11 +53,13 @@ class SessionRecord:
         """Read an export entry. ``chain_unlinked`` links messages without a parent to
         the one before (exports made before branches existed)."""
         if not isinstance(entry, dict):
-            raise StorageError("A chat in the export is not a JSON object.")
+            raise StorageError("A chat in the export is not a JSON object.",
+                               code="export_chat_malformed")
         fields = {f.name for f in dataclasses.fields(SessionInfo)} - {"message_count"}
         info_data = {k: v for k, v in entry.items() if k in fields}
         if not isinstance(info_data.get("extra", {}), dict):
-            raise StorageError(f"Chat {entry.get('id')!r}: 'extra' is not an object.")
+            raise StorageError(f"Chat {entry.get('id')!r}: 'extra' is not an object.",
+                               code="export_chat_malformed", params={"chat": str(entry.get("id"))})
         info = SessionInfo(**info_data)
         messages: list[Message] = []
         selected: dict[str, float] = {}
@@ -97,7 +99,8 @@ def write_record(conn: sqlite3.Connection, record: SessionRecord) -> None:
     """
     info = record.info
     if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (info.id,)).fetchone():
-        raise StorageError(f"A chat with id {info.id} already exists.")
+        raise StorageError(f"A chat with id {info.id} already exists.",
+                           code="chat_exists", params={"chat": info.id})
     _check_messages(conn, record)
     conn.execute(INSERT_SESSION, session_values(info))
     for message in record.messages:
@@ -151,12 +154,19 @@ def _check_messages(conn: sqlite3.Connection, record: SessionRecord) -> None:
     seen: set[str] = set()
     for message in record.messages:
         if message.id in seen:
-            raise StorageError(f"Message {message.id} appears twice in chat {record.info.id}.")
+            raise StorageError(f"Message {message.id} appears twice in chat {record.info.id}.",
+                               code="export_chat_malformed",
+                               params={"chat": record.info.id,
+                                       "detail": f"message {message.id} appears twice"})
         if message.parent_id is not None and message.parent_id not in seen:
             raise StorageError(
                 f"Message {message.id} in chat {record.info.id} follows {message.parent_id}, "
-                "which is not an earlier message of that chat."
+                "which is not an earlier message of that chat.",
+                code="export_chat_malformed",
+                params={"chat": record.info.id,
+                        "detail": f"message {message.id} follows {message.parent_id}"}
             )
         seen.add(message.id)
     if _message_ids_taken(conn, [m.id for m in record.messages]):
-        raise StorageError(f"Some messages of chat {record.info.id} already exist in another chat.")
+        raise StorageError(f"Some messages of chat {record.info.id} already exist in another chat.",
+                           code="export_messages_elsewhere", params={"chat": record.info.id})

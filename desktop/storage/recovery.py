@@ -68,7 +68,9 @@ def open_database(
     except OSError as exc:
         raise StorageError(
             f"{reason} It could not be moved aside ({exc.strerror or exc}); move it away "
-            "yourself and start Assista again."
+            "yourself and start Assista again.",
+            code="database_unmovable",
+            params={"path": str(paths.db_path), "detail": exc.strerror or str(exc)}
         ) from exc
     db = Database(paths.db_path)
     salvaged = salvage(moved, db)

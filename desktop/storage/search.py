@@ -213,7 +213,8 @@ def _run(conn: sqlite3.Connection, sql: str, params: list[Any]) -> list[sqlite3.
     except sqlite3.OperationalError as exc:
         if "fts5" in str(exc).lower():  # a query FTS5 cannot parse: no results
             return []
-        raise StorageError(f"Search failed: {exc}") from exc
+        raise StorageError(f"Search failed: {exc}",
+                           code="search_failed", params={"detail": str(exc)}) from exc
 
 
 def _hit(row: sqlite3.Row, terms: list[Term]) -> SearchHit:

@@ -219,11 +219,14 @@ class SecretStore:
         except (OSError, ValueError) as exc:
             raise StorageError(
                 f"The key file {self._path} cannot be read ({type(exc).__name__}). "
-                "Fix or delete it and enter the API keys again."
+                "Fix or delete it and enter the API keys again.",
+                code="key_file_unreadable",
+                params={"file": str(self._path), "detail": type(exc).__name__}
             ) from exc
         keys = data.get("keys") if isinstance(data, dict) else None
         if not isinstance(keys, dict):
-            raise StorageError(f"The key file {self._path} has an unexpected format.")
+            raise StorageError(f"The key file {self._path} has an unexpected format.",
+                               code="key_file_format", params={"file": str(self._path)})
         return {str(k): v for k, v in keys.items() if isinstance(v, str)}
 
     def _write_file(self, keys: dict[str, str]) -> None:
@@ -248,7 +251,9 @@ class SecretStore:
             _fsync_dir(directory)
         except OSError as exc:
             raise StorageError(
-                f"Cannot write the key file {self._path}: {exc.strerror or exc}"
+                f"Cannot write the key file {self._path}: {exc.strerror or exc}",
+                code="key_file_unwritable",
+                params={"file": str(self._path), "detail": exc.strerror or str(exc)}
             ) from exc
 
     def _remove_from_file(self, provider_id: str) -> None:

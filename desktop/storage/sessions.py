@@ -52,7 +52,8 @@ UNSET = _Unset.UNSET
 
 
 def _missing(session_id: str) -> StorageError:
-    return StorageError(f"Chat {session_id} does not exist (it may have been deleted).")
+    return StorageError(f"Chat {session_id} does not exist (it may have been deleted).",
+                        code="chat_gone", params={"chat": session_id})
 
 
 class SessionStore(MessageTree):

@@ -89,7 +89,9 @@ class SettingsStore:
         try:
             text = json.dumps(value, separators=(",", ":"))
         except (TypeError, ValueError) as exc:
-            raise StorageError(f"Setting {key!r} cannot be stored as JSON: {exc}") from exc
+            raise StorageError(f"Setting {key!r} cannot be stored as JSON: {exc}",
+                               code="setting_not_json",
+                               params={"key": key, "detail": str(exc)}) from exc
         self._db.execute(
             "INSERT INTO settings (key, value) VALUES (?, ?) "
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -215,5 +217,5 @@ def _check_no_credentials(config: ProviderConfig) -> None:
             raise ConfigError(
                 f"The header {name!r} looks like a credential. Enter the API key in the "
                 "provider's key field instead; it is kept in the system keyring, not in "
-                "the settings."
+                "the settings.", code="header_is_credential", params={"name": name}
             )

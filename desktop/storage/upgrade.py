@@ -46,7 +46,8 @@ def apply_migrations(
         except (OSError, sqlite3.Error) as exc:
             raise StorageError(
                 f"Cannot back up the database {path} before upgrading it ({exc}). "
-                "The database was not modified; free some disk space and try again."
+                "The database was not modified; free some disk space and try again.",
+                code="backup_failed", params={"path": str(path), "detail": str(exc)}
             ) from exc
     version = start
     conn.execute("BEGIN IMMEDIATE")
@@ -65,7 +66,8 @@ def apply_migrations(
             )
         problems = conn.execute("PRAGMA foreign_key_check").fetchall()
         if problems:
-            raise StorageError(f"{len(problems)} foreign key problem(s) after the upgrade")
+            raise StorageError(f"{len(problems)} foreign key problem(s) after the upgrade",
+                               code="upgrade_foreign_keys", params={"count": len(problems)})
         conn.execute("COMMIT")
     except BaseException as exc:
         with suppress(sqlite3.Error):
@@ -89,18 +91,28 @@ def _failed(
     detail = " ".join(str(exc).split()) or type(exc).__name__
     what = f"Upgrading the database {path} (migration {version}) failed: {detail}."
     if backup is None:
-        return StorageError(f"{what} The database was left at version {start}.")
+        return StorageError(f"{what} The database was left at version {start}.",
+                            code="upgrade_failed",
+                            params={"path": str(path), "migration": version, "version": start,
+                                    "detail": detail})
     try:
         restore_backup(conn, backup)
     except (OSError, sqlite3.Error) as restore_exc:
         log.error("Restoring %s from %s failed: %s", path, backup, restore_exc)
         return StorageError(
             f"{what} Restoring the backup also failed ({restore_exc}); your data is "
-            f"safe in {backup}."
+            f"safe in {backup}.",
+            code="upgrade_restore_failed",
+            params={"path": str(path), "migration": version, "backup": str(backup),
+                    "detail": f"{detail}; {restore_exc}"}
         )
     log.error("%s Restored the backup %s", what, backup)
     return StorageError(
-        f"{what} The database was restored as it was (version {start}); a copy is kept in {backup}."
+        f"{what} The database was restored as it was (version {start}); a copy is kept in "
+        f"{backup}.",
+        code="upgrade_restored",
+        params={"path": str(path), "migration": version, "version": start, "backup": str(backup),
+                "detail": detail}
     )
 
 
@@ -108,7 +120,8 @@ def run_step(conn: sqlite3.Connection, step: MigrationStep) -> None:
     if callable(step):
         step(conn)
         if not conn.in_transaction:
-            raise StorageError("a migration step ended the transaction it runs in")
+            raise StorageError("a migration step ended the transaction it runs in",
+                               code="migration_step_broken")
         return
     for statement in split_sql(step):
         conn.execute(statement)

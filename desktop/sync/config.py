@@ -85,7 +85,9 @@ def open_config_target(config: SyncConfig, secret: str | None,
     ``proxy``: the one of Preferences."""
     cls = target_class(config.kind)
     if cls is None:
-        raise SyncError(f"Unknown sync target {config.url!r}: use {url_forms()}.")
+        raise SyncError(f"Unknown sync target {config.url!r}: use {url_forms()}.",
+                        code="sync_unknown_target",
+                        params={"url": config.url, "forms": url_forms()})
     return cls.from_settings(config, secret, proxy)
 
 
@@ -103,7 +105,8 @@ def engine_from_config(db: Database, config: SyncConfig, secrets: SecretStore,
 
     passphrase = secrets.get(PASSPHRASE_ID)
     if not passphrase:
-        raise SyncError("Set the sync passphrase in Settings → Sync.")
+        raise SyncError("Set the sync passphrase in Settings → Sync.",
+                        code="sync_passphrase_unset")
     secret_id = target_secret_id(config)
     secret = secrets.get(secret_id) if secret_id else None
     return SyncEngine(db, open_config_target(config, secret, proxy), passphrase,

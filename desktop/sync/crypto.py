@@ -47,7 +47,8 @@ class KeyParams:
 
 def derive_key(passphrase: str, params: KeyParams) -> bytes:
     if not passphrase:
-        raise SyncError("The sync passphrase is empty; set one to encrypt your chats.")
+        raise SyncError("The sync passphrase is empty; set one to encrypt your chats.",
+                        code="sync_passphrase_empty")
     return hash_secret_raw(
         passphrase.encode("utf-8"),
         params.salt,
@@ -68,12 +69,14 @@ def open_sealed(key: bytes, name: str, data: bytes) -> bytes:
     """Decrypt a file written by :func:`seal` under the same ``name``."""
     head = len(MAGIC) + NONCE_BYTES
     if len(data) < head + 16 or not data.startswith(MAGIC):
-        raise CorruptDataError(f"{name} on the sync target is damaged (not an Assista file).")
+        raise CorruptDataError(f"{name} on the sync target is damaged (not an Assista file).",
+                               code="sync_file_damaged", params={"file": name})
     try:
         return AESGCM(key).decrypt(data[len(MAGIC) : head], data[head:], name.encode("utf-8"))
     except InvalidTag:
         raise CorruptDataError(
-            f"{name} on the sync target is damaged or was altered (it fails authentication)."
+            f"{name} on the sync target is damaged or was altered (it fails authentication).",
+            code="sync_file_altered", params={"file": name}
         ) from None
 
 
@@ -100,7 +103,8 @@ def key_from_file(passphrase: str, data: bytes) -> bytes:
         doc = json.loads(data)
         if doc.get("format") != FORMAT_VERSION or doc.get("kdf") != "argon2id":
             raise SyncError(
-                "The sync target was set up by a newer version of Assista; update Assista."
+                "The sync target was set up by a newer version of Assista; update Assista.",
+                code="sync_target_newer"
             )
         params = KeyParams(
             salt=base64.b64decode(doc["salt"]),
@@ -110,7 +114,9 @@ def key_from_file(passphrase: str, data: bytes) -> bytes:
         )
         check = base64.b64decode(doc["check"])
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise CorruptDataError(f"{KEY_FILE} on the sync target is damaged ({exc}).") from None
+        raise CorruptDataError(f"{KEY_FILE} on the sync target is damaged ({exc}).",
+                               code="sync_file_damaged",
+                               params={"file": KEY_FILE, "detail": str(exc)}) from None
     key = derive_key(passphrase, params)
     try:
         if open_sealed(key, KEY_FILE, check) == _CHECK_TEXT:
@@ -119,5 +125,5 @@ def key_from_file(passphrase: str, data: bytes) -> bytes:
         pass
     raise WrongPassphraseError(
         "The sync passphrase is wrong: it does not open the chats already on the target. "
-        "Nothing was changed."
+        "Nothing was changed.", code="sync_wrong_passphrase"
     )

@@ -52,7 +52,8 @@ def run_lock(folder: Path, wait_s: float = 0.0) -> Iterator[None]:
         while not try_lock(handle):
             if time.monotonic() >= deadline:
                 raise SyncBusyError(
-                    "Another sync of this data folder is running; this one was skipped."
+                    "Another sync of this data folder is running; this one was skipped.",
+                    code="sync_busy"
                 )
             time.sleep(LOCK_POLL_S)  # flock has no timeout; a run takes seconds at most
         try:

@@ -211,7 +211,9 @@ class Pusher:
                 f"Sync target {self.target.description} accepted {len(self.written)} "
                 f"uploads but does not hold {len(lost)} of them ({lost[0]}"
                 f"{', …' if len(lost) > 1 else ''}): the server lost them. Nothing is lost "
-                "here; the next sync sends them again."
+                "here; the next sync sends them again.",
+                code="sync_uploads_lost",
+                params={"target": self.target.description, "count": len(lost), "detail": lost[0]}
             )
         last = max((r.seq for r in (parse_name(self.device, p.rsplit("/", 1)[-1])
                                     for p in self.written) if r is not None), default=0)
@@ -256,7 +258,11 @@ class Pusher:
             f"{what.capitalize()} in {where} is {amount(exc.size)}, more than sync target "
             f"{self.target.description} accepts in one upload ({amount(self.limit)}); it "
             "stays on this device. Delete it, or raise the server's upload limit "
-            "(nginx: client_max_body_size), to sync again."
+            "(nginx: client_max_body_size), to sync again.",
+            code="sync_item_too_large",
+            params={"size": amount(exc.size), "target": self.target.description,
+                    "limit": amount(self.limit),
+                    **({"chat": row["title"]} if row is not None else {})}
         )
 
 

@@ -111,7 +111,9 @@ class SyncEngine:
                 return key
             data = self.target.read(KEY_FILE, KEY_FILE_LIMIT)  # another device set it up
             if data is None:
-                raise SyncError(f"Sync target {self.target.description} lost {KEY_FILE}.")
+                raise SyncError(f"Sync target {self.target.description} lost {KEY_FILE}.",
+                                code="sync_key_lost",
+                                params={"target": self.target.description, "file": KEY_FILE})
         self._key = key_from_file(self._passphrase, data)
         self._key_file = data
         return self._key
@@ -156,7 +158,8 @@ class SyncEngine:
         if data is None:
             raise SyncError(
                 f"{remote.path} disappeared from the sync target during the sync (its device "
-                "was compacting); nothing was changed here, the next sync will read it."
+                "was compacting); nothing was changed here, the next sync will read it.",
+                code="sync_file_vanished", params={"file": remote.path}
             )
         report.downloaded += 1
         report.bytes_down += len(data)

@@ -162,11 +162,15 @@ def decode_ops(name: str, data: bytes) -> list[Op]:
     try:
         doc = json.loads(zlib.decompress(data))
     except (zlib.error, ValueError) as exc:
-        raise CorruptDataError(f"{name} on the sync target cannot be read ({exc}).") from None
+        raise CorruptDataError(f"{name} on the sync target cannot be read ({exc}).",
+                               code="sync_file_damaged",
+                               params={"file": name, "detail": str(exc)}) from None
     if not isinstance(doc, dict) or not isinstance(doc.get("ops"), list):
-        raise CorruptDataError(f"{name} on the sync target is not a segment of changes.")
+        raise CorruptDataError(f"{name} on the sync target is not a segment of changes.",
+                               code="sync_file_damaged", params={"file": name})
     if doc.get("v") != PAYLOAD_VERSION:
         raise CorruptDataError(
-            f"{name} was written by a newer version of Assista; update Assista to sync."
+            f"{name} was written by a newer version of Assista; update Assista to sync.",
+            code="sync_file_newer", params={"file": name}
         )
     return [op for op in doc["ops"] if isinstance(op, list) and op]

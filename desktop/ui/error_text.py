@@ -16,6 +16,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from desktop.core.error_codes import ErrorInfo, stored_error
 from desktop.core.errors import AssistaError
 from desktop.core.messages import Message
+from desktop.ui import error_sentences, error_sentences_files
 
 __all__ = ["error_text", "exception_text", "message_error_text"]
 
@@ -104,6 +105,8 @@ _SENTENCES: dict[str, Any] = {
     "project_workspace_missing": QT_TRANSLATE_NOOP(
         "Errors", "The workspace {folder} is not a folder."),
 }
+_SENTENCES.update(error_sentences.SENTENCES)
+_SENTENCES.update(error_sentences_files.SENTENCES)
 _WITH_DETAIL = QT_TRANSLATE_NOOP("Errors", "{sentence} Details: {detail}")
 
 
@@ -120,7 +123,10 @@ def error_text(info: ErrorInfo | None, fallback: str) -> str:
     try:
         sentence = QCoreApplication.translate(_CONTEXT, source).format(**values)
     except (KeyError, IndexError, ValueError):  # a translation naming another field
-        sentence = source.format(**values)
+        try:
+            sentence = source.format(**values)
+        except (KeyError, IndexError, ValueError):  # a param the raise site did not give
+            return fallback
     detail = params.get("detail")
     if not detail:
         return sentence

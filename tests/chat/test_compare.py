@@ -306,8 +306,9 @@ async def test_an_image_goes_to_the_models_that_can_see_and_fails_the_others(
     targets = providers(ctx, servers[:2])
     service = ChatService(ctx)
     image = ImagePart(media_type="image/png", data="iVBORw0KGgo=", name="dot.png")
-    with pytest.raises(ConfigError, match="cannot see images"):
+    with pytest.raises(ConfigError, match="cannot see images") as refused:
         service.compare.start(NewChat(), "What is this?", targets, [image])
+    assert refused.value.code == "no_vision"  # (the window words it by its code)
     assert ctx.sessions.list_sessions() == []  # nothing was created
     seeing = CompareTarget(targets[1].config, "gpt-4o")  # a vision model by its name
     servers[1].enqueue(ScriptedResponse(chunks=text_stream("A dot.")))
@@ -315,6 +316,8 @@ async def test_an_image_goes_to_the_models_that_can_see_and_fails_the_others(
     await run.wait()
     assert [c.status for c in run.columns] == ["failed", "complete"]
     assert "cannot see images" in (run.columns[0].error or "")
+    info = run.columns[0].error_info
+    assert info is not None and info.code == "no_vision" and info.params["model"] == "model-a"
     sent = servers[1].chat_requests[0].json["messages"][-1]["content"]
     assert any(part.get("type") == "image_url" for part in sent)
     assert servers[0].chat_requests == []

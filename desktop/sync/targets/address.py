@@ -27,5 +27,6 @@ def open_target(
     targets go through ``proxy`` (Preferences; ``None``: the environment's)."""
     cls = target_class(urlsplit(url.strip()).scheme)
     if cls is None:
-        raise SyncError(f"Unknown sync target {url!r}: use {url_forms()}.")
+        raise SyncError(f"Unknown sync target {url!r}: use {url_forms()}.",
+                        code="sync_unknown_target", params={"url": url, "forms": url_forms()})
     return cls.from_url(url, environ, password=password, proxy=proxy)

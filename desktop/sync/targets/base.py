@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 import httpx
 
@@ -35,8 +35,9 @@ class Entry:
 class UploadTooLargeError(SyncError):
     """The target refused an upload as too large (413); ``size``: the refused body."""
 
-    def __init__(self, message: str, size: int) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, size: int, *, code: str | None = None,
+                 params: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message, code=code, params=params)
         self.size = size
 
 
@@ -112,14 +113,20 @@ _STATUS_WORDS = {
     507: "is out of space (507 Insufficient Storage); free some space on it",
 }
 
+#: The code of a refusal by its HTTP status (words in desktop/ui/error_sentences).
+_STATUS_CODES = {401: "sync_auth_failed", 403: "sync_forbidden", 404: "sync_not_found",
+                 413: "sync_upload_refused", 507: "sync_target_full"}
+
 
 def status_error(description: str, status: int, action: str, size: int = 0) -> SyncError:
     """``size``: the bytes sent with the refused request (for 413)."""
     words = _STATUS_WORDS.get(status, f"answered {status}")
     message = f"Sync target {description} {words} while {action}. Nothing was changed here."
+    code = _STATUS_CODES.get(status, "sync_server_error" if status >= 500 else "sync_refused")
+    params = {"target": description, "status": status, "detail": action}
     if status == 413:
-        return UploadTooLargeError(message, size)
-    return SyncError(message)
+        return UploadTooLargeError(message, size, code=code, params=params)
+    return SyncError(message, code=code, params=params)
 
 
 def amount(size: int) -> str:
@@ -133,20 +140,23 @@ def too_large(description: str, action: str, limit: int) -> SyncError:
     return SyncError(
         f"Sync target {description} sent more than {amount(limit)} while {action}; "
         "stopped reading it (the server or a proxy in between is broken). "
-        "Nothing was changed here."
+        "Nothing was changed here.",
+        code="sync_reply_too_large",
+        params={"target": description, "limit": amount(limit), "detail": action}
     )
 
 
 def transport_error(description: str, exc: httpx.HTTPError, action: str) -> SyncError:
     if isinstance(exc, httpx.TimeoutException):
-        what = "did not answer in time"
+        what, code = "did not answer in time", "sync_timeout"
     elif isinstance(exc, httpx.ConnectError):
-        what = "cannot be reached"
+        what, code = "cannot be reached", "sync_unreachable"
     elif isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
-        what = "dropped the connection"
+        what, code = "dropped the connection", "sync_dropped"
     else:
-        what = f"failed ({type(exc).__name__})"
+        what, code = f"failed ({type(exc).__name__})", "sync_failed"
     return SyncError(
         f"Sync target {description} {what} while {action}; your data here was not changed "
-        "and the next sync will try again."
+        "and the next sync will try again.",
+        code=code, params={"target": description, "detail": action}
     )

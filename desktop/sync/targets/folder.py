@@ -26,10 +26,12 @@ class FolderTarget(TargetFacts):
                  proxy: Proxy | None = None) -> FolderTarget:
         parts = urlsplit(url.strip())
         if parts.netloc not in ("", "localhost"):
-            raise SyncError(f"A file URL names a folder on this machine: file:///path ({url}).")
+            raise SyncError(f"A file URL names a folder on this machine: file:///path ({url}).",
+                            code="sync_file_url", params={"url": url})
         folder = Path(url2pathname(parts.path))
         if not parts.path or not folder.is_absolute():  # file:// would be the current folder
-            raise SyncError(f"A file URL names a folder by its full path: file:///path ({url}).")
+            raise SyncError(f"A file URL names a folder by its full path: file:///path ({url}).",
+                            code="sync_file_url", params={"url": url})
         return cls(folder)
 
     def __init__(self, root: Path) -> None:
@@ -50,7 +52,9 @@ class FolderTarget(TargetFacts):
         if len(data) > limit:
             raise SyncError(
                 f"{path} in the sync folder {self.description} is larger than "
-                f"{amount(limit)}: not a file Assista wrote. Nothing was changed here."
+                f"{amount(limit)}: not a file Assista wrote. Nothing was changed here.",
+                code="sync_file_foreign",
+                params={"file": path, "target": self.description, "limit": amount(limit)}
             )
         return data
 
@@ -115,7 +119,9 @@ class FolderTarget(TargetFacts):
         reason = exc.strerror or str(exc)
         return SyncError(
             f"Sync folder {self.description} failed while {action} ({reason}). "
-            "Nothing was changed here."
+            "Nothing was changed here.",
+            code="sync_folder_failed",
+            params={"target": self.description, "detail": f"{action}: {reason}"}
         )
 
 

@@ -45,7 +45,8 @@ class S3Target(TargetFacts):
         """The keys, region and endpoint: the standard AWS variables in ``environ``."""
         parts = urlsplit(url.strip())
         if not parts.netloc:
-            raise SyncError(f"The S3 URL {url} has no bucket: s3://bucket/prefix.")
+            raise SyncError(f"The S3 URL {url} has no bucket: s3://bucket/prefix.",
+                            code="sync_s3_no_bucket", params={"url": url})
         return cls(parts.netloc, unquote(parts.path), environ, proxy)
 
     @classmethod
@@ -65,7 +66,8 @@ class S3Target(TargetFacts):
         secret = environ.get("AWS_SECRET_ACCESS_KEY", "")
         if not key_id or not secret:
             raise SyncError(
-                "S3 sync needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY to be set."
+                "S3 sync needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY to be set.",
+                code="sync_s3_credentials"
             )
         region = environ.get("AWS_REGION") or environ.get("AWS_DEFAULT_REGION") or "us-east-1"
         endpoint = environ.get("AWS_ENDPOINT_URL_S3") or environ.get("AWS_ENDPOINT_URL")
@@ -143,7 +145,9 @@ class S3Target(TargetFacts):
             if token in tokens or len(found) > MAX_LISTED:
                 raise SyncError(
                     f"Sync target {self.description} sent a listing of {directory} that "
-                    "never ends; stopped reading it. Nothing was changed here."
+                    "never ends; stopped reading it. Nothing was changed here.",
+                    code="sync_bad_listing",
+                    params={"target": self.description, "detail": f"{directory}: it never ends"}
                 )
             tokens.add(token)
 
@@ -152,12 +156,15 @@ class S3Target(TargetFacts):
             root = ET.fromstring(body)
         except ET.ParseError as exc:
             raise SyncError(
-                f"Sync target {self.description} sent an unreadable listing ({exc})."
+                f"Sync target {self.description} sent an unreadable listing ({exc}).",
+                code="sync_bad_listing", params={"target": self.description, "detail": str(exc)}
             ) from exc
         if local_name(root.tag) != "ListBucketResult":
             raise SyncError(
                 f"Sync target {self.description} answered a listing with "
-                f"<{local_name(root.tag)}> instead of a list of files."
+                f"<{local_name(root.tag)}> instead of a list of files.",
+                code="sync_bad_listing",
+                params={"target": self.description, "detail": f"<{local_name(root.tag)}>"}
             )
         return root
 

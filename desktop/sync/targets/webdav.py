@@ -54,7 +54,8 @@ class WebDavTarget(TargetFacts):
         """The password: ``password``, else the ``ASSISTA_SYNC_PASSWORD`` variable."""
         parts = urlsplit(url.strip())
         if not parts.hostname:
-            raise SyncError(f"The WebDAV URL {url} has no host.")
+            raise SyncError(f"The WebDAV URL {url} has no host.",
+                            code="sync_webdav_no_host", params={"url": url})
         http = "https" if parts.scheme.lower() == "webdavs" else "http"
         host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
         port = f":{parts.port}" if parts.port else ""
@@ -62,7 +63,8 @@ class WebDavTarget(TargetFacts):
         secret = password if password is not None else environ.get(PASSWORD_VARIABLE)
         if parts.password:
             raise SyncError(
-                f"Put the WebDAV password in {PASSWORD_VARIABLE}, not in the URL."
+                f"Put the WebDAV password in {PASSWORD_VARIABLE}, not in the URL.",
+                code="sync_webdav_password", params={"variable": PASSWORD_VARIABLE}
             )
         return cls(f"{http}://{host}{port}{parts.path}", user, secret, proxy)
 
@@ -111,7 +113,8 @@ class WebDavTarget(TargetFacts):
             root = ET.fromstring(reply.body)
         except ET.ParseError as exc:
             raise SyncError(
-                f"Sync target {self.description} sent an unreadable folder listing ({exc})."
+                f"Sync target {self.description} sent an unreadable folder listing ({exc}).",
+                code="sync_bad_listing", params={"target": self.description, "detail": str(exc)}
             ) from exc
         own = unquote(urlsplit(url).path).rstrip("/")
         found: list[Entry] = []

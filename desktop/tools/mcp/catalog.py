@@ -52,6 +52,10 @@ class CatalogError(AssistaError):
     """The catalog could not be fetched and nothing is cached."""
 
 
+class MissingValues(CatalogError, ValueError):
+    """Required inputs of an install were left empty (``params["names"]``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class CatalogInput:
     """A value the user gives when installing: an environment variable, a header,
@@ -139,7 +143,9 @@ class RegistryCatalog:
             cached = self.cached()
             if cached is None:
                 raise CatalogError(f"The MCP registry could not be read ({reason}) and "
-                                   "there is no saved copy yet.") from None
+                                   "there is no saved copy yet.",
+                                   code="mcp_registry_unreadable",
+                                   params={"detail": reason}) from None
             cached.offline = reason
             return cached
         result = CatalogResult(parse_entries(raw), time.time())
@@ -275,7 +281,9 @@ def install_config(install: CatalogInstall, name: str,
     given = {i.name: (values.get(i.name) or i.default).strip() for i in install.inputs}
     missing = [i.name for i in install.inputs if i.required and not given[i.name]]
     if missing:
-        raise ValueError(f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} required")
+        raise MissingValues(
+            f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} required",
+            code="catalog_values_missing", params={"names": ", ".join(missing)})
     if install.kind == "remote":
         headers = {i.name: given[i.name] for i in install.inputs if given[i.name]}
         return McpServerConfig(name=name, transport=install.transport, url=install.target,

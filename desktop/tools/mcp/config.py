@@ -112,27 +112,31 @@ def parse_mcp_json(text: str) -> list[McpServerConfig]:
         data: Any = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(
-            f"MCP configuration is not valid JSON ({exc.msg} at line {exc.lineno})"
+            f"MCP configuration is not valid JSON ({exc.msg} at line {exc.lineno})",
+            code="mcp_config_json", params={"line": exc.lineno, "detail": exc.msg}
         ) from None
     if not isinstance(data, dict):
-        raise ConfigError("MCP configuration must be a JSON object with an 'mcpServers' key")
+        raise ConfigError("MCP configuration must be a JSON object with an 'mcpServers' key",
+                          code="mcp_config_shape")
     servers = data.get("mcpServers", data.get("servers"))
     if servers is None:
         if _looks_like_server(data):
             raise ConfigError(
                 "MCP configuration holds a single server without a name: wrap it as "
-                '{"mcpServers": {"name": {...}}}'
+                '{"mcpServers": {"name": {...}}}', code="mcp_unnamed_server"
             )
         servers = data  # the inner mapping pasted on its own
     if not isinstance(servers, dict):
-        raise ConfigError("'mcpServers' must map server names to their settings")
+        raise ConfigError("'mcpServers' must map server names to their settings",
+                          code="mcp_servers_shape")
     configs: list[McpServerConfig] = []
     for name, entry in servers.items():
         if not isinstance(entry, dict):
-            raise ConfigError(f"MCP server {name!r}: its settings must be a JSON object")
+            raise ConfigError(f"MCP server {name!r}: its settings must be a JSON object",
+                              code="mcp_server_shape", params={"server": name})
         configs.append(_server(str(name), entry))
     if not configs:
-        raise ConfigError("MCP configuration lists no servers")
+        raise ConfigError("MCP configuration lists no servers", code="mcp_no_servers")
     return configs
 
 
@@ -141,7 +145,9 @@ def load_mcp_config(path: str | Path) -> list[McpServerConfig]:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"cannot read MCP configuration {path}: {exc.strerror or exc}") from None
+        raise ConfigError(f"cannot read MCP configuration {path}: {exc.strerror or exc}",
+                          code="mcp_config_unreadable",
+                          params={"file": str(path), "detail": exc.strerror or str(exc)}) from None
     return parse_mcp_json(text)
 
 
@@ -153,7 +159,8 @@ def _str_map(name: str, key: str, value: Any) -> dict[str, str]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise ConfigError(f"MCP server {name!r}: '{key}' must be an object of strings")
+        raise ConfigError(f"MCP server {name!r}: '{key}' must be an object of strings",
+                          code="mcp_strings_needed", params={"server": name, "key": key})
     return {str(k): str(v) for k, v in value.items()}
 
 
@@ -163,7 +170,9 @@ def _server(name: str, entry: dict[str, Any]) -> McpServerConfig:
     if kind:
         transport = _TRANSPORT_ALIASES.get(kind.replace(" ", ""))
         if transport is None:
-            raise ConfigError(f"MCP server {name!r}: unknown transport {kind!r}")
+            raise ConfigError(f"MCP server {name!r}: unknown transport {kind!r}",
+                              code="mcp_unknown_transport",
+                              params={"server": name, "transport": kind})
     elif url:
         transport = "sse" if urlsplit(str(url)).path.rstrip("/").endswith("/sse") else "http"
     else:
@@ -199,4 +208,7 @@ def _server(name: str, entry: dict[str, Any]) -> McpServerConfig:
         where = ".".join(str(p) for p in first.get("loc", ()))
         message = str(first.get("msg", "invalid value")).removeprefix("Value error, ")
         prefix = f"MCP server {name!r}: " if not message.startswith("MCP server") else ""
-        raise ConfigError(f"{prefix}{message}{f' ({where})' if where else ''}") from None
+        raise ConfigError(f"{prefix}{message}{f' ({where})' if where else ''}",
+                          code="mcp_server_invalid",
+                          params={"server": name,
+                                  "detail": f"{message}{f' ({where})' if where else ''}"}) from None

@@ -59,7 +59,8 @@ class McpManager:
     def add(self, config: McpServerConfig) -> McpConnection:
         """Register a server (not started); ``ConfigError`` if the name is taken."""
         if config.name in self.connections:
-            raise ConfigError(f"there is already an MCP server named {config.name!r}")
+            raise ConfigError(f"there is already an MCP server named {config.name!r}",
+                              code="mcp_server_exists", params={"name": config.name})
         connection = self._factory(config, path=self.login_path.get, **self._options)
         self.connections[config.name] = connection
         return connection
@@ -91,7 +92,8 @@ class McpManager:
     async def restart(self, name: str) -> bool:
         connection = self.connections.get(name)
         if connection is None:
-            raise ConfigError(f"no MCP server named {name!r}")
+            raise ConfigError(f"no MCP server named {name!r}",
+                              code="no_mcp_server", params={"name": name})
         await connection.stop()
         return await connection.start()
 
@@ -168,7 +170,8 @@ class McpManager:
         connection = self.connections.get(name)
         if connection is None:
             known = ", ".join(self.connections) or "none"
-            raise ConfigError(f"no MCP server named {name!r} (configured: {known})")
+            raise ConfigError(f"no MCP server named {name!r} (configured: {known})",
+                              code="no_mcp_server", params={"name": name})
         return connection
 
 

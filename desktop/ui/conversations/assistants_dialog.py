@@ -26,6 +26,7 @@ from desktop.core.errors import AssistaError
 from desktop.core.records import Assistant
 from desktop.ui import theme
 from desktop.ui.conversations.assistant_form import AssistantForm
+from desktop.ui.error_text import exception_text
 from desktop.ui.icons import icon
 from desktop.ui.scrolling import narrow_side, scrolling
 
@@ -276,7 +277,7 @@ class AssistantsDialog(QDialog):
         try:
             saved = self.store.save(value)
         except AssistaError as exc:
-            self.error_label.setText(str(exc))
+            self.error_label.setText(exception_text(exc))
             return False
         self._current = saved
         self._dirty = False

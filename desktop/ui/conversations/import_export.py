@@ -27,6 +27,7 @@ from desktop.storage.export import ExportFormat, export_sessions
 from desktop.storage.importer import ImportReport
 from desktop.storage.importer import import_file as import_chats
 from desktop.ui import locale_format
+from desktop.ui.error_text import exception_text
 
 if TYPE_CHECKING:
     from desktop.storage.sessions import SessionStore
@@ -153,7 +154,7 @@ class ImportExport(QObject):
                 size = await asyncio.to_thread(write_export, store, session_ids, fmt, target)
             except (AssistaError, OSError, ValueError) as exc:
                 self._fail(self.tr("Export to {file} failed: {error}").format(
-                    file=target.name, error=exc))
+                    file=target.name, error=exception_text(exc)))
                 return
             label = "Markdown" if fmt == "markdown" else "JSON"
             self.finished.emit(self.tr("Exported {what} as {format} to {file} ({size} bytes).")
@@ -170,7 +171,7 @@ class ImportExport(QObject):
                 report: ImportReport = await asyncio.to_thread(import_chats, store, path)
             except (AssistaError, OSError, ValueError) as exc:
                 self._fail(self.tr("Import of {file} failed: {error}").format(
-                    file=path.name, error=exc))
+                    file=path.name, error=exception_text(exc)))
                 return
             self.controller.sessionsChanged.emit()
             self.imported.emit(report)

@@ -47,6 +47,7 @@ from PySide6.QtWidgets import (
 from desktop.core.errors import AssistaError
 from desktop.storage.search import SearchHit
 from desktop.ui import locale_format, theme
+from desktop.ui.error_text import exception_text
 from desktop.ui.plain_text import plain_tooltip
 
 if TYPE_CHECKING:
@@ -237,7 +238,7 @@ class SearchDialog(QDialog):
             return self.store.search(text, limit=self.limit)
         except AssistaError as exc:
             log.warning("search failed: %s", exc)
-            return str(exc)
+            return exception_text(exc)
 
     def _show(self, generation: int, hits: list[SearchHit] | str) -> None:
         if generation != self._generation:

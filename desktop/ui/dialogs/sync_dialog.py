@@ -36,6 +36,7 @@ from desktop.sync.config import (
     target_secret_id,
 )
 from desktop.sync.targets.registry import target_class, url_forms
+from desktop.ui.error_text import exception_text
 from desktop.ui.form_rows import whole
 from desktop.ui.icons import icon
 from desktop.ui.plain_text import plain_label
@@ -291,7 +292,7 @@ class SyncDialog(QDialog):
             text = self.sync.check(config, secret, passphrase)
             ok = True
         except AssistaError as exc:
-            text, ok = one_line(str(exc), 300), False
+            text, ok = one_line(exception_text(exc), 300), False
         except Exception as exc:  # a bug must still end the test visibly
             text, ok = f"{type(exc).__name__}: {one_line(str(exc), 200)}", False
         with contextlib.suppress(RuntimeError):  # the dialog was closed meanwhile

@@ -11,6 +11,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop.core.errors import StorageError
+from desktop.ui.error_text import exception_text
 from desktop.ui.inspector.panel import InspectorPanel
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def open_inspector(ctx: AppContext, message_ids: list[str],
             log.warning("cannot read the request inspector's records: %s", exc)
             problem = QCoreApplication.translate(
                 "RequestInspector", "The recorded requests cannot be read: %1").replace(
-                "%1", str(exc))
+                "%1", exception_text(exc))
         if not records and not problem:
             problem = QCoreApplication.translate(
                 "RequestInspector", "No request was recorded for this answer. Recording may "

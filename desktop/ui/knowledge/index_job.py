@@ -22,6 +22,7 @@ from desktop.core.proxy import Proxy
 from desktop.knowledge.indexer import Indexer, IndexReport
 from desktop.knowledge.store import KnowledgeStore
 from desktop.storage.database import Database
+from desktop.ui.error_text import error_text, exception_text
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +82,8 @@ class IndexJob(QObject):
             indexer = Indexer(store, base, self._progress)
             indexer.cancel = self.cancel_event
             outcome.report = indexer.run()
-            outcome.failed = dict(outcome.report.failed)
+            outcome.failed = {path: error_text(outcome.report.failed_info.get(path), why)
+                              for path, why in outcome.report.failed.items()}
             if not self.cancel_event.is_set() and base.embedding is not None:
                 from desktop.knowledge.search import embed_missing
 
@@ -89,7 +91,7 @@ class IndexJob(QObject):
                 outcome.embedded = embed_missing(store, store.get(self.base_name),
                                                  cancel=self.cancel_event)
         except AssistaError as exc:
-            outcome.error = str(exc)
+            outcome.error = exception_text(exc)
         except Exception as exc:  # the window must hear of any failure, and keep running
             log.exception("indexing %s failed", self.base_name)
             outcome.error = f"{type(exc).__name__}: {exc}"

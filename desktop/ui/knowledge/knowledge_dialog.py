@@ -32,6 +32,7 @@ from desktop.knowledge.chat_link import (
     set_assistant_knowledge,
 )
 from desktop.knowledge.store import EmbeddingConfig, KnowledgeBase, KnowledgeStore
+from desktop.ui.error_text import exception_text
 from desktop.ui.knowledge.index_job import IndexJob, IndexOutcome
 from desktop.ui.knowledge.knowledge_detail import KnowledgeDetail
 from desktop.ui.scrolling import narrow_side, scrolling
@@ -123,7 +124,7 @@ class KnowledgeDialog(QDialog):
         self.detail.indexing(self.job is not None and self.job.running)
 
     def _fail(self, exc: AssistaError) -> None:
-        QMessageBox.warning(self, self.tr("Knowledge"), str(exc))
+        QMessageBox.warning(self, self.tr("Knowledge"), exception_text(exc))
 
     def create_base(self) -> None:
         name, ok = QInputDialog.getText(self, self.tr("New knowledge base"), self.tr("Name:"))

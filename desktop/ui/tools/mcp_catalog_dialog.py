@@ -38,6 +38,7 @@ from desktop.tools.mcp.catalog import (
     RegistryCatalog,
     install_config,
 )
+from desktop.ui.error_text import exception_text
 
 if TYPE_CHECKING:
     from desktop.tools.mcp.config import McpServerConfig
@@ -138,7 +139,7 @@ class McpCatalogDialog(QDialog):
         try:
             result = await self.catalog.refresh()
         except CatalogError as exc:
-            self.status.setText(str(exc))
+            self.status.setText(exception_text(exc))
         else:
             note = None
             if result.offline is not None:
@@ -231,7 +232,7 @@ class McpCatalogDialog(QDialog):
         try:
             config = install_config(entry.installs[index], entry.short_name, values)
         except ValueError as exc:
-            self.problem.setText(self.tr("Cannot add it: {0}").format(str(exc)))
+            self.problem.setText(self.tr("Cannot add it: {0}").format(exception_text(exc)))
             return False
         if self._add([config]):
             self.accept()

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.errors import ConfigError
 from desktop.tools.mcp.config import McpServerConfig, load_mcp_config, parse_mcp_json
+from desktop.ui.error_text import exception_text
 from desktop.ui.plain_text import plain_label
 from desktop.ui.scrolling import scrolling, sized_by_current
 from desktop.ui.tools.mcp_catalog_dialog import catalog_button
@@ -214,7 +215,7 @@ class McpDialog(QDialog):
         try:
             configs = load_mcp_config(path)
         except ConfigError as exc:
-            self.show_message(str(exc), error=True)
+            self.show_message(exception_text(exc), error=True)
             return False
         return self._add_configs(configs)
 
@@ -222,7 +223,7 @@ class McpDialog(QDialog):
         try:
             configs = parse_mcp_json(text)
         except ConfigError as exc:
-            self.show_message(str(exc), error=True)
+            self.show_message(exception_text(exc), error=True)
             return False
         return self._add_configs(configs)
 

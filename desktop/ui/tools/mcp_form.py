@@ -240,8 +240,9 @@ class McpServerForm(QWidget):
     def _args_edited(self, text: str) -> None:
         try:
             args = shlex.split(text)
-        except ValueError as exc:
-            self._field_problem(self.tr("Arguments: {error}").format(error=exc))
+        except ValueError:
+            self._field_problem(self.tr("Arguments: a quotation mark is not closed, or the text "
+                                        "ends with a backslash."))
             return
         self._field_problem(None)
         self._set("args", args)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QMessageBox, QPushButton, QVBoxLayout, QWidget
 from desktop.chat.turn_undo import UndoRefused, find_turn, undo_turn
 from desktop.core.errors import AssistaError
 from desktop.tools.checkpoints import TurnChanges
+from desktop.ui.error_text import exception_text
 from desktop.ui.icons import set_icon
 from desktop.ui.plain_text import plain_label, shown
 
@@ -93,9 +94,9 @@ class UndoBar(QWidget):
         try:
             results = undo_turn(self.controller.ctx, session_id, turn_id)
         except UndoRefused as exc:
-            text = self.tr("Nothing was undone: files {reason}").format(reason=str(exc))
+            text = self.tr("Nothing was undone: files {reason}").format(reason=exception_text(exc))
         except (AssistaError, OSError) as exc:
-            text = self.tr("Nothing was undone: {reason}").format(reason=str(exc))
+            text = self.tr("Nothing was undone: {reason}").format(reason=exception_text(exc))
         else:
             restored = sum(r.action == "restored" for r in results)
             deleted = sum(r.action == "deleted" for r in results)

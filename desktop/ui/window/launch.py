@@ -177,9 +177,11 @@ def claim_data_folder(data_dir: str | None, smoke: bool,
         paths = DataPaths.resolve(data_dir)
         lock = acquire_instance_lock(paths)
     except Exception as exc:
+        from desktop.ui.error_text import exception_text  # (pydantic: not before the frame)
+
         QMessageBox.critical(None, APP_NAME, QCoreApplication.translate(
             "Launch", "{app} could not open its data folder:\n\n{error}").format(
-            app=APP_NAME, error=exc))
+            app=APP_NAME, error=exception_text(exc)))
         raise SystemExit(1) from exc
     if lock is None and not smoke:
         from desktop.ui.window.single_instance import activate_running_instance
@@ -252,9 +254,11 @@ def open_context(window: MainWindow, paths: DataPaths, lock: InstanceLock | None
     except AssistaError as exc:
         if lock is not None:
             lock.release()
+        from desktop.ui.error_text import exception_text  # (pydantic: not before the frame)
+
         QMessageBox.critical(window, APP_NAME, QCoreApplication.translate(
             "Launch", "{app} could not open its data:\n\n{error}").format(
-            app=APP_NAME, error=exc))
+            app=APP_NAME, error=exception_text(exc)))
         return None
 
 

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from desktop.sync.config import SyncConfig
 from desktop.sync.status import SyncStatus
+from desktop.ui.error_text import exception_text
 from desktop.ui.plain_text import plain_tooltip
 
 if TYPE_CHECKING:
@@ -198,7 +199,7 @@ class SyncScheduler(QObject):
         except SyncBusyError:
             error = "busy"  # `assista sync` has the folder; its outcome is recorded
         except AssistaError as exc:
-            error = str(exc) or type(exc).__name__
+            error = exception_text(exc) or type(exc).__name__
         except Exception as exc:  # never lose the worker silently
             log.exception("sync run failed")
             error = f"{type(exc).__name__}: {exc}"

@@ -171,7 +171,7 @@ def test_duplicate_name_and_missing_folder_are_refused(
     _new(dialog, monkeypatch, "one")
     dialog.add_paths([str(tmp_path / "nowhere")])
     assert warnings[0] == "There is already a knowledge base named one."
-    assert "no such file or folder" in warnings[1]
+    assert "No such file or folder: " in warnings[1]
     assert dialog.bases.count() == 1 and dialog.job is None
 
 

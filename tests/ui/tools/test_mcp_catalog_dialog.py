@@ -64,7 +64,7 @@ def test_browse_install_and_offline(qtbot: Any, qt_loop: qasync.QEventLoop,
         token = catalog.inputs["FS_TOKEN"]
         assert token.echoMode() == QLineEdit.EchoMode.Password
         catalog.add_button.click()
-        assert "FS_TOKEN, folder are required" in catalog.problem.text()
+        assert "These values are required: FS_TOKEN, folder." in catalog.problem.text()
         token.setText("secret-token")
         catalog.inputs["folder"].setText("/notes")
         catalog.add_button.click()

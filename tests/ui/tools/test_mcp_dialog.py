@@ -86,14 +86,14 @@ def test_import_from_a_claude_desktop_file_and_from_pasted_text(
     paste = dialog.open_paste()
     paste.text.setPlainText("{nope")
     paste.accept()
-    assert dialog.message.text().startswith("⚠ MCP configuration is not valid JSON")
+    assert dialog.message.text().startswith("⚠ The MCP configuration is not valid JSON (line 1).")
     assert dialog.server_list.count() == 3
     paste = dialog.open_paste()
     paste.text.setPlainText('{"time": {"command": "uvx", "args": ["mcp-server-time"]}}')
     paste.accept()
     assert dialog.server_list.count() == 4 and dialog.servers[3]["name"] == "time-2"
     assert dialog.import_file(str(tmp_path / "missing.json")) is False
-    assert "cannot read MCP configuration" in dialog.message.text()
+    assert "Cannot read the MCP configuration" in dialog.message.text()
 
     # Closing with unsaved changes warns once
     qtbot.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)

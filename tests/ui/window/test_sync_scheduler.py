@@ -149,8 +149,8 @@ def test_a_failed_run_is_shown_and_the_next_catches_up(
         with qtbot.waitSignal(scheduler.finished, timeout=30000) as blocker:
             scheduler.reconfigure()
         assert blocker.args[0] is None and "503" in blocker.args[1]
-        assert label.text().startswith("Sync failed: Sync target webdav://") or \
-            label.text().startswith("Sync failed: Sync target http://")
+        assert label.text().startswith("Sync failed: The sync target webdav://") or \
+            label.text().startswith("Sync failed: The sync target http://")
         assert "503" in label.toolTip()
         server.faults.mode = None
         with qtbot.waitSignal(scheduler.finished, timeout=30000) as blocker:
