@@ -138,13 +138,13 @@ class ChatTools:
         and the knowledge bases named; ConfigError with what to do when there is
         neither, or the service cannot search."""
         from desktop.chat.research.gather import Gatherer
-        from desktop.chat.web_search import web_search_config
+        from desktop.chat.web_search import search_service_error, web_search_config
         from desktop.tools.trust import ToolTrust
 
         settings = self.ctx.settings.current
         web = web_search_config(self.ctx, settings)
-        if web is not None and (problem := web.problem()) is not None:
-            raise ConfigError(problem)
+        if web is not None and (unusable := search_service_error(web)) is not None:
+            raise unusable
         tool = None
         if knowledge:
             from desktop.knowledge.chat_link import provider_key

@@ -56,13 +56,21 @@ def plan_web_search(ctx: AppContext, settings: AppSettings, config: ProviderConf
             f"{config.name} has no web search of its own: choose a search service "
             "(SearXNG, Brave or Tavily) in Settings, or turn off Search the web.",
             code="no_native_search", params={"provider": config.name})
-    problem = service.problem()
-    if problem is not None:
-        raise ConfigError(problem, code=("search_needs_url" if service.service == "searxng"
-                                         else "search_needs_key"),
-                          params={"service": SERVICE_NAMES.get(service.service, service.service)})
+    if (unusable := search_service_error(service)) is not None:
+        raise unusable
     if not can_call_tools:
         raise ConfigError("This model cannot call tools, so it cannot search the web here; "
                           "pick a model with tools or turn off Search the web.",
                           code="search_needs_tools")
     return request, True
+
+
+def search_service_error(service: WebSearchConfig) -> ConfigError | None:
+    """Why the chosen search service cannot search, as an error with its code (None: it
+    can)."""
+    problem = service.problem()
+    if problem is None:
+        return None
+    return ConfigError(problem, code=("search_needs_url" if service.service == "searxng"
+                                      else "search_needs_key"),
+                       params={"service": SERVICE_NAMES.get(service.service, service.service)})

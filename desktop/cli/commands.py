@@ -112,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--web", action="store_true",
                      help="let the model search the web (the provider's own search, else "
                           "the search service chosen in Settings)")
-    from desktop.cli.research_lines import add_research_arguments
+    from desktop.cli.research_args import add_research_arguments
 
     add_research_arguments(ask)
 

@@ -1574,6 +1574,630 @@
             <source>The provider</source>
             <translation>Der Anbieter</translation>
         </message>
+        <message>
+            <source>The data folder {folder} does not exist.</source>
+            <translation>Der Datenordner {folder} existiert nicht.</translation>
+        </message>
+        <message>
+            <source>The data folder {folder} holds no Assista database.</source>
+            <translation>Der Datenordner {folder} enthält keine Assista-Datenbank.</translation>
+        </message>
+        <message>
+            <source>The data folder {folder} cannot be written.</source>
+            <translation>In den Datenordner {folder} kann nicht geschrieben werden.</translation>
+        </message>
+        <message>
+            <source>{file} cannot be used.</source>
+            <translation>{file} kann nicht verwendet werden.</translation>
+        </message>
+        <message>
+            <source>The data location {folder} exists but is not a folder.</source>
+            <translation>Der Datenort {folder} existiert, ist aber kein Ordner.</translation>
+        </message>
+        <message>
+            <source>{flag} needs a folder, for example {example}.</source>
+            <translation>{flag} braucht einen Ordner, zum Beispiel {example}.</translation>
+        </message>
+        <message>
+            <source>The database is closed.</source>
+            <translation>Die Datenbank ist geschlossen.</translation>
+        </message>
+        <message>
+            <source>The database {path} was written by a newer version of Assista (schema {schema}; this version knows up to {known}). Update Assista, or start it with another data folder. The database was not modified.</source>
+            <translation>Die Datenbank {path} wurde von einer neueren Version von Assista geschrieben (Schema {schema}; diese Version kennt bis {known}). Aktualisieren Sie Assista oder starten Sie es mit einem anderen Datenordner. Die Datenbank wurde nicht verändert.</translation>
+        </message>
+        <message>
+            <source>The database {path} needs an upgrade (schema {schema} to {known}) and cannot be opened read-only.</source>
+            <translation>Die Datenbank {path} muss aktualisiert werden (Schema {schema} auf {known}) und kann nicht schreibgeschützt geöffnet werden.</translation>
+        </message>
+        <message>
+            <source>The database {path} is damaged.</source>
+            <translation>Die Datenbank {path} ist beschädigt.</translation>
+        </message>
+        <message>
+            <source>The database {path} is damaged. Restart Assista to recover it.</source>
+            <translation>Die Datenbank {path} ist beschädigt. Starten Sie Assista neu, um sie wiederherzustellen.</translation>
+        </message>
+        <message>
+            <source>The database {path} cannot be used. It may be damaged or not an Assista database.</source>
+            <translation>Die Datenbank {path} kann nicht verwendet werden. Sie ist vielleicht beschädigt oder keine Assista-Datenbank.</translation>
+        </message>
+        <message>
+            <source>The database {path} is damaged and could not be moved aside; move it away yourself and start Assista again.</source>
+            <translation>Die Datenbank {path} ist beschädigt und konnte nicht beiseitegelegt werden; verschieben Sie sie selbst und starten Sie Assista erneut.</translation>
+        </message>
+        <message>
+            <source>Cannot open the database {path}.</source>
+            <translation>Die Datenbank {path} kann nicht geöffnet werden.</translation>
+        </message>
+        <message>
+            <source>The database {path} is open read-only (its folder cannot be written); this change was not saved.</source>
+            <translation>Die Datenbank {path} ist schreibgeschützt geöffnet (ihr Ordner ist nicht beschreibbar); diese Änderung wurde nicht gespeichert.</translation>
+        </message>
+        <message>
+            <source>The database {path} cannot be written.</source>
+            <translation>In die Datenbank {path} kann nicht geschrieben werden.</translation>
+        </message>
+        <message>
+            <source>The disk holding the database {path} is full.</source>
+            <translation>Der Datenträger mit der Datenbank {path} ist voll.</translation>
+        </message>
+        <message>
+            <source>The database is busy or unavailable.</source>
+            <translation>Die Datenbank ist belegt oder nicht verfügbar.</translation>
+        </message>
+        <message>
+            <source>The database {path} could not be read or written.</source>
+            <translation>Die Datenbank {path} konnte nicht gelesen oder geschrieben werden.</translation>
+        </message>
+        <message>
+            <source>Cannot back up the database {path} before upgrading it. The database was not modified; free some disk space and try again.</source>
+            <translation>Die Datenbank {path} kann vor der Aktualisierung nicht gesichert werden. Die Datenbank wurde nicht verändert; geben Sie Speicherplatz frei und versuchen Sie es erneut.</translation>
+        </message>
+        <message>
+            <source>Upgrading the database {path} (migration {migration}) failed. The database was left at version {version}.</source>
+            <translation>Die Aktualisierung der Datenbank {path} (Migration {migration}) ist fehlgeschlagen. Die Datenbank blieb auf Version {version}.</translation>
+        </message>
+        <message>
+            <source>Upgrading the database {path} (migration {migration}) failed. The database was restored as it was (version {version}); a copy is kept in {backup}.</source>
+            <translation>Die Aktualisierung der Datenbank {path} (Migration {migration}) ist fehlgeschlagen. Die Datenbank wurde wiederhergestellt (Version {version}); eine Kopie liegt in {backup}.</translation>
+        </message>
+        <message>
+            <source>Upgrading the database {path} (migration {migration}) failed, and restoring the backup also failed; your data is safe in {backup}.</source>
+            <translation>Die Aktualisierung der Datenbank {path} (Migration {migration}) ist fehlgeschlagen, und auch die Wiederherstellung der Sicherung schlug fehl; Ihre Daten sind in {backup} sicher.</translation>
+        </message>
+        <message>
+            <source>After the upgrade, some records of the database point to records that do not exist.</source>
+            <translation>Nach der Aktualisierung verweisen einige Einträge der Datenbank auf Einträge, die es nicht gibt.</translation>
+        </message>
+        <message>
+            <source>A step of the database upgrade failed.</source>
+            <translation>Ein Schritt der Datenbankaktualisierung ist fehlgeschlagen.</translation>
+        </message>
+        <message>
+            <source>Cannot open the request inspector's database {path}.</source>
+            <translation>Die Datenbank des Anfrage-Inspektors {path} kann nicht geöffnet werden.</translation>
+        </message>
+        <message>
+            <source>The key file {file} cannot be read. Fix or delete it and enter the API keys again.</source>
+            <translation>Die Schlüsseldatei {file} kann nicht gelesen werden. Reparieren oder löschen Sie sie und geben Sie die API-Schlüssel erneut ein.</translation>
+        </message>
+        <message>
+            <source>The key file {file} has an unexpected format.</source>
+            <translation>Die Schlüsseldatei {file} hat ein unerwartetes Format.</translation>
+        </message>
+        <message>
+            <source>Cannot write the key file {file}.</source>
+            <translation>Die Schlüsseldatei {file} kann nicht geschrieben werden.</translation>
+        </message>
+        <message>
+            <source>The setting {key} cannot be stored.</source>
+            <translation>Die Einstellung {key} kann nicht gespeichert werden.</translation>
+        </message>
+        <message>
+            <source>The search failed.</source>
+            <translation>Die Suche ist fehlgeschlagen.</translation>
+        </message>
+        <message>
+            <source>The answer could not be saved.</source>
+            <translation>Die Antwort konnte nicht gespeichert werden.</translation>
+        </message>
+        <message>
+            <source>{count} messages could not be saved.</source>
+            <translation>{count} Nachrichten konnten nicht gespeichert werden.</translation>
+        </message>
+        <message>
+            <source>The message is empty.</source>
+            <translation>Die Nachricht ist leer.</translation>
+        </message>
+        <message>
+            <source>That message already exists.</source>
+            <translation>Diese Nachricht existiert bereits.</translation>
+        </message>
+        <message>
+            <source>That message is not in this chat.</source>
+            <translation>Diese Nachricht ist nicht in diesem Chat.</translation>
+        </message>
+        <message>
+            <source>The message could not be saved: it belongs to another chat.</source>
+            <translation>Die Nachricht konnte nicht gespeichert werden: Sie gehört zu einem anderen Chat.</translation>
+        </message>
+        <message>
+            <source>The message could not be saved: the message it follows is not in this chat.</source>
+            <translation>Die Nachricht konnte nicht gespeichert werden: Die Nachricht, auf die sie folgt, ist nicht in diesem Chat.</translation>
+        </message>
+        <message>
+            <source>That message is not on the chat's shown branch.</source>
+            <translation>Diese Nachricht ist nicht auf dem angezeigten Zweig des Chats.</translation>
+        </message>
+        <message>
+            <source>There is no question before this message to ask again.</source>
+            <translation>Vor dieser Nachricht gibt es keine Frage, die erneut gestellt werden kann.</translation>
+        </message>
+        <message>
+            <source>A chat with id {chat} already exists.</source>
+            <translation>Ein Chat mit der ID {chat} existiert bereits.</translation>
+        </message>
+        <message>
+            <source>The chat could not be locked for its answer.</source>
+            <translation>Der Chat konnte für seine Antwort nicht gesperrt werden.</translation>
+        </message>
+        <message>
+            <source>Nothing to undo: no file written by the assistant is waiting to be undone.</source>
+            <translation>Nichts rückgängig zu machen: Keine vom Assistenten geschriebene Datei wartet darauf, rückgängig gemacht zu werden.</translation>
+        </message>
+        <message>
+            <source>This record has no request to replay (recorded by an older version).</source>
+            <translation>Dieser Eintrag enthält keine Anfrage zum Wiederholen (von einer älteren Version aufgezeichnet).</translation>
+        </message>
+        <message>
+            <source>Compare {minimum} to {maximum} models at once ({given} given).</source>
+            <translation>Vergleichen Sie {minimum} bis {maximum} Modelle auf einmal ({given} angegeben).</translation>
+        </message>
+        <message>
+            <source>An assistant needs a name.</source>
+            <translation>Ein Assistent braucht einen Namen.</translation>
+        </message>
+        <message>
+            <source>The temperature must be between 0 and 2.</source>
+            <translation>Die Temperatur muss zwischen 0 und 2 liegen.</translation>
+        </message>
+        <message>
+            <source>The assistant could not be saved.</source>
+            <translation>Der Assistent konnte nicht gespeichert werden.</translation>
+        </message>
+        <message>
+            <source>That assistant no longer exists.</source>
+            <translation>Diesen Assistenten gibt es nicht mehr.</translation>
+        </message>
+        <message>
+            <source>The project could not be saved.</source>
+            <translation>Das Projekt konnte nicht gespeichert werden.</translation>
+        </message>
+        <message>
+            <source>That project no longer exists.</source>
+            <translation>Dieses Projekt gibt es nicht mehr.</translation>
+        </message>
+        <message>
+            <source>Several memories have ids starting with {id}; give more of the id.</source>
+            <translation>Mehrere Erinnerungen haben IDs, die mit {id} beginnen; geben Sie mehr von der ID an.</translation>
+        </message>
+        <message>
+            <source>The system speech failed.</source>
+            <translation>Die Sprachausgabe des Systems ist fehlgeschlagen.</translation>
+        </message>
+        <message>
+            <source>This is not an Assista export file.</source>
+            <translation>Dies ist keine Assista-Exportdatei.</translation>
+        </message>
+        <message>
+            <source>This export has format version {version}, which this version of Assista cannot read; update Assista to import it.</source>
+            <translation>Dieser Export hat die Formatversion {version}, die diese Version von Assista nicht lesen kann; aktualisieren Sie Assista, um ihn zu importieren.</translation>
+        </message>
+        <message>
+            <source>A chat in the export is not readable.</source>
+            <translation>Ein Chat im Export ist nicht lesbar.</translation>
+        </message>
+        <message>
+            <source>The chat {chat} in the export is not readable.</source>
+            <translation>Der Chat {chat} im Export ist nicht lesbar.</translation>
+        </message>
+        <message>
+            <source>Some messages of the chat {chat} already exist in another chat.</source>
+            <translation>Einige Nachrichten des Chats {chat} existieren bereits in einem anderen Chat.</translation>
+        </message>
+        <message>
+            <source>The memories in the export are not readable.</source>
+            <translation>Die Erinnerungen im Export sind nicht lesbar.</translation>
+        </message>
+        <message>
+            <source>A project in the export is not readable.</source>
+            <translation>Ein Projekt im Export ist nicht lesbar.</translation>
+        </message>
+        <message>
+            <source>{file} holds more than {limit} MB of chats, more than Assista imports at once; split the export or import the chats in parts.</source>
+            <translation>{file} enthält mehr als {limit} MB an Chats, mehr als Assista auf einmal importiert; teilen Sie den Export auf oder importieren Sie die Chats in Teilen.</translation>
+        </message>
+        <message>
+            <source>{file} is not a file (a folder, a device or a pipe); import reads an export file.</source>
+            <translation>{file} ist keine Datei (ein Ordner, ein Gerät oder eine Pipe); der Import liest eine Exportdatei.</translation>
+        </message>
+        <message>
+            <source>{file} is a damaged zip file.</source>
+            <translation>{file} ist eine beschädigte ZIP-Datei.</translation>
+        </message>
+        <message>
+            <source>{file} is not a JSON file.</source>
+            <translation>{file} ist keine JSON-Datei.</translation>
+        </message>
+        <message>
+            <source>{file} has no conversations.json inside.</source>
+            <translation>{file} enthält keine conversations.json.</translation>
+        </message>
+        <message>
+            <source>This file is neither an Assista export nor a ChatGPT conversations.json.</source>
+            <translation>Diese Datei ist weder ein Assista-Export noch eine ChatGPT-conversations.json.</translation>
+        </message>
+        <message>
+            <source>The ChatGPT export could not be read: a conversation in it has fields of the wrong type; nothing was imported.</source>
+            <translation>Der ChatGPT-Export konnte nicht gelesen werden: Eine Unterhaltung darin hat Felder des falschen Typs; nichts wurde importiert.</translation>
+        </message>
+        <message>
+            <source>The ChatGPT export could not be read.</source>
+            <translation>Der ChatGPT-Export konnte nicht gelesen werden.</translation>
+        </message>
+        <message>
+            <source>Add a provider to start chatting.</source>
+            <translation>Fügen Sie einen Anbieter hinzu, um zu chatten.</translation>
+        </message>
+        <message>
+            <source>{provider} needs an API key: add one in Providers.</source>
+            <translation>{provider} braucht einen API-Schlüssel: Fügen Sie einen unter „Anbieter“ hinzu.</translation>
+        </message>
+        <message>
+            <source>{provider} uses an unsupported kind of provider ({kind}).</source>
+            <translation>{provider} verwendet eine nicht unterstützte Art von Anbieter ({kind}).</translation>
+        </message>
+        <message>
+            <source>{provider}: the option {option} is not valid.</source>
+            <translation>{provider}: Die Option {option} ist ungültig.</translation>
+        </message>
+        <message>
+            <source>Unknown provider preset {preset} (known: {known}).</source>
+            <translation>Unbekannte Anbietervorlage {preset} (bekannt: {known}).</translation>
+        </message>
+        <message>
+            <source>{provider} needs a base URL (for example http://localhost:8080/v1).</source>
+            <translation>{provider} braucht eine Basis-URL (zum Beispiel http://localhost:8080/v1).</translation>
+        </message>
+        <message>
+            <source>The header {name} looks like a credential. Enter the API key in the provider's key field instead; it is kept in the system keyring, not in the settings.</source>
+            <translation>Der Header {name} sieht wie ein Zugangsdatum aus. Geben Sie den API-Schlüssel stattdessen im Schlüsselfeld des Anbieters ein; er wird im Schlüsselbund des Systems gespeichert, nicht in den Einstellungen.</translation>
+        </message>
+        <message>
+            <source>Unknown tools: {tools}. Available: {available}.</source>
+            <translation>Unbekannte Werkzeuge: {tools}. Verfügbar: {available}.</translation>
+        </message>
+        <message>
+            <source>{provider} has no web search of its own: choose a search service (SearXNG, Brave or Tavily) in Settings, or turn off Search the web.</source>
+            <translation>{provider} hat keine eigene Websuche: Wählen Sie in den Einstellungen einen Suchdienst (SearXNG, Brave oder Tavily) oder schalten Sie „Im Web suchen“ aus.</translation>
+        </message>
+        <message>
+            <source>Web search via {service} needs the instance's address (Settings).</source>
+            <translation>Die Websuche über {service} braucht die Adresse der Instanz (Einstellungen).</translation>
+        </message>
+        <message>
+            <source>Web search via {service} needs an API key (Settings).</source>
+            <translation>Die Websuche über {service} braucht einen API-Schlüssel (Einstellungen).</translation>
+        </message>
+        <message>
+            <source>This model cannot call tools, so it cannot search the web here; pick a model with tools or turn off Search the web.</source>
+            <translation>Dieses Modell kann keine Werkzeuge aufrufen und daher hier nicht im Web suchen; wählen Sie ein Modell mit Werkzeugen oder schalten Sie „Im Web suchen“ aus.</translation>
+        </message>
+        <message>
+            <source>Unknown sync target {url}: use {forms}.</source>
+            <translation>Unbekanntes Synchronisationsziel {url}: Verwenden Sie {forms}.</translation>
+        </message>
+        <message>
+            <source>Set the sync passphrase in Settings → Sync.</source>
+            <translation>Legen Sie die Sync-Passphrase unter Einstellungen → Synchronisation fest.</translation>
+        </message>
+        <message>
+            <source>The sync passphrase is empty; set one to encrypt your chats.</source>
+            <translation>Die Sync-Passphrase ist leer; legen Sie eine fest, um Ihre Chats zu verschlüsseln.</translation>
+        </message>
+        <message>
+            <source>The sync passphrase is wrong: it does not open the chats already on the target. Nothing was changed.</source>
+            <translation>Die Sync-Passphrase ist falsch: Sie öffnet die Chats auf dem Ziel nicht. Nichts wurde geändert.</translation>
+        </message>
+        <message>
+            <source>{file} on the sync target is damaged.</source>
+            <translation>{file} auf dem Synchronisationsziel ist beschädigt.</translation>
+        </message>
+        <message>
+            <source>{file} on the sync target is damaged or was altered (it fails authentication).</source>
+            <translation>{file} auf dem Synchronisationsziel ist beschädigt oder wurde verändert (die Authentifizierung schlägt fehl).</translation>
+        </message>
+        <message>
+            <source>The sync target was set up by a newer version of Assista; update Assista.</source>
+            <translation>Das Synchronisationsziel wurde von einer neueren Version von Assista eingerichtet; aktualisieren Sie Assista.</translation>
+        </message>
+        <message>
+            <source>{file} was written by a newer version of Assista; update Assista to sync.</source>
+            <translation>{file} wurde von einer neueren Version von Assista geschrieben; aktualisieren Sie Assista, um zu synchronisieren.</translation>
+        </message>
+        <message>
+            <source>Another sync of this data folder is running; this one was skipped.</source>
+            <translation>Eine andere Synchronisation dieses Datenordners läuft; diese wurde übersprungen.</translation>
+        </message>
+        <message>
+            <source>A change on this device is {size}, more than the sync target {target} accepts in one upload ({limit}); it stays on this device. Delete it, or raise the server's upload limit, to sync again.</source>
+            <translation>Eine Änderung auf diesem Gerät ist {size} groß, mehr als das Synchronisationsziel {target} in einem Upload annimmt ({limit}); sie bleibt auf diesem Gerät. Löschen Sie sie oder erhöhen Sie das Upload-Limit des Servers, um wieder zu synchronisieren.</translation>
+        </message>
+        <message>
+            <source>A message in the chat {chat} is {size}, more than the sync target {target} accepts in one upload ({limit}); it stays on this device. Delete it, or raise the server's upload limit, to sync again.</source>
+            <translation>Eine Nachricht im Chat {chat} ist {size} groß, mehr als das Synchronisationsziel {target} in einem Upload annimmt ({limit}); sie bleibt auf diesem Gerät. Löschen Sie sie oder erhöhen Sie das Upload-Limit des Servers, um wieder zu synchronisieren.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} does not hold {count} of the files it accepted: the server lost them. Nothing is lost here; the next sync sends them again.</source>
+            <translation>Das Synchronisationsziel {target} hat {count} der angenommenen Dateien nicht: Der Server hat sie verloren. Hier geht nichts verloren; die nächste Synchronisation sendet sie erneut.</translation>
+        </message>
+        <message>
+            <source>{file} disappeared from the sync target during the sync; nothing was changed here, the next sync will read it.</source>
+            <translation>{file} ist während der Synchronisation vom Synchronisationsziel verschwunden; hier wurde nichts geändert, die nächste Synchronisation liest sie.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} lost {file}.</source>
+            <translation>Das Synchronisationsziel {target} hat {file} verloren.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} refused the credentials (HTTP {status}); check the user name and the password. Nothing was changed here.</source>
+            <translation>Das Synchronisationsziel {target} hat die Zugangsdaten abgelehnt (HTTP {status}); prüfen Sie Benutzername und Passwort. Hier wurde nichts geändert.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} refused access (HTTP {status}); check the credentials and the path. Nothing was changed here.</source>
+            <translation>Das Synchronisationsziel {target} hat den Zugriff verweigert (HTTP {status}); prüfen Sie die Zugangsdaten und den Pfad. Hier wurde nichts geändert.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} has no such folder or bucket (HTTP {status}). Nothing was changed here.</source>
+            <translation>Das Synchronisationsziel {target} hat keinen solchen Ordner oder Bucket (HTTP {status}). Hier wurde nichts geändert.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} refused a file as too large (HTTP {status}). Nothing was changed here.</source>
+            <translation>Das Synchronisationsziel {target} hat eine Datei als zu groß abgelehnt (HTTP {status}). Hier wurde nichts geändert.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} is out of space (HTTP {status}); free some space on it. Nothing was changed here.</source>
+            <translation>Das Synchronisationsziel {target} hat keinen Speicherplatz mehr (HTTP {status}); geben Sie dort Platz frei. Hier wurde nichts geändert.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} failed (HTTP {status}); try again later. Nothing was changed here.</source>
+            <translation>Das Synchronisationsziel {target} ist fehlgeschlagen (HTTP {status}); versuchen Sie es später erneut. Hier wurde nichts geändert.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} answered HTTP {status}. Nothing was changed here.</source>
+            <translation>Das Synchronisationsziel {target} hat mit HTTP {status} geantwortet. Hier wurde nichts geändert.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} sent more than {limit}, so it was not read (the server or a proxy in between is broken). Nothing was changed here.</source>
+            <translation>Das Synchronisationsziel {target} hat mehr als {limit} gesendet und wurde daher nicht gelesen (der Server oder ein Proxy dazwischen ist defekt). Hier wurde nichts geändert.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} did not answer in time; your data here was not changed and the next sync will try again.</source>
+            <translation>Das Synchronisationsziel {target} hat nicht rechtzeitig geantwortet; Ihre Daten hier wurden nicht geändert, die nächste Synchronisation versucht es erneut.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} cannot be reached; your data here was not changed and the next sync will try again.</source>
+            <translation>Das Synchronisationsziel {target} ist nicht erreichbar; Ihre Daten hier wurden nicht geändert, die nächste Synchronisation versucht es erneut.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} dropped the connection; your data here was not changed and the next sync will try again.</source>
+            <translation>Das Synchronisationsziel {target} hat die Verbindung getrennt; Ihre Daten hier wurden nicht geändert, die nächste Synchronisation versucht es erneut.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} failed; your data here was not changed and the next sync will try again.</source>
+            <translation>Das Synchronisationsziel {target} ist fehlgeschlagen; Ihre Daten hier wurden nicht geändert, die nächste Synchronisation versucht es erneut.</translation>
+        </message>
+        <message>
+            <source>The sync folder {target} failed. Nothing was changed here.</source>
+            <translation>Der Synchronisationsordner {target} ist fehlgeschlagen. Hier wurde nichts geändert.</translation>
+        </message>
+        <message>
+            <source>A file URL names a folder on this machine by its full path: file:///path ({url}).</source>
+            <translation>Eine file-URL benennt einen Ordner auf diesem Rechner mit seinem vollständigen Pfad: file:///path ({url}).</translation>
+        </message>
+        <message>
+            <source>{file} in the sync folder {target} is larger than {limit}: not a file Assista wrote. Nothing was changed here.</source>
+            <translation>{file} im Synchronisationsordner {target} ist größer als {limit}: keine Datei, die Assista geschrieben hat. Hier wurde nichts geändert.</translation>
+        </message>
+        <message>
+            <source>The S3 URL {url} has no bucket: s3://bucket/prefix.</source>
+            <translation>Die S3-URL {url} hat keinen Bucket: s3://bucket/prefix.</translation>
+        </message>
+        <message>
+            <source>S3 sync needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY to be set.</source>
+            <translation>Die S3-Synchronisation braucht gesetzte AWS_ACCESS_KEY_ID und AWS_SECRET_ACCESS_KEY.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} sent a list of files that cannot be read. Nothing was changed here.</source>
+            <translation>Das Synchronisationsziel {target} hat eine Dateiliste gesendet, die nicht gelesen werden kann. Hier wurde nichts geändert.</translation>
+        </message>
+        <message>
+            <source>The WebDAV URL {url} has no host.</source>
+            <translation>Die WebDAV-URL {url} hat keinen Host.</translation>
+        </message>
+        <message>
+            <source>Put the WebDAV password in {variable}, not in the URL.</source>
+            <translation>Legen Sie das WebDAV-Passwort in {variable} ab, nicht in der URL.</translation>
+        </message>
+        <message>
+            <source>Cannot read {file}.</source>
+            <translation>{file} kann nicht gelesen werden.</translation>
+        </message>
+        <message>
+            <source>{file} is not a file.</source>
+            <translation>{file} ist keine Datei.</translation>
+        </message>
+        <message>
+            <source>{file} is empty.</source>
+            <translation>{file} ist leer.</translation>
+        </message>
+        <message>
+            <source>{file} is not UTF-8 text.</source>
+            <translation>{file} ist kein UTF-8-Text.</translation>
+        </message>
+        <message>
+            <source>{file} is not valid CSV.</source>
+            <translation>{file} ist kein gültiges CSV.</translation>
+        </message>
+        <message>
+            <source>{file} is not a PDF (its content does not start like one: a damaged download or another kind of file).</source>
+            <translation>{file} ist kein PDF (der Inhalt beginnt nicht wie eines: ein beschädigter Download oder eine andere Dateiart).</translation>
+        </message>
+        <message>
+            <source>{file} is password-protected; open it with its password and save an unprotected copy to attach it.</source>
+            <translation>{file} ist passwortgeschützt; öffnen Sie es mit dem Passwort und speichern Sie eine ungeschützte Kopie, um sie anzuhängen.</translation>
+        </message>
+        <message>
+            <source>{file} is too large to attach ({size} MB; the limit is {limit} MB).</source>
+            <translation>{file} ist zu groß zum Anhängen ({size} MB; die Grenze ist {limit} MB).</translation>
+        </message>
+        <message>
+            <source>{file} is too large to read ({size}; the limit is {limit} MB).</source>
+            <translation>{file} ist zu groß zum Lesen ({size}; die Grenze ist {limit} MB).</translation>
+        </message>
+        <message>
+            <source>{file} unpacks to more than {limit} MB; it is not read.</source>
+            <translation>{file} wird entpackt größer als {limit} MB; es wird nicht gelesen.</translation>
+        </message>
+        <message>
+            <source>{file} is not a text file or a supported document (PDF, DOCX, XLSX, CSV, PPTX, HTML, EPUB, Markdown, source code).</source>
+            <translation>{file} ist keine Textdatei und kein unterstütztes Dokument (PDF, DOCX, XLSX, CSV, PPTX, HTML, EPUB, Markdown, Quellcode).</translation>
+        </message>
+        <message>
+            <source>{file} has no text to read.</source>
+            <translation>{file} enthält keinen lesbaren Text.</translation>
+        </message>
+        <message>
+            <source>{file} has no text to read (scanned pages without a text layer?).</source>
+            <translation>{file} enthält keinen lesbaren Text (gescannte Seiten ohne Textebene?).</translation>
+        </message>
+        <message>
+            <source>{file} is damaged.</source>
+            <translation>{file} ist beschädigt.</translation>
+        </message>
+        <message>
+            <source>{file} is damaged or not a real {kind} file.</source>
+            <translation>{file} ist beschädigt oder keine echte {kind}-Datei.</translation>
+        </message>
+        <message>
+            <source>A knowledge base needs a name.</source>
+            <translation>Eine Wissensdatenbank braucht einen Namen.</translation>
+        </message>
+        <message>
+            <source>There is already a knowledge base named {name}.</source>
+            <translation>Es gibt bereits eine Wissensdatenbank namens {name}.</translation>
+        </message>
+        <message>
+            <source>There is no knowledge base named {name}.</source>
+            <translation>Es gibt keine Wissensdatenbank namens {name}.</translation>
+        </message>
+        <message>
+            <source>No such file or folder: {paths}.</source>
+            <translation>Keine solche Datei und kein solcher Ordner: {paths}.</translation>
+        </message>
+        <message>
+            <source>{file} is too large to index.</source>
+            <translation>{file} ist zu groß zum Indizieren.</translation>
+        </message>
+        <message>
+            <source>{file} is a link to nothing.</source>
+            <translation>{file} ist ein Link ins Leere.</translation>
+        </message>
+        <message>
+            <source>{file} is a link out of the folder (links are followed only inside it).</source>
+            <translation>{file} ist ein Link aus dem Ordner heraus (Links werden nur innerhalb des Ordners verfolgt).</translation>
+        </message>
+        <message>
+            <source>There is no embedding API {kind}.</source>
+            <translation>Es gibt keine Embedding-API {kind}.</translation>
+        </message>
+        <message>
+            <source>Providers of the kind {kind} cannot make embeddings.</source>
+            <translation>Anbieter der Art {kind} können keine Embeddings erstellen.</translation>
+        </message>
+        <message>
+            <source>The embedding request failed.</source>
+            <translation>Die Embedding-Anfrage ist fehlgeschlagen.</translation>
+        </message>
+        <message>
+            <source>The embedding model {model} at {url} cannot be used; nothing was changed.</source>
+            <translation>Das Embedding-Modell {model} unter {url} kann nicht verwendet werden; nichts wurde geändert.</translation>
+        </message>
+        <message>
+            <source>No MCP servers are running.</source>
+            <translation>Es laufen keine MCP-Server.</translation>
+        </message>
+        <message>
+            <source>There is no MCP server named {name}.</source>
+            <translation>Es gibt keinen MCP-Server namens {name}.</translation>
+        </message>
+        <message>
+            <source>There is already an MCP server named {name}.</source>
+            <translation>Es gibt bereits einen MCP-Server namens {name}.</translation>
+        </message>
+        <message>
+            <source>The prompt {prompt} needs {names}.</source>
+            <translation>Der Prompt {prompt} braucht {names}.</translation>
+        </message>
+        <message>
+            <source>These values are required: {names}.</source>
+            <translation>Diese Werte sind erforderlich: {names}.</translation>
+        </message>
+        <message>
+            <source>The MCP registry could not be read and there is no saved copy yet.</source>
+            <translation>Das MCP-Verzeichnis konnte nicht gelesen werden, und es gibt noch keine gespeicherte Kopie.</translation>
+        </message>
+        <message>
+            <source>The MCP configuration is not valid JSON (line {line}).</source>
+            <translation>Die MCP-Konfiguration ist kein gültiges JSON (Zeile {line}).</translation>
+        </message>
+        <message>
+            <source>Cannot read the MCP configuration {file}.</source>
+            <translation>Die MCP-Konfiguration {file} kann nicht gelesen werden.</translation>
+        </message>
+        <message>
+            <source>The MCP configuration must be a JSON object with an mcpServers key.</source>
+            <translation>Die MCP-Konfiguration muss ein JSON-Objekt mit einem Schlüssel mcpServers sein.</translation>
+        </message>
+        <message>
+            <source>The MCP configuration holds a single server without a name: put it under mcpServers, with its name as the key.</source>
+            <translation>Die MCP-Konfiguration enthält einen einzelnen Server ohne Namen: Legen Sie ihn unter mcpServers ab, mit seinem Namen als Schlüssel.</translation>
+        </message>
+        <message>
+            <source>mcpServers must map server names to their settings.</source>
+            <translation>mcpServers muss Servernamen ihren Einstellungen zuordnen.</translation>
+        </message>
+        <message>
+            <source>The MCP configuration lists no servers.</source>
+            <translation>Die MCP-Konfiguration listet keine Server auf.</translation>
+        </message>
+        <message>
+            <source>MCP server {server}: its settings must be a JSON object.</source>
+            <translation>MCP-Server {server}: Seine Einstellungen müssen ein JSON-Objekt sein.</translation>
+        </message>
+        <message>
+            <source>MCP server {server}: {key} must be an object of strings.</source>
+            <translation>MCP-Server {server}: {key} muss ein Objekt aus Zeichenketten sein.</translation>
+        </message>
+        <message>
+            <source>MCP server {server}: unknown transport {transport}.</source>
+            <translation>MCP-Server {server}: unbekannter Transport {transport}.</translation>
+        </message>
+        <message>
+            <source>The settings of MCP server {server} are not valid.</source>
+            <translation>Die Einstellungen des MCP-Servers {server} sind ungültig.</translation>
+        </message>
     </context>
     <context>
         <name>ExchangeView</name>
@@ -2778,8 +3402,8 @@
             <translation>Header</translation>
         </message>
         <message>
-            <source>Arguments: {error}</source>
-            <translation>Argumente: {error}</translation>
+            <source>Arguments: a quotation mark is not closed, or the text ends with a backslash.</source>
+            <translation>Argumente: Ein Anführungszeichen ist nicht geschlossen, oder der Text endet mit einem Backslash.</translation>
         </message>
         <message>
             <source>Policy for {tool}</source>

@@ -1574,6 +1574,630 @@
             <source>The provider</source>
             <translation>El proveedor</translation>
         </message>
+        <message>
+            <source>The data folder {folder} does not exist.</source>
+            <translation>La carpeta de datos {folder} no existe.</translation>
+        </message>
+        <message>
+            <source>The data folder {folder} holds no Assista database.</source>
+            <translation>La carpeta de datos {folder} no contiene ninguna base de datos de Assista.</translation>
+        </message>
+        <message>
+            <source>The data folder {folder} cannot be written.</source>
+            <translation>No se puede escribir en la carpeta de datos {folder}.</translation>
+        </message>
+        <message>
+            <source>{file} cannot be used.</source>
+            <translation>No se puede usar {file}.</translation>
+        </message>
+        <message>
+            <source>The data location {folder} exists but is not a folder.</source>
+            <translation>La ubicación de datos {folder} existe, pero no es una carpeta.</translation>
+        </message>
+        <message>
+            <source>{flag} needs a folder, for example {example}.</source>
+            <translation>{flag} necesita una carpeta, por ejemplo {example}.</translation>
+        </message>
+        <message>
+            <source>The database is closed.</source>
+            <translation>La base de datos está cerrada.</translation>
+        </message>
+        <message>
+            <source>The database {path} was written by a newer version of Assista (schema {schema}; this version knows up to {known}). Update Assista, or start it with another data folder. The database was not modified.</source>
+            <translation>La base de datos {path} la escribió una versión más reciente de Assista (esquema {schema}; esta versión conoce hasta el {known}). Actualice Assista o inícielo con otra carpeta de datos. La base de datos no se ha modificado.</translation>
+        </message>
+        <message>
+            <source>The database {path} needs an upgrade (schema {schema} to {known}) and cannot be opened read-only.</source>
+            <translation>La base de datos {path} necesita una actualización (del esquema {schema} al {known}) y no se puede abrir en modo de solo lectura.</translation>
+        </message>
+        <message>
+            <source>The database {path} is damaged.</source>
+            <translation>La base de datos {path} está dañada.</translation>
+        </message>
+        <message>
+            <source>The database {path} is damaged. Restart Assista to recover it.</source>
+            <translation>La base de datos {path} está dañada. Reinicie Assista para recuperarla.</translation>
+        </message>
+        <message>
+            <source>The database {path} cannot be used. It may be damaged or not an Assista database.</source>
+            <translation>No se puede usar la base de datos {path}. Puede estar dañada o no ser una base de datos de Assista.</translation>
+        </message>
+        <message>
+            <source>The database {path} is damaged and could not be moved aside; move it away yourself and start Assista again.</source>
+            <translation>La base de datos {path} está dañada y no se pudo apartar; muévala usted mismo y vuelva a iniciar Assista.</translation>
+        </message>
+        <message>
+            <source>Cannot open the database {path}.</source>
+            <translation>No se puede abrir la base de datos {path}.</translation>
+        </message>
+        <message>
+            <source>The database {path} is open read-only (its folder cannot be written); this change was not saved.</source>
+            <translation>La base de datos {path} está abierta en modo de solo lectura (no se puede escribir en su carpeta); este cambio no se guardó.</translation>
+        </message>
+        <message>
+            <source>The database {path} cannot be written.</source>
+            <translation>No se puede escribir en la base de datos {path}.</translation>
+        </message>
+        <message>
+            <source>The disk holding the database {path} is full.</source>
+            <translation>El disco que contiene la base de datos {path} está lleno.</translation>
+        </message>
+        <message>
+            <source>The database is busy or unavailable.</source>
+            <translation>La base de datos está ocupada o no está disponible.</translation>
+        </message>
+        <message>
+            <source>The database {path} could not be read or written.</source>
+            <translation>No se pudo leer ni escribir la base de datos {path}.</translation>
+        </message>
+        <message>
+            <source>Cannot back up the database {path} before upgrading it. The database was not modified; free some disk space and try again.</source>
+            <translation>No se puede hacer una copia de seguridad de la base de datos {path} antes de actualizarla. La base de datos no se ha modificado; libere espacio en disco e inténtelo de nuevo.</translation>
+        </message>
+        <message>
+            <source>Upgrading the database {path} (migration {migration}) failed. The database was left at version {version}.</source>
+            <translation>La actualización de la base de datos {path} (migración {migration}) falló. La base de datos se quedó en la versión {version}.</translation>
+        </message>
+        <message>
+            <source>Upgrading the database {path} (migration {migration}) failed. The database was restored as it was (version {version}); a copy is kept in {backup}.</source>
+            <translation>La actualización de la base de datos {path} (migración {migration}) falló. La base de datos se restauró tal como estaba (versión {version}); se guarda una copia en {backup}.</translation>
+        </message>
+        <message>
+            <source>Upgrading the database {path} (migration {migration}) failed, and restoring the backup also failed; your data is safe in {backup}.</source>
+            <translation>La actualización de la base de datos {path} (migración {migration}) falló, y la restauración de la copia de seguridad también; sus datos están a salvo en {backup}.</translation>
+        </message>
+        <message>
+            <source>After the upgrade, some records of the database point to records that do not exist.</source>
+            <translation>Tras la actualización, algunos registros de la base de datos apuntan a registros que no existen.</translation>
+        </message>
+        <message>
+            <source>A step of the database upgrade failed.</source>
+            <translation>Falló un paso de la actualización de la base de datos.</translation>
+        </message>
+        <message>
+            <source>Cannot open the request inspector's database {path}.</source>
+            <translation>No se puede abrir la base de datos del inspector de solicitudes {path}.</translation>
+        </message>
+        <message>
+            <source>The key file {file} cannot be read. Fix or delete it and enter the API keys again.</source>
+            <translation>No se puede leer el archivo de claves {file}. Corríjalo o elimínelo y vuelva a introducir las claves de API.</translation>
+        </message>
+        <message>
+            <source>The key file {file} has an unexpected format.</source>
+            <translation>El archivo de claves {file} tiene un formato inesperado.</translation>
+        </message>
+        <message>
+            <source>Cannot write the key file {file}.</source>
+            <translation>No se puede escribir el archivo de claves {file}.</translation>
+        </message>
+        <message>
+            <source>The setting {key} cannot be stored.</source>
+            <translation>No se puede guardar el ajuste {key}.</translation>
+        </message>
+        <message>
+            <source>The search failed.</source>
+            <translation>La búsqueda falló.</translation>
+        </message>
+        <message>
+            <source>The answer could not be saved.</source>
+            <translation>No se pudo guardar la respuesta.</translation>
+        </message>
+        <message>
+            <source>{count} messages could not be saved.</source>
+            <translation>No se pudieron guardar {count} mensajes.</translation>
+        </message>
+        <message>
+            <source>The message is empty.</source>
+            <translation>El mensaje está vacío.</translation>
+        </message>
+        <message>
+            <source>That message already exists.</source>
+            <translation>Ese mensaje ya existe.</translation>
+        </message>
+        <message>
+            <source>That message is not in this chat.</source>
+            <translation>Ese mensaje no está en este chat.</translation>
+        </message>
+        <message>
+            <source>The message could not be saved: it belongs to another chat.</source>
+            <translation>No se pudo guardar el mensaje: pertenece a otro chat.</translation>
+        </message>
+        <message>
+            <source>The message could not be saved: the message it follows is not in this chat.</source>
+            <translation>No se pudo guardar el mensaje: el mensaje al que sigue no está en este chat.</translation>
+        </message>
+        <message>
+            <source>That message is not on the chat's shown branch.</source>
+            <translation>Ese mensaje no está en la rama mostrada del chat.</translation>
+        </message>
+        <message>
+            <source>There is no question before this message to ask again.</source>
+            <translation>No hay ninguna pregunta antes de este mensaje para volver a hacer.</translation>
+        </message>
+        <message>
+            <source>A chat with id {chat} already exists.</source>
+            <translation>Ya existe un chat con el id {chat}.</translation>
+        </message>
+        <message>
+            <source>The chat could not be locked for its answer.</source>
+            <translation>No se pudo bloquear el chat para su respuesta.</translation>
+        </message>
+        <message>
+            <source>Nothing to undo: no file written by the assistant is waiting to be undone.</source>
+            <translation>Nada que deshacer: ningún archivo escrito por el asistente está pendiente de deshacer.</translation>
+        </message>
+        <message>
+            <source>This record has no request to replay (recorded by an older version).</source>
+            <translation>Este registro no tiene ninguna solicitud para repetir (lo registró una versión anterior).</translation>
+        </message>
+        <message>
+            <source>Compare {minimum} to {maximum} models at once ({given} given).</source>
+            <translation>Compare de {minimum} a {maximum} modelos a la vez ({given} indicados).</translation>
+        </message>
+        <message>
+            <source>An assistant needs a name.</source>
+            <translation>Un asistente necesita un nombre.</translation>
+        </message>
+        <message>
+            <source>The temperature must be between 0 and 2.</source>
+            <translation>La temperatura debe estar entre 0 y 2.</translation>
+        </message>
+        <message>
+            <source>The assistant could not be saved.</source>
+            <translation>No se pudo guardar el asistente.</translation>
+        </message>
+        <message>
+            <source>That assistant no longer exists.</source>
+            <translation>Ese asistente ya no existe.</translation>
+        </message>
+        <message>
+            <source>The project could not be saved.</source>
+            <translation>No se pudo guardar el proyecto.</translation>
+        </message>
+        <message>
+            <source>That project no longer exists.</source>
+            <translation>Ese proyecto ya no existe.</translation>
+        </message>
+        <message>
+            <source>Several memories have ids starting with {id}; give more of the id.</source>
+            <translation>Varios recuerdos tienen ids que empiezan por {id}; indique más caracteres del id.</translation>
+        </message>
+        <message>
+            <source>The system speech failed.</source>
+            <translation>La voz del sistema falló.</translation>
+        </message>
+        <message>
+            <source>This is not an Assista export file.</source>
+            <translation>Este no es un archivo de exportación de Assista.</translation>
+        </message>
+        <message>
+            <source>This export has format version {version}, which this version of Assista cannot read; update Assista to import it.</source>
+            <translation>Esta exportación tiene la versión de formato {version}, que esta versión de Assista no puede leer; actualice Assista para importarla.</translation>
+        </message>
+        <message>
+            <source>A chat in the export is not readable.</source>
+            <translation>Un chat de la exportación no se puede leer.</translation>
+        </message>
+        <message>
+            <source>The chat {chat} in the export is not readable.</source>
+            <translation>El chat {chat} de la exportación no se puede leer.</translation>
+        </message>
+        <message>
+            <source>Some messages of the chat {chat} already exist in another chat.</source>
+            <translation>Algunos mensajes del chat {chat} ya existen en otro chat.</translation>
+        </message>
+        <message>
+            <source>The memories in the export are not readable.</source>
+            <translation>Los recuerdos de la exportación no se pueden leer.</translation>
+        </message>
+        <message>
+            <source>A project in the export is not readable.</source>
+            <translation>Un proyecto de la exportación no se puede leer.</translation>
+        </message>
+        <message>
+            <source>{file} holds more than {limit} MB of chats, more than Assista imports at once; split the export or import the chats in parts.</source>
+            <translation>{file} contiene más de {limit} MB de chats, más de lo que Assista importa de una vez; divida la exportación o importe los chats por partes.</translation>
+        </message>
+        <message>
+            <source>{file} is not a file (a folder, a device or a pipe); import reads an export file.</source>
+            <translation>{file} no es un archivo (es una carpeta, un dispositivo o una tubería); la importación lee un archivo de exportación.</translation>
+        </message>
+        <message>
+            <source>{file} is a damaged zip file.</source>
+            <translation>{file} es un archivo zip dañado.</translation>
+        </message>
+        <message>
+            <source>{file} is not a JSON file.</source>
+            <translation>{file} no es un archivo JSON.</translation>
+        </message>
+        <message>
+            <source>{file} has no conversations.json inside.</source>
+            <translation>{file} no contiene ningún conversations.json.</translation>
+        </message>
+        <message>
+            <source>This file is neither an Assista export nor a ChatGPT conversations.json.</source>
+            <translation>Este archivo no es ni una exportación de Assista ni un conversations.json de ChatGPT.</translation>
+        </message>
+        <message>
+            <source>The ChatGPT export could not be read: a conversation in it has fields of the wrong type; nothing was imported.</source>
+            <translation>No se pudo leer la exportación de ChatGPT: una conversación tiene campos del tipo incorrecto; no se importó nada.</translation>
+        </message>
+        <message>
+            <source>The ChatGPT export could not be read.</source>
+            <translation>No se pudo leer la exportación de ChatGPT.</translation>
+        </message>
+        <message>
+            <source>Add a provider to start chatting.</source>
+            <translation>Añada un proveedor para empezar a chatear.</translation>
+        </message>
+        <message>
+            <source>{provider} needs an API key: add one in Providers.</source>
+            <translation>{provider} necesita una clave de API: añada una en Proveedores.</translation>
+        </message>
+        <message>
+            <source>{provider} uses an unsupported kind of provider ({kind}).</source>
+            <translation>{provider} usa un tipo de proveedor no compatible ({kind}).</translation>
+        </message>
+        <message>
+            <source>{provider}: the option {option} is not valid.</source>
+            <translation>{provider}: la opción {option} no es válida.</translation>
+        </message>
+        <message>
+            <source>Unknown provider preset {preset} (known: {known}).</source>
+            <translation>Ajuste predefinido de proveedor desconocido {preset} (conocidos: {known}).</translation>
+        </message>
+        <message>
+            <source>{provider} needs a base URL (for example http://localhost:8080/v1).</source>
+            <translation>{provider} necesita una URL base (por ejemplo http://localhost:8080/v1).</translation>
+        </message>
+        <message>
+            <source>The header {name} looks like a credential. Enter the API key in the provider's key field instead; it is kept in the system keyring, not in the settings.</source>
+            <translation>El encabezado {name} parece una credencial. Introduzca la clave de API en el campo de clave del proveedor; se guarda en el llavero del sistema, no en los ajustes.</translation>
+        </message>
+        <message>
+            <source>Unknown tools: {tools}. Available: {available}.</source>
+            <translation>Herramientas desconocidas: {tools}. Disponibles: {available}.</translation>
+        </message>
+        <message>
+            <source>{provider} has no web search of its own: choose a search service (SearXNG, Brave or Tavily) in Settings, or turn off Search the web.</source>
+            <translation>{provider} no tiene búsqueda web propia: elija un servicio de búsqueda (SearXNG, Brave o Tavily) en Ajustes, o desactive Buscar en la web.</translation>
+        </message>
+        <message>
+            <source>Web search via {service} needs the instance's address (Settings).</source>
+            <translation>La búsqueda web mediante {service} necesita la dirección de la instancia (Ajustes).</translation>
+        </message>
+        <message>
+            <source>Web search via {service} needs an API key (Settings).</source>
+            <translation>La búsqueda web mediante {service} necesita una clave de API (Ajustes).</translation>
+        </message>
+        <message>
+            <source>This model cannot call tools, so it cannot search the web here; pick a model with tools or turn off Search the web.</source>
+            <translation>Este modelo no puede llamar a herramientas, así que no puede buscar en la web aquí; elija un modelo con herramientas o desactive Buscar en la web.</translation>
+        </message>
+        <message>
+            <source>Unknown sync target {url}: use {forms}.</source>
+            <translation>Destino de sincronización desconocido {url}: use {forms}.</translation>
+        </message>
+        <message>
+            <source>Set the sync passphrase in Settings → Sync.</source>
+            <translation>Establezca la frase de contraseña de sincronización en Ajustes → Sincronización.</translation>
+        </message>
+        <message>
+            <source>The sync passphrase is empty; set one to encrypt your chats.</source>
+            <translation>La frase de contraseña de sincronización está vacía; establezca una para cifrar sus chats.</translation>
+        </message>
+        <message>
+            <source>The sync passphrase is wrong: it does not open the chats already on the target. Nothing was changed.</source>
+            <translation>La frase de contraseña de sincronización es incorrecta: no abre los chats que ya están en el destino. No se cambió nada.</translation>
+        </message>
+        <message>
+            <source>{file} on the sync target is damaged.</source>
+            <translation>{file} en el destino de sincronización está dañado.</translation>
+        </message>
+        <message>
+            <source>{file} on the sync target is damaged or was altered (it fails authentication).</source>
+            <translation>{file} en el destino de sincronización está dañado o fue alterado (no supera la autenticación).</translation>
+        </message>
+        <message>
+            <source>The sync target was set up by a newer version of Assista; update Assista.</source>
+            <translation>El destino de sincronización lo configuró una versión más reciente de Assista; actualice Assista.</translation>
+        </message>
+        <message>
+            <source>{file} was written by a newer version of Assista; update Assista to sync.</source>
+            <translation>{file} lo escribió una versión más reciente de Assista; actualice Assista para sincronizar.</translation>
+        </message>
+        <message>
+            <source>Another sync of this data folder is running; this one was skipped.</source>
+            <translation>Se está ejecutando otra sincronización de esta carpeta de datos; esta se omitió.</translation>
+        </message>
+        <message>
+            <source>A change on this device is {size}, more than the sync target {target} accepts in one upload ({limit}); it stays on this device. Delete it, or raise the server's upload limit, to sync again.</source>
+            <translation>Un cambio en este dispositivo ocupa {size}, más de lo que el destino de sincronización {target} acepta en una subida ({limit}); se queda en este dispositivo. Elimínelo, o aumente el límite de subida del servidor, para volver a sincronizar.</translation>
+        </message>
+        <message>
+            <source>A message in the chat {chat} is {size}, more than the sync target {target} accepts in one upload ({limit}); it stays on this device. Delete it, or raise the server's upload limit, to sync again.</source>
+            <translation>Un mensaje del chat {chat} ocupa {size}, más de lo que el destino de sincronización {target} acepta en una subida ({limit}); se queda en este dispositivo. Elimínelo, o aumente el límite de subida del servidor, para volver a sincronizar.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} does not hold {count} of the files it accepted: the server lost them. Nothing is lost here; the next sync sends them again.</source>
+            <translation>El destino de sincronización {target} no conserva {count} de los archivos que aceptó: el servidor los perdió. Aquí no se pierde nada; la próxima sincronización los enviará de nuevo.</translation>
+        </message>
+        <message>
+            <source>{file} disappeared from the sync target during the sync; nothing was changed here, the next sync will read it.</source>
+            <translation>{file} desapareció del destino de sincronización durante la sincronización; aquí no se cambió nada, la próxima sincronización lo leerá.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} lost {file}.</source>
+            <translation>El destino de sincronización {target} perdió {file}.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} refused the credentials (HTTP {status}); check the user name and the password. Nothing was changed here.</source>
+            <translation>El destino de sincronización {target} rechazó las credenciales (HTTP {status}); compruebe el nombre de usuario y la contraseña. Aquí no se cambió nada.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} refused access (HTTP {status}); check the credentials and the path. Nothing was changed here.</source>
+            <translation>El destino de sincronización {target} denegó el acceso (HTTP {status}); compruebe las credenciales y la ruta. Aquí no se cambió nada.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} has no such folder or bucket (HTTP {status}). Nothing was changed here.</source>
+            <translation>El destino de sincronización {target} no tiene esa carpeta o bucket (HTTP {status}). Aquí no se cambió nada.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} refused a file as too large (HTTP {status}). Nothing was changed here.</source>
+            <translation>El destino de sincronización {target} rechazó un archivo por demasiado grande (HTTP {status}). Aquí no se cambió nada.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} is out of space (HTTP {status}); free some space on it. Nothing was changed here.</source>
+            <translation>El destino de sincronización {target} no tiene espacio (HTTP {status}); libere espacio en él. Aquí no se cambió nada.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} failed (HTTP {status}); try again later. Nothing was changed here.</source>
+            <translation>El destino de sincronización {target} falló (HTTP {status}); inténtelo más tarde. Aquí no se cambió nada.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} answered HTTP {status}. Nothing was changed here.</source>
+            <translation>El destino de sincronización {target} respondió HTTP {status}. Aquí no se cambió nada.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} sent more than {limit}, so it was not read (the server or a proxy in between is broken). Nothing was changed here.</source>
+            <translation>El destino de sincronización {target} envió más de {limit}, así que no se leyó (el servidor o un proxy intermedio funciona mal). Aquí no se cambió nada.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} did not answer in time; your data here was not changed and the next sync will try again.</source>
+            <translation>El destino de sincronización {target} no respondió a tiempo; sus datos aquí no se cambiaron y la próxima sincronización lo volverá a intentar.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} cannot be reached; your data here was not changed and the next sync will try again.</source>
+            <translation>No se puede acceder al destino de sincronización {target}; sus datos aquí no se cambiaron y la próxima sincronización lo volverá a intentar.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} dropped the connection; your data here was not changed and the next sync will try again.</source>
+            <translation>El destino de sincronización {target} cortó la conexión; sus datos aquí no se cambiaron y la próxima sincronización lo volverá a intentar.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} failed; your data here was not changed and the next sync will try again.</source>
+            <translation>El destino de sincronización {target} falló; sus datos aquí no se cambiaron y la próxima sincronización lo volverá a intentar.</translation>
+        </message>
+        <message>
+            <source>The sync folder {target} failed. Nothing was changed here.</source>
+            <translation>La carpeta de sincronización {target} falló. Aquí no se cambió nada.</translation>
+        </message>
+        <message>
+            <source>A file URL names a folder on this machine by its full path: file:///path ({url}).</source>
+            <translation>Una URL file indica una carpeta de este equipo por su ruta completa: file:///path ({url}).</translation>
+        </message>
+        <message>
+            <source>{file} in the sync folder {target} is larger than {limit}: not a file Assista wrote. Nothing was changed here.</source>
+            <translation>{file} en la carpeta de sincronización {target} ocupa más de {limit}: no es un archivo escrito por Assista. Aquí no se cambió nada.</translation>
+        </message>
+        <message>
+            <source>The S3 URL {url} has no bucket: s3://bucket/prefix.</source>
+            <translation>La URL de S3 {url} no tiene bucket: s3://bucket/prefix.</translation>
+        </message>
+        <message>
+            <source>S3 sync needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY to be set.</source>
+            <translation>La sincronización con S3 necesita que AWS_ACCESS_KEY_ID y AWS_SECRET_ACCESS_KEY estén definidas.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} sent a list of files that cannot be read. Nothing was changed here.</source>
+            <translation>El destino de sincronización {target} envió una lista de archivos que no se puede leer. Aquí no se cambió nada.</translation>
+        </message>
+        <message>
+            <source>The WebDAV URL {url} has no host.</source>
+            <translation>La URL de WebDAV {url} no tiene host.</translation>
+        </message>
+        <message>
+            <source>Put the WebDAV password in {variable}, not in the URL.</source>
+            <translation>Ponga la contraseña de WebDAV en {variable}, no en la URL.</translation>
+        </message>
+        <message>
+            <source>Cannot read {file}.</source>
+            <translation>No se puede leer {file}.</translation>
+        </message>
+        <message>
+            <source>{file} is not a file.</source>
+            <translation>{file} no es un archivo.</translation>
+        </message>
+        <message>
+            <source>{file} is empty.</source>
+            <translation>{file} está vacío.</translation>
+        </message>
+        <message>
+            <source>{file} is not UTF-8 text.</source>
+            <translation>{file} no es texto UTF-8.</translation>
+        </message>
+        <message>
+            <source>{file} is not valid CSV.</source>
+            <translation>{file} no es un CSV válido.</translation>
+        </message>
+        <message>
+            <source>{file} is not a PDF (its content does not start like one: a damaged download or another kind of file).</source>
+            <translation>{file} no es un PDF (su contenido no empieza como uno: una descarga dañada u otro tipo de archivo).</translation>
+        </message>
+        <message>
+            <source>{file} is password-protected; open it with its password and save an unprotected copy to attach it.</source>
+            <translation>{file} está protegido con contraseña; ábralo con su contraseña y guarde una copia sin protección para adjuntarla.</translation>
+        </message>
+        <message>
+            <source>{file} is too large to attach ({size} MB; the limit is {limit} MB).</source>
+            <translation>{file} es demasiado grande para adjuntarlo ({size} MB; el límite es {limit} MB).</translation>
+        </message>
+        <message>
+            <source>{file} is too large to read ({size}; the limit is {limit} MB).</source>
+            <translation>{file} es demasiado grande para leerlo ({size}; el límite es {limit} MB).</translation>
+        </message>
+        <message>
+            <source>{file} unpacks to more than {limit} MB; it is not read.</source>
+            <translation>{file} ocupa más de {limit} MB al descomprimirse; no se lee.</translation>
+        </message>
+        <message>
+            <source>{file} is not a text file or a supported document (PDF, DOCX, XLSX, CSV, PPTX, HTML, EPUB, Markdown, source code).</source>
+            <translation>{file} no es un archivo de texto ni un documento compatible (PDF, DOCX, XLSX, CSV, PPTX, HTML, EPUB, Markdown, código fuente).</translation>
+        </message>
+        <message>
+            <source>{file} has no text to read.</source>
+            <translation>{file} no tiene texto que leer.</translation>
+        </message>
+        <message>
+            <source>{file} has no text to read (scanned pages without a text layer?).</source>
+            <translation>{file} no tiene texto que leer (¿páginas escaneadas sin capa de texto?).</translation>
+        </message>
+        <message>
+            <source>{file} is damaged.</source>
+            <translation>{file} está dañado.</translation>
+        </message>
+        <message>
+            <source>{file} is damaged or not a real {kind} file.</source>
+            <translation>{file} está dañado o no es un archivo {kind} real.</translation>
+        </message>
+        <message>
+            <source>A knowledge base needs a name.</source>
+            <translation>Una base de conocimiento necesita un nombre.</translation>
+        </message>
+        <message>
+            <source>There is already a knowledge base named {name}.</source>
+            <translation>Ya hay una base de conocimiento llamada {name}.</translation>
+        </message>
+        <message>
+            <source>There is no knowledge base named {name}.</source>
+            <translation>No hay ninguna base de conocimiento llamada {name}.</translation>
+        </message>
+        <message>
+            <source>No such file or folder: {paths}.</source>
+            <translation>No existe el archivo o la carpeta: {paths}.</translation>
+        </message>
+        <message>
+            <source>{file} is too large to index.</source>
+            <translation>{file} es demasiado grande para indexarlo.</translation>
+        </message>
+        <message>
+            <source>{file} is a link to nothing.</source>
+            <translation>{file} es un enlace que no apunta a nada.</translation>
+        </message>
+        <message>
+            <source>{file} is a link out of the folder (links are followed only inside it).</source>
+            <translation>{file} es un enlace fuera de la carpeta (los enlaces solo se siguen dentro de ella).</translation>
+        </message>
+        <message>
+            <source>There is no embedding API {kind}.</source>
+            <translation>No hay ninguna API de embeddings {kind}.</translation>
+        </message>
+        <message>
+            <source>Providers of the kind {kind} cannot make embeddings.</source>
+            <translation>Los proveedores del tipo {kind} no pueden crear embeddings.</translation>
+        </message>
+        <message>
+            <source>The embedding request failed.</source>
+            <translation>La solicitud de embeddings falló.</translation>
+        </message>
+        <message>
+            <source>The embedding model {model} at {url} cannot be used; nothing was changed.</source>
+            <translation>No se puede usar el modelo de embeddings {model} en {url}; no se cambió nada.</translation>
+        </message>
+        <message>
+            <source>No MCP servers are running.</source>
+            <translation>No hay servidores MCP en ejecución.</translation>
+        </message>
+        <message>
+            <source>There is no MCP server named {name}.</source>
+            <translation>No hay ningún servidor MCP llamado {name}.</translation>
+        </message>
+        <message>
+            <source>There is already an MCP server named {name}.</source>
+            <translation>Ya hay un servidor MCP llamado {name}.</translation>
+        </message>
+        <message>
+            <source>The prompt {prompt} needs {names}.</source>
+            <translation>El prompt {prompt} necesita {names}.</translation>
+        </message>
+        <message>
+            <source>These values are required: {names}.</source>
+            <translation>Estos valores son obligatorios: {names}.</translation>
+        </message>
+        <message>
+            <source>The MCP registry could not be read and there is no saved copy yet.</source>
+            <translation>No se pudo leer el registro de MCP y todavía no hay ninguna copia guardada.</translation>
+        </message>
+        <message>
+            <source>The MCP configuration is not valid JSON (line {line}).</source>
+            <translation>La configuración de MCP no es JSON válido (línea {line}).</translation>
+        </message>
+        <message>
+            <source>Cannot read the MCP configuration {file}.</source>
+            <translation>No se puede leer la configuración de MCP {file}.</translation>
+        </message>
+        <message>
+            <source>The MCP configuration must be a JSON object with an mcpServers key.</source>
+            <translation>La configuración de MCP debe ser un objeto JSON con una clave mcpServers.</translation>
+        </message>
+        <message>
+            <source>The MCP configuration holds a single server without a name: put it under mcpServers, with its name as the key.</source>
+            <translation>La configuración de MCP contiene un único servidor sin nombre: póngalo dentro de mcpServers, con su nombre como clave.</translation>
+        </message>
+        <message>
+            <source>mcpServers must map server names to their settings.</source>
+            <translation>mcpServers debe asociar nombres de servidor con sus ajustes.</translation>
+        </message>
+        <message>
+            <source>The MCP configuration lists no servers.</source>
+            <translation>La configuración de MCP no incluye ningún servidor.</translation>
+        </message>
+        <message>
+            <source>MCP server {server}: its settings must be a JSON object.</source>
+            <translation>Servidor MCP {server}: sus ajustes deben ser un objeto JSON.</translation>
+        </message>
+        <message>
+            <source>MCP server {server}: {key} must be an object of strings.</source>
+            <translation>Servidor MCP {server}: {key} debe ser un objeto de cadenas.</translation>
+        </message>
+        <message>
+            <source>MCP server {server}: unknown transport {transport}.</source>
+            <translation>Servidor MCP {server}: transporte desconocido {transport}.</translation>
+        </message>
+        <message>
+            <source>The settings of MCP server {server} are not valid.</source>
+            <translation>Los ajustes del servidor MCP {server} no son válidos.</translation>
+        </message>
     </context>
     <context>
         <name>ExchangeView</name>
@@ -2778,8 +3402,8 @@
             <translation>Cabeceras</translation>
         </message>
         <message>
-            <source>Arguments: {error}</source>
-            <translation>Argumentos: {error}</translation>
+            <source>Arguments: a quotation mark is not closed, or the text ends with a backslash.</source>
+            <translation>Argumentos: hay unas comillas sin cerrar, o el texto termina con una barra invertida.</translation>
         </message>
         <message>
             <source>Policy for {tool}</source>

@@ -1574,6 +1574,630 @@
             <source>The provider</source>
             <translation>Le fournisseur</translation>
         </message>
+        <message>
+            <source>The data folder {folder} does not exist.</source>
+            <translation>Le dossier de données {folder} n’existe pas.</translation>
+        </message>
+        <message>
+            <source>The data folder {folder} holds no Assista database.</source>
+            <translation>Le dossier de données {folder} ne contient aucune base de données Assista.</translation>
+        </message>
+        <message>
+            <source>The data folder {folder} cannot be written.</source>
+            <translation>Impossible d’écrire dans le dossier de données {folder}.</translation>
+        </message>
+        <message>
+            <source>{file} cannot be used.</source>
+            <translation>Impossible d’utiliser {file}.</translation>
+        </message>
+        <message>
+            <source>The data location {folder} exists but is not a folder.</source>
+            <translation>L’emplacement de données {folder} existe mais n’est pas un dossier.</translation>
+        </message>
+        <message>
+            <source>{flag} needs a folder, for example {example}.</source>
+            <translation>{flag} attend un dossier, par exemple {example}.</translation>
+        </message>
+        <message>
+            <source>The database is closed.</source>
+            <translation>La base de données est fermée.</translation>
+        </message>
+        <message>
+            <source>The database {path} was written by a newer version of Assista (schema {schema}; this version knows up to {known}). Update Assista, or start it with another data folder. The database was not modified.</source>
+            <translation>La base de données {path} a été écrite par une version plus récente d’Assista (schéma {schema} ; cette version connaît jusqu’au {known}). Mettez Assista à jour, ou lancez-le avec un autre dossier de données. La base de données n’a pas été modifiée.</translation>
+        </message>
+        <message>
+            <source>The database {path} needs an upgrade (schema {schema} to {known}) and cannot be opened read-only.</source>
+            <translation>La base de données {path} doit être mise à niveau (schéma {schema} vers {known}) et ne peut pas être ouverte en lecture seule.</translation>
+        </message>
+        <message>
+            <source>The database {path} is damaged.</source>
+            <translation>La base de données {path} est endommagée.</translation>
+        </message>
+        <message>
+            <source>The database {path} is damaged. Restart Assista to recover it.</source>
+            <translation>La base de données {path} est endommagée. Redémarrez Assista pour la récupérer.</translation>
+        </message>
+        <message>
+            <source>The database {path} cannot be used. It may be damaged or not an Assista database.</source>
+            <translation>Impossible d’utiliser la base de données {path}. Elle est peut-être endommagée, ou ce n’est pas une base de données Assista.</translation>
+        </message>
+        <message>
+            <source>The database {path} is damaged and could not be moved aside; move it away yourself and start Assista again.</source>
+            <translation>La base de données {path} est endommagée et n’a pas pu être mise de côté ; déplacez-la vous-même et relancez Assista.</translation>
+        </message>
+        <message>
+            <source>Cannot open the database {path}.</source>
+            <translation>Impossible d’ouvrir la base de données {path}.</translation>
+        </message>
+        <message>
+            <source>The database {path} is open read-only (its folder cannot be written); this change was not saved.</source>
+            <translation>La base de données {path} est ouverte en lecture seule (son dossier n’est pas accessible en écriture) ; cette modification n’a pas été enregistrée.</translation>
+        </message>
+        <message>
+            <source>The database {path} cannot be written.</source>
+            <translation>Impossible d’écrire dans la base de données {path}.</translation>
+        </message>
+        <message>
+            <source>The disk holding the database {path} is full.</source>
+            <translation>Le disque qui contient la base de données {path} est plein.</translation>
+        </message>
+        <message>
+            <source>The database is busy or unavailable.</source>
+            <translation>La base de données est occupée ou indisponible.</translation>
+        </message>
+        <message>
+            <source>The database {path} could not be read or written.</source>
+            <translation>La base de données {path} n’a pas pu être lue ou écrite.</translation>
+        </message>
+        <message>
+            <source>Cannot back up the database {path} before upgrading it. The database was not modified; free some disk space and try again.</source>
+            <translation>Impossible de sauvegarder la base de données {path} avant sa mise à niveau. La base de données n’a pas été modifiée ; libérez de l’espace disque et réessayez.</translation>
+        </message>
+        <message>
+            <source>Upgrading the database {path} (migration {migration}) failed. The database was left at version {version}.</source>
+            <translation>La mise à niveau de la base de données {path} (migration {migration}) a échoué. La base de données est restée à la version {version}.</translation>
+        </message>
+        <message>
+            <source>Upgrading the database {path} (migration {migration}) failed. The database was restored as it was (version {version}); a copy is kept in {backup}.</source>
+            <translation>La mise à niveau de la base de données {path} (migration {migration}) a échoué. La base de données a été restaurée telle quelle (version {version}) ; une copie est conservée dans {backup}.</translation>
+        </message>
+        <message>
+            <source>Upgrading the database {path} (migration {migration}) failed, and restoring the backup also failed; your data is safe in {backup}.</source>
+            <translation>La mise à niveau de la base de données {path} (migration {migration}) a échoué, et la restauration de la sauvegarde aussi ; vos données sont en sécurité dans {backup}.</translation>
+        </message>
+        <message>
+            <source>After the upgrade, some records of the database point to records that do not exist.</source>
+            <translation>Après la mise à niveau, certains enregistrements de la base de données renvoient à des enregistrements qui n’existent pas.</translation>
+        </message>
+        <message>
+            <source>A step of the database upgrade failed.</source>
+            <translation>Une étape de la mise à niveau de la base de données a échoué.</translation>
+        </message>
+        <message>
+            <source>Cannot open the request inspector's database {path}.</source>
+            <translation>Impossible d’ouvrir la base de données de l’inspecteur de requêtes {path}.</translation>
+        </message>
+        <message>
+            <source>The key file {file} cannot be read. Fix or delete it and enter the API keys again.</source>
+            <translation>Impossible de lire le fichier de clés {file}. Réparez-le ou supprimez-le, puis saisissez à nouveau les clés d’API.</translation>
+        </message>
+        <message>
+            <source>The key file {file} has an unexpected format.</source>
+            <translation>Le fichier de clés {file} a un format inattendu.</translation>
+        </message>
+        <message>
+            <source>Cannot write the key file {file}.</source>
+            <translation>Impossible d’écrire le fichier de clés {file}.</translation>
+        </message>
+        <message>
+            <source>The setting {key} cannot be stored.</source>
+            <translation>Impossible d’enregistrer le réglage {key}.</translation>
+        </message>
+        <message>
+            <source>The search failed.</source>
+            <translation>La recherche a échoué.</translation>
+        </message>
+        <message>
+            <source>The answer could not be saved.</source>
+            <translation>La réponse n’a pas pu être enregistrée.</translation>
+        </message>
+        <message>
+            <source>{count} messages could not be saved.</source>
+            <translation>{count} messages n’ont pas pu être enregistrés.</translation>
+        </message>
+        <message>
+            <source>The message is empty.</source>
+            <translation>Le message est vide.</translation>
+        </message>
+        <message>
+            <source>That message already exists.</source>
+            <translation>Ce message existe déjà.</translation>
+        </message>
+        <message>
+            <source>That message is not in this chat.</source>
+            <translation>Ce message n’est pas dans cette discussion.</translation>
+        </message>
+        <message>
+            <source>The message could not be saved: it belongs to another chat.</source>
+            <translation>Le message n’a pas pu être enregistré : il appartient à une autre discussion.</translation>
+        </message>
+        <message>
+            <source>The message could not be saved: the message it follows is not in this chat.</source>
+            <translation>Le message n’a pas pu être enregistré : le message qu’il suit n’est pas dans cette discussion.</translation>
+        </message>
+        <message>
+            <source>That message is not on the chat's shown branch.</source>
+            <translation>Ce message n’est pas sur la branche affichée de la discussion.</translation>
+        </message>
+        <message>
+            <source>There is no question before this message to ask again.</source>
+            <translation>Il n’y a aucune question avant ce message à reposer.</translation>
+        </message>
+        <message>
+            <source>A chat with id {chat} already exists.</source>
+            <translation>Une discussion avec l’identifiant {chat} existe déjà.</translation>
+        </message>
+        <message>
+            <source>The chat could not be locked for its answer.</source>
+            <translation>La discussion n’a pas pu être verrouillée pour sa réponse.</translation>
+        </message>
+        <message>
+            <source>Nothing to undo: no file written by the assistant is waiting to be undone.</source>
+            <translation>Rien à annuler : aucun fichier écrit par l’assistant n’attend d’être annulé.</translation>
+        </message>
+        <message>
+            <source>This record has no request to replay (recorded by an older version).</source>
+            <translation>Cet enregistrement ne contient aucune requête à rejouer (enregistré par une ancienne version).</translation>
+        </message>
+        <message>
+            <source>Compare {minimum} to {maximum} models at once ({given} given).</source>
+            <translation>Comparez de {minimum} à {maximum} modèles à la fois ({given} indiqués).</translation>
+        </message>
+        <message>
+            <source>An assistant needs a name.</source>
+            <translation>Un assistant doit avoir un nom.</translation>
+        </message>
+        <message>
+            <source>The temperature must be between 0 and 2.</source>
+            <translation>La température doit être comprise entre 0 et 2.</translation>
+        </message>
+        <message>
+            <source>The assistant could not be saved.</source>
+            <translation>L’assistant n’a pas pu être enregistré.</translation>
+        </message>
+        <message>
+            <source>That assistant no longer exists.</source>
+            <translation>Cet assistant n’existe plus.</translation>
+        </message>
+        <message>
+            <source>The project could not be saved.</source>
+            <translation>Le projet n’a pas pu être enregistré.</translation>
+        </message>
+        <message>
+            <source>That project no longer exists.</source>
+            <translation>Ce projet n’existe plus.</translation>
+        </message>
+        <message>
+            <source>Several memories have ids starting with {id}; give more of the id.</source>
+            <translation>Plusieurs souvenirs ont un identifiant commençant par {id} ; donnez une plus grande partie de l’identifiant.</translation>
+        </message>
+        <message>
+            <source>The system speech failed.</source>
+            <translation>La synthèse vocale du système a échoué.</translation>
+        </message>
+        <message>
+            <source>This is not an Assista export file.</source>
+            <translation>Ce n’est pas un fichier d’exportation Assista.</translation>
+        </message>
+        <message>
+            <source>This export has format version {version}, which this version of Assista cannot read; update Assista to import it.</source>
+            <translation>Cette exportation a le format de version {version}, que cette version d’Assista ne sait pas lire ; mettez Assista à jour pour l’importer.</translation>
+        </message>
+        <message>
+            <source>A chat in the export is not readable.</source>
+            <translation>Une discussion de l’exportation est illisible.</translation>
+        </message>
+        <message>
+            <source>The chat {chat} in the export is not readable.</source>
+            <translation>La discussion {chat} de l’exportation est illisible.</translation>
+        </message>
+        <message>
+            <source>Some messages of the chat {chat} already exist in another chat.</source>
+            <translation>Certains messages de la discussion {chat} existent déjà dans une autre discussion.</translation>
+        </message>
+        <message>
+            <source>The memories in the export are not readable.</source>
+            <translation>Les souvenirs de l’exportation sont illisibles.</translation>
+        </message>
+        <message>
+            <source>A project in the export is not readable.</source>
+            <translation>Un projet de l’exportation est illisible.</translation>
+        </message>
+        <message>
+            <source>{file} holds more than {limit} MB of chats, more than Assista imports at once; split the export or import the chats in parts.</source>
+            <translation>{file} contient plus de {limit} Mo de discussions, plus qu’Assista n’en importe en une fois ; divisez l’exportation ou importez les discussions en plusieurs fois.</translation>
+        </message>
+        <message>
+            <source>{file} is not a file (a folder, a device or a pipe); import reads an export file.</source>
+            <translation>{file} n’est pas un fichier (c’est un dossier, un périphérique ou un tube) ; l’importation lit un fichier d’exportation.</translation>
+        </message>
+        <message>
+            <source>{file} is a damaged zip file.</source>
+            <translation>{file} est un fichier zip endommagé.</translation>
+        </message>
+        <message>
+            <source>{file} is not a JSON file.</source>
+            <translation>{file} n’est pas un fichier JSON.</translation>
+        </message>
+        <message>
+            <source>{file} has no conversations.json inside.</source>
+            <translation>{file} ne contient pas de conversations.json.</translation>
+        </message>
+        <message>
+            <source>This file is neither an Assista export nor a ChatGPT conversations.json.</source>
+            <translation>Ce fichier n’est ni une exportation Assista ni un conversations.json de ChatGPT.</translation>
+        </message>
+        <message>
+            <source>The ChatGPT export could not be read: a conversation in it has fields of the wrong type; nothing was imported.</source>
+            <translation>L’exportation ChatGPT n’a pas pu être lue : une conversation contient des champs du mauvais type ; rien n’a été importé.</translation>
+        </message>
+        <message>
+            <source>The ChatGPT export could not be read.</source>
+            <translation>L’exportation ChatGPT n’a pas pu être lue.</translation>
+        </message>
+        <message>
+            <source>Add a provider to start chatting.</source>
+            <translation>Ajoutez un fournisseur pour commencer à discuter.</translation>
+        </message>
+        <message>
+            <source>{provider} needs an API key: add one in Providers.</source>
+            <translation>{provider} a besoin d’une clé d’API : ajoutez-en une dans Fournisseurs.</translation>
+        </message>
+        <message>
+            <source>{provider} uses an unsupported kind of provider ({kind}).</source>
+            <translation>{provider} utilise un type de fournisseur non pris en charge ({kind}).</translation>
+        </message>
+        <message>
+            <source>{provider}: the option {option} is not valid.</source>
+            <translation>{provider} : l’option {option} n’est pas valide.</translation>
+        </message>
+        <message>
+            <source>Unknown provider preset {preset} (known: {known}).</source>
+            <translation>Préréglage de fournisseur inconnu {preset} (connus : {known}).</translation>
+        </message>
+        <message>
+            <source>{provider} needs a base URL (for example http://localhost:8080/v1).</source>
+            <translation>{provider} a besoin d’une URL de base (par exemple http://localhost:8080/v1).</translation>
+        </message>
+        <message>
+            <source>The header {name} looks like a credential. Enter the API key in the provider's key field instead; it is kept in the system keyring, not in the settings.</source>
+            <translation>L’en-tête {name} ressemble à un identifiant secret. Saisissez plutôt la clé d’API dans le champ de clé du fournisseur ; elle est conservée dans le trousseau du système, pas dans les réglages.</translation>
+        </message>
+        <message>
+            <source>Unknown tools: {tools}. Available: {available}.</source>
+            <translation>Outils inconnus : {tools}. Disponibles : {available}.</translation>
+        </message>
+        <message>
+            <source>{provider} has no web search of its own: choose a search service (SearXNG, Brave or Tavily) in Settings, or turn off Search the web.</source>
+            <translation>{provider} n’a pas de recherche web propre : choisissez un service de recherche (SearXNG, Brave ou Tavily) dans les Réglages, ou désactivez Rechercher sur le web.</translation>
+        </message>
+        <message>
+            <source>Web search via {service} needs the instance's address (Settings).</source>
+            <translation>La recherche web via {service} a besoin de l’adresse de l’instance (Réglages).</translation>
+        </message>
+        <message>
+            <source>Web search via {service} needs an API key (Settings).</source>
+            <translation>La recherche web via {service} a besoin d’une clé d’API (Réglages).</translation>
+        </message>
+        <message>
+            <source>This model cannot call tools, so it cannot search the web here; pick a model with tools or turn off Search the web.</source>
+            <translation>Ce modèle ne peut pas appeler d’outils, il ne peut donc pas chercher sur le web ici ; choisissez un modèle avec outils ou désactivez Rechercher sur le web.</translation>
+        </message>
+        <message>
+            <source>Unknown sync target {url}: use {forms}.</source>
+            <translation>Cible de synchronisation inconnue {url} : utilisez {forms}.</translation>
+        </message>
+        <message>
+            <source>Set the sync passphrase in Settings → Sync.</source>
+            <translation>Définissez la phrase secrète de synchronisation dans Réglages → Synchronisation.</translation>
+        </message>
+        <message>
+            <source>The sync passphrase is empty; set one to encrypt your chats.</source>
+            <translation>La phrase secrète de synchronisation est vide ; définissez-en une pour chiffrer vos discussions.</translation>
+        </message>
+        <message>
+            <source>The sync passphrase is wrong: it does not open the chats already on the target. Nothing was changed.</source>
+            <translation>La phrase secrète de synchronisation est incorrecte : elle n’ouvre pas les discussions déjà présentes sur la cible. Rien n’a été modifié.</translation>
+        </message>
+        <message>
+            <source>{file} on the sync target is damaged.</source>
+            <translation>{file} sur la cible de synchronisation est endommagé.</translation>
+        </message>
+        <message>
+            <source>{file} on the sync target is damaged or was altered (it fails authentication).</source>
+            <translation>{file} sur la cible de synchronisation est endommagé ou a été modifié (son authentification échoue).</translation>
+        </message>
+        <message>
+            <source>The sync target was set up by a newer version of Assista; update Assista.</source>
+            <translation>La cible de synchronisation a été configurée par une version plus récente d’Assista ; mettez Assista à jour.</translation>
+        </message>
+        <message>
+            <source>{file} was written by a newer version of Assista; update Assista to sync.</source>
+            <translation>{file} a été écrit par une version plus récente d’Assista ; mettez Assista à jour pour synchroniser.</translation>
+        </message>
+        <message>
+            <source>Another sync of this data folder is running; this one was skipped.</source>
+            <translation>Une autre synchronisation de ce dossier de données est en cours ; celle-ci a été ignorée.</translation>
+        </message>
+        <message>
+            <source>A change on this device is {size}, more than the sync target {target} accepts in one upload ({limit}); it stays on this device. Delete it, or raise the server's upload limit, to sync again.</source>
+            <translation>Une modification sur cet appareil fait {size}, plus que ce que la cible de synchronisation {target} accepte en un envoi ({limit}) ; elle reste sur cet appareil. Supprimez-la, ou augmentez la limite d’envoi du serveur, pour synchroniser à nouveau.</translation>
+        </message>
+        <message>
+            <source>A message in the chat {chat} is {size}, more than the sync target {target} accepts in one upload ({limit}); it stays on this device. Delete it, or raise the server's upload limit, to sync again.</source>
+            <translation>Un message de la discussion {chat} fait {size}, plus que ce que la cible de synchronisation {target} accepte en un envoi ({limit}) ; il reste sur cet appareil. Supprimez-le, ou augmentez la limite d’envoi du serveur, pour synchroniser à nouveau.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} does not hold {count} of the files it accepted: the server lost them. Nothing is lost here; the next sync sends them again.</source>
+            <translation>La cible de synchronisation {target} ne conserve pas {count} des fichiers qu’elle a acceptés : le serveur les a perdus. Rien n’est perdu ici ; la prochaine synchronisation les renverra.</translation>
+        </message>
+        <message>
+            <source>{file} disappeared from the sync target during the sync; nothing was changed here, the next sync will read it.</source>
+            <translation>{file} a disparu de la cible de synchronisation pendant la synchronisation ; rien n’a été modifié ici, la prochaine synchronisation le lira.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} lost {file}.</source>
+            <translation>La cible de synchronisation {target} a perdu {file}.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} refused the credentials (HTTP {status}); check the user name and the password. Nothing was changed here.</source>
+            <translation>La cible de synchronisation {target} a refusé les identifiants (HTTP {status}) ; vérifiez le nom d’utilisateur et le mot de passe. Rien n’a été modifié ici.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} refused access (HTTP {status}); check the credentials and the path. Nothing was changed here.</source>
+            <translation>La cible de synchronisation {target} a refusé l’accès (HTTP {status}) ; vérifiez les identifiants et le chemin. Rien n’a été modifié ici.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} has no such folder or bucket (HTTP {status}). Nothing was changed here.</source>
+            <translation>La cible de synchronisation {target} n’a pas ce dossier ou ce bucket (HTTP {status}). Rien n’a été modifié ici.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} refused a file as too large (HTTP {status}). Nothing was changed here.</source>
+            <translation>La cible de synchronisation {target} a refusé un fichier trop volumineux (HTTP {status}). Rien n’a été modifié ici.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} is out of space (HTTP {status}); free some space on it. Nothing was changed here.</source>
+            <translation>La cible de synchronisation {target} n’a plus d’espace (HTTP {status}) ; libérez-y de l’espace. Rien n’a été modifié ici.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} failed (HTTP {status}); try again later. Nothing was changed here.</source>
+            <translation>La cible de synchronisation {target} a échoué (HTTP {status}) ; réessayez plus tard. Rien n’a été modifié ici.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} answered HTTP {status}. Nothing was changed here.</source>
+            <translation>La cible de synchronisation {target} a répondu HTTP {status}. Rien n’a été modifié ici.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} sent more than {limit}, so it was not read (the server or a proxy in between is broken). Nothing was changed here.</source>
+            <translation>La cible de synchronisation {target} a envoyé plus de {limit}, ce qui n’a donc pas été lu (le serveur ou un proxy intermédiaire est défaillant). Rien n’a été modifié ici.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} did not answer in time; your data here was not changed and the next sync will try again.</source>
+            <translation>La cible de synchronisation {target} n’a pas répondu à temps ; vos données ici n’ont pas été modifiées et la prochaine synchronisation réessaiera.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} cannot be reached; your data here was not changed and the next sync will try again.</source>
+            <translation>La cible de synchronisation {target} est injoignable ; vos données ici n’ont pas été modifiées et la prochaine synchronisation réessaiera.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} dropped the connection; your data here was not changed and the next sync will try again.</source>
+            <translation>La cible de synchronisation {target} a coupé la connexion ; vos données ici n’ont pas été modifiées et la prochaine synchronisation réessaiera.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} failed; your data here was not changed and the next sync will try again.</source>
+            <translation>La cible de synchronisation {target} a échoué ; vos données ici n’ont pas été modifiées et la prochaine synchronisation réessaiera.</translation>
+        </message>
+        <message>
+            <source>The sync folder {target} failed. Nothing was changed here.</source>
+            <translation>Le dossier de synchronisation {target} a échoué. Rien n’a été modifié ici.</translation>
+        </message>
+        <message>
+            <source>A file URL names a folder on this machine by its full path: file:///path ({url}).</source>
+            <translation>Une URL file désigne un dossier de cette machine par son chemin complet : file:///path ({url}).</translation>
+        </message>
+        <message>
+            <source>{file} in the sync folder {target} is larger than {limit}: not a file Assista wrote. Nothing was changed here.</source>
+            <translation>{file} dans le dossier de synchronisation {target} dépasse {limit} : ce n’est pas un fichier écrit par Assista. Rien n’a été modifié ici.</translation>
+        </message>
+        <message>
+            <source>The S3 URL {url} has no bucket: s3://bucket/prefix.</source>
+            <translation>L’URL S3 {url} n’a pas de bucket : s3://bucket/prefix.</translation>
+        </message>
+        <message>
+            <source>S3 sync needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY to be set.</source>
+            <translation>La synchronisation S3 a besoin que AWS_ACCESS_KEY_ID et AWS_SECRET_ACCESS_KEY soient définies.</translation>
+        </message>
+        <message>
+            <source>The sync target {target} sent a list of files that cannot be read. Nothing was changed here.</source>
+            <translation>La cible de synchronisation {target} a envoyé une liste de fichiers illisible. Rien n’a été modifié ici.</translation>
+        </message>
+        <message>
+            <source>The WebDAV URL {url} has no host.</source>
+            <translation>L’URL WebDAV {url} n’a pas d’hôte.</translation>
+        </message>
+        <message>
+            <source>Put the WebDAV password in {variable}, not in the URL.</source>
+            <translation>Mettez le mot de passe WebDAV dans {variable}, pas dans l’URL.</translation>
+        </message>
+        <message>
+            <source>Cannot read {file}.</source>
+            <translation>Impossible de lire {file}.</translation>
+        </message>
+        <message>
+            <source>{file} is not a file.</source>
+            <translation>{file} n’est pas un fichier.</translation>
+        </message>
+        <message>
+            <source>{file} is empty.</source>
+            <translation>{file} est vide.</translation>
+        </message>
+        <message>
+            <source>{file} is not UTF-8 text.</source>
+            <translation>{file} n’est pas du texte UTF-8.</translation>
+        </message>
+        <message>
+            <source>{file} is not valid CSV.</source>
+            <translation>{file} n’est pas un CSV valide.</translation>
+        </message>
+        <message>
+            <source>{file} is not a PDF (its content does not start like one: a damaged download or another kind of file).</source>
+            <translation>{file} n’est pas un PDF (son contenu ne commence pas comme un PDF : un téléchargement endommagé ou un autre type de fichier).</translation>
+        </message>
+        <message>
+            <source>{file} is password-protected; open it with its password and save an unprotected copy to attach it.</source>
+            <translation>{file} est protégé par un mot de passe ; ouvrez-le avec son mot de passe et enregistrez une copie non protégée pour la joindre.</translation>
+        </message>
+        <message>
+            <source>{file} is too large to attach ({size} MB; the limit is {limit} MB).</source>
+            <translation>{file} est trop volumineux pour être joint ({size} Mo ; la limite est de {limit} Mo).</translation>
+        </message>
+        <message>
+            <source>{file} is too large to read ({size}; the limit is {limit} MB).</source>
+            <translation>{file} est trop volumineux pour être lu ({size} ; la limite est de {limit} Mo).</translation>
+        </message>
+        <message>
+            <source>{file} unpacks to more than {limit} MB; it is not read.</source>
+            <translation>{file} dépasse {limit} Mo une fois décompressé ; il n’est pas lu.</translation>
+        </message>
+        <message>
+            <source>{file} is not a text file or a supported document (PDF, DOCX, XLSX, CSV, PPTX, HTML, EPUB, Markdown, source code).</source>
+            <translation>{file} n’est ni un fichier texte ni un document pris en charge (PDF, DOCX, XLSX, CSV, PPTX, HTML, EPUB, Markdown, code source).</translation>
+        </message>
+        <message>
+            <source>{file} has no text to read.</source>
+            <translation>{file} ne contient aucun texte à lire.</translation>
+        </message>
+        <message>
+            <source>{file} has no text to read (scanned pages without a text layer?).</source>
+            <translation>{file} ne contient aucun texte à lire (pages numérisées sans couche de texte ?).</translation>
+        </message>
+        <message>
+            <source>{file} is damaged.</source>
+            <translation>{file} est endommagé.</translation>
+        </message>
+        <message>
+            <source>{file} is damaged or not a real {kind} file.</source>
+            <translation>{file} est endommagé ou n’est pas un vrai fichier {kind}.</translation>
+        </message>
+        <message>
+            <source>A knowledge base needs a name.</source>
+            <translation>Une base de connaissances doit avoir un nom.</translation>
+        </message>
+        <message>
+            <source>There is already a knowledge base named {name}.</source>
+            <translation>Il existe déjà une base de connaissances nommée {name}.</translation>
+        </message>
+        <message>
+            <source>There is no knowledge base named {name}.</source>
+            <translation>Il n’y a pas de base de connaissances nommée {name}.</translation>
+        </message>
+        <message>
+            <source>No such file or folder: {paths}.</source>
+            <translation>Fichier ou dossier introuvable : {paths}.</translation>
+        </message>
+        <message>
+            <source>{file} is too large to index.</source>
+            <translation>{file} est trop volumineux pour être indexé.</translation>
+        </message>
+        <message>
+            <source>{file} is a link to nothing.</source>
+            <translation>{file} est un lien qui ne mène nulle part.</translation>
+        </message>
+        <message>
+            <source>{file} is a link out of the folder (links are followed only inside it).</source>
+            <translation>{file} est un lien vers l’extérieur du dossier (les liens ne sont suivis qu’à l’intérieur).</translation>
+        </message>
+        <message>
+            <source>There is no embedding API {kind}.</source>
+            <translation>Il n’existe pas d’API d’embeddings {kind}.</translation>
+        </message>
+        <message>
+            <source>Providers of the kind {kind} cannot make embeddings.</source>
+            <translation>Les fournisseurs de type {kind} ne savent pas créer d’embeddings.</translation>
+        </message>
+        <message>
+            <source>The embedding request failed.</source>
+            <translation>La requête d’embeddings a échoué.</translation>
+        </message>
+        <message>
+            <source>The embedding model {model} at {url} cannot be used; nothing was changed.</source>
+            <translation>Le modèle d’embeddings {model} à {url} est inutilisable ; rien n’a été modifié.</translation>
+        </message>
+        <message>
+            <source>No MCP servers are running.</source>
+            <translation>Aucun serveur MCP n’est en cours d’exécution.</translation>
+        </message>
+        <message>
+            <source>There is no MCP server named {name}.</source>
+            <translation>Il n’y a pas de serveur MCP nommé {name}.</translation>
+        </message>
+        <message>
+            <source>There is already an MCP server named {name}.</source>
+            <translation>Il existe déjà un serveur MCP nommé {name}.</translation>
+        </message>
+        <message>
+            <source>The prompt {prompt} needs {names}.</source>
+            <translation>Le prompt {prompt} a besoin de {names}.</translation>
+        </message>
+        <message>
+            <source>These values are required: {names}.</source>
+            <translation>Ces valeurs sont obligatoires : {names}.</translation>
+        </message>
+        <message>
+            <source>The MCP registry could not be read and there is no saved copy yet.</source>
+            <translation>Le registre MCP n’a pas pu être lu et il n’en existe encore aucune copie enregistrée.</translation>
+        </message>
+        <message>
+            <source>The MCP configuration is not valid JSON (line {line}).</source>
+            <translation>La configuration MCP n’est pas du JSON valide (ligne {line}).</translation>
+        </message>
+        <message>
+            <source>Cannot read the MCP configuration {file}.</source>
+            <translation>Impossible de lire la configuration MCP {file}.</translation>
+        </message>
+        <message>
+            <source>The MCP configuration must be a JSON object with an mcpServers key.</source>
+            <translation>La configuration MCP doit être un objet JSON avec une clé mcpServers.</translation>
+        </message>
+        <message>
+            <source>The MCP configuration holds a single server without a name: put it under mcpServers, with its name as the key.</source>
+            <translation>La configuration MCP contient un seul serveur sans nom : placez-le sous mcpServers, avec son nom comme clé.</translation>
+        </message>
+        <message>
+            <source>mcpServers must map server names to their settings.</source>
+            <translation>mcpServers doit associer des noms de serveurs à leurs réglages.</translation>
+        </message>
+        <message>
+            <source>The MCP configuration lists no servers.</source>
+            <translation>La configuration MCP ne contient aucun serveur.</translation>
+        </message>
+        <message>
+            <source>MCP server {server}: its settings must be a JSON object.</source>
+            <translation>Serveur MCP {server} : ses réglages doivent être un objet JSON.</translation>
+        </message>
+        <message>
+            <source>MCP server {server}: {key} must be an object of strings.</source>
+            <translation>Serveur MCP {server} : {key} doit être un objet de chaînes.</translation>
+        </message>
+        <message>
+            <source>MCP server {server}: unknown transport {transport}.</source>
+            <translation>Serveur MCP {server} : transport inconnu {transport}.</translation>
+        </message>
+        <message>
+            <source>The settings of MCP server {server} are not valid.</source>
+            <translation>Les réglages du serveur MCP {server} ne sont pas valides.</translation>
+        </message>
     </context>
     <context>
         <name>ExchangeView</name>
@@ -2778,8 +3402,8 @@
             <translation>En-têtes</translation>
         </message>
         <message>
-            <source>Arguments: {error}</source>
-            <translation>Arguments : {error}</translation>
+            <source>Arguments: a quotation mark is not closed, or the text ends with a backslash.</source>
+            <translation>Arguments : un guillemet n’est pas fermé, ou le texte se termine par une barre oblique inverse.</translation>
         </message>
         <message>
             <source>Policy for {tool}</source>

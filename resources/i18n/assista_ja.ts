@@ -1571,6 +1571,630 @@
             <source>The provider</source>
             <translation>プロバイダー</translation>
         </message>
+        <message>
+            <source>The data folder {folder} does not exist.</source>
+            <translation>データフォルダー {folder} は存在しません。</translation>
+        </message>
+        <message>
+            <source>The data folder {folder} holds no Assista database.</source>
+            <translation>データフォルダー {folder} に Assista のデータベースがありません。</translation>
+        </message>
+        <message>
+            <source>The data folder {folder} cannot be written.</source>
+            <translation>データフォルダー {folder} に書き込めません。</translation>
+        </message>
+        <message>
+            <source>{file} cannot be used.</source>
+            <translation>{file} を使用できません。</translation>
+        </message>
+        <message>
+            <source>The data location {folder} exists but is not a folder.</source>
+            <translation>データの場所 {folder} は存在しますが、フォルダーではありません。</translation>
+        </message>
+        <message>
+            <source>{flag} needs a folder, for example {example}.</source>
+            <translation>{flag} にはフォルダーが必要です（例: {example}）。</translation>
+        </message>
+        <message>
+            <source>The database is closed.</source>
+            <translation>データベースは閉じられています。</translation>
+        </message>
+        <message>
+            <source>The database {path} was written by a newer version of Assista (schema {schema}; this version knows up to {known}). Update Assista, or start it with another data folder. The database was not modified.</source>
+            <translation>データベース {path} は新しいバージョンの Assista で書き込まれています（スキーマ {schema}。このバージョンが扱えるのは {known} まで）。Assista を更新するか、別のデータフォルダーで起動してください。データベースは変更されていません。</translation>
+        </message>
+        <message>
+            <source>The database {path} needs an upgrade (schema {schema} to {known}) and cannot be opened read-only.</source>
+            <translation>データベース {path} はアップグレード（スキーマ {schema} から {known}）が必要なため、読み取り専用では開けません。</translation>
+        </message>
+        <message>
+            <source>The database {path} is damaged.</source>
+            <translation>データベース {path} は破損しています。</translation>
+        </message>
+        <message>
+            <source>The database {path} is damaged. Restart Assista to recover it.</source>
+            <translation>データベース {path} は破損しています。Assista を再起動して復旧してください。</translation>
+        </message>
+        <message>
+            <source>The database {path} cannot be used. It may be damaged or not an Assista database.</source>
+            <translation>データベース {path} を使用できません。破損しているか、Assista のデータベースではない可能性があります。</translation>
+        </message>
+        <message>
+            <source>The database {path} is damaged and could not be moved aside; move it away yourself and start Assista again.</source>
+            <translation>データベース {path} は破損しており、別の場所に移せませんでした。手動で移動してから Assista を再起動してください。</translation>
+        </message>
+        <message>
+            <source>Cannot open the database {path}.</source>
+            <translation>データベース {path} を開けません。</translation>
+        </message>
+        <message>
+            <source>The database {path} is open read-only (its folder cannot be written); this change was not saved.</source>
+            <translation>データベース {path} は読み取り専用で開かれています（フォルダーに書き込めません）。この変更は保存されませんでした。</translation>
+        </message>
+        <message>
+            <source>The database {path} cannot be written.</source>
+            <translation>データベース {path} に書き込めません。</translation>
+        </message>
+        <message>
+            <source>The disk holding the database {path} is full.</source>
+            <translation>データベース {path} があるディスクがいっぱいです。</translation>
+        </message>
+        <message>
+            <source>The database is busy or unavailable.</source>
+            <translation>データベースがビジー状態か、利用できません。</translation>
+        </message>
+        <message>
+            <source>The database {path} could not be read or written.</source>
+            <translation>データベース {path} の読み書きができませんでした。</translation>
+        </message>
+        <message>
+            <source>Cannot back up the database {path} before upgrading it. The database was not modified; free some disk space and try again.</source>
+            <translation>アップグレード前にデータベース {path} をバックアップできません。データベースは変更されていません。ディスクの空き容量を増やしてから再試行してください。</translation>
+        </message>
+        <message>
+            <source>Upgrading the database {path} (migration {migration}) failed. The database was left at version {version}.</source>
+            <translation>データベース {path} のアップグレード（移行 {migration}）に失敗しました。データベースはバージョン {version} のままです。</translation>
+        </message>
+        <message>
+            <source>Upgrading the database {path} (migration {migration}) failed. The database was restored as it was (version {version}); a copy is kept in {backup}.</source>
+            <translation>データベース {path} のアップグレード（移行 {migration}）に失敗しました。データベースは元の状態（バージョン {version}）に戻され、コピーが {backup} に保存されています。</translation>
+        </message>
+        <message>
+            <source>Upgrading the database {path} (migration {migration}) failed, and restoring the backup also failed; your data is safe in {backup}.</source>
+            <translation>データベース {path} のアップグレード（移行 {migration}）に失敗し、バックアップの復元にも失敗しました。データは {backup} に安全に保存されています。</translation>
+        </message>
+        <message>
+            <source>After the upgrade, some records of the database point to records that do not exist.</source>
+            <translation>アップグレード後、データベースの一部のレコードが存在しないレコードを参照しています。</translation>
+        </message>
+        <message>
+            <source>A step of the database upgrade failed.</source>
+            <translation>データベースのアップグレードの手順が失敗しました。</translation>
+        </message>
+        <message>
+            <source>Cannot open the request inspector's database {path}.</source>
+            <translation>リクエストインスペクターのデータベース {path} を開けません。</translation>
+        </message>
+        <message>
+            <source>The key file {file} cannot be read. Fix or delete it and enter the API keys again.</source>
+            <translation>キーファイル {file} を読み取れません。修正するか削除して、API キーを入力し直してください。</translation>
+        </message>
+        <message>
+            <source>The key file {file} has an unexpected format.</source>
+            <translation>キーファイル {file} の形式が想定外です。</translation>
+        </message>
+        <message>
+            <source>Cannot write the key file {file}.</source>
+            <translation>キーファイル {file} に書き込めません。</translation>
+        </message>
+        <message>
+            <source>The setting {key} cannot be stored.</source>
+            <translation>設定 {key} を保存できません。</translation>
+        </message>
+        <message>
+            <source>The search failed.</source>
+            <translation>検索に失敗しました。</translation>
+        </message>
+        <message>
+            <source>The answer could not be saved.</source>
+            <translation>回答を保存できませんでした。</translation>
+        </message>
+        <message>
+            <source>{count} messages could not be saved.</source>
+            <translation>{count} 件のメッセージを保存できませんでした。</translation>
+        </message>
+        <message>
+            <source>The message is empty.</source>
+            <translation>メッセージが空です。</translation>
+        </message>
+        <message>
+            <source>That message already exists.</source>
+            <translation>そのメッセージはすでに存在します。</translation>
+        </message>
+        <message>
+            <source>That message is not in this chat.</source>
+            <translation>そのメッセージはこのチャットにありません。</translation>
+        </message>
+        <message>
+            <source>The message could not be saved: it belongs to another chat.</source>
+            <translation>メッセージを保存できませんでした: 別のチャットに属しています。</translation>
+        </message>
+        <message>
+            <source>The message could not be saved: the message it follows is not in this chat.</source>
+            <translation>メッセージを保存できませんでした: 前のメッセージがこのチャットにありません。</translation>
+        </message>
+        <message>
+            <source>That message is not on the chat's shown branch.</source>
+            <translation>そのメッセージはチャットの表示中のブランチにありません。</translation>
+        </message>
+        <message>
+            <source>There is no question before this message to ask again.</source>
+            <translation>このメッセージの前に、もう一度尋ねる質問がありません。</translation>
+        </message>
+        <message>
+            <source>A chat with id {chat} already exists.</source>
+            <translation>ID {chat} のチャットはすでに存在します。</translation>
+        </message>
+        <message>
+            <source>The chat could not be locked for its answer.</source>
+            <translation>回答のためにチャットをロックできませんでした。</translation>
+        </message>
+        <message>
+            <source>Nothing to undo: no file written by the assistant is waiting to be undone.</source>
+            <translation>元に戻すものはありません: アシスタントが書き込んだファイルで元に戻せるものはありません。</translation>
+        </message>
+        <message>
+            <source>This record has no request to replay (recorded by an older version).</source>
+            <translation>この記録には再実行するリクエストがありません（古いバージョンで記録されました）。</translation>
+        </message>
+        <message>
+            <source>Compare {minimum} to {maximum} models at once ({given} given).</source>
+            <translation>一度に比較できるモデルは {minimum}～{maximum} 個です（{given} 個指定）。</translation>
+        </message>
+        <message>
+            <source>An assistant needs a name.</source>
+            <translation>アシスタントには名前が必要です。</translation>
+        </message>
+        <message>
+            <source>The temperature must be between 0 and 2.</source>
+            <translation>温度は 0 から 2 の間にする必要があります。</translation>
+        </message>
+        <message>
+            <source>The assistant could not be saved.</source>
+            <translation>アシスタントを保存できませんでした。</translation>
+        </message>
+        <message>
+            <source>That assistant no longer exists.</source>
+            <translation>そのアシスタントはもう存在しません。</translation>
+        </message>
+        <message>
+            <source>The project could not be saved.</source>
+            <translation>プロジェクトを保存できませんでした。</translation>
+        </message>
+        <message>
+            <source>That project no longer exists.</source>
+            <translation>そのプロジェクトはもう存在しません。</translation>
+        </message>
+        <message>
+            <source>Several memories have ids starting with {id}; give more of the id.</source>
+            <translation>ID が {id} で始まるメモリーが複数あります。ID をもっと長く指定してください。</translation>
+        </message>
+        <message>
+            <source>The system speech failed.</source>
+            <translation>システムの音声合成に失敗しました。</translation>
+        </message>
+        <message>
+            <source>This is not an Assista export file.</source>
+            <translation>これは Assista のエクスポートファイルではありません。</translation>
+        </message>
+        <message>
+            <source>This export has format version {version}, which this version of Assista cannot read; update Assista to import it.</source>
+            <translation>このエクスポートの形式バージョンは {version} で、このバージョンの Assista では読み取れません。インポートするには Assista を更新してください。</translation>
+        </message>
+        <message>
+            <source>A chat in the export is not readable.</source>
+            <translation>エクスポート内のチャットを読み取れません。</translation>
+        </message>
+        <message>
+            <source>The chat {chat} in the export is not readable.</source>
+            <translation>エクスポート内のチャット {chat} を読み取れません。</translation>
+        </message>
+        <message>
+            <source>Some messages of the chat {chat} already exist in another chat.</source>
+            <translation>チャット {chat} の一部のメッセージが、すでに別のチャットに存在します。</translation>
+        </message>
+        <message>
+            <source>The memories in the export are not readable.</source>
+            <translation>エクスポート内のメモリーを読み取れません。</translation>
+        </message>
+        <message>
+            <source>A project in the export is not readable.</source>
+            <translation>エクスポート内のプロジェクトを読み取れません。</translation>
+        </message>
+        <message>
+            <source>{file} holds more than {limit} MB of chats, more than Assista imports at once; split the export or import the chats in parts.</source>
+            <translation>{file} には {limit} MB を超えるチャットが含まれており、Assista が一度にインポートできる量を超えています。エクスポートを分割するか、チャットを分けてインポートしてください。</translation>
+        </message>
+        <message>
+            <source>{file} is not a file (a folder, a device or a pipe); import reads an export file.</source>
+            <translation>{file} はファイルではありません（フォルダー、デバイス、またはパイプです）。インポートはエクスポートファイルを読み取ります。</translation>
+        </message>
+        <message>
+            <source>{file} is a damaged zip file.</source>
+            <translation>{file} は破損した zip ファイルです。</translation>
+        </message>
+        <message>
+            <source>{file} is not a JSON file.</source>
+            <translation>{file} は JSON ファイルではありません。</translation>
+        </message>
+        <message>
+            <source>{file} has no conversations.json inside.</source>
+            <translation>{file} の中に conversations.json がありません。</translation>
+        </message>
+        <message>
+            <source>This file is neither an Assista export nor a ChatGPT conversations.json.</source>
+            <translation>このファイルは Assista のエクスポートでも ChatGPT の conversations.json でもありません。</translation>
+        </message>
+        <message>
+            <source>The ChatGPT export could not be read: a conversation in it has fields of the wrong type; nothing was imported.</source>
+            <translation>ChatGPT のエクスポートを読み取れませんでした: 会話のフィールドの型が正しくありません。何もインポートされていません。</translation>
+        </message>
+        <message>
+            <source>The ChatGPT export could not be read.</source>
+            <translation>ChatGPT のエクスポートを読み取れませんでした。</translation>
+        </message>
+        <message>
+            <source>Add a provider to start chatting.</source>
+            <translation>チャットを始めるにはプロバイダーを追加してください。</translation>
+        </message>
+        <message>
+            <source>{provider} needs an API key: add one in Providers.</source>
+            <translation>{provider} には API キーが必要です。「プロバイダー」で追加してください。</translation>
+        </message>
+        <message>
+            <source>{provider} uses an unsupported kind of provider ({kind}).</source>
+            <translation>{provider} はサポートされていない種類のプロバイダー（{kind}）です。</translation>
+        </message>
+        <message>
+            <source>{provider}: the option {option} is not valid.</source>
+            <translation>{provider}: オプション {option} が無効です。</translation>
+        </message>
+        <message>
+            <source>Unknown provider preset {preset} (known: {known}).</source>
+            <translation>不明なプロバイダーのプリセット {preset}（既知: {known}）。</translation>
+        </message>
+        <message>
+            <source>{provider} needs a base URL (for example http://localhost:8080/v1).</source>
+            <translation>{provider} にはベース URL が必要です（例: http://localhost:8080/v1）。</translation>
+        </message>
+        <message>
+            <source>The header {name} looks like a credential. Enter the API key in the provider's key field instead; it is kept in the system keyring, not in the settings.</source>
+            <translation>ヘッダー {name} は認証情報のようです。API キーはプロバイダーのキー欄に入力してください。キーは設定ではなくシステムのキーリングに保存されます。</translation>
+        </message>
+        <message>
+            <source>Unknown tools: {tools}. Available: {available}.</source>
+            <translation>不明なツール: {tools}。利用可能: {available}。</translation>
+        </message>
+        <message>
+            <source>{provider} has no web search of its own: choose a search service (SearXNG, Brave or Tavily) in Settings, or turn off Search the web.</source>
+            <translation>{provider} には独自のウェブ検索がありません。設定で検索サービス（SearXNG、Brave、Tavily）を選ぶか、「ウェブを検索」をオフにしてください。</translation>
+        </message>
+        <message>
+            <source>Web search via {service} needs the instance's address (Settings).</source>
+            <translation>{service} によるウェブ検索にはインスタンスのアドレスが必要です（設定）。</translation>
+        </message>
+        <message>
+            <source>Web search via {service} needs an API key (Settings).</source>
+            <translation>{service} によるウェブ検索には API キーが必要です（設定）。</translation>
+        </message>
+        <message>
+            <source>This model cannot call tools, so it cannot search the web here; pick a model with tools or turn off Search the web.</source>
+            <translation>このモデルはツールを呼び出せないため、ここではウェブを検索できません。ツールに対応したモデルを選ぶか、「ウェブを検索」をオフにしてください。</translation>
+        </message>
+        <message>
+            <source>Unknown sync target {url}: use {forms}.</source>
+            <translation>不明な同期先 {url}: {forms} を使用してください。</translation>
+        </message>
+        <message>
+            <source>Set the sync passphrase in Settings → Sync.</source>
+            <translation>「設定 → 同期」で同期パスフレーズを設定してください。</translation>
+        </message>
+        <message>
+            <source>The sync passphrase is empty; set one to encrypt your chats.</source>
+            <translation>同期パスフレーズが空です。チャットを暗号化するために設定してください。</translation>
+        </message>
+        <message>
+            <source>The sync passphrase is wrong: it does not open the chats already on the target. Nothing was changed.</source>
+            <translation>同期パスフレーズが間違っています: 同期先にあるチャットを開けません。何も変更されていません。</translation>
+        </message>
+        <message>
+            <source>{file} on the sync target is damaged.</source>
+            <translation>同期先の {file} は破損しています。</translation>
+        </message>
+        <message>
+            <source>{file} on the sync target is damaged or was altered (it fails authentication).</source>
+            <translation>同期先の {file} は破損しているか、改ざんされています（認証に失敗しました）。</translation>
+        </message>
+        <message>
+            <source>The sync target was set up by a newer version of Assista; update Assista.</source>
+            <translation>同期先は新しいバージョンの Assista で設定されています。Assista を更新してください。</translation>
+        </message>
+        <message>
+            <source>{file} was written by a newer version of Assista; update Assista to sync.</source>
+            <translation>{file} は新しいバージョンの Assista で書き込まれています。同期するには Assista を更新してください。</translation>
+        </message>
+        <message>
+            <source>Another sync of this data folder is running; this one was skipped.</source>
+            <translation>このデータフォルダーの別の同期が実行中のため、今回の同期はスキップされました。</translation>
+        </message>
+        <message>
+            <source>A change on this device is {size}, more than the sync target {target} accepts in one upload ({limit}); it stays on this device. Delete it, or raise the server's upload limit, to sync again.</source>
+            <translation>このデバイス上の変更は {size} で、同期先 {target} が 1 回のアップロードで受け付ける量（{limit}）を超えています。このデバイスに残ります。再び同期するには、削除するか、サーバーのアップロード上限を上げてください。</translation>
+        </message>
+        <message>
+            <source>A message in the chat {chat} is {size}, more than the sync target {target} accepts in one upload ({limit}); it stays on this device. Delete it, or raise the server's upload limit, to sync again.</source>
+            <translation>チャット {chat} のメッセージは {size} で、同期先 {target} が 1 回のアップロードで受け付ける量（{limit}）を超えています。このデバイスに残ります。再び同期するには、削除するか、サーバーのアップロード上限を上げてください。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} does not hold {count} of the files it accepted: the server lost them. Nothing is lost here; the next sync sends them again.</source>
+            <translation>同期先 {target} は受け付けたファイルのうち {count} 個を保持していません: サーバーが失いました。ここでは何も失われていません。次回の同期で再送されます。</translation>
+        </message>
+        <message>
+            <source>{file} disappeared from the sync target during the sync; nothing was changed here, the next sync will read it.</source>
+            <translation>同期中に {file} が同期先から消えました。ここでは何も変更されていません。次回の同期で読み取ります。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} lost {file}.</source>
+            <translation>同期先 {target} から {file} が失われました。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} refused the credentials (HTTP {status}); check the user name and the password. Nothing was changed here.</source>
+            <translation>同期先 {target} が認証情報を拒否しました（HTTP {status}）。ユーザー名とパスワードを確認してください。ここでは何も変更されていません。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} refused access (HTTP {status}); check the credentials and the path. Nothing was changed here.</source>
+            <translation>同期先 {target} がアクセスを拒否しました（HTTP {status}）。認証情報とパスを確認してください。ここでは何も変更されていません。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} has no such folder or bucket (HTTP {status}). Nothing was changed here.</source>
+            <translation>同期先 {target} にそのフォルダーまたはバケットがありません（HTTP {status}）。ここでは何も変更されていません。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} refused a file as too large (HTTP {status}). Nothing was changed here.</source>
+            <translation>同期先 {target} がファイルを大きすぎるとして拒否しました（HTTP {status}）。ここでは何も変更されていません。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} is out of space (HTTP {status}); free some space on it. Nothing was changed here.</source>
+            <translation>同期先 {target} の空き容量が不足しています（HTTP {status}）。空き容量を増やしてください。ここでは何も変更されていません。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} failed (HTTP {status}); try again later. Nothing was changed here.</source>
+            <translation>同期先 {target} でエラーが発生しました（HTTP {status}）。後でもう一度お試しください。ここでは何も変更されていません。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} answered HTTP {status}. Nothing was changed here.</source>
+            <translation>同期先 {target} が HTTP {status} を返しました。ここでは何も変更されていません。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} sent more than {limit}, so it was not read (the server or a proxy in between is broken). Nothing was changed here.</source>
+            <translation>同期先 {target} が {limit} を超えるデータを送ってきたため、読み取りませんでした（サーバーか途中のプロキシに問題があります）。ここでは何も変更されていません。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} did not answer in time; your data here was not changed and the next sync will try again.</source>
+            <translation>同期先 {target} が時間内に応答しませんでした。ここのデータは変更されておらず、次回の同期で再試行します。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} cannot be reached; your data here was not changed and the next sync will try again.</source>
+            <translation>同期先 {target} に接続できません。ここのデータは変更されておらず、次回の同期で再試行します。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} dropped the connection; your data here was not changed and the next sync will try again.</source>
+            <translation>同期先 {target} が接続を切断しました。ここのデータは変更されておらず、次回の同期で再試行します。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} failed; your data here was not changed and the next sync will try again.</source>
+            <translation>同期先 {target} でエラーが発生しました。ここのデータは変更されておらず、次回の同期で再試行します。</translation>
+        </message>
+        <message>
+            <source>The sync folder {target} failed. Nothing was changed here.</source>
+            <translation>同期フォルダー {target} でエラーが発生しました。ここでは何も変更されていません。</translation>
+        </message>
+        <message>
+            <source>A file URL names a folder on this machine by its full path: file:///path ({url}).</source>
+            <translation>file URL はこのコンピューター上のフォルダーをフルパスで指定します: file:///path（{url}）。</translation>
+        </message>
+        <message>
+            <source>{file} in the sync folder {target} is larger than {limit}: not a file Assista wrote. Nothing was changed here.</source>
+            <translation>同期フォルダー {target} 内の {file} は {limit} より大きく、Assista が書き込んだファイルではありません。ここでは何も変更されていません。</translation>
+        </message>
+        <message>
+            <source>The S3 URL {url} has no bucket: s3://bucket/prefix.</source>
+            <translation>S3 URL {url} にバケットがありません: s3://bucket/prefix。</translation>
+        </message>
+        <message>
+            <source>S3 sync needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY to be set.</source>
+            <translation>S3 同期には AWS_ACCESS_KEY_ID と AWS_SECRET_ACCESS_KEY の設定が必要です。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} sent a list of files that cannot be read. Nothing was changed here.</source>
+            <translation>同期先 {target} が送ってきたファイル一覧を読み取れません。ここでは何も変更されていません。</translation>
+        </message>
+        <message>
+            <source>The WebDAV URL {url} has no host.</source>
+            <translation>WebDAV URL {url} にホストがありません。</translation>
+        </message>
+        <message>
+            <source>Put the WebDAV password in {variable}, not in the URL.</source>
+            <translation>WebDAV のパスワードは URL ではなく {variable} に設定してください。</translation>
+        </message>
+        <message>
+            <source>Cannot read {file}.</source>
+            <translation>{file} を読み取れません。</translation>
+        </message>
+        <message>
+            <source>{file} is not a file.</source>
+            <translation>{file} はファイルではありません。</translation>
+        </message>
+        <message>
+            <source>{file} is empty.</source>
+            <translation>{file} は空です。</translation>
+        </message>
+        <message>
+            <source>{file} is not UTF-8 text.</source>
+            <translation>{file} は UTF-8 テキストではありません。</translation>
+        </message>
+        <message>
+            <source>{file} is not valid CSV.</source>
+            <translation>{file} は有効な CSV ではありません。</translation>
+        </message>
+        <message>
+            <source>{file} is not a PDF (its content does not start like one: a damaged download or another kind of file).</source>
+            <translation>{file} は PDF ではありません（内容の先頭が PDF と異なります: ダウンロードの破損か、別の種類のファイルです）。</translation>
+        </message>
+        <message>
+            <source>{file} is password-protected; open it with its password and save an unprotected copy to attach it.</source>
+            <translation>{file} はパスワードで保護されています。パスワードで開き、保護されていないコピーを保存してから添付してください。</translation>
+        </message>
+        <message>
+            <source>{file} is too large to attach ({size} MB; the limit is {limit} MB).</source>
+            <translation>{file} は大きすぎて添付できません（{size} MB。上限は {limit} MB）。</translation>
+        </message>
+        <message>
+            <source>{file} is too large to read ({size}; the limit is {limit} MB).</source>
+            <translation>{file} は大きすぎて読み取れません（{size}。上限は {limit} MB）。</translation>
+        </message>
+        <message>
+            <source>{file} unpacks to more than {limit} MB; it is not read.</source>
+            <translation>{file} は展開すると {limit} MB を超えるため、読み取りません。</translation>
+        </message>
+        <message>
+            <source>{file} is not a text file or a supported document (PDF, DOCX, XLSX, CSV, PPTX, HTML, EPUB, Markdown, source code).</source>
+            <translation>{file} はテキストファイルでも対応している文書（PDF、DOCX、XLSX、CSV、PPTX、HTML、EPUB、Markdown、ソースコード）でもありません。</translation>
+        </message>
+        <message>
+            <source>{file} has no text to read.</source>
+            <translation>{file} には読み取れるテキストがありません。</translation>
+        </message>
+        <message>
+            <source>{file} has no text to read (scanned pages without a text layer?).</source>
+            <translation>{file} には読み取れるテキストがありません（テキストレイヤーのないスキャンページですか？）。</translation>
+        </message>
+        <message>
+            <source>{file} is damaged.</source>
+            <translation>{file} は破損しています。</translation>
+        </message>
+        <message>
+            <source>{file} is damaged or not a real {kind} file.</source>
+            <translation>{file} は破損しているか、本物の {kind} ファイルではありません。</translation>
+        </message>
+        <message>
+            <source>A knowledge base needs a name.</source>
+            <translation>ナレッジベースには名前が必要です。</translation>
+        </message>
+        <message>
+            <source>There is already a knowledge base named {name}.</source>
+            <translation>{name} という名前のナレッジベースはすでに存在します。</translation>
+        </message>
+        <message>
+            <source>There is no knowledge base named {name}.</source>
+            <translation>{name} という名前のナレッジベースはありません。</translation>
+        </message>
+        <message>
+            <source>No such file or folder: {paths}.</source>
+            <translation>そのようなファイルまたはフォルダーはありません: {paths}。</translation>
+        </message>
+        <message>
+            <source>{file} is too large to index.</source>
+            <translation>{file} は大きすぎてインデックスを作成できません。</translation>
+        </message>
+        <message>
+            <source>{file} is a link to nothing.</source>
+            <translation>{file} はリンク先のないリンクです。</translation>
+        </message>
+        <message>
+            <source>{file} is a link out of the folder (links are followed only inside it).</source>
+            <translation>{file} はフォルダーの外を指すリンクです（リンクはフォルダー内でのみたどります）。</translation>
+        </message>
+        <message>
+            <source>There is no embedding API {kind}.</source>
+            <translation>埋め込み API {kind} はありません。</translation>
+        </message>
+        <message>
+            <source>Providers of the kind {kind} cannot make embeddings.</source>
+            <translation>種類 {kind} のプロバイダーは埋め込みを作成できません。</translation>
+        </message>
+        <message>
+            <source>The embedding request failed.</source>
+            <translation>埋め込みリクエストに失敗しました。</translation>
+        </message>
+        <message>
+            <source>The embedding model {model} at {url} cannot be used; nothing was changed.</source>
+            <translation>{url} の埋め込みモデル {model} は使用できません。何も変更されていません。</translation>
+        </message>
+        <message>
+            <source>No MCP servers are running.</source>
+            <translation>実行中の MCP サーバーはありません。</translation>
+        </message>
+        <message>
+            <source>There is no MCP server named {name}.</source>
+            <translation>{name} という名前の MCP サーバーはありません。</translation>
+        </message>
+        <message>
+            <source>There is already an MCP server named {name}.</source>
+            <translation>{name} という名前の MCP サーバーはすでに存在します。</translation>
+        </message>
+        <message>
+            <source>The prompt {prompt} needs {names}.</source>
+            <translation>プロンプト {prompt} には {names} が必要です。</translation>
+        </message>
+        <message>
+            <source>These values are required: {names}.</source>
+            <translation>次の値は必須です: {names}。</translation>
+        </message>
+        <message>
+            <source>The MCP registry could not be read and there is no saved copy yet.</source>
+            <translation>MCP レジストリを読み取れず、保存されたコピーもまだありません。</translation>
+        </message>
+        <message>
+            <source>The MCP configuration is not valid JSON (line {line}).</source>
+            <translation>MCP 設定が有効な JSON ではありません（{line} 行目）。</translation>
+        </message>
+        <message>
+            <source>Cannot read the MCP configuration {file}.</source>
+            <translation>MCP 設定 {file} を読み取れません。</translation>
+        </message>
+        <message>
+            <source>The MCP configuration must be a JSON object with an mcpServers key.</source>
+            <translation>MCP 設定は mcpServers キーを持つ JSON オブジェクトである必要があります。</translation>
+        </message>
+        <message>
+            <source>The MCP configuration holds a single server without a name: put it under mcpServers, with its name as the key.</source>
+            <translation>MCP 設定に名前のないサーバーが 1 つあります: mcpServers の下に、その名前をキーとして配置してください。</translation>
+        </message>
+        <message>
+            <source>mcpServers must map server names to their settings.</source>
+            <translation>mcpServers はサーバー名をその設定に対応付ける必要があります。</translation>
+        </message>
+        <message>
+            <source>The MCP configuration lists no servers.</source>
+            <translation>MCP 設定にサーバーが 1 つもありません。</translation>
+        </message>
+        <message>
+            <source>MCP server {server}: its settings must be a JSON object.</source>
+            <translation>MCP サーバー {server}: 設定は JSON オブジェクトである必要があります。</translation>
+        </message>
+        <message>
+            <source>MCP server {server}: {key} must be an object of strings.</source>
+            <translation>MCP サーバー {server}: {key} は文字列のオブジェクトである必要があります。</translation>
+        </message>
+        <message>
+            <source>MCP server {server}: unknown transport {transport}.</source>
+            <translation>MCP サーバー {server}: 不明なトランスポート {transport}。</translation>
+        </message>
+        <message>
+            <source>The settings of MCP server {server} are not valid.</source>
+            <translation>MCP サーバー {server} の設定が無効です。</translation>
+        </message>
     </context>
     <context>
         <name>ExchangeView</name>
@@ -2766,8 +3390,8 @@
             <translation>ヘッダー</translation>
         </message>
         <message>
-            <source>Arguments: {error}</source>
-            <translation>引数: {error}</translation>
+            <source>Arguments: a quotation mark is not closed, or the text ends with a backslash.</source>
+            <translation>引数: 引用符が閉じられていないか、テキストがバックスラッシュで終わっています。</translation>
         </message>
         <message>
             <source>Policy for {tool}</source>

@@ -1571,6 +1571,630 @@
             <source>The provider</source>
             <translation>提供商</translation>
         </message>
+        <message>
+            <source>The data folder {folder} does not exist.</source>
+            <translation>数据文件夹 {folder} 不存在。</translation>
+        </message>
+        <message>
+            <source>The data folder {folder} holds no Assista database.</source>
+            <translation>数据文件夹 {folder} 中没有 Assista 数据库。</translation>
+        </message>
+        <message>
+            <source>The data folder {folder} cannot be written.</source>
+            <translation>无法写入数据文件夹 {folder}。</translation>
+        </message>
+        <message>
+            <source>{file} cannot be used.</source>
+            <translation>无法使用 {file}。</translation>
+        </message>
+        <message>
+            <source>The data location {folder} exists but is not a folder.</source>
+            <translation>数据位置 {folder} 已存在，但不是文件夹。</translation>
+        </message>
+        <message>
+            <source>{flag} needs a folder, for example {example}.</source>
+            <translation>{flag} 需要一个文件夹，例如 {example}。</translation>
+        </message>
+        <message>
+            <source>The database is closed.</source>
+            <translation>数据库已关闭。</translation>
+        </message>
+        <message>
+            <source>The database {path} was written by a newer version of Assista (schema {schema}; this version knows up to {known}). Update Assista, or start it with another data folder. The database was not modified.</source>
+            <translation>数据库 {path} 由更新版本的 Assista 写入（架构 {schema}；此版本最多支持 {known}）。请更新 Assista，或使用其他数据文件夹启动。数据库未被修改。</translation>
+        </message>
+        <message>
+            <source>The database {path} needs an upgrade (schema {schema} to {known}) and cannot be opened read-only.</source>
+            <translation>数据库 {path} 需要升级（架构 {schema} 到 {known}），无法以只读方式打开。</translation>
+        </message>
+        <message>
+            <source>The database {path} is damaged.</source>
+            <translation>数据库 {path} 已损坏。</translation>
+        </message>
+        <message>
+            <source>The database {path} is damaged. Restart Assista to recover it.</source>
+            <translation>数据库 {path} 已损坏。请重新启动 Assista 以恢复它。</translation>
+        </message>
+        <message>
+            <source>The database {path} cannot be used. It may be damaged or not an Assista database.</source>
+            <translation>无法使用数据库 {path}。它可能已损坏，或不是 Assista 数据库。</translation>
+        </message>
+        <message>
+            <source>The database {path} is damaged and could not be moved aside; move it away yourself and start Assista again.</source>
+            <translation>数据库 {path} 已损坏，且无法移到一旁；请手动将其移走，然后重新启动 Assista。</translation>
+        </message>
+        <message>
+            <source>Cannot open the database {path}.</source>
+            <translation>无法打开数据库 {path}。</translation>
+        </message>
+        <message>
+            <source>The database {path} is open read-only (its folder cannot be written); this change was not saved.</source>
+            <translation>数据库 {path} 以只读方式打开（其文件夹无法写入）；此更改未保存。</translation>
+        </message>
+        <message>
+            <source>The database {path} cannot be written.</source>
+            <translation>无法写入数据库 {path}。</translation>
+        </message>
+        <message>
+            <source>The disk holding the database {path} is full.</source>
+            <translation>存放数据库 {path} 的磁盘已满。</translation>
+        </message>
+        <message>
+            <source>The database is busy or unavailable.</source>
+            <translation>数据库繁忙或不可用。</translation>
+        </message>
+        <message>
+            <source>The database {path} could not be read or written.</source>
+            <translation>无法读取或写入数据库 {path}。</translation>
+        </message>
+        <message>
+            <source>Cannot back up the database {path} before upgrading it. The database was not modified; free some disk space and try again.</source>
+            <translation>升级前无法备份数据库 {path}。数据库未被修改；请释放一些磁盘空间后重试。</translation>
+        </message>
+        <message>
+            <source>Upgrading the database {path} (migration {migration}) failed. The database was left at version {version}.</source>
+            <translation>升级数据库 {path}（迁移 {migration}）失败。数据库保持在版本 {version}。</translation>
+        </message>
+        <message>
+            <source>Upgrading the database {path} (migration {migration}) failed. The database was restored as it was (version {version}); a copy is kept in {backup}.</source>
+            <translation>升级数据库 {path}（迁移 {migration}）失败。数据库已恢复原样（版本 {version}）；副本保存在 {backup}。</translation>
+        </message>
+        <message>
+            <source>Upgrading the database {path} (migration {migration}) failed, and restoring the backup also failed; your data is safe in {backup}.</source>
+            <translation>升级数据库 {path}（迁移 {migration}）失败，恢复备份也失败了；您的数据安全地保存在 {backup}。</translation>
+        </message>
+        <message>
+            <source>After the upgrade, some records of the database point to records that do not exist.</source>
+            <translation>升级后，数据库中的一些记录指向不存在的记录。</translation>
+        </message>
+        <message>
+            <source>A step of the database upgrade failed.</source>
+            <translation>数据库升级的某个步骤失败。</translation>
+        </message>
+        <message>
+            <source>Cannot open the request inspector's database {path}.</source>
+            <translation>无法打开请求检查器的数据库 {path}。</translation>
+        </message>
+        <message>
+            <source>The key file {file} cannot be read. Fix or delete it and enter the API keys again.</source>
+            <translation>无法读取密钥文件 {file}。请修复或删除它，然后重新输入 API 密钥。</translation>
+        </message>
+        <message>
+            <source>The key file {file} has an unexpected format.</source>
+            <translation>密钥文件 {file} 的格式不符合预期。</translation>
+        </message>
+        <message>
+            <source>Cannot write the key file {file}.</source>
+            <translation>无法写入密钥文件 {file}。</translation>
+        </message>
+        <message>
+            <source>The setting {key} cannot be stored.</source>
+            <translation>无法存储设置 {key}。</translation>
+        </message>
+        <message>
+            <source>The search failed.</source>
+            <translation>搜索失败。</translation>
+        </message>
+        <message>
+            <source>The answer could not be saved.</source>
+            <translation>无法保存该回答。</translation>
+        </message>
+        <message>
+            <source>{count} messages could not be saved.</source>
+            <translation>有 {count} 条消息无法保存。</translation>
+        </message>
+        <message>
+            <source>The message is empty.</source>
+            <translation>消息为空。</translation>
+        </message>
+        <message>
+            <source>That message already exists.</source>
+            <translation>该消息已存在。</translation>
+        </message>
+        <message>
+            <source>That message is not in this chat.</source>
+            <translation>该消息不在此对话中。</translation>
+        </message>
+        <message>
+            <source>The message could not be saved: it belongs to another chat.</source>
+            <translation>无法保存该消息：它属于另一个对话。</translation>
+        </message>
+        <message>
+            <source>The message could not be saved: the message it follows is not in this chat.</source>
+            <translation>无法保存该消息：它所接续的消息不在此对话中。</translation>
+        </message>
+        <message>
+            <source>That message is not on the chat's shown branch.</source>
+            <translation>该消息不在对话当前显示的分支上。</translation>
+        </message>
+        <message>
+            <source>There is no question before this message to ask again.</source>
+            <translation>此消息之前没有可以重新提问的问题。</translation>
+        </message>
+        <message>
+            <source>A chat with id {chat} already exists.</source>
+            <translation>ID 为 {chat} 的对话已存在。</translation>
+        </message>
+        <message>
+            <source>The chat could not be locked for its answer.</source>
+            <translation>无法为回答锁定该对话。</translation>
+        </message>
+        <message>
+            <source>Nothing to undo: no file written by the assistant is waiting to be undone.</source>
+            <translation>没有可撤销的内容：没有等待撤销的由助手写入的文件。</translation>
+        </message>
+        <message>
+            <source>This record has no request to replay (recorded by an older version).</source>
+            <translation>此记录没有可重放的请求（由旧版本记录）。</translation>
+        </message>
+        <message>
+            <source>Compare {minimum} to {maximum} models at once ({given} given).</source>
+            <translation>一次比较 {minimum} 到 {maximum} 个模型（给出了 {given} 个）。</translation>
+        </message>
+        <message>
+            <source>An assistant needs a name.</source>
+            <translation>助手需要一个名称。</translation>
+        </message>
+        <message>
+            <source>The temperature must be between 0 and 2.</source>
+            <translation>温度必须介于 0 和 2 之间。</translation>
+        </message>
+        <message>
+            <source>The assistant could not be saved.</source>
+            <translation>无法保存该助手。</translation>
+        </message>
+        <message>
+            <source>That assistant no longer exists.</source>
+            <translation>该助手已不存在。</translation>
+        </message>
+        <message>
+            <source>The project could not be saved.</source>
+            <translation>无法保存该项目。</translation>
+        </message>
+        <message>
+            <source>That project no longer exists.</source>
+            <translation>该项目已不存在。</translation>
+        </message>
+        <message>
+            <source>Several memories have ids starting with {id}; give more of the id.</source>
+            <translation>有多条记忆的 ID 以 {id} 开头；请提供更长的 ID。</translation>
+        </message>
+        <message>
+            <source>The system speech failed.</source>
+            <translation>系统语音失败。</translation>
+        </message>
+        <message>
+            <source>This is not an Assista export file.</source>
+            <translation>这不是 Assista 导出文件。</translation>
+        </message>
+        <message>
+            <source>This export has format version {version}, which this version of Assista cannot read; update Assista to import it.</source>
+            <translation>此导出文件的格式版本为 {version}，此版本的 Assista 无法读取；请更新 Assista 后再导入。</translation>
+        </message>
+        <message>
+            <source>A chat in the export is not readable.</source>
+            <translation>导出文件中的一个对话无法读取。</translation>
+        </message>
+        <message>
+            <source>The chat {chat} in the export is not readable.</source>
+            <translation>导出文件中的对话 {chat} 无法读取。</translation>
+        </message>
+        <message>
+            <source>Some messages of the chat {chat} already exist in another chat.</source>
+            <translation>对话 {chat} 的部分消息已存在于另一个对话中。</translation>
+        </message>
+        <message>
+            <source>The memories in the export are not readable.</source>
+            <translation>导出文件中的记忆无法读取。</translation>
+        </message>
+        <message>
+            <source>A project in the export is not readable.</source>
+            <translation>导出文件中的一个项目无法读取。</translation>
+        </message>
+        <message>
+            <source>{file} holds more than {limit} MB of chats, more than Assista imports at once; split the export or import the chats in parts.</source>
+            <translation>{file} 包含超过 {limit} MB 的对话，超出 Assista 一次可导入的上限；请拆分导出文件，或分批导入对话。</translation>
+        </message>
+        <message>
+            <source>{file} is not a file (a folder, a device or a pipe); import reads an export file.</source>
+            <translation>{file} 不是文件（而是文件夹、设备或管道）；导入需要读取导出文件。</translation>
+        </message>
+        <message>
+            <source>{file} is a damaged zip file.</source>
+            <translation>{file} 是损坏的 zip 文件。</translation>
+        </message>
+        <message>
+            <source>{file} is not a JSON file.</source>
+            <translation>{file} 不是 JSON 文件。</translation>
+        </message>
+        <message>
+            <source>{file} has no conversations.json inside.</source>
+            <translation>{file} 中没有 conversations.json。</translation>
+        </message>
+        <message>
+            <source>This file is neither an Assista export nor a ChatGPT conversations.json.</source>
+            <translation>此文件既不是 Assista 导出文件，也不是 ChatGPT 的 conversations.json。</translation>
+        </message>
+        <message>
+            <source>The ChatGPT export could not be read: a conversation in it has fields of the wrong type; nothing was imported.</source>
+            <translation>无法读取 ChatGPT 导出文件：其中一个对话的字段类型不正确；未导入任何内容。</translation>
+        </message>
+        <message>
+            <source>The ChatGPT export could not be read.</source>
+            <translation>无法读取 ChatGPT 导出文件。</translation>
+        </message>
+        <message>
+            <source>Add a provider to start chatting.</source>
+            <translation>添加一个提供商即可开始对话。</translation>
+        </message>
+        <message>
+            <source>{provider} needs an API key: add one in Providers.</source>
+            <translation>{provider} 需要 API 密钥：请在“提供商”中添加。</translation>
+        </message>
+        <message>
+            <source>{provider} uses an unsupported kind of provider ({kind}).</source>
+            <translation>{provider} 使用了不受支持的提供商类型（{kind}）。</translation>
+        </message>
+        <message>
+            <source>{provider}: the option {option} is not valid.</source>
+            <translation>{provider}：选项 {option} 无效。</translation>
+        </message>
+        <message>
+            <source>Unknown provider preset {preset} (known: {known}).</source>
+            <translation>未知的提供商预设 {preset}（已知：{known}）。</translation>
+        </message>
+        <message>
+            <source>{provider} needs a base URL (for example http://localhost:8080/v1).</source>
+            <translation>{provider} 需要基础 URL（例如 http://localhost:8080/v1）。</translation>
+        </message>
+        <message>
+            <source>The header {name} looks like a credential. Enter the API key in the provider's key field instead; it is kept in the system keyring, not in the settings.</source>
+            <translation>请求头 {name} 看起来像凭据。请改为在提供商的密钥字段中输入 API 密钥；它保存在系统密钥环中，而不是设置中。</translation>
+        </message>
+        <message>
+            <source>Unknown tools: {tools}. Available: {available}.</source>
+            <translation>未知的工具：{tools}。可用：{available}。</translation>
+        </message>
+        <message>
+            <source>{provider} has no web search of its own: choose a search service (SearXNG, Brave or Tavily) in Settings, or turn off Search the web.</source>
+            <translation>{provider} 没有自带的网页搜索：请在设置中选择搜索服务（SearXNG、Brave 或 Tavily），或关闭“搜索网页”。</translation>
+        </message>
+        <message>
+            <source>Web search via {service} needs the instance's address (Settings).</source>
+            <translation>通过 {service} 进行网页搜索需要实例地址（设置）。</translation>
+        </message>
+        <message>
+            <source>Web search via {service} needs an API key (Settings).</source>
+            <translation>通过 {service} 进行网页搜索需要 API 密钥（设置）。</translation>
+        </message>
+        <message>
+            <source>This model cannot call tools, so it cannot search the web here; pick a model with tools or turn off Search the web.</source>
+            <translation>此模型无法调用工具，因此无法在此搜索网页；请选择支持工具的模型，或关闭“搜索网页”。</translation>
+        </message>
+        <message>
+            <source>Unknown sync target {url}: use {forms}.</source>
+            <translation>未知的同步目标 {url}：请使用 {forms}。</translation>
+        </message>
+        <message>
+            <source>Set the sync passphrase in Settings → Sync.</source>
+            <translation>请在“设置 → 同步”中设置同步口令。</translation>
+        </message>
+        <message>
+            <source>The sync passphrase is empty; set one to encrypt your chats.</source>
+            <translation>同步口令为空；请设置一个以加密您的对话。</translation>
+        </message>
+        <message>
+            <source>The sync passphrase is wrong: it does not open the chats already on the target. Nothing was changed.</source>
+            <translation>同步口令错误：它无法打开目标上已有的对话。未做任何更改。</translation>
+        </message>
+        <message>
+            <source>{file} on the sync target is damaged.</source>
+            <translation>同步目标上的 {file} 已损坏。</translation>
+        </message>
+        <message>
+            <source>{file} on the sync target is damaged or was altered (it fails authentication).</source>
+            <translation>同步目标上的 {file} 已损坏或被篡改（未通过验证）。</translation>
+        </message>
+        <message>
+            <source>The sync target was set up by a newer version of Assista; update Assista.</source>
+            <translation>同步目标由更新版本的 Assista 设置；请更新 Assista。</translation>
+        </message>
+        <message>
+            <source>{file} was written by a newer version of Assista; update Assista to sync.</source>
+            <translation>{file} 由更新版本的 Assista 写入；请更新 Assista 后再同步。</translation>
+        </message>
+        <message>
+            <source>Another sync of this data folder is running; this one was skipped.</source>
+            <translation>此数据文件夹的另一个同步正在运行；本次同步已跳过。</translation>
+        </message>
+        <message>
+            <source>A change on this device is {size}, more than the sync target {target} accepts in one upload ({limit}); it stays on this device. Delete it, or raise the server's upload limit, to sync again.</source>
+            <translation>此设备上的一项更改大小为 {size}，超过同步目标 {target} 单次上传可接受的大小（{limit}）；它保留在此设备上。删除它，或提高服务器的上传上限，即可再次同步。</translation>
+        </message>
+        <message>
+            <source>A message in the chat {chat} is {size}, more than the sync target {target} accepts in one upload ({limit}); it stays on this device. Delete it, or raise the server's upload limit, to sync again.</source>
+            <translation>对话 {chat} 中的一条消息大小为 {size}，超过同步目标 {target} 单次上传可接受的大小（{limit}）；它保留在此设备上。删除它，或提高服务器的上传上限，即可再次同步。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} does not hold {count} of the files it accepted: the server lost them. Nothing is lost here; the next sync sends them again.</source>
+            <translation>同步目标 {target} 缺少它已接受的 {count} 个文件：服务器丢失了它们。此处没有丢失任何内容；下次同步会重新发送它们。</translation>
+        </message>
+        <message>
+            <source>{file} disappeared from the sync target during the sync; nothing was changed here, the next sync will read it.</source>
+            <translation>同步期间 {file} 从同步目标上消失了；此处未做任何更改，下次同步会读取它。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} lost {file}.</source>
+            <translation>同步目标 {target} 丢失了 {file}。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} refused the credentials (HTTP {status}); check the user name and the password. Nothing was changed here.</source>
+            <translation>同步目标 {target} 拒绝了凭据（HTTP {status}）；请检查用户名和密码。此处未做任何更改。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} refused access (HTTP {status}); check the credentials and the path. Nothing was changed here.</source>
+            <translation>同步目标 {target} 拒绝访问（HTTP {status}）；请检查凭据和路径。此处未做任何更改。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} has no such folder or bucket (HTTP {status}). Nothing was changed here.</source>
+            <translation>同步目标 {target} 没有这样的文件夹或存储桶（HTTP {status}）。此处未做任何更改。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} refused a file as too large (HTTP {status}). Nothing was changed here.</source>
+            <translation>同步目标 {target} 以文件过大为由拒绝了它（HTTP {status}）。此处未做任何更改。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} is out of space (HTTP {status}); free some space on it. Nothing was changed here.</source>
+            <translation>同步目标 {target} 空间不足（HTTP {status}）；请在其上释放一些空间。此处未做任何更改。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} failed (HTTP {status}); try again later. Nothing was changed here.</source>
+            <translation>同步目标 {target} 出错（HTTP {status}）；请稍后再试。此处未做任何更改。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} answered HTTP {status}. Nothing was changed here.</source>
+            <translation>同步目标 {target} 返回了 HTTP {status}。此处未做任何更改。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} sent more than {limit}, so it was not read (the server or a proxy in between is broken). Nothing was changed here.</source>
+            <translation>同步目标 {target} 发送的数据超过 {limit}，因此未读取（服务器或中间的代理有问题）。此处未做任何更改。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} did not answer in time; your data here was not changed and the next sync will try again.</source>
+            <translation>同步目标 {target} 未及时响应；此处的数据未被更改，下次同步会重试。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} cannot be reached; your data here was not changed and the next sync will try again.</source>
+            <translation>无法连接同步目标 {target}；此处的数据未被更改，下次同步会重试。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} dropped the connection; your data here was not changed and the next sync will try again.</source>
+            <translation>同步目标 {target} 断开了连接；此处的数据未被更改，下次同步会重试。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} failed; your data here was not changed and the next sync will try again.</source>
+            <translation>同步目标 {target} 出错；此处的数据未被更改，下次同步会重试。</translation>
+        </message>
+        <message>
+            <source>The sync folder {target} failed. Nothing was changed here.</source>
+            <translation>同步文件夹 {target} 出错。此处未做任何更改。</translation>
+        </message>
+        <message>
+            <source>A file URL names a folder on this machine by its full path: file:///path ({url}).</source>
+            <translation>file URL 以完整路径指向本机上的文件夹：file:///path（{url}）。</translation>
+        </message>
+        <message>
+            <source>{file} in the sync folder {target} is larger than {limit}: not a file Assista wrote. Nothing was changed here.</source>
+            <translation>同步文件夹 {target} 中的 {file} 大于 {limit}：它不是 Assista 写入的文件。此处未做任何更改。</translation>
+        </message>
+        <message>
+            <source>The S3 URL {url} has no bucket: s3://bucket/prefix.</source>
+            <translation>S3 URL {url} 没有存储桶：s3://bucket/prefix。</translation>
+        </message>
+        <message>
+            <source>S3 sync needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY to be set.</source>
+            <translation>S3 同步需要设置 AWS_ACCESS_KEY_ID 和 AWS_SECRET_ACCESS_KEY。</translation>
+        </message>
+        <message>
+            <source>The sync target {target} sent a list of files that cannot be read. Nothing was changed here.</source>
+            <translation>同步目标 {target} 发送的文件列表无法读取。此处未做任何更改。</translation>
+        </message>
+        <message>
+            <source>The WebDAV URL {url} has no host.</source>
+            <translation>WebDAV URL {url} 没有主机。</translation>
+        </message>
+        <message>
+            <source>Put the WebDAV password in {variable}, not in the URL.</source>
+            <translation>请将 WebDAV 密码放在 {variable} 中，而不是 URL 中。</translation>
+        </message>
+        <message>
+            <source>Cannot read {file}.</source>
+            <translation>无法读取 {file}。</translation>
+        </message>
+        <message>
+            <source>{file} is not a file.</source>
+            <translation>{file} 不是文件。</translation>
+        </message>
+        <message>
+            <source>{file} is empty.</source>
+            <translation>{file} 是空的。</translation>
+        </message>
+        <message>
+            <source>{file} is not UTF-8 text.</source>
+            <translation>{file} 不是 UTF-8 文本。</translation>
+        </message>
+        <message>
+            <source>{file} is not valid CSV.</source>
+            <translation>{file} 不是有效的 CSV。</translation>
+        </message>
+        <message>
+            <source>{file} is not a PDF (its content does not start like one: a damaged download or another kind of file).</source>
+            <translation>{file} 不是 PDF（其内容的开头不像 PDF：可能是下载损坏或其他类型的文件）。</translation>
+        </message>
+        <message>
+            <source>{file} is password-protected; open it with its password and save an unprotected copy to attach it.</source>
+            <translation>{file} 受密码保护；请用密码打开它，另存一份未加密的副本后再附加。</translation>
+        </message>
+        <message>
+            <source>{file} is too large to attach ({size} MB; the limit is {limit} MB).</source>
+            <translation>{file} 太大，无法附加（{size} MB；上限为 {limit} MB）。</translation>
+        </message>
+        <message>
+            <source>{file} is too large to read ({size}; the limit is {limit} MB).</source>
+            <translation>{file} 太大，无法读取（{size}；上限为 {limit} MB）。</translation>
+        </message>
+        <message>
+            <source>{file} unpacks to more than {limit} MB; it is not read.</source>
+            <translation>{file} 解压后超过 {limit} MB；未读取。</translation>
+        </message>
+        <message>
+            <source>{file} is not a text file or a supported document (PDF, DOCX, XLSX, CSV, PPTX, HTML, EPUB, Markdown, source code).</source>
+            <translation>{file} 不是文本文件或受支持的文档（PDF、DOCX、XLSX、CSV、PPTX、HTML、EPUB、Markdown、源代码）。</translation>
+        </message>
+        <message>
+            <source>{file} has no text to read.</source>
+            <translation>{file} 中没有可读取的文本。</translation>
+        </message>
+        <message>
+            <source>{file} has no text to read (scanned pages without a text layer?).</source>
+            <translation>{file} 中没有可读取的文本（可能是没有文本层的扫描页面？）。</translation>
+        </message>
+        <message>
+            <source>{file} is damaged.</source>
+            <translation>{file} 已损坏。</translation>
+        </message>
+        <message>
+            <source>{file} is damaged or not a real {kind} file.</source>
+            <translation>{file} 已损坏，或不是真正的 {kind} 文件。</translation>
+        </message>
+        <message>
+            <source>A knowledge base needs a name.</source>
+            <translation>知识库需要一个名称。</translation>
+        </message>
+        <message>
+            <source>There is already a knowledge base named {name}.</source>
+            <translation>已存在名为 {name} 的知识库。</translation>
+        </message>
+        <message>
+            <source>There is no knowledge base named {name}.</source>
+            <translation>没有名为 {name} 的知识库。</translation>
+        </message>
+        <message>
+            <source>No such file or folder: {paths}.</source>
+            <translation>没有这样的文件或文件夹：{paths}。</translation>
+        </message>
+        <message>
+            <source>{file} is too large to index.</source>
+            <translation>{file} 太大，无法编入索引。</translation>
+        </message>
+        <message>
+            <source>{file} is a link to nothing.</source>
+            <translation>{file} 是一个指向不存在目标的链接。</translation>
+        </message>
+        <message>
+            <source>{file} is a link out of the folder (links are followed only inside it).</source>
+            <translation>{file} 是指向文件夹之外的链接（只跟随文件夹内的链接）。</translation>
+        </message>
+        <message>
+            <source>There is no embedding API {kind}.</source>
+            <translation>没有嵌入 API {kind}。</translation>
+        </message>
+        <message>
+            <source>Providers of the kind {kind} cannot make embeddings.</source>
+            <translation>{kind} 类型的提供商无法生成嵌入。</translation>
+        </message>
+        <message>
+            <source>The embedding request failed.</source>
+            <translation>嵌入请求失败。</translation>
+        </message>
+        <message>
+            <source>The embedding model {model} at {url} cannot be used; nothing was changed.</source>
+            <translation>位于 {url} 的嵌入模型 {model} 无法使用；未做任何更改。</translation>
+        </message>
+        <message>
+            <source>No MCP servers are running.</source>
+            <translation>没有正在运行的 MCP 服务器。</translation>
+        </message>
+        <message>
+            <source>There is no MCP server named {name}.</source>
+            <translation>没有名为 {name} 的 MCP 服务器。</translation>
+        </message>
+        <message>
+            <source>There is already an MCP server named {name}.</source>
+            <translation>已存在名为 {name} 的 MCP 服务器。</translation>
+        </message>
+        <message>
+            <source>The prompt {prompt} needs {names}.</source>
+            <translation>提示 {prompt} 需要 {names}。</translation>
+        </message>
+        <message>
+            <source>These values are required: {names}.</source>
+            <translation>以下值为必填项：{names}。</translation>
+        </message>
+        <message>
+            <source>The MCP registry could not be read and there is no saved copy yet.</source>
+            <translation>无法读取 MCP 注册表，且尚无已保存的副本。</translation>
+        </message>
+        <message>
+            <source>The MCP configuration is not valid JSON (line {line}).</source>
+            <translation>MCP 配置不是有效的 JSON（第 {line} 行）。</translation>
+        </message>
+        <message>
+            <source>Cannot read the MCP configuration {file}.</source>
+            <translation>无法读取 MCP 配置 {file}。</translation>
+        </message>
+        <message>
+            <source>The MCP configuration must be a JSON object with an mcpServers key.</source>
+            <translation>MCP 配置必须是带有 mcpServers 键的 JSON 对象。</translation>
+        </message>
+        <message>
+            <source>The MCP configuration holds a single server without a name: put it under mcpServers, with its name as the key.</source>
+            <translation>MCP 配置中有一个没有名称的服务器：请将其放在 mcpServers 下，并以其名称作为键。</translation>
+        </message>
+        <message>
+            <source>mcpServers must map server names to their settings.</source>
+            <translation>mcpServers 必须将服务器名称映射到其设置。</translation>
+        </message>
+        <message>
+            <source>The MCP configuration lists no servers.</source>
+            <translation>MCP 配置中没有列出任何服务器。</translation>
+        </message>
+        <message>
+            <source>MCP server {server}: its settings must be a JSON object.</source>
+            <translation>MCP 服务器 {server}：其设置必须是 JSON 对象。</translation>
+        </message>
+        <message>
+            <source>MCP server {server}: {key} must be an object of strings.</source>
+            <translation>MCP 服务器 {server}：{key} 必须是由字符串组成的对象。</translation>
+        </message>
+        <message>
+            <source>MCP server {server}: unknown transport {transport}.</source>
+            <translation>MCP 服务器 {server}：未知的传输方式 {transport}。</translation>
+        </message>
+        <message>
+            <source>The settings of MCP server {server} are not valid.</source>
+            <translation>MCP 服务器 {server} 的设置无效。</translation>
+        </message>
     </context>
     <context>
         <name>ExchangeView</name>
@@ -2766,8 +3390,8 @@
             <translation>请求头</translation>
         </message>
         <message>
-            <source>Arguments: {error}</source>
-            <translation>参数：{error}</translation>
+            <source>Arguments: a quotation mark is not closed, or the text ends with a backslash.</source>
+            <translation>参数：有未闭合的引号，或文本以反斜杠结尾。</translation>
         </message>
         <message>
             <source>Policy for {tool}</source>
