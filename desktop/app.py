@@ -19,6 +19,7 @@ from desktop.core.errors import ConfigError
 from desktop.core.proxy import Proxy
 from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.core.tooling import NoTools, ToolRunner
+from desktop.knowledge.schema import KNOWLEDGE_MIGRATIONS
 from desktop.projects.service import ProjectService
 from desktop.providers.factory import create_provider
 from desktop.storage.assistants import AssistantStore
@@ -31,6 +32,8 @@ from desktop.storage.mcp_secrets import (
     resolve_mcp_secrets,
     stash_mcp_secrets,
 )
+from desktop.storage.migration_set import Migrations
+from desktop.storage.migrations import STORAGE_MIGRATIONS
 from desktop.storage.paths import DataPaths
 from desktop.storage.sessions import SessionStore
 from desktop.storage.settings_service import SettingsService
@@ -54,6 +57,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 GRANTS_FILE = "tool_grants.json"
+
+#: Every feature's schema migrations, in the order they build on each other: storage's
+#: own (chats, sync, projects, memories), then the features' that keep their own tables.
+DATABASE_MIGRATIONS: tuple[Migrations, ...] = (*STORAGE_MIGRATIONS, KNOWLEDGE_MIGRATIONS)
 
 
 _OPENING_SECRETS = threading.Lock()
@@ -104,7 +111,8 @@ class AppContext:
         redactor = SecretRedactor()
         paths, db, lock, notice = open_data_folder(
             None if data_dir is None else str(data_dir), redactor,
-            log_to_stderr=log_to_stderr, lock=lock, verify=verify, read_only=read_only)
+            log_to_stderr=log_to_stderr, lock=lock, verify=verify, read_only=read_only,
+            migrations=DATABASE_MIGRATIONS)
         sessions = SessionStore(db)
         ctx = cls(
             paths=paths,

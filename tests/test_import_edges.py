@@ -90,8 +90,6 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
         "reuses fetch_url's private HTML-to-text converter (item 9: move it down)",
     ("knowledge/chat_link.py", "app"): _APP,
     ("knowledge/chat_link.py", "chat"): "reads a chat's knowledge bases from ChatProfiles",
-    ("storage/migrations.py", "knowledge"):
-        "the knowledge tables' schema is in the one migration list (item 9: own migrations)",
     ("sync/targets/http_files.py", "providers"):
         "builds its HTTP client with the providers' make_client (item 3: one client factory)",
     ("updates/checker.py", "app"): _APP,
@@ -198,6 +196,13 @@ def test_every_listed_exception_is_still_needed() -> None:
     assert not stale, "these imports are gone, remove them from EXCEPTIONS:\n" + "\n".join(stale)
     assert all(target not in ALLOWED[owner(DESKTOP / module)]
                for module, target in EXCEPTIONS), "an exception the table already allows"
+
+
+def test_storage_imports_no_feature() -> None:
+    """Each feature owns its migrations (``Migrations(name, ...)``) and the composition
+    root registers them: the storage layer never imports a feature's schema (item 9)."""
+    assert ALLOWED["storage"] == frozenset({"core"})
+    assert not [key for key in EXCEPTIONS if key[0].startswith("storage/")]
 
 
 def test_only_the_window_imports_qt() -> None:
