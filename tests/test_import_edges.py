@@ -54,10 +54,6 @@ _UI_PROVIDERS = "the window uses provider-layer code directly (item 1: ProviderS
 
 #: (module under desktop/, package it imports) -> why, for edges outside ``ALLOWED``.
 EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("chat/chat_tools.py", "app"): _APP,
-    ("chat/memory_recall.py", "app"): _APP,
-    ("chat/turn_runner.py", "app"): _APP,
-    ("chat/voice.py", "app"): _APP,
     ("cli/audio_cmd.py", "app"): "AppContext for the speech and transcription commands",
     ("cli/project_cmd.py", "app"): "AppContext for the project commands",
     ("core/page_preview.py", "resources"): "the bundled mermaid.js a preview page loads",
@@ -68,15 +64,6 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
         "hands the widgets the composition root's narrow services (item 1: built there)",
     ("ui/window/app_services.py", "storage"): "the chats' and assistants' store types",
     ("ui/knowledge/knowledge_detail.py", "providers"): _UI_PROVIDERS,
-    ("chat/inspection.py", "app"): _APP,
-    ("chat/last_chat.py", "app"): _APP,
-    ("chat/model_catalog.py", "app"): _APP,
-    ("chat/profile.py", "app"): _APP,
-    ("chat/replay.py", "app"): _APP,
-    ("chat/service.py", "app"): _APP,
-    ("chat/titling.py", "app"): _APP,
-    ("chat/turn_undo.py", "app"): _APP,
-    ("chat/web_search.py", "app"): _APP,
     ("cli/ask.py", "app"): "opens an AppContext for the turn (the CLI builds its own root)",
     ("cli/ask_compare.py", "app"): "opens an AppContext for the comparison",
     ("cli/context.py", "app"): "opens the AppContext every CLI command uses",
@@ -88,11 +75,9 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
         "extracts text from attached documents when a message is sent (item 9)",
     ("documents/markup.py", "tools"):
         "reuses fetch_url's private HTML-to-text converter (item 9: move it down)",
-    ("knowledge/chat_link.py", "app"): _APP,
     ("knowledge/chat_link.py", "chat"): "reads a chat's knowledge bases from ChatProfiles",
     ("sync/targets/http_files.py", "providers"):
         "builds its HTTP client with the providers' make_client (item 3: one client factory)",
-    ("updates/checker.py", "app"): _APP,
     ("ui/conversations/conversation_actions.py", "storage"): "parses the search query itself",
     ("ui/conversations/import_export.py", "storage"):
         "runs export/import on the stores itself (item 1: a service)",

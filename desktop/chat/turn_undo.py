@@ -10,12 +10,12 @@ from desktop.core.errors import ConfigError
 from desktop.tools.checkpoints import TurnChanges, UndoRefused, UndoResult
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.app_context import ChatContext
 
 __all__ = ["UndoRefused", "find_turn", "undo_turn"]
 
 
-def find_turn(ctx: AppContext, session_id: str, turn: str | None = None) -> TurnChanges | None:
+def find_turn(ctx: ChatContext, session_id: str, turn: str | None = None) -> TurnChanges | None:
     """The checkpoint of the chat's last turn that wrote files and was not undone; with
     ``turn`` (a message id: the question, or an answer that made tool calls) that
     turn's. ConfigError for an unknown chat or message."""
@@ -31,7 +31,7 @@ def find_turn(ctx: AppContext, session_id: str, turn: str | None = None) -> Turn
     return ctx.checkpoints.find(session_id, turn, calls)
 
 
-def undo_turn(ctx: AppContext, session_id: str, turn: str | None = None) -> list[UndoResult]:
+def undo_turn(ctx: ChatContext, session_id: str, turn: str | None = None) -> list[UndoResult]:
     """Put back the files of that turn (see :func:`find_turn`). ConfigError when there
     is nothing to undo; :class:`UndoRefused` (nothing touched) when it cannot be done."""
     changes = find_turn(ctx, session_id, turn)

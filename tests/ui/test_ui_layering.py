@@ -52,7 +52,6 @@ STILL_REACHING_CTX = {
     "desktop/ui/window/controller.py",
     "desktop/ui/window/launch.py",
     "desktop/ui/window/main_window.py",
-    "desktop/ui/window/update_notice.py",
     "desktop/ui/window/window_menus.py",
 }
 

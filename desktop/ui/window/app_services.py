@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from desktop.storage.sessions import SessionStore
     from desktop.sync.service import SyncService
     from desktop.tools.mcp.bundle_install import BundleService
+    from desktop.updates.checker import UpdateChecker
 
 
 class AppServices:
@@ -62,6 +63,14 @@ class AppServices:
         from desktop.tools.mcp.bundle_install import BundleService
 
         return BundleService(self._ctx.paths.root, self._ctx.settings, self._ctx.secrets)
+
+    def update_checker(self, current: str) -> UpdateChecker:
+        """Checks the release feed for a version newer than ``current``."""
+        from desktop.updates.checker import UpdateChecker
+
+        ctx = self._ctx
+        return UpdateChecker(ctx.settings, ctx.settings_store, current,
+                             portable=ctx.paths.portable, proxy=lambda: ctx.proxy)
 
     def model_catalog(self) -> ModelCatalog:
         """Every provider's models (as last fetched), their prices and capabilities."""
