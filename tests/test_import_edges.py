@@ -82,14 +82,6 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("ui/conversations/import_export.py", "storage"):
         "runs export/import on the stores itself (item 1: a service)",
     ("ui/conversations/search_dialog.py", "storage"): _UI_STORAGE,
-    ("ui/dialogs/usage_page.py", "storage"): "queries usage statistics on the database itself",
-    ("ui/inspector/event_tables.py", "storage"): _UI_STORAGE,
-    ("ui/inspector/opener.py", "app"): _APP,
-    ("ui/inspector/panel.py", "app"): _APP,
-    ("ui/inspector/panel.py", "storage"): _UI_STORAGE,
-    ("ui/inspector/replay_view.py", "app"): _APP,
-    ("ui/inspector/replay_view.py", "storage"): _UI_STORAGE,
-    ("ui/knowledge/index_job.py", "storage"): "opens its own Database for the indexing thread",
     ("ui/providers/provider_dialog.py", "providers"):
         "creates a provider to test the connection; presets, redaction (item 1)",
     ("ui/providers/provider_form.py", "providers"): _UI_PROVIDERS,

@@ -12,7 +12,7 @@ from desktop.tools.checkpoints import TurnChanges, UndoRefused, UndoResult
 if TYPE_CHECKING:
     from desktop.chat.app_context import ChatContext
 
-__all__ = ["UndoRefused", "find_turn", "undo_turn"]
+__all__ = ["TurnUndo", "UndoRefused", "find_turn", "undo_turn"]
 
 
 def find_turn(ctx: ChatContext, session_id: str, turn: str | None = None) -> TurnChanges | None:
@@ -40,3 +40,17 @@ def undo_turn(ctx: ChatContext, session_id: str, turn: str | None = None) -> lis
         raise ConfigError(f"nothing to undo: no file written by the assistant in {which} "
                           "is waiting to be undone")
     return ctx.checkpoints.undo(changes)
+
+
+class TurnUndo:
+    """:func:`find_turn` and :func:`undo_turn` on the app's chats and checkpoints, as the
+    window's undo bar is handed them."""
+
+    def __init__(self, ctx: ChatContext) -> None:
+        self._ctx = ctx
+
+    def find(self, session_id: str, turn: str | None = None) -> TurnChanges | None:
+        return find_turn(self._ctx, session_id, turn)
+
+    def undo(self, session_id: str, turn: str | None = None) -> list[UndoResult]:
+        return undo_turn(self._ctx, session_id, turn)

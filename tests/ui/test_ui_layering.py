@@ -21,12 +21,6 @@ STILL_IMPORTING: dict[str, set[str]] = {
     "desktop/ui/conversations/import_export.py": {"storage"},  # export, import
     "desktop/ui/conversations/search_dialog.py": {"storage"},  # search hits
     "desktop/ui/dialogs/memory_page.py": {"storage"},  # Memory, MemoryStore (annotations)
-    "desktop/ui/dialogs/usage_page.py": {"storage"},  # usage figures
-    "desktop/ui/inspector/event_tables.py": {"storage"},  # ExchangeRecord
-    "desktop/ui/inspector/opener.py": {"app"},
-    "desktop/ui/inspector/panel.py": {"app", "storage"},
-    "desktop/ui/inspector/replay_view.py": {"app", "storage"},
-    "desktop/ui/knowledge/index_job.py": {"storage"},  # Database
     "desktop/ui/knowledge/knowledge_detail.py": {"providers"},  # an adapter's embedding kind
     "desktop/ui/providers/provider_dialog.py": {"providers"},  # presets, redact
     "desktop/ui/providers/provider_form.py": {"providers", "storage"},  # presets, redact
@@ -43,16 +37,8 @@ STILL_IMPORTING: dict[str, set[str]] = {
 
 #: Interface modules that still reach into the context (``something.ctx``).
 STILL_REACHING_CTX = {
-    "desktop/ui/chat/chat_pane.py",
-    "desktop/ui/dialogs/settings_dialog.py",
-    "desktop/ui/inspector/replay_view.py",
-    "desktop/ui/knowledge/knowledge_dialog.py",
-    "desktop/ui/tools/undo_bar.py",
-    "desktop/ui/window/chat_settings_popover.py",
     "desktop/ui/window/controller.py",
     "desktop/ui/window/launch.py",
-    "desktop/ui/window/main_window.py",
-    "desktop/ui/window/window_menus.py",
 }
 
 #: The window's helpers: handed what they use, they never see the main window (its

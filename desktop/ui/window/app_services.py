@@ -5,18 +5,31 @@ assistants, installs bundles or syncs takes its service from here."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.app import AppContext
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from desktop.chat.inspector_service import InspectorService
     from desktop.chat.model_catalog import ModelCatalog
     from desktop.chat.provider_service import ProviderService
+    from desktop.chat.turn_undo import TurnUndo
+    from desktop.chat.usage import ModelUsage
+    from desktop.chat.voice import VoiceService
     from desktop.core.services import SettingsSource
+    from desktop.knowledge.store import KnowledgeStore
     from desktop.projects.service import ProjectService
+    from desktop.skills.service import SkillService
     from desktop.storage.assistants import AssistantStore
+    from desktop.storage.paths import DataPaths
+    from desktop.storage.secrets import SecretStore
     from desktop.storage.sessions import SessionStore
+    from desktop.storage.window_state import WindowState
     from desktop.sync.service import SyncService
     from desktop.tools.mcp.bundle_install import BundleService
     from desktop.updates.checker import UpdateChecker
@@ -51,6 +64,78 @@ class AppServices:
     @property
     def sync(self) -> SyncService:
         return self._ctx.sync
+
+    @property
+    def paths(self) -> DataPaths:
+        """Where the data folder's parts are (shown in Preferences; the logs' folder)."""
+        return self._ctx.paths
+
+    @property
+    def secrets(self) -> SecretStore:
+        """Keys and tokens (the keyring, or a private file)."""
+        return self._ctx.secrets
+
+    @property
+    def inspection(self) -> InspectorService:
+        """The request inspector's records, and replaying one."""
+        from desktop.chat.inspector_service import InspectorService
+
+        return InspectorService(self._ctx)
+
+    @property
+    def turn_undo(self) -> TurnUndo:
+        """Finds and undoes the files a chat's turn wrote."""
+        from desktop.chat.turn_undo import TurnUndo
+
+        return TurnUndo(self._ctx)
+
+    @property
+    def knowledge(self) -> KnowledgeStore:
+        """The knowledge bases (on the window's connection)."""
+        from desktop.knowledge.chat_link import provider_key
+        from desktop.knowledge.store import KnowledgeStore
+
+        ctx = self._ctx
+        return KnowledgeStore(ctx.db, partial(provider_key, ctx), ctx.proxy)
+
+    @contextmanager
+    def knowledge_apart(self) -> Iterator[KnowledgeStore]:
+        """The knowledge bases on a connection of their own (for a thread that indexes
+        while the window's connection stays free for the chats); closed after."""
+        from desktop.app import DATABASE_MIGRATIONS
+        from desktop.knowledge.chat_link import provider_key
+        from desktop.knowledge.store import KnowledgeStore
+        from desktop.storage.database import Database
+
+        ctx = self._ctx
+        db = Database(ctx.db.path, migrations=DATABASE_MIGRATIONS)
+        try:
+            yield KnowledgeStore(db, partial(provider_key, ctx), ctx.proxy)
+        finally:
+            db.close()
+
+    def voice(self) -> VoiceService:
+        """Dictation and reading aloud with the configured audio models."""
+        from desktop.chat.voice import VoiceService
+
+        return VoiceService(self._ctx)
+
+    def skills(self) -> SkillService:
+        from desktop.skills.service import SkillService
+
+        return SkillService(self._ctx.paths.root, self._ctx.settings)
+
+    def usage(self, since: float = 0.0) -> list[ModelUsage]:
+        """Tokens, cost and speed per model of the answers since ``since`` (a time)."""
+        from desktop.chat.usage import usage_by_model
+
+        return usage_by_model(self._ctx.db, since)
+
+    def save_window_state(self, state: WindowState) -> None:
+        """Keep the window's size and layout for the next start."""
+        from desktop.storage.window_state import WINDOW_STATE_KEY
+
+        self._ctx.settings_store.set_value(WINDOW_STATE_KEY, state.to_json())
 
     @property
     def data_folder(self) -> Path:
