@@ -9,8 +9,10 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,6 +48,7 @@ if TYPE_CHECKING:
     # agent loop, the executor and the MCP config models are not needed to start).
     from desktop.core.orchestrator import ConfirmContinue, Orchestrator
     from desktop.core.provider import Provider
+    from desktop.knowledge.store import KnowledgeStore
     from desktop.storage.inspector_writer import InspectorWriter
     from desktop.storage.secrets import SecretStore
     from desktop.sync.service import SyncService
@@ -194,6 +197,19 @@ class AppContext:
 
         return SyncService(self.db, self.settings_store, secrets=lambda: self.secrets,
                            proxy=lambda: self.proxy)
+
+    @contextmanager
+    def knowledge_apart(self) -> Iterator[KnowledgeStore]:
+        """The knowledge bases on a connection of their own to the database (for a
+        thread that indexes while this context's connection stays free); closed after."""
+        from desktop.knowledge.chat_link import provider_key
+        from desktop.knowledge.store import KnowledgeStore
+
+        db = Database(self.db.path, migrations=DATABASE_MIGRATIONS)
+        try:
+            yield KnowledgeStore(db, partial(provider_key, self), self.proxy)
+        finally:
+            db.close()
 
     def close(self) -> None:
         if self._inspector is not None:

@@ -48,9 +48,6 @@ ALLOWED: dict[str, frozenset[str]] = {
     "__init__": frozenset(),
 }
 
-_APP = "needs AppContext, the whole composition root, for its type (item 1: pass services)"
-_UI_STORAGE = "the window uses a store/record type directly (item 1: a narrow service)"
-_UI_PROVIDERS = "the window uses provider-layer code directly (item 1: ProviderService)"
 
 #: (module under desktop/, package it imports) -> why, for edges outside ``ALLOWED``.
 EXCEPTIONS: dict[tuple[str, str], str] = {
@@ -59,11 +56,6 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("core/page_preview.py", "resources"): "the bundled mermaid.js a preview page loads",
     ("tools/mcp/bundle_install.py", "storage"):
         "unpacks a bundle with storage.safe_zip (the safe unzip belongs below both)",
-    ("ui/dialogs/memory_page.py", "storage"): _UI_STORAGE,
-    ("ui/window/app_services.py", "app"):
-        "hands the widgets the composition root's narrow services (item 1: built there)",
-    ("ui/window/app_services.py", "storage"): "the chats' and assistants' store types",
-    ("ui/knowledge/knowledge_detail.py", "providers"): _UI_PROVIDERS,
     ("cli/ask.py", "app"): "opens an AppContext for the turn (the CLI builds its own root)",
     ("cli/ask_compare.py", "app"): "opens an AppContext for the comparison",
     ("cli/context.py", "app"): "opens the AppContext every CLI command uses",
@@ -78,27 +70,11 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("knowledge/chat_link.py", "chat"): "reads a chat's knowledge bases from ChatProfiles",
     ("sync/targets/http_files.py", "providers"):
         "builds its HTTP client with the providers' make_client (item 3: one client factory)",
-    ("ui/conversations/conversation_actions.py", "storage"): "parses the search query itself",
-    ("ui/conversations/import_export.py", "storage"):
-        "runs export/import on the stores itself (item 1: a service)",
-    ("ui/conversations/search_dialog.py", "storage"): _UI_STORAGE,
-    ("ui/providers/provider_dialog.py", "providers"):
-        "creates a provider to test the connection; presets, redaction (item 1)",
-    ("ui/providers/provider_form.py", "providers"): _UI_PROVIDERS,
-    ("ui/providers/provider_form.py", "storage"): "SENSITIVE_HEADERS of the settings store",
-    ("ui/providers/provider_list.py", "providers"): _UI_PROVIDERS,
-    ("ui/providers/provider_text.py", "providers"): _UI_PROVIDERS,
-    ("ui/providers/welcome_page.py", "providers"): _UI_PROVIDERS,
-    ("ui/tools/mcp_sign_in.py", "storage"): "the placeholder shown for a stored MCP secret",
-    ("ui/window/controller.py", "app"): "the window's controller holds the AppContext",
-    ("ui/window/controller.py", "storage"): _UI_STORAGE,
     ("ui/window/launch.py", "app"): "the window's start: opens the AppContext",
     ("ui/window/launch.py", "providers"):
         "the window's start: detects local servers, warms the TLS context",
     ("ui/window/launch.py", "storage"):
         "the window's start: data folder, instance lock, window state, first chats",
-    ("ui/window/main_window.py", "storage"): "window state and first chats read at start",
-    ("ui/window/startup_skeleton.py", "storage"): "FirstChat rows shown before the window",
 }
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from desktop.chat.app_context import ChatContext
     from desktop.chat.profile import ChatProfiles, ChatRef
-    from desktop.storage.assistants import AssistantStore
+    from desktop.core.services import AssistantSource
 
 KNOWLEDGE_KEY = "knowledge"
 
@@ -60,7 +60,7 @@ def set_own_knowledge(profiles: ChatProfiles, chat: ChatRef, names: list[str]) -
     profiles.ctx.sessions.update_session(chat, extra=extra)
 
 
-def set_assistant_knowledge(assistants: AssistantStore, assistant_id: str,
+def set_assistant_knowledge(assistants: AssistantSource, assistant_id: str,
                             names: list[str]) -> None:
     """The bases every chat with this assistant searches."""
     assistant = assistants.get(assistant_id)

@@ -27,7 +27,7 @@ from PySide6.QtGui import QCloseEvent, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QVBoxLayout, QWidget
 
 from desktop import APP_NAME
-from desktop.storage.window_state import WindowState
+from desktop.core.first_frame import WindowState
 from desktop.ui import theme
 from desktop.ui.window.first_frame_work import FirstFrameWork
 from desktop.ui.window.helpers import window_log
@@ -42,8 +42,8 @@ from desktop.ui.window.window_menus import WindowMenus, menu_titles
 if TYPE_CHECKING:
     from desktop.chat.approvals import PendingApproval
     from desktop.core.agent_events import RunFinished
+    from desktop.core.first_frame import FirstChat
     from desktop.core.messages import Message
-    from desktop.storage.first_chats import FirstChat
     from desktop.ui.chat.chat_view import ChatView
     from desktop.ui.chat.composer import Composer
     from desktop.ui.window.controller import ChatController
