@@ -4,6 +4,15 @@ A process killed during an upgrade leaves the previous schema intact (the
 transaction never committed). A failed upgrade is rolled back and the backup
 made just before it is restored, so even a step that escaped the transaction
 cannot leave a half-upgraded file; the error says so in one sentence.
+
+Each feature's steps are recorded in ``_migrations`` as ``(name, version)``. A file
+of the app from before (one counter in ``schema_migrations``, versions 1-8) counts a
+step as applied when it records the app-wide number the step once had; nothing runs
+twice and nothing is converted. The first upgrade adds the row
+:data:`~desktop.storage.migration_set.FEATURE_FORMAT` to ``schema_migrations``, so
+that app refuses the file from then on, unaltered ("written by a newer version"), as
+an app refuses any newer schema. A file with a step newer than a registered feature
+knows is refused the same way; a feature this app does not register is left alone.
 """
 
 from __future__ import annotations
