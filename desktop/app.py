@@ -9,8 +9,10 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +21,7 @@ from desktop.core.errors import ConfigError
 from desktop.core.proxy import Proxy
 from desktop.core.settings import AppSettings, ProviderConfig
 from desktop.core.tooling import NoTools, ToolRunner
+from desktop.knowledge.schema import KNOWLEDGE_MIGRATIONS
 from desktop.projects.service import ProjectService
 from desktop.providers.factory import create_provider
 from desktop.storage.assistants import AssistantStore
@@ -31,6 +34,8 @@ from desktop.storage.mcp_secrets import (
     resolve_mcp_secrets,
     stash_mcp_secrets,
 )
+from desktop.storage.migration_set import Migrations
+from desktop.storage.migrations import STORAGE_MIGRATIONS
 from desktop.storage.paths import DataPaths
 from desktop.storage.sessions import SessionStore
 from desktop.storage.settings_service import SettingsService
@@ -43,6 +48,7 @@ if TYPE_CHECKING:
     # agent loop, the executor and the MCP config models are not needed to start).
     from desktop.core.orchestrator import ConfirmContinue, Orchestrator
     from desktop.core.provider import Provider
+    from desktop.knowledge.store import KnowledgeStore
     from desktop.storage.inspector_writer import InspectorWriter
     from desktop.storage.secrets import SecretStore
     from desktop.sync.service import SyncService
@@ -54,6 +60,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 GRANTS_FILE = "tool_grants.json"
+
+#: Every feature's schema migrations, in the order they build on each other: storage's
+#: own (chats, sync, projects, memories), then the features' that keep their own tables.
+DATABASE_MIGRATIONS: tuple[Migrations, ...] = (*STORAGE_MIGRATIONS, KNOWLEDGE_MIGRATIONS)
 
 
 _OPENING_SECRETS = threading.Lock()
@@ -104,7 +114,8 @@ class AppContext:
         redactor = SecretRedactor()
         paths, db, lock, notice = open_data_folder(
             None if data_dir is None else str(data_dir), redactor,
-            log_to_stderr=log_to_stderr, lock=lock, verify=verify, read_only=read_only)
+            log_to_stderr=log_to_stderr, lock=lock, verify=verify, read_only=read_only,
+            migrations=DATABASE_MIGRATIONS)
         sessions = SessionStore(db)
         ctx = cls(
             paths=paths,
@@ -186,6 +197,19 @@ class AppContext:
 
         return SyncService(self.db, self.settings_store, secrets=lambda: self.secrets,
                            proxy=lambda: self.proxy)
+
+    @contextmanager
+    def knowledge_apart(self) -> Iterator[KnowledgeStore]:
+        """The knowledge bases on a connection of their own to the database (for a
+        thread that indexes while this context's connection stays free); closed after."""
+        from desktop.knowledge.chat_link import provider_key
+        from desktop.knowledge.store import KnowledgeStore
+
+        db = Database(self.db.path, migrations=DATABASE_MIGRATIONS)
+        try:
+            yield KnowledgeStore(db, partial(provider_key, self), self.proxy)
+        finally:
+            db.close()
 
     def close(self) -> None:
         if self._inspector is not None:

@@ -48,35 +48,14 @@ ALLOWED: dict[str, frozenset[str]] = {
     "__init__": frozenset(),
 }
 
-_APP = "needs AppContext, the whole composition root, for its type (item 1: pass services)"
-_UI_STORAGE = "the window uses a store/record type directly (item 1: a narrow service)"
-_UI_PROVIDERS = "the window uses provider-layer code directly (item 1: ProviderService)"
 
 #: (module under desktop/, package it imports) -> why, for edges outside ``ALLOWED``.
 EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("chat/chat_tools.py", "app"): _APP,
-    ("chat/memory_recall.py", "app"): _APP,
-    ("chat/turn_runner.py", "app"): _APP,
-    ("chat/voice.py", "app"): _APP,
     ("cli/audio_cmd.py", "app"): "AppContext for the speech and transcription commands",
     ("cli/project_cmd.py", "app"): "AppContext for the project commands",
     ("core/page_preview.py", "resources"): "the bundled mermaid.js a preview page loads",
     ("tools/mcp/bundle_install.py", "storage"):
         "unpacks a bundle with storage.safe_zip (the safe unzip belongs below both)",
-    ("ui/dialogs/memory_page.py", "storage"): _UI_STORAGE,
-    ("ui/window/app_services.py", "app"):
-        "hands the widgets the composition root's narrow services (item 1: built there)",
-    ("ui/window/app_services.py", "storage"): "the chats' and assistants' store types",
-    ("ui/knowledge/knowledge_detail.py", "providers"): _UI_PROVIDERS,
-    ("chat/inspection.py", "app"): _APP,
-    ("chat/last_chat.py", "app"): _APP,
-    ("chat/model_catalog.py", "app"): _APP,
-    ("chat/profile.py", "app"): _APP,
-    ("chat/replay.py", "app"): _APP,
-    ("chat/service.py", "app"): _APP,
-    ("chat/titling.py", "app"): _APP,
-    ("chat/turn_undo.py", "app"): _APP,
-    ("chat/web_search.py", "app"): _APP,
     ("cli/ask.py", "app"): "opens an AppContext for the turn (the CLI builds its own root)",
     ("cli/ask_compare.py", "app"): "opens an AppContext for the comparison",
     ("cli/context.py", "app"): "opens the AppContext every CLI command uses",
@@ -88,42 +67,14 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
         "extracts text from attached documents when a message is sent (item 9)",
     ("documents/markup.py", "tools"):
         "reuses fetch_url's private HTML-to-text converter (item 9: move it down)",
-    ("knowledge/chat_link.py", "app"): _APP,
     ("knowledge/chat_link.py", "chat"): "reads a chat's knowledge bases from ChatProfiles",
-    ("storage/migrations.py", "knowledge"):
-        "the knowledge tables' schema is in the one migration list (item 9: own migrations)",
     ("sync/targets/http_files.py", "providers"):
         "builds its HTTP client with the providers' make_client (item 3: one client factory)",
-    ("updates/checker.py", "app"): _APP,
-    ("ui/conversations/conversation_actions.py", "storage"): "parses the search query itself",
-    ("ui/conversations/import_export.py", "storage"):
-        "runs export/import on the stores itself (item 1: a service)",
-    ("ui/conversations/search_dialog.py", "storage"): _UI_STORAGE,
-    ("ui/dialogs/usage_page.py", "storage"): "queries usage statistics on the database itself",
-    ("ui/inspector/event_tables.py", "storage"): _UI_STORAGE,
-    ("ui/inspector/opener.py", "app"): _APP,
-    ("ui/inspector/panel.py", "app"): _APP,
-    ("ui/inspector/panel.py", "storage"): _UI_STORAGE,
-    ("ui/inspector/replay_view.py", "app"): _APP,
-    ("ui/inspector/replay_view.py", "storage"): _UI_STORAGE,
-    ("ui/knowledge/index_job.py", "storage"): "opens its own Database for the indexing thread",
-    ("ui/providers/provider_dialog.py", "providers"):
-        "creates a provider to test the connection; presets, redaction (item 1)",
-    ("ui/providers/provider_form.py", "providers"): _UI_PROVIDERS,
-    ("ui/providers/provider_form.py", "storage"): "SENSITIVE_HEADERS of the settings store",
-    ("ui/providers/provider_list.py", "providers"): _UI_PROVIDERS,
-    ("ui/providers/provider_text.py", "providers"): _UI_PROVIDERS,
-    ("ui/providers/welcome_page.py", "providers"): _UI_PROVIDERS,
-    ("ui/tools/mcp_sign_in.py", "storage"): "the placeholder shown for a stored MCP secret",
-    ("ui/window/controller.py", "app"): "the window's controller holds the AppContext",
-    ("ui/window/controller.py", "storage"): _UI_STORAGE,
     ("ui/window/launch.py", "app"): "the window's start: opens the AppContext",
     ("ui/window/launch.py", "providers"):
         "the window's start: detects local servers, warms the TLS context",
     ("ui/window/launch.py", "storage"):
         "the window's start: data folder, instance lock, window state, first chats",
-    ("ui/window/main_window.py", "storage"): "window state and first chats read at start",
-    ("ui/window/startup_skeleton.py", "storage"): "FirstChat rows shown before the window",
 }
 
 
@@ -198,6 +149,13 @@ def test_every_listed_exception_is_still_needed() -> None:
     assert not stale, "these imports are gone, remove them from EXCEPTIONS:\n" + "\n".join(stale)
     assert all(target not in ALLOWED[owner(DESKTOP / module)]
                for module, target in EXCEPTIONS), "an exception the table already allows"
+
+
+def test_storage_imports_no_feature() -> None:
+    """Each feature owns its migrations (``Migrations(name, ...)``) and the composition
+    root registers them: the storage layer never imports a feature's schema (item 9)."""
+    assert ALLOWED["storage"] == frozenset({"core"})
+    assert not [key for key in EXCEPTIONS if key[0].startswith("storage/")]
 
 
 def test_only_the_window_imports_qt() -> None:

@@ -20,7 +20,7 @@ from desktop.tools.approval import ChatGrants
 from desktop.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.app_context import ChatContext
     from desktop.chat.research.gather import Gatherer
     from desktop.core.messages import Message
     from desktop.core.settings import AppSettings
@@ -60,7 +60,7 @@ def check_known(names: Iterable[str], registry: ToolRegistry) -> None:
 
 
 class ChatTools:
-    def __init__(self, ctx: AppContext) -> None:
+    def __init__(self, ctx: ChatContext) -> None:
         self.ctx = ctx
         self.mcp: McpManager | None = None
         self._grants: dict[str, ChatGrants] = {}

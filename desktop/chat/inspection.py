@@ -14,7 +14,7 @@ from desktop.core.messages import Message
 from desktop.providers.registry import key_variable as adapters_variable
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.app_context import ChatContext
     from desktop.storage.inspector_records import ExchangeRecord
 
 __all__ = ["NothingRecorded", "answer_ids", "curl_command", "describe", "exchanges_for",
@@ -54,7 +54,7 @@ def last_answer_ids(messages: Sequence[Message]) -> list[str]:
     return answer_ids(messages, last.id) if last is not None else []
 
 
-def exchanges_for(ctx: AppContext, *, session_id: str | None = None,
+def exchanges_for(ctx: ChatContext, *, session_id: str | None = None,
                   message_id: str | None = None) -> list[ExchangeRecord]:
     """The exchanges of a message (the whole answer it is part of), else of the last
     answer of ``session_id``, else of the most recently used chat; NothingRecorded."""

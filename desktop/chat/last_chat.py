@@ -10,19 +10,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.app_context import ChatContext
 
 LAST_CHAT_KEY = "last_chat_id"
 
 
-def remember_last_chat(ctx: AppContext, session_id: str | None) -> None:
+def remember_last_chat(ctx: ChatContext, session_id: str | None) -> None:
     """``session_id`` is on screen now (a new chat not saved yet changes nothing: the
     chat before it is the one to come back to)."""
     if session_id and ctx.settings_store.get_value(LAST_CHAT_KEY) != session_id:
         ctx.settings_store.set_value(LAST_CHAT_KEY, session_id)
 
 
-def last_chat(ctx: AppContext) -> str | None:
+def last_chat(ctx: ChatContext) -> str | None:
     """The chat to reopen, if it is still there and not archived."""
     session_id = ctx.settings_store.get_value(LAST_CHAT_KEY)
     if not isinstance(session_id, str):

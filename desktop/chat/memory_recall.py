@@ -21,7 +21,7 @@ from desktop.knowledge.store import EmbeddingConfig, KnowledgeStore
 from desktop.storage.memories import ALL_WHILE_AT_MOST, RELEVANT_COUNT, MemoryStore
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.app_context import ChatContext
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ def vector_recall(store: KnowledgeStore, bases: Sequence[str], provider_url: str
     return None
 
 
-def recall_for_turn(ctx: AppContext, memories: MemoryStore, project_id: str | None,
+def recall_for_turn(ctx: ChatContext, memories: MemoryStore, project_id: str | None,
                     knowledge: Sequence[str], provider_url: str) -> VectorRecall | None:
     """How a turn ranks its memories by vectors (None: it needs not, or cannot)."""
     if not knowledge or len(memories.visible(project_id)) <= ALL_WHILE_AT_MOST:

@@ -17,7 +17,7 @@ from desktop.core.images import makes_images
 from desktop.core.pricing import Price, price_for
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.app_context import ChatContext
     from desktop.core.settings import ProviderConfig
 
 CHOICES_KEY = "model_choices"
@@ -90,7 +90,7 @@ def format_price(price: Price) -> str:
 
 
 class ModelCatalog:
-    def __init__(self, ctx: AppContext) -> None:
+    def __init__(self, ctx: ChatContext) -> None:
         self.ctx = ctx
 
     # -- favourites and recent (one small JSON value) -----------------------------------

@@ -19,7 +19,7 @@ from desktop.chat.chat_options import CHAT_OPTIONS_KEY, ChatOptions, layered
 from desktop.core.prompt import PromptSources, build_system_prompt
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.app_context import ChatContext
     from desktop.core.messages import Message
     from desktop.core.provider_options import RequestOptions
     from desktop.core.records import Assistant, Project, SessionInfo
@@ -67,7 +67,7 @@ ChatRef = str | NewChat
 class ChatProfiles:
     """Reads and changes the per-chat choices of any chat."""
 
-    def __init__(self, ctx: AppContext) -> None:
+    def __init__(self, ctx: ChatContext) -> None:
         self.ctx = ctx
 
     def info(self, chat: ChatRef) -> SessionInfo | None:

@@ -19,7 +19,7 @@ from desktop.core.messages import Message
 from desktop.core.provider import ChatRequest, ToolSpec
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.app_context import ChatContext
     from desktop.core.settings import ProviderConfig
     from desktop.storage.inspector_records import ExchangeRecord
 
@@ -70,7 +70,7 @@ def original_result(record: ExchangeRecord) -> ReplayResult:
                         record.output_tokens)
 
 
-async def replay(ctx: AppContext, record: ExchangeRecord, config: ProviderConfig,
+async def replay(ctx: ChatContext, record: ExchangeRecord, config: ProviderConfig,
                  model: str) -> ReplayResult:
     """Stream the recorded request to ``config``/``model``; never raises for a
     provider failure (it is the result's ``error``)."""

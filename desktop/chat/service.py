@@ -40,7 +40,7 @@ from desktop.core.messages import Message, Part, TextPart
 from desktop.storage.memories import MemoryStore
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.app_context import ChatContext
     from desktop.core.orchestrator import ConfirmContinue
     from desktop.core.settings import AppSettings
     from desktop.storage.branches import ActiveBranch
@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 
 
 class ChatService:
-    def __init__(self, ctx: AppContext, *, write_titles: bool = False) -> None:
+    def __init__(self, ctx: ChatContext, *, write_titles: bool = False) -> None:
         """``write_titles``: ask the model for each new chat's title (the window)."""
         self.ctx = ctx
         self.titles = ChatTitler(ctx, lambda _sid, _title: self._sessions_changed(),

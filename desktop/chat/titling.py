@@ -26,7 +26,7 @@ from desktop.core.messages import Message
 from desktop.core.provider import RequestOrigin
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.app_context import ChatContext
     from desktop.core.settings import ProviderConfig
 
 log = logging.getLogger(__name__)
@@ -70,7 +70,7 @@ class ChatTitler:
     one-shot ``assista ask`` would have to wait for the extra request before exiting);
     the Preferences setting ``model_titles`` switches it off for the user."""
 
-    def __init__(self, ctx: AppContext, on_titled: Callable[[str, str], None], *,
+    def __init__(self, ctx: ChatContext, on_titled: Callable[[str, str], None], *,
                  enabled: bool = False) -> None:
         self.ctx = ctx
         self.on_titled = on_titled

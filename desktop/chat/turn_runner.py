@@ -38,7 +38,7 @@ from desktop.core.error_codes import unexpected
 from desktop.core.errors import AssistaError, ConfigError
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.app_context import ChatContext
     from desktop.chat.approvals import ApprovalBoard
     from desktop.chat.chat_tools import ChatTools
     from desktop.chat.limiter import ProviderLimiter
@@ -67,7 +67,7 @@ class TurnJob:
 
 
 class TurnRunner:
-    def __init__(self, ctx: AppContext, tools: ChatTools, approvals: ApprovalBoard,
+    def __init__(self, ctx: ChatContext, tools: ChatTools, approvals: ApprovalBoard,
                  limiter: ProviderLimiter, locks: TurnLocks, *,
                  memories: MemoryStore | None = None) -> None:
         self.ctx = ctx

@@ -10,12 +10,12 @@ from desktop.core.errors import ConfigError
 from desktop.tools.checkpoints import TurnChanges, UndoRefused, UndoResult
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.app_context import ChatContext
 
-__all__ = ["UndoRefused", "find_turn", "undo_turn"]
+__all__ = ["TurnUndo", "UndoRefused", "find_turn", "undo_turn"]
 
 
-def find_turn(ctx: AppContext, session_id: str, turn: str | None = None) -> TurnChanges | None:
+def find_turn(ctx: ChatContext, session_id: str, turn: str | None = None) -> TurnChanges | None:
     """The checkpoint of the chat's last turn that wrote files and was not undone; with
     ``turn`` (a message id: the question, or an answer that made tool calls) that
     turn's. ConfigError for an unknown chat or message."""
@@ -34,7 +34,7 @@ def find_turn(ctx: AppContext, session_id: str, turn: str | None = None) -> Turn
     return ctx.checkpoints.find(session_id, turn, calls)
 
 
-def undo_turn(ctx: AppContext, session_id: str, turn: str | None = None) -> list[UndoResult]:
+def undo_turn(ctx: ChatContext, session_id: str, turn: str | None = None) -> list[UndoResult]:
     """Put back the files of that turn (see :func:`find_turn`). ConfigError when there
     is nothing to undo; :class:`UndoRefused` (nothing touched) when it cannot be done."""
     changes = find_turn(ctx, session_id, turn)
@@ -43,3 +43,17 @@ def undo_turn(ctx: AppContext, session_id: str, turn: str | None = None) -> list
         raise ConfigError(f"nothing to undo: no file written by the assistant in {which} "
                           "is waiting to be undone", code="nothing_to_undo")
     return ctx.checkpoints.undo(changes)
+
+
+class TurnUndo:
+    """:func:`find_turn` and :func:`undo_turn` on the app's chats and checkpoints, as the
+    window's undo bar is handed them."""
+
+    def __init__(self, ctx: ChatContext) -> None:
+        self._ctx = ctx
+
+    def find(self, session_id: str, turn: str | None = None) -> TurnChanges | None:
+        return find_turn(self._ctx, session_id, turn)
+
+    def undo(self, session_id: str, turn: str | None = None) -> list[UndoResult]:
+        return undo_turn(self._ctx, session_id, turn)

@@ -13,14 +13,14 @@ from desktop.core.system_speech import synthesize as system_synthesize
 from desktop.providers.audio_api import AudioEndpoint
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.app_context import ChatContext
     from desktop.core.settings import AppSettings, ProviderConfig
 
 __all__ = ["VoiceService"]
 
 
 class VoiceService:
-    def __init__(self, ctx: AppContext) -> None:
+    def __init__(self, ctx: ChatContext) -> None:
         self._ctx = ctx
 
     def _settings(self) -> AppSettings:

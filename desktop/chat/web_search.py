@@ -15,7 +15,7 @@ from desktop.providers.web_search import has_native_web_search
 from desktop.tools.builtins.web_search import SERVICE_NAMES, WebSearchConfig
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.app_context import ChatContext
     from desktop.core.provider_options import RequestOptions
     from desktop.core.settings import AppSettings, ProviderConfig
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 SECRET_ID = "web-search"
 
 
-def web_search_config(ctx: AppContext, settings: AppSettings) -> WebSearchConfig | None:
+def web_search_config(ctx: ChatContext, settings: AppSettings) -> WebSearchConfig | None:
     """The search service chosen in Settings (None: none chosen)."""
     service = settings.web_search_service
     if not service:
@@ -32,7 +32,7 @@ def web_search_config(ctx: AppContext, settings: AppSettings) -> WebSearchConfig
     return WebSearchConfig(service=service, url=settings.web_search_url, api_key=key)
 
 
-def plan_web_search(ctx: AppContext, settings: AppSettings, config: ProviderConfig,
+def plan_web_search(ctx: ChatContext, settings: AppSettings, config: ProviderConfig,
                     request: RequestOptions, can_call_tools: bool, *,
                     has_tools: bool = False) -> tuple[RequestOptions, bool]:
     """The request options to send and whether the turn needs the ``web_search`` tool.

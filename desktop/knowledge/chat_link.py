@@ -9,9 +9,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.app_context import ChatContext
     from desktop.chat.profile import ChatProfiles, ChatRef
-    from desktop.storage.assistants import AssistantStore
+    from desktop.core.services import AssistantSource
 
 KNOWLEDGE_KEY = "knowledge"
 
@@ -32,7 +32,7 @@ def chat_knowledge(profiles: ChatProfiles, chat: ChatRef) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def provider_key(ctx: AppContext, provider_id: str) -> str | None:
+def provider_key(ctx: ChatContext, provider_id: str) -> str | None:
     """The API key of the configured provider ``provider_id`` (embedding models)."""
     config = next((c for c in ctx.providers.all() if c.id == provider_id), None)
     return ctx.providers.api_key(config) if config is not None else None
@@ -60,7 +60,7 @@ def set_own_knowledge(profiles: ChatProfiles, chat: ChatRef, names: list[str]) -
     profiles.ctx.sessions.update_session(chat, extra=extra)
 
 
-def set_assistant_knowledge(assistants: AssistantStore, assistant_id: str,
+def set_assistant_knowledge(assistants: AssistantSource, assistant_id: str,
                             names: list[str]) -> None:
     """The bases every chat with this assistant searches."""
     assistant = assistants.get(assistant_id)

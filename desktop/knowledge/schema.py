@@ -1,10 +1,12 @@
-"""The knowledge tables (migration 6): bases, their files, and the files' chunks with
+"""The knowledge tables: bases, their files, and the files' chunks with
 an FTS5 index (BM25) kept by triggers. Embeddings are float32 blobs on the chunks.
 
 Machine-local on purpose: paths name this computer's files, so sync leaves them out.
 """
 
 from __future__ import annotations
+
+from desktop.storage.migration_set import Migrations
 
 KNOWLEDGE_TABLES = """
 CREATE TABLE knowledge_bases (
@@ -51,3 +53,6 @@ CREATE TRIGGER knowledge_chunks_ad AFTER DELETE ON knowledge_chunks BEGIN
     INSERT INTO knowledge_fts (knowledge_fts, rowid, text) VALUES ('delete', old.id, old.text);
 END;
 """
+
+#: This feature's migrations; version 1 was the app-wide migration 6.
+KNOWLEDGE_MIGRATIONS = Migrations("knowledge", [(1, KNOWLEDGE_TABLES)], legacy={1: 6})

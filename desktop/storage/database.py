@@ -29,8 +29,15 @@ from typing import Any
 
 from desktop.core.errors import ReadOnlyStorageError, StorageError
 from desktop.storage.backup import KEEP_BACKUPS
-from desktop.storage.migrations import MIGRATIONS, MigrationStep
-from desktop.storage.upgrade import apply_migrations, checked_migrations, recorded_version
+from desktop.storage.migration_set import Migrations, checked_sets
+from desktop.storage.migrations import STORAGE_MIGRATIONS
+from desktop.storage.upgrade import (
+    apply_migrations,
+    describe,
+    newer_than_known,
+    pending,
+    recorded_versions,
+)
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +79,7 @@ class Database:
         self,
         path: str | Path,
         *,
-        migrations: Sequence[tuple[int, MigrationStep]] = MIGRATIONS,
+        migrations: Sequence[Migrations] = STORAGE_MIGRATIONS,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
         verify: bool = False,
         read_only: bool = False,
@@ -83,12 +90,13 @@ class Database:
         ``verify`` runs ``PRAGMA quick_check`` first (a damaged file raises
         :class:`DatabaseCorruptError`). ``read_only`` opens without writing
         anything (no upgrade, no journal-mode change); every write then raises
-        :class:`StorageError`.
+        :class:`StorageError`. ``migrations`` are the features' sets, in order: storage's
+        own by default, the composition root adds the other features'.
         """
         self.path = Path(path)
         self.read_only = read_only
         self.backup_path: Path | None = None  # the backup made before an upgrade
-        self._migrations = checked_migrations(migrations)
+        self._migrations = checked_sets(migrations)
         self._keep_backups = keep_backups
         self._lock = threading.RLock()
         self._depth = 0
@@ -143,7 +151,7 @@ class Database:
         cls,
         path: str | Path,
         *,
-        migrations: Sequence[tuple[int, MigrationStep]] = MIGRATIONS,
+        migrations: Sequence[Migrations] = STORAGE_MIGRATIONS,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
         verify: bool = False,
         read_only: bool = False,
@@ -160,15 +168,15 @@ class Database:
     # -- public API -----------------------------------------------------------------
 
     @property
-    def latest_version(self) -> int:
-        """The newest schema version this app knows."""
-        return self._migrations[-1].version if self._migrations else 0
+    def latest_versions(self) -> dict[str, int]:
+        """The newest version of each feature's schema this app knows."""
+        return {feature.name: feature.latest for feature in self._migrations}
 
     @property
-    def schema_version(self) -> int:
-        """The newest migration recorded in the file."""
+    def schema_versions(self) -> dict[str, int]:
+        """The newest migration of each feature recorded in the file (0: none)."""
         with self._lock:
-            return recorded_version(self._conn)
+            return recorded_versions(self._conn, self._migrations)
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -305,15 +313,15 @@ class Database:
             raise StorageError("The database is closed.", code="database_closed")
 
     def _check_not_newer(self) -> None:
-        recorded = recorded_version(self._conn)
-        if recorded > self.latest_version:
+        newer = newer_than_known(self._conn, self._migrations)
+        if newer:
             raise StorageError(
                 f"The database {self.path} was written by a newer version of Assista "
-                f"(schema {recorded}; this version knows up to {self.latest_version}). "
+                f"({newer[0]}). "
                 "Update Assista, or start it with --data-dir pointing to another folder. "
                 "The database was not modified.",
                 code="database_newer",
-                params={"path": str(self.path), "schema": recorded, "known": self.latest_version}
+                params={"path": str(self.path), "schema": newer[1], "known": newer[2]}
             )
 
     def _set_journal_mode(self) -> None:
@@ -333,13 +341,16 @@ class Database:
             )
 
     def _check_current(self) -> None:
-        recorded = recorded_version(self._conn)
-        if recorded < self.latest_version:
+        missing = pending(self._conn, self._migrations)
+        if missing:
+            steps = describe({feature.name: m.version for feature, m in missing})
             raise StorageError(
-                f"The database {self.path} needs an upgrade (schema {recorded} to "
-                f"{self.latest_version}) and cannot be opened read-only.",
+                f"The database {self.path} needs an upgrade (to {steps}) and cannot be "
+                "opened read-only.",
                 code="database_needs_upgrade",
-                params={"path": str(self.path), "schema": recorded, "known": self.latest_version}
+                params={"path": str(self.path),
+                        "schema": describe(recorded_versions(self._conn, self._migrations)),
+                        "known": steps}
             )
 
     def _migrate(self) -> None:

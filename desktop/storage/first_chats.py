@@ -13,25 +13,12 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from desktop.core.first_frame import FirstChat
+
+__all__ = ["FIRST_CHATS", "FirstChat", "read_first_chats"]
+
 #: Enough rows to fill the chat list of a tall window
 FIRST_CHATS = 60
-
-
-class FirstChat:
-    """(A plain class, not a dataclass: see :class:`desktop.storage.window_state.WindowState`.)"""
-
-    __slots__ = ("created_at", "id", "pinned", "title", "updated_at")
-
-    def __init__(self, id: str, title: str, pinned: bool, created_at: float,
-                 updated_at: float) -> None:
-        self.id = id
-        self.title = title
-        self.pinned = pinned
-        self.created_at = created_at
-        self.updated_at = updated_at
-
-    def __repr__(self) -> str:
-        return f"FirstChat({self.id!r}, {self.title!r}, pinned={self.pinned})"
 
 
 def read_first_chats(db_path: Path, limit: int = FIRST_CHATS) -> list[FirstChat]:

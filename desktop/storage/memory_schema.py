@@ -1,8 +1,10 @@
-"""The memory tables (migration 8): memories, their FTS5 index kept by triggers, and
+"""The memory tables: memories, their FTS5 index kept by triggers, and
 the triggers that note their changes for sync (kind ``r``). Never change this SQL in
 place: a change needs a new migration."""
 
 from __future__ import annotations
+
+from desktop.storage.migration_set import Migrations
 
 # Seconds since the epoch, with a fraction (as in desktop.storage.sync_tables).
 _NOW = "((julianday('now') - 2440587.5) * 86400.0)"
@@ -55,3 +57,7 @@ CREATE TRIGGER sync_memory_delete AFTER DELETE ON memories BEGIN
     INSERT INTO sync_log (kind, id, at) VALUES ('r', OLD.id, {_NOW});
 END;
 """
+
+#: This feature's migrations; version 1 was the app-wide migration 8.
+MEMORY_MIGRATIONS = Migrations("memory", [(1, MEMORY_TABLES)], legacy={1: 8},
+                               requires=("chats", "sync"))

@@ -1,10 +1,11 @@
-"""Numbered schema migrations.
+"""The storage layer's own numbered schema migrations (chats, assistants, search).
 
-Each migration is ``(version, step)`` where ``step`` is SQL text (one or more
-statements) or a callable receiving the open :class:`sqlite3.Connection`.
-:class:`desktop.storage.database.Database` applies every missing version in
-order, all in one transaction together with their ``schema_migrations`` rows,
-after a backup of the file (see :mod:`desktop.storage.upgrade`).
+Each feature owns its migrations (:class:`desktop.storage.migration_set.Migrations`):
+the chats' tables here, the sync log, projects and memories beside their stores, the
+knowledge bases in :mod:`desktop.knowledge.schema`. The composition root hands the
+database every set; :class:`desktop.storage.database.Database` applies every missing
+step in one transaction, with its ``_migrations`` row, after a backup of the file (see
+:mod:`desktop.storage.upgrade`).
 
 Never edit a released migration: append a new one. JSON columns are declared
 ``TEXT`` on purpose: a declared type ``JSON`` would get NUMERIC affinity and
@@ -13,23 +14,13 @@ SQLite would turn a stored ``'5'`` into the integer 5.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Callable
-from typing import NamedTuple
-
-from desktop.knowledge.schema import KNOWLEDGE_TABLES
 from desktop.storage.fts import create_search_index
-from desktop.storage.memory_schema import MEMORY_TABLES
-from desktop.storage.project_schema import PROJECT_TABLES
-from desktop.storage.sync_tables import SYNC_TABLES
+from desktop.storage.memory_schema import MEMORY_MIGRATIONS
+from desktop.storage.migration_set import Migration, Migrations, MigrationStep
+from desktop.storage.project_schema import PROJECT_MIGRATIONS
+from desktop.storage.sync_tables import SYNC_MIGRATIONS
 
-MigrationStep = str | Callable[[sqlite3.Connection], None]
-
-
-class Migration(NamedTuple):
-    version: int
-    step: MigrationStep
-
+__all__ = ["STORAGE_MIGRATIONS", "Migration", "MigrationStep", "Migrations"]
 
 SCHEMA_V1 = """
 CREATE TABLE sessions (
@@ -157,15 +148,23 @@ CREATE TABLE assistants (
 );
 """
 
-MIGRATIONS: tuple[Migration, ...] = (
-    Migration(1, SCHEMA_V1),
-    Migration(2, SCHEMA_V2),
-    Migration(3, SCHEMA_V3),
-    Migration(4, create_search_index),  # FTS5 tables + triggers (desktop.storage.fts)
-    Migration(5, SYNC_TABLES),  # change log and merge state of sync (desktop.sync)
-    Migration(6, KNOWLEDGE_TABLES),  # knowledge bases, files, chunks (desktop.knowledge)
-    Migration(7, PROJECT_TABLES),  # projects, their files, sessions.project_id
-    Migration(8, MEMORY_TABLES),  # memories, their search index, sync triggers
+#: The chats' own tables. Versions 1-4 were the app-wide migrations 1-4.
+CHATS_MIGRATIONS = Migrations(
+    "chats",
+    [
+        (1, SCHEMA_V1),
+        (2, SCHEMA_V2),
+        (3, SCHEMA_V3),
+        (4, create_search_index),  # FTS5 tables + triggers (desktop.storage.fts)
+    ],
+    legacy={1: 1, 2: 2, 3: 3, 4: 4},
 )
 
-LATEST_VERSION: int = MIGRATIONS[-1].version
+#: Every set whose store lives in desktop.storage, in the order they build on each other.
+#: The composition root (desktop.app) adds the features' own sets after these.
+STORAGE_MIGRATIONS: tuple[Migrations, ...] = (
+    CHATS_MIGRATIONS,
+    SYNC_MIGRATIONS,  # change log and merge state of sync (desktop.sync)
+    PROJECT_MIGRATIONS,  # projects, their files, sessions.project_id
+    MEMORY_MIGRATIONS,  # memories, their search index, sync triggers
+)

@@ -1,4 +1,4 @@
-"""Tables of projects (migration 7): a project, the files added to it, and the
+"""Tables of projects: a project, the files added to it, and the
 project of each chat (``sessions.project_id``, NULL: in no project).
 
 A project's own columns that name local things (``workspace``, ``provider_id``,
@@ -10,6 +10,8 @@ Never change this SQL in place: a change needs a new migration.
 """
 
 from __future__ import annotations
+
+from desktop.storage.migration_set import Migrations
 
 _NOW = "((julianday('now') - 2440587.5) * 86400.0)"
 
@@ -69,3 +71,7 @@ CREATE TRIGGER sync_project_file_delete AFTER DELETE ON project_files BEGIN
     INSERT INTO sync_log (kind, id, at) VALUES ('pf', OLD.id, {_NOW});
 END;
 """
+
+#: This feature's migrations; version 1 was the app-wide migration 7.
+PROJECT_MIGRATIONS = Migrations("projects", [(1, PROJECT_TABLES)], legacy={1: 7},
+                                requires=("chats", "sync"))

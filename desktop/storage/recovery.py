@@ -14,7 +14,7 @@ import logging
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -24,6 +24,8 @@ from desktop.storage import tree
 from desktop.storage.backup import list_backups, move_aside
 from desktop.storage.database import Database, DatabaseCorruptError
 from desktop.storage.integrity_check import VERIFY_AUTO_MAX_BYTES
+from desktop.storage.migration_set import Migrations
+from desktop.storage.migrations import STORAGE_MIGRATIONS
 from desktop.storage.paths import DataPaths
 
 log = logging.getLogger(__name__)
@@ -41,7 +43,8 @@ class OpenedDatabase:
 
 
 def open_database(
-    paths: DataPaths, *, verify: bool | None = None, read_only: bool = False
+    paths: DataPaths, *, verify: bool | None = None, read_only: bool = False,
+    migrations: Sequence[Migrations] = STORAGE_MIGRATIONS,
 ) -> OpenedDatabase:
     """Open the data folder's database; recover from a damaged file (see module doc).
 
@@ -57,7 +60,8 @@ def open_database(
         except OSError:
             verify = False
     try:
-        return OpenedDatabase(Database(paths.db_path, verify=verify, read_only=read_only))
+        return OpenedDatabase(Database(paths.db_path, verify=verify, read_only=read_only,
+                                       migrations=migrations))
     except DatabaseCorruptError as exc:
         if read_only:
             raise
@@ -72,7 +76,7 @@ def open_database(
             code="database_unmovable",
             params={"path": str(paths.db_path), "detail": exc.strerror or str(exc)}
         ) from exc
-    db = Database(paths.db_path)
+    db = Database(paths.db_path, migrations=migrations)
     salvaged = salvage(moved, db)
     chats = salvaged.get("sessions", 0)
     notice = (

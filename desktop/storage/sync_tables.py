@@ -1,4 +1,5 @@
-"""Tables and triggers that sync (:mod:`desktop.sync`) keeps in the database (migration 5).
+"""Tables and triggers that sync (:mod:`desktop.sync`) keeps in the database (its
+migrations, once the app-wide migration 5).
 
 Triggers note every change to what is synced (chats, messages, assistants, the app
 settings) in ``sync_log``, whichever code made it, so the sync engine never has to
@@ -10,6 +11,8 @@ Never change this SQL in place: a change needs a new migration.
 """
 
 from __future__ import annotations
+
+from desktop.storage.migration_set import Migrations
 
 # Seconds since the epoch, with a fraction (unixepoch('subsec') needs SQLite 3.42).
 _NOW = "((julianday('now') - 2440587.5) * 86400.0)"
@@ -103,3 +106,6 @@ CREATE TRIGGER sync_settings_update AFTER UPDATE ON settings WHEN NEW.key = 'app
     INSERT INTO sync_log (kind, id, at) VALUES ('g', 'app', {_NOW});
 END;
 """
+
+#: This feature's migrations; version 1 was the app-wide migration 5.
+SYNC_MIGRATIONS = Migrations("sync", [(1, SYNC_TABLES)], legacy={1: 5}, requires=("chats",))

@@ -15,35 +15,13 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-WINDOW_STATE_KEY = "window"
-TOOLS_PANEL_KEY = "tools_panel_chosen"  # the user's choice for Tool activity
+from desktop.core.first_frame import TOOLS_PANEL_KEY, WINDOW_STATE_KEY, WindowState
+
+__all__ = ["TOOLS_PANEL_KEY", "WINDOW_STATE_KEY", "WindowState", "parse_window_state",
+           "read_window_state"]
+
 _APP_SETTINGS_KEY = "app"  # desktop.storage.settings_store.APP_SETTINGS_KEY
 THEMES = ("system", "light", "dark", "high_contrast")
-
-
-class WindowState:
-    """(A plain class, not a dataclass: this module is imported before the window
-    shows, and ``dataclasses`` costs a few milliseconds to import.)"""
-
-    __slots__ = ("geometry", "language", "sidebar_visible", "splitter", "theme", "zoom")
-
-    def __init__(self, theme: str = "system", geometry: str | None = None,
-                 splitter: list[int] | None = None, sidebar_visible: bool | None = None,
-                 zoom: int = 0) -> None:
-        self.theme = theme  #: "system", "light", "dark" or "high_contrast" (app settings)
-        self.geometry = geometry  #: base64 of QWidget.saveGeometry()
-        self.splitter = splitter or []  #: sessions | chat | tool activity widths
-        #: Tool activity as the user last chose it: shown (True), hidden (False), or
-        #: never chosen (None: it starts hidden and opens by itself when a tool runs)
-        self.sidebar_visible = sidebar_visible
-        self.zoom = zoom  #: chat text zoom, in steps of 10 %
-        self.language = ""  #: the interface language ("" = the system's; app settings)
-
-    def to_json(self) -> dict[str, Any]:
-        """The value stored under :data:`WINDOW_STATE_KEY` (the theme lives in the app
-        settings, not here)."""
-        return {"geometry": self.geometry, "splitter": self.splitter,
-                TOOLS_PANEL_KEY: self.sidebar_visible, "zoom": self.zoom}
 
 
 def read_window_state(db_path: Path) -> WindowState:

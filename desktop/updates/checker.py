@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
@@ -21,7 +21,8 @@ from desktop.providers.http_clients import make_async_client
 from desktop.updates.feed import DEFAULT_FEED_URL, FeedError, Release, newest, parse_feed
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.core.proxy import Proxy
+    from desktop.core.services import SettingsSource
 
 log = logging.getLogger(__name__)
 
@@ -69,27 +70,42 @@ async def check(url: str, current: str, client: httpx.AsyncClient, *,
     return CheckResult(newest(releases, current), url)
 
 
-class UpdateChecker:
-    """When to check and with what: the settings, the data folder, the clock."""
+class ValueStore(Protocol):
+    """Where the time of the last check is kept (the settings store's own values)."""
 
-    def __init__(self, ctx: AppContext, current: str, *,
+    def get_value(self, key: str, default: Any = None) -> Any: ...
+
+    def set_value(self, key: str, value: Any) -> None: ...
+
+
+class UpdateChecker:
+    """When to check and with what: the settings, the data folder, the clock.
+
+    ``portable``: the app runs from a data folder given on the command line (never
+    checks); ``proxy``: the app's proxy, read per check."""
+
+    def __init__(self, settings: SettingsSource, values: ValueStore, current: str, *,
+                 portable: bool, proxy: Callable[[], Proxy],
                  clock: Callable[[], float] = time.time) -> None:
-        self.ctx = ctx
+        self.settings = settings
+        self.values = values
         self.current = current
+        self.portable = portable
+        self.proxy = proxy
         self.clock = clock
 
     def enabled(self) -> bool:
-        return self.ctx.settings.current.check_updates and not self.ctx.paths.portable
+        return self.settings.current.check_updates and not self.portable
 
     def feed_url(self) -> str:
-        return self.ctx.settings.current.update_feed_url.strip() or DEFAULT_FEED_URL
+        return self.settings.current.update_feed_url.strip() or DEFAULT_FEED_URL
 
     def due(self) -> bool:
         """Enabled, and the last check is a day old (or in the future: a clock that
         was set back does not stop checks for good)."""
         if not self.enabled():
             return False
-        last = self.ctx.settings_store.get_value(LAST_CHECK_KEY, 0.0)
+        last = self.values.get_value(LAST_CHECK_KEY, 0.0)
         last = float(last) if isinstance(last, int | float) else 0.0
         now = self.clock()
         return not (0 < last <= now < last + CHECK_INTERVAL_S)
@@ -98,14 +114,14 @@ class UpdateChecker:
         """Check if due; None when not due or the check failed (logged)."""
         if not self.due():
             return None
-        self.ctx.settings_store.set_value(LAST_CHECK_KEY, self.clock())
+        self.values.set_value(LAST_CHECK_KEY, self.clock())
         return await self.check_now()
 
     async def check_now(self) -> CheckResult | None:
         url = self.feed_url()
         try:
             async with make_async_client(timeout=5.0, connect_timeout=5.0,
-                                         proxy=self.ctx.proxy) as client:
+                                         proxy=self.proxy()) as client:
                 result = await check(url, self.current, client)
         except FeedError as exc:
             log.warning("update check failed: %s", exc)

@@ -117,11 +117,12 @@ def _peak_rss_mb(command: list[str]) -> tuple[float, str]:
 
 def index_child(db_path: str, folder: str) -> None:
     """The measured indexing run (in its own process, so its peak RSS is its own)."""
+    from desktop.app import DATABASE_MIGRATIONS
     from desktop.knowledge.indexer import Indexer
     from desktop.knowledge.store import KnowledgeStore
     from desktop.storage.database import Database
 
-    with Database.open(db_path) as db:
+    with Database.open(db_path, migrations=DATABASE_MIGRATIONS) as db:
         store = KnowledgeStore(db)
         report = Indexer(store, store.add("bench", [Path(folder)])).run()
         usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -147,6 +148,7 @@ def _median_ms(fn: object, runs: int = 30) -> float:
 
 
 def bench_index_and_query(work: Path, files: int) -> None:
+    from desktop.app import DATABASE_MIGRATIONS
     from desktop.knowledge.search import search
     from desktop.knowledge.store import KnowledgeStore
     from desktop.storage.database import Database
@@ -165,7 +167,7 @@ def bench_index_and_query(work: Path, files: int) -> None:
           f"{load:.1f} on {os.cpu_count()} cores (target < 60 s; baseline read+hash "
           f"{baseline:.1f} s), {added} files, peak RSS {rss:.0f} MB (target < 300 MB; "
           f"baseline read+hash {baseline_rss:.0f} MB)")
-    with Database.open(db_path) as db:
+    with Database.open(db_path, migrations=DATABASE_MIGRATIONS) as db:
         store = KnowledgeStore(db)
         base = store.get("bench")
         queries = ["ultramarine pelican", "vault backup policy", "search latency memory",
@@ -189,6 +191,7 @@ def bench_index_and_query(work: Path, files: int) -> None:
 def bench_hybrid(work: Path, chunks: int, dims: int = 768) -> None:
     import numpy as np
 
+    from desktop.app import DATABASE_MIGRATIONS
     from desktop.knowledge.search import search
     from desktop.knowledge.store import KnowledgeStore
     from desktop.storage.database import Database
@@ -196,7 +199,7 @@ def bench_hybrid(work: Path, chunks: int, dims: int = 768) -> None:
     rng = np.random.default_rng(3)
     text_rng = random.Random(3)
     words, weights = vocabulary()
-    with Database.open(work / "hybrid.db") as db:
+    with Database.open(work / "hybrid.db", migrations=DATABASE_MIGRATIONS) as db:
         store = KnowledgeStore(db)
         base = store.add("hybrid", [work])
         with db.transaction() as conn:

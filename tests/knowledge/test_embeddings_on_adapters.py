@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop.app import DATABASE_MIGRATIONS
 from desktop.core.proxy import Proxy
 from desktop.knowledge.embeddings import EmbeddingError, embed, embedding_kinds
 from desktop.knowledge.indexer import Indexer
@@ -48,7 +49,7 @@ def dead_env_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def db(tmp_path: Path) -> Iterator[Database]:
-    database = Database(tmp_path / "k.db")
+    database = Database(tmp_path / "k.db", migrations=DATABASE_MIGRATIONS)
     yield database
     database.close()
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop.app import DATABASE_MIGRATIONS
 from desktop.knowledge import fulltext
 from desktop.knowledge.fulltext import document_frequencies, full_text, words_of
 from desktop.knowledge.indexer import Indexer
@@ -26,7 +27,7 @@ def store(tmp_path: Path) -> Iterator[KnowledgeStore]:
     (docs / "vault.md").write_text("the vault backup runs at night\n")
     (docs / "pelican.md").write_text("the pelican eats at noon\n")
     (docs / "both.md").write_text("the vault pelican story\n")
-    with Database.open(tmp_path / "assista.db") as db:
+    with Database.open(tmp_path / "assista.db", migrations=DATABASE_MIGRATIONS) as db:
         knowledge = KnowledgeStore(db)
         Indexer(knowledge, knowledge.add("Docs", [docs])).run()
         fulltext._cache.clear()

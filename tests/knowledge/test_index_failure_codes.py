@@ -8,6 +8,7 @@ from pathlib import Path
 
 from desktop.knowledge.indexer import Indexer
 from desktop.knowledge.store import KnowledgeStore
+from desktop.app import DATABASE_MIGRATIONS
 from desktop.storage.database import Database
 
 
@@ -22,7 +23,7 @@ def test_failures_carry_their_code(tmp_path: Path) -> None:
     os.mkfifo(docs / "pipe.md")
     (docs / "empty.pdf").write_bytes(b"")
     (docs / "fake.pdf").write_bytes(b"this is not a pdf at all")
-    with Database.open(tmp_path / "assista.db") as db:
+    with Database.open(tmp_path / "assista.db", migrations=DATABASE_MIGRATIONS) as db:
         store = KnowledgeStore(db)
         base = store.add("docs", [docs])
         report = Indexer(store, base).run()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop.app import DATABASE_MIGRATIONS
 from desktop.documents import Section
 from desktop.knowledge.chunking import chunk_sections
 from desktop.knowledge.indexer import Indexer
@@ -23,7 +24,7 @@ from tests.support.documents import write_docx, write_pdf
 
 @pytest.fixture
 def db(tmp_path: Path) -> Iterator[Database]:
-    with Database.open(tmp_path / "assista.db") as database:
+    with Database.open(tmp_path / "assista.db", migrations=DATABASE_MIGRATIONS) as database:
         yield database
 
 

@@ -35,7 +35,8 @@ from desktop.core.orchestrator import Orchestrator
 from desktop.core.provider import ChatRequest, ModelInfo, ToolSpec
 from desktop.storage.database import Database
 from desktop.storage.instance_lock import acquire_instance_lock
-from desktop.storage.migrations import MIGRATIONS, Migration
+from desktop.storage.migration_set import Migrations
+from desktop.storage.migrations import STORAGE_MIGRATIONS
 from desktop.storage.paths import DataPaths
 from desktop.storage.sessions import SessionStore
 
@@ -107,8 +108,6 @@ async def turn(db_path: str, call_tool: bool) -> None:
 
 
 def slow_last_migration(db_path: str) -> None:
-    last = MIGRATIONS[-1]
-
     def slow(conn: sqlite3.Connection) -> None:
         conn.execute("CREATE TABLE ballast (x BLOB)")
         conn.executemany(
@@ -117,7 +116,7 @@ def slow_last_migration(db_path: str) -> None:
         say("migrating")
         block_forever()
 
-    Database(db_path, migrations=[*MIGRATIONS[:-1], Migration(last.version, slow)])
+    Database(db_path, migrations=[*STORAGE_MIGRATIONS, Migrations("ballast", [(1, slow)])])
 
 
 def writer(root: str, count: int) -> None:

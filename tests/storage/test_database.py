@@ -12,10 +12,17 @@ import pytest
 from desktop.core.errors import StorageError
 from desktop.storage.backup import list_backups
 from desktop.storage.database import Database, DatabaseCorruptError
-from desktop.storage.migrations import LATEST_VERSION, MIGRATIONS
+from desktop.storage.migration_set import Migrations, MigrationStep
+from desktop.storage.migrations import STORAGE_MIGRATIONS
 from desktop.storage.sql_script import split_sql
 
-NEXT = LATEST_VERSION + 1
+NEXT = 1  # the first step of a feature added to storage's own
+LATEST = {feature.name: feature.latest for feature in STORAGE_MIGRATIONS}
+
+
+def plus(*steps: tuple[int, MigrationStep], name: str = "extra") -> list[Migrations]:
+    """Storage's migrations and a feature's ``steps``."""
+    return [*STORAGE_MIGRATIONS, Migrations(name, steps)]
 
 
 def _digest(path: Path) -> str:
@@ -40,13 +47,14 @@ def test_migrates_empty_file(tmp_path: Path) -> None:
             "search_fts",
             "search_cjk",
         } <= _tables(db)
-        assert db.schema_version == LATEST_VERSION == db.latest_version
+        assert db.schema_versions == LATEST == db.latest_versions
         assert db.query_one("PRAGMA journal_mode")[0] == "wal"  # type: ignore[index]
         assert db.query_one("PRAGMA foreign_keys")[0] == 1  # type: ignore[index]
         assert db.query_one("PRAGMA synchronous")[0] == 1  # type: ignore[index]  # NORMAL
         assert db.query_one("PRAGMA busy_timeout")[0] == 5000  # type: ignore[index]
-        versions = [r[0] for r in db.query("SELECT version FROM schema_migrations")]
-        assert versions == [m.version for m in MIGRATIONS]
+        rows = db.query("SELECT name, version FROM _migrations ORDER BY rowid")
+        versions = [tuple(r) for r in rows]
+        assert versions == [(f.name, m.version) for f in STORAGE_MIGRATIONS for m in f.steps]
         assert db.integrity_check() == ["ok"]
         indexes = {r[0] for r in db.query("SELECT name FROM sqlite_master WHERE type='index'")}
         assert "messages_by_session_seq" in indexes
@@ -60,34 +68,38 @@ def test_reopen_keeps_data_and_does_not_rerun(tmp_path: Path) -> None:
         calls.append(2)
         conn.execute("CREATE TABLE extra_things (x INTEGER)")
 
-    migrations = [*MIGRATIONS, (NEXT, v2)]
+    migrations = plus((NEXT, v2))
     with Database(path, migrations=migrations) as db:
         db.execute("INSERT INTO settings (key, value) VALUES ('k', '1')")
-        applied = db.query("SELECT version, applied_at FROM schema_migrations ORDER BY version")
+        applied = db.query("SELECT name, version, applied_at FROM _migrations ORDER BY 1, 2")
     assert calls == [2]
     with Database(path, migrations=migrations) as db:
         assert db.query_one("SELECT value FROM settings WHERE key='k'")[0] == "1"  # type: ignore[index]
-        again = db.query("SELECT version, applied_at FROM schema_migrations ORDER BY version")
+        again = db.query("SELECT name, version, applied_at FROM _migrations ORDER BY 1, 2")
         assert [tuple(r) for r in again] == [tuple(r) for r in applied]
-        assert db.schema_version == NEXT
+        assert db.schema_versions["extra"] == NEXT
     assert calls == [2]
 
 
 def test_newer_database_is_refused_and_unaltered(tmp_path: Path) -> None:
     path = tmp_path / "a.sqlite3"
-    future = [*MIGRATIONS, (LATEST_VERSION + 1, "CREATE TABLE future (x)")]
+    chats = STORAGE_MIGRATIONS[0]
+    future = [Migrations("chats", [*chats.steps, (chats.latest + 1, "CREATE TABLE future (x)")],
+                         legacy=chats.legacy), *STORAGE_MIGRATIONS[1:]]
     with Database(path, migrations=future) as db:
         db.execute("INSERT INTO settings (key, value) VALUES ('k', '\"v\"')")
     before = _digest(path)
     siblings = sorted(p.name for p in tmp_path.iterdir())
 
-    with pytest.raises(StorageError, match=r"newer version of Assista.*not modified"):
+    with pytest.raises(StorageError,
+                       match=r"newer version of Assista \(chats schema 5; this version knows "
+                             r"up to 4\).*not modified"):
         Database(path)
 
     assert _digest(path) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == siblings
     with Database(path, migrations=future) as db:  # still readable by the newer app
-        assert db.schema_version == LATEST_VERSION + 1
+        assert db.schema_versions["chats"] == chats.latest + 1
 
 
 def test_newer_rollback_journal_database_keeps_its_journal_mode(tmp_path: Path) -> None:
@@ -108,12 +120,13 @@ def test_failed_migration_rolls_back_whole_step(tmp_path: Path) -> None:
     path = tmp_path / "a.sqlite3"
     with Database(path) as db:
         db.execute("INSERT INTO settings (key, value) VALUES ('k', '1')")
-    bad = [*MIGRATIONS, (NEXT, "CREATE TABLE half_done (x); INSERT INTO no_such_table VALUES (1);")]
-    with pytest.raises(StorageError, match=rf"migration {NEXT}\) failed.*restored as it was"):
+    bad = plus((NEXT, "CREATE TABLE half_done (x); INSERT INTO no_such_table VALUES (1);"))
+    with pytest.raises(StorageError,
+                       match=rf"migration extra {NEXT}\) failed.*restored as it was"):
         Database(path, migrations=bad)
     with Database(path) as db:
         assert "half_done" not in _tables(db)
-        assert db.schema_version == LATEST_VERSION
+        assert db.schema_versions == LATEST
         assert db.query_one("SELECT value FROM settings")[0] == "1"  # type: ignore[index]
 
 
@@ -125,25 +138,24 @@ def test_failed_callable_migration_is_reported_and_rolled_back(tmp_path: Path) -
         raise RuntimeError("boom")
 
     with pytest.raises(StorageError, match="boom"):
-        Database(path, migrations=[*MIGRATIONS, (NEXT, v2)])
+        Database(path, migrations=plus((NEXT, v2)))
     with Database(path) as db:
         assert "half_done" not in _tables(db)
-        assert db.schema_version == LATEST_VERSION
+        assert db.schema_versions == LATEST
 
 
 def test_all_missing_migrations_run_in_one_transaction(tmp_path: Path) -> None:
     path = tmp_path / "a.sqlite3"
     with Database(path):
         pass
-    steps = [
-        *MIGRATIONS,
+    steps = plus(
         (NEXT, "CREATE TABLE step_one (x)"),
         (NEXT + 1, "INSERT INTO missing_table VALUES (1)"),
-    ]
-    with pytest.raises(StorageError, match=rf"migration {NEXT + 1}"):
+    )
+    with pytest.raises(StorageError, match=rf"migration extra {NEXT + 1}"):
         Database(path, migrations=steps)
     with Database(path) as db:  # the first new step was undone with the second
-        assert db.schema_version == LATEST_VERSION
+        assert db.schema_versions == LATEST
         assert "step_one" not in _tables(db)
 
 
@@ -157,10 +169,10 @@ def test_a_step_that_commits_on_its_own_is_undone_from_the_backup(tmp_path: Path
         conn.execute("COMMIT")  # escapes the migration transaction
 
     with pytest.raises(StorageError, match=r"ended the transaction.*restored"):
-        Database(path, migrations=[*MIGRATIONS, (NEXT, rogue)])
+        Database(path, migrations=plus((NEXT, rogue)))
     with Database(path) as db:
         assert db.query_one("SELECT value FROM settings")[0] == '"before"'  # type: ignore[index]
-        assert db.schema_version == LATEST_VERSION
+        assert db.schema_versions == LATEST
 
 
 def test_backup_before_upgrade_is_kept_and_rotated(tmp_path: Path) -> None:
@@ -168,20 +180,21 @@ def test_backup_before_upgrade_is_kept_and_rotated(tmp_path: Path) -> None:
     with Database(path) as db:
         assert db.backup_path is None  # a new, empty database needs none
         db.execute("INSERT INTO settings (key, value) VALUES ('k', '1')")
-    steps = list(MIGRATIONS)
+    steps: list[tuple[int, MigrationStep]] = []
     made = []
     for n in range(7):
         steps.append((NEXT + n, f"CREATE TABLE t{n} (x)"))
-        with Database(path, migrations=steps) as db:
+        with Database(path, migrations=plus(*steps)) as db:
             assert db.backup_path is not None
             made.append(db.backup_path)
-        with Database(path, migrations=steps) as db:
+        with Database(path, migrations=plus(*steps)) as db:
             assert db.backup_path is None  # nothing to upgrade: no backup
     backups = list_backups(path)
     assert backups == made[::-1][:5]
     assert all(p.parent == tmp_path / "backups" for p in backups)
     with sqlite3.connect(backups[0]) as conn:  # the state just before the last upgrade
-        assert conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()[0] == NEXT + 5
+        assert conn.execute("SELECT MAX(version) FROM _migrations WHERE name = 'extra'"
+                            ).fetchone()[0] == NEXT + 5
         assert conn.execute("SELECT value FROM settings").fetchone()[0] == "1"
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
     assert not list((tmp_path / "backups").glob("*.partial"))
@@ -193,9 +206,9 @@ def test_upgrade_is_refused_when_no_backup_can_be_made(tmp_path: Path) -> None:
         pass
     (tmp_path / "backups").write_text("not a folder")
     with pytest.raises(StorageError, match=r"Cannot back up.*not modified"):
-        Database(path, migrations=[*MIGRATIONS, (NEXT, "CREATE TABLE t (x)")])
+        Database(path, migrations=plus((NEXT, "CREATE TABLE t (x)")))
     with Database(path) as db:
-        assert db.schema_version == LATEST_VERSION
+        assert db.schema_versions == LATEST
 
 
 def test_not_a_database(tmp_path: Path) -> None:
@@ -246,12 +259,13 @@ def test_read_only_reads_but_never_writes(tmp_path: Path) -> None:
             writer.execute("UPDATE settings SET value = '3'")
             assert reader.query_one("SELECT value FROM settings")[0] == "3"  # type: ignore[index]
     old = tmp_path / "old.sqlite3"
-    with Database(old, migrations=MIGRATIONS[:1]):
+    with Database(old, migrations=STORAGE_MIGRATIONS[:1]):
         pass
-    with pytest.raises(StorageError, match="needs an upgrade"):
+    with pytest.raises(StorageError, match=r"needs an upgrade \(to sync 1, projects 1"):
         Database(old, read_only=True)
     with sqlite3.connect(old) as conn:
-        assert conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()[0] == 1
+        assert conn.execute("SELECT MAX(version) FROM _migrations").fetchone()[0] == 4
+        assert not conn.execute("SELECT 1 FROM _migrations WHERE name = 'sync'").fetchall()
 
 
 def test_snapshot_sees_one_state(tmp_path: Path) -> None:
@@ -267,7 +281,14 @@ def test_snapshot_sees_one_state(tmp_path: Path) -> None:
 
 def test_bad_migration_list() -> None:
     with pytest.raises(ValueError, match="increasing"):
-        Database(":memory:", migrations=[(2, "SELECT 1"), (1, "SELECT 1")])
+        Migrations("x", [(2, "SELECT 1"), (1, "SELECT 1")])
+    with pytest.raises(ValueError, match="registered twice"):
+        Database(":memory:", migrations=[*STORAGE_MIGRATIONS, STORAGE_MIGRATIONS[0]])
+    with pytest.raises(ValueError, match=r"'projects' need \['sync'\] registered before"):
+        Database(":memory:", migrations=[STORAGE_MIGRATIONS[0], STORAGE_MIGRATIONS[2]])
+    with pytest.raises(ValueError, match="claimed by two sets"):
+        Database(":memory:", migrations=[*STORAGE_MIGRATIONS, Migrations(
+            "again", [(1, "SELECT 1")], legacy={1: 5})])
 
 
 def test_split_sql_handles_strings_comments_and_triggers() -> None:
@@ -345,10 +366,10 @@ def test_upgrade_applies_only_missing_versions(tmp_path: Path) -> None:
     with Database(path) as db:
         db.execute("INSERT INTO settings (key, value) VALUES ('k', '\"kept\"')")
     step = "ALTER TABLE settings ADD COLUMN note TEXT"
-    with Database(path, migrations=[*MIGRATIONS, (NEXT, step)]) as db:
-        assert db.schema_version == NEXT
+    with Database(path, migrations=plus((NEXT, step))) as db:
+        assert db.schema_versions["extra"] == NEXT
         assert db.query_one("SELECT value FROM settings")[0] == '"kept"'  # type: ignore[index]
         columns = {r[1] for r in db.query("PRAGMA table_info(settings)")}
         assert "note" in columns
-        versions = [r[0] for r in db.query("SELECT version FROM schema_migrations")]
-        assert versions == [*(m.version for m in MIGRATIONS), NEXT]
+        versions = [r[0] for r in db.query("SELECT name FROM _migrations ORDER BY rowid")]
+        assert versions == [*(f.name for f in STORAGE_MIGRATIONS for _ in f.steps), "extra"]

@@ -23,11 +23,15 @@ from desktop.core.messages import ToolResultPart
 from desktop.storage.backup import list_backups
 from desktop.storage.database import Database
 from desktop.storage.instance_lock import acquire_instance_lock
-from desktop.storage.migrations import LATEST_VERSION, MIGRATIONS
+from desktop.storage.migration_set import FEATURE_FORMAT
+from desktop.storage.migrations import STORAGE_MIGRATIONS
 from desktop.storage.paths import DataPaths
 from desktop.storage.sessions import SessionStore
+from tests.support.legacy_db import legacy_database
 
 from .test_upgrade import _v1_database
+
+LATEST = {feature.name: feature.latest for feature in STORAGE_MIGRATIONS}
 
 CHILD = Path(__file__).with_name("kill_child.py")
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -191,7 +195,7 @@ def test_kill_during_a_migration_leaves_the_old_schema(
     assert len(backups) == 1  # made before the upgrade began
 
     with Database(db_path) as db:  # the next start upgrades for real
-        assert db.schema_version == LATEST_VERSION
+        assert db.schema_versions == LATEST
         store = SessionStore(db)
         for sid, messages in chats.items():
             assert [m.id for m in store.load_messages(sid)] == [m.id for m in messages]
@@ -207,7 +211,7 @@ def test_kill_right_after_a_migration_keeps_the_new_schema(
     child.expect("migrated")
     child.kill()
     with Database(db_path) as db:
-        assert db.schema_version == LATEST_VERSION
+        assert db.schema_versions == LATEST
         assert db.backup_path is None  # nothing left to do: no second upgrade
         store = SessionStore(db)
         assert [m.id for m in store.load_messages("ses_a")] == [m.id for m in chats["ses_a"]]
@@ -219,7 +223,7 @@ def test_kill_at_any_point_of_an_upgrade_is_all_or_nothing(
 ) -> None:
     db_path = tmp_path / "assista.sqlite3"
     chats = _v1_database(db_path)
-    with Database(db_path, migrations=MIGRATIONS[:1]) as db, db.transaction() as conn:
+    with legacy_database(db_path, upto=1) as conn:
         conn.executemany(  # a bigger file: the upgrade takes a while
             "INSERT INTO messages (id, session_id, seq, role, status, created_at, parts) "
             "VALUES (?, 'ses_b', ?, 'user', 'complete', 0, ?)",
@@ -233,7 +237,7 @@ def test_kill_at_any_point_of_an_upgrade_is_all_or_nothing(
     child.kill()  # somewhere in the upgrade transaction, or just after it
     with sqlite3.connect(db_path) as conn:
         version = conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()[0]
-        assert version in (1, LATEST_VERSION)
+        assert version in (1, FEATURE_FORMAT)
         assert conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == 20_005
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert len(list_backups(db_path)) == 1

@@ -9,19 +9,20 @@ import pytest
 from desktop.core.errors import StorageError
 from desktop.core.records import Project
 from desktop.storage.database import Database
-from desktop.storage.migrations import MIGRATIONS
+from desktop.storage.migrations import STORAGE_MIGRATIONS
 from desktop.storage.projects import ProjectStore
 from desktop.storage.sessions import SessionStore
+from tests.support.legacy_db import legacy_database
 
 
 def test_a_file_of_schema_6_upgrades_with_its_chats_in_no_project(tmp_path: Path) -> None:
     path = tmp_path / "assista.sqlite3"
     chat = "ses_before"
-    with Database(path, migrations=MIGRATIONS[:6]) as old:  # (the app of then wrote it)
+    with legacy_database(path, upto=6) as old:  # (as the app of then wrote it)
         old.execute("INSERT INTO sessions (id, title, created_at, updated_at) "
                     "VALUES (?, 'Before projects', 1, 1)", (chat,))
     with Database(path) as db:
-        assert db.schema_version == MIGRATIONS[-1].version
+        assert db.schema_versions == {f.name: f.latest for f in STORAGE_MIGRATIONS}
         info = SessionStore(db).get_session(chat)
         assert info is not None and info.project_id is None
         assert ProjectStore(db).list_projects() == []

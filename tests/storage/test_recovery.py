@@ -10,11 +10,12 @@ import pytest
 from desktop.core.errors import StorageError
 from desktop.core.messages import Message
 from desktop.storage.database import Database, DatabaseCorruptError
-from desktop.storage.migrations import LATEST_VERSION, MIGRATIONS
+from desktop.storage.migrations import STORAGE_MIGRATIONS
 from desktop.storage.paths import DataPaths
 from desktop.storage.recovery import open_database, salvage
 from desktop.storage.sessions import SessionStore
 from desktop.storage.settings_store import SettingsStore
+from tests.support.legacy_db import legacy_database
 
 
 def _fill(paths: DataPaths, chats: int = 30, per_chat: int = 20) -> list[str]:
@@ -54,7 +55,7 @@ def test_not_a_database_is_moved_aside_and_replaced(paths: DataPaths) -> None:
         assert opened.damaged_copy.parent.parent == paths.root / "backups"
         assert opened.notice is not None and "damaged" in opened.notice
         assert "0 chats" in opened.notice
-        assert opened.db.schema_version == LATEST_VERSION
+        assert opened.db.schema_versions == {f.name: f.latest for f in STORAGE_MIGRATIONS}
         assert SessionStore(opened.db).list_sessions() == []
     finally:
         opened.db.close()
@@ -91,7 +92,7 @@ def test_damaged_page_keeps_every_readable_chat(paths: DataPaths) -> None:
 
 def test_salvage_from_a_version_1_file(paths: DataPaths, tmp_path: Path) -> None:
     old = tmp_path / "old.sqlite3"
-    with Database(old, migrations=MIGRATIONS[:1]) as db:
+    with legacy_database(old, upto=1) as db:
         db.execute(
             "INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('s1', 'old', 1, 2)"
         )

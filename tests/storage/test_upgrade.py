@@ -9,8 +9,9 @@ from pathlib import Path
 from desktop.core.messages import Message, TextPart, ToolCallPart, ToolResultPart
 from desktop.storage.backup import list_backups
 from desktop.storage.database import Database
-from desktop.storage.migrations import LATEST_VERSION, MIGRATIONS
+from desktop.storage.migrations import STORAGE_MIGRATIONS
 from desktop.storage.sessions import SessionStore
+from tests.support.legacy_db import legacy_database
 
 from .conftest import full_message
 
@@ -36,7 +37,7 @@ def _v1_database(path: Path) -> dict[str, list[Message]]:
         "ses_b": [Message(role="assistant", parts=[ToolCallPart(id="c", name="n")])],
         "ses_empty": [],
     }
-    with Database(path, migrations=MIGRATIONS[:1]) as db, db.transaction() as conn:
+    with legacy_database(path, upto=1) as conn:
         for n, (sid, messages) in enumerate(chats.items()):
             conn.execute(
                 "INSERT INTO sessions (id, title, created_at, updated_at, extra) "
@@ -70,7 +71,7 @@ def test_version_1_database_upgrades_to_chains(tmp_path: Path) -> None:
     path = tmp_path / "assista.sqlite3"
     chats = _v1_database(path)
     with Database(path) as db:
-        assert db.schema_version == LATEST_VERSION
+        assert db.schema_versions == {f.name: f.latest for f in STORAGE_MIGRATIONS}
         backup = db.backup_path
         assert backup is not None and list_backups(path) == [backup]
         assert db.integrity_check() == ["ok"]

@@ -13,47 +13,22 @@ from pathlib import Path
 DESKTOP = Path(__file__).resolve().parents[2] / "desktop"
 LOWER = ("storage", "providers", "app")
 
-#: Interface modules that still import desktop.storage / desktop.providers / desktop.app
-#: (directly, or for annotations only). launch.py is the window's entry point (it opens
-#: the data folder and builds the context) and controller.py the adapter that holds it.
+#: Interface modules that import desktop.storage / desktop.providers / desktop.app
+#: (directly, or for annotations only). Only the window's entry point is left: launch.py
+#: starts the window as ``assista`` does, so it is where the composition root is
+#: opened (the data folder, its instance lock, the AppContext), the window's first
+#: frame is read from the database file before the app has loaded (window state, first
+#: chats), and local servers are looked for. Every widget is handed services.
 STILL_IMPORTING: dict[str, set[str]] = {
-    "desktop/ui/conversations/conversation_actions.py": {"storage"},  # search query
-    "desktop/ui/conversations/import_export.py": {"storage"},  # export, import
-    "desktop/ui/conversations/search_dialog.py": {"storage"},  # search hits
-    "desktop/ui/dialogs/memory_page.py": {"storage"},  # Memory, MemoryStore (annotations)
-    "desktop/ui/dialogs/usage_page.py": {"storage"},  # usage figures
-    "desktop/ui/inspector/event_tables.py": {"storage"},  # ExchangeRecord
-    "desktop/ui/inspector/opener.py": {"app"},
-    "desktop/ui/inspector/panel.py": {"app", "storage"},
-    "desktop/ui/inspector/replay_view.py": {"app", "storage"},
-    "desktop/ui/knowledge/index_job.py": {"storage"},  # Database
-    "desktop/ui/knowledge/knowledge_detail.py": {"providers"},  # an adapter's embedding kind
-    "desktop/ui/providers/provider_dialog.py": {"providers"},  # presets, redact
-    "desktop/ui/providers/provider_form.py": {"providers", "storage"},  # presets, redact
-    "desktop/ui/providers/provider_list.py": {"providers"},  # presets
-    "desktop/ui/providers/provider_text.py": {"providers"},  # presets
-    "desktop/ui/providers/welcome_page.py": {"providers"},  # presets
-    "desktop/ui/tools/mcp_sign_in.py": {"storage"},  # MCP secrets
-    "desktop/ui/window/app_services.py": {"app", "storage"},  # the widgets' services
-    "desktop/ui/window/controller.py": {"app", "storage"},
     "desktop/ui/window/launch.py": {"app", "providers", "storage"},
-    "desktop/ui/window/main_window.py": {"storage"},  # window state, FirstChat
-    "desktop/ui/window/startup_skeleton.py": {"storage"},  # FirstChat
 }
 
-#: Interface modules that still reach into the context (``something.ctx``).
+#: Interface modules that reach into the context (``something.ctx``): the entry point,
+#: which hands the context it opened to the controller and the chat service, and the
+#: controller, which builds the window's services (AppServices) from it.
 STILL_REACHING_CTX = {
-    "desktop/ui/chat/chat_pane.py",
-    "desktop/ui/dialogs/settings_dialog.py",
-    "desktop/ui/inspector/replay_view.py",
-    "desktop/ui/knowledge/knowledge_dialog.py",
-    "desktop/ui/tools/undo_bar.py",
-    "desktop/ui/window/chat_settings_popover.py",
     "desktop/ui/window/controller.py",
     "desktop/ui/window/launch.py",
-    "desktop/ui/window/main_window.py",
-    "desktop/ui/window/update_notice.py",
-    "desktop/ui/window/window_menus.py",
 }
 
 #: The window's helpers: handed what they use, they never see the main window (its

@@ -162,9 +162,11 @@ def test_the_checker_reads_the_feed_at_most_daily_and_never_portable(
     try:
         ctx.settings.update(update_feed_url=feed.url)
         now = [1_000_000.0]
-        checker = UpdateChecker(ctx, "1.0.0", clock=lambda: now[0])
-        assert ctx.paths.portable and not checker.due()  # --data-dir: portable, no checks
-        ctx.paths = ctx.paths._replace(portable=False)
+        portable = UpdateChecker(ctx.settings, ctx.settings_store, "1.0.0",
+                                 portable=ctx.paths.portable, proxy=lambda: ctx.proxy)
+        assert ctx.paths.portable and not portable.due()  # --data-dir: portable, no checks
+        checker = UpdateChecker(ctx.settings, ctx.settings_store, "1.0.0", portable=False,
+                                proxy=lambda: ctx.proxy, clock=lambda: now[0])
         assert checker.due()
         result = asyncio.run(checker.run())
         assert result is not None and str(result.release.version) == "99.0.0"
@@ -204,7 +206,9 @@ def test_the_check_goes_through_the_proxy_of_preferences(
     try:
         with LoopbackProxy() as proxy:
             ctx.settings.update(update_feed_url=feed.url, proxy_url=proxy.url, no_proxy="")
-            result = asyncio.run(UpdateChecker(ctx, "1.0.0").check_now())
+            checker = UpdateChecker(ctx.settings, ctx.settings_store, "1.0.0", portable=False,
+                                    proxy=lambda: ctx.proxy)
+            result = asyncio.run(checker.check_now())
         assert result is not None and str(result.release.version) == "99.0.0"
         assert proxy.seen == [f"GET {feed.url}"]
         assert len(made) == 1

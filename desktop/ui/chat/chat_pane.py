@@ -319,7 +319,7 @@ class ChatPane(QWidget):
         messages = (self.controller.services.sessions.load_active_branch(session_id).messages
                     if session_id else [])
         ids = answer_ids(messages, message_id) if message_id else last_answer_ids(messages)
-        self.inspector = open_inspector(self.controller.ctx, ids, self.window())
+        self.inspector = open_inspector(self.controller.services.inspection, ids, self.window())
 
     def delete_message(self, message_id: str) -> None:
         answer = QMessageBox.question(

@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QMenu, QMenuBar
 
-from desktop.storage.search import parse_query
+from desktop.chat.saved_chats import parse_query
 from desktop.ui.conversations.chat_library import ChatLibrary
 from desktop.ui.conversations.import_export import ImportExport
 from desktop.ui.conversations.search_dialog import SearchDialog

@@ -22,15 +22,14 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
+from desktop.chat.chat_transfer import ExportFormat, ImportReport, export_sessions
+from desktop.chat.chat_transfer import import_file as import_chats
 from desktop.core.errors import AssistaError
-from desktop.storage.export import ExportFormat, export_sessions
-from desktop.storage.importer import ImportReport
-from desktop.storage.importer import import_file as import_chats
 from desktop.ui import locale_format
 from desktop.ui.error_text import exception_text
 
 if TYPE_CHECKING:
-    from desktop.storage.sessions import SessionStore
+    from desktop.chat.saved_chats import SessionStore
     from desktop.ui.window.controller import ChatController
 
 log = logging.getLogger(__name__)

@@ -44,14 +44,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.chat.saved_chats import SearchHit
 from desktop.core.errors import AssistaError
-from desktop.storage.search import SearchHit
 from desktop.ui import locale_format, theme
 from desktop.ui.error_text import exception_text
 from desktop.ui.plain_text import plain_tooltip
 
 if TYPE_CHECKING:
-    from desktop.storage.sessions import SessionStore
+    from desktop.chat.saved_chats import SessionStore
 
 log = logging.getLogger(__name__)
 

@@ -36,7 +36,7 @@ from desktop.ui.form_rows import whole
 from desktop.ui.plain_text import plain_label, shown
 
 if TYPE_CHECKING:
-    from desktop.storage.memories import Memory, MemoryStore
+    from desktop.chat.memories import Memory, MemoryStore
 
 REMEMBER = "remember"  # the tool's name (desktop.tools.builtins.remember)
 

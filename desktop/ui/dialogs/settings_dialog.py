@@ -126,23 +126,20 @@ class SettingsDialog(QDialog):
         self.pages.add_page(self.memory_page, self.tr("Memory"), "bot")
         self.network_page = self._network_tab()
         self.pages.add_page(self.network_page, self.tr("Network"), "globe")
-        self.desktop_tab = DesktopTab(controller.ctx.paths.portable)
+        self.desktop_tab = DesktopTab(controller.services.paths.portable)
         self.pages.add_page(self.desktop_tab, self.tr("Desktop"), "monitor")
         self.desktop_tab.shortcutChosen.connect(self._save_shortcut)
         self.pages.add_page(self._data_tab(), self.tr("Data"), "database")
         self.web_search = WebSearchSettings()
         self.pages.add_page(self.web_search, self.tr("Web search"), "search")
-        from desktop.skills.service import SkillService
         from desktop.ui.dialogs.skills_page import SkillsPage
 
-        self.skills_page = SkillsPage(SkillService(controller.ctx.paths.root,
-                                                   controller.ctx.settings),
-                                      controller.settings.workspace)
+        self.skills_page = SkillsPage(controller.services.skills(), controller.settings.workspace)
         self.pages.add_page(self.skills_page, self.tr("Skills"), "file-text")
-        self.usage_page = UsagePage(controller.ctx.db, lambda: price_table(
+        self.usage_page = UsagePage(controller.services.usage, lambda: price_table(
             controller.settings.prices))  # answers, tokens, cost and speed per model
         self.pages.add_page(self.usage_page, self.tr("Usage"), "chart-column")
-        self.inspector_settings = InspectorSettings(controller.ctx.inspector.clear_all)
+        self.inspector_settings = InspectorSettings(controller.services.inspection.clear_all)
         self.pages.add_page(self.inspector_settings, self.tr("Request inspector"), "scan-search")
         layout.addWidget(self.pages, 1)
         bottom = QHBoxLayout()
@@ -266,7 +263,7 @@ class SettingsDialog(QDialog):
         page = QWidget()
         form = QFormLayout(page)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
-        paths = self.controller.ctx.paths
+        paths = self.controller.services.paths
         row = QHBoxLayout()
         # (a read-only field: a long path scrolls in it, where a label cut it off)
         self.folder_label = QLineEdit(str(paths.root))
@@ -296,7 +293,7 @@ class SettingsDialog(QDialog):
         self.language.load(s.language)
         self.assistant_combo.clear()
         self.assistant_combo.addItem(self.tr("No assistant"), None)
-        for assistant in self.controller.ctx.assistants.list_assistants():
+        for assistant in self.controller.services.assistants.list_assistants():
             self.assistant_combo.addItem(assistant.name, assistant.id)
         self.assistant_combo.setCurrentIndex(
             max(0, self.assistant_combo.findData(s.default_assistant_id)))
@@ -315,7 +312,7 @@ class SettingsDialog(QDialog):
         self.concurrent_spin.setValue(s.max_concurrent_requests)
         self.font_spin.setValue(s.base_font_pt if s.base_font_pt >= 6 else 0)
         self.desktop_tab.load(s)
-        self.web_search.load(s, self.controller.ctx.secrets)
+        self.web_search.load(s, self.controller.services.secrets)
         self.inspector_settings.load(s)
         self.memory_page.load(s)
         self.skills_page.load(s.disabled_skills)
@@ -368,7 +365,7 @@ class SettingsDialog(QDialog):
             self.error_label.setText(problem)
             self.pages.setCurrentWidget(self.web_search)
             return False
-        self.web_search.save_key(self.controller.ctx.secrets)
+        self.web_search.save_key(self.controller.services.secrets)
         try:  # the window follows the saved theme and proxy (settings_signal.py)
             self.controller.update_settings(**self.changes())
         except ValidationError as exc:
@@ -386,4 +383,4 @@ class SettingsDialog(QDialog):
             self.controller.update_settings(quick_shortcut=text)
 
     def open_folder(self) -> None:
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.controller.ctx.paths.root)))
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.controller.services.paths.root)))

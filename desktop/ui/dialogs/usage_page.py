@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from PySide6.QtCore import Qt
@@ -28,9 +29,8 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from desktop.chat.answer_figures import model_cost
+from desktop.chat.usage import ModelUsage
 from desktop.core.errors import AssistaError
-from desktop.storage.database import Database
-from desktop.storage.usage_stats import ModelUsage, usage_by_model
 from desktop.ui import locale_format
 from desktop.ui.chat.usage_text import PriceSource
 from desktop.ui.error_text import exception_text
@@ -43,10 +43,11 @@ _READER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assista-usage")
 
 
 class UsagePage(QWidget):
-    def __init__(self, db: Database, prices: PriceSource,
+    def __init__(self, usage: Callable[[float], list[ModelUsage]], prices: PriceSource,
                  parent: QWidget | None = None) -> None:
+        """``usage(since)``: the figures per model of the answers since then (a time)."""
         super().__init__(parent)
-        self.db = db
+        self.usage = usage
         self.prices = prices
         self.period = QComboBox()
         self.period.setAccessibleName(self.tr("Period"))
@@ -102,7 +103,7 @@ class UsagePage(QWidget):
         try:
             asyncio.get_running_loop()
         except RuntimeError:  # no event loop (a dialog shown on its own): read here
-            self.show_rows(usage_by_model(self.db, self.since()))
+            self.show_rows(self.usage(self.since()))
             return
         self.status.setText(self.tr("Reading…"))
         self._task = asyncio.ensure_future(self._load(self._version, self.since()))
@@ -110,7 +111,7 @@ class UsagePage(QWidget):
     async def _load(self, version: int, since: float) -> None:
         loop = asyncio.get_running_loop()
         try:
-            rows = await loop.run_in_executor(_READER, usage_by_model, self.db, since)
+            rows = await loop.run_in_executor(_READER, self.usage, since)
         except AssistaError as exc:
             rows, problem = [], exception_text(exc)
         else:

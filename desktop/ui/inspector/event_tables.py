@@ -16,7 +16,7 @@ from desktop.ui import locale_format
 from desktop.ui.inspector.find_text import FindableText
 
 if TYPE_CHECKING:
-    from desktop.storage.inspector_records import ExchangeRecord
+    from desktop.chat.inspector_service import ExchangeRecord
 
 MAX_EVENT_ROWS = 5000  # a longer timeline shows its first rows (the CLI's --json has all)
 EVENT_PREVIEW = 400  # characters of an event in its row (the pane below shows it whole)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import sqlite3
 from typing import TYPE_CHECKING
@@ -15,14 +14,14 @@ from desktop.ui.error_text import exception_text
 from desktop.ui.inspector.panel import InspectorPanel
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.inspector_service import InspectorService
 
 log = logging.getLogger(__name__)
 
 FLUSH_WAIT_S = 2.0
 
 
-def open_inspector(ctx: AppContext, message_ids: list[str],
+def open_inspector(inspection: InspectorService, message_ids: list[str],
                    parent: QWidget | None) -> InspectorPanel | None:
     """The panel, shown; None (and a note saying why) when nothing was recorded."""
     problem = ""
@@ -31,10 +30,8 @@ def open_inspector(ctx: AppContext, message_ids: list[str],
         problem = QCoreApplication.translate(
             "RequestInspector", "There is no answer in this chat to inspect yet.")
     else:
-        with contextlib.suppress(TimeoutError):
-            ctx.inspector.flush(FLUSH_WAIT_S)  # the answer that just streamed is stored
         try:
-            records = ctx.inspector.store.for_messages(message_ids)
+            records = inspection.records_for(message_ids, wait_s=FLUSH_WAIT_S)
         except (StorageError, sqlite3.Error) as exc:
             log.warning("cannot read the request inspector's records: %s", exc)
             problem = QCoreApplication.translate(
@@ -53,6 +50,6 @@ def open_inspector(ctx: AppContext, message_ids: list[str],
         note.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         note.open()  # not modal-blocking: the window goes on streaming
         return None
-    panel = InspectorPanel(ctx, records, parent)
+    panel = InspectorPanel(inspection, records, parent)
     panel.show()
     return panel

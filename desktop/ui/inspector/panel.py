@@ -31,8 +31,7 @@ from desktop.ui.inspector.replay_view import ReplayView
 from desktop.ui.plain_text import plain_label
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
-    from desktop.storage.inspector_records import ExchangeRecord
+    from desktop.chat.inspector_service import ExchangeRecord, InspectorService
 
 
 
@@ -69,7 +68,7 @@ def response_text(panel: QWidget, record: ExchangeRecord) -> str:
 class ExchangeView(QTabWidget):
     """The tabs of one recorded request."""
 
-    def __init__(self, ctx: AppContext, record: ExchangeRecord,
+    def __init__(self, inspection: InspectorService, record: ExchangeRecord,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.record = record
@@ -81,7 +80,7 @@ class ExchangeView(QTabWidget):
         self.events, self.event_text = events.table, events.detail
         raw = RawPage(record)
         self.raw, self.raw_text = raw.table, raw.detail
-        self.replay = ReplayView(ctx, record)
+        self.replay = ReplayView(inspection, record)
         self.addTab(self.request, self.tr("Request"))
         self.addTab(self.response, self.tr("Response"))
         self.addTab(events.widget, self.tr("Events (%1)").replace("%1",
@@ -112,7 +111,7 @@ class ExchangeView(QTabWidget):
 
 
 class InspectorPanel(QDialog):
-    def __init__(self, ctx: AppContext, records: list[ExchangeRecord],
+    def __init__(self, inspection: InspectorService, records: list[ExchangeRecord],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Request inspector"))
@@ -127,7 +126,7 @@ class InspectorPanel(QDialog):
             self.choice.addItem(self.tr("Request %1 of %2: %3 · %4 · HTTP %5").replace(
                 "%1", str(n)).replace("%2", str(len(records))).replace(
                 "%3", record.provider).replace("%4", record.model).replace("%5", str(status)))
-            view = ExchangeView(ctx, record)
+            view = ExchangeView(inspection, record)
             self.views.append(view)
             self.stack.addWidget(view)
         self.choice.currentIndexChanged.connect(self._show)

@@ -19,15 +19,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.chat.replay import ReplayResult, original_result, replay
+from desktop.chat.replay import ReplayResult, original_result
 from desktop.ui import locale_format
 from desktop.ui.error_text import exception_text
 from desktop.ui.plain_text import plain_label
 
 if TYPE_CHECKING:
-    from desktop.app import AppContext
+    from desktop.chat.inspector_service import ExchangeRecord, InspectorService
     from desktop.core.settings import ProviderConfig
-    from desktop.storage.inspector_records import ExchangeRecord
 
 log = logging.getLogger(__name__)
 
@@ -75,13 +74,13 @@ def figures_text(widget: QWidget, result: ReplayResult) -> str:
 class ReplayView(QWidget):
     replayed = Signal(object)  # the ReplayResult
 
-    def __init__(self, ctx: AppContext, record: ExchangeRecord,
+    def __init__(self, inspection: InspectorService, record: ExchangeRecord,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.ctx = ctx
+        self.inspection = inspection
         self.record = record
         self.task: asyncio.Future[None] | None = None
-        self.providers = ctx.providers.all()
+        self.providers = inspection.providers()
         self.provider_box = QComboBox()
         self.provider_box.setAccessibleName(self.tr("Provider to send to"))
         for config in self.providers:
@@ -125,7 +124,7 @@ class ReplayView(QWidget):
             return
         config = self.providers[index]
         self.model_box.clear()
-        models = [m.id for m in self.ctx.providers.cached_models(config)]
+        models = [m.id for m in self.inspection.cached_models(config)]
         preferred = self.record.model if config.id == self.record.provider_id else config.model
         for model in dict.fromkeys([preferred, *models]):
             if model:
@@ -143,7 +142,7 @@ class ReplayView(QWidget):
 
     async def _run(self, config: ProviderConfig, model: str) -> None:
         try:
-            result = await replay(self.ctx, self.record, config, model)
+            result = await self.inspection.replay(self.record, config, model)
         except Exception as exc:  # the panel stays usable whatever happens
             log.exception("replay failed")
             result = ReplayResult(f"{config.name} · {model}", "", exception_text(exc), None,

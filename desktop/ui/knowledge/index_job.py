@@ -1,7 +1,7 @@
 """Indexing one knowledge base off the UI thread.
 
-A plain Python thread with its own connection to the database (the window's stays
-free for the chats), reporting progress through Qt signals, which reach the window
+A plain Python thread with its own connection to the database (``open_store``: the window's
+stays free for the chats), reporting progress through Qt signals, which reach the window
 on its own thread (queued). Cancel stops between files, or between embedding
 batches; what is done stays in the index.
 """
@@ -12,16 +12,14 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
 from desktop.core.errors import AssistaError
-from desktop.core.proxy import Proxy
 from desktop.knowledge.indexer import Indexer, IndexReport
 from desktop.knowledge.store import KnowledgeStore
-from desktop.storage.database import Database
 from desktop.ui.error_text import error_text, exception_text
 
 log = logging.getLogger(__name__)
@@ -42,14 +40,13 @@ class IndexJob(QObject):
     progress = Signal(int, int, str)  # done, total, the file being read
     finished = Signal(object)  # IndexOutcome
 
-    def __init__(self, db_path: Path, base_name: str,
-                 keys: Callable[[str], str | None] | None = None,
-                 parent: QObject | None = None, *, proxy: Proxy | None = None) -> None:
+    def __init__(self, open_store: Callable[[], AbstractContextManager[KnowledgeStore]],
+                 base_name: str, parent: QObject | None = None) -> None:
+        """``open_store()``: the knowledge bases on a connection of the job's own,
+        closed when the job is done (keys and the proxy for the embedding requests)."""
         super().__init__(parent)
-        self.db_path = db_path
+        self.open_store = open_store
         self.base_name = base_name
-        self.keys = keys
-        self.proxy = proxy  # the app's, for the embedding requests
         self.cancel_event = threading.Event()
         self.worker: threading.Thread | None = None
         self._last = 0.0
@@ -74,29 +71,24 @@ class IndexJob(QObject):
 
     def _run(self) -> None:
         outcome = IndexOutcome()
-        db: Database | None = None
         try:
-            db = Database(self.db_path)
-            store = KnowledgeStore(db, self.keys, self.proxy)
-            base = store.get(self.base_name)
-            indexer = Indexer(store, base, self._progress)
-            indexer.cancel = self.cancel_event
-            outcome.report = indexer.run()
-            outcome.failed = {path: error_text(outcome.report.failed_info.get(path), why)
-                              for path, why in outcome.report.failed.items()}
-            if not self.cancel_event.is_set() and base.embedding is not None:
-                from desktop.knowledge.search import embed_missing
+            with self.open_store() as store:
+                base = store.get(self.base_name)
+                indexer = Indexer(store, base, self._progress)
+                indexer.cancel = self.cancel_event
+                outcome.report = indexer.run()
+                outcome.failed = {path: error_text(outcome.report.failed_info.get(path), why)
+                                  for path, why in outcome.report.failed.items()}
+                if not self.cancel_event.is_set() and base.embedding is not None:
+                    from desktop.knowledge.search import embed_missing
 
-                self.progress.emit(0, 0, "")  # embedding: no file count
-                outcome.embedded = embed_missing(store, store.get(self.base_name),
-                                                 cancel=self.cancel_event)
+                    self.progress.emit(0, 0, "")  # embedding: no file count
+                    outcome.embedded = embed_missing(store, store.get(self.base_name),
+                                                     cancel=self.cancel_event)
         except AssistaError as exc:
             outcome.error = exception_text(exc)
         except Exception as exc:  # the window must hear of any failure, and keep running
             log.exception("indexing %s failed", self.base_name)
             outcome.error = f"{type(exc).__name__}: {exc}"
-        finally:
-            if db is not None:
-                db.close()
         outcome.cancelled = self.cancel_event.is_set()
         self.finished.emit(outcome)

@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.chat.provider_presets import wire_api
 from desktop.knowledge.store import EmbeddingConfig, KnowledgeBase
-from desktop.providers.registry import wire_api
 from desktop.ui import locale_format
 from desktop.ui.chat.sources_view import elide
 from desktop.ui.wrap_row import WrapRow

@@ -9,7 +9,6 @@ indexed again (only what changed) with "Index now".
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,10 +27,9 @@ from PySide6.QtWidgets import (
 from desktop.core.errors import AssistaError
 from desktop.knowledge.chat_link import (
     KNOWLEDGE_KEY,
-    provider_key,
     set_assistant_knowledge,
 )
-from desktop.knowledge.store import EmbeddingConfig, KnowledgeBase, KnowledgeStore
+from desktop.knowledge.store import EmbeddingConfig, KnowledgeBase
 from desktop.ui.error_text import exception_text
 from desktop.ui.knowledge.index_job import IndexJob, IndexOutcome
 from desktop.ui.knowledge.knowledge_detail import KnowledgeDetail
@@ -46,9 +44,8 @@ class KnowledgeDialog(QDialog):
     def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controller = controller
-        self.ctx = controller.ctx
-        self.store = KnowledgeStore(self.ctx.db, partial(provider_key, self.ctx),
-                                    self.ctx.proxy)
+        self.services = controller.services
+        self.store = self.services.knowledge
         self.job: IndexJob | None = None
         self.last_outcome: IndexOutcome | None = None
         self._again = False  # asked to index while indexing: once more after it
@@ -114,12 +111,12 @@ class KnowledgeDialog(QDialog):
         base = self.current()
         chats = self.controller.service.chats
         in_chat = base is not None and base.name in chats.knowledge(self.controller.chat)
-        self.detail.show_base(base, self.ctx.providers.all(), in_chat)
+        self.detail.show_base(base, self.services.providers.all(), in_chat)
         self.rename_button.setEnabled(base is not None)
         self.delete_button.setEnabled(base is not None)
         if base is not None:
             assistants = [(a.id, a.name, base.name in (a.extra.get(KNOWLEDGE_KEY) or []))
-                          for a in self.ctx.assistants.list_assistants()]
+                          for a in self.services.assistants.list_assistants()]
             self.detail.fill_assistants(assistants, self._toggle_assistant)
         self.detail.indexing(self.job is not None and self.job.running)
 
@@ -164,10 +161,10 @@ class KnowledgeDialog(QDialog):
         mine = chats.knowledge(chat)
         if old in mine:
             chats.set_knowledge(chat, [new if n == old else n for n in mine])
-        for assistant in self.ctx.assistants.list_assistants():
+        for assistant in self.services.assistants.list_assistants():
             names = assistant.extra.get(KNOWLEDGE_KEY) or []
             if old in names:
-                set_assistant_knowledge(self.ctx.assistants, assistant.id,
+                set_assistant_knowledge(self.services.assistants, assistant.id,
                                         [new if n == old else n for n in names])
 
     def delete_base(self) -> None:
@@ -223,11 +220,11 @@ class KnowledgeDialog(QDialog):
 
     def _toggle_assistant(self, assistant_id: str, on: bool) -> None:
         base = self.current()
-        assistant = self.ctx.assistants.get(assistant_id)
+        assistant = self.services.assistants.get(assistant_id)
         if base is None or assistant is None:
             return
         names = [n for n in assistant.extra.get(KNOWLEDGE_KEY) or [] if n != base.name]
-        set_assistant_knowledge(self.ctx.assistants, assistant_id,
+        set_assistant_knowledge(self.services.assistants, assistant_id,
                                 [*names, base.name] if on else names)
 
     # -- indexing ---------------------------------------------------------------------
@@ -239,8 +236,7 @@ class KnowledgeDialog(QDialog):
         if self.job is not None:
             self._again = True  # paths or the model changed meanwhile
             return
-        job = IndexJob(self.ctx.db.path, base.name, partial(provider_key, self.ctx),
-                       proxy=self.ctx.proxy)
+        job = IndexJob(self.services.knowledge_apart, base.name)
         job.progress.connect(self.detail.show_progress)
         job.finished.connect(self._indexed)
         self.job = job

@@ -24,10 +24,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.chat.provider_presets import get_preset
+from desktop.chat.secret_text import redact
 from desktop.core.errors import AssistaError
 from desktop.core.settings import ProviderConfig
-from desktop.providers.presets import get_preset
-from desktop.providers.retry import redact
 from desktop.ui import theme
 from desktop.ui.error_text import exception_text
 from desktop.ui.providers.provider_form import ProviderForm

@@ -28,12 +28,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.chat.provider_presets import ProviderPreset
+from desktop.chat.secret_text import SENSITIVE_HEADERS, redact
 from desktop.core.errors import AssistaError
 from desktop.core.provider import ModelInfo, Provider
 from desktop.core.settings import ProviderConfig
-from desktop.providers.presets import ProviderPreset
-from desktop.providers.retry import redact
-from desktop.storage.settings_store import SENSITIVE_HEADERS
 from desktop.ui import theme
 from desktop.ui.error_text import exception_text
 from desktop.ui.plain_text import plain_label

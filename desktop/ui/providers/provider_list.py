@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.chat.provider_presets import all_presets
 from desktop.core.settings import ProviderConfig
-from desktop.providers.presets import all_presets
 from desktop.ui.providers.provider_text import item_text, preset_title
 
 ID_ROLE = Qt.ItemDataRole.UserRole

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication
 
+from desktop.chat.provider_presets import PRESETS, ProviderPreset, find_preset
 from desktop.core.settings import ProviderConfig
-from desktop.providers.presets import PRESETS, ProviderPreset, find_preset
 
 if TYPE_CHECKING:
     from desktop.core.services import KeyStore

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
-from desktop.providers.presets import all_presets
+from desktop.chat.provider_presets import all_presets
 from desktop.ui.providers.provider_text import preset_title
 from desktop.ui.reflow_grid import ReflowGrid
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.storage.mcp_secrets import SECRET_PLACEHOLDER
+from desktop.chat.secret_text import SECRET_PLACEHOLDER
 from desktop.ui.plain_text import plain_label
 
 if TYPE_CHECKING:

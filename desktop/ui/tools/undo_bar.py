@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton, QVBoxLayout, QWidget
 
-from desktop.chat.turn_undo import UndoRefused, find_turn, undo_turn
+from desktop.chat.turn_undo import UndoRefused
 from desktop.core.errors import AssistaError
 from desktop.tools.checkpoints import TurnChanges
 from desktop.ui.error_text import exception_text
@@ -62,7 +62,7 @@ class UndoBar(QWidget):
             self.result.hide()
         sid = self.controller.session_id
         try:
-            self.changes = find_turn(self.controller.ctx, sid) if sid else None
+            self.changes = self.controller.services.turn_undo.find(sid) if sid else None
         except AssistaError:
             self.changes = None
         self.button.setVisible(self.changes is not None and not self.controller.busy)
@@ -92,7 +92,7 @@ class UndoBar(QWidget):
     def run_undo(self, session_id: str, turn_id: str | None = None) -> None:
         """Undo without asking (the dialog asked); the outcome shows under the button."""
         try:
-            results = undo_turn(self.controller.ctx, session_id, turn_id)
+            results = self.controller.services.turn_undo.undo(session_id, turn_id)
         except UndoRefused as exc:
             text = self.tr("Nothing was undone: files {reason}").format(reason=exception_text(exc))
         except (AssistaError, OSError) as exc:

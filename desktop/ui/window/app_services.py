@@ -1,28 +1,66 @@
 """What the window's widgets are handed instead of the app context (issue 26): the
 narrow services of the composition root, each for what it is about. The controller is
 about the chat on screen; a widget that lists providers, chats, projects or
-assistants, installs bundles or syncs takes its service from here."""
+assistants, installs bundles or syncs takes its service from here.
+
+Built on a :class:`WindowContext` (the composition root's :class:`desktop.app.AppContext`
+is one), so this module imports neither the composition root nor the storage layer."""
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from desktop.app import AppContext
+from desktop.chat.app_context import ChatContext
 
 if TYPE_CHECKING:
+    from desktop.chat.inspector_service import InspectorService
     from desktop.chat.model_catalog import ModelCatalog
     from desktop.chat.provider_service import ProviderService
-    from desktop.core.services import SettingsSource
+    from desktop.chat.saved_chats import SessionStore
+    from desktop.chat.turn_undo import TurnUndo
+    from desktop.chat.usage import ModelUsage
+    from desktop.chat.voice import VoiceService
+    from desktop.core.first_frame import WindowState
+    from desktop.core.services import AssistantSource, KeyStore, SettingsSource
+    from desktop.knowledge.store import KnowledgeStore
     from desktop.projects.service import ProjectService
-    from desktop.storage.assistants import AssistantStore
-    from desktop.storage.sessions import SessionStore
+    from desktop.skills.service import SkillService
     from desktop.sync.service import SyncService
     from desktop.tools.mcp.bundle_install import BundleService
+    from desktop.updates.checker import UpdateChecker
+
+
+class WindowContext(ChatContext, Protocol):
+    """The app's services the window's are built from: the chats' and, besides them,
+    sync and the knowledge bases on a connection of their own."""
+
+    @property
+    def sync(self) -> SyncService: ...
+
+    def knowledge_apart(self) -> AbstractContextManager[KnowledgeStore]: ...
+
+
+class DataFolder(Protocol):
+    """Where the data folder and its parts are (shown in Preferences)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def portable(self) -> bool: ...
+
+    @property
+    def db_path(self) -> Path: ...
+
+    @property
+    def logs_dir(self) -> Path: ...
 
 
 class AppServices:
-    def __init__(self, ctx: AppContext) -> None:
+    def __init__(self, ctx: WindowContext) -> None:
         self._ctx = ctx
 
     @property
@@ -40,7 +78,7 @@ class AppServices:
         return self._ctx.sessions
 
     @property
-    def assistants(self) -> AssistantStore:
+    def assistants(self) -> AssistantSource:
         return self._ctx.assistants
 
     @property
@@ -50,6 +88,67 @@ class AppServices:
     @property
     def sync(self) -> SyncService:
         return self._ctx.sync
+
+    @property
+    def paths(self) -> DataFolder:
+        """Where the data folder's parts are (shown in Preferences; the logs' folder)."""
+        return self._ctx.paths
+
+    @property
+    def secrets(self) -> KeyStore:
+        """Keys and tokens (the keyring, or a private file)."""
+        return self._ctx.secrets
+
+    @property
+    def inspection(self) -> InspectorService:
+        """The request inspector's records, and replaying one."""
+        from desktop.chat.inspector_service import InspectorService
+
+        return InspectorService(self._ctx)
+
+    @property
+    def turn_undo(self) -> TurnUndo:
+        """Finds and undoes the files a chat's turn wrote."""
+        from desktop.chat.turn_undo import TurnUndo
+
+        return TurnUndo(self._ctx)
+
+    @property
+    def knowledge(self) -> KnowledgeStore:
+        """The knowledge bases (on the window's connection)."""
+        from desktop.knowledge.chat_link import provider_key
+        from desktop.knowledge.store import KnowledgeStore
+
+        ctx = self._ctx
+        return KnowledgeStore(ctx.db, partial(provider_key, ctx), ctx.proxy)
+
+    def knowledge_apart(self) -> AbstractContextManager[KnowledgeStore]:
+        """The knowledge bases on a connection of their own (for a thread that indexes
+        while the window's connection stays free for the chats); closed after."""
+        return self._ctx.knowledge_apart()
+
+    def voice(self) -> VoiceService:
+        """Dictation and reading aloud with the configured audio models."""
+        from desktop.chat.voice import VoiceService
+
+        return VoiceService(self._ctx)
+
+    def skills(self) -> SkillService:
+        from desktop.skills.service import SkillService
+
+        return SkillService(self._ctx.paths.root, self._ctx.settings)
+
+    def usage(self, since: float = 0.0) -> list[ModelUsage]:
+        """Tokens, cost and speed per model of the answers since ``since`` (a time)."""
+        from desktop.chat.usage import usage_by_model
+
+        return usage_by_model(self._ctx.db, since)
+
+    def save_window_state(self, state: WindowState) -> None:
+        """Keep the window's size and layout for the next start."""
+        from desktop.core.first_frame import WINDOW_STATE_KEY
+
+        self._ctx.settings_store.set_value(WINDOW_STATE_KEY, state.to_json())
 
     @property
     def data_folder(self) -> Path:
@@ -62,6 +161,14 @@ class AppServices:
         from desktop.tools.mcp.bundle_install import BundleService
 
         return BundleService(self._ctx.paths.root, self._ctx.settings, self._ctx.secrets)
+
+    def update_checker(self, current: str) -> UpdateChecker:
+        """Checks the release feed for a version newer than ``current``."""
+        from desktop.updates.checker import UpdateChecker
+
+        ctx = self._ctx
+        return UpdateChecker(ctx.settings, ctx.settings_store, current,
+                             portable=ctx.paths.portable, proxy=lambda: ctx.proxy)
 
     def model_catalog(self) -> ModelCatalog:
         """Every provider's models (as last fetched), their prices and capabilities."""

@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
 
 from desktop.chat.chat_options import EFFORTS, ChatOptions
 from desktop.core.provider_options import MAX_TOKENS_LIMIT
-from desktop.knowledge.store import KnowledgeStore
 from desktop.ui.knowledge.chat_knowledge_button import ChatKnowledgeButton
 from desktop.ui.plain_text import plain_label
 from desktop.ui.providers.provider_options import effort_name
@@ -76,7 +75,7 @@ class ChatSettingsPopover(QFrame):
         self.web_check = QCheckBox(self.tr("Search the web"))
         self.web_check.setAccessibleName(self.tr("Search the web in this chat"))
         self.knowledge_button = ChatKnowledgeButton(
-            lambda: KnowledgeStore(controller.ctx.db).list(),
+            controller.services.knowledge.list,
             lambda: controller.service.chats.knowledge(controller.chat),
             lambda names: controller.service.chats.set_knowledge(controller.chat, names))
         self.reset_button = QPushButton(self.tr("Use the defaults"))

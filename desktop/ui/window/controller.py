@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop.app import AppContext
 from desktop.chat.chat_tools import ChatTools
 from desktop.chat.events import (
     ChatEvent,
@@ -33,6 +32,7 @@ from desktop.chat.last_chat import remember_last_chat
 from desktop.chat.profile import ChatRef, NewChat
 from desktop.chat.research.progress import ResearchLimits, ResearchProgress
 from desktop.chat.running import RunningTurn
+from desktop.chat.saved_chats import ActiveBranch
 from desktop.chat.service import ChatService
 from desktop.chat.turn_locks import ChatBusy
 from desktop.chat.turn_plan import ProviderMissing
@@ -40,10 +40,9 @@ from desktop.core.errors import AssistaError
 from desktop.core.events import TextDelta
 from desktop.core.messages import Message, Part
 from desktop.core.settings import AppSettings, ProviderConfig
-from desktop.storage.branches import ActiveBranch
 from desktop.tools.approval import ChatGrants, ToolProgress
 from desktop.ui.error_text import error_text, exception_text
-from desktop.ui.window.app_services import AppServices
+from desktop.ui.window.app_services import AppServices, WindowContext
 from desktop.ui.window.bridge import AgentBridge
 from desktop.ui.window.chat_profile import ChatProfile
 
@@ -66,7 +65,7 @@ class ChatController(QObject):
     statusMessage = Signal(str, int)  # text, how long to show it (ms)
     chatStateChanged = Signal(str, str)  # session id, ChatState (any chat)
 
-    def __init__(self, ctx: AppContext, parent: QObject | None = None, *,
+    def __init__(self, ctx: WindowContext, parent: QObject | None = None, *,
                  service: ChatService | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx

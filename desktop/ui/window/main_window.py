@@ -27,7 +27,7 @@ from PySide6.QtGui import QCloseEvent, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QVBoxLayout, QWidget
 
 from desktop import APP_NAME
-from desktop.storage.window_state import WINDOW_STATE_KEY, WindowState
+from desktop.core.first_frame import WindowState
 from desktop.ui import theme
 from desktop.ui.window.first_frame_work import FirstFrameWork
 from desktop.ui.window.helpers import window_log
@@ -42,8 +42,8 @@ from desktop.ui.window.window_menus import WindowMenus, menu_titles
 if TYPE_CHECKING:
     from desktop.chat.approvals import PendingApproval
     from desktop.core.agent_events import RunFinished
+    from desktop.core.first_frame import FirstChat
     from desktop.core.messages import Message
-    from desktop.storage.first_chats import FirstChat
     from desktop.ui.chat.chat_view import ChatView
     from desktop.ui.chat.composer import Composer
     from desktop.ui.window.controller import ChatController
@@ -105,10 +105,9 @@ class MainWindow(QMainWindow):
         self.update()  # (when shown) a frame of the new content runs the queued work
 
     def _build_chat_pane(self) -> None:
-        from desktop.chat.voice import VoiceService
         from desktop.ui.chat.chat_pane import ChatPane
 
-        self.chat_pane = ChatPane(self.controller, voice=VoiceService(self.controller.ctx))
+        self.chat_pane = ChatPane(self.controller, voice=self.controller.services.voice())
 
     def _build_side_panes(self) -> None:
         from desktop.ui.conversations.session_list import SessionList
@@ -406,8 +405,7 @@ class MainWindow(QMainWindow):
         if not self.ready or not self._activated:  # (never shown: nothing to keep)
             return
         try:
-            self.controller.ctx.settings_store.set_value(WINDOW_STATE_KEY,
-                                                         self.window_state().to_json())
+            self.controller.services.save_window_state(self.window_state())
         except Exception:  # never lose the close over it
             window_log().exception("could not save the window's size and layout")
 

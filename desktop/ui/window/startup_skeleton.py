@@ -37,7 +37,7 @@ from desktop.ui import theme
 from desktop.ui.window.panel_widths import CHATS_INLINE_MIN, TOOLS_INLINE_MIN
 
 if TYPE_CHECKING:
-    from desktop.storage.first_chats import FirstChat
+    from desktop.core.first_frame import FirstChat
 
 DEFAULT_SPLITTER = (230, 730, 330)
 ROW_HEIGHT = 26  # px: a row of the chat list (desktop.ui.conversations.session_items)

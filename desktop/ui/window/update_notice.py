@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.updates.checker import CheckResult, UpdateChecker
+from desktop.updates.checker import CheckResult
 from desktop.updates.feed import Release
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ class UpdateNotice(QObject):
         super().__init__(window)
         self.window = window
         self.current = current
-        self.checker = UpdateChecker(window.controller.ctx, current)
+        self.checker = window.controller.services.update_checker(current)
         self.release: Release | None = None
         self.button = QPushButton()
         self.button.setObjectName("linkButton")

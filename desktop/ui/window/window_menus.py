@@ -109,7 +109,7 @@ class WindowMenus(QObject):
                      None, d.open_about)
 
     def open_log_folder(self) -> None:
-        folder = self.window.controller.ctx.paths.logs_dir
+        folder = self.window.controller.services.paths.logs_dir
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
 
     def _action(self, menu: QMenu, text: str,

@@ -12,6 +12,7 @@ from desktop.app import AppContext
 from desktop.core.settings import ModelPrice
 from desktop.ui.dialogs.settings_dialog import SettingsDialog
 from desktop.ui.dialogs.usage_page import UsagePage
+from desktop.ui.window.app_services import AppServices
 from tests.storage.test_usage_stats import seed
 from tests.ui.conversation_helpers import make_window
 
@@ -49,7 +50,7 @@ def test_without_an_event_loop_the_page_reads_at_once(
         qtbot: Any, open_ctx: Callable[..., AppContext]) -> None:
     ctx = open_ctx()
     seed(ctx)
-    page = UsagePage(ctx.db, dict)
+    page = UsagePage(AppServices(ctx).usage, dict)
     qtbot.addWidget(page)
     page.show()
     assert [row[0] for row in table(page)] == ["model-a", "model-b", "Total"]
