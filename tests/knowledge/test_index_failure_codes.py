@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from desktop.app import DATABASE_MIGRATIONS
 from desktop.knowledge.indexer import Indexer
 from desktop.knowledge.store import KnowledgeStore
-from desktop.app import DATABASE_MIGRATIONS
 from desktop.storage.database import Database
 
 
