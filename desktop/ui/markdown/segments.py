@@ -7,6 +7,7 @@ so a streaming answer only re-lays out its last segment.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -108,6 +109,7 @@ class Segment:
         self.height = 0
         self._width = -1.0
         self.changed_from = 0  # text position of the last change (see changed_top)
+        self._grown = False  # text was appended since the last layout (see set_block)
 
     @property
     def artifact(self) -> str | None:
@@ -143,10 +145,24 @@ class Segment:
         return block.html.rstrip()  # a trailing newline would become a trailing space
 
     def set_block(self, block: Block) -> bool:
-        """Show ``block`` instead; False when nothing visible changed."""
+        """Show ``block`` instead; False when nothing visible changed.
+
+        A paragraph that only grew by plain text (what a streamed answer does on most
+        frames) gets the new words appended to its document, and only its last lines
+        are laid out again; anything else is rebuilt from the HTML."""
         if block.html == self.block.html and block.kind == self.block.kind:
             self.block = block
             return False
+        words = grown_words(self.block, block)
+        if words is not None and not self.drawn:
+            end = self.doc.characterCount() - 1
+            cursor = QTextCursor(self.doc)
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+            cursor.insertText(words)
+            self.block = block
+            self.changed_from = end
+            self._grown = True  # the same width: only the height is measured again
+            return True
         before = self.doc.toPlainText()
         self.block = block
         self.doc.setHtml(self._html())
@@ -188,6 +204,11 @@ class Segment:
         return QPointF(0, 0)
 
     def layout(self, width: float) -> int:
+        if self._grown and width == self._width:
+            extra = CODE_PAD if self.block.kind == "code" and not self.block.joins_next else 0
+            self.height = int(self.doc.size().height() + self.content_origin().y() + extra
+                              + 0.999)
+        self._grown = False
         if width != self._width:
             origin = self.content_origin()
             inner = width - origin.x() - (CODE_PAD if self.block.kind == "code" else 0)
@@ -358,6 +379,34 @@ def _image_text(name: str) -> str:
         if entry is not None:
             return f"$${entry.tex}$$" if entry.display else f"${entry.tex}$"
     return f"[{name.removeprefix('attachment:')}]"
+
+
+#: What may follow a paragraph's text to be appended as it is: no markup, no entity,
+#: and no whitespace but what HTML folds into one space.
+_PLAIN_WORDS = re.compile(r"[^<>&\s]*(?:[ \t\n]+[^<>&\s]*)*")
+_FOLDED_SPACE = re.compile(r"[ \t\n]+")
+
+
+def grown_words(old: Block, new: Block) -> str | None:
+    """The text to append when ``new`` is paragraph ``old`` with plain words added at
+    its end (what the document shows for them: each run of white space one space);
+    None when anything else changed."""
+    if new.kind != "text" or old.kind != "text":
+        return None
+    head = old.html.rstrip()
+    if not head.endswith("</p>") or not head.startswith("<p>") or head.count("<p") != 1:
+        return None
+    head = head[:-4]
+    if head.endswith((">", ";")) or head[-1].isspace() or len(head) <= 3 \
+            or not new.html.startswith(head):
+        return None  # (after a tag the cursor would carry its format on)
+    tail = new.html.rstrip()
+    if not tail.endswith("</p>"):
+        return None
+    added = tail[len(head):-4]
+    if not added or _PLAIN_WORDS.fullmatch(added) is None:
+        return None
+    return _FOLDED_SPACE.sub(" ", added)
 
 
 def common_prefix_length(a: str, b: str) -> int:
