@@ -24,6 +24,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.events import ReasoningDelta, StreamEvent, TextDelta
+from desktop.core.thread_names import name_os_thread
 
 if TYPE_CHECKING:
     from httpx import AsyncClient
@@ -54,6 +55,7 @@ class _StreamThread:
         self.thread.start()
 
     def _run(self) -> None:
+        name_os_thread()
         asyncio.set_event_loop(self.loop)
         self.loop.run_forever()
 
