@@ -7,7 +7,6 @@ so a streaming answer only re-lays out its last segment.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -30,6 +29,7 @@ from PySide6.QtGui import (
 
 from desktop.ui import theme
 from desktop.ui.markdown import artifacts, math_tex
+from desktop.ui.markdown.paragraph_growth import common_prefix_length, paragraph_growth
 from desktop.ui.markdown.renderer import Block
 
 CSS = (
@@ -147,20 +147,26 @@ class Segment:
     def set_block(self, block: Block) -> bool:
         """Show ``block`` instead; False when nothing visible changed.
 
-        A paragraph that only grew by plain text (what a streamed answer does on most
-        frames) gets the new words appended to its document, and only its last lines
+        A paragraph that changed only at its end (what a streamed answer does on most
+        frames) has only that end replaced in its document, and only its last lines
         are laid out again; anything else is rebuilt from the HTML."""
         if block.html == self.block.html and block.kind == self.block.kind:
             self.block = block
             return False
-        words = grown_words(self.block, block)
-        if words is not None and not self.drawn:
-            end = self.doc.characterCount() - 1
+        growth = paragraph_growth(self.block, block)
+        if growth is not None and growth.position < self.doc.characterCount():
             cursor = QTextCursor(self.doc)
-            cursor.movePosition(QTextCursor.MoveOperation.End)
-            cursor.insertText(words)
+            cursor.setPosition(growth.position)
+            cursor.movePosition(QTextCursor.MoveOperation.End,
+                                QTextCursor.MoveMode.KeepAnchor)
+            cursor.removeSelectedText()
+            if growth.space:
+                cursor.setCharFormat(QTextCharFormat())
+                cursor.insertText(" ")
+            if growth.fragment:
+                cursor.insertHtml(growth.fragment)
             self.block = block
-            self.changed_from = end
+            self.changed_from = growth.position
             self._grown = True  # the same width: only the height is measured again
             return True
         before = self.doc.toPlainText()
@@ -379,44 +385,3 @@ def _image_text(name: str) -> str:
         if entry is not None:
             return f"$${entry.tex}$$" if entry.display else f"${entry.tex}$"
     return f"[{name.removeprefix('attachment:')}]"
-
-
-#: What may follow a paragraph's text to be appended as it is: no markup, no entity,
-#: and no whitespace but what HTML folds into one space.
-_PLAIN_WORDS = re.compile(r"[^<>&\s]*(?:[ \t\n]+[^<>&\s]*)*")
-_FOLDED_SPACE = re.compile(r"[ \t\n]+")
-
-
-def grown_words(old: Block, new: Block) -> str | None:
-    """The text to append when ``new`` is paragraph ``old`` with plain words added at
-    its end (what the document shows for them: each run of white space one space);
-    None when anything else changed."""
-    if new.kind != "text" or old.kind != "text":
-        return None
-    head = old.html.rstrip()
-    if not head.endswith("</p>") or not head.startswith("<p>") or head.count("<p") != 1:
-        return None
-    head = head[:-4]
-    if head.endswith((">", ";")) or head[-1].isspace() or len(head) <= 3 \
-            or not new.html.startswith(head):
-        return None  # (after a tag the cursor would carry its format on)
-    tail = new.html.rstrip()
-    if not tail.endswith("</p>"):
-        return None
-    added = tail[len(head):-4]
-    if not added or _PLAIN_WORDS.fullmatch(added) is None:
-        return None
-    return _FOLDED_SPACE.sub(" ", added)
-
-
-def common_prefix_length(a: str, b: str) -> int:
-    """How many leading characters ``a`` and ``b`` share (slices compare in C: a
-    binary search is far faster than a loop over characters)."""
-    low, high = 0, min(len(a), len(b))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if a[:middle] == b[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low

@@ -294,9 +294,12 @@ def test_a_streamed_frame_repaints_from_the_changed_line_only(qtbot: Any) -> Non
 
 
 PROSE = ("Words stream in one\tby one, with  two spaces,\na soft break and a tab;\n"
-         "then *emphasis*, `code`, a & b, 1 < 2, \u00a0a no-break space, e\u0301, "
+         "then *emphasis*, `code`, a & b, 1 < 2, e\u0301, "
          "👩\u200d👧 and 日本語 words, a [link](https://example.com) and a long tail of "
-         + " ".join(f"word{n}" for n in range(80)) + ".\n\nA second paragraph: "
+         + " ".join(f"**word{n}**" if n % 7 == 3 else f"`call{n}()`" if n % 11 == 5 else
+                    f"~~gone{n}~~" if n % 13 == 6 else f"word{n}" for n in range(80))
+         + " &amp; &copy; 2 &lt; 3 ***both*** _em_ a\\*b [x](<https://a.b/c d>) 🇫🇷🇫🇷"
+         + ".\n\nA \u00a0no-break space and more words after it.\n\nA third paragraph: "
          + " ".join(f"more{n}" for n in range(40)) + "\n")
 
 
@@ -325,7 +328,7 @@ def loaded_view(qtbot: Any, text: str) -> MarkdownView:
     return view
 
 
-def test_a_paragraph_growing_by_words_changes_only_its_end(qtbot: Any) -> None:
+def test_a_paragraph_growing_at_its_end_changes_only_its_end(qtbot: Any) -> None:
     view = MarkdownView()
     qtbot.addWidget(view)
     view.resize(400, 400)
@@ -340,6 +343,15 @@ def test_a_paragraph_growing_by_words_changes_only_its_end(qtbot: Any) -> None:
     assert changes and min(changes) == len("The first words of a paragraph")
     assert doc.toPlainText() == "The first words of a paragraph and a few more"
     changes.clear()
-    view.append(" *then emphasis*")  # markup: rebuilt from the HTML
+    view.append(" **then bold")  # not closed yet: the asterisks are shown
+    view._render_stream()
+    changes.clear()
+    view.append("** and")  # closed: from where the bold begins
+    view._render_stream()
+    assert min(changes) == len("The first words of a paragraph and a few more")
+    assert doc.toHtml() == Segment(view._segments[-1].block, view._segments[-1].style,
+                                   {}).doc.toHtml()
+    changes.clear()
+    view.append(" a sum $x+y$")  # a formula (an image): rebuilt from the HTML
     view._render_stream()
     assert min(changes) == 0
