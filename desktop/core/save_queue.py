@@ -21,12 +21,14 @@ from typing import Any, Protocol
 
 from desktop.core.errors import StorageError
 from desktop.core.messages import Message
+from desktop.core.thread_names import name_os_thread
 
 #: One plain Python thread for every save, for the life of the process. Not the event
 #: loop's default executor: under qasync that is a pool of QThreads belonging to one
 #: loop, and a save still running when that loop goes away (a window closed, a test
 #: ended) can take the process down; one thread also keeps saves in order.
-_SAVER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assista-save")
+_SAVER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assista-save",
+                            initializer=name_os_thread)
 
 log = logging.getLogger(__name__)
 

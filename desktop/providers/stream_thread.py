@@ -5,8 +5,9 @@ notifier and timers, many times what decoding the bytes costs. So a provider tha
 owns its HTTP client reads its stream on one shared thread, ``assista-stream``,
 running a plain asyncio loop: the same code (request, retries, decoding, parsing,
 the request inspector's capture), only on that loop with a client made there.
-The caller's loop gets the events in batches, at most ~30 times a second (the view
-paints at most 15), with each run of text deltas joined into one.
+The caller's loop gets the events in batches, at most 15 times a second (the view
+paints at most 15), with each run of text deltas joined into one; the body is read
+in a few large reads, not one per event (:class:`ReadPacing`).
 
 Stopping (the consumer closes or is cancelled) cancels the stream on its thread and
 waits until it has closed (response closed, capture finished).
@@ -19,19 +20,24 @@ import contextlib
 import contextvars
 import threading
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.events import ReasoningDelta, StreamEvent, TextDelta
+from desktop.core.thread_names import name_os_thread
 
 if TYPE_CHECKING:
     from httpx import AsyncClient
 
-__all__ = ["HANDOVER_S", "call_on_loop", "close_on_stream_thread", "joined",
-           "on_stream_thread", "relay"]
+__all__ = ["HANDOVER_S", "NO_PACING", "READ_PAUSE_S", "ReadPacing", "call_on_loop",
+           "close_on_stream_thread", "joined", "on_stream_thread", "relay"]
 
 #: The least time between two handovers to the caller's loop.
-HANDOVER_S = 1 / 30
+HANDOVER_S = 1 / 15
+#: A read that waited at least this long for the network was a fresh one.
+WAITED_S = 0.002
+#: How long to leave the socket be after such a read.
+READ_PAUSE_S = HANDOVER_S
 #: How long stopping waits for the stream's thread to close the stream.
 CLOSE_WAIT_S = 5.0
 
@@ -49,6 +55,7 @@ class _StreamThread:
         self.thread.start()
 
     def _run(self) -> None:
+        name_os_thread()
         asyncio.set_event_loop(self.loop)
         self.loop.run_forever()
 
@@ -117,6 +124,44 @@ async def relay(source: Callable[[], AsyncIterator[StreamEvent]]
             worker.loop.call_soon_threadsafe(box.cancel)
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.wait({box.finished}, timeout=CLOSE_WAIT_S)
+
+
+class ReadPacing:
+    """Reading a body in a few large reads instead of one per event.
+
+    A server sends each event in a write of its own; read as they come, every one
+    costs a socket read with its poll, timeout scope and async steps. After a read
+    that waited for the network, the stream pauses for :data:`READ_PAUSE_S` (the
+    events are handed to the caller no more often anyway), and the next read takes
+    everything that arrived meanwhile. Chunks already received are read on without a
+    pause, and never more than one pause per :data:`READ_PAUSE_S` of reading: the
+    pace of a fast stream is not bounded by the pauses."""
+
+    __slots__ = ("_asked", "_clock", "_resumed", "_sleep")
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        self._clock, self._sleep = clock, sleep
+        self._asked = self._resumed = clock()
+
+    async def pause(self) -> None:
+        """Called after each chunk is handled, before the next is asked for."""
+        now = self._clock()
+        waited = now - self._asked  # (asked → this chunk handled)
+        if waited >= WAITED_S and now - self._resumed >= READ_PAUSE_S:
+            await self._sleep(READ_PAUSE_S)
+            now = self._resumed = self._clock()
+        self._asked = now
+
+
+class _NoPacing:
+    """A stream read on the caller's loop (an injected client): read as it comes."""
+
+    async def pause(self) -> None:
+        pass
+
+
+NO_PACING = _NoPacing()
 
 
 def joined(batch: list[StreamEvent]) -> list[StreamEvent]:

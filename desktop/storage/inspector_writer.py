@@ -16,6 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from desktop.core.exchange import CaptureBatch
+from desktop.core.thread_names import name_os_thread
 from desktop.storage.inspector_store import INSPECTOR_FILENAME, InspectorStore
 
 __all__ = ["InspectorWriter", "RetentionLimits"]
@@ -37,7 +38,8 @@ class InspectorWriter:
         self._secrets = secrets
         self._store: InspectorStore | None = None
         self._opening = threading.Lock()
-        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assista-inspector")
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assista-inspector",
+                                          initializer=name_os_thread)
         self.failures = 0
 
     @property

@@ -204,14 +204,25 @@ def thread_cpu(pid: int) -> dict[str, float]:
     return found
 
 
+#: What each of the app's threads does for a stream (the app names its threads for the
+#: OS: desktop/core/thread_names.py).
+THREAD_WORK = {
+    "main thread": "main thread (orchestrator, bridge, view, Qt painting)",
+    "other assista-stream": "reading+decoding+parsing (assista-stream)",
+    "other assista-save_0": "save queue (assista-save)",
+    "other assista-inspect": "request inspector (assista-inspector)",
+}
+
+
 def per_thread(server: Server, events: float) -> str:
     """µs of CPU per event in each thread that spent any during the stream."""
     if len(server.thread_marks) < 2:
         return ""
     start, end = server.thread_marks[-2], server.thread_marks[-1]
     spent = {name: end[name] - start.get(name, 0.0) for name in end}
-    return ", ".join(f"{name} {seconds / events * 1e6:.0f}" for name, seconds in
-                     sorted(spent.items(), key=lambda kv: -kv[1]) if seconds > 0)
+    return ", ".join(f"{THREAD_WORK.get(name, name)} {seconds / events * 1e6:.0f}"
+                     for name, seconds in sorted(spent.items(), key=lambda kv: -kv[1])
+                     if seconds > 0)
 
 
 def machine_busy() -> float:

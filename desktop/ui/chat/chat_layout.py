@@ -61,6 +61,7 @@ class VirtualColumn(QAbstractScrollArea):
         self._pinned: set[int] = set()  # items whose widget must stay (streaming)
         self._follow = True
         self._busy = False
+        self._font_metrics: tuple[str, Metrics] | None = None
         self._applied = 0  # the scroll value widgets were last positioned for
         self._live: set[int] = set()  # items that have a widget
         self._tail: QWidget | None = None  # shown after the last block (the turn's status)
@@ -88,8 +89,15 @@ class VirtualColumn(QAbstractScrollArea):
         return max(200, min(available, readable))
 
     def _metrics(self) -> Metrics:
-        fm = QFontMetricsF(theme.chat_font())
-        return Metrics(fm.averageCharWidth(), fm.lineSpacing() * 1.35, 60)
+        """The chat font's measures (asked on every relayout, so every streamed frame:
+        measured again only when the font changes)."""
+        font = theme.chat_font()
+        key = font.key()
+        if self._font_metrics is None or self._font_metrics[0] != key:
+            fm = QFontMetricsF(font)
+            self._font_metrics = key, Metrics(fm.averageCharWidth(), fm.lineSpacing() * 1.35,
+                                              60)
+        return self._font_metrics[1]
 
     def _materialized(self) -> list[int]:
         return sorted(self._live)

@@ -29,6 +29,7 @@ from PySide6.QtGui import (
 
 from desktop.ui import theme
 from desktop.ui.markdown import artifacts, math_tex
+from desktop.ui.markdown.paragraph_growth import common_prefix_length, paragraph_growth
 from desktop.ui.markdown.renderer import Block
 
 CSS = (
@@ -108,6 +109,7 @@ class Segment:
         self.height = 0
         self._width = -1.0
         self.changed_from = 0  # text position of the last change (see changed_top)
+        self._grown = False  # text was appended since the last layout (see set_block)
 
     @property
     def artifact(self) -> str | None:
@@ -143,10 +145,30 @@ class Segment:
         return block.html.rstrip()  # a trailing newline would become a trailing space
 
     def set_block(self, block: Block) -> bool:
-        """Show ``block`` instead; False when nothing visible changed."""
+        """Show ``block`` instead; False when nothing visible changed.
+
+        A paragraph that changed only at its end (what a streamed answer does on most
+        frames) has only that end replaced in its document, and only its last lines
+        are laid out again; anything else is rebuilt from the HTML."""
         if block.html == self.block.html and block.kind == self.block.kind:
             self.block = block
             return False
+        growth = paragraph_growth(self.block, block)
+        if growth is not None and growth.position < self.doc.characterCount():
+            cursor = QTextCursor(self.doc)
+            cursor.setPosition(growth.position)
+            cursor.movePosition(QTextCursor.MoveOperation.End,
+                                QTextCursor.MoveMode.KeepAnchor)
+            cursor.removeSelectedText()
+            if growth.space:
+                cursor.setCharFormat(QTextCharFormat())
+                cursor.insertText(" ")
+            if growth.fragment:
+                cursor.insertHtml(growth.fragment)
+            self.block = block
+            self.changed_from = growth.position
+            self._grown = True  # the same width: only the height is measured again
+            return True
         before = self.doc.toPlainText()
         self.block = block
         self.doc.setHtml(self._html())
@@ -188,6 +210,11 @@ class Segment:
         return QPointF(0, 0)
 
     def layout(self, width: float) -> int:
+        if self._grown and width == self._width:
+            extra = CODE_PAD if self.block.kind == "code" and not self.block.joins_next else 0
+            self.height = int(self.doc.size().height() + self.content_origin().y() + extra
+                              + 0.999)
+        self._grown = False
         if width != self._width:
             origin = self.content_origin()
             inner = width - origin.x() - (CODE_PAD if self.block.kind == "code" else 0)
@@ -358,16 +385,3 @@ def _image_text(name: str) -> str:
         if entry is not None:
             return f"$${entry.tex}$$" if entry.display else f"${entry.tex}$"
     return f"[{name.removeprefix('attachment:')}]"
-
-
-def common_prefix_length(a: str, b: str) -> int:
-    """How many leading characters ``a`` and ``b`` share (slices compare in C: a
-    binary search is far faster than a loop over characters)."""
-    low, high = 0, min(len(a), len(b))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if a[:middle] == b[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from desktop.ui.markdown.renderer import Block, renderer
+from desktop.ui.markdown.segments import Segment
 from desktop.ui.markdown.streaming import IncrementalMarkdown
 from desktop.ui.markdown.view import MarkdownView
 
@@ -290,3 +291,67 @@ def test_a_streamed_frame_repaints_from_the_changed_line_only(qtbot: Any) -> Non
     table.append("4444444444")
     table._render_stream()
     assert table_regions[-1] <= table._segments[-1].top
+
+
+PROSE = ("Words stream in one\tby one, with  two spaces,\na soft break and a tab;\n"
+         "then *emphasis*, `code`, a & b, 1 < 2, e\u0301, "
+         "👩\u200d👧 and 日本語 words, a [link](https://example.com) and a long tail of "
+         + " ".join(f"**word{n}**" if n % 7 == 3 else f"`call{n}()`" if n % 11 == 5 else
+                    f"~~gone{n}~~" if n % 13 == 6 else f"word{n}" for n in range(80))
+         + " &amp; &copy; 2 &lt; 3 ***both*** _em_ a\\*b [x](<https://a.b/c d>) 🇫🇷🇫🇷"
+         + ".\n\nA \u00a0no-break space and more words after it.\n\nA third paragraph: "
+         + " ".join(f"more{n}" for n in range(40)) + "\n")
+
+
+def test_a_grown_paragraph_is_drawn_as_if_built_whole(qtbot: Any) -> None:
+    """A paragraph that grew by plain words is appended to, not rebuilt: at every frame
+    each segment must hold, lay out and draw what a segment built from its block does."""
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.resize(520, 400)
+    rng = random.Random(11)
+    for piece in random_pieces(PROSE, rng):
+        view.append(piece)
+        view._render_stream()
+        for segment in view._segments:
+            fresh = Segment(segment.block, segment.style, {})
+            assert segment.doc.toHtml() == fresh.doc.toHtml()
+            assert segment.layout(500) == fresh.layout(500)
+    view.flush()
+    assert view.toPlainText() == loaded_view(qtbot, PROSE).toPlainText()
+
+
+def loaded_view(qtbot: Any, text: str) -> MarkdownView:
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.set_markdown(text)
+    return view
+
+
+def test_a_paragraph_growing_at_its_end_changes_only_its_end(qtbot: Any) -> None:
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.resize(400, 400)
+    view.append("The first words of a paragraph")
+    view._render_stream()
+    doc = view._segments[-1].doc
+    changes: list[int] = []
+    doc.contentsChange.connect(lambda position, _removed, _added: changes.append(position))
+    view.append(" and a few\nmore")
+    view._render_stream()
+    assert view._segments[-1].doc is doc
+    assert changes and min(changes) == len("The first words of a paragraph")
+    assert doc.toPlainText() == "The first words of a paragraph and a few more"
+    changes.clear()
+    view.append(" **then bold")  # not closed yet: the asterisks are shown
+    view._render_stream()
+    changes.clear()
+    view.append("** and")  # closed: from where the bold begins
+    view._render_stream()
+    assert min(changes) == len("The first words of a paragraph and a few more")
+    assert doc.toHtml() == Segment(view._segments[-1].block, view._segments[-1].style,
+                                   {}).doc.toHtml()
+    changes.clear()
+    view.append(" a sum $x+y$")  # a formula (an image): rebuilt from the HTML
+    view._render_stream()
+    assert min(changes) == 0

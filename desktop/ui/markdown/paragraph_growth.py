@@ -1,0 +1,101 @@
+"""A streamed paragraph changed in place: what of its document stays, what replaces
+the rest (see :meth:`desktop.ui.markdown.segments.Segment.set_block`).
+
+While an answer streams, its open paragraph's HTML changes on every frame, nearly
+always only at its end (words added; a bold, code or link closed). Rebuilding its
+document from the HTML and laying it out whole cost more than anything else per frame;
+replacing only the end is what a text editor does, and the document ends up the same
+as one built from the whole HTML.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+from desktop.ui.markdown.renderer import Block
+
+__all__ = ["Growth", "common_prefix_length", "paragraph_growth"]
+
+#: The inline elements a streamed paragraph may be rewritten in place with.
+_INLINE_TAG = re.compile(r"</?(strong|em|code|a|s)(?:\s[^<>]*)?>")
+_TAG = re.compile(r"<[^<>]*>")
+#: Anything else in a paragraph (a math image, a hard break, white space HTML does not
+#: fold, a stray bracket) and it is rebuilt whole.
+_UNUSUAL = re.compile(r"<(?!/?(?:strong|em|code|a|s)[\s>])|[^\S \t\n]")
+_FOLDED_SPACE = re.compile(r"[ \t\n]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Growth:
+    """How paragraph ``old`` becomes ``new`` in place: the document's text from
+    ``position`` on is replaced by ``space`` (one folded space, or nothing) and the
+    HTML ``fragment``."""
+
+    position: int
+    space: bool
+    fragment: str
+
+
+def paragraph_growth(old: Block, new: Block) -> Growth | None:
+    """The in-place change from paragraph ``old`` to paragraph ``new``, when both are
+    one paragraph of text and inline markup (what a streamed answer is on most
+    frames): kept is their common start, cut back to outside any element and entity
+    and before white space. None when anything else changed."""
+    if new.kind != "text" or old.kind != "text":
+        return None
+    a, b = old.html.rstrip(), new.html.rstrip()
+    if not (a.startswith("<p>") and b.startswith("<p>") and a.endswith("</p>")
+            and b.endswith("</p>")):
+        return None
+    a, b = a[3:-4], b[3:-4]
+    if "<p" in b or _UNUSUAL.search(b) or _UNUSUAL.search(a):
+        return None
+    cut = _safe_cut(b, common_prefix_length(a, b))
+    kept, rest = b[:cut], b[cut:]
+    stripped = rest.lstrip(" \t\n")
+    return Growth(_plain_length(kept), len(stripped) < len(rest) and bool(kept), stripped)
+
+
+def _safe_cut(text: str, cut: int) -> int:
+    """``cut`` moved back to where no tag, entity or inline element is open in
+    ``text[:cut]`` and no white space ends it."""
+    tag = text.rfind("<", 0, cut)
+    if tag >= 0 and text.find(">", tag, cut) < 0:
+        cut = tag
+    entity = text.rfind("&", 0, cut)
+    if entity >= 0 and text.find(";", entity, cut) < 0:
+        cut = entity
+    open_at: list[int] = []
+    for match in _INLINE_TAG.finditer(text, 0, cut):
+        if match.group(0).startswith("</"):
+            if open_at:
+                open_at.pop()
+        else:
+            open_at.append(match.start())
+    if open_at:
+        cut = open_at[0]
+    while cut and text[cut - 1] in " \t\n":
+        cut -= 1
+    return cut
+
+
+def _plain_length(fragment: str) -> int:
+    """How many positions the document holds for paragraph HTML ``fragment`` (UTF-16
+    code units, as Qt counts: a character beyond the BMP, an emoji, is two)."""
+    text = _FOLDED_SPACE.sub(" ", html.unescape(_TAG.sub("", fragment)))
+    return len(text.encode("utf-16-le")) // 2
+
+
+def common_prefix_length(a: str, b: str) -> int:
+    """How many leading characters ``a`` and ``b`` share (slices compare in C: a
+    binary search is far faster than a loop over characters)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
