@@ -115,7 +115,7 @@ def _mode(path: Path) -> int | None:
         return None
 
 
-def _write_atomically(path: Path, data: bytes, mode: int | None = None, *,
+def write_atomically(path: Path, data: bytes, mode: int | None = None, *,
                       sync: bool = True) -> None:
     """Replace ``path`` with ``data``; ``mode``: its permission bits (None: private, 600,
     as for the checkpoint folder's own files); ``sync``: on disk before it replaces."""
@@ -229,7 +229,7 @@ class CheckpointStore:
             # not note it: the file keeps the mode it has now)
             mode = file.mode if file.mode is not None else _mode(path)
             old = self._blob(file.blob).read_bytes()
-            _write_atomically(path, old, _USER_MODE if mode is None else mode)
+            write_atomically(path, old, _USER_MODE if mode is None else mode)
             done[file.path] = "restored"
         results = [UndoResult(f.path, done[f.path]) for f in changes.files]
         changes.undone_at = time.time()
@@ -270,13 +270,13 @@ class CheckpointStore:
     def _blob(self, digest: str) -> Path:
         return self.root / "blobs" / digest
 
-    def _keep_blob(self, data: bytes, *, sync: bool = True) -> str:
+    def keep_blob(self, data: bytes, *, sync: bool = True) -> str:
         """Keep ``data`` (once); ``sync=False`` for the workspace walks' many copies:
         not flushed one by one (thousands of fsyncs), checked by their hash on undo."""
         digest = _sha(data)
         blob = self._blob(digest)
         if not blob.exists():
-            _write_atomically(blob, data, sync=sync)
+            write_atomically(blob, data, sync=sync)
         return digest
 
     def _intact(self, digest: str) -> bool:
@@ -289,7 +289,7 @@ class CheckpointStore:
         payload = {"version": 1, **asdict(changes)}
         path = self.root / _safe_name(changes.session_id) / f"{changes.run_id}.json"
         with self._lock:
-            _write_atomically(path, json.dumps(payload, ensure_ascii=False,
+            write_atomically(path, json.dumps(payload, ensure_ascii=False,
                                                indent=1).encode("utf-8"))
 
 
@@ -310,7 +310,7 @@ class TurnCheckpoint:
                 if key in known:
                     continue
                 exists, data, too_large = _state(path)
-                blob = self.store._keep_blob(data) if data is not None else None
+                blob = self.store.keep_blob(data) if data is not None else None
                 after = None if not exists else ("too-large" if too_large else blob)
                 self.changes.files.append(FileCheckpoint(key, exists, blob, after, too_large,
                                                          _mode(path) if exists else None))

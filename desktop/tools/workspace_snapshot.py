@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desktop.tools.checkpoints import MAX_FILE_BYTES, _write_atomically
+from desktop.tools.checkpoints import MAX_FILE_BYTES, write_atomically
 
 if TYPE_CHECKING:
     from desktop.tools.checkpoints import CheckpointStore
@@ -179,7 +179,7 @@ class WorkspaceSnapshots:
             data = (self.root / rel).read_bytes()
         except OSError:
             return entry  # (unreadable: not kept)
-        entry.sha = self.store._keep_blob(data, sync=False)  # (checked on undo)
+        entry.sha = self.store.keep_blob(data, sync=False)  # (checked on undo)
         snapshot.copied_bytes += len(data)
         snapshot.copied_files += 1
         return entry
@@ -201,7 +201,7 @@ class WorkspaceSnapshots:
         payload = {"version": 1, "root": str(self.root),
                    "files": {k: [e.size, e.mtime_ns, e.ctime_ns, e.ino, e.mode, e.sha]
                              for k, e in files.items()}}
-        _write_atomically(self.index_path, json.dumps(payload, separators=(",", ":"),
+        write_atomically(self.index_path, json.dumps(payload, separators=(",", ":"),
                                                       ensure_ascii=False).encode("utf-8"))
 
 
