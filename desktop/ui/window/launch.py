@@ -49,29 +49,24 @@ if TYPE_CHECKING:
 
 FIRST_FRAME_TIMEOUT_MS = 1000  # never wait longer than this for the first paint
 
-#: Loaded one after the other once the window is on screen and lists the chats, with the
-#: window's events handled between them (each under ~35 ms here, most under 25): it can
-#: be moved, resized, repainted and typed into while the app loads. (A step that grows
-#: past ~40 ms is the next event-loop stall: split it by importing what it imports first;
-#: ``python -X importtime`` shows what that is.)
+#: The app's packages, loaded one after the other on this thread once the window is on
+#: screen and lists the chats, with the window's events handled between them: it can be
+#: moved, resized, repainted and typed into while the app loads. Each names a module of
+#: the app (what it imports comes with it), in the order the window needs them: the
+#: data and the agent loop, then the window's content, then what attaching it and the
+#: model list's first request use. (A step that grows long is a stall of the window:
+#: ``python -X importtime`` shows what it imports.)
 LOAD_STEPS = (
-    "pydantic",
-    "pydantic._internal._generate_schema",  # what building the first model loads
-    "pydantic.plugin._loader",
-    "annotated_types",
-    "pydantic.types",
-    "desktop.core.messages",
+    "desktop.core.messages",  # (pydantic)
     "desktop.core.settings",
-    "asyncio",
     "desktop.tools.builtins",
     "desktop.app",  # storage, providers
-    "desktop.storage.inspector_writer",  # (opening the app loads it: ~18 ms of that)
-    "qasync",
+    "desktop.storage.inspector_writer",
     "desktop.chat.events",
     "desktop.chat.service",
-    "desktop.ui.window.controller",  # the agent loop
+    "desktop.ui.window.controller",  # the agent loop (asyncio, qasync)
     "desktop.ui.markdown.renderer",
-    "desktop.ui.markdown.accessible",  # (~25 ms: Qt accessibility classes derived)
+    "desktop.ui.markdown.accessible",
     "desktop.ui.markdown.view",
     "desktop.ui.chat.chat_view",
     "desktop.ui.conversations.session_list",
@@ -79,15 +74,8 @@ LOAD_STEPS = (
     "desktop.ui.conversations.conversation_actions",
     "desktop.ui.chat.composer",
     "desktop.ui.window.top_bar",  # with the assistant picker
-    # httpx's own dependencies first: the next steps import httpx, which with them was
-    # one of the two longest steps (~75 ms here)
-    "httpcore",
-    "urllib.request",
-    "click",  # (httpx imports its command line when click is installed)
-    "pygments.lexers",  # (and that command line this)
-    "httpx",
-    # what MainWindow.attach imports, each a step of its own (in attach they made one
-    # long stall with building the window)
+    "desktop.providers.http_clients",  # (httpx)
+    # what MainWindow.attach imports
     "desktop.ui.chat.chat_pane",
     "desktop.ui.window.tool_activity",
     "desktop.ui.compare.launcher",
@@ -96,17 +84,14 @@ LOAD_STEPS = (
     "desktop.ui.window.welcome_view",
     "desktop.ui.chat.usage_text",
     "desktop.ui.window.single_instance",
-    "desktop.ui.window.sync_scheduler",  # (~12 ms: the sync status and change log)
+    "desktop.ui.window.sync_scheduler",
     "desktop.ui.window.window_wiring",
     "desktop.ui.window.dialog_launcher",
     "desktop.ui.window.tray",
     "desktop.ui.window.panels",
-    # what the model list's first request loads (or, on a first start, looking for
-    # local servers): it comes after the window is filled in
-    "anyio._backends._asyncio",
+    # what the model list's first request uses
     "desktop.providers.retry",
     "desktop.storage.secrets",
-    "keyring",
 )
 
 
