@@ -32,11 +32,13 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.chat.answer_figures import price_table
+from desktop.skills.service import SkillService
 from desktop.ui import default_prompt, theme
 from desktop.ui.dialogs.desktop_tab import DesktopTab
 from desktop.ui.dialogs.language_choice import LanguageChoice
 from desktop.ui.dialogs.memory_page import MemoryPage
 from desktop.ui.dialogs.section_pages import SectionPages
+from desktop.ui.dialogs.skills_page import SkillsPage
 from desktop.ui.dialogs.title_model import TitleModelCombo
 from desktop.ui.dialogs.usage_page import UsagePage
 from desktop.ui.dialogs.voice_settings import VoiceSettings
@@ -132,9 +134,6 @@ class SettingsDialog(QDialog):
         self.pages.add_page(self._data_tab(), self.tr("Data"), "database")
         self.web_search = WebSearchSettings()
         self.pages.add_page(self.web_search, self.tr("Web search"), "search")
-        from desktop.skills.service import SkillService
-        from desktop.ui.dialogs.skills_page import SkillsPage
-
         self.skills_page = SkillsPage(SkillService(controller.ctx.paths.root,
                                                    controller.ctx.settings),
                                       controller.settings.workspace)

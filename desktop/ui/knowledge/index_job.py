@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, Signal
 from desktop.core.errors import AssistaError
 from desktop.core.proxy import Proxy
 from desktop.knowledge.indexer import Indexer, IndexReport
+from desktop.knowledge.search import embed_missing
 from desktop.knowledge.store import KnowledgeStore
 from desktop.storage.database import Database
 
@@ -83,8 +84,6 @@ class IndexJob(QObject):
             outcome.report = indexer.run()
             outcome.failed = dict(outcome.report.failed)
             if not self.cancel_event.is_set() and base.embedding is not None:
-                from desktop.knowledge.search import embed_missing
-
                 self.progress.emit(0, 0, "")  # embedding: no file count
                 outcome.embedded = embed_missing(store, store.get(self.base_name),
                                                  cancel=self.cancel_event)
