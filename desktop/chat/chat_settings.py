@@ -15,8 +15,6 @@ from desktop.chat.chat_tools import ChatTools
 from desktop.chat.drafts import ChatDrafts
 from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
 from desktop.core.prompt import PromptSources
-from desktop.knowledge.chat_link import own_knowledge, set_own_knowledge
-from desktop.skills.catalog import disabled_names, find_skills, usable
 from desktop.tools.approval import ChatGrants
 
 if TYPE_CHECKING:
@@ -70,9 +68,13 @@ class ChatSettings:
 
     def knowledge(self, chat: ChatRef) -> list[str]:
         """The knowledge bases the chat itself searches (its assistant's come on top)."""
+        from desktop.knowledge.chat_link import own_knowledge
+
         return own_knowledge(self.profiles, chat)
 
     def set_knowledge(self, chat: ChatRef, names: list[str]) -> None:
+        from desktop.knowledge.chat_link import set_own_knowledge
+
         set_own_knowledge(self.profiles, chat, names)
 
     def draft(self, chat: ChatRef) -> str:
@@ -130,6 +132,8 @@ class ChatSettings:
     def skill_states(self, chat: ChatRef) -> list[tuple[str, bool]]:
         """The skills the chat could offer (valid, not switched off in Settings or by
         its assistant), each with whether the chat itself keeps it on."""
+        from desktop.skills.catalog import disabled_names, find_skills, usable
+
         assistant = self.profiles.assistant(chat)
         off = disabled_names(self.ctx.settings.current.disabled_skills,
                              assistant.extra if assistant is not None else None)

@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING
 
 from desktop.chat.chat_options import CHAT_OPTIONS_KEY, ChatOptions, layered
 from desktop.core.prompt import PromptSources, build_system_prompt
-from desktop.projects.context import project_context
-from desktop.skills.catalog import disabled_names, find_skills, skills_prompt, usable
 
 if TYPE_CHECKING:
     from desktop.app import AppContext
@@ -99,6 +97,8 @@ class ChatProfiles:
         project = self.project(chat)
         if project is None:
             return ""
+        from desktop.projects.context import project_context
+
         return project_context(project, self.ctx.projects.files(project))
 
     def own_prompt(self, chat: ChatRef) -> str | None:
@@ -134,6 +134,8 @@ class ChatProfiles:
                        skills: Sequence[Skill] | None = None) -> PromptSources:
         """``skills``: those the turn offers (None: the chat's, when ``tools`` has
         load_skill)."""
+        from desktop.skills.catalog import skills_prompt
+
         settings = self.ctx.settings.current
         assistant = self.assistant(chat)
         workspace = workspace if workspace is not None else self.workspace(chat)
@@ -174,6 +176,8 @@ class ChatProfiles:
     def skills(self, chat: ChatRef, workspace: str | None = None) -> list[Skill]:
         """The valid skills the chat offers: found in the app's skills folder and its
         workspace, less those switched off in Settings, by its assistant or by it."""
+        from desktop.skills.catalog import disabled_names, find_skills, usable
+
         assistant = self.assistant(chat)
         off = disabled_names(self.ctx.settings.current.disabled_skills,
                              assistant.extra if assistant is not None else None,

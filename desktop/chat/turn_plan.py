@@ -20,14 +20,10 @@ from desktop.chat.chat_tools import (
     ChatTools,
     check_known,
 )
-from desktop.chat.memory_recall import recall_for_turn
 from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
-from desktop.chat.web_search import plan_web_search
 from desktop.core.errors import ConfigError
 from desktop.core.messages import ImagePart, Part
 from desktop.core.prompt import with_memories
-from desktop.knowledge.chat_link import chat_knowledge
-from desktop.storage.memories import MemoryStore
 
 if TYPE_CHECKING:
     from desktop.chat.memory_recall import VectorRecall
@@ -116,12 +112,16 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
     asked_remember = REMEMBER_TOOL in names  # (--allow remember, --tools remember)
     names = [n for n in names if n != REMEMBER_TOOL]  # made below when memory is on
     check_known(names, tools.registry())
+    from desktop.knowledge.chat_link import chat_knowledge
+
     knowledge = tuple(dict.fromkeys([*o.knowledge, *chat_knowledge(profiles, chat)]))
     if knowledge and KNOWLEDGE_TOOL not in names:
         names.append(KNOWLEDGE_TOOL)  # made for this turn, bound to these bases
     request = profiles.request_options(chat, config)
     if o.web_search:
         request = request.model_copy(update={"web_search": True})
+    from desktop.chat.web_search import plan_web_search
+
     request, web_tool = plan_web_search(ctx, settings, config, request, bool(caps.tools),
                                         has_tools=bool(names) and bool(caps.tools))
     if web_tool and WEB_TOOL not in names:
@@ -131,6 +131,9 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
     memories: tuple[str, ...] = ()
     recall = None
     if memory:
+        from desktop.chat.memory_recall import recall_for_turn
+        from desktop.storage.memories import MemoryStore
+
         store = MemoryStore(ctx.db)
         memories = tuple(m.text for m in store.for_chat(project, question))
         recall = recall_for_turn(ctx, store, project, knowledge, config.base_url)

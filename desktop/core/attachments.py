@@ -23,7 +23,6 @@ from typing import Any
 
 from desktop.core.errors import AssistaError
 from desktop.core.messages import ImagePart, Part, TextPart
-from desktop.documents import DocumentError, document_kind, extract_sections, render_text
 
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
@@ -68,6 +67,8 @@ def load_attachment(path: Path, *, max_chars: int = DEFAULT_MAX_CHARS) -> Part:
 
 
 def _document_part(path: Path, size: int, max_chars: int) -> TextPart:
+    from desktop.documents import DocumentError, document_kind, extract_sections, render_text
+
     # Plain text is read only as far as the budget reaches (4 bytes a character at
     # most); documents must be read whole to find their text.
     head = max_chars * 4 + 4
@@ -181,6 +182,8 @@ def attachment_info(part: Part) -> AttachmentInfo | None:
     assert isinstance(part, TextPart)
     kind = data.get("kind")
     if not isinstance(kind, str):  # stored before the kind was kept
+        from desktop.documents import document_kind
+
         kind = document_kind(Path(name))
     mime = data.get("mime")
     if not isinstance(mime, str):

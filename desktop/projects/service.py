@@ -16,9 +16,6 @@ from typing import TYPE_CHECKING
 
 from desktop.core.errors import ConfigError, StorageError
 from desktop.core.records import Project, ProjectFile
-from desktop.documents.extract import DocumentError, extract_sections
-from desktop.knowledge.indexer import Indexer
-from desktop.knowledge.store import KnowledgeStore
 from desktop.storage.database import Database
 from desktop.storage.projects import ProjectStore
 
@@ -75,6 +72,8 @@ class ProjectService:
 
     def knowledge_bases(self) -> list[str]:
         """The names of every knowledge base there is (to attach to a project)."""
+        from desktop.knowledge.store import KnowledgeStore
+
         return [base.name for base in KnowledgeStore(self.store.db).list()]
 
     def knowledge(self, project: Project) -> list[str]:
@@ -86,6 +85,8 @@ class ProjectService:
             names.append(project.files_base)
         if not names:
             return []
+        from desktop.knowledge.store import KnowledgeStore
+
         here = {base.name.casefold() for base in KnowledgeStore(self.store.db).list()}
         return [n for n in dict.fromkeys(names) if n.casefold() in here]
 
@@ -126,6 +127,8 @@ class ProjectService:
     def add_file(self, project: Project, path: Path) -> ProjectFile:
         """Add a file: its text in the context when small enough, else to the files base."""
         path = self._checked_file(path)
+        from desktop.documents.extract import DocumentError, extract_sections
+
         try:
             text = "\n\n".join(s.text for s in extract_sections(path)).strip()
         except DocumentError as exc:
@@ -148,6 +151,9 @@ class ProjectService:
         self.store.remove_file(file.id)
         if file.in_context or not project.files_base or not file.path:
             return
+        from desktop.knowledge.indexer import Indexer
+        from desktop.knowledge.store import KnowledgeStore
+
         store = KnowledgeStore(self.store.db)
         if store.find(project.files_base) is not None:  # its passages leave the index now
             Indexer(store, store.remove_path(project.files_base, file.path)).run()
@@ -155,6 +161,9 @@ class ProjectService:
     # -- helpers -------------------------------------------------------------------
 
     def _index_in_files_base(self, project: Project, path: Path) -> str:
+        from desktop.knowledge.indexer import Indexer
+        from desktop.knowledge.store import KnowledgeStore
+
         store = KnowledgeStore(self.store.db)
         name = project.files_base
         if not name or store.find(name) is None:
@@ -172,6 +181,8 @@ class ProjectService:
         return name
 
     def _check_knowledge(self, names: Iterable[str]) -> None:
+        from desktop.knowledge.store import KnowledgeStore
+
         store = KnowledgeStore(self.store.db)
         for name in names:
             store.get(name)  # ConfigError naming the bases there are

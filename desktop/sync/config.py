@@ -15,9 +15,6 @@ from urllib.parse import urlsplit
 
 from desktop.storage.settings_store import SettingsStore
 from desktop.sync.errors import SyncError
-from desktop.sync.push import max_upload_bytes
-from desktop.sync.run import SyncEngine
-from desktop.sync.segments import DEVICES_DIR
 from desktop.sync.targets.registry import kind_of_scheme, target_class, url_forms
 
 if TYPE_CHECKING:
@@ -101,6 +98,9 @@ def engine_from_config(db: Database, config: SyncConfig, secrets: SecretStore,
                        proxy: Proxy | None = None) -> SyncEngine:
     """The engine for the stored configuration. Raises :class:`SyncError` when it is
     incomplete (no passphrase, a bad URL, missing S3 keys)."""
+    from desktop.sync.push import max_upload_bytes
+    from desktop.sync.run import SyncEngine
+
     passphrase = secrets.get(PASSPHRASE_ID)
     if not passphrase:
         raise SyncError("Set the sync passphrase in Settings → Sync.")
@@ -115,6 +115,9 @@ def check_connection(db: Database, config: SyncConfig, secret: str | None,
     """Open the target, check the passphrase against it (an empty target is set up with
     it, as the first sync would) and list its devices: one line saying what was found.
     Raises :class:`SyncError` with the reason. Nothing local changes."""
+    from desktop.sync.run import SyncEngine
+    from desktop.sync.segments import DEVICES_DIR
+
     target = open_config_target(config, secret, proxy)
     try:
         SyncEngine(db, target, passphrase).unlock()

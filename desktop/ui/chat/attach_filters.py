@@ -7,7 +7,6 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication
 
 from desktop.core.attachments import IMAGE_SUFFIXES
-from desktop.knowledge.indexer import TEXT_SUFFIXES
 
 # (kind, suffixes); the names are translated when the dialog opens
 DOCUMENT_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -40,6 +39,8 @@ def _pattern(suffixes: tuple[str, ...] | list[str]) -> str:
 
 def attach_filters() -> list[str]:
     """The attach dialog's name filters; the first is the default."""
+    from desktop.knowledge.indexer import TEXT_SUFFIXES
+
     groups: list[tuple[str, tuple[str, ...]]] = [("images", IMAGE_SUFFIXES), *DOCUMENT_KINDS,
                                                  ("text", tuple(sorted(TEXT_SUFFIXES)))]
     every = [s for _kind, suffixes in groups for s in suffixes]

@@ -40,15 +40,9 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.chat.answer_figures import price_table
-from desktop.chat.inspection import answer_ids, last_answer_ids
 from desktop.chat.message_edits import is_continuation
 from desktop.chat.save_retry import store_messages
-from desktop.core.attachments import load_attachment
-from desktop.core.errors import AssistaError
 from desktop.core.messages import ImagePart
-from desktop.core.speech_text import speech_text
-from desktop.core.system_speech import synthesize
-from desktop.ui.chat.attach_filters import attach_filters
 from desktop.ui.chat.call_states import CallStates
 from desktop.ui.chat.chat_view import ChatView
 from desktop.ui.chat.composer import Composer, local_files
@@ -58,7 +52,6 @@ from desktop.ui.chat.message_header import READ_ALOUD_KEYS
 from desktop.ui.chat.save_banner import SaveBanner
 from desktop.ui.chat.temporary_banner import TemporaryBanner
 from desktop.ui.error_text import exception_text
-from desktop.ui.inspector.opener import open_inspector
 from desktop.ui.plain_text import make_plain
 from desktop.ui.voice.read_aloud import ReadAloud, ReadingBar
 
@@ -77,6 +70,9 @@ log = logging.getLogger(__name__)
 
 
 def _no_speech(_markdown: str) -> bytes:
+    from desktop.core.speech_text import speech_text
+    from desktop.core.system_speech import synthesize
+
     return synthesize(speech_text(_markdown))
 
 
@@ -310,6 +306,9 @@ class ChatPane(QWidget):
     def inspect(self, message_id: str | None = None) -> None:
         """The request inspector for the answer ``message_id`` is part of (every request
         its tool rounds took), else for the chat's last answer (Ctrl+Shift+I)."""
+        from desktop.chat.inspection import answer_ids, last_answer_ids
+        from desktop.ui.inspector.opener import open_inspector
+
         session_id = self.controller.session_id
         messages = (self.controller.services.sessions.load_active_branch(session_id).messages
                     if session_id else [])
@@ -335,6 +334,8 @@ class ChatPane(QWidget):
     def attach_files(self) -> QFileDialog:
         """The attach dialog (open, not modal to the loop): every supported kind shown
         at first, a filter per kind to narrow it; the chosen files are attached."""
+        from desktop.ui.chat.attach_filters import attach_filters
+
         dialog = QFileDialog(self, self.tr("Attach files"))
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
@@ -349,6 +350,9 @@ class ChatPane(QWidget):
 
     def add_attachment(self, path: Path) -> bool:
         """Attach a file to the next message; an unreadable one shows an error."""
+        from desktop.core.attachments import load_attachment
+        from desktop.core.errors import AssistaError
+
         try:
             part = load_attachment(path)
         except AssistaError as exc:

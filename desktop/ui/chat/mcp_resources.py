@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
 from desktop.chat.mcp_inputs import McpInputs, fill_template, template_variables
 from desktop.core.errors import AssistaError
 from desktop.core.messages import Part
-from desktop.tools.mcp.live_lists import ResourceChanged
 from desktop.ui.error_text import exception_text
 from desktop.ui.plain_text import plain_label
 
@@ -180,6 +179,8 @@ class McpAttachMenu(QObject):
         return chips
 
     def _mcp_event(self, event: McpEvent) -> None:
+        from desktop.tools.mcp.live_lists import ResourceChanged  # the SDK is loaded by now
+
         if isinstance(event, ResourceChanged) and (event.server, event.uri) in self.watched:
             task = asyncio.ensure_future(self._reread(event.server, event.uri))
             self._tasks.add(task)

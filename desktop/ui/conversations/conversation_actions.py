@@ -18,11 +18,9 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QMenu, QMenuBar
 
 from desktop.storage.search import parse_query
-from desktop.ui.conversations.assistants_dialog import AssistantsDialog
 from desktop.ui.conversations.chat_library import ChatLibrary
 from desktop.ui.conversations.import_export import ImportExport
 from desktop.ui.conversations.search_dialog import SearchDialog
-from desktop.ui.conversations.session_prompt_dialog import SessionPromptDialog
 
 if TYPE_CHECKING:
     from desktop.ui.window.main_window import MainWindow
@@ -119,6 +117,8 @@ class ConversationActions(QObject):
         chat.scroll_to_message(target)
 
     def open_assistants(self) -> QDialog:
+        from desktop.ui.conversations.assistants_dialog import AssistantsDialog
+
         current = self.controller.profile.assistant()
 
         def make() -> QDialog:
@@ -133,5 +133,7 @@ class ConversationActions(QObject):
         return self.window.dialogs.show_one("assistants", make)
 
     def edit_session_prompt(self) -> QDialog:
+        from desktop.ui.conversations.session_prompt_dialog import SessionPromptDialog
+
         return self.window.dialogs.show_one(
             "prompt", lambda: SessionPromptDialog(self.controller, self.window))

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.tools.approval import POLICIES
-from desktop.tools.mcp.convert import exposed_name
 from desktop.ui import theme
 from desktop.ui.plain_text import plain_label, plain_tooltip, shown
 from desktop.ui.tools.approval_card import monospace_font
@@ -320,6 +319,8 @@ class McpServerForm(QWidget):
         self.tools_hint.setVisible(not tools)
 
     def _exposed(self, tool: str) -> str:
+        from desktop.tools.mcp.convert import exposed_name  # the SDK is loaded by now
+
         return exposed_name(str(self.server.get("name", "")), tool)
 
     def _tool_switched(self, item: QTableWidgetItem) -> None:

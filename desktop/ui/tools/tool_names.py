@@ -9,10 +9,6 @@ from functools import cache
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from desktop.knowledge import tool as knowledge_tool
-from desktop.skills import tool as skill_tool
-from desktop.tools.builtins import builtin_registry, web_search
-from desktop.tools.builtins.remember import Remember
 from desktop.ui.plain_text import shown
 
 # The built-in tools' titles, for the translators (a test checks they match the tools)
@@ -35,6 +31,11 @@ TITLES = (
 @cache
 def builtin_titles() -> dict[str, str]:
     """Built-in tool name → English title, from the tools themselves."""
+    from desktop.knowledge import tool as knowledge_tool
+    from desktop.skills import tool as skill_tool
+    from desktop.tools.builtins import builtin_registry, web_search
+    from desktop.tools.builtins.remember import Remember
+
     titles = {tool.name: tool.title for tool in builtin_registry() if tool.title}
     titles[web_search.NAME] = web_search.TITLE
     titles[knowledge_tool.NAME] = knowledge_tool.TITLE

@@ -9,8 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.app import AppContext
-from desktop.chat.model_catalog import ModelCatalog
-from desktop.tools.mcp.bundle_install import BundleService
 
 if TYPE_CHECKING:
     from desktop.chat.model_catalog import ModelCatalog
@@ -61,10 +59,14 @@ class AppServices:
     @property
     def bundles(self) -> BundleService:
         """Installs and removes MCP bundles (.mcpb)."""
+        from desktop.tools.mcp.bundle_install import BundleService
+
         return BundleService(self._ctx.paths.root, self._ctx.settings, self._ctx.secrets)
 
     def model_catalog(self) -> ModelCatalog:
         """Every provider's models (as last fetched), their prices and capabilities."""
+        from desktop.chat.model_catalog import ModelCatalog
+
         return ModelCatalog(self._ctx)
 
     def chat_title(self, session_id: str) -> str | None:

@@ -64,7 +64,8 @@ LOAD_STEPS = (
     "desktop.storage.inspector_writer",
     "desktop.chat.events",
     "desktop.chat.service",
-    "desktop.ui.window.controller",  # the agent loop (asyncio, qasync)
+    "desktop.ui.window.controller",  # the agent loop (asyncio)
+    "qasync",  # (the loop the window then runs on)
     "desktop.ui.markdown.renderer",
     "desktop.ui.markdown.accessible",
     "desktop.ui.markdown.view",

@@ -23,9 +23,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
-from desktop.core.errors import AssistaError
 from desktop.sync.config import SyncConfig
-from desktop.sync.guard import SyncBusyError
 from desktop.sync.status import SyncStatus
 from desktop.ui.plain_text import plain_tooltip
 
@@ -188,6 +186,9 @@ class SyncScheduler(QObject):
     # -- the worker -------------------------------------------------------------------
 
     def _work(self, engine: SyncEngine | None) -> None:
+        from desktop.core.errors import AssistaError
+        from desktop.sync.guard import SyncBusyError
+
         report: SyncReport | None = None
         error = ""
         try:

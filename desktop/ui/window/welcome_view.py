@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.ui import theme
-from desktop.ui.conversations.assistant_gallery import AssistantGallery
 from desktop.ui.icons import icon_px, render
 
 if TYPE_CHECKING:
@@ -212,6 +211,8 @@ class WelcomeGuide(QObject):
 
     def open_starters(self) -> None:
         """The starter gallery; an assistant added here is used by the new chat."""
+        from desktop.ui.conversations.assistant_gallery import AssistantGallery
+
         gallery = AssistantGallery(self.assistants, self.over.window())
         gallery.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         gallery.added.connect(self.assistantAdded)

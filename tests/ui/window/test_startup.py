@@ -313,3 +313,24 @@ class _PaintSpy(QObject):
         if event.type() == QEvent.Type.Paint:
             self.seen.append(True)
         return False
+
+
+#: Features the window's load steps must not import (each is loaded when first used;
+#: the MCP SDK alone held the window ~1.5 s when an import of it moved into a step).
+FEATURES_LOADED_ON_FIRST_USE = [
+    "mcp", "numpy", "miniaudio", "jsonschema", "desktop.sync.run", "desktop.knowledge.indexer",
+    "desktop.skills.catalog", "desktop.documents", "desktop.ui.inspector.panel",
+    "desktop.ui.conversations.assistant_gallery", "cryptography",
+]
+
+
+def test_the_load_steps_import_no_feature_loaded_on_first_use() -> None:
+    probe = ("import importlib, json, sys\n"
+             "from desktop.ui.window.launch import LOAD_STEPS\n"
+             "for name in LOAD_STEPS: importlib.import_module(name)\n"
+             f"print(json.dumps([n for n in {FEATURES_LOADED_ON_FIRST_USE!r} "
+             "if n in sys.modules]))")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, check=True,
+                         capture_output=True, text=True, timeout=120).stdout
+    assert json.loads(out.strip().splitlines()[-1]) == []
