@@ -52,13 +52,26 @@ FIRST_FRAME_TIMEOUT_MS = 1000  # never wait longer than this for the first paint
 #: The app's packages, loaded one after the other on this thread once the window is on
 #: screen and lists the chats, with the window's events handled between them: it can be
 #: moved, resized, repainted and typed into while the app loads. Each names a module of
-#: the app (what it imports comes with it), in the order the window needs them: the
+#: the app or a dependency's public module (what it imports comes with it; never a
+#: dependency's private module), in the order the window needs them: the
 #: data and the agent loop, then the window's content, then what attaching it and the
 #: model list's first request use. (A step that grows long is a stall of the window:
 #: ``python -X importtime`` shows what it imports.)
 LOAD_STEPS = (
-    "desktop.core.messages",  # (pydantic)
+    # pydantic in its public modules first: in one step it held the window ~150 ms
+    "pydantic",
+    "pydantic.main",
+    "annotated_types",
+    "pydantic.types",
+    "importlib.metadata",  # (pydantic's plugin lookup)
+    "desktop.core.messages",
     "desktop.core.settings",
+    # httpx after its own dependencies (in one step ~90 ms): the built-in tools use it
+    "httpcore",
+    "urllib.request",
+    "click",  # (httpx imports its command line when click is installed)
+    "pygments.lexers",  # (and that command line this)
+    "httpx",
     "desktop.tools.builtins",
     "desktop.app",  # storage, providers
     "desktop.storage.inspector_writer",
@@ -75,7 +88,7 @@ LOAD_STEPS = (
     "desktop.ui.conversations.conversation_actions",
     "desktop.ui.chat.composer",
     "desktop.ui.window.top_bar",  # with the assistant picker
-    "desktop.providers.http_clients",  # (httpx)
+    "desktop.providers.http_clients",
     # what MainWindow.attach imports
     "desktop.ui.chat.chat_pane",
     "desktop.ui.window.tool_activity",
