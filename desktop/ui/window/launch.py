@@ -72,14 +72,21 @@ LOAD_STEPS = (
     "click",  # (httpx imports its command line when click is installed)
     "pygments.lexers",  # (and that command line this)
     "httpx",
+    "asyncio",
+    "desktop.tools.approval",
+    "desktop.tools.registry",
     "desktop.tools.builtins",
     "desktop.app",  # storage, providers
     "desktop.storage.inspector_writer",
     "desktop.chat.events",
     "desktop.chat.service",
     "desktop.ui.window.controller",  # the agent loop (asyncio)
+    "desktop.tools.executor",  # (a turn's tools)
     "qasync",  # (the loop the window then runs on)
     "desktop.ui.markdown.renderer",
+    "markdown_it",  # (the renderer's parser, made at the first message shown)
+    "mdit_py_plugins.dollarmath",
+    "mdit_py_plugins.tasklists",
     "desktop.ui.markdown.accessible",
     "desktop.ui.markdown.view",
     "desktop.ui.chat.chat_view",
@@ -223,7 +230,11 @@ def load_modules(app: QApplication, trace: StartupTrace | None = None) -> None:
     certificates = threading.Thread(target=shared_context, kwargs={"trust_env": False},
                                     name="assista-certificates", daemon=True)
     certificates.start()
-    for name in LOAD_STEPS:
+    from desktop.providers.registry import ADAPTERS
+
+    # then each wire API's adapter (the first question builds its provider)
+    adapters = tuple(dict.fromkeys(path.partition(":")[0] for path in ADAPTERS))
+    for name in LOAD_STEPS + adapters:
         if trace is not None:
             trace.step(name)
         importlib.import_module(name)
