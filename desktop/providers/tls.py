@@ -17,14 +17,14 @@ import functools
 import os
 import ssl
 
-import certifi
-
 
 def shared_context(trust_env: bool = True) -> ssl.SSLContext:
     if trust_env and os.environ.get("SSL_CERT_FILE"):
         return _context(os.environ["SSL_CERT_FILE"], None)
     if trust_env and os.environ.get("SSL_CERT_DIR"):
         return _context(None, os.environ["SSL_CERT_DIR"])
+    import certifi
+
     return _context(certifi.where(), None)
 
 
