@@ -253,12 +253,15 @@ def load_modules(app: QApplication, trace: StartupTrace | None = None) -> None:
 
 
 def open_context(window: MainWindow, paths: DataPaths, lock: InstanceLock | None,
-                 verify: bool | None = None) -> AppContext | None:
+                 verify: bool | None = None,
+                 stale_leaves: list[tuple[str, str | None]] | None = None,
+                 ) -> AppContext | None:
     from desktop.app import AppContext
     from desktop.core.errors import AssistaError
 
     try:
-        return AppContext.open(paths.root, lock=lock, verify=verify)
+        return AppContext.open(paths.root, lock=lock, verify=verify,
+                               stale_leaves=stale_leaves)
     except AssistaError as exc:
         if lock is not None:
             lock.release()
@@ -317,7 +320,7 @@ def _launch_gui(data_dir: str | None, *, smoke: bool, quick: str | None) -> int:
         app.processEvents()
     if trace is not None:
         trace.step("open data")
-    ctx = open_context(window, paths, lock, check.verify())
+    ctx = open_context(window, paths, lock, check.verify(), check.stale_leaves())
     if ctx is None:
         return 1
     app.processEvents()  # keep the window responsive between the loading steps
