@@ -99,6 +99,7 @@ class AppContext:
         lock: InstanceLock | None = None,
         verify: bool | None = None,
         read_only: bool = False,
+        stale_leaves: list[tuple[str, str | None]] | None = None,
     ) -> AppContext:
         """Open the data folder. The first process to open it holds the instance lock
         and does the start-up repairs (damaged file recovery, interrupted answers,
@@ -110,7 +111,8 @@ class AppContext:
         ``verify``: whether to check the database's integrity first (None: after an
         unclean exit, or for a small file; the window checks on a thread, then passes
         what it found). ``read_only``: for a folder that cannot be written (see
-        :mod:`desktop.storage.data_folder`)."""
+        :mod:`desktop.storage.data_folder`). ``stale_leaves``: the chats whose active
+        branch needs repair, when that thread found them too (None: looked for here)."""
         redactor = SecretRedactor()
         paths, db, lock, notice = open_data_folder(
             None if data_dir is None else str(data_dir), redactor,
@@ -141,7 +143,7 @@ class AppContext:
         if lock is not None and any(holds_clear_secrets(s) for s in settings.mcp_servers):
             settings = ctx.settings.replace(settings)  # tokens saved in clear before: moved
         if lock is not None:
-            interrupted = sessions.mark_interrupted()
+            interrupted = sessions.mark_interrupted(stale_leaves)
             if interrupted:
                 log.warning("marked %d unfinished message(s) from the last run as "
                             "interrupted", interrupted)

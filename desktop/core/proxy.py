@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+import httpx
+
 ENV_PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy",
                        "HTTP_PROXY", "http_proxy")
 ENV_NO_PROXY_VARIABLES = ("NO_PROXY", "no_proxy")
@@ -54,8 +56,6 @@ class Proxy:
         httpx-like module whose client these are for (default ``httpx``); ``blocking``:
         for an ``httpx.Client`` (sync's worker thread) instead of an ``AsyncClient``."""
         if http is None:
-            import httpx
-
             http = httpx
 
         if not self.enabled:

@@ -8,8 +8,10 @@ import threading
 import time
 from dataclasses import dataclass
 
+from desktop.knowledge.embeddings import embed
 from desktop.knowledge.fulltext import full_text
 from desktop.knowledge.store import KnowledgeBase, KnowledgeStore
+from desktop.knowledge.vectors import nearest, to_blob
 
 #: Reciprocal-rank-fusion constant (the usual 60: top ranks matter, not raw scores).
 RRF_K = 60
@@ -46,8 +48,6 @@ def search(store: KnowledgeStore, base: KnowledgeBase, query: str, top_k: int = 
     query's embedding (hybrid ranking); None: full text only."""
     ranked = full_text(store, base, query, max(top_k, CANDIDATES), enough=top_k)
     if query_vector is not None:
-        from desktop.knowledge.vectors import nearest
-
         similar = nearest(store, base.id, base.indexed_at, query_vector,
                           max(top_k, CANDIDATES))
         ranked = _fuse(ranked, similar)
@@ -69,8 +69,6 @@ def search_base(store: KnowledgeStore, base: KnowledgeBase, query: str,
     """:func:`search`, embedding the query when the base has an embedding model."""
     vector = None
     if base.embedding is not None:
-        from desktop.knowledge.embeddings import embed
-
         vector = embed(base.embedding, [query], store.api_key(base.embedding),
                        proxy=store.proxy)[0]
     return search(store, base, query, top_k, vector)
@@ -82,9 +80,6 @@ def embed_missing(store: KnowledgeStore, base: KnowledgeBase, batch: int = 256,
     stops between batches: what is embedded stays)."""
     if base.embedding is None:
         return 0
-    from desktop.knowledge.embeddings import embed
-    from desktop.knowledge.vectors import to_blob
-
     done = 0
     while cancel is None or not cancel.is_set():
         rows = store.db.query("SELECT id, text FROM knowledge_chunks WHERE base_id = ? AND "

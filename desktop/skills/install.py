@@ -14,7 +14,7 @@ from pathlib import Path
 
 from desktop.core.errors import ConfigError
 from desktop.skills.catalog import app_skills_dir
-from desktop.skills.format import SKILL_FILE, Skill, SkillFormatError, parse_skill_text
+from desktop.skills.format import SKILL_FILE, Skill, SkillFormatError, parse_skill_text, read_skill
 from desktop.storage.safe_zip import UnsafeZipError, extract_zip
 
 #: A skill (folder or unpacked zip) larger than this is refused.
@@ -94,8 +94,6 @@ def remove_skill(data_root: Path, name: str) -> Skill | None:
             or not target.is_dir():
         raise SkillInstallError(f"there is no added skill named {name}",
                                 code="skill_unknown", params={"name": name})
-    from desktop.skills.format import read_skill
-
     skill = read_skill(target)
     shutil.rmtree(target)
     return skill

@@ -35,6 +35,7 @@ from desktop.core.messages import (
 )
 from desktop.core.sources import answer_sources
 from desktop.storage.memory_export import export_memories
+from desktop.storage.projects import ProjectStore
 from desktop.storage.records import SessionRecord
 from desktop.storage.sessions import SessionStore
 
@@ -121,8 +122,6 @@ def _collect(store: SessionStore, session_ids: Sequence[str] | None) -> list[Ses
 def _projects(store: SessionStore, records: list[SessionRecord],
               every: bool) -> list[dict[str, Any]]:
     """The projects of the exported chats (every project when every chat is exported)."""
-    from desktop.storage.projects import ProjectStore
-
     projects = ProjectStore(store.db)
     wanted = ([p.id for p in projects.list_projects()] if every else
               list(dict.fromkeys(r.info.project_id for r in records if r.info.project_id)))

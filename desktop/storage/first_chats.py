@@ -10,6 +10,7 @@ follows reports a damaged file); the full list replaces this one once it is load
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from pathlib import Path
 
@@ -36,8 +37,6 @@ def read_first_chats(db_path: Path, limit: int = FIRST_CHATS) -> list[FirstChat]
         finally:
             con.close()
     except sqlite3.Error as exc:  # (an old or damaged file: the real open says what)
-        import logging
-
         logging.getLogger(__name__).info("first chats not read before start (%s)", exc)
         return []
     return [FirstChat(str(id_), str(title), bool(pinned), float(created), float(updated))

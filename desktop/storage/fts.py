@@ -28,6 +28,8 @@ from __future__ import annotations
 import logging
 import sqlite3
 
+from desktop.storage.sql_script import split_sql
+
 log = logging.getLogger(__name__)
 
 # Unicode ranges of scripts written without spaces between words.
@@ -150,7 +152,5 @@ def cjk_uses_trigram(conn: sqlite3.Connection) -> bool:
 
 
 def _run_script(conn: sqlite3.Connection, script: str) -> None:
-    from desktop.storage.sql_script import split_sql
-
     for statement in split_sql(script):
         conn.execute(statement)

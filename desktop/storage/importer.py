@@ -23,6 +23,7 @@ from desktop.core.errors import StorageError
 from desktop.storage.chatgpt import looks_like_chatgpt, parse_chatgpt
 from desktop.storage.export import EXPORT_FORMAT, parse_export_document
 from desktop.storage.memory_export import import_memories
+from desktop.storage.projects import ProjectStore
 from desktop.storage.records import SessionRecord, ids_taken, with_new_ids
 from desktop.storage.sessions import SessionStore
 
@@ -164,8 +165,6 @@ def import_document(store: SessionStore, doc: Any) -> ImportReport:
 
 def _import_projects(store: SessionStore, doc: dict[str, Any], report: ImportReport) -> set[str]:
     """Add the export's projects not here yet; the ids of every project there is now."""
-    from desktop.storage.projects import ProjectStore
-
     projects = ProjectStore(store.db)
     entries = doc.get("projects")
     for entry in entries if isinstance(entries, list) else ():

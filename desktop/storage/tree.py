@@ -16,6 +16,8 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from desktop.storage.stale_leaves import stale_leaf_sessions
+
 MAX_DEPTH = 1_000_000  # guards the recursive queries against a (corrupt) cycle
 
 
@@ -158,27 +160,12 @@ def set_leaf(conn: sqlite3.Connection, session_id: str, leaf_id: str | None) -> 
     conn.execute("UPDATE sessions SET active_leaf_id = ? WHERE id = ?", (leaf_id, session_id))
 
 
-def stale_leaf_sessions(conn: sqlite3.Connection) -> list[tuple[str, str | None]]:
-    """Sessions whose active leaf is missing, has children, or is unset while messages
-    exist (left so by an edit or regeneration that never saved its first message)."""
-    rows = conn.execute(
-        """
-        SELECT s.id, s.active_leaf_id FROM sessions s
-        WHERE (s.active_leaf_id IS NULL
-               AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id))
-           OR (s.active_leaf_id IS NOT NULL
-               AND NOT EXISTS (SELECT 1 FROM messages m
-                               WHERE m.id = s.active_leaf_id AND m.session_id = s.id))
-           OR EXISTS (SELECT 1 FROM messages c
-                      WHERE c.session_id = s.id AND c.parent_id = s.active_leaf_id)
-        """
-    ).fetchall()
-    return [(str(r[0]), r[1]) for r in rows]
-
-
-def repair_leaves(conn: sqlite3.Connection) -> int:
-    """Point every stale active leaf at a real leaf (see :func:`stale_leaf_sessions`)."""
-    stale = stale_leaf_sessions(conn)
+def repair_leaves(conn: sqlite3.Connection,
+                  stale: list[tuple[str, str | None]] | None = None) -> int:
+    """Point every stale active leaf at a real leaf (see :func:`stale_leaf_sessions`;
+    ``stale``: what it returned, when already asked on another connection)."""
+    if stale is None:
+        stale = stale_leaf_sessions(conn)
     for session_id, leaf in stale:
         exists = (
             leaf is not None

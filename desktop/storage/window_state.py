@@ -11,6 +11,7 @@ through :meth:`SettingsStore.set_value` under :data:`WINDOW_STATE_KEY`.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -36,8 +37,6 @@ def read_window_state(db_path: Path) -> WindowState:
         finally:
             con.close()
     except sqlite3.Error as exc:
-        import logging
-
         logging.getLogger(__name__).info(
             "window state not read before start (%s); using defaults", exc)
         return WindowState()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from desktop.core.errors import ToolError
 from desktop.tools.checkpoints import TurnCheckpoint
+from desktop.tools.workspace_snapshot import WorkspaceSnapshots
 
 
 @asynccontextmanager
@@ -45,8 +46,6 @@ async def guard_workspace(checkpoint: TurnCheckpoint | None, call_id: str,
     if checkpoint is None or root is None:
         yield
         return
-    from desktop.tools.workspace_snapshot import WorkspaceSnapshots
-
     walks = WorkspaceSnapshots(checkpoint.store, root)
     try:
         before = await asyncio.to_thread(walks.before)

@@ -23,6 +23,7 @@ import os
 import re
 from pathlib import Path
 
+import PySide6
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QObject, Qt, QTranslator
 from PySide6.QtWidgets import QApplication
 
@@ -102,8 +103,6 @@ def _load(translator: QTranslator, locale: QLocale, name: str, folder: Path | st
 def qt_translations_dirs() -> list[Path]:
     """Where Qt's own ``qtbase_*.qm`` are: Qt's configured path, else next to PySide6
     (a bundle keeps those of the translated languages there)."""
-    import PySide6
-
     found = [Path(QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)),
              Path(PySide6.__file__).resolve().parent / "Qt" / "translations"]
     return [folder for folder in dict.fromkeys(found) if folder.is_dir()]

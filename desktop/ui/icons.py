@@ -20,7 +20,7 @@ from functools import cache
 from PySide6.QtCore import QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QIcon, QIconEngine, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
-from PySide6.QtWidgets import QToolButton, QWidget
+from PySide6.QtWidgets import QAbstractButton, QToolButton, QWidget
 
 from desktop.resources import resources_dir
 from desktop.ui import theme
@@ -152,8 +152,6 @@ def set_icon(button: QToolButton | QWidget, name: str, tooltip: str,
              accessible_name: str | None = None, role: str = "text") -> None:
     """Give ``button`` (a QAbstractButton) icon ``name``, a tooltip and an accessible
     name (the tooltip's first line unless given)."""
-    from PySide6.QtWidgets import QAbstractButton
-
     if isinstance(button, QAbstractButton):
         button.setIcon(icon(name, role))
     button.setToolTip(tooltip)

@@ -16,8 +16,12 @@ from typing import Any
 import pytest
 
 from desktop.app import AppContext
+from desktop.knowledge.tool import search_knowledge_tool
+from desktop.storage.database import Database
 from desktop.storage.secrets import SecretStore
 from desktop.tools import builtin_registry
+from desktop.tools.builtins.remember import Remember
+from desktop.tools.builtins.web_search import WebSearchConfig, web_search_tool
 from desktop.tools.registry import Tool, ToolContext
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,3 +104,19 @@ def test_deferred_validators_still_validate() -> None:
     assert fetch_url is not None
     assert list(fetch_url.validator.iter_errors({"url": "https://example.org"})) == []
     assert list(fetch_url.validator.iter_errors({"url": 5}))
+
+
+def test_the_tools_a_question_adds_check_their_schema_on_first_use(tmp_path: Path) -> None:
+    """A chat's first question builds its turn's tools (remember, and web search or the
+    knowledge search when on): building them loads no jsonschema (~45 ms when the first
+    question was typed while the window loaded); each schema is checked on first use."""
+    db = Database(tmp_path / "k.db")
+    try:
+        tools = [Remember.tool(lambda fact: ("m1", fact)),
+                 web_search_tool(WebSearchConfig("searxng", "http://127.0.0.1:9")),
+                 search_knowledge_tool(db, ["notes"])]
+    finally:
+        db.close()
+    for tool in tools:
+        assert tool._validator is None, tool.name  # not built when the turn starts
+        assert tool.validator is tool._validator  # checks the schema (ValueError if bad)

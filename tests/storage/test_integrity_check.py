@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from desktop.app import AppContext
-from desktop.core.messages import Message
+from desktop.core.messages import Message, TextPart
 from desktop.storage import integrity_check
 from desktop.storage.database import Database
 from desktop.storage.instance_lock import acquire_instance_lock
@@ -83,7 +83,9 @@ def test_nothing_to_check_leaves_the_decision_to_opening(tmp_path: Path,
     assert missing.verify() is None
     paths = _filled(tmp_path / "big")
     monkeypatch.setattr(integrity_check, "VERIFY_AUTO_MAX_BYTES", 1024)  # "a big file"
-    assert _checked(paths.db_path).verify() is None  # not read: too long for every start
+    big = _checked(paths.db_path)
+    assert big.verify() is None  # not read: too long for every start
+    assert big.stale_leaves() == []  # (the chats' branches are looked at all the same)
     assert _checked(paths.db_path, unclean=True).verify() is False  # after a crash: always
 
 
@@ -100,3 +102,38 @@ def test_the_check_runs_on_its_own_thread(tmp_path: Path,
     monkeypatch.setattr(IntegrityCheck, "_run", recording)
     assert _checked(paths.db_path).verify() is False
     assert ran_on and ran_on[0] is not threading.main_thread()
+
+
+def test_a_branch_left_half_started_is_found_on_the_thread_and_restored_when_opened(
+        tmp_path: Path) -> None:
+    """The search for branches to restore reads every chat (40-170 ms at 10,000 chats
+    on the window's thread): the check's thread does it, opening restores them."""
+    paths = DataPaths.resolve(str(tmp_path / "data"))
+    with Database(paths.db_path) as db:
+        store = SessionStore(db)
+        chat = store.create_session("kept")
+        store.create_session("untouched")
+        question = Message.user("q")
+        answer = Message(role="assistant", parts=[TextPart(text="a")])
+        store.save_message(chat.id, question)
+        store.save_message(chat.id, answer)
+        store.start_branch(chat.id, answer.id)  # a regeneration... then the app is killed
+        db.checkpoint()
+    check = _checked(paths.db_path)
+    assert check.verify() is False
+    stale = check.stale_leaves()
+    assert stale is not None and [session for session, _leaf in stale] == [chat.id]
+    lock = acquire_instance_lock(paths)
+    ctx = AppContext.open(paths.root, lock=lock, verify=check.verify(), stale_leaves=stale,
+                          log_to_stderr=False)
+    try:
+        shown = [m.text for m in ctx.sessions.load_messages(chat.id)]
+        assert shown == ["q", "a"]
+    finally:
+        ctx.close()
+
+
+def test_no_search_for_branches_when_the_file_was_not_checked(tmp_path: Path) -> None:
+    path = tmp_path / "assista.sqlite3"
+    path.write_bytes(b"garbage " * 1000)
+    assert _checked(path).stale_leaves() is None  # (opening looks, after recovering)

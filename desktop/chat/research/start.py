@@ -19,6 +19,8 @@ from desktop.chat.answer_figures import price_table
 from desktop.chat.research.gather import Gatherer
 from desktop.chat.research.progress import ResearchLimits
 from desktop.chat.research.run import ResearchRun, ResearchSetup
+from desktop.chat.turn_runner import tell_failure
+from desktop.chat.turn_saving import finish_saving
 
 if TYPE_CHECKING:
     from desktop.chat.running import RunningTurn
@@ -45,9 +47,6 @@ async def run_research(runner: TurnRunner, turn: RunningTurn, plan: TurnPlan,
                        job: ResearchJob, recorder: SessionRecorder | None) -> None:
     """Run ``job`` for ``turn`` to its end (its report appended to ``turn.history``);
     never raises but when stopped again while its last saves finish."""
-    from desktop.chat.turn_runner import tell_failure
-    from desktop.chat.turn_saving import finish_saving
-
     provider = runner.provider(turn, plan)
     setup = ResearchSetup(model=plan.model, request=plan.request, system=plan.system,
                           prices=price_table(runner.ctx.settings.current.prices),

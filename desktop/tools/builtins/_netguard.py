@@ -31,6 +31,8 @@ import socket
 from collections.abc import Iterable
 from typing import Any, cast
 
+import httpx
+
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
@@ -190,8 +192,6 @@ class GuardedBackend:
 
 def guarded_transport(allow: AllowList) -> Any:
     """An ``httpx.AsyncHTTPTransport`` whose every direct connection is checked."""
-    import httpx
-
     transport = httpx.AsyncHTTPTransport()
     pool = transport._pool  # httpcore.AsyncConnectionPool: the backend is not a parameter
     pool._network_backend = cast(Any, GuardedBackend(pool._network_backend, allow))

@@ -18,8 +18,12 @@ import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
+import httpx
+
+from desktop import __version__
 from desktop.core.errors import ToolError
 from desktop.core.proxy import Proxy
+from desktop.providers.http_clients import make_async_client
 from desktop.tools.approval import ApprovalPreview
 from desktop.tools.builtins._common import kib
 from desktop.tools.builtins._html import html_to_text
@@ -152,11 +156,6 @@ def _charset(response: httpx.Response, head: bytes, is_html: bool) -> str:
 
 
 async def _handle(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
-    import httpx
-
-    from desktop import __version__
-    from desktop.providers.http_clients import make_async_client
-
     url = check_url(args["url"])
     max_chars = min(
         int(args.get("max_chars", DEFAULT_MAX_CHARS)), max(ctx.result_budget - 2_000, 500)

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, QPoint, Signal
 
 from desktop.chat.message_edits import is_continuation
 from desktop.core.markdown_text import markdown_plain
+from desktop.ui.chat.attachment_cards import AttachmentCard
 from desktop.ui.markdown.find_marks import find_words, match_top
 
 if TYPE_CHECKING:
@@ -121,8 +122,6 @@ class ChatFind(QObject):
     def reveal_in_files(self, message_id: str, words: Sequence[str]) -> bool:
         """Show ``words`` in the extracted text of a file sent with message
         ``message_id`` (a search hit there); False when none of its files has them."""
-        from desktop.ui.chat.attachment_cards import AttachmentCard
-
         index = next((i for i, item in enumerate(self.view.items())
                       if item.messages[0].id == message_id), None)
         if index is None:

@@ -70,12 +70,12 @@ BUNDLE_SUFFIXES = (".mcpb", ".dxt")  # MCP bundles: dropped ones are installed
 log = logging.getLogger(__name__)
 
 
-
 def _no_speech(_markdown: str) -> bytes:
     from desktop.core.speech_text import speech_text
     from desktop.core.system_speech import synthesize
 
     return synthesize(speech_text(_markdown))
+
 
 class ChatPane(QWidget):
     @staticmethod

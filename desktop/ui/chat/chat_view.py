@@ -30,12 +30,12 @@ from desktop.ui.chat.chat_layout import VirtualColumn
 from desktop.ui.chat.chat_selection import Endpoint
 from desktop.ui.chat.message_widget import MessageWidget
 from desktop.ui.chat.turn_status import TurnStatus
-from desktop.ui.markdown.renderer import renderer, warm_up_highlighters
-from desktop.ui.sliced_thread import SlicedThread
+from desktop.ui.markdown.renderer import WARM_LANGUAGES, highlight_code, renderer
 from desktop.ui.window.bridge import AgentBridge
 
 END = 10**9  # a body index past every real one: "to the end of this block"
 WARM_UP_AFTER_MS = 300  # after a chat with messages is first shown
+WARM_UP_STEP_MS = 50  # between two warm-up steps (each a few to ~40 ms, once)
 
 
 class ChatView(VirtualColumn):
@@ -207,14 +207,22 @@ class ChatView(VirtualColumn):
         # collector's full passes, which would otherwise stall scrolling for ~100 ms.
         gc.freeze()
 
-    def _warm_up(self) -> None:
-        """Parser and highlighters on a thread in slices, once a stored chat shows."""
+    def _warm_up(self, languages: tuple[str, ...] | None = None) -> None:
+        """Once a stored chat shows, the parser and then the common code highlighters
+        are made ready on this thread, one per step with the window's events handled
+        between steps (their imports and regular expressions take a few to ~40 ms
+        each, the first time): a code block shown later is not held up by them."""
         if self._current is not None:  # (not beside a stream either)
-            QTimer.singleShot(WARM_UP_AFTER_MS, self._warm_up)
+            QTimer.singleShot(WARM_UP_AFTER_MS, lambda: self._warm_up(languages))
             return
-        dark = theme.is_dark()
-        SlicedThread(lambda: warm_up_highlighters(renderer(dark).palette.pygments_style),
-                     name="markdown-warm-up", parent=self).start()
+        style = renderer(theme.is_dark()).palette.pygments_style
+        if languages is None:  # (the first step: the parser)
+            languages = WARM_LANGUAGES
+        else:
+            highlight_code("x = 1\n", languages[0], style)
+            languages = languages[1:]
+        if languages:
+            QTimer.singleShot(WARM_UP_STEP_MS, lambda: self._warm_up(languages))
 
     def add_message(self, message: Message) -> MessageWidget:
         """Append a message; an assistant message that continues a turn (after tool

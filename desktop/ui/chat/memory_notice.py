@@ -8,6 +8,7 @@ import html
 import json
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QTextDocumentFragment
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from desktop.core.messages import ToolCallPart, ToolResultPart
@@ -91,7 +92,5 @@ class MemoryNotices(QWidget):
 
     def text(self) -> str:
         """What the notices say, as plain text (for tests and screen readers)."""
-        from PySide6.QtGui import QTextDocumentFragment
-
         return "\n".join(QTextDocumentFragment.fromHtml(label.text()).toPlainText()
                          for label in self.labels)

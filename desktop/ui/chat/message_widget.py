@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QFrame, QMenu, QToolButton, QVBoxLayout, QWidget
 from desktop.chat.message_edits import is_continuation
 from desktop.core.attachments import attachment_info
 from desktop.core.messages import ImagePart, Message, ToolCallPart, ToolResultPart
+from desktop.core.page_preview import is_page
 from desktop.ui import theme
 from desktop.ui.chat.answer_images import answer_images, tool_images
 from desktop.ui.chat.attachment_cards import attachment_cards
@@ -34,6 +35,7 @@ from desktop.ui.chat.reasoning_section import ReasoningSection
 from desktop.ui.chat.sources_view import SourcesView, block_sources
 from desktop.ui.chat.tool_calls_inline import ToolCallsInline
 from desktop.ui.chat.usage_text import PriceSource, answer_figures
+from desktop.ui.markdown.artifacts import open_preview
 from desktop.ui.markdown.view import MarkdownView
 from desktop.ui.plain_text import plain_label
 
@@ -394,13 +396,9 @@ class MessageWidget(QFrame):
         self.readAloudRequested.emit(self._owner().markdown_text())
 
     def _is_page(self) -> bool:
-        from desktop.core.page_preview import is_page
-
         return is_page(self._owner().markdown_text())
 
     def _preview_page(self) -> None:
-        from desktop.ui.markdown.artifacts import open_preview
-
         open_preview(self, "html", self._owner().markdown_text())
 
     def message_actions(self) -> list[QAction]:

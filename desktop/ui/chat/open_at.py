@@ -14,6 +14,8 @@ import shutil
 import subprocess
 import sys
 
+from PySide6.QtCore import QProcess
+
 #: Desktop-file ids (without ".desktop") and their command line for a page or line.
 PAGE_COMMANDS: dict[str, list[str]] = {
     "org.gnome.Evince": ["evince", "--page-index={page}", "{path}"],
@@ -69,7 +71,5 @@ def open_at(path: str, page: int | None, line: int | None) -> bool:
     command = location_command(app, path, page, line) if app else None
     if command is None or shutil.which(command[0]) is None:
         return False
-    from PySide6.QtCore import QProcess
-
     started, _pid = QProcess.startDetached(command[0], command[1:])
     return bool(started)

@@ -18,6 +18,7 @@ from desktop.core.messages import ToolCallPart, ToolResultPart
 from desktop.ui.chat.memory_notice import MemoryNotices
 from desktop.ui.icons import icon_size, set_icon
 from desktop.ui.plain_text import button_text, shown_html
+from desktop.ui.tools.approval_card import CodeView
 from desktop.ui.tools.json_text import shorten_json
 from desktop.ui.tools.tool_names import display_name, names_text
 
@@ -154,8 +155,6 @@ class ToolCallsInline(QWidget):
 
     def _on_toggled(self, expanded: bool) -> None:
         if expanded and self.details is None:
-            from desktop.ui.tools.approval_card import CodeView
-
             # (a text view, not a label: a long value without spaces wraps anywhere
             # instead of running off the edge; taller than DETAILS_HEIGHT, it scrolls)
             self.details = CodeView(DETAILS_HEIGHT)

@@ -26,6 +26,7 @@ from desktop.core.errors import AssistaError
 from desktop.core.records import Assistant
 from desktop.ui import theme
 from desktop.ui.conversations.assistant_form import AssistantForm
+from desktop.ui.conversations.assistant_gallery import AssistantGallery
 from desktop.ui.error_text import exception_text
 from desktop.ui.icons import icon
 from desktop.ui.scrolling import narrow_side, scrolling
@@ -207,8 +208,6 @@ class AssistantsDialog(QDialog):
 
     def open_starters(self) -> None:
         """The gallery; an assistant added from it is selected here, to edit at once."""
-        from desktop.ui.conversations.assistant_gallery import AssistantGallery
-
         if not self._dirty or self.save_current():
             self.gallery = AssistantGallery(self.store, self)
             self.gallery.added.connect(self.reload)

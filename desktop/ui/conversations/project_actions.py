@@ -15,6 +15,7 @@ from desktop.core.errors import AssistaError
 from desktop.ui.conversations.project_page import ProjectPage
 from desktop.ui.conversations.project_section import ProjectSection
 from desktop.ui.error_text import exception_text
+from desktop.ui.window.dialog_launcher import fit_to_screen
 
 if TYPE_CHECKING:
     from desktop.ui.window.main_window import MainWindow
@@ -65,8 +66,6 @@ class ProjectActions(QObject):
         page.chatRequested.connect(self.controller.open_session)
         page.newChatRequested.connect(self.new_chat)
         page.deleteRequested.connect(self.confirm_delete)
-        from desktop.ui.window.dialog_launcher import fit_to_screen
-
         fit_to_screen(page, self.window)  # on a small screen the buttons stay reachable
         page.show()
         return page

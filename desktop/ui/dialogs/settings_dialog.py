@@ -37,6 +37,7 @@ from desktop.ui.dialogs.desktop_tab import DesktopTab
 from desktop.ui.dialogs.language_choice import LanguageChoice
 from desktop.ui.dialogs.memory_page import MemoryPage
 from desktop.ui.dialogs.section_pages import SectionPages
+from desktop.ui.dialogs.skills_page import SkillsPage
 from desktop.ui.dialogs.title_model import TitleModelCombo
 from desktop.ui.dialogs.usage_page import UsagePage
 from desktop.ui.dialogs.voice_settings import VoiceSettings
@@ -132,8 +133,6 @@ class SettingsDialog(QDialog):
         self.pages.add_page(self._data_tab(), self.tr("Data"), "database")
         self.web_search = WebSearchSettings()
         self.pages.add_page(self.web_search, self.tr("Web search"), "search")
-        from desktop.ui.dialogs.skills_page import SkillsPage
-
         self.skills_page = SkillsPage(controller.services.skills(), controller.settings.workspace)
         self.pages.add_page(self.skills_page, self.tr("Skills"), "file-text")
         self.usage_page = UsagePage(controller.services.usage, lambda: price_table(

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.errors import AssistaError
 from desktop.sync.config import (
     PASSPHRASE_ID,
     SyncConfig,
@@ -286,8 +287,6 @@ class SyncDialog(QDialog):
                          daemon=True).start()
 
     def _test_worker(self, config: SyncConfig, secret: str | None, passphrase: str) -> None:
-        from desktop.core.errors import AssistaError
-
         try:
             text = self.sync.check(config, secret, passphrase)
             ok = True

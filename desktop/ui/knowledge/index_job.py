@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop.core.errors import AssistaError
 from desktop.knowledge.indexer import Indexer, IndexReport
+from desktop.knowledge.search import embed_missing
 from desktop.knowledge.store import KnowledgeStore
 from desktop.ui.error_text import error_text, exception_text
 
@@ -80,8 +81,6 @@ class IndexJob(QObject):
                 outcome.failed = {path: error_text(outcome.report.failed_info.get(path), why)
                                   for path, why in outcome.report.failed.items()}
                 if not self.cancel_event.is_set() and base.embedding is not None:
-                    from desktop.knowledge.search import embed_missing
-
                     self.progress.emit(0, 0, "")  # embedding: no file count
                     outcome.embedded = embed_missing(store, store.get(self.base_name),
                                                      cancel=self.cancel_event)

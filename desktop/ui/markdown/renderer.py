@@ -78,15 +78,9 @@ def _formatter(style: str) -> Any:
     return HtmlFormatter(noclasses=True, nowrap=True, style=style)
 
 
+#: Made ready one per step after a stored chat shows (desktop.ui.chat.chat_view).
 WARM_LANGUAGES = ("python", "javascript", "typescript", "bash", "json", "rust", "go",
                   "java", "c", "cpp", "sql", "html", "yaml", "css")
-
-
-def warm_up_highlighters(style: str) -> None:
-    """Load common lexers (their imports and regex compilation take up to ~60 ms each
-    the first time). Runs in a background thread, so the GUI never waits for it."""
-    for lang in WARM_LANGUAGES:
-        highlight_code("x = 1\n", lang, style)
 
 
 def highlight_code(code: str, lang: str, style: str) -> str:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.errors import ConfigError
+from desktop.tools.mcp.bundle_install import remove_bundle_files
 from desktop.tools.mcp.config import McpServerConfig, load_mcp_config, parse_mcp_json
 from desktop.ui.error_text import exception_text
 from desktop.ui.plain_text import plain_label
@@ -269,8 +270,6 @@ class McpDialog(QDialog):
         removed = [raw for raw in self.controller.settings.mcp_servers
                    if str(raw.get("name", "")) not in kept]
         self.controller.update_settings(mcp_servers=[c.model_dump(mode="json") for c in configs])
-        from desktop.tools.mcp.bundle_install import remove_bundle_files
-
         for raw in removed:  # an extension removed here is uninstalled: its files go too
             remove_bundle_files(self.controller.services.data_folder, raw)
         # As stored (secrets as placeholders): what the servers start from

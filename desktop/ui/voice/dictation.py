@@ -6,15 +6,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QPushButton, QWidget
 
-from desktop.core.audio_io import NoAudioDevice, Recorder
 from desktop.core.errors import AssistaError
 from desktop.ui import icons
 from desktop.ui.voice.voice_errors import voice_error_text
 from desktop.ui.voice.worker import Worker
+
+if TYPE_CHECKING:
+    from desktop.core.audio_io import Recorder
 
 IDLE, RECORDING, TRANSCRIBING, FAILED = "idle", "recording", "transcribing", "failed"
 
@@ -33,7 +36,7 @@ class MicButton(QPushButton):
         self.setObjectName("micButton")
         self.transcribe: Callable[[bytes], str] | None = None
         self.ready: Callable[[], bool] = lambda: False
-        self.recorder = Recorder()
+        self._recorder: Recorder | None = None
         self.file_source: Path | None = None
         self.state = IDLE
         self._worker = Worker(self)
@@ -42,6 +45,16 @@ class MicButton(QPushButton):
         self.clicked.connect(self.toggle)
         self._show(IDLE)
         self.hide()  # shown once a transcription service is set
+
+    @property
+    def recorder(self) -> Recorder:
+        """The microphone, opened at the first recording: the sound library (and the
+        NumPy it loads, ~80 ms) is not loaded with the window."""
+        if self._recorder is None:
+            from desktop.core.audio_io import Recorder
+
+            self._recorder = Recorder()
+        return self._recorder
 
     def set_service(self, transcribe: Callable[[bytes], str] | None,
                     ready: Callable[[], bool] | None = None) -> None:
@@ -60,6 +73,8 @@ class MicButton(QPushButton):
         if not self.ready():
             self._fail(AssistaError(code="no_transcription_model"))
             return
+        from desktop.core.audio_io import NoAudioDevice
+
         try:
             if self.file_source is not None:
                 self.recorder.start_file(self.file_source)
@@ -88,7 +103,8 @@ class MicButton(QPushButton):
 
     def cancel(self) -> None:
         self._worker.cancel()
-        self.recorder.stop()
+        if self._recorder is not None:
+            self._recorder.stop()
         self._show(IDLE)
 
     def _transcribed(self, text: object) -> None:

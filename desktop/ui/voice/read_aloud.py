@@ -5,14 +5,17 @@ shows while it reads."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from desktop.core.audio_io import Player, decode
 from desktop.ui import icons
 from desktop.ui.voice.voice_errors import voice_error_text
 from desktop.ui.voice.worker import Worker
+
+if TYPE_CHECKING:
+    from desktop.core.audio_io import Player
 
 IDLE, PREPARING, PLAYING, PAUSED = "idle", "preparing", "playing", "paused"
 
@@ -30,13 +33,30 @@ class ReadAloud(QObject):
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._speak = speak
-        self.player = player or Player()
-        self.player.on_done = self._finished.emit
+        self._player = player
+        if player is not None:
+            player.on_done = self._finished.emit
         self._finished.connect(self._ended)
         self.state = IDLE
         self._worker = Worker(self)
         self._worker.done.connect(self._play)
         self._worker.failed.connect(self._failed)
+
+    @property
+    def player(self) -> Player:
+        """The sound output, opened when something is first read: the sound library
+        (and the NumPy it loads, ~80 ms) is not loaded with the window."""
+        if self._player is None:
+            from desktop.core.audio_io import Player
+
+            self._player = Player()
+            self._player.on_done = self._finished.emit
+        return self._player
+
+    @player.setter
+    def player(self, player: Player) -> None:
+        player.on_done = self._finished.emit
+        self._player = player
 
     def _set(self, state: str) -> None:
         if state != self.state:
@@ -45,6 +65,8 @@ class ReadAloud(QObject):
 
     def read(self, markdown: str) -> None:
         """Read ``markdown`` (what played before stops)."""
+        from desktop.core.audio_io import decode
+
         self.player.stop()
         self._set(PREPARING)
         self._worker.run(lambda: decode(self._speak(markdown)))
@@ -74,12 +96,13 @@ class ReadAloud(QObject):
 
     def stop(self) -> None:
         self._worker.cancel()
-        self.player.stop()
+        if self._player is not None:
+            self._player.stop()
         self._set(IDLE)
 
     def _ended(self) -> None:
-        if self.state in (PLAYING, PAUSED):
-            self.player.stop()
+        if self.state in (PLAYING, PAUSED) and self._player is not None:
+            self._player.stop()
             self._set(IDLE)
 
 

@@ -49,29 +49,45 @@ if TYPE_CHECKING:
 
 FIRST_FRAME_TIMEOUT_MS = 1000  # never wait longer than this for the first paint
 
-#: Loaded one after the other once the window is on screen and lists the chats, with the
-#: window's events handled between them (each under ~35 ms here, most under 25): it can
-#: be moved, resized, repainted and typed into while the app loads. (A step that grows
-#: past ~40 ms is the next event-loop stall: split it by importing what it imports first;
-#: ``python -X importtime`` shows what that is.)
+#: The app's packages, loaded one after the other on this thread once the window is on
+#: screen and lists the chats, with the window's events handled between them: it can be
+#: moved, resized, repainted and typed into while the app loads. Each names a module of
+#: the app or a dependency's public module (what it imports comes with it; never a
+#: dependency's private module), in the order the window needs them: the
+#: data and the agent loop, then the window's content, then what attaching it and the
+#: model list's first request use. (A step that grows long is a stall of the window:
+#: ``python -X importtime`` shows what it imports.)
 LOAD_STEPS = (
+    # pydantic in its public modules first: in one step it held the window ~150 ms
     "pydantic",
-    "pydantic._internal._generate_schema",  # what building the first model loads
-    "pydantic.plugin._loader",
+    "pydantic.main",
     "annotated_types",
     "pydantic.types",
+    "importlib.metadata",  # (pydantic's plugin lookup)
     "desktop.core.messages",
     "desktop.core.settings",
+    # httpx after its own dependencies (in one step ~90 ms): the built-in tools use it
+    "httpcore",
+    "urllib.request",
+    "click",  # (httpx imports its command line when click is installed)
+    "pygments.lexers",  # (and that command line this)
+    "httpx",
     "asyncio",
+    "desktop.tools.approval",
+    "desktop.tools.registry",
     "desktop.tools.builtins",
     "desktop.app",  # storage, providers
-    "desktop.storage.inspector_writer",  # (opening the app loads it: ~18 ms of that)
-    "qasync",
+    "desktop.storage.inspector_writer",
     "desktop.chat.events",
     "desktop.chat.service",
-    "desktop.ui.window.controller",  # the agent loop
+    "desktop.ui.window.controller",  # the agent loop (asyncio)
+    "desktop.tools.executor",  # (a turn's tools)
+    "qasync",  # (the loop the window then runs on)
     "desktop.ui.markdown.renderer",
-    "desktop.ui.markdown.accessible",  # (~25 ms: Qt accessibility classes derived)
+    "markdown_it",  # (the renderer's parser, made at the first message shown)
+    "mdit_py_plugins.dollarmath",
+    "mdit_py_plugins.tasklists",
+    "desktop.ui.markdown.accessible",
     "desktop.ui.markdown.view",
     "desktop.ui.chat.chat_view",
     "desktop.ui.conversations.session_list",
@@ -79,15 +95,8 @@ LOAD_STEPS = (
     "desktop.ui.conversations.conversation_actions",
     "desktop.ui.chat.composer",
     "desktop.ui.window.top_bar",  # with the assistant picker
-    # httpx's own dependencies first: the next steps import httpx, which with them was
-    # one of the two longest steps (~75 ms here)
-    "httpcore",
-    "urllib.request",
-    "click",  # (httpx imports its command line when click is installed)
-    "pygments.lexers",  # (and that command line this)
-    "httpx",
-    # what MainWindow.attach imports, each a step of its own (in attach they made one
-    # long stall with building the window)
+    "desktop.providers.http_clients",
+    # what MainWindow.attach imports
     "desktop.ui.chat.chat_pane",
     "desktop.ui.window.tool_activity",
     "desktop.ui.compare.launcher",
@@ -96,17 +105,14 @@ LOAD_STEPS = (
     "desktop.ui.window.welcome_view",
     "desktop.ui.chat.usage_text",
     "desktop.ui.window.single_instance",
-    "desktop.ui.window.sync_scheduler",  # (~12 ms: the sync status and change log)
+    "desktop.ui.window.sync_scheduler",
     "desktop.ui.window.window_wiring",
     "desktop.ui.window.dialog_launcher",
     "desktop.ui.window.tray",
     "desktop.ui.window.panels",
-    # what the model list's first request loads (or, on a first start, looking for
-    # local servers): it comes after the window is filled in
-    "anyio._backends._asyncio",
+    # what the model list's first request uses
     "desktop.providers.retry",
     "desktop.storage.secrets",
-    "keyring",
 )
 
 
@@ -226,7 +232,11 @@ def load_modules(app: QApplication, trace: StartupTrace | None = None) -> None:
     certificates = threading.Thread(target=shared_context, kwargs={"trust_env": False},
                                     name="assista-certificates", daemon=True)
     certificates.start()
-    for name in LOAD_STEPS:
+    from desktop.providers.registry import ADAPTERS
+
+    # then each wire API's adapter (the first question builds its provider)
+    adapters = tuple(dict.fromkeys(path.partition(":")[0] for path in ADAPTERS))
+    for name in LOAD_STEPS + adapters:
         if trace is not None:
             trace.step(name)
         importlib.import_module(name)
@@ -245,12 +255,15 @@ def load_modules(app: QApplication, trace: StartupTrace | None = None) -> None:
 
 
 def open_context(window: MainWindow, paths: DataPaths, lock: InstanceLock | None,
-                 verify: bool | None = None) -> AppContext | None:
+                 verify: bool | None = None,
+                 stale_leaves: list[tuple[str, str | None]] | None = None,
+                 ) -> AppContext | None:
     from desktop.app import AppContext
     from desktop.core.errors import AssistaError
 
     try:
-        return AppContext.open(paths.root, lock=lock, verify=verify)
+        return AppContext.open(paths.root, lock=lock, verify=verify,
+                               stale_leaves=stale_leaves)
     except AssistaError as exc:
         if lock is not None:
             lock.release()
@@ -311,7 +324,7 @@ def _launch_gui(data_dir: str | None, *, smoke: bool, quick: str | None) -> int:
         app.processEvents()
     if trace is not None:
         trace.step("open data")
-    ctx = open_context(window, paths, lock, check.verify())
+    ctx = open_context(window, paths, lock, check.verify(), check.stale_leaves())
     if ctx is None:
         return 1
     app.processEvents()  # keep the window responsive between the loading steps

@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QApplication, QWidget
 
+from desktop.ui.plain_text import shown
+from desktop.ui.tools.tool_names import display_name
+
 if TYPE_CHECKING:
     from desktop.ui.window.tray import AppTray
 
@@ -56,9 +59,6 @@ class DesktopNotifier(QObject):
 
     def approval_needed(self, chat_title: str, tool: str, source: str = "builtin") -> bool:
         """``tool``: as the model named it (``source``: "builtin" or an MCP server)."""
-        from desktop.ui.plain_text import shown
-        from desktop.ui.tools.tool_names import display_name
-
         return self.notify(self.tr("Approval needed"),
                            self.tr("{chat}: {tool} waits for your approval").format(
                                chat=shown(chat_title) or self.tr("A chat"),

@@ -10,6 +10,7 @@ provider or model through it, and says what the window should do through signals
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -18,6 +19,8 @@ from PySide6.QtGui import QIcon, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
 from desktop import APP_NAME
+from desktop.core.pricing import Price
+from desktop.ui.chat.usage_text import format_usage, session_usage, usage_tooltip
 from desktop.ui.conversations.assistant_picker import AssistantPicker
 from desktop.ui.icons import icon, icon_button
 from desktop.ui.window.chat_settings_popover import ChatSettingsPopover
@@ -204,9 +207,6 @@ class TopBar(QWidget):
 
     def show_usage(self, messages: list[Message]) -> None:
         """Tokens (and cost, where the model has a price) of ``messages``."""
-        from desktop.core.pricing import Price
-        from desktop.ui.chat.usage_text import format_usage, session_usage, usage_tooltip
-
         prices = {model: Price(p.input, p.output, p.cached_input)
                   for model, p in self.controller.settings.prices.items()}
         total = session_usage(messages, prices)
@@ -280,8 +280,6 @@ class TopBar(QWidget):
                 window_log().info("could not list models for %s: %s", config.name, exc)
                 return
             self._fill_models([m.id for m in models])
-
-        import asyncio
 
         try:
             self.model_task = asyncio.ensure_future(fetch())

@@ -1,13 +1,17 @@
-"""The markdown parser and code highlighters are prepared on a thread after start-up:
-importing and building them on the event loop froze the window just after it was
-filled in (issue 13's start-up stall)."""
+"""The markdown parser and code highlighters are made ready after a stored chat shows,
+on the window's thread, one step at a time with the window's events handled between
+the steps (building them in one go froze the window just after it was filled in:
+issue 13's start-up stall; a thread for them competed with the window for Python's
+lock, issue 26 item 8)."""
 
 from __future__ import annotations
 
 import threading
+from itertools import pairwise
 from typing import Any
 
 import pytest
+from PySide6.QtCore import QTimer
 
 from desktop.ui.chat.chat_view import ChatView
 from desktop.ui.markdown import renderer as renderer_module
@@ -15,7 +19,7 @@ from desktop.ui.markdown.renderer import MarkdownRenderer, Palette, renderer
 from desktop.ui.window.bridge import AgentBridge
 
 
-def test_the_markdown_parser_is_built_off_the_event_loop(
+def test_the_parser_and_highlighters_warm_up_in_steps_on_the_window_thread(
         qtbot: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     built_on: list[threading.Thread] = []
     build = MarkdownRenderer.__init__
@@ -25,18 +29,29 @@ def test_the_markdown_parser_is_built_off_the_event_loop(
         build(self, palette)
 
     monkeypatch.setattr(MarkdownRenderer, "__init__", recording_init)
-    warmed: list[str] = []
+    ticks = [0]  # turns of the event loop
+    ticker = QTimer()
+    ticker.setInterval(0)
+    ticker.timeout.connect(lambda: ticks.__setitem__(0, ticks[0] + 1))
+    ticker.start()
+    warmed: list[tuple[str, int, threading.Thread]] = []
 
     def recording_highlight(code: str, lang: str, style: str) -> str:
-        warmed.append(lang)
+        warmed.append((lang, ticks[0], threading.current_thread()))
         return code
 
     monkeypatch.setattr(renderer_module, "highlight_code", recording_highlight)
+    monkeypatch.setattr("desktop.ui.chat.chat_view.highlight_code", recording_highlight)
     renderer.cache_clear()
     view = ChatView(AgentBridge())
     qtbot.addWidget(view)
     view._warm_up()
+    assert warmed == [] and built_on == [threading.main_thread()]  # the parser first
     qtbot.waitUntil(lambda: len(warmed) >= len(renderer_module.WARM_LANGUAGES))
-    assert built_on and all(thread is not threading.main_thread() for thread in built_on)
+    ticker.stop()
+    assert [lang for lang, _tick, _thread in warmed] == list(renderer_module.WARM_LANGUAGES)
+    assert {thread for _lang, _tick, thread in warmed} == {threading.main_thread()}
+    at = [tick for _lang, tick, _thread in warmed]
+    assert all(later > earlier for earlier, later in pairwise(at))
     assert renderer(False).render("**bold**").count("<strong>") == 1  # usable afterwards
     renderer.cache_clear()

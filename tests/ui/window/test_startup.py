@@ -81,7 +81,7 @@ print(json.dumps({"before_qt": _FirstQt.seen, "at_frame": frame["modules"],
                   "collector_on": __import__("gc").isenabled(),
                   "frozen": __import__("gc").get_freeze_count(),
                   "visible_at_frame": frame["visible"], "ready_at_frame": frame["ready"],
-                  "ready_after": frame["window"].ready}))
+                  "ready_after": frame["window"].ready, "at_end": sorted(sys.modules)}))
 sys.exit(status)
 """
 
@@ -128,6 +128,16 @@ def test_the_window_shows_before_the_app_loads_and_is_then_filled_in(tmp_path: P
         # (desktop.ui.window.launch is being loaded when it imports Qt; no widget module yet)
         window_modules = {"desktop.ui.window", "desktop.ui.window.launch"}
         assert {n for n in before_qt if n.startswith("desktop.ui.")} <= window_modules
+
+
+#: Loaded when first used, never by starting the app: the sound library (and the NumPy
+#: it imports when installed, ~90 modules) at the first recording or reading aloud.
+NOT_LOADED_BY_STARTING = ["miniaudio", "numpy", "desktop.core.audio_io"]
+
+
+def test_starting_the_app_loads_no_sound_library(tmp_path: Path) -> None:
+    loaded = set(run_smoke(tmp_path / "data")["at_end"])
+    assert [name for name in NOT_LOADED_BY_STARTING if name in loaded] == []
 
 
 def test_window_state_is_saved_on_close_and_read_before_the_next_start(
@@ -303,3 +313,24 @@ class _PaintSpy(QObject):
         if event.type() == QEvent.Type.Paint:
             self.seen.append(True)
         return False
+
+
+#: Features the window's load steps must not import (each is loaded when first used;
+#: the MCP SDK alone held the window ~1.5 s when an import of it moved into a step).
+FEATURES_LOADED_ON_FIRST_USE = [
+    "mcp", "numpy", "miniaudio", "jsonschema", "desktop.sync.run", "desktop.knowledge.indexer",
+    "desktop.skills.catalog", "desktop.documents", "desktop.ui.inspector.panel",
+    "desktop.ui.conversations.assistant_gallery", "cryptography",
+]
+
+
+def test_the_load_steps_import_no_feature_loaded_on_first_use() -> None:
+    probe = ("import importlib, json, sys\n"
+             "from desktop.ui.window.launch import LOAD_STEPS\n"
+             "for name in LOAD_STEPS: importlib.import_module(name)\n"
+             f"print(json.dumps([n for n in {FEATURES_LOADED_ON_FIRST_USE!r} "
+             "if n in sys.modules]))")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, check=True,
+                         capture_output=True, text=True, timeout=120).stdout
+    assert json.loads(out.strip().splitlines()[-1]) == []
