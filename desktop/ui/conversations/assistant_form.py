@@ -174,6 +174,7 @@ class AssistantForm(QWidget):
             self.skill_checks[name] = box
         self.no_skills = QLabel(self.tr("No skills found (Settings → Skills adds them)."))
         self.no_skills.setObjectName("emptyHint")
+        self.no_skills.setWordWrap(True)
         self.no_skills.setVisible(not names)
         form.addRow(self.tr("Skills"), self.skills_box if names else self.no_skills)
 
