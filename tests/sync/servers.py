@@ -173,7 +173,8 @@ class S3Server:
             app = middleware(app)
         self._server = make_server("127.0.0.1", 0, app, True,
                                    request_handler=MotoRequestHandler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         self.endpoint = f"http://127.0.0.1:{self._server.server_address[1]}"
         # moto's servers share one in-memory store per process: a bucket per test.
