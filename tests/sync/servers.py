@@ -143,6 +143,7 @@ class WebDavServer:
         }
         app = WsgiDAVApp(config)
         self._server = wsgi.Server(("127.0.0.1", 0), faulty(app, self.faults))
+        self._server.expiration_interval = 0.05  # its loop's wait: stop() takes that long
         self._server.prepare()
         self.port = self._server.bind_addr[1]
         self._thread = threading.Thread(target=self._server.serve, daemon=True)
