@@ -187,6 +187,13 @@ def cmd_run(args: list[str]) -> int:
     return subprocess.call([str(python), "-m", "desktop", *args], cwd=ROOT)
 
 
+def test_workers() -> int:
+    """pytest-xdist workers for the unit suite: the cores this process may use, plus one."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+        else (os.cpu_count() or 1)
+    return cores + 1
+
+
 def cmd_test(args: list[str]) -> int:
     if sys.platform.startswith("linux"):
         ensure_system_packages(QT_SYSTEM_PACKAGES + APP_SYSTEM_PACKAGES + TEST_SYSTEM_PACKAGES)
@@ -196,16 +203,23 @@ def cmd_test(args: list[str]) -> int:
     fetch_web_assets()
     install_npm_test_servers()
     env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    # Bytecode is written (to __pycache__, ignored by git): each pytest worker would
+    # otherwise rewrite every test module's asserts and compile it from source (about
+    # 6 CPU-seconds a worker), and each of the few hundred app processes the tests start
+    # would compile the app's modules again.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     pytest = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     steps = [
         [str(python), "-m", "ruff", "check", "desktop", "tests", "packaging"],
         [str(python), "-m", "mypy"],
         # The unit suite, offscreen; then the journeys: the installed ``assista`` on
         # Xvfb with a window manager (their screenshots go to build/journeys/).
-        # Two workers, each test file whole on one (its fixtures and order as written);
-        # with arguments (a file, -k ...) one process, as given.
+        # One worker per core and one more, each test file whole on one (its fixtures
+        # and order as written): about a third of the suite's time is spent waiting on
+        # the processes and loopback servers it starts, and the extra worker runs tests
+        # meanwhile. With arguments (a file, -k ...) one process, as given.
         [*pytest, "--ignore=tests/journeys",
-         *(args or ["-n", "2", "--dist", "loadfile"])],
+         *(args or ["-n", str(test_workers()), "--dist", "loadfile"])],
     ]
     if not args:
         steps.append([*pytest, "tests/journeys"])

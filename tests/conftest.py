@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from desktop.sync import crypto
 from desktop.ui.collector import collect_due
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -17,6 +18,18 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 #: timers fired on freed memory (a segfault in a later test's processEvents).
 _THRESHOLD = (gc.get_threshold()[0], gc.get_threshold()[1], gc.get_threshold()[2])
 gc.disable()
+#: The sync key's production Argon2id cost (about a quarter of a CPU-second per key);
+#: tests/sync/test_key_cost.py proves a target set up with it.
+PRODUCTION_KEY_COST = {"TIME_COST": crypto.TIME_COST, "MEMORY_KIB": crypto.MEMORY_KIB}
+
+
+@pytest.fixture(autouse=True)
+def cheap_key_derivation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Argon2id at its smallest cost in this process: sync targets set up by the tests
+    derive keys in microseconds (the cost is stored in the key file, so every reader
+    uses it too; commands run as child processes keep the production cost)."""
+    monkeypatch.setattr(crypto, "TIME_COST", 1)
+    monkeypatch.setattr(crypto, "MEMORY_KIB", 8)
 
 
 def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.cli.test_ask_export import KEY, ROOT
+from tests.support import forked_cli
 from tests.support.openai_server import FakeOpenAIServer
 
 
@@ -20,7 +21,7 @@ def run(*args: str, data: Path, env: dict[str, str] | None = None
     environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     environ.update({"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", **KEY,
                     **(env or {})})
-    return subprocess.run([sys.executable, "-m", "desktop", *args, "--data-dir", str(data)],
+    return forked_cli.run([sys.executable, "-m", "desktop", *args, "--data-dir", str(data)],
                           capture_output=True, text=True, env=environ, cwd=ROOT, timeout=60,
                           check=False)
 

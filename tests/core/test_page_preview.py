@@ -56,7 +56,8 @@ class Recorder(http.server.ThreadingHTTPServer):
 @pytest.fixture
 def server() -> Iterator[Recorder]:
     recorder = Recorder()
-    thread = threading.Thread(target=recorder.serve_forever, daemon=True)
+    thread = threading.Thread(target=recorder.serve_forever,
+                              kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield recorder
     recorder.shutdown()

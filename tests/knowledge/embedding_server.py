@@ -66,7 +66,8 @@ class EmbeddingServer(ThreadingHTTPServer):
         self.paths: list[str] = []
         self.headers: list[dict[str, str]] = []
         self.failures: list[tuple[int, str]] = []
-        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, daemon=True)
 
     @property
     def root(self) -> str:

@@ -78,7 +78,8 @@ def search_server(kind: str, **kwargs: Any) -> Iterator[SearchServer]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever,
+                              kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
     state.url = {"searxng": base, "brave": f"{base}/res/v1/web/search",

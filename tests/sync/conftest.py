@@ -15,7 +15,6 @@ from desktop.storage.assistants import AssistantStore
 from desktop.storage.database import Database
 from desktop.storage.sessions import SessionStore
 from desktop.storage.settings_store import SettingsStore
-from desktop.sync import crypto
 from desktop.sync.run import SyncEngine, SyncReport
 from desktop.sync.targets.address import open_target
 from tests.sync.servers import PASSWORD, S3Server, WebDavServer
@@ -158,11 +157,3 @@ def devices(tmp_path: Path, place: Place) -> Iterator[Callable[[str], Device]]:
     yield make
     for device in made:
         device.db.close()
-
-
-@pytest.fixture(autouse=True)
-def cheap_key_derivation(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Argon2id at its smallest cost: targets set up by the tests derive keys in
-    microseconds (the cost is stored in the key file, so every reader uses it too)."""
-    monkeypatch.setattr(crypto, "TIME_COST", 1)
-    monkeypatch.setattr(crypto, "MEMORY_KIB", 8)

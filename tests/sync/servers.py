@@ -143,6 +143,7 @@ class WebDavServer:
         }
         app = WsgiDAVApp(config)
         self._server = wsgi.Server(("127.0.0.1", 0), faulty(app, self.faults))
+        self._server.expiration_interval = 0.05  # its loop's wait: stop() takes that long
         self._server.prepare()
         self.port = self._server.bind_addr[1]
         self._thread = threading.Thread(target=self._server.serve, daemon=True)
@@ -173,7 +174,8 @@ class S3Server:
             app = middleware(app)
         self._server = make_server("127.0.0.1", 0, app, True,
                                    request_handler=MotoRequestHandler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         self.endpoint = f"http://127.0.0.1:{self._server.server_address[1]}"
         # moto's servers share one in-memory store per process: a bucket per test.

@@ -56,7 +56,8 @@ def port(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
         monkeypatch.delenv(name, raising=False)
     Handler.seen.clear()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever,
+                              kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield int(server.server_address[1])

@@ -89,7 +89,8 @@ def serve() -> Iterator[Any]:
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         server.kind = kind  # type: ignore[attr-defined]
         server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever,
+                         kwargs={"poll_interval": 0.05}, daemon=True).start()
         servers.append(server)
         return f"http://127.0.0.1:{server.server_address[1]}"
 

@@ -18,7 +18,6 @@ from desktop.app import AppContext
 from desktop.sync.config import PASSPHRASE_ID, PASSWORD_ID, S3_SECRET_ID, load_config
 from desktop.ui.dialogs.sync_dialog import SyncDialog
 from desktop.ui.window.sync_scheduler import SyncScheduler
-from tests.sync.conftest import cheap_key_derivation  # noqa: F401 (autouse)
 from tests.sync.servers import PASSWORD, USER, WebDavServer
 from tests.ui.conversation_helpers import make_window
 from tests.ui.sync_helpers import PASSPHRASE, OtherDevice

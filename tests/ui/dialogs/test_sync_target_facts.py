@@ -20,7 +20,6 @@ from desktop.sync.targets.registry import target_class, url_forms
 from desktop.ui.dialogs.sync_dialog import SyncDialog
 from desktop.ui.window.sync_scheduler import SyncScheduler
 from tests.support.drop_target import REGISTRATION, TOKEN_ID, DropTarget
-from tests.sync.conftest import cheap_key_derivation  # noqa: F401 (autouse)
 from tests.ui.sync_helpers import PASSPHRASE
 
 URL = "drop://shared"

@@ -17,7 +17,6 @@ from desktop.sync.config import PASSWORD_ID
 from desktop.sync.run import SyncEngine, SyncReport
 from desktop.sync.status import SyncStatus
 from desktop.ui.window.sync_scheduler import SyncScheduler, SyncStatusLabel, status_text
-from tests.sync.conftest import cheap_key_derivation  # noqa: F401 (autouse)
 from tests.sync.servers import PASSWORD, USER, WebDavServer
 from tests.ui.conversation_helpers import make_chat, make_window
 from tests.ui.sync_helpers import OtherDevice, configure
