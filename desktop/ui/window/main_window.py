@@ -97,7 +97,8 @@ class MainWindow(QMainWindow):
         self.start_work.held = True
         for n, step in enumerate((self._build_chat_pane, self._build_side_panes,
                                   self._build_content, self._lay_out, self._build_helpers,
-                                  self._connect, self._list_chats, self._fill)):
+                                  self._connect, self._list_chats, self._build_guides,
+                                  self._fill)):
             if n and between_steps is not None:
                 between_steps()
             step()
@@ -176,8 +177,9 @@ class MainWindow(QMainWindow):
     def _list_chats(self) -> None:
         self.refresh_sessions()
 
-    def _fill(self) -> None:
-        """Providers, workspace and usage; the work that waits for a frame."""
+    def _build_guides(self) -> None:
+        """The first-run guide and Compare (a step of its own: with the next one it
+        held the window 20-30 ms)."""
         from desktop.ui.compare.launcher import CompareLauncher
         from desktop.ui.window.welcome_view import WelcomeGuide
         from desktop.ui.window.window_wiring import connect_compare, connect_welcome
@@ -188,6 +190,9 @@ class MainWindow(QMainWindow):
         self.compare = CompareLauncher(c, self.chat_pane, self.dialogs)  # Compare, Ask others
         connect_welcome(self)
         connect_compare(self)
+
+    def _fill(self) -> None:
+        """Providers, workspace and usage; the work that waits for a frame."""
         self.top_bar.refresh_providers()
         self._update_workspace()
         self.top_bar.show_usage(self.controller.history)
