@@ -52,7 +52,9 @@ _LOADED: set[str] = set()  # kinds looked up with the registry loaded: no need a
 
 
 class _Options(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # (each kind's validator is built when that kind is first used, not at import:
+    # the window's start needs only the configured providers' kinds)
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class RequestOptions(_Options):

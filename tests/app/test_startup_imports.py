@@ -120,3 +120,40 @@ def test_the_tools_a_question_adds_check_their_schema_on_first_use(tmp_path: Pat
     for tool in tools:
         assert tool._validator is None, tool.name  # not built when the turn starts
         assert tool.validator is tool._validator  # checks the schema (ValueError if bad)
+
+
+def test_option_models_nobody_uses_are_built_on_first_use(tmp_path: Path) -> None:
+    """The window's load steps and opening the data (one OpenAI provider) build no
+    pydantic schema for the other kinds' options or MCP servers; they validate as
+    before once used."""
+    probe = (
+        "import importlib, json\n"
+        "from pydantic import ValidationError\n"
+        "from desktop.app import AppContext\n"
+        "from desktop.ui.window.launch import LOAD_STEPS\n"
+        "for name in LOAD_STEPS: importlib.import_module(name)\n"
+        f"ctx = AppContext.open({str(tmp_path / 'data')!r}, environ={{\n"
+        "    'OPENAI_API_KEY': 'k', 'OPENAI_BASE_URL': 'http://127.0.0.1:9/v1'},\n"
+        "    log_to_stderr=False)\n"
+        "kinds = [config.kind for config in ctx.providers.all()]\n"
+        "from desktop.core import provider_options as po\n"
+        "from desktop.tools.mcp.config import McpServerConfig\n"
+        "built = {c.__name__: c.__pydantic_complete__ for c in (\n"
+        "    po.AnthropicOptions, po.GeminiOptions, po.OllamaOptions, po.ResponsesOptions,\n"
+        "    McpServerConfig)}\n"
+        "options = po.options_for('anthropic', {'temperature': 'hot', 'max_tokens': 50})\n"
+        "try:\n"
+        "    McpServerConfig(name='')\n"
+        "    refused = False\n"
+        "except ValidationError:\n"
+        "    refused = True\n"
+        "ctx.close()\n"
+        "print(json.dumps([kinds, built, options.max_tokens,\n"
+        "                  getattr(options, 'temperature', None), refused]))")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, check=True,
+                         capture_output=True, text=True, timeout=120).stdout
+    kinds, built, max_tokens, temperature, refused = json.loads(out.strip().splitlines()[-1])
+    assert kinds == ["openai"]
+    assert not any(built.values()), built
+    assert (max_tokens, temperature, refused) == (50, None, True)

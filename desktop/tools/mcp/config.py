@@ -43,7 +43,8 @@ _TRANSPORT_ALIASES: dict[str, Transport] = {
 class McpServerConfig(BaseModel):
     """One MCP server. ``name`` is the key shown to the user and the tool-name prefix."""
 
-    model_config = ConfigDict(extra="forbid")
+    # (its validator is built at the first server read, not with the window's start)
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str = Field(min_length=1)
     transport: Transport = "stdio"

@@ -95,8 +95,9 @@ class MainWindow(QMainWindow):
         # content (the frames between the steps do not count).
         self.start_work.wait_for_next_frame()
         self.start_work.held = True
-        for n, step in enumerate((self._build_chat_pane, self._build_side_panes, self._lay_out,
-                                  self._build_helpers, self._connect, self._list_chats,
+        for n, step in enumerate((self._build_chat_pane, self._build_side_panes,
+                                  self._build_content, self._lay_out, self._build_helpers,
+                                  self._connect, self._list_chats, self._build_guides,
                                   self._fill)):
             if n and between_steps is not None:
                 between_steps()
@@ -118,6 +119,11 @@ class MainWindow(QMainWindow):
         self.sessions = SessionList()
         self.sidebar = ToolSidebar(self.controller.bridge)
 
+    def _build_content(self) -> None:
+        """The panes in their layout, not shown yet (the skeleton stays until the next
+        step: building it and showing it were one step of 30-40 ms)."""
+        self._content = self._build_layout()
+
     def _lay_out(self) -> None:
         """The panes replace the skeleton; what was typed in it goes on in the composer."""
         skeleton = self.centralWidget()
@@ -129,7 +135,7 @@ class MainWindow(QMainWindow):
             self.sessions.set_sessions([
                 SessionInfo(c.id, c.title, c.created_at, c.updated_at, pinned=c.pinned)
                 for c in skeleton.first_chats], None)
-        self.setCentralWidget(self._build_layout())
+        self.setCentralWidget(self._content)
         self.sidebar_choice = self.state.sidebar_visible  # (None: not chosen yet)
         self.top_bar.set_sidebar_visible(self.sidebar_choice is True)
         self.panels.set_tools_visible(self.sidebar_choice is True)
@@ -171,8 +177,9 @@ class MainWindow(QMainWindow):
     def _list_chats(self) -> None:
         self.refresh_sessions()
 
-    def _fill(self) -> None:
-        """Providers, workspace and usage; the work that waits for a frame."""
+    def _build_guides(self) -> None:
+        """The first-run guide and Compare (a step of its own: with the next one it
+        held the window 20-30 ms)."""
         from desktop.ui.compare.launcher import CompareLauncher
         from desktop.ui.window.welcome_view import WelcomeGuide
         from desktop.ui.window.window_wiring import connect_compare, connect_welcome
@@ -183,6 +190,9 @@ class MainWindow(QMainWindow):
         self.compare = CompareLauncher(c, self.chat_pane, self.dialogs)  # Compare, Ask others
         connect_welcome(self)
         connect_compare(self)
+
+    def _fill(self) -> None:
+        """Providers, workspace and usage; the work that waits for a frame."""
         self.top_bar.refresh_providers()
         self._update_workspace()
         self.top_bar.show_usage(self.controller.history)

@@ -229,3 +229,32 @@ def test_what_is_typed_before_the_chats_are_listed_goes_into_the_message_box(
     qtbot.waitUntil(lambda: len(fake_server.chat_requests) == 1, timeout=10000)
     qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
     assert "Hi there" in str(fake_server.chat_requests[0].json["messages"][-1]["content"])
+
+
+def test_typing_at_every_pause_while_the_window_is_built_is_kept(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    """A key pressed between any two building steps (the panes made but not shown yet,
+    then shown in the skeleton's place, ...) lands in what the window shows then, and
+    all of it is in the composer once loaded."""
+    ctx = open_ctx()
+    make_chat(ctx, "A chat", "hello", "hi")
+    window, _skeleton = skeleton_window(qtbot, ctx)
+    app = QApplication.instance()
+    assert app is not None
+    typed: list[str] = []
+
+    def between_steps() -> None:
+        letter = "abcdefghij"[len(typed)]
+        central = window.centralWidget()
+        box = (central.message_box if isinstance(central, StartupSkeleton)
+               else window.composer.input)
+        assert box is not None
+        qtbot.keyClicks(box, letter)
+        typed.append(letter)
+        app.processEvents()
+
+    window.attach(ChatController(ctx), between_steps=between_steps)
+    reopen_last_chat(window)
+    assert len(typed) >= 8  # (9 steps)
+    assert window.composer.input.toPlainText() == "".join(typed)
