@@ -64,5 +64,7 @@ def test_a_research_run_shows_its_progress_and_ends_in_a_cited_report(
     assert (f"- [1] How the Moon makes tides: {web.url}/moon\n"
             f"- [2] The Sun and the tides: {web.url}/sun\n"
             f"- [4] Spring and neap tides: {web.url}/spring\n") in answers[-1]
-    assert web.reads == ["/moon", "/sun", "/gravity", "/spring"]
+    # round 1 read its three pages at once (in any order), round 2 the last one
+    assert sorted(web.reads[:3]) == ["/gravity", "/moon", "/sun"]
+    assert web.reads[3:] == ["/spring"]
     desktop.assert_clean_log()
