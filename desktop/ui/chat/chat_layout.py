@@ -246,7 +246,8 @@ class VirtualColumn(QAbstractScrollArea):
             target = QRect(x, self._tops[-1] - value, width, self._tail_height(width) - SPACING)
             if self._tail.geometry() != target:
                 self._tail.setGeometry(target)
-        if self._next_prefetch() is not None or self._next_unparsed() is not None:
+        if (self._next_prefetch() is not None or self._next_unparsed() is not None
+                or not self.overlays.ready()):
             self._prefetch_timer.start(0)
 
     def _screen_shift(self, value: int) -> int:
@@ -319,6 +320,8 @@ class VirtualColumn(QAbstractScrollArea):
         elif index is not None:
             self._materialize(index, ahead=True)
             self._relayout()
+        elif not self.overlays.ready():
+            self.overlays.prepare()  # (the "Jump to latest" button the first scroll shows)
 
     # -- for finding words (desktop.ui.chat.chat_find) ------------------------------------
 
@@ -391,6 +394,7 @@ class VirtualColumn(QAbstractScrollArea):
     def _restyle(self) -> None:
         """Theme or zoom changed: rebuild what is on screen, re-estimate the rest."""
         self._background = QColor(theme.colors()["window"])
+        self.overlays.restyled()
         self.viewport().update()
         bar = self.verticalScrollBar()
         if isinstance(bar, ColumnScrollBar):

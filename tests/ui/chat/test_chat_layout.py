@@ -181,3 +181,32 @@ def test_idle_work_waits_until_a_scroll_step_is_drawn(qtbot: Any, view: ChatView
     qtbot.waitUntil(lambda: idle(view))
     built = view._items[pending].widget
     assert built is not None and not built.body_pending()
+
+
+def test_the_jump_button_is_measured_in_idle_time_not_on_the_first_scroll_up(
+        qtbot: Any, view: ChatView) -> None:
+    """The first scroll up shows "Jump to latest": measuring its text then (and drawing
+    its glyphs the first time) made that step miss its frame (issue 27, scrolling)."""
+    view.show_messages(history(40))
+    qtbot.waitUntil(lambda: idle(view) and not view._prefetch_timer.isActive())
+    button = view.jump_button
+    real = button.sizeHint
+    measured: list[int] = []
+
+    def measuring() -> Any:
+        measured.append(1)
+        return real()
+
+    button.sizeHint = measuring  # type: ignore[method-assign]
+    bar = view.verticalScrollBar()
+    assert not button.isVisibleTo(view)
+    bar.setValue(bar.maximum() - 400)
+    assert button.isVisibleTo(view)
+    assert measured == []
+    assert button.size() == real()
+    theme.set_zoom(1)  # a new size: measured again (in idle time)
+    try:
+        qtbot.waitUntil(view.overlays.ready)
+        assert button.size() == real()
+    finally:
+        theme.set_zoom(0)
