@@ -104,10 +104,12 @@ class VirtualColumn(QAbstractScrollArea):
 
     def _materialize(self, index: int, *, ahead: bool = False) -> MessageWidget:
         """The widget of block ``index``, built now if needed (``ahead``: built in idle
-        time, its text rendered in a later step, see :meth:`_prefetch`)."""
+        time, hidden, shown and its text rendered in later steps, see :meth:`_prefetch`)."""
         item = self._items[index]
-        if item.widget is not None and not ahead and item.widget.finish_body():
-            item.measured_width = -1
+        if item.widget is not None and not ahead:
+            self._show_built(item.widget)
+            if item.widget.finish_body():
+                item.measured_width = -1
         if item.widget is None:
             first = MessageWidget(item.messages[0], parent=self.viewport(),
                                   selection=self.selection, key=(index, 0), defer_body=ahead)
@@ -127,9 +129,15 @@ class VirtualColumn(QAbstractScrollArea):
             item.measured_width = -1
             self._live.add(index)
             first.move(0, -first.height() - KEEP)  # shown above the viewport until placed
-            first.show()
-            self.overlays.keep_on_top()
+            if not ahead:  # (built ahead: shown in a step of its own, see _prefetch)
+                self._show_built(first)
         return item.widget
+
+    def _show_built(self, widget: MessageWidget) -> None:
+        """Show a block's widget (its first show styles all its parts: 1-10 ms)."""
+        if widget.isHidden():
+            widget.show()
+            self.overlays.keep_on_top()
 
     def set_tail(self, widget: QWidget) -> None:
         """A widget placed after the last block, as wide as the column, when visible."""
@@ -246,7 +254,8 @@ class VirtualColumn(QAbstractScrollArea):
             target = QRect(x, self._tops[-1] - value, width, self._tail_height(width) - SPACING)
             if self._tail.geometry() != target:
                 self._tail.setGeometry(target)
-        if self._next_prefetch() is not None or self._next_unparsed() is not None:
+        if (self._next_prefetch() is not None or self._next_unparsed() is not None
+                or not self.overlays.ready()):
             self._prefetch_timer.start(0)
 
     def _screen_shift(self, value: int) -> int:
@@ -270,10 +279,10 @@ class VirtualColumn(QAbstractScrollArea):
 
     def _next_prefetch(self) -> int | None:
         """The nearest block within the overscan that has no widget yet, or one built
-        ahead whose text is not rendered yet."""
+        ahead that is not shown or whose text is not rendered yet."""
         for index in self._nearby(OVERSCAN):
             widget = self._items[index].widget
-            if widget is None or widget.body_pending():
+            if widget is None or widget.isHidden() or widget.body_pending():
                 return index
         return None
 
@@ -294,9 +303,10 @@ class VirtualColumn(QAbstractScrollArea):
     def _prefetch(self) -> None:
         """One short step of work near the viewport while idle, so scrolling finds the
         blocks ready: the nearest block without a widget gets its markdown parsed, one
-        message a step, then its widget built, then its text rendered; further out,
+        message a step, then its widget built, then shown, then its text rendered; further out,
         markdown is parsed ahead. Each step is its own turn of the event loop (a block parsed and
-        built at once stalled scrolling for a frame or two)."""
+        built at once stalled scrolling for a frame or two; built and shown at once, up to
+        16 ms, it still made the next scroll step miss its frame)."""
         if self._busy:
             return
         wait = self._drawn_at + AFTER_SCROLL - time.perf_counter()
@@ -304,7 +314,12 @@ class VirtualColumn(QAbstractScrollArea):
             self._prefetch_timer.start(math.ceil(wait * 1000))
             return
         index = self._next_prefetch()
-        if index is not None and self._items[index].widget is not None:
+        built = None if index is None else self._items[index].widget
+        if built is not None and built.isHidden():
+            self._show_built(built)
+            self._prefetch_timer.start(0)
+            return
+        if index is not None and built is not None:
             self._busy = True  # (one relayout below, not one more per height change)
             try:
                 self._materialize(index)  # its text, now parsed
@@ -319,6 +334,8 @@ class VirtualColumn(QAbstractScrollArea):
         elif index is not None:
             self._materialize(index, ahead=True)
             self._relayout()
+        elif not self.overlays.ready():
+            self.overlays.prepare()  # (the "Jump to latest" button the first scroll shows)
 
     # -- for finding words (desktop.ui.chat.chat_find) ------------------------------------
 
@@ -391,6 +408,7 @@ class VirtualColumn(QAbstractScrollArea):
     def _restyle(self) -> None:
         """Theme or zoom changed: rebuild what is on screen, re-estimate the rest."""
         self._background = QColor(theme.colors()["window"])
+        self.overlays.restyled()
         self.viewport().update()
         bar = self.verticalScrollBar()
         if isinstance(bar, ColumnScrollBar):

@@ -3,7 +3,7 @@ latest" while the user reads above the end."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, QSize, Qt
 from PySide6.QtWidgets import QLabel, QPushButton, QWidget
 
 
@@ -23,6 +23,24 @@ class ColumnOverlays:
         self.jump_button.setObjectName("jumpButton")
         self.jump_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.jump_button.hide()
+        self._hint: QSize | None = None  # the button's size, measured in idle time
+
+    def ready(self) -> bool:
+        """Whether the button was measured and drawn once (see :meth:`prepare`)."""
+        return self._hint is not None
+
+    def prepare(self) -> None:
+        """Measure and draw the hidden button once, in idle time: the first scroll up
+        shows it, and measuring its text and drawing its glyphs then (2-5 ms here) made
+        that scroll step the one that missed its frame."""
+        self.jump_button.ensurePolished()
+        self._hint = self.jump_button.sizeHint()
+        self.jump_button.resize(self._hint)
+        self.jump_button.grab()  # (draws it off screen: its glyphs are cached)
+
+    def restyled(self) -> None:
+        """The theme or zoom changed: measure the button again."""
+        self._hint = None
 
     def set_hint(self, text: str | None) -> None:
         """What an empty chat says (None: how to send, the default)."""
@@ -35,7 +53,7 @@ class ColumnOverlays:
         shown = self.jump_button.isVisible()
         self.jump_button.setVisible(jump)
         if jump:
-            hint = self.jump_button.sizeHint()
+            hint = self._hint or self.jump_button.sizeHint()
             area = self._viewport.rect()
             self.jump_button.setGeometry(area.center().x() - hint.width() // 2,
                                          area.bottom() - hint.height() - 14,

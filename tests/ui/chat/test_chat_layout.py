@@ -181,3 +181,61 @@ def test_idle_work_waits_until_a_scroll_step_is_drawn(qtbot: Any, view: ChatView
     qtbot.waitUntil(lambda: idle(view))
     built = view._items[pending].widget
     assert built is not None and not built.body_pending()
+
+
+def test_the_jump_button_is_measured_in_idle_time_not_on_the_first_scroll_up(
+        qtbot: Any, view: ChatView) -> None:
+    """The first scroll up shows "Jump to latest": measuring its text then (and drawing
+    its glyphs the first time) made that step miss its frame (issue 27, scrolling)."""
+    view.show_messages(history(40))
+    qtbot.waitUntil(lambda: idle(view) and not view._prefetch_timer.isActive())
+    button = view.jump_button
+    real = button.sizeHint
+    measured: list[int] = []
+
+    def measuring() -> Any:
+        measured.append(1)
+        return real()
+
+    button.sizeHint = measuring  # type: ignore[method-assign]
+    bar = view.verticalScrollBar()
+    assert not button.isVisibleTo(view)
+    bar.setValue(bar.maximum() - 400)
+    assert button.isVisibleTo(view)
+    assert measured == []
+    assert button.size() == real()
+    theme.set_zoom(1)  # a new size: measured again (in idle time)
+    try:
+        qtbot.waitUntil(view.overlays.ready)
+        assert button.size() == real()
+    finally:
+        theme.set_zoom(0)
+
+
+def test_a_block_built_ahead_is_built_shown_and_filled_in_separate_idle_steps(
+        qtbot: Any, view: ChatView, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Built and shown (its parts styled) in one step, a block took up to 16 ms of idle
+    # time: the scroll step arriving meanwhile missed its frame (issue 27, scrolling).
+    view.show_messages(history(150))
+    scroll_to_middle(qtbot, view)
+    monkeypatch.setattr(chat_layout, "AFTER_SCROLL", 0.0)
+    bar = view.verticalScrollBar()
+    bar.setValue(bar.value() - 10 * view.viewport().height())  # the user scrolls up
+    view._prefetch_timer.stop()
+    index = view._next_prefetch()
+    assert index is not None and view._items[index].widget is None
+    for _step in range(20):  # its markdown parsed, one message a step
+        if view._items[index].widget is not None:
+            break
+        view._prefetch()
+    widget = view._items[index].widget
+    assert widget is not None and widget.isHidden() and widget.body_pending()  # built
+    view._prefetch()
+    assert not widget.isHidden() and widget.body_pending()  # shown, in a step of its own
+    view._prefetch()
+    assert not widget.body_pending()  # then its text
+    view._prefetch_timer.start(0)
+    qtbot.waitUntil(lambda: idle(view))
+    for live in view._live:
+        built = view._items[live].widget
+        assert built is not None and not built.isHidden() and not built.body_pending()
