@@ -160,6 +160,7 @@ class ModelPicker(QFrame):
         self.delegate = ModelRowDelegate(self.list)
         self.list.setItemDelegate(self.delegate)
         self._no_match = self.tr("No model matches. Press Enter to use the text as a model id.")
+        self._refused = ""  # a search text Enter refused as a model id (it has spaces)
         self.empty_label = QLabel(self._no_match)
         self.empty_label.setObjectName("emptyHint")
         self.empty_label.setWordWrap(True)
@@ -202,7 +203,9 @@ class ModelPicker(QFrame):
                 item.setToolTip(plain_tooltip(f"{entry.model} — {entry.provider_name}\n"
                                               + " · ".join(model_words.badges(entry))))
                 self.list.addItem(item)
-        self.empty_label.setText(self._no_match)
+        # (a model list arriving while the refusal is shown keeps it)
+        self.empty_label.setText(self._no_spaces() if query and query == self._refused
+                                 else self._no_match)
         self.empty_label.setVisible(self.list.count() == 0)
         first = self.first_model_row()
         if first >= 0:
@@ -246,10 +249,14 @@ class ModelPicker(QFrame):
             return
         typed = self.search.text().strip()
         if any(c.isspace() for c in typed):  # a sentence typed here by mistake
-            self.empty_label.setText(self.tr("A model id has no spaces: nothing was changed."))
+            self._refused = typed
+            self.empty_label.setText(self._no_spaces())
             return
         if typed and self.current_provider:
             self._pick(self.current_provider, typed)
+
+    def _no_spaces(self) -> str:
+        return self.tr("A model id has no spaces: nothing was changed.")
 
     def _item_chosen(self, item: QListWidgetItem) -> None:
         entry = item.data(ENTRY_ROLE)

@@ -84,6 +84,32 @@ def test_typing_into_the_top_bar_never_changes_the_model(
     assert window.controller.model() == "gpt-test"
 
 
+def test_a_model_list_arriving_after_a_refused_sentence_keeps_the_refusal(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    """The provider's model list may arrive after Enter refused a sentence (a slow
+    server, a loaded machine): the picker lists it again and still says why nothing
+    changed (it said "No model matches" again, as if Enter had not been pressed)."""
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window, _skeleton = skeleton_window(qtbot, ctx)
+    load(window, ctx)
+    bar = window.top_bar
+    bar.model_button.setFocus(Qt.FocusReason.TabFocusReason)
+    _type(" ")
+    qtbot.waitUntil(bar.picker.isVisible)
+    _type("hello world\n")
+    assert "space" in bar.picker.empty_label.text()
+    bar.picker.refresh()  # what the model list's arrival does to an open picker
+    assert "space" in bar.picker.empty_label.text()
+    _type("!")  # typing on is a new search: the usual hint again
+    assert "No model matches" in bar.picker.empty_label.text()
+    _type("\x1b")
+    qtbot.waitUntil(lambda: not bar.picker.isVisible())
+    assert window.controller.model() == "gpt-test"
+
+
 def test_the_top_bars_boxes_leave_the_keyboard_with_the_composer(
     qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
     open_ctx: Callable[..., AppContext],
