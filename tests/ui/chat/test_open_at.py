@@ -40,9 +40,11 @@ def test_the_default_viewer_opens_at_the_page(qtbot: Any, tmp_path: Path,
     bin_dir.mkdir()
     record = tmp_path / "argv.txt"
     _script(bin_dir, "xdg-mime", "print('org.gnome.Evince.desktop')")
+    # (written whole, then renamed: the test waits for the file, and a file created
+    # empty and then written could be read between the two)
     _script(bin_dir, "evince",
-            f"import sys, pathlib; pathlib.Path({str(record)!r}).write_text("
-            "'\\n'.join(sys.argv[1:]))")
+            f"import sys, os, pathlib; pathlib.Path({str(record) + '.part'!r}).write_text("
+            f"'\\n'.join(sys.argv[1:])); os.replace({str(record) + '.part'!r}, {str(record)!r})")
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
     assert open_at(str(tmp_path / "hand book.pdf"), 4, 1)
     qtbot.waitUntil(record.exists, timeout=10000)
