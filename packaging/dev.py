@@ -188,10 +188,14 @@ def cmd_run(args: list[str]) -> int:
 
 
 def test_workers() -> int:
-    """pytest-xdist workers for the unit suite: the cores this process may use, plus one."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+    """pytest-xdist workers for the unit suite: one per core this process may use.
+
+    A third worker on two cores ran the suite ~1 minute faster (a third of its time waits
+    on the processes and servers it starts), but it starved the window tests' timing: in
+    two fresh-clone runs it exposed two races (each fixed); the run must be dependable
+    first."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
         else (os.cpu_count() or 1)
-    return cores + 1
 
 
 def cmd_test(args: list[str]) -> int:
@@ -214,10 +218,8 @@ def cmd_test(args: list[str]) -> int:
         [str(python), "-m", "mypy"],
         # The unit suite, offscreen; then the journeys: the installed ``assista`` on
         # Xvfb with a window manager (their screenshots go to build/journeys/).
-        # One worker per core and one more, each test file whole on one (its fixtures
-        # and order as written): about a third of the suite's time is spent waiting on
-        # the processes and loopback servers it starts, and the extra worker runs tests
-        # meanwhile. With arguments (a file, -k ...) one process, as given.
+        # One worker per core, each test file whole on one (its fixtures and order as
+        # written). With arguments (a file, -k ...) one process, as given.
         [*pytest, "--ignore=tests/journeys",
          *(args or ["-n", str(test_workers()), "--dist", "loadfile"])],
     ]
