@@ -1,14 +1,12 @@
 """A small web on loopback for research runs: HTML pages, and a SearXNG
 (``/search?q=...&format=json``) that finds the pages whose topic words are in the
 query. It records every search and every page read; a page can be held (its reader
-waits until :meth:`ResearchWeb.release`) or served slowly (``delay_s``: for the
-screenshot script only, never in a test)."""
+waits until :meth:`ResearchWeb.release`)."""
 
 from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -31,7 +29,6 @@ class ResearchWeb:
     pages: list[Page] = field(default_factory=list)
     searches: list[str] = field(default_factory=list)
     reads: list[str] = field(default_factory=list)  # paths, in the order they were read
-    delay_s: float = 0.0
     url: str = ""
     released: threading.Event = field(default_factory=threading.Event)
     holding: threading.Event = field(default_factory=threading.Event)
@@ -58,8 +55,8 @@ def article(title: str, body: str) -> str:
 
 
 @contextmanager
-def research_web(pages: list[Page], delay_s: float = 0.0) -> Iterator[ResearchWeb]:
-    web = ResearchWeb(pages, delay_s=delay_s)
+def research_web(pages: list[Page]) -> Iterator[ResearchWeb]:
+    web = ResearchWeb(pages)
 
     class Handler(BaseHTTPRequestHandler):
         def _send(self, status: int, content_type: str, data: bytes) -> None:
@@ -83,8 +80,6 @@ def research_web(pages: list[Page], delay_s: float = 0.0) -> Iterator[ResearchWe
             if page.hold:
                 web.holding.set()
                 web.released.wait(30)
-            if web.delay_s:
-                time.sleep(web.delay_s)
             web.reads.append(page.path)
             self._send(200, "text/html; charset=utf-8", article(page.title, page.body).encode())
 

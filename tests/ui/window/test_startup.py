@@ -1,5 +1,5 @@
 """Start-up: the window is on screen before the app has loaded, then filled in; its
-first frame comes before slow work (benchmark: tests/bench/bench_startup.py)."""
+first frame comes before slow work (benchmark: tests/bench/bench_shipped_startup.py)."""
 
 from __future__ import annotations
 
