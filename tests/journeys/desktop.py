@@ -11,10 +11,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import selectors
 import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,11 +140,57 @@ class Screen:
             "XDG_RUNTIME_DIR": str(self._runtime_dir()),
         }
         base = {**os.environ, **self.env}
-        self._processes.append(subprocess.Popen(
-            ["openbox"], env=base, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        self.window_manager = self._start_window_manager(base)
         self._processes.append(subprocess.Popen(
             [str(BUS_LAUNCHER), "--launch-immediately"], env=base,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+
+    def _start_window_manager(self, env: dict[str, str]) -> subprocess.Popen[bytes]:
+        """openbox, once it manages the screen. An app started before it did, or after
+        it exited, has no window manager: nothing keeps a dialog above its window, and
+        the window raised over its own question hides it (openbox here sometimes exits
+        at once with status 1 and says nothing; it is then started again)."""
+        log = self.workdir / "openbox.log"
+        for _attempt in range(3):
+            with log.open("ab") as errors:
+                wm = subprocess.Popen(["openbox"], env=env, stdout=subprocess.DEVNULL,
+                                      stderr=errors)
+            self._processes.append(wm)
+            if self._managed_by(wm, env):
+                return wm
+            status = wm.poll()
+            if status is None:  # (running, but not managing the screen in time)
+                wm.kill()
+                wm.wait(timeout=10)
+            print(f"openbox did not manage the screen (exit status {status}); again",
+                  file=sys.stderr)
+        self.stop()
+        raise JourneyFailure(f"openbox did not start: {log.read_text(errors='replace')}")
+
+    def _managed_by(self, wm: subprocess.Popen[bytes], env: dict[str, str]) -> bool:
+        """Whether ``wm`` puts its check window on the root (it manages the screen),
+        read as the root's properties change (``xprop -spy``; not spying on that one
+        property: its atom may not exist yet), while ``wm`` runs."""
+        spy = subprocess.Popen(["xprop", "-spy", "-root"],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               bufsize=0)  # (unbuffered: select sees every line)
+        assert spy.stdout is not None
+        try:
+            with selectors.DefaultSelector() as selector:
+                selector.register(spy.stdout, selectors.EVENT_READ)
+                deadline = time.monotonic() + PATIENCE
+                while wm.poll() is None and time.monotonic() < deadline:
+                    # (woken by xprop's next line, or every 0.2 s to see wm still runs)
+                    if selector.select(timeout=0.2) and spy.stdout.readline().startswith(
+                            b"_NET_SUPPORTING_WM_CHECK(WINDOW)"):
+                        return wm.poll() is None
+            return False
+        finally:
+            spy.kill()
+            spy.wait(timeout=10)
+
+    def window_manager_running(self) -> bool:
+        return self.window_manager.poll() is None
 
     def _runtime_dir(self) -> Path:
         runtime = self.workdir / "runtime"
@@ -245,7 +293,7 @@ class Desktop:
             return self.app.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.shot("did-not-quit")
-            raise JourneyFailure("the app did not quit") from None
+            raise JourneyFailure(f"the app did not quit{self._wm_note()}") from None
 
     def stop(self) -> None:
         if self.app is not None and self.app.poll() is None:
@@ -303,9 +351,13 @@ class Desktop:
         return "\n".join(" | ".join(filter(None, (n["name"], n["text"])))
                          for n in self.probe.ask({"op": "dump"}))
 
+    def _wm_note(self) -> str:
+        return "" if self.screen.window_manager_running() else \
+            " (the window manager had exited: nothing kept dialogs above their window)"
+
     def _fail(self, what: str) -> None:
         shot = self.shot("failure")
-        raise JourneyFailure(f"{what}\nscreenshot: {shot}\non screen:\n"
+        raise JourneyFailure(f"{what}{self._wm_note()}\nscreenshot: {shot}\non screen:\n"
                              f"{self.text_on_screen()[:6000]}\nlog:\n"
                              f"{self.log_text()[-4000:]}")
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QTimer
 from PySide6.QtGui import QCloseEvent, QPaintEvent, QShowEvent
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QFileDialog, QMainWindow, QVBoxLayout, QWidget
 
 from desktop import APP_NAME
 from desktop.core.first_frame import WindowState
@@ -399,6 +399,14 @@ class MainWindow(QMainWindow):
         self.show()
         self.raise_()
         self.activateWindow()
+        # A question or dialog open on the window stays in front of it: not every window
+        # manager keeps a dialog above its window (nor is there always one).
+        from PySide6.QtCore import Qt  # (its enums: not before the window shows)
+
+        for dialog in self.findChildren(QDialog, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            if dialog.isVisible() and dialog.isModal():
+                dialog.raise_()
+                dialog.activateWindow()
 
     def window_state(self) -> WindowState:
         """Size, place, pane widths and zoom, as they are now (saved on close)."""

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from desktop.ui.window.helpers import delete_on_close
+from desktop.ui.window.helpers import delete_on_close, window_log
 
 if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
@@ -50,7 +50,10 @@ class QuitGuard(QObject):
 
         def answered(_result: int) -> None:
             self.box = None
-            if box.clickedButton() is quit_button:
+            clicked = box.clickedButton()
+            window_log().info("quit while answering? %s", "quit" if clicked is quit_button
+                              else "cancel" if clicked is not None else "closed")
+            if clicked is quit_button:
                 self.allow()
                 self.window.close()
 

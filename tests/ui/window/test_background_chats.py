@@ -229,3 +229,30 @@ def test_an_answer_opens_no_window_of_its_own(
     finally:
         app.removeEventFilter(watch)
     assert shown == []
+
+
+
+def test_quit_from_the_menu_while_a_chat_answers_puts_the_question_in_front(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    """Quit (Ctrl+Q, the tray) brings the window forward and asks: the question is the
+    window in front, not under the window it belongs to (without a window manager that
+    keeps dialogs above their window, raising the window covered its question)."""
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window = make_window(qtbot, ctx)
+    answer, chat = ask_long(qtbot, window, fake_server)
+    turn = window.controller.service.running(chat)
+    assert turn is not None
+    qtbot.waitUntil(lambda: bool(turn.streamed_text()), timeout=5000)
+    window.tray.quit_action.trigger()
+    box = window.quit_guard.box
+    assert box is not None
+    qtbot.waitUntil(lambda: box.isVisible() and QApplication.activeWindow() is box,
+                    timeout=5000)
+    window.bring_to_front()  # (again: another start of the app asks for the window)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is box, timeout=5000)
+    box.reject()
+    answer.release()
+    qtbot.waitUntil(lambda: window.controller.service.running(chat) is None, timeout=10000)
