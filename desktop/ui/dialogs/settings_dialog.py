@@ -47,6 +47,7 @@ from desktop.ui.inspector.settings_tab import InspectorSettings
 
 if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
+    from desktop.ui.window.dialog_registry import DialogServices
 
 PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
 # (translated where the combo boxes are filled)
@@ -112,6 +113,11 @@ def normalize_hosts(text: str) -> str:
 
 class SettingsDialog(QDialog):
     settingsSaved = Signal()
+
+    @classmethod
+    def for_window(cls, services: DialogServices, parent: QWidget) -> SettingsDialog:
+        """Built by the window's dialog launcher (dialog_registry)."""
+        return cls(services.controller, parent)
 
     def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
         super().__init__(parent)

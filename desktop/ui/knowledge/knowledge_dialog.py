@@ -38,9 +38,15 @@ from desktop.ui.wrap_row import WrapRow
 
 if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
+    from desktop.ui.window.dialog_registry import DialogServices
 
 
 class KnowledgeDialog(QDialog):
+    @classmethod
+    def for_window(cls, services: DialogServices, parent: QWidget) -> KnowledgeDialog:
+        """Built by the window's dialog launcher (dialog_registry)."""
+        return cls(services.controller, parent)
+
     def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controller = controller

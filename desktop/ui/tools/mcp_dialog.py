@@ -38,11 +38,17 @@ from desktop.ui.tools.mcp_server_list import McpServerList, normalized, validati
 if TYPE_CHECKING:
     from desktop.tools.mcp.connection import McpConnection
     from desktop.ui.window.controller import ChatController
+    from desktop.ui.window.dialog_registry import DialogServices
 
 log = logging.getLogger(__name__)
 
 
 class McpDialog(QDialog):
+    @classmethod
+    def for_window(cls, services: DialogServices, parent: QWidget) -> McpDialog:
+        """Built by the window's dialog launcher (dialog_registry)."""
+        return cls(services.controller, parent)
+
     def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controller = controller

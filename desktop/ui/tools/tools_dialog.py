@@ -30,6 +30,7 @@ from desktop.ui.tools.trust_fields import TrustFields
 
 if TYPE_CHECKING:
     from desktop.ui.window.controller import ChatController
+    from desktop.ui.window.dialog_registry import DialogServices
 
 # (translated where it is shown)
 INTRO = str(QT_TRANSLATE_NOOP(
@@ -57,6 +58,11 @@ def policy_name(policy: str) -> str:
 
 
 class ToolsDialog(QDialog):
+    @classmethod
+    def for_window(cls, services: DialogServices, parent: QWidget) -> ToolsDialog:
+        """Built by the window's dialog launcher (dialog_registry)."""
+        return cls(services.controller, parent)
+
     def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controller = controller

@@ -27,7 +27,7 @@ SERVER = str(Path(__file__).parents[2] / "tools" / "mcp_test_server.py")
 
 
 def open_dialog(window: MainWindow) -> McpDialog:
-    dialog = window.dialogs.open_mcp()
+    dialog = window.dialogs.open("mcp")
     assert isinstance(dialog, McpDialog) and dialog.isVisible()
     return dialog
 
@@ -134,7 +134,7 @@ def test_import_from_a_claude_desktop_file_and_from_pasted_text(
     qtbot.waitUntil(lambda: window.dialogs.current("mcp") is None, timeout=5000)  # deleted on close
     again = open_dialog(window)
     assert again.server_list.count() == 3 and not again.dirty
-    assert window.dialogs.open_mcp() is again  # one dialog at a time
+    assert window.dialogs.open("mcp") is again  # one dialog at a time
 
 
 def test_a_stdio_server_runs_shows_its_tools_and_stderr(

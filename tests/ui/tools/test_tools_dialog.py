@@ -20,7 +20,7 @@ from tests.ui.window.test_main_window import add_provider, make_window, send
 
 
 def open_dialog(window: MainWindow) -> ToolsDialog:
-    dialog = window.dialogs.open_tools()
+    dialog = window.dialogs.open("tools")
     assert isinstance(dialog, ToolsDialog) and dialog.isVisible()
     return dialog
 
