@@ -9,6 +9,7 @@ here (qutebrowser's way: its status bar widgets never see the main window).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
     from desktop.ui.dialogs.settings_dialog import SettingsDialog
     from desktop.ui.providers.prices_dialog import PricesDialog
     from desktop.ui.providers.provider_dialog import ProviderDialog
+    from desktop.ui.tools.mcp_dialog import McpDialog
+    from desktop.ui.tools.tools_dialog import ToolsDialog
     from desktop.ui.window.main_window import MainWindow
 
 
@@ -141,13 +144,26 @@ def connect_dialogs(window: MainWindow) -> None:
         if window.ready:  # Desktop: whether the quick-ask shortcut is registered
             settings.desktop_tab.follow(window.quick.shortcut)
 
+    def mcp(dialog: QDialog) -> None:
+        servers = cast("McpDialog", dialog)
+        servers.saved.connect(c.settings_saved)
+        c.toolsChanged.connect(servers.refresh_status)  # (servers started, stopped)
+
+        def closed(_result: int) -> None:
+            with contextlib.suppress(RuntimeError, TypeError):
+                c.toolsChanged.disconnect(servers.refresh_status)
+            tools.refresh_tools()  # (the tools may have changed)
+
+        servers.finished.connect(closed)
+
     wiring: dict[str, Callable[[QDialog], object]] = {
         "providers": providers,
         "prices": lambda dialog: cast("PricesDialog", dialog).pricesChanged.connect(
             prices_saved),
-        # (the MCP servers' dialog closed: the tools may have changed)
-        "mcp": lambda dialog: dialog.finished.connect(lambda _result: tools.refresh_tools()),
+        "mcp": mcp,
         "preferences": preferences,
+        "tools": lambda dialog: cast("ToolsDialog", dialog).saved.connect(
+            lambda: c.settings_saved(tools=True)),
     }
 
     def opened(kind: str, dialog: QDialog) -> None:

@@ -18,6 +18,7 @@ from desktop.core.settings import ModelPrice
 from desktop.ui import i18n
 from desktop.ui.dialogs.settings_dialog import SettingsDialog
 from desktop.ui.providers.prices_dialog import PricesDialog
+from desktop.ui.tools.tools_dialog import ToolsDialog
 from desktop.ui.window.dialog_registry import DIALOGS, DialogEntry, dialog_entry, menu_entries
 from desktop.ui.window.main_window import MainWindow
 from tests.ui.window.test_main_window import make_window
@@ -114,3 +115,12 @@ def test_saved_preferences_are_announced(window: MainWindow, qtbot: Any) -> None
     assert isinstance(dialog, SettingsDialog)
     assert dialog.save()
     qtbot.waitUntil(lambda: window.statusBar().currentMessage() == "Preferences saved")
+
+
+def test_saved_tools_settings_reach_the_chat_on_screen(window: MainWindow, qtbot: Any) -> None:
+    action_of(window, dialog_entry("tools")).trigger()
+    dialog = window.dialogs.current("tools")
+    assert isinstance(dialog, ToolsDialog)
+    with qtbot.waitSignal(window.controller.toolsChanged, timeout=1000), \
+            qtbot.waitSignal(window.controller.selectionChanged, timeout=1000):
+        dialog.save()
