@@ -140,6 +140,7 @@ def connect_dialogs(window: MainWindow) -> None:
 
     def preferences(dialog: QDialog) -> None:
         settings = cast("SettingsDialog", dialog)
+        settings.settingsSaved.connect(c.settings_saved)  # (the chat on screen follows)
         settings.settingsSaved.connect(window.preferences_saved)
         if window.ready:  # Desktop: whether the quick-ask shortcut is registered
             settings.desktop_tab.follow(window.quick.shortcut)

@@ -17,6 +17,7 @@ from desktop.app import AppContext
 from desktop.core.settings import ModelPrice
 from desktop.ui import i18n
 from desktop.ui.dialogs.settings_dialog import SettingsDialog
+from desktop.ui.knowledge.knowledge_dialog import KnowledgeDialog
 from desktop.ui.providers.prices_dialog import PricesDialog
 from desktop.ui.tools.tools_dialog import ToolsDialog
 from desktop.ui.window.dialog_registry import DIALOGS, DialogEntry, dialog_entry, menu_entries
@@ -124,3 +125,12 @@ def test_saved_tools_settings_reach_the_chat_on_screen(window: MainWindow, qtbot
     with qtbot.waitSignal(window.controller.toolsChanged, timeout=1000), \
             qtbot.waitSignal(window.controller.selectionChanged, timeout=1000):
         dialog.save()
+
+
+def test_the_knowledge_dialog_follows_the_chat_on_screen(window: MainWindow) -> None:
+    action_of(window, dialog_entry("knowledge")).trigger()
+    dialog = window.dialogs.current("knowledge")
+    assert isinstance(dialog, KnowledgeDialog)
+    assert dialog.chat_knowledge.chat() is window.controller.chat
+    window.controller.new_session()  # (another chat is shown while the dialog is open)
+    assert dialog.chat_knowledge.chat() is window.controller.chat
