@@ -121,7 +121,7 @@ class SettingsDialog(QDialog):
     @classmethod
     def for_window(cls, services: DialogServices, parent: QWidget) -> SettingsDialog:
         """Built by the window's dialog launcher (dialog_registry)."""
-        return cls(services.app, services.controller.service.memories, parent)
+        return cls(services.app, services.memories, parent)
 
     def __init__(self, services: PreferencesServices, memories: MemoryStore,
                  parent: QWidget | None = None) -> None:

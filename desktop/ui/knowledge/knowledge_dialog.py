@@ -68,9 +68,9 @@ class KnowledgeDialog(QDialog):
     @classmethod
     def for_window(cls, services: DialogServices, parent: QWidget) -> KnowledgeDialog:
         """Built by the window's dialog launcher (dialog_registry)."""
-        app, c = services.app, services.controller
+        app = services.app
         return cls(app.knowledge, app.knowledge_apart, app.providers, app.assistants,
-                   ChatKnowledge(c.service.chats, lambda: c.chat), parent)
+                   ChatKnowledge(services.chats, services.chat_on_screen), parent)
 
     def __init__(self, store: KnowledgeStore,  # noqa: PLR0917
                  store_apart: Callable[[], AbstractContextManager[KnowledgeStore]],

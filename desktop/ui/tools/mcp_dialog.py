@@ -56,7 +56,7 @@ class McpDialog(QDialog):
     def for_window(cls, services: DialogServices, parent: QWidget) -> McpDialog:
         """Built by the window's dialog launcher (dialog_registry)."""
         return cls(services.settings, services.tools, services.app.data_folder,
-                   services.controller.start_mcp, parent)
+                   services.restart_mcp, parent)
 
     def __init__(self, settings: SettingsSource, tools: ChatTools, data_folder: Path,
                  start_servers: Callable[[], None], parent: QWidget | None = None) -> None:

@@ -69,7 +69,7 @@ class ToolsDialog(QDialog):
     @classmethod
     def for_window(cls, services: DialogServices, parent: QWidget) -> ToolsDialog:
         """Built by the window's dialog launcher (dialog_registry)."""
-        return cls(services.settings, services.tools, services.controller.chat_grants, parent)
+        return cls(services.settings, services.tools, services.chat_grants, parent)
 
     def __init__(self, settings: SettingsSource, tools: ChatTools,
                  chat_grants: Callable[[], ChatGrants], parent: QWidget | None = None) -> None:

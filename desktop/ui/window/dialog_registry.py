@@ -27,8 +27,12 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QDialog, QMenuBar, QWidget
 
+    from desktop.chat.chat_settings import ChatSettings
     from desktop.chat.chat_tools import ChatTools
+    from desktop.chat.memories import MemoryStore
+    from desktop.chat.profile import ChatRef
     from desktop.core.services import SettingsSource
+    from desktop.tools.approval import ChatGrants
     from desktop.ui.window.app_services import AppServices
     from desktop.ui.window.controller import ChatController
     from desktop.ui.window.sync_scheduler import SyncScheduler
@@ -36,27 +40,49 @@ if TYPE_CHECKING:
 
 class DialogServices:
     """What the window's dialogs are built from. A dialog's ``for_window`` hands its
-    dialog the narrow parts it uses (a service, a callable), never this object."""
+    dialog the narrow parts it uses (a service, a callable), never this object; the
+    chat on screen (the controller) stays behind it."""
 
     def __init__(self, controller: ChatController, menu_bar: Callable[[], QMenuBar],
                  sync_scheduler: Callable[[], SyncScheduler]) -> None:
-        self.controller = controller  # the chat on screen
+        self._controller = controller
         self._menu_bar = menu_bar
         self._sync_scheduler = sync_scheduler
 
     @property
     def app(self) -> AppServices:
         """The app's narrow services (providers, chats, sync, paths, ...)."""
-        return self.controller.services
+        return self._controller.services
 
     @property
     def settings(self) -> SettingsSource:
-        return self.controller.services.settings
+        return self._controller.services.settings
 
     @property
     def tools(self) -> ChatTools:
         """The tools the chats offer: the registry, MCP servers, the saved grants."""
-        return self.controller.tools
+        return self._controller.tools
+
+    @property
+    def memories(self) -> MemoryStore:
+        """The memories kept across chats."""
+        return self._controller.service.memories
+
+    def chat_grants(self) -> ChatGrants:
+        """The chat on screen's "allow for this chat" grants."""
+        return self._controller.chat_grants()
+
+    def restart_mcp(self) -> None:
+        """(Re)start the MCP servers from the settings, in the background."""
+        self._controller.start_mcp()
+
+    @property
+    def chats(self) -> ChatSettings:
+        """Each chat's own settings (its knowledge bases, tools, ...)."""
+        return self._controller.service.chats
+
+    def chat_on_screen(self) -> ChatRef:
+        return self._controller.chat
 
     def menu_bar(self) -> QMenuBar:
         """The window's menu bar (its actions as they are now)."""
