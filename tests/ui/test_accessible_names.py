@@ -4,6 +4,7 @@ say, read through Qt's accessibility API (what Orca / NVDA / VoiceOver get)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import qasync
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from desktop.app import AppContext
 from desktop.ui.dialogs.section_pages import SectionPages
+from desktop.ui.window.dialog_registry import DIALOGS as REGISTERED
 from desktop.ui.window.main_window import MainWindow
 from desktop.ui.window.update_notice import UpdateDialog
 from desktop.updates.feed import parse_feed
@@ -88,10 +90,8 @@ def dialogs_of(window: MainWindow) -> dict[str, Callable[[], QWidget]]:
     feed = (b'{"tag_name": "v9.0.0", "body": "notes", "html_url": "https://e.example/r",'
             b' "assets": []}')
     return {
-        "preferences": d.open_preferences, "providers": d.open_providers,
-        "prices": d.open_prices, "tools": d.open_tools, "mcp": d.open_mcp,
-        "sync": lambda: d.open_sync(window.sync), "about": d.open_about,
-        "shortcuts": lambda: d.open_shortcuts(window.menuBar()),
+        # every registered dialog (a new one is checked with no change here)
+        **{entry.kind: partial(d.open, entry.kind) for entry in REGISTERED},
         "assistants": c.open_assistants, "search": c.open_search,
         "update": lambda: UpdateDialog(parse_feed(feed)[0], "1.0.0", window),
         "quick ask": window.quick.open,

@@ -103,7 +103,7 @@ def test_installed_extension_is_in_mcp_servers_and_removing_it_uninstalls(
     window = make_window(qtbot, ctx)
     from desktop.ui.tools.mcp_dialog import McpDialog
 
-    dialog = window.dialogs.open_mcp()
+    dialog = window.dialogs.open("mcp")
     assert isinstance(dialog, McpDialog)
     names = [dialog.server_list.item(r).text() for r in range(dialog.server_list.count())]
     assert any("notes" in n for n in names)

@@ -71,7 +71,7 @@ def test_a_refused_mcp_configuration_is_worded_by_its_code(
     japanese: None,
 ) -> None:
     window = make_window(qtbot, open_ctx())
-    dialog = window.dialogs.open_mcp()
+    dialog = window.dialogs.open("mcp")
     assert isinstance(dialog, McpDialog)
     assert not dialog.import_text("{nope")
     assert dialog.message.text().startswith(

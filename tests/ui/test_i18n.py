@@ -112,7 +112,7 @@ def test_preferences_offers_the_languages_and_saves_the_choice(
 
     ctx = open_ctx()
     window = make_window(qtbot, ctx)
-    dialog = SettingsDialog(window.controller, window)
+    dialog = SettingsDialog.for_window(window.dialogs.services, window)
     qtbot.addWidget(dialog)
     combo = dialog.language.combo
     assert [combo.itemData(i) for i in range(combo.count())] == [

@@ -33,6 +33,7 @@ from desktop import APP_NAME
 from desktop.app import AppContext
 from desktop.ui import i18n
 from desktop.ui.dialogs.section_pages import SectionPages
+from desktop.ui.window.dialog_registry import DIALOGS as REGISTERED
 from desktop.ui.window.main_window import MainWindow
 from tests.support.openai_server import FakeOpenAIServer
 from tests.ui.conversation_helpers import add_provider, make_chat, make_window
@@ -157,15 +158,8 @@ def open_update(window: MainWindow) -> QWidget:
 
 
 DIALOGS: dict[str, Callable[[MainWindow], QWidget]] = {
-    "providers": lambda w: w.dialogs.open_providers(),
-    "prices": lambda w: w.dialogs.open_prices(),
-    "tools": lambda w: w.dialogs.open_tools(),
-    "mcp": lambda w: w.dialogs.open_mcp(),
-    "knowledge": lambda w: w.dialogs.open_knowledge(),
-    "preferences": lambda w: w.dialogs.open_preferences(),
-    "shortcuts": lambda w: w.dialogs.open_shortcuts(w.menuBar()),
-    "sync": lambda w: w.dialogs.open_sync(w.sync),
-    "about": lambda w: w.dialogs.open_about(),
+    # every registered dialog (a new one is checked with no change here)
+    **{entry.kind: (lambda w, kind=entry.kind: w.dialogs.open(kind)) for entry in REGISTERED},
     "assistants": lambda w: w.conversations.open_assistants(),
     "search": lambda w: w.conversations.open_search(),
     "system prompt": lambda w: w.conversations.edit_session_prompt(),

@@ -99,14 +99,14 @@ def test_the_default_system_prompt_is_shown_translated_and_saved_unchanged(
     ctx = open_ctx()
     add_provider(ctx, fake_server)
     window = make_window(qtbot, ctx)
-    dialog = window.dialogs.open_preferences()
+    dialog = window.dialogs.open("preferences")
     shown = dialog.prompt_edit.toPlainText()  # type: ignore[attr-defined]
     assert shown.startswith(MARK) and "Áššíštá" in shown
     assert dialog.save()  # type: ignore[attr-defined]
     # what the model is sent stays the built-in default
     assert ctx.settings.current.system_prompt == AppSettings().system_prompt
     # an edited prompt is saved as written
-    dialog = window.dialogs.open_preferences()
+    dialog = window.dialogs.open("preferences")
     dialog.prompt_edit.setPlainText("Answer briefly.")  # type: ignore[attr-defined]
     assert dialog.save()  # type: ignore[attr-defined]
     assert ctx.settings.current.system_prompt == "Answer briefly."

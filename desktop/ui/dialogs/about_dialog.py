@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, qVersion
@@ -37,6 +38,9 @@ from PySide6.QtWidgets import (
 
 from desktop import APP_ID, APP_NAME, __version__
 from desktop.resources import icon_path
+
+if TYPE_CHECKING:
+    from desktop.ui.window.dialog_registry import DialogServices
 
 _LICENCE_FILE = re.compile(r"(^|/)(LICEN[CS]E|COPYING|NOTICE|AUTHORS)[^/]*$", re.IGNORECASE)
 _NO_TEXT = str(QT_TRANSLATE_NOOP(
@@ -191,6 +195,11 @@ def app_licence() -> str:
 
 class AboutDialog(QDialog):
     """Version, licence and third-party components. Non-modal-safe: use :meth:`open`."""
+
+    @classmethod
+    def for_window(cls, services: DialogServices, parent: QWidget) -> AboutDialog:
+        """Built by the window's dialog launcher (dialog_registry)."""
+        return cls(parent)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

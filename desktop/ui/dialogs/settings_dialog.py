@@ -46,7 +46,9 @@ from desktop.ui.form_rows import whole
 from desktop.ui.inspector.settings_tab import InspectorSettings
 
 if TYPE_CHECKING:
-    from desktop.ui.window.controller import ChatController
+    from desktop.chat.memories import MemoryStore
+    from desktop.ui.dialogs.preferences_services import PreferencesServices
+    from desktop.ui.window.dialog_registry import DialogServices
 
 PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
 # (translated where the combo boxes are filled)
@@ -111,11 +113,21 @@ def normalize_hosts(text: str) -> str:
 
 
 class SettingsDialog(QDialog):
-    settingsSaved = Signal()
+    """Preferences: ``services`` what it reads and changes (:class:`PreferencesServices`),
+    ``memories`` the memories kept across chats (its Memory page)."""
 
-    def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
+    settingsSaved = Signal()  # saved through the settings service (the window follows)
+
+    @classmethod
+    def for_window(cls, services: DialogServices, parent: QWidget) -> SettingsDialog:
+        """Built by the window's dialog launcher (dialog_registry)."""
+        return cls(services.app, services.memories, parent)
+
+    def __init__(self, services: PreferencesServices, memories: MemoryStore,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.controller = controller
+        self.services = services
+        settings = services.settings
         self.setWindowTitle(self.tr("Preferences"))
         self.resize(760, 540)
         layout = QVBoxLayout(self)
@@ -123,22 +135,22 @@ class SettingsDialog(QDialog):
         self.pages = SectionPages(self.tr("Preferences sections"))
         self.pages.add_page(self._general_tab(), self.tr("General"), "settings")
         self.pages.add_page(self._chats_tab(), self.tr("Chats"), "message-square")
-        self.memory_page = MemoryPage(controller.service.memories)
+        self.memory_page = MemoryPage(memories)
         self.pages.add_page(self.memory_page, self.tr("Memory"), "bot")
         self.network_page = self._network_tab()
         self.pages.add_page(self.network_page, self.tr("Network"), "globe")
-        self.desktop_tab = DesktopTab(controller.services.paths.portable)
+        self.desktop_tab = DesktopTab(services.paths.portable)
         self.pages.add_page(self.desktop_tab, self.tr("Desktop"), "monitor")
         self.desktop_tab.shortcutChosen.connect(self._save_shortcut)
         self.pages.add_page(self._data_tab(), self.tr("Data"), "database")
         self.web_search = WebSearchSettings()
         self.pages.add_page(self.web_search, self.tr("Web search"), "search")
-        self.skills_page = SkillsPage(controller.services.skills(), controller.settings.workspace)
+        self.skills_page = SkillsPage(services.skills(), settings.current.workspace)
         self.pages.add_page(self.skills_page, self.tr("Skills"), "file-text")
-        self.usage_page = UsagePage(controller.services.usage, lambda: price_table(
-            controller.settings.prices))  # answers, tokens, cost and speed per model
+        self.usage_page = UsagePage(services.usage, lambda: price_table(
+            settings.current.prices))  # answers, tokens, cost and speed per model
         self.pages.add_page(self.usage_page, self.tr("Usage"), "chart-column")
-        self.inspector_settings = InspectorSettings(controller.services.inspection.clear_all)
+        self.inspector_settings = InspectorSettings(services.inspection.clear_all)
         self.pages.add_page(self.inspector_settings, self.tr("Request inspector"), "scan-search")
         layout.addWidget(self.pages, 1)
         bottom = QHBoxLayout()
@@ -262,7 +274,7 @@ class SettingsDialog(QDialog):
         page = QWidget()
         form = QFormLayout(page)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
-        paths = self.controller.services.paths
+        paths = self.services.paths
         row = QHBoxLayout()
         # (a read-only field: a long path scrolls in it, where a label cut it off)
         self.folder_label = QLineEdit(str(paths.root))
@@ -287,12 +299,12 @@ class SettingsDialog(QDialog):
     # -- values ----------------------------------------------------------------------------
 
     def load(self) -> None:
-        s = self.controller.settings
+        s = self.services.settings.current
         self.theme_combo.setCurrentIndex(max(0, self.theme_combo.findData(s.theme)))
         self.language.load(s.language)
         self.assistant_combo.clear()
         self.assistant_combo.addItem(self.tr("No assistant"), None)
-        for assistant in self.controller.services.assistants.list_assistants():
+        for assistant in self.services.assistants.list_assistants():
             self.assistant_combo.addItem(assistant.name, assistant.id)
         self.assistant_combo.setCurrentIndex(
             max(0, self.assistant_combo.findData(s.default_assistant_id)))
@@ -302,16 +314,16 @@ class SettingsDialog(QDialog):
             s.context_overflow)))
         self.retention_spin.setValue(s.trash_retention_days)
         self.model_titles_check.setChecked(s.model_titles)
-        self.title_model_combo.load(self.controller.services.providers, s)
+        self.title_model_combo.load(self.services.providers, s)
         self.title_model_combo.setEnabled(s.model_titles)
-        self.voice.load(self.controller.services.providers.all(), s)
+        self.voice.load(self.services.providers.all(), s)
         self.proxy_edit.setText(s.proxy_url)
         self.no_proxy_edit.setText(s.no_proxy)
         self.timeout_spin.setValue(round(s.request_timeout_s))
         self.concurrent_spin.setValue(s.max_concurrent_requests)
         self.font_spin.setValue(s.base_font_pt if s.base_font_pt >= 6 else 0)
         self.desktop_tab.load(s)
-        self.web_search.load(s, self.controller.services.secrets)
+        self.web_search.load(s, self.services.secrets)
         self.inspector_settings.load(s)
         self.memory_page.load(s)
         self.skills_page.load(s.disabled_skills)
@@ -364,9 +376,9 @@ class SettingsDialog(QDialog):
             self.error_label.setText(problem)
             self.pages.setCurrentWidget(self.web_search)
             return False
-        self.web_search.save_key(self.controller.services.secrets)
+        self.web_search.save_key(self.services.secrets)
         try:  # the window follows the saved theme and proxy (settings_signal.py)
-            self.controller.update_settings(**self.changes())
+            self.services.settings.update(**self.changes())
         except ValidationError as exc:
             first = exc.errors()[0]
             self.error_label.setText(f"{'.'.join(map(str, first['loc']))}: {first['msg']}")
@@ -378,8 +390,8 @@ class SettingsDialog(QDialog):
     def _save_shortcut(self, text: str) -> None:
         """The quick-ask shortcut applies at once: the tab then shows whether the
         desktop took it (another program may hold the combination)."""
-        if text != self.controller.settings.quick_shortcut:
-            self.controller.update_settings(quick_shortcut=text)
+        if text != self.services.settings.current.quick_shortcut:
+            self.services.settings.update(quick_shortcut=text)
 
     def open_folder(self) -> None:
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.controller.services.paths.root)))
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.services.paths.root)))

@@ -5,6 +5,7 @@ on their own (Enter in the composer, F2/Del in the chat list...)."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtGui import QKeySequence
@@ -19,6 +20,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+if TYPE_CHECKING:
+    from desktop.ui.window.dialog_registry import DialogServices
 
 #: Keys that belong to a widget, not to a menu action (so no QAction to read them from);
 #: the words are translated, the keys named, where the dialog shows them.
@@ -67,6 +71,11 @@ def menu_shortcuts(menu_bar: QMenuBar) -> list[tuple[str, str, str]]:
 
 
 class ShortcutsDialog(QDialog):
+    @classmethod
+    def for_window(cls, services: DialogServices, parent: QWidget) -> ShortcutsDialog:
+        """Built by the window's dialog launcher (dialog_registry)."""
+        return cls(services.menu_bar(), parent)
+
     def __init__(self, menu_bar: QMenuBar, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Keyboard shortcuts"))

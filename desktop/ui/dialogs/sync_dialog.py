@@ -46,6 +46,7 @@ from desktop.ui.window.sync_scheduler import one_line
 if TYPE_CHECKING:
     from desktop.sync.run import SyncReport
     from desktop.sync.service import SyncService
+    from desktop.ui.window.dialog_registry import DialogServices
     from desktop.ui.window.sync_scheduler import SyncScheduler
 
 # (translated where they are shown)
@@ -68,6 +69,11 @@ class SyncDialog(QDialog):
     saved = Signal()
     testFinished = Signal(str, bool)  # the result line, whether the connection works
     _tested = Signal(str, bool)  # from the worker: the result line, whether it worked
+
+    @classmethod
+    def for_window(cls, services: DialogServices, parent: QWidget) -> SyncDialog:
+        """Built by the window's dialog launcher (dialog_registry)."""
+        return cls(services.app.sync, services.sync_scheduler(), parent)
 
     def __init__(self, sync: SyncService, scheduler: SyncScheduler,
                  parent: QWidget | None = None) -> None:

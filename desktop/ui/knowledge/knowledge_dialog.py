@@ -9,6 +9,8 @@ indexed again (only what changed) with "Index now".
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,7 +31,7 @@ from desktop.knowledge.chat_link import (
     KNOWLEDGE_KEY,
     set_assistant_knowledge,
 )
-from desktop.knowledge.store import EmbeddingConfig, KnowledgeBase
+from desktop.knowledge.store import EmbeddingConfig, KnowledgeBase, KnowledgeStore
 from desktop.ui.error_text import exception_text
 from desktop.ui.knowledge.index_job import IndexJob, IndexOutcome
 from desktop.ui.knowledge.knowledge_detail import KnowledgeDetail
@@ -37,15 +39,46 @@ from desktop.ui.scrolling import narrow_side, scrolling
 from desktop.ui.wrap_row import WrapRow
 
 if TYPE_CHECKING:
-    from desktop.ui.window.controller import ChatController
+    from desktop.chat.chat_settings import ChatSettings
+    from desktop.chat.profile import ChatRef
+    from desktop.chat.provider_service import ProviderService
+    from desktop.core.services import AssistantSource
+    from desktop.ui.window.dialog_registry import DialogServices
+
+
+class ChatKnowledge:
+    """The knowledge bases the chat on screen searches itself (``chat``: the chat on
+    screen as it is now; another may be shown while the dialog is open)."""
+
+    def __init__(self, chats: ChatSettings, chat: Callable[[], ChatRef]) -> None:
+        self.chats, self.chat = chats, chat
+
+    def names(self) -> list[str]:
+        return self.chats.knowledge(self.chat())
+
+    def set_names(self, names: list[str]) -> None:
+        self.chats.set_knowledge(self.chat(), names)
 
 
 class KnowledgeDialog(QDialog):
-    def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
+    """``store``: the bases (on the window's connection); ``store_apart``: them on a
+    connection of their own (indexing runs on a thread); ``providers``: the embedding
+    models to choose from; ``assistants`` and ``chat``: who searches a base."""
+
+    @classmethod
+    def for_window(cls, services: DialogServices, parent: QWidget) -> KnowledgeDialog:
+        """Built by the window's dialog launcher (dialog_registry)."""
+        app = services.app
+        return cls(app.knowledge, app.knowledge_apart, app.providers, app.assistants,
+                   ChatKnowledge(services.chats, services.chat_on_screen), parent)
+
+    def __init__(self, store: KnowledgeStore,  # noqa: PLR0917
+                 store_apart: Callable[[], AbstractContextManager[KnowledgeStore]],
+                 providers: ProviderService, assistants: AssistantSource,
+                 chat: ChatKnowledge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.controller = controller
-        self.services = controller.services
-        self.store = self.services.knowledge
+        self.store, self.store_apart = store, store_apart
+        self.providers, self.assistants, self.chat_knowledge = providers, assistants, chat
         self.job: IndexJob | None = None
         self.last_outcome: IndexOutcome | None = None
         self._again = False  # asked to index while indexing: once more after it
@@ -109,14 +142,13 @@ class KnowledgeDialog(QDialog):
 
     def _show_current(self) -> None:
         base = self.current()
-        chats = self.controller.service.chats
-        in_chat = base is not None and base.name in chats.knowledge(self.controller.chat)
-        self.detail.show_base(base, self.services.providers.all(), in_chat)
+        in_chat = base is not None and base.name in self.chat_knowledge.names()
+        self.detail.show_base(base, self.providers.all(), in_chat)
         self.rename_button.setEnabled(base is not None)
         self.delete_button.setEnabled(base is not None)
         if base is not None:
             assistants = [(a.id, a.name, base.name in (a.extra.get(KNOWLEDGE_KEY) or []))
-                          for a in self.services.assistants.list_assistants()]
+                          for a in self.assistants.list_assistants()]
             self.detail.fill_assistants(assistants, self._toggle_assistant)
         self.detail.indexing(self.job is not None and self.job.running)
 
@@ -156,15 +188,13 @@ class KnowledgeDialog(QDialog):
 
     def _rename_links(self, old: str, new: str) -> None:
         """The open chat and the assistants keep searching the renamed base."""
-        chats = self.controller.service.chats
-        chat = self.controller.chat
-        mine = chats.knowledge(chat)
+        mine = self.chat_knowledge.names()
         if old in mine:
-            chats.set_knowledge(chat, [new if n == old else n for n in mine])
-        for assistant in self.services.assistants.list_assistants():
+            self.chat_knowledge.set_names([new if n == old else n for n in mine])
+        for assistant in self.assistants.list_assistants():
             names = assistant.extra.get(KNOWLEDGE_KEY) or []
             if old in names:
-                set_assistant_knowledge(self.services.assistants, assistant.id,
+                set_assistant_knowledge(self.assistants, assistant.id,
                                         [new if n == old else n for n in names])
 
     def delete_base(self) -> None:
@@ -214,17 +244,16 @@ class KnowledgeDialog(QDialog):
         base = self.current()
         if base is None:
             return
-        chats = self.controller.service.chats
-        names = [n for n in chats.knowledge(self.controller.chat) if n != base.name]
-        chats.set_knowledge(self.controller.chat, [*names, base.name] if on else names)
+        names = [n for n in self.chat_knowledge.names() if n != base.name]
+        self.chat_knowledge.set_names([*names, base.name] if on else names)
 
     def _toggle_assistant(self, assistant_id: str, on: bool) -> None:
         base = self.current()
-        assistant = self.services.assistants.get(assistant_id)
+        assistant = self.assistants.get(assistant_id)
         if base is None or assistant is None:
             return
         names = [n for n in assistant.extra.get(KNOWLEDGE_KEY) or [] if n != base.name]
-        set_assistant_knowledge(self.services.assistants, assistant_id,
+        set_assistant_knowledge(self.assistants, assistant_id,
                                 [*names, base.name] if on else names)
 
     # -- indexing ---------------------------------------------------------------------
@@ -236,7 +265,7 @@ class KnowledgeDialog(QDialog):
         if self.job is not None:
             self._again = True  # paths or the model changed meanwhile
             return
-        job = IndexJob(self.services.knowledge_apart, base.name)
+        job = IndexJob(self.store_apart, base.name)
         job.progress.connect(self.detail.show_progress)
         job.finished.connect(self._indexed)
         self.job = job

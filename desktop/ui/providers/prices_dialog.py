@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Signal
 from PySide6.QtWidgets import (
     QDialog,
@@ -18,6 +20,9 @@ from PySide6.QtWidgets import (
 from desktop.core.settings import ModelPrice
 from desktop.ui.error_text import exception_text
 
+if TYPE_CHECKING:
+    from desktop.ui.window.dialog_registry import DialogServices
+
 # (translated where the table is made)
 COLUMNS = [str(QT_TRANSLATE_NOOP("PricesDialog", "Model id")),
            str(QT_TRANSLATE_NOOP("PricesDialog", "Input $/M")),
@@ -27,6 +32,11 @@ COLUMNS = [str(QT_TRANSLATE_NOOP("PricesDialog", "Model id")),
 
 class PricesDialog(QDialog):
     pricesChanged = Signal(dict)  # model id -> ModelPrice
+
+    @classmethod
+    def for_window(cls, services: DialogServices, parent: QWidget) -> PricesDialog:
+        """Built by the window's dialog launcher (dialog_registry)."""
+        return cls(dict(services.settings.current.prices), parent)
 
     def __init__(self, prices: dict[str, ModelPrice], parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -38,6 +38,7 @@ from desktop.ui.scrolling import narrow_side, scrolling, sized_by_current
 
 if TYPE_CHECKING:
     from desktop.chat.provider_service import ProviderService
+    from desktop.ui.window.dialog_registry import DialogServices
 
 CHECK_TIMEOUT_S = 20.0  # fetch/test should fail fast, not wait for a 120 s chat timeout
 
@@ -46,6 +47,11 @@ class ProviderDialog(QDialog):
     """Manage providers. Emits :attr:`providersChanged` after every save or removal."""
 
     providersChanged = Signal()
+
+    @classmethod
+    def for_window(cls, services: DialogServices, parent: QWidget) -> ProviderDialog:
+        """Built by the window's dialog launcher (dialog_registry)."""
+        return cls(services.app.providers, parent)
 
     def __init__(self, providers: ProviderService, parent: QWidget | None = None) -> None:
         super().__init__(parent)

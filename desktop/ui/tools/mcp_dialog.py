@@ -6,12 +6,12 @@ server's stored keys and sign-in are deleted, a renamed one's go with it."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -36,20 +36,37 @@ from desktop.ui.tools.mcp_import import PasteDialog, claude_desktop_config
 from desktop.ui.tools.mcp_server_list import McpServerList, normalized, validation_error
 
 if TYPE_CHECKING:
+    from desktop.chat.chat_tools import ChatTools
+    from desktop.core.services import SettingsSource
     from desktop.tools.mcp.connection import McpConnection
-    from desktop.ui.window.controller import ChatController
+    from desktop.ui.window.dialog_registry import DialogServices
 
 log = logging.getLogger(__name__)
 
 
 class McpDialog(QDialog):
-    def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
+    """``settings``: the servers are read and saved there; ``tools``: the running servers,
+    the catalog, their stored keys; ``data_folder``: where extensions are unpacked
+    (a removed one's files go); ``start_servers``: (re)starts them from the settings.
+    The window calls :meth:`refresh_status` when the tools change."""
+
+    saved = Signal()  # the servers were saved (and are starting)
+
+    @classmethod
+    def for_window(cls, services: DialogServices, parent: QWidget) -> McpDialog:
+        """Built by the window's dialog launcher (dialog_registry)."""
+        return cls(services.settings, services.tools, services.app.data_folder,
+                   services.restart_mcp, parent)
+
+    def __init__(self, settings: SettingsSource, tools: ChatTools, data_folder: Path,
+                 start_servers: Callable[[], None], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.controller = controller
+        self.settings, self.tools, self.data_folder = settings, tools, data_folder
+        self.start_servers = start_servers
         self.setWindowTitle(self.tr("MCP servers"))
         self.resize(920, 640)
         self.servers: list[dict[str, Any]] = [
-            normalized(dict(s)) for s in controller.settings.mcp_servers]
+            normalized(dict(s)) for s in settings.current.mcp_servers]
         # Each saved server's dictionary (held, so no other takes its id) and saved name:
         # a rename is seen on Save
         self._saved_names = [(s, str(s.get("name", ""))) for s in self.servers]
@@ -62,7 +79,7 @@ class McpDialog(QDialog):
         layout = QVBoxLayout(self)
         splitter = QSplitter()
         self.list_panel = McpServerList(self._connection, self._started)
-        self.browse_button = catalog_button(self, controller.tools.server_catalog,
+        self.browse_button = catalog_button(self, tools.server_catalog,
                                             self._add_configs)
         self.list_panel.add_buttons(self.browse_button)
         self.server_list = self.list_panel.list
@@ -104,7 +121,6 @@ class McpDialog(QDialog):
         self.close_button.clicked.connect(self.reject)
         layout.addWidget(buttons)
 
-        controller.toolsChanged.connect(self.refresh_status)
         self._timer = QTimer(self)
         self._timer.setInterval(500)
         self._timer.timeout.connect(self.form.poll_stderr)
@@ -122,14 +138,14 @@ class McpDialog(QDialog):
     # -- the list -------------------------------------------------------------------------------
 
     def _connection(self, name: str) -> McpConnection | None:
-        manager = self.controller.tools.mcp
+        manager = self.tools.mcp
         return manager.get(name) if manager is not None else None
 
     def _started(self, name: str) -> dict[str, Any] | None:
-        return self.controller.tools.started_settings.get(name)
+        return self.tools.started_settings.get(name)
 
     def _tool_override(self, exposed: str) -> str | None:
-        return self.controller.settings.tool_policies.get(exposed)
+        return self.settings.current.tool_policies.get(exposed)
 
     def status_of(self, server: dict[str, Any]) -> tuple[str, str]:
         return self.list_panel.status_of(server)
@@ -263,21 +279,22 @@ class McpDialog(QDialog):
         kept = {old: str(s.get("name", "")) for s, old in self._saved_names if id(s) in present}
         renamed = {old: new for old, new in kept.items() if new != old}
         try:  # before saving: the values saved next are then the ones under each name
-            self.controller.tools.settle_server_secrets(
-                list(self.controller.settings.mcp_servers), renamed, set(kept))
+            self.tools.settle_server_secrets(
+                list(self.settings.current.mcp_servers), renamed, set(kept))
         except Exception as exc:  # a keyring that fails must not lose the user's edits
             log.warning("MCP servers: stored keys and sign-ins not settled: %s", exc)
-        removed = [raw for raw in self.controller.settings.mcp_servers
+        removed = [raw for raw in self.settings.current.mcp_servers
                    if str(raw.get("name", "")) not in kept]
-        self.controller.update_settings(mcp_servers=[c.model_dump(mode="json") for c in configs])
+        self.settings.update(mcp_servers=[c.model_dump(mode="json") for c in configs])
+        self.saved.emit()
         for raw in removed:  # an extension removed here is uninstalled: its files go too
-            remove_bundle_files(self.controller.services.data_folder, raw)
+            remove_bundle_files(self.data_folder, raw)
         # As stored (secrets as placeholders): what the servers start from
-        self.servers = [normalized(dict(s)) for s in self.controller.settings.mcp_servers]
+        self.servers = [normalized(dict(s)) for s in self.settings.current.mcp_servers]
         self._saved_names = [(s, str(s["name"])) for s in self.servers]
         self.dirty = False
         self._discard_armed = False
-        self.controller.start_mcp()
+        self.start_servers()
         self._fill_list()
         self._row_changed(self.server_list.currentRow())
         self.show_message(self.tr("Saved. Starting the servers…") if configs else self.tr("Saved."))
@@ -285,7 +302,7 @@ class McpDialog(QDialog):
 
     def restart_current(self) -> None:
         server = self.current_server()
-        manager = self.controller.tools.mcp
+        manager = self.tools.mcp
         name = str(server.get("name", "")) if server else ""
         if manager is None or manager.get(name) is None:
             self.show_message(self.tr("{name} is not started: Save to start it.").format(
@@ -314,6 +331,4 @@ class McpDialog(QDialog):
                         "discard them."), error=True)
             return
         self._timer.stop()
-        with contextlib.suppress(RuntimeError, TypeError):
-            self.controller.toolsChanged.disconnect(self.refresh_status)
         super().reject()

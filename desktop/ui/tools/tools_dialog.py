@@ -3,10 +3,11 @@ which built-ins are on, and the "always allow" grants, each revocable."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -29,7 +30,10 @@ from desktop.ui.tools.tool_names import display_name, names_text
 from desktop.ui.tools.trust_fields import TrustFields
 
 if TYPE_CHECKING:
-    from desktop.ui.window.controller import ChatController
+    from desktop.chat.chat_tools import ChatTools
+    from desktop.core.services import SettingsSource
+    from desktop.tools.approval import ChatGrants
+    from desktop.ui.window.dialog_registry import DialogServices
 
 # (translated where it is shown)
 INTRO = str(QT_TRANSLATE_NOOP(
@@ -57,9 +61,20 @@ def policy_name(policy: str) -> str:
 
 
 class ToolsDialog(QDialog):
-    def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
+    """``settings``: read and saved here; ``tools``: the registry and the saved grants;
+    ``chat_grants``: the chat on screen's "allow for this chat" grants."""
+
+    saved = Signal()  # the policies, switches or trust settings were saved
+
+    @classmethod
+    def for_window(cls, services: DialogServices, parent: QWidget) -> ToolsDialog:
+        """Built by the window's dialog launcher (dialog_registry)."""
+        return cls(services.settings, services.tools, services.chat_grants, parent)
+
+    def __init__(self, settings: SettingsSource, tools: ChatTools,
+                 chat_grants: Callable[[], ChatGrants], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.controller = controller
+        self.settings, self.tools, self.chat_grants = settings, tools, chat_grants
         self.setWindowTitle(self.tr("Tools"))
         self.resize(720, 600)
         layout = QVBoxLayout(self)
@@ -81,10 +96,10 @@ class ToolsDialog(QDialog):
         self.on_items: dict[str, QTableWidgetItem] = {}
         self._fill_tools()
         layout.addWidget(self.table, 3)
-        self.trust_fields = TrustFields(self.controller.settings.fetch_allow_hosts,
-                                        self.controller.settings.command_env,
-                                        sandbox=self.controller.settings.command_sandbox,
-                                        network=self.controller.settings.command_network)
+        current = settings.current
+        self.trust_fields = TrustFields(current.fetch_allow_hosts, current.command_env,
+                                        sandbox=current.command_sandbox,
+                                        network=current.command_network)
         layout.addWidget(self.trust_fields)
 
         grants_title = QLabel(self.tr("<b>Always allowed</b> — these tools run without asking, "
@@ -132,8 +147,8 @@ class ToolsDialog(QDialog):
     # -- tools and policies -------------------------------------------------------------------
 
     def _fill_tools(self) -> None:
-        settings = self.controller.settings
-        tools = list(self.controller.tools.registry())
+        settings = self.settings.current
+        tools = list(self.tools.registry())
         self.table.setRowCount(len(tools))
         for row, tool in enumerate(tools):
             name = QTableWidgetItem(display_name(tool.name, tool.source))
@@ -175,7 +190,7 @@ class ToolsDialog(QDialog):
     def save(self) -> None:
         if self.trust_fields.problem() is not None:
             return
-        settings = self.controller.settings
+        settings = self.settings.current
         policies = dict(settings.tool_policies)
         for name, combo in self.policy_combos.items():
             value = combo.currentData()
@@ -187,18 +202,18 @@ class ToolsDialog(QDialog):
         enabled = [n for n, item in self.on_items.items()
                    if item.checkState() == Qt.CheckState.Checked]
         enabled += [n for n in settings.enabled_tools if n not in shown]
-        self.controller.update_settings(tool_policies=policies, enabled_tools=enabled,
-                                        fetch_allow_hosts=self.trust_fields.hosts(),
-                                        command_env=self.trust_fields.env(),
-                                        command_sandbox=self.trust_fields.sandbox(),
-                                        command_network=self.trust_fields.network())
-        self.controller.toolsChanged.emit()
+        self.settings.update(tool_policies=policies, enabled_tools=enabled,
+                             fetch_allow_hosts=self.trust_fields.hosts(),
+                             command_env=self.trust_fields.env(),
+                             command_sandbox=self.trust_fields.sandbox(),
+                             command_network=self.trust_fields.network())
+        self.saved.emit()
         self.accept()
 
     # -- grants ------------------------------------------------------------------------------
 
     def _fill_grants(self) -> None:
-        grants = self.controller.tools.saved_grants.list()
+        grants = self.tools.saved_grants.list()
         self.grants_table.setRowCount(len(grants))
         self.revoke_buttons.clear()
         for row, grant in enumerate(grants):
@@ -220,7 +235,7 @@ class ToolsDialog(QDialog):
             self.revoke_buttons[f"{grant.tool} {grant.scope}".rstrip()] = button
         self.grants_table.setVisible(bool(grants))
         self.no_grants.setVisible(not grants)
-        chat = self.controller.chat_grants()
+        chat = self.chat_grants()
         names = sorted(chat.tools)
         text = (self.tr("Allowed for this chat: ") + names_text(names) if names else
                 self.tr("No tool is allowed just for this chat."))
@@ -231,12 +246,12 @@ class ToolsDialog(QDialog):
 
     def revoke(self, tool: str, scope: str = "") -> None:
         """Remove an "always allow" grant at once (no Save needed)."""
-        if self.controller.tools.saved_grants.revoke(tool, scope):
+        if self.tools.saved_grants.revoke(tool, scope):
             self.message.setText(self.tr("Revoked: {tool} will ask again before it runs.").format(
                 tool=display_name(tool)))
         self._fill_grants()
 
     def forget_chat_grants(self) -> None:
-        self.controller.chat_grants().clear()
+        self.chat_grants().clear()
         self.message.setText(self.tr("This chat will ask again."))
         self._fill_grants()

@@ -152,6 +152,13 @@ class ChatController(QObject):
         self.ctx.settings.update(**changes)
         self.selectionChanged.emit()
 
+    def settings_saved(self, *, tools: bool = False) -> None:
+        """A dialog saved settings (through the settings service): the chat on screen's
+        pieces follow, and its tools when they changed."""
+        self.selectionChanged.emit()
+        if tools:
+            self.toolsChanged.emit()
+
     def reload_settings(self) -> None:
         self.ctx.settings.reload()
         self.selectionChanged.emit()

@@ -1,12 +1,15 @@
-"""Opens the window's dialogs: Providers, Model prices, Tools, MCP servers,
-Preferences, Keyboard shortcuts and About (and, for :class:`ConversationActions`, any other kind).
+"""Opens the window's dialogs: any dialog of the registry
+(:mod:`desktop.ui.window.dialog_registry`) by its kind, the MCP bundle form, and (for
+:class:`ConversationActions` and Compare) any other kind they build.
 
 Every dialog is window-modal and opened with ``open()``, never ``exec()``: a nested
 event loop would hold up the asyncio tasks (a streaming answer, the model list, MCP
 servers) that run on Qt's loop. There is one dialog of each kind at a time; asking
-again brings it forward. What a dialog changed is announced by a signal, and the
-window decides who follows. When a dialog closes, the keyboard focus goes back to the
-widget that had it when the dialog opened (the message box, usually).
+again brings it forward. What a dialog changed it announces by its own signals:
+:attr:`DialogLauncher.opened` hands each new dialog to the window, which decides who
+follows (:func:`desktop.ui.window.window_wiring.connect_dialogs`). When a dialog
+closes, the keyboard focus goes back to the widget that had it when the dialog opened
+(the message box, usually).
 """
 
 from __future__ import annotations
@@ -15,15 +18,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QDialog, QMenuBar, QWidget
+from PySide6.QtWidgets import QDialog, QWidget
 from shiboken6 import isValid
 
+from desktop.ui.window.dialog_registry import dialog_entry
 from desktop.ui.window.helpers import delete_on_close
 
 if TYPE_CHECKING:
-    from desktop.core.settings import ModelPrice
-    from desktop.ui.window.controller import ChatController
-    from desktop.ui.window.sync_scheduler import SyncScheduler
+    from desktop.ui.window.dialog_registry import DialogServices, WindowDialog
 
 
 def fit_to_screen(dialog: QWidget, parent: QWidget) -> None:
@@ -40,20 +42,30 @@ def fit_to_screen(dialog: QWidget, parent: QWidget) -> None:
 
 
 class DialogLauncher(QObject):
-    providersChanged = Signal()  # saved in the Providers dialog, or it was closed
-    pricesChanged = Signal()  # saved (the usage shown may cost something else now)
-    mcpClosed = Signal()  # the MCP servers dialog closed: the tools may have changed
-    preferencesSaved = Signal()
+    opened = Signal(str, QDialog)  # kind, a dialog just built (before it shows)
+    extensionInstalled = Signal()  # an MCP bundle: the servers restart, the tools change
 
-    def __init__(self, controller: ChatController, parent: QWidget) -> None:
+    def __init__(self, services: DialogServices, parent: QWidget) -> None:
         super().__init__(parent)
-        self.controller = controller
+        self.services = services
         self.parent_widget = parent  # every dialog is modal to this window
         self._dialogs: dict[str, QDialog] = {}
 
     def current(self, kind: str) -> QDialog | None:
         """The open dialog of ``kind`` ("providers", "mcp", …), if there is one."""
         return self._dialogs.get(kind)
+
+    def open(self, kind: str) -> QDialog:
+        """Open the registered dialog of ``kind`` (or bring the open one forward)."""
+        module, _, name = dialog_entry(kind).target.partition(":")
+
+        def make() -> QDialog:
+            import importlib  # (the dialog's module loads when it first opens)
+
+            dialog_class: WindowDialog = getattr(importlib.import_module(module), name)
+            return dialog_class.for_window(self.services, self.parent_widget)
+
+        return self.show_one(kind, make)
 
     def show_one(self, kind: str, make: Callable[[], QDialog]) -> QDialog:
         """Open the dialog ``make`` builds, or bring the open one of ``kind`` forward."""
@@ -65,6 +77,7 @@ class DialogLauncher(QObject):
         # where the keyboard was: it goes back there when the dialog closes
         before = self.parent_widget.focusWidget()
         dialog = make()
+        self.opened.emit(kind, dialog)
         delete_on_close(dialog)
         dialog.finished.connect(lambda _result: self.give_focus_back(before))
 
@@ -90,51 +103,6 @@ class DialogLauncher(QObject):
         if widget is not None:
             widget.setFocus(Qt.FocusReason.OtherFocusReason)
 
-    def open_providers(self) -> QDialog:
-        from desktop.ui.providers.provider_dialog import ProviderDialog
-
-        def make() -> QDialog:
-            dialog = ProviderDialog(self.controller.services.providers, self.parent_widget)
-            dialog.providersChanged.connect(self._providers_changed)
-            # (closing re-reads them too: a provider may have been removed unsaved)
-            dialog.finished.connect(lambda _result: self._providers_changed())
-            return dialog
-
-        return self.show_one("providers", make)
-
-    def _providers_changed(self) -> None:
-        self.controller.reload_settings()
-        self.providersChanged.emit()
-
-    def open_prices(self) -> QDialog:
-        from desktop.ui.providers.prices_dialog import PricesDialog
-
-        def make() -> QDialog:
-            dialog = PricesDialog(dict(self.controller.settings.prices), self.parent_widget)
-            dialog.pricesChanged.connect(self._prices_changed)
-            return dialog
-
-        return self.show_one("prices", make)
-
-    def _prices_changed(self, prices: dict[str, ModelPrice]) -> None:
-        self.controller.update_settings(prices=prices)
-        self.pricesChanged.emit()
-
-    def open_tools(self) -> QDialog:
-        from desktop.ui.tools.tools_dialog import ToolsDialog
-
-        return self.show_one("tools", lambda: ToolsDialog(self.controller, self.parent_widget))
-
-    def open_mcp(self) -> QDialog:
-        from desktop.ui.tools.mcp_dialog import McpDialog
-
-        def make() -> QDialog:
-            dialog = McpDialog(self.controller, self.parent_widget)
-            dialog.finished.connect(lambda _result: self.mcpClosed.emit())
-            return dialog
-
-        return self.show_one("mcp", make)
-
     def install_extension(self, path: str | None = None) -> QDialog | None:
         """File → Install extension… (or a bundle dropped on the window): the form of
         the MCP bundle at ``path`` (asked for when None); once installed, the MCP
@@ -150,50 +118,7 @@ class DialogLauncher(QObject):
                 "", QCoreApplication.translate("MainWindow", "MCP bundles (*.mcpb *.dxt)"))
             if not path:
                 return None
-        dialog = open_bundle_dialog(self.controller.services.bundles, path, self.parent_widget)
+        dialog = open_bundle_dialog(self.services.app.bundles, path, self.parent_widget)
         if dialog is not None:
-            dialog.accepted.connect(self._extension_installed)
+            dialog.accepted.connect(self.extensionInstalled)
         return dialog
-
-    def _extension_installed(self) -> None:
-        self.controller.start_mcp()
-        self.mcpClosed.emit()  # the tools change
-
-    def open_knowledge(self) -> QDialog:
-        from desktop.ui.knowledge.knowledge_dialog import KnowledgeDialog
-
-        return self.show_one("knowledge",
-                             lambda: KnowledgeDialog(self.controller, self.parent_widget))
-
-    def open_preferences(self) -> QDialog:
-        from desktop.ui.dialogs.settings_dialog import SettingsDialog
-
-        def make() -> QDialog:
-            from desktop.ui.window.main_window import MainWindow
-
-            dialog = SettingsDialog(self.controller, self.parent_widget)
-            dialog.settingsSaved.connect(self.preferencesSaved)
-            if isinstance(self.parent_widget, MainWindow) and self.parent_widget.ready:
-                # Desktop: whether the quick-ask shortcut is registered, as it changes
-                dialog.desktop_tab.follow(self.parent_widget.quick.shortcut)
-            return dialog
-
-        return self.show_one("preferences", make)
-
-    def open_shortcuts(self, menu_bar: QMenuBar) -> QDialog:
-        """Help → Keyboard shortcuts: read from the menus' actions as they are now."""
-        from desktop.ui.dialogs.shortcuts_dialog import ShortcutsDialog
-
-        return self.show_one("shortcuts", lambda: ShortcutsDialog(menu_bar, self.parent_widget))
-
-    def open_sync(self, scheduler: SyncScheduler) -> QDialog:
-        """Settings → Sync: saving reconfigures ``scheduler``, the window's sync."""
-        from desktop.ui.dialogs.sync_dialog import SyncDialog
-
-        return self.show_one("sync", lambda: SyncDialog(self.controller.services.sync, scheduler,
-                                                        self.parent_widget))
-
-    def open_about(self) -> QDialog:
-        from desktop.ui.dialogs.about_dialog import AboutDialog
-
-        return self.show_one("about", lambda: AboutDialog(self.parent_widget))

@@ -170,7 +170,7 @@ async def first_run(window: MainWindow) -> None:
         window.statusBar().showMessage(QCoreApplication.translate(
             "Launch", "Found {servers} running on this computer").format(servers=names), 8000)
     # Not from inside this task: a dialog must not run while a task step is executing.
-    QTimer.singleShot(0, window.dialogs.open_providers)
+    QTimer.singleShot(0, lambda: window.dialogs.open("providers"))
 
 
 def reopen_last_chat(window: MainWindow) -> None:

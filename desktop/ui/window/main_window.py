@@ -20,6 +20,7 @@ are imported by ``attach``, and so are asyncio, logging and Qt's ``Qt`` namespac
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QTimer
@@ -149,6 +150,7 @@ class MainWindow(QMainWindow):
         from desktop.ui.quick.quick_ask import QuickAsk
         from desktop.ui.window.attention import Attention
         from desktop.ui.window.dialog_launcher import DialogLauncher
+        from desktop.ui.window.dialog_registry import DialogServices
         from desktop.ui.window.notifier import DesktopNotifier
         from desktop.ui.window.quit_guard import QuitGuard
         from desktop.ui.window.tool_activity import ToolActivity
@@ -156,7 +158,8 @@ class MainWindow(QMainWindow):
         from desktop.ui.window.update_notice import UpdateNotice
 
         controller = self.controller
-        self.dialogs = DialogLauncher(controller, self)
+        self.dialogs = DialogLauncher(
+            DialogServices(controller, self.menuBar, lambda: self.sync), self)
         # files dropped anywhere attach to the chat (MCP bundles open their install form)
         WindowDrops(self, self.chat_pane, self.dialogs.install_extension)
         self.tool_activity = ToolActivity(controller, self.composer, self.sidebar, self)
@@ -264,16 +267,12 @@ class MainWindow(QMainWindow):
         """Every connection between the pieces and the controller, in one place."""
         c, bar, pane, tools = self.controller, self.top_bar, self.chat_pane, self.tool_activity
         d, composer = self.dialogs, self.chat_pane.composer
-        bar.providersRequested.connect(d.open_providers)
+        bar.providersRequested.connect(partial(d.open, "providers"))
         bar.assistantsRequested.connect(self.conversations.open_assistants)
         bar.sidebarToggled.connect(self.panels.set_tools_visible)
         bar.sidebarChosen.connect(self._sidebar_chosen)
         bar.statusChanged.connect(self._show_status)
         bar.choiceMade.connect(composer.input.setFocus)
-        d.providersChanged.connect(bar.refresh_providers)
-        d.pricesChanged.connect(lambda: bar.show_usage(c.history))
-        d.mcpClosed.connect(tools.refresh_tools)
-        d.preferencesSaved.connect(self._preferences_saved)
         self.conversations.assistantsChanged.connect(bar.refresh_assistants)
 
         self.sessions.bind(c)
@@ -293,8 +292,8 @@ class MainWindow(QMainWindow):
         composer.stopRequested.connect(c.stop)
         composer.workspaceRequested.connect(self.choose_workspace)
         composer.toolToggled.connect(c.set_tool_enabled)
-        composer.toolSettingsRequested.connect(d.open_tools)
-        composer.mcpSettingsRequested.connect(d.open_mcp)
+        composer.toolSettingsRequested.connect(partial(d.open, "tools"))
+        composer.mcpSettingsRequested.connect(partial(d.open, "mcp"))
         pane.chat.regenerateRequested.connect(c.regenerate)
         pane.chat.branchStepRequested.connect(c.step_branch)
 
@@ -310,10 +309,15 @@ class MainWindow(QMainWindow):
         self.chat.turn_status.confirmAnswered.connect(c.answer_confirm)
         c.bridge.runFinished.connect(self._run_finished)
         c.bridge.contextTrimmed.connect(lambda text: self.statusBar().showMessage(text, 15000))
-        from desktop.ui.window.window_wiring import connect_sync, connect_tray_and_quick
+        from desktop.ui.window.window_wiring import (
+            connect_dialogs,
+            connect_sync,
+            connect_tray_and_quick,
+        )
 
         connect_tray_and_quick(self)
         self.sync = connect_sync(self)  # runs on chat and settings changes, and a timer
+        connect_dialogs(self)  # what follows from the dialogs
 
     # -- what the controller did ----------------------------------------------------------
 
@@ -358,9 +362,9 @@ class MainWindow(QMainWindow):
 
     def _provider_missing(self) -> None:
         self.show_error(self.tr("Add a provider to start chatting."))
-        self.dialogs.open_providers()
+        self.dialogs.open("providers")
 
-    def _preferences_saved(self) -> None:
+    def preferences_saved(self) -> None:
         self.refresh_sessions()
         self.statusBar().showMessage(self.tr("Preferences saved"), 5000)
 

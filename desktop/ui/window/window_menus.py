@@ -2,7 +2,8 @@
 
 Built once the window's pieces exist (:meth:`MainWindow.attach`); every action calls a
 piece the window already has (the dialog launcher, the controller, the panels), so
-this object holds no state of its own beyond the actions it made. (Its texts keep
+this object holds no state of its own beyond the actions it made. The dialogs' actions
+come from the registry (:mod:`desktop.ui.window.dialog_registry`). (Its texts keep
 the translation context "MainWindow", where the menus were built before.)
 """
 
@@ -17,6 +18,7 @@ from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QMenu
 
 from desktop.ui import theme
+from desktop.ui.window.dialog_registry import DialogEntry, menu_entries
 
 if TYPE_CHECKING:
     from desktop.ui.window.main_window import MainWindow
@@ -63,23 +65,9 @@ class WindowMenus(QObject):
                      QKeySequence.StandardKey.Quit, w.tray.quit)
 
     def _settings_menu(self) -> None:
-        w, d = self.window, self.window.dialogs
+        w = self.window
         menu = w.menuBar().addMenu(QCoreApplication.translate("MainWindow", "&Settings"))
-        self._action(menu, QCoreApplication.translate("MainWindow", "P&references…"),
-                     QKeySequence("Ctrl+,"), d.open_preferences)
-        w.conversations.add_settings_actions(menu)
-        self._action(menu, QCoreApplication.translate("MainWindow", "&Providers…"),
-                     QKeySequence("Ctrl+Shift+P"), d.open_providers)
-        self._action(menu, QCoreApplication.translate("MainWindow", "Model p&rices…"),
-                     None, d.open_prices)
-        self._action(menu, QCoreApplication.translate("MainWindow", "&Tools…"),
-                     None, d.open_tools)
-        self._action(menu, QCoreApplication.translate("MainWindow", "&MCP servers…"),
-                     None, d.open_mcp)
-        self._action(menu, QCoreApplication.translate("MainWindow", "&Knowledge…"),
-                     None, d.open_knowledge)
-        self._action(menu, QCoreApplication.translate("MainWindow", "S&ync…"),
-                     None, lambda: d.open_sync(w.sync))
+        self._with_dialogs(menu, "settings", {20: w.conversations.add_settings_actions})
 
     def _view_menu(self) -> None:
         w = self.window
@@ -99,14 +87,27 @@ class WindowMenus(QObject):
             act.triggered.connect(partial(w.controller.update_settings, theme=mode))
 
     def _help_menu(self) -> None:
-        w, d = self.window, self.window.dialogs
-        menu = w.menuBar().addMenu(QCoreApplication.translate("MainWindow", "&Help"))
-        self._action(menu, QCoreApplication.translate("MainWindow", "&Keyboard shortcuts"),
-                     QKeySequence("Ctrl+/"), lambda: d.open_shortcuts(w.menuBar()))
-        self._action(menu, QCoreApplication.translate("MainWindow", "Open &log folder"),
-                     None, self.open_log_folder)
-        self._action(menu, QCoreApplication.translate("MainWindow", "&About"),
-                     None, d.open_about)
+        menu = self.window.menuBar().addMenu(QCoreApplication.translate("MainWindow", "&Help"))
+        self._with_dialogs(menu, "help", {20: self._log_folder_action})
+
+    def _log_folder_action(self, menu: QMenu) -> QAction:
+        return self._action(menu, QCoreApplication.translate("MainWindow", "Open &log folder"),
+                            None, self.open_log_folder)
+
+    def _with_dialogs(self, menu: QMenu, name: str,
+                      own: dict[int, Callable[[QMenu], object]]) -> None:
+        """Fill ``menu`` with the registered dialogs of menu ``name`` and, at their
+        places among them, the menu's ``own`` actions (order: adds them)."""
+        items: list[tuple[int, Callable[[QMenu], object]]] = list(own.items())
+        items += [(entry.order, partial(self._dialog_action, entry))
+                  for entry in menu_entries(name)]
+        for _order, add in sorted(items, key=lambda item: item[0]):
+            add(menu)
+
+    def _dialog_action(self, entry: DialogEntry, menu: QMenu) -> QAction:
+        return self._action(menu, QCoreApplication.translate("MainWindow", entry.text),
+                            QKeySequence(entry.shortcut) if entry.shortcut else None,
+                            partial(self.window.dialogs.open, entry.kind))
 
     def open_log_folder(self) -> None:
         folder = self.window.controller.services.paths.logs_dir

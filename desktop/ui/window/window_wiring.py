@@ -9,14 +9,24 @@ here (qutebrowser's way: its status bar widgets never see the main window).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import contextlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QCoreApplication
 
 from desktop.ui.window.sync_scheduler import SyncScheduler, SyncStatusLabel
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QDialog
+
+    from desktop.core.settings import ModelPrice
     from desktop.sync.run import SyncReport
+    from desktop.ui.dialogs.settings_dialog import SettingsDialog
+    from desktop.ui.providers.prices_dialog import PricesDialog
+    from desktop.ui.providers.provider_dialog import ProviderDialog
+    from desktop.ui.tools.mcp_dialog import McpDialog
+    from desktop.ui.tools.tools_dialog import ToolsDialog
     from desktop.ui.window.main_window import MainWindow
 
 
@@ -56,7 +66,7 @@ def connect_sync(window: MainWindow) -> SyncScheduler:
     sync = SyncScheduler(c.services.sync, window)
     label = SyncStatusLabel(sync)
     window.statusBar().addPermanentWidget(label)
-    label.clicked.connect(lambda: window.dialogs.open_sync(sync))
+    label.clicked.connect(lambda: window.dialogs.open("sync"))
     c.sessionsChanged.connect(sync.changed)
     c.bridge.runFinished.connect(lambda _event: sync.changed())
     unsubscribe = c.services.settings.subscribe(lambda _old, _new: sync.changed())
@@ -84,9 +94,9 @@ def connect_welcome(window: MainWindow) -> None:
     next start."""
     c, welcome, dialogs = window.controller, window.welcome, window.dialogs
     for signal in (c.sessionOpened, c.userMessageAdded, c.selectionChanged,
-                   c.sessionsChanged, dialogs.providersChanged):
+                   c.sessionsChanged):  # (and the Providers dialog: connect_dialogs)
         signal.connect(welcome.refresh)
-    welcome.providersRequested.connect(dialogs.open_providers)
+    welcome.providersRequested.connect(lambda: dialogs.open("providers"))
     welcome.modelRequested.connect(window.top_bar.open_model_picker)
     welcome.askRequested.connect(window.composer.input.setFocus)
     welcome.assistantAdded.connect(c.profile.set_assistant)
@@ -105,3 +115,63 @@ def connect_compare(window: MainWindow) -> None:
     c.userMessageAdded.connect(lambda _message: compare.close_view())
     c.bridge.approvalRequested.connect(compare.approval_requested)
     c.bridge.approvalClosed.connect(compare.approval_closed)
+
+
+def connect_dialogs(window: MainWindow) -> None:
+    """What follows from the dialogs (:class:`DialogLauncher` hands each one over as it
+    is built): the dialogs only say what they changed, by their own signals."""
+    c, dialogs, bar, tools = window.controller, window.dialogs, window.top_bar, window.tool_activity
+
+    def providers_changed() -> None:
+        c.reload_settings()
+        bar.refresh_providers()
+        welcome = getattr(window, "welcome", None)  # (built a step later)
+        if welcome is not None:
+            welcome.refresh()
+
+    def providers(dialog: QDialog) -> None:
+        cast("ProviderDialog", dialog).providersChanged.connect(providers_changed)
+        # (closing re-reads them too: a provider may have been removed unsaved)
+        dialog.finished.connect(lambda _result: providers_changed())
+
+    def prices_saved(prices: dict[str, ModelPrice]) -> None:
+        c.update_settings(prices=prices)
+        bar.show_usage(c.history)  # (the usage shown may cost something else now)
+
+    def preferences(dialog: QDialog) -> None:
+        settings = cast("SettingsDialog", dialog)
+        settings.settingsSaved.connect(c.settings_saved)  # (the chat on screen follows)
+        settings.settingsSaved.connect(window.preferences_saved)
+        if window.ready:  # Desktop: whether the quick-ask shortcut is registered
+            settings.desktop_tab.follow(window.quick.shortcut)
+
+    def mcp(dialog: QDialog) -> None:
+        servers = cast("McpDialog", dialog)
+        servers.saved.connect(c.settings_saved)
+        c.toolsChanged.connect(servers.refresh_status)  # (servers started, stopped)
+
+        def closed(_result: int) -> None:
+            with contextlib.suppress(RuntimeError, TypeError):
+                c.toolsChanged.disconnect(servers.refresh_status)
+            tools.refresh_tools()  # (the tools may have changed)
+
+        servers.finished.connect(closed)
+
+    wiring: dict[str, Callable[[QDialog], object]] = {
+        "providers": providers,
+        "prices": lambda dialog: cast("PricesDialog", dialog).pricesChanged.connect(
+            prices_saved),
+        "mcp": mcp,
+        "preferences": preferences,
+        "tools": lambda dialog: cast("ToolsDialog", dialog).saved.connect(
+            lambda: c.settings_saved(tools=True)),
+    }
+
+    def opened(kind: str, dialog: QDialog) -> None:
+        wire = wiring.get(kind)
+        if wire is not None:
+            wire(dialog)
+
+    dialogs.opened.connect(opened)
+    dialogs.extensionInstalled.connect(c.start_mcp)
+    dialogs.extensionInstalled.connect(tools.refresh_tools)

@@ -30,7 +30,7 @@ def test_the_progress_card_follows_a_research_run(
     window = make_window(qtbot, ctx)
     with research_web(PAGES) as web:
         ctx.settings.update(fetch_allow_hosts=["127.0.0.1"])
-        dialog = SettingsDialog(window.controller, window)
+        dialog = SettingsDialog.for_window(window.dialogs.services, window)
         qtbot.addWidget(dialog)
         page = dialog.web_search
         page.service_combo.setCurrentIndex(page.service_combo.findData("searxng"))

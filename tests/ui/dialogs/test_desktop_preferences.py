@@ -30,7 +30,7 @@ def test_the_desktop_tab_saves_tray_and_update_settings(
 ) -> None:
     ctx = open_ctx()
     window = make_window(qtbot, ctx)
-    dialog = SettingsDialog(window.controller, window)
+    dialog = SettingsDialog.for_window(window.dialogs.services, window)
     qtbot.addWidget(dialog)
     tab = dialog.desktop_tab
     assert not tab.tray_check.isChecked() and tab.updates_check.isChecked()
@@ -56,7 +56,7 @@ def test_high_contrast_is_a_theme_choice_in_preferences_and_the_view_menu(
     window = make_window(qtbot, ctx)
     signal = follow_settings(qapp, window.controller)
     try:
-        dialog = SettingsDialog(window.controller, window)
+        dialog = SettingsDialog.for_window(window.dialogs.services, window)
         qtbot.addWidget(dialog)
         index = dialog.theme_combo.findData("high_contrast")
         assert index >= 0 and dialog.theme_combo.itemText(index) == "High contrast"

@@ -20,7 +20,7 @@ CTRL_ALT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
 
 
 def open_desktop_tab(qtbot: Any, window: Any) -> SettingsDialog:
-    dialog = window.dialogs.open_preferences()
+    dialog = window.dialogs.open("preferences")
     assert isinstance(dialog, SettingsDialog)
     qtbot.addWidget(dialog)
     dialog.pages.setCurrentWidget(dialog.desktop_tab)

@@ -51,7 +51,7 @@ def open_settings(qtbot: Any, ctx: AppContext) -> tuple[Any, SettingsDialog]:
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     follow_settings(app, window.controller)  # as launch.py wires the window
-    dialog = window.dialogs.open_preferences()
+    dialog = window.dialogs.open("preferences")
     assert isinstance(dialog, SettingsDialog) and dialog.isVisible()
     return window, dialog
 
@@ -102,7 +102,7 @@ def test_saves_proxy_timeout_and_preferences(
     theme.set_base_font_size(None)  # (the app's theme back as other tests expect it)
 
     # Reopened, it shows what was saved
-    dialog = window.dialogs.open_preferences()
+    dialog = window.dialogs.open("preferences")
     assert isinstance(dialog, SettingsDialog)
     assert dialog.proxy_edit.text() == "socks5://127.0.0.1:1080"
     assert dialog.timeout_spin.value() == 45
@@ -151,7 +151,7 @@ def test_a_model_for_titles_is_chosen_in_preferences(
     assert dialog.save()
     settings = ctx.settings_store.load()
     assert (settings.title_provider_id, settings.title_model) == (config.id, "mini")
-    dialog = window.dialogs.open_preferences()
+    dialog = window.dialogs.open("preferences")
     assert isinstance(dialog, SettingsDialog)
     assert dialog.title_model_combo.currentText() == "mini on Small"
     dialog.model_titles_check.setChecked(False)  # no titles: nothing to choose

@@ -30,7 +30,7 @@ def test_skills_page(qtbot: Any, qt_loop: qasync.QEventLoop, tmp_path: Path,
     broken.mkdir()
     (broken / "SKILL.md").write_text("---\nname: broken\n---\n")
     window = make_window(qtbot, ctx)
-    dialog = SettingsDialog(window.controller, window)
+    dialog = SettingsDialog.for_window(window.dialogs.services, window)
     qtbot.addWidget(dialog)
     page = dialog.skills_page
     table = page.table

@@ -29,7 +29,7 @@ def test_usage_tab_shows_each_model_and_a_total(
     seed(ctx)
     ctx.settings.update(prices={"model-a": ModelPrice(input=1.0, output=2.0)})
     window = make_window(qtbot, ctx)
-    dialog = window.dialogs.open_preferences()
+    dialog = window.dialogs.open("preferences")
     assert isinstance(dialog, SettingsDialog)
     page = dialog.usage_page
     dialog.pages.setCurrentWidget(page)

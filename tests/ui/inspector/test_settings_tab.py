@@ -10,9 +10,10 @@ from typing import Any
 import qasync
 
 from desktop.app import AppContext
+from desktop.chat.memories import MemoryStore
 from desktop.core.exchange import CaptureBatch, ExchangeHead, ExchangeTail
 from desktop.ui.dialogs.settings_dialog import SettingsDialog
-from desktop.ui.window.controller import ChatController
+from desktop.ui.window.app_services import AppServices
 
 
 def test_the_settings_are_saved_and_clear_deletes_every_record(
@@ -24,7 +25,7 @@ def test_the_settings_are_saved_and_clear_deletes_every_record(
     ctx.inspector.write(CaptureBatch("e1", (), head, 0, [(0.0, b"data: x\n\n")],
                                      ExchangeTail(status=200)))
     ctx.inspector.flush()
-    dialog = SettingsDialog(ChatController(ctx))
+    dialog = SettingsDialog(AppServices(ctx), MemoryStore(ctx.db))  # (no window needed)
     qtbot.addWidget(dialog)
     tab = dialog.inspector_settings
     assert tab.enabled_check.isChecked() and tab.days_spin.value() == 14

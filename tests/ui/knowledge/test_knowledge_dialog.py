@@ -14,12 +14,13 @@ from PySide6.QtCore import QObject, QThread, QTimer, Slot
 from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
 
 from desktop.app import AppContext
+from desktop.chat.service import ChatService
 from desktop.core.settings import ProviderConfig
 from desktop.knowledge.search import search
 from desktop.knowledge.store import KnowledgeStore
 from desktop.ui.knowledge.index_job import IndexOutcome
-from desktop.ui.knowledge.knowledge_dialog import KnowledgeDialog
-from desktop.ui.window.controller import ChatController
+from desktop.ui.knowledge.knowledge_dialog import ChatKnowledge, KnowledgeDialog
+from desktop.ui.window.app_services import AppServices
 from tests.knowledge.embedding_server import EmbeddingServer
 
 
@@ -36,7 +37,12 @@ def _folder(root: Path, files: int) -> Path:
 
 
 def _dialog(qtbot: Any, ctx: AppContext) -> KnowledgeDialog:
-    dialog = KnowledgeDialog(ChatController(ctx))
+    """The dialog on the narrow services it uses (no window, no controller); the chat
+    on screen is a new one."""
+    services, chats = AppServices(ctx), ChatService(ctx).chats
+    chat = chats.new_chat()
+    dialog = KnowledgeDialog(services.knowledge, services.knowledge_apart, services.providers,
+                             services.assistants, ChatKnowledge(chats, lambda: chat))
     qtbot.addWidget(dialog)
     dialog.show()
     return dialog
@@ -146,11 +152,11 @@ def test_embeddings_rename_chat_and_delete(
     base = KnowledgeStore(ctx.db).get("Docs")
     assert base.embedding is not None and base.embedding.provider_id == config.id
     detail.chat_check.setChecked(True)
-    chats = dialog.controller.service.chats
-    assert chats.knowledge(dialog.controller.chat) == ["Docs"]
+    on_screen = dialog.chat_knowledge
+    assert on_screen.chats.knowledge(on_screen.chat()) == ["Docs"]
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("Handbook", True))
     dialog.rename_base()
-    assert chats.knowledge(dialog.controller.chat) == ["Handbook"]
+    assert on_screen.chats.knowledge(on_screen.chat()) == ["Handbook"]
     assert dialog.bases.currentItem().text() == "Handbook"
     monkeypatch.setattr(QMessageBox, "question",
                         lambda *a, **k: QMessageBox.StandardButton.Yes)
@@ -191,7 +197,7 @@ def test_an_assistant_searches_a_base(
     actions[0].setChecked(True)
     assert ctx.assistants.get(helper.id).extra["knowledge"] == ["Papers"]
     chat = NewChat(assistant_id=helper.id)
-    assert chat_knowledge(dialog.controller.service.chats.profiles, chat) == ["Papers"]
+    assert chat_knowledge(dialog.chat_knowledge.chats.profiles, chat) == ["Papers"]
     actions[0].setChecked(False)
     assert "knowledge" not in ctx.assistants.get(helper.id).extra
 

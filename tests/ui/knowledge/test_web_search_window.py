@@ -26,7 +26,7 @@ def test_web_switch_searches_and_the_results_are_sources(
     add_provider(ctx, fake_server)
     window = make_window(qtbot, ctx)
     with search_server("searxng") as searx:
-        dialog = SettingsDialog(window.controller, window)
+        dialog = SettingsDialog.for_window(window.dialogs.services, window)
         qtbot.addWidget(dialog)
         page = dialog.web_search
         page.service_combo.setCurrentIndex(page.service_combo.findData("searxng"))
@@ -55,7 +55,7 @@ def test_preferences_keep_the_key_in_the_key_store(
 ) -> None:
     ctx = open_ctx()
     window = make_window(qtbot, ctx)
-    dialog = SettingsDialog(window.controller, window)
+    dialog = SettingsDialog.for_window(window.dialogs.services, window)
     qtbot.addWidget(dialog)
     page = dialog.web_search
     page.service_combo.setCurrentIndex(page.service_combo.findData("searxng"))

@@ -173,7 +173,7 @@ def test_always_allow_persists_and_revoking_asks_again(
     assert window.sidebar.cards["call_2"].status == "succeeded"
 
     # Settings → Tools lists the grant; Revoke makes it ask again
-    dialog = window.dialogs.open_tools()
+    dialog = window.dialogs.open("tools")
     assert isinstance(dialog, ToolsDialog) and dialog.isVisible()
     assert dialog.grants_table.rowCount() == 1
     assert cell(dialog.grants_table, 0, 0).text() == "Edit file"  # (its name for people)

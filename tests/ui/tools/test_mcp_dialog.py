@@ -16,6 +16,7 @@ import qasync
 from PySide6.QtCore import Qt
 
 from desktop.app import AppContext
+from desktop.chat.chat_tools import ChatTools
 from desktop.tools.mcp.connection import McpConnection
 from desktop.ui.tools.mcp_dialog import McpDialog
 from desktop.ui.window.main_window import MainWindow
@@ -27,7 +28,7 @@ SERVER = str(Path(__file__).parents[2] / "tools" / "mcp_test_server.py")
 
 
 def open_dialog(window: MainWindow) -> McpDialog:
-    dialog = window.dialogs.open_mcp()
+    dialog = window.dialogs.open("mcp")
     assert isinstance(dialog, McpDialog) and dialog.isVisible()
     return dialog
 
@@ -134,7 +135,7 @@ def test_import_from_a_claude_desktop_file_and_from_pasted_text(
     qtbot.waitUntil(lambda: window.dialogs.current("mcp") is None, timeout=5000)  # deleted on close
     again = open_dialog(window)
     assert again.server_list.count() == 3 and not again.dirty
-    assert window.dialogs.open_mcp() is again  # one dialog at a time
+    assert window.dialogs.open("mcp") is again  # one dialog at a time
 
 
 def test_a_stdio_server_runs_shows_its_tools_and_stderr(
@@ -308,3 +309,21 @@ def test_a_server_with_secrets_reads_as_applied_after_save(
     finally:
         stop_servers(qtbot, window)
         plain.stop()
+
+
+def test_the_dialog_needs_only_the_settings_the_tools_and_a_way_to_start_them(
+    qtbot: Any, open_ctx: Callable[..., AppContext], tmp_path: Path,
+) -> None:
+    """Built from narrow services (no window, no controller): a removed server is saved
+    as gone, announced, and the servers are started again from the settings."""
+    ctx = open_ctx()
+    ctx.settings.update(mcp_servers=[{"name": "time", "command": "uvx",
+                                      "args": ["mcp-server-time"]}])
+    started: list[bool] = []
+    dialog = McpDialog(ctx.settings, ChatTools(ctx), tmp_path, lambda: started.append(True))
+    qtbot.addWidget(dialog)
+    assert dialog.server_list.count() == 1
+    dialog.remove_current()
+    with qtbot.waitSignal(dialog.saved, timeout=1000):
+        assert dialog.save()
+    assert ctx.settings_store.load().mcp_servers == [] and started == [True]

@@ -72,7 +72,8 @@ def test_allow_network_for_this_chat_on_the_approval_card(  # noqa: PLR0917
     qtbot.waitUntil(lambda: not window.controller.busy and len(fake_server.chat_requests) == 4,
                     timeout=20000)
     assert json.loads(tool_message(fake_server, 3))["result"]["stdout"] == "hello\n"
-    dialog = ToolsDialog(window.controller, window)
+    c = window.controller
+    dialog = ToolsDialog(c.services.settings, c.tools, c.chat_grants, window)
     qtbot.addWidget(dialog)
     assert "This chat's commands may use the network." in dialog.chat_label.text()
     dialog.forget_chat_grants()

@@ -11,7 +11,9 @@ import qasync
 from PySide6.QtCore import Qt
 
 from desktop.app import AppContext
+from desktop.chat.chat_tools import ChatTools
 from desktop.core.settings import ProviderConfig
+from desktop.tools.approval import ChatGrants
 from desktop.ui.tools.tools_dialog import ToolsDialog
 from desktop.ui.window.main_window import MainWindow
 from tests.support.openai_server import FakeOpenAIServer
@@ -20,7 +22,7 @@ from tests.ui.window.test_main_window import add_provider, make_window, send
 
 
 def open_dialog(window: MainWindow) -> ToolsDialog:
-    dialog = window.dialogs.open_tools()
+    dialog = window.dialogs.open("tools")
     assert isinstance(dialog, ToolsDialog) and dialog.isVisible()
     return dialog
 
@@ -231,3 +233,21 @@ def test_the_command_sandbox_and_its_network_are_set_in_settings_and_shown_on_ap
         assert card.confinement_label is not None
         assert (card.confinement_label.text(), card.confinement_label.objectName()) == (
             words, name)
+
+
+def test_the_dialog_needs_only_the_settings_the_tools_and_the_chats_grants(
+    qtbot: Any, open_ctx: Callable[..., AppContext],
+) -> None:
+    """Built from narrow services (no window, no controller): saving goes to the
+    settings and is announced; "Forget" clears the grants it was handed."""
+    ctx = open_ctx()
+    grants = ChatGrants({"write_file"}, command_network=True)
+    dialog = ToolsDialog(ctx.settings, ChatTools(ctx), lambda: grants)
+    qtbot.addWidget(dialog)
+    assert "Allowed for this chat: Write file" in dialog.chat_label.text()
+    dialog.forget_chat_grants()
+    assert not grants.tools and not grants.command_network
+    dialog.set_policy("fetch_url", "deny")
+    with qtbot.waitSignal(dialog.saved, timeout=1000):
+        dialog.save()
+    assert ctx.settings_store.load().tool_policies == {"fetch_url": "deny"}

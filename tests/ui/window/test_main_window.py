@@ -157,7 +157,7 @@ def test_first_user_without_provider_is_asked_to_add_one(
     ctx = open_ctx()
     window = make_window(qtbot, ctx)
     opened: list[bool] = []
-    monkeypatch.setattr(window.dialogs, "open_providers", lambda: opened.append(True))
+    monkeypatch.setattr(window.dialogs, "open", lambda kind: opened.append(kind == "providers"))
     window.controller.providerMissing.disconnect()
     window.controller.providerMissing.connect(window._provider_missing)
     qtbot.keyClicks(window.composer.input, "hello")

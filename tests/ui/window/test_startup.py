@@ -140,6 +140,15 @@ def test_starting_the_app_loads_no_sound_library(tmp_path: Path) -> None:
     assert [name for name in NOT_LOADED_BY_STARTING if name in loaded] == []
 
 
+def test_starting_the_app_loads_no_registered_dialog(tmp_path: Path) -> None:
+    """The menus are built from the dialogs' registry: their modules load when opened."""
+    from desktop.ui.window.dialog_registry import DIALOGS
+
+    loaded = set(run_smoke(tmp_path / "data")["at_end"])
+    modules = [entry.target.partition(":")[0] for entry in DIALOGS]
+    assert [name for name in modules if name in loaded] == []
+
+
 def test_window_state_is_saved_on_close_and_read_before_the_next_start(
     qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
 ) -> None:

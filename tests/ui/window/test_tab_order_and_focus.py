@@ -101,13 +101,12 @@ def test_focus_goes_back_where_it_was_when_a_dialog_closes(
     fake_server: FakeOpenAIServer,
 ) -> None:
     window = _window(qtbot, open_ctx(), fake_server)
-    for open_dialog in (window.dialogs.open_preferences, window.dialogs.open_about,
-                        window.dialogs.open_providers):
+    for kind in ("preferences", "about", "providers"):
         window.activateWindow()
         qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
         window.composer.input.setFocus()
         qtbot.waitUntil(window.composer.input.hasFocus)
-        dialog = open_dialog()
+        dialog = window.dialogs.open(kind)
         qtbot.waitUntil(dialog.isVisible)
         # While it is open the window's focus moves on (a message's buttons are made
         # and destroyed as the chat scrolls; a window manager may move it as well).
