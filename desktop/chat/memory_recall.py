@@ -21,7 +21,7 @@ from desktop.knowledge.store import EmbeddingConfig, KnowledgeStore
 from desktop.storage.memories import ALL_WHILE_AT_MOST, RELEVANT_COUNT, MemoryStore
 
 if TYPE_CHECKING:
-    from desktop.chat.app_context import ChatContext
+    from desktop.chat.provider_service import ProviderService
 
 log = logging.getLogger(__name__)
 
@@ -60,14 +60,15 @@ def vector_recall(store: KnowledgeStore, bases: Sequence[str], provider_url: str
     return None
 
 
-def recall_for_turn(ctx: ChatContext, memories: MemoryStore, project_id: str | None,
+def recall_for_turn(providers: ProviderService, memories: MemoryStore, project_id: str | None,
                     knowledge: Sequence[str], provider_url: str) -> VectorRecall | None:
-    """How a turn ranks its memories by vectors (None: it needs not, or cannot)."""
+    """How a turn ranks its memories by vectors (None: it needs not, or cannot); the
+    knowledge bases are in the memories' database, their keys are ``providers``'."""
     if not knowledge or len(memories.visible(project_id)) <= ALL_WHILE_AT_MOST:
         return None
     from desktop.knowledge.chat_link import provider_key
 
-    return vector_recall(KnowledgeStore(ctx.db, partial(provider_key, ctx)), knowledge,
+    return vector_recall(KnowledgeStore(memories.db, partial(provider_key, providers)), knowledge,
                          provider_url)
 
 

@@ -104,14 +104,15 @@ class AppServices:
         """The request inspector's records, and replaying one."""
         from desktop.chat.inspector_service import InspectorService
 
-        return InspectorService(self._ctx)
+        ctx = self._ctx
+        return InspectorService(lambda: ctx.inspector, ctx.providers, ctx.build_provider)
 
     @property
     def turn_undo(self) -> TurnUndo:
         """Finds and undoes the files a chat's turn wrote."""
         from desktop.chat.turn_undo import TurnUndo
 
-        return TurnUndo(self._ctx)
+        return TurnUndo(self._ctx.sessions, self._ctx.checkpoints)
 
     @property
     def knowledge(self) -> KnowledgeStore:
@@ -120,7 +121,7 @@ class AppServices:
         from desktop.knowledge.store import KnowledgeStore
 
         ctx = self._ctx
-        return KnowledgeStore(ctx.db, partial(provider_key, ctx), ctx.proxy)
+        return KnowledgeStore(ctx.db, partial(provider_key, ctx.providers), ctx.proxy)
 
     def knowledge_apart(self) -> AbstractContextManager[KnowledgeStore]:
         """The knowledge bases on a connection of their own (for a thread that indexes
@@ -131,7 +132,8 @@ class AppServices:
         """Dictation and reading aloud with the configured audio models."""
         from desktop.chat.voice import VoiceService
 
-        return VoiceService(self._ctx)
+        ctx = self._ctx
+        return VoiceService(ctx.settings, ctx.providers, lambda: ctx.proxy)
 
     def skills(self) -> SkillService:
         from desktop.skills.service import SkillService
@@ -174,7 +176,8 @@ class AppServices:
         """Every provider's models (as last fetched), their prices and capabilities."""
         from desktop.chat.model_catalog import ModelCatalog
 
-        return ModelCatalog(self._ctx)
+        ctx = self._ctx
+        return ModelCatalog(ctx.settings_store, ctx.settings, ctx.providers)
 
     def chat_title(self, session_id: str) -> str | None:
         """The chat's title (None: there is no such chat, or it is in the trash)."""
