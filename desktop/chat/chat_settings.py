@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from desktop import knowledge as knowledge_bases
+from desktop import skills as agent_skills
 from desktop.chat.chat_options import ChatOptions
 from desktop.chat.chat_tools import ChatTools
 from desktop.chat.drafts import ChatDrafts
@@ -69,14 +71,10 @@ class ChatSettings:
 
     def knowledge(self, chat: ChatRef) -> list[str]:
         """The knowledge bases the chat itself searches (its assistant's come on top)."""
-        from desktop.knowledge.chat_link import own_knowledge
-
-        return own_knowledge(self.profiles, chat)
+        return knowledge_bases.own_knowledge(self.profiles, chat)
 
     def set_knowledge(self, chat: ChatRef, names: list[str]) -> None:
-        from desktop.knowledge.chat_link import set_own_knowledge
-
-        set_own_knowledge(self.profiles, chat, names)
+        knowledge_bases.set_own_knowledge(self.profiles, chat, names)
 
     def draft(self, chat: ChatRef) -> str:
         """What was typed in the chat and not sent (kept across restarts)."""
@@ -133,22 +131,19 @@ class ChatSettings:
     def skill_states(self, chat: ChatRef) -> list[tuple[str, bool]]:
         """The skills the chat could offer (valid, not switched off in Settings or by
         its assistant), each with whether the chat itself keeps it on."""
-        from desktop.skills.catalog import disabled_names, find_skills, usable
-
         assistant = self.profiles.assistant(chat)
-        off = disabled_names(self.profiles.settings.current.disabled_skills,
+        off = agent_skills.disabled_names(self.profiles.settings.current.disabled_skills,
                              assistant.extra if assistant is not None else None)
         own_off = set(self.profiles.disabled_skills(chat))
-        found = usable(find_skills(self.profiles.data_folder, self.profiles.workspace(chat)), off)
+        found = agent_skills.usable(agent_skills.find_skills(self.profiles.data_folder,
+                                                             self.profiles.workspace(chat)), off)
         return [(s.name, s.name not in own_off) for s in found]
 
     def skill_names(self, chat: ChatRef) -> list[str]:
         """Every valid skill found for the chat (the app's and its workspace's), switched
         off anywhere or not: what an assistant's editor lists."""
-        from desktop.skills.catalog import find_skills, usable
-
-        return [s.name for s in usable(find_skills(self.profiles.data_folder,
-                                                   self.profiles.workspace(chat)))]
+        found = agent_skills.find_skills(self.profiles.data_folder, self.profiles.workspace(chat))
+        return [s.name for s in agent_skills.usable(found)]
 
     def set_skill_enabled(self, chat: ChatRef, name: str, enabled: bool) -> None:
         disabled = [n for n in self.profiles.disabled_skills(chat) if n != name]

@@ -16,6 +16,8 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from desktop import projects as project_feature
+from desktop import skills as agent_skills
 from desktop.chat.chat_options import CHAT_OPTIONS_KEY, ChatOptions, layered
 from desktop.core.prompt import PromptSources, build_system_prompt
 
@@ -109,9 +111,7 @@ class ChatProfiles:
         project = self.project(chat)
         if project is None:
             return ""
-        from desktop.projects.context import project_context
-
-        return project_context(project, self.projects.files(project))
+        return project_feature.project_context(project, self.projects.files(project))
 
     def own_prompt(self, chat: ChatRef) -> str | None:
         """The chat's own system prompt (``None``: its assistant's, else the default)."""
@@ -146,8 +146,6 @@ class ChatProfiles:
                        skills: Sequence[Skill] | None = None) -> PromptSources:
         """``skills``: those the turn offers (None: the chat's, when ``tools`` has
         load_skill)."""
-        from desktop.skills.catalog import skills_prompt
-
         settings = self.settings.current
         assistant = self.assistant(chat)
         workspace = workspace if workspace is not None else self.workspace(chat)
@@ -158,7 +156,7 @@ class ChatProfiles:
             assistant=assistant.system_prompt if assistant is not None else None,
             session=self.own_prompt(chat), custom_instructions=settings.custom_instructions,
             workspace=workspace, tools=tools, today=date.today(),
-            project=self.project_prompt(chat), skills=skills_prompt(skills))
+            project=self.project_prompt(chat), skills=agent_skills.skills_prompt(skills))
 
     def system_prompt(self, chat: ChatRef, tools: tuple[str, ...] = (), *,
                       workspace: str | None = None,
@@ -188,15 +186,13 @@ class ChatProfiles:
     def skills(self, chat: ChatRef, workspace: str | None = None) -> list[Skill]:
         """The valid skills the chat offers: found in the app's skills folder and its
         workspace, less those switched off in Settings, by its assistant or by it."""
-        from desktop.skills.catalog import disabled_names, find_skills, usable
-
         assistant = self.assistant(chat)
-        off = disabled_names(self.settings.current.disabled_skills,
+        off = agent_skills.disabled_names(self.settings.current.disabled_skills,
                              assistant.extra if assistant is not None else None,
                              self.disabled_skills(chat))
-        found = find_skills(self.data_folder,
+        found = agent_skills.find_skills(self.data_folder,
                             workspace if workspace is not None else self.workspace(chat))
-        return usable(found, off)
+        return agent_skills.usable(found, off)
 
     # -- request settings ----------------------------------------------------------------
 

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from desktop import chat as chat_features
+from desktop import knowledge as knowledge_bases
 from desktop.chat.chat_tools import (
     KNOWLEDGE_TOOL,
     REMEMBER_TOOL,
@@ -20,6 +22,7 @@ from desktop.chat.chat_tools import (
     ChatTools,
     check_known,
 )
+from desktop.chat.memory_recall import recall_for_turn
 from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
 from desktop.core.errors import ConfigError
 from desktop.core.messages import ImagePart, Part
@@ -112,18 +115,16 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
     asked_remember = REMEMBER_TOOL in names  # (--allow remember, --tools remember)
     names = [n for n in names if n != REMEMBER_TOOL]  # made below when memory is on
     check_known(names, tools.registry())
-    from desktop.knowledge.chat_link import chat_knowledge
-
-    knowledge = tuple(dict.fromkeys([*o.knowledge, *chat_knowledge(profiles, chat)]))
+    knowledge = tuple(dict.fromkeys([*o.knowledge,
+                                     *knowledge_bases.chat_knowledge(profiles, chat)]))
     if knowledge and KNOWLEDGE_TOOL not in names:
         names.append(KNOWLEDGE_TOOL)  # made for this turn, bound to these bases
     request = profiles.request_options(chat, config)
     if o.web_search:
         request = request.model_copy(update={"web_search": True})
-    from desktop.chat.web_search import plan_web_search
-
-    request, web_tool = plan_web_search(tools.secrets, settings, config, request, bool(caps.tools),
-                                        has_tools=bool(names) and bool(caps.tools))
+    request, web_tool = chat_features.plan_web_search(
+        tools.secrets, settings, config, request, bool(caps.tools),
+        has_tools=bool(names) and bool(caps.tools))
     if web_tool and WEB_TOOL not in names:
         names.append(WEB_TOOL)  # made for this turn, on the search service of Settings
     memory = memory_on(settings, chat, o)
@@ -131,8 +132,6 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
     told: tuple[str, ...] = ()
     recall = None
     if memory:
-        from desktop.chat.memory_recall import recall_for_turn
-
         told = tuple(m.text for m in memories.for_chat(project, question))
         recall = recall_for_turn(profiles.providers, memories, project, knowledge,
                                  config.base_url)

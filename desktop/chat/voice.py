@@ -19,7 +19,12 @@ if TYPE_CHECKING:
     from desktop.core.services import SettingsSource
     from desktop.core.settings import AppSettings, ProviderConfig
 
-__all__ = ["VoiceService"]
+__all__ = ["VoiceService", "system_voice"]
+
+
+def system_voice(markdown: str) -> bytes:
+    """The answer ``markdown`` said by the system's voice (no provider's), as audio."""
+    return system_synthesize(speech_text(markdown))
 
 
 class VoiceService:

@@ -2,3 +2,53 @@
 chunks with their file and page/line range in the app's SQLite database; full-text
 search (FTS5 BM25) always, vector search and hybrid ranking when an embedding model
 is chosen; exposed to the model as the ``search_knowledge`` tool."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from desktop.knowledge import tool
+    from desktop.knowledge.chat_link import (
+        chat_knowledge,
+        own_knowledge,
+        provider_key,
+        set_own_knowledge,
+    )
+    from desktop.knowledge.indexer import TEXT_SUFFIXES, Indexer
+    from desktop.knowledge.store import KnowledgeStore
+
+#: What the rest of the app uses of knowledge bases, loaded when first asked for (the
+#: indexer and its document readers are not on the way to the window): callers import
+#: this package at their top and use `knowledge.KnowledgeStore` and so on where needed.
+_LAZY: dict[str, str] = {
+    "tool": "desktop.knowledge.tool",  # the model's tool (its name and title)
+    **dict.fromkeys(["chat_knowledge", "own_knowledge", "provider_key", "set_own_knowledge"],
+                    "desktop.knowledge.chat_link"),
+    **dict.fromkeys(["TEXT_SUFFIXES", "Indexer"],
+                    "desktop.knowledge.indexer"),
+    "KnowledgeStore": "desktop.knowledge.store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    loaded = importlib.import_module(module)
+    value = loaded if module == f"{__name__}.{name}" else getattr(loaded, name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "TEXT_SUFFIXES",
+    "Indexer",
+    "KnowledgeStore",
+    "chat_knowledge",
+    "own_knowledge",
+    "provider_key",
+    "set_own_knowledge",
+    "tool",
+]
