@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from desktop.chat.turn_undo import TurnUndo
     from desktop.chat.usage import usage_by_model
     from desktop.chat.voice import VoiceService, system_voice
-    from desktop.chat.web_search import plan_web_search
+    from desktop.chat.web_search import plan_web_search, search_service_error, web_search_config
 
 #: The chats' features loaded when first used, not on the way to the window (web search,
 #: the request inspector, undo, voice, usage, the model catalog): callers import this
@@ -36,7 +36,8 @@ _LAZY: dict[str, str] = {
     "ModelCatalog": "desktop.chat.model_catalog",
     "TurnUndo": "desktop.chat.turn_undo",
     "VoiceService": "desktop.chat.voice",
-    "plan_web_search": "desktop.chat.web_search",
+    **dict.fromkeys(["plan_web_search", "search_service_error", "web_search_config"],
+                    "desktop.chat.web_search"),
     "system_voice": "desktop.chat.voice",
     "usage_by_model": "desktop.chat.usage",
 }
@@ -57,6 +58,8 @@ __all__ = [
     "TurnUndo",
     "VoiceService",
     "plan_web_search",
+    "search_service_error",
     "system_voice",
     "usage_by_model",
+    "web_search_config",
 ]

@@ -14,14 +14,22 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from desktop import chat as chat_features
+from desktop import knowledge as knowledge_bases
+from desktop import skills as agent_skills
+from desktop.chat.research.gather import Gatherer
 from desktop.core.errors import ConfigError
 from desktop.core.tooling import NoTools, ToolRunner
+from desktop.storage.mcp_secrets import settle_servers
+from desktop.tools import mcp
 from desktop.tools.approval import ChatGrants
+from desktop.tools.builtins.remember import Remember
+from desktop.tools.builtins.web_search import web_search_tool
 from desktop.tools.registry import ToolRegistry
+from desktop.tools.trust import ToolTrust
 
 if TYPE_CHECKING:
     from desktop.chat.app_context import ChatContext
-    from desktop.chat.research.gather import Gatherer
     from desktop.core.messages import Message
     from desktop.core.services import KeyStore
     from desktop.core.settings import AppSettings
@@ -86,18 +94,14 @@ class ChatTools:
     def server_catalog(self) -> RegistryCatalog:
         """The MCP servers the official registry lists (or the one ``ASSISTA_MCP_REGISTRY``
         names), cached in the data folder, fetched through the app's proxy."""
-        from desktop.tools.mcp.catalog import OFFICIAL_REGISTRY, REGISTRY_ENV, RegistryCatalog
-
-        base = self._ctx.environ.get(REGISTRY_ENV) or OFFICIAL_REGISTRY
-        return RegistryCatalog(self._ctx.paths.root, base_url=base, proxy=self._ctx.proxy)
+        base = self._ctx.environ.get(mcp.REGISTRY_ENV) or mcp.OFFICIAL_REGISTRY
+        return mcp.RegistryCatalog(self._ctx.paths.root, base_url=base, proxy=self._ctx.proxy)
 
     def settle_server_secrets(self, before: list[dict[str, Any]], renamed: Mapping[str, str],
                               kept: set[str]) -> list[str]:
         """Before an edited MCP server list is saved: removed servers' keys and sign-ins
         are forgotten, renamed ones take theirs along (see
         :func:`desktop.storage.mcp_secrets.settle_servers`)."""
-        from desktop.storage.mcp_secrets import settle_servers
-
         return settle_servers(before, renamed, kept, self._ctx.secrets)
 
     def secrets(self) -> KeyStore:
@@ -149,22 +153,15 @@ class ChatTools:
         """What a research run searches and reads with: the search service of Settings
         and the knowledge bases named; ConfigError with what to do when there is
         neither, or the service cannot search."""
-        from desktop.chat.research.gather import Gatherer
-        from desktop.chat.web_search import search_service_error, web_search_config
-        from desktop.tools.trust import ToolTrust
-
         settings = self._ctx.settings.current
-        web = web_search_config(self.secrets, settings)
-        if web is not None and (unusable := search_service_error(web)) is not None:
+        web = chat_features.web_search_config(self.secrets, settings)
+        if web is not None and (unusable := chat_features.search_service_error(web)) is not None:
             raise unusable
         tool = None
         if knowledge:
-            from desktop.knowledge.chat_link import provider_key
-            from desktop.knowledge.tool import search_knowledge_tool
-
-            tool = search_knowledge_tool(self._ctx.db, knowledge,
-                                         partial(provider_key, self._ctx.providers),
-                                         self._ctx.proxy)
+            keys = partial(knowledge_bases.provider_key, self._ctx.providers)
+            tool = knowledge_bases.search_knowledge_tool(self._ctx.db, knowledge, keys,
+                                                         self._ctx.proxy)
         if web is None and tool is None:
             raise ConfigError("Research needs something to search: choose a search service "
                               "(SearXNG, Brave or Tavily) in Settings, or add a knowledge "
@@ -190,31 +187,21 @@ class ChatTools:
             return NoTools()
         registry = self.registry()
         if knowledge:
-            from desktop.knowledge.chat_link import provider_key
-            from desktop.knowledge.tool import search_knowledge_tool
-
             registry = ToolRegistry([t for t in registry if t.name != KNOWLEDGE_TOOL])
-            registry.register(search_knowledge_tool(self._ctx.db, knowledge,
-                                                    partial(provider_key, self._ctx.providers),
-                                                    self._ctx.proxy))
+            keys = partial(knowledge_bases.provider_key, self._ctx.providers)
+            registry.register(knowledge_bases.search_knowledge_tool(self._ctx.db, knowledge, keys,
+                                                                    self._ctx.proxy))
         if REMEMBER_TOOL in names:
             if remember is None:
                 names = [n for n in names if n != REMEMBER_TOOL]
             else:
-                from desktop.tools.builtins.remember import Remember
-
                 registry = ToolRegistry([t for t in registry if t.name != REMEMBER_TOOL])
                 registry.register(Remember.tool(remember))
         if SKILL_TOOL in names:
-            from desktop.skills.tool import load_skill_tool
-
             registry = ToolRegistry([t for t in registry if t.name != SKILL_TOOL])
-            registry.register(load_skill_tool(skills))
+            registry.register(agent_skills.load_skill_tool(skills))
         if WEB_TOOL in names:
-            from desktop.chat.web_search import web_search_config
-            from desktop.tools.builtins.web_search import web_search_tool
-
-            config = web_search_config(self.secrets, settings)
+            config = chat_features.web_search_config(self.secrets, settings)
             if config is not None:
                 registry = ToolRegistry([t for t in registry if t.name != WEB_TOOL])
                 registry.register(web_search_tool(config))
@@ -240,12 +227,9 @@ class ChatTools:
         if not configs:
             self._changed()
             return {}
-        from desktop.tools.mcp.manager import McpManager  # the SDK is slow to import
-        from desktop.tools.mcp.oauth import OAuthSetup
-
-        manager = McpManager(configs, proxy=self._ctx.proxy, elicitor=self.elicitor,
+        manager = mcp.McpManager(configs, proxy=self._ctx.proxy, elicitor=self.elicitor,
                              sampler=self.sampler,
-                             oauth=OAuthSetup(self._ctx.secrets, self.browser))
+                             oauth=mcp.OAuthSetup(self._ctx.secrets, self.browser))
         for connection in manager.connections.values():
             connection.on_change = lambda _c: self._changed()
         manager.observe(self._mcp_event)

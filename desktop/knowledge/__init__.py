@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     )
     from desktop.knowledge.indexer import TEXT_SUFFIXES, Indexer
     from desktop.knowledge.store import KnowledgeStore
+    from desktop.knowledge.tool import search_knowledge_tool
 
 #: What the rest of the app uses of knowledge bases, loaded when first asked for (the
 #: indexer and its document readers are not on the way to the window): callers import
@@ -29,6 +30,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(["TEXT_SUFFIXES", "Indexer"],
                     "desktop.knowledge.indexer"),
     "KnowledgeStore": "desktop.knowledge.store",
+    "search_knowledge_tool": "desktop.knowledge.tool",
 }
 
 
@@ -49,6 +51,7 @@ __all__ = [
     "chat_knowledge",
     "own_knowledge",
     "provider_key",
+    "search_knowledge_tool",
     "set_own_knowledge",
     "tool",
 ]
