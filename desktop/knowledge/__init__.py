@@ -9,7 +9,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from desktop.knowledge import tool
+    from desktop.knowledge import embeddings, tool, vectors
     from desktop.knowledge.chat_link import (
         chat_knowledge,
         own_knowledge,
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 #: this package at their top and use `knowledge.KnowledgeStore` and so on where needed.
 _LAZY: dict[str, str] = {
     "tool": "desktop.knowledge.tool",  # the model's tool (its name and title)
+    "embeddings": "desktop.knowledge.embeddings",  # (modules: looked up per call)
+    "vectors": "desktop.knowledge.vectors",  # (NumPy)
     **dict.fromkeys(["chat_knowledge", "own_knowledge", "provider_key", "set_own_knowledge"],
                     "desktop.knowledge.chat_link"),
     **dict.fromkeys(["TEXT_SUFFIXES", "Indexer"],
@@ -49,9 +51,11 @@ __all__ = [
     "Indexer",
     "KnowledgeStore",
     "chat_knowledge",
+    "embeddings",
     "own_knowledge",
     "provider_key",
     "search_knowledge_tool",
     "set_own_knowledge",
     "tool",
+    "vectors",
 ]
