@@ -209,7 +209,7 @@ class AppContext:
 
         db = Database(self.db.path, migrations=DATABASE_MIGRATIONS)
         try:
-            yield KnowledgeStore(db, partial(provider_key, self), self.proxy)
+            yield KnowledgeStore(db, partial(provider_key, self.providers), self.proxy)
         finally:
             db.close()
 

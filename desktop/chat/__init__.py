@@ -13,3 +13,53 @@ by the window (through a thin Qt adapter) and by ``assista ask``. Modules:
 - ``limiter``: how many requests one provider streams at once;
 - ``events``: what observers are told besides the agent loop's events.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from desktop.chat.inspector_service import InspectorService
+    from desktop.chat.model_catalog import ModelCatalog
+    from desktop.chat.turn_undo import TurnUndo
+    from desktop.chat.usage import usage_by_model
+    from desktop.chat.voice import VoiceService, system_voice
+    from desktop.chat.web_search import plan_web_search, search_service_error, web_search_config
+
+#: The chats' features loaded when first used, not on the way to the window (web search,
+#: the request inspector, undo, voice, usage, the model catalog): callers import this
+#: package at their top (``from desktop import chat``) and use ``chat.VoiceService``
+#: and so on where needed.
+_LAZY: dict[str, str] = {
+    "InspectorService": "desktop.chat.inspector_service",
+    "ModelCatalog": "desktop.chat.model_catalog",
+    "TurnUndo": "desktop.chat.turn_undo",
+    "VoiceService": "desktop.chat.voice",
+    **dict.fromkeys(["plan_web_search", "search_service_error", "web_search_config"],
+                    "desktop.chat.web_search"),
+    "system_voice": "desktop.chat.voice",
+    "usage_by_model": "desktop.chat.usage",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "InspectorService",
+    "ModelCatalog",
+    "TurnUndo",
+    "VoiceService",
+    "plan_web_search",
+    "search_service_error",
+    "system_voice",
+    "usage_by_model",
+    "web_search_config",
+]

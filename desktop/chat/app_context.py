@@ -2,8 +2,14 @@
 
 The chat layer runs on these and never imports :mod:`desktop.app` (the composition
 root, imported only by the entry points): :class:`desktop.app.AppContext` satisfies
-:class:`ChatContext` by its shape. Each module annotates with this type, so a test or
-another front end may hand any object that has these services.
+:class:`ChatContext` by its shape.
+
+Only the chat layer's assembly, :class:`desktop.chat.service.ChatService`, takes the
+whole :class:`ChatContext`: it builds the chat parts (profiles, tools, the turn runner,
+titles, ...) and hands each the few services it uses as constructor arguments (issue
+26), so every other chat module names what it needs. The builders the context offers
+are typed here (:class:`BuildProvider`, :class:`BuildTools`, :class:`BuildOrchestrator`)
+for the parts that are handed one.
 """
 
 from __future__ import annotations
@@ -34,8 +40,50 @@ if TYPE_CHECKING:
     from desktop.tools.registry import ToolRegistry
 
 
+class BuildProvider(Protocol):
+    """A provider for requests as the app makes them (its timeout, proxy, recorded)."""
+
+    def __call__(self, config: ProviderConfig, *,
+                 on_retry: Callable[[int, float, str], None] | None = None) -> Provider: ...
+
+
+class BuildTools(Protocol):
+    """A tool executor for one turn (see :meth:`desktop.app.AppContext.build_tools`)."""
+
+    def __call__(
+        self,
+        workspace: str | None,
+        enabled: list[str] | None,
+        *,
+        registry: ToolRegistry | None = None,
+        settings: AppSettings | None = None,
+        approver: Approver | None = None,
+        chat_grants: ChatGrants | None = None,
+        on_progress: ProgressSink | None = None,
+        extra_policies: Mapping[str, Policy] | None = None,
+        checkpoint: TurnCheckpoint | None = None,
+        origin: str | None = None,
+    ) -> ToolRunner: ...
+
+
+class BuildOrchestrator(Protocol):
+    """The agent loop of one turn (see :meth:`desktop.app.AppContext.build_orchestrator`)."""
+
+    def __call__(
+        self,
+        provider: Provider,
+        tools: ToolRunner,
+        settings: AppSettings,
+        confirm: ConfirmContinue | None = None,
+        *,
+        config: ProviderConfig | None = None,
+        model: str | None = None,
+    ) -> Orchestrator: ...
+
+
 class ChatContext(Protocol):
-    """The app's services the chats, their tools and their providers are built from."""
+    """The app's services the chats, their tools and their providers are built from
+    (what :class:`desktop.chat.service.ChatService` is assembled from)."""
 
     @property
     def paths(self) -> DataPaths: ...

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from desktop import knowledge as knowledge_bases
+from desktop import skills as agent_skills
 from desktop.chat.chat_options import ChatOptions
 from desktop.chat.chat_tools import ChatTools
 from desktop.chat.drafts import ChatDrafts
@@ -21,14 +23,15 @@ if TYPE_CHECKING:
     from desktop.core.provider_options import RequestOptions
     from desktop.core.records import Assistant
     from desktop.core.settings import ProviderConfig
+    from desktop.storage.settings_store import SettingsStore
 
 
 class ChatSettings:
-    def __init__(self, profiles: ChatProfiles, tools: ChatTools) -> None:
+    def __init__(self, profiles: ChatProfiles, tools: ChatTools, values: SettingsStore) -> None:
+        """``values``: where the drafts are kept."""
         self.profiles = profiles
         self.tools = tools
-        self.ctx = profiles.ctx
-        self.drafts = ChatDrafts(self.ctx.settings_store)
+        self.drafts = ChatDrafts(values)
 
     # -- reading -------------------------------------------------------------------------
 
@@ -57,7 +60,7 @@ class ChatSettings:
         return self.profiles.prompt_sources(chat, tools)
 
     def available_tools(self, chat: ChatRef) -> list[str]:
-        return self.tools.available(self.ctx.settings.current, self.workspace(chat))
+        return self.tools.available(self.profiles.settings.current, self.workspace(chat))
 
     def enabled_tools(self, chat: ChatRef) -> list[str]:
         disabled = set(self.profiles.disabled_tools(chat))
@@ -68,14 +71,10 @@ class ChatSettings:
 
     def knowledge(self, chat: ChatRef) -> list[str]:
         """The knowledge bases the chat itself searches (its assistant's come on top)."""
-        from desktop.knowledge.chat_link import own_knowledge
-
-        return own_knowledge(self.profiles, chat)
+        return knowledge_bases.own_knowledge(self.profiles, chat)
 
     def set_knowledge(self, chat: ChatRef, names: list[str]) -> None:
-        from desktop.knowledge.chat_link import set_own_knowledge
-
-        set_own_knowledge(self.profiles, chat, names)
+        knowledge_bases.set_own_knowledge(self.profiles, chat, names)
 
     def draft(self, chat: ChatRef) -> str:
         """What was typed in the chat and not sent (kept across restarts)."""
@@ -92,14 +91,14 @@ class ChatSettings:
         self.drafts.set(chat, text)
 
     def set_provider(self, chat: ChatRef, provider_id: str) -> None:
-        config = next((p for p in self.ctx.providers.all() if p.id == provider_id), None)
+        config = next((p for p in self.profiles.providers.all() if p.id == provider_id), None)
         if config is None:
             return
-        self.ctx.settings.update(active_provider_id=provider_id)
+        self.profiles.settings.update(active_provider_id=provider_id)
         if isinstance(chat, NewChat):
             chat.provider_id, chat.model = provider_id, None
         else:
-            self.ctx.sessions.update_session(chat, provider_id=provider_id, model=config.model)
+            self.profiles.sessions.update_session(chat, provider_id=provider_id, model=config.model)
 
     def set_model(self, chat: ChatRef, model: str) -> None:
         model = model.strip()
@@ -109,7 +108,7 @@ class ChatSettings:
         if isinstance(chat, NewChat):
             chat.provider_id, chat.model = config.id, model
         else:
-            self.ctx.sessions.update_session(chat, provider_id=config.id, model=model)
+            self.profiles.sessions.update_session(chat, provider_id=config.id, model=model)
 
     def set_options(self, chat: ChatRef, options: ChatOptions) -> None:
         """The chat's own temperature, max tokens and reasoning effort (this chat only:
@@ -117,37 +116,34 @@ class ChatSettings:
         self.profiles.set_options(chat, options)
 
     def set_workspace(self, chat: ChatRef, folder: str | None) -> None:
-        self.ctx.settings.update(workspace=folder)
+        self.profiles.settings.update(workspace=folder)
         if isinstance(chat, NewChat):
             chat.workspace = folder
         else:
-            self.ctx.sessions.update_session(chat, workspace=folder)
+            self.profiles.sessions.update_session(chat, workspace=folder)
 
     def set_prompt(self, chat: ChatRef, prompt: str | None) -> None:
         if isinstance(chat, NewChat):
             chat.system_prompt = prompt
         else:
-            self.ctx.sessions.update_session(chat, system_prompt=prompt)
+            self.profiles.sessions.update_session(chat, system_prompt=prompt)
 
     def skill_states(self, chat: ChatRef) -> list[tuple[str, bool]]:
         """The skills the chat could offer (valid, not switched off in Settings or by
         its assistant), each with whether the chat itself keeps it on."""
-        from desktop.skills.catalog import disabled_names, find_skills, usable
-
         assistant = self.profiles.assistant(chat)
-        off = disabled_names(self.ctx.settings.current.disabled_skills,
+        off = agent_skills.disabled_names(self.profiles.settings.current.disabled_skills,
                              assistant.extra if assistant is not None else None)
         own_off = set(self.profiles.disabled_skills(chat))
-        found = usable(find_skills(self.ctx.paths.root, self.profiles.workspace(chat)), off)
+        found = agent_skills.usable(agent_skills.find_skills(self.profiles.data_folder,
+                                                             self.profiles.workspace(chat)), off)
         return [(s.name, s.name not in own_off) for s in found]
 
     def skill_names(self, chat: ChatRef) -> list[str]:
         """Every valid skill found for the chat (the app's and its workspace's), switched
         off anywhere or not: what an assistant's editor lists."""
-        from desktop.skills.catalog import find_skills, usable
-
-        return [s.name for s in usable(find_skills(self.ctx.paths.root,
-                                                   self.profiles.workspace(chat)))]
+        found = agent_skills.find_skills(self.profiles.data_folder, self.profiles.workspace(chat))
+        return [s.name for s in agent_skills.usable(found)]
 
     def set_skill_enabled(self, chat: ChatRef, name: str, enabled: bool) -> None:
         disabled = [n for n in self.profiles.disabled_skills(chat) if n != name]
@@ -164,17 +160,17 @@ class ChatSettings:
     def set_assistant(self, chat: ChatRef, assistant_id: str | None) -> None:
         """Use an assistant in the chat: its prompt, temperature and tools, and its
         provider and model when it names them."""
-        assistant = self.ctx.assistants.get(assistant_id) if assistant_id else None
+        assistant = self.profiles.assistants.get(assistant_id) if assistant_id else None
         if isinstance(chat, NewChat):
             chat.assistant_id = assistant.id if assistant else None
             if assistant is None or assistant.enabled_tools is None:
                 chat.disabled_tools = []  # back to the app's tool settings
         else:
-            self.ctx.sessions.update_session(
+            self.profiles.sessions.update_session(
                 chat, assistant_id=assistant.id if assistant else None)
         if assistant is None:
             return
-        known = {p.id for p in self.ctx.providers.all()}
+        known = {p.id for p in self.profiles.providers.all()}
         if assistant.provider_id in known:
             self.set_provider(chat, str(assistant.provider_id))
         if assistant.model:
@@ -190,9 +186,9 @@ class ChatSettings:
         (Settings) if any."""
         chat = NewChat(draft=self.drafts.new_chat_draft())
         current = self.assistant(like) if like is not None else None
-        default = self.ctx.settings.current.default_assistant_id
+        default = self.profiles.settings.current.default_assistant_id
         if current is not None:
             self.set_assistant(chat, current.id)
-        elif default and self.ctx.assistants.get(default) is not None:
+        elif default and self.profiles.assistants.get(default) is not None:
             self.set_assistant(chat, default)
         return chat

@@ -14,15 +14,24 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from desktop import chat as chat_features
+from desktop import knowledge as knowledge_bases
+from desktop import skills as agent_skills
+from desktop.chat.research.gather import Gatherer
 from desktop.core.errors import ConfigError
 from desktop.core.tooling import NoTools, ToolRunner
+from desktop.storage.mcp_secrets import settle_servers
+from desktop.tools import mcp
 from desktop.tools.approval import ChatGrants
+from desktop.tools.builtins.remember import Remember
+from desktop.tools.builtins.web_search import web_search_tool
 from desktop.tools.registry import ToolRegistry
+from desktop.tools.trust import ToolTrust
 
 if TYPE_CHECKING:
     from desktop.chat.app_context import ChatContext
-    from desktop.chat.research.gather import Gatherer
     from desktop.core.messages import Message
+    from desktop.core.services import KeyStore
     from desktop.core.settings import AppSettings
     from desktop.skills.format import Skill
     from desktop.tools.approval import Approver, Policy, ProgressSink
@@ -60,8 +69,14 @@ def check_known(names: Iterable[str], registry: ToolRegistry) -> None:
 
 
 class ChatTools:
+    """The tool side of the chats. It takes the whole :class:`ChatContext` because it is
+    the tools' own assembly: each turn's executor (the app's ``build_tools``, its
+    registry, grants and checkpoints), the MCP servers (their configs, secrets and
+    proxy), the registry catalog (environment, data folder) and the search tools (the
+    database, the providers' keys, Settings) each need other app services."""
+
     def __init__(self, ctx: ChatContext) -> None:
-        self.ctx = ctx
+        self._ctx = ctx
         self.mcp: McpManager | None = None
         self._grants: dict[str, ChatGrants] = {}
         self.on_change: list[Callable[[], None]] = []
@@ -79,24 +94,25 @@ class ChatTools:
     def server_catalog(self) -> RegistryCatalog:
         """The MCP servers the official registry lists (or the one ``ASSISTA_MCP_REGISTRY``
         names), cached in the data folder, fetched through the app's proxy."""
-        from desktop.tools.mcp.catalog import OFFICIAL_REGISTRY, REGISTRY_ENV, RegistryCatalog
-
-        base = self.ctx.environ.get(REGISTRY_ENV) or OFFICIAL_REGISTRY
-        return RegistryCatalog(self.ctx.paths.root, base_url=base, proxy=self.ctx.proxy)
+        base = self._ctx.environ.get(mcp.REGISTRY_ENV) or mcp.OFFICIAL_REGISTRY
+        return mcp.RegistryCatalog(self._ctx.paths.root, base_url=base, proxy=self._ctx.proxy)
 
     def settle_server_secrets(self, before: list[dict[str, Any]], renamed: Mapping[str, str],
                               kept: set[str]) -> list[str]:
         """Before an edited MCP server list is saved: removed servers' keys and sign-ins
         are forgotten, renamed ones take theirs along (see
         :func:`desktop.storage.mcp_secrets.settle_servers`)."""
-        from desktop.storage.mcp_secrets import settle_servers
+        return settle_servers(before, renamed, kept, self._ctx.secrets)
 
-        return settle_servers(before, renamed, kept, self.ctx.secrets)
+    def secrets(self) -> KeyStore:
+        """Keys and tokens (opened when first asked for: the keyring is slow)."""
+        return self._ctx.secrets
 
     # -- which tools ----------------------------------------------------------------
 
     def registry(self) -> ToolRegistry:
-        return self.mcp.registry(self.ctx.registry) if self.mcp is not None else self.ctx.registry
+        registry = self._ctx.registry
+        return self.mcp.registry(registry) if self.mcp is not None else registry
 
     def available(self, settings: AppSettings, workspace: str | None) -> list[str]:
         """Every tool a chat could use with this workspace."""
@@ -113,7 +129,7 @@ class ChatTools:
     @property
     def saved_grants(self) -> JsonGrantStore:
         """The user's "always allow" grants (Settings lists and revokes them)."""
-        return self.ctx.grants
+        return self._ctx.grants
 
     def chat_grants(self, session_id: str) -> ChatGrants:
         """The chat's "allow for this chat" grants."""
@@ -126,7 +142,7 @@ class ChatTools:
             return None
         last = base[-1] if base else None
         turn_id = last.id if last is not None and last.role == "user" else uuid.uuid4().hex
-        return self.ctx.checkpoints.begin(session_id, turn_id)
+        return self._ctx.checkpoints.begin(session_id, turn_id)
 
     def move_grants(self, old_key: str, session_id: str) -> None:
         grants = self._grants.pop(old_key, None)
@@ -137,27 +153,21 @@ class ChatTools:
         """What a research run searches and reads with: the search service of Settings
         and the knowledge bases named; ConfigError with what to do when there is
         neither, or the service cannot search."""
-        from desktop.chat.research.gather import Gatherer
-        from desktop.chat.web_search import search_service_error, web_search_config
-        from desktop.tools.trust import ToolTrust
-
-        settings = self.ctx.settings.current
-        web = web_search_config(self.ctx, settings)
-        if web is not None and (unusable := search_service_error(web)) is not None:
+        settings = self._ctx.settings.current
+        web = chat_features.web_search_config(self.secrets, settings)
+        if web is not None and (unusable := chat_features.search_service_error(web)) is not None:
             raise unusable
         tool = None
         if knowledge:
-            from desktop.knowledge.chat_link import provider_key
-            from desktop.knowledge.tool import search_knowledge_tool
-
-            tool = search_knowledge_tool(self.ctx.db, knowledge, partial(provider_key, self.ctx),
-                                         self.ctx.proxy)
+            keys = partial(knowledge_bases.provider_key, self._ctx.providers)
+            tool = knowledge_bases.search_knowledge_tool(self._ctx.db, knowledge, keys,
+                                                         self._ctx.proxy)
         if web is None and tool is None:
             raise ConfigError("Research needs something to search: choose a search service "
                               "(SearXNG, Brave or Tavily) in Settings, or add a knowledge "
                               "base to the chat.", code="research_no_search")
-        trust = ToolTrust.from_settings(settings, hidden_paths=(str(self.ctx.paths.root),))
-        return Gatherer(web, tool, proxy=self.ctx.proxy, trust=trust)
+        trust = ToolTrust.from_settings(settings, hidden_paths=(str(self._ctx.paths.root),))
+        return Gatherer(web, tool, proxy=self._ctx.proxy, trust=trust)
 
     def runner(self, names: list[str], *, workspace: str | None, settings: AppSettings,
                approver: Approver | None, grants: ChatGrants | None,
@@ -177,36 +187,26 @@ class ChatTools:
             return NoTools()
         registry = self.registry()
         if knowledge:
-            from desktop.knowledge.chat_link import provider_key
-            from desktop.knowledge.tool import search_knowledge_tool
-
             registry = ToolRegistry([t for t in registry if t.name != KNOWLEDGE_TOOL])
-            registry.register(search_knowledge_tool(self.ctx.db, knowledge,
-                                                    partial(provider_key, self.ctx),
-                                                    self.ctx.proxy))
+            keys = partial(knowledge_bases.provider_key, self._ctx.providers)
+            registry.register(knowledge_bases.search_knowledge_tool(self._ctx.db, knowledge, keys,
+                                                                    self._ctx.proxy))
         if REMEMBER_TOOL in names:
             if remember is None:
                 names = [n for n in names if n != REMEMBER_TOOL]
             else:
-                from desktop.tools.builtins.remember import Remember
-
                 registry = ToolRegistry([t for t in registry if t.name != REMEMBER_TOOL])
                 registry.register(Remember.tool(remember))
         if SKILL_TOOL in names:
-            from desktop.skills.tool import load_skill_tool
-
             registry = ToolRegistry([t for t in registry if t.name != SKILL_TOOL])
-            registry.register(load_skill_tool(skills))
+            registry.register(agent_skills.load_skill_tool(skills))
         if WEB_TOOL in names:
-            from desktop.chat.web_search import web_search_config
-            from desktop.tools.builtins.web_search import web_search_tool
-
-            config = web_search_config(self.ctx, settings)
+            config = chat_features.web_search_config(self.secrets, settings)
             if config is not None:
                 registry = ToolRegistry([t for t in registry if t.name != WEB_TOOL])
                 registry.register(web_search_tool(config))
         check_known(names, registry)
-        return self.ctx.build_tools(workspace, names, registry=registry, settings=settings,
+        return self._ctx.build_tools(workspace, names, registry=registry, settings=settings,
                                     approver=approver, chat_grants=grants,
                                     on_progress=on_progress, extra_policies=extra_policies,
                                     checkpoint=checkpoint, origin=origin)
@@ -220,19 +220,16 @@ class ChatTools:
         extra = list(extra)
         names = {c.name for c in extra}
         self.started_settings = {str(raw.get("name")): raw
-                                 for raw in self.ctx.settings.current.mcp_servers
+                                 for raw in self._ctx.settings.current.mcp_servers
                                  if raw.get("name") not in names}
-        configs = [c for c in self.ctx.mcp_configs(self.ctx.settings.current)
+        configs = [c for c in self._ctx.mcp_configs(self._ctx.settings.current)
                    if c.name not in names] + extra
         if not configs:
             self._changed()
             return {}
-        from desktop.tools.mcp.manager import McpManager  # the SDK is slow to import
-        from desktop.tools.mcp.oauth import OAuthSetup
-
-        manager = McpManager(configs, proxy=self.ctx.proxy, elicitor=self.elicitor,
+        manager = mcp.McpManager(configs, proxy=self._ctx.proxy, elicitor=self.elicitor,
                              sampler=self.sampler,
-                             oauth=OAuthSetup(self.ctx.secrets, self.browser))
+                             oauth=mcp.OAuthSetup(self._ctx.secrets, self.browser))
         for connection in manager.connections.values():
             connection.on_change = lambda _c: self._changed()
         manager.observe(self._mcp_event)

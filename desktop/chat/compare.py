@@ -22,7 +22,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from desktop.chat.compare_run import (
     MAX_MODELS,
@@ -36,7 +36,6 @@ from desktop.chat.compare_run import (
 from desktop.chat.events import TurnEnded, TurnFailed
 from desktop.chat.profile import NewChat
 from desktop.chat.running import RunningTurn
-from desktop.chat.service import ChatService
 from desktop.chat.turn_plan import TurnOverrides, TurnPlan
 from desktop.chat.turn_runner import TurnJob
 from desktop.chat.use_board import BOARD, UseBoard
@@ -49,9 +48,12 @@ from desktop.core.save_queue import SaveQueue
 from desktop.tools.approval import ApprovalDecision
 
 if TYPE_CHECKING:
+    from desktop.chat.chat_settings import ChatSettings
     from desktop.chat.profile import ChatRef
+    from desktop.chat.turn_runner import TurnRunner
     from desktop.core.orchestrator import ConfirmContinue
     from desktop.storage.branches import ActiveBranch
+    from desktop.storage.sessions import SessionStore
     from desktop.tools.approval import ApprovalRequest, Approver
 
 log = logging.getLogger(__name__)
@@ -60,9 +62,31 @@ log = logging.getLogger(__name__)
 _Job = TurnJob | AssistaError  # (the reason a column cannot start)
 
 
+class PlanTurn(Protocol):
+    """The plan of a chat's next turn (:meth:`desktop.chat.service.ChatService.plan`)."""
+
+    def __call__(self, chat: ChatRef, attachments: Sequence[Part] = (),
+                 overrides: TurnOverrides | None = None, question: str = "") -> TurnPlan: ...
+
+
+class OpenChat(Protocol):
+    """The id of a chat, a new one created for the turn
+    (:meth:`desktop.chat.service.ChatService.open_chat`)."""
+
+    def __call__(self, chat: ChatRef, plan: TurnPlan, text: str,
+                 attachments: Sequence[Part] = ()) -> str: ...
+
+
 class CompareRunner:
-    def __init__(self, service: ChatService) -> None:
-        self.service = service
+    def __init__(self, runner: TurnRunner, sessions: SessionStore, chats: ChatSettings,
+                 plan: PlanTurn, open_chat: OpenChat) -> None:
+        """``runner``: builds, runs and ends the columns' turns (its approvals board and
+        chat locks are the compare runs' too); ``chats``: the drafts a question clears."""
+        self.runner = runner
+        self.sessions = sessions
+        self.chats = chats
+        self.plan = plan
+        self.open_chat = open_chat
         self.runs: dict[str, CompareRun] = {}  # the running compare of each chat
 
     def run_of(self, session_id: str | None) -> CompareRun | None:
@@ -90,7 +114,7 @@ class CompareRunner:
         jobs_chat = chat
         if save:
             session_id = self._chat_for(chat, plan, attachments, text)
-            history = list(self.service.ctx.sessions.load_active_branch(session_id).messages)
+            history = list(self.sessions.load_active_branch(session_id).messages)
             jobs_chat = session_id
         else:
             session_id, history = f"unsaved-{id(question)}", []
@@ -98,7 +122,7 @@ class CompareRunner:
                            overrides=overrides, approver=approver, confirm=confirm, save=save,
                            new_question=True)
         if save:
-            self.service.chats.set_draft(chat, "")  # the draft was this question
+            self.chats.set_draft(chat, "")  # the draft was this question
         return run
 
     def ask_others(self, session_id: str, message_id: str, targets: Sequence[CompareTarget],
@@ -106,17 +130,17 @@ class CompareRunner:
         """Answer an earlier question again with other models: ``message_id`` is the
         question or one of its answers; the new answers become its siblings."""
         _check_count(targets, minimum=1)
-        self.service.runner.check_idle(session_id)
-        self.service.locks.claim(session_id)  # (before the shown branch changes)
+        self.runner.check_idle(session_id)
+        self.runner.locks.claim(session_id)  # (before the shown branch changes)
         try:
             return self._ask_others(session_id, message_id, targets, overrides)
         except BaseException:
-            self.service.locks.release(session_id)
+            self.runner.locks.release(session_id)
             raise
 
     def _ask_others(self, session_id: str, message_id: str, targets: Sequence[CompareTarget],
                     overrides: TurnOverrides | None) -> CompareRun:
-        branch = self.service.ctx.sessions.switch_branch(session_id, message_id)
+        branch = self.sessions.switch_branch(session_id, message_id)
         ids = [m.id for m in branch.messages]
         if message_id not in ids:
             raise ConfigError("That message is not in this chat.", code="message_not_in_chat")
@@ -145,7 +169,7 @@ class CompareRunner:
         first_error: AssistaError | None = None
         for target in targets:
             try:
-                return self.service.plan(chat, attachments, _for_target(overrides, target))
+                return self.plan(chat, attachments, _for_target(overrides, target))
             except AssistaError as exc:
                 first_error = first_error or exc
         assert first_error is not None
@@ -153,8 +177,8 @@ class CompareRunner:
 
     def _chat_for(self, chat: ChatRef, plan: TurnPlan, attachments: Sequence[Part],
                   text: str) -> str:
-        session_id = self.service.open_chat(chat, plan, text, attachments)
-        self.service.runner.check_idle(session_id)
+        session_id = self.open_chat(chat, plan, text, attachments)
+        self.runner.check_idle(session_id)
         return session_id
 
     def _launch(self, chat: ChatRef, session_id: str, history: list[Message],
@@ -164,13 +188,13 @@ class CompareRunner:
                 confirm: ConfirmContinue | UseBoard | None, save: bool,
                 new_question: bool) -> CompareRun:
         if save:
-            self.service.locks.claim(session_id)  # (ChatBusy: it answers in another process)
+            self.runner.locks.claim(session_id)  # (ChatBusy: it answers in another process)
         try:
             return self._make_run(chat, session_id, history, question, targets,
                                   overrides=overrides, approver=approver, confirm=confirm,
                                   save=save, new_question=new_question)
         except BaseException:
-            self.service.locks.release(session_id)
+            self.runner.locks.release(session_id)
             raise
 
     def _make_run(self, chat: ChatRef, session_id: str, history: list[Message],
@@ -179,8 +203,7 @@ class CompareRunner:
                   approver: Approver | UseBoard | PerModel | None,
                   confirm: ConfirmContinue | UseBoard | None, save: bool,
                   new_question: bool) -> CompareRun:
-        service = self.service
-        info = service.ctx.sessions.get_session(session_id) if save else None
+        info = self.sessions.get_session(session_id) if save else None
         title = info.title if info is not None else ""
         base = [*history, question]
         group = RunningTurn(session_id, title, list(base), list(base), model=targets[0].model)
@@ -201,9 +224,9 @@ class CompareRunner:
                 asker = approver
             job: _Job
             try:
-                plan = service.plan(chat, images, column_overrides,
+                plan = self.plan(chat, images, column_overrides,
                                     question=question.body_text)
-                job = service.runner.build(turn, plan, column_overrides, asker, confirm)
+                job = self.runner.build(turn, plan, column_overrides, asker, confirm)
             except AssistaError as exc:
                 job = exc
             columns.append(column)
@@ -214,7 +237,7 @@ class CompareRunner:
             raise ConfigError(str(first), code=first.code, params=first.params)
         run = CompareRun(session_id, question, columns, group, saved=save)
         self.runs[session_id] = run
-        service.runner.begin(group)
+        self.runner.begin(group)
         group.task = asyncio.ensure_future(self._run(run, jobs, new_question))
         return run
 
@@ -223,7 +246,7 @@ class CompareRunner:
     async def _run(self, run: CompareRun, jobs: list[_Job], new_question: bool) -> None:
         try:
             if run.saved and new_question:  # once, before any answer refers to it
-                queue = SaveQueue(self.service.ctx.sessions, run.session_id)
+                queue = SaveQueue(self.sessions, run.session_id)
                 queue.put(run.question)
                 await queue.close()
             for column, job in zip(run.columns, jobs, strict=True):
@@ -246,12 +269,12 @@ class CompareRunner:
         turn = column.turn
         recorder = None
         if run.saved:
-            column.store = ColumnStore(self.service.ctx.sessions, run.question.id)
+            column.store = ColumnStore(self.sessions, run.question.id)
             recorder = SessionRecorder(column.store, run.session_id, turn.emit)
         if isinstance(job, AssistaError):
             turn.failure, turn.failure_info = str(job), job.info
         try:
-            await self.service.runner.execute(
+            await self.runner.execute(
                 turn, None if isinstance(job, AssistaError) else job, recorder,
                 failed=partial(self._record_failure, column, recorder))
         finally:  # (also when stopped again meanwhile)
@@ -290,7 +313,7 @@ class CompareRunner:
             shown = next((ids[i] for i in order if ids[i] is not None), None)
             if shown is not None:
                 try:
-                    branch = self.service.ctx.sessions.switch_branch(run.session_id, shown)
+                    branch = self.sessions.switch_branch(run.session_id, shown)
                     group.history = list(branch.messages)
                 except AssistaError as exc:
                     log.error("compare in %s: could not show the kept answer: %s",
@@ -305,7 +328,7 @@ class CompareRunner:
         run.ended = True  # (before the chat service's observers hear of it)
         if self.runs.get(run.session_id) is run:
             del self.runs[run.session_id]  # its watchers hold it; the runner is done
-        self.service.runner.finish(group)
+        self.runner.finish(group)
         for callback in list(run.on_end):
             try:
                 callback(run)
@@ -317,7 +340,7 @@ class CompareRunner:
         column so that its view (and Stop) can tell its questions apart."""
         column.asking.append(request)
         try:
-            return await self.service.approvals.ask(request, column.turn.session_id,
+            return await self.runner.approvals.ask(request, column.turn.session_id,
                                                     column.turn.title)
         finally:
             column.asking.remove(request)
@@ -327,7 +350,7 @@ class CompareRunner:
     def stop_column(self, run: CompareRun, index: int) -> None:
         """Stop one model's answer; what it streamed is kept, marked stopped."""
         column = run.columns[index]
-        for pending in self.service.approvals.for_chat(run.session_id):
+        for pending in self.runner.approvals.for_chat(run.session_id):
             if column.asks(pending):
                 pending.resolve(ApprovalDecision.deny("The user stopped this answer."))
         column.turn.cancel()
@@ -340,7 +363,7 @@ class CompareRunner:
         run.kept = index
         if run.saved and index < len(run.columns):
             target = run.columns[index].target
-            self.service.ctx.sessions.update_session(
+            self.sessions.update_session(
                 run.session_id, provider_id=target.config.id, model=target.model)
         if not run.done:
             for column in run.columns:
@@ -350,7 +373,7 @@ class CompareRunner:
         first = run.answer_ids()[index]
         if not run.saved or first is None:
             return None
-        return self.service.ctx.sessions.switch_branch(run.session_id, first)
+        return self.sessions.switch_branch(run.session_id, first)
 
 
 def _check_count(targets: Sequence[CompareTarget], minimum: int = MIN_MODELS) -> None:

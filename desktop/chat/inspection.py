@@ -14,8 +14,9 @@ from desktop.core.messages import Message
 from desktop.providers.registry import key_variable as adapters_variable
 
 if TYPE_CHECKING:
-    from desktop.chat.app_context import ChatContext
     from desktop.storage.inspector_records import ExchangeRecord
+    from desktop.storage.inspector_store import InspectorStore
+    from desktop.storage.sessions import SessionStore
 
 __all__ = ["NothingRecorded", "answer_ids", "curl_command", "describe", "exchanges_for",
            "key_variable", "last_answer_ids"]
@@ -54,24 +55,24 @@ def last_answer_ids(messages: Sequence[Message]) -> list[str]:
     return answer_ids(messages, last.id) if last is not None else []
 
 
-def exchanges_for(ctx: ChatContext, *, session_id: str | None = None,
+def exchanges_for(store: InspectorStore, sessions: SessionStore, *,
+                  session_id: str | None = None,
                   message_id: str | None = None) -> list[ExchangeRecord]:
     """The exchanges of a message (the whole answer it is part of), else of the last
     answer of ``session_id``, else of the most recently used chat; NothingRecorded."""
-    store = ctx.inspector.store
     if message_id:
         found = store.for_messages([message_id])
         if not found:
             raise NothingRecorded(f"no recorded request for message {message_id}")
         return found
     if session_id is None:
-        chats = ctx.sessions.list_sessions(archived=None)
+        chats = sessions.list_sessions(archived=None)
         if not chats:
             raise NothingRecorded("there are no chats yet")
         session_id = max(chats, key=lambda c: c.updated_at).id
-    elif ctx.sessions.get_session(session_id) is None:
+    elif sessions.get_session(session_id) is None:
         raise NothingRecorded(f"no chat with id {session_id}")
-    messages = ctx.sessions.load_active_branch(session_id).messages
+    messages = sessions.load_active_branch(session_id).messages
     ids = last_answer_ids(messages)
     if not ids:
         raise NothingRecorded(f"chat {session_id} has no answer yet")

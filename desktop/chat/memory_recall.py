@@ -17,11 +17,12 @@ from functools import partial
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from desktop import knowledge as knowledge_bases
 from desktop.knowledge.store import EmbeddingConfig, KnowledgeStore
 from desktop.storage.memories import ALL_WHILE_AT_MOST, RELEVANT_COUNT, MemoryStore
 
 if TYPE_CHECKING:
-    from desktop.chat.app_context import ChatContext
+    from desktop.chat.provider_service import ProviderService
 
 log = logging.getLogger(__name__)
 
@@ -60,15 +61,14 @@ def vector_recall(store: KnowledgeStore, bases: Sequence[str], provider_url: str
     return None
 
 
-def recall_for_turn(ctx: ChatContext, memories: MemoryStore, project_id: str | None,
+def recall_for_turn(providers: ProviderService, memories: MemoryStore, project_id: str | None,
                     knowledge: Sequence[str], provider_url: str) -> VectorRecall | None:
-    """How a turn ranks its memories by vectors (None: it needs not, or cannot)."""
+    """How a turn ranks its memories by vectors (None: it needs not, or cannot); the
+    knowledge bases are in the memories' database, their keys are ``providers``'."""
     if not knowledge or len(memories.visible(project_id)) <= ALL_WHILE_AT_MOST:
         return None
-    from desktop.knowledge.chat_link import provider_key
-
-    return vector_recall(KnowledgeStore(ctx.db, partial(provider_key, ctx)), knowledge,
-                         provider_url)
+    keys = partial(knowledge_bases.provider_key, providers)
+    return vector_recall(KnowledgeStore(memories.db, keys), knowledge, provider_url)
 
 
 Embed = Callable[[EmbeddingConfig, Sequence[str], str | None], list[list[float]]]
@@ -81,12 +81,9 @@ def recall(memories: MemoryStore, project_id: str | None, question: str,
     EmbeddingError when the service fails."""
     import numpy as np
 
-    from desktop.knowledge.vectors import to_blob
-
+    to_blob = knowledge_bases.vectors.to_blob
     if embed is None:
-        from desktop.knowledge import embeddings
-
-        embed = embeddings.embed
+        embed = knowledge_bases.embeddings.embed
     visible = memories.visible(project_id)
     by_id = {m.id: m for m in visible}
     model = vectors.model_key

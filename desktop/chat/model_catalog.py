@@ -17,8 +17,10 @@ from desktop.core.images import makes_images
 from desktop.core.pricing import Price, price_for
 
 if TYPE_CHECKING:
-    from desktop.chat.app_context import ChatContext
+    from desktop.chat.provider_service import ProviderService
+    from desktop.core.services import SettingsSource
     from desktop.core.settings import ProviderConfig
+    from desktop.storage.settings_store import SettingsStore
 
 CHOICES_KEY = "model_choices"
 RECENT_LIMIT = 6
@@ -90,21 +92,24 @@ def format_price(price: Price) -> str:
 
 
 class ModelCatalog:
-    def __init__(self, ctx: ChatContext) -> None:
-        self.ctx = ctx
+    def __init__(self, values: SettingsStore, settings: SettingsSource,
+                 providers: ProviderService) -> None:
+        """``values``: where the favourites and recent models are kept."""
+        self._values = values
+        self._settings = settings
+        self._providers = providers
 
     # -- favourites and recent (one small JSON value) -----------------------------------
 
     def _choices(self) -> tuple[list[str], list[str]]:
-        raw = self.ctx.settings_store.get_value(CHOICES_KEY, {})
+        raw = self._values.get_value(CHOICES_KEY, {})
         raw = raw if isinstance(raw, dict) else {}
         lists = [raw.get(name) for name in ("favourites", "recent")]
         favourites, recent = ([str(k) for k in v] if isinstance(v, list) else [] for v in lists)
         return favourites, recent
 
     def _save(self, favourites: list[str], recent: list[str]) -> None:
-        self.ctx.settings_store.set_value(CHOICES_KEY,
-                                          {"favourites": favourites, "recent": recent})
+        self._values.set_value(CHOICES_KEY, {"favourites": favourites, "recent": recent})
 
     def is_favourite(self, provider_id: str, model: str) -> bool:
         return f"{provider_id}\t{model}" in self._choices()[0]
@@ -124,9 +129,9 @@ class ModelCatalog:
     # -- entries -----------------------------------------------------------------------
 
     def entry(self, config: ProviderConfig, model: str, favourites: set[str]) -> ModelEntry:
-        caps = self.ctx.providers.capabilities(config, model)
+        caps = self._providers.capabilities(config, model)
         prices = {m: Price(p.input, p.output, p.cached_input)
-                  for m, p in self.ctx.settings.current.prices.items()}
+                  for m, p in self._settings.current.prices.items()}
         return ModelEntry(
             provider_id=config.id, provider_name=config.name, model=model, tools=caps.tools,
             vision=caps.vision, reasoning=caps.reasoning, context_window=caps.context_window,
@@ -134,7 +139,7 @@ class ModelCatalog:
 
     def provider_models(self, config: ProviderConfig, favourites: set[str]) -> list[ModelEntry]:
         """The provider's cached list (its default model first when not listed)."""
-        ids = [m.id for m in self.ctx.providers.cached_models(config)]
+        ids = [m.id for m in self._providers.cached_models(config)]
         if config.model and config.model not in ids:
             ids.insert(0, config.model)
         return [self.entry(config, model, favourites) for model in ids]
@@ -147,11 +152,11 @@ class ModelCatalog:
         favourites = set(favourite_keys)
         by_key: dict[str, ModelEntry] = {}
         groups: list[ModelSection] = []
-        for config in self.ctx.providers.all():
+        for config in self._providers.all():
             entries = self.provider_models(config, favourites)
             by_key.update((e.key, e) for e in entries)
             groups.append(ModelSection("provider", config.name, entries))
-        known = {c.id: c for c in self.ctx.providers.all()}
+        known = {c.id: c for c in self._providers.all()}
 
         def lookup(key: str) -> ModelEntry | None:
             provider_id, _tab, model = key.partition("\t")

@@ -13,18 +13,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from desktop import projects as project_feature
+from desktop import skills as agent_skills
 from desktop.chat.chat_options import CHAT_OPTIONS_KEY, ChatOptions, layered
 from desktop.core.prompt import PromptSources, build_system_prompt
 
 if TYPE_CHECKING:
-    from desktop.chat.app_context import ChatContext
+    from desktop.chat.provider_service import ProviderService
     from desktop.core.messages import Message
     from desktop.core.provider_options import RequestOptions
     from desktop.core.records import Assistant, Project, SessionInfo
+    from desktop.core.services import AssistantSource, SettingsSource
     from desktop.core.settings import ProviderConfig
+    from desktop.projects.service import ProjectService
     from desktop.skills.format import Skill
+    from desktop.storage.sessions import SessionStore
 
 DISABLED_TOOLS_KEY = "disabled_tools"
 
@@ -67,11 +73,19 @@ ChatRef = str | NewChat
 class ChatProfiles:
     """Reads and changes the per-chat choices of any chat."""
 
-    def __init__(self, ctx: ChatContext) -> None:
-        self.ctx = ctx
+    def __init__(self, sessions: SessionStore, settings: SettingsSource,
+                 providers: ProviderService, *, assistants: AssistantSource,
+                 projects: ProjectService, data_folder: Path) -> None:
+        """``data_folder``: where the user's own skills are (``skills`` below it)."""
+        self.sessions = sessions
+        self.settings = settings
+        self.providers = providers
+        self.assistants = assistants
+        self.projects = projects
+        self.data_folder = data_folder
 
     def info(self, chat: ChatRef) -> SessionInfo | None:
-        return self.ctx.sessions.get_session(chat) if isinstance(chat, str) else None
+        return self.sessions.get_session(chat) if isinstance(chat, str) else None
 
     # -- assistant and prompt ------------------------------------------------------------
 
@@ -81,7 +95,7 @@ class ChatProfiles:
         else:
             info = self.info(chat)
             assistant_id = info.assistant_id if info is not None else None
-        return self.ctx.assistants.get(assistant_id) if assistant_id else None
+        return self.assistants.get(assistant_id) if assistant_id else None
 
     def project(self, chat: ChatRef) -> Project | None:
         """The project the chat is in (None: in none, or the project is gone)."""
@@ -90,16 +104,14 @@ class ChatProfiles:
         else:
             info = self.info(chat)
             project_id = info.project_id if info is not None else None
-        return self.ctx.projects.get(project_id)
+        return self.projects.get(project_id)
 
     def project_prompt(self, chat: ChatRef) -> str:
         """What the chat's project adds to its system prompt ("" outside a project)."""
         project = self.project(chat)
         if project is None:
             return ""
-        from desktop.projects.context import project_context
-
-        return project_context(project, self.ctx.projects.files(project))
+        return project_feature.project_context(project, self.projects.files(project))
 
     def own_prompt(self, chat: ChatRef) -> str | None:
         """The chat's own system prompt (``None``: its assistant's, else the default)."""
@@ -120,7 +132,7 @@ class ChatProfiles:
         project = self.project(chat)
         if project is not None and project.workspace:
             return project.workspace
-        return self.ctx.settings.current.workspace
+        return self.settings.current.workspace
 
     def project_id(self, chat: ChatRef) -> str | None:
         """The chat's project (its memory scope); None: in no project."""
@@ -134,9 +146,7 @@ class ChatProfiles:
                        skills: Sequence[Skill] | None = None) -> PromptSources:
         """``skills``: those the turn offers (None: the chat's, when ``tools`` has
         load_skill)."""
-        from desktop.skills.catalog import skills_prompt
-
-        settings = self.ctx.settings.current
+        settings = self.settings.current
         assistant = self.assistant(chat)
         workspace = workspace if workspace is not None else self.workspace(chat)
         if skills is None:
@@ -146,7 +156,7 @@ class ChatProfiles:
             assistant=assistant.system_prompt if assistant is not None else None,
             session=self.own_prompt(chat), custom_instructions=settings.custom_instructions,
             workspace=workspace, tools=tools, today=date.today(),
-            project=self.project_prompt(chat), skills=skills_prompt(skills))
+            project=self.project_prompt(chat), skills=agent_skills.skills_prompt(skills))
 
     def system_prompt(self, chat: ChatRef, tools: tuple[str, ...] = (), *,
                       workspace: str | None = None,
@@ -171,20 +181,18 @@ class ChatProfiles:
         info = self.info(chat)
         extra = dict(info.extra or {}) if info is not None else {}
         extra["disabled_skills"] = list(names)
-        self.ctx.sessions.update_session(chat, extra=extra)
+        self.sessions.update_session(chat, extra=extra)
 
     def skills(self, chat: ChatRef, workspace: str | None = None) -> list[Skill]:
         """The valid skills the chat offers: found in the app's skills folder and its
         workspace, less those switched off in Settings, by its assistant or by it."""
-        from desktop.skills.catalog import disabled_names, find_skills, usable
-
         assistant = self.assistant(chat)
-        off = disabled_names(self.ctx.settings.current.disabled_skills,
+        off = agent_skills.disabled_names(self.settings.current.disabled_skills,
                              assistant.extra if assistant is not None else None,
                              self.disabled_skills(chat))
-        found = find_skills(self.ctx.paths.root,
+        found = agent_skills.find_skills(self.data_folder,
                             workspace if workspace is not None else self.workspace(chat))
-        return usable(found, off)
+        return agent_skills.usable(found, off)
 
     # -- request settings ----------------------------------------------------------------
 
@@ -206,7 +214,7 @@ class ChatProfiles:
             extra.pop(CHAT_OPTIONS_KEY, None)
         else:
             extra[CHAT_OPTIONS_KEY] = options.to_json()
-        self.ctx.sessions.update_session(chat, extra=extra)
+        self.sessions.update_session(chat, extra=extra)
 
     def request_defaults(self, chat: ChatRef) -> RequestOptions | None:
         """What the chat would be sent with if it set nothing itself: the provider's
@@ -239,7 +247,7 @@ class ChatProfiles:
         """The chat's provider: its own when it still exists, else its assistant's,
         else its project's, else the one picked last (the top bar's default for new
         chats)."""
-        known = {p.id: p for p in self.ctx.providers.all()}
+        known = {p.id: p for p in self.providers.all()}
         wanted: str | None
         if isinstance(chat, NewChat):
             wanted = chat.provider_id
@@ -254,7 +262,7 @@ class ChatProfiles:
         project = self.project(chat)
         if project is not None and project.provider_id in known:
             return known[str(project.provider_id)]
-        return self.ctx.providers.active(self.ctx.settings.current)
+        return self.providers.active(self.settings.current)
 
     def model(self, chat: ChatRef) -> str:
         """The chat's model; for a chat on another provider than it was saved with,
@@ -313,4 +321,4 @@ class ChatProfiles:
         info = self.info(chat)
         extra = dict(info.extra or {}) if info is not None else {}
         extra[DISABLED_TOOLS_KEY] = list(names)
-        self.ctx.sessions.update_session(chat, extra=extra)
+        self.sessions.update_session(chat, extra=extra)

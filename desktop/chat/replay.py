@@ -19,7 +19,7 @@ from desktop.core.messages import Message
 from desktop.core.provider import ChatRequest, ToolSpec
 
 if TYPE_CHECKING:
-    from desktop.chat.app_context import ChatContext
+    from desktop.chat.app_context import BuildProvider
     from desktop.core.settings import ProviderConfig
     from desktop.storage.inspector_records import ExchangeRecord
 
@@ -70,7 +70,7 @@ def original_result(record: ExchangeRecord) -> ReplayResult:
                         record.output_tokens)
 
 
-async def replay(ctx: ChatContext, record: ExchangeRecord, config: ProviderConfig,
+async def replay(build_provider: BuildProvider, record: ExchangeRecord, config: ProviderConfig,
                  model: str) -> ReplayResult:
     """Stream the recorded request to ``config``/``model``; never raises for a
     provider failure (it is the result's ``error``)."""
@@ -83,7 +83,7 @@ async def replay(ctx: ChatContext, record: ExchangeRecord, config: ProviderConfi
     error: str | None = None
     try:
         request = request_from_record(record, model)
-        provider = ctx.build_provider(config)
+        provider = build_provider(config)
     except AssistaError as exc:
         return ReplayResult(label, "", str(exc), None, None, None)
     try:

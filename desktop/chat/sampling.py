@@ -54,7 +54,7 @@ class ChatSampler:
         if not await self.approve(request):
             raise SamplingDenied("The user declined the sampling request.")
         config, model = self._model_for(request.origin)
-        provider = self.service.limiter.wrap(self.service.ctx.build_provider(config), config.id)
+        provider = self.service.limiter.wrap(self.service.build_provider(config), config.id)
         chat_request = ChatRequest(
             model=model, messages=list(request.messages), system=request.system_prompt,
             temperature=request.temperature,
@@ -79,7 +79,7 @@ class ChatSampler:
         if origin is not None and origin in self._models:
             return self._models[origin]
         profiles = self.service.profiles
-        if origin is not None and self.service.ctx.sessions.get_session(origin) is not None:
+        if origin is not None and self.service.sessions.get_session(origin) is not None:
             config = profiles.provider(origin)
             if config is not None:
                 return config, profiles.model(origin)

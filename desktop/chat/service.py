@@ -18,6 +18,7 @@ from desktop.chat.approvals import ApprovalBoard, PendingApproval
 from desktop.chat.chat_settings import ChatSettings
 from desktop.chat.chat_states import ChatStates, StateObserver
 from desktop.chat.chat_tools import ChatTools
+from desktop.chat.compare import CompareRunner
 from desktop.chat.events import ChatObserver, ChatState
 from desktop.chat.limiter import ProviderLimiter
 from desktop.chat.message_edits import CONTINUATION_KEY, CONTINUE_PROMPT, MessageEdits
@@ -50,21 +51,32 @@ log = logging.getLogger(__name__)
 
 
 class ChatService:
+    """The chat layer's assembly: the one object built on the whole app context. It
+    hands each part the services it uses (issue 26) and keeps for itself the chats
+    (``sessions``), the settings and how a provider is built."""
+
     def __init__(self, ctx: ChatContext, *, write_titles: bool = False) -> None:
         """``write_titles``: ask the model for each new chat's title (the window)."""
-        self.ctx = ctx
-        self.titles = ChatTitler(ctx, lambda _sid, _title: self._sessions_changed(),
+        self.sessions = ctx.sessions
+        self.settings = ctx.settings
+        self.build_provider = ctx.build_provider
+        self.titles = ChatTitler(ctx.sessions, ctx.providers, ctx.settings, ctx.build_provider,
+                                 lambda _sid, _title: self._sessions_changed(),
                                  enabled=write_titles)
-        self.profiles = ChatProfiles(ctx)
+        self.profiles = ChatProfiles(ctx.sessions, ctx.settings, ctx.providers,
+                                     assistants=ctx.assistants, projects=ctx.projects,
+                                     data_folder=ctx.paths.root)
         self.tools = ChatTools(ctx)
-        self.chats = ChatSettings(self.profiles, self.tools)
+        self.chats = ChatSettings(self.profiles, self.tools, ctx.settings_store)
         self.approvals = ApprovalBoard()
         self.edits = MessageEdits(ctx.sessions)
         self.limiter = ProviderLimiter(self._slot_limit)
         self.locks = TurnLocks(ctx.paths.root)  # a chat answers in one process at a time
         # Builds, runs and ends every turn (this service's and each compare column's).
         self.memories = MemoryStore(ctx.db)  # facts kept across chats
-        self.runner = TurnRunner(ctx, self.tools, self.approvals, self.limiter, self.locks,
+        self.runner = TurnRunner(self.tools, self.approvals, self.limiter, self.locks,
+                                 ctx.settings, build_provider=ctx.build_provider,
+                                 build_orchestrator=ctx.build_orchestrator,
                                  memories=self.memories)
         self.runner.on_ended.append(self._turn_ended)
         self.chat_states: ChatStates = self.runner.states
@@ -73,15 +85,16 @@ class ChatService:
         self.approvals.on_request.append(self._approval_opened)
         ctx.settings.subscribe(self._settings_changed)
         self.approvals.on_close.append(self._approval_closed)
-        from desktop.chat.compare import CompareRunner  # (which imports this module)
-        self.compare = CompareRunner(self)  # one question to several models at once
+        # One question to several models at once, on the same runner.
+        self.compare = CompareRunner(self.runner, ctx.sessions, self.chats, self.plan,
+                                     self.open_chat)
 
     def _settings_changed(self, old: AppSettings, new: AppSettings) -> None:
         if old.max_concurrent_requests != new.max_concurrent_requests:
             self.limiter.reset()  # new slots with the new limit for the next requests
 
     def _slot_limit(self) -> int:
-        return self.ctx.settings.current.max_concurrent_requests
+        return self.settings.current.max_concurrent_requests
 
     # -- watching chats ------------------------------------------------------------
 
@@ -108,8 +121,8 @@ class ChatService:
     def plan(self, chat: ChatRef, attachments: Sequence[Part] = (),
              overrides: TurnOverrides | None = None, question: str = "") -> TurnPlan:
         """``question``: what the user asks (the memories most relevant to it are sent)."""
-        return plan_turn(self.profiles, self.tools, self.ctx.settings.current, chat,
-                         attachments, overrides=overrides, question=question)
+        return plan_turn(self.profiles, self.tools, self.settings.current, chat, attachments,
+                         memories=self.memories, overrides=overrides, question=question)
 
     def start(self, chat: ChatRef, text: str, attachments: Sequence[Part] = (), *,
               branch_from: str | None = None, regenerate: bool = False,
@@ -156,7 +169,7 @@ class ChatService:
             session_id, history = self._open_chat(chat, plan, text, attachments,
                                                   branch_from) \
                 if save else (f"unsaved-{id(user)}", [])
-        info = self.ctx.sessions.get_session(session_id) if save else None
+        info = self.sessions.get_session(session_id) if save else None
         turn = RunningTurn(session_id, info.title if info else "", [], history,
                            model=plan.model)
         turn.base = [*history, *([user] if user is not None else [])]
@@ -184,7 +197,7 @@ class ChatService:
                 self.locks.claim(sid)  # (before anything in it changes)
             sid = self.open_chat(chat, plan, text, attachments, switch=True)
             self.locks.claim(sid)
-            sessions = self.ctx.sessions
+            sessions = self.sessions
             return sid, (sessions.start_branch(sid, branch_from) if branch_from is not None
                          else list(sessions.load_active_branch(sid).messages))
         except BaseException:
@@ -198,15 +211,15 @@ class ChatService:
         attachments' names) with ``plan``'s provider and model; an existing one must
         exist (ConfigError) and, with ``switch``, takes ``plan``'s provider and model."""
         if isinstance(chat, str):
-            if self.ctx.sessions.get_session(chat) is None:
+            if self.sessions.get_session(chat) is None:
                 raise ConfigError(f"no chat with id {chat!r}",
                                   code="chat_gone", params={"chat": chat})
             if switch:
-                self.ctx.sessions.update_session(chat, provider_id=plan.config.id,
+                self.sessions.update_session(chat, provider_id=plan.config.id,
                                                  model=plan.model)
             return chat
         names = [getattr(p, "name", None) or "attachment" for p in attachments]
-        info = self.ctx.sessions.create_session(
+        info = self.sessions.create_session(
             title=auto_title(text or " ".join(names)), provider_id=plan.config.id,
             model=plan.model, workspace=plan.workspace, system_prompt=chat.system_prompt,
             assistant_id=chat.assistant_id, extra=self.profiles.saved_extra(chat),
@@ -219,7 +232,7 @@ class ChatService:
 
     async def _run(self, turn: RunningTurn, plan: TurnPlan, job: TurnJob | ResearchJob,
                    user: Message | None, save: bool) -> None:
-        recorder = SessionRecorder(self.ctx.sessions, turn.session_id, turn.emit) if save \
+        recorder = SessionRecorder(self.sessions, turn.session_id, turn.emit) if save \
             else None
         try:
             if user is not None:
@@ -295,7 +308,7 @@ class ChatService:
 
     def delete_chat(self, session_id: str) -> None:
         self.stop(session_id)
-        self.ctx.sessions.delete_session(session_id)
+        self.sessions.delete_session(session_id)
         self.chats.drafts.forget(session_id)
         self.chat_states.forget(session_id)
         self._sessions_changed()
@@ -319,7 +332,7 @@ class ChatService:
 
     def rename_chat(self, session_id: str, title: str) -> None:
         title = title.strip() or "New chat"
-        self.ctx.sessions.rename_session(session_id, title)
+        self.sessions.rename_session(session_id, title)
         if (turn := self.runner.running(session_id)) is not None:
             turn.title = title
         self._sessions_changed()

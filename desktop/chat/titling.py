@@ -26,8 +26,11 @@ from desktop.core.messages import Message
 from desktop.core.provider import RequestOrigin
 
 if TYPE_CHECKING:
-    from desktop.chat.app_context import ChatContext
+    from desktop.chat.app_context import BuildProvider
+    from desktop.chat.provider_service import ProviderService
+    from desktop.core.services import SettingsSource
     from desktop.core.settings import ProviderConfig
+    from desktop.storage.sessions import SessionStore
 
 log = logging.getLogger(__name__)
 
@@ -70,9 +73,13 @@ class ChatTitler:
     one-shot ``assista ask`` would have to wait for the extra request before exiting);
     the Preferences setting ``model_titles`` switches it off for the user."""
 
-    def __init__(self, ctx: ChatContext, on_titled: Callable[[str, str], None], *,
-                 enabled: bool = False) -> None:
-        self.ctx = ctx
+    def __init__(self, sessions: SessionStore, providers: ProviderService,
+                 settings: SettingsSource, build_provider: BuildProvider,
+                 on_titled: Callable[[str, str], None], *, enabled: bool = False) -> None:
+        self._sessions = sessions
+        self._providers = providers
+        self._settings = settings
+        self._build_provider = build_provider
         self.on_titled = on_titled
         self.enabled = enabled
         self._tasks: set[asyncio.Task[None]] = set()
@@ -88,7 +95,7 @@ class ChatTitler:
         """A turn ended: after a new chat's first complete answer, ask for its title."""
         pending = self._new.pop(session_id, None)
         if pending is None or status != "complete" or \
-                not self.ctx.settings.current.model_titles:
+                not self._settings.current.model_titles:
             return
         answer = next((m.text for m in reversed(history) if m.role == "assistant"), "")
         first_title, config, model, question = pending
@@ -99,8 +106,8 @@ class ChatTitler:
     def title_model(self, config: ProviderConfig, model: str) -> tuple[ProviderConfig, str]:
         """The provider and model that write titles: the one named in Preferences (its
         default model when none is named) while that provider exists, else the chat's."""
-        settings = self.ctx.settings.current
-        chosen = next((p for p in self.ctx.providers.all()
+        settings = self._settings.current
+        chosen = next((p for p in self._providers.all()
                        if p.id == settings.title_provider_id), None)
         if chosen is None or not (settings.title_model or chosen.model):
             return config, model
@@ -133,20 +140,20 @@ class ChatTitler:
             log.info("no model-written title for %s: %s", job.session_id, exc)
             return
         title = clean_title(reply)
-        info = self.ctx.sessions.get_session(job.session_id)
+        info = self._sessions.get_session(job.session_id)
         if title is None or info is None or info.title != job.first_title:
             return  # nothing usable, the chat is gone, or the user named it meanwhile
-        self.ctx.sessions.rename_session(job.session_id, title)
+        self._sessions.rename_session(job.session_id, title)
         self.on_titled(job.session_id, title)
 
     async def _ask(self, job: TitleJob) -> str:
         conversation = (f"User: {job.question[:EXCERPT_CHARS]}\n\n"
                         f"Assistant: {job.answer[:EXCERPT_CHARS]}")
-        reasoning = self.ctx.providers.capabilities(job.config, job.model).reasoning
+        reasoning = self._providers.capabilities(job.config, job.model).reasoning
         call = title_call(job.config, job.model, reasoning, TITLE_PROMPT, conversation)
         # Recorded as the chat's, not as the answer the task was started after.
         call.request.origin = RequestOrigin(job.session_id)
-        provider = self.ctx.build_provider(call.config)
+        provider = self._build_provider(call.config)
         reply = ""
         try:
             async with contextlib.aclosing(provider.stream(call.request)) as events:

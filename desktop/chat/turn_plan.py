@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from desktop import chat as chat_features
+from desktop import knowledge as knowledge_bases
 from desktop.chat.chat_tools import (
     KNOWLEDGE_TOOL,
     REMEMBER_TOOL,
@@ -20,6 +22,7 @@ from desktop.chat.chat_tools import (
     ChatTools,
     check_known,
 )
+from desktop.chat.memory_recall import recall_for_turn
 from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
 from desktop.core.errors import ConfigError
 from desktop.core.messages import ImagePart, Part
@@ -30,6 +33,7 @@ if TYPE_CHECKING:
     from desktop.core.provider_options import RequestOptions
     from desktop.core.settings import AppSettings, ProviderConfig
     from desktop.skills.format import Skill
+    from desktop.storage.memories import MemoryStore
     from desktop.tools.approval import Policy
 
 
@@ -81,12 +85,11 @@ class TurnPlan:
 
 
 def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
-              chat: ChatRef, attachments: Sequence[Part] = (), *,
+              chat: ChatRef, attachments: Sequence[Part] = (), *, memories: MemoryStore,
               overrides: TurnOverrides | None = None, question: str = "") -> TurnPlan:
     """The request setup of ``chat``'s next turn; raises ConfigError (with a sentence
-    for the user) when it cannot be sent."""
+    for the user) when it cannot be sent. ``memories``: the memories it may be told."""
     o = overrides or TurnOverrides()
-    ctx = profiles.ctx
     config = o.config or profiles.provider(chat)
     if config is None:
         raise ProviderMissing("Add a provider to start chatting.", code="no_provider")
@@ -94,7 +97,7 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
     if not model:
         raise ConfigError(f"Choose a model for {config.name} first.", code="no_model",
                           params={"provider": config.name})
-    caps = ctx.providers.capabilities(config, model)
+    caps = profiles.providers.capabilities(config, model)
     if any(isinstance(p, ImagePart) for p in attachments) and not caps.vision:
         raise ConfigError(
             f"{model} cannot see images. Pick a vision model, or turn on vision for "
@@ -112,31 +115,26 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
     asked_remember = REMEMBER_TOOL in names  # (--allow remember, --tools remember)
     names = [n for n in names if n != REMEMBER_TOOL]  # made below when memory is on
     check_known(names, tools.registry())
-    from desktop.knowledge.chat_link import chat_knowledge
-
-    knowledge = tuple(dict.fromkeys([*o.knowledge, *chat_knowledge(profiles, chat)]))
+    knowledge = tuple(dict.fromkeys([*o.knowledge,
+                                     *knowledge_bases.chat_knowledge(profiles, chat)]))
     if knowledge and KNOWLEDGE_TOOL not in names:
         names.append(KNOWLEDGE_TOOL)  # made for this turn, bound to these bases
     request = profiles.request_options(chat, config)
     if o.web_search:
         request = request.model_copy(update={"web_search": True})
-    from desktop.chat.web_search import plan_web_search
-
-    request, web_tool = plan_web_search(ctx, settings, config, request, bool(caps.tools),
-                                        has_tools=bool(names) and bool(caps.tools))
+    request, web_tool = chat_features.plan_web_search(
+        tools.secrets, settings, config, request, bool(caps.tools),
+        has_tools=bool(names) and bool(caps.tools))
     if web_tool and WEB_TOOL not in names:
         names.append(WEB_TOOL)  # made for this turn, on the search service of Settings
     memory = memory_on(settings, chat, o)
     project = profiles.project_id(chat) if memory else None
-    memories: tuple[str, ...] = ()
+    told: tuple[str, ...] = ()
     recall = None
     if memory:
-        from desktop.chat.memory_recall import recall_for_turn
-        from desktop.storage.memories import MemoryStore
-
-        store = MemoryStore(ctx.db)
-        memories = tuple(m.text for m in store.for_chat(project, question))
-        recall = recall_for_turn(ctx, store, project, knowledge, config.base_url)
+        told = tuple(m.text for m in memories.for_chat(project, question))
+        recall = recall_for_turn(profiles.providers, memories, project, knowledge,
+                                 config.base_url)
         if asked_remember or (o.tools is None and
                               REMEMBER_TOOL not in profiles.disabled_tools(chat)):
             names.append(REMEMBER_TOOL)  # made for this turn, bound to its scope
@@ -147,10 +145,10 @@ def plan_turn(profiles: ChatProfiles, tools: ChatTools, settings: AppSettings,
         skills = ()
     base = o.system if o.system is not None else profiles.system_prompt(
         chat, tuple(names), workspace=workspace, skills=skills)
-    return TurnPlan(config=config, model=model, system=with_memories(base, memories),
+    return TurnPlan(config=config, model=model, system=with_memories(base, told),
                     temperature=request.temperature, tools=tuple(names),
                     workspace=workspace, request=request, knowledge=knowledge,
-                    memory=memory, memory_project=project, memories=memories,
+                    memory=memory, memory_project=project, memories=told,
                     base_system=base, question=question, recall=recall, skills=skills)
 
 

@@ -38,7 +38,7 @@ from desktop.core.error_codes import unexpected
 from desktop.core.errors import AssistaError, ConfigError
 
 if TYPE_CHECKING:
-    from desktop.chat.app_context import ChatContext
+    from desktop.chat.app_context import BuildOrchestrator, BuildProvider
     from desktop.chat.approvals import ApprovalBoard
     from desktop.chat.chat_tools import ChatTools
     from desktop.chat.limiter import ProviderLimiter
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from desktop.core.conversation import SessionRecorder
     from desktop.core.orchestrator import ConfirmContinue, Orchestrator
     from desktop.core.provider import Provider
+    from desktop.core.services import SettingsSource
     from desktop.storage.memories import MemoryStore
     from desktop.tools.approval import ApprovalDecision, ApprovalRequest, Approver
 
@@ -67,10 +68,15 @@ class TurnJob:
 
 
 class TurnRunner:
-    def __init__(self, ctx: ChatContext, tools: ChatTools, approvals: ApprovalBoard,
-                 limiter: ProviderLimiter, locks: TurnLocks, *,
+    def __init__(self, tools: ChatTools, approvals: ApprovalBoard, limiter: ProviderLimiter,
+                 locks: TurnLocks, settings: SettingsSource, *,
+                 build_provider: BuildProvider, build_orchestrator: BuildOrchestrator,
                  memories: MemoryStore | None = None) -> None:
-        self.ctx = ctx
+        """``build_provider``/``build_orchestrator``: a turn's provider and loop, as the
+        app builds them."""
+        self.settings = settings
+        self._build_provider = build_provider
+        self._build_orchestrator = build_orchestrator
         # Facts kept across chats: a turn's system prompt carries the relevant ones,
         # its ``remember`` tool saves here (None: the turns use no memory).
         self.memories = memories
@@ -146,7 +152,7 @@ class TurnRunner:
               confirm: ConfirmContinue | UseBoard | None) -> TurnJob:
         """The loop of ``turn``; ``UseBoard``: approvals on the board, "Continue?" asked
         of the chat's watchers. Raises ConfigError when it cannot be built."""
-        settings = self.ctx.settings.current
+        settings = self.settings.current
         sid = turn.session_id
         provider = self.provider(turn, plan)
         turn.tools = self.tools.runner(
@@ -158,7 +164,7 @@ class TurnRunner:
             checkpoint=self.tools.checkpoint(sid, turn.base),
             origin=sid, remember=(memory_saver(self.memories, turn, plan)
                                   if self.memories is not None else None))
-        orchestrator = self.ctx.build_orchestrator(
+        orchestrator = self._build_orchestrator(
             provider, turn.tools, settings,
             partial(self._confirm, turn) if isinstance(confirm, UseBoard) else confirm,
             config=plan.config, model=plan.model)
@@ -169,8 +175,8 @@ class TurnRunner:
     def provider(self, turn: RunningTurn, plan: TurnPlan) -> Provider:
         """The provider of ``plan`` for ``turn``: its retries told to the turn's
         watchers, its requests behind the provider's slots."""
-        raw = self.ctx.build_provider(plan.config, on_retry=partial(self._retrying, turn,
-                                                                      plan.config.name))
+        raw = self._build_provider(plan.config, on_retry=partial(self._retrying, turn,
+                                                                 plan.config.name))
         turn.retry_limit = int(getattr(getattr(raw, "retry", None), "max_retries", 0))
         return self.limiter.wrap(raw, plan.config.id, on_wait=partial(self._queued, turn))
 

@@ -5,6 +5,7 @@ voice). Qt-free and blocking: the window calls these on a worker thread."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from desktop.core.errors import AssistaError
@@ -13,31 +14,42 @@ from desktop.core.system_speech import synthesize as system_synthesize
 from desktop.providers.audio_api import AudioEndpoint
 
 if TYPE_CHECKING:
-    from desktop.chat.app_context import ChatContext
+    from desktop.chat.provider_service import ProviderService
+    from desktop.core.proxy import Proxy
+    from desktop.core.services import SettingsSource
     from desktop.core.settings import AppSettings, ProviderConfig
 
-__all__ = ["VoiceService"]
+__all__ = ["VoiceService", "system_voice"]
+
+
+def system_voice(markdown: str) -> bytes:
+    """The answer ``markdown`` said by the system's voice (no provider's), as audio."""
+    return system_synthesize(speech_text(markdown))
 
 
 class VoiceService:
-    def __init__(self, ctx: ChatContext) -> None:
-        self._ctx = ctx
+    def __init__(self, settings: SettingsSource, providers: ProviderService,
+                 proxy: Callable[[], Proxy]) -> None:
+        """``proxy``: the proxy as Preferences say now."""
+        self._settings_source = settings
+        self._providers = providers
+        self._proxy = proxy
 
     def _settings(self) -> AppSettings:
-        return self._ctx.settings.current
+        return self._settings_source.current
 
     def _endpoint(self, provider_id: str) -> AudioEndpoint | None:
         config: ProviderConfig | None = None
-        for candidate in self._ctx.providers.all():
+        for candidate in self._providers.all():
             if candidate.id == provider_id:
                 config = candidate
         if config is None:
-            config = self._ctx.providers.active()
+            config = self._providers.active()
         if config is None:
             return None
-        return AudioEndpoint(config.base_url, self._ctx.providers.api_key(config), name=config.name,
+        return AudioEndpoint(config.base_url, self._providers.api_key(config), name=config.name,
                              headers=dict(config.headers), timeout=config.timeout_s,
-                             proxy=self._ctx.proxy)
+                             proxy=self._proxy())
 
     def uses_provider_speech(self) -> bool:
         return bool(self._settings().speech_model)

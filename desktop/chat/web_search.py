@@ -15,24 +15,28 @@ from desktop.providers.web_search import has_native_web_search
 from desktop.tools.builtins.web_search import SERVICE_NAMES, WebSearchConfig
 
 if TYPE_CHECKING:
-    from desktop.chat.app_context import ChatContext
+    from collections.abc import Callable
+
     from desktop.core.provider_options import RequestOptions
+    from desktop.core.services import KeyStore
     from desktop.core.settings import AppSettings, ProviderConfig
 
 #: The key store entry of the search service's API key.
 SECRET_ID = "web-search"
 
 
-def web_search_config(ctx: ChatContext, settings: AppSettings) -> WebSearchConfig | None:
-    """The search service chosen in Settings (None: none chosen)."""
+def web_search_config(secrets: Callable[[], KeyStore],
+                      settings: AppSettings) -> WebSearchConfig | None:
+    """The search service chosen in Settings (None: none chosen); ``secrets``: the key
+    store, opened only when the service needs its key."""
     service = settings.web_search_service
     if not service:
         return None
-    key = ctx.secrets.get(SECRET_ID) if service in ("brave", "tavily") else None
+    key = secrets().get(SECRET_ID) if service in ("brave", "tavily") else None
     return WebSearchConfig(service=service, url=settings.web_search_url, api_key=key)
 
 
-def plan_web_search(ctx: ChatContext, settings: AppSettings, config: ProviderConfig,
+def plan_web_search(secrets: Callable[[], KeyStore], settings: AppSettings, config: ProviderConfig,
                     request: RequestOptions, can_call_tools: bool, *,
                     has_tools: bool = False) -> tuple[RequestOptions, bool]:
     """The request options to send and whether the turn needs the ``web_search`` tool.
@@ -44,7 +48,7 @@ def plan_web_search(ctx: ChatContext, settings: AppSettings, config: ProviderCon
     """
     if not request.web_search:
         return request, False
-    service = web_search_config(ctx, settings)
+    service = web_search_config(secrets, settings)
     adapter = wire_api(config.kind)
     alongside_tools = adapter is None or adapter.web_search_with_tools
     if has_native_web_search(config.kind, config.base_url) and not (

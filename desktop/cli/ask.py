@@ -208,7 +208,7 @@ def mcp_config_files(args: argparse.Namespace) -> list[McpServerConfig]:
 async def start_mcp_servers(service: ChatService, extra: list[McpServerConfig],
                             err: TextIO) -> None:
     """The configured MCP servers plus those of --mcp-config files."""
-    if not extra and not service.ctx.settings.current.mcp_servers:
+    if not extra and not service.settings.current.mcp_servers:
         return
     service.tools.browser = TerminalBrowser(err)
     results = await service.tools.start_mcp(extra)
@@ -232,8 +232,8 @@ def terminal_approver(args: argparse.Namespace) -> Approver | None:
     return None  # nobody to ask: calls that need approval are denied
 
 
-def turn_overrides(args: argparse.Namespace, service: ChatService, config: ProviderConfig,
-               mcp_files: list[McpServerConfig]) -> TurnOverrides:
+def turn_overrides(ctx: AppContext, args: argparse.Namespace, service: ChatService,
+                   config: ProviderConfig, mcp_files: list[McpServerConfig]) -> TurnOverrides:
     """What the command line sets for this turn; the chat's own prompt, assistant,
     custom instructions, workspace and tool switches apply to everything else."""
     allowed = [n.strip() for n in getattr(args, "allow", None) or [] if n.strip()]
@@ -241,7 +241,7 @@ def turn_overrides(args: argparse.Namespace, service: ChatService, config: Provi
     if args.tools is not None:
         tools = [t.strip() for t in args.tools.split(",") if t.strip()]
     extra = service.tools.mcp_tools(c.name for c in mcp_files) + allowed
-    knowledge = [base.name for base in _knowledge_bases(service, args)]
+    knowledge = [base.name for base in _knowledge_bases(ctx, args)]
     return TurnOverrides(config=config, model=config.model, system=args.system,
                          tools=tools, extra_tools=extra, workspace=args.workspace,
                          policies=dict.fromkeys(allowed, "allow"), knowledge=knowledge,
@@ -249,16 +249,16 @@ def turn_overrides(args: argparse.Namespace, service: ChatService, config: Provi
                          memory=not (args.no_memory or args.temporary))
 
 
-def _knowledge_bases(service: ChatService, args: argparse.Namespace) -> list[KnowledgeBase]:
+def _knowledge_bases(ctx: AppContext, args: argparse.Namespace) -> list[KnowledgeBase]:
     """The --knowledge bases (each must exist), re-indexed where files changed."""
     if not args.knowledge:
         return []
     from desktop.cli.knowledge_cmd import index_base
     from desktop.knowledge.store import KnowledgeStore
 
-    store = KnowledgeStore(service.ctx.db, proxy=service.ctx.proxy)
+    store = KnowledgeStore(ctx.db, proxy=ctx.proxy)
     bases = [store.get(name) for name in args.knowledge]
-    for base in bases if not service.ctx.db.read_only else ():  # else: as indexed
+    for base in bases if not ctx.db.read_only else ():  # else: as indexed
         index_base(store, base, quiet=True)
     return bases
 
@@ -312,7 +312,7 @@ async def _ask(ctx: AppContext, args: argparse.Namespace,
         prompt, attachments = await mcp_turn(service.tools, args, prompt)
         attachments = [*attachments, *attached_files(ctx, args, config, printer.err)]
         turn = service.start(chat, prompt, attachments,
-                             overrides=turn_overrides(args, service, config, mcp_files),
+                             overrides=turn_overrides(ctx, args, service, config, mcp_files),
                              approver=terminal_approver(args), confirm=confirm_on_tty,
                              save=not args.no_save,
                              research=research_limits(args, ctx.settings.current))

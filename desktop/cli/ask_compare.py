@@ -203,7 +203,7 @@ async def _compare(ctx: AppContext, args: argparse.Namespace,
                                                       printer.err)]
         run = service.compare.start(
             chat, prompt, targets, attachments,
-            overrides=turn_overrides(args, service, targets[0].config, mcp_files),
+            overrides=turn_overrides(ctx, args, service, targets[0].config, mcp_files),
             approver=labelled(terminal_approver(args), printer.err), confirm=confirm_on_tty,
             save=not args.no_save)
         printer.start(run)

@@ -32,7 +32,8 @@ def inspect_command(args: argparse.Namespace) -> int:
     except AssistaError as exc:
         return fail(str(exc))
     try:
-        records = exchanges_for(ctx, session_id=args.session, message_id=args.message)
+        records = exchanges_for(ctx.inspector.store, ctx.sessions, session_id=args.session,
+                                message_id=args.message)
     except NothingRecorded as exc:
         return fail(str(exc))
     except AssistaError as exc:

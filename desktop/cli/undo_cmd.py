@@ -30,7 +30,7 @@ def undo_command(args: argparse.Namespace) -> int:
     except AssistaError as exc:
         return fail(str(exc))
     try:
-        results = undo_turn(ctx, args.session, args.turn)
+        results = undo_turn(ctx.sessions, ctx.checkpoints, args.session, args.turn)
     except UndoRefused as exc:
         return fail(f"cannot undo: files {exc}")
     except (AssistaError, OSError) as exc:

@@ -72,6 +72,17 @@ def load_attachment(path: Path, *, max_chars: int = DEFAULT_MAX_CHARS) -> Part:
     return _document_part(path, size, max_chars)
 
 
+def document_text(path: Path) -> str:
+    """The whole text of a document (a project's file), its sections joined. Raises
+    AttachmentError (the reader's code and parameters) when it cannot be read."""
+    from desktop.documents import DocumentError, extract_sections
+
+    try:
+        return "\n\n".join(s.text for s in extract_sections(path)).strip()
+    except DocumentError as exc:
+        raise AttachmentError(str(exc), code=exc.code, params=exc.params) from None
+
+
 def _document_part(path: Path, size: int, max_chars: int) -> TextPart:
     from desktop.documents import DocumentError, document_kind, extract_sections, render_text
 

@@ -9,8 +9,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from desktop.chat.app_context import ChatContext
     from desktop.chat.profile import ChatProfiles, ChatRef
+    from desktop.chat.provider_service import ProviderService
     from desktop.core.services import AssistantSource
 
 KNOWLEDGE_KEY = "knowledge"
@@ -28,21 +28,21 @@ def chat_knowledge(profiles: ChatProfiles, chat: ChatRef) -> list[str]:
         names += _names(assistant.extra)
     project = profiles.project(chat)
     if project is not None:
-        names += profiles.ctx.projects.knowledge(project)
+        names += profiles.projects.knowledge(project)
     return list(dict.fromkeys(names))
 
 
-def provider_key(ctx: ChatContext, provider_id: str) -> str | None:
+def provider_key(providers: ProviderService, provider_id: str) -> str | None:
     """The API key of the configured provider ``provider_id`` (embedding models)."""
-    config = next((c for c in ctx.providers.all() if c.id == provider_id), None)
-    return ctx.providers.api_key(config) if config is not None else None
+    config = next((c for c in providers.all() if c.id == provider_id), None)
+    return providers.api_key(config) if config is not None else None
 
 
 def own_knowledge(profiles: ChatProfiles, chat: ChatRef) -> list[str]:
     """The bases the chat itself chose (not its assistant's)."""
     if not isinstance(chat, str):
         return list(chat.knowledge)
-    info = profiles.ctx.sessions.get_session(chat)
+    info = profiles.sessions.get_session(chat)
     return _names(info.extra if info is not None else None)
 
 
@@ -51,13 +51,13 @@ def set_own_knowledge(profiles: ChatProfiles, chat: ChatRef, names: list[str]) -
     if not isinstance(chat, str):
         chat.knowledge = names
         return
-    info = profiles.ctx.sessions.get_session(chat)
+    info = profiles.sessions.get_session(chat)
     extra = dict(info.extra or {}) if info is not None else {}
     if names:
         extra[KNOWLEDGE_KEY] = names
     else:
         extra.pop(KNOWLEDGE_KEY, None)
-    profiles.ctx.sessions.update_session(chat, extra=extra)
+    profiles.sessions.update_session(chat, extra=extra)
 
 
 def set_assistant_knowledge(assistants: AssistantSource, assistant_id: str,

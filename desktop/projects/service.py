@@ -14,6 +14,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from desktop import knowledge as knowledge_bases
+from desktop.core.attachments import AttachmentError, document_text
 from desktop.core.errors import ConfigError, StorageError
 from desktop.core.records import Project, ProjectFile
 from desktop.storage.database import Database
@@ -72,9 +74,7 @@ class ProjectService:
 
     def knowledge_bases(self) -> list[str]:
         """The names of every knowledge base there is (to attach to a project)."""
-        from desktop.knowledge.store import KnowledgeStore
-
-        return [base.name for base in KnowledgeStore(self.store.db).list()]
+        return [base.name for base in knowledge_bases.KnowledgeStore(self.store.db).list()]
 
     def knowledge(self, project: Project) -> list[str]:
         """The knowledge bases its chats search: those attached, and its files base when
@@ -85,9 +85,8 @@ class ProjectService:
             names.append(project.files_base)
         if not names:
             return []
-        from desktop.knowledge.store import KnowledgeStore
-
-        here = {base.name.casefold() for base in KnowledgeStore(self.store.db).list()}
+        bases = knowledge_bases.KnowledgeStore(self.store.db).list()
+        here = {base.name.casefold() for base in bases}
         return [n for n in dict.fromkeys(names) if n.casefold() in here]
 
     # -- changing ------------------------------------------------------------------
@@ -127,11 +126,9 @@ class ProjectService:
     def add_file(self, project: Project, path: Path) -> ProjectFile:
         """Add a file: its text in the context when small enough, else to the files base."""
         path = self._checked_file(path)
-        from desktop.documents.extract import DocumentError, extract_sections
-
         try:
-            text = "\n\n".join(s.text for s in extract_sections(path)).strip()
-        except DocumentError as exc:
+            text = document_text(path)
+        except AttachmentError as exc:
             raise ConfigError(str(exc), code="project_file_unreadable",
                               params={"file": path.name, "detail": str(exc)}) from exc
         size = path.stat().st_size
@@ -151,25 +148,19 @@ class ProjectService:
         self.store.remove_file(file.id)
         if file.in_context or not project.files_base or not file.path:
             return
-        from desktop.knowledge.indexer import Indexer
-        from desktop.knowledge.store import KnowledgeStore
-
-        store = KnowledgeStore(self.store.db)
+        store = knowledge_bases.KnowledgeStore(self.store.db)
         if store.find(project.files_base) is not None:  # its passages leave the index now
-            Indexer(store, store.remove_path(project.files_base, file.path)).run()
+            knowledge_bases.Indexer(store, store.remove_path(project.files_base, file.path)).run()
 
     # -- helpers -------------------------------------------------------------------
 
     def _index_in_files_base(self, project: Project, path: Path) -> str:
-        from desktop.knowledge.indexer import Indexer
-        from desktop.knowledge.store import KnowledgeStore
-
-        store = KnowledgeStore(self.store.db)
+        store = knowledge_bases.KnowledgeStore(self.store.db)
         name = project.files_base
         if not name or store.find(name) is None:
             name = self._free_base_name(store, f"{project.name} (project files)")
         base = store.add(name, [path])
-        Indexer(store, base).run()
+        knowledge_bases.Indexer(store, base).run()
         return base.name
 
     @staticmethod
@@ -181,9 +172,7 @@ class ProjectService:
         return name
 
     def _check_knowledge(self, names: Iterable[str]) -> None:
-        from desktop.knowledge.store import KnowledgeStore
-
-        store = KnowledgeStore(self.store.db)
+        store = knowledge_bases.KnowledgeStore(self.store.db)
         for name in names:
             store.get(name)  # ConfigError naming the bases there are
 

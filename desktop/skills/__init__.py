@@ -4,3 +4,46 @@ open Agent Skills format. :mod:`desktop.skills.format` reads and checks one,
 :mod:`desktop.skills.catalog` finds them (the app's skills folder, a workspace's
 ``.agents/skills`` and ``.claude/skills``), :mod:`desktop.skills.install` adds and
 removes them, :mod:`desktop.skills.tool` is the model's ``load_skill`` tool."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from desktop.skills import tool
+    from desktop.skills.catalog import disabled_names, find_skills, skills_prompt, usable
+    from desktop.skills.service import SkillService
+    from desktop.skills.tool import load_skill_tool
+
+#: What the rest of the app uses of skills, loaded when first asked for (reading a skill
+#: needs PyYAML, not on the way to the window): callers import this package at their
+#: top (`from desktop import skills`) and call `skills.find_skills(...)` where used.
+_LAZY: dict[str, str] = {
+    "tool": "desktop.skills.tool",  # the model's tool (its name and title)
+    **dict.fromkeys(["disabled_names", "find_skills", "skills_prompt", "usable"],
+                    "desktop.skills.catalog"),
+    "SkillService": "desktop.skills.service",
+    "load_skill_tool": "desktop.skills.tool",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    loaded = importlib.import_module(module)
+    value = loaded if module == f"{__name__}.{name}" else getattr(loaded, name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "SkillService",
+    "disabled_names",
+    "find_skills",
+    "load_skill_tool",
+    "skills_prompt",
+    "tool",
+    "usable",
+]

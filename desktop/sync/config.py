@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from desktop import sync
 from desktop.storage.settings_store import SettingsStore
 from desktop.sync.errors import SyncError
 from desktop.sync.targets.registry import kind_of_scheme, target_class, url_forms
@@ -100,17 +101,14 @@ def engine_from_config(db: Database, config: SyncConfig, secrets: SecretStore,
                        proxy: Proxy | None = None) -> SyncEngine:
     """The engine for the stored configuration. Raises :class:`SyncError` when it is
     incomplete (no passphrase, a bad URL, missing S3 keys)."""
-    from desktop.sync.push import max_upload_bytes
-    from desktop.sync.run import SyncEngine
-
     passphrase = secrets.get(PASSPHRASE_ID)
     if not passphrase:
         raise SyncError("Set the sync passphrase in Settings → Sync.",
                         code="sync_passphrase_unset")
     secret_id = target_secret_id(config)
     secret = secrets.get(secret_id) if secret_id else None
-    return SyncEngine(db, open_config_target(config, secret, proxy), passphrase,
-                      max_upload=max_upload_bytes(config.max_upload_mb or None))
+    return sync.SyncEngine(db, open_config_target(config, secret, proxy), passphrase,
+                           max_upload=sync.max_upload_bytes(config.max_upload_mb or None))
 
 
 def check_connection(db: Database, config: SyncConfig, secret: str | None,
@@ -118,13 +116,10 @@ def check_connection(db: Database, config: SyncConfig, secret: str | None,
     """Open the target, check the passphrase against it (an empty target is set up with
     it, as the first sync would) and list its devices: one line saying what was found.
     Raises :class:`SyncError` with the reason. Nothing local changes."""
-    from desktop.sync.run import SyncEngine
-    from desktop.sync.segments import DEVICES_DIR
-
     target = open_config_target(config, secret, proxy)
     try:
-        SyncEngine(db, target, passphrase).unlock()
-        devices = [d for d in target.list(DEVICES_DIR) if not d.startswith(".")]
+        sync.SyncEngine(db, target, passphrase).unlock()
+        devices = [d for d in target.list(sync.DEVICES_DIR) if not d.startswith(".")]
     finally:
         target.close()
     if not devices:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from desktop.core.errors import ToolError
+from desktop.tools import builtins as builtin_tools
 from desktop.tools.command_scopes import command_matches, command_words, propose_command_scope
 from desktop.tools.workspace import Workspace
 
@@ -39,10 +40,9 @@ ScopeProblem = Literal["not_scoped", "empty", "outside", "git", "shell", "host"]
 @functools.cache
 def _builtin_scopes() -> dict[str, ScopeKind]:
     """The built-in tools whose grants are scoped, and what by (each tool says:
-    ``Tool.scope``)."""
-    from desktop.tools.builtins import builtin_registry  # (the tools import this module)
-
-    return {tool.name: tool.scope for tool in builtin_registry() if tool.scope is not None}
+    ``Tool.scope``; looked up when first asked: a test adds a tool to them)."""
+    return {tool.name: tool.scope for tool in builtin_tools.builtin_registry()
+            if tool.scope is not None}
 
 PROBLEMS: dict[ScopeProblem, str] = {
     "not_scoped": "this tool cannot have a scoped grant",

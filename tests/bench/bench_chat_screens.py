@@ -35,7 +35,7 @@ def fill(data: str, theme: str) -> None:
         session = ctx.sessions.create_session("Rendering markdown while streaming")
         for message in showcase_session():
             ctx.sessions.save_message(session.id, message)
-        remember_last_chat(ctx, session.id)  # (the app opens the chat used last)
+        remember_last_chat(ctx.settings_store, session.id)  # (the app opens the chat used last)
     finally:
         ctx.close()
 

@@ -92,7 +92,7 @@ def seeded() -> tuple[Path, Path]:
                     ctx.sessions.save_message(session.id, Message(
                         role=role, parts=[TextPart(text=text)]))
                     texts.append(text)
-            remember_last_chat(ctx, session.id)
+            remember_last_chat(ctx.settings_store, session.id)
         finally:
             ctx.close()
         (folder / "chat.txt").write_text("\n\n".join(texts), encoding="utf-8")

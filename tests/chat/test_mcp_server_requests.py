@@ -60,7 +60,7 @@ async def test_elicitation_goes_to_the_elicitor_with_the_chat(
     assert request.server == "features" and request.message == "Who are you?"
     assert list(request.fields) == ["name", "age"] and request.required == ["name", "age"]
     assert request.origin is not None  # the chat the turn ran in
-    assert service.ctx.sessions.get_session(request.origin) is not None
+    assert service.sessions.get_session(request.origin) is not None
 
 
 async def test_without_an_elicitor_the_question_is_declined(
@@ -96,7 +96,7 @@ async def test_sampling_runs_on_the_chats_model_after_approval(
     assert sampled["messages"] == [{"role": "system", "content": "You write haiku."},
                                    {"role": "user", "content": "A haiku on rain"}]
     assert "tools" not in sampled
-    session = service.ctx.sessions.load_active_branch(request.origin or "")
+    session = service.sessions.load_active_branch(request.origin or "")
     assert any("haiku" in str(m.parts) for m in session.messages)  # the origin is this chat
 
 

@@ -53,7 +53,8 @@ def test_the_model_lists_groups_and_badges_are_translated(
     config = add_provider(ctx, fake_server)
     ctx.settings_store.set_value(f"models:{config.id}",
                                  [{"id": i} for i in ("gpt-test", "gpt-4o")])
-    ModelCatalog(ctx).used(config.id, "gpt-4o")  # a recent model
+    catalog = ModelCatalog(ctx.settings_store, ctx.settings, ctx.providers)
+    catalog.used(config.id, "gpt-4o")  # a recent model
     window = make_window(qtbot, ctx)
     bar = window.top_bar
     qtbot.mouseClick(bar.model_button, Qt.MouseButton.LeftButton)

@@ -49,7 +49,7 @@ async def run_research(runner: TurnRunner, turn: RunningTurn, plan: TurnPlan,
     never raises but when stopped again while its last saves finish."""
     provider = runner.provider(turn, plan)
     setup = ResearchSetup(model=plan.model, request=plan.request, system=plan.system,
-                          prices=price_table(runner.ctx.settings.current.prices),
+                          prices=price_table(runner.settings.current.prices),
                           session_id=turn.session_id)
     research = ResearchRun(provider, setup, job.gatherer, job.limits, tell=turn.emit,
                            sink=recorder or turn.emit, clock=job.limits.clock)

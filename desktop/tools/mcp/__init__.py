@@ -20,12 +20,21 @@ from desktop.tools.mcp.shellenv import LoginPath, merge_paths, query_login_shell
 from desktop.tools.mcp.stderr import StderrLog
 
 if TYPE_CHECKING:
+    from desktop.tools.mcp.bundle_install import BundleService
+    from desktop.tools.mcp.catalog import OFFICIAL_REGISTRY, REGISTRY_ENV, RegistryCatalog
     from desktop.tools.mcp.connection import McpConnection
     from desktop.tools.mcp.convert import exposed_name
+    from desktop.tools.mcp.live_lists import ResourceChanged
     from desktop.tools.mcp.manager import McpManager, mcp_tool
+    from desktop.tools.mcp.oauth import OAuthSetup
 
 # The SDK takes about half a second to import: load it only when it is used.
 _LAZY = {
+    **dict.fromkeys(["OFFICIAL_REGISTRY", "REGISTRY_ENV", "RegistryCatalog"],
+                    "desktop.tools.mcp.catalog"),
+    "OAuthSetup": "desktop.tools.mcp.oauth",
+    "BundleService": "desktop.tools.mcp.bundle_install",
+    "ResourceChanged": "desktop.tools.mcp.live_lists",
     "McpConnection": "desktop.tools.mcp.connection",
     "exposed_name": "desktop.tools.mcp.convert",
     "McpManager": "desktop.tools.mcp.manager",
@@ -43,10 +52,16 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "OFFICIAL_REGISTRY",
+    "REGISTRY_ENV",
+    "BundleService",
     "LoginPath",
     "McpConnection",
     "McpManager",
     "McpServerConfig",
+    "OAuthSetup",
+    "RegistryCatalog",
+    "ResourceChanged",
     "StderrLog",
     "exposed_name",
     "load_mcp_config",

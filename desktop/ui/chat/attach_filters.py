@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
+from desktop import knowledge as knowledge_bases
 from desktop.core.attachments import IMAGE_SUFFIXES
 
 # (kind, suffixes); the names are translated when the dialog opens
@@ -39,10 +40,9 @@ def _pattern(suffixes: tuple[str, ...] | list[str]) -> str:
 
 def attach_filters() -> list[str]:
     """The attach dialog's name filters; the first is the default."""
-    from desktop.knowledge.indexer import TEXT_SUFFIXES
-
+    text = tuple(sorted(knowledge_bases.TEXT_SUFFIXES))
     groups: list[tuple[str, tuple[str, ...]]] = [("images", IMAGE_SUFFIXES), *DOCUMENT_KINDS,
-                                                 ("text", tuple(sorted(TEXT_SUFFIXES)))]
+                                                 ("text", text)]
     every = [s for _kind, suffixes in groups for s in suffixes]
     filters = [QCoreApplication.translate("AttachFilters", "All supported files ({patterns})")
                .format(patterns=_pattern(every))]

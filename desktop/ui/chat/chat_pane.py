@@ -39,10 +39,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop import chat as chat_features
 from desktop.chat.answer_figures import price_table
 from desktop.chat.message_edits import is_continuation
 from desktop.chat.save_retry import store_messages
+from desktop.core.attachments import load_attachment
+from desktop.core.errors import AssistaError
 from desktop.core.messages import ImagePart
+from desktop.ui import chat as chat_parts
 from desktop.ui.chat.call_states import CallStates
 from desktop.ui.chat.chat_view import ChatView
 from desktop.ui.chat.composer import Composer, local_files
@@ -70,11 +74,9 @@ BUNDLE_SUFFIXES = (".mcpb", ".dxt")  # MCP bundles: dropped ones are installed
 log = logging.getLogger(__name__)
 
 
-def _no_speech(_markdown: str) -> bytes:
-    from desktop.core.speech_text import speech_text
-    from desktop.core.system_speech import synthesize
-
-    return synthesize(speech_text(_markdown))
+def _no_speech(markdown: str) -> bytes:
+    """Reading aloud without the app's voice service: the system's voice."""
+    return chat_features.system_voice(markdown)
 
 
 class ChatPane(QWidget):
@@ -340,12 +342,10 @@ class ChatPane(QWidget):
     def attach_files(self) -> QFileDialog:
         """The attach dialog (open, not modal to the loop): every supported kind shown
         at first, a filter per kind to narrow it; the chosen files are attached."""
-        from desktop.ui.chat.attach_filters import attach_filters
-
         dialog = QFileDialog(self, self.tr("Attach files"))
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
-        dialog.setNameFilters(attach_filters())
+        dialog.setNameFilters(chat_parts.attach_filters.attach_filters())
         dialog.filesSelected.connect(lambda paths: self.add_files([Path(p) for p in paths]))
         dialog.open()
         return dialog
@@ -356,9 +356,6 @@ class ChatPane(QWidget):
 
     def add_attachment(self, path: Path) -> bool:
         """Attach a file to the next message; an unreadable one shows an error."""
-        from desktop.core.attachments import load_attachment
-        from desktop.core.errors import AssistaError
-
         try:
             part = load_attachment(path)
         except AssistaError as exc:

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from desktop.chat.mcp_inputs import McpInputs, fill_template, template_variables
 from desktop.core.errors import AssistaError
 from desktop.core.messages import Part
+from desktop.tools import mcp
 from desktop.ui.error_text import exception_text
 from desktop.ui.plain_text import plain_label
 
@@ -179,9 +180,7 @@ class McpAttachMenu(QObject):
         return chips
 
     def _mcp_event(self, event: McpEvent) -> None:
-        from desktop.tools.mcp.live_lists import ResourceChanged  # the SDK is loaded by now
-
-        if isinstance(event, ResourceChanged) and (event.server, event.uri) in self.watched:
+        if isinstance(event, mcp.ResourceChanged) and (event.server, event.uri) in self.watched:
             task = asyncio.ensure_future(self._reread(event.server, event.uri))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)

@@ -1,1 +1,32 @@
 """Saved chats: the chat list, search, import/export, assistants and per-chat prompts."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from desktop.ui.conversations.assistant_gallery import AssistantGallery
+    from desktop.ui.conversations.assistants_dialog import AssistantsDialog
+    from desktop.ui.conversations.session_prompt_dialog import SessionPromptDialog
+
+#: The dialogs loaded when first opened (the assistant gallery, the assistants and a
+#: chat's own prompt), not on the way to the window: callers import this package at
+#: their top and use ``conversations.AssistantGallery`` and so on where opened.
+_LAZY: dict[str, str] = {
+    "AssistantGallery": "desktop.ui.conversations.assistant_gallery",
+    "AssistantsDialog": "desktop.ui.conversations.assistants_dialog",
+    "SessionPromptDialog": "desktop.ui.conversations.session_prompt_dialog",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = ["AssistantGallery", "AssistantsDialog", "SessionPromptDialog"]

@@ -18,6 +18,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QMenu, QMenuBar
 
 from desktop.chat.saved_chats import parse_query
+from desktop.ui import conversations
 from desktop.ui.conversations.chat_library import ChatLibrary
 from desktop.ui.conversations.import_export import ImportExport
 from desktop.ui.conversations.search_dialog import SearchDialog
@@ -117,15 +118,13 @@ class ConversationActions(QObject):
         chat.scroll_to_message(target)
 
     def open_assistants(self) -> QDialog:
-        from desktop.ui.conversations.assistants_dialog import AssistantsDialog
-
         current = self.controller.profile.assistant()
 
         def make() -> QDialog:
             names = self.controller.tools.registry().names()
             services = self.controller.services
             skills = self.controller.service.chats.skill_names(self.controller.chat)
-            dialog = AssistantsDialog(services.assistants, services.providers,
+            dialog = conversations.AssistantsDialog(services.assistants, services.providers,
                                       names, self.window,
                                       select=current.id if current is not None else None,
                                       skill_names=skills)
@@ -135,7 +134,5 @@ class ConversationActions(QObject):
         return self.window.dialogs.show_one("assistants", make)
 
     def edit_session_prompt(self) -> QDialog:
-        from desktop.ui.conversations.session_prompt_dialog import SessionPromptDialog
-
         return self.window.dialogs.show_one(
-            "prompt", lambda: SessionPromptDialog(self.controller, self.window))
+            "prompt", lambda: conversations.SessionPromptDialog(self.controller, self.window))

@@ -329,23 +329,24 @@ def _forget(node: _Node) -> None:
         log.debug("accessible node already gone")
 
 
-def _factory(class_name: str, obj: QObject) -> QAccessibleInterface | None:
-    from desktop.ui.markdown.view import MarkdownView
+#: The view class the factory makes interfaces for (set by :func:`install`: this module
+#: is imported by the view, so it is handed the class rather than importing it).
+_view_class: type[MarkdownView] | None = None
 
-    if isinstance(obj, MarkdownView):
+
+def _factory(class_name: str, obj: QObject) -> QAccessibleInterface | None:
+    if _view_class is not None and isinstance(obj, _view_class):
         return AnswerAccessible(obj)
     return None
 
 
-_installed = False  # Qt keeps one list of factories per process
-
-
-def install() -> None:
-    """Register the factory (once per process; called by the first MarkdownView)."""
-    global _installed
-    if not _installed:
+def install(view_class: type[MarkdownView]) -> None:
+    """Register the factory for ``view_class`` (:class:`MarkdownView`) once per process
+    (Qt keeps one list of factories per process; called by the first view)."""
+    global _view_class
+    if _view_class is None:
+        _view_class = view_class
         QAccessible.installFactory(_factory)
-        _installed = True
 
 
 def content_changed(view: QWidget) -> None:

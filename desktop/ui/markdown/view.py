@@ -78,7 +78,7 @@ class MarkdownView(QWidget):
         self._render_cost = 0.0
         self.render_count = 0
         self.content_version = 0  # bumped on every change (the accessibility tree follows)
-        accessible.install()  # screen readers read the painted text (accessible.py)
+        accessible.install(MarkdownView)  # screen readers read the painted text
         self.pointer = BodyPointer(self)  # selection, links and Copy buttons by mouse
         self._copied = -1
         self.found = FoundWords()  # words looked for (Ctrl+F, a search hit), painted

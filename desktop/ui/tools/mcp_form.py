@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.tools import mcp
 from desktop.tools.approval import POLICIES
 from desktop.ui import theme
 from desktop.ui.plain_text import plain_label, plain_tooltip, shown
@@ -320,9 +321,7 @@ class McpServerForm(QWidget):
         self.tools_hint.setVisible(not tools)
 
     def _exposed(self, tool: str) -> str:
-        from desktop.tools.mcp.convert import exposed_name  # the SDK is loaded by now
-
-        return exposed_name(str(self.server.get("name", "")), tool)
+        return mcp.exposed_name(str(self.server.get("name", "")), tool)
 
     def _tool_switched(self, item: QTableWidgetItem) -> None:
         name = item.data(Qt.ItemDataRole.UserRole)

@@ -9,6 +9,10 @@ from functools import cache
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
+from desktop import knowledge as knowledge_bases
+from desktop import skills as agent_skills
+from desktop.tools.builtins import builtin_registry, web_search
+from desktop.tools.builtins.remember import Remember
 from desktop.ui.plain_text import shown
 
 # The built-in tools' titles, for the translators (a test checks they match the tools)
@@ -31,11 +35,7 @@ TITLES = (
 @cache
 def builtin_titles() -> dict[str, str]:
     """Built-in tool name → English title, from the tools themselves."""
-    from desktop.knowledge import tool as knowledge_tool
-    from desktop.skills import tool as skill_tool
-    from desktop.tools.builtins import builtin_registry, web_search
-    from desktop.tools.builtins.remember import Remember
-
+    knowledge_tool, skill_tool = knowledge_bases.tool, agent_skills.tool  # (loaded now)
     titles = {tool.name: tool.title for tool in builtin_registry() if tool.title}
     titles[web_search.NAME] = web_search.TITLE
     titles[knowledge_tool.NAME] = knowledge_tool.TITLE

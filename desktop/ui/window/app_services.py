@@ -13,7 +13,13 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from desktop import chat as chat_features
+from desktop import knowledge as knowledge_bases
+from desktop import skills as agent_skills
+from desktop import updates
 from desktop.chat.app_context import ChatContext
+from desktop.core.first_frame import WINDOW_STATE_KEY
+from desktop.tools import mcp
 
 if TYPE_CHECKING:
     from desktop.chat.inspector_service import InspectorService
@@ -102,25 +108,21 @@ class AppServices:
     @property
     def inspection(self) -> InspectorService:
         """The request inspector's records, and replaying one."""
-        from desktop.chat.inspector_service import InspectorService
-
-        return InspectorService(self._ctx)
+        ctx = self._ctx
+        return chat_features.InspectorService(lambda: ctx.inspector, ctx.providers,
+                                              ctx.build_provider)
 
     @property
     def turn_undo(self) -> TurnUndo:
         """Finds and undoes the files a chat's turn wrote."""
-        from desktop.chat.turn_undo import TurnUndo
-
-        return TurnUndo(self._ctx)
+        return chat_features.TurnUndo(self._ctx.sessions, self._ctx.checkpoints)
 
     @property
     def knowledge(self) -> KnowledgeStore:
         """The knowledge bases (on the window's connection)."""
-        from desktop.knowledge.chat_link import provider_key
-        from desktop.knowledge.store import KnowledgeStore
-
         ctx = self._ctx
-        return KnowledgeStore(ctx.db, partial(provider_key, ctx), ctx.proxy)
+        return knowledge_bases.KnowledgeStore(
+            ctx.db, partial(knowledge_bases.provider_key, ctx.providers), ctx.proxy)
 
     def knowledge_apart(self) -> AbstractContextManager[KnowledgeStore]:
         """The knowledge bases on a connection of their own (for a thread that indexes
@@ -129,25 +131,18 @@ class AppServices:
 
     def voice(self) -> VoiceService:
         """Dictation and reading aloud with the configured audio models."""
-        from desktop.chat.voice import VoiceService
-
-        return VoiceService(self._ctx)
+        ctx = self._ctx
+        return chat_features.VoiceService(ctx.settings, ctx.providers, lambda: ctx.proxy)
 
     def skills(self) -> SkillService:
-        from desktop.skills.service import SkillService
-
-        return SkillService(self._ctx.paths.root, self._ctx.settings)
+        return agent_skills.SkillService(self._ctx.paths.root, self._ctx.settings)
 
     def usage(self, since: float = 0.0) -> list[ModelUsage]:
         """Tokens, cost and speed per model of the answers since ``since`` (a time)."""
-        from desktop.chat.usage import usage_by_model
-
-        return usage_by_model(self._ctx.db, since)
+        return chat_features.usage_by_model(self._ctx.db, since)
 
     def save_window_state(self, state: WindowState) -> None:
         """Keep the window's size and layout for the next start."""
-        from desktop.core.first_frame import WINDOW_STATE_KEY
-
         self._ctx.settings_store.set_value(WINDOW_STATE_KEY, state.to_json())
 
     @property
@@ -158,23 +153,18 @@ class AppServices:
     @property
     def bundles(self) -> BundleService:
         """Installs and removes MCP bundles (.mcpb)."""
-        from desktop.tools.mcp.bundle_install import BundleService
-
-        return BundleService(self._ctx.paths.root, self._ctx.settings, self._ctx.secrets)
+        return mcp.BundleService(self._ctx.paths.root, self._ctx.settings, self._ctx.secrets)
 
     def update_checker(self, current: str) -> UpdateChecker:
         """Checks the release feed for a version newer than ``current``."""
-        from desktop.updates.checker import UpdateChecker
-
         ctx = self._ctx
-        return UpdateChecker(ctx.settings, ctx.settings_store, current,
+        return updates.UpdateChecker(ctx.settings, ctx.settings_store, current,
                              portable=ctx.paths.portable, proxy=lambda: ctx.proxy)
 
     def model_catalog(self) -> ModelCatalog:
         """Every provider's models (as last fetched), their prices and capabilities."""
-        from desktop.chat.model_catalog import ModelCatalog
-
-        return ModelCatalog(self._ctx)
+        ctx = self._ctx
+        return chat_features.ModelCatalog(ctx.settings_store, ctx.settings, ctx.providers)
 
     def chat_title(self, session_id: str) -> str | None:
         """The chat's title (None: there is no such chat, or it is in the trash)."""

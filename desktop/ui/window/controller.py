@@ -124,7 +124,7 @@ class ChatController(QObject):
 
     def remember_last_chat(self, session_id: str | None) -> None:
         """``session_id`` is on screen now: reopened at the next start."""
-        remember_last_chat(self.ctx, session_id)
+        remember_last_chat(self.ctx.settings_store, session_id)
 
     def provider(self) -> ProviderConfig | None:
         return self.service.chats.provider(self.chat)
@@ -323,7 +323,7 @@ class ChatController(QObject):
         held: list[bool] = []
         self._holding = held
         try:
-            limits = (ResearchLimits.from_settings(self.service.ctx.settings.current)
+            limits = (ResearchLimits.from_settings(self.service.settings.current)
                       if research else None)
             turn = self.service.start(self.chat, text, attachments, branch_from=branch_from,
                                       regenerate=regenerate, research=limits)

@@ -185,7 +185,8 @@ def reopen_last_chat(window: MainWindow) -> None:
     # (MainWindow._lay_out put the typing after the new chat's draft, which stays its own)
     typed = held[len(draft):].lstrip("\n") if held.startswith(draft) else held
     box.setPlainText(draft)
-    session_id = window.early_chat or last_chat(window.controller.ctx)
+    ctx = window.controller.ctx
+    session_id = window.early_chat or last_chat(ctx.settings_store, ctx.sessions)
     if session_id is not None:
         window.controller.open_session(session_id)
         window.refresh_sessions()

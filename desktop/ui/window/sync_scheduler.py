@@ -23,6 +23,8 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
+from desktop import sync as sync_feature
+from desktop.core.errors import AssistaError
 from desktop.sync.config import SyncConfig
 from desktop.sync.status import SyncStatus
 from desktop.ui.error_text import exception_text
@@ -187,16 +189,13 @@ class SyncScheduler(QObject):
     # -- the worker -------------------------------------------------------------------
 
     def _work(self, engine: SyncEngine | None) -> None:
-        from desktop.core.errors import AssistaError
-        from desktop.sync.guard import SyncBusyError
-
         report: SyncReport | None = None
         error = ""
         try:
             if engine is None:  # made here: the keyring may take a moment to answer
                 engine = self.sync.engine(self.config)
             report = engine.run()
-        except SyncBusyError:
+        except sync_feature.SyncBusyError:
             error = "busy"  # `assista sync` has the folder; its outcome is recorded
         except AssistaError as exc:
             error = exception_text(exc) or type(exc).__name__

@@ -5,6 +5,7 @@ tool-round limit's question is asked in the conversation: :class:`TurnStatus`.)"
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
@@ -14,6 +15,7 @@ from desktop.chat.mcp_inputs import McpInputs
 from desktop.chat.sampling import ChatSampler
 from desktop.chat.server_questions import ServerQuestions
 from desktop.ui.chat.mcp_resources import McpAttachMenu
+from desktop.ui.chat.skill_switches import SkillSwitches
 from desktop.ui.chat.slash_prompts import SlashPrompts
 from desktop.ui.tools.mcp_sign_in import open_in_browser
 from desktop.ui.tools.undo_bar import UndoBar
@@ -34,8 +36,6 @@ class ToolActivity(QObject):
         self.controller = controller
         self.composer = composer
         self.sidebar = sidebar
-        from desktop.ui.chat.skill_switches import SkillSwitches
-
         # The chat's skills, a submenu of the composer's tools menu
         self.skill_switches = SkillSwitches(controller.chat_skills,
                                             controller.set_skill_enabled, composer)
@@ -81,8 +81,6 @@ class ToolActivity(QObject):
 
     def start_mcp(self) -> None:
         """Start the configured MCP servers (they need the running asyncio loop)."""
-        import asyncio
-
         try:
             asyncio.get_running_loop()
         except RuntimeError:

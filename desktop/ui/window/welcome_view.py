@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.ui import theme
+from desktop.ui import conversations, theme
 from desktop.ui.icons import icon_px, render
 
 if TYPE_CHECKING:
@@ -211,9 +211,7 @@ class WelcomeGuide(QObject):
 
     def open_starters(self) -> None:
         """The starter gallery; an assistant added here is used by the new chat."""
-        from desktop.ui.conversations.assistant_gallery import AssistantGallery
-
-        gallery = AssistantGallery(self.assistants, self.over.window())
+        gallery = conversations.AssistantGallery(self.assistants, self.over.window())
         gallery.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         gallery.added.connect(self.assistantAdded)
         gallery.open()

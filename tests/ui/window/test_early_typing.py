@@ -80,7 +80,7 @@ def test_typing_before_the_app_has_loaded_is_kept_after_the_chats_draft(
     last = make_chat(ctx, "Last one", "hello", "hi")
     ctx.settings_store.set_value(f"draft:{last}", "half a thought")
     ctx.settings_store.set_value("draft:new", "the new chat's draft")
-    remember_last_chat(ctx, last)
+    remember_last_chat(ctx.settings_store, last)
     window, skeleton = skeleton_window(qtbot, ctx)
     box = skeleton.message_box
     assert box is not None and box.hasFocus()
@@ -106,7 +106,7 @@ def test_enter_before_the_app_has_loaded_sends_once_loaded(
     add_provider(ctx, fake_server)
     last = make_chat(ctx, "Last one", "hello", "hi")
     ctx.settings_store.set_value(f"draft:{last}", "kept for later")
-    remember_last_chat(ctx, last)
+    remember_last_chat(ctx.settings_store, last)
     fake_server.enqueue_text("Answered.")
     window, skeleton = skeleton_window(qtbot, ctx)
     box = skeleton.message_box
@@ -133,7 +133,7 @@ def test_a_chat_clicked_before_the_app_has_loaded_is_the_one_opened(
     ctx = open_ctx()
     older = make_chat(ctx, "Older", "a", "b", age_days=2)
     last = make_chat(ctx, "Last one", "c", "d")
-    remember_last_chat(ctx, last)
+    remember_last_chat(ctx.settings_store, last)
     window, skeleton = skeleton_window(qtbot, ctx)
     assert skeleton.chat_list is not None and skeleton.listed() == ["Last one", "Older"]
     item = skeleton.chat_list.item(1)
@@ -175,7 +175,7 @@ def test_closing_the_window_before_the_app_has_loaded_keeps_what_was_typed(
     ctx = open_ctx()
     add_provider(ctx, fake_server)
     last = make_chat(ctx, "Last one", "hello", "hi")
-    remember_last_chat(ctx, last)
+    remember_last_chat(ctx.settings_store, last)
     window, skeleton = skeleton_window(qtbot, ctx)
     box = skeleton.message_box
     assert box is not None
