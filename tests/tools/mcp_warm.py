@@ -131,19 +131,21 @@ def _line(conn: socket.socket) -> bytes:
 # --- the warm copy ----------------------------------------------------------------------
 
 def start_copies() -> list[subprocess.Popen[bytes]]:
-    """Start the copies for this test process (each ends when its stdin closes): one
+    """Start the copies for this test process (each ends when its stdin closes, and
+    says ``ready`` on stdout once it listens): one
     set up as the servers the app starts are (the few variables the MCP SDK passes on:
     no ``PYTHON*``, no locale), one as those a test starts with its own environment."""
     app = {k: v for k, v in os.environ.items()
            if not k.startswith(("PYTHON", "LC_")) and k not in ("LANG", "LANGUAGE")}
     return [subprocess.Popen([sys.executable, str(HERE / "mcp_warm.py")], env=env,
-                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             for env in (app, dict(os.environ))]
 
 
 def stop_copy(copy: subprocess.Popen[bytes]) -> None:
-    assert copy.stdin is not None
+    assert copy.stdin is not None and copy.stdout is not None
     copy.stdin.close()
+    copy.stdout.close()
     try:
         copy.wait(10)
     except subprocess.TimeoutExpired:
@@ -170,8 +172,12 @@ def serve() -> None:
             listener.close()
             listener = None
     if listener is None:
+        sys.stdout.write("busy\n")  # (every name taken: the scripts find another copy)
+        sys.stdout.flush()
         return
     listener.listen(64)
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
     selector = selectors.DefaultSelector()
     selector.register(listener, selectors.EVENT_READ, ("accept",))
     selector.register(sys.stdin.fileno(), selectors.EVENT_READ, ("stdin",))
