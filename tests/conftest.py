@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 
@@ -30,6 +31,26 @@ def cheap_key_derivation(monkeypatch: pytest.MonkeyPatch) -> None:
     uses it too; commands run as child processes keep the production cost)."""
     monkeypatch.setattr(crypto, "TIME_COST", 1)
     monkeypatch.setattr(crypto, "MEMORY_KIB", 8)
+
+
+_warm_mcp: list[subprocess.Popen[bytes]] = []
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """At the first test of this process, a warm copy of the test MCP servers starts
+    (tests/tools/mcp_warm.py): each server the tests start then runs as a fork of it
+    instead of importing the MCP SDK again. ``ASSISTA_TEST_FRESH_MCP=1``: none."""
+    if not _warm_mcp and os.environ.get("ASSISTA_TEST_FRESH_MCP") != "1":
+        from tests.tools.mcp_warm import start_copies
+
+        _warm_mcp.extend(start_copies())
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    from tests.tools.mcp_warm import stop_copy
+
+    while _warm_mcp:
+        stop_copy(_warm_mcp.pop())
 
 
 def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from desktop.core.errors import StorageError
 from desktop.core.messages import Message
 from desktop.core.thread_names import name_os_thread
+from desktop.core.waits import scaled
 
 #: One plain Python thread for every save, for the life of the process. Not the event
 #: loop's default executor: under qasync that is a pool of QThreads belonging to one
@@ -54,13 +55,16 @@ class SaveError(StorageError):
 
 class SaveQueue:
     def __init__(self, store: MessageStore, session_id: str, *,
-                 stream_delays: Sequence[float] = STREAM_RETRY_DELAYS,
-                 final_delays: Sequence[float] = FINAL_RETRY_DELAYS,
+                 stream_delays: Sequence[float] | None = None,
+                 final_delays: Sequence[float] | None = None,
                  on_error: Callable[[Exception], None] | None = None) -> None:
         self.store = store
         self.session_id = session_id
-        self.stream_delays = tuple(stream_delays)
-        self.final_delays = tuple(final_delays)
+        # (None: the app's pauses, or shorter: desktop.core.waits)
+        self.stream_delays = tuple(scaled(d) for d in STREAM_RETRY_DELAYS) \
+            if stream_delays is None else tuple(stream_delays)
+        self.final_delays = tuple(scaled(d) for d in FINAL_RETRY_DELAYS) \
+            if final_delays is None else tuple(final_delays)
         self.on_error = on_error
         self.failures = 0  # attempts that failed
         self.last_error: Exception | None = None

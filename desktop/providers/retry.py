@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from desktop.core.waits import scaled
+
 __all__ = [
     "RETRYABLE_EXCEPTIONS",
     "RetryPolicy",
@@ -30,6 +32,10 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+#: Backoff before the first retry (doubling each time, with full jitter) and its cap.
+BASE_DELAY_S = 0.5
+MAX_DELAY_S = 30.0
 
 #: Transport failures that mean "the request never got a response": safe to retry.
 RETRYABLE_EXCEPTIONS: tuple[type[Exception], ...] = (
@@ -53,8 +59,9 @@ class RetryPolicy:
     """
 
     max_retries: int = 4
-    base_delay: float = 0.5
-    max_delay: float = 30.0
+    # (the app's backoff, or shorter: desktop.core.waits)
+    base_delay: float = field(default_factory=lambda: scaled(BASE_DELAY_S))
+    max_delay: float = field(default_factory=lambda: scaled(MAX_DELAY_S))
     max_retry_after: float = 60.0
     sleep: Callable[[float], Awaitable[None]] = field(default=asyncio.sleep, compare=False)
     random: Callable[[], float] = field(default=random.random, compare=False)

@@ -28,6 +28,7 @@ from types import TracebackType
 from typing import Any
 
 from desktop.core.errors import ReadOnlyStorageError, StorageError
+from desktop.core.waits import wait_scale
 from desktop.storage.backup import KEEP_BACKUPS
 from desktop.storage.migration_set import Migrations, checked_sets
 from desktop.storage.migrations import STORAGE_MIGRATIONS
@@ -80,7 +81,7 @@ class Database:
         path: str | Path,
         *,
         migrations: Sequence[Migrations] = STORAGE_MIGRATIONS,
-        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        busy_timeout_ms: int | None = None,
         verify: bool = False,
         read_only: bool = False,
         keep_backups: int = KEEP_BACKUPS,
@@ -101,6 +102,8 @@ class Database:
         self._lock = threading.RLock()
         self._depth = 0
         self._closed = False
+        if busy_timeout_ms is None:  # the app's wait, or shorter (desktop.core.waits)
+            busy_timeout_ms = max(1, round(BUSY_TIMEOUT_MS * wait_scale()))
         try:
             self._conn = _connect(self.path, busy_timeout_ms, read_only)
         except sqlite3.Error as exc:
@@ -152,7 +155,7 @@ class Database:
         path: str | Path,
         *,
         migrations: Sequence[Migrations] = STORAGE_MIGRATIONS,
-        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        busy_timeout_ms: int | None = None,
         verify: bool = False,
         read_only: bool = False,
     ) -> Database:

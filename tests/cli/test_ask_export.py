@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.waits import WAIT_SCALE_VARIABLE
 from tests.support import forked_cli
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse
 
@@ -105,7 +106,9 @@ def test_ask_unreachable_server(tmp_path: Path) -> None:
     from tests.support.openai_server import unused_port
 
     url = f"http://127.0.0.1:{unused_port()}/v1"
-    done = assista("ask", "--base-url", url, "--model", "m", "hi", data_dir=tmp_path, env=KEY)
+    # (every retry of the refused connection, with the backoff a hundredth as long)
+    done = assista("ask", "--base-url", url, "--model", "m", "hi", data_dir=tmp_path,
+                   env={**KEY, WAIT_SCALE_VARIABLE: "0.01"})
     assert done.returncode != 0
     assert len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr

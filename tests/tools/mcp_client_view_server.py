@@ -6,6 +6,8 @@ connected, announcing the changed list. Run ``python mcp_client_view_server.py``
 
 from __future__ import annotations
 
+# (run as a program while a test keeps a warm copy of it, the copy serves: mcp_warm.py)
+import mcp_warm  # noqa: F401  # isort: skip
 from mcp.server.mcpserver import Context, MCPServer
 
 server = MCPServer("viewer", version="1.0")

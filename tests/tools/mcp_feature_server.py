@@ -11,6 +11,8 @@ A cancelled call has no result to look at, so ``wait_forever`` writes
 
 from __future__ import annotations
 
+# (run as a program while a test keeps a warm copy of it, the copy serves: mcp_warm.py)
+import mcp_warm  # noqa: F401  # isort: skip
 import socket
 import sys
 from typing import Annotated, Any

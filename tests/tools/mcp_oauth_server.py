@@ -21,6 +21,8 @@ as ``grant <kind> <client>``; the ``auth_stats`` tool returns the counts.
 
 from __future__ import annotations
 
+# (run as a program while a test keeps a warm copy of it, the copy serves: mcp_warm.py)
+import mcp_warm  # noqa: F401  # isort: skip
 import os
 import secrets
 import socket

@@ -11,6 +11,8 @@ announces). Written with the official SDK (``MCPServer`` with a token verifier).
 
 from __future__ import annotations
 
+# (run as a program while a test keeps a warm copy of it, the copy serves: mcp_warm.py)
+import mcp_warm  # noqa: F401  # isort: skip
 import socket
 import sys
 from typing import Any

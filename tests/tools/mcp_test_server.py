@@ -8,6 +8,8 @@ when it starts.
 
 from __future__ import annotations
 
+# (run as a program while a test keeps a warm copy of it, the copy serves: mcp_warm.py)
+import mcp_warm  # noqa: F401  # isort: skip
 import os
 import socket
 import sys

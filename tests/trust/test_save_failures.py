@@ -18,10 +18,15 @@ from desktop.core.conversation import SessionRecorder
 from desktop.core.events import TextDelta
 from desktop.core.messages import Message
 from desktop.core.save_queue import SaveError, SaveQueue
+from desktop.core.waits import WAIT_SCALE_VARIABLE
 from desktop.storage.database import Database
 from desktop.storage.sessions import SessionStore
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
 from tests.trust.support import KEY, assista, no_traceback, state
+
+#: The app's busy timeout and pauses between save attempts, a fiftieth as long: every
+#: attempt still meets the lock and fails, in milliseconds instead of 25 seconds.
+SHORT_WAITS = {WAIT_SCALE_VARIABLE: "0.02"}
 
 LOCKER = """
 import sqlite3, sys
@@ -154,7 +159,7 @@ def test_assista_ask_exits_non_zero_when_the_answer_cannot_be_saved(tmp_path: Pa
             [sys.executable, "-m", "desktop", "ask", "--base-url", server.base_url,
              "--model", "gpt-test", "--data-dir", str(data), "hello"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env={**_env(), **KEY})
+            env={**_env(), **KEY, **SHORT_WAITS})
         try:
             assert held.holding.wait(30)  # the chat and question are stored; answer streams
             locker = Locker(db_path)
