@@ -8,6 +8,21 @@ starts on a complete line are final. Parsing restarts at the first uncommitted l
 which is always the start of a top-level block. The concatenated HTML of
 ``committed + tail`` equals :meth:`MarkdownRenderer.render` of the whole text.
 
+Two shortcuts keep the usual frame from parsing anything but the paragraph being
+written, or even that:
+
+* a new paragraph (a line starting with a letter after a blank line) ends every
+  block above it at once, not only when its own line is complete: after a blank
+  line, a line that starts at its first column with a letter cannot continue a
+  list, quote, table or paragraph above, and an open fence would already hold it
+  (the parse says whether it starts a block of its own);
+* a one-line paragraph that only grew by letters, digits, spaces and plain
+  punctuation (:data:`_PLAIN`) is not parsed again: none of these can close or
+  open an inline construct, nor change how one before them is read, once the text
+  before them ends with such a character too; its HTML is the old one with the new
+  text escaped before ``</p>`` (the paragraph's trailing spaces left out, as the
+  parser strips them).
+
 A long code block that is still open (a file being written out) would cost a full
 parse and highlight of all of it on every frame. While its fence is open it is shown
 as pieces of :data:`CODE_PIECE_LINES` lines, each highlighted once when complete
@@ -22,6 +37,8 @@ import html
 import re
 from dataclasses import dataclass, field
 
+from markdown_it.common.utils import escapeHtml
+
 from desktop.ui.markdown.renderer import (
     Block,
     MarkdownRenderer,
@@ -34,6 +51,11 @@ CODE_PIECE_LINES = 20
 # A fence opener at the start of the pending text (no indent: indented fences strip
 # their indent from the content, which the fast path does not do).
 _OPENER = re.compile(r"(`{3,}|~{3,})([^\n]*)\n")
+#: What a one-line paragraph may grow by without being parsed again (see above):
+#: letters and digits (any script), spaces and punctuation that opens, closes or
+#: completes nothing (no ``* _ ~ ` [ ] ( ) < > & ; \\ $ !`` and no line break).
+_PLAIN = re.compile(r"[^\W_]|[ .,:?'\"/%+=#@-]")
+_PLAIN_RUN = re.compile(r"(?:[^\W_]|[ .,:?'\"/%+=#@-])*")
 
 
 @dataclass(slots=True)
@@ -57,6 +79,9 @@ class IncrementalMarkdown:
         self._pieces_key: tuple[str, str] | None = None
         self._pieces: list[Block] = []
         self._open_lines: tuple[str, str, str] | None = None  # complete lines, lang, html
+        # The open tail when it is one paragraph on one line that may grow without a
+        # parse: (its markdown, ending with a plain character; its HTML inside <p>)
+        self._paragraph: tuple[str, str] | None = None
 
     def append(self, chunk: str) -> None:
         self._chunks.append(chunk)
@@ -81,6 +106,11 @@ class IncrementalMarkdown:
         if pending == self._tail_source:
             update.tail = self.tail
             return update
+        grown = self._grown_paragraph(pending)
+        if grown is not None:
+            self.tail, self._tail_source = [grown], pending
+            update.tail = self.tail
+            return update
         pieces = self._open_code_pieces(pending)
         if pieces is None:  # (one open code block: nothing before it to commit)
             pending = self._commit_final_blocks(pending, update)
@@ -92,14 +122,46 @@ class IncrementalMarkdown:
             else:
                 self.tail = self.renderer.blocks(pending) if pending else []
             self._tail_source = pending
+            self._paragraph = _paragraph_base(pending, self.tail)
         update.tail = self.tail
         return update
+
+    def _grown_paragraph(self, pending: str) -> Block | None:
+        """The open paragraph's block for ``pending`` without a parse, when it only
+        grew by plain text since it was last parsed (None: parse it)."""
+        base = self._paragraph
+        if base is None or not pending.startswith(base[0]):
+            return None
+        extra = pending[len(base[0]):]
+        if _PLAIN_RUN.fullmatch(extra) is None:
+            return None
+        shown = extra.rstrip(" ")
+        inner = base[1] + escapeHtml(shown)
+        if shown:
+            self._paragraph = (base[0] + shown, inner)
+        return Block("text", f"<p>{inner}</p>\n")
 
     def _commit_final_blocks(self, pending: str, update: Update) -> str:
         """Commit the blocks of ``pending`` that can no longer change (into
         ``update.committed``); returns what is left pending."""
         stable = pending.rfind("\n") + 1  # only complete lines decide what is final
-        if stable and stable != self._checked:
+        partial = pending[stable:]
+        new_block = (partial[:1].isalpha() and stable > 1
+                     and not pending[pending.rfind("\n", 0, stable - 1) + 1:stable].strip())
+        if new_block and -stable != self._checked:
+            # A letter after a blank line: a block that ends all above it when the
+            # parse says it starts there; else the last block began on a complete line
+            # further up, and what is above that is final as usual.
+            self._checked = -stable
+            groups = top_level_groups(self.renderer.parse(pending))
+            starts = groups[-1][0].map[0] if groups[-1][0].map else None
+            if len(groups) > 1 and starts:
+                cut = _line_offset(pending, starts)
+                update.committed = [self.renderer.render_group(g) for g in groups[:-1]]
+                self._commit(update.committed, cut)
+                self._checked = -1
+                return pending[cut:]
+        if stable and stable != self._checked and not new_block:
             self._checked = stable
             groups = top_level_groups(self.renderer.parse(pending[:stable]))
             if len(groups) > 1:
@@ -158,9 +220,24 @@ class IncrementalMarkdown:
         self.committed.extend(blocks)
         self._offset += chars
         self._pieces_key, self._pieces = None, []
+        self._paragraph = None
 
     def html(self) -> str:
         return "".join(b.html for b in [*self.committed, *self.tail])
+
+
+def _paragraph_base(source: str, tail: list[Block]) -> tuple[str, str] | None:
+    """What :meth:`IncrementalMarkdown._grown_paragraph` grows from, when ``tail``
+    (rendered from ``source``) is one paragraph on one line that starts with a
+    letter (nothing else can start there) and ends with a plain character."""
+    if (len(tail) != 1 or tail[0].kind != "text" or "\n" in source
+            or not source[:1].isalpha() or source[-1] == " "
+            or _PLAIN.fullmatch(source[-1]) is None):
+        return None
+    rendered = tail[0].html
+    if not (rendered.startswith("<p>") and rendered.endswith("</p>\n")):
+        return None
+    return source, rendered[3:-5]
 
 
 def _line_offset(text: str, line: int) -> int:

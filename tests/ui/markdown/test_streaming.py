@@ -355,3 +355,114 @@ def test_a_paragraph_growing_at_its_end_changes_only_its_end(qtbot: Any) -> None
     view.append(" a sum $x+y$")  # a formula (an image): rebuilt from the HTML
     view._render_stream()
     assert min(changes) == 0
+
+
+# Prose as a model writes it (paragraphs on one line, the blocks between them), and
+# the places where plain text that follows could change what came before.
+PROSE_DOC = "\n".join([
+    '## Heading one',
+    '',
+    'Plain words go on and on, with commas, full stops. And "quotes", 50% '
+    'off, a/b, x+y=z, #tag and @name - dashes too: all of it plain?',
+    '',
+    '- a list item',
+    '- another item',
+    '',
+    'Then a paragraph right after the list, with **bold words** and '
+    '`code()` and a [link](https://example.com/x) in it.',
+    '',
+    '1. first',
+    '2. second',
+    '',
+    'Text after an ordered list &copy; &copy that entity, __under__x and '
+    '__under__ y, *em*word, a\\',
+    'backslash and a\\(x\\) bracket, $x$ math, ~~gone~~ and ~one~.',
+    '',
+    '| a | b |',
+    '|---|---|',
+    '| 1 | 2 |',
+    '',
+    'Words after a table  with  two spaces  and trailing spaces   ',
+    'Lazy continuation of it.',
+    '',
+    '```python',
+    'code = 1',
+    '',
+    'Text inside an open fence until it closes',
+    '```',
+    '',
+    '$$',
+    'x',
+    '',
+    'Text inside display math',
+    '$$',
+    '',
+    '> a quote',
+    '',
+    'Text after a quote, then ünïcödé wörds, 日本語 and ½ ² digits, then an emoji 👍 end.',
+    '',
+    'Setext candidate',
+    '===',
+    '',
+    'Term then more words and a [bracket] and (parens) and <angle> and !bang.',
+    '',
+    '1',
+    '',
+    '2. an ordered item after a blank line',
+    '',
+    '3. makes the list loose',
+    '',
+    '- x',
+    '',
+    'Final words without a newline',
+])
+
+
+def test_plain_text_streamed_in_small_pieces_matches_one_shot() -> None:
+    """Pieces of 1-4 characters rendered on almost every one: paragraphs grow
+    without a parse and blocks are committed when a paragraph starts; every render
+    ends where a one-shot render does, and nothing committed is ever revised."""
+    expected = renderer(False).render(PROSE_DOC)
+    final_blocks = renderer(False).blocks(PROSE_DOC)
+    for seed in range(60):
+        rng = random.Random(seed)
+        pieces, i = [], 0
+        while i < len(PROSE_DOC):
+            n = rng.choice([1, 1, 2, 3, 4, 7])
+            pieces.append(PROSE_DOC[i:i + n])
+            i += n
+        inc = IncrementalMarkdown(renderer(False))
+        committed = []
+        for number, piece in enumerate(pieces):
+            inc.append(piece)
+            if rng.random() < 0.9:
+                committed.extend(inc.update().committed)
+                # every render shows what a parse shows (but an open code block's
+                # last line, plain until it is complete: see streaming.py)
+                if number % 7 == 0 and all(b.kind != "code" for b in inc.tail):
+                    assert inc.html() == renderer(False).render(inc.text), f"seed {seed}"
+        committed.extend(inc.update(final=True).committed)
+        assert inc.html() == expected, f"seed {seed}"
+        assert committed == final_blocks, f"seed {seed}"
+
+
+def test_a_paragraph_that_grows_by_plain_text_is_not_parsed_again() -> None:
+    inc = IncrementalMarkdown(renderer(False))
+    parses: list[str] = []
+    original = inc.renderer.parse
+    inc.renderer.parse = lambda text: parses.append(text) or original(text)  # type: ignore[method-assign]
+    try:
+        inc.append("## Title\n\nSome words")
+        inc.update()
+        assert [b.kind for b in inc.committed] == ["text"]  # the heading: final at once
+        parses.clear()
+        for piece in (" and more", " words, 50% plain.", "  ", "Still plain"):
+            inc.append(piece)
+            assert inc.update().tail == [Block(
+                "text", renderer(False).render(inc.text[len("## Title\n\n"):]))]
+        assert parses == []
+        inc.append(" then **bold")  # markup: parsed again
+        inc.update()
+        assert parses
+    finally:
+        del inc.renderer.parse
