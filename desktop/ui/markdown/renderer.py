@@ -150,6 +150,10 @@ class MarkdownRenderer:
         """HTML for all of ``text`` in one pass (the reference for incremental renders)."""
         return _fix_checkboxes(str(self.md.render(text)))
 
+    def render_inline(self, text: str) -> str:
+        """HTML for ``text`` as the inside of a paragraph (no block markup)."""
+        return str(self.md.renderInline(text))
+
     def blocks(self, text: str) -> list[Block]:
         return [self.render_group(g) for g in top_level_groups(self.parse(text))]
 

@@ -9,19 +9,15 @@ which is always the start of a top-level block. The concatenated HTML of
 ``committed + tail`` equals :meth:`MarkdownRenderer.render` of the whole text.
 
 Two shortcuts keep the usual frame from parsing anything but the paragraph being
-written, or even that:
+written, or even all of that:
 
 * a new paragraph (a line starting with a letter after a blank line) ends every
   block above it at once, not only when its own line is complete: after a blank
   line, a line that starts at its first column with a letter cannot continue a
   list, quote, table or paragraph above, and an open fence would already hold it
   (the parse says whether it starts a block of its own);
-* a one-line paragraph that only grew by letters, digits, spaces and plain
-  punctuation (:data:`_PLAIN`) is not parsed again: none of these can close or
-  open an inline construct, nor change how one before them is read, once the text
-  before them ends with such a character too; its HTML is the old one with the new
-  text escaped before ``</p>`` (the paragraph's trailing spaces left out, as the
-  parser strips them).
+* a one-line paragraph is parsed only from where it is settled on
+  (:mod:`desktop.ui.markdown.paragraph_tail`).
 
 A long code block that is still open (a file being written out) would cost a full
 parse and highlight of all of it on every frame. While its fence is open it is shown
@@ -37,8 +33,7 @@ import html
 import re
 from dataclasses import dataclass, field
 
-from markdown_it.common.utils import escapeHtml
-
+from desktop.ui.markdown.paragraph_tail import ParagraphTail
 from desktop.ui.markdown.renderer import (
     Block,
     MarkdownRenderer,
@@ -51,11 +46,6 @@ CODE_PIECE_LINES = 20
 # A fence opener at the start of the pending text (no indent: indented fences strip
 # their indent from the content, which the fast path does not do).
 _OPENER = re.compile(r"(`{3,}|~{3,})([^\n]*)\n")
-#: What a one-line paragraph may grow by without being parsed again (see above):
-#: letters and digits (any script), spaces and punctuation that opens, closes or
-#: completes nothing (no ``* _ ~ ` [ ] ( ) < > & ; \\ $ !`` and no line break).
-_PLAIN = re.compile(r"[^\W_]|[ .,:?'\"/%+=#@-]")
-_PLAIN_RUN = re.compile(r"(?:[^\W_]|[ .,:?'\"/%+=#@-])*")
 
 
 @dataclass(slots=True)
@@ -79,9 +69,7 @@ class IncrementalMarkdown:
         self._pieces_key: tuple[str, str] | None = None
         self._pieces: list[Block] = []
         self._open_lines: tuple[str, str, str] | None = None  # complete lines, lang, html
-        # The open tail when it is one paragraph on one line that may grow without a
-        # parse: (its markdown, ending with a plain character; its HTML inside <p>)
-        self._paragraph: tuple[str, str] | None = None
+        self._paragraph: ParagraphTail | None = None  # the open tail, when it is one
 
     def append(self, chunk: str) -> None:
         self._chunks.append(chunk)
@@ -122,24 +110,20 @@ class IncrementalMarkdown:
             else:
                 self.tail = self.renderer.blocks(pending) if pending else []
             self._tail_source = pending
-            self._paragraph = _paragraph_base(pending, self.tail)
+            self._paragraph = None
+            if (len(self.tail) == 1 and self.tail[0].kind == "text"
+                    and self.tail[0].html.startswith("<p>") and ParagraphTail.fits(pending)):
+                self._paragraph = ParagraphTail(self.renderer.render_inline)
         update.tail = self.tail
         return update
 
     def _grown_paragraph(self, pending: str) -> Block | None:
-        """The open paragraph's block for ``pending`` without a parse, when it only
-        grew by plain text since it was last parsed (None: parse it)."""
-        base = self._paragraph
-        if base is None or not pending.startswith(base[0]):
+        """The open paragraph's block for ``pending`` parsed only from where it is
+        settled, when it is still that paragraph (None: parse it)."""
+        if self._paragraph is None:
             return None
-        extra = pending[len(base[0]):]
-        if _PLAIN_RUN.fullmatch(extra) is None:
-            return None
-        shown = extra.rstrip(" ")
-        inner = base[1] + escapeHtml(shown)
-        if shown:
-            self._paragraph = (base[0] + shown, inner)
-        return Block("text", f"<p>{inner}</p>\n")
+        html = self._paragraph.html(pending)
+        return None if html is None else Block("text", html)
 
     def _commit_final_blocks(self, pending: str, update: Update) -> str:
         """Commit the blocks of ``pending`` that can no longer change (into
@@ -224,20 +208,6 @@ class IncrementalMarkdown:
 
     def html(self) -> str:
         return "".join(b.html for b in [*self.committed, *self.tail])
-
-
-def _paragraph_base(source: str, tail: list[Block]) -> tuple[str, str] | None:
-    """What :meth:`IncrementalMarkdown._grown_paragraph` grows from, when ``tail``
-    (rendered from ``source``) is one paragraph on one line that starts with a
-    letter (nothing else can start there) and ends with a plain character."""
-    if (len(tail) != 1 or tail[0].kind != "text" or "\n" in source
-            or not source[:1].isalpha() or source[-1] == " "
-            or _PLAIN.fullmatch(source[-1]) is None):
-        return None
-    rendered = tail[0].html
-    if not (rendered.startswith("<p>") and rendered.endswith("</p>\n")):
-        return None
-    return source, rendered[3:-5]
 
 
 def _line_offset(text: str, line: int) -> int:

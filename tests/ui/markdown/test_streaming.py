@@ -446,23 +446,59 @@ def test_plain_text_streamed_in_small_pieces_matches_one_shot() -> None:
         assert committed == final_blocks, f"seed {seed}"
 
 
-def test_a_paragraph_that_grows_by_plain_text_is_not_parsed_again() -> None:
+def test_a_growing_paragraph_is_parsed_only_from_where_it_is_settled() -> None:
+    """A long one-line paragraph with bold, code, links and snake_case words: on each
+    frame only its last words are parsed (inline), never the whole paragraph, and the
+    HTML is a whole parse's at every frame; words whose markup is left open for a
+    while (or for good) are parsed again until it closes, and never shown wrong."""
+    check_paragraph_growth(random.Random(4), tricky=False)
+    for seed in range(8):
+        check_paragraph_growth(random.Random(seed), tricky=True)
+
+
+# Markup that opens in one word and closes in a later one, and words that look so.
+PAIRS = [("\\(x", "y\\)"), ("$a", "b$"), ("<https://x.y", "z>"), ("_und", "und_"),
+         ("~~st", "st~~"), ("`co", "de`"), ("[br", "ack](u)"), ("**b", "b**"), ("__c", "c__"),
+         ("*em", "em*"), ("![i", "m](p)"), ("&copy", ";")]
+SINGLES = ["x_y", "**bold**", "`code()`", "snake_case", "[link](https://example.com/a_b)"]
+ODD = ["a\\*b", "a\u00a0b", "~~x~~", "&copy;", "2 < 3"]
+
+
+def check_paragraph_growth(rng: random.Random, *, tricky: bool) -> None:
+    words: list[str] = []
+    while len(words) < 400:
+        words.extend(rng.choice(["alpha", "beta,", "x.", "", " "])
+                     for _ in range(rng.randint(2, 9)))
+        if tricky and rng.random() < 0.5:
+            opener, closer = rng.choice(PAIRS)
+            words.append(opener)
+            words.extend("gapword" for _ in range(rng.randint(0, 12)))
+            words.append(closer)
+        else:
+            words.append(rng.choice(SINGLES + ODD if tricky else SINGLES))
+    paragraph = "Start " + " ".join(words)
     inc = IncrementalMarkdown(renderer(False))
-    parses: list[str] = []
-    original = inc.renderer.parse
-    inc.renderer.parse = lambda text: parses.append(text) or original(text)  # type: ignore[method-assign]
+    parsed: list[str] = []
+    inline: list[str] = []
+    parse, render_inline = inc.renderer.parse, inc.renderer.render_inline
+    inc.renderer.parse = lambda text: parsed.append(text) or parse(text)  # type: ignore[method-assign]
+    inc.renderer.render_inline = (  # type: ignore[method-assign]
+        lambda text: inline.append(text) or render_inline(text))
     try:
-        inc.append("## Title\n\nSome words")
+        inc.append("## Title\n\nSt")
         inc.update()
         assert [b.kind for b in inc.committed] == ["text"]  # the heading: final at once
-        parses.clear()
-        for piece in (" and more", " words, 50% plain.", "  ", "Still plain"):
-            inc.append(piece)
-            assert inc.update().tail == [Block(
-                "text", renderer(False).render(inc.text[len("## Title\n\n"):]))]
-        assert parses == []
-        inc.append(" then **bold")  # markup: parsed again
-        inc.update()
-        assert parses
+        parsed.clear()
+        done = 2
+        while done < len(paragraph):
+            step = rng.randint(1, 12)
+            inc.append(paragraph[done:done + step])
+            done += step
+            tail = inc.update().tail
+            shown = paragraph[:done]
+            assert tail == [Block("text", renderer(False).render(shown))], done
+        assert parsed == []
+        if not tricky:
+            assert max(len(text) for text in inline) < 200 < len(paragraph) // 10
     finally:
-        del inc.renderer.parse
+        del inc.renderer.parse, inc.renderer.render_inline
