@@ -156,6 +156,7 @@ class Segment:
         growth = paragraph_growth(self.block, block)
         if growth is not None and growth.position < self.doc.characterCount():
             cursor = QTextCursor(self.doc)
+            cursor.beginEditBlock()  # (one relayout of the paragraph, not one per step)
             cursor.setPosition(growth.position)
             cursor.movePosition(QTextCursor.MoveOperation.End,
                                 QTextCursor.MoveMode.KeepAnchor)
@@ -165,6 +166,7 @@ class Segment:
                 cursor.insertText(" ")
             if growth.fragment:
                 cursor.insertHtml(growth.fragment)
+            cursor.endEditBlock()
             self.block = block
             self.changed_from = growth.position
             self._grown = True  # the same width: only the height is measured again

@@ -502,3 +502,25 @@ def check_paragraph_growth(rng: random.Random, *, tricky: bool) -> None:
             assert max(len(text) for text in inline) < 200 < len(paragraph) // 10
     finally:
         del inc.renderer.parse, inc.renderer.render_inline
+
+
+def test_a_grown_paragraph_is_changed_and_laid_out_once_a_frame(qtbot: Any) -> None:
+    """Cutting the old end, a space and the new words are one edit: the paragraph's
+    lines are laid out again once, not once per step."""
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.resize(400, 400)
+    view.append("The first words of a **paragraph")
+    view._render_stream()
+    doc = view._segments[-1].doc
+    changes: list[tuple[int, int, int]] = []
+    doc.contentsChange.connect(lambda *change: changes.append(change))
+    layouts: list[object] = []
+    doc.documentLayout().update.connect(lambda *rect: layouts.append(rect))
+    view.append("** and `more` words")  # the bold closes: its start is cut and redone
+    view._render_stream()
+    assert view._segments[-1].doc is doc
+    assert len(changes) == 1 and changes[0][1] > 0  # removed and added in one change
+    assert len(layouts) == 1
+    assert doc.toHtml() == Segment(view._segments[-1].block, view._segments[-1].style,
+                                   {}).doc.toHtml()
