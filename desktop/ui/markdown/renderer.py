@@ -168,10 +168,14 @@ class MarkdownRenderer:
             self._cache.move_to_end(text)
             return found
         found = self.blocks(text)
-        self._cache[text] = found
+        self.remember(text, found)
+        return found
+
+    def remember(self, text: str, blocks: list[Block]) -> None:
+        """``blocks`` are :meth:`blocks` of ``text`` (parsed in steps elsewhere)."""
+        self._cache[text] = blocks
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
-        return found
 
     def render_group(self, group: Sequence[Token]) -> Block:
         rendered = _fix_checkboxes(str(self.md.renderer.render(list(group), self.md.options,

@@ -43,6 +43,8 @@ from desktop.ui.markdown.renderer import (
 )
 
 CODE_PIECE_LINES = 20
+#: Markdown parsed in one idle step of :class:`StepParse` (~2-4 ms).
+PARSE_STEP_CHARS = 1500
 # A fence opener at the start of the pending text (no indent: indented fences strip
 # their indent from the content, which the fast path does not do).
 _OPENER = re.compile(r"(`{3,}|~{3,})([^\n]*)\n")
@@ -215,3 +217,33 @@ def _line_offset(text: str, line: int) -> int:
     for _ in range(line):
         pos = text.index("\n", pos) + 1
     return pos
+
+
+class StepParse:
+    """A long finished text parsed a piece per idle step instead of all at once (a
+    long answer took 4-15 ms, and a scroll step arriving meanwhile missed its
+    frame): fed to :class:`IncrementalMarkdown` at line ends, whose committed blocks
+    end up exactly :meth:`MarkdownRenderer.blocks`; then remembered by the renderer
+    (:meth:`MarkdownRenderer.cached_blocks` answers without a parse)."""
+
+    def __init__(self, renderer: MarkdownRenderer, text: str) -> None:
+        self.text = text
+        self.renderer = renderer
+        self._inc = IncrementalMarkdown(renderer)
+        self._done = 0
+
+    def step(self) -> bool:
+        """Parse the next piece; True when all of it is parsed and remembered."""
+        if self.renderer.has_blocks(self.text):
+            return True
+        end = self.text.find("\n", self._done + PARSE_STEP_CHARS)
+        end = len(self.text) if end < 0 else end + 1
+        self._inc.append(self.text[self._done:end])
+        self._done = end
+        if end < len(self.text):
+            self._inc.update()
+            return False
+        self._inc.update(final=True)
+        self.renderer.remember(self.text, list(self._inc.committed))
+        return True
+

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from desktop.ui.markdown.renderer import Block, renderer
+from desktop.ui.markdown.renderer import LIGHT, Block, MarkdownRenderer, renderer
 from desktop.ui.markdown.segments import Segment
 from desktop.ui.markdown.streaming import IncrementalMarkdown
 from desktop.ui.markdown.view import MarkdownView
@@ -524,3 +524,20 @@ def test_a_grown_paragraph_is_changed_and_laid_out_once_a_frame(qtbot: Any) -> N
     assert len(layouts) == 1
     assert doc.toHtml() == Segment(view._segments[-1].block, view._segments[-1].style,
                                    {}).doc.toHtml()
+
+
+def test_a_long_text_parsed_in_steps_ends_with_the_blocks_of_one_parse() -> None:
+    """Idle time parses a long stored answer a piece per step (StepParse): the blocks
+    it leaves in the renderer's cache are those of one parse."""
+    from desktop.ui.markdown.streaming import PARSE_STEP_CHARS, StepParse
+    from tests.bench.bench_chat_common import long_answer
+
+    for text in (DOC, LONG_DOC, PROSE_DOC, long_answer(20_000)):
+        fresh = MarkdownRenderer(LIGHT)  # (its own cache)
+        parse = StepParse(fresh, text)
+        steps = 1
+        while not parse.step():
+            steps += 1
+        assert steps >= len(text) // (PARSE_STEP_CHARS + 200)
+        assert fresh.has_blocks(text)
+        assert fresh.cached_blocks(text) == renderer(False).blocks(text)
