@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import itertools
 import random
+from functools import partial
 from typing import Any
 
 import pytest
@@ -541,3 +542,49 @@ def test_a_long_text_parsed_in_steps_ends_with_the_blocks_of_one_parse() -> None
         assert steps >= len(text) // (PARSE_STEP_CHARS + 200)
         assert fresh.has_blocks(text)
         assert fresh.cached_blocks(text) == renderer(False).blocks(text)
+
+
+LISTS = ("Intro words.\n\n- first item with **bold** and `code` words\n"
+         "- second item, longer and longer text\n  - nested one\n"
+         "  - nested two with *em* and more words\n- third [link](https://a.b) end\n\n"
+         "1. one\n2. two words here and there\n\n- [ ] task one\n- [x] task two done\n\n"
+         "- loose a\n\n- loose b more words\n\nEnd.\n")
+
+
+def record(changes: dict[int, list[int]], key: int, at: int, *_counts: int) -> None:
+    changes.setdefault(key, []).append(at)
+
+
+def test_a_list_grows_in_place_and_is_drawn_as_if_built_whole(qtbot: Any) -> None:
+    """A list whose last item grows (tight, loose, nested, ordered, tasks) has that
+    end replaced in its document, not the list rebuilt: at every frame its document
+    holds and lays out what a list built from its block does; at the end the view
+    equals one given the whole text."""
+    grown = 0
+    for seed in range(4):
+        rng = random.Random(seed)
+        view = MarkdownView()
+        qtbot.addWidget(view)
+        view.resize(500, 400)
+        done = 0
+        while done < len(LISTS):
+            step = rng.randint(1, 6)
+            view.append(LISTS[done:done + step])
+            done += step
+            changes: dict[int, list[int]] = {}
+            for segment in view._segments:
+                segment.doc.contentsChange.connect(partial(record, changes, id(segment.doc)))
+            view._render_stream()
+            for segment in view._segments:
+                if "<li" not in segment.block.html:
+                    continue
+                fresh = Segment(segment.block, segment.style, {})
+                assert segment.doc.toHtml() == fresh.doc.toHtml(), (seed, done)
+                assert segment.layout(480) == fresh.layout(480)
+                # changed from inside its last item, not rebuilt from the start
+                grown += min(changes.get(id(segment.doc), [0])) > 0
+        view.flush()
+        loaded = loaded_view(qtbot, LISTS)
+        assert [s.doc.toHtml() for s in view._segments] == [
+            s.doc.toHtml() for s in loaded._segments]
+    assert grown > 100  # (most frames of a list)
