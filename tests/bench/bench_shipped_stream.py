@@ -303,7 +303,8 @@ def without_inspector(home: str) -> None:
 
 
 def run_app(server: Server, env: dict[str, str], text: str,
-            profile: str | None = None, inspector: bool = True) -> dict[str, float]:
+            profile: str | None = None, *, inspector: bool = True,
+            spy_options: tuple[str, ...] = ()) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="assista-bench-home-") as home:
         if not inspector:
             without_inspector(home)
@@ -332,10 +333,12 @@ def run_app(server: Server, env: dict[str, str], text: str,
             xdotool("key", "Return", env=app_env)
             spy = None
             if profile:  # py-spy on the app for the whole stream (collapsed stacks)
-                spy = subprocess.Popen([str(Path(sys.executable).with_name("py-spy")),
-                                        "record", "--pid", str(proc.pid), "--rate", "250",
-                                        "--format", "raw", "--threads", "--nonblocking",
-                                        "-o", profile])
+                spy = subprocess.Popen([os.environ.get("PYSPY", str(
+                    Path(sys.executable).with_name("py-spy"))), "record", "--pid",
+                    str(proc.pid), "--format", "raw", "--threads",
+                    # (native stacks need the process paused for each sample)
+                    *([] if "--native" in spy_options else ["--nonblocking"]),
+                    *(spy_options or ("--rate", "250")), "-o", profile])
             wall, cpu, busy, end = server.stream(timeout=120)
             threads = per_thread(server, events_of(server))
             while time.monotonic() - end < 30 and not finished_in_db(home):
@@ -395,6 +398,9 @@ def main() -> int:
                         help="also run the floor client on qasync + async httpx")
     parser.add_argument("--profile", metavar="OUT",
                         help="run the app once per rate under py-spy, stacks to OUT.RATE")
+    parser.add_argument("--profile-options", default="--rate 250",
+                        help="py-spy record options for --profile (e.g. '--rate 500 "
+                             "--idle'); the binary: $PYSPY or the venv's py-spy")
     parser.add_argument("--inspector-off", action="store_true",
                         help="also run the app with the request inspector turned off "
                              "(what recording costs: app against app-noinsp)")
@@ -420,7 +426,8 @@ def main() -> int:
             server.chars = len(text)
             if args.profile:
                 out = f"{args.profile}.{rate:.0f}"
-                r = run_app(server, env, text, out)
+                r = run_app(server, env, text, out,
+                            spy_options=tuple(args.profile_options.split()))
                 r["load"] = os.getloadavg()[0]
                 print(describe("app", r), f"\n    profile: {out}", flush=True)
                 server.close()

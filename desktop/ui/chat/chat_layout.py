@@ -26,6 +26,7 @@ from desktop.ui.chat.column_scroll_bar import ColumnScrollBar
 from desktop.ui.chat.message_widget import MessageWidget
 from desktop.ui.chat.usage_text import PriceSource
 from desktop.ui.markdown.renderer import renderer
+from desktop.ui.markdown.streaming import StepParse
 
 MAX_CHARS = 92  # readable line length, in average characters
 MARGIN_X, MARGIN_Y, SPACING = 24, 16, 12
@@ -70,6 +71,7 @@ class VirtualColumn(QAbstractScrollArea):
         self._prefetch_timer.setInterval(0)
         self._prefetch_timer.timeout.connect(self._prefetch)
         self._drawn_at = 0.0  # perf_counter() of the last scroll step or paint
+        self._parsing: StepParse | None = None  # a long text parsed a piece per step
         self.overlays = ColumnOverlays(self.viewport())
         self.jump_button = self.overlays.jump_button
         self.jump_button.clicked.connect(self.scroll_to_bottom)
@@ -329,13 +331,21 @@ class VirtualColumn(QAbstractScrollArea):
             return
         text = self._next_unparsed() if index is None else self._unparsed(index)
         if text is not None:
-            renderer(theme.is_dark()).cached_blocks(text)
+            self._parse_some(text)
             self._prefetch_timer.start(0)
         elif index is not None:
             self._materialize(index, ahead=True)
             self._relayout()
         elif not self.overlays.ready():
             self.overlays.prepare()  # (the "Jump to latest" button the first scroll shows)
+
+    def _parse_some(self, text: str) -> None:
+        """One idle step of parsing ``text`` (a long one takes several)."""
+        parsing, markdown = self._parsing, renderer(theme.is_dark())
+        if parsing is None or parsing.text != text or parsing.renderer is not markdown:
+            parsing = self._parsing = StepParse(markdown, text)
+        if parsing.step():
+            self._parsing = None
 
     # -- for finding words (desktop.ui.chat.chat_find) ------------------------------------
 

@@ -5,7 +5,8 @@ While an answer streams, its open paragraph's HTML changes on every frame, nearl
 always only at its end (words added; a bold, code or link closed). Rebuilding its
 document from the HTML and laying it out whole cost more than anything else per frame;
 replacing only the end is what a text editor does, and the document ends up the same
-as one built from the whole HTML.
+as one built from the whole HTML. A list whose last item is being written is changed
+the same way (:func:`list_growth`): only that item's end.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ import html
 import re
 from dataclasses import dataclass
 
+from PySide6.QtGui import QTextCharFormat, QTextCursor
+
 from desktop.ui.markdown.renderer import Block
 
-__all__ = ["Growth", "common_prefix_length", "paragraph_growth"]
+__all__ = ["Growth", "ListGrowth", "common_prefix_length", "list_growth", "paragraph_growth",
+           "replace_end"]
 
 #: The inline elements a streamed paragraph may be rewritten in place with.
 _INLINE_TAG = re.compile(r"</?(strong|em|code|a|s)(?:\s[^<>]*)?>")
@@ -25,6 +29,10 @@ _TAG = re.compile(r"<[^<>]*>")
 #: fold, a stray bracket) and it is rebuilt whole.
 _UNUSUAL = re.compile(r"<(?!/?(?:strong|em|code|a|s)[\s>])|[^\S \t\n]")
 _FOLDED_SPACE = re.compile(r"[ \t\n]+")
+#: The tags that close a list after its last item's text (nested lists too).
+_LIST_END = re.compile(r"(?:</(?:li|p|ul|ol)>\n?)+\Z")
+#: The tag that opens the last item's text.
+_ITEM_START = re.compile(r"<(?:li|p)(?:\s[^<>]*)?>\n?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +64,51 @@ def paragraph_growth(old: Block, new: Block) -> Growth | None:
     kept, rest = b[:cut], b[cut:]
     stripped = rest.lstrip(" \t\n")
     return Growth(_plain_length(kept), len(stripped) < len(rest) and bool(kept), stripped)
+
+
+@dataclass(frozen=True, slots=True)
+class ListGrowth:
+    """How list ``old`` becomes ``new`` in place: its last item's text loses its last
+    ``removed`` positions, then gets ``space`` and the HTML ``fragment`` (the rest of
+    the document, the items above, is the same)."""
+
+    removed: int
+    space: bool
+    fragment: str
+    removed_text: str  # what those positions hold (checked against the document)
+
+
+def list_growth(old: Block, new: Block) -> ListGrowth | None:
+    """The in-place change from list ``old`` to list ``new`` when only the text of
+    its last item changed, at its end (a streamed list on most frames); None when
+    anything else did (an item added, the list loosened, a nested list begun)."""
+    if new.kind != "text" or old.kind != "text":
+        return None
+    a, b = old.html, new.html
+    if not (a.startswith(("<ul", "<ol")) and b[:3] == a[:3]):
+        return None
+    end_a, end_b = _LIST_END.search(a), _LIST_END.search(b)
+    if end_a is None or end_b is None or end_a.group(0) != end_b.group(0):
+        return None
+    body_a, body_b = a[:end_a.start()], b[:end_b.start()]
+    starts = [m.end() for m in _ITEM_START.finditer(body_b)]
+    if not starts:
+        return None
+    start = starts[-1]
+    if body_a[:start] != body_b[:start]:
+        return None
+    text_a, text_b = body_a[start:], body_b[start:]
+    if (_UNUSUAL.search(text_a) or _UNUSUAL.search(text_b) or "<li" in text_a
+            or "<p" in text_a or "<ul" in text_a or "<ol" in text_a):
+        return None
+    cut = _safe_cut(text_b, common_prefix_length(text_a, text_b))
+    if cut == 0 or _safe_cut(text_a, cut) != cut:
+        return None  # (an item's first words: rebuilt, its formats begin there)
+    gone = _FOLDED_SPACE.sub(" ", html.unescape(_TAG.sub("", text_a[cut:])))
+    rest = text_b[cut:]
+    stripped = rest.lstrip(" \t\n")
+    return ListGrowth(len(gone.encode("utf-16-le")) // 2, len(stripped) < len(rest),
+                      stripped, gone)
 
 
 def _safe_cut(text: str, cut: int) -> int:
@@ -99,3 +152,18 @@ def common_prefix_length(a: str, b: str) -> int:
         else:
             high = middle - 1
     return low
+
+
+def replace_end(cursor: QTextCursor, space: bool, fragment: str) -> None:
+    """Replace ``cursor``'s selection (the end that changed) by a plain space, if
+    ``space``, and HTML ``fragment``: one edit, so the paragraph is laid out once,
+    not once per step."""
+    cursor.beginEditBlock()
+    cursor.removeSelectedText()
+    if space:
+        cursor.setCharFormat(QTextCharFormat())
+        cursor.insertText(" ")
+    if fragment:
+        cursor.insertHtml(fragment)
+    cursor.endEditBlock()
+

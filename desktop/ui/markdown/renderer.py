@@ -150,6 +150,10 @@ class MarkdownRenderer:
         """HTML for all of ``text`` in one pass (the reference for incremental renders)."""
         return _fix_checkboxes(str(self.md.render(text)))
 
+    def render_inline(self, text: str) -> str:
+        """HTML for ``text`` as the inside of a paragraph (no block markup)."""
+        return str(self.md.renderInline(text))
+
     def blocks(self, text: str) -> list[Block]:
         return [self.render_group(g) for g in top_level_groups(self.parse(text))]
 
@@ -164,10 +168,14 @@ class MarkdownRenderer:
             self._cache.move_to_end(text)
             return found
         found = self.blocks(text)
-        self._cache[text] = found
+        self.remember(text, found)
+        return found
+
+    def remember(self, text: str, blocks: list[Block]) -> None:
+        """``blocks`` are :meth:`blocks` of ``text`` (parsed in steps elsewhere)."""
+        self._cache[text] = blocks
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
-        return found
 
     def render_group(self, group: Sequence[Token]) -> Block:
         rendered = _fix_checkboxes(str(self.md.renderer.render(list(group), self.md.options,

@@ -29,7 +29,12 @@ from PySide6.QtGui import (
 
 from desktop.ui import theme
 from desktop.ui.markdown import artifacts, math_tex
-from desktop.ui.markdown.paragraph_growth import common_prefix_length, paragraph_growth
+from desktop.ui.markdown.paragraph_growth import (
+    common_prefix_length,
+    list_growth,
+    paragraph_growth,
+    replace_end,
+)
 from desktop.ui.markdown.renderer import Block
 
 CSS = (
@@ -159,21 +164,37 @@ class Segment:
             cursor.setPosition(growth.position)
             cursor.movePosition(QTextCursor.MoveOperation.End,
                                 QTextCursor.MoveMode.KeepAnchor)
-            cursor.removeSelectedText()
-            if growth.space:
-                cursor.setCharFormat(QTextCharFormat())
-                cursor.insertText(" ")
-            if growth.fragment:
-                cursor.insertHtml(growth.fragment)
+            replace_end(cursor, growth.space, growth.fragment)
             self.block = block
             self.changed_from = growth.position
             self._grown = True  # the same width: only the height is measured again
+            return True
+        if self._grow_list(block):
             return True
         before = self.doc.toPlainText()
         self.block = block
         self.doc.setHtml(self._html())
         self._width = -1.0
         self.changed_from = common_prefix_length(before, self.doc.toPlainText())
+        return True
+
+    def _grow_list(self, block: Block) -> bool:
+        """A list whose last item only grew at its end: that end replaced in place
+        (see :func:`list_growth`); False when it must be rebuilt."""
+        growth = list_growth(self.block, block)
+        if growth is None:
+            return False
+        end = self.doc.characterCount() - 1
+        position = end - growth.removed
+        cursor = QTextCursor(self.doc)
+        cursor.setPosition(max(0, position))
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        if position < cursor.block().position() or cursor.selectedText() != growth.removed_text:
+            return False  # (not what the document holds there: rebuilt)
+        replace_end(cursor, growth.space, growth.fragment)
+        self.block = block
+        self.changed_from = max(0, position)
+        self._grown = True
         return True
 
     def changed_top(self) -> int:

@@ -8,6 +8,17 @@ starts on a complete line are final. Parsing restarts at the first uncommitted l
 which is always the start of a top-level block. The concatenated HTML of
 ``committed + tail`` equals :meth:`MarkdownRenderer.render` of the whole text.
 
+Two shortcuts keep the usual frame from parsing anything but the paragraph being
+written, or even all of that:
+
+* a new paragraph (a line starting with a letter after a blank line) ends every
+  block above it at once, not only when its own line is complete: after a blank
+  line, a line that starts at its first column with a letter cannot continue a
+  list, quote, table or paragraph above, and an open fence would already hold it
+  (the parse says whether it starts a block of its own);
+* a one-line paragraph is parsed only from where it is settled on
+  (:mod:`desktop.ui.markdown.paragraph_tail`).
+
 A long code block that is still open (a file being written out) would cost a full
 parse and highlight of all of it on every frame. While its fence is open it is shown
 as pieces of :data:`CODE_PIECE_LINES` lines, each highlighted once when complete
@@ -22,6 +33,7 @@ import html
 import re
 from dataclasses import dataclass, field
 
+from desktop.ui.markdown.paragraph_tail import ParagraphTail
 from desktop.ui.markdown.renderer import (
     Block,
     MarkdownRenderer,
@@ -31,6 +43,8 @@ from desktop.ui.markdown.renderer import (
 )
 
 CODE_PIECE_LINES = 20
+#: Markdown parsed in one idle step of :class:`StepParse` (~2-4 ms).
+PARSE_STEP_CHARS = 1500
 # A fence opener at the start of the pending text (no indent: indented fences strip
 # their indent from the content, which the fast path does not do).
 _OPENER = re.compile(r"(`{3,}|~{3,})([^\n]*)\n")
@@ -57,6 +71,7 @@ class IncrementalMarkdown:
         self._pieces_key: tuple[str, str] | None = None
         self._pieces: list[Block] = []
         self._open_lines: tuple[str, str, str] | None = None  # complete lines, lang, html
+        self._paragraph: ParagraphTail | None = None  # the open tail, when it is one
 
     def append(self, chunk: str) -> None:
         self._chunks.append(chunk)
@@ -81,6 +96,11 @@ class IncrementalMarkdown:
         if pending == self._tail_source:
             update.tail = self.tail
             return update
+        grown = self._grown_paragraph(pending)
+        if grown is not None:
+            self.tail, self._tail_source = [grown], pending
+            update.tail = self.tail
+            return update
         pieces = self._open_code_pieces(pending)
         if pieces is None:  # (one open code block: nothing before it to commit)
             pending = self._commit_final_blocks(pending, update)
@@ -92,14 +112,42 @@ class IncrementalMarkdown:
             else:
                 self.tail = self.renderer.blocks(pending) if pending else []
             self._tail_source = pending
+            self._paragraph = None
+            if (len(self.tail) == 1 and self.tail[0].kind == "text"
+                    and self.tail[0].html.startswith("<p>") and ParagraphTail.fits(pending)):
+                self._paragraph = ParagraphTail(self.renderer.render_inline)
         update.tail = self.tail
         return update
+
+    def _grown_paragraph(self, pending: str) -> Block | None:
+        """The open paragraph's block for ``pending`` parsed only from where it is
+        settled, when it is still that paragraph (None: parse it)."""
+        if self._paragraph is None:
+            return None
+        html = self._paragraph.html(pending)
+        return None if html is None else Block("text", html)
 
     def _commit_final_blocks(self, pending: str, update: Update) -> str:
         """Commit the blocks of ``pending`` that can no longer change (into
         ``update.committed``); returns what is left pending."""
         stable = pending.rfind("\n") + 1  # only complete lines decide what is final
-        if stable and stable != self._checked:
+        partial = pending[stable:]
+        new_block = (partial[:1].isalpha() and stable > 1
+                     and not pending[pending.rfind("\n", 0, stable - 1) + 1:stable].strip())
+        if new_block and -stable != self._checked:
+            # A letter after a blank line: a block that ends all above it when the
+            # parse says it starts there; else the last block began on a complete line
+            # further up, and what is above that is final as usual.
+            self._checked = -stable
+            groups = top_level_groups(self.renderer.parse(pending))
+            starts = groups[-1][0].map[0] if groups[-1][0].map else None
+            if len(groups) > 1 and starts:
+                cut = _line_offset(pending, starts)
+                update.committed = [self.renderer.render_group(g) for g in groups[:-1]]
+                self._commit(update.committed, cut)
+                self._checked = -1
+                return pending[cut:]
+        if stable and stable != self._checked and not new_block:
             self._checked = stable
             groups = top_level_groups(self.renderer.parse(pending[:stable]))
             if len(groups) > 1:
@@ -158,6 +206,7 @@ class IncrementalMarkdown:
         self.committed.extend(blocks)
         self._offset += chars
         self._pieces_key, self._pieces = None, []
+        self._paragraph = None
 
     def html(self) -> str:
         return "".join(b.html for b in [*self.committed, *self.tail])
@@ -168,3 +217,33 @@ def _line_offset(text: str, line: int) -> int:
     for _ in range(line):
         pos = text.index("\n", pos) + 1
     return pos
+
+
+class StepParse:
+    """A long finished text parsed a piece per idle step instead of all at once (a
+    long answer took 4-15 ms, and a scroll step arriving meanwhile missed its
+    frame): fed to :class:`IncrementalMarkdown` at line ends, whose committed blocks
+    end up exactly :meth:`MarkdownRenderer.blocks`; then remembered by the renderer
+    (:meth:`MarkdownRenderer.cached_blocks` answers without a parse)."""
+
+    def __init__(self, renderer: MarkdownRenderer, text: str) -> None:
+        self.text = text
+        self.renderer = renderer
+        self._inc = IncrementalMarkdown(renderer)
+        self._done = 0
+
+    def step(self) -> bool:
+        """Parse the next piece; True when all of it is parsed and remembered."""
+        if self.renderer.has_blocks(self.text):
+            return True
+        end = self.text.find("\n", self._done + PARSE_STEP_CHARS)
+        end = len(self.text) if end < 0 else end + 1
+        self._inc.append(self.text[self._done:end])
+        self._done = end
+        if end < len(self.text):
+            self._inc.update()
+            return False
+        self._inc.update(final=True)
+        self.renderer.remember(self.text, list(self._inc.committed))
+        return True
+

@@ -239,3 +239,27 @@ def test_a_block_built_ahead_is_built_shown_and_filled_in_separate_idle_steps(
     for live in view._live:
         built = view._items[live].widget
         assert built is not None and not built.isHidden() and not built.body_pending()
+
+
+def test_a_long_answer_is_parsed_ahead_in_short_steps(
+        qtbot: Any, view: ChatView, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One long answer parsed in one idle step took 4-15 ms: a scroll step arriving
+    # meanwhile missed its frame (issue 27, scrolling). Now a piece per step.
+    from tests.bench.bench_chat_common import long_answer
+
+    long = long_answer(30_000)
+    messages = history(40)
+    messages[10] = Message(role="assistant", parts=[TextPart(text=long)])
+    markdown = renderer(theme.is_dark())
+    parsed: list[int] = []
+    parse = markdown.parse
+    monkeypatch.setattr(markdown, "parse", lambda text: parsed.append(len(text)) or parse(text))
+    view.show_messages(messages)
+    qtbot.waitUntil(lambda: idle(view))  # the bottom is ready; the long one is far up
+    assert not markdown.has_blocks(long)
+    bar = view.verticalScrollBar()
+    bar.setValue(view._tops[10] + 3 * view.viewport().height())  # near it
+    qtbot.waitUntil(lambda: markdown.has_blocks(long))
+    assert max(parsed) < len(long) // 4  # never all of it in one step
+    assert markdown.cached_blocks(long) == markdown.blocks(long)
+    qtbot.waitUntil(lambda: idle(view))

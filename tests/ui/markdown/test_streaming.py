@@ -5,11 +5,12 @@ from __future__ import annotations
 import codecs
 import itertools
 import random
+from functools import partial
 from typing import Any
 
 import pytest
 
-from desktop.ui.markdown.renderer import Block, renderer
+from desktop.ui.markdown.renderer import LIGHT, Block, MarkdownRenderer, renderer
 from desktop.ui.markdown.segments import Segment
 from desktop.ui.markdown.streaming import IncrementalMarkdown
 from desktop.ui.markdown.view import MarkdownView
@@ -355,3 +356,235 @@ def test_a_paragraph_growing_at_its_end_changes_only_its_end(qtbot: Any) -> None
     view.append(" a sum $x+y$")  # a formula (an image): rebuilt from the HTML
     view._render_stream()
     assert min(changes) == 0
+
+
+# Prose as a model writes it (paragraphs on one line, the blocks between them), and
+# the places where plain text that follows could change what came before.
+PROSE_DOC = "\n".join([
+    '## Heading one',
+    '',
+    'Plain words go on and on, with commas, full stops. And "quotes", 50% '
+    'off, a/b, x+y=z, #tag and @name - dashes too: all of it plain?',
+    '',
+    '- a list item',
+    '- another item',
+    '',
+    'Then a paragraph right after the list, with **bold words** and '
+    '`code()` and a [link](https://example.com/x) in it.',
+    '',
+    '1. first',
+    '2. second',
+    '',
+    'Text after an ordered list &copy; &copy that entity, __under__x and '
+    '__under__ y, *em*word, a\\',
+    'backslash and a\\(x\\) bracket, $x$ math, ~~gone~~ and ~one~.',
+    '',
+    '| a | b |',
+    '|---|---|',
+    '| 1 | 2 |',
+    '',
+    'Words after a table  with  two spaces  and trailing spaces   ',
+    'Lazy continuation of it.',
+    '',
+    '```python',
+    'code = 1',
+    '',
+    'Text inside an open fence until it closes',
+    '```',
+    '',
+    '$$',
+    'x',
+    '',
+    'Text inside display math',
+    '$$',
+    '',
+    '> a quote',
+    '',
+    'Text after a quote, then ünïcödé wörds, 日本語 and ½ ² digits, then an emoji 👍 end.',
+    '',
+    'Setext candidate',
+    '===',
+    '',
+    'Term then more words and a [bracket] and (parens) and <angle> and !bang.',
+    '',
+    '1',
+    '',
+    '2. an ordered item after a blank line',
+    '',
+    '3. makes the list loose',
+    '',
+    '- x',
+    '',
+    'Final words without a newline',
+])
+
+
+def test_plain_text_streamed_in_small_pieces_matches_one_shot() -> None:
+    """Pieces of 1-4 characters rendered on almost every one: paragraphs grow
+    without a parse and blocks are committed when a paragraph starts; every render
+    ends where a one-shot render does, and nothing committed is ever revised."""
+    expected = renderer(False).render(PROSE_DOC)
+    final_blocks = renderer(False).blocks(PROSE_DOC)
+    for seed in range(60):
+        rng = random.Random(seed)
+        pieces, i = [], 0
+        while i < len(PROSE_DOC):
+            n = rng.choice([1, 1, 2, 3, 4, 7])
+            pieces.append(PROSE_DOC[i:i + n])
+            i += n
+        inc = IncrementalMarkdown(renderer(False))
+        committed = []
+        for number, piece in enumerate(pieces):
+            inc.append(piece)
+            if rng.random() < 0.9:
+                committed.extend(inc.update().committed)
+                # every render shows what a parse shows (but an open code block's
+                # last line, plain until it is complete: see streaming.py)
+                if number % 7 == 0 and all(b.kind != "code" for b in inc.tail):
+                    assert inc.html() == renderer(False).render(inc.text), f"seed {seed}"
+        committed.extend(inc.update(final=True).committed)
+        assert inc.html() == expected, f"seed {seed}"
+        assert committed == final_blocks, f"seed {seed}"
+
+
+def test_a_growing_paragraph_is_parsed_only_from_where_it_is_settled() -> None:
+    """A long one-line paragraph with bold, code, links and snake_case words: on each
+    frame only its last words are parsed (inline), never the whole paragraph, and the
+    HTML is a whole parse's at every frame; words whose markup is left open for a
+    while (or for good) are parsed again until it closes, and never shown wrong."""
+    check_paragraph_growth(random.Random(4), tricky=False)
+    for seed in range(8):
+        check_paragraph_growth(random.Random(seed), tricky=True)
+
+
+# Markup that opens in one word and closes in a later one, and words that look so.
+PAIRS = [("\\(x", "y\\)"), ("$a", "b$"), ("<https://x.y", "z>"), ("_und", "und_"),
+         ("~~st", "st~~"), ("`co", "de`"), ("[br", "ack](u)"), ("**b", "b**"), ("__c", "c__"),
+         ("*em", "em*"), ("![i", "m](p)"), ("&copy", ";")]
+SINGLES = ["x_y", "**bold**", "`code()`", "snake_case", "[link](https://example.com/a_b)"]
+ODD = ["a\\*b", "a\u00a0b", "~~x~~", "&copy;", "2 < 3"]
+
+
+def check_paragraph_growth(rng: random.Random, *, tricky: bool) -> None:
+    words: list[str] = []
+    while len(words) < 400:
+        words.extend(rng.choice(["alpha", "beta,", "x.", "", " "])
+                     for _ in range(rng.randint(2, 9)))
+        if tricky and rng.random() < 0.5:
+            opener, closer = rng.choice(PAIRS)
+            words.append(opener)
+            words.extend("gapword" for _ in range(rng.randint(0, 12)))
+            words.append(closer)
+        else:
+            words.append(rng.choice(SINGLES + ODD if tricky else SINGLES))
+    paragraph = "Start " + " ".join(words)
+    inc = IncrementalMarkdown(renderer(False))
+    parsed: list[str] = []
+    inline: list[str] = []
+    parse, render_inline = inc.renderer.parse, inc.renderer.render_inline
+    inc.renderer.parse = lambda text: parsed.append(text) or parse(text)  # type: ignore[method-assign]
+    inc.renderer.render_inline = (  # type: ignore[method-assign]
+        lambda text: inline.append(text) or render_inline(text))
+    try:
+        inc.append("## Title\n\nSt")
+        inc.update()
+        assert [b.kind for b in inc.committed] == ["text"]  # the heading: final at once
+        parsed.clear()
+        done = 2
+        while done < len(paragraph):
+            step = rng.randint(1, 12)
+            inc.append(paragraph[done:done + step])
+            done += step
+            tail = inc.update().tail
+            shown = paragraph[:done]
+            assert tail == [Block("text", renderer(False).render(shown))], done
+        assert parsed == []
+        if not tricky:
+            assert max(len(text) for text in inline) < 200 < len(paragraph) // 10
+    finally:
+        del inc.renderer.parse, inc.renderer.render_inline
+
+
+def test_a_grown_paragraph_is_changed_and_laid_out_once_a_frame(qtbot: Any) -> None:
+    """Cutting the old end, a space and the new words are one edit: the paragraph's
+    lines are laid out again once, not once per step."""
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.resize(400, 400)
+    view.append("The first words of a **paragraph")
+    view._render_stream()
+    doc = view._segments[-1].doc
+    changes: list[tuple[int, int, int]] = []
+    doc.contentsChange.connect(lambda *change: changes.append(change))
+    layouts: list[object] = []
+    doc.documentLayout().update.connect(lambda *rect: layouts.append(rect))
+    view.append("** and `more` words")  # the bold closes: its start is cut and redone
+    view._render_stream()
+    assert view._segments[-1].doc is doc
+    assert len(changes) == 1 and changes[0][1] > 0  # removed and added in one change
+    assert len(layouts) == 1
+    assert doc.toHtml() == Segment(view._segments[-1].block, view._segments[-1].style,
+                                   {}).doc.toHtml()
+
+
+def test_a_long_text_parsed_in_steps_ends_with_the_blocks_of_one_parse() -> None:
+    """Idle time parses a long stored answer a piece per step (StepParse): the blocks
+    it leaves in the renderer's cache are those of one parse."""
+    from desktop.ui.markdown.streaming import PARSE_STEP_CHARS, StepParse
+    from tests.bench.bench_chat_common import long_answer
+
+    for text in (DOC, LONG_DOC, PROSE_DOC, long_answer(20_000)):
+        fresh = MarkdownRenderer(LIGHT)  # (its own cache)
+        parse = StepParse(fresh, text)
+        steps = 1
+        while not parse.step():
+            steps += 1
+        assert steps >= len(text) // (PARSE_STEP_CHARS + 200)
+        assert fresh.has_blocks(text)
+        assert fresh.cached_blocks(text) == renderer(False).blocks(text)
+
+
+LISTS = ("Intro words.\n\n- first item with **bold** and `code` words\n"
+         "- second item, longer and longer text\n  - nested one\n"
+         "  - nested two with *em* and more words\n- third [link](https://a.b) end\n\n"
+         "1. one\n2. two words here and there\n\n- [ ] task one\n- [x] task two done\n\n"
+         "- loose a\n\n- loose b more words\n\nEnd.\n")
+
+
+def record(changes: dict[int, list[int]], key: int, at: int, *_counts: int) -> None:
+    changes.setdefault(key, []).append(at)
+
+
+def test_a_list_grows_in_place_and_is_drawn_as_if_built_whole(qtbot: Any) -> None:
+    """A list whose last item grows (tight, loose, nested, ordered, tasks) has that
+    end replaced in its document, not the list rebuilt: at every frame its document
+    holds and lays out what a list built from its block does; at the end the view
+    equals one given the whole text."""
+    grown = 0
+    for seed in range(4):
+        rng = random.Random(seed)
+        view = MarkdownView()
+        qtbot.addWidget(view)
+        view.resize(500, 400)
+        done = 0
+        while done < len(LISTS):
+            step = rng.randint(1, 6)
+            view.append(LISTS[done:done + step])
+            done += step
+            changes: dict[int, list[int]] = {}
+            for segment in view._segments:
+                segment.doc.contentsChange.connect(partial(record, changes, id(segment.doc)))
+            view._render_stream()
+            for segment in view._segments:
+                if "<li" not in segment.block.html:
+                    continue
+                fresh = Segment(segment.block, segment.style, {})
+                assert segment.doc.toHtml() == fresh.doc.toHtml(), (seed, done)
+                assert segment.layout(480) == fresh.layout(480)
+                # changed from inside its last item, not rebuilt from the start
+                grown += min(changes.get(id(segment.doc), [0])) > 0
+        view.flush()
+        loaded = loaded_view(qtbot, LISTS)
+        assert [s.doc.toHtml() for s in view._segments] == [
+            s.doc.toHtml() for s in loaded._segments]
+    assert grown > 100  # (most frames of a list)
