@@ -21,7 +21,8 @@ from desktop.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from desktop.chat.app_context import ChatContext
-    from desktop.chat.research.gather import Gatherer
+    from desktop.chat.research.progress import ResearchLimits
+    from desktop.chat.research.start import ResearchJob
     from desktop.core.messages import Message
     from desktop.core.settings import AppSettings
     from desktop.skills.format import Skill
@@ -133,11 +134,14 @@ class ChatTools:
         if grants is not None:
             self._grants[session_id] = grants
 
-    def research_gatherer(self, knowledge: Sequence[str]) -> Gatherer:
-        """What a research run searches and reads with: the search service of Settings
-        and the knowledge bases named; ConfigError with what to do when there is
-        neither, or the service cannot search."""
+    def research_job(self, limits: ResearchLimits, knowledge: Sequence[str],
+                     question: str) -> ResearchJob:
+        """A research run of ``question`` within ``limits``, searching and reading with
+        the search service of Settings and the knowledge bases named; ConfigError with
+        what to do when there is neither, or the service cannot search. (The research
+        run's modules load here, when research is first asked for.)"""
         from desktop.chat.research.gather import Gatherer
+        from desktop.chat.research.start import ResearchJob
         from desktop.chat.web_search import search_service_error, web_search_config
         from desktop.tools.trust import ToolTrust
 
@@ -157,7 +161,8 @@ class ChatTools:
                               "(SearXNG, Brave or Tavily) in Settings, or add a knowledge "
                               "base to the chat.", code="research_no_search")
         trust = ToolTrust.from_settings(settings, hidden_paths=(str(self.ctx.paths.root),))
-        return Gatherer(web, tool, proxy=self.ctx.proxy, trust=trust)
+        return ResearchJob(limits, Gatherer(web, tool, proxy=self.ctx.proxy, trust=trust),
+                           question)
 
     def runner(self, names: list[str], *, workspace: str | None, settings: AppSettings,
                approver: Approver | None, grants: ChatGrants | None,
