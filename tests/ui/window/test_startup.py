@@ -325,6 +325,7 @@ FEATURES_LOADED_ON_FIRST_USE = [
     "desktop.skills.catalog", "desktop.documents", "desktop.ui.inspector.panel",
     "desktop.ui.conversations.assistant_gallery", "cryptography",
     "desktop.chat.research.run", "desktop.chat.research.gather",
+    "desktop.updates.checker",  # (at the first update check, after the window has loaded)
 ]
 
 
