@@ -326,6 +326,8 @@ FEATURES_LOADED_ON_FIRST_USE = [
     "desktop.ui.conversations.assistant_gallery", "cryptography",
     "desktop.chat.research.run", "desktop.chat.research.gather",
     "desktop.updates.checker",  # (at the first update check, after the window has loaded)
+    "desktop.ui.conversations.import_export", "desktop.storage.chatgpt",  # (File menu)
+    "desktop.ui.conversations.search_dialog",  # (Ctrl+K)
 ]
 
 
