@@ -232,11 +232,20 @@ class SessionList(QWidget):
             QTimer.singleShot(0, self.show_more)
 
     def _range_changed(self, _minimum: int, maximum: int) -> None:
-        # a list that fits without scrolling (a very tall window) cannot be scrolled to
-        # its end: the next page comes at once
-        if self.more and maximum == 0 and self.list.count() and self.list.isVisible():
+        if self.more and maximum == 0:  # (also while rows are being added: look after)
+            QTimer.singleShot(0, self._fill_if_short)
+
+    def _fill_if_short(self) -> None:
+        """A list that shows its whole page without scrolling (a very tall window)
+        cannot be scrolled to its end: the next page comes at once."""
+        view = self.list
+        if not (self.more and view.count() and view.isVisible()
+                and view.viewport().height() > 0):
+            return
+        view.doItemsLayout()  # (the scroll range of all its rows, as laid out now)
+        if view.verticalScrollBar().maximum() == 0:
             self.more = False
-            QTimer.singleShot(0, self.show_more)
+            self.show_more()
 
     def show_more(self) -> None:
         """List the next page of chats (the list was scrolled to its end)."""
