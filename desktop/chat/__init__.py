@@ -22,18 +22,22 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from desktop.chat.inspector_service import InspectorService
     from desktop.chat.model_catalog import ModelCatalog
+    from desktop.chat.research.gather import Gatherer
+    from desktop.chat.research.start import ResearchJob
     from desktop.chat.turn_undo import TurnUndo
     from desktop.chat.usage import usage_by_model
     from desktop.chat.voice import VoiceService, system_voice
     from desktop.chat.web_search import plan_web_search, search_service_error, web_search_config
 
 #: The chats' features loaded when first used, not on the way to the window (web search,
-#: the request inspector, undo, voice, usage, the model catalog): callers import this
-#: package at their top (``from desktop import chat``) and use ``chat.VoiceService``
-#: and so on where needed.
+#: the request inspector, undo, voice, usage, the model catalog, a research run): callers
+#: import this package at their top (``from desktop import chat``) and use
+#: ``chat.VoiceService`` and so on where needed.
 _LAZY: dict[str, str] = {
+    "Gatherer": "desktop.chat.research.gather",
     "InspectorService": "desktop.chat.inspector_service",
     "ModelCatalog": "desktop.chat.model_catalog",
+    "ResearchJob": "desktop.chat.research.start",
     "TurnUndo": "desktop.chat.turn_undo",
     "VoiceService": "desktop.chat.voice",
     **dict.fromkeys(["plan_web_search", "search_service_error", "web_search_config"],
@@ -53,8 +57,10 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "Gatherer",
     "InspectorService",
     "ModelCatalog",
+    "ResearchJob",
     "TurnUndo",
     "VoiceService",
     "plan_web_search",

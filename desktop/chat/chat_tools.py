@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from desktop import chat as chat_features
 from desktop import knowledge as knowledge_bases
 from desktop import skills as agent_skills
-from desktop.chat.research.gather import Gatherer
 from desktop.core.errors import ConfigError
 from desktop.core.tooling import NoTools, ToolRunner
 from desktop.storage.mcp_secrets import settle_servers
@@ -30,6 +29,8 @@ from desktop.tools.trust import ToolTrust
 
 if TYPE_CHECKING:
     from desktop.chat.app_context import ChatContext
+    from desktop.chat.research.progress import ResearchLimits
+    from desktop.chat.research.start import ResearchJob
     from desktop.core.messages import Message
     from desktop.core.services import KeyStore
     from desktop.core.settings import AppSettings
@@ -149,10 +150,12 @@ class ChatTools:
         if grants is not None:
             self._grants[session_id] = grants
 
-    def research_gatherer(self, knowledge: Sequence[str]) -> Gatherer:
-        """What a research run searches and reads with: the search service of Settings
-        and the knowledge bases named; ConfigError with what to do when there is
-        neither, or the service cannot search."""
+    def research_job(self, limits: ResearchLimits, knowledge: Sequence[str],
+                     question: str) -> ResearchJob:
+        """A research run of ``question`` within ``limits``, searching and reading with
+        the search service of Settings and the knowledge bases named; ConfigError with
+        what to do when there is neither, or the service cannot search. (The research
+        run's modules load here, when research is first asked for.)"""
         settings = self._ctx.settings.current
         web = chat_features.web_search_config(self.secrets, settings)
         if web is not None and (unusable := chat_features.search_service_error(web)) is not None:
@@ -167,7 +170,8 @@ class ChatTools:
                               "(SearXNG, Brave or Tavily) in Settings, or add a knowledge "
                               "base to the chat.", code="research_no_search")
         trust = ToolTrust.from_settings(settings, hidden_paths=(str(self._ctx.paths.root),))
-        return Gatherer(web, tool, proxy=self._ctx.proxy, trust=trust)
+        gatherer = chat_features.Gatherer(web, tool, proxy=self._ctx.proxy, trust=trust)
+        return chat_features.ResearchJob(limits, gatherer, question)
 
     def runner(self, names: list[str], *, workspace: str | None, settings: AppSettings,
                approver: Approver | None, grants: ChatGrants | None,

@@ -23,12 +23,7 @@ from desktop.chat.events import ChatObserver, ChatState
 from desktop.chat.limiter import ProviderLimiter
 from desktop.chat.message_edits import CONTINUATION_KEY, CONTINUE_PROMPT, MessageEdits
 from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
-from desktop.chat.research.progress import ResearchLimits
-from desktop.chat.research.start import (
-    RESEARCH_KEY,
-    ResearchJob,
-    run_research,
-)
+from desktop.chat.research.progress import RESEARCH_KEY, ResearchLimits
 from desktop.chat.running import RunningTurn
 from desktop.chat.titling import ChatTitler
 from desktop.chat.turn_locks import TurnLocks
@@ -42,6 +37,7 @@ from desktop.storage.memories import MemoryStore
 
 if TYPE_CHECKING:
     from desktop.chat.app_context import ChatContext
+    from desktop.chat.research.start import ResearchJob
     from desktop.core.orchestrator import ConfirmContinue
     from desktop.core.settings import AppSettings
     from desktop.storage.branches import ActiveBranch
@@ -150,8 +146,7 @@ class ChatService:
         plan = self.plan(chat, attachments, overrides, question=text)
         research_job = None
         if research is not None:  # (checked before a chat is made for it)
-            research_job = ResearchJob(research, self.tools.research_gatherer(plan.knowledge),
-                                       text)
+            research_job = self.tools.research_job(research, plan.knowledge, text)
         user: Message | None = None
         if not regenerate:
             data: dict[str, object] = {CONTINUATION_KEY: True} if continuation else {}
@@ -242,7 +237,7 @@ class ChatService:
             if isinstance(job, TurnJob):
                 await self.runner.execute(turn, job, recorder)
             else:
-                await run_research(self.runner, turn, plan, job, recorder)
+                await job.run(self.runner, turn, plan, recorder)
         finally:  # (also when stopped again meanwhile: the chat must not stay busy)
             self.runner.finish(turn)
 

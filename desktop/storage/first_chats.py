@@ -15,11 +15,15 @@ import sqlite3
 from pathlib import Path
 
 from desktop.core.first_frame import FirstChat
+from desktop.storage.chat_order import LIST_ORDER, first_listed
 
 __all__ = ["FIRST_CHATS", "FirstChat", "read_first_chats"]
 
 #: Enough rows to fill the chat list of a tall window
 FIRST_CHATS = 60
+
+#: The chats the list shows (not archived, not in the trash)
+LISTED = "s.deleted_at IS NULL AND s.archived = 0"
 
 
 def read_first_chats(db_path: Path, limit: int = FIRST_CHATS) -> list[FirstChat]:
@@ -30,10 +34,9 @@ def read_first_chats(db_path: Path, limit: int = FIRST_CHATS) -> list[FirstChat]
         con = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True, timeout=0.5)
         try:
             rows = con.execute(
-                "SELECT id, title, pinned, created_at, updated_at FROM sessions "
-                "WHERE deleted_at IS NULL AND archived = 0 "
-                "ORDER BY pinned DESC, updated_at DESC, created_at DESC, num DESC LIMIT ?",
-                (limit,)).fetchall()
+                "SELECT s.id, s.title, s.pinned, s.created_at, s.updated_at FROM sessions s "
+                f"WHERE s.rowid IN ({first_listed(LISTED)}) {LIST_ORDER} LIMIT ?",
+                (limit,) * 3).fetchall()
         finally:
             con.close()
     except sqlite3.Error as exc:  # (an old or damaged file: the real open says what)

@@ -19,6 +19,7 @@ from desktop.core.errors import StorageError
 from desktop.core.messages import new_id
 from desktop.core.records import SessionInfo
 from desktop.storage.branches import ActiveBranch, MessageTree
+from desktop.storage.chat_order import LIST_ORDER, first_listed
 from desktop.storage.database import Database
 from desktop.storage.records import SessionRecord, read_record, with_new_ids, write_record
 from desktop.storage.search import SearchHit, search_messages
@@ -119,13 +120,12 @@ class SessionStore(MessageTree):
         where = "s.deleted_at IS NULL"
         if archived is not None:
             where += f" AND s.archived = {int(archived)}"
-        order = "ORDER BY s.pinned DESC, s.updated_at DESC, s.created_at DESC, s.num DESC"
         if limit is None:
-            rows = self._db.query(f"{SESSION_SELECT} WHERE {where} {order}")
-        else:
+            rows = self._db.query(f"{SESSION_SELECT} WHERE {where} {LIST_ORDER}")
+        else:  # the page's chats: the pinned ones, then the newest of the others
             rows = self._db.query(
-                f"{SESSION_SELECT} WHERE s.rowid IN (SELECT s.rowid FROM sessions s "
-                f"WHERE {where} {order} LIMIT ?) {order}", (max(0, limit),))
+                f"{SESSION_SELECT} WHERE s.rowid IN ({first_listed(where)}) {LIST_ORDER} LIMIT ?",
+                (max(0, limit),) * 3)
         return [session_from_row(row) for row in rows]
 
     def has_sessions(self) -> bool:

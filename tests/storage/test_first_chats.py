@@ -27,6 +27,11 @@ def test_the_first_chats_are_the_full_lists_first_rows(db: Database, store: Sess
     assert first[0].pinned and not first[1].pinned
     assert first[1].updated_at == 1009.0
     assert len(read_first_chats(paths.db_path)) == 10  # all of them, under the limit
+    store.set_pinned(ids[5], True)  # two pinned, the newest first
+    assert [c.title for c in read_first_chats(paths.db_path, limit=3)] == [
+        "Chat 5", "Chat 2", "Chat 9"]
+    assert [c.id for c in read_first_chats(paths.db_path, limit=1)] == [
+        store.list_sessions()[0].id]
 
 
 def test_no_database_or_a_damaged_one_lists_nothing(tmp_path: Path) -> None:

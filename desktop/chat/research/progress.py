@@ -17,7 +17,10 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from desktop.core.settings import AppSettings
 
-__all__ = ["Phase", "ResearchLimits", "ResearchProgress", "StopReason"]
+__all__ = ["RESEARCH_KEY", "Phase", "ResearchLimits", "ResearchProgress", "StopReason"]
+
+#: ``provider_data`` key of a user message that asked for research.
+RESEARCH_KEY = "research"
 
 #: What the run is doing.
 Phase = Literal["planning", "searching", "reading", "writing", "done"]

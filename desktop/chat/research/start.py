@@ -4,7 +4,10 @@ chat's provider (through the per-provider limiter, like any turn), saved by the
 turn's recorder, ended by the :class:`~desktop.chat.turn_runner.TurnRunner`.
 
 :meth:`ChatService.start` with ``research=`` limits starts one (the window's
-Research switch, ``assista ask --research``).
+Research switch, ``assista ask --research``); :meth:`ChatTools.research_job
+<desktop.chat.chat_tools.ChatTools.research_job>` makes the job, and with it loads
+this module and the run's (they are not loaded with the chat service: only the
+Research switch uses them).
 """
 
 from __future__ import annotations
@@ -28,12 +31,9 @@ if TYPE_CHECKING:
     from desktop.chat.turn_runner import TurnRunner
     from desktop.core.conversation import SessionRecorder
 
-__all__ = ["RESEARCH_KEY", "ResearchJob", "run_research"]
+__all__ = ["ResearchJob", "run_research"]
 
 log = logging.getLogger(__name__)
-
-#: ``provider_data`` key of a user message that asked for research.
-RESEARCH_KEY = "research"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +41,11 @@ class ResearchJob:
     limits: ResearchLimits
     gatherer: Gatherer
     question: str
+
+    async def run(self, runner: TurnRunner, turn: RunningTurn, plan: TurnPlan,
+                  recorder: SessionRecorder | None) -> None:
+        """:func:`run_research` this job for ``turn``."""
+        await run_research(runner, turn, plan, self, recorder)
 
 
 async def run_research(runner: TurnRunner, turn: RunningTurn, plan: TurnPlan,

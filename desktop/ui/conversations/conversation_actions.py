@@ -20,10 +20,10 @@ from PySide6.QtWidgets import QDialog, QMenu, QMenuBar
 from desktop.chat.saved_chats import parse_query
 from desktop.ui import conversations
 from desktop.ui.conversations.chat_library import ChatLibrary
-from desktop.ui.conversations.import_export import ImportExport
-from desktop.ui.conversations.search_dialog import SearchDialog
 
 if TYPE_CHECKING:
+    from desktop.ui.conversations.import_export import ImportExport
+    from desktop.ui.conversations.search_dialog import SearchDialog
     from desktop.ui.window.main_window import MainWindow
 
 
@@ -34,11 +34,21 @@ class ConversationActions(QObject):
         super().__init__(window)
         self.window = window
         self.controller = window.controller
-        self.io = ImportExport(self.controller, window)
+        self._io: ImportExport | None = None
         self.library = ChatLibrary(self.controller)
-        self.io.finished.connect(lambda text: window.statusBar().showMessage(text, 15000))
-        self.io.failed.connect(window.show_error)
         self.search: SearchDialog | None = None
+
+    @property
+    def io(self) -> ImportExport:
+        """Import and export, loaded when first used (the chat formats, the ChatGPT
+        importer: not on the way to the window being loaded)."""
+        if self._io is None:
+            window = self.window
+            self._io = conversations.ImportExport(self.controller, window)
+            self._io.finished.connect(
+                lambda text: window.statusBar().showMessage(text, 15000))
+            self._io.failed.connect(window.show_error)
+        return self._io
 
     # -- menus ------------------------------------------------------------------------------
 
@@ -53,9 +63,19 @@ class ConversationActions(QObject):
 
     def add_file_actions(self, menu: QMenu) -> None:
         menu.addSeparator()
-        self._action(menu, self.tr("&Import chats…"), self.io.import_file, "Ctrl+Shift+O")
-        self._action(menu, self.tr("&Export chat…"), self.io.export_current, "Ctrl+Shift+E")
-        self._action(menu, self.tr("Export &all chats…"), self.io.export_all)
+        self._action(menu, self.tr("&Import chats…"), self.import_chats, "Ctrl+Shift+O")
+        self._action(menu, self.tr("&Export chat…"), self.export_chat, "Ctrl+Shift+E")
+        self._action(menu, self.tr("Export &all chats…"), self.export_all_chats)
+
+    # (through :attr:`io`: loaded at the first import or export)
+    def import_chats(self) -> None:
+        self.io.import_file()
+
+    def export_chat(self) -> None:
+        self.io.export_current()
+
+    def export_all_chats(self) -> None:
+        self.io.export_all()
 
     def add_chat_menu(self, bar: QMenuBar) -> QMenu:
         menu = bar.addMenu(self.tr("&Chat"))
@@ -87,7 +107,8 @@ class ConversationActions(QObject):
 
     def open_search(self) -> SearchDialog:
         if self.search is None:
-            self.search = SearchDialog(self.controller.services.sessions, self.window)
+            self.search = conversations.SearchDialog(self.controller.services.sessions,
+                                                     self.window)
             self.search.hitChosen.connect(self.open_hit)
         self.search.start()
         return self.search

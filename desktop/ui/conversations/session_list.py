@@ -49,10 +49,15 @@ if TYPE_CHECKING:
     from desktop.ui.conversations.project_section import ProjectSection
     from desktop.ui.window.controller import ChatController
 
-#: Chats listed at first, and added each time the list is scrolled to its end: with
-#: thousands of chats, listing them all took hundreds of milliseconds on every change
-#: (each sent message; tests/bench/bench_shipped_startup.py).
+#: Chats added each time the list is scrolled to its end: with thousands of chats,
+#: listing them all took hundreds of milliseconds on every change (each sent message;
+#: tests/bench/bench_shipped_startup.py).
 PAGE = 200
+
+#: Chats listed at first: more than a tall window's list shows. The window lists them
+#: when it is built and again when a question typed while it loaded is sent, both
+#: before that question goes out: 200 rows were ~11-17 ms a listing, 60 are ~4-5 ms.
+FIRST_PAGE = 60
 
 
 class SessionList(QWidget):
@@ -73,7 +78,8 @@ class SessionList(QWidget):
         self._current: str | None = None
         self._pending_refresh = False
         self.project_section: ProjectSection | None = None
-        self.limit = PAGE  # chats listed in the Chats view (more when scrolled to the end)
+        self.limit = FIRST_PAGE  # chats listed in the Chats view (more when scrolled
+        # to the end)
         self.more = False  # whether there are more than that
         layout = self._layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 10, 10, 10)
@@ -104,6 +110,7 @@ class SessionList(QWidget):
         self.list.deleteKey.connect(lambda: self._with_current(self._delete_key))
         self.list.itemDelegate().closeEditor.connect(self._editor_closed)
         self.list.verticalScrollBar().valueChanged.connect(self._scrolled)
+        self.list.verticalScrollBar().rangeChanged.connect(self._range_changed)
         self.empty_label = QLabel()
         self.empty_label.setObjectName("emptyHint")
         self.empty_label.setWordWrap(True)
@@ -223,6 +230,22 @@ class SessionList(QWidget):
         if self.more and value >= bar.maximum() - bar.pageStep() // 2:
             self.more = False  # (once: the next refresh tells again)
             QTimer.singleShot(0, self.show_more)
+
+    def _range_changed(self, _minimum: int, maximum: int) -> None:
+        if self.more and maximum == 0:  # (also while rows are being added: look after)
+            QTimer.singleShot(0, self._fill_if_short)
+
+    def _fill_if_short(self) -> None:
+        """A list that shows its whole page without scrolling (a very tall window)
+        cannot be scrolled to its end: the next page comes at once."""
+        view = self.list
+        if not (self.more and view.count() and view.isVisible()
+                and view.viewport().height() > 0):
+            return
+        view.doItemsLayout()  # (the scroll range of all its rows, as laid out now)
+        if view.verticalScrollBar().maximum() == 0:
+            self.more = False
+            self.show_more()
 
     def show_more(self) -> None:
         """List the next page of chats (the list was scrolled to its end)."""

@@ -102,7 +102,6 @@ LOAD_STEPS = (
     "desktop.chat.events",
     "desktop.chat.answer_figures",
     "desktop.chat.turn_runner",
-    "desktop.chat.research.start",
     "desktop.chat.service",
     "desktop.ui.window.controller",  # the agent loop (asyncio)
     "desktop.tools.executor",  # (a turn's tools)

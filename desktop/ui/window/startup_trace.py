@@ -6,12 +6,15 @@ Off unless ``ASSISTA_STARTUP_TRACE`` names a file; then lines are appended to it
 
     shown <unix time>
     loaded <unix time> longest_stall_ms <ms> at <step>
+    cpu <ms> main_thread <ms>
     settled <unix time> longest_stall_ms <ms> at <step>
 
 ``loaded``: the real window is built and a message sent now is answered; its stall is
 the longest from ``shown`` until then; ``settled``: the same, half a second later (the
 work started once the window is loaded: the model list, MCP servers, the first frame of
-the real content). A 1 ms timer beats while the trace runs; the longest time between two
+the real content); ``cpu``: the processor time the process (all its threads) and its main
+thread had used when it had loaded: unlike the times, it hardly moves with what else
+runs on the machine. A 1 ms timer beats while the trace runs; the longest time between two
 beats is the stall, named after the loading step that ran in it (:meth:`step`). Used by
 ``tests/bench/bench_shipped_startup.py`` on the ``assista`` a user starts.
 
@@ -35,12 +38,19 @@ SETTLE_MS = 500
 FRAME_S = 1 / 60
 
 
+def cpu_times() -> tuple[float, float]:
+    """Processor seconds used so far by the process and by the calling thread."""
+    return time.process_time(), time.thread_time()
+
+
 class StartupTrace(QObject):
     """Beats a 1 ms timer from :meth:`shown` until :meth:`settle` has passed."""
 
     def __init__(self, path: str, clock: Callable[[], float] = time.perf_counter,
-                 wall: Callable[[], float] = time.time, stall_log: str = "") -> None:
+                 wall: Callable[[], float] = time.time, stall_log: str = "",
+                 cpu: Callable[[], tuple[float, float]] = cpu_times) -> None:
         super().__init__()
+        self._cpu = cpu
         self.path = path
         self.stall_log = stall_log  # (after settled: every stall over a frame, to this file)
         self._clock, self._wall = clock, wall
@@ -89,6 +99,8 @@ class StartupTrace(QObject):
         """The window is loaded: a message sent now is answered."""
         self.step("after loaded")
         self._write(self._line("loaded"))
+        process, main = self._cpu()
+        self._write(f"cpu {process * 1000:.1f} main_thread {main * 1000:.1f}")
         QTimer.singleShot(SETTLE_MS, self._settled)
 
     def _settled(self) -> None:

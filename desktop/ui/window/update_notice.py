@@ -1,7 +1,8 @@
 """A newer version is offered in the status bar: "Version 1.3.0 is available" opens a
 small dialog with its notes (plain text, as the feed wrote them) and the download
-link for this system. The check itself (:mod:`desktop.updates.checker`) runs after
-the window is up and then every few hours, reading the feed at most once a day."""
+link for this system. The check itself (:mod:`desktop.updates.checker`, loaded then)
+runs after the window is up and then every few hours, reading the feed at most once
+a day."""
 
 from __future__ import annotations
 
@@ -21,11 +22,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.updates.checker import CheckResult
-from desktop.updates.feed import Release
-
 if TYPE_CHECKING:
     from desktop.ui.window.main_window import MainWindow
+    from desktop.updates.checker import CheckResult, UpdateChecker
+    from desktop.updates.feed import Release
 
 log = logging.getLogger(__name__)
 RECHECK_MS = 3 * 3600 * 1000  # how often to ask whether a check is due
@@ -85,7 +85,7 @@ class UpdateNotice(QObject):
         super().__init__(window)
         self.window = window
         self.current = current
-        self.checker = window.controller.services.update_checker(current)
+        self._checker: UpdateChecker | None = None  # (made at the first check)
         self.release: Release | None = None
         self.button = QPushButton()
         self.button.setObjectName("linkButton")
@@ -98,6 +98,14 @@ class UpdateNotice(QObject):
         self._timer.setInterval(RECHECK_MS)
         self._timer.timeout.connect(self.check)
         self._timer.start()
+
+    @property
+    def checker(self) -> UpdateChecker:
+        """The feed's checker, with its modules loaded at the first check (after the
+        window has loaded), not while the window is built."""
+        if self._checker is None:
+            self._checker = self.window.controller.services.update_checker(self.current)
+        return self._checker
 
     def check(self) -> None:
         """Check in the background if a check is due (the setting, portable mode and

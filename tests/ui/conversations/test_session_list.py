@@ -250,29 +250,55 @@ def test_a_clicked_chat_keeps_the_focus_for_del_and_hands_typing_to_the_composer
 def test_thousands_of_chats_are_listed_a_page_at_a_time(
     qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
 ) -> None:
-    from desktop.ui.conversations.session_list import PAGE
+    from desktop.ui.conversations.session_list import FIRST_PAGE, PAGE
 
     ctx = open_ctx()
-    with ctx.db.transaction() as conn:  # (chats made in one go: 2.5 pages of them)
+    total = FIRST_PAGE + PAGE + PAGE // 2
+    with ctx.db.transaction() as conn:  # (chats made in one go: the first page and 1.5 more)
         conn.executemany(
             "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
-            [(f"id-{n:04}", f"Chat {n}", n, n) for n in range(PAGE * 5 // 2)])
+            [(f"id-{n:04}", f"Chat {n}", n, n) for n in range(total)])
     window = make_window(qtbot, ctx)
     lst = window.sessions
-    assert len(lst.items()) == PAGE and lst.more  # the newest first
-    assert lst.items()[0].text() == f"Chat {PAGE * 5 // 2 - 1}"
+    # the first page: more than a tall window shows, fewer than a page (listed twice
+    # before a question typed at start is sent)
+    assert len(lst.items()) == FIRST_PAGE < PAGE and lst.more  # the newest first
+    assert lst.items()[0].text() == f"Chat {total - 1}"
     bar = lst.list.verticalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() > 0)
+    assert len(lst.items()) == FIRST_PAGE  # (a list that scrolls waits to be scrolled)
     bar.setValue(bar.maximum())  # scrolled to the end: the next page comes
-    qtbot.waitUntil(lambda: len(lst.items()) == 2 * PAGE)
+    qtbot.waitUntil(lambda: len(lst.items()) == FIRST_PAGE + PAGE)
     assert bar.value() < bar.maximum()  # (where the user was, with more below)
     bar.setValue(bar.maximum())
-    qtbot.waitUntil(lambda: len(lst.items()) == PAGE * 5 // 2)
+    qtbot.waitUntil(lambda: len(lst.items()) == total)
     assert not lst.more and lst.items()[-1].text() == "Chat 0"
     # A new message moves its chat to the top; the list keeps what was shown
     ctx.sessions.save_message("id-0000", Message.user("back to this one"))
     window.refresh_sessions()
-    assert lst.items()[0].text() == "Chat 0" and len(lst.items()) == PAGE * 5 // 2
+    assert lst.items()[0].text() == "Chat 0" and len(lst.items()) == total
+
+
+def test_a_list_too_tall_to_scroll_lists_the_next_page_at_once(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    """The next page comes when the list is scrolled to its end; a list that shows
+    its whole first page (a very tall window) has nothing to scroll."""
+    from desktop.ui.conversations.session_list import FIRST_PAGE, PAGE
+
+    ctx = open_ctx()
+    total = FIRST_PAGE + 10
+    with ctx.db.transaction() as conn:
+        conn.executemany(
+            "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
+            [(f"id-{n:04}", f"Chat {n}", n, n) for n in range(total)])
+    window = make_window(qtbot, ctx)
+    lst = window.sessions
+    rows = lst.list.sizeHintForRow(1) * (FIRST_PAGE + PAGE) * 2
+    window.resize(window.width(), rows)
+    lst.list.setMinimumHeight(rows)  # (taller than any screen: offscreen allows it)
+    qtbot.waitUntil(lambda: len(lst.items()) == total)
+    assert not lst.more and lst.items()[-1].text() == "Chat 0"
 
 
 def test_a_message_in_a_new_chat_lists_the_chats_once(

@@ -69,8 +69,39 @@ def test_the_newest_chats_are_listed_first_and_all_of_them_once_loaded(
     assert len(paused) >= 5 and not any(paused)  # built in steps, ready only at the end
     assert window.ready
     titles = [item.text() for item in window.sessions.items()]
-    assert len(titles) == count
     assert titles[:FIRST_CHATS] == listed  # the same order, the rest below
+    if window.sessions.more:  # (the rest when the list is scrolled to its end)
+        window.sessions.show_more()
+    titles = [item.text() for item in window.sessions.items()]
+    assert len(titles) == count and titles[:FIRST_CHATS] == listed
+
+
+def test_the_window_built_in_steps_lists_one_first_page_of_many_chats(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    """Built while shown, the list's scroll range passes through "nothing to scroll"
+    as rows are added: that must not list page after page (with thousands of chats,
+    every later listing grew by 200 rows each time)."""
+    from desktop.ui.conversations.session_list import FIRST_PAGE
+
+    ctx = open_ctx()
+    with ctx.db.transaction() as conn:
+        conn.executemany(
+            "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
+            [(f"id-{n:04}", f"Chat {n}", n, n) for n in range(FIRST_PAGE * 5)])
+    window, _skeleton = skeleton_window(qtbot, ctx)
+    load(window, ctx)
+    lst = window.sessions
+    bar = lst.list.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    for _ in range(3):  # listed again while shown, as each question sent lists them
+        window.refresh_sessions()
+        # (on X11 the range is "nothing to scroll" once the first row is in: the
+        # same signal, as the list's scroll bar sends it there)
+        bar.rangeChanged.emit(0, 0)
+        for _ in range(5):  # (what was queued meanwhile runs)
+            QApplication.processEvents()
+    assert lst.limit == FIRST_PAGE and len(lst.items()) == FIRST_PAGE and lst.more
 
 
 def test_typing_before_the_app_has_loaded_is_kept_after_the_chats_draft(

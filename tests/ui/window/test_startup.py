@@ -131,11 +131,14 @@ def test_the_window_shows_before_the_app_loads_and_is_then_filled_in(tmp_path: P
 
 
 #: Loaded when first used, never by starting the app: the sound library (and the NumPy
-#: it imports when installed, ~90 modules) at the first recording or reading aloud.
-NOT_LOADED_BY_STARTING = ["miniaudio", "numpy", "desktop.core.audio_io"]
+#: it imports when installed, ~90 modules) at the first recording or reading aloud; the
+#: research run's modules when research is first asked for (ChatTools.research_job).
+NOT_LOADED_BY_STARTING = ["miniaudio", "numpy", "desktop.core.audio_io",
+                          "desktop.chat.research.start", "desktop.chat.research.run",
+                          "desktop.chat.research.gather", "desktop.chat.research.prompts"]
 
 
-def test_starting_the_app_loads_no_sound_library(tmp_path: Path) -> None:
+def test_starting_the_app_loads_no_sound_library_nor_research_run(tmp_path: Path) -> None:
     loaded = set(run_smoke(tmp_path / "data")["at_end"])
     assert [name for name in NOT_LOADED_BY_STARTING if name in loaded] == []
 
@@ -330,6 +333,10 @@ FEATURES_LOADED_ON_FIRST_USE = [
     "mcp", "numpy", "miniaudio", "jsonschema", "desktop.sync.run", "desktop.knowledge.indexer",
     "desktop.skills.catalog", "desktop.documents", "desktop.ui.inspector.panel",
     "desktop.ui.conversations.assistant_gallery", "cryptography",
+    "desktop.chat.research.run", "desktop.chat.research.gather",
+    "desktop.updates.checker",  # (at the first update check, after the window has loaded)
+    "desktop.ui.conversations.import_export", "desktop.storage.chatgpt",  # (File menu)
+    "desktop.ui.conversations.search_dialog",  # (Ctrl+K)
 ]
 
 

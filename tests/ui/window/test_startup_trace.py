@@ -29,7 +29,8 @@ class Clock:
 def test_the_longest_stall_is_named_after_the_step_that_held_the_loop(
         qtbot: QtBot, tmp_path: Path) -> None:
     clock = Clock()
-    trace = StartupTrace(str(tmp_path / "trace"), clock=clock, wall=lambda: 1.5)
+    trace = StartupTrace(str(tmp_path / "trace"), clock=clock, wall=lambda: 1.5,
+                         cpu=lambda: (0.8125, 0.5))
     trace.shown()
     trace.step("import a")
     clock.now += 0.030  # "import a" held the loop 30 ms
@@ -44,7 +45,8 @@ def test_the_longest_stall_is_named_after_the_step_that_held_the_loop(
     lines = (tmp_path / "trace").read_text().splitlines()
     assert lines[0] == "shown 1.500000"
     assert lines[1] == "loaded 1.500000 longest_stall_ms 30.0 at import a"
-    assert lines[2] == "settled 1.500000 longest_stall_ms 30.0 at import a"
+    assert lines[2] == "cpu 812.5 main_thread 500.0"  # (processor time used until loaded)
+    assert lines[3] == "settled 1.500000 longest_stall_ms 30.0 at import a"
 
 
 def run_smoke(data: Path, trace: Path | None) -> None:
@@ -70,6 +72,9 @@ def test_the_shipped_entry_point_writes_the_trace_only_when_asked(tmp_path: Path
     assert float(shown[1]) <= float(loaded[1])
     assert loaded[2] == "longest_stall_ms" and float(loaded[3]) >= 0
     assert loaded[4] == "at" and loaded[5:], lines  # the step that held the loop longest
+    cpu = lines[2].split()  # processor time until loaded: the process's, its main thread's
+    assert cpu[0] == "cpu" and cpu[2] == "main_thread", lines
+    assert 0 < float(cpu[3]) <= float(cpu[1])
 
 
 def test_with_a_stall_log_every_stall_over_a_frame_after_start_up_is_logged(
