@@ -142,6 +142,20 @@ def start_copies() -> list[subprocess.Popen[bytes]]:
             for env in (app, dict(os.environ))]
 
 
+#: The copies this test process started at its first test (tests/conftest.py).
+STARTED: list[subprocess.Popen[bytes]] = []
+_said: dict[int, bytes] = {}
+
+
+def wait_listening(copy: subprocess.Popen[bytes]) -> bytes:
+    """What ``copy`` says once it is up: ``ready`` (it listens) or ``busy`` (every name
+    was taken, by other copies that listen)."""
+    if copy.pid not in _said:
+        assert copy.stdout is not None
+        _said[copy.pid] = copy.stdout.readline()
+    return _said[copy.pid]
+
+
 def stop_copy(copy: subprocess.Popen[bytes]) -> None:
     assert copy.stdin is not None and copy.stdout is not None
     copy.stdin.close()
