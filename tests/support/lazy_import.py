@@ -19,6 +19,8 @@ class _Lazy:
         self._name = name
 
     def __getattr__(self, attribute: str) -> Any:
+        if attribute.startswith("_"):  # (what pytest asks of a module's names as it
+            raise AttributeError(attribute)  # collects: no import for that)
         return getattr(pytest.importorskip(self._name), attribute)
 
     def __repr__(self) -> str:
