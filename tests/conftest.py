@@ -32,13 +32,25 @@ def cheap_key_derivation(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(crypto, "MEMORY_KIB", 8)
 
 
+_looked_at: dict[str, bool] = {}
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """At the first test of this process, a warm copy of the test MCP servers starts
-    (tests/tools/mcp_warm.py): each server the tests start then runs as a fork of it
-    instead of importing the MCP SDK again. ``ASSISTA_TEST_FRESH_MCP=1``: none."""
+    """At the first test of this process from a file that speaks of MCP, the warm copies
+    of the test MCP servers start (tests/tools/mcp_warm.py): each server the tests start
+    then runs as a fork of one instead of importing the MCP SDK again (a run of other
+    files starts none). ``ASSISTA_TEST_FRESH_MCP=1``: none."""
     from tests.tools.mcp_warm import STARTED, start_copies
 
-    if not STARTED and os.environ.get("ASSISTA_TEST_FRESH_MCP") != "1":
+    if STARTED or os.environ.get("ASSISTA_TEST_FRESH_MCP") == "1":
+        return
+    path = str(item.path)
+    if path not in _looked_at:
+        try:
+            _looked_at[path] = "mcp" in item.path.read_text(encoding="utf-8").lower()
+        except OSError:
+            _looked_at[path] = False
+    if _looked_at[path]:
         STARTED.extend(start_copies())
 
 
