@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
-from tests.tools.mcp_warm import STARTED, start_copies, stop_copy, wait_listening
+from tests.tools.mcp_warm import STARTED, SUPPORTED, start_copies, stop_copy, wait_listening
 
+pytestmark = pytest.mark.skipif(not SUPPORTED, reason="the warm copies run on Linux only")
 SERVER = str(Path(__file__).with_name("mcp_test_server.py"))
 #: What the MCP SDK passes to a stdio server (its default environment), as in the app.
 APP_ENV = {k: os.environ[k] for k in ("HOME", "PATH", "USER", "LOGNAME", "SHELL", "TERM")
