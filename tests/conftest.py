@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import os
-import subprocess
 import sys
 from collections.abc import Iterator
 
@@ -33,24 +32,33 @@ def cheap_key_derivation(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(crypto, "MEMORY_KIB", 8)
 
 
-_warm_mcp: list[subprocess.Popen[bytes]] = []
+_looked_at: dict[str, bool] = {}
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """At the first test of this process, a warm copy of the test MCP servers starts
-    (tests/tools/mcp_warm.py): each server the tests start then runs as a fork of it
-    instead of importing the MCP SDK again. ``ASSISTA_TEST_FRESH_MCP=1``: none."""
-    if not _warm_mcp and os.environ.get("ASSISTA_TEST_FRESH_MCP") != "1":
-        from tests.tools.mcp_warm import start_copies
+    """At the first test of this process from a file that speaks of MCP, the warm copies
+    of the test MCP servers start (tests/tools/mcp_warm.py): each server the tests start
+    then runs as a fork of one instead of importing the MCP SDK again (a run of other
+    files starts none). ``ASSISTA_TEST_FRESH_MCP=1``: none."""
+    from tests.tools.mcp_warm import STARTED, start_copies
 
-        _warm_mcp.extend(start_copies())
+    if STARTED or os.environ.get("ASSISTA_TEST_FRESH_MCP") == "1":
+        return
+    path = str(item.path)
+    if path not in _looked_at:
+        try:
+            _looked_at[path] = "mcp" in item.path.read_text(encoding="utf-8").lower()
+        except OSError:
+            _looked_at[path] = False
+    if _looked_at[path]:
+        STARTED.extend(start_copies())
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    from tests.tools.mcp_warm import stop_copy
+    from tests.tools.mcp_warm import STARTED, stop_copy
 
-    while _warm_mcp:
-        stop_copy(_warm_mcp.pop())
+    while STARTED:
+        stop_copy(STARTED.pop())
 
 
 def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:

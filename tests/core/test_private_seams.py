@@ -10,7 +10,11 @@ objects other than ``self`` only in the module that defines it; private modules
 from __future__ import annotations
 
 import ast
+import functools
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2] / "desktop"
 
@@ -48,8 +52,20 @@ def _defined_here(tree: ast.Module) -> set[str]:
     return {n for n in names if n.startswith("_")}
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """``path`` parsed once for this file's scans (they only read the tree)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _parsed_once() -> Iterator[None]:
+    yield
+    _tree.cache_clear()  # (the trees of 500 modules: not kept for the other files)
+
+
 def _crossings(path: Path, root: Path = ROOT) -> list[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     rel = path.relative_to(root).as_posix()
     package = ".".join(("desktop", *path.relative_to(root).parent.parts))
     own = _defined_here(tree)
@@ -105,6 +121,6 @@ def test_no_context_variable_carries_a_hidden_parameter() -> None:
     the caller's loop), not left in a context variable for code far below to read."""
     found = [f"{path.relative_to(ROOT)}:{node.lineno}"
              for path in sorted(ROOT.rglob("*.py"))
-             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             for node in ast.walk(_tree(path))
              if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("ContextVar")]
     assert not found, found

@@ -33,9 +33,10 @@ from desktop.core.provider import ChatRequest
 from desktop.providers.anthropic import AnthropicProvider
 from desktop.providers.anthropic_stream import normalize_stop_reason
 from tests.support.anthropic_server import message_stream, split_bytes, tool_use_message
+from tests.support.lazy_import import lazy
 
-anthropic = pytest.importorskip("anthropic")
-httpx2 = pytest.importorskip("httpx2")
+anthropic = lazy("anthropic")
+httpx2 = lazy("httpx2")
 
 DATA = Path(__file__).parent / "data" / "anthropic"
 FIXTURES = sorted(p.name for p in DATA.glob("anthropic_*.sse"))

@@ -44,11 +44,12 @@ from desktop.providers.gemini import GeminiProvider
 from desktop.providers.gemini_format import SERVER_ID, SIGNATURE, SIGNED_TEXT, build_gemini_body
 from desktop.providers.gemini_stream import GeminiStreamParser
 from tests.support.gemini_server import gemini_chunk, gemini_sse, gemini_text_stream
+from tests.support.lazy_import import lazy
 from tests.support.openai_server import split_bytes
 
-genai = pytest.importorskip("google.genai")
-types = pytest.importorskip("google.genai.types")
-genai_errors = pytest.importorskip("google.genai.errors")
+genai = lazy("google.genai")
+types = lazy("google.genai.types")
+genai_errors = lazy("google.genai.errors")
 
 DATA = Path(__file__).parent / "data" / "gemini"
 FIXTURES = sorted(p.name for p in DATA.glob("*.sse"))

@@ -40,9 +40,10 @@ from desktop.core.provider_options import OllamaOptions
 from desktop.providers.ollama import OllamaProvider
 from desktop.providers.ollama_format import build_ollama_body
 from desktop.providers.ollama_stream import normalize_done_reason
+from tests.support.lazy_import import lazy
 from tests.support.openai_server import split_bytes
 
-ollama = pytest.importorskip("ollama")
+ollama = lazy("ollama")
 
 DATA = Path(__file__).parent / "data"
 TRANSCRIPTS = sorted(p.name for p in DATA.glob("ollama_*.ndjson"))

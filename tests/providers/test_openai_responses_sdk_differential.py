@@ -30,11 +30,12 @@ from desktop.core.messages import Message
 from desktop.core.provider import ChatRequest
 from desktop.providers.openai_responses import OpenAIResponsesProvider
 from desktop.providers.openai_responses_stream import SUMMARY_SEPARATOR
+from tests.support.lazy_import import lazy
 from tests.support.openai_server import split_bytes
 from tests.support.responses_server import function_call_response, text_response
 
-openai = pytest.importorskip("openai")
-httpx2 = pytest.importorskip("httpx2")
+openai = lazy("openai")
+httpx2 = lazy("httpx2")
 
 DATA = Path(__file__).parent / "data" / "responses"
 TRANSCRIPTS = sorted(p.name for p in DATA.glob("*.sse"))

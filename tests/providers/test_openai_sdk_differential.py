@@ -28,10 +28,11 @@ from desktop.core.messages import Message
 from desktop.core.provider import ChatRequest
 from desktop.providers.openai_chat import OpenAIChatProvider
 from desktop.providers.openai_chat_stream import normalize_finish_reason
+from tests.support.lazy_import import lazy
 from tests.support.sse_builders import split_bytes, text_stream, tool_call_stream
 
-openai = pytest.importorskip("openai")
-httpx2 = pytest.importorskip("httpx2")
+openai = lazy("openai")
+httpx2 = lazy("httpx2")
 
 DATA = Path(__file__).parent / "data"
 FIXTURES = sorted(p.name for p in DATA.glob("*.sse"))

@@ -19,7 +19,7 @@ shared. A server's ``pid`` tool answers the fork's pid, the process that serves.
 With no copy up, or when something a fork cannot reproduce differs (interpreter flags,
 warnings options, how the standard streams are set up, resource limits, the umask), the
 script runs on in its own interpreter. ``ASSISTA_TEST_FRESH_MCP=1`` in the test process
-starts no copy.
+starts no copy; nor does any system but Linux (the scripts run as they are there).
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ import contextlib
 import hashlib
 import json
 import os
-import resource
 import selectors
 import signal
 import socket
@@ -47,8 +46,10 @@ WARM = ["anyio", "pydantic", "httpx", "jwt", "uvicorn", "starlette.applications"
         "mcp.server.auth.settings", "mcp.shared.auth"]
 _HEADER = struct.Struct("!I")
 _COPIES = 4  # copies that may be up at once for one folder (one per test process)
-_FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT,
-              signal.SIGUSR1, signal.SIGUSR2)
+_FORWARDED = [getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT",
+                                                  "SIGUSR1", "SIGUSR2") if hasattr(signal, name)]
+#: Where copies run: abstract Unix sockets, pidfds and fd passing are Linux's.
+SUPPORTED = sys.platform == "linux"
 #: True in a fork of the copy: the script runs here, it is not handed on again.
 IN_FORK = False
 
@@ -57,6 +58,8 @@ def _fingerprint() -> str:
     """What a fork inherits from the copy instead of setting up itself: it must match."""
     streams = [(s.encoding, s.errors, s.line_buffering, s.write_through)
                if s is not None else None for s in (sys.stdin, sys.stdout, sys.stderr)]
+    import resource
+
     limits = [resource.getrlimit(getattr(resource, name)) for name in sorted(dir(resource))
               if name.startswith("RLIMIT_")]
     mask = os.umask(0)
@@ -77,7 +80,7 @@ def _hand_over() -> None:
     """Run this server in a fork of the warm copy, if one is up; else return."""
     main = sys.modules.get("__main__")
     script = getattr(main, "__file__", None)
-    if IN_FORK or script is None or Path(script).resolve().parent != HERE \
+    if not SUPPORTED or IN_FORK or script is None or Path(script).resolve().parent != HERE \
             or Path(script).resolve() == Path(__file__).resolve():
         return
     conn = None
@@ -135,11 +138,27 @@ def start_copies() -> list[subprocess.Popen[bytes]]:
     says ``ready`` on stdout once it listens): one
     set up as the servers the app starts are (the few variables the MCP SDK passes on:
     no ``PYTHON*``, no locale), one as those a test starts with its own environment."""
+    if not SUPPORTED:
+        return []
     app = {k: v for k, v in os.environ.items()
            if not k.startswith(("PYTHON", "LC_")) and k not in ("LANG", "LANGUAGE")}
     return [subprocess.Popen([sys.executable, str(HERE / "mcp_warm.py")], env=env,
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             for env in (app, dict(os.environ))]
+
+
+#: The copies this test process started at its first test (tests/conftest.py).
+STARTED: list[subprocess.Popen[bytes]] = []
+_said: dict[int, bytes] = {}
+
+
+def wait_listening(copy: subprocess.Popen[bytes]) -> bytes:
+    """What ``copy`` says once it is up: ``ready`` (it listens) or ``busy`` (every name
+    was taken, by other copies that listen)."""
+    if copy.pid not in _said:
+        assert copy.stdout is not None
+        _said[copy.pid] = copy.stdout.readline()
+    return _said[copy.pid]
 
 
 def stop_copy(copy: subprocess.Popen[bytes]) -> None:

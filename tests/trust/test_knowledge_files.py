@@ -9,6 +9,7 @@ import os
 import socket
 from pathlib import Path
 
+from desktop.core.waits import WAIT_SCALE_VARIABLE
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse
 from tests.trust.support import assista, no_traceback
 
@@ -73,8 +74,10 @@ def test_an_embedding_service_that_cannot_be_used_leaves_nothing(tmp_path: Path)
     docs.mkdir()
     (docs / "notes.md").write_text("alpaca notes\n")
     data = tmp_path / "data"
+    # (every retry of the refused connection, with the backoff a hundredth as long)
     done = assista("knowledge", "add", "kb", str(docs), "--embedding-model", "emb",
-                   "--embedding-url", f"http://127.0.0.1:{closed_port()}/v1", data_dir=data)
+                   "--embedding-url", f"http://127.0.0.1:{closed_port()}/v1", data_dir=data,
+                   env={WAIT_SCALE_VARIABLE: "0.01"})
     assert done.returncode == 1 and no_traceback(done)
     assert done.stderr.count("\n") == 1 and "nothing was changed" in done.stderr, done.stderr
     assert assista("knowledge", "list", data_dir=data).stdout == ""

@@ -9,6 +9,7 @@ window must have a sentence for that code whose placeholders the raise site's
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import string
 from collections.abc import Iterator
@@ -46,9 +47,23 @@ WORDED_ELSEWHERE = {
 }
 
 
+@functools.cache
+def _parsed() -> tuple[tuple[str, ast.Module], ...]:
+    """Every module of desktop/, parsed once for this file's tests (the scans only read
+    the trees; so does :func:`_sites`, kept as well)."""
+    return tuple((path.relative_to(ROOT).as_posix(), ast.parse(path.read_text(encoding="utf-8")))
+                 for path in sorted(ROOT.rglob("*.py")))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _parsed_once() -> Iterator[None]:
+    yield
+    _sites.cache_clear()  # (the trees of 500 modules: not kept for the other files)
+    _parsed.cache_clear()
+
+
 def _sources() -> Iterator[tuple[str, ast.Module]]:
-    for path in sorted(ROOT.rglob("*.py")):
-        yield path.relative_to(ROOT).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+    yield from _parsed()
 
 
 def _error_classes(root: str = "AssistaError") -> set[str]:
@@ -77,14 +92,15 @@ def _name(call: ast.Call) -> str | None:
 Site = tuple[str, int, str, ast.Call]
 
 
-def _sites() -> list[Site]:
+@functools.cache
+def _sites() -> tuple[Site, ...]:
     classes = _error_classes() - _error_classes("ToolError")
     sites: list[Site] = []
     for path, tree in _sources():
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and _name(node) in classes:
                 sites.append((path, node.lineno, str(_name(node)), node))
-    return sites
+    return tuple(sites)
 
 
 def _coded(call: ast.Call, name: str) -> bool:
