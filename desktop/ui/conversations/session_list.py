@@ -239,9 +239,10 @@ class SessionList(QWidget):
         """A list that shows its whole page without scrolling (a very tall window)
         cannot be scrolled to its end: the next page comes at once."""
         view = self.list
-        if not (self.more and view.count() and view.isVisible()
-                and view.viewport().height() > 0):
-            return
+        height = view.viewport().height()
+        if not (self.more and view.count() and view.isVisible() and height > 0) \
+                or view.count() * view.fontMetrics().height() > height:
+            return  # (rows are a line high at least: these scroll, no layout needed)
         view.doItemsLayout()  # (the scroll range of all its rows, as laid out now)
         if view.verticalScrollBar().maximum() == 0:
             self.more = False
