@@ -15,12 +15,12 @@ import html
 import re
 from dataclasses import dataclass
 
-from PySide6.QtGui import QTextCharFormat, QTextCursor
+from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 
 from desktop.ui.markdown.renderer import Block
 
-__all__ = ["Growth", "ListGrowth", "common_prefix_length", "list_growth", "paragraph_growth",
-           "replace_end"]
+__all__ = ["Growth", "ListGrowth", "code_growth", "common_prefix_length", "grow_in_place",
+           "list_growth", "paragraph_growth"]
 
 #: The inline elements a streamed paragraph may be rewritten in place with.
 _INLINE_TAG = re.compile(r"</?(strong|em|code|a|s)(?:\s[^<>]*)?>")
@@ -33,6 +33,39 @@ _FOLDED_SPACE = re.compile(r"[ \t\n]+")
 _LIST_END = re.compile(r"(?:</(?:li|p|ul|ol)>\n?)+\Z")
 #: The tag that opens the last item's text.
 _ITEM_START = re.compile(r"<(?:li|p)(?:\s[^<>]*)?>\n?")
+
+
+def grow_in_place(doc: QTextDocument, old: Block, new: Block, *, drawn: bool) -> int | None:
+    """Change ``doc``, which shows ``old``, to show ``new`` by replacing only its end,
+    when that is all that changed (a paragraph, a list's last item, a code block's
+    line being written); the position from which it changed, or None (then it must
+    be rebuilt from the HTML). ``drawn``: the document shows a drawing, not code."""
+    growth = paragraph_growth(old, new)
+    if growth is not None and growth.position < doc.characterCount():
+        cursor = QTextCursor(doc)
+        cursor.setPosition(growth.position)
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        _replace_end(cursor, growth.space, growth.fragment)
+        return growth.position
+    grown = list_growth(old, new)
+    if grown is not None:
+        end = doc.characterCount() - 1
+        position = end - grown.removed
+        cursor = QTextCursor(doc)
+        cursor.setPosition(max(0, position))
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        if position >= cursor.block().position() and cursor.selectedText() == grown.removed_text:
+            _replace_end(cursor, grown.space, grown.fragment)
+            return position
+        return None  # (not what the document holds there)
+    added = None if drawn else code_growth(old, new)
+    if added is not None:
+        cursor = QTextCursor(doc)
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        position = cursor.position()
+        cursor.insertText(added)
+        return position
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +144,22 @@ def list_growth(old: Block, new: Block) -> ListGrowth | None:
                       stripped, gone)
 
 
+def code_growth(old: Block, new: Block) -> str | None:
+    """The text to add at the end of code block ``old`` to make it ``new``, when only
+    the line being written grew (an open block's last line is plain text until it
+    is complete: see desktop.ui.markdown.streaming); None otherwise."""
+    if (old.kind != "code" or new.kind != "code" or old.lang != new.lang
+            or (old.joins_prev, old.joins_next) != (new.joins_prev, new.joins_next)):
+        return None
+    head = old.html.removesuffix("</pre>\n")
+    if head == old.html or not new.html.endswith("</pre>\n") or not new.html.startswith(head):
+        return None
+    added = new.html[len(head):-len("</pre>\n")]
+    if not added or "<" in added or "\n" in added or "\r" in added:
+        return None
+    return html.unescape(added)
+
+
 def _safe_cut(text: str, cut: int) -> int:
     """``cut`` moved back to where no tag, entity or inline element is open in
     ``text[:cut]`` and no white space ends it."""
@@ -154,7 +203,7 @@ def common_prefix_length(a: str, b: str) -> int:
     return low
 
 
-def replace_end(cursor: QTextCursor, space: bool, fragment: str) -> None:
+def _replace_end(cursor: QTextCursor, space: bool, fragment: str) -> None:
     """Replace ``cursor``'s selection (the end that changed) by a plain space, if
     ``space``, and HTML ``fragment``: one edit, so the paragraph is laid out once,
     not once per step."""

@@ -29,12 +29,7 @@ from PySide6.QtGui import (
 
 from desktop.ui import theme
 from desktop.ui.markdown import artifacts, math_tex
-from desktop.ui.markdown.paragraph_growth import (
-    common_prefix_length,
-    list_growth,
-    paragraph_growth,
-    replace_end,
-)
+from desktop.ui.markdown.paragraph_growth import common_prefix_length, grow_in_place
 from desktop.ui.markdown.renderer import Block
 
 CSS = (
@@ -152,49 +147,28 @@ class Segment:
     def set_block(self, block: Block) -> bool:
         """Show ``block`` instead; False when nothing visible changed.
 
-        A paragraph that changed only at its end (what a streamed answer does on most
-        frames) has only that end replaced in its document, and only its last lines
-        are laid out again; anything else is rebuilt from the HTML."""
+        A paragraph, list or code block that changed only at its end (what a streamed
+        answer does on most frames) has only that end replaced in its document, and
+        only its last lines are laid out again; anything else is rebuilt from the HTML."""
         if block.html == self.block.html and block.kind == self.block.kind:
+            joins = (block.joins_prev, block.joins_next)
+            rejoined = joins != (self.block.joins_prev, self.block.joins_next)
             self.block = block
-            return False
-        growth = paragraph_growth(self.block, block)
-        if growth is not None and growth.position < self.doc.characterCount():
-            cursor = QTextCursor(self.doc)
-            cursor.setPosition(growth.position)
-            cursor.movePosition(QTextCursor.MoveOperation.End,
-                                QTextCursor.MoveMode.KeepAnchor)
-            replace_end(cursor, growth.space, growth.fragment)
+            if rejoined:  # (a code piece that now continues below: its box ends, or not)
+                self.changed_from = 0
+                self._grown = True  # its height is measured again
+            return rejoined
+        grown_from = grow_in_place(self.doc, self.block, block, drawn=self.drawn)
+        if grown_from is not None:
             self.block = block
-            self.changed_from = growth.position
+            self.changed_from = grown_from
             self._grown = True  # the same width: only the height is measured again
-            return True
-        if self._grow_list(block):
             return True
         before = self.doc.toPlainText()
         self.block = block
         self.doc.setHtml(self._html())
         self._width = -1.0
         self.changed_from = common_prefix_length(before, self.doc.toPlainText())
-        return True
-
-    def _grow_list(self, block: Block) -> bool:
-        """A list whose last item only grew at its end: that end replaced in place
-        (see :func:`list_growth`); False when it must be rebuilt."""
-        growth = list_growth(self.block, block)
-        if growth is None:
-            return False
-        end = self.doc.characterCount() - 1
-        position = end - growth.removed
-        cursor = QTextCursor(self.doc)
-        cursor.setPosition(max(0, position))
-        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
-        if position < cursor.block().position() or cursor.selectedText() != growth.removed_text:
-            return False  # (not what the document holds there: rebuilt)
-        replace_end(cursor, growth.space, growth.fragment)
-        self.block = block
-        self.changed_from = max(0, position)
-        self._grown = True
         return True
 
     def changed_top(self) -> int:

@@ -222,28 +222,34 @@ def _line_offset(text: str, line: int) -> int:
 class StepParse:
     """A long finished text parsed a piece per idle step instead of all at once (a
     long answer took 4-15 ms, and a scroll step arriving meanwhile missed its
-    frame): fed to :class:`IncrementalMarkdown` at line ends, whose committed blocks
-    end up exactly :meth:`MarkdownRenderer.blocks`; then remembered by the renderer
-    (:meth:`MarkdownRenderer.cached_blocks` answers without a parse)."""
+    frame). Each step parses what is pending up to the next line end after
+    :data:`PARSE_STEP_CHARS` more characters and renders the blocks that are final
+    (followed by a block that starts on a complete line: see above), once each; the
+    last step renders the rest. The blocks are those of one parse; the renderer then
+    remembers them (:meth:`MarkdownRenderer.cached_blocks` answers without a parse)."""
 
     def __init__(self, renderer: MarkdownRenderer, text: str) -> None:
         self.text = text
         self.renderer = renderer
-        self._inc = IncrementalMarkdown(renderer)
-        self._done = 0
+        self._blocks: list[Block] = []
+        self._offset = 0  # chars of ``text`` rendered into ``_blocks``
+        self._read = 0  # chars of ``text`` taken so far
 
     def step(self) -> bool:
         """Parse the next piece; True when all of it is parsed and remembered."""
         if self.renderer.has_blocks(self.text):
             return True
-        end = self.text.find("\n", self._done + PARSE_STEP_CHARS)
+        end = self.text.find("\n", self._read + PARSE_STEP_CHARS)
         end = len(self.text) if end < 0 else end + 1
-        self._inc.append(self.text[self._done:end])
-        self._done = end
-        if end < len(self.text):
-            self._inc.update()
-            return False
-        self._inc.update(final=True)
-        self.renderer.remember(self.text, list(self._inc.committed))
-        return True
-
+        self._read = end
+        pending = self.text[self._offset:end]
+        if end >= len(self.text):
+            self._blocks.extend(self.renderer.blocks(pending))
+            self.renderer.remember(self.text, self._blocks)
+            return True
+        groups = top_level_groups(self.renderer.parse(pending))  # (complete lines only)
+        last_start = groups[-1][0].map[0] if len(groups) > 1 and groups[-1][0].map else 0
+        if last_start > 0:
+            self._blocks.extend(self.renderer.render_group(g) for g in groups[:-1])
+            self._offset += _line_offset(pending, last_start)
+        return False
