@@ -239,14 +239,14 @@ def _run_command(args: argparse.Namespace) -> int:
 def _open_window(args: argparse.Namespace) -> int:
     import gc
 
-    # The window runs the collector itself (desktop.ui.window.launch): no automatic full
+    # The window runs the collector itself (desktop.gui): no automatic full
     # pass over everything imported so far while its modules load (~40 ms of the start).
     gc.disable()
     # What the window needs before it shows, imported before Qt: once PySide6 is
     # imported, its import hook reads the source of every module imported after it.
     import desktop.storage.instance_lock
     import desktop.storage.window_state  # noqa: F401
-    from desktop.ui.window.launch import launch_gui
+    from desktop.gui import launch_gui
 
     return launch_gui(data_dir=args.data_dir, smoke=args.smoke,
                       quick=args.prefill if args.command == "quick" else None)

@@ -57,7 +57,7 @@ def test_opening_the_data_folder_loads_no_slow_library(tmp_path: Path) -> None:
 def test_the_window_module_loads_no_slow_library() -> None:
     # (The window's controller runs turns, so it does load the agent loop.)
     lazy = [name for name in LAZY if name != "desktop.core.orchestrator"]
-    loaded = loaded_after("import desktop.ui.window.launch", lazy)
+    loaded = loaded_after("import desktop.gui", lazy)
     assert not any(loaded.values()), [name for name, yes in loaded.items() if yes]
 
 
@@ -130,7 +130,7 @@ def test_option_models_nobody_uses_are_built_on_first_use(tmp_path: Path) -> Non
         "import importlib, json\n"
         "from pydantic import ValidationError\n"
         "from desktop.app import AppContext\n"
-        "from desktop.ui.window.launch import LOAD_STEPS\n"
+        "from desktop.gui import LOAD_STEPS\n"
         "for name in LOAD_STEPS: importlib.import_module(name)\n"
         f"ctx = AppContext.open({str(tmp_path / 'data')!r}, environ={{\n"
         "    'OPENAI_API_KEY': 'k', 'OPENAI_BASE_URL': 'http://127.0.0.1:9/v1'},\n"

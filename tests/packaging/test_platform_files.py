@@ -75,7 +75,7 @@ def test_layout_and_requirements_per_platform(platform: str, tmp_path: Path) -> 
     where = bundle_check.layout(tmp_path, platform)
     plugins = bundle_check.required_plugins(platform)
     modules = bundle_check.required_modules(platform)
-    assert "desktop.ui.window.launch" in modules and "certifi" in modules
+    assert "desktop.gui" in modules and "certifi" in modules
     if platform == "win32":
         assert where.executable.name == "assista.exe"
         assert "platforms/qwindows.dll" in plugins and "win32ctypes" in modules

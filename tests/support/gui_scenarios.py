@@ -22,7 +22,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMessageBox
 
-from desktop.ui.window import launch
+from desktop import gui as launch
 from desktop.ui.window.main_window import MainWindow
 
 QUESTION = "first question"

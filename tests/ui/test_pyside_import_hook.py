@@ -17,7 +17,7 @@ IMPORT_AFTER = """
 import json, linecache, sys
 sys.path.insert(0, sys.argv[2])
 if sys.argv[1] == "launcher":
-    import desktop.ui.window.launch  # what ``assista`` imports to open the window
+    import desktop.gui  # what ``assista`` imports to open the window
 else:
     import PySide6.QtWidgets  # PySide6 alone
 feature = sys.modules["shibokensupport.feature"]

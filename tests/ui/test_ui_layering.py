@@ -14,21 +14,17 @@ DESKTOP = Path(__file__).resolve().parents[2] / "desktop"
 LOWER = ("storage", "providers", "app")
 
 #: Interface modules that import desktop.storage / desktop.providers / desktop.app
-#: (directly, or for annotations only). Only the window's entry point is left: launch.py
-#: starts the window as ``assista`` does, so it is where the composition root is
-#: opened (the data folder, its instance lock, the AppContext), the window's first
-#: frame is read from the database file before the app has loaded (window state, first
-#: chats), and local servers are looked for. Every widget is handed services.
-STILL_IMPORTING: dict[str, set[str]] = {
-    "desktop/ui/window/launch.py": {"app", "providers", "storage"},
-}
+#: (directly, or for annotations only): none. The window's entry point, which opens
+#: the composition root (the data folder, its instance lock, the AppContext), reads the
+#: first frame from the database file and looks for local servers, is desktop/gui.py,
+#: beside the command line's, outside the interface. Every widget is handed services.
+STILL_IMPORTING: dict[str, set[str]] = {}
 
-#: Interface modules that reach into the context (``something.ctx``): the entry point,
-#: which hands the context it opened to the controller and the chat service, and the
-#: controller, which builds the window's services (AppServices) from it.
+#: Interface modules that reach into the context (``something.ctx``): the controller,
+#: which builds the window's services (AppServices) from the context the entry point
+#: hands it.
 STILL_REACHING_CTX = {
     "desktop/ui/window/controller.py",
-    "desktop/ui/window/launch.py",
 }
 
 #: The window's helpers: handed what they use, they never see the main window (its

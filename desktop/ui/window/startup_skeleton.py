@@ -1,7 +1,7 @@
 """What the main window shows in the fraction of a second before it is filled.
 
 The window appears as soon as Qt is up (the database, the models, the agent loop and
-the chat view load after its first frame, see :mod:`desktop.ui.window.launch`). Until then
+the chat view load after its first frame, see :mod:`desktop.gui`). Until then
 it shows this: the same top bar, the three panes at their saved widths and an empty
 message box, styled by the same stylesheet, so filling it in changes the content,
 not the layout. Right after its first frame it lists the newest chats (read with

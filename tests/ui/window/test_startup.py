@@ -40,9 +40,9 @@ class _FirstQt:
 frame = {}
 
 class _WrapLaunch:
-    # Wraps desktop.ui.window.launch.show_first_frame when the entry point imports it.
+    # Wraps desktop.gui.show_first_frame when the entry point imports it.
     def find_spec(self, name, path=None, target=None):
-        if name != "desktop.ui.window.launch":
+        if name != "desktop.gui":
             return None
         sys.meta_path.remove(self)
         from importlib.machinery import PathFinder
@@ -125,8 +125,8 @@ def test_the_window_shows_before_the_app_loads_and_is_then_filled_in(tmp_path: P
         before_qt = set(report["before_qt"])
         assert {"desktop.storage.window_state", "desktop.storage.instance_lock",
                 "sqlite3"} <= before_qt, data
-        # (desktop.ui.window.launch is being loaded when it imports Qt; no widget module yet)
-        window_modules = {"desktop.ui.window", "desktop.ui.window.launch"}
+        # (desktop.gui is being loaded when it imports Qt; no widget module yet)
+        window_modules = {"desktop.ui.window", "desktop.gui"}
         assert {n for n in before_qt if n.startswith("desktop.ui.")} <= window_modules
 
 
@@ -342,7 +342,7 @@ FEATURES_LOADED_ON_FIRST_USE = [
 
 def test_the_load_steps_import_no_feature_loaded_on_first_use() -> None:
     probe = ("import importlib, json, sys\n"
-             "from desktop.ui.window.launch import LOAD_STEPS\n"
+             "from desktop.gui import LOAD_STEPS\n"
              "for name in LOAD_STEPS: importlib.import_module(name)\n"
              f"print(json.dumps([n for n in {FEATURES_LOADED_ON_FIRST_USE!r} "
              "if n in sys.modules]))")
@@ -358,13 +358,13 @@ SPLIT_STEPS = ["pydantic", "pydantic.main", "httpcore", "desktop.app", "desktop.
 
 
 def test_the_biggest_imports_load_in_several_steps_of_public_modules() -> None:
-    from desktop.ui.window.launch import LOAD_STEPS
+    from desktop.gui import LOAD_STEPS
 
     # a dependency's private module may move or vanish in any release
     assert not [name for name in LOAD_STEPS if not name.startswith("desktop.")
                 and any(part.startswith("_") for part in name.split("."))]
     probe = ("import importlib, json, sys\n"
-             "from desktop.ui.window.launch import LOAD_STEPS\n"
+             "from desktop.gui import LOAD_STEPS\n"
              "sizes = {}\n"
              "for name in LOAD_STEPS:\n"
              "    before = len(sys.modules)\n"

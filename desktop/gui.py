@@ -1,4 +1,5 @@
-"""Starts the window: Qt application, qasync loop, app context, first-run flow.
+"""The window's entry point (`assista` without a command; the command line's is
+:mod:`desktop.cli`): Qt application, qasync loop, app context, first-run flow.
 
 The window is on screen before the app has loaded. In order:
 
