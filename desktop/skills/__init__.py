@@ -7,8 +7,9 @@ removes them, :mod:`desktop.skills.tool` is the model's ``load_skill`` tool."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from desktop.core.lazy import lazy_names
 
 if TYPE_CHECKING:
     from desktop.skills import tool
@@ -28,14 +29,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    loaded = importlib.import_module(module)
-    value = loaded if module == f"{__name__}.{name}" else getattr(loaded, name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [

@@ -16,8 +16,9 @@ Typical use::
     runner.cancel(call_id)                   # cancel one call from the sidebar
 """
 
-import importlib
 from typing import TYPE_CHECKING
+
+from desktop.core.lazy import lazy_names
 
 if TYPE_CHECKING:
     from desktop.tools.approval import (
@@ -58,13 +59,7 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _EXPORTS, globals())
 
 
 __all__ = [

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from desktop.core.lazy import lazy_names
 
 if TYPE_CHECKING:
     from desktop.updates.checker import UpdateChecker
@@ -13,13 +14,7 @@ if TYPE_CHECKING:
 _LAZY: dict[str, str] = {"UpdateChecker": "desktop.updates.checker"}
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = ["UpdateChecker"]

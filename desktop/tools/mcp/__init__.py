@@ -9,8 +9,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from desktop.core.lazy import lazy_names
 from desktop.tools.mcp.config import (
     McpServerConfig,
     load_mcp_config,
@@ -42,13 +43,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [

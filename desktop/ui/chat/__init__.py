@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from desktop.core.lazy import lazy_names
 
 if TYPE_CHECKING:
     from desktop.ui.chat import attach_filters
@@ -13,11 +14,7 @@ if TYPE_CHECKING:
 _LAZY: dict[str, str] = {"attach_filters": "desktop.ui.chat.attach_filters"}
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return importlib.import_module(module)  # (a submodule: it is the attribute now)
+__getattr__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = ["attach_filters"]
