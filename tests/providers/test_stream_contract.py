@@ -98,19 +98,20 @@ TRANSCRIPTS = [pytest.param(case, path, id=f"{case.id}-{path.stem}")
                for case in CASES for path in case.transcripts]  # fmt: skip
 
 
-@pytest.mark.parametrize("size", [1, 7], ids=["1-byte", "7-bytes"])
-@pytest.mark.parametrize(("api", "path"), TRANSCRIPTS)
-async def test_transcript_over_loopback_in_any_chunking(api: ApiCase, path: Path,
-                                                        size: int) -> None:  # fmt: skip
-    data = path.read_bytes()
-    with api.server() as server:
-        for chunks in ([data], split_bytes(data, size)):
-            api.enqueue(server, api.response(chunks, cut="cut" in path.name))
-        async with quick(api, server) as provider:
-            whole = await collect(provider, api)
-            pieces = await collect(provider, api)
-        assert api.requests(server) == 2  # nothing is retried mid-stream
-    assert normalized(pieces) == normalized(whole)
+async def test_every_transcript_over_loopback_in_any_chunking(case: ApiCase) -> None:
+    """Each recorded transcript of the API, served whole, a byte at a time and seven
+    bytes at a time over one loopback server (a new connection after a cut one)."""
+    with case.server() as server:
+        async with quick(case, server) as provider:
+            for number, path in enumerate(case.transcripts, start=1):
+                data = path.read_bytes()
+                for chunks in ([data], split_bytes(data, 1), split_bytes(data, 7)):
+                    case.enqueue(server, case.response(chunks, cut="cut" in path.name))
+                whole = normalized(await collect(provider, case))
+                for size in (1, 7):
+                    pieces = normalized(await collect(provider, case))
+                    assert pieces == whole, (path.name, size)
+                assert case.requests(server) == 3 * number  # nothing is retried mid-stream
 
 
 @pytest.mark.parametrize(("api", "path"), TRANSCRIPTS)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 import qasync
 from PySide6.QtCore import QEvent, QObject, Qt
 
@@ -105,9 +106,17 @@ def run_smoke(data: Path) -> dict[str, Any]:
     return report
 
 
-def test_the_window_shows_before_the_app_loads_and_is_then_filled_in(tmp_path: Path) -> None:
-    for data in ("first start", "second start"):  # without and with a database
-        report = run_smoke(tmp_path / "data")
+@pytest.fixture(scope="module")
+def smoke_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    """``assista --smoke`` started twice on one data folder: without a database, then
+    with the one the first start made (run once for the tests of this module)."""
+    data = tmp_path_factory.mktemp("smoke") / "data"
+    return {start: run_smoke(data) for start in ("first start", "second start")}
+
+
+def test_the_window_shows_before_the_app_loads_and_is_then_filled_in(
+        smoke_runs: dict[str, dict[str, Any]]) -> None:
+    for data, report in smoke_runs.items():  # without and with a database
         at_frame = set(report["at_frame"])
         assert report["visible_at_frame"] and not report["ready_at_frame"], data
         assert report["ready_after"], data  # the same window, filled in
@@ -138,18 +147,22 @@ NOT_LOADED_BY_STARTING = ["miniaudio", "numpy", "desktop.core.audio_io",
                           "desktop.chat.research.gather", "desktop.chat.research.prompts"]
 
 
-def test_starting_the_app_loads_no_sound_library_nor_research_run(tmp_path: Path) -> None:
-    loaded = set(run_smoke(tmp_path / "data")["at_end"])
-    assert [name for name in NOT_LOADED_BY_STARTING if name in loaded] == []
+def test_starting_the_app_loads_no_sound_library_nor_research_run(
+        smoke_runs: dict[str, dict[str, Any]]) -> None:
+    for report in smoke_runs.values():
+        loaded = set(report["at_end"])
+        assert [name for name in NOT_LOADED_BY_STARTING if name in loaded] == []
 
 
-def test_starting_the_app_loads_no_registered_dialog(tmp_path: Path) -> None:
+def test_starting_the_app_loads_no_registered_dialog(
+        smoke_runs: dict[str, dict[str, Any]]) -> None:
     """The menus are built from the dialogs' registry: their modules load when opened."""
     from desktop.ui.window.dialog_registry import DIALOGS
 
-    loaded = set(run_smoke(tmp_path / "data")["at_end"])
     modules = [entry.target.partition(":")[0] for entry in DIALOGS]
-    assert [name for name in modules if name in loaded] == []
+    for report in smoke_runs.values():
+        loaded = set(report["at_end"])
+        assert [name for name in modules if name in loaded] == []
 
 
 def test_window_state_is_saved_on_close_and_read_before_the_next_start(
@@ -340,29 +353,10 @@ FEATURES_LOADED_ON_FIRST_USE = [
 ]
 
 
-def test_the_load_steps_import_no_feature_loaded_on_first_use() -> None:
-    probe = ("import importlib, json, sys\n"
-             "from desktop.gui import LOAD_STEPS\n"
-             "for name in LOAD_STEPS: importlib.import_module(name)\n"
-             f"print(json.dumps([n for n in {FEATURES_LOADED_ON_FIRST_USE!r} "
-             "if n in sys.modules]))")
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, check=True,
-                         capture_output=True, text=True, timeout=120).stdout
-    assert json.loads(out.strip().splitlines()[-1]) == []
-
-
-#: Load steps that were each one long stall of the window (30-160 ms under load):
-#: what they import now loads in steps of its own before them.
-SPLIT_STEPS = ["pydantic", "pydantic.main", "httpcore", "desktop.app", "desktop.chat.service"]
-
-
-def test_the_biggest_imports_load_in_several_steps_of_public_modules() -> None:
-    from desktop.gui import LOAD_STEPS
-
-    # a dependency's private module may move or vanish in any release
-    assert not [name for name in LOAD_STEPS if not name.startswith("desktop.")
-                and any(part.startswith("_") for part in name.split("."))]
+@pytest.fixture(scope="module")
+def load_steps_run() -> dict[str, Any]:
+    """A fresh interpreter imports the window's load steps one by one: how many modules
+    each step added, and which of FEATURES_LOADED_ON_FIRST_USE were loaded at the end."""
     probe = ("import importlib, json, sys\n"
              "from desktop.gui import LOAD_STEPS\n"
              "sizes = {}\n"
@@ -370,9 +364,31 @@ def test_the_biggest_imports_load_in_several_steps_of_public_modules() -> None:
              "    before = len(sys.modules)\n"
              "    importlib.import_module(name)\n"
              "    sizes[name] = len(sys.modules) - before\n"
-             "print(json.dumps(sizes))")
+             f"features = [n for n in {FEATURES_LOADED_ON_FIRST_USE!r} if n in sys.modules]\n"
+             "print(json.dumps({'sizes': sizes, 'features': features}))")
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, check=True,
                          capture_output=True, text=True, timeout=120).stdout
-    sizes = json.loads(out.strip().splitlines()[-1])
+    report: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    return report
+
+
+def test_the_load_steps_import_no_feature_loaded_on_first_use(
+        load_steps_run: dict[str, Any]) -> None:
+    assert load_steps_run["features"] == []
+
+
+#: Load steps that were each one long stall of the window (30-160 ms under load):
+#: what they import now loads in steps of its own before them.
+SPLIT_STEPS = ["pydantic", "pydantic.main", "httpcore", "desktop.app", "desktop.chat.service"]
+
+
+def test_the_biggest_imports_load_in_several_steps_of_public_modules(
+        load_steps_run: dict[str, Any]) -> None:
+    from desktop.gui import LOAD_STEPS
+
+    # a dependency's private module may move or vanish in any release
+    assert not [name for name in LOAD_STEPS if not name.startswith("desktop.")
+                and any(part.startswith("_") for part in name.split("."))]
+    sizes = load_steps_run["sizes"]
     assert {name: sizes[name] for name in SPLIT_STEPS if sizes[name] > 30} == {}

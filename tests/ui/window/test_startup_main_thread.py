@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[3]
 
 # ``assista --smoke``: each SSL context made, with the thread that made it, and each
@@ -44,12 +46,20 @@ def smoke(data: Path) -> dict[str, list[object]]:
     return report
 
 
-def test_the_ca_bundle_is_read_off_the_main_thread(tmp_path: Path) -> None:
-    assert smoke(tmp_path / "data")["contexts"] == ["assista-certificates"]
+@pytest.fixture(scope="module")
+def first_start(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[object]]:
+    """One first start of the app (a new data folder), read by both tests."""
+    return smoke(tmp_path_factory.mktemp("main-thread") / "data")
 
 
-def test_what_was_imported_is_never_scanned_by_the_collector(tmp_path: Path) -> None:
+def test_the_ca_bundle_is_read_off_the_main_thread(
+        first_start: dict[str, list[object]]) -> None:
+    assert first_start["contexts"] == ["assista-certificates"]
+
+
+def test_what_was_imported_is_never_scanned_by_the_collector(
+        first_start: dict[str, list[object]]) -> None:
     # one full pass while the app runs (what the window built), over a few thousand
     # objects; the ~100,000 the imports made were frozen out of every pass unscanned
-    passes = smoke(tmp_path / "data")["passes"]
+    passes = first_start["passes"]
     assert len(passes) == 1, passes
