@@ -56,7 +56,10 @@ WARM = ["desktop.cli.commands", "desktop.cli.context", "desktop.cli.ask",
         "desktop.chat.sampling", "desktop.chat.web_search", "desktop.knowledge.chat_link",
         "desktop.skills.catalog", "desktop.storage.inspector_store",
         "desktop.storage.inspector_writer", "desktop.tools.executor",
-        "desktop.tools.checkpoints"]
+        "desktop.tools.checkpoints",
+        # the secret store (keyring: its backend is chosen on first use, in the child)
+        # and the MCP manager, which ``mcp`` and ``ask`` load
+        "desktop.storage.secrets", "desktop.tools.mcp.manager"]
 _HEADER = struct.Struct("!I")
 _Env: TypeAlias = Mapping[str, str]
 
