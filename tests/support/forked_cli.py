@@ -59,7 +59,11 @@ WARM = ["desktop.cli.commands", "desktop.cli.context", "desktop.cli.ask",
         "desktop.tools.checkpoints",
         # the secret store (keyring: its backend is chosen on first use, in the child)
         # and the MCP manager, which ``mcp`` and ``ask`` load
-        "desktop.storage.secrets", "desktop.tools.mcp.manager"]
+        "desktop.storage.secrets", "desktop.tools.mcp.manager",
+        # httpx's transport (loaded when a client is made), sync and knowledge indexing
+        "httpcore", "h11", "anyio", "certifi", "desktop.providers.recording",
+        "desktop.sync.run", "desktop.sync.push", "argon2",
+        "desktop.knowledge.indexer", "desktop.knowledge.search"]
 _HEADER = struct.Struct("!I")
 _Env: TypeAlias = Mapping[str, str]
 
