@@ -24,8 +24,10 @@ GUARDED = str(HERE / "mcp_oauth_server.py")
 NEEDS = "server guarded needs sign-in: run the app or assista mcp login guarded"
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def guarded() -> Iterator[ServerProcess]:
+    """One OAuth-guarded server for the module: each test signs in (or not) from a new
+    data folder, so what the server remembers of earlier sign-ins does not matter."""
     process = ServerProcess(GUARDED)
     yield process
     process.stop()

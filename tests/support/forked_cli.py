@@ -43,7 +43,27 @@ PREFIX = [sys.executable, "-m", "desktop"]
 WARM = ["desktop.cli.commands", "desktop.cli.context", "desktop.cli.ask",
         "desktop.cli.ask_compare", "desktop.cli.export", "desktop.cli.import_cmd",
         "desktop.cli.knowledge_cmd", "desktop.cli.mcp_cmd", "desktop.cli.sync_cmd",
-        "desktop.tools.process_guard"]
+        "desktop.tools.process_guard",
+        # the subcommands' argument modules, which build_parser imports on every run
+        "desktop.cli.inspect_cmd", "desktop.cli.knowledge_args", "desktop.cli.mcp_bundle_cmd",
+        "desktop.cli.media_args", "desktop.cli.memory_args", "desktop.cli.project_args",
+        "desktop.cli.research_args", "desktop.cli.skills_cmd", "desktop.cli.undo_cmd",
+        # what a turn (``ask``) imports when it starts: httpx and the providers, the tool
+        # executor and the inspector (about 0.15 CPU-seconds a run otherwise)
+        "httpx", "desktop.providers.openai_chat", "desktop.providers.openai_responses",
+        "desktop.providers.anthropic", "desktop.providers.gemini", "desktop.providers.ollama",
+        "desktop.providers.images_api", "desktop.providers.web_search",
+        "desktop.chat.sampling", "desktop.chat.web_search", "desktop.knowledge.chat_link",
+        "desktop.skills.catalog", "desktop.storage.inspector_store",
+        "desktop.storage.inspector_writer", "desktop.tools.executor",
+        "desktop.tools.checkpoints",
+        # the secret store (keyring: its backend is chosen on first use, in the child)
+        # and the MCP manager, which ``mcp`` and ``ask`` load
+        "desktop.storage.secrets", "desktop.tools.mcp.manager",
+        # httpx's transport (loaded when a client is made), sync and knowledge indexing
+        "httpcore", "h11", "anyio", "certifi", "desktop.providers.recording",
+        "desktop.sync.run", "desktop.sync.push", "argon2",
+        "desktop.knowledge.indexer", "desktop.knowledge.search"]
 _HEADER = struct.Struct("!I")
 _Env: TypeAlias = Mapping[str, str]
 

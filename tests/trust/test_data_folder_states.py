@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -111,18 +112,35 @@ def run_all(data: Path, tmp: Path, server: FakeOpenAIServer) -> dict[str, tuple[
     return results
 
 
+def docs_and_sync(folder: Path) -> None:
+    (folder / "docs").mkdir()
+    (folder / "docs" / "notes.md").write_text("alpaca notes\n")
+    (folder / "sync").mkdir()
+
+
+@pytest.fixture(scope="module")
+def populated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder with a chat, a knowledge base and a project, and its export
+    (chats.json), made once by the real CLI: each test takes a copy."""
+    template = tmp_path_factory.mktemp("populated")
+    docs_and_sync(template)
+    with FakeOpenAIServer(models=["gpt-test"]) as server:
+        populate(template / "data", template, server)
+    return template
+
+
 @pytest.fixture
-def setup(tmp_path: Path) -> tuple[Path, FakeOpenAIServer]:
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "notes.md").write_text("alpaca notes\n")
-    (tmp_path / "sync").mkdir()
+def setup(tmp_path: Path, populated: Path) -> Path:
+    """A test folder: docs, sync, chats.json and data (a copy of the populated one)."""
+    docs_and_sync(tmp_path)
+    shutil.copy2(populated / "chats.json", tmp_path / "chats.json")
+    shutil.copytree(populated / "data", tmp_path / "data")
     return tmp_path
 
 
 def test_a_read_only_folder(setup: Path) -> None:
     data = setup / "data"
     with FakeOpenAIServer(models=["gpt-test"]) as server:
-        populate(data, setup, server)
         before = sorted(p.name for p in data.iterdir())
         with read_only_mount(data):
             results = run_all(data, setup, server)
@@ -137,7 +155,6 @@ def test_a_read_only_folder(setup: Path) -> None:
 def test_a_missing_folder(setup: Path) -> None:
     data = setup / "nowhere"
     with FakeOpenAIServer(models=["gpt-test"]) as server:
-        populate(setup / "data", setup, server)
         for name, args in commands(setup, server.base_url).items():
             if name in READS - {"ask --no-save", "image"}:  # (they work on a new machine)
                 done = assista(*args, data_dir=data)
@@ -150,7 +167,6 @@ def test_a_missing_folder(setup: Path) -> None:
 def test_a_damaged_folder(setup: Path) -> None:
     data = setup / "data"
     with FakeOpenAIServer(models=["gpt-test"]) as server:
-        populate(data, setup, server)
         damage(data)
         run_all(data, setup, server)
     assert json.loads(assista("export", "--format", "json", data_dir=data).stdout)
@@ -159,6 +175,5 @@ def test_a_damaged_folder(setup: Path) -> None:
 def test_a_broken_folder(setup: Path) -> None:
     data = setup / "data"
     with FakeOpenAIServer(models=["gpt-test"]) as server:
-        populate(data, setup, server)
         break_apart(data)
         run_all(data, setup, server)
