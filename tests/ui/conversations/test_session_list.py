@@ -4,7 +4,7 @@ restore and delete forever; F2 / Del / Enter."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import qasync
@@ -54,12 +54,20 @@ def test_date_groups_follow_calendar_days() -> None:
     assert [g for g, _ in grouped(sessions, "archived", now)] == ["Today", "Today", "Older"]
 
 
+def days_since_yesterday_noon() -> float:
+    """How long ago yesterday's noon was, in days (0.5-1.5): "yesterday" at any hour the
+    test runs (1.05 days ago is the day before yesterday in the first hour after
+    midnight)."""
+    midnight = datetime.now().replace(hour=0, minute=0, second=0, microsecond=0)
+    return (datetime.now() - (midnight - timedelta(hours=12))).total_seconds() / 86400
+
+
 def test_pinned_first_then_grouped_by_recency(
     qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
 ) -> None:
     ctx = open_ctx()
     old = make_chat(ctx, "Old notes", "hello", age_days=40)
-    make_chat(ctx, "Yesterday's bug", "bug", age_days=1.05)
+    make_chat(ctx, "Yesterday's bug", "bug", age_days=days_since_yesterday_noon())
     make_chat(ctx, "Week plan", "plan", age_days=3)
     today = make_chat(ctx, "Fresh idea", "idea")
     window = make_window(qtbot, ctx)
