@@ -38,7 +38,8 @@ STALL_TARGET_MS = 1000 / 60
 MESSAGES = 2000
 SEED_CACHE = Path(tempfile.gettempdir()) / "assista-bench-scroll-seed"
 
-#: The baseline: the same text in a QPlainTextEdit of the same size, logging its stalls
+#: The baseline, in a process of its own (the app measured is the shipped ``assista``):
+#: the same text in a QPlainTextEdit of the same size, logging its stalls
 #: with the same 1 ms timer.
 BARE = """
 import sys, time

@@ -56,6 +56,8 @@ TARGETS = {1000: 3.0, 10000: 4.0}  # loaded / bare window shown
 STALL_TARGET_MS = 50.0
 SEED_CACHE = Path(tempfile.gettempdir()) / "assista-bench-startup-seed"
 
+#: The same-run baseline the issue names, in a process of its own: a bare PySide6 window.
+#: (The app measured is never built here: it is the shipped ``assista``, :func:`assista`.)
 BARE = """
 import sys, time
 from PySide6.QtCore import QTimer
