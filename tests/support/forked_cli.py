@@ -37,6 +37,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from tests.tools.mcp_warm import run_as_interpreter
+
 ROOT = Path(__file__).resolve().parents[2]
 PREFIX = [sys.executable, "-m", "desktop"]
 #: Modules the command line imports at module level; imported once by the server.
@@ -150,35 +152,8 @@ def _run_main() -> int:
     """``python -m desktop`` from here on, including how the interpreter ends."""
     import runpy
 
-    code = 0
-    interrupted = False
-    try:
-        runpy.run_module("desktop", run_name="__main__", alter_sys=True)
-    except SystemExit as exc:
-        if exc.code is None:
-            code = 0
-        elif isinstance(exc.code, int):
-            code = exc.code
-        else:
-            print(exc.code, file=sys.stderr)
-            code = 1
-    except KeyboardInterrupt:
-        sys.excepthook(*sys.exc_info())  # type: ignore[arg-type]
-        interrupted = True
-    except BaseException:
-        sys.excepthook(*sys.exc_info())  # type: ignore[arg-type]
-        code = 1
-    threading._shutdown()  # type: ignore[attr-defined]
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            code = 120
-    if interrupted:  # as the interpreter does: end by the signal itself
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGINT)
-    return code & 0xFF
+    return run_as_interpreter(
+        lambda: runpy.run_module("desktop", run_name="__main__", alter_sys=True))
 
 
 # --- the client (the test process) ------------------------------------------------------

@@ -35,6 +35,7 @@ import struct
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -287,13 +288,23 @@ def _child(request: dict[str, Any], fds: list[int]) -> None:
 
 def _run_script(script: str) -> int:
     """``python script`` from here on, including how the interpreter ends."""
-    import atexit
     import runpy
+
+    return run_as_interpreter(lambda: runpy.run_path(script, run_name="__main__"))
+
+
+def run_as_interpreter(run: Callable[[], object]) -> int:
+    """``run`` the program, then end as the interpreter would after it: the exit status
+    of SystemExit (its message printed), a traceback and 1 for an exception, threads
+    joined, atexit functions run, streams flushed (120 when that fails), killed by
+    SIGINT itself after KeyboardInterrupt. Returns the status (also used by
+    tests/support/forked_cli.py, for ``python -m desktop``)."""
+    import atexit
 
     code = 0
     interrupted = False
     try:
-        runpy.run_path(script, run_name="__main__")
+        run()
     except SystemExit as exc:
         if exc.code is None:
             code = 0
