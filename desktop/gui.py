@@ -41,7 +41,6 @@ from desktop.ui import i18n, theme
 from desktop.ui.window.main_window import MainWindow
 from desktop.ui.window.qt_start import new_application
 from desktop.ui.window.screen_fit import fit_to_screen
-from desktop.ui.window.startup_skeleton import EarlyTyping, hand_over_typing
 from desktop.ui.window.startup_trace import StartupTrace, startup_trace
 
 if TYPE_CHECKING:
@@ -54,11 +53,11 @@ FIRST_FRAME_TIMEOUT_MS = 1000  # never wait longer than this for the first paint
 #: screen and lists the chats, with the window's events handled between them: it can be
 #: moved, resized, repainted and typed into while the app loads. Each names a module of
 #: the app or a dependency's public module (what it imports comes with it; never a
-#: dependency's private module), in the order the window needs them: the
-#: data and the agent loop, then the window's content, then what attaching it and the
-#: model list's first request use. (A step that grows long is a stall of the window:
-#: ``python -X importtime`` shows what it imports.)
-LOAD_STEPS = (
+#: dependency's private module), in the order they are needed: first what a turn
+#: needs (the data, the agent loop, the chat service: ``TURN_STEPS``, before the loop
+#: runs), then the window's content (``WINDOW_STEPS``). (A step that grows long is a
+#: stall of the window: ``python -X importtime`` shows what it imports.)
+TURN_STEPS = (
     # pydantic in its public modules, each after what it imports: in one step it held
     # the window ~150 ms, in five 30-100 ms; now 15 steps of 1-20 ms on a quiet machine
     "typing_extensions",
@@ -107,6 +106,12 @@ LOAD_STEPS = (
     "desktop.ui.window.controller",  # the agent loop (asyncio)
     "desktop.tools.executor",  # (a turn's tools)
     "qasync",  # (the loop the window then runs on)
+)
+
+#: Then, on the running loop, once a question typed meanwhile has been sent (see
+#: :mod:`desktop.ui.window.early_question`): the window's content, and what attaching
+#: it and the model list's first request use.
+WINDOW_STEPS = (
     "desktop.ui.markdown.renderer",
     "mdurl",
     "markdown_it",  # (the renderer's parser, made at the first message shown)
@@ -143,6 +148,8 @@ LOAD_STEPS = (
     "desktop.storage.secrets",
 )
 
+LOAD_STEPS = TURN_STEPS + WINDOW_STEPS  #: (all of them, in order)
+
 
 def make_application() -> QApplication:
     existing = QApplication.instance()
@@ -171,36 +178,6 @@ async def first_run(window: MainWindow) -> None:
             "Launch", "Found {servers} running on this computer").format(servers=names), 8000)
     # Not from inside this task: a dialog must not run while a task step is executing.
     QTimer.singleShot(0, lambda: window.dialogs.open("providers"))
-
-
-def reopen_last_chat(window: MainWindow) -> None:
-    """Open the chat clicked while the window loaded, else the one the user was in when
-    the app last closed (if it is still there), with what was typed while the window
-    loaded: sent in that chat if Enter was pressed, else after the chat's draft."""
-    from desktop.chat.last_chat import last_chat
-
-    box = window.composer.input
-    draft = window.controller.service.chats.draft(window.controller.chat)
-    held, focused = box.toPlainText(), box.hasFocus()
-    # (MainWindow._lay_out put the typing after the new chat's draft, which stays its own)
-    typed = held[len(draft):].lstrip("\n") if held.startswith(draft) else held
-    box.setPlainText(draft)
-    ctx = window.controller.ctx
-    session_id = window.early_chat or last_chat(ctx.settings_store, ctx.sessions)
-    if session_id is not None:
-        window.controller.open_session(session_id)
-        window.refresh_sessions()
-    if not window.isVisible():  # closed while loading: nothing is sent, the text is kept
-        hand_over_typing(box, EarlyTyping(typed, False, False))
-        window.chat_pane.save_draft()
-    elif window.early_typing.send and typed.strip():
-        chat_draft = box.toPlainText()
-        box.setPlainText(typed)
-        box.submitted.emit()
-        if not box.toPlainText():  # sent: the chat's own draft comes back
-            hand_over_typing(box, EarlyTyping(chat_draft, False, focused))
-    else:
-        hand_over_typing(box, EarlyTyping(typed, False, focused))
 
 
 def claim_data_folder(data_dir: str | None, smoke: bool,
@@ -251,7 +228,7 @@ def collect_and_freeze() -> None:
 
 
 def load_modules(app: QApplication, trace: StartupTrace | None = None) -> None:
-    import importlib
+    """What a turn needs (``TURN_STEPS``, each wire API's adapter, the CA bundle)."""
     import threading
 
     from desktop.providers.tls import shared_context
@@ -265,11 +242,7 @@ def load_modules(app: QApplication, trace: StartupTrace | None = None) -> None:
 
     # then each wire API's adapter (the first question builds its provider)
     adapters = tuple(dict.fromkeys(path.partition(":")[0] for path in ADAPTERS))
-    for name in LOAD_STEPS + adapters:
-        if trace is not None:
-            trace.step(name)
-        importlib.import_module(name)
-        app.processEvents()
+    import_steps(app, TURN_STEPS + adapters, trace)
     if trace is not None:
         trace.step("CA certificates")
     while certificates.is_alive():  # (usually over by now)
@@ -281,6 +254,18 @@ def load_modules(app: QApplication, trace: StartupTrace | None = None) -> None:
     # passes that freed them cost ~7% of the main thread until the app had loaded
     # (py-spy, tests/bench/bench_shipped_startup.py).
     gc.freeze()
+
+
+def import_steps(app: QApplication, names: tuple[str, ...],
+                 trace: StartupTrace | None = None) -> None:
+    """Import ``names`` one after the other, the window's events handled after each."""
+    import importlib
+
+    for name in names:
+        if trace is not None:
+            trace.step(name)
+        importlib.import_module(name)
+        app.processEvents()
 
 
 def open_context(window: MainWindow, paths: DataPaths, lock: InstanceLock | None,
@@ -400,19 +385,7 @@ def start_window(app: QApplication, window: MainWindow, ctx: AppContext, *, smok
         trace.step("chat service")
     controller = ChatController(ctx, service=ChatService(ctx, write_titles=True))
     closing.append(follow_settings(app, controller).close)
-    between_steps: Callable[[], object] = app.processEvents
-    if trace is not None:
-        def between_steps() -> None:
-            app.processEvents()
-            if trace is not None:
-                trace.step("window content")
-    window.attach(controller, between_steps=between_steps)
-    if trace is not None:
-        trace.step("reopen last chat")
-    reopen_last_chat(window)
-    app.processEvents()
-    if trace is not None:
-        trace.loaded()
+    fill_in(app, window, controller, trace)
     collect_and_freeze()
     # From here on the cyclic collector runs on this thread only (see its module): run
     # on a worker thread it destroyed Qt objects there, and their timers fired on
@@ -441,6 +414,31 @@ def start_window(app: QApplication, window: MainWindow, ctx: AppContext, *, smok
     if not window.isVisible() and quick is None:  # closed while it was loading
         QTimer.singleShot(0, app.quit)
     return controller
+
+
+def fill_in(app: QApplication, window: MainWindow, controller: ChatController,
+            trace: StartupTrace | None = None) -> None:
+    """A question typed meanwhile is sent; then the window's content is imported and
+    built in steps, with the window's events (and the answer's) handled between them."""
+    from desktop.ui.window.early_question import EarlyQuestion, reopen_last_chat
+
+    if trace is not None:
+        trace.step("early question")
+    EarlyQuestion(window, controller).start()
+    import_steps(app, WINDOW_STEPS, trace)
+    between_steps: Callable[[], object] = app.processEvents
+    if trace is not None:
+        def between_steps() -> None:
+            app.processEvents()
+            if trace is not None:
+                trace.step("window content")
+    window.attach(controller, between_steps=between_steps)
+    if trace is not None:
+        trace.step("reopen last chat")
+    reopen_last_chat(window)
+    app.processEvents()
+    if trace is not None:
+        trace.loaded()
 
 
 def quit_now(window: MainWindow) -> None:

@@ -28,7 +28,7 @@ from desktop.chat.events import (
     TurnQueued,
     retry_text,
 )
-from desktop.chat.last_chat import remember_last_chat
+from desktop.chat.last_chat import last_chat, remember_last_chat
 from desktop.chat.profile import ChatRef, NewChat
 from desktop.chat.research.progress import ResearchLimits, ResearchProgress
 from desktop.chat.running import RunningTurn
@@ -125,6 +125,10 @@ class ChatController(QObject):
     def remember_last_chat(self, session_id: str | None) -> None:
         """``session_id`` is on screen now: reopened at the next start."""
         remember_last_chat(self.ctx.settings_store, session_id)
+
+    def last_chat(self) -> str | None:
+        """The chat the user was in when the app last closed, if it is still there."""
+        return last_chat(self.ctx.settings_store, self.ctx.sessions)
 
     def provider(self) -> ProviderConfig | None:
         return self.service.chats.provider(self.chat)

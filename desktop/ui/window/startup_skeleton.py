@@ -15,7 +15,7 @@ instead of alignment flags, the splitter's default orientation.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSize
@@ -61,6 +61,8 @@ class EarlyMessageBox(QPlainTextEdit):
     def __init__(self) -> None:
         super().__init__()
         self.send_requested = False
+        #: called at Enter once a question can be sent before the window is built
+        self.on_send: Callable[[], None] | None = None
         self.setObjectName("composerInput")
         self.setAccessibleName(QCoreApplication.translate("StartupSkeleton", "Message"))
         self.setPlaceholderText(QCoreApplication.translate(
@@ -76,6 +78,8 @@ class EarlyMessageBox(QPlainTextEdit):
             if self.toPlainText().strip():
                 self.send_requested = True
                 self.setReadOnly(True)  # what is sent is what was there at Enter
+                if self.on_send is not None:
+                    self.on_send()
             return
         super().keyPressEvent(event)
 
@@ -93,6 +97,7 @@ class StartupSkeleton(QWidget):
         self.first_chats: list[FirstChat] = []  #: listed by :meth:`fill`
         self.early_keys: list[QKeyEvent] = []  #: pressed in the window before :meth:`fill`
         self._watching: QWidget | None = None
+        self._on_send: Callable[[], None] | None = None
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
@@ -161,6 +166,7 @@ class StartupSkeleton(QWidget):
         self.chat_list.itemActivated.connect(self._chosen)
         column.addWidget(self.chat_list, 1)
         self.message_box = EarlyMessageBox()
+        self.message_box.on_send = self._on_send
         box = self.composer_box.layout()
         if isinstance(box, QVBoxLayout):
             box.addWidget(self.message_box)
@@ -175,6 +181,18 @@ class StartupSkeleton(QWidget):
         for key in self.early_keys:  # (typed before the box was there)
             self.message_box.keyPressEvent(key)
         self.early_keys.clear()
+
+    @property
+    def on_send(self) -> Callable[[], None] | None:
+        """Called at Enter in the message box once a question can be sent (set by
+        :class:`desktop.ui.window.early_question.EarlyQuestion`)."""
+        return self._on_send
+
+    @on_send.setter
+    def on_send(self, send: Callable[[], None] | None) -> None:
+        self._on_send = send
+        if self.message_box is not None:
+            self.message_box.on_send = send
 
     def _chosen(self, item: QListWidgetItem) -> None:
         if self.chat_list is not None:

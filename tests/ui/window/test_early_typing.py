@@ -13,10 +13,10 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.app import AppContext
 from desktop.chat.last_chat import remember_last_chat
-from desktop.gui import reopen_last_chat
 from desktop.storage.first_chats import FIRST_CHATS, read_first_chats
 from desktop.storage.window_state import read_window_state
 from desktop.ui.window.controller import ChatController
+from desktop.ui.window.early_question import reopen_last_chat
 from desktop.ui.window.main_window import MainWindow
 from desktop.ui.window.startup_skeleton import StartupSkeleton
 from tests.support.openai_server import FakeOpenAIServer

@@ -12,9 +12,9 @@ from PySide6.QtCore import Qt
 from desktop.app import AppContext
 from desktop.chat.service import ChatService
 from desktop.chat.starter_assistants import STARTERS
-from desktop.gui import reopen_last_chat
 from desktop.ui.conversations.assistants_dialog import AssistantsDialog
 from desktop.ui.window.controller import ChatController
+from desktop.ui.window.early_question import reopen_last_chat
 from desktop.ui.window.main_window import MainWindow
 from tests.support.openai_server import FakeOpenAIServer
 from tests.ui.window.test_main_window import add_provider, make_window, send
