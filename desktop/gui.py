@@ -22,6 +22,7 @@ Only Qt and a few light modules are imported at the top of this module.
 from __future__ import annotations
 
 import gc
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -46,6 +47,8 @@ from desktop.ui.window.startup_trace import StartupTrace, startup_trace
 if TYPE_CHECKING:
     from desktop.app import AppContext
     from desktop.ui.window.controller import ChatController
+
+log = logging.getLogger(__name__)
 
 FIRST_FRAME_TIMEOUT_MS = 1000  # never wait longer than this for the first paint
 
@@ -91,6 +94,14 @@ TURN_STEPS = (
     "httpx",
     "concurrent.futures",
     "asyncio",
+    # anyio's asyncio backend, which httpcore's connection pool loads at the first request:
+    # loaded there, on the stream thread, it took ~60 ms beside the window's steps (both
+    # slowed by Python's lock). anyio names no public module that loads it: see
+    # PRIVATE_STEPS.
+    "anyio.lowlevel",
+    "anyio.streams.memory",
+    "anyio.streams.tls",
+    "anyio._backends._asyncio",
     "desktop.tools.approval",
     "desktop.tools.registry",
     "desktop.tools.builtins",
@@ -149,6 +160,10 @@ WINDOW_STEPS = (
 )
 
 LOAD_STEPS = TURN_STEPS + WINDOW_STEPS  #: (all of them, in order)
+
+#: A dependency's private modules among the steps: loaded ahead when they are there, and
+#: left to load when first used if a release has moved them.
+PRIVATE_STEPS = frozenset({"anyio._backends._asyncio"})
 
 
 def make_application() -> QApplication:
@@ -264,7 +279,12 @@ def import_steps(app: QApplication, names: tuple[str, ...],
     for name in names:
         if trace is not None:
             trace.step(name)
-        importlib.import_module(name)
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            if name not in PRIVATE_STEPS:
+                raise
+            log.info("%s is not there: it loads when first used", name)
         app.processEvents()
 
 

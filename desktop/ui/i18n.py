@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 import PySide6
-from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QObject, Qt, QTranslator
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QObject, QTranslator
 from PySide6.QtWidgets import QApplication
 
 from desktop.resources import resources_dir
@@ -145,8 +145,12 @@ def install_translations(app: QCoreApplication, language: str = "") -> QLocale:
         app.installTranslator(translator)
     setattr(app, _TRANSLATORS_PROPERTY, installed)
     if isinstance(app, QApplication):
-        app.setLayoutDirection(locale.textDirection() if translated
-                               else Qt.LayoutDirection.LeftToRight)
+        if translated:
+            app.setLayoutDirection(locale.textDirection())
+        elif app.isRightToLeft():  # (left to right unless a language before said not)
+            from PySide6.QtCore import Qt  # (its enums take ~25 ms: not before the window)
+
+            app.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
     return locale
 
 
@@ -157,4 +161,4 @@ def language_names() -> list[tuple[str, str]]:
 
 
 def is_right_to_left(app: QApplication) -> bool:
-    return app.layoutDirection() == Qt.LayoutDirection.RightToLeft
+    return app.isRightToLeft()

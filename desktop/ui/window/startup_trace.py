@@ -8,6 +8,7 @@ Off unless ``ASSISTA_STARTUP_TRACE`` names a file; then lines are appended to it
     loaded <unix time> longest_stall_ms <ms> at <step>
     cpu <ms> main_thread <ms>
     settled <unix time> longest_stall_ms <ms> at <step>
+    gap <ms> <step>   (each gap over 25 ms until settled, named after its step)
 
 ``loaded``: the real window is built and a message sent now is answered; its stall is
 the longest from ``shown`` until then; ``settled``: the same, half a second later (the
@@ -30,12 +31,13 @@ import os
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QObject, QTimer
 
 TRACE_VARIABLE = "ASSISTA_STARTUP_TRACE"
 STALL_VARIABLE = "ASSISTA_STALL_LOG"
 SETTLE_MS = 500
 FRAME_S = 1 / 60
+STEP_NOTED_S = 0.025  # until settled, every gap longer than this is written too
 
 
 def cpu_times() -> tuple[float, float]:
@@ -59,8 +61,7 @@ class StartupTrace(QObject):
         self.longest_at = ""
         self._step = "first frame"
         self.watching = False  # (settled, stalls logged)
-        self._timer = QTimer(self)
-        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self._timer = QTimer(self)  # (precise from the first frame on: see shown())
         self._timer.setInterval(1)
         self._timer.timeout.connect(self._beat)
 
@@ -74,6 +75,9 @@ class StartupTrace(QObject):
     def shown(self) -> None:
         """The window's first frame is on screen: the trace starts."""
         self._write(f"shown {self._wall():.6f}")
+        from PySide6.QtCore import Qt  # (its enums take ~25 ms: not before the window)
+
+        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
         self._last = self._clock()
         self._timer.start()
 
@@ -87,6 +91,8 @@ class StartupTrace(QObject):
         gap = now - self._last
         if self._timer.isActive() and gap > self.longest:
             self.longest, self.longest_at = gap, self._step
+        if self._timer.isActive() and not self.watching and gap > STEP_NOTED_S:
+            self._write(f"gap {gap * 1000:.1f} {self._step}")  # (each long one, named)
         if self.watching and gap > FRAME_S:
             self._write(f"stall {self._wall():.6f} {gap * 1000:.1f}", self.stall_log)
         self._last = now
