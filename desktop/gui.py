@@ -168,7 +168,12 @@ PRIVATE_STEPS = frozenset({"anyio._backends._asyncio"})
 
 def make_application() -> QApplication:
     existing = QApplication.instance()
-    app = existing if isinstance(existing, QApplication) else new_application()
+    if isinstance(existing, QApplication):
+        app = existing
+    else:
+        style = theme.native_style_name()
+        app = new_application(style)
+        app.setProperty(theme.STYLE_PROPERTY, style)
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(APP_NAME)
     app.setDesktopFileName(APP_ID)

@@ -159,7 +159,10 @@ class Theme(QObject):
             QGuiApplication.styleHints().colorSchemeChanged.connect(self._os_scheme_changed)
             self._following_os = True
         c = self.colors()
-        app.setStyle(native_style_name())
+        style = native_style_name()
+        if app.property(STYLE_PROPERTY) != style:  # (once: gui.py names it to Qt at start)
+            app.setStyle(style)
+            app.setProperty(STYLE_PROPERTY, style)
         palette = QPalette()
         for role, key in _PALETTE_ROLES:
             palette.setColor(getattr(QPalette.ColorRole, role), QColor(c[key]))
@@ -303,6 +306,11 @@ def _scale_own_fonts(app: QApplication, ratio: float) -> None:
             if own.pointSizeF() > 0:
                 own.setPointSizeF(max(1.0, own.pointSizeF() * ratio))
                 widget.setFont(own)
+
+
+#: The application's property naming the widget style it was given (by its constructor
+#: at start-up, or by :meth:`Theme.apply`).
+STYLE_PROPERTY = "assistaStyle"
 
 
 def native_style_name() -> str:

@@ -42,8 +42,10 @@ def _platform(environ: dict[str, str]) -> str | None:
     return "xcb" if environ.get("DISPLAY") else None
 
 
-def new_application() -> QApplication:
-    """``QApplication(argv[0])``; exits with one line when Qt cannot start."""
+def new_application(style: str = "") -> QApplication:
+    """``QApplication(argv[0])`` (with its widget ``style`` when named: made in Qt then,
+    not later through Python, where making its enums took ~20 ms before the window
+    showed); exits with one line when Qt cannot start."""
     said: list[str] = []
     environ = dict(os.environ)
     if not (environ.get("WAYLAND_DISPLAY") or environ.get("DISPLAY")) and \
@@ -64,7 +66,7 @@ def new_application() -> QApplication:
     if platform is not None:  # (for this start only: not the commands the app runs)
         os.environ["QT_QPA_PLATFORM"] = platform
     try:
-        app = QApplication(sys.argv[:1])
+        app = QApplication(sys.argv[:1] + (["-style", style] if style else []))
     finally:
         qInstallMessageHandler(previous)
         if platform is not None:

@@ -46,6 +46,9 @@ def test_a_question_typed_while_loading_is_sent_before_the_window_is_built(
     assert early.sent == 1 and controller.session_id == last
     assert box.toPlainText() == "" and not box.isReadOnly()  # ready for more typing
     qtbot.waitUntil(held.holding.is_set, timeout=10000)  # "Ans" streamed, the rest held
+    turn = controller.service.running(last)
+    assert turn is not None
+    qtbot.waitUntil(lambda: turn.streamed_text() == "Ans", timeout=10000)  # (arrived)
     window.attach(controller)
     reopen_last_chat(window)
     assert window.controller.session_id == last
@@ -53,7 +56,7 @@ def test_a_question_typed_while_loading_is_sent_before_the_window_is_built(
     # the answer so far is shown, and goes on live
     assert controller.busy and window.composer.send_button.text() == "Stop"
     current = window.chat._current
-    assert current is not None and current.plain_text().startswith("Ans")
+    assert current is not None and current.plain_text() == "Ans"
     held.release()
     qtbot.waitUntil(lambda: not controller.busy, timeout=10000)
     assert len(fake_server.chat_requests) == 1  # sent once, not again once built
