@@ -89,9 +89,7 @@ TURN_STEPS = (
     "anyio",
     "httpcore",
     "urllib.request",
-    "click",  # (httpx imports its command line when click is installed)
-    "pygments.lexers",  # (and that command line this)
-    "httpx",
+    "httpx",  # (without its command line: see desktop/__init__.py)
     "concurrent.futures",
     "asyncio",
     # anyio's asyncio backend, which httpcore's connection pool loads at the first request:
