@@ -8,11 +8,13 @@ The window is on screen before the app has loaded. In order:
    skeleton of its layout and its first frame is painted;
 2. the skeleton lists the newest chats (one query with plain ``sqlite3``) and its
    message box takes typing: the window is filled in for the user;
-3. then the rest is imported and opened (the database with its checks, settings, the
-   agent loop, the chat view); the qasync loop starts running, and on it
-   :meth:`MainWindow.attach` builds the real content in steps with the window's
-   events handled between them; what was typed meanwhile goes on in the composer
-   (and is sent if Enter was pressed: the loop runs, so it is answered);
+3. then what a turn needs is imported and opened (the database with its checks,
+   settings, the agent loop, the chat service: ``TURN_STEPS``); the qasync loop starts
+   running, and on it a question typed meanwhile (Enter pressed) is sent at once
+   (:mod:`desktop.ui.window.early_question`); then the window's content is imported
+   (``WINDOW_STEPS``) and :meth:`MainWindow.attach` builds it in steps with the
+   window's events (and the answer's) handled between them; the chat view then shows
+   the chat with its answer so far, and what was typed since goes on in the composer;
 4. the loop runs the app until it quits, then stops the chats' answers (what they
    wrote is saved) on the loop too (:mod:`desktop.ui.window.app_loop`).
 
