@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 
 import desktop.ui.pyside_import_hook  # noqa: F401  (before the other modules)
 from desktop import APP_ID, APP_NAME
@@ -209,6 +209,8 @@ def claim_data_folder(data_dir: str | None, smoke: bool,
         paths = DataPaths.resolve(data_dir)
         lock = acquire_instance_lock(paths)
     except Exception as exc:
+        from PySide6.QtWidgets import QMessageBox  # (its type: ~3 ms, not before the window)
+
         from desktop.ui.error_text import exception_text  # (pydantic: not before the frame)
 
         QMessageBox.critical(None, APP_NAME, QCoreApplication.translate(
@@ -221,6 +223,8 @@ def claim_data_folder(data_dir: str | None, smoke: bool,
         if activate_running_instance(paths.root, command=command):
             print(f"{APP_NAME} is already running; its window was brought forward.")
             raise SystemExit(0)
+        from PySide6.QtWidgets import QMessageBox  # (its type: ~3 ms, not before the window)
+
         QMessageBox.warning(None, APP_NAME, QCoreApplication.translate(
             "Launch", "{app} is already running with the data in {folder}. Close it first, "
             "or start with --data-dir.").format(app=APP_NAME, folder=paths.root))
@@ -306,6 +310,8 @@ def open_context(window: MainWindow, paths: DataPaths, lock: InstanceLock | None
     except AssistaError as exc:
         if lock is not None:
             lock.release()
+        from PySide6.QtWidgets import QMessageBox  # (its type: ~3 ms, not before the window)
+
         from desktop.ui.error_text import exception_text  # (pydantic: not before the frame)
 
         QMessageBox.critical(window, APP_NAME, QCoreApplication.translate(

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QTimer
 from PySide6.QtGui import QCloseEvent, QPaintEvent, QShowEvent
-from PySide6.QtWidgets import QDialog, QFileDialog, QMainWindow, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QMainWindow, QVBoxLayout, QWidget
 
 from desktop import APP_NAME
 from desktop.core.first_frame import WindowState
@@ -381,6 +381,8 @@ class MainWindow(QMainWindow):
         self.panels.make_room_for_tools()
 
     def choose_workspace(self) -> None:
+        from PySide6.QtWidgets import QFileDialog  # (its type: not before the window)
+
         folder = QFileDialog.getExistingDirectory(self, self.tr("Choose workspace folder"),
                                                   self.controller.workspace() or "")
         if folder:
