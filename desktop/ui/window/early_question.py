@@ -20,6 +20,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QCoreApplication
+
 from desktop.ui.window.startup_skeleton import EarlyTyping, StartupSkeleton, hand_over_typing
 
 if TYPE_CHECKING:
@@ -72,6 +74,8 @@ class EarlyQuestion:
         box.send_requested = False
         box.clear()
         box.setReadOnly(False)
+        self.window.statusBar().showMessage(QCoreApplication.translate(
+            "EarlyQuestion", "Question sent. Opening the chat…"))
         log.info("a question typed while the window loaded was sent before it was built")
 
     def _skeleton(self) -> StartupSkeleton | None:

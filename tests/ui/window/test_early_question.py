@@ -45,6 +45,7 @@ def test_a_question_typed_while_loading_is_sent_before_the_window_is_built(
     assert not window.ready and window.centralWidget() is skeleton
     assert early.sent == 1 and controller.session_id == last
     assert box.toPlainText() == "" and not box.isReadOnly()  # ready for more typing
+    assert window.statusBar().currentMessage() == "Question sent. Opening the chat…"
     qtbot.waitUntil(held.holding.is_set, timeout=10000)  # "Ans" streamed, the rest held
     turn = controller.service.running(last)
     assert turn is not None
