@@ -34,7 +34,7 @@ from pathlib import Path
 from smoke import smoke_env
 
 ROOT = Path(__file__).resolve().parent.parent
-SMOKE_DELAY_S = 0.300  #: desktop/gui.py: QTimer.singleShot(300, finish) after show()
+SMOKE_DELAY_S = 0.300  #: desktop/gui/__init__.py: QTimer.singleShot(300, finish) after show()
 _MAP_NOTIFY = 19
 _SUBSTRUCTURE_NOTIFY_MASK = 1 << 19
 

@@ -4,7 +4,7 @@ httpx makes a new SSL context for every client, reading the whole CA bundle (abo
 150 certificates: 15-20 ms here, 50 ms and more on a busy machine) each time — for
 the model list right after the window is filled in, and for each provider's client.
 :func:`shared_context` makes it once per choice of certificates and hands out the
-same one; the window makes it as a loading step (desktop/gui.py), before
+same one; the window makes it as a loading step (desktop/gui/), before
 it is filled in. An ``SSLContext`` may serve several clients and threads at once.
 
 The certificates are those httpx would choose: ``SSL_CERT_FILE`` or ``SSL_CERT_DIR``

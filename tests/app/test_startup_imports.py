@@ -130,7 +130,7 @@ def test_option_models_nobody_uses_are_built_on_first_use(tmp_path: Path) -> Non
         "import importlib, json\n"
         "from pydantic import ValidationError\n"
         "from desktop.app import AppContext\n"
-        "from desktop.gui import LOAD_STEPS\n"
+        "from desktop.gui.load_steps import LOAD_STEPS\n"
         "for name in LOAD_STEPS: importlib.import_module(name)\n"
         f"ctx = AppContext.open({str(tmp_path / 'data')!r}, environ={{\n"
         "    'OPENAI_API_KEY': 'k', 'OPENAI_BASE_URL': 'http://127.0.0.1:9/v1'},\n"

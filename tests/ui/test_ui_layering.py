@@ -16,7 +16,7 @@ LOWER = ("storage", "providers", "app")
 #: Interface modules that import desktop.storage / desktop.providers / desktop.app
 #: (directly, or for annotations only): none. The window's entry point, which opens
 #: the composition root (the data folder, its instance lock, the AppContext), reads the
-#: first frame from the database file and looks for local servers, is desktop/gui.py,
+#: first frame from the database file and looks for local servers, is desktop/gui/,
 #: beside the command line's, outside the interface. Every widget is handed services.
 STILL_IMPORTING: dict[str, set[str]] = {}
 

@@ -358,7 +358,7 @@ def load_steps_run() -> dict[str, Any]:
     """A fresh interpreter imports the window's load steps one by one: how many modules
     each step added, and which of FEATURES_LOADED_ON_FIRST_USE were loaded at the end."""
     probe = ("import importlib, json, sys\n"
-             "from desktop.gui import LOAD_STEPS\n"
+             "from desktop.gui.load_steps import LOAD_STEPS\n"
              "sizes = {}\n"
              "for name in LOAD_STEPS:\n"
              "    before = len(sys.modules)\n"
@@ -385,7 +385,7 @@ SPLIT_STEPS = ["pydantic", "pydantic.main", "httpcore", "desktop.app", "desktop.
 
 def test_the_biggest_imports_load_in_several_steps_of_public_modules(
         load_steps_run: dict[str, Any]) -> None:
-    from desktop.gui import LOAD_STEPS, PRIVATE_STEPS
+    from desktop.gui.load_steps import LOAD_STEPS, PRIVATE_STEPS
 
     # a dependency's private module may move or vanish in any release: only those that
     # may be missing (PRIVATE_STEPS)
@@ -398,12 +398,12 @@ def test_the_biggest_imports_load_in_several_steps_of_public_modules(
 
 def test_a_private_module_a_release_has_moved_is_left_to_load_when_used(
         qapp: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from desktop import gui
+    from desktop.gui import load_steps
 
-    monkeypatch.setattr(gui, "PRIVATE_STEPS", frozenset({"anyio._backends._moved_away"}))
-    gui.import_steps(qapp, ("anyio._backends._moved_away",))  # no error: left for later
+    monkeypatch.setattr(load_steps, "PRIVATE_STEPS", frozenset({"anyio._backends._moved_away"}))
+    load_steps.import_steps(qapp, ("anyio._backends._moved_away",))  # no error: left for later
     with pytest.raises(ImportError):
-        gui.import_steps(qapp, ("desktop.no_such_module",))
+        load_steps.import_steps(qapp, ("desktop.no_such_module",))
 
 
 #: What the window had made when its first frame was about to show: whether Qt's ``Qt``
