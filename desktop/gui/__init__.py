@@ -32,7 +32,7 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-import desktop.ui.pyside_import_hook  # noqa: F401  (before the other modules)
+import desktop.ui.pyside_import_hook  # (before the other modules)
 from desktop import APP_ID, APP_NAME
 from desktop.resources import icon_path
 from desktop.storage.first_chats import read_first_chats
@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FIRST_FRAME_TIMEOUT_MS = 1000  # never wait longer than this for the first paint
+SAVE_SCANS_AFTER_MS = 10_000  # (once the start-up work is over)
 
 def make_application() -> QApplication:
     existing = QApplication.instance()
@@ -268,6 +269,11 @@ def start_window(app: QApplication, window: MainWindow, ctx: AppContext, *, smok
     from desktop.ui.collector import MainThreadCollector
 
     closing.append(MainThreadCollector(app).stop)
+    # PySide6's answers for the modules loaded, kept for the next start (also if this
+    # process is killed later)
+    scans = desktop.ui.pyside_import_hook.CACHE
+    closing.append(scans.save)
+    QTimer.singleShot(SAVE_SCANS_AFTER_MS, scans.save)
     closing.append(InstanceServer(ctx.paths.root, window.bring_to_front,
                                   on_command=window.quick.command).close)
     if quick is not None:

@@ -10,6 +10,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,3 +52,42 @@ def test_modules_imported_after_the_launcher_are_not_read_as_source(tmp_path: Pa
     # the same answers as PySide6's: 0 = may switch features, -1 = not a PySide6 module
     assert (launched["uses_qt"], launched["plain"]) == (0, -1)
     assert (plain_pyside["uses_qt"], plain_pyside["plain"]) == (0, -1)
+
+
+def test_answers_are_kept_while_a_file_is_unchanged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from desktop.ui import pyside_import_hook as hook
+
+    uses, plain = tmp_path / "uses.py", tmp_path / "plain.py"
+    uses.write_text("from PySide6.QtCore import QObject\n")
+    plain.write_text("import os\n")
+    first = hook.ScanCache(tmp_path / "scan.json")
+    assert (first.says_pyside(str(uses)), first.says_pyside(str(plain))) == (True, False)
+    first.save()
+    opened: list[str] = []
+    real_open = os.open
+
+    def counting_open(path: Any, *args: Any, **kwargs: Any) -> int:
+        opened.append(str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(hook.os, "open", counting_open)
+    again = hook.ScanCache(tmp_path / "scan.json")  # the next start
+    assert (again.says_pyside(str(uses)), again.says_pyside(str(plain))) == (True, False)
+    assert opened == []  # known, unchanged: not read
+    plain.write_text("import PySide6  # now it does\n")  # (another size)
+    assert again.says_pyside(str(plain)) is True and opened == [str(plain)]
+    again.save()
+    assert hook.ScanCache(tmp_path / "scan.json").answers[str(plain)][2] is True
+
+
+def test_an_unreadable_cache_is_made_again(tmp_path: Path) -> None:
+    from desktop.ui import pyside_import_hook as hook
+
+    (tmp_path / "scan.json").write_text("{not json")
+    cache = hook.ScanCache(tmp_path / "scan.json")
+    module = tmp_path / "m.py"
+    module.write_text("x = 1\n")
+    assert cache.answers == {} and cache.says_pyside(str(module)) is False
+    cache.save()
+    assert json.loads((tmp_path / "scan.json").read_text())["files"][str(module)][2] is False
