@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import gc
+import threading
 from collections.abc import Callable
 from functools import partial
 
@@ -30,11 +31,17 @@ from desktop.ui.chat.chat_layout import VirtualColumn
 from desktop.ui.chat.chat_selection import Endpoint
 from desktop.ui.chat.message_widget import MessageWidget
 from desktop.ui.chat.turn_status import TurnStatus
-from desktop.ui.markdown.renderer import WARM_LANGUAGES, highlight_code, renderer
+from desktop.ui.markdown.renderer import (
+    WARM_LANGUAGES,
+    highlight_code,
+    renderer,
+    warm_highlighters,
+)
 from desktop.ui.window.bridge import AgentBridge
 
 END = 10**9  # a body index past every real one: "to the end of this block"
 WARM_UP_AFTER_MS = 300  # after a chat with messages is first shown
+WARM_THREAD = "assista-highlighters"
 WARM_UP_STEP_MS = 50  # between two warm-up steps (each a few to ~40 ms, once)
 
 
@@ -209,15 +216,25 @@ class ChatView(VirtualColumn):
 
     def _warm_up(self, languages: tuple[str, ...] | None = None) -> None:
         """Once a stored chat shows, the parser and then the common code highlighters
-        are made ready on this thread, one per step with the window's events handled
-        between steps (their imports and regular expressions take a few to ~40 ms
-        each, the first time): a code block shown later is not held up by them."""
+        are made ready (their imports and regular expressions take a few to ~55 ms
+        each, the first time): a code block shown later is not held up by them.
+
+        The parser on this thread. The highlighters on a thread of their own when the
+        window collects Python's garbage on this one (:mod:`desktop.ui.collector`):
+        the first of them, one step here, held the window ~55 ms right after it had
+        loaded. Otherwise (no collector: a collection started on that thread could
+        destroy Qt objects there) one per step here, with the window's events handled
+        between steps."""
         if self._current is not None:  # (not beside a stream either)
             QTimer.singleShot(WARM_UP_AFTER_MS, lambda: self._warm_up(languages))
             return
         style = renderer(theme.is_dark()).palette.pygments_style
         if languages is None:  # (the first step: the parser)
             languages = WARM_LANGUAGES
+            if not gc.isenabled():
+                threading.Thread(target=warm_highlighters, args=(languages, style),
+                                 name=WARM_THREAD, daemon=True).start()
+                return
         else:
             highlight_code("x = 1\n", languages[0], style)
             languages = languages[1:]

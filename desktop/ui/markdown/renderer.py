@@ -83,6 +83,12 @@ WARM_LANGUAGES = ("python", "javascript", "typescript", "bash", "json", "rust", 
                   "java", "c", "cpp", "sql", "html", "yaml", "css")
 
 
+def warm_highlighters(languages: tuple[str, ...], style: str) -> None:
+    """Build the highlighters for ``languages`` (and their formatter) ahead of use."""
+    for lang in languages:
+        highlight_code("x = 1\n", lang, style)
+
+
 def highlight_code(code: str, lang: str, style: str) -> str:
     """Highlighted HTML spans for ``code`` (escaped text when the language is unknown)."""
     lexer = _lexer(lang.lower()) if lang else None

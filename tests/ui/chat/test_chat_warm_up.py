@@ -1,8 +1,9 @@
-"""The markdown parser and code highlighters are made ready after a stored chat shows,
-on the window's thread, one step at a time with the window's events handled between
-the steps (building them in one go froze the window just after it was filled in:
-issue 13's start-up stall; a thread for them competed with the window for Python's
-lock, issue 26 item 8)."""
+"""The markdown parser and code highlighters are made ready after a stored chat shows:
+the parser on the window's thread; the highlighters on a thread of their own when the
+window collects Python's garbage itself (the first of them, Python's, held the window
+~55 ms as one step right after it had loaded), else on the window's thread one step at
+a time with the window's events handled between the steps (building them in one go
+froze the window just after it was filled in: issue 13's start-up stall)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ from desktop.ui.window.bridge import AgentBridge
 
 def test_the_parser_and_highlighters_warm_up_in_steps_on_the_window_thread(
         qtbot: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the window's collector (Python collects on any thread)."""
+    monkeypatch.setattr("desktop.ui.chat.chat_view.gc.isenabled", lambda: True)
     built_on: list[threading.Thread] = []
     build = MarkdownRenderer.__init__
 
@@ -54,4 +57,26 @@ def test_the_parser_and_highlighters_warm_up_in_steps_on_the_window_thread(
     at = [tick for _lang, tick, _thread in warmed]
     assert all(later > earlier for earlier, later in pairwise(at))
     assert renderer(False).render("**bold**").count("<strong>") == 1  # usable afterwards
+    renderer.cache_clear()
+
+
+def test_with_the_windows_collector_the_highlighters_warm_up_on_a_thread_of_their_own(
+        qtbot: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from desktop.ui.chat.chat_view import WARM_THREAD
+
+    monkeypatch.setattr("desktop.ui.chat.chat_view.gc.isenabled", lambda: False)
+    warmed: list[tuple[str, str]] = []
+
+    def recording_highlight(code: str, lang: str, style: str) -> str:
+        warmed.append((lang, threading.current_thread().name))
+        return code
+
+    monkeypatch.setattr(renderer_module, "highlight_code", recording_highlight)
+    renderer.cache_clear()
+    view = ChatView(AgentBridge())
+    qtbot.addWidget(view)
+    view._warm_up()  # the parser here, then the thread is started
+    qtbot.waitUntil(lambda: len(warmed) == len(renderer_module.WARM_LANGUAGES))
+    assert warmed == [(lang, WARM_THREAD) for lang in renderer_module.WARM_LANGUAGES]
+    qtbot.waitUntil(lambda: not any(t.name == WARM_THREAD for t in threading.enumerate()))
     renderer.cache_clear()
