@@ -59,6 +59,12 @@ class VirtualColumn(QAbstractScrollArea):
         self.selection = SelectionModel(self)
         self._items: list[ChatItem] = []
         self._tops: list[int] = [MARGIN_Y]
+        self._tops_dirty = False  # a block's height changed since the tops were summed
+        # What the height estimates were made for (the width, the list and its length):
+        # a relayout estimates again only when one of them changed, else only the
+        # blocks in ``_stale`` (a scroll step then costs nothing per block of the chat)
+        self._estimated: tuple[int, int, int] = (-1, 0, 0)
+        self._stale: set[int] = set()
         self._pinned: set[int] = set()  # items whose widget must stay (streaming)
         self._follow = True
         self._busy = False
@@ -171,9 +177,16 @@ class VirtualColumn(QAbstractScrollArea):
                 if call.id in item.results:
                     widget.add_tool_result(item.results[call.id])
 
+    def forget_height(self, index: int) -> None:
+        """Block ``index`` is to be measured (or, without a widget, estimated) again."""
+        self._items[index].measured_width = -1
+        self._stale.add(index)
+
     def _release(self, index: int) -> None:
         item = self._items[index]
         self._live.discard(index)
+        if item.measured_width != self._estimated[0]:
+            self._stale.add(index)  # (not measured at this width: estimated again)
         if item.widget is not None:
             widget, item.widget = item.widget, None
             widget.hide()
@@ -197,7 +210,38 @@ class VirtualColumn(QAbstractScrollArea):
         item.measured_width = width
         changed = height != item.height
         item.height = height
+        self._tops_dirty |= changed
         return changed
+
+    def _estimate(self, width: int) -> None:
+        """Estimate the height of blocks without a widget that are not measured at
+        ``width``: all of them when the width or the blocks changed, else the stale."""
+        items = self._items
+        seen = (width, id(items), len(items))
+        if seen != self._estimated:
+            self._estimated = seen
+            self._stale.clear()
+            self._tops_dirty = True
+            candidates: range | list[int] = range(len(items))
+        elif self._stale:
+            candidates = sorted(i for i in self._stale if i < len(items))
+            self._stale.clear()
+        else:
+            return
+        metrics = self._metrics()
+        estimated = -2 - width
+        for index in candidates:
+            item = items[index]
+            if item.widget is None and item.measured_width not in (width, estimated):
+                item.height = estimate_height(item, width, metrics)
+                item.measured_width = estimated  # estimated for this width
+                self._tops_dirty = True
+
+    def _sum_tops(self) -> None:
+        """The blocks' tops, summed again only when a height or the blocks changed."""
+        if self._tops_dirty or len(self._tops) != len(self._items) + 1:
+            self._tops = prefix_tops([i.height for i in self._items], MARGIN_Y, SPACING)
+            self._tops_dirty = False
 
     def _relayout(self) -> None:
         """Estimate, measure what is near the viewport, position widgets, follow."""
@@ -212,14 +256,10 @@ class VirtualColumn(QAbstractScrollArea):
 
     def _do_relayout(self) -> None:
         width = self.column_width()
-        metrics = self._metrics()
-        for item in self._items:
-            if item.widget is None and item.measured_width not in (width, -2 - width):
-                item.height = estimate_height(item, width, metrics)
-                item.measured_width = -2 - width  # estimated for this width
+        self._estimate(width)
         anchor = self._anchor()
         for _attempt in range(4):
-            self._tops = prefix_tops([i.height for i in self._items], MARGIN_Y, SPACING)
+            self._sum_tops()
             self._restore(anchor)
             changed = False
             visible = self._range(self._value(), self._value() + self.viewport().height())
@@ -228,7 +268,9 @@ class VirtualColumn(QAbstractScrollArea):
                 changed |= self._measure(index, width)
             if not changed:
                 break
-        self._tops = prefix_tops([i.height for i in self._items], MARGIN_Y, SPACING)
+        for index in self._materialized():  # (the blocks off screen too: tops final now)
+            self._measure(index, width)
+        self._sum_tops()
         self._restore(anchor)
         keep = set(self._range(self._value() - KEEP, self._value() + self.viewport().height()
                                + KEEP)) | self._pinned
@@ -433,5 +475,6 @@ class VirtualColumn(QAbstractScrollArea):
             self._items[index].measured_width = -1
         for item in self._items:
             item.measured_width = -1
+        self._estimated = (-1, 0, 0)  # all estimated again
         self._relayout()
 

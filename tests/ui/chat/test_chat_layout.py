@@ -95,7 +95,7 @@ def test_the_view_stays_put_while_a_block_above_gets_its_text(qtbot: Any,
     first = view._range(top, top + 1)[0]
     above = next(i for i in range(first - 1, 0, -1) if view._items[i].role == "assistant")
     view._release(above)
-    view._items[above].measured_width = -1  # forgotten: estimated again
+    view.forget_height(above)  # forgotten: estimated again
     view._relayout()
     view._prefetch_timer.stop()
     estimate = view._items[above].height
@@ -118,7 +118,7 @@ def test_blocks_on_screen_are_not_repainted_when_a_block_above_changes_height(
     first = view._range(top, top + 1)[0]
     above = next(i for i in range(first - 1, 0, -1) if view._items[i].role == "assistant")
     view._release(above)
-    view._items[above].measured_width = -1
+    view.forget_height(above)
     view._relayout()
     view._prefetch_timer.stop()
     QApplication.processEvents()
@@ -263,3 +263,51 @@ def test_a_long_answer_is_parsed_ahead_in_short_steps(
     assert max(parsed) < len(long) // 4  # never all of it in one step
     assert markdown.cached_blocks(long) == markdown.blocks(long)
     qtbot.waitUntil(lambda: idle(view))
+
+
+def test_a_scroll_step_does_not_go_over_every_block_of_the_chat(
+        qtbot: Any, view: ChatView, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every scroll step and every idle step estimated the height of each block without a
+    # widget and summed the tops of all of them twice: ~1 ms a step in a chat of 2,000
+    # messages, in each wheel notch's frame (issue 27, scrolling). Only what changed now.
+    view.show_messages(history(400))
+    scroll_to_middle(qtbot, view)
+    qtbot.waitUntil(lambda: idle(view) and not view._prefetch_timer.isActive())
+    estimated: list[int] = []
+    summed: list[int] = []
+    estimate, tops = chat_layout.estimate_height, chat_layout.prefix_tops
+    monkeypatch.setattr(chat_layout, "estimate_height",
+                        lambda *a: estimated.append(1) or estimate(*a))
+    monkeypatch.setattr(chat_layout, "prefix_tops", lambda *a: summed.append(1) or tops(*a))
+    bar = view.verticalScrollBar()
+    first = view._range(view._value(), view._value() + 1)[0]
+    widget = view._items[first].widget
+    assert widget is not None
+    top = widget.y()
+    bar.setValue(bar.value() - 3 * bar.singleStep())  # a wheel notch, within what is built
+    assert estimated == [] and summed == []
+    assert widget.y() == top + 3 * bar.singleStep()  # (it did scroll)
+    # a block that changes height: the tops are summed again, once
+    first = view._range(view._value(), view._value() + 1)[0]
+    widget = view._items[first].widget
+    assert widget is not None
+    widget.body.set_markdown(widget.body.markdown() + "\n\nOne more paragraph.")
+    assert len(summed) == 1 and estimated == []
+    assert view._tops == tops([i.height for i in view._items], chat_layout.MARGIN_Y,
+                              chat_layout.SPACING)
+    # a block forgotten far away is estimated again, alone
+    far = next(i for i in range(len(view._items)) if view._items[i].widget is None)
+    view.forget_height(far)
+    view._relayout()
+    assert len(estimated) == 1
+
+
+def test_blocks_are_estimated_again_when_the_chat_changes(qtbot: Any, view: ChatView) -> None:
+    view.show_messages(history(30))
+    qtbot.waitUntil(lambda: idle(view))
+    other = [Message.user("x " * 2000) for _ in range(60)]  # same count, other heights
+    view.show_messages(other)
+    qtbot.waitUntil(lambda: idle(view))
+    far = view._items[0]
+    assert far.widget is None and far.height > 300  # estimated for its own text
+    assert view._tops[-1] > 60 * 300
