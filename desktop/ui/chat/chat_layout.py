@@ -23,7 +23,8 @@ from desktop.ui.chat.chat_items import ChatItem, Metrics, estimate_height, prefi
 from desktop.ui.chat.chat_selection import SelectionModel
 from desktop.ui.chat.column_overlays import ColumnOverlays
 from desktop.ui.chat.column_scroll_bar import ColumnScrollBar
-from desktop.ui.chat.message_widget import MessageWidget
+from desktop.ui.chat.message_header import MessageHeader
+from desktop.ui.chat.message_widget import MessageWidget, header_for
 from desktop.ui.chat.usage_text import PriceSource
 from desktop.ui.markdown.renderer import renderer
 from desktop.ui.markdown.streaming import StepParse
@@ -34,6 +35,7 @@ OVERSCAN = 800  # px laid out (while idle) beyond the viewport
 PARSE_AHEAD = 2400  # px whose markdown is parsed (while idle) beyond the viewport
 KEEP = 1600  # px beyond the viewport before a block's widget is destroyed
 AFTER_SCROLL = 0.006  # s after a scroll step or paint before idle work: the frame first
+STEP_BUDGET = 0.002  # s of building a block's text ahead per idle step (then it yields)
 FOLLOW_SLACK = 24
 
 
@@ -78,6 +80,8 @@ class VirtualColumn(QAbstractScrollArea):
         self._prefetch_timer.timeout.connect(self._prefetch)
         self._drawn_at = 0.0  # perf_counter() of the last scroll step or paint
         self._parsing: StepParse | None = None  # a long text parsed a piece per step
+        # the header row of the next block to build, built a step ahead of its widget
+        self._header_ahead: tuple[tuple[int, str], MessageHeader] | None = None
         self.overlays = ColumnOverlays(self.viewport())
         self.jump_button = self.overlays.jump_button
         self.jump_button.clicked.connect(self.scroll_to_bottom)
@@ -120,7 +124,8 @@ class VirtualColumn(QAbstractScrollArea):
                 item.measured_width = -1
         if item.widget is None:
             first = MessageWidget(item.messages[0], parent=self.viewport(),
-                                  selection=self.selection, key=(index, 0), defer_body=ahead)
+                                  selection=self.selection, key=(index, 0), defer_body=ahead,
+                                  header=self._take_header(index))
             for number in range(1, len(item.messages)):
                 self._add_continuation(index, first, number, ahead)
             self._apply_results(first, item)
@@ -140,6 +145,29 @@ class VirtualColumn(QAbstractScrollArea):
             if not ahead:  # (built ahead: shown in a step of its own, see _prefetch)
                 self._show_built(first)
         return item.widget
+
+    def _build_header_ahead(self, index: int) -> None:
+        """Build the header row of block ``index`` (its widget comes in the next step)."""
+        self._drop_header_ahead()
+        message = self._items[index].messages[0]
+        self._header_ahead = (index, message.id), header_for(message, self.viewport())
+
+    def _header_built(self, index: int) -> bool:
+        ahead = self._header_ahead
+        return ahead is not None and ahead[0] == (index, self._items[index].messages[0].id)
+
+    def _take_header(self, index: int) -> MessageHeader | None:
+        """The header row built ahead for block ``index``, if any."""
+        if not self._header_built(index):
+            return None
+        assert self._header_ahead is not None
+        header, self._header_ahead = self._header_ahead[1], None
+        return header
+
+    def _drop_header_ahead(self) -> None:
+        if self._header_ahead is not None:
+            self._header_ahead[1].deleteLater()
+            self._header_ahead = None
 
     def _show_built(self, widget: MessageWidget) -> None:
         """Show a block's widget (its first show styles all its parts: 1-10 ms)."""
@@ -347,7 +375,8 @@ class VirtualColumn(QAbstractScrollArea):
     def _prefetch(self) -> None:
         """One short step of work near the viewport while idle, so scrolling finds the
         blocks ready: the nearest block without a widget gets its markdown parsed, one
-        message a step, then its widget built, then shown, then its text rendered; further out,
+        message a step, then its widget built, then shown, then its text rendered (its
+        documents built for at most :data:`STEP_BUDGET` a step); further out,
         markdown is parsed ahead. Each step is its own turn of the event loop (a block parsed and
         built at once stalled scrolling for a frame or two; built and shown at once, up to
         16 ms, it still made the next scroll step miss its frame)."""
@@ -364,6 +393,12 @@ class VirtualColumn(QAbstractScrollArea):
             self._prefetch_timer.start(0)
             return
         if index is not None and built is not None:
+            if not built.body_prepared():
+                start = time.perf_counter()
+                done = built.prepare_body(start + STEP_BUDGET)
+                if not done or time.perf_counter() - start > STEP_BUDGET / 2:
+                    self._prefetch_timer.start(0)  # (more of its text, or shown, next step)
+                    return
             self._busy = True  # (one relayout below, not one more per height change)
             try:
                 self._materialize(index)  # its text, now parsed
@@ -374,6 +409,9 @@ class VirtualColumn(QAbstractScrollArea):
         text = self._next_unparsed() if index is None else self._unparsed(index)
         if text is not None:
             self._parse_some(text)
+            self._prefetch_timer.start(0)
+        elif index is not None and not self._header_built(index):
+            self._build_header_ahead(index)  # (header and widget: two steps)
             self._prefetch_timer.start(0)
         elif index is not None:
             self._materialize(index, ahead=True)
@@ -460,6 +498,7 @@ class VirtualColumn(QAbstractScrollArea):
     def _restyle(self) -> None:
         """Theme or zoom changed: rebuild what is on screen, re-estimate the rest."""
         self._background = QColor(theme.colors()["window"])
+        self._drop_header_ahead()
         self.overlays.restyled()
         self.viewport().update()
         bar = self.verticalScrollBar()

@@ -78,7 +78,7 @@ class MessageHeader(QWidget):
         self.copy_button.setAccessibleName(self.tr("Copy message"))
         self.copy_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         self.copy_menu = QMenu(self.copy_button)
-        self.copy_menu.aboutToShow.connect(lambda: fill_copy_menu(self.copy_menu))
+        self.copy_menu.aboutToShow.connect(lambda: self._fill_copy_menu(self.copy_menu))
         self.copy_button.setMenu(self.copy_menu)
         self.more_button = message_button("", self.tr("More actions"))
         set_icon(self.more_button, "ellipsis",
@@ -171,6 +171,10 @@ class MessageHeader(QWidget):
         if self.figures and not self.tokens_whole:
             menu.addSeparator()
             menu.addAction(self.figures).setEnabled(False)
+
+    def set_copy_menu(self, fill_copy_menu: Callable[[QMenu], None]) -> None:
+        """What the Copy button's menu holds (a header built before its message widget)."""
+        self._fill_copy_menu = fill_copy_menu
 
     def release(self) -> None:
         """Let go of the callbacks (they lead back to the message widget)."""

@@ -43,6 +43,16 @@ FOLD_LINES = 14  # a user message taller than this many lines folds behind "Show
 NO_LIMIT = 16777215  # Qt's QWIDGETSIZE_MAX
 
 
+def header_for(message: Message, parent: QWidget) -> MessageHeader:
+    """The header row of ``message``'s widget, built on its own (the chat builds it a
+    step ahead of the widget: the two at once took up to ~6 ms of one idle step)."""
+    return MessageHeader(message.role, header_text(message), _no_copy_menu, parent)
+
+
+def _no_copy_menu(_menu: QMenu) -> None:
+    pass
+
+
 class MessageWidget(QFrame):
     """Displays one user or assistant message; assistant text can stream in."""
 
@@ -53,7 +63,8 @@ class MessageWidget(QFrame):
     def __init__(self, message: Message, *, show_header: bool = True,
                  continuation: bool = False, parent: QWidget | None = None,
                  selection: SelectionModel | None = None,
-                 key: tuple[int, int] = (0, 0), defer_body: bool = False) -> None:
+                 key: tuple[int, int] = (0, 0), defer_body: bool = False,
+                 header: MessageHeader | None = None) -> None:
         super().__init__(parent)
         self._body_pending = defer_body  # the text comes in finish_body()
         self.message = message
@@ -75,7 +86,7 @@ class MessageWidget(QFrame):
                                   0 if continuation else 12)
         layout.setSpacing(6)
         self._layout = layout
-        self._build_header(message, show_header)
+        self._build_header(message, show_header, header)
         self._thinking: ReasoningSection | None = None  # created when there is some
         # (tool calls and sources are built when there are some: most blocks have none,
         # and blocks are built while the chat scrolls)
@@ -112,11 +123,16 @@ class MessageWidget(QFrame):
         :meth:`MarkdownView.set_background`)."""
         return QColor(theme.colors()["user_bg" if self.role == "user" else "assistant_bg"])
 
-    def _build_header(self, message: Message, show: bool) -> None:
+    def _build_header(self, message: Message, show: bool,
+                      row: MessageHeader | None) -> None:
+        """``row``: built ahead (:func:`header_for`), else built now."""
         # (parented at once: a parentless widget made visible is a window of its own,
         # which would take the focus from the main window and with it its shortcuts)
-        row = MessageHeader(message.role, header_text(message), self._fill_copy_menu,
-                            self)
+        if row is None:
+            row = header_for(message, self)
+        else:
+            row.setParent(self)
+        row.set_copy_menu(self._fill_copy_menu)
         row.title.setToolTip(datetime.fromtimestamp(message.created_at).isoformat(" ",
                                                                                   "seconds"))
         row.copy_button.clicked.connect(self.copy_markdown)
@@ -216,6 +232,20 @@ class MessageWidget(QFrame):
 
     def body_pending(self) -> bool:
         return any(w._body_pending for w in [self, *self.continuations])
+
+    def prepare_body(self, until: float) -> bool:
+        """Build the text of a block built ahead without it, a piece per idle step
+        (:meth:`MarkdownView.prepare`): True when all of it is built and
+        :meth:`finish_body` only has to show it."""
+        for widget in [self, *self.continuations]:
+            if widget._body_pending and not widget.body.prepare(widget.message.body_text,
+                                                                until):
+                return False
+        return True
+
+    def body_prepared(self) -> bool:
+        return all(w.body.is_prepared(w.message.body_text)
+                   for w in [self, *self.continuations] if w._body_pending)
 
     def finish_body(self) -> bool:
         """Render the text of a block built ahead without it (``defer_body``: the chat
