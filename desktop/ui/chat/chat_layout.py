@@ -19,12 +19,13 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPaintEvent, QResizeE
 from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
 from desktop.ui import theme
-from desktop.ui.chat.chat_items import ChatItem, Metrics, estimate_height, prefix_tops
+from desktop.ui.chat.chat_items import ChatItem, Metrics
 from desktop.ui.chat.chat_selection import SelectionModel
+from desktop.ui.chat.column_heights import ColumnHeights
 from desktop.ui.chat.column_overlays import ColumnOverlays
 from desktop.ui.chat.column_scroll_bar import ColumnScrollBar
-from desktop.ui.chat.message_header import MessageHeader
-from desktop.ui.chat.message_widget import MessageWidget, header_for
+from desktop.ui.chat.message_header import HeaderAhead
+from desktop.ui.chat.message_widget import MessageWidget
 from desktop.ui.chat.usage_text import PriceSource
 from desktop.ui.markdown.renderer import renderer
 from desktop.ui.markdown.streaming import StepParse
@@ -60,13 +61,7 @@ class VirtualColumn(QAbstractScrollArea):
         self.verticalScrollBar().setSingleStep(48)
         self.selection = SelectionModel(self)
         self._items: list[ChatItem] = []
-        self._tops: list[int] = [MARGIN_Y]
-        self._tops_dirty = False  # a block's height changed since the tops were summed
-        # What the height estimates were made for (the width, the list and its length):
-        # a relayout estimates again only when one of them changed, else only the
-        # blocks in ``_stale`` (a scroll step then costs nothing per block of the chat)
-        self._estimated: tuple[int, int, int] = (-1, 0, 0)
-        self._stale: set[int] = set()
+        self._heights = ColumnHeights(MARGIN_Y, SPACING)
         self._pinned: set[int] = set()  # items whose widget must stay (streaming)
         self._follow = True
         self._busy = False
@@ -80,8 +75,7 @@ class VirtualColumn(QAbstractScrollArea):
         self._prefetch_timer.timeout.connect(self._prefetch)
         self._drawn_at = 0.0  # perf_counter() of the last scroll step or paint
         self._parsing: StepParse | None = None  # a long text parsed a piece per step
-        # the header row of the next block to build, built a step ahead of its widget
-        self._header_ahead: tuple[tuple[int, str], MessageHeader] | None = None
+        self._header_ahead = HeaderAhead()  # of the next block to build, a step ahead
         self.overlays = ColumnOverlays(self.viewport())
         self.jump_button = self.overlays.jump_button
         self.jump_button.clicked.connect(self.scroll_to_bottom)
@@ -99,6 +93,11 @@ class VirtualColumn(QAbstractScrollArea):
         available = self.viewport().width() - 2 * MARGIN_X
         readable = int(self._metrics().char_width * MAX_CHARS) + 32
         return max(200, min(available, readable))
+
+    @property
+    def _tops(self) -> list[int]:
+        """Each block's top in the column; the last entry is the content's end."""
+        return self._heights.tops
 
     def _metrics(self) -> Metrics:
         """The chat font's measures (asked on every relayout, so every streamed frame:
@@ -125,7 +124,7 @@ class VirtualColumn(QAbstractScrollArea):
         if item.widget is None:
             first = MessageWidget(item.messages[0], parent=self.viewport(),
                                   selection=self.selection, key=(index, 0), defer_body=ahead,
-                                  header=self._take_header(index))
+                                  header=self._header_ahead.take(index, item.messages[0]))
             for number in range(1, len(item.messages)):
                 self._add_continuation(index, first, number, ahead)
             self._apply_results(first, item)
@@ -145,29 +144,6 @@ class VirtualColumn(QAbstractScrollArea):
             if not ahead:  # (built ahead: shown in a step of its own, see _prefetch)
                 self._show_built(first)
         return item.widget
-
-    def _build_header_ahead(self, index: int) -> None:
-        """Build the header row of block ``index`` (its widget comes in the next step)."""
-        self._drop_header_ahead()
-        message = self._items[index].messages[0]
-        self._header_ahead = (index, message.id), header_for(message, self.viewport())
-
-    def _header_built(self, index: int) -> bool:
-        ahead = self._header_ahead
-        return ahead is not None and ahead[0] == (index, self._items[index].messages[0].id)
-
-    def _take_header(self, index: int) -> MessageHeader | None:
-        """The header row built ahead for block ``index``, if any."""
-        if not self._header_built(index):
-            return None
-        assert self._header_ahead is not None
-        header, self._header_ahead = self._header_ahead[1], None
-        return header
-
-    def _drop_header_ahead(self) -> None:
-        if self._header_ahead is not None:
-            self._header_ahead[1].deleteLater()
-            self._header_ahead = None
 
     def _show_built(self, widget: MessageWidget) -> None:
         """Show a block's widget (its first show styles all its parts: 1-10 ms)."""
@@ -208,13 +184,12 @@ class VirtualColumn(QAbstractScrollArea):
     def forget_height(self, index: int) -> None:
         """Block ``index`` is to be measured (or, without a widget, estimated) again."""
         self._items[index].measured_width = -1
-        self._stale.add(index)
+        self._heights.forget(index)
 
     def _release(self, index: int) -> None:
         item = self._items[index]
         self._live.discard(index)
-        if item.measured_width != self._estimated[0]:
-            self._stale.add(index)  # (not measured at this width: estimated again)
+        self._heights.released(index, item)
         if item.widget is not None:
             widget, item.widget = item.widget, None
             widget.hide()
@@ -238,38 +213,9 @@ class VirtualColumn(QAbstractScrollArea):
         item.measured_width = width
         changed = height != item.height
         item.height = height
-        self._tops_dirty |= changed
+        if changed:
+            self._heights.changed()
         return changed
-
-    def _estimate(self, width: int) -> None:
-        """Estimate the height of blocks without a widget that are not measured at
-        ``width``: all of them when the width or the blocks changed, else the stale."""
-        items = self._items
-        seen = (width, id(items), len(items))
-        if seen != self._estimated:
-            self._estimated = seen
-            self._stale.clear()
-            self._tops_dirty = True
-            candidates: range | list[int] = range(len(items))
-        elif self._stale:
-            candidates = sorted(i for i in self._stale if i < len(items))
-            self._stale.clear()
-        else:
-            return
-        metrics = self._metrics()
-        estimated = -2 - width
-        for index in candidates:
-            item = items[index]
-            if item.widget is None and item.measured_width not in (width, estimated):
-                item.height = estimate_height(item, width, metrics)
-                item.measured_width = estimated  # estimated for this width
-                self._tops_dirty = True
-
-    def _sum_tops(self) -> None:
-        """The blocks' tops, summed again only when a height or the blocks changed."""
-        if self._tops_dirty or len(self._tops) != len(self._items) + 1:
-            self._tops = prefix_tops([i.height for i in self._items], MARGIN_Y, SPACING)
-            self._tops_dirty = False
 
     def _relayout(self) -> None:
         """Estimate, measure what is near the viewport, position widgets, follow."""
@@ -284,10 +230,10 @@ class VirtualColumn(QAbstractScrollArea):
 
     def _do_relayout(self) -> None:
         width = self.column_width()
-        self._estimate(width)
+        self._heights.estimate(self._items, width, self._metrics())
         anchor = self._anchor()
         for _attempt in range(4):
-            self._sum_tops()
+            self._heights.sum(self._items)
             self._restore(anchor)
             changed = False
             visible = self._range(self._value(), self._value() + self.viewport().height())
@@ -298,7 +244,7 @@ class VirtualColumn(QAbstractScrollArea):
                 break
         for index in self._materialized():  # (the blocks off screen too: tops final now)
             self._measure(index, width)
-        self._sum_tops()
+        self._heights.sum(self._items)
         self._restore(anchor)
         keep = set(self._range(self._value() - KEEP, self._value() + self.viewport().height()
                                + KEEP)) | self._pinned
@@ -410,8 +356,9 @@ class VirtualColumn(QAbstractScrollArea):
         if text is not None:
             self._parse_some(text)
             self._prefetch_timer.start(0)
-        elif index is not None and not self._header_built(index):
-            self._build_header_ahead(index)  # (header and widget: two steps)
+        elif index is not None and not self._header_ahead.built(
+                index, self._items[index].messages[0]):
+            self._header_ahead.build(index, self._items[index].messages[0], self.viewport())
             self._prefetch_timer.start(0)
         elif index is not None:
             self._materialize(index, ahead=True)
@@ -498,7 +445,7 @@ class VirtualColumn(QAbstractScrollArea):
     def _restyle(self) -> None:
         """Theme or zoom changed: rebuild what is on screen, re-estimate the rest."""
         self._background = QColor(theme.colors()["window"])
-        self._drop_header_ahead()
+        self._header_ahead.drop()
         self.overlays.restyled()
         self.viewport().update()
         bar = self.verticalScrollBar()
@@ -514,6 +461,6 @@ class VirtualColumn(QAbstractScrollArea):
             self._items[index].measured_width = -1
         for item in self._items:
             item.measured_width = -1
-        self._estimated = (-1, 0, 0)  # all estimated again
+        self._heights.invalidate()  # all estimated again
         self._relayout()
 

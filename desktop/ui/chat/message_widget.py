@@ -29,8 +29,8 @@ from desktop.ui.chat.attachment_cards import attachment_cards
 from desktop.ui.chat.chat_selection import SelectionModel
 from desktop.ui.chat.copy_menu import fill_copy_menu
 from desktop.ui.chat.image_strip import image_strip
-from desktop.ui.chat.message_header import MessageHeader
-from desktop.ui.chat.message_texts import header_text, status_text
+from desktop.ui.chat.message_header import MessageHeader, header_for
+from desktop.ui.chat.message_texts import status_text
 from desktop.ui.chat.reasoning_section import ReasoningSection
 from desktop.ui.chat.sources_view import SourcesView, block_sources
 from desktop.ui.chat.tool_calls_inline import ToolCallsInline
@@ -41,16 +41,6 @@ from desktop.ui.plain_text import plain_label
 
 FOLD_LINES = 14  # a user message taller than this many lines folds behind "Show more"
 NO_LIMIT = 16777215  # Qt's QWIDGETSIZE_MAX
-
-
-def header_for(message: Message, parent: QWidget) -> MessageHeader:
-    """The header row of ``message``'s widget, built on its own (the chat builds it a
-    step ahead of the widget: the two at once took up to ~6 ms of one idle step)."""
-    return MessageHeader(message.role, header_text(message), _no_copy_menu, parent)
-
-
-def _no_copy_menu(_menu: QMenu) -> None:
-    pass
 
 
 class MessageWidget(QFrame):

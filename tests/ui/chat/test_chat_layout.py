@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
 from desktop.core.messages import Message, TextPart
 from desktop.ui import theme
-from desktop.ui.chat import chat_layout
+from desktop.ui.chat import chat_layout, column_heights
 from desktop.ui.chat.chat_layout import OVERSCAN
 from desktop.ui.chat.chat_view import ChatView
 from desktop.ui.markdown.renderer import renderer
@@ -278,10 +278,11 @@ def test_a_scroll_step_does_not_go_over_every_block_of_the_chat(
     qtbot.waitUntil(lambda: idle(view) and not view._prefetch_timer.isActive())
     estimated: list[int] = []
     summed: list[int] = []
-    estimate, tops = chat_layout.estimate_height, chat_layout.prefix_tops
-    monkeypatch.setattr(chat_layout, "estimate_height",
+    estimate, tops = column_heights.estimate_height, column_heights.prefix_tops
+    monkeypatch.setattr(column_heights, "estimate_height",
                         lambda *a: estimated.append(1) or estimate(*a))
-    monkeypatch.setattr(chat_layout, "prefix_tops", lambda *a: summed.append(1) or tops(*a))
+    monkeypatch.setattr(column_heights, "prefix_tops",
+                        lambda *a: summed.append(1) or tops(*a))
     bar = view.verticalScrollBar()
     first = view._range(view._value(), view._value() + 1)[0]
     widget = view._items[first].widget
@@ -370,19 +371,19 @@ def test_a_block_built_ahead_gets_its_header_in_a_step_before_its_widget(
         qtbot: Any, view: ChatView, monkeypatch: pytest.MonkeyPatch) -> None:
     # Building a block's widget, header row included, took up to ~6 ms of one idle
     # step (issue 27, scrolling): the header row is built in the step before.
-    from desktop.ui.chat import message_widget
+    from desktop.ui.chat import message_header
 
     view.show_messages(history(150))
     scroll_to_middle(qtbot, view)
     monkeypatch.setattr(chat_layout, "AFTER_SCROLL", 0.0)
     headers: list[int] = []
 
-    class Counted(message_widget.MessageHeader):
+    class Counted(message_header.MessageHeader):
         def __init__(self, *args: Any) -> None:
             headers.append(1)
             super().__init__(*args)
 
-    monkeypatch.setattr(message_widget, "MessageHeader", Counted)
+    monkeypatch.setattr(message_header, "MessageHeader", Counted)
     bar = view.verticalScrollBar()
     bar.setValue(bar.value() - 10 * view.viewport().height())  # the user scrolls up
     view._prefetch_timer.stop()
@@ -396,7 +397,7 @@ def test_a_block_built_ahead_gets_its_header_in_a_step_before_its_widget(
     assert view._items[index].widget is None and not headers
     view._prefetch()
     assert view._items[index].widget is None and len(headers) == 1  # the header alone
-    header = view._header_ahead[1] if view._header_ahead is not None else None
+    header = view._header_ahead.header()
     assert header is not None and header.isHidden()
     view._prefetch()
     widget = view._items[index].widget
