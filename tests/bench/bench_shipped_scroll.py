@@ -106,15 +106,19 @@ def seeded() -> tuple[Path, Path]:
     return folder / "data", folder / "chat.txt"
 
 
-def stalls(path: Path, start: float, end: float) -> list[float]:
+def stalls(path: Path, start: float, end: float) -> list[tuple[float, float]]:
+    """``(ms, cpu ms)`` of each stall while the wheel turned; ``cpu``: what the app's main
+    thread ran in it (the rest it waited for a processor); -1 when not logged."""
     if not path.exists():
         return []
     found = []
     for line in path.read_text().splitlines():
-        _kind, at, ms = line.split()
+        fields = line.split()
+        at, ms = float(fields[1]), float(fields[2])
+        cpu = float(fields[4]) if len(fields) > 4 else -1.0
         # a stall logged at ``at`` began ``ms`` earlier: count it if it overlaps the turning
-        if float(at) >= start and float(at) - float(ms) / 1000 <= end:
-            found.append(float(ms))
+        if at >= start and at - ms / 1000 <= end:
+            found.append((ms, cpu))
     return found
 
 
@@ -160,8 +164,10 @@ def run(command: list[str], env: dict[str, str], log: Path, clicks: int,
         if shot:
             subprocess.run(["import", "-window", "root", shot], env=env, check=False)
         found = stalls(log, start, end)
-        return {"longest": max(found, default=0.0), "count": len(found),
-                "seconds": end - start, "load": load}
+        longest = max(found, default=(0.0, 0.0))
+        return {"longest": longest[0], "longest_cpu": longest[1],
+                "most_cpu": max((cpu for _ms, cpu in found), default=0.0),
+                "count": len(found), "seconds": end - start, "load": load}
     finally:
         stop(proc)
         spy.close()
@@ -211,8 +217,9 @@ def main() -> int:
                         spy_options=tuple(args.profile_options.split()))
                 figures["app"].append(r)
                 print(f"  run {n + 1} assista           longest stall {r['longest']:5.1f} ms"
-                      f" ({r['count']:.0f} over a frame in {r['seconds']:.1f} s)   load "
-                      f"{r['load']:.2f}", flush=True)
+                      f" ({r['count']:.0f} over a frame in {r['seconds']:.1f} s; the app's "
+                      f"CPU in it {r['longest_cpu']:.1f} ms, in any stall at most "
+                      f"{r['most_cpu']:.1f} ms)   load {r['load']:.2f}", flush=True)
     finally:
         server.server.shutdown()
         for p in reversed(screen):
