@@ -371,7 +371,8 @@ class VirtualColumn(QAbstractScrollArea):
         parsing, markdown = self._parsing, renderer(theme.is_dark())
         if parsing is None or parsing.text != text or parsing.renderer is not markdown:
             parsing = self._parsing = StepParse(markdown, text)
-        if parsing.step():
+        # (half the budget: parsing a piece takes about as long as rendering it)
+        if parsing.step(time.perf_counter() + STEP_BUDGET / 2):
             self._parsing = None
 
     # -- for finding words (desktop.ui.chat.chat_find) ------------------------------------
