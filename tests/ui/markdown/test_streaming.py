@@ -563,6 +563,11 @@ def test_a_long_text_parsed_in_steps_ends_with_the_blocks_of_one_parse() -> None
         assert fresh.cached_blocks(text) == renderer(False).blocks(text)
 
 
+def counted(calls: list[int], real: Any, *args: Any) -> Any:
+    calls.append(1)
+    return real(*args)
+
+
 def test_a_text_parsed_in_steps_renders_its_blocks_a_few_a_step(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Rendering a piece's blocks (its code highlighted: up to ~2 ms a block) goes on
@@ -576,8 +581,7 @@ def test_a_text_parsed_in_steps_renders_its_blocks_a_few_a_step(
         fresh = MarkdownRenderer(LIGHT)
         rendered: list[int] = []
         render = fresh.render_group
-        monkeypatch.setattr(fresh, "render_group",
-                            lambda group: rendered.append(1) or render(group))
+        monkeypatch.setattr(fresh, "render_group", partial(counted, rendered, render))
         parse = StepParse(fresh, text)
         steps = 0
         done = False
