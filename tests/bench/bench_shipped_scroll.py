@@ -12,7 +12,11 @@ the chat's text in a QPlainTextEdit: the baseline). The app logs every stall ove
 turned is the figure (target < 16.7 ms); the load is printed beside each run.
 
     .venv/bin/python tests/bench/bench_shipped_scroll.py [--runs 3] [--clicks 150]
-        [--shot OUT.png]
+        [--shot OUT.png] [--profile OUT [--profile-options '--rate 1000 --idle']]
+
+``--profile OUT``: py-spy records the app while the wheel turns (``OUT.<run>``, py-spy's
+``--format`` from the options, chrometrace unless given: each sample timed, so the
+samples of one long frame can be told apart); ``$PYSPY`` names the binary.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import argparse
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -101,15 +106,19 @@ def seeded() -> tuple[Path, Path]:
     return folder / "data", folder / "chat.txt"
 
 
-def stalls(path: Path, start: float, end: float) -> list[float]:
+def stalls(path: Path, start: float, end: float) -> list[tuple[float, float]]:
+    """``(ms, cpu ms)`` of each stall while the wheel turned; ``cpu``: what the app's main
+    thread ran in it (the rest it waited for a processor); -1 when not logged."""
     if not path.exists():
         return []
     found = []
     for line in path.read_text().splitlines():
-        _kind, at, ms = line.split()
+        fields = line.split()
+        at, ms = float(fields[1]), float(fields[2])
+        cpu = float(fields[4]) if len(fields) > 4 else -1.0
         # a stall logged at ``at`` began ``ms`` earlier: count it if it overlaps the turning
-        if float(at) >= start and float(at) - float(ms) / 1000 <= end:
-            found.append(float(ms))
+        if at >= start and at - ms / 1000 <= end:
+            found.append((ms, cpu))
     return found
 
 
@@ -121,7 +130,8 @@ def turn_wheel(window: str, env: dict[str, str], clicks: int) -> tuple[float, fl
 
 
 def run(command: list[str], env: dict[str, str], log: Path, clicks: int,
-        *, wait_loaded: Path | None = None, shot: str | None = None) -> dict[str, float]:
+        *, wait_loaded: Path | None = None, shot: str | None = None,
+        profile: str | None = None, spy_options: tuple[str, ...] = ()) -> dict[str, float]:
     spy = WindowSpy(env)
     out = open(log.with_suffix(".out"), "w")  # noqa: SIM115
     proc = subprocess.Popen(command, env=env, stdout=out, stderr=out, cwd=log.parent)
@@ -137,13 +147,27 @@ def run(command: list[str], env: dict[str, str], log: Path, clicks: int,
             time.sleep(0.05)
         idle(proc.pid)
         load = os.getloadavg()[0]
+        spy_proc = None
+        if profile:  # py-spy on the app while the wheel turns
+            options = spy_options or ("--rate", "1000", "--idle")
+            fmt = () if "--format" in options else ("--format", "chrometrace")
+            spy_proc = subprocess.Popen([os.environ.get("PYSPY", str(
+                Path(sys.executable).with_name("py-spy"))), "record", "--pid", str(proc.pid),
+                "--nonblocking", *fmt, *options, "-o", profile],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(1.0)  # (attached)
         start, end = turn_wheel(window, env, clicks)
+        if spy_proc is not None:
+            spy_proc.send_signal(signal.SIGINT)
+            spy_proc.wait(timeout=60)
         idle(proc.pid)
         if shot:
             subprocess.run(["import", "-window", "root", shot], env=env, check=False)
         found = stalls(log, start, end)
-        return {"longest": max(found, default=0.0), "count": len(found),
-                "seconds": end - start, "load": load}
+        longest = max(found, default=(0.0, 0.0))
+        return {"longest": longest[0], "longest_cpu": longest[1],
+                "most_cpu": max((cpu for _ms, cpu in found), default=0.0),
+                "count": len(found), "seconds": end - start, "load": load}
     finally:
         stop(proc)
         spy.close()
@@ -155,6 +179,10 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--clicks", type=int, default=150)
     parser.add_argument("--shot", metavar="OUT.png")
+    parser.add_argument("--profile", metavar="OUT",
+                        help="py-spy the app while the wheel turns: OUT.<run>")
+    parser.add_argument("--profile-options", default="--rate 1000 --idle",
+                        help="py-spy record options for --profile")
     args = parser.parse_args()
     data, text = seeded()
     env, screen = start_screen()
@@ -184,11 +212,14 @@ def main() -> int:
                 for key in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
                     app_env.pop(key, None)
                 r = run([assista()], app_env, log, args.clicks, wait_loaded=trace,
-                        shot=args.shot if n == args.runs - 1 else None)
+                        shot=args.shot if n == args.runs - 1 else None,
+                        profile=f"{args.profile}.{n + 1}" if args.profile else None,
+                        spy_options=tuple(args.profile_options.split()))
                 figures["app"].append(r)
                 print(f"  run {n + 1} assista           longest stall {r['longest']:5.1f} ms"
-                      f" ({r['count']:.0f} over a frame in {r['seconds']:.1f} s)   load "
-                      f"{r['load']:.2f}", flush=True)
+                      f" ({r['count']:.0f} over a frame in {r['seconds']:.1f} s; the app's "
+                      f"CPU in it {r['longest_cpu']:.1f} ms, in any stall at most "
+                      f"{r['most_cpu']:.1f} ms)   load {r['load']:.2f}", flush=True)
     finally:
         server.server.shutdown()
         for p in reversed(screen):

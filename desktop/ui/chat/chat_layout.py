@@ -19,10 +19,12 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPaintEvent, QResizeE
 from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
 from desktop.ui import theme
-from desktop.ui.chat.chat_items import ChatItem, Metrics, estimate_height, prefix_tops
+from desktop.ui.chat.chat_items import ChatItem, Metrics
 from desktop.ui.chat.chat_selection import SelectionModel
+from desktop.ui.chat.column_heights import ColumnHeights
 from desktop.ui.chat.column_overlays import ColumnOverlays
 from desktop.ui.chat.column_scroll_bar import ColumnScrollBar
+from desktop.ui.chat.message_header import HeaderAhead
 from desktop.ui.chat.message_widget import MessageWidget
 from desktop.ui.chat.usage_text import PriceSource
 from desktop.ui.markdown.renderer import renderer
@@ -34,6 +36,7 @@ OVERSCAN = 800  # px laid out (while idle) beyond the viewport
 PARSE_AHEAD = 2400  # px whose markdown is parsed (while idle) beyond the viewport
 KEEP = 1600  # px beyond the viewport before a block's widget is destroyed
 AFTER_SCROLL = 0.006  # s after a scroll step or paint before idle work: the frame first
+STEP_BUDGET = 0.002  # s of building a block's text ahead per idle step (then it yields)
 FOLLOW_SLACK = 24
 
 
@@ -58,7 +61,7 @@ class VirtualColumn(QAbstractScrollArea):
         self.verticalScrollBar().setSingleStep(48)
         self.selection = SelectionModel(self)
         self._items: list[ChatItem] = []
-        self._tops: list[int] = [MARGIN_Y]
+        self._heights = ColumnHeights(MARGIN_Y, SPACING)
         self._pinned: set[int] = set()  # items whose widget must stay (streaming)
         self._follow = True
         self._busy = False
@@ -72,6 +75,7 @@ class VirtualColumn(QAbstractScrollArea):
         self._prefetch_timer.timeout.connect(self._prefetch)
         self._drawn_at = 0.0  # perf_counter() of the last scroll step or paint
         self._parsing: StepParse | None = None  # a long text parsed a piece per step
+        self._header_ahead = HeaderAhead()  # of the next block to build, a step ahead
         self.overlays = ColumnOverlays(self.viewport())
         self.jump_button = self.overlays.jump_button
         self.jump_button.clicked.connect(self.scroll_to_bottom)
@@ -89,6 +93,11 @@ class VirtualColumn(QAbstractScrollArea):
         available = self.viewport().width() - 2 * MARGIN_X
         readable = int(self._metrics().char_width * MAX_CHARS) + 32
         return max(200, min(available, readable))
+
+    @property
+    def _tops(self) -> list[int]:
+        """Each block's top in the column; the last entry is the content's end."""
+        return self._heights.tops
 
     def _metrics(self) -> Metrics:
         """The chat font's measures (asked on every relayout, so every streamed frame:
@@ -114,7 +123,8 @@ class VirtualColumn(QAbstractScrollArea):
                 item.measured_width = -1
         if item.widget is None:
             first = MessageWidget(item.messages[0], parent=self.viewport(),
-                                  selection=self.selection, key=(index, 0), defer_body=ahead)
+                                  selection=self.selection, key=(index, 0), defer_body=ahead,
+                                  header=self._header_ahead.take(index, item.messages[0]))
             for number in range(1, len(item.messages)):
                 self._add_continuation(index, first, number, ahead)
             self._apply_results(first, item)
@@ -171,9 +181,15 @@ class VirtualColumn(QAbstractScrollArea):
                 if call.id in item.results:
                     widget.add_tool_result(item.results[call.id])
 
+    def forget_height(self, index: int) -> None:
+        """Block ``index`` is to be measured (or, without a widget, estimated) again."""
+        self._items[index].measured_width = -1
+        self._heights.forget(index)
+
     def _release(self, index: int) -> None:
         item = self._items[index]
         self._live.discard(index)
+        self._heights.released(index, item)
         if item.widget is not None:
             widget, item.widget = item.widget, None
             widget.hide()
@@ -197,6 +213,8 @@ class VirtualColumn(QAbstractScrollArea):
         item.measured_width = width
         changed = height != item.height
         item.height = height
+        if changed:
+            self._heights.changed()
         return changed
 
     def _relayout(self) -> None:
@@ -212,14 +230,10 @@ class VirtualColumn(QAbstractScrollArea):
 
     def _do_relayout(self) -> None:
         width = self.column_width()
-        metrics = self._metrics()
-        for item in self._items:
-            if item.widget is None and item.measured_width not in (width, -2 - width):
-                item.height = estimate_height(item, width, metrics)
-                item.measured_width = -2 - width  # estimated for this width
+        self._heights.estimate(self._items, width, self._metrics())
         anchor = self._anchor()
         for _attempt in range(4):
-            self._tops = prefix_tops([i.height for i in self._items], MARGIN_Y, SPACING)
+            self._heights.sum(self._items)
             self._restore(anchor)
             changed = False
             visible = self._range(self._value(), self._value() + self.viewport().height())
@@ -228,7 +242,9 @@ class VirtualColumn(QAbstractScrollArea):
                 changed |= self._measure(index, width)
             if not changed:
                 break
-        self._tops = prefix_tops([i.height for i in self._items], MARGIN_Y, SPACING)
+        for index in self._materialized():  # (the blocks off screen too: tops final now)
+            self._measure(index, width)
+        self._heights.sum(self._items)
         self._restore(anchor)
         keep = set(self._range(self._value() - KEEP, self._value() + self.viewport().height()
                                + KEEP)) | self._pinned
@@ -305,7 +321,8 @@ class VirtualColumn(QAbstractScrollArea):
     def _prefetch(self) -> None:
         """One short step of work near the viewport while idle, so scrolling finds the
         blocks ready: the nearest block without a widget gets its markdown parsed, one
-        message a step, then its widget built, then shown, then its text rendered; further out,
+        message a step, then its widget built, then shown, then its text rendered (its
+        documents built for at most :data:`STEP_BUDGET` a step); further out,
         markdown is parsed ahead. Each step is its own turn of the event loop (a block parsed and
         built at once stalled scrolling for a frame or two; built and shown at once, up to
         16 ms, it still made the next scroll step miss its frame)."""
@@ -322,6 +339,12 @@ class VirtualColumn(QAbstractScrollArea):
             self._prefetch_timer.start(0)
             return
         if index is not None and built is not None:
+            if not built.body_prepared():
+                start = time.perf_counter()
+                done = built.prepare_body(start + STEP_BUDGET)
+                if not done or time.perf_counter() - start > STEP_BUDGET / 2:
+                    self._prefetch_timer.start(0)  # (more of its text, or shown, next step)
+                    return
             self._busy = True  # (one relayout below, not one more per height change)
             try:
                 self._materialize(index)  # its text, now parsed
@@ -332,6 +355,10 @@ class VirtualColumn(QAbstractScrollArea):
         text = self._next_unparsed() if index is None else self._unparsed(index)
         if text is not None:
             self._parse_some(text)
+            self._prefetch_timer.start(0)
+        elif index is not None and not self._header_ahead.built(
+                index, self._items[index].messages[0]):
+            self._header_ahead.build(index, self._items[index].messages[0], self.viewport())
             self._prefetch_timer.start(0)
         elif index is not None:
             self._materialize(index, ahead=True)
@@ -344,7 +371,8 @@ class VirtualColumn(QAbstractScrollArea):
         parsing, markdown = self._parsing, renderer(theme.is_dark())
         if parsing is None or parsing.text != text or parsing.renderer is not markdown:
             parsing = self._parsing = StepParse(markdown, text)
-        if parsing.step():
+        # (half the budget: parsing a piece takes about as long as rendering it)
+        if parsing.step(time.perf_counter() + STEP_BUDGET / 2):
             self._parsing = None
 
     # -- for finding words (desktop.ui.chat.chat_find) ------------------------------------
@@ -418,6 +446,7 @@ class VirtualColumn(QAbstractScrollArea):
     def _restyle(self) -> None:
         """Theme or zoom changed: rebuild what is on screen, re-estimate the rest."""
         self._background = QColor(theme.colors()["window"])
+        self._header_ahead.drop()
         self.overlays.restyled()
         self.viewport().update()
         bar = self.verticalScrollBar()
@@ -433,5 +462,6 @@ class VirtualColumn(QAbstractScrollArea):
             self._items[index].measured_width = -1
         for item in self._items:
             item.measured_width = -1
+        self._heights.invalidate()  # all estimated again
         self._relayout()
 

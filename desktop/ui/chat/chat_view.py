@@ -255,7 +255,7 @@ class ChatView(VirtualColumn):
             self._items.append(item)
             index = len(self._items) - 1
         self._index_item(index, item)
-        item.measured_width = -1
+        self.forget_height(index)
         self._relayout()
         widget = self.widget_for(message.id)
         assert widget is not None

@@ -29,8 +29,8 @@ from desktop.ui.chat.attachment_cards import attachment_cards
 from desktop.ui.chat.chat_selection import SelectionModel
 from desktop.ui.chat.copy_menu import fill_copy_menu
 from desktop.ui.chat.image_strip import image_strip
-from desktop.ui.chat.message_header import MessageHeader
-from desktop.ui.chat.message_texts import header_text, status_text
+from desktop.ui.chat.message_header import MessageHeader, header_for
+from desktop.ui.chat.message_texts import status_text
 from desktop.ui.chat.reasoning_section import ReasoningSection
 from desktop.ui.chat.sources_view import SourcesView, block_sources
 from desktop.ui.chat.tool_calls_inline import ToolCallsInline
@@ -53,7 +53,8 @@ class MessageWidget(QFrame):
     def __init__(self, message: Message, *, show_header: bool = True,
                  continuation: bool = False, parent: QWidget | None = None,
                  selection: SelectionModel | None = None,
-                 key: tuple[int, int] = (0, 0), defer_body: bool = False) -> None:
+                 key: tuple[int, int] = (0, 0), defer_body: bool = False,
+                 header: MessageHeader | None = None) -> None:
         super().__init__(parent)
         self._body_pending = defer_body  # the text comes in finish_body()
         self.message = message
@@ -75,7 +76,7 @@ class MessageWidget(QFrame):
                                   0 if continuation else 12)
         layout.setSpacing(6)
         self._layout = layout
-        self._build_header(message, show_header)
+        self._build_header(message, show_header, header)
         self._thinking: ReasoningSection | None = None  # created when there is some
         # (tool calls and sources are built when there are some: most blocks have none,
         # and blocks are built while the chat scrolls)
@@ -112,11 +113,16 @@ class MessageWidget(QFrame):
         :meth:`MarkdownView.set_background`)."""
         return QColor(theme.colors()["user_bg" if self.role == "user" else "assistant_bg"])
 
-    def _build_header(self, message: Message, show: bool) -> None:
+    def _build_header(self, message: Message, show: bool,
+                      row: MessageHeader | None) -> None:
+        """``row``: built ahead (:func:`header_for`), else built now."""
         # (parented at once: a parentless widget made visible is a window of its own,
         # which would take the focus from the main window and with it its shortcuts)
-        row = MessageHeader(message.role, header_text(message), self._fill_copy_menu,
-                            self)
+        if row is None:
+            row = header_for(message, self)
+        else:
+            row.setParent(self)
+        row.set_copy_menu(self._fill_copy_menu)
         row.title.setToolTip(datetime.fromtimestamp(message.created_at).isoformat(" ",
                                                                                   "seconds"))
         row.copy_button.clicked.connect(self.copy_markdown)
@@ -216,6 +222,20 @@ class MessageWidget(QFrame):
 
     def body_pending(self) -> bool:
         return any(w._body_pending for w in [self, *self.continuations])
+
+    def prepare_body(self, until: float) -> bool:
+        """Build the text of a block built ahead without it, a piece per idle step
+        (:meth:`MarkdownView.prepare`): True when all of it is built and
+        :meth:`finish_body` only has to show it."""
+        for widget in [self, *self.continuations]:
+            if widget._body_pending and not widget.body.prepare(widget.message.body_text,
+                                                                until):
+                return False
+        return True
+
+    def body_prepared(self) -> bool:
+        return all(w.body.is_prepared(w.message.body_text)
+                   for w in [self, *self.continuations] if w._body_pending)
 
     def finish_body(self) -> bool:
         """Render the text of a block built ahead without it (``defer_body``: the chat

@@ -31,7 +31,9 @@ from __future__ import annotations
 
 import html
 import re
+import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from desktop.ui.markdown.paragraph_tail import ParagraphTail
 from desktop.ui.markdown.renderer import (
@@ -41,6 +43,9 @@ from desktop.ui.markdown.renderer import (
     highlight_code,
     top_level_groups,
 )
+
+if TYPE_CHECKING:  # markdown-it loads on first use, not at startup
+    from markdown_it.token import Token
 
 CODE_PIECE_LINES = 20
 #: Markdown parsed in one idle step of :class:`StepParse` (~2-4 ms).
@@ -223,33 +228,48 @@ class StepParse:
     """A long finished text parsed a piece per idle step instead of all at once (a
     long answer took 4-15 ms, and a scroll step arriving meanwhile missed its
     frame). Each step parses what is pending up to the next line end after
-    :data:`PARSE_STEP_CHARS` more characters and renders the blocks that are final
-    (followed by a block that starts on a complete line: see above), once each; the
-    last step renders the rest. The blocks are those of one parse; the renderer then
-    remembers them (:meth:`MarkdownRenderer.cached_blocks` answers without a parse)."""
+    :data:`PARSE_STEP_CHARS` more characters; the blocks that are final (followed by a
+    block that starts on a complete line: see above) are rendered once each, the last
+    piece's all. Rendering (code highlighted with Pygments: up to ~2 ms a block) goes
+    on until ``until`` (``time.perf_counter``), at least one block a step, the rest in
+    the next steps. The blocks are those of one parse; the renderer then remembers
+    them (:meth:`MarkdownRenderer.cached_blocks` answers without a parse)."""
 
     def __init__(self, renderer: MarkdownRenderer, text: str) -> None:
         self.text = text
         self.renderer = renderer
         self._blocks: list[Block] = []
-        self._offset = 0  # chars of ``text`` rendered into ``_blocks``
+        self._groups: list[list[Token]] = []  # parsed, final, not rendered yet
+        self._offset = 0  # chars of ``text`` parsed into final groups
         self._read = 0  # chars of ``text`` taken so far
 
-    def step(self) -> bool:
-        """Parse the next piece; True when all of it is parsed and remembered."""
+    def step(self, until: float | None = None) -> bool:
+        """Parse the next piece or render what is parsed (all of it when ``until`` is
+        None); True when all of the text is parsed, rendered and remembered."""
         if self.renderer.has_blocks(self.text):
             return True
+        if not self._groups:
+            self._parse_piece()
+        while self._groups:
+            self._blocks.append(self.renderer.render_group(self._groups.pop(0)))
+            if until is not None and time.perf_counter() >= until:
+                break
+        if self._groups or self._read < len(self.text):
+            return False
+        self.renderer.remember(self.text, self._blocks)
+        return True
+
+    def _parse_piece(self) -> None:
         end = self.text.find("\n", self._read + PARSE_STEP_CHARS)
         end = len(self.text) if end < 0 else end + 1
         self._read = end
         pending = self.text[self._offset:end]
-        if end >= len(self.text):
-            self._blocks.extend(self.renderer.blocks(pending))
-            self.renderer.remember(self.text, self._blocks)
-            return True
         groups = top_level_groups(self.renderer.parse(pending))  # (complete lines only)
+        if end >= len(self.text):
+            self._groups = groups
+            self._offset = end
+            return
         last_start = groups[-1][0].map[0] if len(groups) > 1 and groups[-1][0].map else 0
         if last_start > 0:
-            self._blocks.extend(self.renderer.render_group(g) for g in groups[:-1])
+            self._groups = groups[:-1]
             self._offset += _line_offset(pending, last_start)
-        return False

@@ -33,7 +33,7 @@ from desktop.ui.markdown import accessible, artifacts, segment_text
 from desktop.ui.markdown.body_menu import build_body_menu
 from desktop.ui.markdown.body_pointer import BodyPointer
 from desktop.ui.markdown.find_marks import FoundWords
-from desktop.ui.markdown.renderer import is_safe_link, renderer
+from desktop.ui.markdown.renderer import Block, is_safe_link, renderer
 from desktop.ui.markdown.segments import DocStyle, Segment
 from desktop.ui.markdown.streaming import IncrementalMarkdown, Update
 
@@ -67,6 +67,8 @@ class MarkdownView(QWidget):
         self._appended: list[str] = []  # streamed pieces not yet joined to _source
         self._stream: IncrementalMarkdown | None = None
         self._segments: list[Segment] = []
+        # segments of a text built ahead, a few per idle step (see prepare())
+        self._prepared: tuple[str, DocStyle, list[Block], list[Segment]] | None = None
         self._committed = 0
         self._width = -1
         self._height = 0
@@ -107,10 +109,43 @@ class MarkdownView(QWidget):
         self._stream = None
         self._source = text
         self._appended = []
-        blocks = renderer(self._style.dark).cached_blocks(text) if text else []
-        self._segments = [Segment(b, self._style, self.attachments) for b in blocks]
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None and prepared[0] == text and prepared[1] is self._style:
+            blocks, built = prepared[2], prepared[3]
+        else:
+            blocks = renderer(self._style.dark).cached_blocks(text) if text else []
+            built = []
+        self._segments = built + [Segment(b, self._style, self.attachments)
+                                  for b in blocks[len(built):]]
         self._committed = len(self._segments)
         self._content_changed()
+
+    def is_prepared(self, text: str) -> bool:
+        """Whether :meth:`prepare` built all of ``text``."""
+        prepared = self._prepared
+        return (prepared is not None and prepared[0] == text and prepared[1] is self._style
+                and len(prepared[3]) == len(prepared[2]))
+
+    def prepare(self, text: str, until: float) -> bool:
+        """Build the segments of ``text`` for a later :meth:`set_markdown` of it (nothing
+        shows yet), laid out at the current width, at least one and then until
+        ``until`` (``time.perf_counter``); True when all of them are built. A block
+        built ahead in the chat gets its text so in short idle steps (building the
+        documents of a whole answer at once took up to ~5 ms)."""
+        prepared = self._prepared
+        if prepared is None or prepared[0] != text or prepared[1] is not self._style:
+            blocks = renderer(self._style.dark).cached_blocks(text) if text else []
+            prepared = self._prepared = (text, self._style, blocks, [])
+        blocks, built = prepared[2], prepared[3]
+        width = self.width()
+        while len(built) < len(blocks):
+            segment = Segment(blocks[len(built)], self._style, self.attachments)
+            if width > 0 and self.testAttribute(Qt.WidgetAttribute.WA_Resized):
+                segment.layout(width)
+            built.append(segment)
+            if time.perf_counter() >= until:
+                break
+        return len(built) == len(blocks)
 
     def append(self, text: str) -> None:
         """Add streamed text; it is rendered on the next frame."""
@@ -151,6 +186,7 @@ class MarkdownView(QWidget):
         self._timer.stop()
         self._stream = None
         self._segments = []
+        self._prepared = None
         self._committed = 0
 
     def toPlainText(self) -> str:

@@ -21,8 +21,9 @@ beats is the stall, named after the loading step that ran in it (:meth:`step`). 
 
 With ``ASSISTA_STALL_LOG`` naming a file, the timer keeps beating for as long as the app
 runs and every stall longer than a frame (16.7 ms) is appended to it, as
-``stall <unix time it ended> <ms>`` (tests/bench/bench_shipped_scroll.py: scrolling a
-long chat).
+``stall <unix time it ended> <ms> cpu <ms>`` (tests/bench/bench_shipped_scroll.py:
+scrolling a long chat); ``cpu``: the processor time the main thread used in it (a
+stall with little of it is the process waiting for a processor, not its own work).
 """
 
 from __future__ import annotations
@@ -50,9 +51,12 @@ class StartupTrace(QObject):
 
     def __init__(self, path: str, clock: Callable[[], float] = time.perf_counter,
                  wall: Callable[[], float] = time.time, stall_log: str = "",
-                 cpu: Callable[[], tuple[float, float]] = cpu_times) -> None:
+                 cpu: Callable[[], tuple[float, float]] = cpu_times, *,
+                 thread_cpu: Callable[[], float] = time.thread_time) -> None:
         super().__init__()
         self._cpu = cpu
+        self._thread_cpu = thread_cpu
+        self._last_cpu = 0.0
         self.path = path
         self.stall_log = stall_log  # (after settled: every stall over a frame, to this file)
         self._clock, self._wall = clock, wall
@@ -79,6 +83,7 @@ class StartupTrace(QObject):
 
         self._timer.setTimerType(Qt.TimerType.PreciseTimer)
         self._last = self._clock()
+        self._last_cpu = self._thread_cpu()
         self._timer.start()
 
     def step(self, name: str) -> None:
@@ -93,9 +98,11 @@ class StartupTrace(QObject):
             self.longest, self.longest_at = gap, self._step
         if self._timer.isActive() and not self.watching and gap > STEP_NOTED_S:
             self._write(f"gap {gap * 1000:.1f} {self._step}")  # (each long one, named)
+        cpu = self._thread_cpu()
         if self.watching and gap > FRAME_S:
-            self._write(f"stall {self._wall():.6f} {gap * 1000:.1f}", self.stall_log)
-        self._last = now
+            self._write(f"stall {self._wall():.6f} {gap * 1000:.1f} cpu "
+                        f"{(cpu - self._last_cpu) * 1000:.1f}", self.stall_log)
+        self._last, self._last_cpu = now, cpu
 
     def _line(self, what: str) -> str:
         return (f"{what} {self._wall():.6f} longest_stall_ms {self.longest * 1000:.1f} "

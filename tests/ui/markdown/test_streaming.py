@@ -563,6 +563,40 @@ def test_a_long_text_parsed_in_steps_ends_with_the_blocks_of_one_parse() -> None
         assert fresh.cached_blocks(text) == renderer(False).blocks(text)
 
 
+def counted(calls: list[int], real: Any, *args: Any) -> Any:
+    calls.append(1)
+    return real(*args)
+
+
+def test_a_text_parsed_in_steps_renders_its_blocks_a_few_a_step(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rendering a piece's blocks (its code highlighted: up to ~2 ms a block) goes on
+    only until the step's time is up (issue 27, scrolling: a short answer was parsed and
+    all its code highlighted in one idle step); the rest in the next steps, and the
+    blocks are still those of one parse."""
+    from desktop.ui.markdown.streaming import StepParse
+    from tests.bench.bench_chat_common import long_answer
+
+    for text in (DOC, long_answer(900, seed=3), long_answer(5_000)):
+        fresh = MarkdownRenderer(LIGHT)
+        rendered: list[int] = []
+        render = fresh.render_group
+        monkeypatch.setattr(fresh, "render_group", partial(counted, rendered, render))
+        parse = StepParse(fresh, text)
+        steps = 0
+        done = False
+        while not done:
+            before = len(rendered)
+            done = parse.step(until=0.0)  # (the time is up at once: one block a step)
+            steps += 1
+            assert len(rendered) - before <= 1
+        count = len(renderer(False).blocks(text))
+        assert count >= 3 and steps >= count and len(rendered) == count
+        assert fresh.cached_blocks(text) == renderer(False).blocks(text)
+    everything = StepParse(MarkdownRenderer(LIGHT), DOC)
+    assert everything.step()  # (no time limit: a short text in one step, as before)
+
+
 LISTS = ("Intro words.\n\n- first item with **bold** and `code` words\n"
          "- second item, longer and longer text\n  - nested one\n"
          "  - nested two with *em* and more words\n- third [link](https://a.b) end\n\n"

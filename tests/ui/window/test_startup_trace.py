@@ -84,7 +84,9 @@ def test_with_a_stall_log_every_stall_over_a_frame_after_start_up_is_logged(
         qtbot: QtBot, tmp_path: Path) -> None:
     clock = Clock()
     stalls = tmp_path / "stalls"
-    trace = StartupTrace(os.devnull, clock=clock, wall=lambda: 2.0, stall_log=str(stalls))
+    cpu = Clock()
+    trace = StartupTrace(os.devnull, clock=clock, wall=lambda: 2.0, stall_log=str(stalls),
+                         thread_cpu=cpu)
     trace.shown()
     trace.loaded()
     qtbot.waitUntil(lambda: trace.watching, timeout=5000)  # settled: the timer beats on
@@ -92,7 +94,8 @@ def test_with_a_stall_log_every_stall_over_a_frame_after_start_up_is_logged(
     with qtbot.waitSignal(trace._timer.timeout, timeout=5000):
         pass
     clock.now += 0.030
+    cpu.now += 0.004  # of which the main thread ran 4 ms (it waited for a processor)
     with qtbot.waitSignal(trace._timer.timeout, timeout=5000):
         pass
-    assert stalls.read_text().splitlines() == ["stall 2.000000 30.0"]
+    assert stalls.read_text().splitlines() == ["stall 2.000000 30.0 cpu 4.0"]
     trace._timer.stop()
