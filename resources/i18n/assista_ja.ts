@@ -1394,6 +1394,13 @@
         </message>
     </context>
     <context>
+        <name>EarlyQuestion</name>
+        <message>
+            <source>Question sent. Opening the chat…</source>
+            <translation>質問を送信しました。チャットを開いています…</translation>
+        </message>
+    </context>
+    <context>
         <name>EditBanner</name>
         <message>
             <source>Editing an earlier message — Enter sends it as a new version; the original and its answers are kept (‹ › switches).</source>
@@ -2811,7 +2818,6 @@
         <name>Launch</name>
         <message>
             <source> and </source>
-            <extracomment>Loaded one after the other once the window is on screen and lists the chats, with the window's events handled between them (each under ~35 ms here, most under 25): it can be moved, resized, repainted and typed into while the app loads. (A step that grows past ~40 ms is the next event-loop stall: split it by importing what it imports first; ``python -X importtime`` shows what that is.)</extracomment>
             <translation>と</translation>
         </message>
         <message>
@@ -5182,7 +5188,7 @@
         <name>SessionList</name>
         <message>
             <source>+  New chat</source>
-            <extracomment>Chats listed at first, and added each time the list is scrolled to its end: with thousands of chats, listing them all took hundreds of milliseconds on every change (each sent message; tests/bench/bench_shipped_startup.py).</extracomment>
+            <extracomment>Chats added each time the list is scrolled to its end: with thousands of chats, listing them all took hundreds of milliseconds on every change (each sent message; tests/bench/bench_shipped_startup.py). Chats listed at first: more than a tall window's list shows. The window lists them when it is built and again when a question typed while it loaded is sent, both before that question goes out: 200 rows were ~11-17 ms a listing, 60 are ~4-5 ms.</extracomment>
             <translation>+  新しいチャット</translation>
         </message>
         <message>
@@ -5862,7 +5868,7 @@
         <name>StartupSkeleton</name>
         <message>
             <source>Message</source>
-            <extracomment>Enter was pressed: send it once the app can the box had the keyboard focus</extracomment>
+            <extracomment>Enter was pressed: send it once the app can the box had the keyboard focus called at Enter once a question can be sent before the window is built</extracomment>
             <translation>メッセージ</translation>
         </message>
         <message>

@@ -38,7 +38,7 @@ class EarlyQuestion:
     def __init__(self, window: MainWindow, controller: ChatController) -> None:
         self.window = window
         self.controller = controller
-        self.sent = 0  #: questions sent from the skeleton
+        self.sent = 0  # (questions sent from the skeleton)
 
     def start(self) -> None:
         skeleton = self._skeleton()
