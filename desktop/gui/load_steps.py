@@ -117,6 +117,10 @@ WINDOW_STEPS = (
     # what the model list's first request uses
     "desktop.providers.retry",
     "more_itertools",
+    # the keyring after what it imports (in one step it held the window 35-50 ms)
+    "jaraco.context",
+    "configparser",
+    "keyring",
     "desktop.storage.secrets",
 )
 
