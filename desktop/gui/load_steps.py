@@ -100,8 +100,17 @@ WINDOW_STEPS = (
     "desktop.ui.chat.composer",
     "desktop.ui.window.top_bar",  # with the assistant picker
     "desktop.providers.http_clients",
-    # what MainWindow.attach imports
+    # what MainWindow.attach imports (each step of it is then only building)
+    "desktop.chat.voice",
     "desktop.ui.chat.chat_pane",
+    "desktop.knowledge.chat_link",
+    "desktop.ui.window.tab_order",
+    "desktop.ui.window.quit_guard",
+    "desktop.ui.window.notifier",
+    "desktop.ui.window.attention",
+    "desktop.ui.chat.window_drops",
+    "desktop.ui.conversations.project_actions",
+    "desktop.sync.service",
     "desktop.ui.window.tool_activity",
     "desktop.ui.compare.launcher",
     "desktop.ui.quick.quick_ask",
@@ -117,6 +126,10 @@ WINDOW_STEPS = (
     # what the model list's first request uses
     "desktop.providers.retry",
     "more_itertools",
+    # the keyring after what it imports (in one step it held the window 35-50 ms)
+    "jaraco.context",
+    "configparser",
+    "keyring",
     "desktop.storage.secrets",
 )
 
