@@ -85,9 +85,9 @@ class VirtualColumn(QAbstractScrollArea):
     def is_following(self) -> bool:
         return self._follow
 
-    def column_width(self) -> int:
+    def column_width(self, metrics: Metrics | None = None) -> int:
         available = self.viewport().width() - 2 * MARGIN_X
-        readable = int(self._metrics().char_width * MAX_CHARS) + 32
+        readable = int((metrics or self._metrics()).char_width * MAX_CHARS) + 32
         return max(200, min(available, readable))
 
     def _metrics(self) -> Metrics:
@@ -211,8 +211,10 @@ class VirtualColumn(QAbstractScrollArea):
         self._update_overlays()
 
     def _do_relayout(self) -> None:
-        width = self.column_width()
+        # (the font measured and the width worked out once: a streamed answer relays
+        # the column out on every frame)
         metrics = self._metrics()
+        width = self.column_width(metrics)
         for item in self._items:
             if item.widget is None and item.measured_width not in (width, -2 - width):
                 item.height = estimate_height(item, width, metrics)
@@ -220,16 +222,17 @@ class VirtualColumn(QAbstractScrollArea):
         anchor = self._anchor()
         for _attempt in range(4):
             self._tops = prefix_tops([i.height for i in self._items], MARGIN_Y, SPACING)
-            self._restore(anchor)
+            self._restore(anchor, width)
             changed = False
             visible = self._range(self._value(), self._value() + self.viewport().height())
             for index in [*visible, *(i for i in self._pinned if i < len(self._items))]:
                 self._materialize(index)
                 changed |= self._measure(index, width)
             if not changed:
-                break
-        self._tops = prefix_tops([i.height for i in self._items], MARGIN_Y, SPACING)
-        self._restore(anchor)
+                break  # (laid out for these heights already)
+        else:
+            self._tops = prefix_tops([i.height for i in self._items], MARGIN_Y, SPACING)
+            self._restore(anchor, width)
         keep = set(self._range(self._value() - KEEP, self._value() + self.viewport().height()
                                + KEEP)) | self._pinned
         for index in self._materialized():
@@ -374,8 +377,8 @@ class VirtualColumn(QAbstractScrollArea):
         index = max(0, min(len(self._items) - 1, bisect.bisect_right(self._tops, value) - 1))
         return index, self._tops[index] - value
 
-    def _restore(self, anchor: tuple[int, int] | None) -> None:
-        content = self._tops[-1] - SPACING + MARGIN_Y + self._tail_height(self.column_width())
+    def _restore(self, anchor: tuple[int, int] | None, width: int) -> None:
+        content = self._tops[-1] - SPACING + MARGIN_Y + self._tail_height(width)
         page = self.viewport().height()
         bar = self.verticalScrollBar()
         bar.setRange(0, max(0, content - page))

@@ -70,6 +70,33 @@ def test_follows_the_stream(qtbot: Any, chat: tuple[ChatView, AgentBridge]) -> N
     assert at_bottom(view)
 
 
+def test_a_streamed_frame_measures_the_column_once(
+        qtbot: Any, chat: tuple[ChatView, AgentBridge], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every frame that adds a line relays the column out: its font and width are
+    worked out once for it (each took a QFont built from the application's font), and
+    the scroll range is set once per height measured, not once more at the end."""
+    view, bridge = chat
+    view.add_message(Message.user("write a lot"))
+    start(bridge)
+    bridge.textDelta.emit(LONG[:3000])
+    widget = view.widget_for("msg_a")
+    assert widget is not None
+    qtbot.waitUntil(lambda: "Paragraph 4" in widget.body.toPlainText(), timeout=5000)
+    qtbot.waitUntil(lambda: at_bottom(view), timeout=5000)
+    fonts, ranges = [], []
+    chat_font = theme.chat_font
+    monkeypatch.setattr(theme, "chat_font", lambda *a: fonts.append(1) or chat_font(*a))
+    bar = view.verticalScrollBar()
+    set_range = bar.setRange
+    monkeypatch.setattr(bar, "setRange", lambda *a: ranges.append(a) or set_range(*a))
+    height = widget.height()
+    bridge.textDelta.emit("\n\nA new paragraph: " + "words that wrap the line " * 8)
+    qtbot.waitUntil(lambda: widget.height() > height, timeout=5000)
+    assert len(fonts) == 1
+    assert len(ranges) == 2  # the old height, then the new one measured
+    assert at_bottom(view)
+
+
 def test_scrolling_up_stops_following_and_jump_returns(
         qtbot: Any, chat: tuple[ChatView, AgentBridge]) -> None:
     view, bridge = chat
