@@ -84,8 +84,11 @@ WARM_LANGUAGES = ("python", "javascript", "typescript", "bash", "json", "rust", 
 
 
 def highlight_code(code: str, lang: str, style: str) -> str:
-    """Highlighted HTML spans for ``code`` (escaped text when the language is unknown)."""
-    lexer = _lexer(lang.lower()) if lang else None
+    """Highlighted HTML spans for ``code`` (escaped text when the language is unknown).
+    No code, no lexer: a streamed fence's first line can end a frame half written
+    ("```javascr"), and a lexer looked up by that name was a wrong one built or every
+    installed package searched for a plugin."""
+    lexer = _lexer(lang.lower()) if lang and code else None
     if lexer is None:
         return html.escape(code)
     from pygments import highlight

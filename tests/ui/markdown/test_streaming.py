@@ -211,6 +211,33 @@ def test_a_long_open_code_block_streams_in_pieces_and_ends_exact() -> None:
         assert html == expected
 
 
+def test_a_fence_whose_language_is_still_being_written_looks_no_lexer_up(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frame can end inside a fence's first line ("```javascr"): the code block is
+    still empty, and highlighting nothing needs no lexer. Looking one up by the half
+    name built a wrong one ("```java", "```r") or searched every installed package's
+    entry points for a plugin ("```javascr"), tens of ms on the first code block."""
+    import pygments.lexers
+
+    looked_up: list[str] = []
+    real = pygments.lexers.get_lexer_by_name
+    monkeypatch.setattr(pygments.lexers, "get_lexer_by_name",
+                        lambda name, **kw: looked_up.append(name) or real(name, **kw))
+    from desktop.ui.markdown import renderer as renderer_module
+
+    renderer_module._lexer.cache_clear()
+    text = "Some code:\n\n```javascript\nlet x = 1;\n```\n"
+    inc = IncrementalMarkdown(MarkdownRenderer(LIGHT))
+    for cut in range(1, len(text) + 1):
+        inc.append(text[cut - 1:cut])
+        inc.update()
+    final = inc.update(final=True)
+    assert looked_up == ["javascript"]
+    assert "".join(b.html for b in [*inc.committed, *final.tail]) == \
+        "".join(b.html for b in MarkdownRenderer(LIGHT).blocks(text))
+    renderer_module._lexer.cache_clear()
+
+
 def test_pieces_of_an_open_code_block_are_highlighted_once() -> None:
     inc = IncrementalMarkdown(renderer(False))
     opened = LONG_DOC[:LONG_DOC.index("    return doc")]
