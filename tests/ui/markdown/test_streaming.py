@@ -238,6 +238,30 @@ def test_a_fence_whose_language_is_still_being_written_looks_no_lexer_up(
     renderer_module._lexer.cache_clear()
 
 
+def test_a_closed_code_block_is_highlighted_once_while_it_waits_to_be_committed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A code block that just closed is the open tail until the block after it shows
+    where it ends: rendered again on each of those frames, it was highlighted again on
+    each (a short block was not remembered)."""
+    import pygments
+
+    highlighted: list[str] = []
+    real = pygments.highlight
+    monkeypatch.setattr(pygments, "highlight",
+                        lambda code, *a: highlighted.append(code) or real(code, *a))
+    code = "def f(x):\n    return x * 2\n"
+    text = f"Code:\n\n```python\n{code}```\n\n- a list item that goes on a while\n- two\n"
+    inc = IncrementalMarkdown(MarkdownRenderer(LIGHT))
+    for cut in range(0, len(text), 3):
+        inc.append(text[cut:cut + 3])
+        inc.update()
+    inc.update(final=True)
+    # (once as the open block's complete lines, once as the closed block)
+    assert highlighted.count(code) == 2
+    assert "".join(b.html for b in inc.committed) == \
+        "".join(b.html for b in MarkdownRenderer(LIGHT).blocks(text))
+
+
 def test_pieces_of_an_open_code_block_are_highlighted_once() -> None:
     inc = IncrementalMarkdown(renderer(False))
     opened = LONG_DOC[:LONG_DOC.index("    return doc")]
