@@ -665,6 +665,45 @@ CODE = ("Code:\n\n```python\ndef f(x):\n    return x * 2  # a comment 'str'\n\n"
         + "```\n\n~~~\nplain   spaced\ttabbed &lt; <b>\n~~~\n\nEnd.\n")
 
 
+def test_a_code_block_whose_lines_complete_grows_in_place(qtbot: Any) -> None:
+    """A frame that completes lines of an open code block (most frames of a streamed
+    code block) changes its highlighted part: the block was rebuilt from its HTML and
+    laid out whole. Now the line that was being written is replaced by the new lines,
+    highlighted; at every frame the document equals one built from its block."""
+    rebuilt = grown = 0
+    for seed in range(4):
+        rng = random.Random(seed)
+        view = MarkdownView()
+        qtbot.addWidget(view)
+        view.resize(500, 400)
+        done = 0
+        while done < len(CODE):
+            step = rng.randint(8, 30)  # (most frames complete a line)
+            view.append(CODE[done:done + step])
+            done += step
+            changes: dict[int, list[int]] = {}
+            before = {id(s.doc) for s in view._segments if s.block.kind == "code"}
+            for segment in view._segments:
+                segment.doc.contentsChange.connect(partial(record, changes, id(segment.doc)))
+            view._render_stream()
+            for segment in view._segments:
+                if segment.block.kind != "code":
+                    continue
+                fresh = Segment(segment.block, segment.style, {})
+                assert segment.doc.toHtml() == fresh.doc.toHtml(), (seed, done)
+                assert segment.layout(480) == fresh.layout(480)
+                at = changes.get(id(segment.doc))
+                if id(segment.doc) in before and at and "\n" in segment.block.code:
+                    rebuilt += min(at) == 0
+                    grown += min(at) > 0
+        view.flush()
+        loaded = loaded_view(qtbot, CODE)
+        assert [s.doc.toHtml() for s in view._segments] == [
+            s.doc.toHtml() for s in loaded._segments]
+    # (rebuilt: a blank line first, a piece completed, the block closed)
+    assert grown > 3 * rebuilt, (grown, rebuilt)
+
+
 def test_a_code_block_grows_in_place_and_is_drawn_as_if_built_whole(qtbot: Any) -> None:
     """The line being written in an open code block is added to, not the block
     rebuilt: at every frame the document holds and lays out what one built from its
