@@ -21,6 +21,13 @@ machine kept busy during the stream) printed beside it.
 
     .venv/bin/python tests/bench/bench_shipped_stream.py [--rates 250,1000] [--runs 3]
         [--chars 20000] [--qasync-floor]
+
+``--costs`` runs the app once per rate with its steps timed inside it and prints CPU
+per event by step (decode, parse, events, save queue, bridge, the view's parse and
+apply, the column's relayout, paint, and what is left on each thread: reading on the
+stream thread, Qt and the event loop on the main one): tests/bench/stream_costs.py.
+Run against another tree with PYTHONPATH=that tree (the app imports ``desktop`` from
+the path first; this script's tree is only where ``tests`` comes from).
 """
 
 from __future__ import annotations
@@ -140,6 +147,7 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self.marks: queue.Queue[tuple[str, float]] = queue.Queue()
         self.watched = 0
+        self.costs_path: str | None = None  # the app's steps (tests/bench/stream_costs.py)
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -150,6 +158,10 @@ class Server:
             self.marks.put((kind, float(at)))
             if self.watched:
                 threads = thread_cpu(self.watched)
+                if self.costs_path:
+                    from tests.bench.stream_costs import read
+
+                    threads.update({f"step {k}": v for k, v in read(self.costs_path).items()})
                 self.cpu_marks.put((kind, cpu_seconds(self.watched), machine_busy(), threads))
 
     def watch(self, pid: int) -> None:
@@ -219,10 +231,33 @@ def per_thread(server: Server, events: float) -> str:
     if len(server.thread_marks) < 2:
         return ""
     start, end = server.thread_marks[-2], server.thread_marks[-1]
-    spent = {name: end[name] - start.get(name, 0.0) for name in end}
+    spent = {name: end[name] - start.get(name, 0.0) for name in end
+             if not name.startswith("step ")}
     return ", ".join(f"{THREAD_WORK.get(name, name)} {seconds / events * 1e6:.0f}"
                      for name, seconds in sorted(spent.items(), key=lambda kv: -kv[1])
                      if seconds > 0)
+
+
+def per_step(server: Server, events: float) -> str:
+    """µs of CPU per event in each step of the app (``--costs``), each step's own time;
+    the main thread's time outside every step is Qt's and the event loop's."""
+    if len(server.thread_marks) < 2:
+        return ""
+    start, end = server.thread_marks[-2], server.thread_marks[-1]
+    steps = {name[5:]: end[name] - start.get(name, 0.0) for name in end
+             if name.startswith("step ")}
+    if not steps:
+        return ""
+    main = end.get("main thread", 0.0) - start.get("main thread", 0.0)
+    on_main = sum(v for k, v in steps.items() if not k.startswith(("decode", "parse")))
+    stream = sum(end[k] - start.get(k, 0.0) for k in end if k == "other assista-stream")
+    on_stream = sum(v for k, v in steps.items() if k.startswith(("decode", "parse")))
+    rows = [*steps.items(), ("stream thread: reading (httpx, asyncio), handover",
+                             stream - on_stream),
+            ("main thread: Qt (layout, paint, X11), event loop, qasync, rest",
+             main - on_main)]
+    return "\n".join(f"             {seconds / events * 1e6:7.0f} µs  {name}"
+                     for name, seconds in rows)
 
 
 def machine_busy() -> float:
@@ -304,11 +339,21 @@ def without_inspector(home: str) -> None:
 
 def run_app(server: Server, env: dict[str, str], text: str,
             profile: str | None = None, *, inspector: bool = True,
-            spy_options: tuple[str, ...] = ()) -> dict[str, float]:
+            spy_options: tuple[str, ...] = (), costs: bool = False) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="assista-bench-home-") as home:
         if not inspector:
             without_inspector(home)
         app_env = dict(env, HOME=home, OPENAI_API_KEY="sk-bench", OPENAI_BASE_URL=server.url)
+        server.costs_path = None
+        if costs:  # the steps timed inside the app (tests/bench/stream_costs.py)
+            hook = Path(home) / "costs-hook"
+            hook.mkdir()
+            (hook / "sitecustomize.py").write_text(
+                "import os\nfrom tests.bench.stream_costs import install\n"
+                "install(os.environ['ASSISTA_COSTS'])\n")
+            server.costs_path = app_env["ASSISTA_COSTS"] = str(Path(home) / "costs.json")
+            app_env["PYTHONPATH"] = os.pathsep.join(
+                p for p in (env.get("PYTHONPATH"), str(hook), str(ROOT)) if p)
         for key in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "ANTHROPIC_API_KEY",
                     "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENROUTER_API_KEY"):
             app_env.pop(key, None)
@@ -341,6 +386,7 @@ def run_app(server: Server, env: dict[str, str], text: str,
                     *(spy_options or ("--rate", "250")), "-o", profile])
             wall, cpu, busy, end = server.stream(timeout=120)
             threads = per_thread(server, events_of(server))
+            steps = per_step(server, events_of(server))
             while time.monotonic() - end < 30 and not finished_in_db(home):
                 time.sleep(0.01)
             in_db = time.monotonic() - end
@@ -350,7 +396,7 @@ def run_app(server: Server, env: dict[str, str], text: str,
             whole = exported_whole(app_env, text)
             return {"wall": wall, "cpu": cpu, "busy": busy, "lag": in_db,
                     "chars": float(len(text) if whole else -1),
-                    "threads": threads}  # type: ignore[dict-item]
+                    "threads": threads, "steps": steps}  # type: ignore[dict-item]
         finally:
             proc.terminate()
             try:
@@ -386,7 +432,9 @@ def describe(name: str, r: dict[str, float]) -> str:
     return (f"    {name:<6} {r['cpu'] / r['wall']:.3f} of a core over {r['wall']:.1f} s   "
             f"load {r['load']:.2f}, machine busy {r['busy']:.2f} cores   "
             f"done {r['lag'] * 1000:.0f} ms after the stream, {r['chars']:.0f} chars\n"
-            f"           µs of CPU per event by thread: {r.get('threads', '')}")
+            f"           µs of CPU per event by thread: {r.get('threads', '')}"
+            + (f"\n           µs of CPU per event by step (each step's own):\n{r['steps']}"
+               if r.get("steps") else ""))
 
 
 def main() -> int:
@@ -404,6 +452,9 @@ def main() -> int:
     parser.add_argument("--inspector-off", action="store_true",
                         help="also run the app with the request inspector turned off "
                              "(what recording costs: app against app-noinsp)")
+    parser.add_argument("--costs", action="store_true",
+                        help="run the app once per rate with its steps timed inside it "
+                             "(tests/bench/stream_costs.py): µs per event by step")
     parser.add_argument("--serve", type=float)
     args = parser.parse_args()
 
@@ -424,6 +475,13 @@ def main() -> int:
         for rate in (float(r) for r in args.rates.split(",")):
             server = Server(args.chars, rate)
             server.chars = len(text)
+            if args.costs:
+                r = run_app(server, env, text, costs=True)
+                r["load"] = os.getloadavg()[0]
+                print(f"{rate:.0f} tok/s, the app with its steps timed:\n"
+                      + describe("app", r), flush=True)
+                server.close()
+                continue
             if args.profile:
                 out = f"{args.profile}.{rate:.0f}"
                 r = run_app(server, env, text, out,

@@ -89,9 +89,9 @@ class VirtualColumn(QAbstractScrollArea):
     def is_following(self) -> bool:
         return self._follow
 
-    def column_width(self) -> int:
+    def column_width(self, metrics: Metrics | None = None) -> int:
         available = self.viewport().width() - 2 * MARGIN_X
-        readable = int(self._metrics().char_width * MAX_CHARS) + 32
+        readable = int((metrics or self._metrics()).char_width * MAX_CHARS) + 32
         return max(200, min(available, readable))
 
     @property
@@ -229,23 +229,30 @@ class VirtualColumn(QAbstractScrollArea):
         self._update_overlays()
 
     def _do_relayout(self) -> None:
-        width = self.column_width()
-        self._heights.estimate(self._items, width, self._metrics())
+        # (the font measured and the width worked out once: a streamed answer relays
+        # the column out on every frame)
+        metrics = self._metrics()
+        width = self.column_width(metrics)
+        self._heights.estimate(self._items, width, metrics)
         anchor = self._anchor()
+        settled = False
         for _attempt in range(4):
             self._heights.sum(self._items)
-            self._restore(anchor)
+            self._restore(anchor, width)
             changed = False
             visible = self._range(self._value(), self._value() + self.viewport().height())
             for index in [*visible, *(i for i in self._pinned if i < len(self._items))]:
                 self._materialize(index)
                 changed |= self._measure(index, width)
             if not changed:
-                break
-        for index in self._materialized():  # (the blocks off screen too: tops final now)
-            self._measure(index, width)
-        self._heights.sum(self._items)
-        self._restore(anchor)
+                settled = True
+                break  # (laid out for these heights already)
+        off_screen = False  # (the blocks off screen too: tops final now)
+        for index in self._materialized():
+            off_screen |= self._measure(index, width)
+        if off_screen or not settled:
+            self._heights.sum(self._items)
+            self._restore(anchor, width)
         keep = set(self._range(self._value() - KEEP, self._value() + self.viewport().height()
                                + KEEP)) | self._pinned
         for index in self._materialized():
@@ -402,8 +409,8 @@ class VirtualColumn(QAbstractScrollArea):
         index = max(0, min(len(self._items) - 1, bisect.bisect_right(self._tops, value) - 1))
         return index, self._tops[index] - value
 
-    def _restore(self, anchor: tuple[int, int] | None) -> None:
-        content = self._tops[-1] - SPACING + MARGIN_Y + self._tail_height(self.column_width())
+    def _restore(self, anchor: tuple[int, int] | None, width: int) -> None:
+        content = self._tops[-1] - SPACING + MARGIN_Y + self._tail_height(width)
         page = self.viewport().height()
         bar = self.verticalScrollBar()
         bar.setRange(0, max(0, content - page))

@@ -85,5 +85,8 @@ class ChatStateMarks:
         self.delegate.phase = (self.delegate.phase + 1) % 12
         for session_id in self._spinning():
             item = self._item(session_id)
-            if item is not None:  # repaint just that row
-                self.list.viewport().update(self.list.visualItemRect(item))
+            if item is not None:  # repaint just its mark (the row's text stays)
+                index = self.list.indexFromItem(item)
+                mark = self.delegate.mark_rect(self.list.visualItemRect(item),
+                                               self.delegate.header_height(self.list, index))
+                self.list.viewport().update(mark.adjusted(-2, -2, 2, 2))

@@ -188,9 +188,21 @@ class SectionDelegate(QStyledItemDelegate):
             inner.rect = inner.rect.adjusted(0, 0, -(STATE_MARK + 8), 0)
         super().paint(painter, inner, index)
         if state:
-            mark = QRect(option.rect.right() - STATE_MARK - 6,
-                         inner.rect.center().y() - STATE_MARK // 2 + 1, STATE_MARK, STATE_MARK)
-            self.paint_state(painter, mark, str(state))
+            self.paint_state(painter, self.mark_rect(option.rect, header), str(state))
+
+    @staticmethod
+    def mark_rect(row: QRect, header: int) -> QRect:
+        """Where a row's state mark is drawn (``header``: the section title's height
+        above the row's text, see :meth:`header_height`)."""
+        centre = row.adjusted(0, header, 0, 0).center().y()
+        return QRect(row.right() - STATE_MARK - 6, centre - STATE_MARK // 2 + 1,
+                     STATE_MARK, STATE_MARK)
+
+    def header_height(self, view: QWidget, index: _ModelIndex) -> int:
+        """:meth:`_header_height` for a row of ``view`` (its font), outside a paint."""
+        option = QStyleOptionViewItem()
+        option.initFrom(view)
+        return self._header_height(option, index)
 
     def paint_state(self, painter: QPainter, rect: QRect, state: str) -> None:
         """A spinner while answering, a badge when the chat waits for the user, a dot

@@ -65,6 +65,16 @@ def grow_in_place(doc: QTextDocument, old: Block, new: Block, *, drawn: bool) ->
         position = cursor.position()
         cursor.insertText(added)
         return position
+    lines = None if drawn else code_lines_growth(old, new)
+    if lines is not None:
+        end = doc.characterCount() - 1
+        position = end - len(lines.removed_text)
+        cursor = QTextCursor(doc)
+        cursor.setPosition(max(0, position))
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        if position >= cursor.block().position() and cursor.selectedText() == lines.removed_text:
+            _replace_end(cursor, False, lines.fragment)
+            return position
     return None
 
 
@@ -158,6 +168,41 @@ def code_growth(old: Block, new: Block) -> str | None:
     if not added or "<" in added or "\n" in added or "\r" in added:
         return None
     return html.unescape(added)
+
+
+@dataclass(frozen=True, slots=True)
+class CodeLines:
+    """How open code block ``old`` becomes ``new`` when lines were completed: the
+    line that was being written (``removed_text``, plain) is replaced by the HTML
+    ``fragment`` (that line highlighted, the lines after it, the new line being
+    written)."""
+
+    removed_text: str
+    fragment: str
+
+
+def code_lines_growth(old: Block, new: Block) -> CodeLines | None:
+    """The in-place change from open code block ``old`` to ``new`` when its highlighted
+    lines are those of ``old`` and more after them (a line completed: highlighted now,
+    see desktop.ui.markdown.streaming); None otherwise. A fragment that begins with an
+    empty line is left to a rebuild (Qt's HTML reader gives that line the character
+    format of the line before it, where one built whole has none)."""
+    if (old.kind != "code" or new.kind != "code" or old.lang != new.lang
+            or (old.joins_prev, old.joins_next) != (new.joins_prev, new.joins_next)):
+        return None
+    body = old.html.removesuffix("</pre>\n")
+    opened = body.find(">") + 1
+    if body == old.html or not opened or not new.html.endswith("</pre>\n"):
+        return None
+    kept = max(body.rfind("\n") + 1, opened)
+    partial = body[kept:]
+    if "<" in partial or not new.html.startswith(body[:kept]):
+        return None
+    added = new.html[kept:-len("</pre>\n")]
+    if "\n" not in added or added.startswith("\n") or "\r" in added:
+        return None
+    # (a newline right after <pre> is dropped by the HTML reader: one is put first)
+    return CodeLines(html.unescape(partial), f"{body[:opened]}\n{added}</pre>")
 
 
 def _safe_cut(text: str, cut: int) -> int:

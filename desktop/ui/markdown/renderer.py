@@ -58,6 +58,7 @@ _CHECKBOX = re.compile(r'<input class="task-list-item-checkbox"( checked="checke
 _HEADING_SIZE = {"h1": "x-large", "h2": "large", "h3": "medium"}
 _SAFE_SCHEMES = ("http://", "https://", "mailto:")
 CACHE_SIZE = 300
+CODE_CACHE_SIZE = 8
 
 
 @lru_cache(maxsize=64)
@@ -90,8 +91,11 @@ def warm_highlighters(languages: tuple[str, ...], style: str) -> None:
 
 
 def highlight_code(code: str, lang: str, style: str) -> str:
-    """Highlighted HTML spans for ``code`` (escaped text when the language is unknown)."""
-    lexer = _lexer(lang.lower()) if lang else None
+    """Highlighted HTML spans for ``code`` (escaped text when the language is unknown).
+    No code, no lexer: a streamed fence's first line can end a frame half written
+    ("```javascr"), and a lexer looked up by that name was a wrong one built or every
+    installed package searched for a plugin."""
+    lexer = _lexer(lang.lower()) if lang and code else None
     if lexer is None:
         return html.escape(code)
     from pygments import highlight
@@ -203,17 +207,17 @@ class MarkdownRenderer:
 
     def code_html(self, code: str, lang: str) -> str:
         """A code block's HTML: ``code`` highlighted as ``lang``. The last few are
-        remembered: a long block that just closed is rendered as the open tail, then
+        remembered: a block that just closed is rendered as the open tail on every
+        frame until the block after it shows where it ends (up to ~15 frames), then
         again as it is committed."""
         key = (code, lang)
         found = self._code_cache.get(key)
         if found is not None:
             return found
         found = code_pre(highlight_code(code, lang, self.palette.pygments_style))
-        if len(code) > 2000:  # (short blocks are cheap to highlight again)
-            self._code_cache[key] = found
-            if len(self._code_cache) > 4:
-                self._code_cache.popitem(last=False)
+        self._code_cache[key] = found
+        if len(self._code_cache) > CODE_CACHE_SIZE:
+            self._code_cache.popitem(last=False)
         return found
 
     def _table_open(self, _t: Sequence[Token], _i: int, _o: Any, _e: Any) -> str:

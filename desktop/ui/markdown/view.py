@@ -266,10 +266,12 @@ class MarkdownView(QWidget):
             top = segment.top + (segment.changed_top() if in_place else -GAP)
         else:
             top = min(old_height, self._height) - GAP
-        self.update(0, max(0, top), self.width(), max(old_height, self._height) + 1 - top)
         if self._height != old_height:
             self.updateGeometry()
             self.contentChanged.emit()
+        # (marked after the column followed the new height: marked before, when the
+        # column then scrolled, Qt painted it on its own, then the line scrolled in)
+        self.update(0, max(0, top), self.width(), max(old_height, self._height) + 1 - top)
 
     def _layout(self, width: int) -> None:
         if width != self._width:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QUrl
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QMouseEvent
 from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
@@ -68,6 +68,75 @@ def test_follows_the_stream(qtbot: Any, chat: tuple[ChatView, AgentBridge]) -> N
     assert view.is_following() and not view.jump_button.isVisible()
     finish(bridge, "msg_a", LONG)
     assert at_bottom(view)
+
+
+def test_a_streamed_frame_measures_the_column_once(
+        qtbot: Any, chat: tuple[ChatView, AgentBridge], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every frame that adds a line relays the column out: its font and width are
+    worked out once for it (each took a QFont built from the application's font), and
+    the scroll range is set once per height measured, not once more at the end."""
+    view, bridge = chat
+    view.add_message(Message.user("write a lot"))
+    start(bridge)
+    bridge.textDelta.emit(LONG[:3000])
+    widget = view.widget_for("msg_a")
+    assert widget is not None
+    qtbot.waitUntil(lambda: "Paragraph 4" in widget.body.toPlainText(), timeout=5000)
+    qtbot.waitUntil(lambda: at_bottom(view), timeout=5000)
+    fonts, ranges = [], []
+    chat_font = theme.chat_font
+    monkeypatch.setattr(theme, "chat_font", lambda *a: fonts.append(1) or chat_font(*a))
+    bar = view.verticalScrollBar()
+    set_range = bar.setRange
+    monkeypatch.setattr(bar, "setRange", lambda *a: ranges.append(a) or set_range(*a))
+    height = widget.height()
+    bridge.textDelta.emit("\n\nA new paragraph: " + "words that wrap the line " * 8)
+    qtbot.waitUntil(lambda: widget.height() > height, timeout=5000)
+    assert len(fonts) == 1
+    assert len(ranges) == 2  # the old height, then the new one measured
+    assert at_bottom(view)
+
+
+def test_a_streamed_frame_that_adds_a_line_is_painted_in_one_pass(
+        qtbot: Any, chat: tuple[ChatView, AgentBridge]) -> None:
+    """The frame's changed line was marked for repainting before the column followed
+    the new height; the column's scroll then made Qt paint it in a pass of its own,
+    and the line that scrolled in in a second one (each pass a paint of the view and,
+    on X11, a flush of the window)."""
+    from PySide6.QtGui import QPaintEvent, QRegion
+
+    view, bridge = chat
+    view.add_message(Message.user("write a lot"))
+    start(bridge)
+    bridge.textDelta.emit(LONG[:3000])
+    widget = view.widget_for("msg_a")
+    assert widget is not None
+    qtbot.waitUntil(lambda: "Paragraph 4" in widget.body.toPlainText(), timeout=5000)
+    qtbot.waitUntil(lambda: at_bottom(view), timeout=5000)
+    app = QApplication.instance()
+    assert app is not None
+    app.processEvents()
+    paints: list[QRegion] = []
+
+    class Painted(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if isinstance(event, QPaintEvent):
+                paints.append(QRegion(event.region()))
+            return False
+
+    painted = Painted()
+    widget.body.installEventFilter(painted)
+    for words in (" that wrap the line" * 6, "\n\nNew paragraph.", " and more words" * 8):
+        height = widget.body.height()
+        paints.clear()
+        bridge.textDelta.emit(words)
+        widget.body._render_stream()
+        qtbot.waitUntil(lambda: bool(paints), timeout=5000)
+        app.processEvents()
+        assert widget.body.height() > height and at_bottom(view)
+        assert len(paints) == 1  # the changed line and the new one, in one pass
+        assert paints[0].contains(QRect(0, widget.body.height() - 2, 1, 1))
+    widget.body.removeEventFilter(painted)
 
 
 def test_scrolling_up_stops_following_and_jump_returns(

@@ -211,6 +211,57 @@ def test_a_long_open_code_block_streams_in_pieces_and_ends_exact() -> None:
         assert html == expected
 
 
+def test_a_fence_whose_language_is_still_being_written_looks_no_lexer_up(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frame can end inside a fence's first line ("```javascr"): the code block is
+    still empty, and highlighting nothing needs no lexer. Looking one up by the half
+    name built a wrong one ("```java", "```r") or searched every installed package's
+    entry points for a plugin ("```javascr"), tens of ms on the first code block."""
+    import pygments.lexers
+
+    looked_up: list[str] = []
+    real = pygments.lexers.get_lexer_by_name
+    monkeypatch.setattr(pygments.lexers, "get_lexer_by_name",
+                        lambda name, **kw: looked_up.append(name) or real(name, **kw))
+    from desktop.ui.markdown import renderer as renderer_module
+
+    renderer_module._lexer.cache_clear()
+    text = "Some code:\n\n```javascript\nlet x = 1;\n```\n"
+    inc = IncrementalMarkdown(MarkdownRenderer(LIGHT))
+    for cut in range(1, len(text) + 1):
+        inc.append(text[cut - 1:cut])
+        inc.update()
+    final = inc.update(final=True)
+    assert looked_up == ["javascript"]
+    assert "".join(b.html for b in [*inc.committed, *final.tail]) == \
+        "".join(b.html for b in MarkdownRenderer(LIGHT).blocks(text))
+    renderer_module._lexer.cache_clear()
+
+
+def test_a_closed_code_block_is_highlighted_once_while_it_waits_to_be_committed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A code block that just closed is the open tail until the block after it shows
+    where it ends: rendered again on each of those frames, it was highlighted again on
+    each (a short block was not remembered)."""
+    import pygments
+
+    highlighted: list[str] = []
+    real = pygments.highlight
+    monkeypatch.setattr(pygments, "highlight",
+                        lambda code, *a: highlighted.append(code) or real(code, *a))
+    code = "def f(x):\n    return x * 2\n"
+    text = f"Code:\n\n```python\n{code}```\n\n- a list item that goes on a while\n- two\n"
+    inc = IncrementalMarkdown(MarkdownRenderer(LIGHT))
+    for cut in range(0, len(text), 3):
+        inc.append(text[cut:cut + 3])
+        inc.update()
+    inc.update(final=True)
+    # (once as the open block's complete lines, once as the closed block)
+    assert highlighted.count(code) == 2
+    assert "".join(b.html for b in inc.committed) == \
+        "".join(b.html for b in MarkdownRenderer(LIGHT).blocks(text))
+
+
 def test_pieces_of_an_open_code_block_are_highlighted_once() -> None:
     inc = IncrementalMarkdown(renderer(False))
     opened = LONG_DOC[:LONG_DOC.index("    return doc")]
@@ -646,6 +697,45 @@ def test_a_list_grows_in_place_and_is_drawn_as_if_built_whole(qtbot: Any) -> Non
 CODE = ("Code:\n\n```python\ndef f(x):\n    return x * 2  # a comment 'str'\n\n"
         "class A:\n    pass\n" + "".join(f"value_{n} = {n}\n" for n in range(30))
         + "```\n\n~~~\nplain   spaced\ttabbed &lt; <b>\n~~~\n\nEnd.\n")
+
+
+def test_a_code_block_whose_lines_complete_grows_in_place(qtbot: Any) -> None:
+    """A frame that completes lines of an open code block (most frames of a streamed
+    code block) changes its highlighted part: the block was rebuilt from its HTML and
+    laid out whole. Now the line that was being written is replaced by the new lines,
+    highlighted; at every frame the document equals one built from its block."""
+    rebuilt = grown = 0
+    for seed in range(4):
+        rng = random.Random(seed)
+        view = MarkdownView()
+        qtbot.addWidget(view)
+        view.resize(500, 400)
+        done = 0
+        while done < len(CODE):
+            step = rng.randint(8, 30)  # (most frames complete a line)
+            view.append(CODE[done:done + step])
+            done += step
+            changes: dict[int, list[int]] = {}
+            before = {id(s.doc) for s in view._segments if s.block.kind == "code"}
+            for segment in view._segments:
+                segment.doc.contentsChange.connect(partial(record, changes, id(segment.doc)))
+            view._render_stream()
+            for segment in view._segments:
+                if segment.block.kind != "code":
+                    continue
+                fresh = Segment(segment.block, segment.style, {})
+                assert segment.doc.toHtml() == fresh.doc.toHtml(), (seed, done)
+                assert segment.layout(480) == fresh.layout(480)
+                at = changes.get(id(segment.doc))
+                if id(segment.doc) in before and at and "\n" in segment.block.code:
+                    rebuilt += min(at) == 0
+                    grown += min(at) > 0
+        view.flush()
+        loaded = loaded_view(qtbot, CODE)
+        assert [s.doc.toHtml() for s in view._segments] == [
+            s.doc.toHtml() for s in loaded._segments]
+    # (rebuilt: a blank line first, a piece completed, the block closed)
+    assert grown > 3 * rebuilt, (grown, rebuilt)
 
 
 def test_a_code_block_grows_in_place_and_is_drawn_as_if_built_whole(qtbot: Any) -> None:

@@ -1,0 +1,65 @@
+"""The chat list's marks: a chat answering in the background has a turning spinner,
+and each turn repaints only the mark, not the whole row (its title and the row's
+background stay as they were: a row repainted 11 times a second was a good part of
+what a second chat answering in the background cost)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QEvent, QObject, QRect
+from PySide6.QtGui import QPaintEvent, QRegion
+from PySide6.QtWidgets import QApplication, QListWidget, QListWidgetItem
+
+from desktop.ui.conversations.chat_states import ChatStateMarks
+from desktop.ui.conversations.session_items import HEADER_ROLE, ID_ROLE, STATE_MARK, TITLE_ROLE
+
+
+class Painted(QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.region = QRegion()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if isinstance(event, QPaintEvent):
+            self.region = self.region.united(event.region())
+        return False
+
+
+def test_a_turning_spinner_repaints_only_its_mark(qtbot: Any) -> None:
+    chat_list = QListWidget()
+    qtbot.addWidget(chat_list)
+    chat_list.resize(280, 300)
+    marks = ChatStateMarks(chat_list)
+    for number in range(4):
+        item = QListWidgetItem(f"A chat with a long title number {number}")
+        item.setData(ID_ROLE, f"s{number}")
+        item.setData(TITLE_ROLE, item.text())
+        if number in (0, 2):
+            item.setData(HEADER_ROLE, "Today" if number == 0 else "Yesterday")
+        chat_list.addItem(item)
+    chat_list.show()
+    qtbot.waitExposed(chat_list)
+    marks.set_current("s0")
+    marks.set_state("s0", "answering")  # on screen: its mark does not turn
+    marks.set_state("s2", "answering")  # in the background: it turns
+    app = QApplication.instance()
+    assert app is not None
+    app.processEvents()
+    row = chat_list.visualItemRect(chat_list.item(2))
+    before = chat_list.viewport().grab(row).toImage()
+    painted = Painted()
+    chat_list.viewport().installEventFilter(painted)
+    marks._spin()
+    qtbot.waitUntil(lambda: not painted.region.isEmpty(), timeout=5000)
+    app.processEvents()
+    bounds = painted.region.boundingRect()
+    assert bounds.intersects(row)
+    assert bounds.width() <= STATE_MARK + 4 and bounds.height() <= STATE_MARK + 4
+    after = chat_list.viewport().grab(row).toImage()
+    changed = [(x, y) for y in range(before.height()) for x in range(before.width())
+               if before.pixel(x, y) != after.pixel(x, y)]
+    assert changed  # the spinner turned
+    mark = QRect(bounds.topLeft() - row.topLeft(), bounds.size())
+    assert all(mark.contains(x, y) for x, y in changed)
+    assert marks.state_of("s0") == "answering"
