@@ -348,12 +348,17 @@ def run_app(server: Server, env: dict[str, str], text: str,
         if costs:  # the steps timed inside the app (tests/bench/stream_costs.py)
             hook = Path(home) / "costs-hook"
             hook.mkdir()
+            # (loaded by its path: the tree under test may have a tests/ without it)
             (hook / "sitecustomize.py").write_text(
-                "import os\nfrom tests.bench.stream_costs import install\n"
-                "install(os.environ['ASSISTA_COSTS'])\n")
+                "import importlib.util, os\n"
+                f"spec = importlib.util.spec_from_file_location('stream_costs', "
+                f"{str(ROOT / 'tests/bench/stream_costs.py')!r})\n"
+                "module = importlib.util.module_from_spec(spec)\n"
+                "spec.loader.exec_module(module)\n"
+                "module.install(os.environ['ASSISTA_COSTS'])\n")
             server.costs_path = app_env["ASSISTA_COSTS"] = str(Path(home) / "costs.json")
             app_env["PYTHONPATH"] = os.pathsep.join(
-                p for p in (env.get("PYTHONPATH"), str(hook), str(ROOT)) if p)
+                p for p in (env.get("PYTHONPATH"), str(hook)) if p)
         for key in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "ANTHROPIC_API_KEY",
                     "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENROUTER_API_KEY"):
             app_env.pop(key, None)
