@@ -269,6 +269,7 @@ def start_window(app: QApplication, window: MainWindow, ctx: AppContext, *, smok
     from desktop.ui.collector import MainThreadCollector
 
     closing.append(MainThreadCollector(app).stop)
+    window.chat.warm_up_soon()  # (the highlighters, on their thread, now that it can)
     # PySide6's answers for the modules loaded, kept for the next start (also if this
     # process is killed later)
     scans = desktop.ui.pyside_import_hook.CACHE

@@ -214,6 +214,14 @@ class ChatView(VirtualColumn):
         # collector's full passes, which would otherwise stall scrolling for ~100 ms.
         gc.freeze()
 
+    def warm_up_soon(self) -> None:
+        """Warm up even when no stored chat shows (a new data folder's first answer
+        built the highlighters while it streamed), where they are built on a thread of
+        their own (see :meth:`_warm_up`); otherwise the first stored chat shown does."""
+        if not self._warmed and not gc.isenabled():
+            self._warmed = True
+            QTimer.singleShot(WARM_UP_AFTER_MS, self._warm_up)
+
     def _warm_up(self, languages: tuple[str, ...] | None = None) -> None:
         """Once a stored chat shows, the parser and then the common code highlighters
         are made ready (their imports and regular expressions take a few to ~55 ms

@@ -80,3 +80,42 @@ def test_with_the_windows_collector_the_highlighters_warm_up_on_a_thread_of_thei
     assert warmed == [(lang, WARM_THREAD) for lang in renderer_module.WARM_LANGUAGES]
     qtbot.waitUntil(lambda: not any(t.name == WARM_THREAD for t in threading.enumerate()))
     renderer.cache_clear()
+
+
+@pytest.mark.parametrize("collector", [True, False])
+def test_a_window_with_no_stored_chat_warms_up_where_it_has_a_thread_for_it(
+        qtbot: Any, monkeypatch: pytest.MonkeyPatch, collector: bool) -> None:
+    """A new data folder's first answer built the highlighters while it streamed: the
+    window warms them up all the same once it has loaded, when they go on their own
+    thread (the window collects Python's garbage itself); else the first stored chat
+    shown does, as before."""
+    from desktop.ui.chat.chat_view import WARM_THREAD
+
+    monkeypatch.setattr("desktop.ui.chat.chat_view.gc.isenabled", lambda: not collector)
+    monkeypatch.setattr("desktop.ui.chat.chat_view.WARM_UP_AFTER_MS", 0)
+    warmed: list[str] = []
+
+    def recording_highlight(code: str, lang: str, style: str) -> str:
+        warmed.append(threading.current_thread().name)
+        return code
+
+    monkeypatch.setattr(renderer_module, "highlight_code", recording_highlight)
+    monkeypatch.setattr("desktop.ui.chat.chat_view.highlight_code", recording_highlight)
+    view = ChatView(AgentBridge())
+    qtbot.addWidget(view)
+    view.warm_up_soon()
+    if collector:
+        qtbot.waitUntil(lambda: len(warmed) == len(renderer_module.WARM_LANGUAGES))
+        assert set(warmed) == {WARM_THREAD}
+        qtbot.waitUntil(
+            lambda: not any(t.name == WARM_THREAD for t in threading.enumerate()))
+    else:
+        ticks = [0]
+        ticker = QTimer()
+        ticker.setInterval(0)
+        ticker.timeout.connect(lambda: ticks.__setitem__(0, ticks[0] + 1))
+        ticker.start()
+        qtbot.waitUntil(lambda: ticks[0] > 20)  # (turns of the loop: nothing started)
+        ticker.stop()
+        assert warmed == []
+    renderer.cache_clear()
