@@ -14,9 +14,19 @@ from desktop.app import AppContext
 from desktop.chat.last_chat import remember_last_chat
 from desktop.ui.window.controller import ChatController
 from desktop.ui.window.early_question import EarlyQuestion, reopen_last_chat
+from desktop.ui.window.startup_skeleton import EarlyMessageBox, StartupSkeleton
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse
 from tests.ui.conversation_helpers import add_provider, make_chat
 from tests.ui.window.test_early_typing import skeleton_window
+
+
+def ask_in_skeleton(qtbot: Any, skeleton: StartupSkeleton, text: str) -> EarlyMessageBox:
+    """Type ``text`` in the skeleton's message box and press Enter."""
+    box = skeleton.message_box
+    assert box is not None
+    qtbot.keyClicks(box, text)
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    return box
 
 
 def test_a_question_typed_while_loading_is_sent_before_the_window_is_built(
@@ -33,10 +43,7 @@ def test_a_question_typed_while_loading_is_sent_before_the_window_is_built(
                                                "finish_reason": "stop"}]}], hold_after=1)
     fake_server.enqueue(held)
     window, skeleton = skeleton_window(qtbot, ctx)
-    box = skeleton.message_box
-    assert box is not None
-    qtbot.keyClicks(box, "sent while loading")
-    qtbot.keyClick(box, Qt.Key.Key_Return)
+    box = ask_in_skeleton(qtbot, skeleton, "sent while loading")
     controller = ChatController(ctx)
     early = EarlyQuestion(window, controller)
     early.start()
@@ -82,10 +89,7 @@ def test_enter_in_the_skeleton_once_a_turn_can_run_sends_at_once(
     controller = ChatController(ctx)
     EarlyQuestion(window, controller).start()  # nothing typed yet: nothing sent
     assert fake_server.chat_requests == []
-    box = skeleton.message_box
-    assert box is not None
-    qtbot.keyClicks(box, "a new chat's question")
-    qtbot.keyClick(box, Qt.Key.Key_Return)
+    ask_in_skeleton(qtbot, skeleton, "a new chat's question")
     qtbot.waitUntil(lambda: len(fake_server.chat_requests) == 1, timeout=10000)
     qtbot.waitUntil(lambda: not controller.busy, timeout=10000)
     new_chat = controller.session_id
@@ -106,10 +110,7 @@ def test_a_question_that_cannot_be_sent_early_is_handed_to_the_composer(
     tries again (and says a provider is missing)."""
     ctx = open_ctx()
     window, skeleton = skeleton_window(qtbot, ctx)
-    box = skeleton.message_box
-    assert box is not None
-    qtbot.keyClicks(box, "no provider yet")
-    qtbot.keyClick(box, Qt.Key.Key_Return)
+    box = ask_in_skeleton(qtbot, skeleton, "no provider yet")
     controller = ChatController(ctx)
     early = EarlyQuestion(window, controller)
     early.start()
@@ -121,25 +122,3 @@ def test_a_question_that_cannot_be_sent_early_is_handed_to_the_composer(
     reopen_last_chat(window)
     assert missing  # the built window tried to send it, and said why it could not
     assert "no provider yet" in window.composer.input.toPlainText()
-
-
-def test_a_window_closed_while_loading_sends_nothing_early(
-    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
-    open_ctx: Callable[..., AppContext],
-) -> None:
-    ctx = open_ctx()
-    add_provider(ctx, fake_server)
-    last = make_chat(ctx, "Last one", "hello", "hi")
-    remember_last_chat(ctx.settings_store, last)
-    window, skeleton = skeleton_window(qtbot, ctx)
-    box = skeleton.message_box
-    assert box is not None
-    qtbot.keyClicks(box, "do not lose this")
-    qtbot.keyClick(box, Qt.Key.Key_Return)
-    window.close()
-    controller = ChatController(ctx)
-    EarlyQuestion(window, controller).start()
-    window.attach(controller)
-    reopen_last_chat(window)
-    assert fake_server.chat_requests == []
-    assert ctx.settings_store.get_value(f"draft:{last}") == "do not lose this"

@@ -16,7 +16,7 @@ from desktop.chat.last_chat import remember_last_chat
 from desktop.storage.first_chats import FIRST_CHATS, read_first_chats
 from desktop.storage.window_state import read_window_state
 from desktop.ui.window.controller import ChatController
-from desktop.ui.window.early_question import reopen_last_chat
+from desktop.ui.window.early_question import EarlyQuestion, reopen_last_chat
 from desktop.ui.window.main_window import MainWindow
 from desktop.ui.window.startup_skeleton import StartupSkeleton
 from tests.support.openai_server import FakeOpenAIServer
@@ -38,8 +38,9 @@ def skeleton_window(qtbot: Any, ctx: AppContext) -> tuple[MainWindow, StartupSke
 
 
 def load(window: MainWindow, ctx: AppContext) -> list[bool]:
-    """What the launcher does once the app is loaded; the window's ``ready`` at each
-    pause between the building steps."""
+    """What the launcher does once the app is loaded (a question typed meanwhile is sent,
+    then the window is built); the window's ``ready`` at each pause between the
+    building steps."""
     app = QApplication.instance()
     assert app is not None
     paused: list[bool] = []
@@ -48,7 +49,9 @@ def load(window: MainWindow, ctx: AppContext) -> list[bool]:
         paused.append(window.ready)
         app.processEvents()
 
-    window.attach(ChatController(ctx), between_steps=between_steps)
+    controller = ChatController(ctx)
+    EarlyQuestion(window, controller).start()  # (a question typed meanwhile: sent now)
+    window.attach(controller, between_steps=between_steps)
     reopen_last_chat(window)
     return paused
 
