@@ -43,6 +43,10 @@ def run_interruptible(main: Coroutine[Any, Any, T]) -> T:
     raises :class:`Interrupted` once ``main`` has finished its clean-up."""
     received: list[int] = []
 
+    def noted(signum: int, _frame: object) -> None:
+        if not received:
+            received.append(signum)
+
     async def guarded() -> T:
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
@@ -63,6 +67,12 @@ def run_interruptible(main: Coroutine[Any, Any, T]) -> T:
         finally:
             for handled_signal in handled:
                 loop.remove_signal_handler(handled_signal)
+                # Until the process ends, a signal is noted, not fatal: the command's
+                # work is done (its answer saved) and it is ending. Back at the
+                # default, one arriving in this last moment killed the process
+                # mid-shutdown.
+                with contextlib.suppress(ValueError, OSError):
+                    signal.signal(handled_signal, noted)
 
     try:
         result = asyncio.run(guarded())
