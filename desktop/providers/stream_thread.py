@@ -131,13 +131,11 @@ class ReadPacing:
 
     A server sends each event in a write of its own; read as they come, every one
     costs a socket read with its poll, timeout scope and async steps. After a read
-    that waited for the network, the stream pauses until :data:`READ_PAUSE_S` after
-    the last pause ended (a whole pause when that is past; the events are handed to
-    the caller no more often anyway), and the next read takes everything that arrived
-    meanwhile: a slow stream costs about two reads a pause, not one per event (the
-    pause used to be skipped within a period of the last one, and at 250 tokens a
-    second every event was then a read of its own). Chunks already received are read
-    on without a pause: a fast stream, whose reads never wait, is not held back."""
+    that waited for the network, the stream pauses for :data:`READ_PAUSE_S` (the
+    events are handed to the caller no more often anyway), and the next read takes
+    everything that arrived meanwhile. Chunks already received are read on without a
+    pause, and never more than one pause per :data:`READ_PAUSE_S` of reading: the
+    pace of a fast stream is not bounded by the pauses."""
 
     __slots__ = ("_asked", "_clock", "_resumed", "_sleep")
 
@@ -150,12 +148,8 @@ class ReadPacing:
         """Called after each chunk is handled, before the next is asked for."""
         now = self._clock()
         waited = now - self._asked  # (asked → this chunk handled)
-        if waited >= WAITED_S:
-            # (until READ_PAUSE_S after the last pause ended: a read right after a
-            # pause takes what came meanwhile, the one after it waits for the next
-            # event, and then nothing more is read before the period is over)
-            left = self._resumed + READ_PAUSE_S - now
-            await self._sleep(left if left > 0 else READ_PAUSE_S)
+        if waited >= WAITED_S and now - self._resumed >= READ_PAUSE_S:
+            await self._sleep(READ_PAUSE_S)
             now = self._resumed = self._clock()
         self._asked = now
 
