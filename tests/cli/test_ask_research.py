@@ -82,6 +82,11 @@ def test_ask_research_limits_from_the_command_line(tmp_path: Path) -> None:
     assert bad.stderr == "assista: error: --max-cost cannot be negative\n"
 
 
+#: Runs the command (``-m desktop ...``) with SIGINT at its default.
+DEFAULT_SIGINT = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                  "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
+
+
 def test_ctrl_c_keeps_a_partial_report_of_what_was_found(tmp_path: Path) -> None:
     data = tmp_path / "data"
     with FakeOpenAIServer(models=["gpt-test"]) as server, research_web(PAGES) as web:
@@ -89,7 +94,10 @@ def test_ctrl_c_keeps_a_partial_report_of_what_was_found(tmp_path: Path) -> None
         server.enqueue_text(PLAN)
         held = ScriptedResponse(chunks=text_stream("QUERY: spring tides"), hold_after=1)
         server.enqueue(held)  # "what next?" hangs; the user presses Ctrl+C
-        child = subprocess.Popen(_ask(server, data, "What causes tides?"),
+        # (Ctrl+C reaches it even if this test process ignores SIGINT, which a child
+        # would inherit: the command then waited out the 60 s in two CI runs)
+        command = _ask(server, data, "What causes tides?")
+        child = subprocess.Popen([command[0], "-c", DEFAULT_SIGINT, *command[1:]],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  env=environ(), cwd=ROOT)
         try:
