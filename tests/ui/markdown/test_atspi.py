@@ -108,10 +108,13 @@ print(json.dumps({"reads": reads, "heard": heard}))
 
 RUNNER = r'''
 set -u
-for d in $(seq 140 180); do [ -e /tmp/.X11-unix/X$d ] || break; done
-Xvfb ":$d" -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 & xvfb=$!
+# Xvfb picks a free display itself and writes its number once it takes connections
+# (-displayfd); the read waits on the pipe, so a busy machine only makes it later.
+mkfifo "$WORK/display"
+Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp 3>"$WORK/display" >/dev/null 2>&1 & xvfb=$!
+read -r d < "$WORK/display" || d=""
+if [ -z "$d" ]; then echo "Xvfb did not start" > "$WORK/probe.err"; : > "$WORK/app.out"; exit 1; fi
 export DISPLAY=":$d" QT_QPA_PLATFORM=xcb QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1
-for _ in $(seq 100); do [ -e /tmp/.X11-unix/X$d ] && break; sleep 0.05; done
 "$BUS_LAUNCHER" --launch-immediately >/dev/null 2>&1 & bus=$!
 "$APP_PYTHON" "$WORK/app.py" > "$WORK/app.out" 2>&1 & app=$!
 "$SYSTEM_PYTHON" "$WORK/probe.py" > "$WORK/probe.out" 2> "$WORK/probe.err"
