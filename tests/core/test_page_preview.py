@@ -7,7 +7,6 @@ from __future__ import annotations
 import http.server
 import shutil
 import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from desktop.core.page_preview import (
     mermaid_script,
     write_preview,
 )
+from tests.support import served
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_browser = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
@@ -56,12 +56,9 @@ class Recorder(http.server.ThreadingHTTPServer):
 @pytest.fixture
 def server() -> Iterator[Recorder]:
     recorder = Recorder()
-    thread = threading.Thread(target=recorder.serve_forever,
-                              kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
+    thread = served.serve(recorder)
     yield recorder
-    recorder.shutdown()
-    recorder.server_close()
+    served.stop(recorder, thread)
 
 
 def browse(path: Path, profile: Path) -> subprocess.CompletedProcess[str]:

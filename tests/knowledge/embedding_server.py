@@ -12,6 +12,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.support import served
+
 DIMENSIONS = 64
 
 
@@ -66,8 +68,7 @@ class EmbeddingServer(ThreadingHTTPServer):
         self.paths: list[str] = []
         self.headers: list[dict[str, str]] = []
         self.failures: list[tuple[int, str]] = []
-        self._thread = threading.Thread(target=self.serve_forever,
-                                        kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread: threading.Thread | None = None
 
     @property
     def root(self) -> str:
@@ -78,9 +79,8 @@ class EmbeddingServer(ThreadingHTTPServer):
         return f"{self.root}/v1"
 
     def __enter__(self) -> EmbeddingServer:
-        self._thread.start()
+        self._thread = served.serve(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.shutdown()
-        self.server_close()
+        served.stop(self, self._thread)

@@ -24,6 +24,8 @@ from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.support import served
+
 
 def tone_wav(seconds: float, rate: int = 16000, freq: float = 440.0) -> bytes:
     out = io.BytesIO()
@@ -74,20 +76,18 @@ class FakeAudioServer:
                 self.wfile.write(reply)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever,
-                                        kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
     def __enter__(self) -> FakeAudioServer:
-        self._thread.start()
+        self._thread = served.serve(self._server)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        served.stop(self._server, self._thread)
 
     @staticmethod
     def _error(status: int, message: str) -> tuple[int, str, bytes]:

@@ -7,13 +7,14 @@ cursor exactly, and records each query; ``raw`` replaces every answer."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.support import served
 
 OFFICIAL = "io.modelcontextprotocol.registry/official"
 
@@ -92,11 +93,8 @@ def registry_server(state: RegistryServer) -> Iterator[RegistryServer]:
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     state.url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
-    thread.start()
+    thread = served.serve(httpd)
     try:
         yield state
     finally:
-        httpd.shutdown()
-        httpd.server_close()
+        served.stop(httpd, thread)

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.support import served
 from tests.support.sse_builders import (
     split_bytes,
     sse_chunks,
@@ -254,13 +255,7 @@ class FakeOpenAIServer:
         if self._server is None:
             self.stopping = False
             self._server = _Server(self, "127.0.0.1")
-            self._thread = threading.Thread(
-                target=self._server.serve_forever,
-                kwargs={"poll_interval": 0.05},
-                name="FakeOpenAIServer",
-                daemon=True,
-            )
-            self._thread.start()
+            self._thread = served.serve(self._server, "FakeOpenAIServer")
         return self
 
     def stop(self) -> None:
@@ -273,10 +268,7 @@ class FakeOpenAIServer:
             for queue in self._queues.values():
                 for response in queue:
                     response.release()
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        served.stop(self._server, self._thread)
         self._server = None
         self._thread = None
 

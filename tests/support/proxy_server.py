@@ -18,6 +18,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from tests.support import served
+
 __all__ = ["LoopbackProxy"]
 
 _HOP_BY_HOP = {"proxy-connection", "connection", "keep-alive", "transfer-encoding",
@@ -91,15 +93,10 @@ class LoopbackProxy:
 
     def __enter__(self) -> LoopbackProxy:
         self._server = _Server(self)
-        self._thread = threading.Thread(target=self._server.serve_forever,
-                                        kwargs={"poll_interval": 0.05}, daemon=True)  # fmt: skip
-        self._thread.start()
+        self._thread = served.serve(self._server)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+            served.stop(self._server, self._thread)
         self._server = None

@@ -14,6 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from tests.support import served
+
 
 @dataclass
 class Page:
@@ -88,13 +90,10 @@ def research_web(pages: list[Page]) -> Iterator[ResearchWeb]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    thread = served.serve(server)
     web.url = f"http://127.0.0.1:{server.server_address[1]}"
     try:
         yield web
     finally:
         web.release()
-        server.shutdown()
-        server.server_close()
-        thread.join()
+        served.stop(server, thread)

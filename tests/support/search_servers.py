@@ -5,13 +5,14 @@ the results it was given and records every request (path, query, headers, body).
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.support import served
 
 RESULTS = [
     {"title": "Assista release notes", "url": "https://example.org/notes",
@@ -78,15 +79,11 @@ def search_server(kind: str, **kwargs: Any) -> Iterator[SearchServer]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever,
-                              kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
+    thread = served.serve(server)
     base = f"http://127.0.0.1:{server.server_address[1]}"
     state.url = {"searxng": base, "brave": f"{base}/res/v1/web/search",
                  "tavily": f"{base}/search"}[kind]
     try:
         yield state
     finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+        served.stop(server, thread)

@@ -11,6 +11,8 @@ from typing import Any
 from cheroot import wsgi
 from wsgidav.wsgidav_app import WsgiDAVApp
 
+from tests.support import served
+
 USER = "alice"
 PASSWORD = "webdav-secret"
 
@@ -174,9 +176,7 @@ class S3Server:
             app = middleware(app)
         self._server = make_server("127.0.0.1", 0, app, True,
                                    request_handler=MotoRequestHandler)
-        self._thread = threading.Thread(target=self._server.serve_forever,
-                                        kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
+        self._thread = served.serve(self._server)
         self.endpoint = f"http://127.0.0.1:{self._server.server_address[1]}"
         # moto's servers share one in-memory store per process: a bucket per test.
         bucket = self.bucket = f"chats-{uuid.uuid4().hex[:12]}"
@@ -213,9 +213,7 @@ class S3Server:
             self.client.delete_object(Bucket=self.bucket, Key=key)
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(10)
+        served.stop(self._server, self._thread)
 
 
 def rewrite_listings(old: bytes, new: bytes) -> Callable[[Any], Any]:

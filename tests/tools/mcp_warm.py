@@ -176,10 +176,15 @@ def stop_copy(copy: subprocess.Popen[bytes]) -> None:
 def serve() -> None:
     """Import the servers' libraries, then fork a server for every script that asks,
     until stdin closes (the test process ended)."""
+    import gc
     import importlib
 
     for module in WARM:
         importlib.import_module(module)
+    # (out of the collector's sight: a fork's collections do not walk the imports'
+    # objects, writing to every page it shares with this copy)
+    gc.collect()
+    gc.freeze()
     if threading.active_count() != 1:  # a fork of a threaded process is unsafe
         raise SystemExit("mcp_warm: importing the MCP SDK started a thread")
     listener = None

@@ -99,7 +99,7 @@ async def test_content_for_the_user_only_never_reaches_the_model(everything: Mcp
 
 async def test_progress_notifications_reach_the_call(everything: McpManager) -> None:
     heard: list[ToolProgress] = []
-    await call(everything, "trigger-long-running-operation", {"duration": 1, "steps": 3},
+    await call(everything, "trigger-long-running-operation", {"duration": 0.3, "steps": 3},
                heard)
     steps = [p for p in heard if p.kind == "progress"]
     assert len(steps) >= 2 and steps[-1].total == 3
@@ -135,7 +135,7 @@ def test_ask_json_prints_progress(tmp_path: Path) -> None:
     with FakeOpenAIServer() as model:
         model.enqueue(ScriptedResponse(chunks=tool_call_stream([(
             "everything__trigger-long-running-operation",
-            json.dumps({"duration": 1, "steps": 2}))])))
+            json.dumps({"duration": 0.2, "steps": 2}))])))
         model.enqueue_text("Done.")
         done = cli(tmp_path, "ask", "--json", "--base-url", model.base_url, "--model", "m",
                    "--mcp-config", str(config_file(tmp_path / "m.json")),
@@ -228,7 +228,7 @@ async def test_a_cancelled_call_leaves_the_server_usable(everything: McpManager)
     started = asyncio.Event()
     connection = everything.connections["everything"]
     call_task = asyncio.create_task(connection.call_tool(
-        "trigger-long-running-operation", {"duration": 20, "steps": 20}, 60,
+        "trigger-long-running-operation", {"duration": 2, "steps": 20}, 60,
         lambda progress, total, message: started.set()))
     await started.wait()
     call_task.cancel()

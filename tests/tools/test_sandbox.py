@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import shutil
 import sys
-import threading
 import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,6 +20,7 @@ from desktop.tools.approval import ApprovalPreview, ApprovalRequest, allow_all
 from desktop.tools.registry import ToolContext
 from desktop.tools.sandbox import bwrap_problem, confinement
 from desktop.tools.trust import ToolTrust
+from tests.support import served
 from tests.tools.test_tools_run_command import call, payload
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
@@ -63,12 +63,9 @@ class _Hello(BaseHTTPRequestHandler):
 @pytest.fixture
 def web() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
-    thread = threading.Thread(target=server.serve_forever,
-                              kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
+    thread = served.serve(server)
     yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
+    served.stop(server, thread)
 
 
 @pytest.fixture

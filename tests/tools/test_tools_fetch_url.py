@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
@@ -16,6 +15,7 @@ from desktop.tools.approval import allow_all
 from desktop.tools.builtins import fetch_url as fetch_module
 from desktop.tools.builtins.fetch_url import fetch_url_tool
 from desktop.tools.trust import ToolTrust
+from tests.support import served
 
 PAGE = (
     "<!doctype html><html><head><title>Test page</title><style>p{color:red}</style>"
@@ -82,14 +82,11 @@ def site(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     ):
         monkeypatch.delenv(name, raising=False)
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever,
-                              kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
+    thread = served.serve(server)
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
-        server.shutdown()
-        server.server_close()
+        served.stop(server, thread)
 
 
 LOOPBACK_ALLOWED = ToolTrust(fetch_allow_hosts=("127.0.0.1",))

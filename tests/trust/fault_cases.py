@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 
+from tests.support import served
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
 from tests.trust.support import KEY, ROOT, assista, no_traceback, state
 
@@ -151,8 +152,7 @@ def limited_reply(kind: str) -> Callable[[Path, Path], Result]:
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         server.kind = kind  # type: ignore[attr-defined]
         server.daemon_threads = True
-        threading.Thread(target=server.serve_forever,
-                         kwargs={"poll_interval": 0.05}, daemon=True).start()
+        thread = served.serve(server)
         url = f"http://127.0.0.1:{server.server_address[1]}"
         extra = ("--provider", "ollama") if kind == "ndjson-line" else ()
         try:
@@ -161,8 +161,7 @@ def limited_reply(kind: str) -> Callable[[Path, Path], Result]:
                            timeout=120)
         finally:
             Handler.release.set()
-            server.shutdown()
-            server.server_close()
+            served.stop(server, thread)
         ok = done.returncode == 1 and "stopped reading" in done.stderr and clean(done)
         return Result(ok, said(done))
     return case

@@ -8,7 +8,6 @@ import asyncio
 import ipaddress
 import json
 import socket
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
@@ -21,6 +20,7 @@ from desktop.tools import ToolExecutor, builtin_registry
 from desktop.tools.approval import ApprovalDecision, ApprovalRequest
 from desktop.tools.builtins._netguard import AllowList, is_public, parse_literal
 from desktop.tools.trust import ToolTrust
+from tests.support import served
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -56,14 +56,11 @@ def port(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
         monkeypatch.delenv(name, raising=False)
     Handler.seen.clear()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever,
-                              kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
+    thread = served.serve(server)
     try:
         yield int(server.server_address[1])
     finally:
-        server.shutdown()
-        server.server_close()
+        served.stop(server, thread)
 
 
 async def fetch(url: str, *allowed: str, proxy: Proxy | None = None,

@@ -26,6 +26,7 @@ from desktop.providers.limits import MAX_EVENT_SIZE, MAX_JSON_REPLY
 from desktop.providers.ollama import OllamaProvider
 from desktop.providers.openai_chat import OpenAIChatProvider
 from desktop.providers.retry import RetryPolicy
+from tests.support import served
 
 CHUNK = b"x" * 65536
 OVERSHOOT = 4 * 1024 * 1024  # what the server sends past the limit before it holds
@@ -89,16 +90,14 @@ def serve() -> Iterator[Any]:
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         server.kind = kind  # type: ignore[attr-defined]
         server.daemon_threads = True
-        threading.Thread(target=server.serve_forever,
-                         kwargs={"poll_interval": 0.05}, daemon=True).start()
+        served.serve(server)
         servers.append(server)
         return f"http://127.0.0.1:{server.server_address[1]}"
 
     yield start
     Handler.release.set()
     for server in servers:
-        server.shutdown()
-        server.server_close()
+        served.stop(server)
 
 
 async def last_event(provider: HttpProvider, model: str = "m") -> StreamEvent:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -18,6 +17,7 @@ from desktop.app import AppContext
 from desktop.providers.http_clients import make_async_client
 from desktop.updates.checker import LAST_CHECK_KEY, UpdateChecker, check
 from desktop.updates.feed import FeedError, choose_asset, parse_feed
+from tests.support import served
 from tests.support.openai_server import unused_port
 from tests.support.proxy_server import LoopbackProxy
 
@@ -61,17 +61,14 @@ class FeedServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/feed"
-        self.thread = threading.Thread(target=self.httpd.serve_forever,
-                                       kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
+        self.thread = served.serve(self.httpd)
 
     def serve(self, document: object, status: int = 200) -> None:
         self.body = document if isinstance(document, bytes) else json.dumps(document).encode()
         self.status = status
 
     def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        served.stop(self.httpd, self.thread)
 
 
 @pytest.fixture
