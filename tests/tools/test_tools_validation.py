@@ -124,3 +124,29 @@ def test_bad_schema_is_rejected() -> None:
 
     with pytest.raises(SchemaError):
         build_validator({"type": "object", "properties": {"x": {"type": "nonsense"}}})
+
+
+def test_a_validator_is_made_once_per_schema_and_keeps_its_own_copy() -> None:
+    """Tools are made again each time the tool list is: a schema seen before gets the
+    validator made for it (not checked against the metaschema again), and changing the
+    caller's schema afterwards changes nothing of it."""
+    schema: dict[str, Any] = {"type": "object", "properties": {"n": {"type": "integer"}},
+                              "required": ["n"]}
+    first = build_validator(schema)
+    assert build_validator(json.loads(json.dumps(schema))) is first
+    schema["properties"]["n"]["type"] = "string"
+    assert check_errors(first, {"n": "text"}) == ["'text' is not of type 'integer'"]
+    assert build_validator(schema) is not first  # (a different schema now)
+    assert check_errors(build_validator(schema), {"n": "text"}) == []
+
+
+def test_a_bad_schema_is_refused_each_time() -> None:
+    from jsonschema.exceptions import SchemaError
+
+    for _ in range(2):
+        with pytest.raises(SchemaError):
+            build_validator({"type": "object", "properties": {"n": {"type": 5}}})
+
+
+def check_errors(validator: Any, value: dict[str, Any]) -> list[str]:
+    return [error.message for error in validator.iter_errors(value)]
