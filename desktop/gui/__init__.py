@@ -313,7 +313,7 @@ def fill_in(app: QApplication, window: MainWindow, controller: ChatController,
         def between_steps() -> None:
             app.processEvents()
             if trace is not None:
-                trace.step("window content")
+                trace.step(f"window: {window.building}")
     window.attach(controller, between_steps=between_steps)
     if trace is not None:
         trace.step("reopen last chat")

@@ -61,6 +61,7 @@ class MainWindow(QMainWindow):
         self.state = state or WindowState()
         if self.state.geometry:
             self.restoreGeometry(QByteArray.fromBase64(self.state.geometry.encode("ascii")))
+        self.building = ""  # the part of the content being built (see attach)
         self.ready = False  # True once attach() has filled the window in
         # True once chats are listed and typing is taken (by the skeleton, then for real)
         self.filled_in = False
@@ -100,6 +101,7 @@ class MainWindow(QMainWindow):
                                   self._build_content, self._lay_out, self._build_helpers,
                                   self._connect, self._list_chats, self._build_guides,
                                   self._fill)):
+            self.building = step.__name__.strip("_")  # (named in the start-up trace)
             if n and between_steps is not None:
                 between_steps()
             step()
