@@ -18,7 +18,6 @@ damaged file raises :class:`DatabaseCorruptError` (see
 from __future__ import annotations
 
 import logging
-import shutil
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -32,6 +31,16 @@ from desktop.core.waits import wait_scale
 from desktop.storage.backup import KEEP_BACKUPS
 from desktop.storage.migration_set import Migrations, checked_sets
 from desktop.storage.migrations import STORAGE_MIGRATIONS
+from desktop.storage.sqlite_files import (
+    SQLITE_CANTOPEN,
+    SQLITE_READONLY,
+    DatabaseCorruptError,
+    connect,
+    disk_full_note,
+    error_code,
+    is_corruption,
+    wrap,
+)
 from desktop.storage.upgrade import (
     apply_migrations,
     describe,
@@ -45,33 +54,6 @@ log = logging.getLogger(__name__)
 BUSY_TIMEOUT_MS = 5000
 
 Params = Sequence[Any] | dict[str, Any]
-
-_SQLITE_READONLY = 8
-_SQLITE_IOERR = 10
-_SQLITE_FULL = 13
-_NEARLY_FULL = 64 * 1024  # bytes free: less and SQLite's writes fail
-_SQLITE_CORRUPT = 11
-_SQLITE_CANTOPEN = 14
-_SQLITE_NOTADB = 26
-
-
-class DatabaseCorruptError(StorageError):
-    """The database file is damaged or is not a database at all."""
-
-
-def _code(exc: BaseException) -> int:
-    code = getattr(exc, "sqlite_errorcode", None)
-    return code & 0xFF if isinstance(code, int) else -1
-
-
-def is_corruption(exc: BaseException) -> bool:
-    """Whether a sqlite3 error means a damaged file (not a busy or missing one)."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    if isinstance(code, int):
-        return code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
-    text = str(exc).lower()
-    return "malformed" in text or "not a database" in text
-
 
 class Database:
     """An open database. Use as a context manager or call :meth:`close`."""
@@ -105,7 +87,7 @@ class Database:
         if busy_timeout_ms is None:  # the app's wait, or shorter (desktop.core.waits)
             busy_timeout_ms = max(1, round(BUSY_TIMEOUT_MS * wait_scale()))
         try:
-            self._conn = _connect(self.path, busy_timeout_ms, read_only)
+            self._conn = connect(self.path, busy_timeout_ms, read_only)
         except sqlite3.Error as exc:
             raise StorageError(f"Cannot open the database {self.path}: {exc}",
                                code="database_open_failed",
@@ -134,7 +116,7 @@ class Database:
                     code="database_unusable", params={"path": str(self.path), "detail": str(exc)}
                 ) from exc
             full = disk_full_note(self.path, exc)
-            if (_code(exc) in (_SQLITE_READONLY, _SQLITE_CANTOPEN) or full) \
+            if (error_code(exc) in (SQLITE_READONLY, SQLITE_CANTOPEN) or full) \
                     and self.path.is_file():
                 raise ReadOnlyStorageError(
                     f"The database {self.path} cannot be written "
@@ -217,7 +199,7 @@ class Database:
                     if self._conn.in_transaction:
                         self._conn.execute("ROLLBACK")
                 if isinstance(exc, sqlite3.Error):
-                    raise _wrap(exc, self.path, "Database write failed") from exc
+                    raise wrap(exc, self.path, "Database write failed") from exc
                 raise
             finally:
                 self._depth = 0
@@ -240,12 +222,12 @@ class Database:
             try:
                 self._conn.execute("BEGIN")
             except sqlite3.Error as exc:
-                raise _wrap(exc, self.path, "Database read failed") from exc
+                raise wrap(exc, self.path, "Database read failed") from exc
             self._depth = 1
             try:
                 yield self._conn
             except sqlite3.Error as exc:
-                raise _wrap(exc, self.path, "Database read failed") from exc
+                raise wrap(exc, self.path, "Database read failed") from exc
             finally:
                 self._depth = 0
                 with suppress(sqlite3.Error):
@@ -259,7 +241,7 @@ class Database:
             try:
                 return self._conn.execute(sql, params).fetchall()
             except sqlite3.Error as exc:
-                raise _wrap(exc, self.path, "Database read failed") from exc
+                raise wrap(exc, self.path, "Database read failed") from exc
 
     def query_one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
         rows = self.query(sql, params)
@@ -360,66 +342,3 @@ class Database:
         self.backup_path = apply_migrations(
             self._conn, self.path, self._migrations, keep_backups=self._keep_backups
         )
-
-
-def connect_read_only(path: Path, timeout_s: float) -> sqlite3.Connection:
-    """A connection that never writes to ``path`` or next to it.
-
-    A WAL database needs its ``-shm`` file, which SQLite cannot make in a folder that
-    cannot be written (a read-only mount): the file is then opened as immutable,
-    which it is for as long as nobody can write there."""
-    for options in ("mode=ro", "mode=ro&immutable=1"):
-        conn = sqlite3.connect(f"{path.absolute().as_uri()}?{options}", uri=True,
-                               timeout=timeout_s, isolation_level=None,
-                               check_same_thread=False)
-        try:
-            conn.execute("PRAGMA schema_version").fetchone()
-        except sqlite3.OperationalError as exc:
-            conn.close()
-            if _code(exc) not in (_SQLITE_CANTOPEN, _SQLITE_IOERR):  # (IOERR: a full disk)
-                raise
-            if not path.is_file():
-                raise sqlite3.OperationalError(f"{path} does not exist") from exc
-            wal = path.with_name(path.name + "-wal")
-            if wal.is_file() and wal.stat().st_size:  # immutable would not see its changes
-                raise sqlite3.OperationalError(
-                    f"{path} has changes in {wal.name} that cannot be read without "
-                    "writing next to it") from exc
-            continue
-        return conn
-    raise sqlite3.OperationalError(f"{path} cannot be opened read-only")
-
-
-def _connect(path: Path, busy_timeout_ms: int, read_only: bool) -> sqlite3.Connection:
-    if read_only and str(path) != ":memory:":
-        return connect_read_only(path, busy_timeout_ms / 1000)
-    return sqlite3.connect(
-        path,
-        timeout=busy_timeout_ms / 1000,
-        isolation_level=None,  # we issue BEGIN/COMMIT ourselves
-        check_same_thread=False,
-    )
-
-
-def _wrap(exc: sqlite3.Error, path: Path, what: str) -> StorageError:
-    if is_corruption(exc):
-        return DatabaseCorruptError(
-            f"The database {path} is damaged ({exc}). Restart Assista to recover it.",
-            code="database_damaged_restart", params={"path": str(path), "detail": str(exc)}
-        )
-    note = disk_full_note(path, exc)
-    return StorageError(f"{what}: {exc}{note}",
-                        code="database_disk_full" if note else "database_failed",
-                        params={"path": str(path), "detail": str(exc)})
-
-
-def disk_full_note(path: Path, exc: sqlite3.Error) -> str:
-    """" (the disk holding it is full)" when that is why a write failed: SQLite often
-    says only "disk I/O error" then."""
-    if _code(exc) not in (_SQLITE_IOERR, _SQLITE_FULL) or str(path) == ":memory:":
-        return ""
-    try:
-        free = shutil.disk_usage(path.parent).free
-    except OSError:
-        return ""
-    return " (the disk holding it is full)" if free < _NEARLY_FULL else ""

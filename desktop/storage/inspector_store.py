@@ -27,8 +27,8 @@ from desktop.core.exchange import (
     redact_url,
     secret_values,
 )
-from desktop.storage.database import connect_read_only
 from desktop.storage.inspector_records import ExchangeRecord, record_from_row
+from desktop.storage.sqlite_files import connect_read_only
 
 __all__ = ["INSPECTOR_FILENAME", "InspectorStore"]
 

@@ -22,11 +22,12 @@ from typing import Literal
 from desktop.core.errors import StorageError
 from desktop.storage import tree
 from desktop.storage.backup import list_backups, move_aside
-from desktop.storage.database import Database, DatabaseCorruptError
+from desktop.storage.database import Database
 from desktop.storage.integrity_check import VERIFY_AUTO_MAX_BYTES
 from desktop.storage.migration_set import Migrations
 from desktop.storage.migrations import STORAGE_MIGRATIONS
 from desktop.storage.paths import DataPaths
+from desktop.storage.sqlite_files import DatabaseCorruptError
 
 log = logging.getLogger(__name__)
 

@@ -11,10 +11,11 @@ import pytest
 
 from desktop.core.errors import StorageError
 from desktop.storage.backup import list_backups
-from desktop.storage.database import Database, DatabaseCorruptError
+from desktop.storage.database import Database
 from desktop.storage.migration_set import Migrations, MigrationStep
 from desktop.storage.migrations import STORAGE_MIGRATIONS
 from desktop.storage.sql_script import split_sql
+from desktop.storage.sqlite_files import DatabaseCorruptError
 
 NEXT = 1  # the first step of a feature added to storage's own
 LATEST = {feature.name: feature.latest for feature in STORAGE_MIGRATIONS}

@@ -9,12 +9,13 @@ import pytest
 
 from desktop.core.errors import StorageError
 from desktop.core.messages import Message
-from desktop.storage.database import Database, DatabaseCorruptError
+from desktop.storage.database import Database
 from desktop.storage.migrations import STORAGE_MIGRATIONS
 from desktop.storage.paths import DataPaths
 from desktop.storage.recovery import open_database, salvage
 from desktop.storage.sessions import SessionStore
 from desktop.storage.settings_store import SettingsStore
+from desktop.storage.sqlite_files import DatabaseCorruptError
 from tests.support.legacy_db import legacy_database
 
 
