@@ -97,7 +97,7 @@ class MainWindow(QMainWindow):
         # content (the frames between the steps do not count).
         self.start_work.wait_for_next_frame()
         self.start_work.held = True
-        for n, step in enumerate((self._build_chat_pane, self._build_side_panes,
+        for n, step in enumerate((self._build_side_panes, self._build_chat_pane,
                                   self._build_content, self._lay_out, self._build_helpers,
                                   self._connect, self._list_chats, self._build_guides,
                                   self._fill)):
@@ -108,24 +108,34 @@ class MainWindow(QMainWindow):
         self.start_work.held = False
         self.update()  # (when shown) a frame of the new content runs the queued work
 
-    def _build_chat_pane(self) -> None:
-        from desktop.ui.chat.chat_pane import ChatPane
-
-        self.chat_pane = ChatPane(self.controller, voice=self.controller.services.voice())
-
     def _build_side_panes(self) -> None:
         from desktop.ui.conversations.session_list import SessionList
         from desktop.ui.tools.sidebar import ToolSidebar
+        from desktop.ui.window.panels import ResponsivePanels
         from desktop.ui.window.top_bar import TopBar
 
-        self.top_bar = TopBar(self.controller, self.after_first_paint)
-        self.sessions = SessionList()
-        self.sidebar = ToolSidebar(self.controller.bridge)
+        # The panes are made where they stay (see ResponsivePanels), in reading order
+        # (Qt's focus chain is the order widgets are made in): moved in once built, each
+        # was restyled again, and the body too (~20 ms of building the window)
+        self._content = QWidget()
+        # Fixed: the window never widens itself to fit its content (that shrinks instead)
+        self._content.setMinimumSize(*WINDOW_CONTENT_MIN)
+        self.top_bar = TopBar(self.controller, self.after_first_paint, self._content)
+        self.panels = ResponsivePanels(self.state.splitter or list(DEFAULT_SPLITTER),
+                                       self._content)
+        self.sessions = SessionList(self.panels.splitter)
+        self.sidebar = ToolSidebar(self.controller.bridge, self.panels.splitter)
+
+    def _build_chat_pane(self) -> None:
+        from desktop.ui.chat.chat_pane import ChatPane
+
+        self.chat_pane = ChatPane(self.controller, self.panels.splitter,
+                                  voice=self.controller.services.voice())
 
     def _build_content(self) -> None:
         """The panes in their layout, not shown yet (the skeleton stays until the next
         step: building it and showing it were one step of 30-40 ms)."""
-        self._content = self._build_layout()
+        self._build_layout()
 
     def _lay_out(self) -> None:
         """The panes replace the skeleton; what was typed in it goes on in the composer."""
@@ -216,12 +226,9 @@ class MainWindow(QMainWindow):
     def composer(self) -> Composer:
         return self.chat_pane.composer
 
-    def _build_layout(self) -> QWidget:
+    def _build_layout(self) -> None:
         """Top bar over sessions | chat pane | tool activity (drawers when narrow)."""
-        from desktop.ui.window.panels import ResponsivePanels
-
-        self.panels = ResponsivePanels(self.sessions, self.chat_pane, self.sidebar,
-                                       self.state.splitter or list(DEFAULT_SPLITTER))
+        self.panels.place(self.sessions, self.chat_pane, self.sidebar)
         self.splitter = self.panels.splitter
         self.panels.set_tab_order(self.sessions.list, self.chat, self.composer.input)
         from desktop.ui.window.tab_order import TabOrder
@@ -229,15 +236,11 @@ class MainWindow(QMainWindow):
         self.tab_order = TabOrder(self, lambda: (
             self.top_bar, self.panels.chats_button, self.sessions, self.chat, self.chat_pane,
             self.sidebar), lambda: self.chat)
-        root = QWidget()
-        # Fixed: the window never widens itself to fit its content (that shrinks instead)
-        root.setMinimumSize(*WINDOW_CONTENT_MIN)
-        outer = QVBoxLayout(root)
+        outer = QVBoxLayout(self._content)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
         outer.addWidget(self.top_bar)
         outer.addWidget(self.panels, 1)
-        return root
 
     def after_first_paint(self, callback: Callable[[], None]) -> None:
         self.start_work.add(callback)  # (the top bar's model list, MCP servers...)

@@ -64,25 +64,15 @@ class ResponsivePanels(QWidget):
 
     chatListShown = Signal(bool)  # the chat list drawer opened or closed
 
-    def __init__(self, sessions: QWidget, chat: QWidget, sidebar: QWidget,
-                 splitter_sizes: list[int], parent: QWidget | None = None) -> None:
+    def __init__(self, splitter_sizes: list[int], parent: QWidget | None = None) -> None:
+        """The body, empty: the panes are made in :attr:`splitter` (built widgets moved
+        into another parent are restyled again, whole: ~3 ms a pane), then
+        :meth:`place` puts them in order."""
         super().__init__(parent)
-        self.sessions, self.chat, self.sidebar = sessions, chat, sidebar
         self.setMinimumSize(*BODY_MIN)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setChildrenCollapsible(False)
-        for widget in (sessions, chat, sidebar):
-            self.splitter.addWidget(widget)
-        sessions.setMinimumWidth(SIDE_PANEL_MIN)
-        sidebar.setMinimumWidth(SIDE_PANEL_MIN)
-        chat.setMinimumWidth(CHAT_MIN)
-        self.splitter.setStretchFactor(1, 1)
         self.wide_sizes = list(splitter_sizes)  # the user's widths, for when all fit
-        if len(splitter_sizes) == 3:
-            # (at their own total width: a splitter not yet laid out would scale them
-            # to its default 100 px; widening later goes to the chat, stretch 1)
-            self.splitter.resize(sum(splitter_sizes), self.splitter.height())
-            self.splitter.setSizes(splitter_sizes)
         self.tools_wanted = True  # the Tool activity switch (set by the window)
         self.chats_drawer = Drawer("chatListDrawer", self)
         self.tools_drawer = Drawer("toolsDrawer", self)
@@ -93,9 +83,27 @@ class ResponsivePanels(QWidget):
         self.chats_button.hide()
         self._chats_inline = True
         self._tools_inline = True
+        self._placed = False  # (no layout of the panes before they are all there)
+
+    def place(self, sessions: QWidget, chat: QWidget, sidebar: QWidget) -> None:
+        """Chat list | chat | Tool activity, in the splitter (made there, or moved in)."""
+        self.sessions, self.chat, self.sidebar = sessions, chat, sidebar
+        for widget in (sessions, chat, sidebar):
+            self.splitter.addWidget(widget)
+        sessions.setMinimumWidth(SIDE_PANEL_MIN)
+        sidebar.setMinimumWidth(SIDE_PANEL_MIN)
+        chat.setMinimumWidth(CHAT_MIN)
+        self.splitter.setStretchFactor(1, 1)
+        sizes = self.wide_sizes
+        if len(sizes) == 3:
+            # (at their own total width: a splitter not yet laid out would scale them
+            # to its default 100 px; widening later goes to the chat, stretch 1)
+            self.splitter.resize(sum(sizes), self.splitter.height())
+            self.splitter.setSizes(sizes)
         sessions.installEventFilter(self)
         sidebar.installEventFilter(self)
         theme.notifier().changed.connect(self._relayout)
+        self._placed = True  # (laid out at its next resize: when the window shows it)
 
     def set_tab_order(self, chat_list: QWidget, messages: QWidget, composer: QWidget) -> None:
         """Tab goes chat list → messages → composer (its buttons) → Tool activity."""
@@ -209,6 +217,8 @@ class ResponsivePanels(QWidget):
         return True
 
     def _relayout(self) -> None:
+        if not self._placed:
+            return
         scale = theme.ui_scale()
         width = self.width()
         tools = width >= TOOLS_INLINE_MIN * scale
