@@ -89,4 +89,6 @@ class ChatStateMarks:
                 index = self.list.indexFromItem(item)
                 mark = self.delegate.mark_rect(self.list.visualItemRect(item),
                                                self.delegate.header_height(self.list, index))
-                self.list.viewport().update(mark.adjusted(-2, -2, 2, 2))
+                # (the mark only, the arc is drawn inside it: then the row's text
+                # is not drawn again, see SectionDelegate.paint)
+                self.list.viewport().update(mark)

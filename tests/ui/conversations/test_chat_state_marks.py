@@ -63,3 +63,49 @@ def test_a_turning_spinner_repaints_only_its_mark(qtbot: Any) -> None:
     mark = QRect(bounds.topLeft() - row.topLeft(), bounds.size())
     assert all(mark.contains(x, y) for x, y in changed)
     assert marks.state_of("s0") == "answering"
+
+
+def test_a_spinner_step_draws_only_the_mark(qtbot: Any, monkeypatch: Any) -> None:
+    """The row's title and background lie outside what a step repaints: they are not
+    drawn for it (drawn and clipped away, they were most of what a step cost); a
+    repaint that reaches the title draws the row whole."""
+    from PySide6.QtWidgets import QStyledItemDelegate
+
+    chat_list = QListWidget()
+    qtbot.addWidget(chat_list)
+    chat_list.resize(280, 300)
+    marks = ChatStateMarks(chat_list)
+    for number in range(3):
+        item = QListWidgetItem(f"A chat with a long title number {number}")
+        item.setData(ID_ROLE, f"s{number}")
+        item.setData(TITLE_ROLE, item.text())
+        item.setData(HEADER_ROLE, "Today" if number == 0 else None)
+        chat_list.addItem(item)
+    chat_list.show()
+    qtbot.waitExposed(chat_list)
+    marks.set_state("s0", "answering")
+    marks.set_state("s1", "answering")
+    app = QApplication.instance()
+    assert app is not None
+    app.processEvents()
+    drawn: list[int] = []  # rows whose title Qt's delegate drew
+    base_paint = QStyledItemDelegate.paint
+
+    def counted(self: QStyledItemDelegate, painter: Any, option: Any, index: Any) -> None:
+        drawn.append(index.row())
+        base_paint(self, painter, option, index)
+
+    monkeypatch.setattr(QStyledItemDelegate, "paint", counted)
+    painted = Painted()
+    chat_list.viewport().installEventFilter(painted)
+    before = chat_list.viewport().grab().toImage()
+    drawn.clear()
+    marks._spin()
+    qtbot.waitUntil(lambda: not painted.region.isEmpty(), timeout=5000)
+    app.processEvents()
+    assert drawn == []  # both marks turned, no title drawn
+    assert chat_list.viewport().grab().toImage() != before
+    painted.region = QRegion()
+    chat_list.viewport().update(chat_list.visualItemRect(chat_list.item(1)))
+    qtbot.waitUntil(lambda: not painted.region.isEmpty(), timeout=5000)
+    assert 1 in drawn  # the whole row: its title too
