@@ -3,14 +3,19 @@
 
 Chats answer in the background, so the list is where the user sees them; the marks
 are drawn by :class:`SectionDelegate` from the item's :data:`STATE_ROLE`, and only the
-rows of spinning chats are repainted as the spinner turns.
+rows of spinning chats are repainted as the spinner turns: while the chat on screen
+streams, in the same pass as its frames (see desktop.ui.frames).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+import time
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QListWidget, QListWidgetItem
 
+from desktop.ui import frames
 from desktop.ui.conversations.session_items import (
     ID_ROLE,
     STATE_ROLE,
@@ -20,11 +25,16 @@ from desktop.ui.conversations.session_items import (
 )
 
 SPINNING = ("answering", "queued")
+STEP_S = 0.09  # a spinner's step (12 a turn)
 
 
-class ChatStateMarks:
-    def __init__(self, chat_list: QListWidget) -> None:
+class ChatStateMarks(QObject):
+    # (a QObject owned by the list: its connection to the frame clock ends with it)
+    def __init__(self, chat_list: QListWidget,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(chat_list)
         self.list = chat_list
+        self._clock = clock
         self.delegate = SectionDelegate(chat_list)
         chat_list.setItemDelegate(self.delegate)
         self._states: dict[str, str] = {}  # chats doing something: id -> ChatState
@@ -32,8 +42,14 @@ class ChatStateMarks:
         # turning mark is a repaint ~11 times a second, ~7 % of what streaming costs).
         self._current: str | None = None
         self._spinner = QTimer(chat_list)
-        self._spinner.setInterval(90)
+        self._spinner.setInterval(round(STEP_S * 1000))
         self._spinner.timeout.connect(self._spin)
+        self._turned = clock()  # when the spinners last stepped
+        # While the chat on screen streams, the spinners step with its frames: painted
+        # in the frame's pass, not in passes of their own between frames (each one
+        # painted and sent the window's backing store again); the timer steps them
+        # when no frame came for a step.
+        frames.clock().rendered.connect(self._on_frame)
 
     def set_state(self, session_id: str, state: str) -> None:
         """``idle`` clears the mark."""
@@ -57,6 +73,7 @@ class ChatStateMarks:
     def _update_spinner(self) -> None:
         spinning = bool(self._spinning())
         if spinning and not self._spinner.isActive():
+            self._turned = self._clock()
             self._spinner.start()
         elif not spinning:
             self._spinner.stop()
@@ -81,8 +98,23 @@ class ChatStateMarks:
                 return item
         return None
 
+    def _on_frame(self) -> None:
+        """A streamed frame was rendered: the steps that fell due since the last one,
+        and the timer waits a whole step again."""
+        if not self._spinner.isActive():
+            return
+        self._spinner.start()
+        steps = int((self._clock() - self._turned) / STEP_S + 1e-6)
+        if steps > 0:
+            self._turned += steps * STEP_S
+            self._step(steps)
+
     def _spin(self) -> None:
-        self.delegate.phase = (self.delegate.phase + 1) % 12
+        self._turned = self._clock()
+        self._step(1)
+
+    def _step(self, steps: int) -> None:
+        self.delegate.phase = (self.delegate.phase + steps) % 12
         for session_id in self._spinning():
             item = self._item(session_id)
             if item is not None:  # repaint just its mark (the row's text stays)

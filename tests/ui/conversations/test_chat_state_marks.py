@@ -11,7 +11,7 @@ from PySide6.QtCore import QEvent, QObject, QRect
 from PySide6.QtGui import QPaintEvent, QRegion
 from PySide6.QtWidgets import QApplication, QListWidget, QListWidgetItem
 
-from desktop.ui.conversations.chat_states import ChatStateMarks
+from desktop.ui.conversations.chat_states import STEP_S, ChatStateMarks
 from desktop.ui.conversations.session_items import HEADER_ROLE, ID_ROLE, STATE_MARK, TITLE_ROLE
 
 
@@ -109,3 +109,68 @@ def test_a_spinner_step_draws_only_the_mark(qtbot: Any, monkeypatch: Any) -> Non
     chat_list.viewport().update(chat_list.visualItemRect(chat_list.item(1)))
     qtbot.waitUntil(lambda: not painted.region.isEmpty(), timeout=5000)
     assert 1 in drawn  # the whole row: its title too
+
+
+class Passes(QObject):
+    """Counts the window's paint passes (update requests) and notes the pass in which
+    each watched widget was painted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+        self.painted: dict[QObject, list[int]] = {}
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.UpdateRequest:
+            self.count += 1
+        elif isinstance(event, QPaintEvent):
+            self.painted.setdefault(watched, []).append(self.count)
+        return False
+
+
+def test_a_spinner_steps_in_the_pass_of_a_streamed_frame(qtbot: Any) -> None:
+    """While the chat on screen streams, a background chat's spinner steps when a frame
+    is rendered, so Qt paints it in that frame's pass, not in one of its own between
+    frames (each pass paints and sends the window's backing store); the steps that
+    fell due since the last one are taken, so it turns as fast as on its timer."""
+    from PySide6.QtWidgets import QHBoxLayout, QWidget
+
+    from desktop.ui.markdown.view import MarkdownView
+
+    now = [100.0]
+    window = QWidget()
+    qtbot.addWidget(window)
+    layout = QHBoxLayout(window)
+    chat_list = QListWidget()
+    view = MarkdownView()
+    layout.addWidget(chat_list)
+    layout.addWidget(view)
+    marks = ChatStateMarks(chat_list, clock=lambda: now[0])
+    for number in range(2):
+        item = QListWidgetItem(f"Chat {number}")
+        item.setData(ID_ROLE, f"s{number}")
+        item.setData(TITLE_ROLE, item.text())
+        chat_list.addItem(item)
+    window.resize(700, 300)
+    window.show()
+    qtbot.waitExposed(window)
+    marks.set_current("s0")
+    marks.set_state("s0", "answering")
+    marks.set_state("s1", "answering")  # in the background: its spinner turns
+    marks._spinner.setInterval(3_600_000)  # (its own timer out of the way)
+    marks._spinner.start()
+    passes = Passes()
+    window.installEventFilter(passes)
+    chat_list.viewport().installEventFilter(passes)
+    view.installEventFilter(passes)
+    now[0] += 2.5 * STEP_S  # two steps fell due
+    view.append("Some words of the answer on screen")
+    qtbot.waitUntil(lambda: view.render_count == 1, timeout=5000)
+    assert marks.delegate.phase == 2
+    qtbot.waitUntil(lambda: chat_list.viewport() in passes.painted
+                    and view in passes.painted, timeout=5000)
+    assert passes.painted[chat_list.viewport()] == passes.painted[view]  # one pass
+    now[0] += 0.5 * STEP_S  # the half step left over and this one: one more step
+    view.append(" and more")
+    qtbot.waitUntil(lambda: view.render_count == 2, timeout=5000)
+    assert marks.delegate.phase == 3
