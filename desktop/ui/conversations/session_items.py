@@ -21,7 +21,16 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QColor, QFont, QHelpEvent, QKeyEvent, QPainter, QPen, QRegion
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QHelpEvent,
+    QKeyEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QRegion,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -275,6 +284,30 @@ class ChatListWidget(QListWidget):
         super().__init__(parent)
         self.setDragEnabled(True)
         self.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
+        # Opaque: the style sheet leaves the list transparent over its panel, so each
+        # repaint of a row (a spinner's step ~11 times a second) painted the panel, the
+        # drawer and the window under it too. It paints the panel's colour itself.
+        self._background = QColor(theme.colors()["sidebar"])
+        self._make_opaque()
+        theme.notifier().changed.connect(self._restyle)
+
+    def _make_opaque(self) -> None:
+        self.viewport().setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
+
+    def _restyle(self) -> None:
+        self._background = QColor(theme.colors()["sidebar"])
+        self._make_opaque()
+        self.viewport().update()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.StyleChange:  # (a style sheet's polish)
+            self._make_opaque()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # the viewport's, under the rows
+        with QPainter(self.viewport()) as painter:
+            painter.fillRect(event.rect(), self._background)
+        super().paintEvent(event)
 
     def mimeTypes(self) -> list[str]:
         return [CHAT_MIME]

@@ -174,3 +174,43 @@ def test_a_spinner_steps_in_the_pass_of_a_streamed_frame(qtbot: Any) -> None:
     view.append(" and more")
     qtbot.waitUntil(lambda: view.render_count == 2, timeout=5000)
     assert marks.delegate.phase == 3
+
+
+def test_the_chat_list_paints_its_panel_colour_itself(qtbot: Any) -> None:
+    """The style sheet leaves the list transparent over its panel: each repaint of a
+    row (a spinner's step) painted the panel under it too. The list paints the
+    panel's colour itself, in either theme: a row repainted paints nothing under the
+    list, and the list looks the same."""
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+    from desktop.ui import theme
+    from desktop.ui.conversations.session_items import ChatListWidget
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    try:
+        for mode in ("light", "dark"):
+            theme.apply_theme(app, mode)
+            panel = QWidget()
+            qtbot.addWidget(panel)
+            panel.setObjectName("sessionPanel")  # (its background: the sidebar colour)
+            chat_list = ChatListWidget()
+            QVBoxLayout(panel).addWidget(chat_list)
+            chat_list.addItem(QListWidgetItem("A chat"))
+            panel.resize(260, 300)
+            panel.show()
+            qtbot.waitExposed(panel)
+            app.processEvents()
+            image = panel.grab().toImage()
+            inside = chat_list.viewport().mapTo(panel, chat_list.viewport().rect().center())
+            assert image.pixelColor(inside).name() == image.pixelColor(2, 2).name() \
+                == theme.colors()["sidebar"]
+            under = Painted()
+            panel.installEventFilter(under)
+            painted = Painted()
+            chat_list.viewport().installEventFilter(painted)
+            chat_list.viewport().update(chat_list.visualItemRect(chat_list.item(0)))
+            qtbot.waitUntil(lambda: not painted.region.isEmpty(), timeout=5000)  # noqa: B023
+            assert under.region.isEmpty()
+    finally:
+        theme.apply_theme(app, "light")  # (as other tests leave it)
