@@ -38,6 +38,7 @@ class ChatStateMarks(QObject):
         self.delegate = SectionDelegate(chat_list)
         chat_list.setItemDelegate(self.delegate)
         self._states: dict[str, str] = {}  # chats doing something: id -> ChatState
+        self._rows: dict[str, QListWidgetItem] = {}  # their rows, as last found
         # The chat on screen shows its answer streaming: its mark need not turn (a
         # turning mark is a repaint ~11 times a second, ~7 % of what streaming costs).
         self._current: str | None = None
@@ -55,6 +56,7 @@ class ChatStateMarks(QObject):
         """``idle`` clears the mark."""
         if state == "idle":
             self._states.pop(session_id, None)
+            self._rows.pop(session_id, None)
         else:
             self._states[session_id] = state
         item = self._item(session_id)
@@ -92,9 +94,22 @@ class ChatStateMarks(QObject):
                      f"{title}, {state_text(state)}" if state else title)
 
     def _item(self, session_id: str) -> QListWidgetItem | None:
+        """The chat's row: the one found last time while it is still in the list and
+        still the chat's, else looked for (a spinner's step with 1,000 chats looked
+        through every row, ~1.6 ms, 11 times a second)."""
+        known = self._rows.get(session_id)
+        if known is not None:
+            try:
+                if known.listWidget() is self.list and known.data(ID_ROLE) == session_id:
+                    return known
+            except RuntimeError:  # (deleted: the list was filled again)
+                pass
+            del self._rows[session_id]
         for row in range(self.list.count()):
             item = self.list.item(row)
             if item is not None and item.data(ID_ROLE) == session_id:
+                if session_id in self._states:
+                    self._rows[session_id] = item
                 return item
         return None
 

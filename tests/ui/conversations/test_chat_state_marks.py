@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QRect
+from PySide6.QtCore import QEvent, QObject, QRect, Qt
 from PySide6.QtGui import QPaintEvent, QRegion
 from PySide6.QtWidgets import QApplication, QListWidget, QListWidgetItem
 
@@ -214,3 +214,52 @@ def test_the_chat_list_paints_its_panel_colour_itself(qtbot: Any) -> None:
             assert under.region.isEmpty()
     finally:
         theme.apply_theme(app, "light")  # (as other tests leave it)
+
+
+def test_a_spinner_step_finds_its_row_without_looking_through_the_list(
+        qtbot: Any, monkeypatch: Any) -> None:
+    """With many chats a step looked through every row for the answering one (1,000
+    rows: ~1.6 ms a step, 11 steps a second); the row found is kept while it is still
+    in the list and still that chat's. Filled again, the list's new row is found."""
+    chat_list = QListWidget()
+    qtbot.addWidget(chat_list)
+    chat_list.resize(280, 300)
+    marks = ChatStateMarks(chat_list)
+
+    def fill() -> None:
+        chat_list.clear()
+        for number in range(300):
+            item = QListWidgetItem(f"Chat {number}")
+            item.setData(ID_ROLE, f"s{number}")
+            item.setData(TITLE_ROLE, item.text())
+            marks.show(item, f"s{number}")
+            chat_list.addItem(item)
+
+    fill()
+    chat_list.show()
+    qtbot.waitExposed(chat_list)
+    chat_list.scrollToBottom()
+    marks.set_state("s298", "answering")
+    app = QApplication.instance()
+    assert app is not None
+    app.processEvents()
+    looked: list[int] = []
+    base_item = QListWidget.item
+
+    def counted(self: QListWidget, row: int) -> QListWidgetItem:
+        looked.append(row)
+        return base_item(self, row)
+
+    monkeypatch.setattr(QListWidget, "item", counted)
+    marks._spin()
+    marks._spin()
+    assert len(looked) <= 1  # (not 299 rows a step)
+    fill()  # the list filled again: its items are new
+    chat_list.scrollToBottom()
+    app.processEvents()
+    painted = Painted()
+    chat_list.viewport().installEventFilter(painted)
+    marks._spin()
+    qtbot.waitUntil(lambda: not painted.region.isEmpty(), timeout=5000)
+    row = chat_list.visualItemRect(chat_list.findItems("Chat 298", Qt.MatchFlag.MatchExactly)[0])
+    assert painted.region.boundingRect().intersects(row)
