@@ -54,7 +54,7 @@ def mark(server: Server, kind: str, pid: int, timeout: float = 120) -> tuple[flo
 
 
 def run(server: Server, env: dict[str, str], two: bool,
-        profile: str = "") -> dict[str, float]:
+        profile: str = "", spy_options: tuple[str, ...] = ()) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="assista-bench-home-") as home:
         app_env = dict(env, HOME=home, OPENAI_API_KEY="sk-bench", OPENAI_BASE_URL=server.url)
         for key in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "ANTHROPIC_API_KEY",
@@ -87,9 +87,9 @@ def run(server: Server, env: dict[str, str], two: bool,
             spy = None
             if profile:  # py-spy while both stream (raw stacks, every thread)
                 spy = subprocess.Popen([str(Path(sys.executable).with_name("py-spy")),
-                                        "record", "--pid", str(proc.pid), "--rate", "250",
-                                        "--format", "raw", "--threads", "--nonblocking",
-                                        "-o", profile])
+                                        "record", "--pid", str(proc.pid),
+                                        *(spy_options or ("--rate", "250", "--nonblocking")),
+                                        "--format", "raw", "--threads", "-o", profile])
             end, cpu1 = mark(server, "end", proc.pid)
             if spy is not None:
                 spy.send_signal(signal.SIGINT)
@@ -114,6 +114,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--profile", metavar="OUT",
                         help="one 'two' run under py-spy (raw stacks to OUT), no figures")
+    parser.add_argument("--profile-options", default="--rate 250 --nonblocking",
+                        help="py-spy record options for --profile (e.g. '--rate 200 "
+                             "--native': Qt's C++ too)")
     args = parser.parse_args()
     from tests.bench.bench_chat_common import long_answer, verdict
 
@@ -126,7 +129,7 @@ def main() -> int:
     figures: dict[str, list[float]] = {"one": [], "two": []}
     try:
         if args.profile:
-            r = run(server, env, True, args.profile)
+            r = run(server, env, True, args.profile, tuple(args.profile_options.split()))
             print(f"two chats under py-spy: {r['cpu']:.3f} of a core; stacks in {args.profile}")
             return 0
         for n in range(args.runs):

@@ -21,7 +21,16 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QColor, QFont, QHelpEvent, QKeyEvent, QPainter, QPen
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QHelpEvent,
+    QKeyEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QRegion,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -168,6 +177,12 @@ class SectionDelegate(QStyledItemDelegate):
     def paint(self, painter: QPainter, option: QStyleOptionViewItem,
               index: _ModelIndex) -> None:
         header = self._header_height(option, index)
+        state = index.data(STATE_ROLE)
+        if state and _outside_text(painter, option.rect, header):
+            # (a spinner's step repaints its mark only: the title and the row's
+            # background, drawn and then clipped away, were most of what a step cost)
+            self.paint_state(painter, self.mark_rect(option.rect, header), str(state))
+            return
         if header:
             painter.save()
             font = QFont(option.font)
@@ -182,7 +197,6 @@ class SectionDelegate(QStyledItemDelegate):
             painter.restore()
         inner = QStyleOptionViewItem(option)
         inner.rect = option.rect.adjusted(0, header, 0, 0)
-        state = index.data(STATE_ROLE)
         if state:
             self.initStyleOption(inner, index)
             inner.rect = inner.rect.adjusted(0, 0, -(STATE_MARK + 8), 0)
@@ -240,6 +254,23 @@ class SectionDelegate(QStyledItemDelegate):
         editor.setGeometry(option.rect.adjusted(0, self._header_height(option, index), 0, 0))
 
 
+def _outside_text(painter: QPainter, row: QRect, header: int) -> bool:
+    """Whether what ``painter`` paints now (the paint event's region) misses the part
+    of ``row`` that holds its group title, chat title and background: all of it but
+    the strip kept for the state mark (see :meth:`SectionDelegate.paint`)."""
+    engine = painter.paintEngine()
+    region = engine.systemClip() if engine is not None else QRegion()
+    to_local, invertible = painter.deviceTransform().inverted()
+    if region.isEmpty() or not invertible:
+        return False
+    # (as drawn below: the group title's rect, then the text's, a pixel wider)
+    title = QRect(row.left() + 8, row.top(), row.width() - 16, header - 2)
+    text = QRect(row.left(), row.top() + header, row.width() - STATE_MARK - 8 + 1,
+                 row.height() - header)
+    drawn = QRegion(text).united(QRegion(title)) if header > 2 else QRegion(text)
+    return not to_local.map(region).intersects(drawn)
+
+
 class ChatListWidget(QListWidget):
     """The list of chats, with F2 / Del / Enter; a chat can be dragged onto a project."""
 
@@ -253,6 +284,30 @@ class ChatListWidget(QListWidget):
         super().__init__(parent)
         self.setDragEnabled(True)
         self.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
+        # Opaque: the style sheet leaves the list transparent over its panel, so each
+        # repaint of a row (a spinner's step ~11 times a second) painted the panel, the
+        # drawer and the window under it too. It paints the panel's colour itself.
+        self._background = QColor(theme.colors()["sidebar"])
+        self._make_opaque()
+        theme.notifier().changed.connect(self._restyle)
+
+    def _make_opaque(self) -> None:
+        self.viewport().setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
+
+    def _restyle(self) -> None:
+        self._background = QColor(theme.colors()["sidebar"])
+        self._make_opaque()
+        self.viewport().update()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.StyleChange:  # (a style sheet's polish)
+            self._make_opaque()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # the viewport's, under the rows
+        with QPainter(self.viewport()) as painter:
+            painter.fillRect(event.rect(), self._background)
+        super().paintEvent(event)
 
     def mimeTypes(self) -> list[str]:
         return [CHAT_MIME]

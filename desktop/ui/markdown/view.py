@@ -28,6 +28,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
 
+from desktop.ui import frames
 from desktop.ui.chat.chat_selection import BodyKey, BodyRange, Endpoint, SelectionModel
 from desktop.ui.markdown import accessible, artifacts, segment_text
 from desktop.ui.markdown.body_menu import build_body_menu
@@ -76,6 +77,7 @@ class MarkdownView(QWidget):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._render_stream)
+        self._frames = frames.clock()  # told of each streamed frame (see desktop.ui.frames)
         self._last_render = 0.0
         self._render_cost = 0.0
         self.render_count = 0
@@ -217,6 +219,7 @@ class MarkdownView(QWidget):
         self._last_render = time.perf_counter()
         self._render_cost = (self._last_render - started) * 1000
         self.render_count += 1
+        self._frames.rendered.emit()
 
     def _apply(self, update: Update) -> None:
         blocks = [*update.committed, *update.tail]
