@@ -9,10 +9,11 @@ after a frame is rendered instead, it is painted in the frame's own pass.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QObject, Signal
+
+from desktop.ui.app_owned import owned_by_app
 
 _APP_ATTRIBUTE = "_assista_frames"
-_without_app: FrameClock | None = None
 
 
 class FrameClock(QObject):
@@ -22,14 +23,4 @@ class FrameClock(QObject):
 
 def clock() -> FrameClock:
     """The application's frame clock (one per QApplication)."""
-    global _without_app
-    app = QCoreApplication.instance()
-    if app is None:
-        if _without_app is None:
-            _without_app = FrameClock()
-        return _without_app
-    frames = getattr(app, _APP_ATTRIBUTE, None)
-    if not isinstance(frames, FrameClock):
-        frames = FrameClock(app)
-        setattr(app, _APP_ATTRIBUTE, frames)
-    return frames
+    return owned_by_app(_APP_ATTRIBUTE, FrameClock, FrameClock)

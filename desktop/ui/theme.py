@@ -23,6 +23,7 @@ from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
 from desktop.ui import stylesheet as sheet
+from desktop.ui.app_owned import owned_by_app
 
 if TYPE_CHECKING:
     from PySide6.QtCore import Qt
@@ -189,22 +190,11 @@ class Theme(QObject):
 
 
 _APP_ATTRIBUTE = "_assista_theme"
-_without_app: Theme | None = None  # (for code run before any QApplication exists)
 
 
 def current() -> Theme:
     """The running application's theme (made on first use, owned by the app)."""
-    global _without_app
-    app = QApplication.instance()
-    if app is None:
-        if _without_app is None:
-            _without_app = Theme()
-        return _without_app
-    theme = getattr(app, _APP_ATTRIBUTE, None)
-    if not isinstance(theme, Theme):
-        theme = Theme(app)
-        setattr(app, _APP_ATTRIBUTE, theme)
-    return theme
+    return owned_by_app(_APP_ATTRIBUTE, Theme, Theme)
 
 
 def notifier() -> Theme:

@@ -26,18 +26,25 @@ class Painted(QObject):
         return False
 
 
-def test_a_turning_spinner_repaints_only_its_mark(qtbot: Any) -> None:
+def listed(qtbot: Any, headers: dict[int, str | None]) -> tuple[QListWidget, ChatStateMarks]:
+    """A chat list of long-titled chats s0, s1... (``headers``: each row's group title,
+    None for none) with its state marks."""
     chat_list = QListWidget()
     qtbot.addWidget(chat_list)
     chat_list.resize(280, 300)
     marks = ChatStateMarks(chat_list)
-    for number in range(4):
+    for number, header in headers.items():
         item = QListWidgetItem(f"A chat with a long title number {number}")
         item.setData(ID_ROLE, f"s{number}")
         item.setData(TITLE_ROLE, item.text())
-        if number in (0, 2):
-            item.setData(HEADER_ROLE, "Today" if number == 0 else "Yesterday")
+        if header is not None:
+            item.setData(HEADER_ROLE, header)
         chat_list.addItem(item)
+    return chat_list, marks
+
+
+def test_a_turning_spinner_repaints_only_its_mark(qtbot: Any) -> None:
+    chat_list, marks = listed(qtbot, {0: "Today", 1: None, 2: "Yesterday", 3: None})
     chat_list.show()
     qtbot.waitExposed(chat_list)
     marks.set_current("s0")
@@ -71,16 +78,7 @@ def test_a_spinner_step_draws_only_the_mark(qtbot: Any, monkeypatch: Any) -> Non
     repaint that reaches the title draws the row whole."""
     from PySide6.QtWidgets import QStyledItemDelegate
 
-    chat_list = QListWidget()
-    qtbot.addWidget(chat_list)
-    chat_list.resize(280, 300)
-    marks = ChatStateMarks(chat_list)
-    for number in range(3):
-        item = QListWidgetItem(f"A chat with a long title number {number}")
-        item.setData(ID_ROLE, f"s{number}")
-        item.setData(TITLE_ROLE, item.text())
-        item.setData(HEADER_ROLE, "Today" if number == 0 else None)
-        chat_list.addItem(item)
+    chat_list, marks = listed(qtbot, {0: "Today", 1: None, 2: None})
     chat_list.show()
     qtbot.waitExposed(chat_list)
     marks.set_state("s0", "answering")
