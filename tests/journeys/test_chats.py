@@ -1,4 +1,5 @@
-"""Journeys: quitting while an answer streams, comparing models and keeping one,
+"""Journeys: quitting while an answer streams, a chat answering in the background,
+comparing models and keeping one,
 searching and jumping to a match, attaching a PDF -- at 1400x900 and 800x600."""
 
 from __future__ import annotations
@@ -30,6 +31,33 @@ def test_quit_while_answering_keeps_the_partial_answer(desktop: Desktop,
     held.release()
     kept = [text for role, text in stored_texts(desktop.export()) if role == "assistant"]
     assert kept and kept[0].startswith("Once upon a time"), kept
+    desktop.assert_clean_log()
+
+
+def test_a_chat_answers_in_the_background_while_another_is_used(
+        desktop: Desktop, model: JourneyModel) -> None:
+    """Ctrl+N while an answer streams: the first chat goes on answering, its row in
+    the chat list says so (the spinner), a question in the new chat is answered
+    meanwhile, and the first chat, opened again, has its whole answer."""
+    desktop.start()
+    story = "Once upon a time there was a very long story. " * 20 + "The end of the story."
+    held = ScriptedResponse(chunks=text_stream(story, 8), hold_after=12)
+    model.enqueue(held)
+    ask(desktop, "Tell me a long story")
+    desktop.wait_for(text_contains="Once upon a time")
+    assert held.holding.wait(30)
+    desktop.key("ctrl+n")
+    desktop.wait_for(role="list item", name_contains=", answering")
+    ask(desktop, "Meanwhile, a short one")
+    desktop.wait_for(text_contains="You asked: Meanwhile, a short one")
+    desktop.shot("answering-in-the-background")
+    held.release()
+    row = desktop.wait_for(role="list item", name_contains=", new answer")
+    desktop.click(row)
+    desktop.wait_for(text_contains="The end of the story.")
+    desktop.shot("background-answer-opened")
+    assert_stored(desktop, "Tell me a long story", "The end of the story.")
+    assert_stored(desktop, "Meanwhile, a short one", "You asked: Meanwhile, a short one")
     desktop.assert_clean_log()
 
 
