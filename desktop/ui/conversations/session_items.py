@@ -190,16 +190,14 @@ class SectionDelegate(QStyledItemDelegate):
             font.setPointSizeF(max(7.0, font.pointSizeF() * 0.85))
             painter.setFont(font)
             painter.setPen(QColor(theme.colors()["muted"]))
-            rect = QRect(option.rect.left() + 8, option.rect.top(), option.rect.width() - 16,
-                         header - 2)
-            painter.drawText(rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom,
+            painter.drawText(_title_rect(option.rect, header),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom,
                              str(index.data(HEADER_ROLE)).upper())
             painter.restore()
         inner = QStyleOptionViewItem(option)
-        inner.rect = option.rect.adjusted(0, header, 0, 0)
+        inner.rect = _text_rect(option.rect, header, bool(state))
         if state:
             self.initStyleOption(inner, index)
-            inner.rect = inner.rect.adjusted(0, 0, -(STATE_MARK + 8), 0)
         super().paint(painter, inner, index)
         if state:
             self.paint_state(painter, self.mark_rect(option.rect, header), str(state))
@@ -254,6 +252,17 @@ class SectionDelegate(QStyledItemDelegate):
         editor.setGeometry(option.rect.adjusted(0, self._header_height(option, index), 0, 0))
 
 
+def _title_rect(row: QRect, header: int) -> QRect:
+    """Where a row's group title is drawn (``header``: its height, above the text)."""
+    return QRect(row.left() + 8, row.top(), row.width() - 16, header - 2)
+
+
+def _text_rect(row: QRect, header: int, marked: bool) -> QRect:
+    """Where a row's chat title and background are drawn (``marked``: a strip is kept
+    on the right for its state mark)."""
+    return row.adjusted(0, header, -(STATE_MARK + 8) if marked else 0, 0)
+
+
 def _outside_text(painter: QPainter, row: QRect, header: int) -> bool:
     """Whether what ``painter`` paints now (the paint event's region) misses the part
     of ``row`` that holds its group title, chat title and background: all of it but
@@ -263,11 +272,10 @@ def _outside_text(painter: QPainter, row: QRect, header: int) -> bool:
     to_local, invertible = painter.deviceTransform().inverted()
     if region.isEmpty() or not invertible:
         return False
-    # (as drawn below: the group title's rect, then the text's, a pixel wider)
-    title = QRect(row.left() + 8, row.top(), row.width() - 16, header - 2)
-    text = QRect(row.left(), row.top() + header, row.width() - STATE_MARK - 8 + 1,
-                 row.height() - header)
-    drawn = QRegion(text).united(QRegion(title)) if header > 2 else QRegion(text)
+    # (the group title's rect and the text's, as drawn, the text's a pixel wider)
+    text = _text_rect(row, header, True).adjusted(0, 0, 1, 0)
+    drawn = QRegion(text).united(QRegion(_title_rect(row, header))) if header > 2 \
+        else QRegion(text)
     return not to_local.map(region).intersects(drawn)
 
 
