@@ -17,8 +17,10 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+import httpcore
 import httpx
 
+from desktop.providers.socket_io import use_backend
 from desktop.providers.tls import shared_context
 
 if TYPE_CHECKING:
@@ -41,6 +43,7 @@ def make_async_client(
     follow_redirects: bool = False,
     http: ModuleType | None = None,
     wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None,
+    network: httpcore.AsyncNetworkBackend | None = None,
 ) -> httpx.AsyncClient:
     """An ``AsyncClient`` with sensible timeouts.
 
@@ -53,7 +56,8 @@ def make_async_client(
     ``wrap``: wraps its transports, the direct one and the proxy's (the request
     inspector's wire tap). Not without a ``proxy`` when the environment names one:
     httpx routes through the environment's proxies only with the transports it makes
-    itself (the app always gives a proxy).
+    itself (the app always gives a proxy). ``network``: the network backend of every
+    transport the client makes (:mod:`~desktop.providers.socket_io`; default anyio's).
     """
     module = http or httpx
     options = client_options(timeout, connect_timeout, verify, proxy, blocking=False,
@@ -65,6 +69,9 @@ def make_async_client(
         if mounts:
             options["mounts"] = {k: v if v is None else wrap(v) for k, v in mounts.items()}
     client: httpx.AsyncClient = module.AsyncClient(transport=transport, auth=auth, **options)
+    if network is not None:  # (the transports httpx made from the options too)
+        for made in (client._transport, *client._mounts.values()):
+            use_backend(made, network)
     return client
 
 

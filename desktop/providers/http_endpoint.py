@@ -37,6 +37,7 @@ from desktop.providers.retry import (
     redact,
     send_with_retry,
 )
+from desktop.providers.socket_io import LoopBackend
 from desktop.providers.stream_thread import (
     call_on_loop,
     close_on_stream_thread,
@@ -150,8 +151,8 @@ class HttpEndpoint:
     def _get_client(self) -> httpx.AsyncClient:
         if on_stream_thread() and self._owns_client:  # a client of the stream thread's loop
             if self._thread_client is None:
-                self._thread_client = make_async_client(timeout=self.timeout, proxy=self.proxy,
-                                                        wrap=WireTap)
+                self._thread_client = make_async_client(
+                    timeout=self.timeout, proxy=self.proxy, wrap=WireTap, network=LoopBackend())
             return self._thread_client
         if self._client is None:
             self._client = make_async_client(timeout=self.timeout, proxy=self.proxy,

@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import json
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -147,6 +148,8 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
     def setup(self) -> None:
+        if self.server.fake.tls is not None:  # HTTPS: the stdlib's TLS, server side
+            self.request = self.server.fake.tls.wrap_socket(self.request, server_side=True)
         super().setup()
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
@@ -228,8 +231,9 @@ class _Server(ThreadingHTTPServer):
         super().__init__((host, 0), _Handler)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        # A client that stops reading (Stop button, cancelled task) is normal here.
-        if isinstance(sys.exc_info()[1], ConnectionError):
+        # A client that stops reading (Stop button, cancelled task) is normal here, as is
+        # one refusing the certificate.
+        if isinstance(sys.exc_info()[1], ConnectionError | ssl.SSLError):
             return
         super().handle_error(request, client_address)
 
@@ -237,7 +241,10 @@ class _Server(ThreadingHTTPServer):
 class FakeOpenAIServer:
     """Loopback OpenAI-compatible server in a background thread (see module docs)."""
 
-    def __init__(self, *, models: Iterable[str | dict[str, Any]] = ("gpt-test",)) -> None:
+    def __init__(self, *, models: Iterable[str | dict[str, Any]] = ("gpt-test",),
+                 tls: ssl.SSLContext | None = None) -> None:
+        """``tls``: serve HTTPS with this server context."""
+        self.tls = tls
         self.models: list[str | dict[str, Any]] = list(models)
         self.requests: list[RecordedRequest] = []
         self.stopping = False
@@ -287,8 +294,8 @@ class FakeOpenAIServer:
 
     @property
     def url(self) -> str:
-        """``http://127.0.0.1:PORT`` (no path)."""
-        return f"http://127.0.0.1:{self.port}"
+        """``http://127.0.0.1:PORT`` (``https`` with ``tls``; no path)."""
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     @property
     def base_url(self) -> str:
