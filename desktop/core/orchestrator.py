@@ -193,10 +193,18 @@ class Orchestrator:
         self.request_options.apply(request)
         if run.temperature is not None:
             request.temperature = run.temperature
+        ended: list[EndEvent] = []
         try:
-            end = await self._consume(request, builder, run.emit)
+            end = await self._consume(request, builder, run.emit, ended)
         except asyncio.CancelledError:
-            self._close(run, builder, builder.finish("stopped", finish_reason="cancelled"))
+            if ended and not builder.tool_calls:
+                # Stopped while the stream closed after its end: the answer is whole
+                # (its calls, if any, would not be run: then it is stopped).
+                self._close(run, builder, builder.finish(
+                    "complete", finish_reason=ended[0].finish_reason,
+                    provider_data=dict(ended[0].provider_data)))
+            else:
+                self._close(run, builder, builder.finish("stopped", finish_reason="cancelled"))
             raise
         except _StreamFailed as failed:
             data = dict(builder.message.provider_data)
@@ -258,7 +266,8 @@ class Orchestrator:
         return message
 
     async def _consume(self, request: ChatRequest, builder: MessageBuilder,
-                       emit: Sink) -> EndEvent:
+                       emit: Sink, ended: list[EndEvent]) -> EndEvent:
+        """The stream's end (its EndEvent, also put in ``ended`` as soon as it comes)."""
         end = EndEvent("stop")
         try:
             async with contextlib.aclosing(self.provider.stream(request)) as stream:
@@ -268,6 +277,7 @@ class Orchestrator:
                         raise _StreamFailed(event.message, event.info)
                     if isinstance(event, EndEvent):
                         end = event
+                        ended.append(event)
                         continue
                     builder.feed(event)
                     emit(event)

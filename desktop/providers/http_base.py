@@ -49,7 +49,6 @@ from desktop.providers.limits import MAX_JSON_REPLY, ReplyTooLarge, read_limited
 from desktop.providers.ndjson import NDJSONError
 from desktop.providers.retry import RetryPolicy
 from desktop.providers.stream_parser import StreamParser
-from desktop.providers.stream_thread import NO_PACING, ReadPacing, on_stream_thread
 from desktop.providers.wire import DRAIN_TIMEOUT_S, drain
 from desktop.providers.wire_api import WireApi
 
@@ -160,7 +159,6 @@ class HttpProvider(HttpEndpoint, WireApi):  # (its API's facts: desktop.provider
                 decoder = self.wire.decoder()
                 decode, feed = decoder.feed, parser.feed  # bound once: the per-token path
                 chunks = response.aiter_bytes()
-                pacing = ReadPacing() if on_stream_thread() else NO_PACING
                 try:
                     async for chunk in chunks:
                         for item in decode(chunk):
@@ -168,7 +166,6 @@ class HttpProvider(HttpEndpoint, WireApi):  # (its API's facts: desktop.provider
                                 yield event
                             if parser.closed:
                                 return
-                        await pacing.pause()
                     events = [e for item in self.wire.tail(decoder) for e in feed(item)]
                     events += parser.finish()
                 except ReplyTooLarge as exc:

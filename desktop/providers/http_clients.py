@@ -56,22 +56,28 @@ def make_async_client(
     ``wrap``: wraps its transports, the direct one and the proxy's (the request
     inspector's wire tap). Not without a ``proxy`` when the environment names one:
     httpx routes through the environment's proxies only with the transports it makes
-    itself (the app always gives a proxy). ``network``: the network backend of every
-    transport the client makes (:mod:`~desktop.providers.socket_io`; default anyio's).
+    itself (the app always gives a proxy). ``network``: the network backend of the
+    transports it makes (:mod:`~desktop.providers.socket_io`; default anyio's), with the
+    same exception as ``wrap``.
     """
     module = http or httpx
     options = client_options(timeout, connect_timeout, verify, proxy, blocking=False,
                              headers=headers, follow_redirects=follow_redirects, http=module)
-    if wrap is not None and (proxy is not None or not urllib.request.getproxies()):
-        transport = wrap(transport or module.AsyncHTTPTransport(
-            verify=options["verify"], limits=options["limits"], trust_env=options["trust_env"]))
-        mounts = options.get("mounts")
+    if (wrap is not None or network is not None) and (
+            proxy is not None or not urllib.request.getproxies()):
+        mounts = options.get("mounts") or {}
+        made = [transport or module.AsyncHTTPTransport(
+            verify=options["verify"], limits=options["limits"], trust_env=options["trust_env"]),
+            *mounts.values()]
+        if network is not None:
+            for each in made:
+                use_backend(each, network)
+        if wrap is not None:
+            made = [each if each is None else wrap(each) for each in made]
+        transport = made[0]
         if mounts:
-            options["mounts"] = {k: v if v is None else wrap(v) for k, v in mounts.items()}
+            options["mounts"] = dict(zip(mounts, made[1:], strict=True))
     client: httpx.AsyncClient = module.AsyncClient(transport=transport, auth=auth, **options)
-    if network is not None:  # (the transports httpx made from the options too)
-        for made in (client._transport, *client._mounts.values()):
-            use_backend(made, network)
     return client
 
 

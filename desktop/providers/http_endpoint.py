@@ -39,6 +39,7 @@ from desktop.providers.retry import (
 )
 from desktop.providers.socket_io import LoopBackend
 from desktop.providers.stream_thread import (
+    READ_PAUSE_S,
     call_on_loop,
     close_on_stream_thread,
     on_stream_thread,
@@ -152,7 +153,8 @@ class HttpEndpoint:
         if on_stream_thread() and self._owns_client:  # a client of the stream thread's loop
             if self._thread_client is None:
                 self._thread_client = make_async_client(
-                    timeout=self.timeout, proxy=self.proxy, wrap=WireTap, network=LoopBackend())
+                    timeout=self.timeout, proxy=self.proxy, wrap=WireTap,
+                    network=LoopBackend(READ_PAUSE_S))  # (read in a few large reads)
             return self._thread_client
         if self._client is None:
             self._client = make_async_client(timeout=self.timeout, proxy=self.proxy,

@@ -18,9 +18,11 @@ httpcore's. :func:`use_backend` puts it under a client the factory made.
 from __future__ import annotations
 
 import asyncio
+import math
+import select
 import socket
 import ssl
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import httpcore
@@ -47,10 +49,13 @@ SocketOption = (tuple[int, int, int] | tuple[int, int, bytes | bytearray]
 class _SocketStream(AsyncNetworkStream):
     """A connected non-blocking socket, read and written on the running loop."""
 
-    __slots__ = ("_sock",)
+    __slots__ = ("_pause", "_sleep", "_sock", "_woke")
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, pause: float = 0.0,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self._sock = sock
+        self._pause, self._sleep = pause, sleep
+        self._woke = -math.inf  # when a read last had to wait, or sleep, for bytes
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         sock = self._sock
@@ -61,16 +66,31 @@ class _SocketStream(AsyncNetworkStream):
         except OSError as exc:
             raise ReadError(exc) from exc
         loop = asyncio.get_running_loop()
+        pause = self._pause
+        if pause:  # caught up with the server: let a period's bytes arrive first
+            left = self._woke + pause - loop.time()
+            if left > 0:
+                await self._sleep(left)
+                self._woke = loop.time()
+                try:
+                    return sock.recv(max_bytes)
+                except BlockingIOError:
+                    pass
+                except OSError as exc:
+                    raise ReadError(exc) from exc
         try:
             async with asyncio.timeout(timeout):
-                return await loop.sock_recv(sock, max_bytes)
+                data = await loop.sock_recv(sock, max_bytes)
         except TimeoutError as exc:
             raise ReadTimeout(exc) from exc
         except OSError as exc:
             raise ReadError(exc) from exc
+        self._woke = loop.time()
+        return data
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         sock = self._sock
+        self._woke = -math.inf  # a request: its answer's first bytes are awaited at once
         try:
             sent = sock.send(buffer)
         except BlockingIOError:
@@ -197,12 +217,29 @@ def _socket_info(sock: socket.socket, info: str) -> Any:
     if info == "server_addr":
         return sock.getpeername()
     if info == "is_readable":  # an idle pooled connection the server closed
-        return httpcore._utils.is_socket_readable(sock)
+        return _readable(sock)
     return None
 
 
+def _readable(sock: socket.socket) -> bool:
+    """Whether an idle connection has something to read: the server closed it (or sent
+    what it should not have), so the pool must not use it again."""
+    if sock.fileno() < 0:
+        return True
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    return bool(poller.poll(0))
+
+
 class LoopBackend(AsyncNetworkBackend):
-    """httpcore's network backend on the running asyncio loop (see the module)."""
+    """httpcore's network backend on the running asyncio loop (see the module).
+
+    ``pause``: a read that finds nothing within ``pause`` seconds of the last read
+    that had to wait sleeps out the rest of that time before it waits."""
+
+    def __init__(self, pause: float = 0.0,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        self.pause, self._sleep = pause, sleep
 
     async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
                           local_address: str | None = None,
@@ -231,7 +268,7 @@ class LoopBackend(AsyncNetworkBackend):
                     except BaseException:
                         sock.close()
                         raise
-                    return _SocketStream(sock)
+                    return _SocketStream(sock, self.pause, self._sleep)
         except TimeoutError as exc:
             raise ConnectTimeout(exc) from exc
         except OSError as exc:  # the name did not resolve
@@ -261,7 +298,7 @@ class LoopBackend(AsyncNetworkBackend):
         except BaseException:
             sock.close()
             raise
-        return _SocketStream(sock)
+        return _SocketStream(sock, self.pause, self._sleep)
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)

@@ -4,10 +4,12 @@ In the app the event loop is Qt's (qasync): every socket read there costs a sock
 notifier and timers, many times what decoding the bytes costs. So a provider that
 owns its HTTP client reads its stream on one shared thread, ``assista-stream``,
 running a plain asyncio loop: the same code (request, retries, decoding, parsing,
-the request inspector's capture), only on that loop with a client made there.
-The caller's loop gets the events in batches, at most 15 times a second (the view
-paints at most 15), with each run of text deltas joined into one; the body is read
-in a few large reads, not one per event (:class:`ReadPacing`).
+the request inspector's capture), only on that loop with a client made there, whose
+sockets are read straight from the loop (:mod:`~desktop.providers.socket_io`). The
+caller's loop gets the events in batches, at most 15 times a second (the view paints
+at most 15), with each run of text deltas joined into one; the body is read in a few
+large reads, not one per event: once the reader has caught up with the server, the
+socket is left be until :data:`READ_PAUSE_S` after the last read that had to wait.
 
 Stopping (the consumer closes or is cancelled) cancels the stream on its thread and
 waits until it has closed (response closed, capture finished).
@@ -20,7 +22,7 @@ import contextlib
 import contextvars
 import threading
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.events import ReasoningDelta, StreamEvent, TextDelta
@@ -29,14 +31,13 @@ from desktop.core.thread_names import name_os_thread
 if TYPE_CHECKING:
     from httpx import AsyncClient
 
-__all__ = ["HANDOVER_S", "NO_PACING", "READ_PAUSE_S", "ReadPacing", "call_on_loop",
-           "close_on_stream_thread", "joined", "on_stream_thread", "relay"]
+__all__ = ["HANDOVER_S", "READ_PAUSE_S", "call_on_loop", "close_on_stream_thread", "joined",
+           "on_stream_thread", "relay"]
 
 #: The least time between two handovers to the caller's loop.
 HANDOVER_S = 1 / 15
-#: A read that waited at least this long for the network was a fresh one.
-WAITED_S = 0.002
-#: How long to leave the socket be after such a read.
+#: How long a stream's socket is left be once the reader has caught up with the server
+#: (see :class:`~desktop.providers.socket_io.LoopBackend`).
 READ_PAUSE_S = HANDOVER_S
 #: How long stopping waits for the stream's thread to close the stream.
 CLOSE_WAIT_S = 5.0
@@ -126,44 +127,6 @@ async def relay(source: Callable[[], AsyncIterator[StreamEvent]]
                 await asyncio.wait({box.finished}, timeout=CLOSE_WAIT_S)
 
 
-class ReadPacing:
-    """Reading a body in a few large reads instead of one per event.
-
-    A server sends each event in a write of its own; read as they come, every one
-    costs a socket read with its poll, timeout scope and async steps. After a read
-    that waited for the network, the stream pauses for :data:`READ_PAUSE_S` (the
-    events are handed to the caller no more often anyway), and the next read takes
-    everything that arrived meanwhile. Chunks already received are read on without a
-    pause, and never more than one pause per :data:`READ_PAUSE_S` of reading: the
-    pace of a fast stream is not bounded by the pauses."""
-
-    __slots__ = ("_asked", "_clock", "_resumed", "_sleep")
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
-        self._clock, self._sleep = clock, sleep
-        self._asked = self._resumed = clock()
-
-    async def pause(self) -> None:
-        """Called after each chunk is handled, before the next is asked for."""
-        now = self._clock()
-        waited = now - self._asked  # (asked → this chunk handled)
-        if waited >= WAITED_S and now - self._resumed >= READ_PAUSE_S:
-            await self._sleep(READ_PAUSE_S)
-            now = self._resumed = self._clock()
-        self._asked = now
-
-
-class _NoPacing:
-    """A stream read on the caller's loop (an injected client): read as it comes."""
-
-    async def pause(self) -> None:
-        pass
-
-
-NO_PACING = _NoPacing()
-
-
 def joined(batch: list[StreamEvent]) -> list[StreamEvent]:
     """``batch`` with each run of text (or reasoning) deltas joined into one."""
     out: list[StreamEvent] = []
@@ -193,15 +156,16 @@ class _Mailbox:
         self.home = home
         self.worker = worker
         self.lock = threading.Lock()
-        self.items: list[StreamEvent] = []
+        self.items: list[StreamEvent] = []  # handed over, not taken yet
         self.done = False
-        self.pending = False  # a handover is on its way
+        self.woken = False  # the caller's loop was told of items it has not taken
         self.error: BaseException | None = None
         self.finished: asyncio.Future[None] = home.create_future()
         self._waiter: asyncio.Future[None] | None = None
         self._task: asyncio.Task[None] | None = None
+        self._decoded: list[StreamEvent] = []  # on the stream thread, not handed over yet
         self._last = 0.0
-        self._timer: asyncio.TimerHandle | None = None
+        self._timer: asyncio.Handle | None = None
 
     # -- on the stream thread
 
@@ -229,28 +193,34 @@ class _Mailbox:
                 await aclose()
 
     def _put(self, event: StreamEvent) -> None:
-        with self.lock:
-            self.items.append(event)
-            if self.pending:
-                return
-            self.pending = True
+        self._decoded.append(event)
+        if self._timer is not None:
+            return
+        # Handed over once the stream waits for more (a callback of this loop runs only
+        # then): everything one read brought goes over together, never a part of it.
         wait = self._last + HANDOVER_S - time.monotonic()
         if wait > 0:
             self._timer = self.worker.call_later(wait, self._hand_over)
         else:
-            self._hand_over()
+            self._timer = self.worker.call_soon(self._hand_over)
 
-    def _hand_over(self) -> None:
+    def _hand_over(self, done: bool = False) -> None:
+        self._timer = None
         self._last = time.monotonic()
+        decoded, self._decoded = self._decoded, []
+        with self.lock:
+            self.items += decoded
+            self.done = self.done or done
+            if self.woken and not done:
+                return
+            self.woken = True
         with contextlib.suppress(RuntimeError):  # the caller's loop is closed
             self.home.call_soon_threadsafe(self._wake)
 
     def _close(self) -> None:
-        with self.lock:
-            self.done = True
         if self._timer is not None:
             self._timer.cancel()
-        self._hand_over()
+        self._hand_over(done=True)
 
     # -- on the caller's loop
 
@@ -268,7 +238,7 @@ class _Mailbox:
             with self.lock:
                 if self.items or self.done:
                     items, self.items = self.items, []
-                    self.pending = False
+                    self.woken = False
                     return items, self.done
                 self._waiter = self.home.create_future()
             await self._waiter

@@ -110,7 +110,11 @@ def test_a_signal_mid_answer_keeps_everything_that_was_printed(
 def test_sigterm_after_the_answer_is_printed_leaves_no_traceback(
         server: FakeOpenAIServer, tmp_path: Path) -> None:
     data = tmp_path / "data"
-    server.enqueue_text(ANSWER, chunk_size=64)
+    # Its last words come with the stream's end, in one write: the whole answer printed
+    # then means its end was read too (sent apart, the end may still be on its way
+    # while the reader leaves the socket be for a moment: then the answer is stopped).
+    chunks = text_stream(ANSWER, 64)
+    server.enqueue(ScriptedResponse(chunks=[*chunks[:-4], b"".join(chunks[-4:])]))
     child = ask(server, data, "tell me a long story")
     assert child.stdout is not None
     try:

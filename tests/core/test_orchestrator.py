@@ -12,7 +12,14 @@ from desktop.core.agent_events import (
     ToolRunFinished,
     ToolRunStarted,
 )
-from desktop.core.events import ErrorEvent, ReasoningDelta, TextDelta, UsageEvent
+from desktop.core.events import (
+    EndEvent,
+    ErrorEvent,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    UsageEvent,
+)
 from desktop.core.messages import Message, Usage
 from desktop.core.orchestrator import Orchestrator
 from desktop.core.provider_options import RequestOptions
@@ -126,6 +133,32 @@ async def test_cancel_while_streaming_keeps_partial_answer() -> None:
     assert history[-1].text == "partial answer"
     finished = [e for e in events if isinstance(e, AssistantFinished)]
     assert finished and finished[0].message.status == "stopped"
+    assert isinstance(events[-1], RunFinished) and events[-1].status == "stopped"
+
+
+@pytest.mark.parametrize("reply", ["text", "tool calls"])
+async def test_cancel_after_the_stream_ended_keeps_a_whole_answer_complete(reply: str) -> None:
+    """Stopped while the stream closes after its end (the user stops just as the answer
+    is done): a whole answer is complete; one with calls that will not run is stopped,
+    without them."""
+    script: list[StreamEvent] = [TextDelta("whole "), TextDelta("answer"), EndEvent("stop")] \
+        if reply == "text" \
+        else tool_reply(("c1", "echo", "{}"), text="calling")
+    provider = ScriptedProvider([[*script, TextDelta("never")]], hang_after=len(script))
+    history = [Message.user("x")]
+    events, sink = collect()
+    task = asyncio.create_task(Orchestrator(provider, EchoTools()).run(history, model="m",
+                                                                        sink=sink))
+    await provider.streaming.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    answer = history[-1]
+    if reply == "text":
+        assert (answer.status, answer.text, answer.finish_reason) == \
+            ("complete", "whole answer", "stop")
+    else:
+        assert (answer.status, answer.text, answer.tool_calls) == ("stopped", "calling", [])
     assert isinstance(events[-1], RunFinished) and events[-1].status == "stopped"
 
 

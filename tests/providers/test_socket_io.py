@@ -212,3 +212,47 @@ async def test_a_read_waiting_for_a_silent_server_is_cancelled_at_once(
         await reading
     theirs.sendall(b"later")  # the socket is no longer watched: the next read gets it
     assert await stream.read(65536, timeout=1.0) == b"later"
+
+
+async def test_a_reader_that_caught_up_leaves_the_socket_be_for_a_pause() -> None:
+    """Each event of a stream comes in a write of its own: read one by one, every event
+    costs a wake-up. Once a read finds nothing, the reader sleeps out the pause since
+    the last read that waited and then takes what came meanwhile in one read; the
+    first bytes after a silence are read at once, and a request's answer is awaited
+    at once."""
+    ours, theirs = socket.socketpair()
+    ours.setblocking(False)
+    pause = 0.25
+    slept: list[float] = []
+    during_sleep: list[bytes] = []
+
+    async def sleep(delay: float) -> None:
+        slept.append(delay)
+        if during_sleep:
+            theirs.sendall(during_sleep.pop(0))
+
+    stream = _SocketStream(ours, pause, sleep)
+
+    async def waited_for(data: bytes) -> bytes:
+        reading = asyncio.ensure_future(stream.read(65536, timeout=5.0))
+        await asyncio.sleep(0)
+        assert not reading.done()
+        theirs.sendall(data)
+        return await reading
+
+    try:
+        theirs.sendall(b"first")
+        assert await stream.read(65536) == b"first"  # there already: no pause
+        assert await waited_for(b"second") == b"second"  # nothing for a while: waited
+        assert slept == []
+        during_sleep.append(b"third, fourth, fifth")
+        assert await stream.read(65536) == b"third, fourth, fifth"  # after a pause
+        assert len(slept) == 1 and 0 < slept[0] <= pause
+        assert await waited_for(b"sixth") == b"sixth"  # slept, nothing came: waits
+        assert len(slept) == 2
+        await stream.write(b"next request")
+        assert await waited_for(b"its answer") == b"its answer"  # no pause first
+        assert len(slept) == 2
+    finally:
+        await stream.aclose()
+        theirs.close()

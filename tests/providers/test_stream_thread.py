@@ -26,7 +26,7 @@ from desktop.core.provider import ChatRequest
 from desktop.providers.openai_chat import OpenAIChatProvider
 from desktop.providers.recording import recorded
 from desktop.providers.retry import RetryPolicy
-from desktop.providers.stream_thread import READ_PAUSE_S, ReadPacing, joined
+from desktop.providers.stream_thread import joined
 from desktop.storage.inspector_writer import InspectorWriter
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
 
@@ -95,31 +95,3 @@ def test_text_deltas_that_arrived_together_are_joined() -> None:
     assert joined(batch) == [
         TextDelta("Hello"), ReasoningDelta("hmm"), ToolCallStarted(0, "call_1", "search"),
         TextDelta(" there"), EndEvent("stop")]
-
-
-async def test_a_read_that_waited_for_the_network_is_followed_by_a_pause() -> None:
-    """Each event of a stream comes in a write of its own: read one by one, every event
-    costs a socket read. After a read that waited, the reader leaves the socket be for a
-    moment (what arrived meanwhile is then one read); chunks already there are read on
-    at once, and a fast stream is not held back by one pause per chunk."""
-    now = [100.0]
-    paused: list[float] = []
-
-    async def sleep(delay: float) -> None:
-        paused.append(delay)
-        now[0] += delay
-
-    pacing = ReadPacing(clock=lambda: now[0], sleep=sleep)
-    now[0] += READ_PAUSE_S + 0.010  # the first event: waited for the network
-    await pacing.pause()
-    assert paused == [READ_PAUSE_S]
-    for _ in range(5):  # what arrived during the pause: already there, no pause
-        now[0] += 0.0001
-        await pacing.pause()
-    assert paused == [READ_PAUSE_S]
-    now[0] += 0.004  # the next one waited, but the last pause ended just now
-    await pacing.pause()
-    assert paused == [READ_PAUSE_S]
-    now[0] += READ_PAUSE_S  # waited again, a while after the pause
-    await pacing.pause()
-    assert paused == [READ_PAUSE_S, READ_PAUSE_S]
