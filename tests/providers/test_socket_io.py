@@ -25,6 +25,7 @@ from desktop.providers.socket_io import LoopBackend, _SocketStream
 from tests.support.async_proxy import StreamingProxy
 from tests.support.nginx_tls import NginxTLSFront, needs_nginx
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
+from tests.support.pproxy_server import PProxy
 from tests.support.tls_certs import Certs, make_certs
 
 REQUEST = ChatRequest(model="gpt-test", messages=[Message.user("hi")])
@@ -256,3 +257,23 @@ async def test_a_reader_that_caught_up_leaves_the_socket_be_for_a_pause() -> Non
     finally:
         await stream.aclose()
         theirs.close()
+
+
+@pytest.mark.parametrize("scheme", ["socks5", "http", "http+ssl"])
+@pytest.mark.parametrize("origin", ["http", "https"])
+async def test_through_a_proxy_we_did_not_write_as_with_httpx_own_backend(
+        scheme: str, origin: str, certs: Certs) -> None:
+    """pproxy: SOCKS5, an HTTP proxy, and an HTTPS one (TLS to the proxy, then TLS to
+    the server inside it, for an https origin)."""
+    tls = certs.server_context() if origin == "https" else None
+    with FakeOpenAIServer(tls=tls) as fake, PProxy(scheme, certs) as proxy:
+        for _ in range(2):
+            fake.enqueue(ScriptedResponse(chunks=text_stream(LONG[:20000], chunk_size=50)))
+        ours = await read_all(app_provider(fake.url, proxy=Proxy(proxy.url)))
+        mounts = Proxy(proxy.url).mounts()
+        async with httpx.AsyncClient(mounts=mounts, trust_env=False,
+                                     verify=certs.client_context()) as client:
+            theirs = await read_all(anyio_provider(fake.url, client))
+        assert len(fake.chat_requests) == 2
+    assert text_of(ours) == text_of(theirs) == LONG[:20000]
+    assert isinstance(ours[-1], EndEvent) and ours[-1] == theirs[-1]
