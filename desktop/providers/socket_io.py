@@ -22,7 +22,9 @@ import math
 import select
 import socket
 import ssl
+from asyncio.staggered import staggered_race
 from collections.abc import Awaitable, Callable, Iterable
+from functools import partial
 from typing import Any
 
 import httpcore
@@ -39,6 +41,10 @@ from httpcore import (
 
 __all__ = ["LoopBackend", "use_backend"]
 
+#: How long one address is tried before the next one is tried beside it (RFC 8305's
+#: "Happy Eyeballs", as anyio does: a host whose IPv6 route drops packets still
+#: connects over IPv4 at once, not after the connect timeout).
+NEXT_ADDRESS_S = 0.25
 #: The most a TLS read asks the socket for (a TLS record is at most 16 KiB).
 TLS_READ = 65536
 
@@ -221,6 +227,17 @@ def _socket_info(sock: socket.socket, info: str) -> Any:
     return None
 
 
+def _interleaved(infos: list[Any]) -> list[Any]:
+    """``getaddrinfo``'s addresses, the families taking turns (RFC 8305), each family's
+    in its order, the first address's family first."""
+    families: dict[int, list[Any]] = {}
+    for info in infos:
+        families.setdefault(info[0], []).append(info)
+    turns = list(families.values())
+    return [group[i] for i in range(max(map(len, turns), default=0))
+            for group in turns if i < len(group)]
+
+
 def _readable(sock: socket.socket) -> bool:
     """Whether an idle connection has something to read: the server closed it (or sent
     what it should not have), so the pool must not use it again."""
@@ -246,34 +263,40 @@ class LoopBackend(AsyncNetworkBackend):
                           socket_options: Iterable[SocketOption] | None = None
                           ) -> AsyncNetworkStream:
         loop = asyncio.get_running_loop()
+        opened: list[socket.socket] = []
+
+        async def attempt(family: int, kind: int, proto: int, address: Any) -> socket.socket:
+            sock = socket.socket(family, kind, proto)
+            opened.append(sock)
+            sock.setblocking(False)
+            if family in (socket.AF_INET, socket.AF_INET6):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            for option in socket_options or ():
+                sock.setsockopt(*option)
+            if local_address is not None:
+                sock.bind((local_address, 0))
+            await loop.sock_connect(sock, address)
+            return sock
+
+        connected: socket.socket | None = None
         try:
             async with asyncio.timeout(timeout):
-                addresses = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-                failure: OSError | None = None
-                for family, kind, proto, _name, address in addresses:
-                    sock = socket.socket(family, kind, proto)
-                    try:
-                        sock.setblocking(False)
-                        if family in (socket.AF_INET, socket.AF_INET6):
-                            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                        for option in socket_options or ():
-                            sock.setsockopt(*option)
-                        if local_address is not None:
-                            sock.bind((local_address, 0))
-                        await loop.sock_connect(sock, address)
-                    except OSError as exc:
-                        sock.close()
-                        failure = exc
-                        continue
-                    except BaseException:
-                        sock.close()
-                        raise
-                    return _SocketStream(sock, self.pause, self._sleep)
+                infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+                tries = [partial(attempt, family, kind, proto, address)
+                         for family, kind, proto, _name, address in _interleaved(infos)]
+                connected, _which, failures = await staggered_race(tries, NEXT_ADDRESS_S)
         except TimeoutError as exc:
             raise ConnectTimeout(exc) from exc
         except OSError as exc:  # the name did not resolve
             raise ConnectError(exc) from exc
-        failure = failure or OSError(f"{host} has no address")
+        finally:
+            for sock in opened:  # (the attempts that lost, failed or were cut short)
+                if sock is not connected:
+                    sock.close()
+        if connected is not None:
+            return _SocketStream(connected, self.pause, self._sleep)
+        failure = next((f for f in reversed(failures) if isinstance(f, OSError)), None) \
+            or OSError(f"{host} has no address")
         error = ConnectError(failure)
         error.__context__ = failure  # (kept where httpcore's pool re-raises "from None")
         raise error from failure

@@ -8,6 +8,7 @@ at once."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -277,3 +278,52 @@ async def test_through_a_proxy_we_did_not_write_as_with_httpx_own_backend(
         assert len(fake.chat_requests) == 2
     assert text_of(ours) == text_of(theirs) == LONG[:20000]
     assert isinstance(ours[-1], EndEvent) and ours[-1] == theirs[-1]
+
+
+@pytest.fixture
+def blackhole() -> Iterator[int]:
+    """A port whose connections are never answered: a listener with its queue full,
+    whose further SYNs the kernel drops (as a route that loses packets does)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = int(listener.getsockname()[1])
+    filling = []
+    for _ in range(8):
+        sock = socket.socket()
+        sock.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            sock.connect(("127.0.0.1", port))
+        filling.append(sock)
+    yield port
+    for sock in filling:
+        sock.close()
+    listener.close()
+
+
+async def test_an_address_that_does_not_answer_is_not_waited_out(
+        plain: FakeOpenAIServer, blackhole: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A name with two addresses, the first one dropping packets (an IPv6 route that
+    does not work, say): the second is tried beside it after a moment, and wins."""
+    loop = asyncio.get_running_loop()
+
+    async def getaddrinfo(host: str, port: int, **_kwargs: object) -> list[object]:
+        assert host == "two-addresses.test"
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", blackhole)),
+                (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", plain.port))]
+
+    monkeypatch.setattr(loop, "getaddrinfo", getaddrinfo)
+    stream = await LoopBackend().connect_tcp("two-addresses.test", 443, timeout=30.0)
+    try:
+        assert stream.get_extra_info("server_addr") == ("127.0.0.1", plain.port)
+    finally:
+        await stream.aclose()
+
+
+def test_the_families_take_turns() -> None:
+    from desktop.providers.socket_io import _interleaved
+
+    v6 = [(socket.AF_INET6, socket.SOCK_STREAM, 6, "", (f"::{i}", 1)) for i in range(3)]
+    v4 = [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (f"10.0.0.{i}", 1)) for i in range(2)]
+    assert _interleaved([*v6, *v4]) == [v6[0], v4[0], v6[1], v4[1], v6[2]]
+    assert _interleaved([]) == []
