@@ -561,16 +561,21 @@ def check_paragraph_growth(rng: random.Random, *, tricky: bool) -> None:
         assert [b.kind for b in inc.committed] == ["text"]  # the heading: final at once
         parsed.clear()
         done = 2
+        twice = 0  # frames that parsed words twice (once alone, once with the next)
         while done < len(paragraph):
             step = rng.randint(1, 12)
             inc.append(paragraph[done:done + step])
             done += step
+            first = len(inline)
             tail = inc.update().tail
             shown = paragraph[:done]
             assert tail == [Block("text", renderer(False).render(shown))], done
+            frame = inline[first:]
+            twice += any(b != a and b.startswith(a) for a in frame for b in frame)
         assert parsed == []
         if not tricky:
             assert max(len(text) for text in inline) < 200 < len(paragraph) // 10
+            assert twice == 0
     finally:
         del inc.renderer.parse, inc.renderer.render_inline
 
