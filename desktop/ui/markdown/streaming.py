@@ -39,14 +39,9 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from desktop.ui.markdown.code_tail import OpenCodeHighlight
 from desktop.ui.markdown.paragraph_tail import ParagraphTail
-from desktop.ui.markdown.renderer import (
-    Block,
-    MarkdownRenderer,
-    code_pre,
-    highlight_code,
-    top_level_groups,
-)
+from desktop.ui.markdown.renderer import Block, MarkdownRenderer, code_pre, top_level_groups
 
 if TYPE_CHECKING:  # markdown-it loads on first use, not at startup
     from markdown_it.token import Token
@@ -80,7 +75,7 @@ class IncrementalMarkdown:
         # Highlighted pieces of an open code block: (fence marker, language), pieces
         self._pieces_key: tuple[str, str] | None = None
         self._pieces: list[Block] = []
-        self._open_lines: tuple[str, str, str] | None = None  # complete lines, lang, html
+        self._open_lines = OpenCodeHighlight(renderer.palette.pygments_style)
         self._paragraph: ParagraphTail | None = None  # the open tail, when it is one
 
     def append(self, chunk: str) -> None:
@@ -252,14 +247,13 @@ class IncrementalMarkdown:
         return [*self._pieces[:done // CODE_PIECE_LINES], last]
 
     def _open_piece_html(self, code: str, lang: str) -> str:
-        """The last piece: its complete lines highlighted (again only when a line is
-        added), the line being written as plain text until it is complete."""
+        """The last piece: its complete lines highlighted (from the line before the
+        new ones on, see :mod:`desktop.ui.markdown.code_tail`), the line being
+        written as plain text until it is complete."""
         cut = code.rfind("\n") + 1
         complete, partial = code[:cut], code[cut:]
-        if self._open_lines is None or self._open_lines[:2] != (complete, lang):
-            body = highlight_code(complete, lang, self.renderer.palette.pygments_style)
-            self._open_lines = (complete, lang, body)
-        return code_pre(self._open_lines[2] + html.escape(partial, quote=False))
+        body = self._open_lines.html(complete, lang)
+        return code_pre(body + html.escape(partial, quote=False))
 
     def _commit(self, blocks: list[Block], chars: int) -> None:
         self.committed.extend(blocks)
