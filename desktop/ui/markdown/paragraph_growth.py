@@ -42,21 +42,18 @@ def grow_in_place(doc: QTextDocument, old: Block, new: Block, *, drawn: bool) ->
     be rebuilt from the HTML). ``drawn``: the document shows a drawing, not code."""
     growth = paragraph_growth(old, new)
     if growth is not None and growth.position < doc.characterCount():
-        cursor = QTextCursor(doc)
-        cursor.setPosition(growth.position)
-        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor = _selection(doc, growth.position, doc.characterCount() - 1)
         _replace_end(cursor, growth.space, growth.fragment)
         return growth.position
     grown = list_growth(old, new)
     if grown is not None:
         end = doc.characterCount() - 1
         position = end - grown.removed
-        cursor = QTextCursor(doc)
-        cursor.setPosition(max(0, position))
-        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        cursor = _selection(doc, max(0, position), end)
         if position >= cursor.block().position() and cursor.selectedText() == grown.removed_text:
             _replace_end(cursor, grown.space, grown.fragment)
             return position
+        cursor.endEditBlock()
         return None  # (not what the document holds there)
     added = None if drawn else code_growth(old, new)
     if added is not None:
@@ -69,13 +66,24 @@ def grow_in_place(doc: QTextDocument, old: Block, new: Block, *, drawn: bool) ->
     if lines is not None:
         end = doc.characterCount() - 1
         position = end - len(lines.removed_text)
-        cursor = QTextCursor(doc)
-        cursor.setPosition(max(0, position))
-        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        cursor = _selection(doc, max(0, position), end)
         if position >= cursor.block().position() and cursor.selectedText() == lines.removed_text:
             _replace_end(cursor, False, lines.fragment)
             return position
+        cursor.endEditBlock()
     return None
+
+
+def _selection(doc: QTextDocument, start: int, end: int) -> QTextCursor:
+    """A cursor selecting ``start``–``end`` of ``doc``, in an edit block (ended by
+    :func:`_replace_end`): placed outside one, a cursor works out its x position on
+    its line, which lays out the paragraph's text up to there (~100 µs in a long
+    paragraph, on every frame)."""
+    cursor = QTextCursor(doc)
+    cursor.beginEditBlock()
+    cursor.setPosition(start)
+    cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+    return cursor
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,9 +258,9 @@ def common_prefix_length(a: str, b: str) -> int:
 
 def _replace_end(cursor: QTextCursor, space: bool, fragment: str) -> None:
     """Replace ``cursor``'s selection (the end that changed) by a plain space, if
-    ``space``, and HTML ``fragment``: one edit, so the paragraph is laid out once,
-    not once per step."""
-    cursor.beginEditBlock()
+    ``space``, and HTML ``fragment``, and end the cursor's edit block (begun by
+    :func:`_selection`): one edit, so the paragraph is laid out once, not once per
+    step."""
     cursor.removeSelectedText()
     if space:
         cursor.setCharFormat(QTextCharFormat())
