@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from desktop.ui.markdown.code_tail import OpenCodeHighlight
+from desktop.ui.markdown.list_tail import ListItemTail
 from desktop.ui.markdown.paragraph_tail import ParagraphTail
 from desktop.ui.markdown.renderer import Block, MarkdownRenderer, code_pre, top_level_groups
 
@@ -77,6 +78,7 @@ class IncrementalMarkdown:
         self._pieces: list[Block] = []
         self._open_lines = OpenCodeHighlight(renderer.palette.pygments_style)
         self._paragraph: ParagraphTail | None = None  # the open tail, when it is one
+        self._list: ListItemTail | None = None  # the same for a list
 
     def append(self, chunk: str) -> None:
         self._chunks.append(chunk)
@@ -103,6 +105,9 @@ class IncrementalMarkdown:
             return update
         pending = self._commit_ended(pending, update)
         pending, grown = self._grown_paragraph(pending, update)
+        if grown is None and self._list is not None:
+            html = self._list.html(pending)
+            grown = None if html is None else Block("text", html)
         if grown is not None:
             self.tail, self._tail_source = [grown], pending
             update.tail = self.tail
@@ -120,10 +125,13 @@ class IncrementalMarkdown:
             else:
                 self.tail = self.renderer.blocks(pending) if pending else []
             self._tail_source = pending
-            self._paragraph = None
-            if (len(self.tail) == 1 and self.tail[0].kind == "text"
-                    and self.tail[0].html.startswith("<p>") and ParagraphTail.fits(pending)):
-                self._paragraph = ParagraphTail(self.renderer.render_inline)
+            self._paragraph = self._list = None
+            if len(self.tail) == 1 and self.tail[0].kind == "text":
+                html = self.tail[0].html
+                if html.startswith("<p>") and ParagraphTail.fits(pending):
+                    self._paragraph = ParagraphTail(self.renderer.render_inline)
+                else:
+                    self._list = ListItemTail.of(pending, html, self.renderer.render_inline)
         update.tail = self.tail
         return update
 
@@ -259,7 +267,7 @@ class IncrementalMarkdown:
         self.committed.extend(blocks)
         self._offset += chars
         self._pieces_key, self._pieces = None, []
-        self._paragraph = None
+        self._paragraph = self._list = None
         self._checked = -1
 
     def html(self) -> str:

@@ -43,3 +43,45 @@ def test_a_grown_end_is_selected_without_laying_out_its_line(
             assert segment.doc.toHtml() == Segment(block, style, {}).doc.toHtml(), end
     assert placed
     assert set(placed) == {-1}
+
+
+LISTS = [
+    "- alpha **bold** words\n- beta `code()` and [a link](https://x.y/a_b) here\n"
+    "- gamma *em\n- delta* snake_case more words\n",
+    "1. one is the first\n2. two follows it\n3) a new list: another delimiter\n",
+    "* star item\n- a dash item starts another list\n+ and a plus one\n",
+    "- tight item\n\n- loose now, every item in a paragraph\n- and this\n",
+    "- outer item\n  - nested item\n  - another nested\n- outer again\n",
+    "- [ ] a task\n- [x] done task\n- plain item in a task list\n",
+    "- item\ncontinued lazily on the next line\n- next\n    indented code? no\n",
+    "- item\n-     five spaces: indented code\n- 1. nested ordered\n- # heading\n",
+    "7. seven\n8. eight\n\nAfter the list, a paragraph.\n",
+]
+
+
+@pytest.mark.parametrize("text", LISTS)
+def test_a_list_is_parsed_only_when_its_shape_may_change(text: str) -> None:
+    """A list streamed in small pieces: at every frame it is what a parse of the text
+    so far gives, and the blocks committed are one parse's; a tight list whose last
+    item grows (or whose next item begins) is not parsed again on each frame."""
+    from desktop.ui.markdown.streaming import IncrementalMarkdown
+
+    md = renderer(False)
+    inc = IncrementalMarkdown(md)
+    parsed: list[str] = []
+    parse = md.parse
+    committed: list[Block] = []
+    try:
+        md.parse = lambda source: parsed.append(source) or parse(source)  # type: ignore[method-assign]
+        for at in range(0, len(text), 3):
+            inc.append(text[at:at + 3])
+            committed.extend(inc.update().committed)
+            assert inc.html() == renderer(False).render(text[:at + 3]), at
+        committed.extend(inc.update(final=True).committed)
+    finally:
+        del md.parse
+    assert inc.html() == md.render(text)
+    assert committed == md.blocks(text)
+    if text is LISTS[0]:  # (a tight list of four items, 60 frames: parsed where an
+        # item begins, its marker still alone on its line, not as its text grows)
+        assert len(parsed) <= 3 * 4, parsed
