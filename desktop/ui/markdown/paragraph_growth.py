@@ -29,6 +29,8 @@ _TAG = re.compile(r"<[^<>]*>")
 #: fold, a stray bracket) and it is rebuilt whole.
 _UNUSUAL = re.compile(r"<(?!/?(?:strong|em|code|a|s)[\s>])|[^\S \t\n]")
 _FOLDED_SPACE = re.compile(r"[ \t\n]+")
+#: HTML that is its own text: words with single spaces between them.
+_PLAIN = re.compile(r"[^<>&\s]+(?: [^<>&\s]+)*")
 #: The tags that close a list after its last item's text (nested lists too).
 _LIST_END = re.compile(r"(?:</(?:li|p|ul|ol)>\n?)+\Z")
 #: The tag that opens the last item's text.
@@ -265,7 +267,9 @@ def _replace_end(cursor: QTextCursor, space: bool, fragment: str) -> None:
     if space:
         cursor.setCharFormat(QTextCharFormat())
         cursor.insertText(" ")
-    if fragment:
+    if _PLAIN.fullmatch(fragment):  # (words alone: no HTML to read, the same text)
+        cursor.insertText(fragment, QTextCharFormat())
+    elif fragment:
         cursor.insertHtml(fragment)
     cursor.endEditBlock()
 
