@@ -111,3 +111,58 @@ def test_plain_words_added_to_a_paragraph_are_inserted_as_text(
         assert segment.doc.toHtml() == Segment(block, style, {}).doc.toHtml(), end
     assert all("<" in html or "&" in html for html in read), read
     assert len(read) < frames // 2
+
+
+def test_a_grown_paragraph_is_measured_from_where_it_changed(
+        qtbot: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a grown paragraph's end is replaced (its kept start's length in the
+    document) is measured from the start kept on the frame before: over a 3,000-
+    character paragraph the HTML read is about the paragraph's, not the paragraph's
+    once per frame; and the length is the whole measure's, white space folded across
+    the join too."""
+    measured: list[int] = []
+    real_sub = paragraph_growth._TAG.sub
+
+    class CountingTag:
+        @staticmethod
+        def sub(repl: str, text: str) -> str:
+            measured.append(len(text))
+            return real_sub(repl, text)
+
+        finditer = paragraph_growth._TAG.finditer
+
+    md = renderer(False)
+    style = DocStyle.current()
+    text = " ".join(f"word{i} **bold{i}** `c{i}` [l](https://x.y/{i}) x&amp;y"
+                    for i in range(70))
+    segment = Segment(Block("text", md.render(text[:20])), style, {})
+    segment.layout(600)
+    monkeypatch.setattr(paragraph_growth, "_TAG", CountingTag)
+    frames = 0
+    for end in range(40, len(text) + 1, 64):
+        block = Block("text", md.render(text[:end]))
+        segment.set_block(block)
+        segment.layout(600)
+        frames += 1
+        assert segment.doc.toHtml() == Segment(block, style, {}).doc.toHtml(), end
+    html_length = len(md.render(text))
+    assert frames > 40
+    assert sum(measured) < 3 * html_length, (sum(measured), html_length)
+    monkeypatch.undo()
+    for kept in ["a", "a <em>b</em> ", "a <em>b</em> \n c", "x&amp;  y", " lead", ""]:
+        for more in ["", " ", "  z", "<code> q </code>", "\t&lt;w"]:
+            paragraph_growth._kept_length(kept)
+            assert paragraph_growth._kept_length(kept + more) == \
+                paragraph_growth._plain_length(kept + more), (kept, more)
+
+
+def test_the_white_space_a_paragraph_is_rebuilt_for_is_all_but_spaces_tabs_newlines() -> None:
+    """The one class of white space that makes a paragraph be rebuilt (Qt's HTML reader
+    keeps it, the length measure folds it) is every character Python calls white
+    space but space, tab and newline."""
+    import sys
+
+    found = {chr(c) for c in range(sys.maxunicode + 1)
+             if paragraph_growth._UNUSUAL_SPACE.match(chr(c))}
+    assert found == {chr(c) for c in range(sys.maxunicode + 1)
+                     if chr(c).isspace() and chr(c) not in " \t\n"}
