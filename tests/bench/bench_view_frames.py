@@ -51,25 +51,31 @@ def counted(counts: dict[str, int], name: str, real: Callable[..., Any],
     return wrapper
 
 
-def stream(text: str) -> tuple[int, Any, str]:
+def stream(text: str, totals: dict[str, float] | None = None,
+           ) -> tuple[int, float, dict[str, float], Any, str]:
+    """Stream ``text``: the frames, their CPU and ``totals`` after them (not the final
+    render's), the view's incremental parse, the HTML at the end."""
     from desktop.ui.markdown.view import MarkdownView
 
     view = MarkdownView()
     view.resize(700, 100)
     view.set_markdown("")
     frames = 0
+    started = time.thread_time()
     for at in range(0, len(text), EVENT):
         view.append(text[at:at + EVENT])
         if (at // EVENT) % PER_FRAME == PER_FRAME - 1:
             view._render_stream()
             frames += 1
     view._render_stream()
+    spent = time.thread_time() - started
+    steps = dict(totals or {})
     incremental = view._stream
     view.flush()
     html = "".join(segment.block.html for segment in view._segments)
     view.dispose()
     view.deleteLater()
-    return frames + 1, incremental, html
+    return frames + 1, spent, steps, incremental, html
 
 
 def main() -> int:
@@ -106,13 +112,11 @@ def main() -> int:
     for _ in range(args.runs):
         totals.clear()
         loads.append(os.getloadavg()[0])
-        started = time.thread_time()
-        frames, _inc, html = stream(text)
-        spent = time.thread_time() - started
+        frames, spent, steps, _inc, html = stream(text, totals)
         assert html == expected, "the streamed answer differs from a whole render"
         per_frame["frame (parse + apply)"].append(spent / frames * 1e6)
         for name in steps:
-            per_frame[name].append(totals.get(name, 0.0) / frames * 1e6)
+            per_frame[name].append(steps.get(name, 0.0) / frames * 1e6)
     print(f"{frames} frames; µs of CPU per frame over {args.runs} runs (1-min load "
           f"{min(loads):.1f}-{max(loads):.1f}):")
     for name, values in per_frame.items():
@@ -129,7 +133,7 @@ def main() -> int:
                                  lambda code, *_: len(code))
     QTextDocument.setHtml = counted(  # type: ignore[method-assign]
         counts, "documents built from HTML", QTextDocument.setHtml, lambda *_: 1)
-    frames, incremental, _html = stream(text)
+    frames, _spent, _steps, incremental, _html = stream(text)
     lexed = getattr(getattr(incremental, "_open_lines", None), "lexed", None)
     if isinstance(lexed, int):
         counts["Pygments lexed as lines come"] = lexed
