@@ -61,7 +61,8 @@ _RESUMED = frozenset({
 #: A here-document (shell, Perl, PHP), ended by a word of its own: lexed whole.
 _HEREDOC = re.compile(r"<<[-~<]?\s*['\"]?[A-Za-z_]")
 #: What a rule that spans lines may wait for: tried after the line it failed on.
-_CLOSERS = '\n"""\n\'\'\'\n*/\n-->\n]]\n"#\n`\n\'\n"\n}\n)\n]\nend\n'
+_CLOSERS = ('\n"""\n\'\'\'\n*/\n-->\n]]>\n]]\n"#\n`\n\'\n"\n}\n)\n]\nend\n</script>\n'
+            '</style>\n?>\n"##\n"###\n')
 #: A rule whose expression may match across a non-blank line (by its text: a guess
 #: that errs towards more rules, each then tried once more when it fails): any
 #: character or a newline, a class of all, DOTALL, non-word or non-digit characters,

@@ -29,6 +29,12 @@ SAMPLES = [
     ("sql", "/* a\n b */\nSELECT a,\n  'multi\nline'\nFROM t;\n-- end\n"),
     ("html", "<!-- a\n b -->\n<div\n  class=\"x\">\n<script>\nlet a = 1;\n</script>\n</div>\n"),
     ("css", "/* a\n b */\n.x {\n  color: red;\n}\n"),
+    ("html", "<div>\n<script>\nlet s = `a\nb`;\n/* c\n d */\nlet x = 1;\n</script>\n<style>\n"
+             "/* a\n b */\np { color: red; }\n</style>\n</div>\n"),
+    ("html", "<script>\n/* a\n b\n*/ let y = 2;\n</script>\n<!-- c\n d -->\n<![CDATA[\n x\n]]>\n"),
+    ("html", "<p>\n<?php echo 1;\n?>\n</p>\n"),
+    ("rust", 'fn main() {\n    let s = r##"raw "# still\nmore"##;\n'
+             '    let t = r###"x\n"##\ny"###;\n    /* a /* nested\n */ b */\n}\n'),
     ("csharp", "/* a\n b */\nclass A {\n  string s = @\"x\ny\";\n}\n"),
     ("kotlin", "/* a\n b */\nval s = \"\"\"a\nb\"\"\"\nfun f() = 1\n"),
     *SNIPPETS,
