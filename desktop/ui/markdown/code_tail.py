@@ -52,8 +52,10 @@ class _Mark(NamedTuple):
     html: int  # length of the HTML of the lines above
     resumable: bool  # a place to resume from (see above)
 _Match = Callable[[str, int], Any]
-#: The lexers resumed (the languages answers hold most, each checked against Pygments'
-#: whole highlight line by line on real files); the others are highlighted whole.
+#: The lexers resumed (languages answers hold most, each checked against Pygments'
+#: whole highlight line by line: tests/ui/markdown/test_code_tail.py's samples of
+#: multi-line constructs, real files for Python, JavaScript, CSS, Bash and HTML); the
+#: others are highlighted whole.
 _RESUMED = frozenset({
     "PythonLexer", "JavascriptLexer", "TypeScriptLexer", "BashLexer", "RustLexer",
     "GoLexer", "JavaLexer", "SqlLexer", "HtmlLexer", "CssLexer", "CSharpLexer",
