@@ -19,8 +19,8 @@ from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 
 from desktop.ui.markdown.renderer import Block
 
-__all__ = ["Growth", "ListGrowth", "code_growth", "common_prefix_length", "grow_in_place",
-           "list_growth", "paragraph_growth"]
+__all__ = ["Growth", "ItemAdded", "ListGrowth", "code_growth", "common_prefix_length",
+           "grow_in_place", "list_growth", "list_item_added", "paragraph_growth"]
 
 #: The inline elements a streamed paragraph may be rewritten in place with.
 _INLINE_TAG = re.compile(r"</?(strong|em|code|a|s)(?:\s[^<>]*)?>")
@@ -51,6 +51,9 @@ def grow_in_place(doc: QTextDocument, old: Block, new: Block, *, drawn: bool) ->
         cursor = _selection(doc, growth.position, doc.characterCount() - 1)
         _replace_end(cursor, growth.space, growth.fragment)
         return growth.position
+    item = list_item_added(old, new)
+    if item is not None:
+        return _add_item(doc, old, item, drawn=drawn)
     grown = list_growth(old, new)
     if grown is not None:
         end = doc.characterCount() - 1
@@ -121,6 +124,59 @@ def paragraph_growth(old: Block, new: Block) -> Growth | None:
     kept, rest = b[:cut], b[cut:]
     stripped = rest.lstrip(" \t\n")
     return Growth(_kept_length(kept), len(stripped) < len(rest) and bool(kept), stripped)
+
+
+@dataclass(frozen=True, slots=True)
+class ItemAdded:
+    """How tight, flat list ``old`` becomes ``new`` by an item added at its end: its
+    last item grown to what ``before`` shows (the list without the new item), then
+    the new item's HTML ``item``."""
+
+    before: Block
+    item: str
+
+
+def list_item_added(old: Block, new: Block) -> ItemAdded | None:
+    """The item added to list ``old`` to make list ``new``, when both are one tight
+    list without nested lists and ``new`` is ``old`` (its last item maybe grown) and
+    one item more; None otherwise."""
+    if new.kind != "text" or old.kind != "text":
+        return None
+    a, b = old.html, new.html
+    opening = b[:b.find(">") + 1]
+    if not (opening.startswith(("<ul", "<ol")) and a.startswith(opening)):
+        return None
+    close = "</ul>\n" if opening.startswith("<ul") else "</ol>\n"
+    at = b.rfind("<li>")
+    if (at < 0 or not b.endswith("</li>\n" + close) or b.count("<ul") + b.count("<ol") != 1
+            or "<p" in b or not b[:at].endswith("</li>\n") or a.count("<li") >= b.count("<li")):
+        return None
+    item = b[at + 4:-len("</li>\n" + close)]
+    if "<li" in item or not item.strip():
+        return None  # (Qt's reader makes an empty item a paragraph of its own)
+    return ItemAdded(Block("text", b[:at] + close), item)
+
+
+def _add_item(doc: QTextDocument, old: Block, added: ItemAdded, *, drawn: bool) -> int | None:
+    """Make ``doc`` show its list with ``added``: its last item grown (as a frame that
+    only grew it would), then a block of the list after it, holding the new item."""
+    cursor = QTextCursor(doc)
+    cursor.beginEditBlock()  # (one edit: the list is laid out once)
+    position = None
+    if added.before.html != old.html:
+        position = grow_in_place(doc, old, added.before, drawn=drawn)
+        if position is None:
+            cursor.endEditBlock()
+            return None
+    cursor.movePosition(QTextCursor.MoveOperation.End)
+    start = cursor.position()
+    cursor.insertBlock(cursor.blockFormat(), QTextCharFormat())
+    if _PLAIN.fullmatch(added.item):
+        cursor.insertText(added.item, QTextCharFormat())
+    elif added.item:
+        cursor.insertHtml(added.item)
+    cursor.endEditBlock()
+    return start if position is None else position
 
 
 @dataclass(frozen=True, slots=True)

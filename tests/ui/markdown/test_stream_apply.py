@@ -166,3 +166,39 @@ def test_the_white_space_a_paragraph_is_rebuilt_for_is_all_but_spaces_tabs_newli
              if paragraph_growth._UNUSUAL_SPACE.match(chr(c))}
     assert found == {chr(c) for c in range(sys.maxunicode + 1)
                      if chr(c).isspace() and chr(c) not in " \t\n"}
+
+
+def test_an_item_added_to_a_list_is_added_in_place(
+        qtbot: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tight list that gains an item (with its last item's end, or alone) has a list
+    block added to its document, not the list rebuilt from its HTML; at every frame the
+    document equals one built from the block. (Frames end after a letter here: an item
+    still empty, its marker alone, is rebuilt, as Qt's reader makes it a paragraph.)"""
+    from PySide6.QtGui import QTextDocument
+
+    from desktop.ui.markdown.streaming import IncrementalMarkdown
+
+    built: list[str] = []
+    real = QTextDocument.setHtml
+    monkeypatch.setattr(QTextDocument, "setHtml",
+                        lambda doc, html: built.append(html) or real(doc, html))
+    style = DocStyle.current()
+    for text in ("- one **bold** item\n- two `code` and [a link](https://x.y)\n"
+                 "- three plain words\n- four *em* here\n- five\n- six done\n",
+                 "1. first\n2. second **b**\n3. third\n4. fourth\n"):
+        inc = IncrementalMarkdown(renderer(False))
+        segment: Segment | None = None
+        done = 0
+        for cut in [c for c in range(2, len(text)) if c % 5 == 0 and text[c - 1].isalpha()]:
+            inc.append(text[done:cut])
+            done = cut
+            block = inc.update().tail[-1]
+            if segment is None:
+                segment = Segment(block, style, {})
+                built.clear()
+            else:
+                segment.set_block(block)
+            segment.layout(500)
+            assert segment.doc.toHtml() == Segment(block, style, {}).doc.toHtml(), cut
+            del built[-1:]  # (the fresh document just built to compare)
+        assert built == []  # (before: rebuilt for each item added)
