@@ -19,16 +19,22 @@ from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 
 from desktop.ui.markdown.renderer import Block
 
-__all__ = ["Growth", "ListGrowth", "code_growth", "common_prefix_length", "grow_in_place",
-           "list_growth", "paragraph_growth"]
+__all__ = ["Growth", "ItemAdded", "ListGrowth", "code_growth", "common_prefix_length",
+           "grow_in_place", "list_growth", "list_item_added", "paragraph_growth"]
 
 #: The inline elements a streamed paragraph may be rewritten in place with.
 _INLINE_TAG = re.compile(r"</?(strong|em|code|a|s)(?:\s[^<>]*)?>")
 _TAG = re.compile(r"<[^<>]*>")
 #: Anything else in a paragraph (a math image, a hard break, white space HTML does not
 #: fold, a stray bracket) and it is rebuilt whole.
-_UNUSUAL = re.compile(r"<(?!/?(?:strong|em|code|a|s)[\s>])|[^\S \t\n]")
+_UNUSUAL_TAG = re.compile(r"<(?!/?(?:strong|em|code|a|s)[\s>])")
+#: White space but spaces, tabs and newlines (str.isspace; one class: a scan is ~4x
+#: faster than ``[^\S \t\n]``).
+_UNUSUAL_SPACE = re.compile("[\x0b\x0c\r\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029"
+                            "\u202f\u205f\u3000]")
 _FOLDED_SPACE = re.compile(r"[ \t\n]+")
+#: HTML that is its own text: words with single spaces between them.
+_PLAIN = re.compile(r"[^<>&\s]+(?: [^<>&\s]+)*")
 #: The tags that close a list after its last item's text (nested lists too).
 _LIST_END = re.compile(r"(?:</(?:li|p|ul|ol)>\n?)+\Z")
 #: The tag that opens the last item's text.
@@ -42,21 +48,21 @@ def grow_in_place(doc: QTextDocument, old: Block, new: Block, *, drawn: bool) ->
     be rebuilt from the HTML). ``drawn``: the document shows a drawing, not code."""
     growth = paragraph_growth(old, new)
     if growth is not None and growth.position < doc.characterCount():
-        cursor = QTextCursor(doc)
-        cursor.setPosition(growth.position)
-        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor = _selection(doc, growth.position, doc.characterCount() - 1)
         _replace_end(cursor, growth.space, growth.fragment)
         return growth.position
+    item = list_item_added(old, new)
+    if item is not None:
+        return _add_item(doc, old, item, drawn=drawn)
     grown = list_growth(old, new)
     if grown is not None:
         end = doc.characterCount() - 1
         position = end - grown.removed
-        cursor = QTextCursor(doc)
-        cursor.setPosition(max(0, position))
-        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        cursor = _selection(doc, max(0, position), end)
         if position >= cursor.block().position() and cursor.selectedText() == grown.removed_text:
             _replace_end(cursor, grown.space, grown.fragment)
             return position
+        cursor.endEditBlock()
         return None  # (not what the document holds there)
     added = None if drawn else code_growth(old, new)
     if added is not None:
@@ -69,13 +75,24 @@ def grow_in_place(doc: QTextDocument, old: Block, new: Block, *, drawn: bool) ->
     if lines is not None:
         end = doc.characterCount() - 1
         position = end - len(lines.removed_text)
-        cursor = QTextCursor(doc)
-        cursor.setPosition(max(0, position))
-        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        cursor = _selection(doc, max(0, position), end)
         if position >= cursor.block().position() and cursor.selectedText() == lines.removed_text:
             _replace_end(cursor, False, lines.fragment)
             return position
+        cursor.endEditBlock()
     return None
+
+
+def _selection(doc: QTextDocument, start: int, end: int) -> QTextCursor:
+    """A cursor selecting ``start``–``end`` of ``doc``, in an edit block (ended by
+    :func:`_replace_end`): placed outside one, a cursor works out its x position on
+    its line, which lays out the paragraph's text up to there (~100 µs in a long
+    paragraph, on every frame)."""
+    cursor = QTextCursor(doc)
+    cursor.beginEditBlock()
+    cursor.setPosition(start)
+    cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+    return cursor
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,12 +118,65 @@ def paragraph_growth(old: Block, new: Block) -> Growth | None:
             and b.endswith("</p>")):
         return None
     a, b = a[3:-4], b[3:-4]
-    if "<p" in b or _UNUSUAL.search(b) or _UNUSUAL.search(a):
+    if "<p" in b or _unusual(b) or _unusual(a):
         return None
     cut = _safe_cut(b, common_prefix_length(a, b))
     kept, rest = b[:cut], b[cut:]
     stripped = rest.lstrip(" \t\n")
-    return Growth(_plain_length(kept), len(stripped) < len(rest) and bool(kept), stripped)
+    return Growth(_kept_length(kept), len(stripped) < len(rest) and bool(kept), stripped)
+
+
+@dataclass(frozen=True, slots=True)
+class ItemAdded:
+    """How tight, flat list ``old`` becomes ``new`` by an item added at its end: its
+    last item grown to what ``before`` shows (the list without the new item), then
+    the new item's HTML ``item``."""
+
+    before: Block
+    item: str
+
+
+def list_item_added(old: Block, new: Block) -> ItemAdded | None:
+    """The item added to list ``old`` to make list ``new``, when both are one tight
+    list without nested lists and ``new`` is ``old`` (its last item maybe grown) and
+    one item more; None otherwise."""
+    if new.kind != "text" or old.kind != "text":
+        return None
+    a, b = old.html, new.html
+    opening = b[:b.find(">") + 1]
+    if not (opening.startswith(("<ul", "<ol")) and a.startswith(opening)):
+        return None
+    close = "</ul>\n" if opening.startswith("<ul") else "</ol>\n"
+    at = b.rfind("<li>")
+    if (at < 0 or not b.endswith("</li>\n" + close) or b.count("<ul") + b.count("<ol") != 1
+            or "<p" in b or not b[:at].endswith("</li>\n") or a.count("<li") >= b.count("<li")):
+        return None
+    item = b[at + 4:-len("</li>\n" + close)]
+    if "<li" in item or not item.strip():
+        return None  # (Qt's reader makes an empty item a paragraph of its own)
+    return ItemAdded(Block("text", b[:at] + close), item)
+
+
+def _add_item(doc: QTextDocument, old: Block, added: ItemAdded, *, drawn: bool) -> int | None:
+    """Make ``doc`` show its list with ``added``: its last item grown (as a frame that
+    only grew it would), then a block of the list after it, holding the new item."""
+    cursor = QTextCursor(doc)
+    cursor.beginEditBlock()  # (one edit: the list is laid out once)
+    position = None
+    if added.before.html != old.html:
+        position = grow_in_place(doc, old, added.before, drawn=drawn)
+        if position is None:
+            cursor.endEditBlock()
+            return None
+    cursor.movePosition(QTextCursor.MoveOperation.End)
+    start = cursor.position()
+    cursor.insertBlock(cursor.blockFormat(), QTextCharFormat())
+    if _PLAIN.fullmatch(added.item):
+        cursor.insertText(added.item, QTextCharFormat())
+    elif added.item:
+        cursor.insertHtml(added.item)
+    cursor.endEditBlock()
+    return start if position is None else position
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +211,7 @@ def list_growth(old: Block, new: Block) -> ListGrowth | None:
     if body_a[:start] != body_b[:start]:
         return None
     text_a, text_b = body_a[start:], body_b[start:]
-    if (_UNUSUAL.search(text_a) or _UNUSUAL.search(text_b) or "<li" in text_a
+    if (_unusual(text_a) or _unusual(text_b) or "<li" in text_a
             or "<p" in text_a or "<ul" in text_a or "<ol" in text_a):
         return None
     cut = _safe_cut(text_b, common_prefix_length(text_a, text_b))
@@ -228,6 +298,32 @@ def _safe_cut(text: str, cut: int) -> int:
     return cut
 
 
+def _unusual(fragment: str) -> bool:
+    return bool(_UNUSUAL_TAG.search(fragment) or _UNUSUAL_SPACE.search(fragment))
+
+
+#: The last kept start measured: its HTML, its length, whether its text ends with white
+#: space (a streamed paragraph's kept start grows: only what was added is measured).
+_last_kept = ("", 0, False)
+
+
+def _kept_length(kept: str) -> int:
+    """:func:`_plain_length` of ``kept`` (a paragraph's start, cut where no tag or
+    entity is open), measured from the last one measured when it begins so: the
+    lengths add up unless white space on both sides of the join folds into one."""
+    global _last_kept  # (one streamed paragraph at a time, on the main thread)
+    last, length, spaced = _last_kept
+    text = html.unescape(_TAG.sub("", kept[len(last):])) if kept.startswith(last) else None
+    if text is None or not last or (spaced and text[:1] in " \t\n"):
+        length, spaced, text = 0, False, html.unescape(_TAG.sub("", kept))
+    if text:
+        folded = _FOLDED_SPACE.sub(" ", text)
+        length += len(folded.encode("utf-16-le")) // 2
+        spaced = folded.endswith(" ")
+    _last_kept = (kept, length, spaced)
+    return length
+
+
 def _plain_length(fragment: str) -> int:
     """How many positions the document holds for paragraph HTML ``fragment`` (UTF-16
     code units, as Qt counts: a character beyond the BMP, an emoji, is two)."""
@@ -250,14 +346,16 @@ def common_prefix_length(a: str, b: str) -> int:
 
 def _replace_end(cursor: QTextCursor, space: bool, fragment: str) -> None:
     """Replace ``cursor``'s selection (the end that changed) by a plain space, if
-    ``space``, and HTML ``fragment``: one edit, so the paragraph is laid out once,
-    not once per step."""
-    cursor.beginEditBlock()
+    ``space``, and HTML ``fragment``, and end the cursor's edit block (begun by
+    :func:`_selection`): one edit, so the paragraph is laid out once, not once per
+    step."""
     cursor.removeSelectedText()
     if space:
         cursor.setCharFormat(QTextCharFormat())
         cursor.insertText(" ")
-    if fragment:
+    if _PLAIN.fullmatch(fragment):  # (words alone: no HTML to read, the same text)
+        cursor.insertText(fragment, QTextCharFormat())
+    elif fragment:
         cursor.insertHtml(fragment)
     cursor.endEditBlock()
 

@@ -68,28 +68,30 @@ class ParagraphTail:
         if "\n" in rest:
             return None
         shown = rest.rstrip()
-        rendered = self._render(shown)
-        html = f"<p>{self._settled_html}{rendered}</p>\n"
         if len(shown) > SETTLE_AFTER:
-            self._settle(shown)
-        return html
+            shown = shown[self._settle(shown):]  # (settled now: not parsed again below)
+        return f"<p>{self._settled_html}{self._render(shown)}</p>\n"
 
-    def _settle(self, shown: str) -> None:
-        """Settle the words of ``shown`` before its last space, if they are closed."""
+    def _settle(self, shown: str) -> int:
+        """Settle the words of ``shown`` before its last space, if they are closed;
+        how many of its characters were settled (what follows them starts with a
+        space: its rendering follows theirs, see above)."""
         cut = shown.rfind(" ")
         while cut > 0 and shown[cut - 1] == " ":
             cut -= 1
         words = shown[:cut]
         if not words or words[-1].isspace() or cut < self._retry_at:
-            return
+            return 0
         plain = _PLAIN.fullmatch(words) is not None
         words_html = escapeHtml(words) if plain else self._inline(words)
         if plain or _closed(words, words_html):
             self._settled += words
             self._settled_html += words_html
             self._retry_at = 0
-        else:  # (an opener left open for long is not parsed again on every word)
-            self._retry_at = cut + max(SETTLE_AFTER, cut // 2)
+            return cut
+        # (an opener left open for long is not parsed again on every word)
+        self._retry_at = cut + max(SETTLE_AFTER, cut // 2)
+        return 0
 
     def _render(self, markdown: str) -> str:
         return escapeHtml(markdown) if _PLAIN.fullmatch(markdown) else self._inline(markdown)

@@ -79,6 +79,16 @@ def _formatter(style: str) -> Any:
     return HtmlFormatter(noclasses=True, nowrap=True, style=style)
 
 
+def lexer_for(lang: str) -> Any:
+    """The Pygments lexer :func:`highlight_code` uses for ``lang`` (None: none)."""
+    return _lexer(lang.lower()) if lang else None
+
+
+def formatter_for(style: str) -> Any:
+    """The Pygments formatter :func:`highlight_code` uses for ``style``."""
+    return _formatter(style)
+
+
 #: Made ready one per step after a stored chat shows (desktop.ui.chat.chat_view).
 WARM_LANGUAGES = ("python", "javascript", "typescript", "bash", "json", "rust", "go",
                   "java", "c", "cpp", "sql", "html", "yaml", "css")

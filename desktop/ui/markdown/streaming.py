@@ -8,7 +8,7 @@ starts on a complete line are final. Parsing restarts at the first uncommitted l
 which is always the start of a top-level block. The concatenated HTML of
 ``committed + tail`` equals :meth:`MarkdownRenderer.render` of the whole text.
 
-Two shortcuts keep the usual frame from parsing anything but the paragraph being
+Shortcuts keep the usual frame from parsing anything but the paragraph being
 written, or even all of that:
 
 * a new paragraph (a line starting with a letter after a blank line) ends every
@@ -17,7 +17,11 @@ written, or even all of that:
   list, quote, table or paragraph above, and an open fence would already hold it
   (the parse says whether it starts a block of its own);
 * a one-line paragraph is parsed only from where it is settled on
-  (:mod:`desktop.ui.markdown.paragraph_tail`).
+  (:mod:`desktop.ui.markdown.paragraph_tail`), and committed with the HTML it has
+  once a blank line follows it (nothing at the top level continues a paragraph past
+  a blank line);
+* a fenced code block is committed once its closing line is complete (parsed alone,
+  not again with the block after it).
 
 A long code block that is still open (a file being written out) would cost a full
 parse and highlight of all of it on every frame. While its fence is open it is shown
@@ -35,14 +39,10 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from desktop.ui.markdown.code_tail import OpenCodeHighlight
+from desktop.ui.markdown.list_tail import ListItemTail
 from desktop.ui.markdown.paragraph_tail import ParagraphTail
-from desktop.ui.markdown.renderer import (
-    Block,
-    MarkdownRenderer,
-    code_pre,
-    highlight_code,
-    top_level_groups,
-)
+from desktop.ui.markdown.renderer import Block, MarkdownRenderer, code_pre, top_level_groups
 
 if TYPE_CHECKING:  # markdown-it loads on first use, not at startup
     from markdown_it.token import Token
@@ -53,6 +53,7 @@ PARSE_STEP_CHARS = 1500
 # A fence opener at the start of the pending text (no indent: indented fences strip
 # their indent from the content, which the fast path does not do).
 _OPENER = re.compile(r"(`{3,}|~{3,})([^\n]*)\n")
+_BLANK_LINES = re.compile(r"(?:[ \t]*\n)+")
 
 
 @dataclass(slots=True)
@@ -75,8 +76,9 @@ class IncrementalMarkdown:
         # Highlighted pieces of an open code block: (fence marker, language), pieces
         self._pieces_key: tuple[str, str] | None = None
         self._pieces: list[Block] = []
-        self._open_lines: tuple[str, str, str] | None = None  # complete lines, lang, html
+        self._open_lines = OpenCodeHighlight(renderer.palette.pygments_style)
         self._paragraph: ParagraphTail | None = None  # the open tail, when it is one
+        self._list: ListItemTail | None = None  # the same for a list
 
     def append(self, chunk: str) -> None:
         self._chunks.append(chunk)
@@ -101,11 +103,17 @@ class IncrementalMarkdown:
         if pending == self._tail_source:
             update.tail = self.tail
             return update
-        grown = self._grown_paragraph(pending)
+        pending = self._commit_ended(pending, update)
+        pending, grown = self._grown_paragraph(pending, update)
+        if grown is None and self._list is not None:
+            html = self._list.html(pending)
+            grown = None if html is None else Block("text", html)
         if grown is not None:
             self.tail, self._tail_source = [grown], pending
             update.tail = self.tail
             return update
+        if update.committed:  # (a paragraph: what follows its blank line may have ended)
+            pending = self._commit_ended(pending, update)
         pieces = self._open_code_pieces(pending)
         if pieces is None:  # (one open code block: nothing before it to commit)
             pending = self._commit_final_blocks(pending, update)
@@ -117,20 +125,68 @@ class IncrementalMarkdown:
             else:
                 self.tail = self.renderer.blocks(pending) if pending else []
             self._tail_source = pending
-            self._paragraph = None
-            if (len(self.tail) == 1 and self.tail[0].kind == "text"
-                    and self.tail[0].html.startswith("<p>") and ParagraphTail.fits(pending)):
-                self._paragraph = ParagraphTail(self.renderer.render_inline)
+            self._paragraph = self._list = None
+            if len(self.tail) == 1 and self.tail[0].kind == "text":
+                html = self.tail[0].html
+                if html.startswith("<p>") and ParagraphTail.fits(pending):
+                    self._paragraph = ParagraphTail(self.renderer.render_inline)
+                else:
+                    self._list = ListItemTail.of(pending, html, self.renderer.render_inline)
         update.tail = self.tail
         return update
 
-    def _grown_paragraph(self, pending: str) -> Block | None:
+    def _grown_paragraph(self, pending: str, update: Update) -> tuple[str, Block | None]:
         """The open paragraph's block for ``pending`` parsed only from where it is
-        settled, when it is still that paragraph (None: parse it)."""
-        if self._paragraph is None:
-            return None
-        html = self._paragraph.html(pending)
-        return None if html is None else Block("text", html)
+        settled, when it is still that paragraph (None: parse it). Its line may have
+        ended: a blank line after it ends it, whatever comes next (nothing at the top
+        level continues a paragraph past a blank line), so it is committed then, with
+        no parse; returned is what is left pending."""
+        paragraph = self._paragraph
+        if paragraph is None:
+            return pending, None
+        end = pending.find("\n")
+        if end < 0:
+            html = paragraph.html(pending)
+            return pending, None if html is None else Block("text", html)
+        blank = len(pending) - len(pending[end + 1:].lstrip(" \t"))  # (the next line's end?)
+        complete = pending[blank:blank + 1] == "\n"
+        if (blank < len(pending) and not complete) or "\r" in pending[:blank]:
+            return pending, None  # another line: a longer paragraph, a heading, a table…
+        html = paragraph.html(pending[:end])
+        if html is None:
+            return pending, None
+        block = Block("text", html)
+        if not complete:  # (the blank line is still being written)
+            return pending, block
+        update.committed.append(block)
+        self._commit([block], blank + 1)
+        return pending[blank + 1:], None
+
+    def _commit_ended(self, pending: str, update: Update) -> str:
+        """Commit at once what at the start of ``pending`` has ended whatever comes
+        next: blank lines (no block) and a fenced code block whose closing line is
+        complete (parsed alone: a fence holds no inline markup, its HTML is
+        remembered); what is left pending."""
+        while True:
+            blank = _BLANK_LINES.match(pending)
+            if blank is not None:
+                self._commit([], blank.end())
+                pending = pending[blank.end():]
+            opener = _OPENER.match(pending)
+            if opener is None or "\r" in pending:
+                return pending
+            marker = opener.group(1)
+            closing = re.compile(rf"^ {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}[ \t]*\n",
+                                 re.MULTILINE).search(pending, opener.end())
+            if closing is None:
+                return pending
+            groups = top_level_groups(self.renderer.parse(pending[:closing.end()]))
+            if len(groups) != 1 or groups[0][0].type != "fence":
+                return pending
+            block = self.renderer.render_group(groups[0])
+            update.committed.append(block)
+            self._commit([block], closing.end())
+            pending = pending[closing.end():]
 
     def _commit_final_blocks(self, pending: str, update: Update) -> str:
         """Commit the blocks of ``pending`` that can no longer change (into
@@ -148,9 +204,9 @@ class IncrementalMarkdown:
             starts = groups[-1][0].map[0] if groups[-1][0].map else None
             if len(groups) > 1 and starts:
                 cut = _line_offset(pending, starts)
-                update.committed = [self.renderer.render_group(g) for g in groups[:-1]]
-                self._commit(update.committed, cut)
-                self._checked = -1
+                committed = [self.renderer.render_group(g) for g in groups[:-1]]
+                update.committed.extend(committed)
+                self._commit(committed, cut)
                 return pending[cut:]
         if stable and stable != self._checked and not new_block:
             self._checked = stable
@@ -159,8 +215,9 @@ class IncrementalMarkdown:
                 last_start = groups[-1][0].map[0] if groups[-1][0].map else None
                 if last_start is not None and last_start > 0:
                     cut = _line_offset(pending, last_start)
-                    update.committed = [self.renderer.render_group(g) for g in groups[:-1]]
-                    self._commit(update.committed, cut)
+                    committed = [self.renderer.render_group(g) for g in groups[:-1]]
+                    update.committed.extend(committed)
+                    self._commit(committed, cut)
                     pending = pending[cut:]
                     self._checked = stable - cut
         return pending
@@ -198,20 +255,20 @@ class IncrementalMarkdown:
         return [*self._pieces[:done // CODE_PIECE_LINES], last]
 
     def _open_piece_html(self, code: str, lang: str) -> str:
-        """The last piece: its complete lines highlighted (again only when a line is
-        added), the line being written as plain text until it is complete."""
+        """The last piece: its complete lines highlighted (from the line before the
+        new ones on, see :mod:`desktop.ui.markdown.code_tail`), the line being
+        written as plain text until it is complete."""
         cut = code.rfind("\n") + 1
         complete, partial = code[:cut], code[cut:]
-        if self._open_lines is None or self._open_lines[:2] != (complete, lang):
-            body = highlight_code(complete, lang, self.renderer.palette.pygments_style)
-            self._open_lines = (complete, lang, body)
-        return code_pre(self._open_lines[2] + html.escape(partial, quote=False))
+        body = self._open_lines.html(complete, lang)
+        return code_pre(body + html.escape(partial, quote=False))
 
     def _commit(self, blocks: list[Block], chars: int) -> None:
         self.committed.extend(blocks)
         self._offset += chars
         self._pieces_key, self._pieces = None, []
-        self._paragraph = None
+        self._paragraph = self._list = None
+        self._checked = -1
 
     def html(self) -> str:
         return "".join(b.html for b in [*self.committed, *self.tail])
