@@ -125,7 +125,9 @@ def _resumable(lexer: Any) -> bool:
     return (type(lexer).__name__ in _RESUMED and isinstance(lexer, RegexLexer)
             and type(lexer).get_tokens_unprocessed is RegexLexer.get_tokens_unprocessed
             and not lexer.filters and not lexer.stripall and lexer.stripnl
-            and lexer.ensurenl and not lexer.tabsize)
+            and lexer.ensurenl and not lexer.tabsize
+            # its compiled rules (Pygments' own table; a release without it: lexed whole)
+            and isinstance(getattr(lexer, "_tokens", None), dict))
 
 
 def _rules_of(lexer: Any) -> _Rules:
