@@ -118,9 +118,9 @@ async def test_limit_confirm_continue_then_decline() -> None:
     assert len(provider.requests) == 4
 
 
-async def test_cancel_while_streaming_keeps_partial_answer() -> None:
-    provider = ScriptedProvider([[TextDelta("partial "), TextDelta("answer"), TextDelta("never")]],
-                                hang_after=2)
+async def stopped_while_streaming(provider: ScriptedProvider
+                                  ) -> tuple[list[Message], list[object]]:
+    """A run stopped where ``provider`` hangs: its history and the events it sent."""
     history = [Message.user("x")]
     events, sink = collect()
     task = asyncio.create_task(Orchestrator(provider, EchoTools()).run(history, model="m",
@@ -129,6 +129,13 @@ async def test_cancel_while_streaming_keeps_partial_answer() -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+    return history, events
+
+
+async def test_cancel_while_streaming_keeps_partial_answer() -> None:
+    provider = ScriptedProvider([[TextDelta("partial "), TextDelta("answer"), TextDelta("never")]],
+                                hang_after=2)
+    history, events = await stopped_while_streaming(provider)
     assert history[-1].status == "stopped"
     assert history[-1].text == "partial answer"
     finished = [e for e in events if isinstance(e, AssistantFinished)]
@@ -145,14 +152,7 @@ async def test_cancel_after_the_stream_ended_keeps_a_whole_answer_complete(reply
         if reply == "text" \
         else tool_reply(("c1", "echo", "{}"), text="calling")
     provider = ScriptedProvider([[*script, TextDelta("never")]], hang_after=len(script))
-    history = [Message.user("x")]
-    events, sink = collect()
-    task = asyncio.create_task(Orchestrator(provider, EchoTools()).run(history, model="m",
-                                                                        sink=sink))
-    await provider.streaming.wait()
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    history, events = await stopped_while_streaming(provider)
     answer = history[-1]
     if reply == "text":
         assert (answer.status, answer.text, answer.finish_reason) == \

@@ -7,14 +7,12 @@ Skips when nginx is not installed (packaging/dev.py installs it)."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.support.processes import NginxProcess
 from tests.support.tls_certs import Certs
 
 __all__ = ["NginxTLSFront", "needs_nginx"]
@@ -22,20 +20,7 @@ __all__ = ["NginxTLSFront", "needs_nginx"]
 needs_nginx = pytest.mark.skipif(shutil.which("nginx") is None,
                                  reason="nginx is not installed (packaging/dev.py installs it)")
 
-CONFIG = """
-daemon off;
-worker_processes 1;
-{user}
-error_log {run}/error.log warn;
-pid {run}/nginx.pid;
-events {{ worker_connections 64; }}
-http {{
-    access_log off;
-    client_body_temp_path {run}/body;
-    proxy_temp_path {run}/proxy;
-    fastcgi_temp_path {run}/fastcgi;
-    uwsgi_temp_path {run}/uwsgi;
-    scgi_temp_path {run}/scgi;
+SERVER = """
     server {{
         listen 127.0.0.1:{port} ssl;
         ssl_certificate {cert};
@@ -47,38 +32,19 @@ http {{
             proxy_request_buffering off;
         }}
     }}
-}}
 """
 
 
 class NginxTLSFront:
     def __init__(self, upstream: int, certs: Certs, run: Path) -> None:
-        run.mkdir(parents=True, exist_ok=True)
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(64)
-        self.port = int(self.sock.getsockname()[1])
-        conf = run / "nginx.conf"
-        user = "user root root;" if os.geteuid() == 0 else ""
-        conf.write_text(CONFIG.format(run=run, port=self.port, upstream=upstream,
-                                      cert=certs.cert, key=certs.key, user=user))
-        fd = self.sock.fileno()
-        self._process = subprocess.Popen(
-            ["nginx", "-p", str(run), "-c", str(conf), "-e", str(run / "error.log")],
-            env={**os.environ, "NGINX": f"{fd};"}, pass_fds=(fd,),
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.log = run / "error.log"
+        self._nginx = NginxProcess(run, SERVER, upstream=upstream, cert=certs.cert,
+                                   key=certs.key)
+        self.port = self._nginx.port
+        self.log = self._nginx.log
 
     @property
     def url(self) -> str:
         return f"https://127.0.0.1:{self.port}"
 
     def stop(self) -> None:
-        self._process.terminate()
-        try:
-            self._process.wait(10)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait(10)
-        self.sock.close()
+        self._nginx.stop()

@@ -8,13 +8,12 @@ dav-ext module is not installed."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
-import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.support.processes import NginxProcess
 
 USER = "alice"
 PASSWORD = "nginx-secret"
@@ -26,21 +25,7 @@ needs_nginx = pytest.mark.skipif(
            "libnginx-mod-http-dav-ext; packaging/dev.py installs them)",
 )
 
-CONFIG = """
-daemon off;
-worker_processes 1;
-{user}
-error_log {run}/error.log warn;
-pid {run}/nginx.pid;
-load_module {dav_ext};
-events {{ worker_connections 64; }}
-http {{
-    access_log off;
-    client_body_temp_path {run}/body;
-    proxy_temp_path {run}/proxy;
-    fastcgi_temp_path {run}/fastcgi;
-    uwsgi_temp_path {run}/uwsgi;
-    scgi_temp_path {run}/scgi;
+SERVER = """
     server {{
         listen 127.0.0.1:{port};
         client_max_body_size {limit};
@@ -53,7 +38,6 @@ http {{
             auth_basic_user_file {run}/htpasswd;
         }}
     }}
-}}
 """
 
 
@@ -62,32 +46,15 @@ class NginxWebDav:
         root.mkdir(parents=True, exist_ok=True)
         run.mkdir(parents=True, exist_ok=True)
         self.root = root
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(64)
-        self.port = int(self.sock.getsockname()[1])
         (run / "htpasswd").write_text(f"{USER}:{{PLAIN}}{PASSWORD}\n")
-        conf = run / "nginx.conf"
-        user = "user root root;" if os.geteuid() == 0 else ""  # (the files are the test's)
-        conf.write_text(CONFIG.format(run=run, root=root, port=self.port, limit=limit,
-                                      dav_ext=DAV_EXT, user=user))
-        fd = self.sock.fileno()
-        self._process = subprocess.Popen(
-            ["nginx", "-p", str(run), "-c", str(conf), "-e", str(run / "error.log")],
-            env={**os.environ, "NGINX": f"{fd};"}, pass_fds=(fd,),
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.log = run / "error.log"
+        self._nginx = NginxProcess(run, SERVER, f"load_module {DAV_EXT};", root=root,
+                                   limit=limit)
+        self.port = self._nginx.port
+        self.log = self._nginx.log
 
     @property
     def url(self) -> str:
         return f"webdav://{USER}@127.0.0.1:{self.port}/sync"
 
     def stop(self) -> None:
-        self._process.terminate()
-        try:
-            self._process.wait(10)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait(10)
-        self.sock.close()
+        self._nginx.stop()

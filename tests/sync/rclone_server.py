@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.processes import end_process
+
 USER = "alice"
 PASSWORD = "rclone-secret"
 
@@ -66,9 +68,4 @@ class RcloneWebDav:
         assert response.status_code in (200, 204), response.text
 
     def stop(self) -> None:
-        self._process.terminate()
-        try:
-            self._process.wait(10)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait(10)
+        end_process(self._process)

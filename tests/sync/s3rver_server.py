@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.processes import end_process
 from tests.tools.mcp_reference import PREFIX
 
 KEY_ID = SECRET = "S3RVER"  # the one account s3rver knows
@@ -114,9 +115,4 @@ class S3rver:
             client.delete_object(Bucket=self.bucket, Key=key)
 
     def stop(self) -> None:
-        self._process.terminate()
-        try:
-            self._process.wait(10)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait(10)
+        end_process(self._process)

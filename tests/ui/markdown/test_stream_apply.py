@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -11,6 +12,27 @@ from PySide6.QtGui import QTextCursor
 from desktop.ui.markdown import paragraph_growth
 from desktop.ui.markdown.renderer import Block, renderer
 from desktop.ui.markdown.segments import DocStyle, Segment
+
+
+def grown_frame_by_frame(text: str, first: int, step: int, width: int,
+                         before: Callable[[], object] | None = None) -> int:
+    """A paragraph segment grown to ``text`` ``step`` characters a frame, its document
+    equal to one built whole at every frame; how many frames. ``before``: called once
+    the first frame is laid out."""
+    md = renderer(False)
+    style = DocStyle.current()
+    segment = Segment(Block("text", md.render(text[:first])), style, {})
+    segment.layout(width)
+    if before is not None:
+        before()
+    frames = 0
+    for end in range(first * 2, len(text) + 1, step):
+        block = Block("text", md.render(text[:end]))
+        segment.set_block(block)
+        segment.layout(width)
+        frames += 1
+        assert segment.doc.toHtml() == Segment(block, style, {}).doc.toHtml(), end
+    return frames
 
 
 def test_a_grown_end_is_selected_without_laying_out_its_line(
@@ -96,19 +118,9 @@ def test_plain_words_added_to_a_paragraph_are_inserted_as_text(
     real = QTextCursor.insertHtml
     monkeypatch.setattr(QTextCursor, "insertHtml",
                         lambda cursor, html: read.append(html) or real(cursor, html))
-    md = renderer(False)
-    style = DocStyle.current()
     text = " ".join(["plain words here", "and **bold** then", "more plain words",
                      "a [link](https://x.y) and", "café naïve 👩‍👩‍👧 done"] * 8)
-    segment = Segment(Block("text", md.render(text[:10])), style, {})
-    segment.layout(400)
-    frames = 0
-    for end in range(20, len(text) + 1, 9):
-        block = Block("text", md.render(text[:end]))
-        segment.set_block(block)
-        segment.layout(400)
-        frames += 1
-        assert segment.doc.toHtml() == Segment(block, style, {}).doc.toHtml(), end
+    frames = grown_frame_by_frame(text, 10, 9, 400)
     assert all("<" in html or "&" in html for html in read), read
     assert len(read) < frames // 2
 
@@ -132,19 +144,11 @@ def test_a_grown_paragraph_is_measured_from_where_it_changed(
         finditer = paragraph_growth._TAG.finditer
 
     md = renderer(False)
-    style = DocStyle.current()
     text = " ".join(f"word{i} **bold{i}** `c{i}` [l](https://x.y/{i}) x&amp;y"
                     for i in range(70))
-    segment = Segment(Block("text", md.render(text[:20])), style, {})
-    segment.layout(600)
-    monkeypatch.setattr(paragraph_growth, "_TAG", CountingTag)
-    frames = 0
-    for end in range(40, len(text) + 1, 64):
-        block = Block("text", md.render(text[:end]))
-        segment.set_block(block)
-        segment.layout(600)
-        frames += 1
-        assert segment.doc.toHtml() == Segment(block, style, {}).doc.toHtml(), end
+    frames = grown_frame_by_frame(text, 20, 64, 600,
+                                  lambda: monkeypatch.setattr(paragraph_growth, "_TAG",
+                                                              CountingTag))
     html_length = len(md.render(text))
     assert frames > 40
     assert sum(measured) < 3 * html_length, (sum(measured), html_length)
