@@ -327,3 +327,17 @@ def test_the_families_take_turns() -> None:
     v4 = [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (f"10.0.0.{i}", 1)) for i in range(2)]
     assert _interleaved([*v6, *v4]) == [v6[0], v4[0], v6[1], v4[1], v6[2]]
     assert _interleaved([]) == []
+
+
+def test_an_idle_connection_the_server_closed_is_not_used_again() -> None:
+    """httpcore's pool asks whether an idle connection reads as readable: then the
+    server closed it (or sent what it should not have), and a new one is opened."""
+    from desktop.providers.socket_io import _readable
+
+    ours, theirs = socket.socketpair()
+    stream = _SocketStream(ours)
+    assert stream.get_extra_info("is_readable") is False
+    theirs.close()
+    assert stream.get_extra_info("is_readable") is True
+    ours.close()
+    assert _readable(ours) is True
