@@ -8,7 +8,10 @@ markup, code in four languages, lists, tables, quotes) is appended to a real
 warm up (highlighters and parsers built), the machine's load; and what is
 deterministic: the characters handed to markdown-it (block and inline parses) and
 Pygments (whole highlights; lines lexed as they come), and the documents rebuilt from
-HTML. The last frame's HTML is checked against a whole render. Run it for another tree
+HTML. The last frame's HTML is checked against a whole render. It builds its view
+itself: a diagnostic of one step, never a figure of issue 27's targets (those come
+from the ``bench_shipped_*`` benchmarks, which start the shipped ``assista``). Run it
+for another tree
 with that tree first on ``PYTHONPATH``::
 
     QT_QPA_PLATFORM=offscreen PYTHONPATH=$PWD python tests/bench/bench_view_frames.py

@@ -15,15 +15,21 @@ from tests.support.documents import write_pdf
 from tests.support.openai_server import ScriptedResponse, text_stream
 
 
-def test_quit_while_answering_keeps_the_partial_answer(desktop: Desktop,
-                                                       model: JourneyModel) -> None:
+def story_held_halfway(desktop: Desktop, model: JourneyModel, ending: str
+                       ) -> ScriptedResponse:
+    """The app started, a long story asked for and streaming, held halfway."""
     desktop.start()
-    story = "Once upon a time there was a very long story. " * 20
+    story = "Once upon a time there was a very long story. " * 20 + ending
     held = ScriptedResponse(chunks=text_stream(story, 8), hold_after=12)
     model.enqueue(held)
     ask(desktop, "Tell me a long story")
     desktop.wait_for(text_contains="Once upon a time")
     assert held.holding.wait(30)
+    return held
+
+def test_quit_while_answering_keeps_the_partial_answer(desktop: Desktop,
+                                                       model: JourneyModel) -> None:
+    held = story_held_halfway(desktop, model, "")
     desktop.key("ctrl+q")
     # Quitting while a chat answers asks first; the person quits anyway.
     desktop.click_on(role="push button", name_contains="Quit", inside="Quit")
@@ -39,13 +45,7 @@ def test_a_chat_answers_in_the_background_while_another_is_used(
     """Ctrl+N while an answer streams: the first chat goes on answering, its row in
     the chat list says so (the spinner), a question in the new chat is answered
     meanwhile, and the first chat, opened again, has its whole answer."""
-    desktop.start()
-    story = "Once upon a time there was a very long story. " * 20 + "The end of the story."
-    held = ScriptedResponse(chunks=text_stream(story, 8), hold_after=12)
-    model.enqueue(held)
-    ask(desktop, "Tell me a long story")
-    desktop.wait_for(text_contains="Once upon a time")
-    assert held.holding.wait(30)
+    held = story_held_halfway(desktop, model, "The end of the story.")
     desktop.key("ctrl+n")
     desktop.wait_for(role="list item", name_contains=", answering")
     ask(desktop, "Meanwhile, a short one")
