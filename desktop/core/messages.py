@@ -81,7 +81,7 @@ class SourcesPart(_Part):
     OpenAI url_citation annotations, Anthropic citations)."""
 
     type: Literal["sources"] = "sources"
-    sources: list[Source] = Field(default_factory=list)
+    sources: list[Source] = []
 
 
 class ImagePart(_Part):
@@ -128,7 +128,7 @@ class Usage(BaseModel):
 class Message(BaseModel):
     id: str = Field(default_factory=lambda: new_id("msg_"))
     role: Role
-    parts: list[Part] = Field(default_factory=list)
+    parts: list[Part] = []
     created_at: float = Field(default_factory=time.time)
     status: MessageStatus = "complete"
     model: str | None = None

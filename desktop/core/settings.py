@@ -112,19 +112,19 @@ class AppSettings(BaseModel):
     # Hosts, addresses or networks (127.0.0.1, .corp.example, 10.0.0.0/8) fetch_url may
     # reach although they are local or private (refused by default: a page could make
     # the model fetch the router or a cloud metadata service).
-    fetch_allow_hosts: list[str] = Field(default_factory=list)
+    fetch_allow_hosts: list[str] = []
     # Environment variables run_command passes on besides its scrubbed base set (names;
     # keys and tokens stay out unless named here).
-    command_env: list[str] = Field(default_factory=list)
+    command_env: list[str] = []
     # run_command in the operating system's sandbox (desktop.tools.sandbox) where there is
     # one: read-only system, the workspace writable, a private /tmp; and whether commands
     # may use the network there (off: not even this computer's servers).
     command_sandbox: bool = True
     command_network: bool = False
     # Agent Skills switched off for every chat (names; desktop.skills.catalog).
-    disabled_skills: list[str] = Field(default_factory=list)
+    disabled_skills: list[str] = []
     # MCP servers, as desktop.tools.mcp.config.McpServerConfig dictionaries.
-    mcp_servers: list[dict[str, Any]] = Field(default_factory=list)
+    mcp_servers: list[dict[str, Any]] = []
     # One proxy for every request the app makes (providers, model lists, fetch_url,
     # MCP over HTTP): http://, https:// or socks5:// URL; empty = system settings.
     proxy_url: str = ""

@@ -49,21 +49,21 @@ class McpServerConfig(BaseModel):
     name: str = Field(min_length=1)
     transport: Transport = "stdio"
     command: str = ""
-    args: list[str] = Field(default_factory=list)
+    args: list[str] = []
     env: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
     url: str = ""
     headers: dict[str, str] = Field(default_factory=dict)
     # Values the registry marks secret whatever their names (kept in the secret store):
-    secret_env: list[str] = Field(default_factory=list)  # env names
-    secret_args: list[int] = Field(default_factory=list)  # indices in args not stored yet
+    secret_env: list[str] = []  # env names
+    secret_args: list[int] = []  # indices in args not stored yet
     # A client registered by hand with the server's sign-in (servers that register none
     # themselves); the secret is kept in the secret store; 0: the callback on any port
     oauth_client_id: str = ""
     oauth_client_secret: str = ""
     oauth_redirect_port: int = Field(default=0, ge=0, le=65535)
     enabled: bool = True
-    disabled_tools: list[str] = Field(default_factory=list)  # the server's own tool names
+    disabled_tools: list[str] = []  # the server's own tool names
     tool_policies: dict[str, Policy] = Field(default_factory=dict)  # by the server's names
     default_policy: Policy | None = None  # None: allow if the tool is readOnlyHint, else ask
     protocol: Protocol = "auto"  # "legacy" skips the 2026 discover probe
