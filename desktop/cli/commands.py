@@ -268,6 +268,12 @@ def _open_window(args: argparse.Namespace) -> int:
     gc.disable()
     # What the window needs before it shows, imported before Qt: once PySide6 is
     # imported, its import hook reads the source of every module imported after it.
+    # And pydantic_core (with typing_extensions, decimal, fractions): one import that no
+    # step can split; loaded once the window showed, it held the window 25 ms on a quiet
+    # machine and 40-65 ms at 10,000 chats, the longest stall of the start-up (the
+    # window shows ~20 ms later instead; tests/bench/bench_shipped_startup.py).
+    import pydantic_core  # noqa: F401
+
     import desktop.storage.instance_lock
     import desktop.storage.window_state  # noqa: F401
     from desktop.gui import launch_gui

@@ -26,8 +26,8 @@ log = logging.getLogger(__name__)
 TURN_STEPS = (
     # pydantic in its public modules, each after what it imports: in one step it held
     # the window ~150 ms, in five 30-100 ms; now 15 steps of 1-20 ms on a quiet machine
-    "typing_extensions",
-    "pydantic_core",
+    # (pydantic_core, one import that cannot be split, loads before the window shows:
+    # see desktop.cli.commands._open_window)
     "pydantic",
     "uuid",
     "zoneinfo",
