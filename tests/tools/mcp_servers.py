@@ -47,3 +47,5 @@ class ServerProcess:
     def stop(self) -> None:
         self.process.kill()
         self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
