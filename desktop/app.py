@@ -71,6 +71,8 @@ _OPENING_SECRETS = threading.Lock()
 
 @dataclass
 class AppContext:
+    """Storage, settings, providers and tools of one process, made by :meth:`open`."""
+
     paths: DataPaths
     db: Database
     sessions: SessionStore

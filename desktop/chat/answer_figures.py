@@ -24,6 +24,8 @@ from desktop.storage.usage_stats import ModelUsage
 
 @dataclass(frozen=True, slots=True)
 class AnswerFigures:
+    """One answer's figures: time to first token, speed, token counts and cost."""
+
     first_token_s: float | None = None
     tokens_per_s: float | None = None
     input_tokens: int = 0

@@ -22,6 +22,8 @@ CHAT_OPTIONS_KEY = "request"
 
 @dataclass(frozen=True)
 class ChatOptions:
+    """A chat's own request settings; each ``None`` until the user sets it for the chat."""
+
     temperature: float | None = None
     max_tokens: int | None = None
     reasoning_effort: ReasoningEffort | None = None

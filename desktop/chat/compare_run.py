@@ -78,6 +78,8 @@ class ColumnStore:
 
 @dataclass(eq=False)
 class CompareColumn:
+    """One model's answer in a compare run, with its own turn."""
+
     index: int
     target: CompareTarget
     turn: RunningTurn
@@ -143,6 +145,8 @@ class CompareColumn:
 
 @dataclass(eq=False)
 class CompareRun:
+    """One question answered by several models at once: the columns and the group turn."""
+
     session_id: str
     question: Message  # the user message every column answers
     columns: list[CompareColumn]

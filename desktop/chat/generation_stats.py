@@ -35,6 +35,8 @@ IMAGE_TOKENS = 800  # a typical cost of one attached image, for an estimate only
 
 @dataclass(frozen=True, slots=True)
 class GenerationStats:
+    """How one answer was generated, as stored with its message."""
+
     first_token_s: float | None = None  # from the request to the first token
     tokens_per_s: float | None = None  # output tokens over the time they streamed in
     estimated: bool = False  # the usage was estimated, not reported by the provider

@@ -32,6 +32,8 @@ SectionKind = Literal["favourites", "recent", "provider"]
 
 @dataclass(frozen=True)
 class ModelEntry:
+    """One model of a provider as the model picker lists it."""
+
     provider_id: str
     provider_name: str
     model: str

@@ -28,6 +28,8 @@ __all__ = ["ReplayResult", "original_result", "replay", "request_from_record"]
 
 @dataclass(frozen=True, slots=True)
 class ReplayResult:
+    """What one replayed request gave back: its text or error, and its timings."""
+
     label: str  # provider and model
     text: str
     error: str | None

@@ -35,6 +35,8 @@ _DELTAS = (TextDelta, ReasoningDelta)  # a tuple: checked per token (no union ma
 
 @dataclass(eq=False)
 class RunningTurn:
+    """One turn in progress: its task, its state, what it emitted so far, its observers."""
+
     session_id: str
     title: str
     base: list[Message]  # the conversation when the turn started (with the new message)

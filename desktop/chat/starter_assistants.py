@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class StarterAssistant:
+    """A ready-made assistant the gallery offers."""
+
     name: str
     description: str
     system_prompt: str

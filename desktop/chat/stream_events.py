@@ -16,6 +16,8 @@ from typing import Any
 
 @dataclass(frozen=True, slots=True)
 class StreamEvent:
+    """One event of a recorded response stream: an SSE event or an NDJSON line."""
+
     at_s: float  # when its last byte arrived, since the request started
     name: str  # the SSE ``event:`` name ("message" when none); "" for an NDJSON line
     data: str  # the ``data:`` lines joined with newlines, or the NDJSON line

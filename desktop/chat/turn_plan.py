@@ -59,6 +59,8 @@ class TurnOverrides:
 
 @dataclass(frozen=True)
 class TurnPlan:
+    """Everything the next turn of a chat is sent with, put together once."""
+
     config: ProviderConfig
     model: str
     system: str | None

@@ -38,6 +38,8 @@ class AssistantFinished:
 
 @dataclass(slots=True)
 class ToolRunStarted:
+    """A tool call of the answer starts running."""
+
     call: ToolCallPart
     round: int
     message_id: str
@@ -46,6 +48,8 @@ class ToolRunStarted:
 
 @dataclass(slots=True)
 class ToolRunFinished:
+    """A tool call ended (done, failed or cancelled): its result."""
+
     result: ToolResultPart
     round: int
     type: str = field(default="tool_run_finished", init=False)
@@ -61,6 +65,8 @@ class ToolResultsMessage:
 
 @dataclass(slots=True)
 class LimitReached:
+    """The tool-round limit is reached; ``will_ask``: the user is asked whether to go on."""
+
     rounds: int
     will_ask: bool
     type: str = field(default="limit_reached", init=False)
@@ -77,6 +83,8 @@ class ContextTrimmed:
 
 @dataclass(slots=True)
 class RunFinished:
+    """The run ended: how, its usage, and the error when it failed."""
+
     status: RunStatus
     usage: Usage
     error: str | None = None

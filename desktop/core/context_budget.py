@@ -109,6 +109,8 @@ def input_budget(context_window: int, max_output_tokens: int | None = None) -> i
 
 @dataclass(frozen=True)
 class BudgetResult:
+    """What fitting a conversation into the context window kept, left out and counted."""
+
     messages: list[Message]  # what to send
     dropped: list[Message] = field(default_factory=list)  # left out, oldest first
     policy: OverflowPolicy = "drop"

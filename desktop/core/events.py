@@ -16,12 +16,16 @@ from desktop.core.messages import Source, Usage
 
 @dataclass(slots=True)
 class TextDelta:
+    """A piece of the answer's text."""
+
     text: str
     type: str = field(default="text_delta", init=False)
 
 
 @dataclass(slots=True)
 class ReasoningDelta:
+    """A piece of the model's reasoning."""
+
     text: str
     type: str = field(default="reasoning_delta", init=False)
 
@@ -39,6 +43,8 @@ class ReasoningComplete:
 
 @dataclass(slots=True)
 class ToolCallStarted:
+    """The model began a tool call (its arguments follow)."""
+
     index: int
     id: str
     name: str
@@ -47,6 +53,8 @@ class ToolCallStarted:
 
 @dataclass(slots=True)
 class ToolCallComplete:
+    """A tool call with all its arguments (JSON text)."""
+
     index: int
     id: str
     name: str
@@ -57,6 +65,8 @@ class ToolCallComplete:
 
 @dataclass(slots=True)
 class UsageEvent:
+    """The token counts the provider reported."""
+
     usage: Usage
     type: str = field(default="usage", init=False)
 

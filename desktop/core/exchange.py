@@ -106,6 +106,8 @@ def redact_url(url: str, secrets: Iterable[str] = ()) -> str:
 
 @dataclass(frozen=True, slots=True)
 class RetryRecord:
+    """One retry of a request: after which attempt, how long after its answer, and why."""
+
     at_s: float  # since the request started
     attempt: int
     delay_s: float

@@ -58,6 +58,8 @@ ConfirmContinue = Callable[[int], Awaitable[bool]]
 
 @dataclass(slots=True)
 class RunResult:
+    """What a run of the agent loop ended with: status, new messages, usage, error."""
+
     status: RunStatus
     new_messages: list[Message] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)

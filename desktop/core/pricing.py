@@ -16,6 +16,8 @@ from desktop.core.messages import Usage
 
 @dataclass(frozen=True, slots=True)
 class Price:
+    """A model's price in US dollars per million tokens."""
+
     input: float  # per 1M input tokens
     output: float  # per 1M output tokens (reasoning tokens are billed as output)
     cached_input: float | None = None  # per 1M cached input tokens, when discounted

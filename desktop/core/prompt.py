@@ -36,6 +36,8 @@ from desktop.core.messages import Message, TextPart
 
 @dataclass(frozen=True)
 class PromptSources:
+    """The parts the system prompt is built from, one per layer (see the module)."""
+
     default: str = ""  # AppSettings.system_prompt
     assistant: str | None = None  # Assistant.system_prompt of the chat's assistant
     session: str | None = None  # SessionInfo.system_prompt (None: inherit)
@@ -124,6 +126,8 @@ def assemble(system: str | None, history: Sequence[Message]) -> tuple[str | None
 
 @dataclass(frozen=True)
 class PreparedRequest:
+    """What the model is sent: the system prompt and the messages that fit."""
+
     system: str | None
     messages: list[Message]
     budget: BudgetResult

@@ -35,6 +35,8 @@ class RequestOrigin:
 
 @dataclass(slots=True)
 class ChatRequest:
+    """One model request, the same for every provider: model, messages, tools, options."""
+
     model: str
     messages: list[Message]
     system: str | None = None
@@ -67,6 +69,8 @@ class ModelCapabilities:
 
 @dataclass(frozen=True, slots=True)
 class ModelInfo:
+    """One model a provider lists: its id, name, context window and what it can do."""
+
     id: str
     name: str | None = None
     context_window: int | None = None

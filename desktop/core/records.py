@@ -16,6 +16,8 @@ from desktop.core.messages import new_id
 
 @dataclass(frozen=True, slots=True)
 class SessionInfo:
+    """A saved chat as the app reads it, without its messages."""
+
     id: str
     title: str
     created_at: float

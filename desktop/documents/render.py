@@ -14,6 +14,8 @@ from desktop.documents.extract import Section
 
 @dataclass(frozen=True, slots=True)
 class RenderedText:
+    """A document's text for a message, and the note when it was cut."""
+
     text: str
     note: str | None  # set when the text was cut to the budget
 

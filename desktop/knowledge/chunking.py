@@ -15,6 +15,8 @@ CHUNK_CHARS = 1500
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
+    """A piece of a document's text, with its page and line range."""
+
     text: str
     page: int | None
     line_start: int  # 1-based, within the page (or the file for plain text)

@@ -49,6 +49,8 @@ ProgressFn = Callable[[int, int, str], None]
 
 @dataclass
 class IndexReport:
+    """What one indexing run of a knowledge base did, file by file."""
+
     added: int = 0
     updated: int = 0
     unchanged: int = 0

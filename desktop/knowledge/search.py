@@ -20,6 +20,8 @@ CANDIDATES = 50
 
 @dataclass(frozen=True, slots=True)
 class Hit:
+    """A chunk found in a knowledge base: its file, page, lines, text and score."""
+
     path: str
     page: int | None
     line_start: int

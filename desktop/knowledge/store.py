@@ -45,6 +45,8 @@ class EmbeddingConfig:
 
 @dataclass(frozen=True, slots=True)
 class KnowledgeBase:
+    """A knowledge base: the paths it indexes, its embedding choice and its counts."""
+
     id: int
     name: str
     paths: tuple[str, ...]

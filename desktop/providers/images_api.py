@@ -38,6 +38,8 @@ IMAGE_TIMEOUT_S = 300.0  # a large gpt-image picture takes a minute or more
 
 @dataclass(frozen=True, slots=True)
 class ImageRequest:
+    """One Images API request: model, prompt, size, quality and number of images."""
+
     model: str
     prompt: str
     size: str | None = None  # "1024x1024", "1536x1024", "auto"
@@ -58,6 +60,8 @@ class ImageRequest:
 
 @dataclass(slots=True)
 class ImageResult:
+    """The images one request made (each checked), and the usage when reported."""
+
     images: list[ImageEvent]
     usage: UsageEvent | None = None
 

@@ -90,6 +90,8 @@ def usage_from_openai(data: dict[str, Any]) -> Usage:
 
 @dataclass(slots=True)
 class _ToolCall:
+    """A tool call streaming in Chat Completions chunks: its arguments so far."""
+
     index: int
     id: str = ""
     name: str = ""

@@ -59,6 +59,8 @@ def usage_from_responses(data: dict[str, Any]) -> Usage:
 
 @dataclass(slots=True)
 class _Call:
+    """A function call streaming in Responses events: its arguments so far."""
+
     index: int
     call_id: str = ""
     name: str = ""
@@ -69,6 +71,8 @@ class _Call:
 
 @dataclass(slots=True)
 class _Reasoning:
+    """One reasoning item's summary parts so far, and whether any of it streamed."""
+
     parts: dict[int, str] = field(default_factory=dict)  # summary_index -> text so far
     streamed: bool = False
 

@@ -25,6 +25,8 @@ def _headers(**values: str) -> MappingProxyType[str, str]:
 
 @dataclass(frozen=True, slots=True)
 class ProviderPreset:
+    """A known provider service: kind, default URL, key variables, headers, sample model."""
+
     id: str
     name: str
     kind: str = "openai"

@@ -49,6 +49,8 @@ def parse_chatgpt(doc: Any) -> list[SessionRecord]:
 
 @dataclass
 class _Node:
+    """One node of a ChatGPT conversation's tree, its message read."""
+
     id: str
     parent: str | None
     message: Message | None  # None: skipped (root, hidden system, empty)

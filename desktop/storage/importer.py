@@ -37,6 +37,8 @@ MAX_IMPORT_BYTES = 512 * 1024 * 1024
 
 @dataclass
 class ImportReport:
+    """What an import added and skipped, with a summary for the user."""
+
     source: Source
     imported: list[str] = field(default_factory=list)  # session ids, in file order
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (title, reason)

@@ -12,6 +12,8 @@ __all__ = ["ExchangeRecord", "RecordedChunk", "record_from_row"]
 
 @dataclass(frozen=True, slots=True)
 class RecordedChunk:
+    """One raw piece of a recorded response, with when it arrived."""
+
     at_s: float  # since the request started
     data: bytes
 
@@ -22,6 +24,8 @@ class RecordedChunk:
 
 @dataclass(slots=True)
 class ExchangeRecord:
+    """One recorded model request and its response, read back from the inspector."""
+
     id: str
     started_at: float
     session_id: str | None

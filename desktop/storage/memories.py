@@ -41,6 +41,8 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 @dataclass(frozen=True, slots=True)
 class Memory:
+    """One memory: a fact about the user, global or a project's, and where it came from."""
+
     id: str
     text: str
     project_id: str | None

@@ -36,6 +36,8 @@ SALVAGE_TABLES = ("sessions", "messages", "settings", "providers", "assistants")
 
 @dataclass
 class OpenedDatabase:
+    """The database opened at start-up, and whether it had to be recovered."""
+
     db: Database
     status: Literal["ok", "recovered"] = "ok"
     notice: str | None = None  # for the user when status is "recovered"

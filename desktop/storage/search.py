@@ -48,6 +48,8 @@ _GREEK_OR_CYRILLIC = re.compile(r"[\u0370-\u03ff\u1f00-\u1fff\u0400-\u04ff]")
 
 @dataclass(frozen=True, slots=True)
 class SearchHit:
+    """One search result: a chat's title or one of its messages, with a snippet."""
+
     session_id: str
     session_title: str
     message_id: str | None  # None: the chat's title matched
@@ -60,6 +62,8 @@ class SearchHit:
 
 @dataclass(frozen=True, slots=True)
 class Term:
+    """One word or quoted phrase of a search query."""
+
     text: str
     phrase: bool  # typed in quotes: matched exactly, not as a prefix
 
@@ -119,6 +123,8 @@ def _word_expression(terms: list[Term]) -> str:
 
 @dataclass
 class _Plan:
+    """The table that drives a search query, and its filters with their parameters."""
+
     table: str
     where: list[str]
     params: list[Any]

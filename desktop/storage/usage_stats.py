@@ -49,6 +49,8 @@ WHERE role = 'assistant' AND model IS NOT NULL AND created_at >= :since
 
 @dataclass(frozen=True, slots=True)
 class ModelUsage:
+    """What one model was used for: answers, tokens, cost and speed."""
+
     model: str
     answers: int
     responses: int

@@ -32,6 +32,8 @@ _MESSAGE_KEYS = tuple(c.strip() for c in MESSAGE_OP_COLUMNS.split(","))
 
 @dataclass(frozen=True, slots=True)
 class Touched:
+    """An entity the sync log says changed: its kind, id, chat (a message's) and time."""
+
     kind: str
     id: str
     owner: str | None

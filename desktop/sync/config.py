@@ -36,6 +36,8 @@ S3_SECRET_ID = "sync:s3-secret"
 
 @dataclass(frozen=True, slots=True)
 class SyncConfig:
+    """Where and how this machine syncs (its secrets are in the keyring, not here)."""
+
     url: str = ""
     user: str = ""  # the WebDAV user name, or the S3 access key id
     enabled: bool = False

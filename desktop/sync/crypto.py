@@ -39,6 +39,8 @@ PARALLELISM = 1
 
 @dataclass(frozen=True, slots=True)
 class KeyParams:
+    """The Argon2id salt and costs the sync key is derived with."""
+
     salt: bytes
     time_cost: int = TIME_COST
     memory_kib: int = MEMORY_KIB

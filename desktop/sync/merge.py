@@ -28,6 +28,8 @@ from desktop.sync.segments import Op
 
 @dataclass
 class MergeCounts:
+    """What merging other devices' changes did here."""
+
     messages: int = 0  # messages added
     fields: int = 0  # fields changed
     deleted: int = 0  # chats, messages and assistants deleted

@@ -9,6 +9,8 @@ from desktop.sync.merge import MergeCounts
 
 @dataclass
 class SyncReport:
+    """What one sync run did: queued, sent, received and merged."""
+
     device: str
     queued: int = 0  # operations queued by this run
     uploaded: int = 0  # files uploaded (segments and snapshot parts)

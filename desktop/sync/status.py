@@ -11,6 +11,8 @@ from desktop.sync.changes import pending_count
 
 @dataclass(frozen=True, slots=True)
 class SyncStatus:
+    """What the status line shows: the last sync, pending changes, the last error."""
+
     last_sync_at: float | None  # epoch seconds of the last run that succeeded
     pending: int  # local changes not on the target yet
     error: str | None  # why the last run failed (None when it succeeded)

@@ -107,6 +107,8 @@ class ApprovalRequest:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalDecision:
+    """The user's answer to an approval request: allow once, in this chat, always, or deny."""
+
     kind: DecisionKind
     reason: str | None = None
     scope: str = ""  # allow_always within this scope only ("": the whole tool, when allowed)

@@ -64,6 +64,8 @@ class UndoRefused(Exception):
 
 @dataclass(slots=True)
 class FileCheckpoint:
+    """One file a turn changed: as it was before the turn and as it was left."""
+
     path: str  # absolute
     existed: bool
     blob: str | None = None  # sha256 of the content before the turn
@@ -74,6 +76,8 @@ class FileCheckpoint:
 
 @dataclass(slots=True)
 class TurnChanges:
+    """The files and folders one turn changed, kept for undo."""
+
     run_id: str
     session_id: str
     turn_id: str
@@ -89,6 +93,8 @@ UndoAction = Literal["restored", "deleted", "unchanged"]
 
 @dataclass(frozen=True, slots=True)
 class UndoResult:
+    """What undo did to one file: restored, deleted or left unchanged."""
+
     path: str
     action: UndoAction
 

@@ -62,6 +62,8 @@ _ENVELOPE_RESERVE = 2_000
 
 @dataclass(slots=True)
 class _Running:
+    """A tool call running, and whether the user cancelled it."""
+
     task: asyncio.Task[ToolResultPart]
     cancelled_by_user: bool = False
 

@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class Grant:
+    """An "always allow" grant of one tool, within a scope or for the whole tool."""
+
     tool: str
     granted_at: float
     source: str = "builtin"  # "builtin" or the MCP server's name, for display

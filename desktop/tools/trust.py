@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class ToolTrust:
+    """What the user lets tools reach beyond their safe defaults (the module says each)."""
+
     fetch_allow_hosts: tuple[str, ...] = ()
     command_env: tuple[str, ...] = ()
     command_sandbox: bool = True

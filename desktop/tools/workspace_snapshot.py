@@ -52,6 +52,8 @@ INDEX_DIR = "workspaces"
 
 @dataclass(slots=True)
 class Entry:
+    """A file's signature in the workspace index, and the sha256 of its kept contents."""
+
     size: int
     mtime_ns: int
     ctime_ns: int
@@ -75,6 +77,8 @@ class Change:
 
 @dataclass(slots=True)
 class Snapshot:
+    """One walk of a workspace: every file's entry and every folder."""
+
     root: Path
     files: dict[str, Entry]  # path relative to root (POSIX separators) -> entry
     dirs: set[str]
@@ -84,6 +88,8 @@ class Snapshot:
 
 @dataclass(slots=True)
 class CommandChanges:
+    """What a command changed in the workspace: files, and folders it created."""
+
     files: list[Change] = field(default_factory=list)
     dirs_created: list[str] = field(default_factory=list)  # absolute, parents first
 

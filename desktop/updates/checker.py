@@ -34,6 +34,8 @@ LAST_CHECK_KEY = "updates.last_check"  # settings table: when the feed was last 
 
 @dataclass(frozen=True, slots=True)
 class CheckResult:
+    """What an update check found: a newer release or none, and the feed it read."""
+
     release: Release | None  # a newer version, or None: this one is the newest
     feed_url: str
 

@@ -39,6 +39,8 @@ class FeedError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Release:
+    """A release in the update feed: its version, notes and this platform's download."""
+
     version: Version
     tag: str
     title: str

@@ -32,6 +32,8 @@ STOP_NOTES: dict[str, str] = {
 
 @dataclass(frozen=True, slots=True)
 class Plan:
+    """A research plan: the steps to take and the web searches that start it."""
+
     steps: tuple[str, ...]
     queries: tuple[str, ...]
 

@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class ResearchJob:
+    """A research turn to run: its limits, what it searches, and the question."""
+
     limits: ResearchLimits
     gatherer: Gatherer
     question: str

@@ -32,6 +32,8 @@ def new_client(auth: httpx.Auth | None, proxy: Proxy | None) -> httpx.Client:
 
 @dataclass(frozen=True, slots=True)
 class Reply:
+    """A target's HTTP answer: status, body (read up to the limit) and headers."""
+
     status: int
     body: bytes
     headers: httpx.Headers

@@ -156,6 +156,8 @@ def _not_found_message(text: str, old: str, path: str) -> str:
 
 @dataclass(slots=True)
 class Hunk:
+    """One hunk of a unified diff: the lines it expects and the lines it puts instead."""
+
     number: int
     old_start: int | None  # 1-based line in the original, if the header gave one
     old: list[str] = field(default_factory=list)  # context + removed lines, no endings

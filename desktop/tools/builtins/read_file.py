@@ -127,6 +127,8 @@ def _read_all(
 
 @dataclass(slots=True)
 class _Slice:
+    """What is read of one file: the bytes of a line range and how they were cut."""
+
     data: bytes
     total_lines: int | None  # None when the file was too large to count
     first: int | None  # first line included

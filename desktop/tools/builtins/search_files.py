@@ -84,6 +84,8 @@ def search_files_tool() -> Tool:
 
 @dataclass(slots=True)
 class _Search:
+    """One search_files run: what it looks for, where, and what it found so far."""
+
     workspace: Workspace
     pattern: Pattern
     include: GlobSet

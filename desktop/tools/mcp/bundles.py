@@ -43,6 +43,8 @@ def _refuse(reason: str) -> BundleError:
 
 @dataclass(frozen=True)
 class ConfigField:
+    """One field of a bundle's ``user_config``: something the user fills in."""
+
     key: str
     type: str
     title: str
@@ -57,6 +59,8 @@ class ConfigField:
 
 @dataclass(frozen=True)
 class Manifest:
+    """A bundle's manifest as read: the server, how it runs, what the user fills in."""
+
     name: str
     display_name: str
     version: str

@@ -72,6 +72,8 @@ class CatalogInput:
 
 @dataclass(frozen=True, slots=True)
 class CatalogInstall:
+    """One way to install a catalog server: a package to run, or a remote URL."""
+
     kind: InstallKind
     target: str  # the package identifier, or the URL
     version: str = ""
@@ -88,6 +90,8 @@ class CatalogInstall:
 
 @dataclass(frozen=True, slots=True)
 class CatalogEntry:
+    """One server the MCP registry lists, with its ways to install."""
+
     name: str  # reverse-DNS, e.g. io.github.user/weather
     description: str
     version: str = ""
@@ -104,6 +108,8 @@ class CatalogEntry:
 
 @dataclass
 class CatalogResult:
+    """The catalog's servers, when they were fetched, and why the cache is shown."""
+
     entries: list[CatalogEntry] = field(default_factory=list)
     fetched_at: float = 0.0
     offline: str | None = None  # why the cache is shown instead of the registry

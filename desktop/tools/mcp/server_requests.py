@@ -57,6 +57,8 @@ class ElicitationRequest:
 
 @dataclass(frozen=True, slots=True)
 class ElicitationAnswer:
+    """The user's answer to a server's elicitation: accept (with content), decline, cancel."""
+
     action: ElicitAction
     content: dict[str, ElicitValue] | None = None
 
@@ -87,6 +89,8 @@ class SamplingRequest:
 
 @dataclass(frozen=True, slots=True)
 class SamplingAnswer:
+    """The model's answer to a server's sampling request."""
+
     text: str
     model: str
     stop_reason: str = "endTurn"

@@ -12,6 +12,8 @@ from desktop.ui.chat.message_widget import MessageWidget
 
 @dataclass(slots=True)
 class ChatItem:
+    """One block of the chat: a user message, or the assistant messages of one turn."""
+
     messages: list[Message]  # the first message, then continuations of the same turn
     results: dict[str, ToolResultPart] = field(default_factory=dict)
     height: int = 0

@@ -23,6 +23,8 @@ from desktop.ui.wrap_row import WrapRow
 
 @dataclass(slots=True)
 class ShortForm:
+    """A composer button with its full and short texts."""
+
     button: QAbstractButton
     text: str = ""  # the full form's text
     short: Callable[[], str] = str  # the short form's text ("": the icon alone)

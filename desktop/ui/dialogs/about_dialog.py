@@ -67,6 +67,8 @@ NATIVE_LIBRARIES: tuple[tuple[str, str, str], ...] = (
 
 @dataclass(frozen=True)
 class Component:
+    """A component the About dialog lists: name, version, licence (and its text, if shipped)."""
+
     name: str
     version: str
     licence: str

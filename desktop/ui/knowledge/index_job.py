@@ -30,6 +30,8 @@ PROGRESS_EVERY_S = 0.05  # at most 20 progress signals a second
 
 @dataclass
 class IndexOutcome:
+    """How an indexing job ended: its report, embeddings made, cancelled or failed."""
+
     report: IndexReport | None = None
     embedded: int = 0
     cancelled: bool = False

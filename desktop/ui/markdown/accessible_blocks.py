@@ -22,6 +22,8 @@ _HEADINGS = tuple(f"<h{level}" for level in range(1, 7))
 
 @dataclass(slots=True)
 class Link:
+    """A link in a message block, for a screen reader: its text and target."""
+
     text: str
     href: str
 

@@ -22,6 +22,8 @@ _VIEWBOX = re.compile(r'viewBox="([-\d.e]+) ([-\d.e]+) ([-\d.e]+) ([-\d.e]+)"')
 
 @dataclass(frozen=True, slots=True)
 class MathEntry:
+    """Typeset TeX: its SVG and the metrics to place it in a line."""
+
     tex: str
     display: bool
     svg: bytes

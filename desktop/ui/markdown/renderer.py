@@ -44,6 +44,8 @@ class Block:
 
 @dataclass(frozen=True, slots=True)
 class Palette:
+    """The colours and code style markdown is rendered with (light or dark)."""
+
     border: str
     code_bg: str
     inline_code_bg: str

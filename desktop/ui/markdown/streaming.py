@@ -58,6 +58,8 @@ _BLANK_LINES = re.compile(r"(?:[ \t]*\n)+")
 
 @dataclass(slots=True)
 class Update:
+    """What one streaming update rendered: the newly final blocks and the open tail."""
+
     committed: list[Block] = field(default_factory=list)  # newly final blocks, in order
     tail: list[Block] = field(default_factory=list)  # the open blocks after them
 

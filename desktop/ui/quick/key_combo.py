@@ -42,6 +42,8 @@ class KeyComboError(ValueError):
 
 @dataclass(frozen=True)
 class KeyCombo:
+    """A key combination: one key and its modifiers."""
+
     key: str  # Qt's portable name: "Space", "K", "F5", "/"
     ctrl: bool = False
     shift: bool = False
