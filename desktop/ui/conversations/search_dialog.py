@@ -11,7 +11,8 @@ The query runs :meth:`SessionStore.search` in a worker thread (``asyncio.to_thre
 :data:`DEBOUNCE_MS` after the last key press; results that arrive for an older
 query are dropped. Up/Down move through the results from the search box; Enter
 or a double-click emits :attr:`SearchDialog.hitChosen` and closes the search; Esc,
-a click beside the card, or the focus going elsewhere (Ctrl+N, a menu...) closes it.
+a click beside the card or on the menu bar closes it. While it is open it acts as a
+modal dialog: the window's shortcuts wait, and the focus stays in it.
 """
 
 from __future__ import annotations
@@ -21,7 +22,15 @@ import logging
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QKeyEvent,
+    QKeySequence,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -71,6 +80,9 @@ class SearchDialog(QWidget):
         self._task: asyncio.Future[None] | None = None
         self._open_when_shown = False
         self._focus_before: QWidget | None = None
+        self._menu = parent.menuWidget() if isinstance(parent, QMainWindow) else None
+        self._app_keys: list[QKeySequence] = []  # (the app-wide shortcuts: they go on)
+        self._closing = False
         self.card = QFrame(self)
         self.card.setObjectName("searchCard")
         shadow = QGraphicsDropShadowEffect(self.card)
@@ -104,6 +116,8 @@ class SearchDialog(QWidget):
         self.query.textChanged.connect(self._typed)
         self._show_hint()
         parent.installEventFilter(self)  # (its resizes: the backdrop covers it)
+        if self._menu is not None:
+            self._menu.installEventFilter(self)  # (a click on it: the menus are used)
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.focusChanged.connect(self._focus_changed)
@@ -116,6 +130,10 @@ class SearchDialog(QWidget):
             focus = QApplication.focusWidget()
             self._focus_before = focus if focus is not None and focus.window() is \
                 self.window() else None
+            self._app_keys = [action.shortcut() for action in
+                              self.window().findChildren(QAction)
+                              if action.shortcutContext()
+                              == Qt.ShortcutContext.ApplicationShortcut]
             self._place()
             self.show()
         self.raise_()
@@ -127,9 +145,13 @@ class SearchDialog(QWidget):
         if not self.isVisible():
             return
         back, self._focus_before = self._focus_before, None
-        if back is not None and back.isVisible():
-            back.setFocus(Qt.FocusReason.OtherFocusReason)
-        self.hide()  # (Qt moves a focus still in it to the window's next widget)
+        self._closing = True
+        try:
+            if back is not None and back.isVisible():
+                back.setFocus(Qt.FocusReason.OtherFocusReason)
+            self.hide()  # (Qt moves a focus still in it to the window's next widget)
+        finally:
+            self._closing = False
 
     # -- in the window ---------------------------------------------------------------------
 
@@ -140,9 +162,8 @@ class SearchDialog(QWidget):
         if parent is None:
             return
         area = parent.rect()
-        if isinstance(parent, QMainWindow) and (menu := parent.menuWidget()) is not None \
-                and menu.isVisible():
-            area.setTop(menu.geometry().bottom() + 1)
+        if self._menu is not None and self._menu.isVisible():
+            area.setTop(self._menu.geometry().bottom() + 1)
         self.setGeometry(area)
         width = min(CARD_SIZE[0], area.width() - 2 * MARGIN)
         height = min(CARD_SIZE[1], area.height() - 2 * MARGIN)
@@ -157,6 +178,16 @@ class SearchDialog(QWidget):
     def mousePressEvent(self, event: QMouseEvent) -> None:
         if not self.card.geometry().contains(event.position().toPoint()):
             self.close_search()  # a click beside the card
+
+    def event(self, event: QEvent) -> bool:
+        """The window's shortcuts wait while the search is open, as under a modal dialog
+        (Ctrl+N would start a chat under it): their keys come to the search, which
+        ignores them. The app-wide ones (Ctrl+K again) go on working."""
+        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent) \
+                and QKeySequence(event.keyCombination()) not in self._app_keys:
+            event.accept()
+            return True
+        return super().event(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Escape:
@@ -174,11 +205,16 @@ class SearchDialog(QWidget):
         order[(at + (1 if next else -1)) % len(order)].setFocus(Qt.FocusReason.TabFocusReason)
         return True
 
-    def _focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
-        if self.isVisible() and new is not None and new.window() is self.window() and not self.isAncestorOf(new):
-            # (Ctrl+N, Ctrl+F, a menu's command took the focus to the window: it is used)
-            self._focus_before = None
-            self.close_search()
+    def _focus_changed(self, old: QWidget | None, new: QWidget | None) -> None:
+        """The focus stays in the search while it is open: the window asking for it
+        (an answer done puts it in the composer) gets it when the search closes, and the
+        keys typed meanwhile go on into the search box."""
+        if self._closing or not self.isVisible() or new is None or self.isAncestorOf(new) \
+                or new.window() is not self.window():
+            return
+        self._focus_before = new
+        keep = old if old is not None and self.isAncestorOf(old) else self.query
+        keep.setFocus(Qt.FocusReason.OtherFocusReason)
 
     # -- searching -----------------------------------------------------------------------
 
@@ -273,6 +309,8 @@ class SearchDialog(QWidget):
         if watched is self.parentWidget() and event.type() == QEvent.Type.Resize \
                 and self.isVisible():
             self._place()
+        if watched is self._menu and event.type() == QEvent.Type.MouseButtonPress:
+            self.close_search()  # (the menu's command is for the window)
         if watched is self.query and event.type() == QEvent.Type.KeyPress:
             assert isinstance(event, QKeyEvent)
             if event.key() in _NAV_KEYS:

@@ -221,11 +221,42 @@ def test_the_search_opens_inside_the_window_and_closes_as_a_dialog_does(
     qtbot.keyClick(search.query, Qt.Key.Key_Escape)
     assert not search.isVisible()
     assert QApplication.focusWidget() is window.composer.input
-    # A click beside the card closes it too
+    # A click beside the card closes it too, and so does one on the menu bar (its
+    # commands are for the window)
     open_dialog(qtbot, window)
     qtbot.mouseClick(search, Qt.MouseButton.LeftButton, pos=QPoint(4, search.height() - 4))
     assert not search.isVisible()
-    # ... and so does a command that takes the focus elsewhere (Ctrl+F: find in the chat)
     open_dialog(qtbot, window)
-    window.conversations.find_action.trigger()
+    qtbot.mousePress(window.menuBar(), Qt.MouseButton.LeftButton, pos=QPoint(2, 2))
     assert not search.isVisible()
+    QTest.keyClick(window.menuBar(), Qt.Key.Key_Escape)  # (the menu it opened)
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is None)
+
+
+def test_while_the_search_is_open_the_window_waits_as_under_a_modal_dialog(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    ids = build(ctx)
+    window = make_window(qtbot, ctx)
+    qtbot.waitUntil(window.isActiveWindow)
+    window.controller.open_session(ids["ru"])
+    window.composer.input.setFocus()
+    search = open_dialog(qtbot, window)
+    handle = window.windowHandle()
+    QTest.keyClick(handle, Qt.Key.Key_Z)
+    # The window's shortcuts wait (Ctrl+N would start a chat under the search)
+    QTest.keyClick(handle, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    assert window.controller.session_id == ids["ru"] and search.isVisible()
+    # Something in the window asks for the focus (an answer done: the composer): the
+    # keys typed go on into the search box, and the focus goes there once it closes
+    window.composer.input.setFocus()
+    assert QApplication.focusWidget() is search.query
+    QTest.keyClick(handle, Qt.Key.Key_E)
+    assert search.query.text() == "ze" and window.composer.input.toPlainText() == ""
+    QTest.keyClick(handle, Qt.Key.Key_Escape)
+    assert not search.isVisible()
+    assert QApplication.focusWidget() is window.composer.input
+    # Ctrl+K works from anywhere, the search open or not
+    QTest.keyClick(handle, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    assert search.isVisible() and search.query.selectedText() == "ze"
