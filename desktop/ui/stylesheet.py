@@ -16,6 +16,8 @@ QMainWindow, QDialog {{ background: {c['window']}; }}
 #sessionPanel {{ border-right: 1px solid {c['border']}; }}
 #toolSidebar {{ border-left: 1px solid {c['border']}; }}
 #chatListDrawer, #toolsDrawer {{ background: {c['sidebar']}; }}
+#searchCard {{ background: {c['window']}; border: 1px solid {c['border']};
+    border-radius: {px(10)}px; }}
 #chatListToggle {{ background: {c['base']}; border: 1px solid {c['border']}; }}
 #toolSidebar QScrollArea, #toolSidebarInner {{ background: transparent; }}
 #panelTitle {{ font-weight: 600; color: {c['muted']}; padding: {px(4)}px {px(2)}px; }}

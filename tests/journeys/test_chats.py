@@ -111,11 +111,9 @@ def test_search_jumps_to_the_match(desktop: Desktop) -> None:
     assert imported.returncode == 0, imported.stderr
     desktop.start()
     desktop.key("ctrl+n")
+    # (typed at once, as a person does: every key lands in the search box, none is lost
+    # while the search opens, however slow the machine)
     desktop.key("ctrl+k")
-    # (typed once the search box has the focus, as a person sees it: keys pressed while
-    # the window manager hands the focus to the new window go to the chat window,
-    # which the dialog blocks)
-    desktop.wait_for(role="text", name="Search chats", states=["focused"])
     desktop.type("zebra")
     desktop.wait_for(any_contains="1 match")
     desktop.shot("results")

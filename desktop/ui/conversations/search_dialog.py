@@ -1,52 +1,52 @@
 """Ctrl+K: search every chat (all branches, tool calls, titles) as you type.
 
+The search is shown inside the main window, over its content (a dimmed backdrop with
+a card in the middle), not as a window of its own: the search box takes the keyboard
+focus at once, in the same window, so every key typed right after Ctrl+K lands in it.
+(A separate dialog only gets keys once the window manager has handed it the focus;
+keys typed before that went to the chat window, which the modal dialog blocked, and
+Qt dropped them: "zebra" typed quickly arrived as "ra" on a busy machine.)
+
 The query runs :meth:`SessionStore.search` in a worker thread (``asyncio.to_thread``)
 :data:`DEBOUNCE_MS` after the last key press; results that arrive for an older
 query are dropped. Up/Down move through the results from the search box; Enter
-or a double-click emits :attr:`SearchDialog.hitChosen` and closes the dialog.
+or a double-click emits :attr:`SearchDialog.hitChosen` and closes the search; Esc,
+a click beside the card or on the menu bar closes it. While it is open it acts as a
+modal dialog: the window's shortcuts wait, and the focus stays in it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import html
 import logging
-from datetime import datetime
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
-    QCoreApplication,
-    QDate,
-    QEvent,
-    QLocale,
-    QModelIndex,
-    QObject,
-    QPersistentModelIndex,
-    QRect,
-    QSize,
-    Qt,
-    QTimer,
-    Signal,
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QKeyEvent,
+    QKeySequence,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
 )
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeyEvent, QPainter, QTextDocument
 from PySide6.QtWidgets import (
     QApplication,
-    QDialog,
+    QFrame,
+    QGraphicsDropShadowEffect,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
-    QStyle,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
+    QMainWindow,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop.chat.saved_chats import SearchHit
 from desktop.core.errors import AssistaError
-from desktop.ui import locale_format, theme
+from desktop.ui.conversations.search_hits import HIT_ROLE, HitDelegate
 from desktop.ui.error_text import exception_text
 from desktop.ui.plain_text import plain_tooltip
 
@@ -57,120 +57,40 @@ log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 150
 RESULT_LIMIT = 50
-HIT_ROLE = Qt.ItemDataRole.UserRole
-# (translated when shown)
-ROLE_NAMES = {"user": str(QT_TRANSLATE_NOOP("HitDelegate", "You")),
-              "assistant": str(QT_TRANSLATE_NOOP("HitDelegate", "Assistant")),
-              "tool": str(QT_TRANSLATE_NOOP("HitDelegate", "Tool result")),
-              "system": str(QT_TRANSLATE_NOOP("HitDelegate", "System")),
-              None: str(QT_TRANSLATE_NOOP("HitDelegate", "Title"))}
+CARD_SIZE = (720, 520)  # px: the card at its largest (smaller in a small window)
+MARGIN = 16  # px: the least room around the card
 _NAV_KEYS = (Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_PageUp, Qt.Key.Key_PageDown)
 
 
-def when_text(timestamp: float, now: datetime | None = None) -> str:
-    """"10:42" today, "12 Mar" this year, else "2023-03-12" (as the locale writes them)."""
-    moment = datetime.fromtimestamp(timestamp)
-    now = now or datetime.now()
-    if moment.date() == now.date():
-        return locale_format.clock_time(moment)
-    if moment.year == now.year:
-        # (the pattern is the translators': "M月d日", "d. MMM", ...)
-        return QLocale().toString(QDate(moment.year, moment.month, moment.day),
-                                  QCoreApplication.translate("SearchDialog", "d MMM"))
-    return locale_format.short_date(moment)
-
-
-def snippet_html(snippet: str, highlights: tuple[tuple[int, int], ...], mark: str) -> str:
-    """The snippet as HTML with each highlighted span in bold on ``mark``."""
-    out: list[str] = []
-    pos = 0
-    for first, end in sorted(highlights):
-        start = max(first, pos)
-        if end <= start:
-            continue
-        out.append(html.escape(snippet[pos:start]))
-        out.append(f'<b style="background-color:{mark}">{html.escape(snippet[start:end])}</b>')
-        pos = end
-    out.append(html.escape(snippet[pos:]))
-    return "".join(out)
-
-
-def mark_color() -> str:
-    return "#6b5a17" if theme.is_dark() else "#fff0a8"
-
-
-class HitDelegate(QStyledItemDelegate):
-    """Two parts per hit: chat title with role and date, then the snippet (2 lines)."""
-
-    PAD = 8
-
-    def sizeHint(self, option: QStyleOptionViewItem,
-                 index: QModelIndex | QPersistentModelIndex) -> QSize:
-        height = QFontMetrics(option.font).lineSpacing()
-        return QSize(200, height * 3 + 3 * self.PAD)
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
-              index: QModelIndex | QPersistentModelIndex) -> None:
-        hit = index.data(HIT_ROLE)
-        if not isinstance(hit, SearchHit):
-            return
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        opt.text = ""
-        widget = opt.widget
-        style = widget.style() if widget is not None else QApplication.style()
-        style.drawPrimitive(QStyle.PrimitiveElement.PE_PanelItemViewItem, opt, painter, widget)
-        c = theme.colors()
-        rect = option.rect.adjusted(self.PAD + 2, self.PAD - 2, -self.PAD - 2, -self.PAD)
-        line = QFontMetrics(option.font).lineSpacing()
-        painter.save()
-        role = ROLE_NAMES.get(hit.role)
-        meta = " · ".join(filter(None, [self.tr(role) if role else hit.role or "",
-                                        self.tr("archived") if hit.archived else "",
-                                        when_text(hit.created_at)]))
-        painter.setPen(QColor(c["muted"]))
-        painter.setFont(option.font)
-        meta_width = QFontMetrics(option.font).horizontalAdvance(meta) + 4
-        painter.drawText(QRect(rect.right() - meta_width, rect.top(), meta_width, line),
-                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, meta)
-        bold = QFont(option.font)
-        bold.setBold(True)
-        painter.setFont(bold)
-        painter.setPen(QColor(c["text"]))
-        title_width = rect.width() - meta_width - 12
-        title = QFontMetrics(bold).elidedText(hit.session_title, Qt.TextElideMode.ElideRight,
-                                              title_width)
-        painter.drawText(QRect(rect.left(), rect.top(), title_width, line),
-                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
-        doc = QTextDocument()
-        doc.setDefaultFont(option.font)
-        doc.setDocumentMargin(0)
-        doc.setDefaultStyleSheet(f"body {{ color: {c['text']}; }}")
-        doc.setHtml(f"<body>{snippet_html(hit.snippet, hit.highlights, mark_color())}</body>")
-        doc.setTextWidth(rect.width())
-        painter.translate(rect.left(), rect.top() + line + 4)
-        painter.setClipRect(QRect(0, 0, rect.width(), line * 2 + 2))
-        doc.drawContents(painter)
-        painter.restore()
-
-
-class SearchDialog(QDialog):
-    """Search across all chats. Reuse one instance: :meth:`start` re-opens it."""
+class SearchDialog(QWidget):
+    """Search across all chats, over the window's content (``parent``). Reuse one
+    instance: :meth:`start` re-opens it."""
 
     hitChosen = Signal(str, str)  # session id, message id ("" when the title matched)
     searchFinished = Signal(int)  # number of hits shown (tests wait on it)
 
-    def __init__(self, store: SessionStore, parent: QWidget | None = None, *,
+    def __init__(self, store: SessionStore, parent: QWidget, *,
                  debounce_ms: int = DEBOUNCE_MS, limit: int = RESULT_LIMIT) -> None:
         super().__init__(parent)
         self.store = store
         self.limit = limit
-        self.setWindowTitle(self.tr("Search chats"))
-        self.resize(720, 520)
+        self.setAccessibleName(self.tr("Search chats"))
+        self.setAttribute(Qt.WidgetAttribute.WA_NoMousePropagation)
         self._generation = 0
         self._task: asyncio.Future[None] | None = None
         self._open_when_shown = False
-        layout = QVBoxLayout(self)
+        self._focus_before: QWidget | None = None
+        self._menu = parent.menuWidget() if isinstance(parent, QMainWindow) else None
+        self._app_keys: list[QKeySequence] = []  # (the app-wide shortcuts: they go on)
+        self._closing = False
+        self.card = QFrame(self)
+        self.card.setObjectName("searchCard")
+        shadow = QGraphicsDropShadowEffect(self.card)
+        shadow.setBlurRadius(32)
+        shadow.setOffset(0, 4)
+        shadow.setColor(QColor(0, 0, 0, 110))
+        self.card.setGraphicsEffect(shadow)
+        layout = QVBoxLayout(self.card)
         self.query = QLineEdit()
         self.query.setPlaceholderText(
                 self.tr("Search every chat — words, \"exact phrases\", any language"))
@@ -195,15 +115,106 @@ class SearchDialog(QDialog):
         self.timer.timeout.connect(self.run_search)
         self.query.textChanged.connect(self._typed)
         self._show_hint()
+        parent.installEventFilter(self)  # (its resizes: the backdrop covers it)
+        if self._menu is not None:
+            self._menu.installEventFilter(self)  # (a click on it: the menus are used)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self._focus_changed)
+        self.hide()
 
     def start(self) -> None:
-        """Show the dialog with the last query selected (type to replace it)."""
-        self.query.selectAll()
-        self.query.setFocus()
+        """Show the search with the last query selected (type to replace it). The box
+        has the focus when this returns: the keys already on their way land in it."""
         if not self.isVisible():
-            self.open()
+            focus = QApplication.focusWidget()
+            self._focus_before = focus if focus is not None and focus.window() is \
+                self.window() else None
+            self._app_keys = [action.shortcut() for action in
+                              self.window().findChildren(QAction)
+                              if action.shortcutContext()
+                              == Qt.ShortcutContext.ApplicationShortcut]
+            self._place()
+            self.show()
         self.raise_()
-        self.activateWindow()
+        self.query.selectAll()
+        self.query.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def close_search(self) -> None:
+        """Hide the search; the focus goes back where it was."""
+        if not self.isVisible():
+            return
+        back, self._focus_before = self._focus_before, None
+        self._closing = True
+        try:
+            if back is not None and back.isVisible():
+                back.setFocus(Qt.FocusReason.OtherFocusReason)
+            self.hide()  # (Qt moves a focus still in it to the window's next widget)
+        finally:
+            self._closing = False
+
+    # -- in the window ---------------------------------------------------------------------
+
+    def _place(self) -> None:
+        """Over the parent's content (below a main window's menu bar), the card at the top
+        middle, as large as :data:`CARD_SIZE` where it fits."""
+        parent = self.parentWidget()
+        if parent is None:
+            return
+        area = parent.rect()
+        if self._menu is not None and self._menu.isVisible():
+            area.setTop(self._menu.geometry().bottom() + 1)
+        self.setGeometry(area)
+        width = min(CARD_SIZE[0], area.width() - 2 * MARGIN)
+        height = min(CARD_SIZE[1], area.height() - 2 * MARGIN)
+        top = min(max(MARGIN, area.height() // 10), area.height() - height - MARGIN)
+        self.card.setGeometry(QRect((area.width() - width) // 2, max(top, 0),
+                                    max(width, 0), max(height, 0)))
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.fillRect(self.rect(), QColor(0, 0, 0, 96))  # (the window, dimmed)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if not self.card.geometry().contains(event.position().toPoint()):
+            self.close_search()  # a click beside the card
+
+    def event(self, event: QEvent) -> bool:
+        """The window's shortcuts wait while the search is open, as under a modal dialog
+        (Ctrl+N would start a chat under it): their keys come to the search, which
+        ignores them. The app-wide ones (Ctrl+K again) go on working."""
+        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent) \
+                and QKeySequence(event.keyCombination()) not in self._app_keys:
+            event.accept()
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Escape:
+            self.close_search()
+            return
+        super().keyPressEvent(event)
+
+    def focusNextPrevChild(self, next: bool) -> bool:
+        """Tab stays in the search: the box, the results, the box..."""
+        if not self.isVisible():  # (hidden with the focus in it: Qt moves it out)
+            return super().focusNextPrevChild(next)
+        order = [self.query, self.results]
+        focus = QApplication.focusWidget()
+        at = order.index(focus) if focus in order else -1
+        order[(at + (1 if next else -1)) % len(order)].setFocus(Qt.FocusReason.TabFocusReason)
+        return True
+
+    def _focus_changed(self, old: QWidget | None, new: QWidget | None) -> None:
+        """The focus stays in the search while it is open: the window asking for it
+        (an answer done puts it in the composer) gets it when the search closes, and the
+        keys typed meanwhile go on into the search box."""
+        if self._closing or not self.isVisible() or new is None or self.isAncestorOf(new) \
+                or new.window() is not self.window():
+            return
+        self._focus_before = new
+        keep = old if old is not None and self.isAncestorOf(old) else self.query
+        keep.setFocus(Qt.FocusReason.OtherFocusReason)
 
     # -- searching -----------------------------------------------------------------------
 
@@ -281,7 +292,7 @@ class SearchDialog(QDialog):
     def _chosen(self, item: QListWidgetItem) -> None:
         hit = item.data(HIT_ROLE)
         if isinstance(hit, SearchHit):
-            self.accept()
+            self.close_search()
             self.hitChosen.emit(hit.session_id, hit.message_id or "")
 
     def open_current(self) -> None:
@@ -295,6 +306,11 @@ class SearchDialog(QDialog):
             self._chosen(item)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.parentWidget() and event.type() == QEvent.Type.Resize \
+                and self.isVisible():
+            self._place()
+        if watched is self._menu and event.type() == QEvent.Type.MouseButtonPress:
+            self.close_search()  # (the menu's command is for the window)
         if watched is self.query and event.type() == QEvent.Type.KeyPress:
             assert isinstance(event, QKeyEvent)
             if event.key() in _NAV_KEYS:

@@ -9,10 +9,13 @@ from datetime import datetime
 from typing import Any
 
 import qasync
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
 from desktop.app import AppContext
-from desktop.ui.conversations.search_dialog import SearchDialog, snippet_html, when_text
+from desktop.ui.conversations.search_dialog import SearchDialog
+from desktop.ui.conversations.search_hits import snippet_html, when_text
 from desktop.ui.window.main_window import MainWindow
 from tests.ui.conversation_helpers import make_chat, make_window, text_message
 
@@ -167,3 +170,93 @@ def test_enter_before_results_opens_the_first_hit(
         qtbot.keyClick(dialog.query, Qt.Key.Key_Return)
     assert chosen.args[0] == ids["ru"]
     qtbot.waitUntil(lambda: window.controller.session_id == ids["ru"])
+
+
+def test_keys_typed_right_after_ctrl_k_all_land_in_the_search_box(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    """A person presses Ctrl+K and types at once: the keys are on their way to the chat
+    window (where the keyboard focus still is) before the search has been shown, and
+    each one must end in the search box, in order, none in the composer."""
+    ctx = open_ctx()
+    build(ctx)
+    window = make_window(qtbot, ctx)
+    qtbot.waitUntil(window.isActiveWindow)
+    window.composer.input.setFocus()
+    handle = window.windowHandle()
+    QTest.keyClick(handle, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    for letter in "zebra":  # (to the chat window, as the X server sends them)
+        QTest.keyClick(handle, getattr(Qt.Key, f"Key_{letter.upper()}"))
+    search = window.conversations.search
+    assert search is not None
+    qtbot.waitUntil(search.isVisible)
+    assert search.query.text() == "zebra"
+    assert window.composer.input.toPlainText() == ""
+    with qtbot.waitSignal(search.searchFinished, timeout=5000) as finished:
+        pass
+    assert finished.args == [1]
+
+
+def test_the_search_opens_inside_the_window_and_closes_as_a_dialog_does(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    build(ctx)
+    window = make_window(qtbot, ctx)
+    window.resize(800, 600)
+    qtbot.waitUntil(window.isActiveWindow)
+    window.composer.input.setFocus()
+    search = open_dialog(qtbot, window)
+    # Over the window's content, in the window: no window of its own to hand the focus to
+    assert not search.isWindow() and search.window() is window
+    assert QApplication.focusWidget() is search.query
+    card = search.card.geometry()
+    assert search.rect().contains(card) and card.width() <= 720 and card.height() <= 520
+    # Tab stays in the search
+    qtbot.keyClick(search.query, Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is search.results
+    qtbot.keyClick(search.results, Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is search.query
+    # Esc closes it; the focus is back where it was
+    qtbot.keyClick(search.query, Qt.Key.Key_Escape)
+    assert not search.isVisible()
+    assert QApplication.focusWidget() is window.composer.input
+    # A click beside the card closes it too, and so does one on the menu bar (its
+    # commands are for the window)
+    open_dialog(qtbot, window)
+    qtbot.mouseClick(search, Qt.MouseButton.LeftButton, pos=QPoint(4, search.height() - 4))
+    assert not search.isVisible()
+    open_dialog(qtbot, window)
+    qtbot.mousePress(window.menuBar(), Qt.MouseButton.LeftButton, pos=QPoint(2, 2))
+    assert not search.isVisible()
+    QTest.keyClick(window.menuBar(), Qt.Key.Key_Escape)  # (the menu it opened)
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is None)
+
+
+def test_while_the_search_is_open_the_window_waits_as_under_a_modal_dialog(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    ctx = open_ctx()
+    ids = build(ctx)
+    window = make_window(qtbot, ctx)
+    qtbot.waitUntil(window.isActiveWindow)
+    window.controller.open_session(ids["ru"])
+    window.composer.input.setFocus()
+    search = open_dialog(qtbot, window)
+    handle = window.windowHandle()
+    QTest.keyClick(handle, Qt.Key.Key_Z)
+    # The window's shortcuts wait (Ctrl+N would start a chat under the search)
+    QTest.keyClick(handle, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    assert window.controller.session_id == ids["ru"] and search.isVisible()
+    # Something in the window asks for the focus (an answer done: the composer): the
+    # keys typed go on into the search box, and the focus goes there once it closes
+    window.composer.input.setFocus()
+    assert QApplication.focusWidget() is search.query
+    QTest.keyClick(handle, Qt.Key.Key_E)
+    assert search.query.text() == "ze" and window.composer.input.toPlainText() == ""
+    QTest.keyClick(handle, Qt.Key.Key_Escape)
+    assert not search.isVisible()
+    assert QApplication.focusWidget() is window.composer.input
+    # Ctrl+K works from anywhere, the search open or not
+    QTest.keyClick(handle, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    assert search.isVisible() and search.query.selectedText() == "ze"
