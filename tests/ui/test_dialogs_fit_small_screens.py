@@ -118,7 +118,10 @@ def test_every_dialog_fits_and_cuts_nothing(
         least = dialog.minimumSizeHint().expandedTo(dialog.minimumSize())
         if least.width() > room.width() or least.height() > room.height():
             problems.append(f"{width}x{height}: needs at least {least.width()}x{least.height()}")
-        dialog.resize(opened.boundedTo(room))  # as fit_to_screen does
+        if dialog.isWindow():
+            dialog.resize(opened.boundedTo(room))  # as fit_to_screen does
+        else:  # (shown inside the main window, e.g. the search: the window is sized)
+            window.resize(QSize(1300, 850).boundedTo(room))
         QApplication.processEvents()
         problems += [f"{width}x{height} page {page}: {problem}" for page in _pages(dialog)
                      for problem in cut_texts(dialog)]
