@@ -59,6 +59,9 @@ class Locker:
     def stop(self) -> None:
         self.process.kill()
         self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None:
+                pipe.close()
 
 
 @pytest.fixture

@@ -5,13 +5,16 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import keyring
 import pytest
 import qasync
 from keyring.backends import fail
+from PySide6.QtCore import QEventLoop
 from PySide6.QtWidgets import QApplication
 
 from desktop.app import AppContext
@@ -39,15 +42,33 @@ def _no_real_keyring(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     logs.shutdown_logging()
 
 
+async def _after(tasks: set[asyncio.Task[Any]], then: Awaitable[None]) -> None:
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await then
+
+
 @pytest.fixture
 def qt_loop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
     """A qasync loop marked as running; Qt event processing (qtbot.wait*) drives it."""
     loop = qasync.QEventLoop(qapp, already_running=True)
     asyncio.set_event_loop(loop)
+    # (the hooks the app's loop has while it runs: desktop/ui/window/app_loop.py)
+    previous_hooks = sys.get_asyncgen_hooks()
+    sys.set_asyncgen_hooks(firstiter=loop._asyncgen_firstiter_hook,
+                           finalizer=loop._asyncgen_finalizer_hook)
     yield loop
-    for task in asyncio.all_tasks(loop):
+    # What the test left running is cancelled and given the loop until it has ended,
+    # then the async generators still open are closed on it, as the app does when it
+    # quits (an MCP client's streams, left to the collector after the loop had gone,
+    # ended in "async generator ignored GeneratorExit")
+    tasks = asyncio.all_tasks(loop)
+    for task in tasks:
         task.cancel()
-    qapp.processEvents()
+    closing = asyncio.ensure_future(_after(tasks, loop.shutdown_asyncgens()), loop=loop)
+    give_up = time.monotonic() + 10  # (a task that never ends does not hang the run)
+    while not closing.done() and time.monotonic() < give_up:
+        qapp.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+    sys.set_asyncgen_hooks(*previous_hooks)
     # Not loop.stop(): qasync's stop() calls QApplication.exit(), which would make the
     # next test's nested event loops (qtbot.waitSignal) return at once.
     loop._QEventLoop__is_running = False  # type: ignore[attr-defined]

@@ -59,6 +59,8 @@ def run_app(tmp_path: Path, server: FakeOpenAIServer, scenario: str, *,
         finally:
             watchdog.cancel()
             child.kill()
+            if child.stdout is not None:
+                child.stdout.close()
         err.seek(0)
         stderr = err.read()
     log = "".join(p.read_text() for p in (data / "logs").glob("*.log"))
