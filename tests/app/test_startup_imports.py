@@ -157,3 +157,68 @@ def test_option_models_nobody_uses_are_built_on_first_use(tmp_path: Path) -> Non
     assert kinds == ["openai"]
     assert not any(built.values()), built
     assert (max_tokens, temperature, refused) == (50, None, True)
+
+
+#: Not needed to send a plain question (in the chat the user was in) and stream its
+#: answer, so loaded when first used: compare, the model-written titles (once the answer
+#: is complete), keeping files for undo around a tool call that changes them, reading a
+#: fetched HTML page, the Images API of image-generation models.
+NOT_FOR_A_PLAIN_QUESTION = [
+    "desktop.chat.compare", "desktop.chat.compare_run", "desktop.chat.titling",
+    "desktop.chat.title_request", "desktop.tools.checkpoint_guards",
+    "desktop.tools.workspace_snapshot", "desktop.tools.builtins._html",
+    "desktop.providers.images_api"]
+
+ASK_ONE_QUESTION = """
+import asyncio, json, sys
+from desktop.app import AppContext
+from desktop.chat.service import ChatService
+from desktop.core.events import TextDelta
+from desktop.core.settings import ProviderConfig
+from desktop.storage.secrets import SecretStore
+from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
+
+async def ask(ctx, sid):
+    service = ChatService(ctx, write_titles=True)  # (as the window's)
+    at_first_token = []
+    def observe(event):
+        if isinstance(event, TextDelta) and not at_first_token:
+            at_first_token.extend(sorted(sys.modules))
+    service.observe(sid, observe)
+    service.start(sid, "What is the capital of France?")
+    await service.wait_idle()
+    answer = ctx.sessions.load_active_branch(sid).messages[-1]
+    await service.titles.wait()
+    return at_first_token, answer.text
+
+with FakeOpenAIServer(models=["gpt-test"]) as server:
+    ctx = AppContext.open(sys.argv[1], environ={}, log_to_stderr=False)
+    ctx.secrets = SecretStore(ctx.paths.secrets_path, force_file=True)
+    config = ProviderConfig(name="Loopback", preset="custom", base_url=server.base_url,
+                            model="gpt-test")
+    ctx.settings_store.save_provider(config)
+    ctx.secrets.set(config.id, "sk-loopback-key-123456")
+    ctx.settings.update(active_provider_id=config.id)
+    sid = ctx.sessions.create_session(title="Earlier", provider_id=config.id,
+                                      model="gpt-test").id
+    server.enqueue(ScriptedResponse(chunks=text_stream("Paris.")))
+    at_first_token, answer = asyncio.run(ask(ctx, sid))
+    ctx.close()
+print(json.dumps({"at_first_token": at_first_token, "answer": answer}))
+"""
+
+
+def test_a_plain_question_is_sent_without_what_only_some_questions_use(
+        tmp_path: Path) -> None:
+    """The question typed while the window loads is sent as soon as a turn can run:
+    what a plain question does not use is not loaded before it (each ~2-7 ms)."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.run([sys.executable, "-c", ASK_ONE_QUESTION, str(tmp_path / "data")],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    report: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report["answer"] == "Paris."
+    loaded = set(report["at_first_token"])
+    assert "desktop.providers.openai_chat" in loaded  # (the answer was streaming)
+    assert [name for name in NOT_FOR_A_PLAIN_QUESTION if name in loaded] == []
