@@ -146,14 +146,13 @@ def test_the_window_shows_before_the_app_loads_and_is_then_filled_in(
 #: it imports when installed, ~90 modules) at the first recording or reading aloud; the
 #: research run's modules when research is first asked for (ChatTools.research_job);
 #: what only some questions use, so that a question typed while the window loads is
-#: sent without them: compare (ChatService.compare), the model-written titles
-#: (ChatService.titles: once a chat is created or answered), keeping files for undo
-#: around a tool call that changes them, reading a fetched HTML page, the Images API of
-#: image-generation models.
+#: sent without them: the model-written titles (ChatService.titles: once a chat is
+#: created or answered), keeping files for undo around a tool call that changes them,
+#: reading a fetched HTML page, the Images API of image-generation models.
 NOT_LOADED_BY_STARTING = ["miniaudio", "numpy", "desktop.core.audio_io",
                           "desktop.chat.research.start", "desktop.chat.research.run",
                           "desktop.chat.research.gather", "desktop.chat.research.prompts",
-                          "desktop.chat.compare", "desktop.chat.titling",
+                          "desktop.chat.titling",
                           "desktop.chat.title_request", "desktop.tools.checkpoint_guards",
                           "desktop.tools.workspace_snapshot", "desktop.tools.builtins._html",
                           "desktop.providers.images_api"]
@@ -367,10 +366,11 @@ FEATURES_LOADED_ON_FIRST_USE = [
 
 #: Loaded with the window's content, not before a question typed while the window loads
 #: is sent (what the window loads first, ``TURN_STEPS`` and the wire APIs' adapters): an
-#: answer's figures and prices (shown once it is there), the compare runs' parts.
+#: answer's figures and prices (shown once it is there), compare (ChatService.compare:
+#: made when a chat is opened in the built window, to find a compare still running in it).
 LOADED_AFTER_A_TURN_CAN_RUN = [
     "desktop.chat.answer_figures", "desktop.core.pricing", "desktop.storage.usage_stats",
-    "desktop.chat.compare_run", *NOT_LOADED_BY_STARTING]
+    "desktop.chat.compare_run", "desktop.chat.compare", *NOT_LOADED_BY_STARTING]
 
 
 @pytest.fixture(scope="module")
