@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from desktop.chat.model_catalog import ModelCatalog
     from desktop.chat.research.gather import Gatherer
     from desktop.chat.research.start import ResearchJob
+    from desktop.chat.title_request import title_call, title_complete
     from desktop.chat.titling import ChatTitler
     from desktop.chat.turn_undo import TurnUndo
     from desktop.chat.usage import usage_by_model
@@ -34,9 +35,9 @@ if TYPE_CHECKING:
 
 #: The chats' features loaded when first used, not on the way to the window (web search,
 #: the request inspector, undo, voice, usage, the model catalog, a research run), nor
-#: before a question typed while it loads is sent (compare, model-written titles):
-#: callers import this package at their top (``from desktop import chat``) and use
-#: ``chat.VoiceService`` and so on where needed.
+#: before a question typed while it loads is sent (compare, the model-written titles and
+#: the request asking for one): callers import this package at their top (``from
+#: desktop import chat``) and use ``chat.VoiceService`` and so on where needed.
 _LAZY: dict[str, str] = {
     "ChatTitler": "desktop.chat.titling",
     "CompareRunner": "desktop.chat.compare",
@@ -49,6 +50,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(["plan_web_search", "search_service_error", "web_search_config"],
                     "desktop.chat.web_search"),
     "system_voice": "desktop.chat.voice",
+    **dict.fromkeys(["title_call", "title_complete"], "desktop.chat.title_request"),
     "usage_by_model": "desktop.chat.usage",
 }
 
@@ -68,6 +70,8 @@ __all__ = [
     "plan_web_search",
     "search_service_error",
     "system_voice",
+    "title_call",
+    "title_complete",
     "usage_by_model",
     "web_search_config",
 ]

@@ -172,24 +172,26 @@ NOT_FOR_A_PLAIN_QUESTION = [
 ASK_ONE_QUESTION = """
 import asyncio, json, sys
 from desktop.app import AppContext
+from desktop.chat.profile import NewChat
 from desktop.chat.service import ChatService
 from desktop.core.events import TextDelta
 from desktop.core.settings import ProviderConfig
 from desktop.storage.secrets import SecretStore
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
 
-async def ask(ctx, sid):
-    service = ChatService(ctx, write_titles=True)  # (as the window's)
+async def ask(service, chat, question):
+    # what was loaded when the answer's first words came, the answer, and the chat's
+    # title once its title request (a new chat's) is over
     at_first_token = []
     def observe(event):
         if isinstance(event, TextDelta) and not at_first_token:
             at_first_token.extend(sorted(sys.modules))
-    service.observe(sid, observe)
-    service.start(sid, "What is the capital of France?")
+    turn = service.start(chat, question)
+    service.observe(turn.session_id, observe)
     await service.wait_idle()
-    answer = ctx.sessions.load_active_branch(sid).messages[-1]
     await service.titles.wait()
-    return at_first_token, answer.text
+    answer = ctx.sessions.load_active_branch(turn.session_id).messages[-1]
+    return at_first_token, answer.text, ctx.sessions.get_session(turn.session_id).title
 
 with FakeOpenAIServer(models=["gpt-test"]) as server:
     ctx = AppContext.open(sys.argv[1], environ={}, log_to_stderr=False)
@@ -201,10 +203,14 @@ with FakeOpenAIServer(models=["gpt-test"]) as server:
     ctx.settings.update(active_provider_id=config.id)
     sid = ctx.sessions.create_session(title="Earlier", provider_id=config.id,
                                       model="gpt-test").id
+    service = ChatService(ctx, write_titles=True)  # (as the window's)
     server.enqueue(ScriptedResponse(chunks=text_stream("Paris.")))
-    at_first_token, answer = asyncio.run(ask(ctx, sid))
+    in_a_chat = asyncio.run(ask(service, sid, "What is the capital of France?"))
+    server.enqueue(ScriptedResponse(chunks=text_stream("Rome.")))
+    server.enqueue(ScriptedResponse(chunks=text_stream("Capital of Italy")))  # (its title)
+    in_a_new_chat = asyncio.run(ask(service, NewChat(), "And of Italy?"))
     ctx.close()
-print(json.dumps({"at_first_token": at_first_token, "answer": answer}))
+print(json.dumps({"in_a_chat": in_a_chat, "in_a_new_chat": in_a_new_chat}))
 """
 
 
@@ -218,7 +224,14 @@ def test_a_plain_question_is_sent_without_what_only_some_questions_use(
                           check=False)
     assert proc.returncode == 0, proc.stderr
     report: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert report["answer"] == "Paris."
-    loaded = set(report["at_first_token"])
+    at_first_token, answer, title = report["in_a_chat"]
+    assert (answer, title) == ("Paris.", "Earlier")
+    loaded = set(at_first_token)
     assert "desktop.providers.openai_chat" in loaded  # (the answer was streaming)
     assert [name for name in NOT_FOR_A_PLAIN_QUESTION if name in loaded] == []
+    # A new chat is told to the titler when it is made, before its question is sent;
+    # the title request's module loads after the answer, and the title comes.
+    at_first_token, answer, title = report["in_a_new_chat"]
+    assert (answer, title) == ("Rome.", "Capital of Italy")
+    assert "desktop.chat.titling" in at_first_token
+    assert "desktop.chat.title_request" not in at_first_token
