@@ -12,20 +12,20 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING
 
+from desktop import chat as chat_features
 from desktop.chat.approvals import ApprovalBoard, PendingApproval
 from desktop.chat.chat_settings import ChatSettings
 from desktop.chat.chat_states import ChatStates, StateObserver
 from desktop.chat.chat_tools import ChatTools
-from desktop.chat.compare import CompareRunner
 from desktop.chat.events import ChatObserver, ChatState
 from desktop.chat.limiter import ProviderLimiter
 from desktop.chat.message_edits import CONTINUATION_KEY, CONTINUE_PROMPT, MessageEdits
 from desktop.chat.profile import ChatProfiles, ChatRef, NewChat
 from desktop.chat.research.progress import RESEARCH_KEY, ResearchLimits
 from desktop.chat.running import RunningTurn
-from desktop.chat.titling import ChatTitler
 from desktop.chat.turn_locks import TurnLocks
 from desktop.chat.turn_plan import TurnOverrides, TurnPlan, plan_turn
 from desktop.chat.turn_runner import TurnJob, TurnRunner
@@ -37,7 +37,9 @@ from desktop.storage.memories import MemoryStore
 
 if TYPE_CHECKING:
     from desktop.chat.app_context import ChatContext
+    from desktop.chat.compare import CompareRunner
     from desktop.chat.research.start import ResearchJob
+    from desktop.chat.titling import ChatTitler
     from desktop.core.orchestrator import ConfirmContinue
     from desktop.core.settings import AppSettings
     from desktop.storage.branches import ActiveBranch
@@ -56,9 +58,8 @@ class ChatService:
         self.sessions = ctx.sessions
         self.settings = ctx.settings
         self.build_provider = ctx.build_provider
-        self.titles = ChatTitler(ctx.sessions, ctx.providers, ctx.settings, ctx.build_provider,
-                                 lambda _sid, _title: self._sessions_changed(),
-                                 enabled=write_titles)
+        self._providers = ctx.providers  # (and write_titles: for the titler, when made)
+        self._write_titles = write_titles
         self.profiles = ChatProfiles(ctx.sessions, ctx.settings, ctx.providers,
                                      assistants=ctx.assistants, projects=ctx.projects,
                                      data_folder=ctx.paths.root)
@@ -81,9 +82,24 @@ class ChatService:
         self.approvals.on_request.append(self._approval_opened)
         ctx.settings.subscribe(self._settings_changed)
         self.approvals.on_close.append(self._approval_closed)
-        # One question to several models at once, on the same runner.
-        self.compare = CompareRunner(self.runner, ctx.sessions, self.chats, self.plan,
-                                     self.open_chat)
+
+    # (The two below are made, and their modules loaded, when first used: not before a
+    # question typed while the window loads is sent.)
+
+    @cached_property
+    def titles(self) -> ChatTitler:
+        """The model's titles of new chats (told of a chat when it is created by its
+        first message, and of the end of each turn)."""
+        return chat_features.ChatTitler(self.sessions, self._providers, self.settings,
+                                        self.build_provider,
+                                        lambda _sid, _title: self._sessions_changed(),
+                                        enabled=self._write_titles)
+
+    @cached_property
+    def compare(self) -> CompareRunner:
+        """One question to several models at once, on the same runner."""
+        return chat_features.CompareRunner(self.runner, self.sessions, self.chats, self.plan,
+                                           self.open_chat)
 
     def _settings_changed(self, old: AppSettings, new: AppSettings) -> None:
         if old.max_concurrent_requests != new.max_concurrent_requests:
@@ -294,7 +310,9 @@ class ChatService:
 
     async def shutdown(self) -> None:
         """Stop every answer (saved as stopped), then the MCP servers."""
-        self.titles.cancel()  # a title is not worth waiting for at exit
+        titles: ChatTitler | None = vars(self).get("titles")  # (made when first used)
+        if titles is not None:
+            titles.cancel()  # a title is not worth waiting for at exit
         self.stop_all()
         await self.wait_idle()
         await self.tools.stop_mcp()

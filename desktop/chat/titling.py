@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from desktop.chat.title_request import title_call, title_complete
+from desktop import chat as chat_features
 from desktop.core.events import TextDelta
 from desktop.core.messages import Message
 from desktop.core.provider import RequestOrigin
@@ -150,7 +150,8 @@ class ChatTitler:
         conversation = (f"User: {job.question[:EXCERPT_CHARS]}\n\n"
                         f"Assistant: {job.answer[:EXCERPT_CHARS]}")
         reasoning = self._providers.capabilities(job.config, job.model).reasoning
-        call = title_call(job.config, job.model, reasoning, TITLE_PROMPT, conversation)
+        call = chat_features.title_call(job.config, job.model, reasoning, TITLE_PROMPT,
+                                        conversation)
         # Recorded as the chat's, not as the answer the task was started after.
         call.request.origin = RequestOrigin(job.session_id)
         provider = self._build_provider(call.config)
@@ -160,7 +161,7 @@ class ChatTitler:
                 async for event in events:
                     if isinstance(event, TextDelta):
                         reply += event.text
-                        if title_complete(reply, TITLE_LIMIT):
+                        if chat_features.title_complete(reply, TITLE_LIMIT):
                             break  # the rest is not read (the stream is closed)
         finally:
             with contextlib.suppress(Exception):

@@ -72,7 +72,6 @@ TURN_STEPS = (
     "desktop.app",  # storage, providers
     "desktop.storage.inspector_writer",
     "desktop.chat.events",
-    "desktop.chat.answer_figures",
     "desktop.chat.turn_runner",
     "desktop.chat.service",
     "desktop.ui.window.controller",  # the agent loop (asyncio)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
+from desktop import providers
 from desktop.core.errors import ProviderError
 from desktop.core.events import StreamEvent
 from desktop.core.images import uses_images_api
@@ -17,7 +18,6 @@ from desktop.core.provider import ChatRequest, ModelInfo
 from desktop.core.provider_options import CommonOptions
 from desktop.providers.embedding import Embeds, floats
 from desktop.providers.http_base import HttpProvider, Sending
-from desktop.providers.images_api import image_stream
 from desktop.providers.openai_chat_format import build_openai_chat_body
 from desktop.providers.openai_chat_stream import OpenAIChatStreamParser
 from desktop.providers.sse import ServerSentEvent
@@ -71,7 +71,7 @@ class OpenAIChatProvider(Embeds, HttpProvider):
         """An Images API model (``gpt-image-1``, ``dall-e-3``) answers through
         ``/images/generations`` (:mod:`desktop.providers.images_api`)."""
         if uses_images_api(request.model):
-            return image_stream(self, request)
+            return providers.image_stream(self, request)
         return super().events(request, sending)  # (as it is: no layer per event)
 
     async def list_models(self) -> list[ModelInfo]:

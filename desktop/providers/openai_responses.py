@@ -25,12 +25,12 @@ from typing import Literal
 
 import httpx
 
+from desktop import providers
 from desktop.core.events import ErrorEvent, StreamEvent
 from desktop.core.images import uses_images_api
 from desktop.core.provider import ChatRequest, ModelInfo
 from desktop.core.provider_options import CommonOptions, ResponsesOptions
 from desktop.providers.http_base import HttpProvider, Sending
-from desktop.providers.images_api import image_stream
 from desktop.providers.openai_chat import parse_models
 from desktop.providers.openai_responses_format import (
     build_openai_responses_body,
@@ -89,7 +89,7 @@ class OpenAIResponsesProvider(HttpProvider):
         (:mod:`desktop.providers.images_api`); other models draw with the
         ``image_generation`` tool."""
         if uses_images_api(request.model):
-            return image_stream(self, request)
+            return providers.image_stream(self, request)
         return super().events(request, sending)  # (as it is: no layer per event)
 
     async def list_models(self) -> list[ModelInfo]:

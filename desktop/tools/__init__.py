@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         ToolProgress,
     )
     from desktop.tools.builtins import builtin_registry
+    from desktop.tools.checkpoint_guards import guard_workspace, guard_writes
     from desktop.tools.errors import ToolFailure
     from desktop.tools.executor import ToolExecutor
     from desktop.tools.grants import Grant, GrantStore, JsonGrantStore, MemoryGrantStore
@@ -41,11 +42,14 @@ if TYPE_CHECKING:
     from desktop.tools.workspace import Workspace
 
 #: Exported name -> the module defining it. Loaded on first use, so that importing one
-#: submodule (the window needs the registry and the built-ins) does not load the rest.
+#: submodule (the window needs the registry and the built-ins) does not load the rest;
+#: and what only some tool calls use (keeping files for undo around a call that changes
+#: them) not before the first question is sent.
 _EXPORTS = {
     **dict.fromkeys(["ApprovalDecision", "ApprovalPreview", "ApprovalRequest", "Approver",
                      "ChatGrants", "Policy", "ToolProgress"], "desktop.tools.approval"),
     "builtin_registry": "desktop.tools.builtins",
+    **dict.fromkeys(["guard_workspace", "guard_writes"], "desktop.tools.checkpoint_guards"),
     "ToolFailure": "desktop.tools.errors",
     "ToolExecutor": "desktop.tools.executor",
     **dict.fromkeys(["Grant", "GrantStore", "JsonGrantStore", "MemoryGrantStore"],
@@ -85,5 +89,7 @@ __all__ = [
     "ToolRegistry",
     "Workspace",
     "builtin_registry",
+    "guard_workspace",
+    "guard_writes",
     "validate_arguments",
 ]

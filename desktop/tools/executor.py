@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from desktop import tools as tool_features
 from desktop.core.errors import ToolError
 from desktop.core.messages import ToolCallPart, ToolResultPart
 from desktop.core.provider import ToolSpec
@@ -33,7 +34,6 @@ from desktop.tools.approval import (
     ProgressSink,
     ToolProgress,
 )
-from desktop.tools.checkpoint_guards import guard_workspace, guard_writes
 from desktop.tools.checkpoints import TurnCheckpoint
 from desktop.tools.errors import error_fields
 from desktop.tools.gate import NO_NETWORK, ApprovalGate
@@ -268,8 +268,9 @@ class ToolExecutor:
                 return self._error(call, started, error_fields(exc))
             self._status(call, "running")
             space = self.workspace.root if tool.changes_workspace and self.workspace else None
-            async with self.locks.hold(paths), guard_writes(self.checkpoint, call.id, paths), \
-                    guard_workspace(self.checkpoint, call.id, space):
+            async with self.locks.hold(paths), \
+                    tool_features.guard_writes(self.checkpoint, call.id, paths), \
+                    tool_features.guard_workspace(self.checkpoint, call.id, space):
                 result = await self._invoke(tool, args, ctx)
         except ToolError as exc:
             return self._error(call, started, error_fields(exc))

@@ -157,3 +157,81 @@ def test_option_models_nobody_uses_are_built_on_first_use(tmp_path: Path) -> Non
     assert kinds == ["openai"]
     assert not any(built.values()), built
     assert (max_tokens, temperature, refused) == (50, None, True)
+
+
+#: Not needed to send a plain question (in the chat the user was in) and stream its
+#: answer, so loaded when first used: compare, the model-written titles (once the answer
+#: is complete), keeping files for undo around a tool call that changes them, reading a
+#: fetched HTML page, the Images API of image-generation models.
+NOT_FOR_A_PLAIN_QUESTION = [
+    "desktop.chat.compare", "desktop.chat.compare_run", "desktop.chat.titling",
+    "desktop.chat.title_request", "desktop.tools.checkpoint_guards",
+    "desktop.tools.workspace_snapshot", "desktop.tools.builtins._html",
+    "desktop.providers.images_api"]
+
+ASK_ONE_QUESTION = """
+import asyncio, json, sys
+from desktop.app import AppContext
+from desktop.chat.profile import NewChat
+from desktop.chat.service import ChatService
+from desktop.core.events import TextDelta
+from desktop.core.settings import ProviderConfig
+from desktop.storage.secrets import SecretStore
+from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse, text_stream
+
+async def ask(service, chat, question):
+    # what was loaded when the answer's first words came, the answer, and the chat's
+    # title once its title request (a new chat's) is over
+    at_first_token = []
+    def observe(event):
+        if isinstance(event, TextDelta) and not at_first_token:
+            at_first_token.extend(sorted(sys.modules))
+    turn = service.start(chat, question)
+    service.observe(turn.session_id, observe)
+    await service.wait_idle()
+    await service.titles.wait()
+    answer = ctx.sessions.load_active_branch(turn.session_id).messages[-1]
+    return at_first_token, answer.text, ctx.sessions.get_session(turn.session_id).title
+
+with FakeOpenAIServer(models=["gpt-test"]) as server:
+    ctx = AppContext.open(sys.argv[1], environ={}, log_to_stderr=False)
+    ctx.secrets = SecretStore(ctx.paths.secrets_path, force_file=True)
+    config = ProviderConfig(name="Loopback", preset="custom", base_url=server.base_url,
+                            model="gpt-test")
+    ctx.settings_store.save_provider(config)
+    ctx.secrets.set(config.id, "sk-loopback-key-123456")
+    ctx.settings.update(active_provider_id=config.id)
+    sid = ctx.sessions.create_session(title="Earlier", provider_id=config.id,
+                                      model="gpt-test").id
+    service = ChatService(ctx, write_titles=True)  # (as the window's)
+    server.enqueue(ScriptedResponse(chunks=text_stream("Paris.")))
+    in_a_chat = asyncio.run(ask(service, sid, "What is the capital of France?"))
+    server.enqueue(ScriptedResponse(chunks=text_stream("Rome.")))
+    server.enqueue(ScriptedResponse(chunks=text_stream("Capital of Italy")))  # (its title)
+    in_a_new_chat = asyncio.run(ask(service, NewChat(), "And of Italy?"))
+    ctx.close()
+print(json.dumps({"in_a_chat": in_a_chat, "in_a_new_chat": in_a_new_chat}))
+"""
+
+
+def test_a_plain_question_is_sent_without_what_only_some_questions_use(
+        tmp_path: Path) -> None:
+    """The question typed while the window loads is sent as soon as a turn can run:
+    what a plain question does not use is not loaded before it (each ~2-7 ms)."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.run([sys.executable, "-c", ASK_ONE_QUESTION, str(tmp_path / "data")],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    report: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    at_first_token, answer, title = report["in_a_chat"]
+    assert (answer, title) == ("Paris.", "Earlier")
+    loaded = set(at_first_token)
+    assert "desktop.providers.openai_chat" in loaded  # (the answer was streaming)
+    assert [name for name in NOT_FOR_A_PLAIN_QUESTION if name in loaded] == []
+    # A new chat is told to the titler when it is made, before its question is sent;
+    # the title request's module loads after the answer, and the title comes.
+    at_first_token, answer, title = report["in_a_new_chat"]
+    assert (answer, title) == ("Rome.", "Capital of Italy")
+    assert "desktop.chat.titling" in at_first_token
+    assert "desktop.chat.title_request" not in at_first_token

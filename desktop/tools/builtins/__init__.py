@@ -7,6 +7,9 @@ edit_file, run_command and fetch_url are ``ask``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from desktop.core.lazy import lazy_names
 from desktop.tools.builtins.edit_file import edit_file_tool
 from desktop.tools.builtins.fetch_url import fetch_url_tool
 from desktop.tools.builtins.list_directory import list_directory_tool
@@ -16,11 +19,20 @@ from desktop.tools.builtins.search_files import search_files_tool
 from desktop.tools.builtins.write_file import create_file_tool, write_file_tool
 from desktop.tools.registry import ToolRegistry
 
+if TYPE_CHECKING:
+    from desktop.tools.builtins._html import html_to_text
+
+#: What only some calls use, loaded then (not before the first question is sent):
+#: reading a page fetch_url fetched as HTML (the standard library's html.parser).
+__getattr__ = lazy_names(__name__, {"html_to_text": "desktop.tools.builtins._html"},
+                         globals())
+
 __all__ = [
     "builtin_registry",
     "create_file_tool",
     "edit_file_tool",
     "fetch_url_tool",
+    "html_to_text",
     "list_directory_tool",
     "read_file_tool",
     "run_command_tool",

@@ -24,9 +24,9 @@ from desktop import __version__
 from desktop.core.errors import ToolError
 from desktop.core.proxy import Proxy
 from desktop.providers.http_clients import make_async_client
+from desktop.tools import builtins as builtin_tools
 from desktop.tools.approval import ApprovalPreview
 from desktop.tools.builtins._common import kib
-from desktop.tools.builtins._html import html_to_text
 from desktop.tools.builtins._netguard import (
     AllowList,
     BlockedAddress,
@@ -252,7 +252,7 @@ async def _read(response: httpx.Response, url: str, max_chars: int, raw: bool) -
     title = ""
     text = body
     if is_html and not raw:
-        title, text = html_to_text(body, str(response.url))
+        title, text = builtin_tools.html_to_text(body, str(response.url))
     result: dict[str, Any] = {
         "url": url,
         "final_url": str(response.url),

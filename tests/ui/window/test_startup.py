@@ -144,10 +144,18 @@ def test_the_window_shows_before_the_app_loads_and_is_then_filled_in(
 
 #: Loaded when first used, never by starting the app: the sound library (and the NumPy
 #: it imports when installed, ~90 modules) at the first recording or reading aloud; the
-#: research run's modules when research is first asked for (ChatTools.research_job).
+#: research run's modules when research is first asked for (ChatTools.research_job);
+#: what only some questions use, so that a question typed while the window loads is
+#: sent without them: the model-written titles (ChatService.titles: once a chat is
+#: created or answered), keeping files for undo around a tool call that changes them,
+#: reading a fetched HTML page, the Images API of image-generation models.
 NOT_LOADED_BY_STARTING = ["miniaudio", "numpy", "desktop.core.audio_io",
                           "desktop.chat.research.start", "desktop.chat.research.run",
-                          "desktop.chat.research.gather", "desktop.chat.research.prompts"]
+                          "desktop.chat.research.gather", "desktop.chat.research.prompts",
+                          "desktop.chat.titling",
+                          "desktop.chat.title_request", "desktop.tools.checkpoint_guards",
+                          "desktop.tools.workspace_snapshot", "desktop.tools.builtins._html",
+                          "desktop.providers.images_api"]
 
 
 def test_starting_the_app_loads_no_sound_library_nor_research_run(
@@ -356,19 +364,35 @@ FEATURES_LOADED_ON_FIRST_USE = [
 ]
 
 
+#: Loaded with the window's content, not before a question typed while the window loads
+#: is sent (what the window loads first, ``TURN_STEPS`` and the wire APIs' adapters): an
+#: answer's figures and prices (shown once it is there), compare (ChatService.compare:
+#: made when a chat is opened in the built window, to find a compare still running in it).
+LOADED_AFTER_A_TURN_CAN_RUN = [
+    "desktop.chat.answer_figures", "desktop.core.pricing", "desktop.storage.usage_stats",
+    "desktop.chat.compare_run", "desktop.chat.compare", *NOT_LOADED_BY_STARTING]
+
+
 @pytest.fixture(scope="module")
 def load_steps_run() -> dict[str, Any]:
     """A fresh interpreter imports the window's load steps one by one: how many modules
-    each step added, and which of FEATURES_LOADED_ON_FIRST_USE were loaded at the end."""
+    each step added, which of LOADED_AFTER_A_TURN_CAN_RUN were loaded once a turn could
+    run (the steps and adapters load_modules imports), and which of
+    FEATURES_LOADED_ON_FIRST_USE were loaded at the end."""
     probe = ("import importlib, json, sys\n"
-             "from desktop.gui.load_steps import LOAD_STEPS\n"
-             "sizes = {}\n"
-             "for name in LOAD_STEPS:\n"
+             "from desktop.gui.load_steps import TURN_STEPS, WINDOW_STEPS\n"
+             "from desktop.providers.registry import ADAPTERS\n"
+             "adapters = [path.partition(':')[0] for path in ADAPTERS]\n"
+             "sizes, turn = {}, []\n"
+             "for name in [*TURN_STEPS, *adapters, None, *WINDOW_STEPS]:\n"
+             "    if name is None:\n"
+             f"        turn = [n for n in {LOADED_AFTER_A_TURN_CAN_RUN!r} if n in sys.modules]\n"
+             "        continue\n"
              "    before = len(sys.modules)\n"
              "    importlib.import_module(name)\n"
              "    sizes[name] = len(sys.modules) - before\n"
              f"features = [n for n in {FEATURES_LOADED_ON_FIRST_USE!r} if n in sys.modules]\n"
-             "print(json.dumps({'sizes': sizes, 'features': features}))")
+             "print(json.dumps({'sizes': sizes, 'features': features, 'turn': turn}))")
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, check=True,
                          capture_output=True, text=True, timeout=120).stdout
@@ -379,6 +403,11 @@ def load_steps_run() -> dict[str, Any]:
 def test_the_load_steps_import_no_feature_loaded_on_first_use(
         load_steps_run: dict[str, Any]) -> None:
     assert load_steps_run["features"] == []
+
+
+def test_what_a_turn_needs_loads_nothing_used_only_after_the_question_is_sent(
+        load_steps_run: dict[str, Any]) -> None:
+    assert load_steps_run["turn"] == []
 
 
 #: Load steps that were each one long stall of the window (30-160 ms under load):
