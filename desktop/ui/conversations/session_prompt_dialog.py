@@ -36,7 +36,8 @@ class SessionPromptDialog(QDialog):
         self.controller = controller
         self.setWindowTitle(self.tr("System prompt of this chat"))
         self.resize(640, 560)
-        sources = controller.profile.prompt_sources(controller.enabled_tools())
+        sources = controller.profile.prompt_sources(
+            controller.tool_switches.enabled_tools())
         self._sources = sources
         assistant = controller.profile.assistant()
         # (the app's default in the interface's language; what is sent shows below)

@@ -6,6 +6,12 @@ never stops an answer: the controller stops watching the old chat (which goes on
 saves and finishes by itself) and starts watching the new one — first what its
 running turn streamed so far, then live. Widgets observe the signals here and on
 :attr:`bridge`; they never await the loop themselves.
+
+What it holds: the chat on screen (which one, its messages and branches, its provider,
+model and workspace), opening chats, starting, following and stopping its turns. The
+chat's assistant and own prompt are on :attr:`profile`
+(:mod:`~desktop.ui.window.chat_profile`), its tool and skill switches and grants on
+:attr:`tool_switches` (:mod:`~desktop.ui.window.chat_tool_switches`).
 """
 
 from __future__ import annotations
@@ -40,11 +46,12 @@ from desktop.core.errors import AssistaError
 from desktop.core.events import TextDelta
 from desktop.core.messages import Message, Part
 from desktop.core.settings import AppSettings, ProviderConfig
-from desktop.tools.approval import ChatGrants, ToolProgress
+from desktop.tools.approval import ToolProgress
 from desktop.ui.error_text import error_text, exception_text
 from desktop.ui.window.app_services import AppServices, WindowContext
 from desktop.ui.window.bridge import AgentBridge
 from desktop.ui.window.chat_profile import ChatProfile
+from desktop.ui.window.chat_tool_switches import ChatToolSwitches
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +84,7 @@ class ChatController(QObject):
         self.temporary: NewChat | None = None
         self.branches: ActiveBranch | None = None
         self.profile = ChatProfile(self)  # the chat's assistant and own system prompt
+        self.tool_switches = ChatToolSwitches(self)  # its tools and skills, on or off
         # What the widgets are handed: the app's narrow services (providers, chats, ...)
         self.services = AppServices(ctx)
         self._history: list[Message] = []
@@ -416,36 +424,7 @@ class ChatController(QObject):
                                 self.tr("This memory was already deleted."), 5000)
 
     # -- tools ------------------------------------------------------------------------------
-
-    def disabled_tools(self) -> list[str]:
-        """Tools switched off for the current chat (kept with the session)."""
-        return self.service.chats.disabled_tools(self.chat)
-
-    def set_tool_enabled(self, name: str, enabled: bool) -> None:
-        self.service.chats.set_tool_enabled(self.chat, name, enabled)
-        self.toolsChanged.emit()
-
-    def chat_skills(self) -> list[tuple[str, bool]]:
-        """The skills the current chat could offer, each with whether it is on."""
-        return self.service.chats.skill_states(self.chat)
-
-    def set_skill_enabled(self, name: str, enabled: bool) -> None:
-        self.service.chats.set_skill_enabled(self.chat, name, enabled)
-        self.toolsChanged.emit()
-
-    def available_tools(self) -> list[str]:
-        return self.service.chats.available_tools(self.chat)
-
-    def enabled_tools(self) -> list[str]:
-        return self.service.chats.enabled_tools(self.chat)
-
-    def chat_grants(self) -> ChatGrants:
-        """The chat on screen's "allow for this chat" grants."""
-        return self.service.chats.grants(self.chat)
-
-    def cancel_tool(self, call_id: str) -> bool:
-        """Cancel one running call (its result tells the model it was cancelled)."""
-        return self.service.cancel_tool(self.session_id, call_id)
+    # (the chat on screen's tool and skill switches: :attr:`tool_switches`)
 
     def start_mcp(self) -> None:
         """(Re)start the MCP servers from settings in the background."""
@@ -459,6 +438,10 @@ class ChatController(QObject):
     def stop(self) -> None:
         """Stop the answer of the chat on screen (others go on)."""
         self.service.stop(self.session_id)
+
+    def cancel_tool(self, call_id: str) -> bool:
+        """Cancel one running call (its result tells the model it was cancelled)."""
+        return self.service.cancel_tool(self.session_id, call_id)
 
     def stop_all(self) -> None:
         self.service.stop_all()

@@ -70,7 +70,7 @@ class DialogServices:
 
     def chat_grants(self) -> ChatGrants:
         """The chat on screen's "allow for this chat" grants."""
-        return self._controller.chat_grants()
+        return self._controller.tool_switches.chat_grants()
 
     def restart_mcp(self) -> None:
         """(Re)start the MCP servers from the settings, in the background."""

@@ -296,7 +296,7 @@ class MainWindow(QMainWindow):
 
         composer.stopRequested.connect(c.stop)
         composer.workspaceRequested.connect(self.choose_workspace)
-        composer.toolToggled.connect(c.set_tool_enabled)
+        composer.toolToggled.connect(c.tool_switches.set_tool_enabled)
         composer.toolSettingsRequested.connect(partial(d.open, "tools"))
         composer.mcpSettingsRequested.connect(partial(d.open, "mcp"))
         pane.chat.regenerateRequested.connect(c.regenerate)

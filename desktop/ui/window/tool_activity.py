@@ -37,8 +37,9 @@ class ToolActivity(QObject):
         self.composer = composer
         self.sidebar = sidebar
         # The chat's skills, a submenu of the composer's tools menu
-        self.skill_switches = SkillSwitches(controller.chat_skills,
-                                            controller.set_skill_enabled, composer)
+        self.skill_switches = SkillSwitches(controller.tool_switches.chat_skills,
+                                            controller.tool_switches.set_skill_enabled,
+                                            composer)
         composer.extra_menus.append(self.skill_switches.menu)
         controller.tools.browser = open_in_browser  # remote MCP sign-in pages
         # MCP servers asking (a form, or messages for the model) go to the tool panel
@@ -61,13 +62,13 @@ class ToolActivity(QObject):
         c = self.controller
         registry = c.tools.registry()
         tools = [(name, tool.source if (tool := registry.get(name)) else "builtin")
-                 for name in c.available_tools()]
+                 for name in c.tool_switches.available_tools()]
         config, model = c.provider(), c.model()
         note = None
         capabilities = c.services.providers.capabilities
         if config is not None and model and not capabilities(config, model).tools:
             note = self.tr("{model} cannot use tools: none are sent to it").format(model=model)
-        self.composer.set_tools(tools, set(c.enabled_tools()), note)
+        self.composer.set_tools(tools, set(c.tool_switches.enabled_tools()), note)
         self.skill_switches.refresh()
 
     def approval_shown(self, _call_id: str) -> None:

@@ -53,7 +53,7 @@ def test_a_skill_switched_off_for_an_assistant_is_not_offered_to_its_chats(
     system = system_text(fake_server.last_chat_body)
     assert "- pdf-tools: Merge PDF files." in system and "house-style" not in system
     # The chat's own skill switches list only what the assistant offers
-    assert window.controller.chat_skills() == [("pdf-tools", True)]
+    assert window.controller.tool_switches.chat_skills() == [("pdf-tools", True)]
 
 
 def test_the_editor_says_when_there_are_no_skills(

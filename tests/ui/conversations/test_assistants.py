@@ -108,7 +108,7 @@ def test_chat_from_an_assistant_sends_its_prompt_model_temperature_and_tools(
     pick(picker, "Reviewer")
     assert window.controller.profile.assistant() == reviewer
     assert window.top_bar.model_button.full_text == "gpt-other"
-    assert window.controller.enabled_tools() == ["fetch_url"]
+    assert window.controller.tool_switches.enabled_tools() == ["fetch_url"]
 
     fake_server.enqueue_text("Looks fine.")
     send(qtbot, window, "Review this")

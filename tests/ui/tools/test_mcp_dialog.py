@@ -213,7 +213,7 @@ def test_a_stdio_server_runs_shows_its_tools_and_stderr(
 
         # Switching a tool off for this chat from the composer's menu
         window.composer.tool_actions["test__pid"].trigger()
-        assert "test__pid" in window.controller.disabled_tools()
+        assert "test__pid" in window.controller.tool_switches.disabled_tools()
         assert not window.composer.tool_actions["test__pid"].isChecked()
     finally:
         stop_servers(qtbot, window)

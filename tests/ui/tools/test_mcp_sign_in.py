@@ -62,7 +62,8 @@ def test_sign_in_and_out_in_the_dialog(qtbot: Any, qt_loop: qasync.QEventLoop,
         assert not dialog.form.tools_table.isVisibleTo(dialog.form)
         qtbot.waitUntil(lambda: not any(n.startswith("guarded__")
                                         for n in window.composer.tool_actions), timeout=5000)
-        assert not any(n.startswith("guarded__") for n in window.controller.available_tools())
+        offered = window.controller.tool_switches.available_tools()
+        assert not any(n.startswith("guarded__") for n in offered)
         assert window.controller.service.tools.registry().get("guarded__whoami") is None
         dialog.close()
     finally:

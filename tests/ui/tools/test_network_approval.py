@@ -61,7 +61,7 @@ def test_allow_network_for_this_chat_on_the_approval_card(  # noqa: PLR0917
     assert result["status"] == "success" and result["result"]["stdout"] == "hello\n"
     tool_card = window.sidebar.cards["call_1"]
     assert "Sandboxed · network allowed for this chat" in tool_card.meta_label.text()
-    assert window.controller.chat_grants().command_network
+    assert window.controller.tool_switches.chat_grants().command_network
     if os.environ.get("ASSISTA_SHOT"):
         window.grab().save(os.environ["ASSISTA_SHOT"].replace(".png", "-after.png"))
     # The chat's next command has the network without asking about it
@@ -73,11 +73,11 @@ def test_allow_network_for_this_chat_on_the_approval_card(  # noqa: PLR0917
                     timeout=20000)
     assert json.loads(tool_message(fake_server, 3))["result"]["stdout"] == "hello\n"
     c = window.controller
-    dialog = ToolsDialog(c.services.settings, c.tools, c.chat_grants, window)
+    dialog = ToolsDialog(c.services.settings, c.tools, c.tool_switches.chat_grants, window)
     qtbot.addWidget(dialog)
     assert "This chat's commands may use the network." in dialog.chat_label.text()
     dialog.forget_chat_grants()
-    assert not window.controller.chat_grants().command_network
+    assert not window.controller.tool_switches.chat_grants().command_network
 
 
 @pytest.mark.parametrize("click", ["deny", "once"])
@@ -100,4 +100,4 @@ def test_denying_or_allowing_once_keeps_no_grant(  # noqa: PLR0917
     else:
         assert result["result"]["stdout"] == "hello\n"
         assert "Sandboxed · network allowed ·" in window.sidebar.cards["call_1"].meta_label.text()
-    assert not window.controller.chat_grants().command_network
+    assert not window.controller.tool_switches.chat_grants().command_network

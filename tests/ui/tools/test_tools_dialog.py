@@ -90,7 +90,7 @@ def test_grants_listed_revoked_and_chat_grants_forgotten(
     ctx.grants.add("run_command", scope="git log")
     ctx.grants.add("github__create_issue", source="github")
     window = make_window(qtbot, ctx)
-    window.controller.chat_grants().add("write_file")
+    window.controller.tool_switches.chat_grants().add("write_file")
     dialog = open_dialog(window)
     assert dialog.grants_table.rowCount() == 2
     assert cell(dialog.grants_table, 1, 1).text() == "All calls"
@@ -101,7 +101,7 @@ def test_grants_listed_revoked_and_chat_grants_forgotten(
     assert "Run command will ask again" in dialog.message.text()
     assert dialog.grants_table.rowCount() == 1
     qtbot.mouseClick(dialog.forget_button, Qt.MouseButton.LeftButton)
-    assert "write_file" not in window.controller.chat_grants()
+    assert "write_file" not in window.controller.tool_switches.chat_grants()
     assert not dialog.forget_button.isVisibleTo(dialog)
     # Revoking is immediate: Cancel does not bring the grant back
     dialog.reject()
@@ -163,14 +163,14 @@ def test_composer_menu_switches_tools_for_this_chat(
     composer.tool_actions["run_command"].trigger()
     composer.tool_actions["fetch_url"].trigger()
     assert composer.tools_button.text() == "tools: 6 on ▾"
-    assert window.controller.disabled_tools() == ["run_command", "fetch_url"]
+    assert window.controller.tool_switches.disabled_tools() == ["run_command", "fetch_url"]
     fake_server.enqueue_text("hello")
     send(qtbot, window, "hi")
     offered = {t["function"]["name"] for t in fake_server.chat_requests[0].json["tools"]}
     assert "run_command" not in offered and "read_file" in offered
     # The switches belong to the chat (kept with the session), not to new chats
     session = window.controller.session_id or ""
-    assert window.controller.disabled_tools() == ["run_command", "fetch_url"]
+    assert window.controller.tool_switches.disabled_tools() == ["run_command", "fetch_url"]
     window.controller.new_session()
     assert composer.tools_button.text() == "tools: 8 on ▾"
     window.controller.open_session(session)
@@ -181,7 +181,7 @@ def test_composer_menu_switches_tools_for_this_chat(
     assert composer.tools_button.text() == "tools: 0 on ▾"
     on = next(a for a in composer.tools_menu.actions() if a.text() == "All on")
     on.trigger()
-    assert window.controller.disabled_tools() == []
+    assert window.controller.tool_switches.disabled_tools() == []
     # A model without tool support: the menu says none are sent
     options = {"capabilities": {"tools": False}}
     ctx.settings_store.save_provider(ProviderConfig.model_validate(
