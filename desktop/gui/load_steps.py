@@ -143,6 +143,9 @@ def load_modules(app: QApplication, trace: StartupTrace | None = None) -> None:
     """What a turn needs (``TURN_STEPS``, each wire API's adapter, the CA bundle)."""
     import threading
 
+    # (a step of its own: ssl, which it loads, is 5-10 ms, and ran on from the first
+    # chats' frame as one stall with it)
+    import_steps(app, ("desktop.providers.tls",), trace)
     from desktop.providers.tls import shared_context
 
     # The CA bundle (the model list needs it) is read on a thread meanwhile: OpenSSL
