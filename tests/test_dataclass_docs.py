@@ -27,7 +27,10 @@ def undocumented(root: Path) -> list[str]:
     """``path:line Name`` of each dataclass under ``root`` without a docstring."""
     found = []
     for path in sorted(root.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        source = path.read_text(encoding="utf-8")
+        if "dataclass" not in source:
+            continue  # (parsing every module took ~1.4 s of the suite)
+        tree = ast.parse(source, filename=str(path))
         for node in ast.walk(tree):
             if (isinstance(node, ast.ClassDef)
                     and any(_is_dataclass(d) for d in node.decorator_list)
