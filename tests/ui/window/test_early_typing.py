@@ -4,6 +4,7 @@ is listed. The window is built in steps with the events handled between them."""
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from typing import Any
 
@@ -292,3 +293,45 @@ def test_typing_at_every_pause_while_the_window_is_built_is_kept(
     reopen_last_chat(window)
     assert len(typed) >= 8  # (9 steps)
     assert window.composer.input.toPlainText() == "".join(typed)
+
+
+def test_the_events_are_handled_before_each_building_step(
+    qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
+    open_ctx: Callable[..., AppContext],
+) -> None:
+    """Also before the first: it ran on from the last load step as one stall of both
+    (33-44 ms); and the top bar and the side panes are two steps (25-45 ms as one)."""
+    ctx = open_ctx()
+    add_provider(ctx, fake_server)
+    window, _skeleton = skeleton_window(qtbot, ctx)
+    app = QApplication.instance()
+    assert app is not None
+    paused_before: list[str] = []
+
+    def between_steps() -> None:
+        app.processEvents()
+        paused_before.append(window.building)
+
+    window.attach(ChatController(ctx), between_steps=between_steps)
+    assert paused_before[:3] == ["build_top_bar", "build_side_panes", "build_chat_pane"]
+    assert len(paused_before) == len(set(paused_before)) == 10
+
+
+def test_the_ca_bundles_module_loads_in_a_step_of_its_own(qapp: QApplication) -> None:
+    """(with ssl, 5-10 ms: it ran on from the first chats' frame as one stall)"""
+    from desktop.gui.load_steps import load_modules
+
+    class Steps:
+        def __init__(self) -> None:
+            self.names: list[str] = []
+
+        def step(self, name: str) -> None:
+            self.names.append(name)
+
+    steps = Steps()
+    try:
+        load_modules(qapp, steps)  # type: ignore[arg-type]  # (the trace's step only)
+    finally:
+        gc.unfreeze()  # (it freezes what is loaded, as the app does once: not the tests')
+    assert steps.names[0] == "desktop.providers.tls"
+    assert steps.names[1] == "pydantic"
