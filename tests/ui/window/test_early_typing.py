@@ -180,6 +180,24 @@ def test_a_chat_clicked_before_the_app_has_loaded_is_the_one_opened(
     assert window.sessions.current_id() == older
 
 
+def built_in_steps(qtbot: Any, ctx: AppContext,
+                   each_pause: Callable[[MainWindow], object]) -> MainWindow:
+    """The window built as the launcher builds it, from its skeleton: at each pause
+    between the building steps a frame is painted, the events are handled, then
+    ``each_pause(window)``."""
+    window, _skeleton = skeleton_window(qtbot, ctx)
+    app = QApplication.instance()
+    assert app is not None
+
+    def between_steps() -> None:
+        window.repaint()  # a frame now, as the event loop would paint one
+        app.processEvents()
+        each_pause(window)
+
+    window.attach(ChatController(ctx), between_steps=between_steps)
+    return window
+
+
 def test_queued_start_work_waits_for_a_frame_of_the_whole_window(
     qtbot: Any, qt_loop: qasync.QEventLoop, fake_server: FakeOpenAIServer,
     open_ctx: Callable[..., AppContext],
@@ -187,18 +205,13 @@ def test_queued_start_work_waits_for_a_frame_of_the_whole_window(
     """Frames painted between the building steps do not start the model list."""
     ctx = open_ctx()
     add_provider(ctx, fake_server)
-    window, _skeleton = skeleton_window(qtbot, ctx)
-    app = QApplication.instance()
-    assert app is not None
     started: list[object] = []
 
-    def between_steps() -> None:
-        window.repaint()  # a frame now, as the event loop would paint one
-        app.processEvents()
+    def model_task(window: MainWindow) -> None:
         bar = getattr(window, "top_bar", None)
         started.append(None if bar is None else bar.model_task)
 
-    window.attach(ChatController(ctx), between_steps=between_steps)
+    window = built_in_steps(qtbot, ctx, model_task)
     assert started and all(task is None for task in started)
     qtbot.waitUntil(lambda: len(window.top_bar.models) == 2, timeout=10000)
 
@@ -303,16 +316,8 @@ def test_the_events_are_handled_before_each_building_step(
     (33-44 ms); and the top bar and the side panes are two steps (25-45 ms as one)."""
     ctx = open_ctx()
     add_provider(ctx, fake_server)
-    window, _skeleton = skeleton_window(qtbot, ctx)
-    app = QApplication.instance()
-    assert app is not None
     paused_before: list[str] = []
-
-    def between_steps() -> None:
-        app.processEvents()
-        paused_before.append(window.building)
-
-    window.attach(ChatController(ctx), between_steps=between_steps)
+    built_in_steps(qtbot, ctx, lambda window: paused_before.append(window.building))
     assert paused_before[:3] == ["build_top_bar", "build_side_panes", "build_chat_pane"]
     assert len(paused_before) == len(set(paused_before)) == 10
 
