@@ -271,7 +271,7 @@ def _open_window(args: argparse.Namespace) -> int:
     # And pydantic_core (with typing_extensions, decimal, fractions): one import that no
     # step can split; loaded once the window showed, it held the window 25 ms on a quiet
     # machine and 40-65 ms at 10,000 chats, the longest stall of the start-up (the
-    # window shows ~20 ms later instead; tests/bench/bench_shipped_startup.py).
+    # window shows no measurably later: tests/bench/bench_shipped_startup.py).
     import pydantic_core  # noqa: F401
 
     import desktop.storage.instance_lock

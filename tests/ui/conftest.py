@@ -21,6 +21,7 @@ from desktop.app import AppContext
 from desktop.storage import logs
 from desktop.storage.secrets import SecretStore
 from desktop.ui import i18n
+from desktop.ui.window.app_loop import asyncgen_hooks
 from tests.support.openai_server import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,10 +53,7 @@ def qt_loop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
     """A qasync loop marked as running; Qt event processing (qtbot.wait*) drives it."""
     loop = qasync.QEventLoop(qapp, already_running=True)
     asyncio.set_event_loop(loop)
-    # (the hooks the app's loop has while it runs: desktop/ui/window/app_loop.py)
-    previous_hooks = sys.get_asyncgen_hooks()
-    sys.set_asyncgen_hooks(firstiter=loop._asyncgen_firstiter_hook,
-                           finalizer=loop._asyncgen_finalizer_hook)
+    previous_hooks = asyncgen_hooks(loop)  # (as the app's loop has them while it runs)
     yield loop
     # What the test left running is cancelled and given the loop until it has ended,
     # then the async generators still open are closed on it, as the app does when it

@@ -31,7 +31,7 @@ import logging
 import signal
 import sys
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import qasync
 from PySide6.QtWidgets import QApplication
@@ -53,9 +53,7 @@ def run_app(app: QApplication, start: Callable[[], T],
     an end signal (default: the app quits)."""
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    previous_hooks = sys.get_asyncgen_hooks()
-    sys.set_asyncgen_hooks(firstiter=loop._asyncgen_firstiter_hook,
-                           finalizer=loop._asyncgen_finalizer_hook)
+    previous_hooks = asyncgen_hooks(loop)
     started: list[T] = []
     failed: list[BaseException] = []
 
@@ -81,6 +79,17 @@ def run_app(app: QApplication, start: Callable[[], T],
         sys.set_asyncgen_hooks(*previous_hooks)
         loop.close()
         asyncio.set_event_loop(None)
+
+
+def asyncgen_hooks(loop: qasync.QEventLoop) -> tuple[Any, Any]:
+    """Install ``loop``'s own hooks for async generators (what asyncio's
+    ``run_forever`` does and qasync's does not): one dropped half-way is closed on the
+    loop, and ``loop.shutdown_asyncgens()`` closes those still open. Returns the hooks
+    before, for ``sys.set_asyncgen_hooks(*previous)``."""
+    firstiter, finalizer = sys.get_asyncgen_hooks()
+    sys.set_asyncgen_hooks(firstiter=loop._asyncgen_firstiter_hook,
+                           finalizer=loop._asyncgen_finalizer_hook)
+    return firstiter, finalizer
 
 
 def run_until_done(loop: asyncio.AbstractEventLoop, work: Awaitable[T]) -> T:
