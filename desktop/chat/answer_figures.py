@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from desktop.chat.events import ChatEvent
 from desktop.chat.generation_stats import GenerationStats, estimate_tokens
@@ -22,8 +23,7 @@ from desktop.core.pricing import Price, cost_of
 from desktop.storage.usage_stats import ModelUsage
 
 
-@dataclass(frozen=True, slots=True)
-class AnswerFigures:
+class AnswerFigures(msgspec.Struct, frozen=True):
     """One answer's figures: time to first token, speed, token counts and cost."""
 
     first_token_s: float | None = None

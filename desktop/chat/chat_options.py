@@ -8,8 +8,9 @@ together into the options one turn is sent with.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal, cast, get_args
+
+import msgspec
 
 from desktop.core.provider_options import MAX_TOKENS_LIMIT, RequestOptions
 
@@ -20,8 +21,7 @@ EFFORTS: tuple[ReasoningEffort, ...] = get_args(ReasoningEffort)
 CHAT_OPTIONS_KEY = "request"
 
 
-@dataclass(frozen=True)
-class ChatOptions:
+class ChatOptions(msgspec.Struct, frozen=True):
     """A chat's own request settings; each ``None`` until the user sets it for the chat."""
 
     temperature: float | None = None
@@ -30,7 +30,7 @@ class ChatOptions:
     web_search: bool | None = None  # "Search the web" in this chat
 
     def to_json(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        return {k: v for k, v in msgspec.structs.asdict(self).items() if v is not None}
 
     @classmethod
     def from_json(cls, raw: object) -> ChatOptions:
@@ -52,7 +52,7 @@ class ChatOptions:
             web_search=web if isinstance(web, bool) else None)
 
     def changed(self, **fields: Any) -> ChatOptions:
-        return replace(self, **fields)
+        return msgspec.structs.replace(self, **fields)
 
     def is_default(self) -> bool:
         return self == ChatOptions()

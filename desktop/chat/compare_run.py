@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from desktop.chat.events import ChatEvent, ChatObserver
 from desktop.chat.running import RunningTurn
 from desktop.core.agent_events import AssistantStarted
@@ -33,8 +35,7 @@ MAX_MODELS = 4
 
 
 
-@dataclass(frozen=True)
-class CompareTarget:
+class CompareTarget(msgspec.Struct, frozen=True):
     """A model on a provider; ``label`` is how the user named it (the CLI's item)."""
 
     config: ProviderConfig
@@ -46,8 +47,7 @@ class CompareTarget:
         return self.label or self.model
 
 
-@dataclass(frozen=True)
-class PerModel:
+class PerModel(msgspec.Struct, frozen=True):
     """An approver for each model of a run, made for it (a terminal's asking says
     which model asks)."""
 

@@ -10,8 +10,9 @@ turn. All are plain dataclasses with a ``type``, so they print as JSON too.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+import msgspec
 
 from desktop.chat.research.progress import ResearchProgress
 from desktop.core.agent_events import AgentEvent
@@ -28,8 +29,7 @@ if TYPE_CHECKING:
 ChatState = Literal["idle", "queued", "answering", "approval", "failed", "unread"]
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderRetrying:
+class ProviderRetrying(msgspec.Struct, frozen=True):
     """The provider refused or failed before answering and is asked again."""
 
     provider: str
@@ -42,45 +42,40 @@ class ProviderRetrying:
     def info(self) -> ErrorInfo:
         """Why, as a code (rate_limited, server_error, timeout, unreachable) + params."""
         return retry_failure(self.reason, self.provider)
-    type: str = field(default="provider_retrying", init=False)
+    type: ClassVar[str] = "provider_retrying"
 
 
-@dataclass(frozen=True, slots=True)
-class TurnQueued:
+class TurnQueued(msgspec.Struct, frozen=True):
     """The request waits for one of its provider's slots (``waiting=False``: got one)."""
 
     waiting: bool
-    type: str = field(default="turn_queued", init=False)
+    type: ClassVar[str] = "turn_queued"
 
 
-@dataclass(frozen=True, slots=True)
-class ConfirmRequested:
+class ConfirmRequested(msgspec.Struct, frozen=True):
     """The tool-round limit was reached: answer with ``ChatService.answer_confirm``."""
 
     rounds: int
-    type: str = field(default="confirm_requested", init=False)
+    type: ClassVar[str] = "confirm_requested"
 
 
-@dataclass(frozen=True, slots=True)
-class TurnFailed:
+class TurnFailed(msgspec.Struct, frozen=True):
     """The turn could not run or ended with an error the loop did not report."""
 
     message: str  # in English
     info: ErrorInfo | None = None  # its code + params, to word it in the user's language
-    type: str = field(default="turn_failed", init=False)
+    type: ClassVar[str] = "turn_failed"
 
 
-@dataclass(frozen=True, slots=True)
-class TurnEnded:
+class TurnEnded(msgspec.Struct, frozen=True):
     """Last event of a turn: everything is saved."""
 
     session_id: str
     status: str  # a RunStatus, or "failed" when it could not run
-    type: str = field(default="turn_ended", init=False)
+    type: ClassVar[str] = "turn_ended"
 
 
-@dataclass(frozen=True, slots=True)
-class SaveFailed:
+class SaveFailed(msgspec.Struct, frozen=True):
     """Messages of the turn could not be stored after retries (before TurnEnded).
 
     ``messages`` are whole (as shown); the window can offer to save them again
@@ -88,25 +83,23 @@ class SaveFailed:
 
     session_id: str
     message: str
-    messages: list[Message] = field(default_factory=list)
-    type: str = field(default="save_failed", init=False)
+    messages: list[Message] = msgspec.field(default_factory=list)
+    type: ClassVar[str] = "save_failed"
 
 
-@dataclass(frozen=True, slots=True)
-class ServerQuestionAsked:
+class ServerQuestionAsked(msgspec.Struct, frozen=True):
     """An MCP server asks the user (a form to fill, or messages for the model to
     answer): show ``question`` and call its ``resolve`` (desktop.chat.server_questions)."""
 
     question: PendingQuestion
-    type: str = field(default="server_question_asked", init=False)
+    type: ClassVar[str] = "server_question_asked"
 
 
-@dataclass(frozen=True, slots=True)
-class ServerQuestionClosed:
+class ServerQuestionClosed(msgspec.Struct, frozen=True):
     """The question went away (answered, or the turn ended first)."""
 
     question_id: str
-    type: str = field(default="server_question_closed", init=False)
+    type: ClassVar[str] = "server_question_closed"
 
 
 ServiceEvent = (ProviderRetrying | TurnQueued | ConfirmRequested | TurnFailed | SaveFailed

@@ -15,8 +15,9 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from desktop.core.agent_events import AgentEvent, AssistantFinished, AssistantStarted
 from desktop.core.events import (
@@ -33,8 +34,7 @@ CHARS_PER_TOKEN = 4.0
 IMAGE_TOKENS = 800  # a typical cost of one attached image, for an estimate only
 
 
-@dataclass(frozen=True, slots=True)
-class GenerationStats:
+class GenerationStats(msgspec.Struct, frozen=True):
     """How one answer was generated, as stored with its message."""
 
     first_token_s: float | None = None  # from the request to the first token

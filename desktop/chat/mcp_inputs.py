@@ -9,8 +9,9 @@ resource template filled in (RFC 6570, through the SDK's UriTemplate).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from desktop.core.errors import ConfigError
 
@@ -23,8 +24,7 @@ if TYPE_CHECKING:
     from desktop.tools.mcp.manager import McpManager
 
 
-@dataclass(frozen=True, slots=True)
-class PromptChoice:
+class PromptChoice(msgspec.Struct, frozen=True):
     """A prompt offered as ``/name`` (``server:name`` when two servers share it)."""
 
     server: str

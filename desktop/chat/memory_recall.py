@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+import msgspec
 
 from desktop import knowledge as knowledge_bases
 from desktop.knowledge.store import EmbeddingConfig, KnowledgeStore
@@ -30,8 +31,7 @@ LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 RRF_K = 60  # the usual constant of reciprocal rank fusion
 
 
-@dataclass(frozen=True, slots=True)
-class VectorRecall:
+class VectorRecall(msgspec.Struct, frozen=True):
     """The embedding model a turn's memories are ranked with, and its key."""
 
     config: EmbeddingConfig

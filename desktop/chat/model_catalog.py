@@ -10,8 +10,9 @@ its badges ("vision 128k" finds image models with a 128K context).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple
+
+import msgspec
 
 from desktop.core.images import makes_images
 from desktop.core.pricing import Price, price_for
@@ -30,8 +31,7 @@ CAPABILITY_BADGES = ("makes images", "tools", "images", "reasoning")
 SectionKind = Literal["favourites", "recent", "provider"]
 
 
-@dataclass(frozen=True)
-class ModelEntry:
+class ModelEntry(msgspec.Struct, frozen=True):
     """One model of a provider as the model picker lists it."""
 
     provider_id: str

@@ -14,11 +14,12 @@ What is listed: the user's own providers, then ones whose key is in the environm
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from desktop.core.messages import new_id
 from desktop.core.provider import ModelCapabilities, ModelInfo
@@ -163,7 +164,7 @@ class ProviderService:
             await provider.aclose()
         self._store.set_value(f"models:{config.id}", [
             {"id": m.id, "name": m.name, "context_window": m.context_window,
-             "capabilities": dataclasses.asdict(m.capabilities) if m.capabilities else None}
+             "capabilities": msgspec.structs.asdict(m.capabilities) if m.capabilities else None}
             for m in models
         ])
         return models

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from desktop.core.errors import AssistaError
 from desktop.core.events import ErrorEvent, TextDelta, ToolCallComplete, UsageEvent
@@ -26,8 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["ReplayResult", "original_result", "replay", "request_from_record"]
 
 
-@dataclass(frozen=True, slots=True)
-class ReplayResult:
+class ReplayResult(msgspec.Struct, frozen=True):
     """What one replayed request gave back: its text or error, and its timings."""
 
     label: str  # provider and model

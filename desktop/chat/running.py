@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+
+import msgspec
 
 from desktop.chat.events import (
     ChatEvent,
@@ -138,5 +140,5 @@ class _Run:
         text = "".join(self.pieces)
         self.pieces = [text]
         if isinstance(self.first, ToolProgress):
-            return replace(self.first, text=text)
+            return msgspec.structs.replace(self.first, text=text)
         return type(self.first)(text)

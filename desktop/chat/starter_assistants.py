@@ -6,16 +6,16 @@ ordinary assistant they can then edit or delete.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 if TYPE_CHECKING:
     from desktop.core.records import Assistant
     from desktop.core.services import AssistantSource
 
 
-@dataclass(frozen=True)
-class StarterAssistant:
+class StarterAssistant(msgspec.Struct, frozen=True):
     """A ready-made assistant the gallery offers."""
 
     name: str

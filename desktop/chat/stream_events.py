@@ -10,12 +10,12 @@ import bisect
 import codecs
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 
-@dataclass(frozen=True, slots=True)
-class StreamEvent:
+
+class StreamEvent(msgspec.Struct, frozen=True):
     """One event of a recorded response stream: an SSE event or an NDJSON line."""
 
     at_s: float  # when its last byte arrived, since the request started

@@ -10,8 +10,9 @@ The reply is read only until its first line is complete (:func:`title_complete`)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from desktop.core.messages import Message, TextPart
 from desktop.core.provider import ChatRequest
@@ -33,8 +34,7 @@ _ALWAYS_REASONING = re.compile(
     r"(^|/)(o\d|gpt-5|gpt-oss|gemini-2\.5-pro|gemini-3|deepseek-(reasoner|r1)|qwq)", re.I)
 
 
-@dataclass(frozen=True)
-class TitleCall:
+class TitleCall(msgspec.Struct, frozen=True):
     """The provider to ask (its switches set for a title) and what to ask it."""
 
     config: ProviderConfig

@@ -17,8 +17,9 @@ import contextlib
 import logging
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from desktop import chat as chat_features
 from desktop.core.events import TextDelta
@@ -43,8 +44,7 @@ EXCERPT_CHARS = 1500
 _PREFIX = re.compile(r"^(title|titel|titre|título)\s*:\s*", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class TitleJob:
+class TitleJob(msgspec.Struct, frozen=True):
     """A chat whose first-line title may be replaced, and what it was about."""
 
     session_id: str

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from desktop import chat as chat_features
 from desktop import knowledge as knowledge_bases
 from desktop.chat.chat_tools import (
@@ -57,8 +59,7 @@ class TurnOverrides:
     memory: bool = True  # read and write memories (off: --no-memory, --temporary)
 
 
-@dataclass(frozen=True)
-class TurnPlan:
+class TurnPlan(msgspec.Struct, frozen=True):
     """Everything the next turn of a chat is sent with, put together once."""
 
     config: ProviderConfig

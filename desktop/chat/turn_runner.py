@@ -16,9 +16,10 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from desktop.chat.chat_states import ChatStates
 from desktop.chat.events import (
@@ -59,8 +60,7 @@ log = logging.getLogger(__name__)
 EndObserver = Callable[[RunningTurn, str], None]
 
 
-@dataclass(frozen=True, slots=True)
-class TurnJob:
+class TurnJob(msgspec.Struct, frozen=True):
     """A turn's loop, built, and the plan it runs."""
 
     orchestrator: Orchestrator

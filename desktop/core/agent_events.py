@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
+
+import msgspec
 
 from desktop.core.error_codes import ErrorInfo
 from desktop.core.events import StreamEvent
@@ -28,68 +30,61 @@ class AssistantStarted:
     type: str = field(default="assistant_started", init=False)
 
 
-@dataclass(slots=True)
-class AssistantFinished:
+class AssistantFinished(msgspec.Struct):
     """The assistant message is complete (or stopped / failed) and final."""
 
     message: Message
-    type: str = field(default="assistant_finished", init=False)
+    type: ClassVar[str] = "assistant_finished"
 
 
-@dataclass(slots=True)
-class ToolRunStarted:
+class ToolRunStarted(msgspec.Struct):
     """A tool call of the answer starts running."""
 
     call: ToolCallPart
     round: int
     message_id: str
-    type: str = field(default="tool_run_started", init=False)
+    type: ClassVar[str] = "tool_run_started"
 
 
-@dataclass(slots=True)
-class ToolRunFinished:
+class ToolRunFinished(msgspec.Struct):
     """A tool call ended (done, failed or cancelled): its result."""
 
     result: ToolResultPart
     round: int
-    type: str = field(default="tool_run_finished", init=False)
+    type: ClassVar[str] = "tool_run_finished"
 
 
-@dataclass(slots=True)
-class ToolResultsMessage:
+class ToolResultsMessage(msgspec.Struct):
     """The tool-role message holding one round's results, as appended to history."""
 
     message: Message
-    type: str = field(default="tool_results", init=False)
+    type: ClassVar[str] = "tool_results"
 
 
-@dataclass(slots=True)
-class LimitReached:
+class LimitReached(msgspec.Struct):
     """The tool-round limit is reached; ``will_ask``: the user is asked whether to go on."""
 
     rounds: int
     will_ask: bool
-    type: str = field(default="limit_reached", init=False)
+    type: ClassVar[str] = "limit_reached"
 
 
-@dataclass(slots=True)
-class ContextTrimmed:
+class ContextTrimmed(msgspec.Struct):
     """Older turns were left out (or summarized) to fit the model's context window."""
 
     dropped: int
     notice: str
-    type: str = field(default="context_trimmed", init=False)
+    type: ClassVar[str] = "context_trimmed"
 
 
-@dataclass(slots=True)
-class RunFinished:
+class RunFinished(msgspec.Struct):
     """The run ended: how, its usage, and the error when it failed."""
 
     status: RunStatus
     usage: Usage
     error: str | None = None
     info: ErrorInfo | None = None  # the error's code + params, to word it translated
-    type: str = field(default="run_finished", init=False)
+    type: ClassVar[str] = "run_finished"
 
 
 AgentEvent = (

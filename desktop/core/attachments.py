@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import base64
 import mimetypes
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from desktop.core.errors import AssistaError
 from desktop.core.messages import ImagePart, Part, TextPart
@@ -168,8 +169,7 @@ def _absolute(path: Path) -> str:
         return str(path.absolute())
 
 
-@dataclass(frozen=True, slots=True)
-class AttachmentInfo:
+class AttachmentInfo(msgspec.Struct, frozen=True):
     """What a sent attachment's chip shows: ``kind`` is ``image`` or a document kind
     (``pdf``, ``docx``, ``xlsx``, ``pptx``, ``html``, ``epub``, ``csv``, ``text``);
     ``size``, ``pages`` and ``path`` are None when not known (messages stored before

@@ -17,11 +17,11 @@ import io
 import threading
 import wave
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import miniaudio
+import msgspec
 
 from desktop.core.errors import AssistaError
 
@@ -37,8 +37,7 @@ class NoAudioDevice(AssistaError):
     ``no_audio_output`` (missing, in use, or the system refused the app)."""
 
 
-@dataclass(frozen=True)
-class Pcm:
+class Pcm(msgspec.Struct, frozen=True):
     """Signed 16-bit mono samples."""
 
     samples: bytes

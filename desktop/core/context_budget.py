@@ -24,8 +24,9 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Literal
+
+import msgspec
 
 from desktop.core.messages import (
     ImagePart,
@@ -107,12 +108,11 @@ def input_budget(context_window: int, max_output_tokens: int | None = None) -> i
     return max(0, context_window - reserve - int(context_window * SAFETY_MARGIN))
 
 
-@dataclass(frozen=True)
-class BudgetResult:
+class BudgetResult(msgspec.Struct, frozen=True):
     """What fitting a conversation into the context window kept, left out and counted."""
 
     messages: list[Message]  # what to send
-    dropped: list[Message] = field(default_factory=list)  # left out, oldest first
+    dropped: list[Message] = msgspec.field(default_factory=list)  # left out, oldest first
     policy: OverflowPolicy = "drop"
     estimated_tokens: int = 0  # system prompt + messages sent
     budget: int = 0

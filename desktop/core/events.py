@@ -1,86 +1,81 @@
 """Normalized stream events every provider adapter yields.
 
-These sit on the per-token hot path, so they are slotted dataclasses rather than
-pydantic models. ``to_dict`` gives the JSON shape printed by ``assista ask --json``.
+These sit on the per-token hot path, so they are ``msgspec`` structs (made, compared
+and shown in C), not pydantic models; a tag such as ``type`` is a fact of the class.
+``to_dict`` gives the JSON shape printed by ``assista ask --json``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
+
+import msgspec
 
 from desktop.core.error_codes import ErrorInfo
 from desktop.core.messages import Source, Usage
 
 
-@dataclass(slots=True)
-class TextDelta:
+class TextDelta(msgspec.Struct):
     """A piece of the answer's text."""
 
     text: str
-    type: str = field(default="text_delta", init=False)
+    type: ClassVar[str] = "text_delta"
 
 
-@dataclass(slots=True)
-class ReasoningDelta:
+class ReasoningDelta(msgspec.Struct):
     """A piece of the model's reasoning."""
 
     text: str
-    type: str = field(default="reasoning_delta", init=False)
+    type: ClassVar[str] = "reasoning_delta"
 
 
-@dataclass(slots=True)
-class ReasoningComplete:
+class ReasoningComplete(msgspec.Struct):
     """A reasoning block finished; carries what must be sent back verbatim."""
 
     text: str = ""
     signature: str | None = None
     redacted: bool = False
-    provider_data: dict[str, Any] = field(default_factory=dict)
-    type: str = field(default="reasoning_complete", init=False)
+    provider_data: dict[str, Any] = msgspec.field(default_factory=dict)
+    type: ClassVar[str] = "reasoning_complete"
 
 
-@dataclass(slots=True)
-class ToolCallStarted:
+class ToolCallStarted(msgspec.Struct):
     """The model began a tool call (its arguments follow)."""
 
     index: int
     id: str
     name: str
-    type: str = field(default="tool_call_started", init=False)
+    type: ClassVar[str] = "tool_call_started"
 
 
-@dataclass(slots=True)
-class ToolCallComplete:
+class ToolCallComplete(msgspec.Struct):
     """A tool call with all its arguments (JSON text)."""
 
     index: int
     id: str
     name: str
     arguments: str
-    provider_data: dict[str, Any] = field(default_factory=dict)
-    type: str = field(default="tool_call_complete", init=False)
+    provider_data: dict[str, Any] = msgspec.field(default_factory=dict)
+    type: ClassVar[str] = "tool_call_complete"
 
 
-@dataclass(slots=True)
-class UsageEvent:
+class UsageEvent(msgspec.Struct):
     """The token counts the provider reported."""
 
     usage: Usage
-    type: str = field(default="usage", init=False)
+    type: ClassVar[str] = "usage"
 
 
-@dataclass(slots=True)
-class SourcesEvent:
+class SourcesEvent(msgspec.Struct):
     """Grounding sources / citations for the answer (may arrive more than once)."""
 
     sources: list[Source]
-    type: str = field(default="sources", init=False)
+    type: ClassVar[str] = "sources"
 
 
-@dataclass(slots=True)
-class ImageEvent:
+class ImageEvent(msgspec.Struct):
     """An image in the answer (see :mod:`desktop.core.images`): base64 ``data`` of
     ``media_type``, or ``problem`` (``too_large``, ``not_an_image``, ``bad_data``...)
     when the provider sent one that is not kept."""
@@ -91,8 +86,8 @@ class ImageEvent:
     problem: str | None = None
     size: int = 0
     #: Sent back with the image on the next turn (Gemini's ``thoughtSignature``).
-    provider_data: dict[str, Any] = field(default_factory=dict)
-    type: str = field(default="image", init=False)
+    provider_data: dict[str, Any] = msgspec.field(default_factory=dict)
+    type: ClassVar[str] = "image"
 
 
 @dataclass(slots=True)
@@ -109,8 +104,7 @@ class ErrorEvent:
     type: str = field(default="error", init=False)
 
 
-@dataclass(slots=True)
-class EndEvent:
+class EndEvent(msgspec.Struct):
     """The stream finished; ``finish_reason`` is normalized (stop/length/tool_calls/...).
 
     ``provider_data`` is stored on the assistant message (e.g. a Responses API
@@ -118,8 +112,8 @@ class EndEvent:
     """
 
     finish_reason: str = "stop"
-    provider_data: dict[str, Any] = field(default_factory=dict)
-    type: str = field(default="end", init=False)
+    provider_data: dict[str, Any] = msgspec.field(default_factory=dict)
+    type: ClassVar[str] = "end"
 
 
 StreamEvent = (
@@ -136,13 +130,21 @@ StreamEvent = (
 )
 
 
+def field_names(event: Any) -> tuple[str, ...]:
+    """The fields of an event: a ``msgspec.Struct`` or a dataclass (the events that
+    leave a field out of comparing or showing)."""
+    if isinstance(event, msgspec.Struct):
+        return event.__struct_fields__
+    return tuple(f.name for f in dataclasses.fields(event))
+
+
 def event_to_dict(event: Any) -> dict[str, Any]:
-    """JSON-ready dict of any dataclass event (pydantic fields dumped)."""
+    """JSON-ready dict of any event (pydantic fields dumped)."""
     out: dict[str, Any] = {"type": event.type}
-    for f in dataclasses.fields(event):
-        if f.name == "type":
+    for name in field_names(event):
+        if name == "type":
             continue
-        value = getattr(event, f.name)
+        value = getattr(event, name)
         if callable(value):
             continue
         if hasattr(value, "model_dump"):
@@ -152,5 +154,5 @@ def event_to_dict(event: Any) -> dict[str, Any]:
         elif isinstance(value, list):
             value = [v.model_dump(mode="json") if hasattr(v, "model_dump") else v
                      for v in value]
-        out[f.name] = value
+        out[name] = value
     return out

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
+
+import msgspec
 
 __all__ = [
     "REDACTED",
@@ -104,8 +105,7 @@ def redact_url(url: str, secrets: Iterable[str] = ()) -> str:
                        secrets)
 
 
-@dataclass(frozen=True, slots=True)
-class RetryRecord:
+class RetryRecord(msgspec.Struct, frozen=True):
     """One retry of a request: after which attempt, how long after its answer, and why."""
 
     at_s: float  # since the request started
@@ -114,8 +114,7 @@ class RetryRecord:
     reason: str
 
 
-@dataclass(slots=True)
-class ExchangeHead:
+class ExchangeHead(msgspec.Struct):
     """The request as sent (not yet redacted: the writer does that)."""
 
     id: str
@@ -128,20 +127,19 @@ class ExchangeHead:
     message_id: str | None
     method: str = "POST"
     url: str = ""
-    headers: list[tuple[str, str]] = field(default_factory=list)
+    headers: list[tuple[str, str]] = msgspec.field(default_factory=list)
     body: bytes = b""
     # The provider-neutral request (messages, system, tools, options) for Replay; a
     # function making it is called by the writer, off the event loop.
     chat_request: dict[str, Any] | Callable[[], dict[str, Any]] | None = None
 
 
-@dataclass(slots=True)
-class ExchangeTail:
+class ExchangeTail(msgspec.Struct):
     """How it ended; times in seconds since the request started (None: never)."""
 
     status: int | None = None
-    headers: list[tuple[str, str]] = field(default_factory=list)
-    retries: list[RetryRecord] = field(default_factory=list)
+    headers: list[tuple[str, str]] = msgspec.field(default_factory=list)
+    retries: list[RetryRecord] = msgspec.field(default_factory=list)
     headers_s: float | None = None
     first_token_s: float | None = None
     last_token_s: float | None = None
@@ -159,8 +157,7 @@ class ExchangeTail:
         return self.output_tokens / span if span > 0 else None
 
 
-@dataclass(slots=True)
-class CaptureBatch:
+class CaptureBatch(msgspec.Struct):
     """What one flush hands the writer: the head (first batch), raw chunks as
     ``(seconds since start, bytes)`` with their running number, the tail (last)."""
 
@@ -168,7 +165,7 @@ class CaptureBatch:
     secrets: tuple[str, ...]
     head: ExchangeHead | None = None
     first_seq: int = 0
-    chunks: list[tuple[float, bytes]] = field(default_factory=list)
+    chunks: list[tuple[float, bytes]] = msgspec.field(default_factory=list)
     tail: ExchangeTail | None = None
 
 
@@ -182,8 +179,7 @@ class ExchangeWriter(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class ExchangeRecording:
+class ExchangeRecording(msgspec.Struct, frozen=True):
     """Given to a provider: where its exchanges go and what to call them."""
 
     writer: ExchangeWriter

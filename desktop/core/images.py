@@ -26,7 +26,8 @@ import base64
 import binascii
 import re
 import struct
-from dataclasses import dataclass
+
+import msgspec
 
 from desktop.core.events import ImageEvent
 from desktop.core.messages import ImagePart
@@ -90,8 +91,7 @@ def header_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class ImageProblem:
+class ImageProblem(msgspec.Struct, frozen=True):
     """Why an image is not kept or not shown: ``code`` is ``too_large``,
     ``not_an_image`` or ``bad_data``; ``size`` the bytes it had."""
 

@@ -18,7 +18,8 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+
+import msgspec
 
 from desktop.core.accumulator import MessageBuilder
 from desktop.core.agent_events import (
@@ -56,13 +57,12 @@ Sink = Callable[[AgentEvent], None]
 ConfirmContinue = Callable[[int], Awaitable[bool]]
 
 
-@dataclass(slots=True)
-class RunResult:
+class RunResult(msgspec.Struct):
     """What a run of the agent loop ended with: status, new messages, usage, error."""
 
     status: RunStatus
-    new_messages: list[Message] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
+    new_messages: list[Message] = msgspec.field(default_factory=list)
+    usage: Usage = msgspec.field(default_factory=Usage)
     error: str | None = None
     error_info: ErrorInfo | None = None  # its code + params (desktop.core.error_codes)
 
@@ -75,8 +75,7 @@ class RunResult:
         return ""
 
 
-@dataclass(slots=True)
-class _Run:
+class _Run(msgspec.Struct):
     """The state of one :meth:`Orchestrator.run` call."""
 
     history: list[Message]
@@ -85,7 +84,7 @@ class _Run:
     model: str
     system: str | None
     temperature: float | None
-    origin: RequestOrigin = field(default_factory=RequestOrigin)  # of the request made now
+    origin: RequestOrigin = msgspec.field(default_factory=RequestOrigin)  # of the request made now
     trim_notice: str | None = None
     summary: tuple[int, str] | None = None  # (messages summarized, summary text)
 

@@ -22,8 +22,9 @@ context window (see :mod:`desktop.core.context_budget`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import date
+
+import msgspec
 
 from desktop.core.context_budget import (
     BudgetResult,
@@ -34,8 +35,7 @@ from desktop.core.context_budget import (
 from desktop.core.messages import Message, TextPart
 
 
-@dataclass(frozen=True)
-class PromptSources:
+class PromptSources(msgspec.Struct, frozen=True):
     """The parts the system prompt is built from, one per layer (see the module)."""
 
     default: str = ""  # AppSettings.system_prompt
@@ -43,7 +43,7 @@ class PromptSources:
     session: str | None = None  # SessionInfo.system_prompt (None: inherit)
     custom_instructions: str = ""  # AppSettings.custom_instructions
     workspace: str | None = None  # the chat's workspace folder
-    tools: Sequence[str] = field(default_factory=tuple)  # enabled tool names
+    tools: Sequence[str] = msgspec.field(default_factory=tuple)  # enabled tool names
     today: date | None = None  # None: no date line
     project: str = ""  # the chat's project's section (desktop.projects.context)
     skills: str = ""  # the skills the model may load (desktop.skills.catalog)
@@ -124,8 +124,7 @@ def assemble(system: str | None, history: Sequence[Message]) -> tuple[str | None
     return system, messages
 
 
-@dataclass(frozen=True)
-class PreparedRequest:
+class PreparedRequest(msgspec.Struct, frozen=True):
     """What the model is sent: the system prompt and the messages that fit."""
 
     system: str | None

@@ -8,15 +8,15 @@ wire format, streams the response and yields normalized
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
+
+import msgspec
 
 from desktop.core.events import StreamEvent
 from desktop.core.messages import Message
 
 
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
+class ToolSpec(msgspec.Struct, frozen=True):
     """A tool as the model sees it: a name, a description, a JSON Schema for input."""
 
     name: str
@@ -24,8 +24,7 @@ class ToolSpec:
     parameters: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class RequestOrigin:
+class RequestOrigin(msgspec.Struct, frozen=True):
     """Which chat (session) and which answer (message) a model request is made for:
     what the request inspector files a recorded exchange under."""
 
@@ -33,14 +32,13 @@ class RequestOrigin:
     message_id: str | None = None
 
 
-@dataclass(slots=True)
-class ChatRequest:
+class ChatRequest(msgspec.Struct):
     """One model request, the same for every provider: model, messages, tools, options."""
 
     model: str
     messages: list[Message]
     system: str | None = None
-    tools: list[ToolSpec] = field(default_factory=list)
+    tools: list[ToolSpec] = msgspec.field(default_factory=list)
     temperature: float | None = None
     max_tokens: int | None = None
     # Reasoning / extended thinking: ``reasoning`` turns it on where a model needs a
@@ -51,13 +49,12 @@ class ChatRequest:
     # Let the model search the web with the provider's own search (Responses web_search,
     # Anthropic's web search server tool, Gemini google_search, OpenRouter's web plugin).
     web_search: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)
     # Not sent: the chat and answer the request is made for (the inspector's filing).
-    origin: RequestOrigin = field(default_factory=RequestOrigin)
+    origin: RequestOrigin = msgspec.field(default_factory=RequestOrigin)
 
 
-@dataclass(frozen=True, slots=True)
-class ModelCapabilities:
+class ModelCapabilities(msgspec.Struct, frozen=True):
     """What a model can do; ``None`` means unknown (the UI then lets the user decide)."""
 
     tools: bool | None = None
@@ -67,8 +64,7 @@ class ModelCapabilities:
     context_window: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ModelInfo:
+class ModelInfo(msgspec.Struct, frozen=True):
     """One model a provider lists: its id, name, context window and what it can do."""
 
     id: str

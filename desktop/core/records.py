@@ -11,6 +11,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from desktop.core.messages import new_id
 
 
@@ -77,8 +79,7 @@ class Project:
     extra: dict[str, Any] = field(default_factory=dict, hash=False)
 
 
-@dataclass(frozen=True, slots=True)
-class ProjectFile:
+class ProjectFile(msgspec.Struct, frozen=True):
     """A file added to a project: its text (in every chat's context) or, for a
     larger one, ``content`` None: it is searched in the project's files base."""
 
@@ -87,7 +88,7 @@ class ProjectFile:
     content: str | None
     path: str | None = None
     size: int = 0
-    id: str = field(default_factory=new_project_id)
+    id: str = msgspec.field(default_factory=new_project_id)
     created_at: float = 0.0
 
     @property

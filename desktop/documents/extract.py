@@ -4,8 +4,9 @@ empty, not too large, really of the kind its name says)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from desktop.core.errors import AssistaError
 
@@ -20,8 +21,7 @@ class DocumentError(AssistaError):
     """A file cannot be converted to text; the message is a sentence for the user."""
 
 
-@dataclass(frozen=True, slots=True)
-class Section:
+class Section(msgspec.Struct, frozen=True):
     """A piece of a document's text and where it is: ``page`` is the 1-based page,
     slide, sheet or chapter number (None for plain text, whose lines count);
     ``label`` says which (``page 3``, ``slide 2``, ``sheet Sales``)."""

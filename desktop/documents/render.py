@@ -7,13 +7,13 @@ note is returned for the caller to show the user too.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from desktop.documents.extract import Section
 
 
-@dataclass(frozen=True, slots=True)
-class RenderedText:
+class RenderedText(msgspec.Struct, frozen=True):
     """A document's text for a message, and the note when it was cut."""
 
     text: str

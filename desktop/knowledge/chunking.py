@@ -4,7 +4,8 @@ slide, sheet, chapter) and the line range within it."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from desktop.documents import Section
 
@@ -13,8 +14,7 @@ from desktop.documents import Section
 CHUNK_CHARS = 1500
 
 
-@dataclass(frozen=True, slots=True)
-class Chunk:
+class Chunk(msgspec.Struct, frozen=True):
     """A piece of a document's text, with its page and line range."""
 
     text: str

@@ -6,9 +6,10 @@ import json
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from desktop.core.errors import ConfigError
 from desktop.storage.database import Database
@@ -17,8 +18,7 @@ if TYPE_CHECKING:
     from desktop.core.proxy import Proxy
 
 
-@dataclass(frozen=True, slots=True)
-class EmbeddingConfig:
+class EmbeddingConfig(msgspec.Struct, frozen=True):
     """Which embedding model a base uses: ``kind`` is ``openai`` (any
     OpenAI-compatible ``/embeddings``), ``ollama`` or ``gemini``. The key: the
     environment variable ``api_key_env``, or the key of the configured provider
@@ -43,8 +43,7 @@ class EmbeddingConfig:
                    api_key_env=data.get("api_key_env"), provider_id=data.get("provider_id"))
 
 
-@dataclass(frozen=True, slots=True)
-class KnowledgeBase:
+class KnowledgeBase(msgspec.Struct, frozen=True):
     """A knowledge base: the paths it indexes, its embedding choice and its counts."""
 
     id: int

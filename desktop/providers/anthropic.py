@@ -8,8 +8,9 @@ the body is built in ``anthropic_format`` and the stream parsed in ``anthropic_s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from desktop.core.errors import ProviderError
 from desktop.core.provider import ChatRequest, ModelCapabilities, ModelInfo
@@ -98,8 +99,7 @@ def _positive(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
-@dataclass(slots=True)
-class ModelsPage:
+class ModelsPage(msgspec.Struct):
     """One page of ``GET /v1/models``; ``limits`` feed request building (max_tokens,
     which thinking types the model accepts)."""
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from desktop.core.attachments import native_document
 from desktop.core.messages import (
@@ -60,8 +61,7 @@ FALLBACK_MAX_TOKENS = 8_192  # another model behind an Anthropic-compatible endp
 _TOOL_ID = re.compile(r"[^A-Za-z0-9_-]")
 
 
-@dataclass(frozen=True, slots=True)
-class ModelLimits:
+class ModelLimits(msgspec.Struct, frozen=True):
     """What ``GET /v1/models`` told us about one model (unknown fields are ``None``)."""
 
     max_tokens: int | None = None

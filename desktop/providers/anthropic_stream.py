@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from desktop.core.events import (
     EndEvent,
@@ -84,19 +85,18 @@ def source_from_citation(citation: Any) -> Source | None:
     )
 
 
-@dataclass(slots=True)
-class _Block:
+class _Block(msgspec.Struct):
     """One open content block, by its stream ``index``."""
 
     kind: str
     tool_index: int = -1
     id: str = ""
     name: str = ""
-    pieces: list[str] = field(default_factory=list)  # thinking text or tool input JSON
+    pieces: list[str] = msgspec.field(default_factory=list)  # thinking text or tool input JSON
     start_input: Any = None
     signature: str | None = None
     data: str = ""
-    sources: list[Source] = field(default_factory=list)
+    sources: list[Source] = msgspec.field(default_factory=list)
 
     def cite(self, citation: Any) -> None:
         source = source_from_citation(citation)

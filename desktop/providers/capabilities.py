@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
 from typing import Any
+
+import msgspec
 
 from desktop.core.provider import ModelCapabilities
 from desktop.core.provider_options import CapabilityOverrides
 
 
-@dataclass(frozen=True, slots=True)
-class Capabilities:
+class Capabilities(msgspec.Struct, frozen=True):
     """Resolved capabilities: every flag decided."""
 
     tools: bool = True
@@ -98,13 +98,13 @@ def known_capabilities(model: str) -> ModelCapabilities | None:
 def _merge(base: ModelCapabilities, top: ModelCapabilities | None) -> ModelCapabilities:
     if top is None:
         return base
-    values = {f.name: getattr(top, f.name) for f in fields(ModelCapabilities)
+    values = {f.name: getattr(top, f.name) for f in msgspec.structs.fields(ModelCapabilities)
               if getattr(top, f.name) is not None}
-    return replace(base, **values)
+    return msgspec.structs.replace(base, **values)
 
 
 def _from_mapping(data: Mapping[str, Any]) -> ModelCapabilities:
-    names = {f.name for f in fields(ModelCapabilities)}
+    names = set(ModelCapabilities.__struct_fields__)
     return ModelCapabilities(**{k: v for k, v in data.items() if k in names})
 
 

@@ -15,11 +15,11 @@ import asyncio
 import json
 import re
 from collections.abc import AsyncGenerator, Callable, Mapping
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import httpx
+import msgspec
 
 from desktop.core.error_codes import TRANSPORT_CODES, provider_failure
 from desktop.core.errors import ProviderError
@@ -61,8 +61,7 @@ SECRET_HEADER = re.compile(r"(?i)auth|key|token|secret|password|cookie")
 RetryCallback = Callable[[int, float, str], None]
 
 
-@dataclass(frozen=True, slots=True)
-class Sending:
+class Sending(msgspec.Struct, frozen=True):
     """How the HTTP requests of one stream are sent: ``extensions`` go on each httpx
     request (a wire observer, see :mod:`~desktop.providers.wire_tap`); ``on_retry``
     is told before each retry wait, on the loop of whoever reads the stream."""

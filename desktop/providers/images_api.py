@@ -16,10 +16,10 @@ a provider behaves as its chat endpoint does (proxy, TLS, key, redaction).
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import httpx
+import msgspec
 
 from desktop.core.events import EndEvent, ErrorEvent, ImageEvent, StreamEvent, UsageEvent
 from desktop.core.images import MAX_IMAGE_BYTES, MAX_IMAGES, image_event
@@ -36,8 +36,7 @@ PATH = "/images/generations"
 IMAGE_TIMEOUT_S = 300.0  # a large gpt-image picture takes a minute or more
 
 
-@dataclass(frozen=True, slots=True)
-class ImageRequest:
+class ImageRequest(msgspec.Struct, frozen=True):
     """One Images API request: model, prompt, size, quality and number of images."""
 
     model: str
@@ -58,8 +57,7 @@ class ImageRequest:
         return body
 
 
-@dataclass(slots=True)
-class ImageResult:
+class ImageResult(msgspec.Struct):
     """The images one request made (each checked), and the usage when reported."""
 
     images: list[ImageEvent]

@@ -12,11 +12,11 @@ import ipaddress
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+import msgspec
 
 from desktop.core.errors import ProviderError
 from desktop.core.provider import ChatRequest, ModelCapabilities, ModelInfo
@@ -100,7 +100,8 @@ class OllamaProvider(Embeds, HttpProvider):
             limit = asyncio.Semaphore(SHOW_CONCURRENCY)
             shown = await asyncio.gather(*(self._show(m.id, limit) for m in models))
             pairs = zip(models, shown, strict=True)
-            models = [replace(m, capabilities=_capabilities(s)) for m, s in pairs if _can_chat(s)]
+            models = [msgspec.structs.replace(m, capabilities=_capabilities(s))
+                      for m, s in pairs if _can_chat(s)]
         return sorted(models, key=lambda m: m.id)
 
     async def _show(self, model: str, limit: asyncio.Semaphore) -> Any:

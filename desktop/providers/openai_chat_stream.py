@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from desktop.core.events import (
     EndEvent,
@@ -88,14 +89,13 @@ def usage_from_openai(data: dict[str, Any]) -> Usage:
     )
 
 
-@dataclass(slots=True)
-class _ToolCall:
+class _ToolCall(msgspec.Struct):
     """A tool call streaming in Chat Completions chunks: its arguments so far."""
 
     index: int
     id: str = ""
     name: str = ""
-    arguments: list[str] = field(default_factory=list)
+    arguments: list[str] = msgspec.field(default_factory=list)
     started: bool = False
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from desktop.core.events import (
     EndEvent,
@@ -57,23 +58,21 @@ def usage_from_responses(data: dict[str, Any]) -> Usage:
     )
 
 
-@dataclass(slots=True)
-class _Call:
+class _Call(msgspec.Struct):
     """A function call streaming in Responses events: its arguments so far."""
 
     index: int
     call_id: str = ""
     name: str = ""
     item_id: str = ""
-    arguments: list[str] = field(default_factory=list)
+    arguments: list[str] = msgspec.field(default_factory=list)
     started: bool = False
 
 
-@dataclass(slots=True)
-class _Reasoning:
+class _Reasoning(msgspec.Struct):
     """One reasoning item's summary parts so far, and whether any of it streamed."""
 
-    parts: dict[int, str] = field(default_factory=dict)  # summary_index -> text so far
+    parts: dict[int, str] = msgspec.field(default_factory=dict)  # summary_index -> text so far
     streamed: bool = False
 
 

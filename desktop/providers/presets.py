@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
+
+import msgspec
 
 from desktop.core.errors import ConfigError
 from desktop.core.settings import ProviderConfig, ProviderSource
@@ -23,8 +24,7 @@ def _headers(**values: str) -> MappingProxyType[str, str]:
     return MappingProxyType(dict(values))
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderPreset:
+class ProviderPreset(msgspec.Struct, frozen=True):
     """A known provider service: kind, default URL, key variables, headers, sample model."""
 
     id: str
@@ -33,7 +33,7 @@ class ProviderPreset:
     base_url: str | None = None  # None: the user must enter one
     api_key_env: str | None = None
     requires_key: bool = True
-    headers: MappingProxyType[str, str] = field(default_factory=_headers)
+    headers: MappingProxyType[str, str] = msgspec.field(default_factory=_headers)
     default_model: str | None = None
     keys_url: str | None = None  # where a user gets a key
     # Further variables that may hold the key, tried after api_key_env (GOOGLE_API_KEY).

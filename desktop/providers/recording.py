@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import time
 from collections.abc import AsyncGenerator
 from functools import partial
 from typing import TYPE_CHECKING, Any, Self
 
 import httpx
+import msgspec
 
 from desktop.core.events import ErrorEvent, StreamEvent, UsageEvent
 from desktop.core.exchange import (
@@ -122,7 +122,7 @@ def chat_request_dict(request: ChatRequest) -> dict[str, Any]:
         "model": request.model,
         "system": request.system,
         "messages": [m.model_dump(mode="json") for m in request.messages],
-        "tools": [dataclasses.asdict(t) for t in request.tools],
+        "tools": [msgspec.to_builtins(t) for t in request.tools],
         "temperature": request.temperature,
         "max_tokens": request.max_tokens,
         "reasoning": request.reasoning,

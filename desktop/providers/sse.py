@@ -31,16 +31,16 @@ from __future__ import annotations
 import codecs
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
-from dataclasses import dataclass
 from typing import Any, Protocol
+
+import msgspec
 
 from desktop.providers.limits import MAX_EVENT_SIZE, event_too_large
 
 __all__ = ["SSEDecoder", "ServerSentEvent", "aiter_sse"]
 
 
-@dataclass(slots=True)
-class ServerSentEvent:
+class ServerSentEvent(msgspec.Struct):
     """One dispatched event. ``id`` is the stream's last event id at dispatch time."""
 
     event: str = "message"

@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import httpx
+import msgspec
 
 from desktop.providers.ndjson import NDJSONDecoder, NDJSONError
 from desktop.providers.sse import ServerSentEvent, SSEDecoder
@@ -29,8 +29,7 @@ class Decoder(Protocol):
     def feed(self, chunk: bytes) -> list[Any]: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Wire:
+class Wire(msgspec.Struct, frozen=True):
     """One streaming format: ``decoder()`` makes a fresh decoder per response;
     ``tail(decoder)`` gives the items of an unterminated end worth parsing."""
 

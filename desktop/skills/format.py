@@ -13,9 +13,10 @@ the model.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 SKILL_FILE = "SKILL.md"
 NAME_MAX = 64
@@ -26,8 +27,7 @@ SKILL_FILE_MAX = 256 * 1024
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
-@dataclass(frozen=True)
-class Skill:
+class Skill(msgspec.Struct, frozen=True):
     """A skill folder as found. ``problem`` (None: valid) says why it cannot be used;
     ``origin`` is where it was found: ``"app"`` (the app's skills folder) or
     ``"workspace"``."""
@@ -40,7 +40,7 @@ class Skill:
     problem: str | None = None
     license: str = ""
     compatibility: str = ""
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any] = msgspec.field(default_factory=dict)
 
     @property
     def valid(self) -> bool:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from pydantic import ValidationError
 
 from desktop.core.errors import StorageError
@@ -31,8 +31,7 @@ from desktop.storage.tree import BranchPosition
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class ActiveBranch:
+class ActiveBranch(msgspec.Struct, frozen=True):
     """The active branch of a session and the ‹ n/m › position of its forked messages."""
 
     messages: list[Message]

@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 __all__ = ["ExchangeRecord", "RecordedChunk", "record_from_row"]
 
 
-@dataclass(frozen=True, slots=True)
-class RecordedChunk:
+class RecordedChunk(msgspec.Struct, frozen=True):
     """One raw piece of a recorded response, with when it arrived."""
 
     at_s: float  # since the request started
@@ -22,8 +22,7 @@ class RecordedChunk:
         return self.data.decode("utf-8", "replace")
 
 
-@dataclass(slots=True)
-class ExchangeRecord:
+class ExchangeRecord(msgspec.Struct):
     """One recorded model request and its response, read back from the inspector."""
 
     id: str
@@ -51,7 +50,7 @@ class ExchangeRecord:
     answer_text: str
     error: str | None
     finished: bool
-    chunks: list[RecordedChunk] = field(default_factory=list)
+    chunks: list[RecordedChunk] = msgspec.field(default_factory=list)
 
     @property
     def body_json(self) -> Any:

@@ -19,7 +19,8 @@ import re
 import sqlite3
 import time
 import uuid
-from dataclasses import dataclass
+
+import msgspec
 
 from desktop.core.errors import ConfigError
 from desktop.storage.database import Database
@@ -39,8 +40,7 @@ _COLUMNS = ("id, text, project_id, created_at, updated_at, source_session_id, "
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-@dataclass(frozen=True, slots=True)
-class Memory:
+class Memory(msgspec.Struct, frozen=True):
     """One memory: a fact about the user, global or a project's, and where it came from."""
 
     id: str

@@ -3,8 +3,9 @@ back in an import: a memory whose id is already here is skipped."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
+
+import msgspec
 
 from desktop.core.errors import StorageError
 from desktop.storage.database import Database
@@ -12,7 +13,7 @@ from desktop.storage.memories import Memory, MemoryStore, clean_text
 
 
 def export_memories(db: Database) -> list[dict[str, Any]]:
-    return [asdict(m) for m in reversed(MemoryStore(db).all())]  # oldest first
+    return [msgspec.structs.asdict(m) for m in reversed(MemoryStore(db).all())]  # oldest first
 
 
 def import_memories(db: Database, doc: Any) -> int:

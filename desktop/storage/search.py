@@ -23,6 +23,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from desktop.core.errors import StorageError
 from desktop.core.markdown_text import markdown_plain
 from desktop.storage.database import Database
@@ -46,8 +48,7 @@ _ACCENTED = {
 _GREEK_OR_CYRILLIC = re.compile(r"[\u0370-\u03ff\u1f00-\u1fff\u0400-\u04ff]")
 
 
-@dataclass(frozen=True, slots=True)
-class SearchHit:
+class SearchHit(msgspec.Struct, frozen=True):
     """One search result: a chat's title or one of its messages, with a snippet."""
 
     session_id: str
@@ -60,8 +61,7 @@ class SearchHit:
     archived: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Term:
+class Term(msgspec.Struct, frozen=True):
     """One word or quoted phrase of a search query."""
 
     text: str

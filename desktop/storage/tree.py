@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+import msgspec
 
 from desktop.storage.stale_leaves import stale_leaf_sessions
 
 MAX_DEPTH = 1_000_000  # guards the recursive queries against a (corrupt) cycle
 
 
-@dataclass(frozen=True, slots=True)
-class BranchPosition:
+class BranchPosition(msgspec.Struct, frozen=True):
     """Where a message stands among its siblings: ``index`` of ``count`` (1-based)."""
 
     index: int

@@ -13,7 +13,8 @@ Qt-free.
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+
+import msgspec
 
 from desktop.storage.database import Database
 
@@ -47,8 +48,7 @@ WHERE role = 'assistant' AND model IS NOT NULL AND created_at >= :since
 """
 
 
-@dataclass(frozen=True, slots=True)
-class ModelUsage:
+class ModelUsage(msgspec.Struct, frozen=True):
     """What one model was used for: answers, tokens, cost and speed."""
 
     model: str

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from desktop.sync import fields
 from desktop.sync.clock import HybridClock
@@ -30,8 +31,7 @@ MESSAGE_OP_COLUMNS = (
 _MESSAGE_KEYS = tuple(c.strip() for c in MESSAGE_OP_COLUMNS.split(","))
 
 
-@dataclass(frozen=True, slots=True)
-class Touched:
+class Touched(msgspec.Struct, frozen=True):
     """An entity the sync log says changed: its kind, id, chat (a message's) and time."""
 
     kind: str

@@ -9,9 +9,10 @@ secret key go to the :class:`SecretStore` (keyring) and nowhere else.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+import msgspec
 
 from desktop import sync
 from desktop.storage.settings_store import SettingsStore
@@ -34,8 +35,7 @@ PASSWORD_ID = "sync:password"  # WebDAV
 S3_SECRET_ID = "sync:s3-secret"
 
 
-@dataclass(frozen=True, slots=True)
-class SyncConfig:
+class SyncConfig(msgspec.Struct, frozen=True):
     """Where and how this machine syncs (its secrets are in the keyring, not here)."""
 
     url: str = ""
@@ -57,7 +57,7 @@ class SyncConfig:
         return bool(self.kind)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return msgspec.structs.asdict(self)
 
 
 def load_config(store: SettingsStore) -> SyncConfig:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import base64
 import json
 import os
-from dataclasses import dataclass
 
+import msgspec
 from argon2.low_level import Type, hash_secret_raw
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -37,8 +37,7 @@ MEMORY_KIB = 64 * 1024
 PARALLELISM = 1
 
 
-@dataclass(frozen=True, slots=True)
-class KeyParams:
+class KeyParams(msgspec.Struct, frozen=True):
     """The Argon2id salt and costs the sync key is derived with."""
 
     salt: bytes

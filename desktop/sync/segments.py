@@ -26,8 +26,9 @@ import json
 import re
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from desktop.sync.errors import CorruptDataError
 
@@ -40,8 +41,7 @@ _SEGMENT_RE = re.compile(r"^seg-(\d{12})\.bin$")
 _SNAPSHOT_RE = re.compile(r"^snap-(\d{12})-(\d{4})-(\d{4})\.bin$")
 
 
-@dataclass(frozen=True, slots=True)
-class RemoteFile:
+class RemoteFile(msgspec.Struct, frozen=True):
     """A file of one device's folder, by what its name says."""
 
     device: str
@@ -88,8 +88,7 @@ def parse_name(device: str, name: str) -> RemoteFile | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class DeviceFiles:
+class DeviceFiles(msgspec.Struct, frozen=True):
     """What to read of one device: its newest complete snapshot and later segments."""
 
     device: str

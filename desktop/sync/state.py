@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import asdict, dataclass
+
+import msgspec
 
 from desktop.core.messages import new_id
 from desktop.sync.clock import HybridClock
@@ -20,8 +21,7 @@ SMALL_SEGMENTS = "small_segments"  # small segments uploaded since the last comp
 TARGET_PREFIX = "target:"  # + the target's description: a TargetRecord
 
 
-@dataclass(frozen=True, slots=True)
-class TargetRecord:
+class TargetRecord(msgspec.Struct, frozen=True):
     """What this device saw of one target. ``held``: the last of its segments the target
     was seen to hold (after an upload, read back from its listing); a listing showing
     less means the target lost them (or was emptied). ``upload_limit``: the size below
@@ -45,7 +45,7 @@ def target_record(conn: sqlite3.Connection, description: str) -> TargetRecord:
 
 def save_target_record(conn: sqlite3.Connection, description: str,
                        record: TargetRecord) -> None:
-    set_meta(conn, TARGET_PREFIX + description, json.dumps(asdict(record)))
+    set_meta(conn, TARGET_PREFIX + description, json.dumps(msgspec.structs.asdict(record)))
 
 
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:

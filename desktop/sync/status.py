@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from desktop.storage.database import Database
 from desktop.sync import state
 from desktop.sync.changes import pending_count
 
 
-@dataclass(frozen=True, slots=True)
-class SyncStatus:
+class SyncStatus(msgspec.Struct, frozen=True):
     """What the status line shows: the last sync, pending changes, the last error."""
 
     last_sync_at: float | None  # epoch seconds of the last run that succeeded

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
+
+import msgspec
 
 Policy = Literal["allow", "ask", "deny"]
 POLICIES: tuple[Policy, ...] = get_args(Policy)
@@ -48,8 +49,7 @@ def parse_policy(value: str) -> Policy:
     raise ValueError(f"unknown tool policy {value!r}: use allow, ask or deny")
 
 
-@dataclass(frozen=True, slots=True)
-class ApprovalPreview:
+class ApprovalPreview(msgspec.Struct, frozen=True):
     """What the user sees before deciding.
 
     ``kind`` tells the UI how to render ``text``: a unified diff (edits and writes,
@@ -82,8 +82,7 @@ class ApprovalPreview:
         return cls("arguments", json.dumps(dict(args), ensure_ascii=False, indent=2), title)
 
 
-@dataclass(frozen=True, slots=True)
-class ApprovalRequest:
+class ApprovalRequest(msgspec.Struct, frozen=True):
     """One call waiting for the user's decision."""
 
     tool: str
@@ -105,8 +104,7 @@ class ApprovalRequest:
     network: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class ApprovalDecision:
+class ApprovalDecision(msgspec.Struct, frozen=True):
     """The user's answer to an approval request: allow once, in this chat, always, or deny."""
 
     kind: DecisionKind
@@ -142,8 +140,7 @@ an approver that shows UI should remove it in a ``finally``/``except CancelledEr
 """
 
 
-@dataclass(frozen=True, slots=True)
-class ToolProgress:
+class ToolProgress(msgspec.Struct, frozen=True):
     """Live news about one call, for the sidebar.
 
     ``kind="status"``: ``text`` is a :data:`CallStatus` (``awaiting_approval`` when
@@ -165,13 +162,12 @@ class ToolProgress:
 ProgressSink = Callable[[ToolProgress], None]
 
 
-@dataclass(slots=True)
-class ChatGrants:
+class ChatGrants(msgspec.Struct):
     """Tools allowed "for this chat": keep one per chat and pass it to every executor.
     ``command_network``: the chat's commands may use the network (asked on a command
     that needs it, see :attr:`ApprovalRequest.network`)."""
 
-    tools: set[str] = field(default_factory=set)
+    tools: set[str] = msgspec.field(default_factory=set)
     command_network: bool = False
 
     def __contains__(self, name: object) -> bool:

@@ -31,9 +31,10 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
 
 if TYPE_CHECKING:
     from desktop.tools.workspace_snapshot import CommandChanges
@@ -62,8 +63,7 @@ class UndoRefused(Exception):
     """The turn cannot be undone as a whole; nothing was changed."""
 
 
-@dataclass(slots=True)
-class FileCheckpoint:
+class FileCheckpoint(msgspec.Struct):
     """One file a turn changed: as it was before the turn and as it was left."""
 
     path: str  # absolute
@@ -74,25 +74,23 @@ class FileCheckpoint:
     mode: int | None = None  # permission bits before the turn (None: not noted)
 
 
-@dataclass(slots=True)
-class TurnChanges:
+class TurnChanges(msgspec.Struct):
     """The files and folders one turn changed, kept for undo."""
 
     run_id: str
     session_id: str
     turn_id: str
     created_at: float
-    files: list[FileCheckpoint] = field(default_factory=list)
-    call_ids: list[str] = field(default_factory=list)
+    files: list[FileCheckpoint] = msgspec.field(default_factory=list)
+    call_ids: list[str] = msgspec.field(default_factory=list)
     undone_at: float | None = None
-    dirs_created: list[str] = field(default_factory=list)  # by commands (absolute)
+    dirs_created: list[str] = msgspec.field(default_factory=list)  # by commands (absolute)
 
 
 UndoAction = Literal["restored", "deleted", "unchanged"]
 
 
-@dataclass(frozen=True, slots=True)
-class UndoResult:
+class UndoResult(msgspec.Struct, frozen=True):
     """What undo did to one file: restored, deleted or left unchanged."""
 
     path: str
@@ -292,7 +290,7 @@ class CheckpointStore:
             return False
 
     def _save(self, changes: TurnChanges) -> None:
-        payload = {"version": 1, **asdict(changes)}
+        payload = {"version": 1, **msgspec.to_builtins(changes)}
         path = self.root / _safe_name(changes.session_id) / f"{changes.run_id}.json"
         with self._lock:
             write_atomically(path, json.dumps(payload, ensure_ascii=False,

@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+import msgspec
 
 
 def _set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(msgspec.Struct, frozen=True):
     """The options of one program (or one git subcommand) that a grant may cover.
 
     ``flags`` take no value; ``valued`` take one (``--opt=v``, ``--opt v``, ``-ov``,
@@ -37,7 +37,7 @@ class Rule:
     numbers: bool = False
     positionals: int | None = None
     script: Callable[[str], bool] | None = None
-    script_options: frozenset[str] = field(default_factory=frozenset)
+    script_options: frozenset[str] = msgspec.field(default_factory=frozenset)
     expression: Callable[[list[str]], bool] | None = None
 
 

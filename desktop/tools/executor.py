@@ -19,8 +19,9 @@ import asyncio
 import logging
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from desktop import tools as tool_features
 from desktop.core.errors import ToolError
@@ -60,8 +61,7 @@ log = logging.getLogger(__name__)
 _ENVELOPE_RESERVE = 2_000
 
 
-@dataclass(slots=True)
-class _Running:
+class _Running(msgspec.Struct):
     """A tool call running, and whether the user cancelled it."""
 
     task: asyncio.Task[ToolResultPart]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from collections.abc import Mapping
 from typing import Any, Literal
+
+import msgspec
 
 from desktop.core.errors import ToolError
 from desktop.core.messages import ToolCallPart
@@ -93,8 +94,8 @@ class ApprovalGate:
         """What a call of this chat may reach: ``trust`` with the chat's network grant
         (``once``: the network allowed for this call only)."""
         if self.chat_grants.command_network:
-            return dataclasses.replace(trust, command_network_chat=True)
-        return dataclasses.replace(trust, command_network=True) if once else trust
+            return msgspec.structs.replace(trust, command_network_chat=True)
+        return msgspec.structs.replace(trust, command_network=True) if once else trust
 
     @staticmethod
     def wants_network(tool: Tool, args: Mapping[str, Any], trust: ToolTrust) -> bool:
@@ -131,7 +132,7 @@ class ApprovalGate:
         asks for the network (see :attr:`ApprovalRequest.network`): "for this chat"
         grants the chat's commands the network, not the tool."""
         if network:
-            preview = dataclasses.replace(
+            preview = msgspec.structs.replace(
                 ApprovalPreview.titled(preview.kind, preview.text, "command_network"),
                 confinement=preview.confinement, error=preview.error)
         if self.approver is None:

@@ -21,17 +21,17 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
+
+import msgspec
 
 from desktop.tools.grant_scopes import always_needs_scope, scope_matches
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class Grant:
+class Grant(msgspec.Struct, frozen=True):
     """An "always allow" grant of one tool, within a scope or for the whole tool."""
 
     tool: str
@@ -129,7 +129,8 @@ class JsonGrantStore(MemoryGrantStore):
         payload = {
             "version": self.VERSION,
             "grants": [
-                asdict(g) for g in sorted(self._grants.values(), key=lambda g: g.granted_at)
+                msgspec.structs.asdict(g)
+                for g in sorted(self._grants.values(), key=lambda g: g.granted_at)
             ],
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)

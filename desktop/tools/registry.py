@@ -14,6 +14,8 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Se
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from desktop.core.errors import ToolError
 from desktop.core.provider import ToolSpec
 from desktop.tools.approval import POLICIES, ApprovalPreview, Policy
@@ -31,8 +33,7 @@ DEFAULT_RESULT_BUDGET = 100_000
 _NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
-@dataclass(slots=True)
-class ToolContext:
+class ToolContext(msgspec.Struct):
     """What a handler may use besides its arguments.
 
     ``cancel_event`` is set by the executor when the call times out or is
@@ -50,12 +51,12 @@ class ToolContext:
     workspace: Workspace | None = None
     call_id: str = ""
     result_budget: int = DEFAULT_RESULT_BUDGET
-    cancel_event: threading.Event = field(default_factory=threading.Event)
+    cancel_event: threading.Event = msgspec.field(default_factory=threading.Event)
     default_timeout_s: float = 60.0
     on_output: Callable[[str, str], None] | None = None
     proxy: Proxy | None = None
     on_progress: Callable[[float, float | None, str | None], None] | None = None
-    trust: ToolTrust = field(default_factory=ToolTrust)
+    trust: ToolTrust = msgspec.field(default_factory=ToolTrust)
     origin: str | None = None
 
     def require_workspace(self) -> Workspace:

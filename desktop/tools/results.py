@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 DEFAULT_MAX_CHARS = 100_000
 _NOTE_RESERVE = 400
@@ -38,8 +39,7 @@ def _default(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
-@dataclass(slots=True)
-class ToolOutput:
+class ToolOutput(msgspec.Struct):
     """A handler result with data for the UI that the model does not get.
 
     ``result`` is encoded as usual; ``provider_data`` is stored on the
@@ -48,7 +48,7 @@ class ToolOutput:
     """
 
     result: Any
-    provider_data: dict[str, Any] = field(default_factory=dict)
+    provider_data: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
 def success_content(result: Any, max_chars: int = DEFAULT_MAX_CHARS) -> str:

@@ -19,7 +19,8 @@ import os
 import secrets
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+import msgspec
 
 from desktop.core.errors import ToolError
 from desktop.tools.workspace import Workspace
@@ -33,8 +34,7 @@ _SWAP_ERRNOS = frozenset({errno.ELOOP, errno.ENOTDIR, getattr(errno, "EMLINK", e
 MAX_EDIT_BYTES = 10 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(msgspec.Struct, frozen=True):
     """A write target: its display path, real path and its parts below the root."""
 
     path: str  # as the model gave it

@@ -24,8 +24,9 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 #: What a Confinement's ``code`` can be (the interface words each):
 #: sandboxed_offline: sandboxed, no network; sandboxed_online: sandboxed, network allowed;
@@ -68,8 +69,7 @@ def bwrap_problem(bwrap: str | None = None) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class Confinement:
+class Confinement(msgspec.Struct, frozen=True):
     """How one command runs: its ``code`` (see :data:`CODES`), and the shell line."""
 
     code: str

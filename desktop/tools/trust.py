@@ -13,15 +13,15 @@ folders a sandboxed command never sees (the app's data folder).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 if TYPE_CHECKING:
     from desktop.core.settings import AppSettings
 
 
-@dataclass(frozen=True, slots=True)
-class ToolTrust:
+class ToolTrust(msgspec.Struct, frozen=True):
     """What the user lets tools reach beyond their safe defaults (the module says each)."""
 
     fetch_allow_hosts: tuple[str, ...] = ()

@@ -30,9 +30,11 @@ import hashlib
 import json
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from desktop.tools.checkpoints import MAX_FILE_BYTES, write_atomically
 
@@ -66,8 +68,7 @@ class Entry:
             st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+class Change(msgspec.Struct, frozen=True):
     """One file a command changed: as it was (``before``: None when it did not
     exist) and its contents' sha256 now (None: deleted; "too-large": not kept)."""
     path: str  # absolute
@@ -75,8 +76,7 @@ class Change:
     after: str | None
 
 
-@dataclass(slots=True)
-class Snapshot:
+class Snapshot(msgspec.Struct):
     """One walk of a workspace: every file's entry and every folder."""
 
     root: Path
@@ -86,12 +86,11 @@ class Snapshot:
     copied_files: int = 0
 
 
-@dataclass(slots=True)
-class CommandChanges:
+class CommandChanges(msgspec.Struct):
     """What a command changed in the workspace: files, and folders it created."""
 
-    files: list[Change] = field(default_factory=list)
-    dirs_created: list[str] = field(default_factory=list)  # absolute, parents first
+    files: list[Change] = msgspec.field(default_factory=list)
+    dirs_created: list[str] = msgspec.field(default_factory=list)  # absolute, parents first
 
 
 def _scan(root: Path, skip: Path | None) -> tuple[dict[str, os.stat_result], set[str]]:

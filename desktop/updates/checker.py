@@ -12,10 +12,10 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
+import msgspec
 
 from desktop.providers.http_clients import make_async_client
 from desktop.updates.feed import DEFAULT_FEED_URL, FeedError, Release, newest, parse_feed
@@ -32,8 +32,7 @@ CHECK_INTERVAL_S = 24 * 3600.0
 LAST_CHECK_KEY = "updates.last_check"  # settings table: when the feed was last read
 
 
-@dataclass(frozen=True, slots=True)
-class CheckResult:
+class CheckResult(msgspec.Struct, frozen=True):
     """What an update check found: a newer release or none, and the feed it read."""
 
     release: Release | None  # a newer version, or None: this one is the newest

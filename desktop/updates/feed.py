@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import platform
 import sys
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from packaging.version import InvalidVersion, Version
 
 #: Where the project publishes its releases (Preferences can name another feed).
@@ -37,8 +37,7 @@ class FeedError(Exception):
     """The feed could not be read or is not a release feed (a sentence for the user)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Release:
+class Release(msgspec.Struct, frozen=True):
     """A release in the update feed: its version, notes and this platform's download."""
 
     version: Version

@@ -7,11 +7,11 @@ from __future__ import annotations
 import base64
 import os
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from desktop.sync import run, state
 from desktop.sync.errors import SyncError

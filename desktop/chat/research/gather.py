@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from desktop.core.errors import ToolError
 from desktop.core.messages import Source
 from desktop.tools.builtins.fetch_url import fetch_url_tool
@@ -37,8 +39,7 @@ PAGE_CHARS = 6_000
 SEARCH_COUNT = 8
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True):
     """A page read (``url``) or a knowledge passage (``path``): citation ``[n]``."""
 
     n: int

@@ -12,7 +12,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+import msgspec
 
 if TYPE_CHECKING:
     from desktop.core.settings import AppSettings
@@ -54,8 +56,7 @@ class ResearchLimits:
                    max_cost=cost if cost > 0 else None)
 
 
-@dataclass(frozen=True, slots=True)
-class ResearchProgress:
+class ResearchProgress(msgspec.Struct, frozen=True):
     """The run as it stands (each event is whole: the last one seen is the state)."""
 
     phase: Phase
@@ -71,4 +72,4 @@ class ResearchProgress:
     cost: float | None = None  # US dollars so far (None: the model has no known price)
     max_cost: float | None = None
     stop: StopReason = ""
-    type: str = field(default="research_progress", init=False)
+    type: ClassVar[str] = "research_progress"

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from desktop.chat.research.gather import Finding
 from desktop.chat.research.progress import StopReason
@@ -30,8 +31,7 @@ STOP_NOTES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(msgspec.Struct, frozen=True):
     """A research plan: the steps to take and the web searches that start it."""
 
     steps: tuple[str, ...]

@@ -17,8 +17,9 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from desktop.chat.research.gather import PAGE_CHARS, Gatherer
 from desktop.chat.research.progress import Phase, ResearchLimits, ResearchProgress, StopReason
@@ -60,8 +61,7 @@ __all__ = ["ResearchRun", "ResearchSetup"]
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class ResearchSetup:
+class ResearchSetup(msgspec.Struct, frozen=True):
     """What a run works with: its model, the chat's request options and system prompt
     (for the report), and the user's prices (for the cost)."""
 

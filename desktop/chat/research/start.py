@@ -15,8 +15,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from desktop.chat.answer_figures import price_table
 from desktop.chat.research.gather import Gatherer
@@ -36,8 +37,7 @@ __all__ = ["ResearchJob", "run_research"]
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class ResearchJob:
+class ResearchJob(msgspec.Struct, frozen=True):
     """A research turn to run: its limits, what it searches, and the question."""
 
     limits: ResearchLimits

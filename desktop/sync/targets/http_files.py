@@ -4,10 +4,10 @@ its answer read up to a limit (a broken server or proxy cannot fill the memory).
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import httpx
+import msgspec
 
 from desktop.providers.http_clients import make_client
 from desktop.sync.targets.base import (
@@ -30,8 +30,7 @@ def new_client(auth: httpx.Auth | None, proxy: Proxy | None) -> httpx.Client:
                        auth=auth)
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
+class Reply(msgspec.Struct, frozen=True):
     """A target's HTTP answer: status, body (read up to the limit) and headers."""
 
     status: int

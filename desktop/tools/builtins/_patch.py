@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
+
+import msgspec
 
 from desktop.core.errors import ToolError
 
@@ -154,14 +155,13 @@ def _not_found_message(text: str, old: str, path: str) -> str:
 # -- unified diffs -----------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class Hunk:
+class Hunk(msgspec.Struct):
     """One hunk of a unified diff: the lines it expects and the lines it puts instead."""
 
     number: int
     old_start: int | None  # 1-based line in the original, if the header gave one
-    old: list[str] = field(default_factory=list)  # context + removed lines, no endings
-    new: list[str] = field(default_factory=list)  # context + added lines, no endings
+    old: list[str] = msgspec.field(default_factory=list)  # context + removed lines, no endings
+    new: list[str] = msgspec.field(default_factory=list)  # context + added lines, no endings
 
 
 def parse_hunks(diff: str) -> list[Hunk]:

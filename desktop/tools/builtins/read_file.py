@@ -7,8 +7,9 @@ import codecs
 import copy
 import io
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any, BinaryIO
+
+import msgspec
 
 from desktop.core.errors import ToolError
 from desktop.tools.builtins._common import SNIFF_BYTES, kib, looks_binary
@@ -125,8 +126,7 @@ def _read_all(
     return {"files": results}
 
 
-@dataclass(slots=True)
-class _Slice:
+class _Slice(msgspec.Struct):
     """What is read of one file: the bytes of a line range and how they were cut."""
 
     data: bytes

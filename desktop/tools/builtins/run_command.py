@@ -18,13 +18,14 @@ import asyncio
 import codecs
 import contextlib
 import copy
-import dataclasses
 import os
 import signal
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from desktop.core.errors import ToolError
 from desktop.tools import command_supervisor
@@ -108,7 +109,7 @@ async def _preview(args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
     else:
         preview = ApprovalPreview.titled("command", args["command"], "run_command_in",
                                          folder=folder)
-    return dataclasses.replace(preview, confinement=sandbox)
+    return msgspec.structs.replace(preview, confinement=sandbox)
 
 
 class _Capture:

@@ -7,9 +7,10 @@ import codecs
 import copy
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from desktop.core.errors import ToolError
 from desktop.tools.builtins._common import SKIP_DIRS, SNIFF_BYTES, GlobSet, kib
@@ -82,8 +83,7 @@ def search_files_tool() -> Tool:
     )
 
 
-@dataclass(slots=True)
-class _Search:
+class _Search(msgspec.Struct):
     """One search_files run: what it looks for, where, and what it found so far."""
 
     workspace: Workspace
@@ -94,9 +94,9 @@ class _Search:
     max_results: int
     ctx: ToolContext
     literal: bool = False
-    matches: list[dict[str, Any]] = field(default_factory=list)
+    matches: list[dict[str, Any]] = msgspec.field(default_factory=list)
     files_searched: int = 0
-    skipped: dict[str, int] = field(
+    skipped: dict[str, int] = msgspec.field(
         default_factory=lambda: {"binary": 0, "too_large": 0, "unreadable": 0}
     )
     truncated: bool = False

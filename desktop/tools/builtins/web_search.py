@@ -19,10 +19,10 @@ computer or the local network is fine (unlike ``fetch_url``'s addresses).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import httpx
+import msgspec
 
 from desktop.core.errors import ToolError
 from desktop.core.proxy import Proxy
@@ -43,8 +43,7 @@ SERVICE_NAMES: dict[str, str] = {"searxng": "SearXNG", "brave": "Brave Search",
                                  "tavily": "Tavily"}
 
 
-@dataclass(frozen=True, slots=True)
-class WebSearchConfig:
+class WebSearchConfig(msgspec.Struct, frozen=True):
     """The user's search service: ``url`` is SearXNG's address (required) or another
     address for Brave's or Tavily's API (empty: theirs)."""
 

@@ -18,9 +18,10 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
+
+import msgspec
 
 from desktop.core.errors import ConfigError
 
@@ -41,8 +42,7 @@ def _refuse(reason: str) -> BundleError:
                        params={"reason": reason})
 
 
-@dataclass(frozen=True)
-class ConfigField:
+class ConfigField(msgspec.Struct, frozen=True):
     """One field of a bundle's ``user_config``: something the user fills in."""
 
     key: str
@@ -57,8 +57,7 @@ class ConfigField:
     maximum: float | None = None
 
 
-@dataclass(frozen=True)
-class Manifest:
+class Manifest(msgspec.Struct, frozen=True):
     """A bundle's manifest as read: the server, how it runs, what the user fills in."""
 
     name: str

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import httpx
+import msgspec
 
 from desktop.core.errors import AssistaError
 from desktop.core.proxy import Proxy
@@ -56,8 +57,7 @@ class MissingValues(CatalogError, ValueError):
     """Required inputs of an install were left empty (``params["names"]``)."""
 
 
-@dataclass(frozen=True, slots=True)
-class CatalogInput:
+class CatalogInput(msgspec.Struct, frozen=True):
     """A value the user gives when installing: an environment variable, a header,
     or a command-line argument."""
 
@@ -70,8 +70,7 @@ class CatalogInput:
     flag: str = ""  # for a named argument: "--flag"
 
 
-@dataclass(frozen=True, slots=True)
-class CatalogInstall:
+class CatalogInstall(msgspec.Struct, frozen=True):
     """One way to install a catalog server: a package to run, or a remote URL."""
 
     kind: InstallKind
@@ -88,8 +87,7 @@ class CatalogInstall:
         return " ".join([command, *first, _pinned(self), *self.fixed_args])
 
 
-@dataclass(frozen=True, slots=True)
-class CatalogEntry:
+class CatalogEntry(msgspec.Struct, frozen=True):
     """One server the MCP registry lists, with its ways to install."""
 
     name: str  # reverse-DNS, e.g. io.github.user/weather

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import dataclass, field
 
 import mcp_types as mt
+import msgspec
 
 from desktop.core.attachments import IMAGE_TYPES, text_attachment_block
 from desktop.core.messages import ImagePart, Part, TextPart
@@ -22,12 +22,11 @@ from desktop.core.messages import ImagePart, Part, TextPart
 RESOURCE_KEY = "mcp_resource"
 
 
-@dataclass(slots=True)
-class PromptTurn:
+class PromptTurn(msgspec.Struct):
     """What a prompt puts in the user's turn: ``text`` and attachment ``parts``."""
 
     text: str
-    parts: list[Part] = field(default_factory=list)
+    parts: list[Part] = msgspec.field(default_factory=list)
 
     def with_question(self, question: str) -> str:
         """The prompt's text, then what the user typed."""

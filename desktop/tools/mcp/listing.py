@@ -9,10 +9,10 @@ list, not a broken server: the specification makes every list optional."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 import mcp_types as mt
+import msgspec
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
@@ -23,14 +23,13 @@ MAX_PAGES = 50  # a server whose cursor never ends cannot hang a listing
 _Item = TypeVar("_Item")
 
 
-@dataclass(slots=True)
-class ServerLists:
+class ServerLists(msgspec.Struct):
     """The latest listing of one server (replaced as a whole when it changes)."""
 
-    tools: list[mt.Tool] = field(default_factory=list)
-    prompts: list[mt.Prompt] = field(default_factory=list)
-    resources: list[mt.Resource] = field(default_factory=list)
-    templates: list[mt.ResourceTemplate] = field(default_factory=list)
+    tools: list[mt.Tool] = msgspec.field(default_factory=list)
+    prompts: list[mt.Prompt] = msgspec.field(default_factory=list)
+    resources: list[mt.Resource] = msgspec.field(default_factory=list)
+    templates: list[mt.ResourceTemplate] = msgspec.field(default_factory=list)
 
     def clear(self) -> None:
         """Nothing known (the server wants a sign-in: its last lists are not offered)."""

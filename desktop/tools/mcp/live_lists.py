@@ -21,10 +21,10 @@ import contextlib
 import logging
 import warnings
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
 from typing import Any
 
 import mcp_types as mt
+import msgspec
 from mcp import Client
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
@@ -34,16 +34,14 @@ from desktop.tools.mcp.listing import LIST_KINDS, ListKind, ServerLists, refresh
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class ListChanged:
+class ListChanged(msgspec.Struct, frozen=True):
     """``server``'s list of ``kind`` was listed again (after the server said it changed)."""
 
     server: str
     kind: ListKind
 
 
-@dataclass(frozen=True, slots=True)
-class ResourceChanged:
+class ResourceChanged(msgspec.Struct, frozen=True):
     """A subscribed resource of ``server`` changed: read it again to refresh it."""
 
     server: str

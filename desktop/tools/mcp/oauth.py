@@ -35,6 +35,7 @@ from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
 import httpx2
+import msgspec
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.exceptions import OAuthRegistrationError, OAuthTokenError
 from mcp.shared.auth import (
@@ -272,8 +273,7 @@ class _StoredExpiryProvider(OAuthClientProvider):
             self.context.auth_server_url = url if isinstance(url, str) else None
 
 
-@dataclass(frozen=True)
-class PreRegistered:
+class PreRegistered(msgspec.Struct, frozen=True):
     """A client registered by hand with the authorization server (for servers that
     offer no dynamic registration): its id, its secret if it has one (sent with HTTP
     Basic, the method every server supports), and the loopback port registered in its

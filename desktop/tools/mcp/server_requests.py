@@ -17,8 +17,9 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import msgspec
 
 from desktop.core.messages import ImagePart, Message, Part, TextPart
 
@@ -32,14 +33,13 @@ ElicitAction = Literal["accept", "decline", "cancel"]
 ElicitValue = str | int | float | bool | list[str] | None
 
 
-@dataclass(frozen=True, slots=True)
-class ElicitationRequest:
+class ElicitationRequest(msgspec.Struct, frozen=True):
     """A server asks the user for information (``schema``: a flat JSON object schema)
     or, in URL mode, to open ``url``."""
 
     server: str
     message: str
-    schema: dict[str, Any] = field(default_factory=dict)
+    schema: dict[str, Any] = msgspec.field(default_factory=dict)
     url: str | None = None
     origin: str | None = None
 
@@ -55,8 +55,7 @@ class ElicitationRequest:
         return [str(n) for n in required] if isinstance(required, list) else []
 
 
-@dataclass(frozen=True, slots=True)
-class ElicitationAnswer:
+class ElicitationAnswer(msgspec.Struct, frozen=True):
     """The user's answer to a server's elicitation: accept (with content), decline, cancel."""
 
     action: ElicitAction
@@ -73,8 +72,7 @@ class Elicitor(Protocol):
     async def __call__(self, request: ElicitationRequest) -> ElicitationAnswer: ...
 
 
-@dataclass(frozen=True, slots=True)
-class SamplingRequest:
+class SamplingRequest(msgspec.Struct, frozen=True):
     """A server asks our model to answer ``messages`` (shown to the user as they are)."""
 
     server: str
@@ -82,13 +80,12 @@ class SamplingRequest:
     max_tokens: int
     system_prompt: str | None = None
     temperature: float | None = None
-    stop_sequences: list[str] = field(default_factory=list)
-    model_hints: list[str] = field(default_factory=list)
+    stop_sequences: list[str] = msgspec.field(default_factory=list)
+    model_hints: list[str] = msgspec.field(default_factory=list)
     origin: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class SamplingAnswer:
+class SamplingAnswer(msgspec.Struct, frozen=True):
     """The model's answer to a server's sampling request."""
 
     text: str

@@ -4,18 +4,18 @@ messages of one turn), with a height that is estimated until the item is laid ou
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+
+import msgspec
 
 from desktop.core.messages import Message, ToolResultPart
 from desktop.ui.chat.message_widget import MessageWidget
 
 
-@dataclass(slots=True)
-class ChatItem:
+class ChatItem(msgspec.Struct):
     """One block of the chat: a user message, or the assistant messages of one turn."""
 
     messages: list[Message]  # the first message, then continuations of the same turn
-    results: dict[str, ToolResultPart] = field(default_factory=dict)
+    results: dict[str, ToolResultPart] = msgspec.field(default_factory=dict)
     height: int = 0
     measured_width: int = -1  # the width ``height`` was measured at; -1: estimated
     widget: MessageWidget | None = None
@@ -58,8 +58,7 @@ def group_messages(messages: list[Message]) -> list[ChatItem]:
     return items
 
 
-@dataclass(slots=True)
-class Metrics:
+class Metrics(msgspec.Struct):
     """What a height estimate needs: average character width and line height."""
 
     char_width: float

@@ -12,17 +12,16 @@ forms come back as soon as there is room again.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from itertools import combinations
 
+import msgspec
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QAbstractButton, QToolButton
 
 from desktop.ui.wrap_row import WrapRow
 
 
-@dataclass(slots=True)
-class ShortForm:
+class ShortForm(msgspec.Struct):
     """A composer button with its full and short texts."""
 
     button: QAbstractButton

@@ -7,9 +7,9 @@ model is sent (base prompt + custom instructions + workspace and date).
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
+import msgspec
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
@@ -100,7 +100,7 @@ class SessionPromptDialog(QDialog):
         return self.editor.toPlainText().strip() if self.own_check.isChecked() else None
 
     def _update_preview(self) -> None:
-        sources = dataclasses.replace(self._sources, session=self.value())
+        sources = msgspec.structs.replace(self._sources, session=self.value())
         self.preview.setPlainText(build_system_prompt(sources) or self.tr("(no system prompt)"))
 
     def save(self) -> None:

@@ -14,10 +14,10 @@ import platform
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, qVersion
 from PySide6.QtGui import QIcon
@@ -65,8 +65,7 @@ NATIVE_LIBRARIES: tuple[tuple[str, str, str], ...] = (
 )
 
 
-@dataclass(frozen=True)
-class Component:
+class Component(msgspec.Struct, frozen=True):
     """A component the About dialog lists: name, version, licence (and its text, if shipped)."""
 
     name: str

@@ -7,9 +7,9 @@ a table reads row by row ("name | size").
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import msgspec
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QAccessible, QTextCursor, QTextDocument, QTextTable
 
@@ -20,16 +20,14 @@ Role = QAccessible.Role
 _HEADINGS = tuple(f"<h{level}" for level in range(1, 7))
 
 
-@dataclass(slots=True)
-class Link:
+class Link(msgspec.Struct):
     """A link in a message block, for a screen reader: its text and target."""
 
     text: str
     href: str
 
 
-@dataclass(slots=True)
-class BlockNode:
+class BlockNode(msgspec.Struct):
     """One block of a message as a screen reader gets it."""
 
     role: QAccessible.Role
@@ -37,7 +35,7 @@ class BlockNode:
     text: str
     top: int
     height: int
-    links: list[Link] = field(default_factory=list)
+    links: list[Link] = msgspec.field(default_factory=list)
 
 
 def describe_blocks(view: MarkdownView) -> list[BlockNode]:

@@ -11,7 +11,8 @@ import logging
 import re
 import threading
 import warnings
-from dataclasses import dataclass
+
+import msgspec
 
 log = logging.getLogger(__name__)
 
@@ -20,8 +21,7 @@ MAX_TEX = 4000
 _VIEWBOX = re.compile(r'viewBox="([-\d.e]+) ([-\d.e]+) ([-\d.e]+) ([-\d.e]+)"')
 
 
-@dataclass(frozen=True, slots=True)
-class MathEntry:
+class MathEntry(msgspec.Struct, frozen=True):
     """Typeset TeX: its SVG and the metrics to place it in a line."""
 
     tex: str

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass
 
+import msgspec
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 
 from desktop.ui.markdown.renderer import Block
@@ -95,8 +95,7 @@ def _selection(doc: QTextDocument, start: int, end: int) -> QTextCursor:
     return cursor
 
 
-@dataclass(frozen=True, slots=True)
-class Growth:
+class Growth(msgspec.Struct, frozen=True):
     """How paragraph ``old`` becomes ``new`` in place: the document's text from
     ``position`` on is replaced by ``space`` (one folded space, or nothing) and the
     HTML ``fragment``."""
@@ -126,8 +125,7 @@ def paragraph_growth(old: Block, new: Block) -> Growth | None:
     return Growth(_kept_length(kept), len(stripped) < len(rest) and bool(kept), stripped)
 
 
-@dataclass(frozen=True, slots=True)
-class ItemAdded:
+class ItemAdded(msgspec.Struct, frozen=True):
     """How tight, flat list ``old`` becomes ``new`` by an item added at its end: its
     last item grown to what ``before`` shows (the list without the new item), then
     the new item's HTML ``item``."""
@@ -179,8 +177,7 @@ def _add_item(doc: QTextDocument, old: Block, added: ItemAdded, *, drawn: bool) 
     return start if position is None else position
 
 
-@dataclass(frozen=True, slots=True)
-class ListGrowth:
+class ListGrowth(msgspec.Struct, frozen=True):
     """How list ``old`` becomes ``new`` in place: its last item's text loses its last
     ``removed`` positions, then gets ``space`` and the HTML ``fragment`` (the rest of
     the document, the items above, is the same)."""
@@ -240,8 +237,7 @@ def code_growth(old: Block, new: Block) -> str | None:
     return html.unescape(added)
 
 
-@dataclass(frozen=True, slots=True)
-class CodeLines:
+class CodeLines(msgspec.Struct, frozen=True):
     """How open code block ``old`` becomes ``new`` when lines were completed: the
     line that was being written (``removed_text``, plain) is replaced by the HTML
     ``fragment`` (that line highlighted, the lines after it, the new line being

@@ -16,9 +16,10 @@ import html
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
 
 from desktop.ui.markdown import math_tex
 
@@ -28,8 +29,7 @@ if TYPE_CHECKING:  # markdown-it loads on first use, not at startup
 BlockKind = Literal["text", "code", "quote", "math"]
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(msgspec.Struct, frozen=True):
     """One rendered top-level block."""
 
     kind: BlockKind
@@ -42,8 +42,7 @@ class Block:
     joins_next: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Palette:
+class Palette(msgspec.Struct, frozen=True):
     """The colours and code style markdown is rendered with (light or dark)."""
 
     border: str

@@ -8,8 +8,8 @@ so a streaming answer only re-lays out its last segment.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
+import msgspec
 from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt, QUrl
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
@@ -41,8 +41,7 @@ CODE_PAD = 10
 QUOTE_INDENT = 16
 
 
-@dataclass(frozen=True, slots=True)
-class DocStyle:
+class DocStyle(msgspec.Struct, frozen=True):
     """Everything a segment's look depends on."""
 
     font: QFont

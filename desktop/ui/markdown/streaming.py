@@ -36,8 +36,9 @@ from __future__ import annotations
 import html
 import re
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from desktop.ui.markdown.code_tail import OpenCodeHighlight
 from desktop.ui.markdown.list_tail import ListItemTail
@@ -56,12 +57,11 @@ _OPENER = re.compile(r"(`{3,}|~{3,})([^\n]*)\n")
 _BLANK_LINES = re.compile(r"(?:[ \t]*\n)+")
 
 
-@dataclass(slots=True)
-class Update:
+class Update(msgspec.Struct):
     """What one streaming update rendered: the newly final blocks and the open tail."""
 
-    committed: list[Block] = field(default_factory=list)  # newly final blocks, in order
-    tail: list[Block] = field(default_factory=list)  # the open blocks after them
+    committed: list[Block] = msgspec.field(default_factory=list)  # newly final blocks, in order
+    tail: list[Block] = msgspec.field(default_factory=list)  # the open blocks after them
 
 
 class IncrementalMarkdown:

@@ -4,7 +4,7 @@ desktop portal's trigger text. No Qt: the backends and their tests use it alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 #: Qt's portable names of the keys a global shortcut may end with -> X keysym.
 NAMED_KEYSYMS = {
@@ -40,8 +40,7 @@ class KeyComboError(ValueError):
         self.reason = reason
 
 
-@dataclass(frozen=True)
-class KeyCombo:
+class KeyCombo(msgspec.Struct, frozen=True):
     """A key combination: one key and its modifiers."""
 
     key: str  # Qt's portable name: "Space", "K", "F5", "/"
