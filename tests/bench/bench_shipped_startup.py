@@ -7,7 +7,10 @@ pointing at a loopback model server in this process, the real window on a privat
 with openbox, no ``nice``.
 
 The baseline: a bare PySide6 window (a script that imports PySide6 and shows a 1280x820
-QMainWindow), started with the same Python on the same screen. Runs alternate baseline
+QMainWindow), started with the same Python on the same screen. A second one, the floor
+of the fixed packages (tests/bench/startup_floor.py): the same window that, with none of
+the app, loads what answering needs (pydantic with a model validated, sqlite3, asyncio
+on qasync, httpx) and sends a question typed at once. Runs alternate bare window, floor
 and app; the load (1-minute average) is printed beside each.
 
 * **shown**: from spawning the process until the window manager lists its window
@@ -58,6 +61,7 @@ from tests.bench.bench_shipped_stream import assista, start_screen, xdotool  # n
 TARGETS = {1000: 3.0, 10000: 4.0}  # loaded / bare window shown
 STALL_TARGET_MS = 50.0
 SEED_CACHE = Path(tempfile.gettempdir()) / "assista-bench-startup-seed"
+FLOOR = Path(__file__).with_name("startup_floor.py")
 
 #: The same-run baseline the issue names, in a process of its own: a bare PySide6 window.
 #: (The app measured is never built here: it is the shipped ``assista``, :func:`assista`.)
@@ -234,6 +238,28 @@ def run_bare(env: dict[str, str], script: Path) -> dict[str, float]:
             "cpu": float(cpu.read_text() or "nan") / 1000 if cpu.exists() else float("nan")}
 
 
+def run_floor(env: dict[str, str], server: ModelServer) -> dict[str, float]:
+    """The fixed packages' floor: shown, and the question typed at once received."""
+    floor_env = dict(env, OPENAI_API_KEY="sk-bench", OPENAI_BASE_URL=server.url)
+    server.drain()
+    spy = WindowSpy(floor_env)
+    try:
+        started = time.time()
+        proc = subprocess.Popen([sys.executable, str(FLOOR)], env=floor_env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            shown, window = spy.new_window(60)
+            spy.focused(window, 30)
+            xdotool("type", "--delay", "5", "Hello there", env=floor_env)
+            xdotool("key", "Return", env=floor_env)
+            answered = server.questions.get(timeout=60)
+        finally:
+            stop(proc)
+    finally:
+        spy.close()
+    return {"shown": shown - started, "loaded": answered - started}
+
+
 def run_app(env: dict[str, str], data: Path, server: ModelServer,
             profile: str | None = None, app: str = "") -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="assista-bench-home-") as home:
@@ -345,8 +371,10 @@ def bench(env: dict[str, str], chats: int, runs: int, server: ModelServer,
     data = seeded(chats)
     print(f"[{chats:,} chats]", flush=True)
     run_bare(env, script)  # not counted: bytecode, page cache
+    run_floor(env, server)
     run_app(env, data, server, app=app_path)
     bare: list[dict[str, float]] = []
+    floor: list[dict[str, float]] = []
     app: list[dict[str, Any]] = []
     for n in range(runs):
         load = os.getloadavg()[0]
@@ -354,6 +382,11 @@ def bench(env: dict[str, str], chats: int, runs: int, server: ModelServer,
         bare.append(b)
         print(f"  run {n + 1} bare window  shown {b['shown'] * 1000:5.0f} ms (CPU until shown "
               f"{b['cpu'] * 1000:.0f} ms)                  load {load:.2f}", flush=True)
+        load = os.getloadavg()[0]
+        f = run_floor(env, server)
+        floor.append(f)
+        print(f"  run {n + 1} floor        shown {f['shown'] * 1000:5.0f} ms, question sent "
+              f"{f['loaded'] * 1000:5.0f} ms   load {load:.2f}", flush=True)
         load = os.getloadavg()[0]
         a = run_app(env, data, server, app=app_path)
         app.append(a)
@@ -377,6 +410,10 @@ def bench(env: dict[str, str], chats: int, runs: int, server: ModelServer,
     print(f"  question answered   median {loaded * 1000:.0f} ms = {loaded / base:.2f}x the bare "
           f"window (target <= {target}x)   {verdict(loaded / base <= target)}   "
           f"({ms([r['loaded'] for r in app])})")
+    floor_loaded = statistics.median(r["loaded"] for r in floor)
+    print(f"  the fixed packages' floor: question answered median {floor_loaded * 1000:.0f} ms "
+          f"= {floor_loaded / base:.2f}x the bare window; the app = {loaded / floor_loaded:.2f}x "
+          f"the floor ({ms([r['loaded'] for r in floor])})")
     built = statistics.median(r["trace_loaded"] for r in app)
     print(f"  window built        median {built * 1000:.0f} ms = {built / base:.2f}x the bare "
           f"window (its whole content, every chat listed; the question may be answered "
