@@ -20,9 +20,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Protocol
+
+import msgspec
 
 from desktop.chat.compare_run import (
     MAX_MODELS,
@@ -386,4 +387,5 @@ def _check_count(targets: Sequence[CompareTarget], minimum: int = MIN_MODELS) ->
 
 
 def _for_target(overrides: TurnOverrides | None, target: CompareTarget) -> TurnOverrides:
-    return replace(overrides or TurnOverrides(), config=target.config, model=target.model)
+    return msgspec.structs.replace(overrides or TurnOverrides(), config=target.config,
+                                   model=target.model)

@@ -143,8 +143,7 @@ class CompareColumn:
         return unobserve
 
 
-@dataclass(eq=False)
-class CompareRun:
+class CompareRun(msgspec.Struct, eq=False, weakref=True):
     """One question answered by several models at once: the columns and the group turn."""
 
     session_id: str
@@ -156,8 +155,8 @@ class CompareRun:
     ended: bool = False  # every column ended and the kept answer is shown
     # Asking other models about an answer: that answer's messages (choice number
     # len(columns), shown unless another is kept).
-    earlier: list[Message] = field(default_factory=list)
-    on_end: list[Callable[[CompareRun], None]] = field(default_factory=list)
+    earlier: list[Message] = msgspec.field(default_factory=list)
+    on_end: list[Callable[[CompareRun], None]] = msgspec.field(default_factory=list)
 
     @property
     def done(self) -> bool:

@@ -11,10 +11,11 @@ request from either.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from desktop import projects as project_feature
 from desktop import skills as agent_skills
@@ -35,25 +36,24 @@ if TYPE_CHECKING:
 DISABLED_TOOLS_KEY = "disabled_tools"
 
 
-@dataclass
-class NewChat:
+class NewChat(msgspec.Struct, weakref=True):
     """The choices for a chat before its first message (``None``: the default)."""
 
     assistant_id: str | None = None
     system_prompt: str | None = None
-    disabled_tools: list[str] = field(default_factory=list)
+    disabled_tools: list[str] = msgspec.field(default_factory=list)
     provider_id: str | None = None
     model: str | None = None
     workspace: str | None = None
     draft: str = ""  # typed, not sent yet (desktop.chat.drafts)
-    options: ChatOptions = field(default_factory=ChatOptions)
-    knowledge: list[str] = field(default_factory=list)  # knowledge bases it searches
+    options: ChatOptions = msgspec.field(default_factory=ChatOptions)
+    knowledge: list[str] = msgspec.field(default_factory=list)  # knowledge bases it searches
     # A temporary chat: no memory read or written, and not kept once closed; its
     # messages live here only (the service adds each turn's).
     temporary: bool = False
-    history: list[Message] = field(default_factory=list)
+    history: list[Message] = msgspec.field(default_factory=list)
     project_id: str | None = None  # the project it is started in (desktop.projects)
-    disabled_skills: list[str] = field(default_factory=list)  # skills it does not offer
+    disabled_skills: list[str] = msgspec.field(default_factory=list)  # skills it does not offer
 
     @property
     def temporary_id(self) -> str:

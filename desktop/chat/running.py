@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
 
 import msgspec
 
@@ -35,8 +34,7 @@ PAST_NEWS = (ConfirmRequested, ProviderRetrying, TurnQueued)
 _DELTAS = (TextDelta, ReasoningDelta)  # a tuple: checked per token (no union made each time)
 
 
-@dataclass(eq=False)
-class RunningTurn:
+class RunningTurn(msgspec.Struct, eq=False, weakref=True):
     """One turn in progress: its task, its state, what it emitted so far, its observers."""
 
     session_id: str
@@ -51,8 +49,8 @@ class RunningTurn:
     result: RunResult | None = None
     failure: str | None = None
     failure_info: ErrorInfo | None = None  # the failure's code + params
-    observers: list[ChatObserver] = field(default_factory=list)
-    _log: list[ChatEvent | _Run] = field(default_factory=list)
+    observers: list[ChatObserver] = msgspec.field(default_factory=list)
+    _log: list[ChatEvent | _Run] = msgspec.field(default_factory=list)
     _confirm: asyncio.Future[bool] | None = None
     _rounds: int = 0
 

@@ -9,7 +9,6 @@ alike; the command line may only override what the user typed on it
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -43,18 +42,17 @@ class ProviderMissing(ConfigError):
     """No provider is configured: the window opens the Providers dialog."""
 
 
-@dataclass
-class TurnOverrides:
+class TurnOverrides(msgspec.Struct, weakref=True):
     """Choices made for one turn from outside the chat (the command line)."""
 
     config: ProviderConfig | None = None  # a provider given by --provider/--base-url
     model: str | None = None
     system: str | None = None  # replaces the assembled system prompt (--system)
     tools: list[str] | None = None  # exactly these tools (--tools)
-    extra_tools: list[str] = field(default_factory=list)  # added (--mcp-config, --allow)
+    extra_tools: list[str] = msgspec.field(default_factory=list)  # added (--mcp-config, --allow)
     workspace: str | None = None
-    policies: dict[str, Policy] = field(default_factory=dict)
-    knowledge: list[str] = field(default_factory=list)  # knowledge bases (--knowledge)
+    policies: dict[str, Policy] = msgspec.field(default_factory=dict)
+    knowledge: list[str] = msgspec.field(default_factory=list)  # knowledge bases (--knowledge)
     web_search: bool = False  # search the web this turn (--web)
     memory: bool = True  # read and write memories (off: --no-memory, --temporary)
 

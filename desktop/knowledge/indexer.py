@@ -14,10 +14,11 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
 from typing import BinaryIO
+
+import msgspec
 
 from desktop.core.error_codes import ErrorInfo
 from desktop.documents import DocumentError, Section, document_kind, extract_sections
@@ -47,16 +48,15 @@ ProgressFn = Callable[[int, int, str], None]
 """``(done, total, path)`` after each file."""
 
 
-@dataclass
-class IndexReport:
+class IndexReport(msgspec.Struct, weakref=True):
     """What one indexing run of a knowledge base did, file by file."""
 
     added: int = 0
     updated: int = 0
     unchanged: int = 0
     removed: int = 0
-    failed: dict[str, str] = field(default_factory=dict)  # path -> reason
-    failed_info: dict[str, ErrorInfo] = field(default_factory=dict)  # path -> its code
+    failed: dict[str, str] = msgspec.field(default_factory=dict)  # path -> reason
+    failed_info: dict[str, ErrorInfo] = msgspec.field(default_factory=dict)  # path -> its code
     seconds: float = 0.0
 
 

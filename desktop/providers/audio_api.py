@@ -11,10 +11,10 @@ transport failure, like a chat request's.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import httpx
+import msgspec
 
 from desktop.core.errors import ProviderError
 from desktop.providers.http_clients import make_async_client
@@ -41,14 +41,13 @@ def audio_mime(filename: str) -> str:
     return _MIMES.get(filename.rsplit(".", 1)[-1].lower(), "application/octet-stream")
 
 
-@dataclass
-class AudioEndpoint:
+class AudioEndpoint(msgspec.Struct, weakref=True):
     """One provider's audio endpoints: ``base_url`` as a chat request's (``.../v1``)."""
 
     base_url: str
     api_key: str | None = None
     name: str = "provider"
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = msgspec.field(default_factory=dict)
     timeout: float = 120.0
     proxy: Proxy | None = None
 

@@ -15,9 +15,10 @@ import json
 import logging
 import stat
 import zipfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+import msgspec
 
 from desktop.core.errors import StorageError
 from desktop.storage.chatgpt import looks_like_chatgpt, parse_chatgpt
@@ -35,13 +36,12 @@ Source = Literal["assista", "chatgpt"]
 MAX_IMPORT_BYTES = 512 * 1024 * 1024
 
 
-@dataclass
-class ImportReport:
+class ImportReport(msgspec.Struct, weakref=True):
     """What an import added and skipped, with a summary for the user."""
 
     source: Source
-    imported: list[str] = field(default_factory=list)  # session ids, in file order
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (title, reason)
+    imported: list[str] = msgspec.field(default_factory=list)  # session ids, in file order
+    skipped: list[tuple[str, str]] = msgspec.field(default_factory=list)  # (title, reason)
     messages: int = 0
     projects: int = 0  # projects added (with their files)
     memories: int = 0  # memories added

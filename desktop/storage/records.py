@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import sqlite3
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from desktop.core.errors import StorageError
 from desktop.core.messages import Message, new_id
@@ -28,14 +29,13 @@ from desktop.storage.session_rows import (
 )
 
 
-@dataclass
-class SessionRecord:
+class SessionRecord(msgspec.Struct, weakref=True):
     """A session and all its messages, every branch, in creation order."""
 
     info: SessionInfo
-    messages: list[Message] = field(default_factory=list)
+    messages: list[Message] = msgspec.field(default_factory=list)
     # When each message was last created or chosen (the fork's remembered branch).
-    selected_at: dict[str, float] = field(default_factory=dict)
+    selected_at: dict[str, float] = msgspec.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of an export entry (see :mod:`desktop.storage.export`)."""

@@ -15,9 +15,10 @@ import shutil
 import sqlite3
 import tempfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+import msgspec
 
 from desktop.core.errors import StorageError
 from desktop.storage import tree
@@ -34,15 +35,14 @@ log = logging.getLogger(__name__)
 SALVAGE_TABLES = ("sessions", "messages", "settings", "providers", "assistants")
 
 
-@dataclass
-class OpenedDatabase:
+class OpenedDatabase(msgspec.Struct, weakref=True):
     """The database opened at start-up, and whether it had to be recovered."""
 
     db: Database
     status: Literal["ok", "recovered"] = "ok"
     notice: str | None = None  # for the user when status is "recovered"
     damaged_copy: Path | None = None  # where the damaged file now is
-    salvaged: dict[str, int] = field(default_factory=dict)  # rows copied, per table
+    salvaged: dict[str, int] = msgspec.field(default_factory=dict)  # rows copied, per table
 
 
 def open_database(

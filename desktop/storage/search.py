@@ -20,7 +20,6 @@ import functools
 import re
 import sqlite3
 import unicodedata
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -121,8 +120,7 @@ def _word_expression(terms: list[Term]) -> str:
     return " AND ".join(parts)
 
 
-@dataclass
-class _Plan:
+class _Plan(msgspec.Struct, weakref=True):
     """The table that drives a search query, and its filters with their parameters."""
 
     table: str

@@ -14,8 +14,9 @@ The writes made here are removed from ``sync_log`` so they are not sent back.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from desktop.storage import tree
 from desktop.storage.session_rows import INSERT_MESSAGE
@@ -26,8 +27,7 @@ from desktop.sync.fields import MESSAGE, SESSION, SETTINGS
 from desktop.sync.segments import Op
 
 
-@dataclass
-class MergeCounts:
+class MergeCounts(msgspec.Struct, weakref=True):
     """What merging other devices' changes did here."""
 
     messages: int = 0  # messages added
@@ -35,7 +35,7 @@ class MergeCounts:
     deleted: int = 0  # chats, messages and assistants deleted
     settings_changed: bool = False
     # Chats whose messages or fields changed: the window reopens the one on screen.
-    chats: set[str] = field(default_factory=set)
+    chats: set[str] = msgspec.field(default_factory=set)
 
     @property
     def changed(self) -> bool:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from desktop.sync.merge import MergeCounts
 
 
-@dataclass
-class SyncReport:
+class SyncReport(msgspec.Struct, weakref=True):
     """What one sync run did: queued, sent, received and merged."""
 
     device: str
@@ -17,7 +16,7 @@ class SyncReport:
     bytes_up: int = 0
     downloaded: int = 0  # files downloaded from other devices
     bytes_down: int = 0
-    merged: MergeCounts = field(default_factory=MergeCounts)
+    merged: MergeCounts = msgspec.field(default_factory=MergeCounts)
     compacted: bool = False
     # The target lacked what this device had sent (a new or emptied target, or a server
     # that lost uploads): everything this device holds was sent again.

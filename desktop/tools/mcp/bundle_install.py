@@ -17,9 +17,10 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from desktop.storage.mcp_secrets import DeletableSecrets, forget_server
 from desktop.storage.safe_zip import UnsafeZipError, extract_zip
@@ -37,8 +38,7 @@ MAX_BUNDLE_BYTES = 500 * 1024 * 1024  # unpacked (node_modules can be large)
 MANIFEST_MAX = 1024 * 1024
 
 
-@dataclass
-class OpenedBundle:
+class OpenedBundle(msgspec.Struct, weakref=True):
     """A bundle unpacked and checked, waiting for the user's answers."""
 
     manifest: Manifest

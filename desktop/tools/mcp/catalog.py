@@ -25,7 +25,6 @@ import logging
 import os
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -104,11 +103,10 @@ class CatalogEntry(msgspec.Struct, frozen=True):
         return self.name.rsplit("/", 1)[-1] or self.name
 
 
-@dataclass
-class CatalogResult:
+class CatalogResult(msgspec.Struct, weakref=True):
     """The catalog's servers, when they were fetched, and why the cache is shown."""
 
-    entries: list[CatalogEntry] = field(default_factory=list)
+    entries: list[CatalogEntry] = msgspec.field(default_factory=list)
     fetched_at: float = 0.0
     offline: str | None = None  # why the cache is shown instead of the registry
 

@@ -30,7 +30,6 @@ import json
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
-from dataclasses import dataclass
 from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
@@ -295,8 +294,7 @@ class PreRegistered(msgspec.Struct, frozen=True):
             token_endpoint_auth_method="client_secret_basic" if self.client_secret else "none")
 
 
-@dataclass
-class SignIn:
+class SignIn(msgspec.Struct, weakref=True):
     """How one server signs in; ``interactive`` is set for the attempt a person started."""
 
     server: str
@@ -427,8 +425,7 @@ def one_line_text(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-@dataclass
-class OAuthSetup:
+class OAuthSetup(msgspec.Struct, weakref=True):
     """Where sign-ins are kept and how a person is sent to sign in (``browser``:
     None when nobody can be asked, e.g. ``assista ask`` without a terminal)."""
 

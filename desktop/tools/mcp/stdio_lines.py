@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 MB = 1024 * 1024
 MAX_MESSAGE_BYTES = 16 * MB
@@ -26,8 +27,7 @@ _TEXT = re.compile(r'"text"\s*:\s*"')
 _DECODER = json.JSONDecoder()
 
 
-@dataclass
-class Oversized:
+class Oversized(msgspec.Struct, weakref=True):
     """A line longer than the limit: its first ``limit`` bytes, its last bytes, its size."""
 
     head: bytes
@@ -35,12 +35,11 @@ class Oversized:
     size: int
 
 
-@dataclass
-class LineSplitter:
+class LineSplitter(msgspec.Struct, weakref=True):
     """Chunks in, whole lines out (``bytes``, or :class:`Oversized`)."""
 
     limit: int = MAX_MESSAGE_BYTES
-    _parts: list[bytes] = field(default_factory=list)
+    _parts: list[bytes] = msgspec.field(default_factory=list)
     _size: int = 0
     _tail: bytes = b""
 

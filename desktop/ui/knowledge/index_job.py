@@ -13,8 +13,8 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
 
+import msgspec
 from PySide6.QtCore import QObject, Signal
 
 from desktop.core.errors import AssistaError
@@ -28,15 +28,14 @@ log = logging.getLogger(__name__)
 PROGRESS_EVERY_S = 0.05  # at most 20 progress signals a second
 
 
-@dataclass
-class IndexOutcome:
+class IndexOutcome(msgspec.Struct, weakref=True):
     """How an indexing job ended: its report, embeddings made, cancelled or failed."""
 
     report: IndexReport | None = None
     embedded: int = 0
     cancelled: bool = False
     error: str | None = None  # the indexing (or embedding) failed: why
-    failed: dict[str, str] = field(default_factory=dict)
+    failed: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 class IndexJob(QObject):

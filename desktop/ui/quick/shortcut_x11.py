@@ -13,7 +13,8 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import logging
-from dataclasses import dataclass
+
+import msgspec
 
 from desktop.ui.quick.key_combo import KeyCombo
 
@@ -107,8 +108,7 @@ _libc = ctypes.CDLL(None)
 _libc.free.argtypes = [ctypes.c_void_p]
 
 
-@dataclass
-class Keymap:
+class Keymap(msgspec.Struct, weakref=True):
     """Which keycodes make which keysyms, and which modifier bits NumLock, Alt and
     Super are on this X server."""
     codes: dict[int, list[tuple[int, bool]]]  # keysym -> (keycode, with Shift), plain first
