@@ -67,3 +67,9 @@ def identity(pyproject: Path = PYPROJECT) -> Identity:
         description=str(project.get("description", "")),
         license=str(licence),
     )
+
+
+def dependencies(pyproject: Path = PYPROJECT) -> list[str]:
+    """The runtime dependencies ``pyproject.toml`` declares (PEP 508 strings)."""
+    project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    return [str(item) for item in project.get("dependencies", [])]

@@ -32,6 +32,7 @@ from pathlib import Path
 import app_identity
 import bundle_check
 import bundle_report
+import runtime_deps
 import translations
 
 PACKAGING = Path(__file__).resolve().parent
@@ -70,6 +71,17 @@ def timed(label: str, action: Callable[[], Path]) -> Path:
     say(f"{label}: {result.relative_to(ROOT) if result.is_relative_to(ROOT) else result} "
         f"{size} in {time.perf_counter() - start:.1f} s")
     return result
+
+
+def require_current_metadata(name: str) -> None:
+    """Stop, saying what to run, when the installed metadata predates a dependency
+    ``pyproject.toml`` declares: the bundle takes its dependencies from that metadata
+    (see the spec) and would leave the new one out."""
+    stale = runtime_deps.not_installed_as_declared(name, app_identity.dependencies())
+    if stale:
+        raise SystemExit(f"build: pyproject.toml declares {', '.join(stale)}, which the "
+                         f"installed {name} does not require yet: run python3 "
+                         "packaging/dev.py (it installs the app again), then build")
 
 
 def run_pyinstaller() -> float:
@@ -181,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     say(f"{app_identity.DISPLAY_NAME} {ident.version} on {sys.platform}/{machine()}, "
         f"Python {platform.python_version()}")
     if not args.skip_bundle:
+        require_current_metadata(ident.name)
         # The interface translations (.qm, not committed) go into resources/ first.
         say(f"translations: {len(translations.build())} .qm files")
         # mermaid.js for the diagram previews, from npm with its licence (not committed).

@@ -96,3 +96,17 @@ def undeclared(root: str, top_levels: Iterable[str]) -> list[str]:
     declared = {_canonical(d.metadata["Name"]) for d in runtime_closure(root)}
     return sorted(name for name in bundled_distributions(top_levels)
                   if _canonical(name) not in declared)
+
+
+def not_installed_as_declared(root: str, declared: Iterable[str]) -> list[str]:
+    """The dependencies ``declared`` in ``pyproject.toml`` that ``root``'s installed
+    metadata does not require: the metadata predates the declaration (the venv's
+    install was not redone since, see ``packaging/dev.py``), and a bundle built from it
+    would leave them out."""
+    try:
+        installed = md.distribution(root).requires or []
+    except md.PackageNotFoundError:
+        return sorted(Requirement(text).name for text in declared)
+    required = {_canonical(Requirement(text).name) for text in installed}
+    return sorted(name for name in (Requirement(text).name for text in declared)
+                  if _canonical(name) not in required)

@@ -89,3 +89,25 @@ def test_the_bundle_leaves_out_what_only_the_tools_need() -> None:
     assert not left_out & set(sys.stdlib_module_names)
     spec = (Path(__file__).resolve().parents[2] / "packaging/assista.spec").read_text()
     assert "runtime_deps.outside_closure(IDENT.name)" in spec  # (what the Analysis excludes)
+
+
+def test_a_build_on_metadata_older_than_pyproject_stops_with_what_to_run(tmp_path: Path) -> None:
+    """The bundle takes its dependencies from the installed metadata: a dependency
+    declared since the venv's install was made would be left out (msgspec once was, and
+    only the bundle's smoke test found it), so the build names it before PyInstaller."""
+    import app_identity
+    import runtime_deps
+
+    name = app_identity.identity().name
+    declared = app_identity.dependencies()
+    assert "msgspec>=0.18" in declared
+    assert runtime_deps.not_installed_as_declared(name, declared) == []  # (dev.py's install)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[project]\nname = "x"\nversion = "1"\ndependencies = '
+                         '["httpx>=0.27", "Not_Yet.Installed[extra]>=2; python_version > \'3\'"]\n',
+                         encoding="utf-8")
+    assert runtime_deps.not_installed_as_declared(
+        name, app_identity.dependencies(pyproject)) == ["Not_Yet.Installed"]
+    assert runtime_deps.not_installed_as_declared("no-such-distribution", ["httpx"]) == ["httpx"]
+    build = (Path(__file__).resolve().parents[2] / "packaging/build.py").read_text()
+    assert "require_current_metadata(ident.name)" in build
