@@ -111,14 +111,19 @@ set -u
 # Xvfb picks a free display itself and writes its number once it takes connections
 # (-displayfd); the read waits on the pipe, so a busy machine only makes it later. A
 # client then checks that it can connect (once in CI the app could not, with other X
-# servers starting beside it): if not, another server is started.
+# servers starting beside it): if not, another server is started. The server reached
+# must also be this one, still running (once more in CI, session 12, the app found no
+# server on a display xdotool had just reached, with other tests' servers starting
+# and stopping beside it; the cause was not found).
 mkfifo "$WORK/display"
 d=""
 for attempt in 1 2 3; do
   Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp 3>"$WORK/display" >/dev/null 2>&1 &
   xvfb=$!
   read -r d < "$WORK/display" || d=""
-  if [ -n "$d" ] && DISPLAY=":$d" xdotool getdisplaygeometry >/dev/null 2>&1; then break; fi
+  if [ -n "$d" ] && kill -0 $xvfb 2>/dev/null \
+      && DISPLAY=":$d" xdotool getdisplaygeometry >/dev/null 2>&1 \
+      && kill -0 $xvfb 2>/dev/null; then break; fi
   echo "Xvfb (attempt $attempt) gave display '$d', which took no client" >> "$WORK/xvfb.log"
   kill $xvfb 2>/dev/null; wait $xvfb 2>/dev/null; d=""
 done
