@@ -56,8 +56,15 @@ class Identity:
 
 
 @cache
+def _project(pyproject: Path) -> dict[str, object]:
+    """The ``[project]`` table of ``pyproject`` (read once)."""
+    project: dict[str, object] = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    return project
+
+
+@cache
 def identity(pyproject: Path = PYPROJECT) -> Identity:
-    project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    project = _project(pyproject)
     licence = project.get("license", "")
     if isinstance(licence, dict):
         licence = licence.get("text", "")
@@ -71,5 +78,5 @@ def identity(pyproject: Path = PYPROJECT) -> Identity:
 
 def dependencies(pyproject: Path = PYPROJECT) -> list[str]:
     """The runtime dependencies ``pyproject.toml`` declares (PEP 508 strings)."""
-    project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
-    return [str(item) for item in project.get("dependencies", [])]
+    declared = _project(pyproject).get("dependencies", [])
+    return [str(item) for item in declared] if isinstance(declared, list) else []

@@ -238,6 +238,15 @@ def run_bare(env: dict[str, str], script: Path) -> dict[str, float]:
             "cpu": float(cpu.read_text() or "nan") / 1000 if cpu.exists() else float("nan")}
 
 
+def type_question(env: dict[str, str], spy: WindowSpy, window: str) -> float:
+    """Once ``window`` has the keyboard focus, type a question and press Enter (as a
+    user who types the moment the window shows); when it had the focus."""
+    focused = spy.focused(window, 30)
+    xdotool("type", "--delay", "5", "Hello there", env=env)
+    xdotool("key", "Return", env=env)
+    return focused
+
+
 def run_floor(env: dict[str, str], server: ModelServer) -> dict[str, float]:
     """The fixed packages' floor: shown, and the question typed at once received."""
     floor_env = dict(env, OPENAI_API_KEY="sk-bench", OPENAI_BASE_URL=server.url)
@@ -249,9 +258,7 @@ def run_floor(env: dict[str, str], server: ModelServer) -> dict[str, float]:
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             shown, window = spy.new_window(60)
-            spy.focused(window, 30)
-            xdotool("type", "--delay", "5", "Hello there", env=floor_env)
-            xdotool("key", "Return", env=floor_env)
+            type_question(floor_env, spy, window)
             answered = server.questions.get(timeout=60)
         finally:
             stop(proc)
@@ -287,10 +294,7 @@ def run_app(env: dict[str, str], data: Path, server: ModelServer,
                 except queue.Empty:
                     raise RuntimeError("the app's window did not show:\n" + (
                         Path(home) / "app.log").read_text()[-3000:]) from None
-                # a question typed the moment the window shows and has the focus
-                focused = spy.focused(window, 30)
-                xdotool("type", "--delay", "5", "Hello there", env=app_env)
-                xdotool("key", "Return", env=app_env)
+                focused = type_question(app_env, spy, window)
                 try:
                     answered = server.questions.get(timeout=120)
                 except queue.Empty:
