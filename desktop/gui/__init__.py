@@ -314,7 +314,7 @@ def fill_in(app: QApplication, window: MainWindow, controller: ChatController,
             app.processEvents()
             if trace is not None:
                 trace.step(f"window: {window.building}")
-    window.attach(controller, between_steps=between_steps)
+    window.attach(controller, between_steps=between_steps, hold_sends=True)
     if trace is not None:
         trace.step("reopen last chat")
     reopen_last_chat(window)

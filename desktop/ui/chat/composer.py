@@ -205,6 +205,7 @@ class Composer(QFrame):
         self.input.textChanged.connect(self._update_enabled)
         self.input.textChanged.connect(self.fit_input)
         self._busy = False
+        self._held: bool | None = None  # (see hold_sends: None, or whether Enter was hit)
         self._update_enabled()
 
     def _compare_and_research(self, row: WrapRow) -> tuple[QPushButton, QPushButton]:
@@ -289,10 +290,26 @@ class Composer(QFrame):
         text = self.input.toPlainText()
         if self._busy or not (text.strip() or self.chips):
             return
+        if self._held is not None:  # kept as it is now, for release_sends
+            self._held = True
+            self.input.setReadOnly(True)
+            return
         if text.split(maxsplit=1)[:1] == ["/compare"]:
             self.compareRequested.emit()  # the rest of the text is the question
             return
         self.sendRequested.emit(text, [chip.part for chip in self.chips])
+
+    def hold_sends(self) -> None:
+        """Until :meth:`release_sends`, Enter (or Send) does not send: the text is kept
+        as it is, read-only (the window is still opening the chat it goes to)."""
+        self._held = False
+
+    def release_sends(self) -> bool:
+        """Enter sends again; True if it was pressed while held (the caller sends the
+        text, in the chat it has opened)."""
+        asked, self._held = self._held is True, None
+        self.input.setReadOnly(False)
+        return asked
 
     def clear(self) -> None:
         self.input.clear()

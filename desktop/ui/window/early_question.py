@@ -84,25 +84,29 @@ class EarlyQuestion:
 
 
 def reopen_last_chat(window: MainWindow) -> None:
-    """Open the chat clicked while the window loaded (or the one a question typed then
-    was sent in), else the one the user was in when the app last closed (if it is still
-    there), with what was typed while the window loaded: sent in that chat if Enter was
-    pressed, else after the chat's draft."""
+    """Open the chat clicked while the window loaded (in the chat list, else in the
+    skeleton, or the one a question typed then was sent in), else the one the user was
+    in when the app last closed (if it is still there), with what was typed while the
+    window loaded: sent in that chat if Enter was pressed (in the skeleton, or in the
+    composer while it held sends), else after the chat's draft."""
     controller = window.controller
     box = window.composer.input
+    asked = window.composer.release_sends()
     draft = controller.service.chats.draft(controller.chat)
     held, focused = box.toPlainText(), box.hasFocus()
     # (MainWindow._lay_out put the typing after the new chat's draft, which stays its own)
     typed = held[len(draft):].lstrip("\n") if held.startswith(draft) else held
     box.setPlainText(draft)
-    session_id = window.early_chat or controller.last_chat()
+    session_id = controller.session_id or window.early_chat or controller.last_chat()
     if session_id is not None:
         controller.open_session(session_id)
         window.refresh_sessions()
     if not window.isVisible():  # closed while loading: nothing is sent, the text is kept
         hand_over_typing(box, EarlyTyping(typed, False, False))
         window.chat_pane.save_draft()
-    elif window.early_typing.send and typed.strip():
+    elif (window.early_typing.send or asked) and typed.strip():
+        if asked:
+            log.info("a question sent while the window opened its chat is sent in it")
         chat_draft = box.toPlainText()
         box.setPlainText(typed)
         box.submitted.emit()

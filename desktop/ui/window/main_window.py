@@ -67,6 +67,7 @@ class MainWindow(QMainWindow):
         self.filled_in = False
         self.early_typing = EarlyTyping("", False, False)  # (typed in the skeleton)
         self.early_chat: str | None = None  # (clicked in the skeleton)
+        self._hold_sends = False  # (see attach)
         self._activated = False
         self.start_work = FirstFrameWork()  # (model list, MCP servers: after a frame)
         self.setCentralWidget(StartupSkeleton(APP_NAME, self.state.splitter,
@@ -86,13 +87,18 @@ class MainWindow(QMainWindow):
             self.filled_in = True
 
     def attach(self, controller: ChatController,
-               between_steps: Callable[[], object] | None = None) -> None:
+               between_steps: Callable[[], object] | None = None,
+               hold_sends: bool = False) -> None:
         """Build the real content for ``controller`` (replaces the skeleton).
 
         In steps, the visible parts first: ``between_steps`` (the launcher passes the
         app's ``processEvents``) runs between them, so that the window's events are
-        handled and no step holds the event loop for long."""
+        handled and no step holds the event loop for long. ``hold_sends``: the caller
+        opens the chat afterwards (:func:`~desktop.ui.window.early_question.reopen_last_chat`);
+        until then the composer, on screen a few steps earlier, holds what Enter asks
+        to send (else it would go to a new chat, not the one the window then shows)."""
         self.controller = controller
+        self._hold_sends = hold_sends
         # The skeleton was on screen: slow start-up work waits for a frame of the real
         # content (the frames between the steps do not count).
         self.start_work.wait_for_next_frame()
@@ -154,6 +160,8 @@ class MainWindow(QMainWindow):
             self.sessions.set_sessions([
                 SessionInfo(c.id, c.title, c.created_at, c.updated_at, pinned=c.pinned)
                 for c in skeleton.first_chats], None)
+        if self._hold_sends:
+            self.composer.hold_sends()
         self.setCentralWidget(self._content)
         self.sidebar_choice = self.state.sidebar_visible  # (None: not chosen yet)
         self.top_bar.set_sidebar_visible(self.sidebar_choice is True)

@@ -52,7 +52,7 @@ def load(window: MainWindow, ctx: AppContext) -> list[bool]:
 
     controller = ChatController(ctx)
     EarlyQuestion(window, controller).start()  # (a question typed meanwhile: sent now)
-    window.attach(controller, between_steps=between_steps)
+    window.attach(controller, between_steps=between_steps, hold_sends=True)
     reopen_last_chat(window)
     return paused
 
@@ -176,6 +176,36 @@ def test_a_chat_clicked_before_the_app_has_loaded_is_the_one_opened(
                      pos=skeleton.chat_list.visualItemRect(item).center())
     assert skeleton.chosen_chat == older
     load(window, ctx)
+    assert window.controller.session_id == older
+    assert window.sessions.current_id() == older
+
+
+def test_a_chat_clicked_in_the_list_while_the_window_is_built_is_the_one_opened(
+    qtbot: Any, qt_loop: qasync.QEventLoop, open_ctx: Callable[..., AppContext],
+) -> None:
+    """The real chat list is on screen a few steps before the window reopens the last
+    chat: a chat clicked in it then stays open."""
+    ctx = open_ctx()
+    older = make_chat(ctx, "Older", "a", "b", age_days=2)
+    last = make_chat(ctx, "Last one", "c", "d")
+    remember_last_chat(ctx.settings_store, last)
+    window, _skeleton = skeleton_window(qtbot, ctx)
+    app = QApplication.instance()
+    assert app is not None
+
+    def between_steps() -> None:
+        app.processEvents()
+        if window.building == "fill":  # (listed and connected; not reopened yet)
+            item = window.sessions.item_for(older)
+            assert item is not None
+            qtbot.mouseClick(window.sessions.list.viewport(), Qt.MouseButton.LeftButton,
+                             pos=window.sessions.list.visualItemRect(item).center())
+            assert window.controller.session_id == older
+
+    controller = ChatController(ctx)
+    EarlyQuestion(window, controller).start()
+    window.attach(controller, between_steps=between_steps, hold_sends=True)
+    reopen_last_chat(window)
     assert window.controller.session_id == older
     assert window.sessions.current_id() == older
 
