@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import app_identity
 
@@ -97,6 +98,23 @@ def archive_modules(executable: Path) -> set[str]:
     return set(pkg_archive_contents(str(executable), recursive=True))
 
 
+def archive_deflated(executable: Path, module: str = "desktop.__main__") -> bool:
+    """Whether ``module``'s entry in the executable's embedded PYZ archive is deflated
+    (see ``PYZ_COMPRESSION_LEVEL`` in packaging/build.py; needs PyInstaller)."""
+    from PyInstaller.archive.readers import CArchiveReader
+
+    pkg = CArchiveReader(str(executable))
+    name = next(name for name, entry in pkg.toc.items() if entry[-1] == "z")  # (the PYZ)
+    return entry_deflated(pkg.open_embedded_archive(name), module)
+
+
+def entry_deflated(pyz: Any, module: str) -> bool:
+    """Whether ``module``'s entry in ``pyz`` (a PyInstaller ZlibArchiveReader) is
+    stored smaller than the marshalled code it holds."""
+    _typecode, _offset, stored = pyz.toc[module]
+    return bool(stored < len(pyz.extract(module, raw=True)))
+
+
 @dataclass
 class CheckResult:
     problems: list[str] = field(default_factory=list)
@@ -151,4 +169,7 @@ def check_bundle(dist: Path, platform: str = sys.platform) -> CheckResult:
         result.need(name in modules, f"module missing from the bundle: {name}")
     for name in FORBIDDEN_MODULES:
         result.need(name not in modules, f"module bundled but excluded by policy: {name}")
+    result.need(not archive_deflated(where.executable),
+                "the bundled modules are deflated (build with packaging/build.py: it sets "
+                "PyInstaller's compression level)")
     return result

@@ -91,3 +91,22 @@ def test_layout_and_requirements_per_platform(platform: str, tmp_path: Path) -> 
 def test_check_reports_a_missing_bundle(tmp_path: Path) -> None:
     result = bundle_check.check_bundle(tmp_path, "linux")
     assert result.problems == [f"no executable at {tmp_path / 'assista' / 'assista'}"]
+
+
+@pytest.mark.parametrize(("level", "deflated"), [(0, False), (6, True)])
+def test_the_check_tells_a_stored_module_from_a_deflated_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, level: int, deflated: bool) -> None:
+    """The bundle's modules are stored, not deflated (packaging/build.py's
+    PYZ_COMPRESSION_LEVEL); the check reads an archive PyInstaller itself wrote."""
+    pytest.importorskip("PyInstaller")
+    from PyInstaller.archive import writers
+    from PyInstaller.archive.readers import ZlibArchiveReader
+
+    source = tmp_path / "sample.py"
+    source.write_text("TEXT = 'a line of text' * 50\n" * 40)
+    code = compile(source.read_text(), str(source), "exec")
+    monkeypatch.setattr(writers.ZlibArchiveWriter, "_COMPRESSION_LEVEL", level)
+    archive = tmp_path / "modules.pyz"
+    writers.ZlibArchiveWriter(str(archive), [("sample", str(source), "PYMODULE")],
+                              {"sample": code})
+    assert bundle_check.entry_deflated(ZlibArchiveReader(str(archive)), "sample") is deflated
