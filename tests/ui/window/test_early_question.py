@@ -13,13 +13,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from desktop.app import AppContext
-from desktop.chat.last_chat import remember_last_chat
 from desktop.ui.window.controller import ChatController
 from desktop.ui.window.early_question import EarlyQuestion, reopen_last_chat
 from desktop.ui.window.startup_skeleton import EarlyMessageBox, StartupSkeleton
 from tests.support.openai_server import FakeOpenAIServer, ScriptedResponse
-from tests.ui.conversation_helpers import add_provider, make_chat
-from tests.ui.window.test_early_typing import skeleton_window
+from tests.ui.conversation_helpers import add_provider
+from tests.ui.window.test_early_typing import last_chat_with_draft, skeleton_window
 
 
 def ask_in_skeleton(qtbot: Any, skeleton: StartupSkeleton, text: str) -> EarlyMessageBox:
@@ -36,10 +35,7 @@ def test_a_question_typed_while_loading_is_sent_before_the_window_is_built(
     open_ctx: Callable[..., AppContext],
 ) -> None:
     ctx = open_ctx()
-    add_provider(ctx, fake_server)
-    last = make_chat(ctx, "Last one", "hello", "hi")
-    ctx.settings_store.set_value(f"draft:{last}", "kept for later")
-    remember_last_chat(ctx.settings_store, last)
+    last = last_chat_with_draft(ctx, fake_server)
     held = ScriptedResponse.sse([{"choices": [{"index": 0, "delta": {"content": "Ans"}}]},
                                  {"choices": [{"index": 0, "delta": {"content": "wered."},
                                                "finish_reason": "stop"}]}], hold_after=1)
@@ -137,10 +133,7 @@ def test_enter_in_the_composer_while_the_window_is_built_sends_in_the_reopened_c
     chat the window does not show (once in CI: answered in a new chat, the text left in
     the composer of the reopened one)."""
     ctx = open_ctx()
-    add_provider(ctx, fake_server)
-    last = make_chat(ctx, "Last one", "hello", "hi")
-    ctx.settings_store.set_value(f"draft:{last}", "kept for later")
-    remember_last_chat(ctx.settings_store, last)
+    last = last_chat_with_draft(ctx, fake_server)
     fake_server.enqueue_text("Answered.")
     window, _skeleton = skeleton_window(qtbot, ctx)
     app = QApplication.instance()

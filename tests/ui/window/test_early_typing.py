@@ -38,6 +38,16 @@ def skeleton_window(qtbot: Any, ctx: AppContext) -> tuple[MainWindow, StartupSke
     return window, skeleton
 
 
+def last_chat_with_draft(ctx: AppContext, fake_server: FakeOpenAIServer) -> str:
+    """A provider at ``fake_server`` and the chat the user was last in, "Last one" (a
+    question and its answer), whose draft is "kept for later"."""
+    add_provider(ctx, fake_server)
+    last = make_chat(ctx, "Last one", "hello", "hi")
+    ctx.settings_store.set_value(f"draft:{last}", "kept for later")
+    remember_last_chat(ctx.settings_store, last)
+    return last
+
+
 def load(window: MainWindow, ctx: AppContext) -> list[bool]:
     """What the launcher does once the app is loaded (a question typed meanwhile is sent,
     then the window is built); the window's ``ready`` at each pause between the
@@ -138,10 +148,7 @@ def test_enter_before_the_app_has_loaded_sends_once_loaded(
     open_ctx: Callable[..., AppContext],
 ) -> None:
     ctx = open_ctx()
-    add_provider(ctx, fake_server)
-    last = make_chat(ctx, "Last one", "hello", "hi")
-    ctx.settings_store.set_value(f"draft:{last}", "kept for later")
-    remember_last_chat(ctx.settings_store, last)
+    last = last_chat_with_draft(ctx, fake_server)
     fake_server.enqueue_text("Answered.")
     window, skeleton = skeleton_window(qtbot, ctx)
     box = skeleton.message_box
