@@ -135,7 +135,7 @@ def test_enter_in_the_composer_while_the_window_is_built_sends_in_the_reopened_c
     ctx = open_ctx()
     last = last_chat_with_draft(ctx, fake_server)
     fake_server.enqueue_text("Answered.")
-    window, _skeleton = skeleton_window(qtbot, ctx)
+    window, skeleton = skeleton_window(qtbot, ctx)
     app = QApplication.instance()
     assert app is not None
 
@@ -143,7 +143,7 @@ def test_enter_in_the_composer_while_the_window_is_built_sends_in_the_reopened_c
         app.processEvents()
         if window.building == pause:  # (the skeleton was replaced by then)
             box = window.composer.input
-            assert window.centralWidget() is not _skeleton and box.isVisible()
+            assert window.centralWidget() is not skeleton and box.isVisible()
             qtbot.keyClicks(box, "asked while it opens")
             qtbot.keyClick(box, Qt.Key.Key_Return)
             app.processEvents()
