@@ -10,8 +10,10 @@ The baseline: a bare PySide6 window (a script that imports PySide6 and shows a 1
 QMainWindow), started with the same Python on the same screen. A second one, the floor
 of the fixed packages (tests/bench/startup_floor.py): the same window that, with none of
 the app, loads what answering needs (pydantic with a model validated, sqlite3, asyncio
-on qasync, httpx) and sends a question typed at once. Runs alternate bare window, floor
-and app; the load (1-minute average) is printed beside each.
+on qasync, httpx) and sends a question typed at once; and the same floor without pydantic
+(its settings in a plain class), which shows what pydantic alone costs. Runs alternate
+bare window, the two floors and the app; the load (1-minute average) is printed beside
+each.
 
 * **shown**: from spawning the process until the window manager lists its window
   (``xprop -spy`` on the root window's ``_NET_CLIENT_LIST``: the same event for both).
@@ -247,14 +249,17 @@ def type_question(env: dict[str, str], spy: WindowSpy, window: str) -> float:
     return focused
 
 
-def run_floor(env: dict[str, str], server: ModelServer) -> dict[str, float]:
+def run_floor(env: dict[str, str], server: ModelServer,
+              without_pydantic: bool = False) -> dict[str, float]:
     """The fixed packages' floor: shown, and the question typed at once received."""
     floor_env = dict(env, OPENAI_API_KEY="sk-bench", OPENAI_BASE_URL=server.url)
     server.drain()
     spy = WindowSpy(floor_env)
     try:
         started = time.time()
-        proc = subprocess.Popen([sys.executable, str(FLOOR)], env=floor_env,
+        proc = subprocess.Popen([sys.executable, str(FLOOR),
+                                 *(["--without-pydantic"] if without_pydantic else [])],
+                                env=floor_env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             shown, window = spy.new_window(60)
@@ -376,9 +381,11 @@ def bench(env: dict[str, str], chats: int, runs: int, server: ModelServer,
     print(f"[{chats:,} chats]", flush=True)
     run_bare(env, script)  # not counted: bytecode, page cache
     run_floor(env, server)
+    run_floor(env, server, without_pydantic=True)
     run_app(env, data, server, app=app_path)
     bare: list[dict[str, float]] = []
     floor: list[dict[str, float]] = []
+    plain_floor: list[dict[str, float]] = []
     app: list[dict[str, Any]] = []
     for n in range(runs):
         load = os.getloadavg()[0]
@@ -391,6 +398,11 @@ def bench(env: dict[str, str], chats: int, runs: int, server: ModelServer,
         floor.append(f)
         print(f"  run {n + 1} floor        shown {f['shown'] * 1000:5.0f} ms, question sent "
               f"{f['loaded'] * 1000:5.0f} ms   load {load:.2f}", flush=True)
+        load = os.getloadavg()[0]
+        p = run_floor(env, server, without_pydantic=True)
+        plain_floor.append(p)
+        print(f"  run {n + 1} floor without pydantic  shown {p['shown'] * 1000:5.0f} ms, question "
+              f"sent {p['loaded'] * 1000:5.0f} ms   load {load:.2f}", flush=True)
         load = os.getloadavg()[0]
         a = run_app(env, data, server, app=app_path)
         app.append(a)
@@ -418,6 +430,11 @@ def bench(env: dict[str, str], chats: int, runs: int, server: ModelServer,
     print(f"  the fixed packages' floor: question answered median {floor_loaded * 1000:.0f} ms "
           f"= {floor_loaded / base:.2f}x the bare window; the app = {loaded / floor_loaded:.2f}x "
           f"the floor ({ms([r['loaded'] for r in floor])})")
+    plain = statistics.median(r["loaded"] for r in plain_floor)
+    print(f"  the same floor without pydantic: question answered median {plain * 1000:.0f} ms = "
+          f"{plain / base:.2f}x the bare window (pydantic's import and first model: "
+          f"{(floor_loaded - plain) * 1000:.0f} ms = {(floor_loaded - plain) / base:.2f}x; "
+          f"{ms([r['loaded'] for r in plain_floor])})")
     built = statistics.median(r["trace_loaded"] for r in app)
     print(f"  window built        median {built * 1000:.0f} ms = {built / base:.2f}x the bare "
           f"window (its whole content, every chat listed; the question may be answered "

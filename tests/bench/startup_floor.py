@@ -4,7 +4,8 @@ A second baseline for ``bench_shipped_startup.py``, beside the bare window: the 
 1280x820 window, with a text box that has the focus; once its first frame is painted it
 loads and uses, as little as answering a question needs, the packages the brief fixes:
 
-* pydantic, with one model (a provider's settings) validated;
+* pydantic, with one model (a provider's settings) validated (``--without-pydantic``:
+  the same fields in a plain class, to show what pydantic's import and first model cost);
 * sqlite3, a database opened (in memory: no data folder to check or migrate);
 * asyncio on Qt's loop (qasync), and httpx's async client (anyio's asyncio backend comes
   with its first request). Its TLS context skips the CA bundle: the app reads that on a
@@ -16,7 +17,8 @@ types a question the moment the window shows, as it does for the app, and takes 
 the server receives it. No Markdown, no chat list, no storage of the answer: a floor, not
 a rival client.
 
-    python tests/bench/startup_floor.py   (OPENAI_BASE_URL=http://127.0.0.1:PORT/v1)
+    python tests/bench/startup_floor.py [--without-pydantic]
+        (OPENAI_BASE_URL=http://127.0.0.1:PORT/v1)
 """
 
 from __future__ import annotations
@@ -49,6 +51,37 @@ class EnterQueues(QObject):
         return False
 
 
+class ProviderFields:
+    """The provider's fields without pydantic (``--without-pydantic``)."""
+
+    def __init__(self, base_url: str, api_key: str = "", model: str = "gpt-4o-mini",
+                 temperature: float | None = None) -> None:
+        self.base_url, self.api_key, self.model = base_url, api_key, model
+        self.temperature = temperature
+
+
+def typed_settings(values: dict[str, str]) -> ProviderFields:
+    """The provider's settings validated by a pydantic model, as the app's options are."""
+    import pydantic
+
+    class ProviderSettings(pydantic.BaseModel):
+        """A provider as the app keeps it: the least a request needs."""
+
+        base_url: str
+        api_key: str = ""
+        model: str = "gpt-4o-mini"
+        temperature: float | None = pydantic.Field(default=None, ge=0, le=2)
+
+    checked = ProviderSettings.model_validate(values)
+    return ProviderFields(checked.base_url, checked.api_key, checked.model,
+                          checked.temperature)
+
+
+def plain_settings(values: dict[str, str]) -> ProviderFields:
+    """The same fields unchecked: what the floor costs without pydantic."""
+    return ProviderFields(**values)
+
+
 def main() -> int:
     app = QApplication(sys.argv[:1])
     window = QMainWindow()
@@ -60,18 +93,10 @@ def main() -> int:
     box.setFocus()
     app.processEvents()  # (the first frame; typing is taken from here on)
 
-    import pydantic
-
-    class ProviderSettings(pydantic.BaseModel):
-        """A provider as the app keeps it: the least a request needs."""
-
-        base_url: str
-        api_key: str = ""
-        model: str = "gpt-4o-mini"
-        temperature: float | None = pydantic.Field(default=None, ge=0, le=2)
-
-    config = ProviderSettings.model_validate({
-        "base_url": os.environ["OPENAI_BASE_URL"], "api_key": os.environ.get("OPENAI_API_KEY", "")})
+    settings = {"base_url": os.environ["OPENAI_BASE_URL"],
+                "api_key": os.environ.get("OPENAI_API_KEY", "")}
+    config = (plain_settings(settings) if "--without-pydantic" in sys.argv[1:]
+              else typed_settings(settings))
     app.processEvents()
     import sqlite3
 
