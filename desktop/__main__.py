@@ -14,6 +14,9 @@ def main(argv: list[str] | None = None) -> int:
     from desktop.tools.process_guard import guard_process
 
     guard_process()  # the commands the model runs must not read the app's keys
+    from desktop.core.model_plugins import keep_plugins_out
+
+    keep_plugins_out()  # (the user's chats are validated by no one else's code)
     from desktop.cli.commands import run
 
     try:

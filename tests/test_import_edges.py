@@ -48,7 +48,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     # and the composition root, reads the first frame, then builds the window.
     "gui": frozenset({"app", "core", "chat", "projects", "providers", "resources", "storage",
                       "tools", "ui", QT}),
-    "__main__": frozenset({"cli", "tools"}),
+    # The process's set-up first (process_guard, model_plugins), then the command line.
+    "__main__": frozenset({"cli", "core", "tools"}),
     "__init__": frozenset(),
 }
 

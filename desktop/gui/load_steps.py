@@ -41,7 +41,7 @@ TURN_STEPS = (
     "pydantic.functional_validators",
     "pydantic.main",
     "email.message",
-    "importlib.metadata",  # (pydantic's plugin lookup)
+    "importlib.metadata",  # (pydantic's plugin module: no lookup, desktop.core.model_plugins)
     "desktop.core.messages",
     "desktop.core.settings",
     # httpx after its own dependencies (in one step ~90 ms): the built-in tools use it
