@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from desktop.core.orchestrator import ConfirmContinue, Orchestrator
     from desktop.core.provider import Provider
     from desktop.knowledge.store import KnowledgeStore
+    from desktop.providers.stream_pace import StreamPace
     from desktop.storage.inspector_writer import InspectorWriter
     from desktop.storage.secrets import SecretStore
     from desktop.sync.service import SyncService
@@ -240,7 +241,8 @@ class AppContext:
     # -- providers ------------------------------------------------------------------
 
     def build_provider(self, config: ProviderConfig, *,
-                       on_retry: Callable[[int, float, str], None] | None = None) -> Provider:
+                       on_retry: Callable[[int, float, str], None] | None = None,
+                       pace: StreamPace | None = None) -> Provider:
         settings = self.settings.current
         recording = None
         if settings.inspector_enabled:
@@ -249,7 +251,7 @@ class AppContext:
             recording = ExchangeRecording(self.inspector, config.kind, config.id)
         return create_provider(config.model_copy(update={"timeout_s": settings.request_timeout_s}),
                                self.providers.api_key(config), on_retry=on_retry, proxy=self.proxy,
-                               recording=recording)
+                               recording=recording, pace=pace)
 
     # -- tools ----------------------------------------------------------------------
 

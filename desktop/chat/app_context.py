@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from desktop.core.settings import AppSettings, ProviderConfig
     from desktop.core.tooling import ToolRunner
     from desktop.projects.service import ProjectService
+    from desktop.providers.stream_pace import StreamPace
     from desktop.storage.assistants import AssistantStore
     from desktop.storage.database import Database
     from desktop.storage.inspector_writer import InspectorWriter
@@ -44,7 +45,8 @@ class BuildProvider(Protocol):
     """A provider for requests as the app makes them (its timeout, proxy, recorded)."""
 
     def __call__(self, config: ProviderConfig, *,
-                 on_retry: Callable[[int, float, str], None] | None = None) -> Provider: ...
+                 on_retry: Callable[[int, float, str], None] | None = None,
+                 pace: StreamPace | None = None) -> Provider: ...
 
 
 class BuildTools(Protocol):
@@ -131,7 +133,8 @@ class ChatContext(Protocol):
     def grants(self) -> JsonGrantStore: ...
 
     def build_provider(self, config: ProviderConfig, *,
-                       on_retry: Callable[[int, float, str], None] | None = None) -> Provider:
+                       on_retry: Callable[[int, float, str], None] | None = None,
+                       pace: StreamPace | None = None) -> Provider:
         ...
 
     def build_tools(

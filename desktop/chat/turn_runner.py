@@ -37,6 +37,7 @@ from desktop.chat.turn_saving import finish_saving
 from desktop.chat.use_board import UseBoard
 from desktop.core.error_codes import unexpected
 from desktop.core.errors import AssistaError, ConfigError
+from desktop.providers.stream_pace import StreamPace
 
 if TYPE_CHECKING:
     from desktop.chat.app_context import BuildOrchestrator, BuildProvider
@@ -175,7 +176,10 @@ class TurnRunner:
     def provider(self, turn: RunningTurn, plan: TurnPlan) -> Provider:
         """The provider of ``plan`` for ``turn``: its retries told to the turn's
         watchers, its requests behind the provider's slots."""
-        raw = self._build_provider(plan.config, on_retry=partial(self._retrying, turn,
+        # (its answer at a watched stream's pace while the chat has observers: the
+        # window showing it, ``assista ask`` printing it; else at a background one)
+        pace = StreamPace(lambda: bool(turn.observers))
+        raw = self._build_provider(plan.config, pace=pace, on_retry=partial(self._retrying, turn,
                                                                  plan.config.name))
         turn.retry_limit = int(getattr(getattr(raw, "retry", None), "max_retries", 0))
         return self.limiter.wrap(raw, plan.config.id, on_wait=partial(self._queued, turn))

@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # httpx and the adapters load with the first provider (slow i
     from desktop.core.provider import Provider
     from desktop.core.proxy import Proxy
     from desktop.providers.retry import RetryPolicy
+    from desktop.providers.stream_pace import StreamPace
 
 __all__ = ["create_provider", "detect_lmstudio", "detect_ollama", "providers_from_environment"]
 
@@ -41,6 +42,7 @@ def create_provider(
     on_retry: Callable[[int, float, str], None] | None = None,
     proxy: Proxy | None = None,
     recording: ExchangeRecording | None = None,
+    pace: StreamPace | None = None,
 ) -> Provider:
     """The adapter for ``config.kind``; raises ConfigError for bad settings.
 
@@ -50,6 +52,7 @@ def create_provider(
     window says so in its status line). ``proxy``: the provider's HTTP client goes
     through it, whatever the process environment says (``None``: the environment's
     proxy variables apply). ``recording``: its requests go to the request inspector.
+    ``pace``: how often its streams reach the reader (none: 15 times a second).
     """
     url = config.base_url.strip()
     if not url.startswith(("http://", "https://")):
@@ -81,6 +84,7 @@ def create_provider(
         options=config.options,
         on_retry=on_retry,
         proxy=proxy,
+        pace=pace,
     )
     return cast("Provider", recorded(provider, recording))
 

@@ -48,6 +48,7 @@ from desktop.providers.http_errors import describe_error_body
 from desktop.providers.limits import MAX_JSON_REPLY, ReplyTooLarge, read_limited
 from desktop.providers.ndjson import NDJSONError
 from desktop.providers.retry import RetryPolicy
+from desktop.providers.stream_pace import StreamPace
 from desktop.providers.stream_parser import StreamParser
 from desktop.providers.wire import DRAIN_TIMEOUT_S, drain
 from desktop.providers.wire_api import WireApi
@@ -80,6 +81,7 @@ class HttpProvider(HttpEndpoint, WireApi):  # (its API's facts: desktop.provider
         on_retry: Callable[[int, float, str], None] | None = None,
         options: CommonOptions | Mapping[str, Any] | None = None,
         proxy: Proxy | None = None,
+        pace: StreamPace | None = None,
     ) -> None:
         """``timeout`` is also the longest silence tolerated mid-stream.
         ``on_retry(attempt, delay_s, reason)`` is called before each retry wait;
@@ -90,9 +92,12 @@ class HttpProvider(HttpEndpoint, WireApi):  # (its API's facts: desktop.provider
         them are not read here: they reach each request through the agent loop.
         The clients it makes tell a request's wire observer what goes over the wire
         (:mod:`~desktop.providers.wire_tap`; the request inspector's, see
-        :func:`desktop.providers.recording.recorded`)."""
+        :func:`desktop.providers.recording.recorded`). ``pace``: how often its streams
+        reach the reader (:mod:`~desktop.providers.stream_pace`; none: 15 times a
+        second)."""
         super().__init__(base_url, api_key, name=name, headers=headers, timeout=timeout,
-                         retry=retry, client=client, on_retry=on_retry, proxy=proxy)
+                         retry=retry, client=client, on_retry=on_retry, proxy=proxy,
+                         pace=pace)
         self.options = self._typed_options(options)
         self._configure()
 

@@ -38,6 +38,7 @@ from desktop.providers.retry import (
     send_with_retry,
 )
 from desktop.providers.socket_io import LoopBackend
+from desktop.providers.stream_pace import StreamPace
 from desktop.providers.stream_thread import (
     READ_PAUSE_S,
     call_on_loop,
@@ -90,6 +91,7 @@ class HttpEndpoint:
         client: httpx.AsyncClient | None = None,
         on_retry: RetryCallback | None = None,
         proxy: Proxy | None = None,
+        pace: StreamPace | None = None,
     ) -> None:
         """See :class:`~desktop.providers.http_base.HttpProvider`."""
         self.name = name or self.default_name
@@ -103,6 +105,7 @@ class HttpEndpoint:
         self._owns_client = client is None
         self._thread_client: httpx.AsyncClient | None = None
         self._on_retry = on_retry
+        self._pace = pace
         secret_headers = (v for k, v in self._headers.items() if SECRET_HEADER.search(k))
         self._secrets = (self._api_key, *secret_headers)
 
@@ -144,7 +147,7 @@ class HttpEndpoint:
         on_retry = self._on_retry
         if on_retry is not None:
             on_retry = partial(call_on_loop, asyncio.get_running_loop(), on_retry)
-        return relay(partial(source, Sending(on_retry=on_retry)))
+        return relay(partial(source, Sending(on_retry=on_retry)), self._pace)
 
     # -- requests
 
@@ -153,7 +156,7 @@ class HttpEndpoint:
             if self._thread_client is None:
                 self._thread_client = make_async_client(
                     timeout=self.timeout, proxy=self.proxy, wrap=WireTap,
-                    network=LoopBackend(READ_PAUSE_S))  # (read in a few large reads)
+                    network=LoopBackend(READ_PAUSE_S, pace=self._pace))  # (few large reads)
             return self._thread_client
         if self._client is None:
             self._client = make_async_client(timeout=self.timeout, proxy=self.proxy,

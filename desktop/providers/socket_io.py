@@ -39,6 +39,8 @@ from httpcore import (
     WriteTimeout,
 )
 
+from desktop.providers.stream_pace import StreamPace
+
 __all__ = ["LoopBackend", "use_backend"]
 
 #: How long one address is tried before the next one is tried beside it (RFC 8305's
@@ -55,12 +57,13 @@ SocketOption = (tuple[int, int, int] | tuple[int, int, bytes | bytearray]
 class _SocketStream(AsyncNetworkStream):
     """A connected non-blocking socket, read and written on the running loop."""
 
-    __slots__ = ("_pause", "_sleep", "_sock", "_woke")
+    __slots__ = ("_pace", "_pause", "_sleep", "_sock", "_woke")
 
     def __init__(self, sock: socket.socket, pause: float = 0.0,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                 pace: StreamPace | None = None) -> None:
         self._sock = sock
-        self._pause, self._sleep = pause, sleep
+        self._pause, self._sleep, self._pace = pause, sleep, pace
         self._woke = -math.inf  # when a read last had to wait, or sleep, for bytes
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
@@ -73,6 +76,8 @@ class _SocketStream(AsyncNetworkStream):
             raise ReadError(exc) from exc
         loop = asyncio.get_running_loop()
         pause = self._pause
+        if pause and self._pace is not None:
+            pause = self._pace.interval  # (its stream's consumer's: see stream_pace)
         if pause:  # caught up with the server: let a period's bytes arrive first
             left = self._woke + pause - loop.time()
             if left > 0:
@@ -252,11 +257,13 @@ class LoopBackend(AsyncNetworkBackend):
     """httpcore's network backend on the running asyncio loop (see the module).
 
     ``pause``: a read that finds nothing within ``pause`` seconds of the last read
-    that had to wait sleeps out the rest of that time before it waits."""
+    that had to wait sleeps out the rest of that time before it waits; ``pace``: the
+    pause is then that of the consumer's pace (:mod:`~desktop.providers.stream_pace`)."""
 
     def __init__(self, pause: float = 0.0,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
-        self.pause, self._sleep = pause, sleep
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                 pace: StreamPace | None = None) -> None:
+        self.pause, self._sleep, self.pace = pause, sleep, pace
 
     async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
                           local_address: str | None = None,
@@ -294,7 +301,7 @@ class LoopBackend(AsyncNetworkBackend):
                 if sock is not connected:
                     sock.close()
         if connected is not None:
-            return _SocketStream(connected, self.pause, self._sleep)
+            return _SocketStream(connected, self.pause, self._sleep, self.pace)
         failure = next((f for f in reversed(failures) if isinstance(f, OSError)), None) \
             or OSError(f"{host} has no address")
         error = ConnectError(failure)
@@ -321,7 +328,7 @@ class LoopBackend(AsyncNetworkBackend):
         except BaseException:
             sock.close()
             raise
-        return _SocketStream(sock, self.pause, self._sleep)
+        return _SocketStream(sock, self.pause, self._sleep, self.pace)
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)

@@ -7,9 +7,10 @@ running a plain asyncio loop: the same code (request, retries, decoding, parsing
 the request inspector's capture), only on that loop with a client made there, whose
 sockets are read straight from the loop (:mod:`~desktop.providers.socket_io`). The
 caller's loop gets the events in batches, at most 15 times a second (the view paints
-at most 15), with each run of text deltas joined into one; the body is read in a few
-large reads, not one per event: once the reader has caught up with the server, the
-socket is left be until :data:`READ_PAUSE_S` after the last read that had to wait.
+at most 15; four times for a chat nobody watches: :mod:`~desktop.providers.stream_pace`),
+with each run of text deltas joined into one; the body is read in a few large reads,
+not one per event: once the reader has caught up with the server, the socket is left be
+until :data:`READ_PAUSE_S` (or the stream's pace) after the last read that had to wait.
 
 Stopping (the consumer closes or is cancelled) cancels the stream on its thread and
 waits until it has closed (response closed, capture finished).
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.core.events import ReasoningDelta, StreamEvent, TextDelta
 from desktop.core.thread_names import name_os_thread
+from desktop.providers.stream_pace import WATCHED_S, StreamPace
 
 if TYPE_CHECKING:
     from httpx import AsyncClient
@@ -34,8 +36,8 @@ if TYPE_CHECKING:
 __all__ = ["HANDOVER_S", "READ_PAUSE_S", "call_on_loop", "close_on_stream_thread", "joined",
            "on_stream_thread", "relay"]
 
-#: The least time between two handovers to the caller's loop.
-HANDOVER_S = 1 / 15
+#: The least time between two handovers to the caller's loop (a stream with no pace).
+HANDOVER_S = WATCHED_S
 #: How long a stream's socket is left be once the reader has caught up with the server
 #: (see :class:`~desktop.providers.socket_io.LoopBackend`).
 READ_PAUSE_S = HANDOVER_S
@@ -102,12 +104,13 @@ def close_on_stream_thread(client: AsyncClient) -> None:
     loop.call_soon_threadsafe(close)
 
 
-async def relay(source: Callable[[], AsyncIterator[StreamEvent]]
-                ) -> AsyncGenerator[StreamEvent, None]:
-    """The events of ``source()``, run on the stream thread, yielded on this loop."""
+async def relay(source: Callable[[], AsyncIterator[StreamEvent]],
+                pace: StreamPace | None = None) -> AsyncGenerator[StreamEvent, None]:
+    """The events of ``source()``, run on the stream thread, yielded on this loop (handed
+    over at ``pace``; none: 15 times a second)."""
     worker = _stream_thread()
     home = asyncio.get_running_loop()
-    box = _Mailbox(home, worker.loop)
+    box = _Mailbox(home, worker.loop, pace)
     # (in a context of its own: nothing reaches the stream thread but what ``source``
     # was given)
     worker.loop.call_soon_threadsafe(box.start, source)
@@ -152,9 +155,10 @@ class _Mailbox:
     """What the stream thread has decoded and the caller's loop has not taken yet."""
 
     def __init__(self, home: asyncio.AbstractEventLoop,
-                 worker: asyncio.AbstractEventLoop) -> None:
+                 worker: asyncio.AbstractEventLoop, pace: StreamPace | None = None) -> None:
         self.home = home
         self.worker = worker
+        self.pace = pace
         self.lock = threading.Lock()
         self.items: list[StreamEvent] = []  # handed over, not taken yet
         self.done = False
@@ -198,7 +202,8 @@ class _Mailbox:
             return
         # Handed over once the stream waits for more (a callback of this loop runs only
         # then): everything one read brought goes over together, never a part of it.
-        wait = self._last + HANDOVER_S - time.monotonic()
+        interval = HANDOVER_S if self.pace is None else self.pace.interval
+        wait = self._last + interval - time.monotonic()
         if wait > 0:
             self._timer = self.worker.call_later(wait, self._hand_over)
         else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 
 from desktop.app import AppContext
 from desktop.chat.events import ChatEvent, TurnEnded, TurnQueued
@@ -197,3 +198,36 @@ async def test_an_approval_from_a_chat_nobody_watches_waits_on_the_board(
     messages = ctx.sessions.load_messages(turn.session_id)
     assert messages[-1].text == "I was not allowed to look."
     assert not service.approvals.pending
+
+
+async def test_an_answer_nobody_watches_streams_at_the_background_pace(
+        server: FakeOpenAIServer, ctx: AppContext, monkeypatch: Any) -> None:
+    """A turn's provider streams at a watched stream's pace exactly while the chat has
+    an observer (the window showing it): a chat answering in the background is handed
+    over and read four times a second, not fifteen."""
+    from desktop.providers.stream_pace import UNWATCHED_S, WATCHED_S, StreamPace
+    from tests.chat.conftest import add_provider
+
+    paces: list[StreamPace | None] = []
+    build = ctx.build_provider
+
+    def recording_build(config: Any, **kwargs: Any) -> Any:
+        paces.append(kwargs.get("pace"))
+        return build(config, **kwargs)
+
+    monkeypatch.setattr(ctx, "build_provider", recording_build)
+    add_provider(ctx, server)
+    service = ChatService(ctx)
+    first = held(LONG)
+    server.enqueue(first)
+    turn = service.start(NewChat(), "Write a long answer")
+    await until(first.holding.is_set)
+    [pace] = paces
+    assert pace is not None and pace.interval == UNWATCHED_S  # nobody looks at it
+    stop_watching = service.observe(turn.session_id, lambda _event: None)
+    assert pace.interval == WATCHED_S  # the window shows it
+    stop_watching()
+    assert pace.interval == UNWATCHED_S
+    first.release()
+    await service.wait_idle()
+    assert ctx.sessions.load_messages(turn.session_id)[-1].text == LONG  # saved whole
