@@ -27,37 +27,38 @@ class Switch:
         return self.watched
 
 
-async def test_a_stream_nobody_watches_is_handed_over_less_often() -> None:
+async def next_handover_in(pace: StreamPace | None, switched: Switch | None = None
+                           ) -> tuple[float, float]:
+    """How long after a handover the next is scheduled for a stream at ``pace``; then
+    again once ``switched`` says the stream is watched (a second figure, or 0)."""
     loop = asyncio.get_running_loop()
-    watched = Switch(False)
-    box = _Mailbox(loop, loop, StreamPace(watched))
+    box = _Mailbox(loop, loop, pace)
     box._put(TextDelta("first"))  # (nothing handed over yet: at once)
     await asyncio.sleep(0)
     assert box.items == [TextDelta("first")]
-    box._put(TextDelta("second"))
-    assert box._timer is not None
-    delay = box._timer.when() - loop.time()  # type: ignore[attr-defined]
-    assert WATCHED_S < delay <= UNWATCHED_S
-    box._timer.cancel()
-    box._timer = None
-    watched.watched = True  # looked at: the next handover comes at the watched pace
-    box._put(TextDelta("third"))
-    assert box._timer is not None
-    delay = box._timer.when() - loop.time()  # type: ignore[attr-defined]
-    assert 0 < delay <= WATCHED_S
-    box._timer.cancel()
+    delays: list[float] = []
+    for text in ("second", "third"):
+        box._put(TextDelta(text))
+        assert box._timer is not None
+        delays.append(box._timer.when() - loop.time())  # type: ignore[attr-defined]
+        box._timer.cancel()
+        box._timer = None
+        if switched is None:
+            return delays[0], 0.0
+        switched.watched = True  # looked at: the next handover at the watched pace
+    return delays[0], delays[1]
+
+
+async def test_a_stream_nobody_watches_is_handed_over_less_often() -> None:
+    switched = Switch(False)
+    unwatched, watched = await next_handover_in(StreamPace(switched), switched)
+    assert WATCHED_S < unwatched <= UNWATCHED_S
+    assert 0 < watched <= WATCHED_S
 
 
 async def test_with_no_pace_a_stream_goes_at_the_watched_pace() -> None:
-    loop = asyncio.get_running_loop()
-    box = _Mailbox(loop, loop)
-    box._put(TextDelta("first"))
-    await asyncio.sleep(0)
-    box._put(TextDelta("second"))
-    assert box._timer is not None
-    delay = box._timer.when() - loop.time()  # type: ignore[attr-defined]
+    delay, _ = await next_handover_in(None)
     assert 0 < delay <= WATCHED_S
-    box._timer.cancel()
 
 
 async def test_a_socket_read_for_a_stream_nobody_watches_pauses_longer() -> None:
