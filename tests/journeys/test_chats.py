@@ -61,6 +61,22 @@ def test_a_chat_answers_in_the_background_while_another_is_used(
     desktop.assert_clean_log()
 
 
+def test_a_chat_opened_again_while_it_answers_goes_on_on_screen(
+        desktop: Desktop, model: JourneyModel) -> None:
+    """Ctrl+N while an answer streams, then its row clicked while it still answers: what
+    it wrote so far is there, and the rest streams on screen (nobody watching it, its
+    answer was read at a slower pace; looked at again, at the watched one)."""
+    held = story_held_halfway(desktop, model, "The end of the story.")
+    desktop.key("ctrl+n")
+    desktop.click(desktop.wait_for(role="list item", name_contains=", answering"))
+    desktop.wait_for(text_contains="Once upon a time")
+    held.release()
+    desktop.wait_for(text_contains="The end of the story.")
+    desktop.shot("background-answer-watched-again")
+    assert_stored(desktop, "Tell me a long story", "The end of the story.")
+    desktop.assert_clean_log()
+
+
 def test_compare_two_models_and_keep_the_second(desktop: Desktop, model: JourneyModel) -> None:
     desktop.start()
     desktop.click_on(role="text", name="Message")
