@@ -179,8 +179,8 @@ class TurnRunner:
         # (its answer at a watched stream's pace while the chat has observers: the
         # window showing it, ``assista ask`` printing it; else at a background one)
         pace = StreamPace(lambda: bool(turn.observers))
-        raw = self._build_provider(plan.config, pace=pace, on_retry=partial(self._retrying, turn,
-                                                                 plan.config.name))
+        on_retry = partial(self._retrying, turn, plan.config.name)
+        raw = self._build_provider(plan.config, on_retry=on_retry, pace=pace)
         turn.retry_limit = int(getattr(getattr(raw, "retry", None), "max_retries", 0))
         return self.limiter.wrap(raw, plan.config.id, on_wait=partial(self._queued, turn))
 

@@ -9,11 +9,10 @@ wake-up of the app's loop and of the stream thread, the agent loop's pass over t
 batch, httpcore's and h11's per-read work. A chat that is looked at again is at the
 watched pace from its next handover on (at most :data:`UNWATCHED_S` later).
 
-The pace is the consumer's: a provider is given one when it is made (the chat service
+The pace is the consumer's: a provider is given one when it is made (the turn runner
 makes a turn's provider with a pace that asks whether the chat has observers), and
-takes it with each stream to the stream thread (:func:`~desktop.providers.stream_thread.
-relay`) and to its sockets there. A provider made without one streams at the watched
-pace.
+takes it with each stream to the stream thread (``stream_thread.relay``) and to its
+sockets there. A provider made without one streams at the watched pace.
 """
 
 from __future__ import annotations
