@@ -393,16 +393,13 @@ def bench(env: dict[str, str], chats: int, runs: int, server: ModelServer,
         bare.append(b)
         print(f"  run {n + 1} bare window  shown {b['shown'] * 1000:5.0f} ms (CPU until shown "
               f"{b['cpu'] * 1000:.0f} ms)                  load {load:.2f}", flush=True)
-        load = os.getloadavg()[0]
-        f = run_floor(env, server)
-        floor.append(f)
-        print(f"  run {n + 1} floor        shown {f['shown'] * 1000:5.0f} ms, question sent "
-              f"{f['loaded'] * 1000:5.0f} ms   load {load:.2f}", flush=True)
-        load = os.getloadavg()[0]
-        p = run_floor(env, server, without_pydantic=True)
-        plain_floor.append(p)
-        print(f"  run {n + 1} floor without pydantic  shown {p['shown'] * 1000:5.0f} ms, question "
-              f"sent {p['loaded'] * 1000:5.0f} ms   load {load:.2f}", flush=True)
+        for label, plain, into in (("floor       ", False, floor),
+                                   ("floor without pydantic ", True, plain_floor)):
+            load = os.getloadavg()[0]
+            f = run_floor(env, server, without_pydantic=plain)
+            into.append(f)
+            print(f"  run {n + 1} {label} shown {f['shown'] * 1000:5.0f} ms, question sent "
+                  f"{f['loaded'] * 1000:5.0f} ms   load {load:.2f}", flush=True)
         load = os.getloadavg()[0]
         a = run_app(env, data, server, app=app_path)
         app.append(a)
